@@ -1,0 +1,23 @@
+"""The game registry: one subpackage per game, each with config.py, rules.py, scoring.py, agents.py.
+
+Every module listed here follows the protocol of :mod:`balancer.core.game`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+GAMES: dict[str, str] = {
+    "citywright": "balancer.games.citywright",
+}
+"""Game name (the ``game:`` key of a config) -> module path."""
+
+
+def get_game(name: str) -> ModuleType:
+    """The game module registered as ``name``; raises KeyError naming the known games."""
+    try:
+        path = GAMES[name]
+    except KeyError:
+        raise KeyError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}") from None
+    return importlib.import_module(path)

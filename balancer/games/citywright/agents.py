@@ -1,0 +1,732 @@
+"""Citywright agents: random, greedy and the four district specialists.
+
+- ``random``: drafts a uniformly random ruler; lays it in a uniformly random legal placement
+  with the tiles in random order and a uniformly random free pick (any of the 16 site cells). In
+  the two-player game a drafted corner ruler is discarded for a tile (§9.2) with probability
+  1/(placements + 1), on a random empty cell with a random district.
+- ``greedy``: plays the move with the largest gain in its own final score this turn under the
+  variant's own scoring (§6), achievements (§7) included, then the tie-breakers (§8: more tiles
+  landed, i.e. fewer empty cells; then a new distinct shape). It searches every move: every ruler,
+  orientation, position, tile assignment and free pick; exact ties are broken uniformly at random
+  with the agent's generator. Branch and bound skips placements whose upper bound on the gain
+  cannot reach the best move found so far; the chosen move is the same as a full search's.
+- ``residential``, ``commercial``, ``park``, ``industrial``: greedy on a weighted gain, the weights
+  per scoring category from the config (``agents.specialists``).
+
+Every random choice draws from the numpy Generator passed in. The search is compiled with numba.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .config import DISTRICTS, CitywrightConfig
+from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, apply_move, current_seat,
+                    filled_mask)
+from .scoring import popcount, score_masks, spread, table_masks
+
+AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
+"""Agent names understood by :func:`agent_params`."""
+
+RANDOM, GREEDY = 0, 1
+EPS = 1e-9
+
+
+def agent_params(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray]:
+    """(kind, weights float64[5]) of an agent; weights are residential, commercial, park,
+    industrial and achievements. Raises ValueError for an unknown name."""
+    if name == "random":
+        return RANDOM, np.zeros(5)
+    if name == "greedy":
+        return GREEDY, np.ones(5)
+    if name in DISTRICTS:
+        w = getattr(cfg.agents.specialists, name)
+        return GREEDY, np.array([w[d] for d in DISTRICTS] + [1.0])
+    raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+
+
+def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every multiset of 4 districts and every k = 0..4: the distinct ordered choices of k of
+    its tiles (the tile assignments of a placement landing k non-star cells).
+
+    Returns (ms_index int64[5,5,5,5] -> multiset id, seq int8[35, 5, 24, 4], n_seq int64[35, 5]).
+    """
+    ms_index = np.full((5, 5, 5, 5), -1, np.int64)
+    seqs = np.zeros((35, 5, 24, 4), np.int8)
+    n_seq = np.zeros((35, 5), np.int64)
+    ms = 0
+    for a in range(5):
+        for b in range(5 - a):
+            for c in range(5 - a - b):
+                d = 4 - a - b - c
+                ms_index[a, b, c, d] = ms
+                counts = (a, b, c, d)
+                for k in range(5):
+                    found: set[tuple[int, ...]] = set()
+
+                    def rec(prefix: tuple[int, ...], left: list[int]) -> None:
+                        if len(prefix) == k:
+                            found.add(prefix)
+                            return
+                        for dist in range(4):
+                            if left[dist]:
+                                left[dist] -= 1
+                                rec(prefix + (dist + 1,), left)
+                                left[dist] += 1
+                    rec((), list(counts))
+                    for i, sq in enumerate(sorted(found)):
+                        seqs[ms, k, i, :k] = sq
+                    n_seq[ms, k] = len(found)
+                ms += 1
+    return ms_index, seqs, n_seq
+
+
+MS_INDEX, SEQS, N_SEQ = _sequence_table()
+
+
+@nb.njit(cache=True)
+def random_move(st, rules, rng, mv):
+    """Fill ``mv`` with the random agent's move for the seat to move."""
+    cand = np.empty(N_SLOTS, np.int64)
+    nc = 0
+    for s in range(N_SLOTS):
+        if st.slots[s] >= 0:
+            cand[nc] = s
+            nc += 1
+    slot = cand[rng.integers(0, nc)]
+    shape = st.slots[slot]
+    seat = current_seat(st, rules.n_players)
+    table = st.tables[seat]
+    filled = filled_mask(table)
+    lo, hi = rules.pl_off[shape], rules.pl_off[shape + 1]
+    nv = 0
+    for p in range(lo, hi):
+        if rules.pl_mask[p] & filled == 0:
+            nv += 1
+    n_empty = table.shape[0] - popcount(filled)
+    d4t = rules.discard_for_tile and slot >= N_EDGE and n_empty > 0
+    mv[:] = 0
+    mv[1] = slot
+    total = nv + (1 if d4t else 0)
+    if total == 0:
+        mv[0] = FORCED
+        return
+    r = rng.integers(0, total)
+    if r == nv:
+        e = rng.integers(0, n_empty)
+        for i in range(table.shape[0]):
+            if table[i] == 0:
+                if e == 0:
+                    mv[0] = DISCARD_FOR_TILE
+                    mv[2] = i
+                    mv[3] = 1 + rng.integers(0, 4)
+                    return
+                e -= 1
+    for p in range(lo, hi):
+        if rules.pl_mask[p] & filled == 0:
+            if r == 0:
+                tiles = np.empty(4, np.int64)
+                for j in range(4):
+                    tiles[j] = st.site[SLOT_LINES[slot, j]]
+                for j in range(3, 0, -1):
+                    q = rng.integers(0, j + 1)
+                    t = tiles[j]
+                    tiles[j] = tiles[q]
+                    tiles[q] = t
+                mv[0] = PLACE
+                mv[2] = p
+                for j in range(rules.pl_k[p]):
+                    mv[3 + j] = tiles[j]
+                mv[7] = st.site[rng.integers(0, SITE)]
+                return
+            r -= 1
+
+
+@nb.njit(cache=True)
+def _residential_after(mR, res, comp_mask, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2):
+    """§6.1 residential points after adding the new residential cells ``mR`` to clusters
+    ``comp_mask`` (sizes ``comp_size``, ids sorted by size in ``order``); ``adjcl[c]`` has bit j
+    set when cluster j touches cell c."""
+    cc_adj0 = np.uint64(0)
+    cc_adj1 = np.uint64(0)
+    cc_adj2 = np.uint64(0)
+    cc_adj3 = np.uint64(0)
+    cc_adj4 = np.uint64(0)
+    cc_n0 = cc_n1 = cc_n2 = cc_n3 = cc_n4 = 0
+    ncc = 0
+    rest = mR
+    while rest:
+        comp = rest & (~rest + np.uint64(1))
+        while True:
+            grown = (comp | spread(comp, geo)) & mR
+            if grown == comp:
+                break
+            comp = grown
+        rest &= ~comp
+        adj = np.uint64(0)
+        x = comp
+        while x:
+            i = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            adj |= adjcl[i]
+            x &= x - np.uint64(1)
+        n = popcount(comp)
+        # merge into an earlier new component that touches one of the same clusters
+        merged = False
+        if ncc > 0 and cc_adj0 & adj:
+            cc_adj0 |= adj
+            cc_n0 += n
+            merged = True
+        elif ncc > 1 and cc_adj1 & adj:
+            cc_adj1 |= adj
+            cc_n1 += n
+            merged = True
+        elif ncc > 2 and cc_adj2 & adj:
+            cc_adj2 |= adj
+            cc_n2 += n
+            merged = True
+        elif ncc > 3 and cc_adj3 & adj:
+            cc_adj3 |= adj
+            cc_n3 += n
+            merged = True
+        if not merged:
+            if ncc == 0:
+                cc_adj0, cc_n0 = adj, n
+            elif ncc == 1:
+                cc_adj1, cc_n1 = adj, n
+            elif ncc == 2:
+                cc_adj2, cc_n2 = adj, n
+            elif ncc == 3:
+                cc_adj3, cc_n3 = adj, n
+            else:
+                cc_adj4, cc_n4 = adj, n
+            ncc += 1
+    # a later merge can join two earlier components (both touch one cluster): fold them
+    changed = True
+    while changed:
+        changed = False
+        if ncc > 1 and cc_n1 > 0 and cc_n0 > 0 and cc_adj0 & cc_adj1:
+            cc_adj0 |= cc_adj1
+            cc_n0 += cc_n1
+            cc_n1 = 0
+            cc_adj1 = np.uint64(0)
+            changed = True
+        if ncc > 2 and cc_n2 > 0:
+            if cc_n0 > 0 and cc_adj0 & cc_adj2:
+                cc_adj0 |= cc_adj2
+                cc_n0 += cc_n2
+                cc_n2 = 0
+                cc_adj2 = np.uint64(0)
+                changed = True
+            elif cc_n1 > 0 and cc_adj1 & cc_adj2:
+                cc_adj1 |= cc_adj2
+                cc_n1 += cc_n2
+                cc_n2 = 0
+                cc_adj2 = np.uint64(0)
+                changed = True
+        if ncc > 3 and cc_n3 > 0:
+            for t in range(3):
+                a = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else cc_adj2)
+                na = cc_n0 if t == 0 else (cc_n1 if t == 1 else cc_n2)
+                if na > 0 and a & cc_adj3:
+                    if t == 0:
+                        cc_adj0 |= cc_adj3
+                        cc_n0 += cc_n3
+                    elif t == 1:
+                        cc_adj1 |= cc_adj3
+                        cc_n1 += cc_n3
+                    else:
+                        cc_adj2 |= cc_adj3
+                        cc_n2 += cc_n3
+                    cc_n3 = 0
+                    cc_adj3 = np.uint64(0)
+                    changed = True
+                    break
+        if ncc > 4 and cc_n4 > 0:
+            for t in range(4):
+                a = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else (cc_adj2 if t == 2 else cc_adj3))
+                na = cc_n0 if t == 0 else (cc_n1 if t == 1 else (cc_n2 if t == 2 else cc_n3))
+                if na > 0 and a & cc_adj4:
+                    if t == 0:
+                        cc_adj0 |= cc_adj4
+                        cc_n0 += cc_n4
+                    elif t == 1:
+                        cc_adj1 |= cc_adj4
+                        cc_n1 += cc_n4
+                    elif t == 2:
+                        cc_adj2 |= cc_adj4
+                        cc_n2 += cc_n4
+                    else:
+                        cc_adj3 |= cc_adj4
+                        cc_n3 += cc_n4
+                    cc_n4 = 0
+                    cc_adj4 = np.uint64(0)
+                    changed = True
+                    break
+    used = cc_adj0 | cc_adj1 | cc_adj2 | cc_adj3 | cc_adj4
+    a = 0
+    b = 0
+    for t in range(5):
+        nn = cc_n0 if t == 0 else (cc_n1 if t == 1 else (cc_n2 if t == 2 else (cc_n3 if t == 3 else cc_n4)))
+        if nn == 0:
+            continue
+        aa = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else (cc_adj2 if t == 2 else (cc_adj3 if t == 3 else cc_adj4)))
+        x = aa
+        while x:
+            j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            nn += comp_size[j]
+            x &= x - np.uint64(1)
+        if nn > a:
+            b = a
+            a = nn
+        elif nn > b:
+            b = nn
+    taken = 0
+    for q in range(ncomp):
+        j = order[q]
+        if used & (np.uint64(1) << np.uint64(j)):
+            continue
+        nn = comp_size[j]
+        if nn > a:
+            b = a
+            a = nn
+        elif nn > b:
+            b = nn
+        taken += 1
+        if taken == 2:
+            break
+    return lp * (a // lt) + sp2 * b
+
+
+@nb.njit(cache=True)
+def _residential_bound(T, L1, L2, lp, lt, sp2):
+    """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
+    best = lp * (L1 // lt) + sp2 * L2
+    m = min(T, L1)
+    v = lp * (T // lt) + sp2 * m
+    if v > best:
+        best = v
+    v = lp * (L1 // lt) + sp2 * m
+    if v > best:
+        best = v
+    v = lp * (T // lt) + sp2 * (T // 2)
+    if v > best:
+        best = v
+    return best
+
+
+@nb.njit(cache=True)
+def greedy_move(st, rules, geo, sp, w, rng, mv):
+    """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
+    achievements) for the seat to move. See the module docstring for the objective."""
+    n = rules.n_players
+    seat = current_seat(st, n)
+    table = st.tables[seat]
+    cells = table.shape[0]
+    R, C, P, I = table_masks(table)
+    filled = R | C | P | I
+    lp, lt, sp2 = sp.res_largest_points, sp.res_largest_per, sp.res_second_points
+
+    # residential clusters, largest first
+    comp_mask = np.zeros(32, np.uint64)
+    comp_size = np.zeros(32, np.int64)
+    ncomp = 0
+    rest = R
+    while rest:
+        comp = rest & (~rest + np.uint64(1))
+        while True:
+            grown = (comp | spread(comp, geo)) & R
+            if grown == comp:
+                break
+            comp = grown
+        rest &= ~comp
+        comp_mask[ncomp] = comp
+        comp_size[ncomp] = popcount(comp)
+        ncomp += 1
+    order = np.argsort(-comp_size[:ncomp])
+    L1 = comp_size[order[0]] if ncomp > 0 else 0
+    L2 = comp_size[order[1]] if ncomp > 1 else 0
+    adjcl = np.zeros(cells, np.uint64)
+    for j in range(ncomp):
+        x = spread(comp_mask[j], geo) & ~filled
+        while x:
+            i = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            adjcl[i] |= np.uint64(1) << np.uint64(j)
+            x &= x - np.uint64(1)
+    cur_r, cur_c, cur_p, cur_i = score_masks(R, C, P, I, geo, sp)
+    iso_c = C & ~spread(C, geo)
+    lonely_p = P & ~spread(R | C, geo)
+    rows_p = 0
+    cols_p = 0
+    x = P
+    while x:
+        i = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+        rows_p |= geo.row_bit[i]
+        cols_p |= geo.col_bit[i]
+        x &= x - np.uint64(1)
+    n_c = popcount(C)
+    n_i = popcount(I)
+    wr, wc, wp, wi, wa = w[0], w[1], w[2], w[3], w[4]
+
+    # count-based gains: best possible with at most m new tiles of the district
+    dc_max = np.zeros(6, np.float64)
+    di_max = np.zeros(6, np.float64)
+    bc = 0.0
+    bi = 0.0
+    for m in range(6):
+        if n_c + m <= cells:
+            bc = max(bc, float(sp.com_count[n_c + m] - sp.com_count[n_c]))
+        if n_i + m <= cells:
+            bi = max(bi, float(sp.ind_count[n_i + m] - sp.ind_count[n_i]))
+        dc_max[m] = wc * bc
+        di_max[m] = wi * bi
+
+    # achievements (§7): Tree-lined against the other tables' current Park subtotals
+    tree_before = False
+    other_p = 0
+    if rules.ach_on:
+        for o in range(n):
+            if o != seat:
+                r_o, c_o, p_o, i_o = table_masks(st.tables[o])
+                _, _, pp, _ = score_masks(r_o, c_o, p_o, i_o, geo, sp)
+                other_p = max(other_p, pp)
+        tree_before = cur_p >= (rules.tree_solo if n == 1 else other_p)
+    distinct = 0
+    mastered = False
+    for s in range(rules.n_shapes):
+        if st.ticks[seat, s] > 0:
+            distinct += 1
+        if st.ticks[seat, s] >= rules.mast_k:
+            mastered = True
+
+    # optimistic per-cell gain of each district (no count terms, no residential clusters)
+    ub = np.zeros((cells, 5), np.float64)
+    for c in range(cells):
+        if filled & (np.uint64(1) << np.uint64(c)):
+            continue
+        nb_ = geo.nbr[c]
+        lonely = popcount(nb_ & lonely_p)
+        ub[c, 1] = wp * sp.park_touching * lonely
+        ub[c, 2] = wc * sp.com_isolated * (1 if nb_ & C == 0 else 0) + wp * sp.park_touching * lonely
+        ub[c, 3] = wp * (sp.park_touching + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
+                         + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0))
+        ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
+    ubmax = np.zeros((16, cells), np.float64)
+    for pres in range(1, 16):
+        for c in range(cells):
+            v = -1e18
+            for d in range(4):
+                if pres & (1 << d) and ub[c, d + 1] > v:
+                    v = ub[c, d + 1]
+            ubmax[pres, c] = v
+
+    site_pres = 0
+    for i in range(SITE):
+        site_pres |= 1 << (st.site[i] - 1)
+
+    # ruler groups: slots with the same shape and the same tiles are the same choice
+    g_shape = np.empty(N_SLOTS, np.int64)
+    g_ms = np.empty(N_SLOTS, np.int64)
+    g_w = np.zeros(N_SLOTS, np.int64)
+    g_cnt = np.zeros((N_SLOTS, 5), np.int64)
+    slot_group = np.full(N_SLOTS, -1, np.int64)
+    ng = 0
+    n_corner = 0
+    for s in range(N_SLOTS):
+        shape = st.slots[s]
+        if shape < 0:
+            continue
+        if s >= N_EDGE:
+            n_corner += 1
+        cnt = np.zeros(5, np.int64)
+        for j in range(4):
+            cnt[st.site[SLOT_LINES[s, j]]] += 1
+        ms = MS_INDEX[cnt[1], cnt[2], cnt[3], cnt[4]]
+        found = -1
+        for gi in range(ng):
+            if g_shape[gi] == shape and g_ms[gi] == ms:
+                found = gi
+        if found < 0:
+            found = ng
+            g_shape[ng] = shape
+            g_ms[ng] = ms
+            g_cnt[ng, :] = cnt
+            ng += 1
+        g_w[found] += 1
+        slot_group[s] = found
+
+    best_val = -1e18
+    best_sec = -1
+    best_tot = 0.0
+    b_kind = -1
+    b_group = -1
+    b_p = -1
+    b_seq = -1
+    b_star = 0
+    memo_r = np.zeros(32, np.float64)
+    memo_stamp = np.zeros(32, np.int64)
+    stamp = 0
+    dist = np.zeros(5, np.int64)
+    cell = np.zeros(5, np.int64)
+
+    for gi in range(ng):
+        shape = g_shape[gi]
+        five = rules.shape_five[shape]
+        ms = g_ms[gi]
+        pres = 0
+        for d in range(4):
+            if g_cnt[gi, d + 1] > 0:
+                pres |= 1 << d
+        ach = 0.0
+        newshape = 1 if st.ticks[seat, shape] == 0 else 0
+        if rules.ach_on:
+            if distinct < rules.vers_k and distinct + newshape >= rules.vers_k:
+                ach += rules.vers_pts
+            if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
+                ach += rules.mast_pts
+        ach_w = wa * ach
+        tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
+        any_valid = False
+        for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
+            if rules.pl_mask[p] & filled:
+                continue
+            any_valid = True
+            k = rules.pl_k[p]
+            cs = rules.pl_star[p]
+            landed = k + (1 if cs >= 0 else 0)
+            sec_ub = 2 * landed + newshape
+            # upper bound on the weighted gain of any assignment of this placement
+            ubv = ach_w + tree_ub
+            adj = np.uint64(0)
+            for j in range(k):
+                c = rules.pl_cells[p, j]
+                ubv += ubmax[pres, c]
+                adj |= adjcl[c]
+            star_r = 0
+            star_c = 0
+            star_i = 0
+            if cs >= 0:
+                ubv += ubmax[site_pres, cs]
+                adj |= adjcl[cs]
+                star_r = 1 if site_pres & 1 else 0
+                star_c = 1 if site_pres & 2 else 0
+                star_i = 1 if site_pres & 8 else 0
+            m_c = min(g_cnt[gi, 2] + star_c, landed)
+            m_i = min(g_cnt[gi, 4] + star_i, landed)
+            m_r = min(g_cnt[gi, 1] + star_r, landed)
+            ubv += dc_max[m_c] + di_max[m_i]
+            if m_r > 0 and wr > 0:
+                T = m_r
+                x = adj
+                while x:
+                    j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+                    T += comp_size[j]
+                    x &= x - np.uint64(1)
+                ubv += wr * (_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r)
+            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+                continue
+            # exact evaluation of every distinct assignment
+            stamp += 1
+            for j in range(k):
+                cell[j] = rules.pl_cells[p, j]
+            nstar = 1
+            if five and cs >= 0:
+                nstar = 4
+            for si in range(nstar):
+                sd = 0
+                if five and cs >= 0:
+                    sd = si + 1
+                    if site_pres & (1 << si) == 0:
+                        continue
+                for q in range(N_SEQ[ms, k]):
+                    mR = np.uint64(0)
+                    mC = np.uint64(0)
+                    mP = np.uint64(0)
+                    mI = np.uint64(0)
+                    lr = 0
+                    nc_new = 0
+                    ni_new = 0
+                    nn = k
+                    for j in range(k):
+                        dist[j] = SEQS[ms, k, q, j]
+                    if sd > 0:
+                        cell[k] = cs
+                        dist[k] = sd
+                        nn = k + 1
+                    for j in range(nn):
+                        bit = np.uint64(1) << np.uint64(cell[j])
+                        d = dist[j]
+                        if d == 1:
+                            mR |= bit
+                            lr |= 1 << j
+                        elif d == 2:
+                            mC |= bit
+                            nc_new += 1
+                        elif d == 3:
+                            mP |= bit
+                        else:
+                            mI |= bit
+                            ni_new += 1
+                    # residential (memoised per subset of the placement's cells)
+                    if lr == 0:
+                        g_r = 0.0
+                    elif memo_stamp[lr] == stamp:
+                        g_r = memo_r[lr]
+                    else:
+                        g_r = float(_residential_after(mR, R, comp_mask, comp_size, order, ncomp, adjcl,
+                                                       geo, lp, lt, sp2) - cur_r)
+                        memo_r[lr] = g_r
+                        memo_stamp[lr] = stamp
+                    # commercial §6.2
+                    g_c = 0.0
+                    if mC:
+                        cn = C | mC
+                        iso_new = 0
+                        lost = np.uint64(0)
+                        for j in range(nn):
+                            if dist[j] == 2:
+                                nbj = geo.nbr[cell[j]]
+                                if nbj & cn == 0:
+                                    iso_new += 1
+                                lost |= nbj & iso_c
+                        g_c = float(sp.com_count[n_c + nc_new] - sp.com_count[n_c]
+                                    + sp.com_isolated * (iso_new - popcount(lost)))
+                    # park §6.3
+                    g_p = 0.0
+                    rc_new = mR | mC
+                    if mP or rc_new:
+                        rcn = R | C | rc_new
+                        t = 0
+                        rows = 0
+                        cols = 0
+                        touched = np.uint64(0)
+                        for j in range(nn):
+                            d = dist[j]
+                            cj = cell[j]
+                            if d == 3:
+                                if geo.nbr[cj] & rcn:
+                                    t += 1
+                                rows |= geo.row_bit[cj]
+                                cols |= geo.col_bit[cj]
+                            elif d == 1 or d == 2:
+                                touched |= geo.nbr[cj]
+                        t += popcount(touched & lonely_p)
+                        g_p = float(sp.park_touching * t + sp.park_row * popcount(np.uint64(rows & ~rows_p))
+                                    + sp.park_col * popcount(np.uint64(cols & ~cols_p)))
+                    # industrial §6.4
+                    g_i = 0.0
+                    if mI:
+                        g_i = float(sp.ind_ring * popcount(mI & geo.ring)
+                                    + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i])
+                    val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + ach_w
+                    if rules.ach_on:
+                        after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
+                        val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
+                    sec = 2 * nn + newshape
+                    if five and cs >= 0 and sd == 0:
+                        sec = 2 * nn + newshape
+                    # compare (value, tie-break) and keep a uniformly random one among exact ties
+                    wgt = float(g_w[gi])
+                    if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                        best_val = val
+                        best_sec = sec
+                        best_tot = wgt
+                        b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
+                    elif val >= best_val - EPS and sec == best_sec:
+                        best_tot += wgt
+                        if rng.random() * best_tot < wgt:
+                            b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
+        if not any_valid:
+            # forced discard (§5): nothing lands, nothing scores
+            val = 0.0
+            sec = 0
+            wgt = float(g_w[gi])
+            if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                best_val, best_sec, best_tot = val, sec, wgt
+                b_kind, b_group = FORCED, gi
+            elif val >= best_val - EPS and sec == best_sec:
+                best_tot += wgt
+                if rng.random() * best_tot < wgt:
+                    b_kind, b_group = FORCED, gi
+
+    # §9.2 discard-for-tile: any corner ruler, one tile of any type on any empty cell
+    if rules.discard_for_tile and n_corner > 0:
+        for c in range(cells):
+            bit = np.uint64(1) << np.uint64(c)
+            if filled & bit:
+                continue
+            for d in range(1, 5):
+                mR = bit if d == 1 else np.uint64(0)
+                mC = bit if d == 2 else np.uint64(0)
+                mP = bit if d == 3 else np.uint64(0)
+                mI = bit if d == 4 else np.uint64(0)
+                r2, c2, p2, i2 = score_masks(R | mR, C | mC, P | mP, I | mI, geo, sp)
+                val = wr * (r2 - cur_r) + wc * (c2 - cur_c) + wp * (p2 - cur_p) + wi * (i2 - cur_i)
+                if rules.ach_on:
+                    after = p2 >= (rules.tree_solo if n == 1 else other_p)
+                    val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
+                sec = 2
+                wgt = float(n_corner)
+                if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                    best_val, best_sec, best_tot = val, sec, wgt
+                    b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
+                elif val >= best_val - EPS and sec == best_sec:
+                    best_tot += wgt
+                    if rng.random() * best_tot < wgt:
+                        b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
+
+    mv[:] = 0
+    mv[0] = b_kind
+    if b_kind == DISCARD_FOR_TILE:
+        pick = rng.integers(0, n_corner)
+        for s in range(N_EDGE, N_SLOTS):
+            if st.slots[s] >= 0:
+                if pick == 0:
+                    mv[1] = s
+                    break
+                pick -= 1
+        mv[2] = b_p
+        mv[3] = b_star
+        return
+    pick = rng.integers(0, g_w[b_group])
+    for s in range(N_SLOTS):
+        if slot_group[s] == b_group:
+            if pick == 0:
+                mv[1] = s
+                break
+            pick -= 1
+    if b_kind == PLACE:
+        mv[2] = b_p
+        k = rules.pl_k[b_p]
+        for j in range(k):
+            mv[3 + j] = SEQS[g_ms[b_group], k, b_seq, j]
+        if rules.shape_five[g_shape[b_group]]:
+            # a star off the table still takes a free pick (Q11): any site cell's district
+            mv[7] = b_star if b_star > 0 else st.site[rng.integers(0, SITE)]
+
+
+@nb.njit(cache=True)
+def choose_move(st, rules, geo, sp, kind, w, rng, mv):
+    """Fill ``mv`` with the move of an agent of ``kind`` (RANDOM or GREEDY) and weights ``w``."""
+    if kind == RANDOM:
+        random_move(st, rules, rng, mv)
+    else:
+        greedy_move(st, rules, geo, sp, w, rng, mv)
+
+
+@nb.njit(cache=True)
+def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, r0, r1, r2, r3):
+    """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]`` and
+    draws from generator r0..r3 (seat 0..3); the game's own chance draws from ``game_rng``."""
+    mv = np.zeros(8, np.int64)
+    while st.g[3] == 0:
+        seat = current_seat(st, rules.n_players)
+        if seat == 0:
+            choose_move(st, rules, geo, sp, kinds[0], weights[0], r0, mv)
+        elif seat == 1:
+            choose_move(st, rules, geo, sp, kinds[1], weights[1], r1, mv)
+        elif seat == 2:
+            choose_move(st, rules, geo, sp, kinds[2], weights[2], r2, mv)
+        else:
+            choose_move(st, rules, geo, sp, kinds[3], weights[3], r3, mv)
+        apply_move(st, rules, mv, game_rng)

@@ -1,0 +1,253 @@
+"""Citywright rule parameters: the pydantic model of `configs/citywright/*.yaml`.
+
+Every number a rule uses lives here, read from YAML; the rules code never writes one itself
+(DESIGN.md, "Parameters apart from rules"). Sections refer to the Citywright v1.1 rulebook.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
+"""The four districts (§2.3), in the order of their codes 1..4 (0 is an empty cell)."""
+
+
+# Scoring points are 0 or more: the greedy agent's search bounds rely on no rule taking points away.
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ShapeSpec(_Strict):
+    """One ruler shape (§2.4): rows of '#' (cell), '*' (free-pick star cell), '.' (no cell)."""
+
+    rows: list[str] = Field(min_length=1, description="drawing of the shape, one string per row")
+    copies: int = Field(ge=0, description="cards of this shape in its deck")
+
+    @field_validator("rows")
+    @classmethod
+    def _check_rows(cls, rows: list[str]) -> list[str]:
+        width = len(rows[0])
+        for row in rows:
+            if len(row) != width:
+                raise ValueError("all rows of a shape must have the same length")
+            if set(row) - set("#*."):
+                raise ValueError("rows use only '#' (cell), '*' (star cell) and '.' (no cell)")
+        if sum(row.count("*") for row in rows) > 1:
+            raise ValueError("a shape has at most one '*' star cell")
+        return rows
+
+    @property
+    def cells(self) -> list[tuple[int, int]]:
+        """(row, column) of every cell, in reading order."""
+        return [(r, c) for r, row in enumerate(self.rows) for c, ch in enumerate(row) if ch != "."]
+
+    @property
+    def star(self) -> tuple[int, int] | None:
+        """(row, column) of the star cell, or None for a four-cell ruler."""
+        for r, row in enumerate(self.rows):
+            if "*" in row:
+                return (r, row.index("*"))
+        return None
+
+
+class Rulers(_Strict):
+    """§2.4: the two decks. Four-cell rulers go to edge slots, five-cell rulers to corner slots."""
+
+    four_cell: dict[str, ShapeSpec]
+    five_cell: dict[str, ShapeSpec]
+
+    @model_validator(mode="after")
+    def _check(self) -> "Rulers":
+        for name, shape in self.four_cell.items():
+            if len(shape.cells) != 4 or shape.star is not None:
+                raise ValueError(f"four_cell.{name}: a four-cell ruler has exactly 4 cells and no '*'")
+        for name, shape in self.five_cell.items():
+            if len(shape.cells) != 5 or shape.star is None:
+                raise ValueError(f"five_cell.{name}: a five-cell ruler has exactly 5 cells, one of them '*'")
+        if set(self.four_cell) & set(self.five_cell):
+            raise ValueError("shape names must differ between the two decks")
+        if not self.four_cell or not self.five_cell:
+            raise ValueError("both decks need at least one shape")
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        """All shape names, four-cell first, in file order; a shape's id is its index here."""
+        return list(self.four_cell) + list(self.five_cell)
+
+
+class RoundPlan(_Strict):
+    """§4.1: rounds in a game and turns per player in each round."""
+
+    rounds: int = Field(ge=1, le=20)
+    turns: int = Field(ge=1, le=20)
+    assumed: str | None = None
+
+
+class Residential(_Strict):
+    """§6.1 largest cluster: largest_points per largest_per_tiles tiles (rounded down); second: size x points."""
+
+    largest_points: int = Field(ge=0)
+    largest_per_tiles: int = Field(ge=1)
+    second_points_per_tile: int = Field(ge=0)
+
+
+class Tier(_Strict):
+    at_least: int = Field(ge=0)
+    points: int = Field(ge=0)
+
+
+class Commercial(_Strict):
+    """§6.2 tiers by commercial count N, +per_tile_beyond for each tile over `beyond`, +isolated per lone tile."""
+
+    tiers: list[Tier]
+    beyond: int = Field(ge=0)
+    per_tile_beyond: int = Field(ge=0)
+    isolated: int = Field(ge=0)
+
+    @field_validator("tiers")
+    @classmethod
+    def _ascending(cls, tiers: list[Tier]) -> list[Tier]:
+        if [t.at_least for t in tiers] != sorted({t.at_least for t in tiers}):
+            raise ValueError("tiers must be listed with strictly increasing at_least")
+        return tiers
+
+
+class Park(_Strict):
+    """§6.3 +touching per park next to residential/commercial, +per_row / +per_column with a park."""
+
+    touching: int = Field(ge=0)
+    per_row: int = Field(ge=0)
+    per_column: int = Field(ge=0)
+
+
+class Industrial(_Strict):
+    """§6.4 +ring per industrial tile on the outer ring, +per_group_points per group_size tiles (rounded down)."""
+
+    ring: int = Field(ge=0)
+    per_group_points: int = Field(ge=0)
+    group_size: int = Field(ge=1)
+
+
+class Scoring(_Strict):
+    residential: Residential
+    commercial: Commercial
+    park: Park
+    industrial: Industrial
+
+
+class TwoPlayer(_Strict):
+    """§9: the reduced deck and discard-for-tile."""
+
+    reduced_deck: bool
+    remove_copies: dict[str, int]
+    discard_for_tile: bool
+
+
+class Solo(_Strict):
+    """§10.2: the rival apprentice removes the ruler at the opposite end of the drafted ruler's line."""
+
+    rival_apprentice: bool
+
+
+class Versatile(_Strict):
+    distinct_shapes: int = Field(ge=1)
+    points: int
+    assumed: str | None = None
+
+
+class Mastery(_Strict):
+    same_shape: int = Field(ge=1)
+    points: int
+    assumed: str | None = None
+
+
+class TreeLined(_Strict):
+    points: int
+    solo_park_at_least: int
+    assumed: str | None = None
+
+
+class Achievements(_Strict):
+    """§7: Versatile and Mastery from ruler ticks, Tree-lined from the highest Park subtotal."""
+
+    enabled: bool
+    versatile: Versatile
+    mastery: Mastery
+    tree_lined: TreeLined
+
+
+class Specialists(_Strict):
+    """Weights of each scoring category in a specialist's greedy objective (agent parameters, not rules)."""
+
+    assumed: str | None = None
+    residential: dict[str, float]
+    commercial: dict[str, float]
+    park: dict[str, float]
+    industrial: dict[str, float]
+
+    @model_validator(mode="after")
+    def _check(self) -> "Specialists":
+        for name in DISTRICTS:
+            weights = getattr(self, name)
+            if set(weights) != set(DISTRICTS):
+                raise ValueError(f"{name}: give one weight for each of {', '.join(DISTRICTS)}")
+            if any(w < 0 for w in weights.values()):
+                raise ValueError(f"{name}: weights must be 0 or more")
+        return self
+
+
+class Agents(_Strict):
+    specialists: Specialists
+
+
+class Table(_Strict):
+    size: int = Field(ge=3, le=8, description="side of the square drawing table, cells (§2.1); at most 8")
+
+
+class Site(_Strict):
+    size: Literal[4] = Field(description="side of the site board (§2.2); the slot layout needs 4")
+    tiles_per_district: Literal[4] = Field(description="tiles of each district on the site board (§3.4)")
+
+
+class CitywrightConfig(_Strict):
+    """A Citywright rule variant (the whole YAML file after `extends:` is resolved)."""
+
+    game: Literal["citywright"]
+    variant: str = Field(min_length=1)
+    table: Table
+    site: Site
+    rulers: Rulers
+    rounds: dict[Literal["1", "2", "3", "4"], RoundPlan]
+    scoring: Scoring
+    seat_bonus: dict[Literal["1", "2", "3", "4"], list[int]]
+    two_player: TwoPlayer
+    solo: Solo
+    achievements: Achievements
+    agents: Agents
+
+    @model_validator(mode="after")
+    def _check(self) -> "CitywrightConfig":
+        for key, bonus in self.seat_bonus.items():
+            if len(bonus) != int(key):
+                raise ValueError(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")
+        unknown = set(self.two_player.remove_copies) - set(self.rulers.names)
+        if unknown:
+            raise ValueError(f"two_player.remove_copies: unknown shapes {sorted(unknown)}; shapes are {self.rulers.names}")
+        return self
+
+    @property
+    def player_counts(self) -> list[int]:
+        """Player counts this variant supports: those with both a round plan and a seat bonus."""
+        return sorted(int(k) for k in self.rounds if k in self.seat_bonus)
+
+    def round_plan(self, n_players: int) -> RoundPlan:
+        """The §4.1 round plan for n_players; raises ValueError for an unsupported count."""
+        key = str(n_players)
+        if key not in self.rounds or key not in self.seat_bonus:
+            raise ValueError(f"{n_players} players is not supported by this variant (supported: {self.player_counts})")
+        return self.rounds[key]  # type: ignore[index]

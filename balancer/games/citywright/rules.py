@@ -1,0 +1,414 @@
+"""Citywright v1.1 rules (§3-§5, §9, §10): state, deals, legal placements and transitions.
+
+Everything here is compiled with numba; the state is a handful of small integer arrays so that a
+whole game runs without touching Python objects. Numbers come from the config (via
+:func:`compile_rules`), never from this file; the fixed facts here are the site board's geometry
+(§2.2: a 4x4 board, a slot at each end of each row and column, one at each corner).
+
+Slots (index: what it is -> the site cells it gives, §5 step 2):
+  0-3   left end of row r        -> row r           4-7   right end of row r   -> row r
+  8-11  top end of column c      -> column c        12-15 bottom end of column c -> column c
+  16 top-left, 18 bottom-right   -> the diagonal 0, 5, 10, 15
+  17 top-right, 19 bottom-left   -> the diagonal 3, 6, 9, 12
+Edge slots hold four-cell rulers, corner slots five-cell rulers (§3.5).
+
+A move is an int64[8]: ``[kind, slot, placement, d0, d1, d2, d3, star]``.
+  kind 0 PLACE: draft ``slot``'s ruler and lay it as ``placement`` (a row of the placement table),
+         the landed non-star cells receiving districts d0.. in order, the star cell ``star``.
+  kind 1 FORCED: draft ``slot``'s ruler that has no legal placement; ruler and tiles are discarded.
+  kind 2 DISCARD_FOR_TILE (§9.2, two players): discard ``slot``'s corner ruler out of the game and
+         put district d0 on empty cell ``placement``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from .config import CitywrightConfig
+from .scoring import Geometry, ScoreParams, geometry, score_params
+
+PLACE, FORCED, DISCARD_FOR_TILE = 0, 1, 2
+N_SLOTS, N_EDGE, SITE = 20, 16, 16
+STAT_WASTED, STAT_FORCED, STAT_PLACED, STAT_TURNS, STAT_TAKEN, STAT_D4T = range(6)
+N_STATS = 6
+G_ROUND, G_STEP, G_START, G_OVER = range(4)
+
+
+def _slot_lines() -> tuple[np.ndarray, np.ndarray]:
+    lines = np.zeros((N_SLOTS, 4), np.int8)
+    for r in range(4):
+        lines[r] = lines[4 + r] = [r * 4 + j for j in range(4)]
+        lines[8 + r] = lines[12 + r] = [j * 4 + r for j in range(4)]
+    lines[16] = lines[18] = [0, 5, 10, 15]
+    lines[17] = lines[19] = [3, 6, 9, 12]
+    opposite = np.array([4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11, 18, 19, 16, 17], np.int8)
+    return lines, opposite
+
+
+SLOT_LINES, OPPOSITE = _slot_lines()
+"""Site cells each slot gives (§5 step 2) and the slot at the other end of its line (§10.2)."""
+
+
+class Rules(NamedTuple):
+    """A variant compiled for one player count: every number the rules use, as arrays."""
+
+    n_players: int
+    rounds: int
+    turns: int                 # turns per player per round
+    seat_bonus: np.ndarray     # int64[n] points (§6.5)
+    n_shapes: int
+    shape_five: np.ndarray     # int8[n_shapes]: 1 for a five-cell (corner) ruler
+    pl_off: np.ndarray         # int64[n_shapes+1]: placements of shape s are rows pl_off[s]:pl_off[s+1]
+    pl_mask: np.ndarray        # uint64[P]: cells the placement covers on the table
+    pl_cells: np.ndarray       # int8[P, 4]: landed non-star cells (-1 padding)
+    pl_k: np.ndarray           # int8[P]: number of landed non-star cells
+    pl_star: np.ndarray        # int8[P]: the star cell, or -1 (off the table or a four-cell ruler)
+    deck4: np.ndarray          # int16[...]: four-cell deck composition, shape ids
+    deck5: np.ndarray          # int16[...]: five-cell deck composition
+    discard_for_tile: bool     # §9.2
+    rival: bool                # §10.2
+    ach_on: bool               # §7
+    vers_k: int
+    vers_pts: int
+    mast_k: int
+    mast_pts: int
+    tree_pts: int
+    tree_solo: int
+
+
+class State(NamedTuple):
+    """One game in progress. Seats are 0-based here (seat 1 of the rulebook is 0)."""
+
+    tables: np.ndarray   # int8[n, size*size]: district codes, 0 empty
+    site: np.ndarray     # int8[16]: the site board, district codes
+    slots: np.ndarray    # int16[20]: shape id of the ruler in each slot, -1 empty
+    dealt: np.ndarray    # int16[20]: shape dealt to each slot this round, -1 none
+    gone: np.ndarray     # int8[20]: 1 where the dealt ruler left the game (§9.2)
+    piles: np.ndarray    # int16[4, cap]: draw and discard piles: 0 draw4, 1 discard4, 2 draw5, 3 discard5
+    pile_n: np.ndarray   # int64[4]: cards in each pile
+    ticks: np.ndarray    # int16[n, n_shapes]: rulers placed per shape (score-sheet ticks, §5 step 3)
+    stats: np.ndarray    # int64[n, N_STATS]: wasted tiles, forced discards, rulers placed, turns, tiles taken, discards-for-tile
+    g: np.ndarray        # int64[4]: round, step within round, start seat, game over
+
+
+def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, int] | None]]:
+    """The distinct rotations and reflections of a shape (§5: turn it freely, flip it either way).
+
+    Each is (cells normalised to start at row 0 and column 0, sorted; star cell or None).
+    """
+    seen, out = set(), []
+    for flip in (False, True):
+        for rot in range(4):
+            def tf(rc: tuple[int, int]) -> tuple[int, int]:
+                r, c = rc
+                if flip:
+                    c = -c
+                for _ in range(rot):
+                    r, c = c, -r
+                return r, c
+            pts = [tf(p) for p in cells]
+            r0, c0 = min(p[0] for p in pts), min(p[1] for p in pts)
+            norm = tuple(sorted((r - r0, c - c0) for r, c in pts))
+            st = None
+            if star is not None:
+                sr, sc = tf(star)
+                st = (sr - r0, sc - c0)
+            key = (norm, st)
+            if key not in seen:
+                seen.add(key)
+                out.append(key)
+    return out
+
+
+def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, size: int):
+    """Every distinct way to lay a shape on the table: all orientations and positions with at
+    least one cell landing (§5 step 3, overhang allowed). Placements that land the same cells
+    (and the star on the same cell) are one placement.
+
+    Returns (mask uint64[P], landed non-star cells int8[P,4], their count int8[P], star int8[P]).
+    """
+    found: dict[tuple[int, int], tuple[list[int], int]] = {}
+    for norm, st in orientations(cells, star):
+        h = max(p[0] for p in norm) + 1
+        w = max(p[1] for p in norm) + 1
+        for dr in range(-h + 1, size):
+            for dc in range(-w + 1, size):
+                landed, mask, star_cell = [], 0, -1
+                for r, c in norm:
+                    y, x = r + dr, c + dc
+                    if 0 <= y < size and 0 <= x < size:
+                        mask |= 1 << (y * size + x)
+                        if st is not None and (r, c) == st:
+                            star_cell = y * size + x
+                        else:
+                            landed.append(y * size + x)
+                if mask and (mask, star_cell) not in found:
+                    found[(mask, star_cell)] = (sorted(landed), star_cell)
+    keys = sorted(found)
+    masks = np.array([k[0] for k in keys], np.uint64)
+    landed = np.full((len(keys), 4), -1, np.int8)
+    k = np.zeros(len(keys), np.int8)
+    stars = np.zeros(len(keys), np.int8)
+    for i, key in enumerate(keys):
+        cells_i, st = found[key]
+        landed[i, : len(cells_i)] = cells_i
+        k[i] = len(cells_i)
+        stars[i] = st
+    return masks, landed, k, stars
+
+
+def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometry, ScoreParams]:
+    """Compile a variant for ``n_players`` (1-4). Raises ValueError for an unsupported count."""
+    plan = cfg.round_plan(n_players)
+    names = cfg.rulers.names
+    specs = {**cfg.rulers.four_cell, **cfg.rulers.five_cell}
+    size = cfg.table.size
+    masks, cells, ks, stars, off = [], [], [], [], [0]
+    for name in names:
+        m, c, k, s = placement_table(specs[name].cells, specs[name].star, size)
+        masks.append(m), cells.append(c), ks.append(k), stars.append(s)
+        off.append(off[-1] + len(m))
+    reduced = n_players == 2 and cfg.two_player.reduced_deck
+
+    def deck(group: dict) -> np.ndarray:
+        ids = []
+        for name, spec in group.items():
+            copies = spec.copies - (cfg.two_player.remove_copies.get(name, 0) if reduced else 0)
+            ids += [names.index(name)] * max(0, copies)
+        return np.array(ids, np.int16)
+
+    a = cfg.achievements
+    rules = Rules(
+        n_players=n_players, rounds=plan.rounds, turns=plan.turns,
+        seat_bonus=np.array(cfg.seat_bonus[str(n_players)], np.int64),  # type: ignore[index]
+        n_shapes=len(names),
+        shape_five=np.array([1 if n in cfg.rulers.five_cell else 0 for n in names], np.int8),
+        pl_off=np.array(off, np.int64), pl_mask=np.concatenate(masks), pl_cells=np.concatenate(cells),
+        pl_k=np.concatenate(ks), pl_star=np.concatenate(stars),
+        deck4=deck(cfg.rulers.four_cell), deck5=deck(cfg.rulers.five_cell),
+        discard_for_tile=bool(n_players == 2 and cfg.two_player.discard_for_tile),
+        rival=bool(n_players == 1 and cfg.solo.rival_apprentice),
+        ach_on=a.enabled, vers_k=a.versatile.distinct_shapes, vers_pts=a.versatile.points,
+        mast_k=a.mastery.same_shape, mast_pts=a.mastery.points,
+        tree_pts=a.tree_lined.points, tree_solo=a.tree_lined.solo_park_at_least,
+    )
+    return rules, geometry(size), score_params(cfg)
+
+
+# --------------------------------------------------------------------------- compiled transitions
+
+@nb.njit(cache=True)
+def _shuffle_pile(piles, pile_n, src, dst, rng):
+    """Shuffle discard pile ``src`` into draw pile ``dst`` (Q6)."""
+    n = pile_n[src]
+    base = pile_n[dst]
+    for i in range(n):
+        piles[dst, base + i] = piles[src, i]
+    pile_n[dst] = base + n
+    pile_n[src] = 0
+    total = pile_n[dst]
+    for i in range(total - 1, 0, -1):
+        j = rng.integers(0, i + 1)
+        t = piles[dst, i]
+        piles[dst, i] = piles[dst, j]
+        piles[dst, j] = t
+
+
+@nb.njit(cache=True)
+def _draw(piles, pile_n, draw, disc, rng):
+    """Top card of a deck, reshuffling its discard pile if needed; -1 when none is left (§4.2)."""
+    if pile_n[draw] == 0:
+        if pile_n[disc] == 0:
+            return -1
+        _shuffle_pile(piles, pile_n, disc, draw, rng)
+    pile_n[draw] -= 1
+    return piles[draw, pile_n[draw]]
+
+
+@nb.njit(cache=True)
+def _fill_site(site, rng):
+    """§3.4 and §4.2: 4 tiles of each district mixed in the bag, drawn into the 16 cells."""
+    for i in range(SITE):
+        site[i] = 1 + i // 4
+    for i in range(SITE - 1, 0, -1):
+        j = rng.integers(0, i + 1)
+        t = site[i]
+        site[i] = site[j]
+        site[j] = t
+
+
+@nb.njit(cache=True)
+def _deal(st, rng):
+    """§3.5 and §4.2: 16 four-cell rulers to the edges, 4 five-cell rulers to the corners."""
+    for s in range(N_SLOTS):
+        if s < N_EDGE:
+            card = _draw(st.piles, st.pile_n, 0, 1, rng)
+        else:
+            card = _draw(st.piles, st.pile_n, 2, 3, rng)
+        st.slots[s] = card
+        st.dealt[s] = card
+        st.gone[s] = 0
+
+
+@nb.njit(cache=True)
+def _cleanup(st, rng):
+    """§4.2 Cleanup: every ruler of the round, taken or not, to its deck's discard pile; refill the
+    site board; deal fresh rulers; pass the start-player marker clockwise."""
+    for s in range(N_SLOTS):
+        card = st.dealt[s]
+        if card >= 0 and st.gone[s] == 0:
+            pile = 1 if s < N_EDGE else 3
+            st.piles[pile, st.pile_n[pile]] = card
+            st.pile_n[pile] += 1
+    _fill_site(st.site, rng)
+    _deal(st, rng)
+
+
+@nb.njit(cache=True)
+def setup(st, deck4, deck5, rng):
+    """§3 Setup on a zeroed state: shuffle both decks, fill the site board, deal the slots."""
+    st.pile_n[:] = 0
+    for i in range(deck4.shape[0]):
+        st.piles[1, i] = deck4[i]
+    st.pile_n[1] = deck4.shape[0]
+    for i in range(deck5.shape[0]):
+        st.piles[3, i] = deck5[i]
+    st.pile_n[3] = deck5.shape[0]
+    _shuffle_pile(st.piles, st.pile_n, 1, 0, rng)
+    _shuffle_pile(st.piles, st.pile_n, 3, 2, rng)
+    _fill_site(st.site, rng)
+    _deal(st, rng)
+
+
+@nb.njit(cache=True)
+def current_seat(st, n_players):
+    """The seat (0-based) to move: §4.2, clockwise from the start player, around and around."""
+    return (st.g[G_START] + st.g[G_STEP]) % n_players
+
+
+@nb.njit(cache=True)
+def has_placement(filled, s, rules):
+    """True when a ruler of shape ``s`` can land at least 1 tile without overwriting (§5)."""
+    for p in range(rules.pl_off[s], rules.pl_off[s + 1]):
+        if rules.pl_mask[p] & filled == 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def filled_mask(table):
+    """Bit mask of the non-empty cells of a flat table."""
+    m = np.uint64(0)
+    for i in range(table.shape[0]):
+        if table[i]:
+            m |= np.uint64(1) << np.uint64(i)
+    return m
+
+
+@nb.njit(cache=True)
+def apply_move(st, rules, mv, rng):
+    """Play move ``mv`` for the seat to move, then advance the turn (cleanup between rounds).
+
+    Does not check legality (see :func:`is_legal`). Tiles that land off the table, and the tiles
+    of a forced discard, count as wasted (§5). Returns nothing; mutates ``st``.
+    """
+    n = rules.n_players
+    seat = current_seat(st, n)
+    kind = mv[0]
+    slot = mv[1]
+    shape = st.slots[slot]
+    table = st.tables[seat]
+    five = rules.shape_five[shape]
+    ntiles = 5 if five else 4
+    if kind == PLACE:
+        p = mv[2]
+        k = rules.pl_k[p]
+        for j in range(k):
+            table[rules.pl_cells[p, j]] = mv[3 + j]
+        landed = k
+        if rules.pl_star[p] >= 0:
+            table[rules.pl_star[p]] = mv[7]
+            landed += 1
+        st.stats[seat, STAT_WASTED] += ntiles - landed
+        st.stats[seat, STAT_TAKEN] += ntiles
+        st.stats[seat, STAT_PLACED] += 1
+        st.ticks[seat, shape] += 1
+    elif kind == FORCED:
+        st.stats[seat, STAT_WASTED] += ntiles
+        st.stats[seat, STAT_TAKEN] += ntiles
+        st.stats[seat, STAT_FORCED] += 1
+    else:
+        table[mv[2]] = mv[3]
+        st.stats[seat, STAT_TAKEN] += 1
+        st.stats[seat, STAT_D4T] += 1
+        st.gone[slot] = 1
+    st.slots[slot] = -1
+    if rules.rival:
+        st.slots[OPPOSITE[slot]] = -1
+    st.stats[seat, STAT_TURNS] += 1
+    st.g[G_STEP] += 1
+    if st.g[G_STEP] == n * rules.turns:
+        st.g[G_STEP] = 0
+        st.g[G_ROUND] += 1
+        if st.g[G_ROUND] == rules.rounds:
+            st.g[G_OVER] = 1
+        else:
+            st.g[G_START] = (st.g[G_START] + 1) % n
+            _cleanup(st, rng)
+
+
+@nb.njit(cache=True)
+def is_legal(st, rules, mv):
+    """True when ``mv`` is a legal move for the seat to move (§5, §9.2)."""
+    if st.g[G_OVER]:
+        return False
+    slot = mv[1]
+    if slot < 0 or slot >= N_SLOTS or st.slots[slot] < 0:
+        return False
+    shape = st.slots[slot]
+    table = st.tables[current_seat(st, rules.n_players)]
+    filled = filled_mask(table)
+    kind = mv[0]
+    if kind == FORCED:
+        return not has_placement(filled, shape, rules)
+    if kind == DISCARD_FOR_TILE:
+        return (rules.discard_for_tile and slot >= N_EDGE and 0 <= mv[2] < table.shape[0]
+                and table[mv[2]] == 0 and 1 <= mv[3] <= 4)
+    p = mv[2]
+    if p < rules.pl_off[shape] or p >= rules.pl_off[shape + 1] or rules.pl_mask[p] & filled:
+        return False
+    # the landed tiles must be drawn from the line's 4 tiles (a sub-multiset), the star from the site
+    counts = np.zeros(5, np.int64)
+    for j in range(4):
+        counts[st.site[SLOT_LINES[slot, j]]] += 1
+    for j in range(rules.pl_k[p]):
+        d = mv[3 + j]
+        if d < 1 or d > 4 or counts[d] == 0:
+            return False
+        counts[d] -= 1
+    if rules.shape_five[shape]:
+        found = False
+        for i in range(SITE):
+            if st.site[i] == mv[7]:
+                found = True
+        if rules.pl_star[p] >= 0 and not found:
+            return False
+    return True
+
+
+def new_state(rules: Rules, size: int, rng: np.random.Generator) -> State:
+    """A game after §3 Setup, drawn with ``rng`` (the game's own chance stream)."""
+    n = rules.n_players
+    cap = max(len(rules.deck4), len(rules.deck5), 1)
+    st = State(
+        tables=np.zeros((n, size * size), np.int8), site=np.zeros(SITE, np.int8),
+        slots=np.full(N_SLOTS, -1, np.int16), dealt=np.full(N_SLOTS, -1, np.int16),
+        gone=np.zeros(N_SLOTS, np.int8), piles=np.zeros((4, cap), np.int16), pile_n=np.zeros(4, np.int64),
+        ticks=np.zeros((n, rules.n_shapes), np.int16), stats=np.zeros((n, N_STATS), np.int64),
+        g=np.zeros(4, np.int64),
+    )
+    setup(st, rules.deck4, rules.deck5, rng)
+    return st
