@@ -1,0 +1,269 @@
+"""Report figures as inline SVG strings (matplotlib, no pyplot, no global backend change).
+
+Every function returns a standalone ``<svg>...</svg>`` element ready to paste into HTML: the XML
+prologue is stripped, text stays text (``svg.fonttype = "none"``, styled by the page font), and
+element ids are prefixed per figure so several figures can share one page.  Figures are drawn on
+an Agg canvas and saved with the SVG backend; the caller's pyplot backend (e.g. a notebook's
+inline backend) is never touched.
+
+Labels come from data (agent names, variants) and are escaped by matplotlib's SVG writer; ``$``
+is escaped so that a name is never parsed as mathtext.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+import matplotlib.axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+#: Okabe-Ito colour-blind-safe palette; component i always gets colour i.
+PALETTE: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#999999",
+    "#000000",
+)
+BAR_COLOUR = "#0072B2"
+FAIR_COLOUR = "#444444"
+FIGSIZE = (5.6, 3.3)  # inches
+
+_STYLE = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "balancer",
+    "font.family": "sans-serif",
+    "font.size": 9.0,
+    "axes.titlesize": 10.0,
+    "axes.labelsize": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.edgecolor": "#333333",
+    "axes.axisbelow": True,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+    "legend.frameon": False,
+    "legend.fontsize": 8.0,
+}
+
+_figure_ids = itertools.count(1)
+
+
+def _label(text: object) -> str:
+    """A data label safe for matplotlib text: ``$`` escaped so mathtext never parses it."""
+    return str(text).replace("$", r"\$")
+
+
+def _set_category_ticks(ax: "matplotlib.axes.Axes", labels: Sequence[object]) -> None:
+    """Category tick labels, slanted when they would not fit side by side."""
+    texts = [_label(lab) for lab in labels]
+    ax.set_xticks(range(len(texts)), texts)
+    if sum(len(t) for t in texts) > 48 or any(len(t) > 16 for t in texts):
+        ax.tick_params(axis="x", labelrotation=25)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
+            tick.set_rotation_mode("anchor")
+    ax.set_xlim(-0.6, len(texts) - 0.4)
+
+
+def _new_figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _namespace_ids(svg: str, prefix: str) -> str:
+    """Prefix every ``id`` and its ``#id`` references so figures on one page never collide."""
+    ids = set(re.findall(r'\bid="([^"]+)"', svg))
+    if not ids:
+        return svg
+
+    def ref(match: re.Match[str]) -> str:
+        name = match.group(2)
+        return f"{match.group(1)}{prefix}{name}" if name in ids else match.group(0)
+
+    svg = re.sub(r'(\bid=")([^"]+)(?=")', ref, svg)
+    return re.sub(r"(#)([A-Za-z_][\w.:-]*)", ref, svg)
+
+
+def svg_string(fig: Figure) -> str:
+    """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique)."""
+    buf = io.StringIO()
+    with matplotlib.rc_context(_STYLE):
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
+    text = buf.getvalue()
+    text = text[text.index("<svg") :]
+    return _namespace_ids(text, f"f{next(_figure_ids)}-")
+
+
+def win_rate_chart(
+    labels: Sequence[object],
+    rates: Sequence[float],
+    ci_low: Sequence[float | None],
+    ci_high: Sequence[float | None],
+    *,
+    fair_share: float | None,
+    xlabel: str,
+    title: str | None = None,
+) -> str:
+    """Bar chart of win rates with interval whiskers and a dashed fair-share line.
+
+    Args:
+        labels: one bar label per group (seat numbers, agent names).
+        rates: win rates as fractions in [0, 1]; drawn in percent.
+        ci_low, ci_high: interval bounds as fractions (``None`` draws no whisker).
+        fair_share: fraction drawn as a dashed horizontal line (1/n), or ``None``.
+        xlabel: x-axis label, e.g. ``"seat"``.
+        title: optional axes title.
+
+    Returns:
+        an inline ``<svg>`` string.
+
+    Raises:
+        ValueError: if the sequences differ in length.
+    """
+    if not len(labels) == len(rates) == len(ci_low) == len(ci_high):
+        raise ValueError("labels, rates, ci_low and ci_high must have the same length")
+    with matplotlib.rc_context(_STYLE):
+        fig = _new_figure()
+        ax = fig.add_subplot()
+        xs = list(range(len(labels)))
+        pct = [100.0 * r for r in rates]
+        below = [max(0.0, 100.0 * (r - lo)) if lo is not None else 0.0 for r, lo in zip(rates, ci_low)]
+        above = [max(0.0, 100.0 * (hi - r)) if hi is not None else 0.0 for r, hi in zip(rates, ci_high)]
+        ax.bar(xs, pct, width=0.6, color=BAR_COLOUR, zorder=2, label="win rate")
+        ax.errorbar(
+            xs,
+            pct,
+            yerr=[below, above],
+            fmt="none",
+            ecolor="#222222",
+            elinewidth=1.0,
+            capsize=4,
+            zorder=3,
+            label="95% Wilson interval",
+        )
+        if fair_share is not None:
+            ax.axhline(
+                100.0 * fair_share,
+                color=FAIR_COLOUR,
+                linestyle="--",
+                linewidth=1.0,
+                zorder=4,
+                label=f"fair share ({100.0 * fair_share:.1f}%)",
+            )
+        tops = [p + a for p, a in zip(pct, above)] + [100.0 * (fair_share or 0.0)]
+        ax.set_ylim(0, min(100.0, max(tops + [1.0]) * 1.08))
+        _set_category_ticks(ax, labels)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("win rate (%)")
+        if title:
+            ax.set_title(_label(title))
+        fig.legend(loc="outside upper center", ncols=3)
+        return svg_string(fig)
+
+
+def score_breakdown_chart(
+    labels: Sequence[object],
+    components: Mapping[str, Sequence[float | None]],
+    *,
+    totals: Sequence[float | None] | None = None,
+    totals_low: Sequence[float | None] | None = None,
+    totals_high: Sequence[float | None] | None = None,
+    xlabel: str,
+    title: str | None = None,
+) -> str:
+    """Stacked bar chart of mean points per score component, one bar per group.
+
+    Positive components stack upwards from 0, negative ones (penalties) downwards.  If ``totals``
+    are given, the mean total score is marked on each bar with its interval.
+
+    Args:
+        labels: one bar label per group (agents or seats).
+        components: component name -> mean points per group (same length as ``labels``);
+            ``None`` counts as 0.  Colours follow the mapping's order (see ``PALETTE``).
+        totals, totals_low, totals_high: optional mean total score per group and its interval.
+        xlabel: x-axis label.
+        title: optional axes title.
+
+    Returns:
+        an inline ``<svg>`` string.
+
+    Raises:
+        ValueError: if a component's length differs from ``labels``.
+    """
+    n = len(labels)
+    for name, values in components.items():
+        if len(values) != n:
+            raise ValueError(f"component {name!r} has {len(values)} values for {n} labels")
+    with matplotlib.rc_context(_STYLE):
+        fig = _new_figure((FIGSIZE[0], FIGSIZE[1] + 0.4))
+        ax = fig.add_subplot()
+        xs = list(range(n))
+        pos = [0.0] * n
+        neg = [0.0] * n
+        for i, (name, values) in enumerate(components.items()):
+            vals = [float(v or 0.0) for v in values]
+            bottoms = [pos[j] if v >= 0 else neg[j] for j, v in enumerate(vals)]
+            ax.bar(
+                xs,
+                vals,
+                bottom=bottoms,
+                width=0.6,
+                color=PALETTE[i % len(PALETTE)],
+                edgecolor="white",
+                linewidth=0.5,
+                zorder=2,
+                label=_label(name.replace("_", " ")),
+            )
+            for j, v in enumerate(vals):
+                if v >= 0:
+                    pos[j] += v
+                else:
+                    neg[j] += v
+        if totals is not None:
+            tx = [x for x, t in zip(xs, totals) if t is not None]
+            ty = [float(t) for t in totals if t is not None]
+            yerr = None
+            if totals_low is not None and totals_high is not None:
+                pairs = [
+                    (
+                        max(0.0, t - (lo if lo is not None else t)),
+                        max(0.0, (hi if hi is not None else t) - t),
+                    )
+                    for t, lo, hi in zip(totals, totals_low, totals_high)
+                    if t is not None
+                ]
+                yerr = [[p[0] for p in pairs], [p[1] for p in pairs]]
+            ax.errorbar(
+                tx,
+                ty,
+                yerr=yerr,
+                fmt="o",
+                color="#222222",
+                markersize=3.5,
+                elinewidth=1.0,
+                capsize=3,
+                zorder=4,
+                label="total (95% CI)",
+            )
+        if any(v < 0 for v in neg):
+            ax.axhline(0.0, color="#333333", linewidth=0.8, zorder=3)
+        _set_category_ticks(ax, labels)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("mean points")
+        if title:
+            ax.set_title(_label(title))
+        fig.legend(loc="outside right upper")
+        return svg_string(fig)
