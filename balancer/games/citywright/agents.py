@@ -85,6 +85,26 @@ def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 MS_INDEX, SEQS, N_SEQ = _sequence_table()
 
 
+def _skip_table() -> np.ndarray:
+    """SKIP[ms, k, q, j]: the first sequence after q whose first j+1 districts differ from q's
+    (sequences are sorted, so all that share a prefix are contiguous); lets the search drop every
+    assignment that starts with a prefix whose bound already fails."""
+    skip = np.zeros((35, 5, 24, 4), np.int64)
+    for ms in range(35):
+        for k in range(5):
+            n = int(N_SEQ[ms, k])
+            for q in range(n):
+                for j in range(k):
+                    nxt = q + 1
+                    while nxt < n and (SEQS[ms, k, nxt, : j + 1] == SEQS[ms, k, q, : j + 1]).all():
+                        nxt += 1
+                    skip[ms, k, q, j] = nxt
+    return skip
+
+
+SKIP = _skip_table()
+
+
 @nb.njit(cache=True)
 def random_move(st, rules, rng, mv):
     """Fill ``mv`` with the random agent's move for the seat to move."""
@@ -420,6 +440,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                     v = ub[c, d + 1]
             ubmax[pres, c] = v
 
+    # residential points can never exceed all residential clusters joined with 5 new tiles
+    res_cap = _residential_bound(popcount(R) + 5, L1, L2, lp, lt, sp2)
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
@@ -468,24 +490,42 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     stamp = 0
     dist = np.zeros(5, np.int64)
     cell = np.zeros(5, np.int64)
+    top = np.zeros(4, np.float64)
+    U = np.zeros((5, 5), np.float64)
+    rest = np.zeros(6, np.float64)
 
+    # per group: districts present, achievement gain (§7), whether the shape is new
+    g_pres = np.zeros(N_SLOTS, np.int64)
+    g_ach = np.zeros(N_SLOTS, np.float64)
+    g_new = np.zeros(N_SLOTS, np.int64)
+    tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
+    n_cand = 0
     for gi in range(ng):
         shape = g_shape[gi]
-        five = rules.shape_five[shape]
-        ms = g_ms[gi]
-        pres = 0
+        n_cand += rules.pl_off[shape + 1] - rules.pl_off[shape]
         for d in range(4):
             if g_cnt[gi, d + 1] > 0:
-                pres |= 1 << d
+                g_pres[gi] |= 1 << d
+        g_new[gi] = 1 if st.ticks[seat, shape] == 0 else 0
         ach = 0.0
-        newshape = 1 if st.ticks[seat, shape] == 0 else 0
         if rules.ach_on:
-            if distinct < rules.vers_k and distinct + newshape >= rules.vers_k:
+            if distinct < rules.vers_k and distinct + g_new[gi] >= rules.vers_k:
                 ach += rules.vers_pts
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
-        ach_w = wa * ach
-        tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
+        g_ach[gi] = wa * ach + tree_ub
+
+    # pass 1: every legal placement of every group with a cheap upper bound on its gain
+    cand_g = np.empty(n_cand, np.int64)
+    cand_p = np.empty(n_cand, np.int64)
+    cand_ub = np.empty(n_cand, np.float64)
+    nc_ = 0
+    ub_lo = 1e18
+    ub_hi = -1e18
+    for gi in range(ng):
+        shape = g_shape[gi]
+        pres = g_pres[gi]
+        has_r = wr > 0 and g_cnt[gi, 1] > 0
         any_valid = False
         for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
             if rules.pl_mask[p] & filled:
@@ -493,15 +533,96 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             any_valid = True
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
+            landed = k
+            ubv = g_ach[gi]
+            for j in range(k):
+                ubv += ubmax[pres, rules.pl_cells[p, j]]
+            if cs >= 0:
+                landed += 1
+                ubv += ubmax[site_pres, cs]
+            ubv += dc_max[landed] + di_max[landed]
+            if has_r or (cs >= 0 and wr > 0):
+                ubv += wr * (res_cap - cur_r)
+            cand_g[nc_] = gi
+            cand_p[nc_] = p
+            cand_ub[nc_] = ubv
+            nc_ += 1
+            ub_lo = min(ub_lo, ubv)
+            ub_hi = max(ub_hi, ubv)
+        if not any_valid:
+            # forced discard (§5): nothing lands, nothing scores
+            val = 0.0
+            sec = 0
+            wgt = float(g_w[gi])
+            if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                best_val, best_sec, best_tot = val, sec, wgt
+                b_kind, b_group = FORCED, gi
+            elif val >= best_val - EPS and sec == best_sec:
+                best_tot += wgt
+                if rng.random() * best_tot < wgt:
+                    b_kind, b_group = FORCED, gi
+
+    # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
+    # the rest fall below it
+    n_buckets = int(ub_hi - ub_lo) + 1 if nc_ > 0 else 0
+    b_start = np.zeros(n_buckets + 1, np.int64)
+    for i in range(nc_):
+        b_start[int(cand_ub[i] - ub_lo) + 1] += 1
+    for bk in range(n_buckets):
+        b_start[bk + 1] += b_start[bk]
+    fill = b_start[:n_buckets].copy()
+    sorted_i = np.empty(nc_, np.int64)
+    for i in range(nc_):
+        bk = int(cand_ub[i] - ub_lo)
+        sorted_i[fill[bk]] = i
+        fill[bk] += 1
+    for bk in range(n_buckets - 1, -1, -1):
+        if ub_lo + bk + 1 < best_val - EPS:
+            break
+        for ii in range(b_start[bk], b_start[bk + 1]):
+            i = sorted_i[ii]
+            gi = cand_g[i]
+            p = cand_p[i]
+            shape = g_shape[gi]
+            five = rules.shape_five[shape]
+            ms = g_ms[gi]
+            pres = g_pres[gi]
+            newshape = g_new[gi]
+            k = rules.pl_k[p]
+            cs = rules.pl_star[p]
             landed = k + (1 if cs >= 0 else 0)
             sec_ub = 2 * landed + newshape
-            # upper bound on the weighted gain of any assignment of this placement
-            ubv = ach_w + tree_ub
+            ubv = cand_ub[i]
+            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+                continue
+            # tighter bound: per cell the best district present, or per district its best cells
+            ub_cell = 0.0
             adj = np.uint64(0)
             for j in range(k):
                 c = rules.pl_cells[p, j]
-                ubv += ubmax[pres, c]
+                ub_cell += ubmax[pres, c]
                 adj |= adjcl[c]
+            ub_dist = 0.0
+            for d in range(1, 5):
+                m = g_cnt[gi, d]
+                if m == 0:
+                    continue
+                if m >= k:
+                    for j in range(k):
+                        ub_dist += ub[rules.pl_cells[p, j], d]
+                else:
+                    for j in range(k):
+                        top[j] = ub[rules.pl_cells[p, j], d]
+                    for j in range(1, k):
+                        v = top[j]
+                        q = j - 1
+                        while q >= 0 and top[q] < v:
+                            top[q + 1] = top[q]
+                            q -= 1
+                        top[q + 1] = v
+                    for j in range(m):
+                        ub_dist += top[j]
+            ubv = g_ach[gi] + min(ub_cell, ub_dist)
             star_r = 0
             star_c = 0
             star_i = 0
@@ -525,34 +646,82 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                 ubv += wr * (_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r)
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
-            # exact evaluation of every distinct assignment
+            # every distinct assignment (and free pick) whose bound can reach the best: sequences
+            # are walked in order, and a prefix whose bound fails skips all that share it
             stamp += 1
             for j in range(k):
-                cell[j] = rules.pl_cells[p, j]
-            nstar = 1
-            if five and cs >= 0:
-                nstar = 4
-            for si in range(nstar):
-                sd = 0
-                if five and cs >= 0:
-                    sd = si + 1
-                    if site_pres & (1 << si) == 0:
+                c = rules.pl_cells[p, j]
+                cell[j] = c
+                for d in range(1, 5):
+                    U[j, d] = ub[c, d]
+            rest[k] = 0.0
+            for j in range(k - 1, -1, -1):
+                v = -1e18
+                for d in range(1, 5):
+                    if pres & (1 << (d - 1)) and U[j, d] > v:
+                        v = U[j, d]
+                rest[j] = rest[j + 1] + v
+            star_on = five and cs >= 0
+            if star_on:
+                cell[k] = cs
+            wgt = float(g_w[gi])
+            n_seq = N_SEQ[ms, k]
+            for si in range(4 if star_on else 1):
+                sd = si + 1 if star_on else 0
+                if star_on and site_pres & (1 << si) == 0:
+                    continue
+                nn = k + (1 if sd > 0 else 0)
+                sec = 2 * nn + newshape
+                base = g_ach[gi]
+                if sd > 0:
+                    base += ub[cs, sd]
+                    dist[k] = sd
+                mc_ = g_cnt[gi, 2] + (1 if sd == 2 else 0)
+                mi_ = g_cnt[gi, 4] + (1 if sd == 4 else 0)
+                mr_ = g_cnt[gi, 1] + (1 if sd == 1 else 0)
+                if k == 4:
+                    base += wc * (sp.com_count[n_c + mc_] - sp.com_count[n_c])
+                    base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
+                else:
+                    base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
+                if wr > 0 and min(mr_, nn) > 0:
+                    T = min(mr_, nn)
+                    x = adj
+                    while x:
+                        j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+                        T += comp_size[j]
+                        x &= x - np.uint64(1)
+                    base += wr * max(0.0, float(_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r))
+                q = 0
+                while q < n_seq:
+                    thr = (best_val + EPS if sec < best_sec else best_val - EPS) - base
+                    partial = 0.0
+                    ok = True
+                    for j in range(k):
+                        d = SEQS[ms, k, q, j]
+                        dist[j] = d
+                        partial += U[j, d]
+                        if partial + rest[j + 1] < thr:
+                            q = SKIP[ms, k, q, j]
+                            ok = False
+                            break
+                    if not ok:
                         continue
-                for q in range(N_SEQ[ms, k]):
+                    if k == 0 and rest[0] + 0.0 < thr:
+                        q += 1
+                        continue
+                    nc_new = 0
+                    ni_new = 0
+                    for j in range(nn):
+                        if dist[j] == 2:
+                            nc_new += 1
+                        elif dist[j] == 4:
+                            ni_new += 1
                     mR = np.uint64(0)
                     mC = np.uint64(0)
                     mP = np.uint64(0)
                     mI = np.uint64(0)
                     lr = 0
-                    nc_new = 0
-                    ni_new = 0
-                    nn = k
-                    for j in range(k):
-                        dist[j] = SEQS[ms, k, q, j]
-                    if sd > 0:
-                        cell[k] = cs
-                        dist[k] = sd
-                        nn = k + 1
                     for j in range(nn):
                         bit = np.uint64(1) << np.uint64(cell[j])
                         d = dist[j]
@@ -561,12 +730,10 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                             lr |= 1 << j
                         elif d == 2:
                             mC |= bit
-                            nc_new += 1
                         elif d == 3:
                             mP |= bit
                         else:
                             mI |= bit
-                            ni_new += 1
                     # residential (memoised per subset of the placement's cells)
                     if lr == 0:
                         g_r = 0.0
@@ -618,15 +785,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                     if mI:
                         g_i = float(sp.ind_ring * popcount(mI & geo.ring)
                                     + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i])
-                    val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + ach_w
+                    val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + g_ach[gi] - tree_ub
                     if rules.ach_on:
                         after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
                         val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
-                    sec = 2 * nn + newshape
-                    if five and cs >= 0 and sd == 0:
-                        sec = 2 * nn + newshape
                     # compare (value, tie-break) and keep a uniformly random one among exact ties
-                    wgt = float(g_w[gi])
                     if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
                         best_val = val
                         best_sec = sec
@@ -636,18 +799,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                         best_tot += wgt
                         if rng.random() * best_tot < wgt:
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
-        if not any_valid:
-            # forced discard (§5): nothing lands, nothing scores
-            val = 0.0
-            sec = 0
-            wgt = float(g_w[gi])
-            if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
-                best_val, best_sec, best_tot = val, sec, wgt
-                b_kind, b_group = FORCED, gi
-            elif val >= best_val - EPS and sec == best_sec:
-                best_tot += wgt
-                if rng.random() * best_tot < wgt:
-                    b_kind, b_group = FORCED, gi
+                    q += 1
 
     # §9.2 discard-for-tile: any corner ruler, one tile of any type on any empty cell
     if rules.discard_for_tile and n_corner > 0:
