@@ -1,9 +1,10 @@
 """Seed derivation (DESIGN.md, "Determinism"; numpy's SeedSequence guidance).
 
 Game ``i`` of a run with seed ``s`` uses ``SeedSequence(s, spawn_key=(i,))`` whatever the number of
-jobs, the chunking or the machine. Its first child drives the game's own chance (site boards, deck
-shuffles), so two variants run with the same seed see the same deals (common random numbers); the
-child ``1 + seat`` drives the agent in that seat.
+jobs, the chunking or the machine. Its child 0 drives the game's own chance (site boards, deck
+shuffles), so two variants run with the same seed see the same deals (common random numbers); its
+child 1 drives the agents' choices (random moves, tie-breaks), kept apart from the deals so that an
+agent's choices never shift them.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ def game_seed(run_seed: int, game_index: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(run_seed, spawn_key=(game_index,))
 
 
-def game_rngs(seed: np.random.SeedSequence | int, n_players: int) -> tuple[np.random.Generator, list[np.random.Generator]]:
-    """(rng for the game's chance, one rng per seat for its agent), all independent streams."""
+def game_rngs(seed: np.random.SeedSequence | int) -> tuple[np.random.Generator, np.random.Generator]:
+    """(generator for the game's own chance, generator for the agents' choices): independent streams."""
     if not isinstance(seed, np.random.SeedSequence):
         seed = np.random.SeedSequence(seed)
-    base_key = tuple(seed.spawn_key)
-    def child(k: int) -> np.random.Generator:
-        return np.random.default_rng(np.random.SeedSequence(seed.entropy, spawn_key=base_key + (k,)))
-    return child(0), [child(1 + s) for s in range(n_players)]
+    key = tuple(seed.spawn_key)
+    chance = np.random.SeedSequence(seed.entropy, spawn_key=key + (0,))
+    agents = np.random.SeedSequence(seed.entropy, spawn_key=key + (1,))
+    return np.random.Generator(np.random.PCG64(chance)), np.random.Generator(np.random.PCG64(agents))

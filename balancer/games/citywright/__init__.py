@@ -36,12 +36,12 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.seeding import game_rngs
-from .agents import AGENTS, MS_INDEX, SEQS, N_SEQ, agent_params, choose_move, play_to_end
+from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, STAT_FORCED,
                     STAT_PLACED, STAT_TURNS, STAT_WASTED, Rules, State, apply_move, compile_rules,
                     current_seat, filled_mask, is_legal, new_state)
-from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_fast, score_table
+from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_all, score_table
 
 NAME = "citywright"
 CONFIG_MODEL = CitywrightConfig
@@ -58,9 +58,17 @@ def _compiled(cfg_json: str, n_players: int) -> tuple[Rules, Geometry, ScorePara
     return compile_rules(CitywrightConfig.model_validate_json(cfg_json), n_players)
 
 
+_BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, tuple[Rules, Geometry, ScoreParams]]] = {}
+
+
 def compiled(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometry, ScoreParams]:
     """The variant compiled for ``n_players`` (cached). Raises ValueError for an unsupported count."""
-    return _compiled(cfg.model_dump_json(), n_players)
+    hit = _BY_ID.get((id(cfg), n_players))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    out = _compiled(cfg.model_dump_json(), n_players)
+    _BY_ID[(id(cfg), n_players)] = (cfg, out)
+    return out
 
 
 @dataclass
@@ -122,7 +130,7 @@ def new_game(cfg: CitywrightConfig, n_players: int, seed: np.random.SeedSequence
     :func:`balancer.core.seeding.game_rngs`). Raises ValueError for an unsupported player count."""
     _check_players(cfg, n_players)
     rules, geo, sp = compiled(cfg, n_players)
-    game_rng, _ = game_rngs(seed, n_players)
+    game_rng, _ = game_rngs(seed)
     return Game(cfg, rules, geo, sp, new_state(rules, cfg.table.size, game_rng), game_rng)
 
 
@@ -209,36 +217,35 @@ def make_agent(cfg: CitywrightConfig, name: str) -> CitywrightAgent:
 
 def outcome(game: Game) -> Outcome:
     """Final scores (§6), achievements (§7), seat bonus (§6.5) and tie-break keys (§8) per seat."""
-    st, rules, cfg = game.state, game.rules, game.cfg
+    return _outcome(game.state, game.rules, score_all(game.state.tables, game.geo, game.sp))
+
+
+def _outcome(st: State, rules: Rules, pts: np.ndarray) -> Outcome:
+    """:func:`outcome` from the district points ``pts`` (int64[n, 4]) of every table."""
     n = rules.n_players
-    parts = [dict(zip(DISTRICTS, (int(v) for v in score_fast(st.tables[s], game.geo, game.sp)))) for s in range(n)]
-    ach = [0] * n
+    ach = np.zeros(n, np.int64)
     if rules.ach_on:
-        top_park = max(p["park"] for p in parts)
-        for s in range(n):
-            ticks = st.ticks[s]
-            if int((ticks > 0).sum()) >= rules.vers_k:
-                ach[s] += rules.vers_pts
-            if int(ticks.max()) >= rules.mast_k:
-                ach[s] += rules.mast_pts
-            tree = parts[s]["park"] >= rules.tree_solo if n == 1 else parts[s]["park"] == top_park
-            if tree:
-                ach[s] += rules.tree_pts
-    bonus = [int(b) for b in rules.seat_bonus]
-    components = {d: [parts[s][d] for s in range(n)] for d in DISTRICTS}
-    components["achievements"] = ach
-    components["seat_bonus"] = bonus
-    scores = [sum(components[c][s] for c in components) for s in range(n)]
-    empty = [int((st.tables[s] == 0).sum()) for s in range(n)]
-    distinct = [int((st.ticks[s] > 0).sum()) for s in range(n)]
+        park = pts[:, 2]
+        placed_shapes = (st.ticks > 0).sum(axis=1)
+        ach += np.where(placed_shapes >= rules.vers_k, rules.vers_pts, 0)
+        ach += np.where(st.ticks.max(axis=1) >= rules.mast_k, rules.mast_pts, 0)
+        tree = park >= rules.tree_solo if n == 1 else park == park.max()
+        ach += np.where(tree, rules.tree_pts, 0)
+    components = {d: pts[:, j].tolist() for j, d in enumerate(DISTRICTS)}
+    components["achievements"] = ach.tolist()
+    components["seat_bonus"] = rules.seat_bonus.tolist()
+    scores = (pts.sum(axis=1) + ach + rules.seat_bonus).tolist()
+    empty = (st.tables == 0).sum(axis=1)
+    distinct = (st.ticks > 0).sum(axis=1)
+    stats = st.stats.astype(np.float64)
     metrics = {
-        "wasted_tiles": [float(st.stats[s, STAT_WASTED]) for s in range(n)],
-        "empty_cells": [float(e) for e in empty],
-        "rulers_placed": [float(st.stats[s, STAT_PLACED]) for s in range(n)],
-        "forced_discards": [float(st.stats[s, STAT_FORCED]) for s in range(n)],
+        "wasted_tiles": stats[:, STAT_WASTED].tolist(),
+        "empty_cells": empty.astype(np.float64).tolist(),
+        "rulers_placed": stats[:, STAT_PLACED].tolist(),
+        "forced_discards": stats[:, STAT_FORCED].tolist(),
     }
-    return Outcome(scores=scores, tiebreak=[(-empty[s], distinct[s]) for s in range(n)], components=components,
-                   metrics=metrics, turns=[int(st.stats[s, STAT_TURNS]) for s in range(n)])
+    return Outcome(scores=scores, tiebreak=list(zip((-empty).tolist(), distinct.tolist())), components=components,
+                   metrics=metrics, turns=st.stats[:, STAT_TURNS].tolist())
 
 
 def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
@@ -251,11 +258,9 @@ def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequ
     weights = np.zeros((4, 5))
     for s, name in enumerate(agents):
         kinds[s], weights[s] = agent_params(cfg, name)
-    game_rng, seat_rngs = game_rngs(seed, n)
-    r = seat_rngs + [seat_rngs[0]] * (4 - n)
-    st = new_state(rules, cfg.table.size, game_rng)
-    play_to_end(st, rules, geo, sp, kinds, weights, game_rng, r[0], r[1], r[2], r[3])
-    return outcome(Game(cfg, rules, geo, sp, st, game_rng))
+    game_rng, agent_rng = game_rngs(seed)
+    st, pts = play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng)
+    return _outcome(st, rules, pts)
 
 
 def describe_move(game: Game, move: Move) -> str:
@@ -289,7 +294,7 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
     the final tables drawn and the scores."""
     n = len(agents)
     game = new_game(cfg, n, seed)
-    _, seat_rngs = game_rngs(seed, n)
+    _, agent_rng = game_rngs(seed)
     players = [make_agent(cfg, a) for a in agents]
     lines = [f"Citywright {cfg.variant}, {n} player(s): " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
     last_round = -1
@@ -301,7 +306,7 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
             lines.append(f"\nRound {rnd + 1}, start player seat {int(game.state.g[2]) + 1}. Site board:")
             lines += ["  " + row for row in site]
         seat = game.seat_to_move
-        move = players[seat].choose(game, seat, seat_rngs[seat])
+        move = players[seat].choose(game, seat, agent_rng)
         lines.append(f"  seat {seat + 1}: {describe_move(game, move)}")
         apply(game, move)
     out = outcome(game)

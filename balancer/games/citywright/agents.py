@@ -22,9 +22,9 @@ import numba as nb
 import numpy as np
 
 from .config import DISTRICTS, CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, apply_move, current_seat,
-                    filled_mask)
-from .scoring import popcount, score_masks, spread, table_masks
+from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, N_STATS, PLACE, SITE, SLOT_LINES, State, apply_move,
+                    current_seat, filled_mask, setup)
+from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
 """Agent names understood by :func:`agent_params`."""
@@ -105,62 +105,80 @@ def _skip_table() -> np.ndarray:
 SKIP = _skip_table()
 
 
+@nb.njit(cache=True, inline="always")
+def _below(rng, n):
+    """A uniform integer in [0, n) from ``rng``."""
+    return min(int(rng.random() * n), n - 1)
+
+
 @nb.njit(cache=True)
 def random_move(st, rules, rng, mv):
-    """Fill ``mv`` with the random agent's move for the seat to move."""
-    cand = np.empty(N_SLOTS, np.int64)
-    nc = 0
-    for s in range(N_SLOTS):
-        if st.slots[s] >= 0:
-            cand[nc] = s
-            nc += 1
-    slot = cand[rng.integers(0, nc)]
+    """Fill ``mv`` with the random agent's move for the seat to move (rejection sampling keeps
+    every choice uniform: a slot among the filled ones, a placement among the legal ones)."""
+    while True:
+        slot = _below(rng, N_SLOTS)
+        if st.slots[slot] >= 0:
+            break
     shape = st.slots[slot]
     seat = current_seat(st, rules.n_players)
     table = st.tables[seat]
     filled = filled_mask(table)
     lo, hi = rules.pl_off[shape], rules.pl_off[shape + 1]
-    nv = 0
-    for p in range(lo, hi):
-        if rules.pl_mask[p] & filled == 0:
-            nv += 1
-    n_empty = table.shape[0] - popcount(filled)
-    d4t = rules.discard_for_tile and slot >= N_EDGE and n_empty > 0
     mv[:] = 0
     mv[1] = slot
-    total = nv + (1 if d4t else 0)
-    if total == 0:
-        mv[0] = FORCED
-        return
-    r = rng.integers(0, total)
-    if r == nv:
-        e = rng.integers(0, n_empty)
-        for i in range(table.shape[0]):
-            if table[i] == 0:
-                if e == 0:
-                    mv[0] = DISCARD_FOR_TILE
-                    mv[2] = i
-                    mv[3] = 1 + rng.integers(0, 4)
-                    return
-                e -= 1
-    for p in range(lo, hi):
+    chosen = -1
+    for _ in range(16):
+        p = lo + _below(rng, hi - lo)
         if rules.pl_mask[p] & filled == 0:
-            if r == 0:
-                tiles = np.empty(4, np.int64)
-                for j in range(4):
-                    tiles[j] = st.site[SLOT_LINES[slot, j]]
-                for j in range(3, 0, -1):
-                    q = rng.integers(0, j + 1)
-                    t = tiles[j]
-                    tiles[j] = tiles[q]
-                    tiles[q] = t
-                mv[0] = PLACE
-                mv[2] = p
-                for j in range(rules.pl_k[p]):
-                    mv[3 + j] = tiles[j]
-                mv[7] = st.site[rng.integers(0, SITE)]
-                return
-            r -= 1
+            chosen = p
+            break
+    d4t = rules.discard_for_tile and slot >= N_EDGE and popcount(filled) < table.shape[0]
+    if chosen < 0 or d4t:
+        # few legal placements left (or discard-for-tile is an option): count them exactly
+        nv = 0
+        for p in range(lo, hi):
+            if rules.pl_mask[p] & filled == 0:
+                nv += 1
+        total = nv + (1 if d4t else 0)
+        if total == 0:
+            mv[0] = FORCED
+            return
+        r = _below(rng, total)
+        if r == nv:
+            e = _below(rng, table.shape[0] - popcount(filled))
+            for i in range(table.shape[0]):
+                if table[i] == 0:
+                    if e == 0:
+                        mv[0] = DISCARD_FOR_TILE
+                        mv[2] = i
+                        mv[3] = 1 + _below(rng, 4)
+                        return
+                    e -= 1
+        for p in range(lo, hi):
+            if rules.pl_mask[p] & filled == 0:
+                if r == 0:
+                    chosen = p
+                    break
+                r -= 1
+    # tiles in random order: the first k land on the placement's non-star cells
+    t0 = st.site[SLOT_LINES[slot, 0]]
+    t1 = st.site[SLOT_LINES[slot, 1]]
+    t2 = st.site[SLOT_LINES[slot, 2]]
+    t3 = st.site[SLOT_LINES[slot, 3]]
+    mv[0] = PLACE
+    mv[2] = chosen
+    mv[3] = t0
+    mv[4] = t1
+    mv[5] = t2
+    mv[6] = t3
+    for j in range(3, 0, -1):
+        q = _below(rng, j + 1)
+        t = mv[3 + j]
+        mv[3 + j] = mv[3 + q]
+        mv[3 + q] = t
+    for j in range(rules.pl_k[chosen], 4):
+        mv[3 + j] = 0
+    mv[7] = st.site[_below(rng, SITE)]
 
 
 @nb.njit(cache=True)
@@ -830,7 +848,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     mv[:] = 0
     mv[0] = b_kind
     if b_kind == DISCARD_FOR_TILE:
-        pick = rng.integers(0, n_corner)
+        pick = _below(rng, n_corner)
         for s in range(N_EDGE, N_SLOTS):
             if st.slots[s] >= 0:
                 if pick == 0:
@@ -840,7 +858,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
         mv[2] = b_p
         mv[3] = b_star
         return
-    pick = rng.integers(0, g_w[b_group])
+    pick = _below(rng, g_w[b_group])
     for s in range(N_SLOTS):
         if slot_group[s] == b_group:
             if pick == 0:
@@ -854,7 +872,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             mv[3 + j] = SEQS[g_ms[b_group], k, b_seq, j]
         if rules.shape_five[g_shape[b_group]]:
             # a star off the table still takes a free pick (Q11): any site cell's district
-            mv[7] = b_star if b_star > 0 else st.site[rng.integers(0, SITE)]
+            mv[7] = b_star if b_star > 0 else st.site[_below(rng, SITE)]
 
 
 @nb.njit(cache=True)
@@ -867,18 +885,27 @@ def choose_move(st, rules, geo, sp, kind, w, rng, mv):
 
 
 @nb.njit(cache=True)
-def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, r0, r1, r2, r3):
-    """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]`` and
-    draws from generator r0..r3 (seat 0..3); the game's own chance draws from ``game_rng``."""
+def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng):
+    """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]``; the
+    agents draw from ``agent_rng``, the game's own chance (deals) from ``game_rng``."""
     mv = np.zeros(8, np.int64)
     while st.g[3] == 0:
         seat = current_seat(st, rules.n_players)
-        if seat == 0:
-            choose_move(st, rules, geo, sp, kinds[0], weights[0], r0, mv)
-        elif seat == 1:
-            choose_move(st, rules, geo, sp, kinds[1], weights[1], r1, mv)
-        elif seat == 2:
-            choose_move(st, rules, geo, sp, kinds[2], weights[2], r2, mv)
-        else:
-            choose_move(st, rules, geo, sp, kinds[3], weights[3], r3, mv)
+        choose_move(st, rules, geo, sp, kinds[seat], weights[seat], agent_rng, mv)
         apply_move(st, rules, mv, game_rng)
+
+
+@nb.njit(cache=True)
+def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
+    """Set up (§3) and play one whole game in a single compiled call; returns the final state and
+    the district points of every table (int64[n, 4])."""
+    n = rules.n_players
+    cells = geo.size * geo.size
+    cap = max(rules.deck4.shape[0], rules.deck5.shape[0], 1)
+    st = State(np.zeros((n, cells), np.int8), np.zeros(SITE, np.int8), np.full(N_SLOTS, -1, np.int16),
+               np.full(N_SLOTS, -1, np.int16), np.zeros(N_SLOTS, np.int8), np.zeros((4, cap), np.int16),
+               np.zeros(4, np.int64), np.zeros((n, rules.n_shapes), np.int16), np.zeros((n, N_STATS), np.int64),
+               np.zeros(4, np.int64))
+    setup(st, rules.deck4, rules.deck5, game_rng)
+    play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng)
+    return st, score_all(st.tables, geo, sp)

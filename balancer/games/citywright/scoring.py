@@ -290,3 +290,16 @@ def score_table(cfg: CitywrightConfig, table: np.ndarray) -> dict[str, int]:
     parts["total"] = sum(parts[d] for d in DISTRICTS)
     parts["empty_cells"] = int((flat == EMPTY).sum())
     return parts
+
+
+@nb.njit(cache=True)
+def score_all(tables, geo, sp):
+    """§6.1-§6.4 points of every table: int64[n, 4] (residential, commercial, park, industrial)."""
+    out = np.zeros((tables.shape[0], 4), np.int64)
+    for s in range(tables.shape[0]):
+        r, c, p, i = score_fast(tables[s], geo, sp)
+        out[s, 0] = r
+        out[s, 1] = c
+        out[s, 2] = p
+        out[s, 3] = i
+    return out

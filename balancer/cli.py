@@ -1,0 +1,266 @@
+"""The ``balancer`` command line: a thin layer over balancer.config, balancer.sim and balancer.report.
+
+Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
+bad input prints one clear message on stderr naming the file or key, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import signal
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterator, NoReturn, Optional
+
+import typer
+
+from balancer.config import ConfigError, export_schema, load_config, resolve_yaml
+from balancer.games import GAMES, get_game
+
+app = typer.Typer(
+    name="balancer",
+    help="If I change this rule, who wins more often? Play many games between AI players and report win rates.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+BAD_INPUT = 2
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _fail(message: str) -> NoReturn:
+    """Print ``message`` on stderr and exit with code 2 (bad input)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(BAD_INPUT)
+
+
+def _load(config: Path) -> tuple[Any, ModuleType]:
+    """(validated config, its game module), or exit 2 with the ConfigError text."""
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        _fail(str(exc))
+    return cfg, get_game(cfg.game)
+
+
+def _counts_text(counts: list[int] | None) -> str:
+    """[1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
+    if not counts:
+        return "any"
+    if counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 1:
+        return f"{counts[0]}-{counts[-1]}"
+    return ", ".join(map(str, counts))
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While active, SIGTERM raises KeyboardInterrupt, so a killed run cleans up like Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _command_line() -> str:
+    return " ".join(shlex.quote(a) for a in ["balancer", *sys.argv[1:]])
+
+
+# --------------------------------------------------------------------------------------------------
+# commands
+
+
+@app.command()
+def games() -> None:
+    """List the registered games, their configs under configs/<game>/ (relative to the current
+    directory), supported player counts and agents."""
+    for name in sorted(GAMES):
+        try:
+            module = get_game(name)
+            agents = ", ".join(getattr(module, "AGENTS", ())) or "?"
+        except Exception as exc:  # a game being written must not break the listing
+            typer.echo(f"{name}: not available ({exc})")
+            continue
+        typer.echo(f"{name}  agents: {agents}")
+        configs = sorted((Path("configs") / name).glob("*.yaml"))
+        if not configs:
+            typer.echo("  (no configs found under configs/{name}/)".format(name=name))
+        for path in configs:
+            try:
+                cfg = load_config(path)
+                typer.echo(f"  {path}  {getattr(cfg, 'variant', '')}  players {_counts_text(getattr(cfg, 'player_counts', None))}")
+            except ConfigError as exc:
+                typer.echo(f"  {path}  INVALID: {str(exc).splitlines()[0]}")
+
+
+@app.command()
+def validate(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file to check (its extends: chain is followed). "
+                                             "With --schema, a registered game name also works."),
+    schema: bool = typer.Option(False, "--schema", help="Print the JSON schema of the config's game instead "
+                                                       "(for editor completion of YAML)."),
+) -> None:
+    """Check a config: print 'OK: ...' and exit 0, or print every problem (file, key path, what is
+    allowed) and exit 2."""
+    if schema:
+        game = str(config)
+        if game not in GAMES:
+            try:
+                game = resolve_yaml(config).data.get("game")
+            except ConfigError as exc:
+                _fail(str(exc))
+            if game not in GAMES:
+                _fail(f"{config}: game: unknown or missing game {game!r}, allowed: {', '.join(sorted(GAMES))}")
+        typer.echo(json.dumps(export_schema(game), indent=2))
+        return
+    cfg, _ = _load(config)
+    counts = _counts_text(getattr(cfg, "player_counts", None))
+    typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players (seats) per game."),
+    n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
+    agents: str = typer.Option("greedy", "--agents", "-a",
+                               help="Agents: one name for every seat, or a comma list with exactly one per "
+                                    "seat (seats rotate every game)."),
+    seed: int = typer.Option(1, "--seed", help="Run seed; game i uses SeedSequence(seed, spawn_key=(i,)), so "
+                                               "results do not depend on --jobs."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
+                                                                 "[default: results/<game>-<variant>-<players>p]."),
+    force: bool = typer.Option(False, "--force", help="Overwrite results already in the output directory."),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Games per parallel task "
+                                                                        "[default: about games/(jobs*8), 10-2000]."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no win-rate summary."),
+) -> None:
+    """Play games between AI players and write results.parquet, run.json and summary.json."""
+    from balancer.sim.runner import (ResultsExistError, check_out_dir, check_run, default_out_dir,
+                                     parse_agents, run_to_dir, seat_win_rates)
+
+    cfg, module = _load(config)
+    if players < 1:
+        _fail(f"--players: must be at least 1, got {players}")
+    try:
+        seats = parse_agents(agents, players)
+        check_run(module, cfg, seats, n_games, seed, jobs, chunk_size)
+    except ValueError as exc:
+        _fail(f"{config}: {exc}")
+    out_dir = out if out is not None else default_out_dir(cfg.game, getattr(cfg, "variant", ""), players)
+    try:
+        check_out_dir(out_dir, force)
+        with _sigterm_as_interrupt():
+            run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
+                       command=_command_line(), chunk_size=chunk_size, progress=not quiet)
+    except (ResultsExistError, NotADirectoryError) as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(f"{config}: {exc}")
+    except KeyboardInterrupt:
+        typer.echo("interrupted; nothing was written", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(f"results: {out_dir / 'results.parquet'}")
+    if not quiet:
+        rates = seat_win_rates(out_dir)
+        typer.echo("seat win rates: " + "  ".join(f"{s}: {r:.1%}" for s, r, _ in rates["seat"]))
+        if len(rates["agent"]) > 1:
+            typer.echo("agent win rates: " + "  ".join(f"{a}: {r:.1%}" for a, r, _ in rates["agent"]))
+
+
+@app.command()
+def report(
+    results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
+) -> None:
+    """Render the self-contained HTML report of a results directory."""
+    if not results_dir.is_dir():
+        _fail(f"{results_dir}: no such results directory")
+    for name in ("results.parquet", "run.json"):
+        if not (results_dir / name).is_file():
+            _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
+    from balancer.report.render import render_report
+
+    target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
+    try:
+        written = render_report(results_dir, target)
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(f"{results_dir}: {exc}")
+    typer.echo(f"report: {written}")
+
+
+@app.command()
+def score(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file whose scoring rules to use."),
+    table_file: Path = typer.Argument(..., help="Text file with a drawn table, one line per row, one character per cell."),
+    as_json: bool = typer.Option(False, "--json", help="Print the breakdown as a JSON object."),
+) -> None:
+    """Score a hand-drawn final table and print its category breakdown."""
+    cfg, module = _load(config)
+    scorer = getattr(module, "score_table_text", None)
+    if scorer is None:
+        _fail(f"game {cfg.game!r} cannot score a table from text")
+    try:
+        text = table_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{table_file}: file not found")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"{table_file}: cannot read: {exc}")
+    try:
+        breakdown = scorer(cfg, text)
+    except ValueError as exc:
+        _fail(f"{table_file}: {exc}")
+    if as_json:
+        typer.echo(json.dumps(breakdown, indent=2))
+        return
+    width = max(len(str(k)) for k in breakdown)
+    for key, value in breakdown.items():
+        typer.echo(f"{str(key).replace('_', ' '):<{width}}  {value:>5}")
+
+
+@app.command()
+def play(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file."),
+    players: int = typer.Option(2, "--players", "-p", help="Number of players (seats)."),
+    seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed)."),
+    agents: str = typer.Option("greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."),
+) -> None:
+    """Play one game and print its turn-by-turn transcript."""
+    from balancer.core.seeding import game_seed
+    from balancer.sim.runner import check_run, parse_agents
+
+    cfg, module = _load(config)
+    if players < 1:
+        _fail(f"--players: must be at least 1, got {players}")
+    try:
+        seats = parse_agents(agents, players)
+        check_run(module, cfg, seats, 1, seed)
+        text = module.transcript(cfg, seats, game_seed(seed, 0))
+    except ValueError as exc:
+        _fail(f"{config}: {exc}")
+    typer.echo(text.rstrip("\n"))
+
+
+def main() -> None:  # pragma: no cover - console entry alternative
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,354 @@
+"""Rule-variant YAML loading: ``extends:`` + overrides, pydantic validation, clear error messages.
+
+A config file is a YAML mapping with a ``game:`` key naming a registered game
+(:mod:`balancer.games`). It may start from another file with ``extends: other.yaml`` (a path relative
+to the extending file); mappings are merged key by key, the extending file winning, while lists and
+scalars are replaced whole. The merged mapping is validated by the game's ``CONFIG_MODEL``.
+
+Every problem with the input raises :class:`ConfigError`, whose text names the file, the dotted key
+path (``scoring.commercial.tiers[1].points``) and what would be allowed, one line per problem
+(DESIGN.md, "Conventions": untrusted input, safe loading only).
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import hashlib
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+EXTENDS_KEY = "extends"
+GAME_KEY = "game"
+
+KeyPath = tuple[Any, ...]
+"""A location in a config: mapping keys (str) and list indices (int), outermost first."""
+
+
+class ConfigError(Exception):
+    """Bad config input. ``str(error)`` is one line per problem, each naming the file and key path."""
+
+    def __init__(self, lines: str | list[str]):
+        self.lines: list[str] = [lines] if isinstance(lines, str) else list(lines)
+        super().__init__("\n".join(self.lines))
+
+
+# --------------------------------------------------------------------------------------------------
+# YAML reading
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing duplicate keys in a mapping (which it would silently drop)."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    loader.flatten_mapping(node)
+    mapping: dict = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a plain value", key_node.start_mark
+            ) from None
+        if key in mapping:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        mapping[key] = loader.construct_object(value_node, deep=deep)
+    return mapping
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _read_yaml(path: Path) -> dict:
+    """The top-level mapping of one YAML file (no ``extends:`` resolution).
+
+    Raises ConfigError for a missing or unreadable file, a YAML syntax error (with line and column)
+    or a document that is not a mapping.
+    """
+    if not path.exists():
+        raise ConfigError(f"{path}: file not found")
+    if not path.is_file():
+        raise ConfigError(f"{path}: not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise ConfigError(f"{where}: YAML syntax error: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: YAML error: {exc}") from None
+    if data is None:
+        raise ConfigError(f"{path}: empty file; expected a mapping with a '{GAME_KEY}:' key")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping (key: value lines) at the top level, got {_type_name(data)}")
+    return data
+
+
+# --------------------------------------------------------------------------------------------------
+# extends + merge
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """A new mapping: ``base`` updated by ``override``, recursively for keys whose values are both
+    mappings; any other value (list, scalar, or a type change) in ``override`` replaces the base's."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass
+class ResolvedYaml:
+    """A config mapping after ``extends:`` resolution.
+
+    data: the merged mapping, without ``extends`` keys.
+    origins: key path -> the file that last set it (for error messages).
+    chain: the files read, the requested one first.
+    """
+
+    path: Path
+    data: dict
+    origins: dict[KeyPath, Path] = field(default_factory=dict)
+    chain: list[Path] = field(default_factory=list)
+
+    def origin(self, loc: KeyPath) -> Path:
+        """The file that set the longest known prefix of ``loc`` (the requested file if none)."""
+        for end in range(len(loc), 0, -1):
+            found = self.origins.get(tuple(loc[:end]))
+            if found is not None:
+                return found
+        return self.path
+
+
+def _record_origins(data: Any, path: Path, prefix: KeyPath, origins: dict[KeyPath, Path]) -> None:
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not prefix and key == EXTENDS_KEY:
+                continue
+            origins[prefix + (key,)] = path
+            _record_origins(value, path, prefix + (key,), origins)
+
+
+def resolve_yaml(path: Path | str) -> ResolvedYaml:
+    """Read ``path`` and every file it ``extends:`` (recursively), and merge them.
+
+    Raises ConfigError for any unreadable file, an ``extends`` that is not a string or names a
+    missing file, or a cycle of ``extends``.
+    """
+    return _resolve(Path(path), [])
+
+
+def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
+    key = path.resolve()
+    if key in [p.resolve() for p in stack]:
+        cycle = " -> ".join(str(p) for p in [*stack, path])
+        raise ConfigError(f"{stack[-1]}: {EXTENDS_KEY}: cycle of extends: {cycle}")
+    data = _read_yaml(path)
+    origins: dict[KeyPath, Path] = {}
+    chain: list[Path] = [path]
+    parent_name = data.get(EXTENDS_KEY)
+    base: dict = {}
+    if parent_name is not None:
+        if not isinstance(parent_name, str) or not parent_name.strip():
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: expected the path of another YAML file, got {parent_name!r}")
+        parent = path.parent / parent_name
+        if not parent.exists():
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {parent}")
+        resolved_parent = _resolve(parent, [*stack, path])
+        base = resolved_parent.data
+        origins.update(resolved_parent.origins)
+        chain.extend(resolved_parent.chain)
+    own = {k: v for k, v in data.items() if k != EXTENDS_KEY}
+    _record_origins(own, path, (), origins)
+    return ResolvedYaml(path=path, data=deep_merge(base, own), origins=origins, chain=chain)
+
+
+# --------------------------------------------------------------------------------------------------
+# validation and error messages
+
+
+def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
+    """The CONFIG_MODEL of the game named by the ``game:`` key; ConfigError if missing or unknown."""
+    from balancer.games import GAMES, get_game
+
+    known = ", ".join(sorted(GAMES))
+    name = resolved.data.get(GAME_KEY)
+    if name is None:
+        raise ConfigError(f"{resolved.path}: {GAME_KEY}: required key missing; allowed: {known}")
+    if not isinstance(name, str) or name not in GAMES:
+        where = resolved.origin((GAME_KEY,))
+        raise ConfigError(f"{where}: {GAME_KEY}: unknown game {name!r}, allowed: {known}")
+    return get_game(name).CONFIG_MODEL
+
+
+def load_config(path: Path | str) -> BaseModel:
+    """Load, resolve ``extends:``, and validate the config at ``path`` with its game's CONFIG_MODEL.
+
+    Returns the validated (frozen) pydantic model. Raises ConfigError (one line per problem).
+    """
+    resolved = resolve_yaml(path)
+    model = _model_for_game(resolved)
+    try:
+        return model.model_validate(resolved.data)
+    except ValidationError as exc:
+        raise ConfigError(validation_error_lines(resolved, model, exc)) from None
+
+
+def config_sha256(path: Path | str) -> str:
+    """Hex SHA-256 of the resolved, merged mapping as canonical JSON (sorted keys, no spaces).
+
+    Formatting, comments and how a variant is split across ``extends:`` files do not change it;
+    any change of a value does. Raises ConfigError like :func:`resolve_yaml`.
+    """
+    data = resolve_yaml(path).data
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def export_schema(game: str | types.ModuleType) -> dict:
+    """The JSON schema of a game's config model (for editor completion of YAML).
+
+    ``game`` is a registered name or a game module; KeyError for an unknown name.
+    """
+    if isinstance(game, str):
+        from balancer.games import get_game
+
+        game = get_game(game)
+    return game.CONFIG_MODEL.model_json_schema()
+
+
+def format_key_path(loc: KeyPath) -> str:
+    """``('scoring', 'tiers', 1, 'points')`` -> ``'scoring.tiers[1].points'``; ``()`` -> ``'(top level)'``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: ValidationError) -> list[str]:
+    """One message line per pydantic error: ``<file>: <key path>: <problem>; <what is allowed>``."""
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(err.get("loc", ()))
+        if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
+            where, problem = loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}"
+        else:
+            where, problem = loc, _describe_error(err, model, loc)
+        lines.append(f"{resolved.origin(loc)}: {format_key_path(where)}: {problem}")
+    return lines
+
+
+def _describe_error(err: dict, model: type[BaseModel], loc: KeyPath) -> str:
+    kind = err.get("type", "")
+    ctx = err.get("ctx") or {}
+    msg = str(err.get("msg", "invalid value"))
+    got = _short_repr(err.get("input"))
+    if kind == "extra_forbidden":
+        allowed = _allowed_keys(model, loc[:-1])
+        tail = f", allowed: {', '.join(allowed)}" if allowed else ""
+        return f"unknown key {loc[-1]!r}{tail}"
+    if kind == "missing":
+        return "required key missing"
+    if kind == "literal_error":
+        expected = ctx.get("expected") or msg.removeprefix("Input should be ")
+        if loc and loc[-1] == "[key]":
+            return f"allowed keys: {expected}"
+        return f"got {got}, allowed values: {expected}"
+    if kind in ("value_error", "assertion_error"):
+        return msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    expected = _expected_type(model, loc)
+    suffix = f" (expected {expected})" if expected and kind.endswith(("_type", "_parsing")) else ""
+    return f"{_lower_first(msg)}, got {got}{suffix}"
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return f"a {type(value).__name__}"
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Strip Optional[...] / ``X | None`` and Annotated[...] wrappers."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return _unwrap(args[0])
+    return annotation
+
+
+def _annotation_at(model: type[BaseModel], loc: KeyPath) -> Any:
+    """The type annotation at ``loc`` inside ``model``, or None when the path cannot be followed."""
+    current: Any = model
+    for part in loc:
+        current = _unwrap(current)
+        origin = typing.get_origin(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            info = current.model_fields.get(part) if isinstance(part, str) else None
+            if info is None:
+                return None
+            current = info.annotation
+        elif origin in (dict, collections.abc.Mapping):
+            current = typing.get_args(current)[1] if typing.get_args(current) else Any
+        elif origin in (list, tuple, set, frozenset):
+            args = typing.get_args(current)
+            current = args[0] if args else Any
+        else:
+            return None
+    return _unwrap(current)
+
+
+def _allowed_keys(model: type[BaseModel], loc: KeyPath) -> list[str]:
+    """Field names (YAML keys) of the model at ``loc``; [] when it is not a model."""
+    target = _annotation_at(model, loc)
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        return [info.alias or name for name, info in target.model_fields.items()]
+    return []
+
+
+def _expected_type(model: type[BaseModel], loc: KeyPath) -> str:
+    """A short name of the type expected at ``loc`` (``int``, ``list[str]``), or '' if unknown."""
+    target = _annotation_at(model, loc)
+    if target is None:
+        return ""
+    if isinstance(target, type):
+        return "a mapping" if issubclass(target, BaseModel) else target.__name__
+    return str(target).replace("typing.", "")

@@ -1,0 +1,53 @@
+"""A tiny fake game for the runner tests: importable by name in loky workers (see conftest.py).
+
+Scores are random draws (0..max_points-1, plus ``strong_bonus`` for the "strong" agent), so ties
+happen and the rotation of a mixed table is visible in the win shares.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from balancer.core.game import Outcome
+
+NAME = "fake"
+AGENTS: tuple[str, ...] = ("random", "strong", "boom")
+
+
+class FakeConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    game: Literal["fake"]
+    variant: str
+    max_points: int = 6
+    strong_bonus: int = 3
+    player_counts: list[int] = [1, 2, 3, 4]
+
+
+CONFIG_MODEL = FakeConfig
+
+
+def play_game(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) -> Outcome:
+    if len(agents) not in cfg.player_counts:
+        raise ValueError(f"{len(agents)} players not supported")
+    if "boom" in agents:
+        raise RuntimeError("boom agent exploded")
+    rng = np.random.default_rng(seed)
+    base = [int(x) for x in rng.integers(0, cfg.max_points, size=len(agents))]
+    bonus = [cfg.strong_bonus if a == "strong" else 0 for a in agents]
+    luck = [float(x) for x in rng.random(len(agents))]
+    scores = [b + x for b, x in zip(base, bonus)]
+    return Outcome(
+        scores=scores,
+        tiebreak=[(0,) for _ in agents],
+        components={"base": base, "bonus": bonus},
+        metrics={"luck": luck},
+        turns=[3 for _ in agents],
+    )
+
+
+def transcript(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) -> str:
+    return f"fake game with {', '.join(agents)}\n{play_game(cfg, agents, seed)}\n"

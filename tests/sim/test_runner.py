@@ -1,0 +1,168 @@
+"""The runner with a fake game (tests/sim/fake_runner_game.py): determinism, rotation, schema, files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+import fake_runner_game as fake
+from balancer.core.tables import seat_agents
+from balancer.sim import runner
+from balancer.sim.runner import ResultsExistError, parse_agents, run_games, run_to_dir
+
+
+@pytest.fixture
+def cfg():
+    return fake.FakeConfig(game="fake", variant="v-test")
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fake.yaml"
+    path.write_text("game: fake\nvariant: v-test\n")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def no_summary(monkeypatch):
+    """Keep these tests independent of balancer.stats (one test below uses the real one)."""
+    calls = []
+    monkeypatch.setattr(runner, "_write_summary", lambda out_dir: calls.append(Path(out_dir)))
+    return calls
+
+
+def collect(cfg, agents, games=40, seed=7, jobs=1, chunk_size=None) -> pl.DataFrame:
+    tables = list(run_games(fake, cfg, agents, games, seed, jobs=jobs, chunk_size=chunk_size, progress=False))
+    return pl.concat([pl.from_arrow(t) for t in tables])
+
+
+def test_columns_follow_the_results_schema(cfg):
+    df = collect(cfg, ["random", "strong"], games=5)
+    assert df.columns == [
+        "variant", "game", "n_players", "game_index", "seed", "seat", "agent", "score", "rank",
+        "win_share", "turns", "score_base", "score_bonus", "metric_luck",
+    ]
+    assert df.height == 10
+    assert df["seat"].to_list()[:4] == [1, 2, 1, 2]
+    assert set(df["variant"]) == {"v-test"} and set(df["game"]) == {"fake"}
+    assert (df["score"] == df["score_base"] + df["score_bonus"]).all()
+
+
+def test_chunks_come_in_game_order(cfg):
+    tables = list(run_games(fake, cfg, ["random"] * 3, 25, 1, jobs=2, chunk_size=4, progress=False))
+    assert [t.num_rows for t in tables] == [12] * 6 + [3]
+    indices = pl.concat([pl.from_arrow(t) for t in tables])["game_index"].to_list()
+    assert indices == sorted(indices) and indices[::3] == list(range(25))
+
+
+def test_same_seed_same_parquet_for_any_jobs_and_chunk_size(cfg, config_file, tmp_path):
+    agents = ["random", "strong", "random"]
+    a = run_to_dir(fake, cfg, config_file, agents, 60, 5, 1, tmp_path / "a", chunk_size=7, progress=False)
+    b = run_to_dir(fake, cfg, config_file, agents, 60, 5, 2, tmp_path / "b", chunk_size=50, progress=False)
+    c = run_to_dir(fake, cfg, config_file, agents, 60, 5, 2, tmp_path / "c", progress=False)
+    ta, tb, tc = (pq.read_table(d / "results.parquet") for d in (a, b, c))
+    assert ta.equals(tb) and ta.equals(tc)
+    other = run_to_dir(fake, cfg, config_file, agents, 60, 6, 1, tmp_path / "d", progress=False)
+    assert not ta.equals(pq.read_table(other / "results.parquet"))
+
+
+def test_mixed_tables_rotate_seats(cfg):
+    agents = ["strong", "random", "random"]
+    df = collect(cfg, agents, games=30)
+    for i in (0, 1, 2, 17):
+        got = df.filter(pl.col("game_index") == i).sort("seat")["agent"].to_list()
+        assert got == seat_agents(agents, i)
+    strong_seats = df.filter(pl.col("agent") == "strong").group_by("seat").len().sort("seat")
+    assert strong_seats["len"].to_list() == [10, 10, 10]
+
+
+def test_win_shares_sum_to_one_per_game_and_ranks_start_at_one(cfg):
+    df = collect(cfg, ["random"] * 4, games=200)
+    per_game = df.group_by("game_index").agg(pl.col("win_share").sum(), pl.col("rank").min())
+    assert per_game["win_share"].is_between(1 - 1e-9, 1 + 1e-9).all()
+    assert (per_game["rank"] == 1).all()
+    assert (df["win_share"] < 1).any(), "the fake game should produce some shared wins"
+
+
+def test_parse_agents():
+    assert parse_agents("greedy", 3) == ["greedy"] * 3
+    assert parse_agents("a, b", 2) == ["a", "b"]
+    with pytest.raises(ValueError, match="2 agents"):
+        parse_agents("a,b", 3)
+    with pytest.raises(ValueError, match="empty"):
+        parse_agents("a,,b", 3)
+
+
+@pytest.mark.parametrize(
+    "agents, games, match",
+    [(["nobody"], 5, "known agents: random, strong"), (["random"] * 5, 5, "supported: 1, 2, 3, 4"),
+     (["random"], 0, "at least 1")],
+)
+def test_bad_requests_raise_before_playing(cfg, config_file, tmp_path, agents, games, match):
+    out = tmp_path / "out" / "run"
+    with pytest.raises(ValueError, match=match):
+        run_to_dir(fake, cfg, config_file, agents, games, 1, 1, out, progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_to_dir_writes_results_and_run_json(cfg, config_file, tmp_path, no_summary):
+    out = run_to_dir(fake, cfg, config_file, ["random", "strong"], 30, 3, 1, tmp_path / "r",
+                     command="balancer run x", progress=False)
+    assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
+    info = json.loads((out / "run.json").read_text())
+    assert info["games"] == 30 and info["seed"] == 3 and info["n_players"] == 2
+    assert info["agents"] == ["random", "strong"] and info["game"] == "fake" and info["variant"] == "v-test"
+    assert info["command"] == "balancer run x" and len(info["config_sha256"]) == 64
+    assert {"balancer", "python", "numpy", "polars", "pyarrow", "joblib"} <= set(info["versions"])
+    assert info["games_per_second"] > 0 and info["seat_design"].startswith("mixed")
+    assert pq.read_table(out / "results.parquet").num_rows == 60
+    assert len(no_summary) == 1
+    assert list(tmp_path.glob(".*tmp")) == []
+
+
+def test_refuses_to_overwrite_without_force(cfg, config_file, tmp_path):
+    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+    before = pq.read_table(out / "results.parquet")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ResultsExistError, match="--force"):
+        run_to_dir(fake, cfg, config_file, ["random"], 20, 2, 1, out, progress=False)
+    assert pq.read_table(out / "results.parquet").equals(before)
+    run_to_dir(fake, cfg, config_file, ["random"], 20, 2, 1, out, force=True, progress=False)
+    assert pq.read_table(out / "results.parquet").num_rows == 20
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_nothing_left_on_failure(cfg, config_file, tmp_path, jobs):
+    out = tmp_path / "deep" / "run"
+    with pytest.raises(RuntimeError, match="boom"):
+        run_to_dir(fake, cfg, config_file, ["random", "boom"], 20, 1, jobs, out, progress=False)
+    assert not (tmp_path / "deep").exists()
+    assert list(tmp_path.iterdir()) == [config_file]
+
+
+def test_failure_keeps_previous_results(cfg, config_file, tmp_path):
+    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+    before = pq.read_table(out / "results.parquet")
+    with pytest.raises(RuntimeError):
+        run_to_dir(fake, cfg, config_file, ["boom"], 10, 1, 1, out, force=True, progress=False)
+    assert pq.read_table(out / "results.parquet").equals(before)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.yaml", "r"]
+
+
+def test_default_chunk_size_bounds():
+    assert runner.default_chunk_size(100, 4) == 10
+    assert runner.default_chunk_size(80_000, 4) == 2000
+    assert runner.default_chunk_size(8_000, 4) == 250
+
+
+def test_summary_written_by_stats(cfg, config_file, tmp_path, monkeypatch):
+    pytest.importorskip("balancer.stats.aggregate")
+    monkeypatch.undo()
+    out = run_to_dir(fake, cfg, config_file, ["random", "strong"], 40, 1, 1, tmp_path / "s", progress=False)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games"] == 40

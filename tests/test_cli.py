@@ -1,0 +1,192 @@
+"""The CLI with typer's CliRunner: help texts, exit codes (0 ok, 2 bad input), nothing written on bad input.
+
+Tests that play real Citywright games skip until ``balancer.games.citywright`` exposes play_game;
+the others use a stand-in game module with the real Citywright config model.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import balancer.games as games
+from balancer.cli import app
+from balancer.core.game import Outcome
+from balancer.games.citywright.config import CitywrightConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"
+runner = CliRunner()
+
+
+def _real_citywright() -> types.ModuleType | None:
+    try:
+        module = importlib.import_module("balancer.games.citywright")
+    except Exception:
+        return None
+    needed = ("play_game", "CONFIG_MODEL", "AGENTS", "transcript", "score_table_text")
+    return module if all(hasattr(module, n) for n in needed) else None
+
+
+needs_engine = pytest.mark.skipif(_real_citywright() is None,
+                                  reason="balancer.games.citywright does not expose play_game yet")
+
+
+def _standin_play_game(cfg, agents, seed):
+    cfg.round_plan(len(agents))
+    n = len(agents)
+    scores = list(range(n, 0, -1))
+    return Outcome(scores=scores, tiebreak=[(0,)] * n, components={"total": scores},
+                   metrics={"m": [0.0] * n}, turns=[12] * n)
+
+
+@pytest.fixture
+def citywright(monkeypatch):
+    """The real game if it is complete, else a stand-in with the real config model."""
+    real = _real_citywright()
+    if real is not None:
+        return real
+    cw = types.ModuleType("cli_citywright_standin")
+    cw.NAME, cw.CONFIG_MODEL = "citywright", CitywrightConfig
+    cw.AGENTS = ("random", "greedy", "residential", "commercial", "park", "industrial")
+    cw.play_game = _standin_play_game
+    cw.transcript = lambda cfg, agents, seed: f"stand-in game: {', '.join(agents)}\n"
+    cw.score_table_text = lambda cfg, text: {"total": 0}
+    monkeypatch.setitem(sys.modules, cw.__name__, cw)
+    monkeypatch.setitem(games.GAMES, "citywright", cw.__name__)
+    return cw
+
+
+def _all_commands() -> dict:
+    """Command name -> the click-style command typer builds (typer may vendor click, so duck-typed)."""
+    return dict(typer.main.get_command(app).commands)
+
+
+def test_expected_commands_are_registered():
+    assert {"games", "validate", "run", "report", "score", "play"} <= set(_all_commands())
+
+
+@pytest.mark.parametrize("name", sorted(_all_commands()))
+def test_every_command_has_help_for_every_option(name):
+    command = _all_commands()[name]
+    result = runner.invoke(app, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert command.help and command.help.strip()
+    for param in command.params:
+        assert getattr(param, "help", None), f"{name}: {param.name} has no help text"
+
+
+def test_validate_ok(citywright):
+    result = runner.invoke(app, ["validate", str(V11)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"OK: {V11} (citywright v1.1, players 1-4)"
+
+
+def test_validate_bad_exits_2_with_message_on_stderr(citywright, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"extends: {V11}\nscoring: {{park: {{per_rows: 3}}}}\n")
+    result = runner.invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}: scoring.park.per_rows: unknown key 'per_rows', allowed: touching, per_row, per_column" in result.stderr
+    assert result.stdout == ""
+
+
+def test_validate_missing_file_exits_2(tmp_path):
+    result = runner.invoke(app, ["validate", str(tmp_path / "none.yaml")])
+    assert result.exit_code == 2 and "file not found" in result.stderr
+
+
+def test_validate_schema(citywright):
+    result = runner.invoke(app, ["validate", str(V11), "--schema"])
+    assert result.exit_code == 0, result.output
+    assert "scoring" in json.loads(result.stdout)["properties"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--agents", "greedy,wizard,random,random"], "known agents: random, greedy"),
+        (["--agents", "wizard"], "unknown agent 'wizard'"),
+        (["--players", "5"], "5 players is not supported by this variant (supported: 1, 2, 3, 4)"),
+        (["--games", "0"], "at least 1"),
+        (["--players", "3", "--agents", "greedy,random"], "exactly 3 names"),
+        (["--seed", "-1"], "seed"),
+    ],
+)
+def test_run_bad_input_exits_2_and_writes_nothing(citywright, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(V11), "--out", "out/run", "--quiet", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_5_players_names_the_file(citywright, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(V11), "-p", "5"])
+    assert result.exit_code == 2 and str(V11) in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_writes_results_and_refuses_overwrite(citywright, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["run", str(V11), "-p", "2", "-n", "12", "-j", "1", "-a", "random"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = Path("results/citywright-v1.1-2p")
+    assert (out / "results.parquet").is_file() and (out / "run.json").is_file()
+    assert "seat win rates" in result.stdout
+    again = runner.invoke(app, args)
+    assert again.exit_code == 2 and "--force" in again.stderr
+    assert runner.invoke(app, [*args, "--force", "--quiet"]).exit_code == 0
+
+
+def test_report_missing_dir_exits_2(tmp_path):
+    result = runner.invoke(app, ["report", str(tmp_path / "nothing")])
+    assert result.exit_code == 2 and "nothing" in result.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["report", str(empty)])
+    assert result.exit_code == 2 and "results.parquet" in result.stderr
+
+
+def test_games_lists_citywright(citywright, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["games"])
+    assert result.exit_code == 0, result.output
+    assert "citywright" in result.stdout and "v1.0.yaml" in result.stdout and "players 1-4" in result.stdout
+
+
+@needs_engine
+def test_play_prints_a_transcript():
+    result = runner.invoke(app, ["play", str(V11), "-p", "2", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip()
+    assert runner.invoke(app, ["play", str(V11), "-p", "2", "--seed", "3"]).stdout == result.stdout
+
+
+@needs_engine
+def test_score_good_and_malformed_table(tmp_path):
+    good = tmp_path / "good.txt"
+    good.write_text("\n".join(["RRRRRRR"] * 7) + "\n")
+    result = runner.invoke(app, ["score", str(V11), str(good), "--json"])
+    assert result.exit_code == 0, result.output
+    breakdown = json.loads(result.stdout)
+    assert {"residential", "commercial", "park", "industrial", "total", "empty_cells"} <= set(breakdown)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("RRRRRRR\nRRX\n")
+    result = runner.invoke(app, ["score", str(V11), str(bad)])
+    assert result.exit_code == 2 and str(bad) in result.stderr
+
+
+def test_score_missing_table_file_exits_2(citywright, tmp_path):
+    result = runner.invoke(app, ["score", str(V11), str(tmp_path / "none.txt")])
+    assert result.exit_code == 2
+    assert "none.txt" in result.stderr

@@ -1,0 +1,198 @@
+"""Config loading: extends + merge, error messages naming file, key path and what is allowed."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+import balancer.games as games
+from balancer.config import ConfigError, config_sha256, deep_merge, export_schema, load_config, resolve_yaml
+from balancer.games.citywright.config import CitywrightConfig
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "citywright"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Inner(_Strict):
+    points: int = Field(ge=0)
+    mode: Literal["fast", "slow"] = "fast"
+
+
+class ToyConfig(_Strict):
+    game: Literal["toy"]
+    variant: str
+    inner: Inner
+    tags: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def registry(monkeypatch):
+    """Register a toy game, and a citywright stand-in exposing the real config model if the real
+    module does not expose CONFIG_MODEL yet."""
+    toy = types.ModuleType("toy_config_game")
+    toy.NAME, toy.CONFIG_MODEL, toy.AGENTS = "toy", ToyConfig, ("a",)
+    monkeypatch.setitem(sys.modules, "toy_config_game", toy)
+    monkeypatch.setitem(games.GAMES, "toy", "toy_config_game")
+    try:
+        has_model = hasattr(games.get_game("citywright"), "CONFIG_MODEL")
+    except Exception:
+        has_model = False
+    if not has_model:
+        cw = types.ModuleType("cw_config_standin")
+        cw.NAME, cw.CONFIG_MODEL = "citywright", CitywrightConfig
+        monkeypatch.setitem(sys.modules, "cw_config_standin", cw)
+        monkeypatch.setitem(games.GAMES, "citywright", "cw_config_standin")
+
+
+def write(dir_: Path, name: str, text: str) -> Path:
+    path = dir_ / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+BASE = "game: toy\nvariant: base\ninner: {points: 3, mode: slow}\ntags: [a, b]\n"
+
+
+def test_deep_merge_child_wins_lists_replace():
+    base = {"a": {"x": 1, "y": [1, 2]}, "b": 1}
+    assert deep_merge(base, {"a": {"y": [3]}, "c": 2}) == {"a": {"x": 1, "y": [3]}, "b": 1, "c": 2}
+    assert base == {"a": {"x": 1, "y": [1, 2]}, "b": 1}
+
+
+def test_extends_merges_recursively(tmp_path):
+    write(tmp_path, "base.yaml", BASE)
+    write(tmp_path, "sub/mid.yaml", "extends: ../base.yaml\nvariant: mid\ntags: [c]\n")
+    child = write(tmp_path, "sub/child.yaml", "extends: mid.yaml\ninner: {points: 9}\n")
+    cfg = load_config(child)
+    assert (cfg.variant, cfg.inner.points, cfg.inner.mode, cfg.tags) == ("mid", 9, "slow", ["c"])
+    assert "extends" not in resolve_yaml(child).data
+
+
+def test_extends_cycle(tmp_path):
+    write(tmp_path, "a.yaml", "extends: b.yaml\ngame: toy\n")
+    write(tmp_path, "b.yaml", "extends: a.yaml\n")
+    with pytest.raises(ConfigError, match="cycle") as err:
+        load_config(tmp_path / "a.yaml")
+    assert "a.yaml -> " in str(err.value) and "b.yaml" in str(err.value)
+
+
+def test_extends_self_is_a_cycle(tmp_path):
+    write(tmp_path, "a.yaml", "extends: a.yaml\ngame: toy\n")
+    with pytest.raises(ConfigError, match="cycle"):
+        load_config(tmp_path / "a.yaml")
+
+
+def test_missing_extends_file(tmp_path):
+    path = write(tmp_path, "a.yaml", "extends: nowhere.yaml\ngame: toy\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    text = str(err.value)
+    assert str(path) in text and "extends" in text and "nowhere.yaml" in text and "not found" in text
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    path = write(tmp_path, "bad.yaml", "game: toy\ninner: {points: 3\nvariant: x\n")
+    with pytest.raises(ConfigError, match=r"bad\.yaml:\d+:\d+: YAML syntax error"):
+        load_config(path)
+
+
+def test_duplicate_key_is_an_error(tmp_path):
+    path = write(tmp_path, "dup.yaml", BASE + "variant: again\n")
+    with pytest.raises(ConfigError, match=r"dup\.yaml:5:1: .*duplicate key 'variant'"):
+        load_config(path)
+
+
+@pytest.mark.parametrize("text", ["", "- a\n- b\n", "just a string\n"])
+def test_not_a_mapping(tmp_path, text):
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(write(tmp_path, "x.yaml", text))
+
+
+def test_missing_and_unknown_game(tmp_path):
+    with pytest.raises(ConfigError, match="game: required key missing; allowed: .*citywright"):
+        load_config(write(tmp_path, "a.yaml", "variant: x\n"))
+    with pytest.raises(ConfigError, match="game: unknown game 'chess', allowed: .*toy"):
+        load_config(write(tmp_path, "b.yaml", "game: chess\n"))
+
+
+def test_unknown_key_names_file_path_and_allowed_keys(tmp_path):
+    write(tmp_path, "base.yaml", BASE)
+    child = write(tmp_path, "child.yaml", "extends: base.yaml\ninner: {point: 3}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(child)
+    assert str(err.value) == f"{child}: inner.point: unknown key 'point', allowed: points, mode"
+
+
+def test_several_errors_several_lines(tmp_path):
+    path = write(tmp_path, "x.yaml", "game: toy\nvariant: x\ninner: {points: many, mode: quick}\ncolour: red\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"{path}: ") for line in lines)
+    text = str(err.value)
+    assert "inner.points: " in text and "integer" in text and "'many'" in text
+    assert "inner.mode: got 'quick', allowed values: 'fast' or 'slow'" in text
+    assert "colour: unknown key 'colour', allowed: game, variant, inner, tags" in text
+
+
+def test_error_names_the_file_that_set_the_key(tmp_path):
+    base = write(tmp_path, "base.yaml", "game: toy\nvariant: base\ninner: {points: -1}\n")
+    child = write(tmp_path, "child.yaml", "extends: base.yaml\nvariant: child\n")
+    with pytest.raises(ConfigError, match=rf"^{base}: inner.points: .*greater than or equal to 0"):
+        load_config(child)
+
+
+def test_citywright_wrong_type_and_literal(tmp_path):
+    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_points: five}}}}\n"
+                 "site: {size: 5}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    text = str(err.value)
+    assert f"{path}: scoring.residential.largest_points: " in text and "expected int" in text
+    assert f"{path}: site.size: got 5, allowed values: 4" in text
+
+
+def test_citywright_unknown_key_lists_fields(tmp_path):
+    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_point: 3}}}}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == (
+        f"{path}: scoring.residential.largest_point: unknown key 'largest_point', "
+        "allowed: largest_points, largest_per_tiles, second_points_per_tile"
+    )
+
+
+def test_v10_resolves_from_v11():
+    v10 = load_config(CONFIGS / "v1.0.yaml")
+    v11 = load_config(CONFIGS / "v1.1.yaml")
+    assert v10.variant == "v1.0" and v11.variant == "v1.1"
+    assert v10.scoring.residential.largest_points == 2
+    assert v10.rounds["2"].rounds == 4 and v10.rounds["2"].turns == 4
+    assert v10.scoring.commercial == v11.scoring.commercial
+    assert v10.player_counts == [1, 2, 3, 4]
+
+
+def test_config_sha256_tells_variants_apart(tmp_path):
+    a = config_sha256(CONFIGS / "v1.0.yaml")
+    assert a != config_sha256(CONFIGS / "v1.1.yaml") and len(a) == 64
+    copy = write(tmp_path, "same.yaml", "# a comment\n" + (CONFIGS / "v1.1.yaml").read_text())
+    assert config_sha256(copy) == config_sha256(CONFIGS / "v1.1.yaml")
+
+
+def test_export_schema():
+    schema = export_schema("citywright")
+    assert schema["additionalProperties"] is False and "scoring" in schema["properties"]
