@@ -510,6 +510,10 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     cell = np.zeros(5, np.int64)
     top = np.zeros(4, np.float64)
     U = np.zeros((5, 5), np.float64)
+    adjloc = np.zeros(5, np.int64)
+    iso_b = np.zeros(5, np.float64)
+    row_free = np.zeros(5, np.bool_)
+    col_free = np.zeros(5, np.bool_)
     rest = np.zeros(6, np.float64)
 
     # per group: districts present, achievement gain (§7), whether the shape is new
@@ -682,6 +686,19 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             star_on = five and cs >= 0
             if star_on:
                 cell[k] = cs
+            # pairs inside the placement: touching cells (commercial isolation), shared rows and
+            # columns (park), so a prefix's bound can drop what two of its own tiles cannot both earn
+            nloc = k + (1 if star_on else 0)
+            for j in range(nloc):
+                cj = cell[j]
+                a_ = 0
+                for jj in range(nloc):
+                    if geo.nbr[cj] & (np.uint64(1) << np.uint64(cell[jj])):
+                        a_ |= 1 << jj
+                adjloc[j] = a_
+                iso_b[j] = wc * sp.com_isolated if geo.nbr[cj] & C == 0 else 0.0
+                row_free[j] = rows_p & geo.row_bit[cj] == 0
+                col_free[j] = cols_p & geo.col_bit[cj] == 0
             wgt = float(g_w[gi])
             n_seq = N_SEQ[ms, k]
             for si in range(4 if star_on else 1):
@@ -710,15 +727,51 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                         T += comp_size[j]
                         x &= x - np.uint64(1)
                     base += wr * max(0.0, float(_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r))
+                cm0 = 0
+                pr0 = 0
+                pc0 = 0
+                if sd == 2:
+                    cm0 = 1 << k
+                elif sd == 3:
+                    if row_free[k]:
+                        pr0 = geo.row_bit[cs]
+                    if col_free[k]:
+                        pc0 = geo.col_bit[cs]
                 q = 0
                 while q < n_seq:
                     thr = (best_val + EPS if sec < best_sec else best_val - EPS) - base
                     partial = 0.0
                     ok = True
+                    cmask = cm0
+                    cdead = 0
+                    prow = pr0
+                    pcol = pc0
                     for j in range(k):
                         d = SEQS[ms, k, q, j]
                         dist[j] = d
                         partial += U[j, d]
+                        if d == 2:
+                            a_ = adjloc[j] & cmask
+                            if a_:
+                                a_ |= 1 << j
+                                a_ &= ~cdead
+                                while a_:
+                                    jj = popcount(np.uint64((a_ & -a_) - 1))
+                                    partial -= iso_b[jj]
+                                    a_ &= a_ - 1
+                                cdead |= adjloc[j] & cmask | (1 << j)
+                            cmask |= 1 << j
+                        elif d == 3:
+                            rb = geo.row_bit[cell[j]]
+                            if row_free[j]:
+                                if prow & rb:
+                                    partial -= wp * sp.park_row
+                                prow |= rb
+                            cb = geo.col_bit[cell[j]]
+                            if col_free[j]:
+                                if pcol & cb:
+                                    partial -= wp * sp.park_col
+                                pcol |= cb
                         if partial + rest[j + 1] < thr:
                             q = SKIP[ms, k, q, j]
                             ok = False
