@@ -449,20 +449,18 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
         ub[c, 3] = wp * (sp.park_touching + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
                          + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0))
         ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
-    ubmax = np.zeros((16, cells), np.float64)
-    for pres in range(1, 16):
-        for c in range(cells):
-            v = -1e18
-            for d in range(4):
-                if pres & (1 << d) and ub[c, d + 1] > v:
-                    v = ub[c, d + 1]
-            ubmax[pres, c] = v
+    ubmax = np.empty((16, cells), np.float64)   # filled below for the district sets in use
 
     # residential points can never exceed all residential clusters joined with 5 new tiles
     res_cap = _residential_bound(popcount(R) + 5, L1, L2, lp, lt, sp2)
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
+    # rb_tab[T]: weighted bound on the residential gain when new cells and the clusters they touch total T tiles
+    rb_tab = np.zeros(cells + 6, np.float64)
+    if wr > 0:
+        for t_ in range(cells + 6):
+            rb_tab[t_] = wr * max(0.0, float(_residential_bound(t_, L1, L2, lp, lt, sp2) - cur_r))
 
     # ruler groups: slots with the same shape and the same tiles are the same choice
     g_shape = np.empty(N_SLOTS, np.int64)
@@ -514,7 +512,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     iso_b = np.zeros(5, np.float64)
     row_free = np.zeros(5, np.bool_)
     col_free = np.zeros(5, np.bool_)
-    rest = np.zeros(6, np.float64)
+    restm = np.zeros((5, 16), np.float64)
+    left = np.zeros(5, np.int64)
 
     # per group: districts present, achievement gain (§7), whether the shape is new
     g_pres = np.zeros(N_SLOTS, np.int64)
@@ -536,6 +535,19 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
         g_ach[gi] = wa * ach + tree_ub
+    need = np.zeros(16, np.bool_)
+    need[site_pres] = True
+    for gi in range(ng):
+        need[g_pres[gi]] = True
+    for pres in range(1, 16):
+        if not need[pres]:
+            continue
+        for c in range(cells):
+            v = -1e18
+            for d in range(4):
+                if pres & (1 << d) and ub[c, d + 1] > v:
+                    v = ub[c, d + 1]
+            ubmax[pres, c] = v
 
     # pass 1: every legal placement of every group with a cheap upper bound on its gain
     cand_g = np.empty(n_cand, np.int64)
@@ -617,13 +629,39 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             ubv = cand_ub[i]
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
-            # tighter bound: per cell the best district present, or per district its best cells
+            # tighter bound: the free pick is one district (the best of the four choices, not each
+            # one's best); then per cell the best district present, or per district its best cells
             ub_cell = 0.0
             adj = np.uint64(0)
             for j in range(k):
                 c = rules.pl_cells[p, j]
                 ub_cell += ubmax[pres, c]
                 adj |= adjcl[c]
+            if cs >= 0:
+                adj |= adjcl[cs]
+            t_adj = 0
+            x = adj
+            while x:
+                j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+                t_adj += comp_size[j]
+                x &= x - np.uint64(1)
+            best_star = -1e18
+            for si in range(4 if cs >= 0 else 1):
+                sd = si + 1 if cs >= 0 else 0
+                if sd > 0 and site_pres & (1 << si) == 0:
+                    continue
+                term = ub[cs, sd] if sd > 0 else 0.0
+                m_c = min(g_cnt[gi, 2] + (1 if sd == 2 else 0), landed)
+                m_i = min(g_cnt[gi, 4] + (1 if sd == 4 else 0), landed)
+                m_r = min(g_cnt[gi, 1] + (1 if sd == 1 else 0), landed)
+                term += dc_max[m_c] + di_max[m_i]
+                if m_r > 0:
+                    term += rb_tab[m_r + t_adj]
+                if term > best_star:
+                    best_star = term
+            ubv = g_ach[gi] + ub_cell + best_star
+            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+                continue
             ub_dist = 0.0
             for d in range(1, 5):
                 m = g_cnt[gi, d]
@@ -644,28 +682,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                         top[q + 1] = v
                     for j in range(m):
                         ub_dist += top[j]
-            ubv = g_ach[gi] + min(ub_cell, ub_dist)
-            star_r = 0
-            star_c = 0
-            star_i = 0
-            if cs >= 0:
-                ubv += ubmax[site_pres, cs]
-                adj |= adjcl[cs]
-                star_r = 1 if site_pres & 1 else 0
-                star_c = 1 if site_pres & 2 else 0
-                star_i = 1 if site_pres & 8 else 0
-            m_c = min(g_cnt[gi, 2] + star_c, landed)
-            m_i = min(g_cnt[gi, 4] + star_i, landed)
-            m_r = min(g_cnt[gi, 1] + star_r, landed)
-            ubv += dc_max[m_c] + di_max[m_i]
-            if m_r > 0 and wr > 0:
-                T = m_r
-                x = adj
-                while x:
-                    j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-                    T += comp_size[j]
-                    x &= x - np.uint64(1)
-                ubv += wr * (_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r)
+            if ub_dist < ub_cell:
+                ubv = g_ach[gi] + ub_dist + best_star
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
             # every distinct assignment (and free pick) whose bound can reach the best: sequences
@@ -676,13 +694,18 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                 cell[j] = c
                 for d in range(1, 5):
                     U[j, d] = ub[c, d]
-            rest[k] = 0.0
+            # restm[j, m]: the best the cells from j on can add using only the districts in mask m
+            for m in range(16):
+                restm[k, m] = 0.0
             for j in range(k - 1, -1, -1):
-                v = -1e18
-                for d in range(1, 5):
-                    if pres & (1 << (d - 1)) and U[j, d] > v:
-                        v = U[j, d]
-                rest[j] = rest[j + 1] + v
+                for m in range(1, 16):
+                    if m & pres != m:
+                        continue
+                    v = -1e18
+                    for d in range(1, 5):
+                        if m & (1 << (d - 1)) and U[j, d] > v:
+                            v = U[j, d]
+                    restm[j, m] = restm[j + 1, m] + v
             star_on = five and cs >= 0
             if star_on:
                 cell[k] = cs
@@ -719,14 +742,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                     base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
                 else:
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
-                if wr > 0 and min(mr_, nn) > 0:
-                    T = min(mr_, nn)
-                    x = adj
-                    while x:
-                        j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-                        T += comp_size[j]
-                        x &= x - np.uint64(1)
-                    base += wr * max(0.0, float(_residential_bound(T, L1, L2, lp, lt, sp2) - cur_r))
+                if min(mr_, nn) > 0:
+                    base += rb_tab[min(mr_, nn) + t_adj]
                 cm0 = 0
                 pr0 = 0
                 pc0 = 0
@@ -744,6 +761,9 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                     ok = True
                     cmask = cm0
                     cdead = 0
+                    for d in range(1, 5):
+                        left[d] = g_cnt[gi, d]
+                    pres_rem = pres
                     prow = pr0
                     pcol = pc0
                     for j in range(k):
@@ -772,13 +792,16 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                                 if pcol & cb:
                                     partial -= wp * sp.park_col
                                 pcol |= cb
-                        if partial + rest[j + 1] < thr:
+                        left[d] -= 1
+                        if left[d] == 0:
+                            pres_rem &= ~(1 << (d - 1))
+                        if partial + restm[j + 1, pres_rem] < thr:
                             q = SKIP[ms, k, q, j]
                             ok = False
                             break
                     if not ok:
                         continue
-                    if k == 0 and rest[0] + 0.0 < thr:
+                    if k == 0 and 0.0 < thr:
                         q += 1
                         continue
                     nc_new = 0
