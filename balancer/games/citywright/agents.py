@@ -451,8 +451,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
         ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
     ubmax = np.empty((16, cells), np.float64)   # filled below for the district sets in use
 
-    # residential points can never exceed all residential clusters joined with 5 new tiles
-    res_cap = _residential_bound(popcount(R) + 5, L1, L2, lp, lt, sp2)
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
@@ -553,13 +551,14 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     cand_g = np.empty(n_cand, np.int64)
     cand_p = np.empty(n_cand, np.int64)
     cand_ub = np.empty(n_cand, np.float64)
+    cand_cell = np.empty(n_cand, np.float64)
+    cand_tadj = np.empty(n_cand, np.int64)
     nc_ = 0
     ub_lo = 1e18
     ub_hi = -1e18
     for gi in range(ng):
         shape = g_shape[gi]
         pres = g_pres[gi]
-        has_r = wr > 0 and g_cnt[gi, 1] > 0
         any_valid = False
         for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
             if rules.pl_mask[p] & filled:
@@ -568,18 +567,33 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
             landed = k
-            ubv = g_ach[gi]
+            ub_cell = 0.0
+            adj = np.uint64(0)
             for j in range(k):
-                ubv += ubmax[pres, rules.pl_cells[p, j]]
+                c = rules.pl_cells[p, j]
+                ub_cell += ubmax[pres, c]
+                adj |= adjcl[c]
+            ubv = g_ach[gi] + ub_cell
+            m_r = g_cnt[gi, 1]
             if cs >= 0:
                 landed += 1
                 ubv += ubmax[site_pres, cs]
+                adj |= adjcl[cs]
+                m_r += site_pres & 1
             ubv += dc_max[landed] + di_max[landed]
-            if has_r or (cs >= 0 and wr > 0):
-                ubv += wr * (res_cap - cur_r)
+            t_adj = 0
+            if m_r > 0 and wr > 0:
+                x = adj
+                while x:
+                    j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+                    t_adj += comp_size[j]
+                    x &= x - np.uint64(1)
+                ubv += rb_tab[min(m_r, landed) + t_adj]
             cand_g[nc_] = gi
             cand_p[nc_] = p
             cand_ub[nc_] = ubv
+            cand_cell[nc_] = ub_cell
+            cand_tadj[nc_] = t_adj
             nc_ += 1
             ub_lo = min(ub_lo, ubv)
             ub_hi = max(ub_hi, ubv)
@@ -631,20 +645,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                 continue
             # tighter bound: the free pick is one district (the best of the four choices, not each
             # one's best); then per cell the best district present, or per district its best cells
-            ub_cell = 0.0
-            adj = np.uint64(0)
-            for j in range(k):
-                c = rules.pl_cells[p, j]
-                ub_cell += ubmax[pres, c]
-                adj |= adjcl[c]
-            if cs >= 0:
-                adj |= adjcl[cs]
-            t_adj = 0
-            x = adj
-            while x:
-                j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-                t_adj += comp_size[j]
-                x &= x - np.uint64(1)
+            ub_cell = cand_cell[i]
+            t_adj = cand_tadj[i]
             best_star = -1e18
             for si in range(4 if cs >= 0 else 1):
                 sd = si + 1 if cs >= 0 else 0
