@@ -183,7 +183,8 @@ def test_v10_resolves_from_v11():
     assert v10.scoring.residential.largest_points == 2
     assert v10.rounds["2"].rounds == 4 and v10.rounds["2"].turns == 4
     assert v10.scoring.commercial == v11.scoring.commercial
-    assert v10.player_counts == [1, 2, 3, 4]
+    assert v10.player_counts == [2, 3, 4]   # appendix: solo mode (§10) is new in v1.1
+    assert v11.player_counts == [1, 2, 3, 4]
 
 
 def test_config_sha256_tells_variants_apart(tmp_path):

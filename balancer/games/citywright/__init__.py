@@ -36,7 +36,7 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.seeding import game_rngs
-from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game
+from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game, workspace
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, STAT_FORCED,
                     STAT_PLACED, STAT_TURNS, STAT_WASTED, Rules, State, apply_move, compile_rules,
@@ -200,12 +200,15 @@ class CitywrightAgent:
     def __init__(self, cfg: CitywrightConfig, name: str):
         self.name = name
         self.kind, self.weights = agent_params(cfg, name)
+        self._ws = None
 
     def choose(self, game: Game, seat: int, rng: np.random.Generator) -> Move:
         if seat != game.seat_to_move:
             raise ValueError(f"seat {seat + 1} is not to move")
         mv = np.zeros(8, np.int64)
-        choose_move(game.state, game.rules, game.geo, game.sp, self.kind, self.weights, rng, mv)
+        if self._ws is None:
+            self._ws = workspace(game.rules, game.geo.size * game.geo.size)
+        choose_move(game.state, game.rules, game.geo, game.sp, self.kind, self.weights, rng, mv, self._ws)
         k = int(game.rules.pl_k[mv[2]]) if mv[0] == PLACE else 0
         return Move.from_array(mv, k)
 

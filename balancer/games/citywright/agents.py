@@ -354,9 +354,10 @@ def _residential_bound(T, L1, L2, lp, lt, sp2):
 
 
 @nb.njit(cache=True)
-def greedy_move(st, rules, geo, sp, w, rng, mv):
+def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
-    achievements) for the seat to move. See the module docstring for the objective."""
+    achievements) for the seat to move, using scratch arrays ``ws`` from :func:`workspace`. See the
+    module docstring for the objective."""
     n = rules.n_players
     seat = current_seat(st, n)
     table = st.tables[seat]
@@ -366,8 +367,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     lp, lt, sp2 = sp.res_largest_points, sp.res_largest_per, sp.res_second_points
 
     # residential clusters, largest first
-    comp_mask = np.zeros(32, np.uint64)
-    comp_size = np.zeros(32, np.int64)
+    # every scratch array is a view into the workspace (no allocation per move)
+    wsf, wsi, wsu = ws
+    n_max = (wsi.shape[0] - 1400) // 4
+    comp_mask = wsu[0:32]
+    comp_size = wsi[0:32]
+    comp_size[:] = 0
     ncomp = 0
     rest = R
     while rest:
@@ -381,10 +386,17 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
         comp_mask[ncomp] = comp
         comp_size[ncomp] = popcount(comp)
         ncomp += 1
-    order = np.argsort(-comp_size[:ncomp])
+    order = wsi[32:64]
+    for q in range(ncomp):
+        j = q
+        while j > 0 and comp_size[order[j - 1]] < comp_size[q]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = q
     L1 = comp_size[order[0]] if ncomp > 0 else 0
     L2 = comp_size[order[1]] if ncomp > 1 else 0
-    adjcl = np.zeros(cells, np.uint64)
+    adjcl = wsu[32:32 + cells]
+    adjcl[:] = 0
     for j in range(ncomp):
         x = spread(comp_mask[j], geo) & ~filled
         while x:
@@ -407,8 +419,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     wr, wc, wp, wi, wa = w[0], w[1], w[2], w[3], w[4]
 
     # count-based gains: best possible with at most m new tiles of the district
-    dc_max = np.zeros(6, np.float64)
-    di_max = np.zeros(6, np.float64)
+    dc_max = wsf[0:6]
+    di_max = wsf[6:12]
     bc = 0.0
     bi = 0.0
     for m in range(6):
@@ -438,7 +450,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             mastered = True
 
     # optimistic per-cell gain of each district (no count terms, no residential clusters)
-    ub = np.zeros((cells, 5), np.float64)
+    ub = wsf[12:12 + 5 * cells].reshape((cells, 5))
+    ub[:, :] = 0.0
     for c in range(cells):
         if filled & (np.uint64(1) << np.uint64(c)):
             continue
@@ -449,23 +462,27 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
         ub[c, 3] = wp * (sp.park_touching + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
                          + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0))
         ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
-    ubmax = np.empty((16, cells), np.float64)   # filled below for the district sets in use
+    ubmax = wsf[12 + 5 * cells:12 + 21 * cells].reshape((16, cells))   # filled below for the district sets in use
 
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
     # rb_tab[T]: weighted bound on the residential gain when new cells and the clusters they touch total T tiles
-    rb_tab = np.zeros(cells + 6, np.float64)
+    rb_tab = wsf[12 + 21 * cells:18 + 22 * cells]
+    rb_tab[:] = 0.0
     if wr > 0:
         for t_ in range(cells + 6):
             rb_tab[t_] = wr * max(0.0, float(_residential_bound(t_, L1, L2, lp, lt, sp2) - cur_r))
 
     # ruler groups: slots with the same shape and the same tiles are the same choice
-    g_shape = np.empty(N_SLOTS, np.int64)
-    g_ms = np.empty(N_SLOTS, np.int64)
-    g_w = np.zeros(N_SLOTS, np.int64)
-    g_cnt = np.zeros((N_SLOTS, 5), np.int64)
-    slot_group = np.full(N_SLOTS, -1, np.int64)
+    g_shape = wsi[64:84]
+    g_ms = wsi[84:104]
+    g_w = wsi[104:124]
+    g_w[:] = 0
+    g_cnt = wsi[124:224].reshape((N_SLOTS, 5))
+    g_cnt[:, :] = 0
+    slot_group = wsi[224:244]
+    slot_group[:] = -1
     ng = 0
     n_corner = 0
     for s in range(N_SLOTS):
@@ -474,7 +491,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             continue
         if s >= N_EDGE:
             n_corner += 1
-        cnt = np.zeros(5, np.int64)
+        cnt = wsi[244:249]
+        cnt[:] = 0
         for j in range(4):
             cnt[st.site[SLOT_LINES[s, j]]] += 1
         ms = MS_INDEX[cnt[1], cnt[2], cnt[3], cnt[4]]
@@ -499,24 +517,26 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
     b_p = -1
     b_seq = -1
     b_star = 0
-    memo_r = np.zeros(32, np.float64)
-    memo_stamp = np.zeros(32, np.int64)
+    memo_r = wsf[18 + 22 * cells:50 + 22 * cells]
+    memo_stamp = wsi[249:281]
+    memo_stamp[:] = 0
     stamp = 0
-    dist = np.zeros(5, np.int64)
-    cell = np.zeros(5, np.int64)
-    top = np.zeros(4, np.float64)
-    U = np.zeros((5, 5), np.float64)
-    adjloc = np.zeros(5, np.int64)
-    iso_b = np.zeros(5, np.float64)
-    row_free = np.zeros(5, np.bool_)
-    col_free = np.zeros(5, np.bool_)
-    restm = np.zeros((5, 16), np.float64)
-    left = np.zeros(5, np.int64)
+    dist = wsi[281:286]
+    cell = wsi[286:291]
+    top = wsf[50 + 22 * cells:54 + 22 * cells]
+    U = wsf[54 + 22 * cells:79 + 22 * cells].reshape((5, 5))
+    adjloc = wsi[291:296]
+    iso_b = wsf[79 + 22 * cells:84 + 22 * cells]
+    row_free = wsi[296:301]
+    col_free = wsi[301:306]
+    restm = wsf[84 + 22 * cells:164 + 22 * cells].reshape((5, 16))
+    left = wsi[306:311]
 
     # per group: districts present, achievement gain (§7), whether the shape is new
-    g_pres = np.zeros(N_SLOTS, np.int64)
-    g_ach = np.zeros(N_SLOTS, np.float64)
-    g_new = np.zeros(N_SLOTS, np.int64)
+    g_pres = wsi[311:331]
+    g_pres[:] = 0
+    g_ach = wsf[164 + 22 * cells:184 + 22 * cells]
+    g_new = wsi[331:351]
     tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
     n_cand = 0
     for gi in range(ng):
@@ -533,7 +553,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
         g_ach[gi] = wa * ach + tree_ub
-    need = np.zeros(16, np.bool_)
+    need = wsi[351:367]
+    need[:] = 0
     need[site_pres] = True
     for gi in range(ng):
         need[g_pres[gi]] = True
@@ -548,11 +569,13 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             ubmax[pres, c] = v
 
     # pass 1: every legal placement of every group with a cheap upper bound on its gain
-    cand_g = np.empty(n_cand, np.int64)
-    cand_p = np.empty(n_cand, np.int64)
-    cand_ub = np.empty(n_cand, np.float64)
-    cand_cell = np.empty(n_cand, np.float64)
-    cand_tadj = np.empty(n_cand, np.int64)
+    fb = 184 + 22 * cells
+    cand_ub = wsf[fb:fb + n_max]
+    cand_cell = wsf[fb + n_max:fb + 2 * n_max]
+    cand_star = wsf[fb + 2 * n_max:fb + 3 * n_max]
+    cand_g = wsi[1400:1400 + n_max]
+    cand_p = wsi[1400 + n_max:1400 + 2 * n_max]
+    cand_tadj = wsi[1400 + 2 * n_max:1400 + 3 * n_max]
     nc_ = 0
     ub_lo = 1e18
     ub_hi = -1e18
@@ -573,26 +596,37 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
                 c = rules.pl_cells[p, j]
                 ub_cell += ubmax[pres, c]
                 adj |= adjcl[c]
-            ubv = g_ach[gi] + ub_cell
-            m_r = g_cnt[gi, 1]
             if cs >= 0:
                 landed += 1
-                ubv += ubmax[site_pres, cs]
                 adj |= adjcl[cs]
-                m_r += site_pres & 1
-            ubv += dc_max[landed] + di_max[landed]
             t_adj = 0
-            if m_r > 0 and wr > 0:
+            if wr > 0 and (g_cnt[gi, 1] > 0 or (cs >= 0 and site_pres & 1)):
                 x = adj
                 while x:
                     j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
                     t_adj += comp_size[j]
                     x &= x - np.uint64(1)
-                ubv += rb_tab[min(m_r, landed) + t_adj]
+            # the free pick is one district: the best of its choices, not each part's best
+            best_star = -1e18
+            for si in range(4 if cs >= 0 else 1):
+                sd = si + 1 if cs >= 0 else 0
+                if sd > 0 and site_pres & (1 << si) == 0:
+                    continue
+                term = ub[cs, sd] if sd > 0 else 0.0
+                m_c = min(g_cnt[gi, 2] + (1 if sd == 2 else 0), landed)
+                m_i = min(g_cnt[gi, 4] + (1 if sd == 4 else 0), landed)
+                m_r = min(g_cnt[gi, 1] + (1 if sd == 1 else 0), landed)
+                term += dc_max[m_c] + di_max[m_i]
+                if m_r > 0:
+                    term += rb_tab[m_r + t_adj]
+                if term > best_star:
+                    best_star = term
+            ubv = g_ach[gi] + ub_cell + best_star
             cand_g[nc_] = gi
             cand_p[nc_] = p
             cand_ub[nc_] = ubv
             cand_cell[nc_] = ub_cell
+            cand_star[nc_] = best_star
             cand_tadj[nc_] = t_adj
             nc_ += 1
             ub_lo = min(ub_lo, ubv)
@@ -612,22 +646,25 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
 
     # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
     # the rest fall below it
-    n_buckets = int(ub_hi - ub_lo) + 1 if nc_ > 0 else 0
-    b_start = np.zeros(n_buckets + 1, np.int64)
+    width = max(1.0, (ub_hi - ub_lo) / 1000.0) if nc_ > 0 else 1.0
+    n_buckets = int((ub_hi - ub_lo) / width) + 1 if nc_ > 0 else 0
+    b_start = wsi[367:367 + n_buckets + 1]
+    b_start[:] = 0
     for i in range(nc_):
-        b_start[int(cand_ub[i] - ub_lo) + 1] += 1
+        b_start[int((cand_ub[i] - ub_lo) / width) + 1] += 1
     for bk in range(n_buckets):
         b_start[bk + 1] += b_start[bk]
-    fill = b_start[:n_buckets].copy()
-    sorted_i = np.empty(nc_, np.int64)
+    sorted_i = wsi[1400 + 3 * n_max:1400 + 4 * n_max]
     for i in range(nc_):
-        bk = int(cand_ub[i] - ub_lo)
-        sorted_i[fill[bk]] = i
-        fill[bk] += 1
+        bk = int((cand_ub[i] - ub_lo) / width)
+        sorted_i[b_start[bk]] = i
+        b_start[bk] += 1
+    # b_start[bk] now ends bucket bk; shift back so bucket bk is sorted_i[b_start[bk - 1]:b_start[bk]]
     for bk in range(n_buckets - 1, -1, -1):
-        if ub_lo + bk + 1 < best_val - EPS:
+        if ub_lo + (bk + 1) * width < best_val - EPS:
             break
-        for ii in range(b_start[bk], b_start[bk + 1]):
+        lo_i = b_start[bk - 1] if bk > 0 else 0
+        for ii in range(lo_i, b_start[bk]):
             i = sorted_i[ii]
             gi = cand_g[i]
             p = cand_p[i]
@@ -643,27 +680,10 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
             ubv = cand_ub[i]
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
-            # tighter bound: the free pick is one district (the best of the four choices, not each
-            # one's best); then per cell the best district present, or per district its best cells
+            # tighter bound: per district its best cells, when lower than per cell its best district
             ub_cell = cand_cell[i]
             t_adj = cand_tadj[i]
-            best_star = -1e18
-            for si in range(4 if cs >= 0 else 1):
-                sd = si + 1 if cs >= 0 else 0
-                if sd > 0 and site_pres & (1 << si) == 0:
-                    continue
-                term = ub[cs, sd] if sd > 0 else 0.0
-                m_c = min(g_cnt[gi, 2] + (1 if sd == 2 else 0), landed)
-                m_i = min(g_cnt[gi, 4] + (1 if sd == 4 else 0), landed)
-                m_r = min(g_cnt[gi, 1] + (1 if sd == 1 else 0), landed)
-                term += dc_max[m_c] + di_max[m_i]
-                if m_r > 0:
-                    term += rb_tab[m_r + t_adj]
-                if term > best_star:
-                    best_star = term
-            ubv = g_ach[gi] + ub_cell + best_star
-            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
-                continue
+            best_star = cand_star[i]
             ub_dist = 0.0
             for d in range(1, 5):
                 m = g_cnt[gi, d]
@@ -954,12 +974,23 @@ def greedy_move(st, rules, geo, sp, w, rng, mv):
 
 
 @nb.njit(cache=True)
-def choose_move(st, rules, geo, sp, kind, w, rng, mv):
+def choose_move(st, rules, geo, sp, kind, w, rng, mv, ws):
     """Fill ``mv`` with the move of an agent of ``kind`` (RANDOM or GREEDY) and weights ``w``."""
     if kind == RANDOM:
         random_move(st, rules, rng, mv)
     else:
-        greedy_move(st, rules, geo, sp, w, rng, mv)
+        greedy_move(st, rules, geo, sp, w, rng, mv, ws)
+
+
+@nb.njit(cache=True)
+def workspace(rules, cells):
+    """Scratch arrays (float64, int64, uint64) for :func:`greedy_move`, reused move after move."""
+    n_max = 0
+    for s in range(rules.n_shapes):
+        n_max = max(n_max, rules.pl_off[s + 1] - rules.pl_off[s])
+    n_max *= N_SLOTS
+    return (np.zeros(184 + 22 * cells + 3 * n_max, np.float64), np.zeros(1400 + 4 * n_max, np.int64),
+            np.zeros(32 + cells, np.uint64))
 
 
 @nb.njit(cache=True)
@@ -967,9 +998,10 @@ def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng):
     """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]``; the
     agents draw from ``agent_rng``, the game's own chance (deals) from ``game_rng``."""
     mv = np.zeros(8, np.int64)
+    ws = workspace(rules, geo.size * geo.size)
     while st.g[3] == 0:
         seat = current_seat(st, rules.n_players)
-        choose_move(st, rules, geo, sp, kinds[seat], weights[seat], agent_rng, mv)
+        choose_move(st, rules, geo, sp, kinds[seat], weights[seat], agent_rng, mv, ws)
         apply_move(st, rules, mv, game_rng)
 
 

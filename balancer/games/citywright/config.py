@@ -219,6 +219,7 @@ class CitywrightConfig(_Strict):
 
     game: Literal["citywright"]
     variant: str = Field(min_length=1)
+    players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")
     table: Table
     site: Site
     rulers: Rulers
@@ -232,6 +233,10 @@ class CitywrightConfig(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> "CitywrightConfig":
+        for n in self.players:
+            for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
+                if str(n) not in table:
+                    raise ValueError(f"players lists {n} but {name} has no entry \"{n}\"")
         for key, bonus in self.seat_bonus.items():
             if len(bonus) != int(key):
                 raise ValueError(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")
@@ -242,12 +247,12 @@ class CitywrightConfig(_Strict):
 
     @property
     def player_counts(self) -> list[int]:
-        """Player counts this variant supports: those with both a round plan and a seat bonus."""
-        return sorted(int(k) for k in self.rounds if k in self.seat_bonus)
+        """Player counts this variant supports (the ``players`` key)."""
+        return sorted(set(self.players))
 
     def round_plan(self, n_players: int) -> RoundPlan:
         """The §4.1 round plan for n_players; raises ValueError for an unsupported count."""
         key = str(n_players)
-        if key not in self.rounds or key not in self.seat_bonus:
+        if n_players not in self.players:
             raise ValueError(f"{n_players} players is not supported by this variant (supported: {self.player_counts})")
         return self.rounds[key]  # type: ignore[index]

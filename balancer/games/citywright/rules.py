@@ -372,6 +372,8 @@ def is_legal(st, rules, mv):
     table = st.tables[current_seat(st, rules.n_players)]
     filled = filled_mask(table)
     kind = mv[0]
+    if kind != PLACE and kind != FORCED and kind != DISCARD_FOR_TILE:
+        return False
     if kind == FORCED:
         return not has_placement(filled, shape, rules)
     if kind == DISCARD_FOR_TILE:

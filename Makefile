@@ -1,0 +1,32 @@
+# balancer: `make report` (set up + the default study), `make test` (set up + tests), `make bench`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+GAMES  ?= 10000
+
+.PHONY: install report test bench clean
+
+install: $(STAMP)
+
+# (Re)install whenever pyproject.toml changes; the package is installed editable with test extras.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The default analysis: 10,000 four-player games of greedy mirror tables under Citywright v1.1.
+report: $(STAMP)
+	$(BIN)/balancer run configs/citywright/v1.1.yaml --players 4 --agents greedy --games $(GAMES) \
+		--seed 1 --jobs -1 --out results/citywright-v1.1 --force
+	$(BIN)/balancer report results/citywright-v1.1 -o reports/citywright-v1.1.html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_citywright.py
+
+clean:
+	rm -rf results .pytest_cache .hypothesis
