@@ -111,6 +111,21 @@ def _below(rng, n):
     return min(int(rng.random() * n), n - 1)
 
 
+@nb.njit(cache=True, inline="always")
+def _tie_key(salt, move_id, weight):
+    """Random priority of a move among exact ties (Efraimidis-Spirakis: the largest log(u)/w wins, so
+    a move standing for w slots is picked w times as often). u comes from a splitmix64 hash of the
+    move under ``salt``, which the agent draws from its generator once per turn."""
+    x = salt ^ (np.uint64(move_id) * np.uint64(0x9E3779B97F4A7C15))
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    u = (float(x >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+    return np.log(u) / weight
+
+
 @nb.njit(cache=True)
 def random_move(st, rules, rng, mv):
     """Fill ``mv`` with the random agent's move for the seat to move (rejection sampling keeps
@@ -511,7 +526,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
 
     best_val = -1e18
     best_sec = -1
-    best_tot = 0.0
+    best_key = -1e300
+    salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
     b_kind = -1
     b_group = -1
     b_p = -1
@@ -636,13 +652,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             val = 0.0
             sec = 0
             wgt = float(g_w[gi])
-            if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
-                best_val, best_sec, best_tot = val, sec, wgt
+            key = _tie_key(salt, 1 + 4 * gi, wgt)
+            if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
+                    or (val >= best_val - EPS and sec == best_sec and key > best_key)):
+                best_val, best_sec, best_key = val, sec, key
                 b_kind, b_group = FORCED, gi
-            elif val >= best_val - EPS and sec == best_sec:
-                best_tot += wgt
-                if rng.random() * best_tot < wgt:
-                    b_kind, b_group = FORCED, gi
 
     # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
     # the rest fall below it
@@ -766,6 +780,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
                 if min(mr_, nn) > 0:
                     base += rb_tab[min(mr_, nn) + t_adj]
+                if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
+                    continue
                 cm0 = 0
                 pr0 = 0
                 pc0 = 0
@@ -826,6 +842,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     if k == 0 and 0.0 < thr:
                         q += 1
                         continue
+                    if sec == best_sec and base + partial <= best_val + EPS:
+                        # at best a tie: it can only win on its random priority
+                        if _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt) < best_key:
+                            q += 1
+                            continue
                     nc_new = 0
                     ni_new = 0
                     for j in range(nn):
@@ -909,11 +930,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
                         best_val = val
                         best_sec = sec
-                        best_tot = wgt
+                        best_key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
                         b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     elif val >= best_val - EPS and sec == best_sec:
-                        best_tot += wgt
-                        if rng.random() * best_tot < wgt:
+                        key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
+                        if key > best_key:
+                            best_key = key
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     q += 1
 
@@ -935,13 +957,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
                 sec = 2
                 wgt = float(n_corner)
-                if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
-                    best_val, best_sec, best_tot = val, sec, wgt
+                key = _tie_key(salt, 2 + 4 * (c * 8 + d), wgt)
+                if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
+                        or (val >= best_val - EPS and sec == best_sec and key > best_key)):
+                    best_val, best_sec, best_key = val, sec, key
                     b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
-                elif val >= best_val - EPS and sec == best_sec:
-                    best_tot += wgt
-                    if rng.random() * best_tot < wgt:
-                        b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
 
     mv[:] = 0
     mv[0] = b_kind
