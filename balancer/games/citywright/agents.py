@@ -384,7 +384,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     # residential clusters, largest first
     # every scratch array is a view into the workspace (no allocation per move)
     wsf, wsi, wsu = ws
-    n_max = (wsi.shape[0] - 1400) // 4
+    n_max = (wsf.shape[0] - 184 - 22 * cells) // 3
     comp_mask = wsu[0:32]
     comp_size = wsi[0:32]
     comp_size[:] = 0
@@ -595,33 +595,55 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     nc_ = 0
     ub_lo = 1e18
     ub_hi = -1e18
+    # groups of one shape share its legal placements and the clusters each touches: list those once
+    g_sorted = wsi[1400 + 4 * n_max:1400 + 4 * n_max + N_SLOTS]
     for gi in range(ng):
+        j = gi
+        while j > 0 and g_shape[g_sorted[j - 1]] > g_shape[gi]:
+            g_sorted[j] = g_sorted[j - 1]
+            j -= 1
+        g_sorted[j] = gi
+    half = (wsi.shape[0] - 1400 - 4 * n_max - N_SLOTS) // 2
+    v_p = wsi[1400 + 4 * n_max + N_SLOTS:1400 + 4 * n_max + N_SLOTS + half]
+    v_tadj = wsi[1400 + 4 * n_max + N_SLOTS + half:1400 + 4 * n_max + N_SLOTS + 2 * half]
+    prev_shape = -1
+    nvalid = 0
+    for gx in range(ng):
+        gi = g_sorted[gx]
         shape = g_shape[gi]
         pres = g_pres[gi]
-        any_valid = False
-        for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
-            if rules.pl_mask[p] & filled:
-                continue
-            any_valid = True
+        if shape != prev_shape:
+            prev_shape = shape
+            nvalid = 0
+            for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
+                if rules.pl_mask[p] & filled:
+                    continue
+                t_adj = 0
+                if wr > 0:
+                    adj = np.uint64(0)
+                    for j in range(rules.pl_k[p]):
+                        adj |= adjcl[rules.pl_cells[p, j]]
+                    if rules.pl_star[p] >= 0:
+                        adj |= adjcl[rules.pl_star[p]]
+                    while adj:
+                        j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
+                        t_adj += comp_size[j]
+                        adj &= adj - np.uint64(1)
+                v_p[nvalid] = p
+                v_tadj[nvalid] = t_adj
+                nvalid += 1
+        any_valid = nvalid > 0
+        for vi in range(nvalid):
+            p = v_p[vi]
+            t_adj = v_tadj[vi]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
             landed = k
             ub_cell = 0.0
-            adj = np.uint64(0)
             for j in range(k):
-                c = rules.pl_cells[p, j]
-                ub_cell += ubmax[pres, c]
-                adj |= adjcl[c]
+                ub_cell += ubmax[pres, rules.pl_cells[p, j]]
             if cs >= 0:
                 landed += 1
-                adj |= adjcl[cs]
-            t_adj = 0
-            if wr > 0 and (g_cnt[gi, 1] > 0 or (cs >= 0 and site_pres & 1)):
-                x = adj
-                while x:
-                    j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-                    t_adj += comp_size[j]
-                    x &= x - np.uint64(1)
             # the free pick is one district: the best of its choices, not each part's best
             best_star = -1e18
             for si in range(4 if cs >= 0 else 1):
@@ -1009,7 +1031,7 @@ def workspace(rules, cells):
     for s in range(rules.n_shapes):
         n_max = max(n_max, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max *= N_SLOTS
-    return (np.zeros(184 + 22 * cells + 3 * n_max, np.float64), np.zeros(1400 + 4 * n_max, np.int64),
+    return (np.zeros(184 + 22 * cells + 3 * n_max, np.float64), np.zeros(1400 + 5 * n_max + N_SLOTS, np.int64),
             np.zeros(32 + cells, np.uint64))
 
 
