@@ -105,6 +105,27 @@ def _skip_table() -> np.ndarray:
 SKIP = _skip_table()
 
 
+def _presence_left_table() -> np.ndarray:
+    """PRES_LEFT[ms, k, q, j]: districts (bit d-1 for district d) still among the multiset's tiles
+    after sequence q has placed its first j+1 tiles."""
+    out = np.zeros((35, 5, 24, 4), np.int64)
+    for a in range(5):
+        for b in range(5 - a):
+            for c in range(5 - a - b):
+                counts = [0, a, b, c, 4 - a - b - c]
+                ms = int(MS_INDEX[a, b, c, 4 - a - b - c])
+                for k in range(5):
+                    for q in range(int(N_SEQ[ms, k])):
+                        left = counts.copy()
+                        for j in range(k):
+                            left[int(SEQS[ms, k, q, j])] -= 1
+                            out[ms, k, q, j] = sum(1 << (d - 1) for d in range(1, 5) if left[d] > 0)
+    return out
+
+
+PRES_LEFT = _presence_left_table()
+
+
 @nb.njit(cache=True, inline="always")
 def _below(rng, n):
     """A uniform integer in [0, n) from ``rng``."""
@@ -546,7 +567,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     row_free = wsi[296:301]
     col_free = wsi[301:306]
     restm = wsf[84 + 22 * cells:164 + 22 * cells].reshape((5, 16))
-    left = wsi[306:311]
 
     # per group: districts present, achievement gain (§7), whether the shape is new
     g_pres = wsi[311:331]
@@ -821,9 +841,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     ok = True
                     cmask = cm0
                     cdead = 0
-                    for d in range(1, 5):
-                        left[d] = g_cnt[gi, d]
-                    pres_rem = pres
                     prow = pr0
                     pcol = pc0
                     for j in range(k):
@@ -852,10 +869,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                                 if pcol & cb:
                                     partial -= wp * sp.park_col
                                 pcol |= cb
-                        left[d] -= 1
-                        if left[d] == 0:
-                            pres_rem &= ~(1 << (d - 1))
-                        if partial + restm[j + 1, pres_rem] < thr:
+                        if partial + restm[j + 1, PRES_LEFT[ms, k, q, j]] < thr:
                             q = SKIP[ms, k, q, j]
                             ok = False
                             break
