@@ -34,13 +34,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...core.game import Outcome
+from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game, workspace
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, STAT_FORCED,
                     STAT_PLACED, STAT_TURNS, STAT_WASTED, Rules, State, apply_move, compile_rules,
-                    current_seat, filled_mask, is_legal, new_state)
+                    any_ruler, current_seat, filled_mask, is_legal, new_state)
 from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_all, score_table
 
 NAME = "citywright"
@@ -121,7 +121,8 @@ class Move(NamedTuple):
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
     if n_players not in cfg.player_counts:
-        raise ValueError(f"{n_players} players is not supported by variant {cfg.variant!r} "
+        noun = "player is" if n_players == 1 else "players is"
+        raise ValueError(f"{n_players} {noun} not supported by variant {cfg.variant!r} "
                          f"(supported: {', '.join(map(str, cfg.player_counts))})")
 
 
@@ -145,6 +146,8 @@ def legal_moves(game: Game) -> list[Move]:
     filled = int(filled_mask(table))
     site_districts = sorted({int(d) for d in st.site})
     moves: list[Move] = []
+    if not any_ruler(st):
+        return [Move(FORCED, -1)]
     for slot in range(N_SLOTS):
         shape = int(st.slots[slot])
         if shape < 0:
@@ -271,6 +274,8 @@ def describe_move(game: Game, move: Move) -> str:
     st, rules = game.state, game.rules
     names = game.cfg.rulers.names
     letters = ".RCPI"
+    if move.slot < 0:
+        return "finds no ruler left in any slot: the turn is lost"
     slot = SLOT_NAMES[move.slot]
     shape = names[int(st.slots[move.slot])]
     if move.kind == FORCED:
@@ -286,10 +291,10 @@ def describe_move(game: Game, move: Move) -> str:
     star = int(rules.pl_star[p])
     if rules.shape_five[int(st.slots[move.slot])]:
         put += (f"; free pick {letters[move.star]}@{star // size + 1},{star % size + 1}" if star >= 0
-                else f"; free pick {letters[move.star]} lost off the table")
+                else f"; free pick {letters[move.star]} wasted off the table")
     ntiles = 5 if rules.shape_five[int(st.slots[move.slot])] else 4
     lost = ntiles - len(cells) - (1 if star >= 0 else 0)
-    return f"drafts {shape} from the {slot}: {put}" + (f" ({lost} lost off the table)" if lost else "")
+    return f"drafts {shape} from the {slot}: {put}" + (f" ({lost} wasted off the table)" if lost else "")
 
 
 def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
@@ -319,6 +324,13 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
                      + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
                      + f"; empty cells {int(-out.tiebreak[s][0])}, wasted tiles {int(out.metrics['wasted_tiles'][s])}")
         lines += ["  " + row for row in draw_table(game.state.tables[s], cfg.table.size).splitlines()]
+    ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
+    winners = [s for s in range(n) if shares[s] > 0]
+    if len(winners) == 1:
+        lines.append(f"\nWinner: seat {winners[0] + 1} ({agents[winners[0]]}) with {out.scores[winners[0]]} points.")
+    else:
+        lines.append("\nShared victory (§8): " + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
+                     + f", {out.scores[winners[0]]} points, equal on every tie-breaker.")
     return "\n".join(lines)
 
 

@@ -22,8 +22,8 @@ import numba as nb
 import numpy as np
 
 from .config import DISTRICTS, CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, N_STATS, PLACE, SITE, SLOT_LINES, State, apply_move,
-                    current_seat, filled_mask, setup)
+from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, N_STATS, PLACE, SITE, SLOT_LINES, State, any_ruler,
+                    apply_move, current_seat, filled_mask, setup)
 from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
@@ -151,6 +151,11 @@ def _tie_key(salt, move_id, weight):
 def random_move(st, rules, rng, mv):
     """Fill ``mv`` with the random agent's move for the seat to move (rejection sampling keeps
     every choice uniform: a slot among the filled ones, a placement among the legal ones)."""
+    mv[:] = 0
+    if not any_ruler(st):
+        mv[0] = FORCED
+        mv[1] = -1
+        return
     while True:
         slot = _below(rng, N_SLOTS)
         if st.slots[slot] >= 0:
@@ -1001,6 +1006,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
 
     mv[:] = 0
     mv[0] = b_kind
+    if b_kind < 0:
+        # every slot is empty: no ruler to draft, the turn is lost
+        mv[0] = FORCED
+        mv[1] = -1
+        return
     if b_kind == DISCARD_FOR_TILE:
         pick = _below(rng, n_corner)
         for s in range(N_EDGE, N_SLOTS):

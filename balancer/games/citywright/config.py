@@ -237,6 +237,13 @@ class CitywrightConfig(_Strict):
             for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
                 if str(n) not in table:
                     raise ValueError(f"players lists {n} but {name} has no entry \"{n}\"")
+        for key, plan in self.rounds.items():
+            # each turn drafts one ruler from the 20 slots (§2.2, §5); solo, the rival removes a second (§10.2)
+            drafts = int(key) * plan.turns * (2 if key == "1" and self.solo.rival_apprentice else 1)
+            if drafts > 20:
+                raise ValueError(f"rounds.{key}.turns: {key} player(s) x {plan.turns} turns"
+                                 f"{' x 2 (rival apprentice)' if key == '1' and self.solo.rival_apprentice else ''}"
+                                 f" = {drafts} rulers a round, but the site board has 20 ruler slots")
         for key, bonus in self.seat_bonus.items():
             if len(bonus) != int(key):
                 raise ValueError(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")

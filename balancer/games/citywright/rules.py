@@ -16,6 +16,8 @@ A move is an int64[8]: ``[kind, slot, placement, d0, d1, d2, d3, star]``.
   kind 0 PLACE: draft ``slot``'s ruler and lay it as ``placement`` (a row of the placement table),
          the landed non-star cells receiving districts d0.. in order, the star cell ``star``.
   kind 1 FORCED: draft ``slot``'s ruler that has no legal placement; ruler and tiles are discarded.
+         With ``slot`` -1 (legal only when every slot is empty, as when a variant's decks run dry):
+         there is no ruler to draft and the turn is lost.
   kind 2 DISCARD_FOR_TILE (§9.2, two players): discard ``slot``'s corner ruler out of the game and
          put district d0 on empty cell ``placement``.
 """
@@ -319,6 +321,10 @@ def apply_move(st, rules, mv, rng):
     seat = current_seat(st, n)
     kind = mv[0]
     slot = mv[1]
+    if slot < 0:
+        # no ruler left in any slot (decks too small for the round): the turn is lost
+        _advance(st, rules, seat, rng)
+        return
     shape = st.slots[slot]
     table = st.tables[seat]
     five = rules.shape_five[shape]
@@ -348,6 +354,13 @@ def apply_move(st, rules, mv, rng):
     st.slots[slot] = -1
     if rules.rival:
         st.slots[OPPOSITE[slot]] = -1
+    _advance(st, rules, seat, rng)
+
+
+@nb.njit(cache=True)
+def _advance(st, rules, seat, rng):
+    """End ``seat``'s turn: next player, or cleanup and a new round, or the end of the game (§4.2)."""
+    n = rules.n_players
     st.stats[seat, STAT_TURNS] += 1
     st.g[G_STEP] += 1
     if st.g[G_STEP] == n * rules.turns:
@@ -361,11 +374,22 @@ def apply_move(st, rules, mv, rng):
 
 
 @nb.njit(cache=True)
+def any_ruler(st):
+    """True when at least one slot holds a ruler."""
+    for s in range(N_SLOTS):
+        if st.slots[s] >= 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
 def is_legal(st, rules, mv):
     """True when ``mv`` is a legal move for the seat to move (§5, §9.2)."""
     if st.g[G_OVER]:
         return False
     slot = mv[1]
+    if slot == -1 and mv[0] == FORCED:
+        return not any_ruler(st)
     if slot < 0 or slot >= N_SLOTS or st.slots[slot] < 0:
         return False
     shape = st.slots[slot]

@@ -756,3 +756,28 @@ def test_8_tie_breaker_3_shared_victory(cw_cfg):
     out = cw.outcome(final_game(cw_cfg, 4, {0: t, 1: t}, {0: {"W": 1}, 1: {"W": 1}}))
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert shares == [0.5, 0.5, 0.0, 0.0] and ranks[:2] == [1, 1]
+
+
+def test_4_2_decks_too_small_for_a_round_lose_turns_not_the_game(cw_cfg):
+    # A variant whose decks hold 1 card of each shape (5 four-cell + 4 five-cell = 9 rulers) cannot fill
+    # the 12 drafts of a 4-player round (4 players x 3 turns): §4.2 leaves the missing slots empty, and a
+    # player who finds every slot empty has nothing to draft, so the turn is lost. The game still ends
+    # with 12 turns per player, and at most 9 rulers are used per round (rulers reshuffle each round).
+    data = cw_cfg.model_dump()
+    for deck in ("four_cell", "five_cell"):
+        for shape in data["rulers"][deck].values():
+            shape["copies"] = 1
+    small = type(cw_cfg).model_validate(data)
+    for agent in ("random", "greedy"):
+        out = cw.play_game(small, [agent] * 4, 11)
+        assert out.turns == [12, 12, 12, 12]
+        placed_or_discarded = [out.metrics["rulers_placed"][s] + out.metrics["forced_discards"][s] for s in range(4)]
+        assert sum(placed_or_discarded) <= 9 * 4          # 4 rounds of at most 9 rulers
+
+
+def test_4_2_more_drafts_than_slots_is_refused(cw_cfg):
+    # 4 players x 6 turns = 24 drafts in a round, but there are only 20 ruler slots (§2.2).
+    data = cw_cfg.model_dump()
+    data["rounds"]["4"] = {"rounds": 2, "turns": 6, "assumed": None}
+    with pytest.raises(ValueError, match=r"rounds\.4\.turns: .* 24 rulers a round, but the site board has 20"):
+        type(cw_cfg).model_validate(data)
