@@ -1,0 +1,65 @@
+"""The "changes" table of a study: for each figure, every category's change from one variant to the
+next, published against ours (a paired difference, since both variants ran with the same seed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from balancer.stats.aggregate import scan_results
+from balancer.stats.paired import paired_differences
+
+from .runner import StudyResult
+
+
+def _verdict(ours: dict[str, Any], published: float | None) -> tuple[str, str]:
+    """(verdict, css class): does our paired change go the published way?"""
+    if published is None:
+        return ("no published value", "unclear")
+    if published == 0:
+        return ("published: no change" + ("; ours changed" if ours["significant"] else "; ours too"),
+                "disagree" if ours["significant"] else "agree")
+    if not ours["significant"]:
+        return ("not significant", "unclear")
+    same = (ours["difference"] > 0) == (published > 0)
+    return ("agrees" if same else "opposite direction", "agree" if same else "disagree")
+
+
+def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, list[dict[str, Any]]]:
+    """Figure index -> rows ``{category, from_variant, to_variant, published, diff, ci_low, ci_high,
+    p_value, test, verdict, css}`` for each pair of consecutive variants of the study. Differences
+    are fractions for win rates and the metric's unit for metrics; ``published`` likewise."""
+    labels = list(result.study.variants)
+    paired_cache: dict[tuple[str, str, str], dict[str, Any]] = {}
+    out: dict[int, list[dict[str, Any]]] = {}
+    for i, fig in enumerate(result.study.figures):
+        rows = []
+        for a, b in zip(labels, labels[1:]):
+            key = (fig.run, a, b)
+            if key not in paired_cache:
+                paired_cache[key] = paired_differences(scan_results(result.cells[(fig.run, a)].out_dir),
+                                                       scan_results(result.cells[(fig.run, b)].out_dir), confidence)
+            diffs = paired_cache[key]
+            pub = fig.published or {}
+            if fig.show == "seat_win_rate":
+                items = [(f"seat {r['seat']}", r, r["seat"] - 1) for r in diffs["seat_win_rate"]]
+            elif fig.show == "agent_win_rate":
+                items = [(r["agent"], r, r["agent"]) for r in diffs["agent_win_rate"]]
+            else:
+                name = fig.show.split(":", 1)[1]
+                items = [(f"{name.replace('_', ' ')} per player", r, None) for r in diffs["metrics"] if r["name"] == name]
+            for category, r, key_pub in items:
+                pa, pb = pub.get(a), pub.get(b)
+                if fig.show == "seat_win_rate" and isinstance(pa, list) and isinstance(pb, list):
+                    published = (pb[key_pub] - pa[key_pub]) / 100
+                elif fig.show == "agent_win_rate" and isinstance(pa, dict) and isinstance(pb, dict) and key_pub in pa and key_pub in pb:
+                    published = (pb[key_pub] - pa[key_pub]) / 100
+                elif isinstance(pa, (int, float)) and isinstance(pb, (int, float)):
+                    published = float(pb) - float(pa)
+                else:
+                    published = None
+                verdict, css = _verdict(r, published)
+                rows.append({"category": category, "from_variant": a, "to_variant": b, "published": published,
+                             "diff": r["difference"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+                             "p_value": r["p_value"], "test": r["test"], "verdict": verdict, "css": css})
+        out[i] = rows
+    return out

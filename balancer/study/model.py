@@ -1,0 +1,139 @@
+"""The study file: a pydantic model with ``extra="forbid"`` and error messages naming file and key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+SHOWS = ("seat_win_rate", "agent_win_rate")
+"""What a figure can show besides ``metric:<name>`` (a per-player metric of the game)."""
+
+
+class StudyError(Exception):
+    """A study file that cannot be used: its str is one line per problem, naming file and key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Run(_Strict):
+    """One table to play under every variant: player count, agents by seat (one name = mirror table), games."""
+
+    players: int = Field(ge=1, le=8, description="players at the table")
+    agents: list[str] = Field(min_length=1, description="one agent for every seat, or one per seat (seats rotate)")
+    games: int = Field(ge=1, description="games per variant")
+
+    @model_validator(mode="after")
+    def _agents_fit(self) -> "Run":
+        if len(self.agents) not in (1, self.players):
+            raise ValueError(f"agents: give 1 agent or {self.players} (one per seat), got {len(self.agents)}")
+        return self
+
+    @property
+    def table(self) -> list[str]:
+        """Agents by seat for game 0."""
+        return self.agents * self.players if len(self.agents) == 1 else list(self.agents)
+
+
+Published = dict[str, float] | list[float] | float
+
+
+class Figure(_Strict):
+    """A figure of the report: one run, shown for every variant, with published values beside ours.
+
+    ``show``: ``seat_win_rate`` (published: a list of percentages by seat), ``agent_win_rate``
+    (published: agent -> percentage) or ``metric:<name>`` (published: the value, per player).
+    """
+
+    title: str = Field(min_length=1)
+    run: str
+    show: str
+    published: dict[str, Published] | None = None
+
+    @field_validator("show")
+    @classmethod
+    def _known_show(cls, show: str) -> str:
+        if show not in SHOWS and not re.fullmatch(r"metric:[a-z_][a-z0-9_]*", show):
+            raise ValueError(f"{show!r} is not one of {', '.join(SHOWS)}, metric:<name>")
+        return show
+
+
+class Study(_Strict):
+    """A whole study file (see ``configs/citywright/appendix.yaml``)."""
+
+    study: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="name; results go to results/<study>/")
+    title: str = Field(min_length=1)
+    game: str
+    seed: int = Field(ge=0, le=2**63 - 1)
+    variants: dict[str, str] = Field(min_length=1, description="label -> config file, relative to the study file")
+    runs: dict[str, Run] = Field(min_length=1)
+    figures: list[Figure] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references(self) -> "Study":
+        for i, fig in enumerate(self.figures):
+            if fig.run not in self.runs:
+                raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")
+            for label, value in (fig.published or {}).items():
+                if label not in self.variants:
+                    raise ValueError(f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}")
+                run = self.runs[fig.run]
+                if fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
+                    raise ValueError(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
+                if fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
+                    raise ValueError(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
+                if fig.show.startswith("metric:") and not isinstance(value, (int, float)):
+                    raise ValueError(f"figures.{i}.published.{label}: give one number")
+        for label in self.variants:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", label):
+                raise ValueError(f"variants.{label}: labels use letters, digits, '.', '_' and '-' only")
+        return self
+
+
+def _path_of(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
+    """Read and validate a study file. Returns (study, variant label -> absolute config path).
+
+    Raises StudyError naming the file and key for a missing file, bad YAML, unknown keys, wrong
+    types or a variant config that does not exist (the configs themselves are checked when loaded).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise StudyError(f"{path}: no such study file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise StudyError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, figures)")
+    try:
+        study = Study.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            msg = err["msg"].removeprefix("Value error, ")
+            loc = err["loc"]
+            if err["type"] == "extra_forbidden":
+                msg = f"unknown key {loc[-1]!r}"
+            m = re.match(r"^([\w.\-]+): (.*)$", msg)
+            if m and not loc:
+                loc, msg = (m.group(1),), m.group(2)
+            lines.append(f"{path}: {_path_of(loc)}: {msg}")
+        raise StudyError("\n".join(lines)) from None
+    configs = {}
+    for label, rel in study.variants.items():
+        cfg_path = (path.parent / rel).resolve()
+        if not cfg_path.is_file():
+            raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
+        configs[label] = cfg_path
+    return study, configs

@@ -1,0 +1,115 @@
+"""Run every cell of a study (variant x run), reusing finished cells, and collect their summaries."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from balancer.config import config_sha256, load_config
+from balancer.core.tables import seat_agents
+from balancer.games import get_game
+from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, run_to_dir
+
+from .model import Study, load_study
+
+SUMMARY_FILE = "summary.json"
+
+
+@dataclass
+class Cell:
+    """One run of the study under one variant, and where its results are."""
+
+    run: str
+    variant: str
+    config_path: Path
+    out_dir: Path
+    reused: bool = False
+    summary: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StudyResult:
+    """A finished study: its definition, every cell, and how long this invocation took (seconds)."""
+
+    study: Study
+    study_path: Path
+    cells: dict[tuple[str, str], Cell]
+    wall_seconds: float
+
+    @property
+    def simulated_seconds(self) -> float:
+        """Time spent playing the games of every cell, when each was played (seconds)."""
+        return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
+
+    @property
+    def games(self) -> int:
+        return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
+
+
+def cell_dir(results_root: Path, study: Study, run: str, variant: str) -> Path:
+    """Where a cell's results live: ``<results_root>/<study>/<run>/<variant>/``."""
+    return Path(results_root) / study.study / run / variant
+
+
+def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:
+    """True when ``out_dir`` holds a finished run of exactly this request."""
+    try:
+        meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not (out_dir / RESULTS_FILE).is_file() or not (out_dir / SUMMARY_FILE).is_file():
+        return False
+    return all(meta.get(k) == v for k, v in expected.items())
+
+
+def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
+              progress: bool = True, log: Callable[[str], None] | None = None) -> StudyResult:
+    """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
+    same deals) and return them with their summaries. A cell whose results already exist for the
+    same config content, seed, games and agents is reused unless ``force``.
+
+    Raises StudyError (bad study file), ConfigError (bad variant config) or ValueError (a run the
+    game cannot play: unknown agent, unsupported player count), all before anything is played.
+    """
+    t0 = time.perf_counter()
+    study, configs = load_study(study_path)
+    study_path = Path(study_path)
+    game = get_game(study.game)
+    loaded = {}
+    for label, path in configs.items():
+        cfg = load_config(path)
+        if cfg.game != study.game:
+            raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
+        loaded[label] = cfg
+    # check every cell before playing any
+    for run_name, run in study.runs.items():
+        for label, cfg in loaded.items():
+            try:
+                check_run(game, cfg, run.table, run.games, study.seed, jobs, None)
+            except ValueError as exc:
+                raise ValueError(f"{study_path}: runs.{run_name} under {label}: {exc}") from None
+    cells: dict[tuple[str, str], Cell] = {}
+    for run_name, run in study.runs.items():
+        for label, cfg in loaded.items():
+            out = cell_dir(Path(results_root), study, run_name, label)
+            expected = {"config_sha256": config_sha256(configs[label]), "seed": study.seed, "games": run.games,
+                        "agents": run.table, "n_players": run.players}
+            cell = Cell(run_name, label, configs[label], out)
+            if not force and _finished(out, expected):
+                cell.reused = True
+                if log:
+                    log(f"{run_name} / {label}: finished earlier, reused ({out})")
+            else:
+                if log:
+                    log(f"{run_name} / {label}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}")
+                command = f"balancer study {study_path} (cell {run_name} / {label})"
+                run_to_dir(game, cfg, configs[label], run.table, run.games, study.seed, jobs, out, force=True,
+                           command=command, progress=progress)
+            cell.meta = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
+            cell.summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
+            cells[(run_name, label)] = cell
+    return StudyResult(study, study_path, cells, time.perf_counter() - t0)

@@ -1,0 +1,115 @@
+"""Studies: the file's validation, every cell run once, finished cells reused, the report and its changes table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from balancer.report.study import figure_data, render_study
+from balancer.study import StudyError, load_study, run_study, study_changes
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "configs" / "citywright"
+
+TINY = f"""
+study: tiny
+title: "A tiny study"
+game: citywright
+seed: 5
+variants: {{v1.0: {CONFIGS / 'v1.0.yaml'}, v1.1: {CONFIGS / 'v1.1.yaml'}}}
+runs:
+  specialists: {{players: 4, agents: [residential, commercial, park, industrial], games: 16}}
+  mirror-2p: {{players: 2, agents: [greedy], games: 20}}
+figures:
+  - {{title: Specialists, run: specialists, show: agent_win_rate,
+      published: {{v1.0: {{residential: 14.5, commercial: 25.9, park: 26.9, industrial: 32.7}},
+                   v1.1: {{residential: 28.8, commercial: 19.5, park: 25.1, industrial: 26.6}}}}}}
+  - {{title: Wasted, run: mirror-2p, show: "metric:wasted_tiles", published: {{v1.0: 20.5, v1.1: 4.7}}}}
+  - {{title: Seats, run: mirror-2p, show: seat_win_rate, published: {{v1.0: [53, 47], v1.1: [50, 50]}}}}
+"""
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.yaml"
+    path.write_text(TINY, encoding="utf-8")
+    return path
+
+
+def test_the_appendix_study_file_is_valid():
+    study, configs = load_study(CONFIGS / "appendix.yaml")
+    assert list(study.variants) == ["v1.0", "v1.1"]
+    assert set(configs.values()) == {CONFIGS / "v1.0.yaml", CONFIGS / "v1.1.yaml"}
+    # every seat and specialist interval at most +/-1.5 points: n >= 1.96^2 p (1 - p) / 0.015^2 with the
+    # fair share p = 1/players (the widest interval is at p = 1/2 for 2 players: 4,269 games)
+    for run in study.runs.values():
+        p = 1 / run.players
+        assert run.games >= 1.959964**2 * p * (1 - p) / 0.015**2
+        assert run.games % run.players == 0      # rotated seats stay balanced
+
+
+def test_every_cell_runs_once_and_is_reused(tiny, tmp_path):
+    root = tmp_path / "results"
+    first = run_study(tiny, results_root=root, jobs=1, progress=False)
+    assert len(first.cells) == 4 and not any(c.reused for c in first.cells.values())
+    stamps = {k: (c.out_dir / "results.parquet").stat().st_mtime_ns for k, c in first.cells.items()}
+    again = run_study(tiny, results_root=root, jobs=1, progress=False)
+    assert all(c.reused for c in again.cells.values())
+    assert stamps == {k: (c.out_dir / "results.parquet").stat().st_mtime_ns for k, c in again.cells.items()}
+    # the same numbers come back
+    assert [c.summary for c in first.cells.values()] == [c.summary for c in again.cells.values()]
+    assert study_changes(first) == study_changes(again)
+    # a changed variant is replayed, the others reused
+    changed = tmp_path / "v11b.yaml"
+    changed.write_text(f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{industrial: {{ring: 3}}}}\n", encoding="utf-8")
+    tiny.write_text(TINY.replace(str(CONFIGS / "v1.1.yaml"), str(changed)), encoding="utf-8")
+    third = run_study(tiny, results_root=root, jobs=1, progress=False)
+    assert {k: c.reused for k, c in third.cells.items()} == {
+        ("specialists", "v1.0"): True, ("specialists", "v1.1"): False,
+        ("mirror-2p", "v1.0"): True, ("mirror-2p", "v1.1"): False}
+
+
+def test_report_has_figures_changes_and_files(tiny, tmp_path):
+    result = run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
+    changes = study_changes(result)
+    # published wasted tiles fell 20.5 -> 4.7, a change of -15.8 tiles per player
+    wasted = changes[1][0]
+    assert wasted["published"] == pytest.approx(4.7 - 20.5)
+    # 16 turns (v1.0, 2 players) against 12 on a 49-cell table: ours falls too, by far more than noise
+    assert wasted["diff"] < 0 and wasted["ci_high"] < 0 and wasted["verdict"] == "agrees"
+    # the specialists' published change for residential is 28.8 - 14.5 = +14.3 points
+    res = next(r for r in changes[0] if r["category"] == "residential")
+    assert res["published"] == pytest.approx(0.143)
+    data = figure_data(result)
+    assert [d.categories for d in data][2] == ["seat 1", "seat 2"]
+    assert data[2].series[0].published == [0.53, 0.47]
+    html = render_study(result, changes, tmp_path / "study.html", figures_dir=tmp_path / "figs")
+    text = html.read_text()
+    assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
+    files = sorted(p.name for p in (tmp_path / "figs").iterdir())
+    assert files == ["tiny-1-specialists.png", "tiny-1-specialists.svg", "tiny-2-mirror-2p.png",
+                     "tiny-2-mirror-2p.svg", "tiny-3-mirror-2p.png", "tiny-3-mirror-2p.svg"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("seed: 5", "seed: 5\ncolour: red"), "colour: unknown key 'colour'"),
+    (("run: mirror-2p, show: seat_win_rate", "run: mirror-3p, show: seat_win_rate"), "figures.2.run: unknown run 'mirror-3p'"),
+    (("v1.1: [50, 50]", "v1.1: [50, 30, 20]"), "figures.2.published.v1.1: give 2 seat percentages"),
+    (("show: seat_win_rate", "show: seat_rate"), "figures.2.show"),
+    (("games: 20", "games: twenty"), "runs.mirror-2p.games"),
+    (("v1.0.yaml", "v0.9.yaml"), "variants.v1.0: no such config file"),
+])
+def test_bad_study_files_name_the_file_and_key(tiny, edit, message):
+    tiny.write_text(TINY.replace(*edit), encoding="utf-8")
+    with pytest.raises(StudyError) as err:
+        load_study(tiny)
+    assert str(tiny) in str(err.value) and message in str(err.value)
+
+
+def test_a_study_checks_every_cell_before_playing(tiny, tmp_path):
+    tiny.write_text(TINY.replace("agents: [greedy], games: 20", "agents: [greedy, wizard], games: 20"), encoding="utf-8")
+    with pytest.raises(ValueError, match="runs.mirror-2p under v1.0: .*wizard"):
+        run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
+    assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("results.parquet"))
