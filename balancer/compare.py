@@ -1,0 +1,187 @@
+"""Compare two rule variants of one game with common random numbers (``balancer compare``).
+
+Both variants are played with the same agents, player count, number of games and seed, so game *i*
+of A and game *i* of B share their seed and their deals wherever the rules allow (DESIGN.md,
+"Determinism"); their results are then compared game by game with
+:func:`balancer.stats.paired.paired_differences`.
+
+Layout of ``out_dir``::
+
+    a-<variant A>/      results.parquet, run.json, summary.json (balancer.sim.runner.run_to_dir)
+    b-<variant B>/      the same for B
+    comparison.json     what was compared, and the paired differences
+
+A run already in ``a-...``/``b-...`` whose ``run.json`` matches the request (same config hash,
+seed, games, agents by seat, players) is reused instead of played again; one that does not match is
+never overwritten unless ``force``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from balancer.config import config_sha256, load_config
+from balancer.games import get_game
+from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run,
+                                 parse_agents, run_to_dir)
+from balancer.stats.paired import paired_differences
+
+COMPARISON_FILE = "comparison.json"
+
+__all__ = ["compare_variants", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
+
+
+def _safe(name: str) -> str:
+    """A file-name-safe form of a variant name (characters outside ``A-Za-z0-9._-`` become '_')."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._") or "variant"
+
+
+def run_dir_name(side: str, variant: str) -> str:
+    """``run_dir_name("a", "v1.0") -> "a-v1.0"`` (the variant made safe for a file name)."""
+    return f"{side}-{_safe(variant)}"
+
+
+def default_compare_names(config_a: Path | str, config_b: Path | str, players: int) -> str:
+    """``compare-<a>-vs-<b>-<p>p`` from the configs' file stems (for ``results/`` and ``reports/``)."""
+    return f"compare-{_safe(Path(config_a).stem)}-vs-{_safe(Path(config_b).stem)}-{players}p"
+
+
+def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[str]) -> bool | None:
+    """True if ``run_dir`` holds finished results of exactly this request, False if it holds other
+    results, None if it holds none."""
+    if not (run_dir / RESULTS_FILE).is_file():
+        return None
+    try:
+        meta = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return (
+        isinstance(meta, dict)
+        and meta.get("config_sha256") == sha
+        and meta.get("seed") == seed
+        and meta.get("games") == games
+        and list(meta.get("agents") or []) == agents
+        and meta.get("n_players") == len(agents)
+    )
+
+
+def compare_variants(
+    config_a: Path,
+    config_b: Path,
+    players: int,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path,
+    force: bool = False,
+    progress: bool = True,
+    command: str = "",
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Play variants A and B with the same seed and write their paired comparison.
+
+    Args:
+        config_a, config_b: rule-variant YAML files of the same game (A is "from", B is "to").
+        players: seats per game.
+        agents: one agent name for every seat (``["greedy"]``), or one per seat (rotated every game);
+            a single comma-separated string is also accepted.
+        games: games per variant (at least 1).
+        seed: run seed shared by both variants (common random numbers).
+        jobs: worker processes (-1 = all cores); results do not depend on it.
+        out_dir: directory for ``a-<variant>/``, ``b-<variant>/`` and ``comparison.json``.
+        force: play both variants again even if matching results exist, overwriting them.
+        progress: show a progress bar per run.
+        command: the command line, recorded in each ``run.json``.
+        confidence: level of the intervals (default 0.95).
+
+    Returns:
+        the dict written to ``out_dir/comparison.json``: the request (``game``, ``config_a``,
+        ``config_b``, ``variant_a``, ``variant_b``, ``config_sha256_a/b``, ``n_players``,
+        ``agents`` by seat of game 0, ``games``, ``seed``), ``run_a``/``run_b`` (directory names in
+        ``out_dir``), ``reused`` (``{"a": bool, "b": bool}``), and every key of
+        :func:`balancer.stats.paired.paired_differences` (``paired``, ``seat_win_rate``,
+        ``agent_win_rate``, ``score``, ``metrics``, ...).
+
+    Raises:
+        balancer.config.ConfigError: a config is missing or invalid.
+        ValueError: the configs are of different games (naming both files), or the request is bad
+            (unknown agent, unsupported player count, games < 1, ...); nothing is played or written.
+        ResultsExistError: a run directory holds results of a different request and not ``force``.
+    """
+    config_a, config_b, out_dir = Path(config_a), Path(config_b), Path(out_dir)
+    cfg_a, cfg_b = load_config(config_a), load_config(config_b)
+    if cfg_a.game != cfg_b.game:
+        raise ValueError(
+            f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, "
+            f"{config_b} is {cfg_b.game!r}"
+        )
+    module = get_game(cfg_a.game)
+    if players < 1:
+        raise ValueError(f"players: must be at least 1, got {players}")
+    seats = parse_agents(",".join(agents) if not isinstance(agents, str) else agents, players)
+    for path, cfg in ((config_a, cfg_a), (config_b, cfg_b)):
+        try:
+            check_run(module, cfg, seats, games, seed, jobs)
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    if out_dir.exists() and not out_dir.is_dir():
+        raise NotADirectoryError(f"{out_dir}: exists and is not a directory")
+
+    variant_a, variant_b = str(getattr(cfg_a, "variant", "")), str(getattr(cfg_b, "variant", ""))
+    sides = {
+        "a": (config_a, cfg_a, out_dir / run_dir_name("a", variant_a), config_sha256(config_a)),
+        "b": (config_b, cfg_b, out_dir / run_dir_name("b", variant_b), config_sha256(config_b)),
+    }
+    # Decide for both sides before playing anything, so a refusal leaves nothing half done.
+    reuse: dict[str, bool] = {}
+    for side, (path, _, run_dir, sha) in sides.items():
+        match = _matching_run(run_dir, sha, seed, games, seats)
+        reuse[side] = bool(match) and not force
+        if match is False and not force:
+            raise ResultsExistError(
+                f"{run_dir} holds results of a different run than {path} with these options; "
+                "use --force to overwrite them, or choose another --out"
+            )
+        if not reuse[side]:
+            check_out_dir(run_dir, force)
+
+    for side, (path, cfg, run_dir, _) in sides.items():
+        if not reuse[side]:
+            run_to_dir(module, cfg, path, seats, games, seed, jobs, run_dir, force=force,
+                       command=command, progress=progress)
+
+    import polars as pl
+
+    diffs = paired_differences(
+        pl.scan_parquet(sides["a"][2] / RESULTS_FILE),
+        pl.scan_parquet(sides["b"][2] / RESULTS_FILE),
+        confidence,
+    )
+    result: dict[str, Any] = {
+        "game": cfg_a.game,
+        "config_a": str(config_a),
+        "config_b": str(config_b),
+        "variant_a": variant_a,
+        "variant_b": variant_b,
+        "config_sha256_a": sides["a"][3],
+        "config_sha256_b": sides["b"][3],
+        "same_rules": sides["a"][3] == sides["b"][3],
+        "n_players": players,
+        "agents": seats,
+        "games": games,
+        "seed": seed,
+        "run_a": sides["a"][2].name,
+        "run_b": sides["b"][2].name,
+        "reused": reuse,
+        "command": command,
+        **diffs,
+    }
+    tmp = out_dir / f".{COMPARISON_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    os.replace(tmp, out_dir / COMPARISON_FILE)
+    return result

@@ -1,0 +1,251 @@
+"""One self-contained HTML page comparing two rule variants (``balancer compare``).
+
+Reads ``comparison.json`` written by :func:`balancer.compare.compare_variants` and renders
+``templates/compare.html.j2`` with jinja2 autoescape on: every name from data (config paths,
+variants, agents, metric names) is escaped; only the SVG figure made here is marked safe.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from balancer.report.figures import svg_string
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+TEMPLATE_NAME = "compare.html.j2"
+COMPARISON_FILE = "comparison.json"
+FLAG = "◆"
+UP_COLOUR = "#0072B2"
+DOWN_COLOUR = "#D55E00"
+NEUTRAL_COLOUR = "#777777"
+
+_STYLE = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "balancer-compare",
+    "font.family": "sans-serif",
+    "font.size": 8.5,
+    "axes.titlesize": 9.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "x",
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+}
+
+# section key in comparison.json -> (heading, unit shown, scale applied to values)
+SECTIONS: tuple[tuple[str, str, str, float], ...] = (
+    ("seat_win_rate", "Seat win rates", "%", 100.0),
+    ("agent_win_rate", "Agent win rates", "%", 100.0),
+    ("score", "Points per player", "points", 1.0),
+    ("metrics", "Metrics per player", "", 1.0),
+)
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def fmt_value(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"``."""
+    return "–" if _missing(value) else f"{scale * value:,.{digits}f}"
+
+
+def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
+    """Signed difference: ``"+2.50"``, ``"−0.10"``, ``"0"`` for an exact zero; ``None`` -> ``"–"``."""
+    if _missing(value):
+        return "–"
+    v = scale * value
+    if v == 0:
+        return "0"
+    return f"{v:+,.{digits}f}".replace("-", "−")
+
+
+def fmt_p(p: float | None) -> str:
+    """``"0.31"``, ``"0.012"``, ``"< 0.001"``; ``None`` -> ``"–"``."""
+    if _missing(p):
+        return "–"
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
+def humanize(name: str) -> str:
+    """``"wasted_tiles" -> "wasted tiles"``."""
+    return str(name).replace("_", " ")
+
+
+# --------------------------------------------------------------------------- figure
+
+
+def _label(text: object) -> str:
+    return str(text).replace("$", r"\$")
+
+
+def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]]) -> str:
+    """Paired differences (B - A) with their interval whiskers and a zero line, one panel per group.
+
+    Args:
+        panels: ``(title with unit, rows, scale)``; each row needs ``name``, ``difference``,
+            ``ci_low``, ``ci_high``, ``significant``; values are multiplied by ``scale`` (100 for
+            win rates in percentage points). Rows without a difference are skipped.
+
+    Returns:
+        an inline ``<svg>`` string. Significant differences are filled markers (blue up, orange
+        down); the others hollow grey.
+    """
+    panels = [(t, [r for r in rows if not _missing(r.get("difference"))], s) for t, rows, s in panels]
+    panels = [p for p in panels if p[1]]
+    heights = [max(len(rows), 1) * 0.24 + 0.55 for _, rows, _ in panels] or [1.0]
+    with matplotlib.rc_context(_STYLE):
+        fig = Figure(figsize=(6.4, sum(heights) + 0.3), layout="constrained")
+        FigureCanvasAgg(fig)
+        if not panels:
+            ax = fig.add_subplot()
+            ax.text(0.5, 0.5, "nothing to compare", ha="center", va="center")
+            ax.set_axis_off()
+            return svg_string(fig)
+        axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
+        for ax, (title, rows, scale) in zip(axes, panels):
+            ys = list(range(len(rows)))[::-1]
+            for y, r in zip(ys, rows):
+                d = scale * r["difference"]
+                lo = scale * r["ci_low"] if not _missing(r.get("ci_low")) else d
+                hi = scale * r["ci_high"] if not _missing(r.get("ci_high")) else d
+                sig = bool(r.get("significant"))
+                colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
+                ax.errorbar([d], [y], xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]], fmt="o",
+                            color=colour, markerfacecolor=colour if sig else "white",
+                            markersize=4.5, elinewidth=1.1, capsize=2.5, zorder=3)
+            ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
+            ax.set_yticks(ys, [_label(humanize(r["name"])) for r in rows])
+            ax.set_ylim(-0.7, len(rows) - 0.3)
+            ax.set_title(_label(title), loc="left")
+            lows = [scale * (r["ci_low"] if not _missing(r.get("ci_low")) else r["difference"]) for r in rows]
+            highs = [scale * (r["ci_high"] if not _missing(r.get("ci_high")) else r["difference"]) for r in rows]
+            span = max(abs(min(lows + [0.0])), abs(max(highs + [0.0])), 1e-9)
+            ax.set_xlim(-span * 1.1, span * 1.1)
+        return svg_string(fig)
+
+
+# --------------------------------------------------------------------------- context
+
+
+def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float) -> list[dict[str, Any]]:
+    digits = 1 if scale == 100.0 else 2
+    out = []
+    for r in section:
+        out.append({
+            "name": humanize(r["name"]),
+            "from": fmt_value(r.get("from"), scale, digits),
+            "to": fmt_value(r.get("to"), scale, digits),
+            "difference": fmt_diff(r.get("difference"), scale, digits),
+            "ci": ("–" if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
+                   else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"),
+            "p": fmt_p(r.get("p_value")),
+            "test": r.get("test") or "",
+            "significant": bool(r.get("significant")),
+            "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
+            "n": r.get("n"),
+        })
+    return out
+
+
+def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything ``compare.html.j2`` needs, from a ``comparison.json`` dict (figure as ``Markup``)."""
+    c = comparison
+    sections = []
+    panels = []
+    for key, heading, unit, scale in SECTIONS:
+        rows = c.get(key) or []
+        if not rows:
+            continue
+        diff_unit = "percentage points" if scale == 100.0 else (unit or "the metric's own unit")
+        sections.append({"key": key, "heading": heading, "unit": unit, "diff_unit": diff_unit,
+                         "rows": _rows(rows, unit, scale)})
+        panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
+    all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
+    tests = sorted({r.get("test") for r in all_rows if r.get("test")})
+    confidence = float(c.get("confidence") or 0.95)
+    return {
+        "title": f"{c.get('game', 'game')}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
+        "game": c.get("game"),
+        "config_a": c.get("config_a"),
+        "config_b": c.get("config_b"),
+        "variant_a": c.get("variant_a"),
+        "variant_b": c.get("variant_b"),
+        "sha_a": (c.get("config_sha256_a") or "")[:12],
+        "sha_b": (c.get("config_sha256_b") or "")[:12],
+        "same_rules": c.get("same_rules"),
+        "n_players": c.get("n_players"),
+        "agents": ", ".join(map(str, c.get("agents") or [])),
+        "games": c.get("games"),
+        "seed": c.get("seed"),
+        "confidence_pct": int(round(100 * confidence)),
+        "paired": bool(c.get("paired")),
+        "pairing": c.get("pairing") or "",
+        "games_paired": c.get("games_paired"),
+        "outcome_changed": c.get("outcome_changed_games"),
+        "turns_changed": c.get("turns_changed_games"),
+        "identical": bool(c.get("identical")),
+        "n_significant": sum(1 for r in all_rows if r.get("significant")),
+        "n_rows": len(all_rows),
+        "sections": sections,
+        "tests": tests,
+        "flag": FLAG,
+        "chart": Markup(difference_chart(panels)),
+        "command": c.get("command") or "",
+        "only_in_a": c.get("only_in_a") or [],
+        "only_in_b": c.get("only_in_b") or [],
+    }
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_comparison_html(comparison: Mapping[str, Any]) -> str:
+    """Render the comparison page to a string."""
+    return _environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
+
+
+def render_comparison(out_dir: Path, html: Path) -> Path:
+    """Write the self-contained HTML comparison of ``out_dir/comparison.json`` to ``html``.
+
+    Parent directories of ``html`` are created; an existing file is overwritten (the page is
+    derived from the results). Returns ``html``.
+
+    Raises:
+        FileNotFoundError: if ``out_dir/comparison.json`` does not exist.
+        ValueError: if it is not a JSON object.
+    """
+    path = Path(out_dir) / COMPARISON_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"cannot render comparison: {path} does not exist")
+    comparison = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(comparison, dict):
+        raise ValueError(f"{path} must hold a JSON object, got {type(comparison).__name__}")
+    html = Path(html)
+    text = render_comparison_html(comparison)
+    html.parent.mkdir(parents=True, exist_ok=True)
+    html.write_text(text, encoding="utf-8")
+    return html

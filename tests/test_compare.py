@@ -1,0 +1,141 @@
+"""``compare_variants`` and its HTML page on the real Citywright engine (small game counts)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from balancer.compare import COMPARISON_FILE, compare_variants, default_compare_names
+from balancer.report.compare import render_comparison
+from balancer.sim.runner import ResultsExistError
+from balancer.stats.paired import IDENTICAL, PAIRED_TEST
+
+V11 = Path(__file__).resolve().parent.parent / "configs" / "citywright" / "v1.1.yaml"
+SPECIALISTS = ["residential", "commercial", "park", "industrial"]
+
+
+def variant(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"extends: {V11}\n{body}", encoding="utf-8")
+    return path
+
+
+def all_rows(result: dict) -> list[dict]:
+    return result["seat_win_rate"] + result["agent_win_rate"] + result["score"] + result["metrics"]
+
+
+def test_identical_variants_differ_by_exactly_zero_in_every_game(tmp_path):
+    copy = variant(tmp_path, "copy", "")  # extends v1.1 and changes nothing
+    out = tmp_path / "cmp"
+    r = compare_variants(V11, copy, players=4, agents=["greedy"], games=40, seed=3, jobs=1,
+                         out_dir=out, progress=False)
+    assert r["paired"] and r["identical"] and r["same_rules"]
+    assert r["outcome_changed_games"] == 0 and r["turns_changed_games"] == 0
+    assert r["games_paired"] == 40
+    for row in all_rows(r):
+        assert row["difference"] == 0.0 and (row["ci_low"], row["ci_high"]) == (0.0, 0.0)
+        assert row["p_value"] == 1.0 and row["test"] == IDENTICAL and not row["significant"]
+    # ... and the two tables agree game by game, not just on average.
+    a = pl.read_parquet(out / r["run_a"] / "results.parquet").drop("variant")
+    b = pl.read_parquet(out / r["run_b"] / "results.parquet").drop("variant")
+    assert a.equals(b)
+    assert json.loads((out / COMPARISON_FILE).read_text())["identical"] is True
+    html = render_comparison(out, tmp_path / "same.html").read_text(encoding="utf-8")
+    assert "identical in every game" in html
+
+
+def test_doubling_industrial_ring_points_raises_the_industrial_specialists_win_rate(tmp_path):
+    """Ring 2 -> 4 points per industrial tile on the outer ring (§6.4).
+
+    By hand: the change adds 2 points for every industrial tile a player has on the 24 ring cells
+    and nothing else. The industrial specialist weights industrial gains 3x, so it places by far the
+    most industrial tiles, many of them on the ring, and gains several points per game more than
+    its opponents do; with the deals shared game by game (common random numbers), its win rate
+    must rise and the industrial score component must rise for the table as a whole.
+    """
+    ring4 = variant(tmp_path, "ring4", "variant: ring4\nscoring: {industrial: {ring: 4}}\n")
+    out = tmp_path / "cmp"
+    r = compare_variants(V11, ring4, players=4, agents=SPECIALISTS, games=400, seed=1, jobs=2,
+                         out_dir=out, progress=False)
+    assert r["paired"] and not r["identical"]
+    assert (r["run_a"], r["run_b"]) == ("a-v1.1", "b-ring4")
+    industrial = next(x for x in r["agent_win_rate"] if x["agent"] == "industrial")
+    assert industrial["test"] == PAIRED_TEST
+    assert industrial["difference"] > 0 and industrial["significant"] and industrial["ci_low"] > 0
+    assert industrial["to"] > industrial["from"]
+    comp = next(x for x in r["score"] if x["name"] == "industrial")
+    assert comp["difference"] > 0 and comp["significant"]
+    # Nothing but industrial points changed in the rules: achievements and seat bonus are unchanged.
+    seat_bonus = next(x for x in r["score"] if x["name"] == "seat_bonus")
+    assert seat_bonus["test"] == IDENTICAL
+    assert 0 < r["outcome_changed_games"] <= 400
+
+    html = render_comparison(out, tmp_path / "reports" / "ring.html").read_text(encoding="utf-8")
+    from_pct, to_pct = f"{100 * industrial['from']:.1f}", f"{100 * industrial['to']:.1f}"
+    assert f"<td>industrial</td><td>{from_pct} → {to_pct}</td>" in html
+    assert "paired t-test on per-game differences" in html and "◆" in html
+    assert "<svg" in html and "<script" not in html
+    assert "Common random numbers" in html and "Welch" in html
+
+
+def test_matching_runs_are_reused_and_others_are_not_overwritten(tmp_path):
+    copy = variant(tmp_path, "copy", "")
+    out = tmp_path / "cmp"
+    kwargs = dict(players=2, agents=["random"], games=20, seed=5, jobs=1, out_dir=out, progress=False)
+    first = compare_variants(V11, copy, **kwargs)
+    assert first["reused"] == {"a": False, "b": False}
+    stamp = os.stat(out / "a-v1.1" / "results.parquet").st_mtime_ns
+    again = compare_variants(V11, copy, **kwargs)
+    assert again["reused"] == {"a": True, "b": True}
+    assert os.stat(out / "a-v1.1" / "results.parquet").st_mtime_ns == stamp
+    with pytest.raises(ResultsExistError, match="--force"):
+        compare_variants(V11, copy, **(kwargs | {"seed": 6}))
+    forced = compare_variants(V11, copy, **(kwargs | {"seed": 6, "force": True}))
+    assert forced["reused"] == {"a": False, "b": False} and forced["seed"] == 6
+
+
+def test_bad_requests_are_refused_before_anything_is_written(tmp_path):
+    copy = variant(tmp_path, "copy", "")
+    out = tmp_path / "cmp"
+    with pytest.raises(ValueError, match="unknown agent"):
+        compare_variants(V11, copy, players=4, agents=["nobody"], games=5, seed=1, jobs=1, out_dir=out,
+                         progress=False)
+    with pytest.raises(ValueError, match="games"):
+        compare_variants(V11, copy, players=4, agents=["greedy"], games=0, seed=1, jobs=1, out_dir=out,
+                         progress=False)
+    assert not out.exists()
+
+
+def test_default_names():
+    assert default_compare_names("configs/citywright/v1.0.yaml", "x/v1.1.yaml", 4) == "compare-v1.0-vs-v1.1-4p"
+
+
+def test_configs_of_different_games_are_refused_naming_both_files(tmp_path, monkeypatch):
+    import types
+
+    import balancer.compare as compare
+
+    games = {"a.yaml": "citywright", "b.yaml": "urgency"}
+    monkeypatch.setattr(compare, "load_config", lambda p: types.SimpleNamespace(game=games[Path(p).name]))
+    with pytest.raises(ValueError, match=r"a\.yaml is 'citywright', .*b\.yaml is 'urgency'"):
+        compare_variants(tmp_path / "a.yaml", tmp_path / "b.yaml", players=2, agents=["greedy"], games=5,
+                         seed=1, jobs=1, out_dir=tmp_path / "cmp", progress=False)
+
+
+def test_names_from_data_are_escaped():
+    from balancer.report.compare import render_comparison_html
+
+    evil = "<script>alert(1)</script>"
+    row = {"name": evil, "from": 0.2, "to": 0.3, "difference": 0.1, "ci_low": 0.05, "ci_high": 0.15,
+           "p_value": 0.01, "test": "Welch t-test", "significant": True}
+    html = render_comparison_html({
+        "game": "citywright", "config_a": evil, "config_b": "b.yaml", "variant_a": evil, "variant_b": "v2",
+        "n_players": 2, "agents": [evil, "greedy"], "games": 10, "seed": 1, "paired": False,
+        "pairing": "player counts differ", "agent_win_rate": [row], "metrics": [row | {"name": "m$x$"}],
+    })
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "Not paired:" in html and "Welch t-test" in html
