@@ -7,6 +7,7 @@ bad input prints one clear message on stderr naming the file or key, and writes 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import signal
 import sys
@@ -142,9 +143,10 @@ def run(
     agents: str = typer.Option("greedy", "--agents", "-a",
                                help="Agents: one name for every seat, or a comma list with exactly one per "
                                     "seat (seats rotate every game)."),
-    seed: int = typer.Option(1, "--seed", help="Run seed; game i uses SeedSequence(seed, spawn_key=(i,)), so "
-                                               "results do not depend on --jobs."),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    seed: int = typer.Option(1, "--seed", help="Run seed, 0 to 2^63-1; game i uses SeedSequence(seed, "
+                                               "spawn_key=(i,)), so results do not depend on --jobs."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores, -2 all but one; "
+                                                      "capped at the number of cores."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
                                                                  "[default: results/<game>-<variant>-<players>p]."),
     force: bool = typer.Option(False, "--force", help="Overwrite results already in the output directory."),
@@ -153,27 +155,39 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no win-rate summary."),
 ) -> None:
     """Play games between AI players and write results.parquet, run.json and summary.json."""
-    from balancer.sim.runner import (ResultsExistError, check_out_dir, check_run, default_out_dir,
-                                     parse_agents, run_to_dir, seat_win_rates)
+    from balancer.sim.runner import (ResultsExistError, RunRequestError, check_out_dir, check_run,
+                                     default_out_dir, parse_agents, run_to_dir, seat_win_rates)
 
     cfg, module = _load(config)
     if players < 1:
         _fail(f"--players: must be at least 1, got {players}")
     try:
         seats = parse_agents(agents, players)
-        check_run(module, cfg, seats, n_games, seed, jobs, chunk_size)
+        check_run(module, cfg, seats, n_games, seed, jobs, chunk_size, source=str(config))
+    except RunRequestError as exc:
+        _fail(str(exc))
     except ValueError as exc:
         _fail(f"{config}: {exc}")
+    cores = os.cpu_count() or 1
+    if jobs > cores:
+        typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)
     out_dir = out if out is not None else default_out_dir(cfg.game, getattr(cfg, "variant", ""), players)
+    where = "--out " if out is not None else "output directory "
     try:
         check_out_dir(out_dir, force)
         with _sigterm_as_interrupt():
             run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
                        command=_command_line(), chunk_size=chunk_size, progress=not quiet)
     except (ResultsExistError, NotADirectoryError) as exc:
+        _fail(f"{where}{exc}")
+    except ConfigError as exc:
+        _fail(str(exc))
+    except RunRequestError as exc:
         _fail(str(exc))
     except ValueError as exc:
         _fail(f"{config}: {exc}")
+    except OSError as exc:
+        _fail(f"{where}{out_dir}: cannot write results ({exc.strerror or exc})")
     except KeyboardInterrupt:
         typer.echo("interrupted; nothing was written", err=True)
         raise typer.Exit(130) from None
@@ -190,19 +204,25 @@ def report(
     results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
 ) -> None:
-    """Render the self-contained HTML report of a results directory."""
+    """Render the self-contained HTML report of a results directory (the summary is recomputed
+    from results.parquet; a summary.json that disagrees with it is refused)."""
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
     for name in ("results.parquet", "run.json"):
         if not (results_dir / name).is_file():
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
-    from balancer.report.render import render_report
+    from balancer.report.render import ReportOutputError, render_report
 
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
+    where = "--out " if out is not None else "report file "
     try:
         written = render_report(results_dir, target)
-    except (FileNotFoundError, ValueError) as exc:
-        _fail(f"{results_dir}: {exc}")
+    except ReportOutputError as exc:
+        _fail(f"{where}{exc}")
+    except (FileNotFoundError, ValueError) as exc:  # ResultsFileError names the file
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{results_dir}: cannot read ({exc.strerror or exc})")
     typer.echo(f"report: {written}")
 
 
@@ -239,20 +259,22 @@ def score(
 def play(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
     players: int = typer.Option(2, "--players", "-p", help="Number of players (seats)."),
-    seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed)."),
+    seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed), 0 to 2^63-1."),
     agents: str = typer.Option("greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."),
 ) -> None:
     """Play one game and print its turn-by-turn transcript."""
     from balancer.core.seeding import game_seed
-    from balancer.sim.runner import check_run, parse_agents
+    from balancer.sim.runner import RunRequestError, check_run, parse_agents
 
     cfg, module = _load(config)
     if players < 1:
         _fail(f"--players: must be at least 1, got {players}")
     try:
         seats = parse_agents(agents, players)
-        check_run(module, cfg, seats, 1, seed)
+        check_run(module, cfg, seats, 1, seed, source=str(config))
         text = module.transcript(cfg, seats, game_seed(seed, 0))
+    except RunRequestError as exc:
+        _fail(str(exc))
     except ValueError as exc:
         _fail(f"{config}: {exc}")
     typer.echo(text.rstrip("\n"))

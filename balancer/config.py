@@ -13,8 +13,10 @@ path (``scoring.commercial.tiers[1].points``) and what would be allowed, one lin
 from __future__ import annotations
 
 import collections.abc
+import difflib
 import hashlib
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -202,14 +204,39 @@ def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
 def load_config(path: Path | str) -> BaseModel:
     """Load, resolve ``extends:``, and validate the config at ``path`` with its game's CONFIG_MODEL.
 
+    Validation is strict (pydantic strict mode): a quoted ``"4"`` is not an integer, ``"yes"`` not
+    a boolean and ``4.0`` not an integer; an integer is still accepted where a float is expected.
+
     Returns the validated (frozen) pydantic model. Raises ConfigError (one line per problem).
     """
     resolved = resolve_yaml(path)
     model = _model_for_game(resolved)
     try:
-        return model.model_validate(resolved.data)
+        return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
         raise ConfigError(validation_error_lines(resolved, model, exc)) from None
+
+
+def assumed_notes(data: Any, prefix: KeyPath = ()) -> list[str]:
+    """Every ``assumed:`` note of a resolved config mapping, as ``"<parent key path>: <note>"``.
+
+    ``data`` is a merged YAML mapping (``resolve_yaml(path).data``); the notes come in file order,
+    e.g. ``["rounds.3: the rulebook's round table for 3 players is missing; ..."]``. A note at the
+    top level is returned without a path. Non-string notes are written with ``str()``.
+    """
+    notes: list[str] = []
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "assumed" and value is not None and not isinstance(value, (dict, list)):
+                text = str(value).strip()
+                if text:
+                    notes.append(f"{format_key_path(prefix)}: {text}" if prefix else text)
+            else:
+                notes.extend(assumed_notes(value, prefix + (key,)))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            notes.extend(assumed_notes(value, prefix + (i,)))
+    return notes
 
 
 def config_sha256(path: Path | str) -> str:
@@ -246,16 +273,70 @@ def format_key_path(loc: KeyPath) -> str:
     return out or "(top level)"
 
 
+_PATH_PREFIX = re.compile(r"^((?:[A-Za-z0-9_-]+|\[\d+\])(?:\.[A-Za-z0-9_-]+|\[\d+\])*): (.+)$", re.S)
+
+
+def parse_key_path(text: str) -> KeyPath:
+    """``'scoring.tiers[1].points'`` -> ``('scoring', 'tiers', 1, 'points')`` (inverse of format_key_path)."""
+    parts: list[Any] = []
+    for piece in re.findall(r"\[\d+\]|[^.\[\]]+", text):
+        parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
+    return tuple(parts)
+
+
+def _split_message_path(err: dict, model: type[BaseModel], loc: KeyPath, message: str) -> tuple[KeyPath, str]:
+    """A validator message ``"seat_bonus.4: needs 4 values"`` raised at ``loc`` ->
+    (``loc + ('seat_bonus', '4')``, ``"needs 4 values"``), when its first part is a key of the
+    model or the mapping at ``loc``; else (``loc``, ``message``)."""
+    match = _PATH_PREFIX.match(message)
+    if not match:
+        return loc, message
+    sub = parse_key_path(match.group(1))
+    data = err.get("input")
+    known = set(_allowed_keys(model, loc)) | (set(map(str, data)) if isinstance(data, dict) else set())
+    if not sub or str(sub[0]) not in known:
+        return loc, message
+    return tuple(loc) + sub, match.group(2)
+
+
 def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: ValidationError) -> list[str]:
-    """One message line per pydantic error: ``<file>: <key path>: <problem>; <what is allowed>``."""
-    lines = []
-    for err in exc.errors(include_url=False):
+    """One message line per pydantic error: ``<file>: <key path>: <problem>; <what is allowed>``.
+
+    An unknown key that is a likely typo of a missing required key of the same mapping (``tabel``
+    for ``table``) gives one line, ``did you mean 'table'?``, and the "required key missing" line
+    of that key is left out.
+    """
+    errors = exc.errors(include_url=False)
+    missing = {tuple(e.get("loc", ())) for e in errors if e.get("type") == "missing" and e.get("loc")}
+    typo_of: dict[KeyPath, str] = {}
+    for err in errors:
         loc = tuple(err.get("loc", ()))
+        if err.get("type") != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
+            continue
+        candidates = [str(m[-1]) for m in missing if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in
+                      {(*k[:-1], v) for k, v in typo_of.items()}]
+        close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6)
+        if close:
+            typo_of[loc] = close[0]
+    suppressed = {(*loc[:-1], key) for loc, key in typo_of.items()}
+    lines = []
+    for err in errors:
+        loc = tuple(err.get("loc", ()))
+        if err.get("type") == "missing" and loc in suppressed:
+            continue
+        if loc in typo_of:
+            allowed = _allowed_keys(model, loc[:-1])
+            tail = f" allowed: {', '.join(allowed)}" if allowed else ""
+            lines.append(f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, "
+                         f"did you mean {typo_of[loc]!r}?{tail}")
+            continue
         if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
             where, problem = loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}"
+        elif err.get("type") in ("value_error", "assertion_error"):
+            where, problem = _split_message_path(err, model, loc, _describe_error(err, model, loc))
         else:
             where, problem = loc, _describe_error(err, model, loc)
-        lines.append(f"{resolved.origin(loc)}: {format_key_path(where)}: {problem}")
+        lines.append(f"{resolved.origin(where)}: {format_key_path(where)}: {problem}")
     return lines
 
 
@@ -278,8 +359,27 @@ def _describe_error(err: dict, model: type[BaseModel], loc: KeyPath) -> str:
     if kind in ("value_error", "assertion_error"):
         return msg.removeprefix("Value error, ").removeprefix("Assertion failed, ")
     expected = _expected_type(model, loc)
+    value = err.get("input")
+    if kind in ("int_type", "float_type", "bool_type") and isinstance(value, str) and _looks_like(kind, value):
+        word = {"int_type": "an integer", "float_type": "a number", "bool_type": "true or false"}[kind]
+        return f"expected {word}, got the string {got}; write the value without quotes"
+    if kind == "int_from_float":
+        return f"expected an integer, got {got}"
     suffix = f" (expected {expected})" if expected and kind.endswith(("_type", "_parsing")) else ""
     return f"{_lower_first(msg)}, got {got}{suffix}"
+
+
+def _looks_like(kind: str, text: str) -> bool:
+    """Whether a quoted string would be a valid value of the expected type without its quotes."""
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    if kind == "bool_type":
+        return isinstance(loaded, bool)
+    if kind == "int_type":
+        return isinstance(loaded, int) and not isinstance(loaded, bool)
+    return isinstance(loaded, (int, float)) and not isinstance(loaded, bool)
 
 
 def _lower_first(text: str) -> str:

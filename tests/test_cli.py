@@ -112,19 +112,25 @@ def test_validate_schema(citywright):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--agents", "greedy,wizard,random,random"], "known agents: random, greedy"),
-        (["--agents", "wizard"], "unknown agent 'wizard'"),
-        (["--players", "5"], "5 players is not supported by this variant (supported: 1, 2, 3, 4)"),
-        (["--games", "0"], "at least 1"),
-        (["--players", "3", "--agents", "greedy,random"], "exactly 3 names"),
-        (["--seed", "-1"], "seed"),
+        (["--agents", "greedy,wizard,random,random"], "error: --agents: unknown agent 'wizard'; known agents: random, greedy"),
+        (["--agents", "wizard"], "error: --agents: unknown agent 'wizard'"),
+        (["--agents", "greedy,,random"], "error: --agents: empty agent name"),
+        (["--players", "5"], f"error: --players: 5 players are not supported by {V11} (supported: 1-4)"),
+        (["--players", "0"], "error: --players: must be at least 1, got 0"),
+        (["--games", "0"], "error: --games: must be at least 1, got 0"),
+        (["--players", "3", "--agents", "greedy,random"], "error: --agents: got 2 agents (greedy, random) for 3 players"),
+        (["--seed", "-1"], "error: --seed: must be between 0 and 2^63-1, got -1"),
+        (["--seed", str(2**63)], f"error: --seed: must be between 0 and 2^63-1, got {2**63}"),
+        (["--jobs", "0"], "error: --jobs: must be a positive number of processes"),
+        (["--chunk-size", "0"], "error: --chunk-size: must be at least 1, got 0"),
     ],
 )
 def test_run_bad_input_exits_2_and_writes_nothing(citywright, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["run", str(V11), "--out", "out/run", "--quiet", *args])
     assert result.exit_code == 2, result.output
-    assert message in result.stderr
+    assert result.stderr.startswith(message) and len(result.stderr.splitlines()) == 1
+    assert str(V11) not in result.stderr or "--players" in result.stderr  # the flag, not the config
     assert list(tmp_path.iterdir()) == []
 
 
@@ -190,3 +196,106 @@ def test_score_missing_table_file_exits_2(citywright, tmp_path):
     result = runner.invoke(app, ["score", str(V11), str(tmp_path / "none.txt")])
     assert result.exit_code == 2
     assert "none.txt" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# run: --players grammar, --out, --jobs
+
+
+def test_run_one_player_on_a_variant_without_solo(citywright, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    v10 = V11.parent / "v1.0.yaml"
+    result = runner.invoke(app, ["run", str(v10), "-p", "1", "--quiet"])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: --players: 1 player is not supported by {v10} (supported: 2-4)\n"
+
+
+def test_run_out_is_a_file_or_under_a_file(citywright, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("blocker").write_text("x")
+    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "-n", "2", "--out", "blocker", "-q"])
+    assert result.exit_code == 2
+    assert result.stderr == "error: --out blocker: is a file, not a directory\n"
+    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "-n", "2", "--out", "blocker/x/y", "-q"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: --out blocker/x/y: cannot be created: ")
+    assert "blocker is a file" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
+
+
+def test_run_caps_jobs_at_the_cores(citywright, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "64", "-q",
+                                 "--out", "r"])
+    assert result.exit_code == 0, result.output
+    assert "--jobs 64 is more than the 2 cores of this machine; using 2" in result.stderr
+    assert json.loads(Path("r/run.json").read_text())["jobs"] == 2
+
+
+# --------------------------------------------------------------------------------------------------
+# report: bad output paths and bad results files, one message each, exit 2, no traceback
+
+
+def _results_dir(tmp_path: Path) -> Path:
+    import polars as pl
+
+    directory = tmp_path / "run"
+    directory.mkdir()
+    pl.DataFrame({
+        "game_index": [0, 0, 1, 1], "seat": [1, 2, 1, 2], "agent": ["greedy"] * 4, "score": [3, 1, 2, 2],
+        "rank": [1, 2, 1, 1], "win_share": [1.0, 0.0, 0.5, 0.5],
+    }).write_parquet(directory / "results.parquet")
+    (directory / "run.json").write_text(json.dumps({"game": "citywright", "variant": "v1.1", "n_players": 2,
+                                                    "seed": 1, "games": 2}))
+    return directory
+
+
+def _assert_bad_input(result, message: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)  # no traceback
+    assert result.stderr == f"error: {message}\n" or (
+        result.stderr.startswith(f"error: {message}") and len(result.stderr.splitlines()) == 1
+    ), result.stderr
+
+
+def test_report_ok(tmp_path):
+    run = _results_dir(tmp_path)
+    result = runner.invoke(app, ["report", str(run), "-o", str(tmp_path / "out" / "r.html")])
+    assert result.exit_code == 0, result.output
+    assert "Citywright v1.1: balance report" in (tmp_path / "out" / "r.html").read_text()
+
+
+def test_report_out_is_a_directory(tmp_path):
+    run = _results_dir(tmp_path)
+    result = runner.invoke(app, ["report", str(run), "-o", str(tmp_path)])
+    _assert_bad_input(result, f"--out {tmp_path}: is a directory")
+
+
+def test_report_out_under_a_file(tmp_path):
+    run = _results_dir(tmp_path)
+    blocker = tmp_path / "blocker"
+    blocker.write_text("x")
+    result = runner.invoke(app, ["report", str(run), "-o", str(blocker / "r.html")])
+    _assert_bad_input(result, f"--out {blocker / 'r.html'}: cannot be created: {blocker} is a file")
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("results.parquet", b"PAR1 truncated", "results.parquet: not a readable Parquet file ("),
+    ("results.parquet", None, "results.parquet: missing column win_share"),
+    ("run.json", b"{oops", "run.json: not valid JSON ("),
+    ("summary.json", b"[", "summary.json: not valid JSON ("),
+    ("summary.json", json.dumps({"games": 99}).encode(), "summary.json: out of date: it says games = 99"),
+])
+def test_report_bad_files_name_the_file(tmp_path, name, content, message):
+    import polars as pl
+
+    run = _results_dir(tmp_path)
+    if content is None:
+        pl.read_parquet(run / name).drop("win_share").write_parquet(run / name)
+    else:
+        (run / name).write_bytes(content)
+    out = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", str(run), "-o", str(out)])
+    _assert_bad_input(result, f"{run}/{message}")
+    assert not out.exists()

@@ -197,3 +197,94 @@ def test_config_sha256_tells_variants_apart(tmp_path):
 def test_export_schema():
     schema = export_schema("citywright")
     assert schema["additionalProperties"] is False and "scoring" in schema["properties"]
+
+
+# --------------------------------------------------------------------------------------------------
+# strict validation, typo suggestions, validator key paths, assumed notes
+
+
+def test_quoted_number_is_not_an_integer(tmp_path):
+    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\nrounds: {{"2": {{turns: "4"}}}}\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == (f"{path}: rounds.2.turns: expected an integer, got the string '4'; "
+                              "write the value without quotes")
+
+
+@pytest.mark.parametrize("text, key", [
+    ("table: {size: 7.0}\n", "table.size"),              # a float is not an integer
+    ('solo: {rival_apprentice: "true"}\n', "solo.rival_apprentice"),
+    ("variant: 11\n", "variant"),                        # a number is not a string
+])
+def test_no_coercion_between_types(tmp_path, text, key):
+    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n{text}')
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    lines = str(err.value).splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{path}: {key}: ")
+
+
+def test_an_integer_is_accepted_where_a_float_is_expected(tmp_path):
+    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n'
+                 "agents: {specialists: {park: {park: 4}}}\n")
+    assert load_config(path).agents.specialists.park["park"] == 4.0
+
+
+def test_typo_of_a_missing_key_is_one_message(tmp_path):
+    text = (CONFIGS / "v1.1.yaml").read_text().replace("\ntable:", "\ntabel:")
+    path = write(tmp_path, "v.yaml", text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    allowed = ", ".join(CitywrightConfig.model_fields)
+    assert str(err.value) == f"{path}: tabel: unknown key, did you mean 'table'? allowed: {allowed}"
+
+
+def test_typo_nested_and_unrelated_unknown_key_keeps_missing(tmp_path):
+    path = write(tmp_path, "x.yaml", "game: toy\nvariant: x\ninner: {pionts: 3}\ncolour: red\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    lines = str(err.value).splitlines()
+    assert f"{path}: inner.pionts: unknown key, did you mean 'points'? allowed: points, mode" in lines
+    assert f"{path}: colour: unknown key 'colour', allowed: game, variant, inner, tags" in lines
+    assert len(lines) == 2  # no "inner.points: required key missing"
+
+
+def test_model_validator_message_gets_its_key_path(tmp_path):
+    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\nseat_bonus: {{"4": [2, 2, 1]}}\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == f"{path}: seat_bonus.4: needs 4 values, one per seat, got 3"
+
+
+def test_nested_model_validator_message_gets_the_full_path(tmp_path):
+    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n'
+                 "agents: {specialists: {park: {park: -1}}}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == f"{path}: agents.specialists.park: weights must be 0 or more"
+
+
+def test_model_validator_message_without_a_path_stays_top_level(tmp_path):
+    text = (CONFIGS / "v1.1.yaml").read_text()
+    assert '\n  "3": [2, 2, 0]' in text
+    path = write(tmp_path, "v.yaml", text.replace('\n  "3": [2, 2, 0]', ""))
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value) == f"{path}: (top level): players lists 3 but seat_bonus has no entry \"3\""
+
+
+def test_parse_key_path_inverts_format():
+    from balancer.config import format_key_path, parse_key_path
+
+    for loc in [("scoring", "tiers", 1, "points"), ("seat_bonus", "4"), ("a",)]:
+        assert parse_key_path(format_key_path(loc)) == loc
+
+
+def test_assumed_notes_have_dotted_paths():
+    from balancer.config import assumed_notes
+
+    data = {"game": "x", "assumed": "top", "rounds": {"3": {"rounds": 4, "assumed": "missing table"}},
+            "tiers": [{"assumed": "guess"}], "other": {"assumed": None}}
+    assert assumed_notes(data) == ["top", "rounds.3: missing table", "tiers[0]: guess"]
+    notes = assumed_notes(resolve_yaml(CONFIGS / "v1.1.yaml").data)
+    assert any(n.startswith("rounds.4: the rulebook's round table") for n in notes)

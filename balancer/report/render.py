@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,10 +25,10 @@ from balancer.stats.aggregate import (
     RESULTS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
+    ResultsFileError,
+    read_json_object,
     read_run_meta,
-    summarize,
-    scan_results,
-    write_summary,
+    summarize_dir,
 )
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -49,6 +51,31 @@ def fmt_num(value: float | None, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     return f"{value:,.{digits}f}"
+
+
+def fmt_count(value: int | float | None) -> str:
+    """A count with thousands separators: ``10000 -> "10,000"``; ``None`` -> ``"–"``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}"
+
+
+def fmt_share(value: float) -> str:
+    """Fraction -> short percent text with the sign: ``0.25 -> "25%"``, ``1/3 -> "33.3%"``."""
+    text = f"{100.0 * value:.1f}"
+    return (text[:-2] if text.endswith(".0") else text) + "%"
+
+
+def display_name(game: str, meta: Mapping[str, Any] | None = None) -> str:
+    """The game's name as people write it: run.json's ``game_title`` (the game module's
+    ``DISPLAY_NAME``) if recorded, else the registry name with each word capitalised
+    (``"urban_sketchers" -> "Urban Sketchers"``)."""
+    title = (meta or {}).get("game_title")
+    if isinstance(title, str) and title.strip():
+        return title.strip()
+    return " ".join(w[:1].upper() + w[1:] for w in str(game).replace("_", " ").split()) or str(game)
 
 
 def fmt_p(p: float | None) -> str:
@@ -95,15 +122,16 @@ def describe_seat_uniformity(summary: Mapping[str, Any]) -> str:
     games = summary.get("games")
     test = (
         f"chi-square test of the seats' win counts against an even 1/{n} share each "
-        f"({max(len(seats) - 1, 0)} degrees of freedom, {games} games, shared wins split evenly "
+        f"({max(len(seats) - 1, 0)} degrees of freedom, {fmt_count(games)} games, shared wins split evenly "
         "between the tied winners)"
     )
     if p is None:
         return f"The seat test is undefined for this run ({test})."
     if p >= SIGNIFICANCE:
         return (
-            f"No evidence that the seat changes the chance of winning: {fmt_p(p)} in a {test}. "
-            "Differences between the bars are within what chance alone produces."
+            f"No evidence of a seat effect at this sample size: {fmt_p(p)} in a {test}. "
+            "This does not show that the seats are equal: an effect smaller than the intervals "
+            "above would go undetected."
         )
     best = max(seats, key=lambda r: r["rate"])
     worst = min(seats, key=lambda r: r["rate"])
@@ -177,28 +205,51 @@ def _score_chart(rows: Sequence[Mapping[str, Any]], by: str, components: Sequenc
     )
 
 
+def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) -> str | None:
+    """For a mirror table (one distinct agent), the sentence that replaces the agent chart."""
+    if len(agents) != 1:
+        return None
+    agent = agents[0]["agent"]
+    share = fmt_share(fair) if fair is not None else "1/n"
+    return (f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} "
+            "by construction.")
+
+
+def _split_note(note: str) -> tuple[str, str]:
+    """``"rounds.4: text" -> ("rounds.4", "text")``; a note without a key path -> ``("", note)``."""
+    head, sep, tail = note.partition(": ")
+    if sep and head and " " not in head:
+        return head, tail
+    return "", note
+
+
 def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None) -> dict:
     """Everything the template needs, figures included (as ``Markup`` SVG).
 
     Args:
         summary: a ``summary.json`` dict as produced by ``balancer.stats.summarize``.
         meta: the run's ``run.json`` dict.
-        title: page title; defaults to ``"<game> · <variant>: balance report"``.
+        title: page title; defaults to ``"<Game> <variant>: balance report"``.
     """
     n = int(summary.get("n_players") or meta.get("n_players") or len(summary["seat_win_rate"]))
     fair = 1.0 / n if n > 0 else None
     seats = sorted(summary["seat_win_rate"], key=lambda r: r["seat"])
     agents = _order_agents(summary["agent_win_rate"], meta.get("agents"))
+    mirror = _mirror_sentence(agents, fair)
     components = list(summary.get("score_components") or [])
     score_agents = _order_agents(summary.get("score_by_agent") or [], meta.get("agents"))
     score_seats = sorted(summary.get("score_by_seat") or [], key=lambda r: r["seat"])
+    no_bonus = sorted(summary.get("score_without_seat_bonus_by_seat") or [], key=lambda r: r["seat"])
+    bonus_by_seat = {r["seat"]: (r.get("components") or {}).get("seat_bonus") for r in score_seats}
+    score_by_seat = {r["seat"]: r.get("mean") for r in score_seats}
     game = summary.get("game") or meta.get("game") or "game"
     variant = summary.get("variant") or meta.get("variant") or "variant"
     sha = meta.get("config_sha256") or ""
     versions = meta.get("versions") or {}
     return {
-        "title": title or f"{game} · {variant}: balance report",
+        "title": title or f"{display_name(game, meta)} {variant}: balance report",
         "game": game,
+        "game_title": display_name(game, meta),
         "variant": variant,
         "n_players": n,
         "games": summary.get("games"),
@@ -207,14 +258,20 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
         "fair_share": fair,
         "seats": seats,
         "agents": agents,
+        "mirror": mirror,
         "seat_chart": _win_chart(seats, "seat", fair),
-        "agent_chart": _win_chart(agents, "agent", fair),
+        "agent_chart": None if mirror else _win_chart(agents, "agent", fair),
         "seat_test": describe_seat_uniformity(summary),
         "seat_uniformity_p": summary.get("seat_uniformity_p"),
+        "no_bonus": [
+            {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])}
+            for r in no_bonus
+        ],
         "components": components,
         "score_agents": score_agents,
         "score_seats": score_seats,
-        "score_agent_chart": _score_chart(score_agents, "agent", components) if score_agents else None,
+        "score_agent_chart": (_score_chart(score_agents, "agent", components)
+                              if score_agents and not mirror else None),
         "score_seat_chart": _score_chart(score_seats, "seat", components) if score_seats else None,
         "metrics": [
             {"name": humanize(name), **values}
@@ -226,6 +283,7 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
         "tied_high": summary.get("tied_games_ci_high"),
         "config_path": meta.get("config_path"),
         "config_sha": sha[:12],
+        "assumed": [_split_note(str(a)) for a in (meta.get("assumed") or [])],
         "agents_desc": describe_agents(meta.get("agents")),
         "seat_design": describe_seat_design(meta.get("seat_design")),
         "games_planned": meta.get("games"),
@@ -248,6 +306,7 @@ def _environment() -> Environment:
     )
     env.filters["pct"] = fmt_pct
     env.filters["num"] = fmt_num
+    env.filters["count"] = fmt_count
     env.filters["pvalue"] = fmt_p
     return env
 
@@ -257,27 +316,144 @@ def render_html(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str 
     return _environment().get_template(TEMPLATE_NAME).render(**build_context(summary, meta, title))
 
 
+# --------------------------------------------------------------------------- reading a run
+
+
+_META_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "game": ((str,), "a string"),
+    "game_title": ((str,), "a string"),
+    "variant": ((str,), "a string"),
+    "config_path": ((str,), "a string"),
+    "config_sha256": ((str,), "a string"),
+    "n_players": ((int,), "an integer"),
+    "agents": ((list,), "a list of agent names"),
+    "seat_design": ((str,), "a string"),
+    "games": ((int,), "an integer"),
+    "seed": ((int,), "an integer"),
+    "jobs": ((int,), "an integer"),
+    "chunk_size": ((int,), "an integer"),
+    "started": ((str,), "a string"),
+    "elapsed_seconds": ((int, float), "a number"),
+    "versions": ((dict,), "an object"),
+    "command": ((str,), "a string"),
+    "assumed": ((list,), "a list of strings"),
+}
+
+
+def check_run_meta(meta: Mapping[str, Any], path: Path | str) -> None:
+    """Raise ResultsFileError naming ``path`` and the key if a known ``run.json`` key has the
+    wrong type (``null`` is allowed for every key)."""
+    for key, (types, what) in _META_TYPES.items():
+        value = meta.get(key)
+        if value is None:
+            continue
+        ok = isinstance(value, types) and not isinstance(value, bool)
+        if ok and key in ("agents", "assumed"):
+            ok = all(isinstance(v, str) for v in value)
+        if ok and key == "versions":
+            ok = all(isinstance(v, (str, int, float)) for v in value.values())
+        if not ok:
+            raise ResultsFileError(f"{path}: {key}: expected {what}, got {value!r:.60}")
+
+
+def _check_stored_summary(stored: Mapping[str, Any], fresh: Mapping[str, Any], path: Path, results: str) -> None:
+    """Raise ResultsFileError naming ``path`` if a stored summary.json disagrees with the one
+    computed from the results (it is stale, or was edited)."""
+    for key in ("games", "rows", "n_players", "seed"):
+        if key in stored and stored[key] != fresh.get(key):
+            raise ResultsFileError(
+                f"{path}: out of date: it says {key} = {stored[key]!r} but {results} gives {fresh.get(key)!r}; "
+                "delete it (the report recomputes it) or rerun 'balancer run'"
+            )
+    rates = stored.get("seat_win_rate")
+    if rates is None:
+        return
+    fresh_rates = {r["seat"]: r["rate"] for r in fresh["seat_win_rate"]}
+    try:
+        stored_rates = {r["seat"]: float(r["rate"]) for r in rates}
+    except (TypeError, KeyError, ValueError):
+        raise ResultsFileError(f"{path}: seat_win_rate: expected a list of {{seat, rate}} objects") from None
+    if set(stored_rates) != set(fresh_rates) or any(
+        abs(stored_rates[s] - fresh_rates[s]) > 1e-9 for s in fresh_rates
+    ):
+        raise ResultsFileError(
+            f"{path}: out of date: its seat win rates differ from those of {results}; "
+            "delete it (the report recomputes it) or rerun 'balancer run'"
+        )
+
+
 def _load_summary(results_dir: Path, meta: dict) -> dict:
-    """``summary.json`` if present and complete, else computed (written when missing)."""
+    """The summary computed from the results (never trusting summary.json); a stored
+    summary.json is checked against it (ResultsFileError if corrupt or stale) and written when
+    missing."""
+    summary = summarize_dir(results_dir, meta)
     path = results_dir / SUMMARY_FILE
-    if not path.is_file():
-        return write_summary(results_dir)
-    summary = json.loads(path.read_text(encoding="utf-8"))
-    if "score_by_agent" not in summary or "score_by_seat" not in summary:
-        # An older or minimal summary: the score breakdown comes from the results table.
-        full = summarize(scan_results(results_dir), meta)
-        summary = {**full, **summary}
-        for key in ("score_by_agent", "score_by_seat", "score_components"):
-            summary[key] = full[key]
+    results = str(results_dir / RESULTS_FILE)
+    if path.exists():
+        _check_stored_summary(read_json_object(path), summary, path, results)
+        return summary
+    tmp = path.with_name(f".{SUMMARY_FILE}.{uuid.uuid4().hex[:8]}.tmp")
+    try:  # a cache for 'balancer check' and friends; a read-only results directory is fine
+        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
     return summary
+
+
+class ReportOutputError(OSError):
+    """The report cannot be written to the path asked for; ``str()`` starts with that path."""
+
+
+def check_report_target(out_html: Path | str) -> None:
+    """Raise ReportOutputError if ``out_html`` is a directory, lies under a file, or its nearest
+    existing directory is not writable. Creates nothing."""
+    out_html = Path(out_html)
+    if out_html.is_dir():
+        raise ReportOutputError(f"{out_html}: is a directory; give the path of an HTML file")
+    if out_html.exists() and not out_html.is_file():
+        raise ReportOutputError(f"{out_html}: exists and is not a regular file")
+    ancestor = out_html.absolute().parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ReportOutputError(f"{out_html}: cannot be created: {ancestor} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ReportOutputError(f"{out_html}: cannot be created: {ancestor} is not writable")
+
+
+def _write_atomically(out_html: Path, text: str) -> None:
+    """Write ``text`` to ``out_html`` via a temporary sibling; on failure nothing is left behind
+    (neither the file nor directories created for it)."""
+    created = []
+    for parent in reversed(out_html.absolute().parents):
+        if not parent.exists():
+            created.append(parent)
+    tmp = out_html.with_name(f".{out_html.name}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        for d in created:
+            d.mkdir()
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out_html)
+    except BaseException as exc:
+        tmp.unlink(missing_ok=True)
+        for d in reversed(created):
+            try:
+                d.rmdir()
+            except OSError:
+                break
+        if isinstance(exc, OSError) and not isinstance(exc, ReportOutputError):
+            raise ReportOutputError(f"{out_html}: cannot be written ({exc.strerror or exc})") from None
+        raise
 
 
 def render_report(results_dir: Path, out_html: Path, title: str | None = None) -> Path:
     """Write the self-contained HTML report of one results directory.
 
-    Reads ``run.json``, ``summary.json`` (computed and written with
-    :func:`balancer.stats.write_summary` if missing) and, when the summary lacks the score
-    breakdown, ``results.parquet``.  Parent directories of ``out_html`` are created.
+    Reads ``run.json`` and ``results.parquet`` and computes the summary from the results (a
+    stored ``summary.json`` is only checked against it, and written if missing). Parent
+    directories of ``out_html`` are created; the file is written atomically, so on any error
+    nothing is left behind.
 
     Args:
         results_dir: directory holding ``results.parquet`` and ``run.json``.
@@ -289,6 +465,10 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
 
     Raises:
         FileNotFoundError: naming ``results.parquet`` or ``run.json`` if either is missing.
+        ResultsFileError (a ValueError): naming the file, if ``run.json``, ``summary.json`` or the
+            Parquet results are unreadable, corrupt, of the wrong shape or inconsistent.
+        ReportOutputError (an OSError): naming ``out_html``, if it is a directory, lies under a
+            file, or cannot be written.
     """
     results_dir = Path(results_dir)
     out_html = Path(out_html)
@@ -299,9 +479,10 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
         raise FileNotFoundError(f"cannot render report: {parquet} does not exist")
     if not (results_dir / RUN_FILE).is_file():
         raise FileNotFoundError(f"cannot render report: {results_dir / RUN_FILE} does not exist")
+    check_report_target(out_html)
     meta = read_run_meta(results_dir)
+    check_run_meta(meta, results_dir / RUN_FILE)
     summary = _load_summary(results_dir, meta)
     html = render_html(summary, meta, title)
-    out_html.parent.mkdir(parents=True, exist_ok=True)
-    out_html.write_text(html, encoding="utf-8")
+    _write_atomically(out_html, html)
     return out_html

@@ -57,20 +57,31 @@ class ResultsExistError(FileExistsError):
 # checking a run request (before anything is played)
 
 
+class RunRequestError(ValueError):
+    """A run request that cannot be played; ``flag`` names the command-line option at fault
+    (``--games``, ``--seed``, ...) and ``str()`` is ``"<flag>: <problem>"``."""
+
+    def __init__(self, flag: str, problem: str):
+        self.flag, self.problem = flag, problem
+        super().__init__(f"{flag}: {problem}")
+
+
 def parse_agents(spec: str | Sequence[str], n_players: int) -> list[str]:
     """Agents by seat for game 0 from ``"greedy"`` (every seat) or ``"greedy,random,..."`` (one per seat).
 
-    Raises ValueError when the count is neither 1 nor ``n_players``, or a name is empty.
+    Raises RunRequestError (``--agents``) when the count is neither 1 nor ``n_players``, or a name is empty.
     """
     names = [a.strip() for a in spec.split(",")] if isinstance(spec, str) else [str(a).strip() for a in spec]
     if not names or any(not a for a in names):
-        raise ValueError(f"agents: empty agent name in {spec!r}; give one name, or one per seat separated by commas")
+        raise RunRequestError("--agents", f"empty agent name in {spec!r}; give one name, or one per seat "
+                                          "separated by commas")
     if len(names) == 1:
         return names * n_players
     if len(names) != n_players:
-        raise ValueError(
-            f"agents: got {len(names)} agents ({', '.join(names)}) for {n_players} players; "
-            f"give one name for every seat, or exactly {n_players} names"
+        raise RunRequestError(
+            "--agents",
+            f"got {len(names)} agents ({', '.join(names)}) for {n_players} player{'s' if n_players != 1 else ''}; "
+            f"give one name for every seat, or exactly {n_players} names",
         )
     return names
 
@@ -81,34 +92,49 @@ def supported_player_counts(cfg: Any) -> list[int] | None:
     return list(counts) if counts is not None else None
 
 
-def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: int, seed: int,
-              jobs: int = -1, chunk_size: int | None = None) -> None:
-    """Raise ValueError (one clear line) if the run cannot be played as asked; play nothing.
+def counts_text(counts: Sequence[int] | None) -> str:
+    """[1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; [3] -> '3'; None or [] -> 'any'."""
+    counts = sorted(set(counts or []))
+    if not counts:
+        return "any"
+    if len(counts) > 2 and counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}-{counts[-1]}"
+    return ", ".join(map(str, counts))
 
-    Checks: agents known to the game (``game_module.AGENTS``), player count supported by the config
-    (``cfg.player_counts``, if declared), ``games >= 1``, ``0 <= seed < 2**63``, ``jobs != 0``,
+
+def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: int, seed: int,
+              jobs: int = -1, chunk_size: int | None = None, source: str = "this variant") -> None:
+    """Raise RunRequestError (a ValueError naming the option at fault) if the run cannot be played
+    as asked; play nothing.
+
+    Checks: agents known to the game (``game_module.AGENTS``; ``--agents``), player count
+    supported by the config (``cfg.player_counts``, if declared; ``--players``, the message
+    naming ``source``), ``games >= 1``, ``0 <= seed <= 2**63 - 1``, ``jobs != 0``,
     ``chunk_size >= 1``.
     """
     known = tuple(getattr(game_module, "AGENTS", ()))
     unknown = [a for a in dict.fromkeys(agents) if known and a not in known]
     if unknown:
-        raise ValueError(f"unknown agent {', '.join(map(repr, unknown))}; known agents: {', '.join(known)}")
+        raise RunRequestError("--agents", f"unknown agent {', '.join(map(repr, unknown))}; "
+                                          f"known agents: {', '.join(known)}")
     if not agents:
-        raise ValueError("agents: at least one seat is needed")
+        raise RunRequestError("--players", "at least one seat is needed")
     counts = supported_player_counts(cfg)
     if counts is not None and len(agents) not in counts:
-        raise ValueError(
-            f"{len(agents)} players is not supported by this variant "
-            f"(supported: {', '.join(map(str, counts))})"
+        n = len(agents)
+        raise RunRequestError(
+            "--players",
+            f"{n} player{'s are' if n != 1 else ' is'} not supported by {source} (supported: {counts_text(counts)})",
         )
     if games < 1:
-        raise ValueError(f"games: must be at least 1, got {games}")
+        raise RunRequestError("--games", f"must be at least 1, got {games}")
     if not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"seed: must be between 0 and {MAX_SEED}, got {seed}")
+        raise RunRequestError("--seed", f"must be between 0 and 2^63-1, got {seed}")
     if jobs == 0:
-        raise ValueError("jobs: must be a positive number of processes, or negative (-1 = all cores)")
+        raise RunRequestError("--jobs", "must be a positive number of processes, or negative "
+                                        "(-1 = all cores), got 0")
     if chunk_size is not None and chunk_size < 1:
-        raise ValueError(f"chunk size: must be at least 1, got {chunk_size}")
+        raise RunRequestError("--chunk-size", f"must be at least 1, got {chunk_size}")
 
 
 def default_chunk_size(games: int, n_jobs: int) -> int:
@@ -117,8 +143,10 @@ def default_chunk_size(games: int, n_jobs: int) -> int:
 
 
 def resolve_jobs(jobs: int) -> int:
-    """Worker processes actually used for ``jobs`` (joblib's convention: -1 = all cores)."""
-    return max(1, effective_n_jobs(jobs))
+    """Worker processes actually used for ``jobs`` (joblib's convention: -1 = all cores, -2 all
+    but one), never more than the machine's cores (``os.cpu_count()``)."""
+    cores = os.cpu_count() or 1
+    return max(1, min(effective_n_jobs(jobs), cores))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -273,14 +301,34 @@ def default_out_dir(game: str, variant: str, n_players: int, root: Path | str = 
     return Path(root) / name
 
 
+class OutDirError(NotADirectoryError):
+    """The output directory cannot be used: it is a file, lies under a file, or cannot be created
+    or written. ``str()`` starts with the path."""
+
+
 def check_out_dir(out_dir: Path | str, force: bool = False) -> None:
-    """Raise ResultsExistError if ``out_dir`` holds results and not ``force``; NotADirectoryError if
-    it is a file."""
+    """Check that ``out_dir`` can receive a run, creating nothing.
+
+    Raises ResultsExistError if ``out_dir`` holds results and not ``force``; OutDirError (a
+    NotADirectoryError) if it is a file, lies under a file, or its nearest existing directory is
+    not writable.
+    """
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
-        raise NotADirectoryError(f"{out_dir}: exists and is not a directory")
+        raise OutDirError(f"{out_dir}: is a file, not a directory")
+    ancestor = out_dir.absolute()
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutDirError(f"{out_dir}: cannot be created: {ancestor} is a file, not a directory")
+    # results are written to a sibling temporary directory first, so the parent must be writable
+    parent = out_dir.absolute().parent
+    writable_dir = parent if parent.exists() else ancestor
+    if not os.access(writable_dir, os.W_OK | os.X_OK):
+        raise OutDirError(f"{out_dir}: cannot be created: {writable_dir} is not writable")
     if (out_dir / RESULTS_FILE).exists() and not force:
-        raise ResultsExistError(f"{out_dir} already holds {RESULTS_FILE}; use --force to overwrite it, or choose another --out")
+        raise ResultsExistError(f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, "
+                                "or choose another --out")
 
 
 def package_versions() -> dict[str, str]:
@@ -343,10 +391,11 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
 
     Everything is written into a temporary sibling directory first and moved into place at the
     end, so an error or Ctrl-C leaves nothing half-written (the exception propagates).
-    Raises ResultsExistError if ``out_dir`` already holds results and not ``force``; ValueError for a
-    bad request (:func:`check_run`) before anything is created.
+    Raises ResultsExistError if ``out_dir`` already holds results and not ``force``, OutDirError if
+    it cannot be used, RunRequestError (a ValueError) for a bad request (:func:`check_run`), all
+    before anything is created.
     """
-    from balancer.config import config_sha256
+    from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
     out_dir = Path(out_dir)
     agents = list(agents)
@@ -375,6 +424,7 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             "variant": str(getattr(cfg, "variant", "")),
             "config_path": str(config_path),
             "config_sha256": config_sha256(config_path),
+            "assumed": assumed_notes(resolve_yaml(config_path).data),
             "n_players": len(agents),
             "agents": agents,
             "seat_design": seat_design(agents),
@@ -388,6 +438,9 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             "versions": package_versions(),
             "command": command,
         }
+        title = getattr(game_module, "DISPLAY_NAME", None)
+        if title:  # how the report names the game ("Águeda: City of Umbrellas")
+            run_info = {"game": run_info["game"], "game_title": str(title), **run_info}
         (tmp / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
         _write_summary(tmp)
         _publish(tmp, out_dir)

@@ -23,6 +23,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,9 @@ DEFAULT_CONFIDENCE = 0.95
 SUMMARY_FILE = "summary.json"
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
+SEAT_BONUS_COLUMN = "score_seat_bonus"
+REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
+"""Columns :func:`summarize` cannot do without (the others are optional)."""
 
 _ENGINE = "streaming"
 
@@ -150,79 +154,140 @@ def _require(columns: Sequence[str], needed: Iterable[str]) -> None:
         raise ValueError(f"results table lacks required column(s): {', '.join(missing)}")
 
 
+# --------------------------------------------------------------------------- exact sums
+#
+# Every sum below is exact, so the summary does not depend on the order in which rows are summed
+# (the streaming engine sums in whatever order its morsels arrive, which depends on the Parquet row
+# groups, hence on --jobs and --chunk-size).  Win shares are counted by k (a 1/k share of a k-way
+# tie) and summed as fractions; integer columns are summed as integers; float columns are rounded
+# to 1e-9 and summed as decimals.  Means and variances are then formed with Python fractions, so
+# ``summary.json`` is bit-identical for any --jobs, chunk size or row order.
+
+_DECIMAL = pl.Decimal(38, 9)
+
+
+def _share_k() -> pl.Expr:
+    """k for a row whose win share is 1/k (a k-way shared win); 0 for a row that did not win."""
+    share = pl.col("win_share").cast(pl.Float64)
+    return pl.when(share > 0).then((1.0 / share).round(0).cast(pl.Int64)).otherwise(0).alias("_k")
+
+
+def _exact(col: str, dtype: pl.DataType) -> tuple[pl.Expr, pl.Expr]:
+    """Expressions for ``x`` and ``x*x`` in a type whose sum is exact (nulls, NaN, inf dropped)."""
+    x = pl.col(col)
+    if dtype.is_integer() or dtype == pl.Boolean:
+        x = x.cast(pl.Int64)
+        return x, x * x
+    x = x.cast(pl.Float64)
+    x = pl.when(x.is_finite()).then(x)
+    return x.cast(_DECIMAL), (x * x).cast(_DECIMAL)
+
+
+def _moment_exprs(name: str, expr_pair: tuple[pl.Expr, pl.Expr]) -> list[pl.Expr]:
+    x, xx = expr_pair
+    return [x.count().alias(f"{name}__n"), x.sum().alias(f"{name}__s1"), xx.sum().alias(f"{name}__s2")]
+
+
+def _moments(rec: dict, name: str) -> tuple[int, float | None, float | None]:
+    """(n, mean, sd with ddof=1) from exact sums; mean None when n == 0, sd None when n < 2."""
+    n = int(rec[f"{name}__n"] or 0)
+    if n == 0:
+        return 0, None, None
+    s1 = Fraction(rec[f"{name}__s1"] or 0)
+    s2 = Fraction(rec[f"{name}__s2"] or 0)
+    mean = s1 / n
+    if n < 2:
+        return n, float(mean), None
+    var = max(Fraction(0), (s2 - s1 * s1 / n) / (n - 1))
+    return n, float(mean), math.sqrt(var)
+
+
 # --------------------------------------------------------------------------- queries
 
 
 def _win_rate_query(lf: pl.LazyFrame, by: str) -> pl.LazyFrame:
-    """Per ``by`` value: ``wins`` (summed win_share) and ``n`` (rows)."""
-    return (
-        lf.group_by(by)
-        .agg(pl.col("win_share").cast(pl.Float64).sum().alias("wins"), pl.len().alias("n"))
-        .sort(by)
-    )
+    """Rows per (``by`` value, k): the win counts by tie size, summed exactly by the caller."""
+    return lf.group_by(by, _share_k()).agg(pl.len().alias("n")).sort(by, "_k")
 
 
-def _win_rate_rows(df: pl.DataFrame, by: str, confidence: float) -> list[dict[str, Any]]:
-    """Turn a ``_win_rate_query`` result into ``[{by, rate, ci_low, ci_high, games, wins}]``."""
-    rows = []
+def _win_counts(df: pl.DataFrame, by: str) -> dict[Any, tuple[int, Fraction, Fraction]]:
+    """``{key: (rows, wins, tied_share)}``: wins = sum of 1/k over winning rows (exact);
+    tied_share the part of it from shared wins (k >= 2)."""
+    out: dict[Any, tuple[int, Fraction, Fraction]] = {}
     for rec in df.iter_rows(named=True):
-        n = int(rec["n"])
-        wins = min(max(float(rec["wins"]), 0.0), float(n))  # guard float round-off of 1/k sums
-        low, high = wilson_interval(wins, n, confidence)
+        n, wins, tied = out.get(rec[by], (0, Fraction(0), Fraction(0)))
+        k, count = int(rec["_k"]), int(rec["n"])
+        n += count
+        if k > 0:
+            wins += Fraction(count, k)
+            if k > 1:
+                tied += Fraction(count, k)
+        out[rec[by]] = (n, wins, tied)
+    return out
+
+
+def _win_rate_rows(
+    counts: dict[Any, tuple[int, Fraction, Fraction]], by: str, confidence: float
+) -> list[dict[str, Any]]:
+    """``[{by, rate, ci_low, ci_high, games, wins}]`` sorted by ``by``."""
+    rows = []
+    for key in sorted(counts):
+        n, wins, _ = counts[key]
+        wins = min(max(wins, Fraction(0)), Fraction(n))
+        low, high = wilson_interval(float(wins), n, confidence)
         rows.append(
-            {by: rec[by], "rate": wins / n, "ci_low": low, "ci_high": high, "games": n, "wins": wins}
+            {by: key, "rate": float(wins / n), "ci_low": low, "ci_high": high, "games": n,
+             "wins": float(wins)}
         )
     return rows
 
 
-def _run_query(lf: pl.LazyFrame, metrics: list[str]) -> pl.LazyFrame:
-    """One row for the whole run, in constant memory (no per-game grouping).
-
-    * ``_games``: rows of seat 1 (every game has exactly one);
-    * ``_tied``: summed win share of rows with ``0 < win_share < 1`` — the k winners of a tied
-      game hold 1/k each, so each tied game adds exactly 1 (rounded by the caller);
-    * per metric: mean, sd (ddof=1) and count of non-null values over rows (players).
-    """
-    share = pl.col("win_share").cast(pl.Float64)
-    return lf.select(
-        (pl.col("seat") == 1).sum().alias("_games"),
-        share.filter((share > 0) & (share < 1)).sum().alias("_tied"),
-        *[pl.col(m).cast(pl.Float64).mean().alias(f"{m}__mean") for m in metrics],
-        *[pl.col(m).cast(pl.Float64).std().alias(f"{m}__sd") for m in metrics],
-        *[pl.col(m).count().alias(f"{m}__n") for m in metrics],
-    )
+def _run_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFrame:
+    """One row for the whole run, in constant memory: ``_games`` (rows of seat 1) and exact
+    sums for the mean and sd of every metric over non-null player rows."""
+    exprs = [(pl.col("seat") == 1).sum().alias("_games")]
+    for m, dtype in metrics.items():
+        exprs += _moment_exprs(m, _exact(m, dtype))
+    return lf.select(exprs)
 
 
-def _score_query(lf: pl.LazyFrame, by: str, components: list[str]) -> pl.LazyFrame:
-    """Per ``by`` value: rows, mean/sd of the total score and mean of every component."""
-    return (
-        lf.group_by(by)
-        .agg(
-            pl.len().alias("_n"),
-            pl.col("score").cast(pl.Float64).mean().alias("_mean"),
-            pl.col("score").cast(pl.Float64).std().alias("_sd"),
-            *[pl.col(c).cast(pl.Float64).mean().alias(c) for c in components],
-        )
-        .sort(by)
-    )
+def _score_query(
+    lf: pl.LazyFrame, by: str, components: dict[str, pl.DataType], score_dtype: pl.DataType,
+    without_bonus: pl.DataType | None = None,
+) -> pl.LazyFrame:
+    """Per ``by`` value: rows, exact sums of the total score and of every component; with
+    ``without_bonus`` (dtype of ``score_seat_bonus``), also of ``score - score_seat_bonus``."""
+    exprs = [pl.len().alias("_n"), *_moment_exprs("_score", _exact("score", score_dtype))]
+    for c, dtype in components.items():
+        exprs += _moment_exprs(c, _exact(c, dtype))
+    if without_bonus is not None:
+        both_int = score_dtype.is_integer() and without_bonus.is_integer()
+        diff = lf.select((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_d")).collect_schema()["_d"]
+        pair = _exact("_nobonus", pl.Int64 if both_int else diff)
+        exprs += _moment_exprs("_nobonus", pair)
+        lf = lf.with_columns((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_nobonus"))
+    return lf.group_by(by).agg(exprs).sort(by)
+
+
+def _mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
+    n, mean, sd = _moments(rec, name)
+    low, high = mean_interval(math.nan if mean is None else mean, sd, n, confidence)
+    return {"n": n, "mean": mean, "ci_low": low, "ci_high": high}
 
 
 def _score_rows(
-    df: pl.DataFrame, by: str, components: list[str], confidence: float
+    df: pl.DataFrame, by: str, components: Sequence[str], confidence: float
 ) -> list[dict[str, Any]]:
     """``[{by, n, mean, ci_low, ci_high, components: {name: mean}}]`` (points per player)."""
     rows = []
     for rec in df.iter_rows(named=True):
-        n = int(rec["_n"])
-        low, high = mean_interval(rec["_mean"], rec["_sd"], n, confidence)
+        total = _mean_row(rec, "_score", confidence)
         rows.append(
             {
                 by: rec[by],
-                "n": n,
-                "mean": rec["_mean"],
-                "ci_low": low,
-                "ci_high": high,
-                "components": {c[len(SCORE_PREFIX) :]: rec[c] for c in components},
+                **total,
+                "n": int(rec["_n"]),
+                "components": {c[len(SCORE_PREFIX) :]: _moments(rec, c)[1] for c in components},
             }
         )
     return rows
@@ -258,7 +323,7 @@ def summarize(
 
     Args:
         results: the long results table (one row per seat per game), lazy or eager.  Needs
-            ``game_index, seat, agent, score, win_share``; ``score_*`` and ``metric_*`` columns are
+            ``seat, agent, score, win_share``; ``score_*`` and ``metric_*`` columns are
             discovered by prefix.
         meta: the run's ``run.json`` dict; ``game``, ``variant``, ``n_players`` and ``seed`` are
             taken from it (falling back to the table's first row).
@@ -274,7 +339,7 @@ def summarize(
         * ``agent_win_rate``: ``[{agent, rate, ci_low, ci_high, games, wins}]`` sorted by agent —
           rate = summed ``win_share`` / agent-seat appearances (``games`` counts appearances);
         * ``metrics``: ``{"<name>_per_player": {mean, ci_low, ci_high, n}}`` for each
-          ``metric_<name>`` — the mean per player (n non-null player rows), with a t interval
+          ``metric_<name>`` — the mean per player (n finite player rows), with a t interval
           over rows; players of one game are treated as independent (constant memory, no
           per-game grouping; with thousands of games the interval is narrow either way);
         * ``seat_uniformity_p``: chi-square p-value of the seat win shares against uniform 1/n,
@@ -284,7 +349,12 @@ def summarize(
         * ``score_components``: component names (``score_`` prefix removed), in table order;
         * ``score_by_agent`` / ``score_by_seat``: ``[{agent|seat, n, mean, ci_low, ci_high,
           components: {name: mean}}]`` in points per player; the t interval is on the total
-          score, treating each appearance as independent.
+          score, treating each appearance as independent;
+        * ``score_without_seat_bonus_by_seat`` (only when a ``score_seat_bonus`` column exists):
+          ``[{seat, n, mean, ci_low, ci_high}]``, the mean of ``score - score_seat_bonus``.
+
+        Every sum is exact (see "exact sums" above), so the result is bit-identical whatever the
+        row order or Parquet row groups of the input (any ``--jobs`` or chunk size).
 
     Raises:
         ValueError: if required columns are missing or the table is empty.
@@ -293,39 +363,41 @@ def summarize(
     over the whole table, streamed from the (lazy) source.
     """
     lf = _as_lazy(results)
-    columns = lf.collect_schema().names()
-    _require(columns, ("seat", "agent", "score", "win_share"))
-    components = prefixed_columns(columns, SCORE_PREFIX)
-    metrics = prefixed_columns(columns, METRIC_PREFIX)
+    schema = lf.collect_schema()
+    columns = schema.names()
+    _require(columns, REQUIRED_COLUMNS)
+    components = {c: schema[c] for c in prefixed_columns(columns, SCORE_PREFIX)}
+    metrics = {m: schema[m] for m in prefixed_columns(columns, METRIC_PREFIX)}
+    bonus = schema[SEAT_BONUS_COLUMN] if SEAT_BONUS_COLUMN in columns else None
 
     seat_df, agent_df, game_df, score_agent_df, score_seat_df = pl.collect_all(
         [
             _win_rate_query(lf, "seat"),
             _win_rate_query(lf, "agent"),
             _run_query(lf, metrics),
-            _score_query(lf, "agent", components),
-            _score_query(lf, "seat", components),
+            _score_query(lf, "agent", components, schema["score"]),
+            _score_query(lf, "seat", components, schema["score"], bonus),
         ],
         engine=_ENGINE,
     )
-    games = int(game_df["_games"][0]) if game_df.height else 0
+    games = int(game_df["_games"][0] or 0) if game_df.height else 0
     if games == 0:
         raise ValueError("results table is empty: no games to summarise")
-    rows = int(seat_df["n"].sum())
-    tied = int(round(game_df["_tied"][0] or 0.0))
+    seat_counts = _win_counts(seat_df, "seat")
+    rows = sum(n for n, _, _ in seat_counts.values())
+    tied = int(round(sum((t for _, _, t in seat_counts.values()), Fraction(0))))
+    tied = min(tied, games)
     tied_low, tied_high = wilson_interval(tied, games, confidence)
 
+    game_rec = game_df.row(0, named=True)
     metric_summary: dict[str, dict[str, Any]] = {}
     for m in metrics:
-        mean = game_df[f"{m}__mean"][0]
-        n = int(game_df[f"{m}__n"][0])
-        low, high = mean_interval(
-            math.nan if mean is None else mean, game_df[f"{m}__sd"][0], n, confidence
-        )
+        row = _mean_row(game_rec, m, confidence)
         name = f"{m[len(METRIC_PREFIX):]}_per_player"
-        metric_summary[name] = {"mean": mean, "ci_low": low, "ci_high": high, "n": n}
+        metric_summary[name] = {"mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+                                "n": row["n"]}
 
-    seat_rows = _win_rate_rows(seat_df, "seat", confidence)
+    seat_rows = _win_rate_rows(seat_counts, "seat", confidence)
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
 
     summary = {
@@ -337,7 +409,7 @@ def summarize(
         "rows": rows,
         "confidence": confidence,
         "seat_win_rate": seat_rows,
-        "agent_win_rate": _win_rate_rows(agent_df, "agent", confidence),
+        "agent_win_rate": _win_rate_rows(_win_counts(agent_df, "agent"), "agent", confidence),
         "metrics": metric_summary,
         "seat_uniformity_p": seat_uniformity_p([r["wins"] for r in seat_rows]),
         "tied_games_share": tied / games,
@@ -345,10 +417,32 @@ def summarize(
         "tied_games_ci_low": tied_low,
         "tied_games_ci_high": tied_high,
         "score_components": [c[len(SCORE_PREFIX) :] for c in components],
-        "score_by_agent": _score_rows(score_agent_df, "agent", components, confidence),
-        "score_by_seat": _score_rows(score_seat_df, "seat", components, confidence),
+        "score_by_agent": _score_rows(score_agent_df, "agent", list(components), confidence),
+        "score_by_seat": _score_rows(score_seat_df, "seat", list(components), confidence),
     }
+    if bonus is not None:
+        summary["score_without_seat_bonus_by_seat"] = [
+            {"seat": rec["seat"], **_mean_row(rec, "_nobonus", confidence)}
+            for rec in score_seat_df.iter_rows(named=True)
+        ]
     return _json_clean(summary)
+
+
+class ResultsFileError(ValueError):
+    """A file of a results directory is unreadable, corrupt or inconsistent; ``str()`` starts with
+    the file's path (``results/x/run.json: not valid JSON (...)``)."""
+
+
+_POLARS_ERRORS: tuple[type[BaseException], ...] = (
+    pl.exceptions.PolarsError,
+    getattr(pl.exceptions, "PanicException", pl.exceptions.PolarsError),
+    OSError,
+)
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def scan_results(results_dir: Path) -> pl.LazyFrame:
@@ -366,20 +460,80 @@ def scan_results(results_dir: Path) -> pl.LazyFrame:
     raise FileNotFoundError(f"no results found: {single} does not exist (nor any *.parquet there)")
 
 
+def read_json_object(path: Path) -> dict:
+    """The JSON object stored in ``path``.
+
+    Raises:
+        FileNotFoundError: if ``path`` does not exist.
+        ResultsFileError: naming ``path`` if it cannot be read, is not valid JSON or not an object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ResultsFileError(f"{path}: not valid JSON (not UTF-8 text)") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsFileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise ResultsFileError(f"{path}: not valid JSON (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ResultsFileError(f"{path}: must hold a JSON object, got {type(data).__name__}")
+    return data
+
+
 def read_run_meta(results_dir: Path) -> dict:
     """Read ``run.json`` of a results directory.
 
     Raises:
         FileNotFoundError: if ``run.json`` is missing.
-        ValueError: if it is not a JSON object.
+        ResultsFileError (a ValueError) naming ``run.json``: if it is unreadable, not valid JSON or
+            not a JSON object.
     """
     path = Path(results_dir) / RUN_FILE
     if not path.is_file():
         raise FileNotFoundError(f"run metadata not found: {path} does not exist")
-    meta = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(meta, dict):
-        raise ValueError(f"{path} must hold a JSON object, got {type(meta).__name__}")
-    return meta
+    return read_json_object(path)
+
+
+def summarize_dir(results_dir: Path, meta: dict | None = None,
+                  confidence: float = DEFAULT_CONFIDENCE) -> dict:
+    """:func:`summarize` of a results directory's Parquet data (``meta``: its run.json, read if None).
+
+    Raises:
+        FileNotFoundError: if the results or ``run.json`` are missing.
+        ResultsFileError (a ValueError) naming the file: ``run.json`` unreadable; the Parquet data
+            not readable (truncated, not Parquet, corrupt pages), lacking a required column, of the
+            wrong types, or empty.
+    """
+    results_dir = Path(results_dir)
+    if meta is None:
+        meta = read_run_meta(results_dir)
+    lf = scan_results(results_dir)
+    single = results_dir / RESULTS_FILE
+    where = single if single.is_file() else results_dir / "*.parquet"
+    try:
+        columns = lf.collect_schema().names()
+    except _POLARS_ERRORS as exc:
+        raise ResultsFileError(f"{where}: not a readable Parquet file ({_short(exc)})") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise ResultsFileError(
+            f"{where}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
+            "is this a results table written by 'balancer run'?"
+        )
+    try:
+        return summarize(lf, meta, confidence)
+    except _POLARS_ERRORS as exc:
+        kind = "not a readable Parquet file" if "parquet" in str(exc).lower() else "cannot be summarised"
+        raise ResultsFileError(f"{where}: {kind} ({_short(exc)})") from None
+    except ValueError as exc:
+        raise ResultsFileError(f"{where}: {exc}") from None
 
 
 def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> dict:
@@ -393,13 +547,16 @@ def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> 
 
     Raises:
         FileNotFoundError: if the results or ``run.json`` are missing.
-        ValueError: if the table lacks required columns or is empty.
+        ResultsFileError (a ValueError) naming the file: see :func:`summarize_dir`.
     """
     results_dir = Path(results_dir)
-    meta = read_run_meta(results_dir)
-    summary = summarize(scan_results(results_dir), meta, confidence)
+    summary = summarize_dir(results_dir, None, confidence)
     out = results_dir / SUMMARY_FILE
     tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        os.replace(tmp, out)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return summary

@@ -99,8 +99,9 @@ def test_parse_agents():
 
 @pytest.mark.parametrize(
     "agents, games, match",
-    [(["nobody"], 5, "known agents: random, strong"), (["random"] * 5, 5, "supported: 1, 2, 3, 4"),
-     (["random"], 0, "at least 1")],
+    [(["nobody"], 5, "--agents: unknown agent 'nobody'; known agents: random, strong"),
+     (["random"] * 5, 5, r"--players: 5 players are not supported by this variant \(supported: 1-4\)"),
+     (["random"], 0, "--games: must be at least 1, got 0")],
 )
 def test_bad_requests_raise_before_playing(cfg, config_file, tmp_path, agents, games, match):
     out = tmp_path / "out" / "run"
@@ -166,3 +167,70 @@ def test_summary_written_by_stats(cfg, config_file, tmp_path, monkeypatch):
     out = run_to_dir(fake, cfg, config_file, ["random", "strong"], 40, 1, 1, tmp_path / "s", progress=False)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 40
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seed": -1}, "--seed: must be between 0 and 2^63-1, got -1"),
+    ({"seed": 2**63}, f"--seed: must be between 0 and 2^63-1, got {2**63}"),
+    ({"jobs": 0}, "--jobs: must be a positive number"),
+    ({"chunk_size": 0}, "--chunk-size: must be at least 1, got 0"),
+])
+def test_check_run_names_the_flag(cfg, kwargs, message):
+    args = {"games": 5, "seed": 1, "jobs": 1, "chunk_size": None} | kwargs
+    with pytest.raises(runner.RunRequestError) as err:
+        runner.check_run(fake, cfg, ["random"], **args)
+    assert str(err.value) == message or str(err.value).startswith(message)
+    assert err.value.flag == message.split(":")[0]
+
+
+def test_player_count_grammar(cfg):
+    solo_less = fake.FakeConfig(game="fake", variant="v", player_counts=[2, 3, 4])
+    with pytest.raises(ValueError, match=r"^--players: 1 player is not supported by x.yaml \(supported: 2-4\)$"):
+        runner.check_run(fake, solo_less, ["random"], 5, 1, source="x.yaml")
+    assert runner.counts_text([2, 4]) == "2, 4" and runner.counts_text([1, 2]) == "1, 2"
+
+
+def test_jobs_are_capped_at_the_cores(monkeypatch):
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 3)
+    assert runner.resolve_jobs(64) == 3 and runner.resolve_jobs(2) == 2 and runner.resolve_jobs(-1) >= 1
+
+
+def test_check_out_dir_file_and_under_a_file(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(runner.OutDirError, match=f"^{blocker}: is a file, not a directory$"):
+        runner.check_out_dir(blocker)
+    with pytest.raises(runner.OutDirError, match=f"^{blocker / 'a' / 'b'}: cannot be created: {blocker} is a file"):
+        runner.check_out_dir(blocker / "a" / "b")
+    runner.check_out_dir(tmp_path / "new" / "deeper")  # fine, and creates nothing
+    assert not (tmp_path / "new").exists()
+
+
+def test_run_json_lists_assumed_notes(cfg, tmp_path):
+    config = tmp_path / "fake.yaml"
+    config.write_text('game: fake\nvariant: v\nmax_points: 6\nrounds:\n  "3": {n: 1, assumed: "a guess"}\n')
+    out = run_to_dir(fake, cfg, config, ["random"], 4, 1, 1, tmp_path / "r", progress=False)
+    assert json.loads((out / "run.json").read_text())["assumed"] == ["rounds.3: a guess"]
+
+
+def test_summary_is_bit_identical_for_any_jobs_and_chunk_size(cfg, config_file, tmp_path, monkeypatch):
+    """Floating sums must not depend on the row groups of results.parquet (chunk size) or on --jobs."""
+    pytest.importorskip("balancer.stats.aggregate")
+    monkeypatch.undo()
+    agents = ["random", "strong", "random"]
+    texts = []
+    for name, jobs, size in [("a", 1, 1), ("b", 2, 7), ("c", 2, 64), ("d", 1, None)]:
+        out = run_to_dir(fake, cfg, config_file, agents, 300, 11, jobs, tmp_path / name, chunk_size=size,
+                         progress=False)
+        texts.append((out / "summary.json").read_bytes())
+    assert all(t == texts[0] for t in texts[1:])
+    # the luck metric is a float in [0, 1): its mean is summed from floats, not integers
+    assert 0 < json.loads(texts[0])["metrics"]["luck_per_player"]["mean"] < 1
+
+
+def test_run_json_records_the_display_name(cfg, config_file, tmp_path, monkeypatch):
+    out = run_to_dir(fake, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "a", progress=False)
+    assert "game_title" not in json.loads((out / "run.json").read_text())
+    monkeypatch.setattr(fake, "DISPLAY_NAME", "Fake: The Game", raising=False)
+    out = run_to_dir(fake, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "b", progress=False)
+    assert json.loads((out / "run.json").read_text())["game_title"] == "Fake: The Game"
