@@ -280,6 +280,115 @@ def play(
     typer.echo(text.rstrip("\n"))
 
 
+@app.command()
+def compare(
+    config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
+    config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
+    players: int = typer.Option(4, "--players", "-p", help="Number of players (seats) per game."),
+    n_games: int = typer.Option(1000, "--games", "-n", help="Games per variant (at least 1); both variants "
+                                                           "play the same game seeds."),
+    agents: str = typer.Option("greedy", "--agents", "-a",
+                               help="Agents: one name for every seat, or a comma list with exactly one per "
+                                    "seat (seats rotate every game)."),
+    seed: int = typer.Option(1, "--seed", help="Run seed shared by both variants (common random numbers): "
+                                               "game i uses SeedSequence(seed, spawn_key=(i,)) in A and B."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR",
+                                       help="Output directory for both runs and comparison.json "
+                                            "[default: results/compare-<a>-vs-<b>-<players>p]."),
+    report_html: Optional[Path] = typer.Option(None, "--report", metavar="HTML",
+                                               help="HTML comparison page to write "
+                                                    "[default: reports/compare-<a>-vs-<b>-<players>p.html]."),
+    force: bool = typer.Option(False, "--force", help="Play both variants again, overwriting results in the "
+                                                     "output directory (matching runs are reused otherwise)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+) -> None:
+    """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
+    from balancer.compare import compare_variants, default_compare_names
+    from balancer.report.compare import render_comparison
+    from balancer.sim.runner import ResultsExistError
+
+    for path in (config_a, config_b):
+        _load(path)  # exit 2 with file and key path on a bad config
+    if players < 1:
+        _fail(f"--players: must be at least 1, got {players}")
+    name = default_compare_names(config_a, config_b, players)
+    out_dir = out if out is not None else Path("results") / name
+    html = report_html if report_html is not None else Path("reports") / f"{name}.html"
+    if html.exists() and html.is_dir():
+        _fail(f"--report: {html} is a directory")
+    try:
+        with _sigterm_as_interrupt():
+            result = compare_variants(config_a, config_b, players, [a.strip() for a in agents.split(",")],
+                                      n_games, seed, jobs, out_dir, force=force, progress=not quiet,
+                                      command=_command_line())
+    except ConfigError as exc:
+        _fail(str(exc))
+    except (ResultsExistError, NotADirectoryError, ValueError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished runs are kept, unfinished ones were not written", err=True)
+        raise typer.Exit(130) from None
+    written = render_comparison(out_dir, html)
+    typer.echo(f"results: {out_dir / 'comparison.json'}")
+    typer.echo(f"report: {written}")
+    if not quiet:
+        for row in result["agent_win_rate"] + result["seat_win_rate"]:
+            if row["difference"] is None:
+                continue
+            mark = " *" if row["significant"] else ""
+            typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} "
+                       f"({100 * row['difference']:+.1f} pp){mark}")
+
+
+@app.command()
+def study(
+    study_file: Path = typer.Argument(..., help="Study YAML file: variants, runs (players, agents, games) and "
+                                                "figures with published values (see configs/citywright/appendix.yaml)."),
+    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+                                            help="HTML report to write [default: reports/<study>.html]."),
+    figures: Optional[Path] = typer.Option(None, "--figures", metavar="DIR",
+                                           help="Also write every figure as SVG and PNG files into DIR."),
+    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
+                                 help="Where each cell's results go: DIR/<study>/<run>/<variant>/."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    force: bool = typer.Option(False, "--force", help="Replay every cell, even those already finished "
+                                                     "(finished cells of the same request are reused otherwise)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+) -> None:
+    """Run every cell of a study (variants x runs) and render one report with the published values beside ours."""
+    from balancer.report.study import render_study
+    from balancer.study import StudyError, load_study, run_study, study_changes
+
+    try:
+        spec, _ = load_study(study_file)
+    except StudyError as exc:
+        _fail(str(exc))
+    html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
+    if html.is_dir():
+        _fail(f"--out {html}: is a directory; give the path of an HTML file")
+    if figures is not None and figures.exists() and not figures.is_dir():
+        _fail(f"--figures {figures}: is a file, not a directory")
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    try:
+        with _sigterm_as_interrupt():
+            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
+    except (StudyError, ConfigError) as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished cells are kept and will be reused, the unfinished one was not written",
+                   err=True)
+        raise typer.Exit(130) from None
+    written = render_study(result, study_changes(result), html, figures_dir=figures)
+    typer.echo(f"report: {written}")
+    if figures is not None:
+        typer.echo(f"figures: {figures}")
+    typer.echo(f"{result.games:,} games in {len(result.cells)} cells; playing them took "
+               f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s")
+
+
 def main() -> None:  # pragma: no cover - console entry alternative
     app()
 

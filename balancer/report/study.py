@@ -5,6 +5,7 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,7 @@ def grouped_chart(data: FigureData) -> MplFigure:
                        label=f"fair share ({data.fair * 100:.1f}%)")
         ax.set_xticks(x, [figs._label(c) for c in data.categories])
         ax.set_ylabel("win rate (%)" if data.unit == "%" else figs._label(data.categories[0]))
-        ax.set_title(figs._label(data.title), loc="left")
+        ax.set_title("\n".join(textwrap.wrap(figs._label(data.title), 58)), loc="left")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     return fig
 
