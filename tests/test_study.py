@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,34 @@ def test_a_study_checks_every_cell_before_playing(tiny, tmp_path):
     with pytest.raises(ValueError, match="runs.mirror-2p under v1.0: .*wizard"):
         run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("results.parquet"))
+
+
+def test_study_command_writes_report_and_figures_then_reuses(tiny, tmp_path):
+    from typer.testing import CliRunner
+
+    from balancer.cli import app
+
+    runner = CliRunner()
+    args = ["study", str(tiny), "-o", str(tmp_path / "s.html"), "--figures", str(tmp_path / "figs"),
+            "--results", str(tmp_path / "results"), "--jobs", "1", "--quiet"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert (tmp_path / "s.html").is_file() and len(list((tmp_path / "figs").glob("*.png"))) == 3
+    html_first = (tmp_path / "s.html").read_text()
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    # same numbers: only the timing line of the header and the page-unique SVG id prefixes may differ
+    strip = lambda h: [re.sub(r"\bf\d+-", "f-", line) for line in h.splitlines() if "this report run" not in line]
+    assert strip(html_first) == strip((tmp_path / "s.html").read_text())
+
+
+def test_study_command_bad_file_exits_2_and_writes_nothing(tiny, tmp_path):
+    from typer.testing import CliRunner
+
+    from balancer.cli import app
+
+    tiny.write_text(TINY.replace("seed: 5", "seed: -5"), encoding="utf-8")
+    result = CliRunner().invoke(app, ["study", str(tiny), "-o", str(tmp_path / "s.html"),
+                                      "--results", str(tmp_path / "results")])
+    assert result.exit_code == 2 and "seed" in result.output
+    assert not (tmp_path / "s.html").exists() and not (tmp_path / "results").exists()
