@@ -40,7 +40,7 @@ from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, pl
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, STAT_FORCED,
                     STAT_PLACED, STAT_TURNS, STAT_WASTED, Rules, State, apply_move, compile_rules,
-                    any_ruler, current_seat, filled_mask, is_legal, new_state)
+                    FINAL_COLUMNS, any_ruler, current_seat, filled_mask, final_rows, is_legal, new_state)
 from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_all, score_table
 
 NAME = "citywright"
@@ -223,35 +223,18 @@ def make_agent(cfg: CitywrightConfig, name: str) -> CitywrightAgent:
 
 def outcome(game: Game) -> Outcome:
     """Final scores (§6), achievements (§7), seat bonus (§6.5) and tie-break keys (§8) per seat."""
-    return _outcome(game.state, game.rules, score_all(game.state.tables, game.geo, game.sp))
+    pts = score_all(game.state.tables, game.geo, game.sp)
+    return _outcome(final_rows(game.state, game.rules, pts))
 
 
-def _outcome(st: State, rules: Rules, pts: np.ndarray) -> Outcome:
-    """:func:`outcome` from the district points ``pts`` (int64[n, 4]) of every table."""
-    n = rules.n_players
-    ach = np.zeros(n, np.int64)
-    if rules.ach_on:
-        park = pts[:, 2]
-        placed_shapes = (st.ticks > 0).sum(axis=1)
-        ach += np.where(placed_shapes >= rules.vers_k, rules.vers_pts, 0)
-        ach += np.where(st.ticks.max(axis=1) >= rules.mast_k, rules.mast_pts, 0)
-        tree = park >= rules.tree_solo if n == 1 else park == park.max()
-        ach += np.where(tree, rules.tree_pts, 0)
-    components = {d: pts[:, j].tolist() for j, d in enumerate(DISTRICTS)}
-    components["achievements"] = ach.tolist()
-    components["seat_bonus"] = rules.seat_bonus.tolist()
-    scores = (pts.sum(axis=1) + ach + rules.seat_bonus).tolist()
-    empty = (st.tables == 0).sum(axis=1)
-    distinct = (st.ticks > 0).sum(axis=1)
-    stats = st.stats.astype(np.float64)
-    metrics = {
-        "wasted_tiles": stats[:, STAT_WASTED].tolist(),
-        "empty_cells": empty.astype(np.float64).tolist(),
-        "rulers_placed": stats[:, STAT_PLACED].tolist(),
-        "forced_discards": stats[:, STAT_FORCED].tolist(),
-    }
-    return Outcome(scores=scores, tiebreak=list(zip((-empty).tolist(), distinct.tolist())), components=components,
-                   metrics=metrics, turns=st.stats[:, STAT_TURNS].tolist())
+def _outcome(rows: np.ndarray) -> Outcome:
+    """:class:`Outcome` from :func:`~.rules.final_rows` (int64[n, 12], columns FINAL_COLUMNS)."""
+    r = rows.tolist()
+    components = {name: [row[j] for row in r] for j, name in enumerate(FINAL_COLUMNS[:6])}
+    metrics = {name: [float(row[j]) for row in r] for j, name in
+               ((8, "wasted_tiles"), (6, "empty_cells"), (9, "rulers_placed"), (10, "forced_discards"))}
+    return Outcome(scores=[sum(row[:6]) for row in r], tiebreak=[(-row[6], row[7]) for row in r],
+                   components=components, metrics=metrics, turns=[row[11] for row in r])
 
 
 def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
@@ -265,8 +248,8 @@ def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequ
     for s, name in enumerate(agents):
         kinds[s], weights[s] = agent_params(cfg, name)
     game_rng, agent_rng = game_rngs(seed)
-    st, pts = play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng)
-    return _outcome(st, rules, pts)
+    _, rows = play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng)
+    return _outcome(rows)
 
 
 def describe_move(game: Game, move: Move) -> str:

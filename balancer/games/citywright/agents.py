@@ -23,7 +23,7 @@ import numpy as np
 
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, N_STATS, PLACE, SITE, SLOT_LINES, State, any_ruler,
-                    apply_move, current_seat, filled_mask, setup)
+                    apply_move, below, current_seat, filled_mask, final_rows, setup)
 from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
@@ -127,12 +127,6 @@ PRES_LEFT = _presence_left_table()
 
 
 @nb.njit(cache=True, inline="always")
-def _below(rng, n):
-    """A uniform integer in [0, n) from ``rng``."""
-    return min(int(rng.random() * n), n - 1)
-
-
-@nb.njit(cache=True, inline="always")
 def _tie_key(salt, move_id, weight):
     """Random priority of a move among exact ties (Efraimidis-Spirakis: the largest log(u)/w wins, so
     a move standing for w slots is picked w times as often). u comes from a splitmix64 hash of the
@@ -157,7 +151,7 @@ def random_move(st, rules, rng, mv):
         mv[1] = -1
         return
     while True:
-        slot = _below(rng, N_SLOTS)
+        slot = below(rng, N_SLOTS)
         if st.slots[slot] >= 0:
             break
     shape = st.slots[slot]
@@ -169,7 +163,7 @@ def random_move(st, rules, rng, mv):
     mv[1] = slot
     chosen = -1
     for _ in range(16):
-        p = lo + _below(rng, hi - lo)
+        p = lo + below(rng, hi - lo)
         if rules.pl_mask[p] & filled == 0:
             chosen = p
             break
@@ -184,15 +178,15 @@ def random_move(st, rules, rng, mv):
         if total == 0:
             mv[0] = FORCED
             return
-        r = _below(rng, total)
+        r = below(rng, total)
         if r == nv:
-            e = _below(rng, table.shape[0] - popcount(filled))
+            e = below(rng, table.shape[0] - popcount(filled))
             for i in range(table.shape[0]):
                 if table[i] == 0:
                     if e == 0:
                         mv[0] = DISCARD_FOR_TILE
                         mv[2] = i
-                        mv[3] = 1 + _below(rng, 4)
+                        mv[3] = 1 + below(rng, 4)
                         return
                     e -= 1
         for p in range(lo, hi):
@@ -213,13 +207,13 @@ def random_move(st, rules, rng, mv):
     mv[5] = t2
     mv[6] = t3
     for j in range(3, 0, -1):
-        q = _below(rng, j + 1)
+        q = below(rng, j + 1)
         t = mv[3 + j]
         mv[3 + j] = mv[3 + q]
         mv[3 + q] = t
     for j in range(rules.pl_k[chosen], 4):
         mv[3 + j] = 0
-    mv[7] = st.site[_below(rng, SITE)]
+    mv[7] = st.site[below(rng, SITE)]
 
 
 @nb.njit(cache=True)
@@ -1012,7 +1006,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         mv[1] = -1
         return
     if b_kind == DISCARD_FOR_TILE:
-        pick = _below(rng, n_corner)
+        pick = below(rng, n_corner)
         for s in range(N_EDGE, N_SLOTS):
             if st.slots[s] >= 0:
                 if pick == 0:
@@ -1022,7 +1016,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         mv[2] = b_p
         mv[3] = b_star
         return
-    pick = _below(rng, g_w[b_group])
+    pick = below(rng, g_w[b_group])
     for s in range(N_SLOTS):
         if slot_group[s] == b_group:
             if pick == 0:
@@ -1036,7 +1030,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             mv[3 + j] = SEQS[g_ms[b_group], k, b_seq, j]
         if rules.shape_five[g_shape[b_group]]:
             # a star off the table still takes a free pick (Q11): any site cell's district
-            mv[7] = b_star if b_star > 0 else st.site[_below(rng, SITE)]
+            mv[7] = b_star if b_star > 0 else st.site[below(rng, SITE)]
 
 
 @nb.njit(cache=True)
@@ -1074,7 +1068,7 @@ def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng):
 @nb.njit(cache=True)
 def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
     """Set up (§3) and play one whole game in a single compiled call; returns the final state and
-    the district points of every table (int64[n, 4])."""
+    its :func:`~balancer.games.citywright.rules.final_rows`."""
     n = rules.n_players
     cells = geo.size * geo.size
     cap = max(rules.deck4.shape[0], rules.deck5.shape[0], 1)
@@ -1084,4 +1078,4 @@ def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
                np.zeros(4, np.int64))
     setup(st, rules.deck4, rules.deck5, game_rng)
     play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng)
-    return st, score_all(st.tables, geo, sp)
+    return st, final_rows(st, rules, score_all(st.tables, geo, sp))

@@ -202,6 +202,12 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
 
 # --------------------------------------------------------------------------- compiled transitions
 
+@nb.njit(cache=True, inline="always")
+def below(rng, n):
+    """A uniform integer in [0, n) drawn from ``rng`` (one double; bias below 2^-40 for n < 2^13)."""
+    return min(int(rng.random() * n), n - 1)
+
+
 @nb.njit(cache=True)
 def _shuffle_pile(piles, pile_n, src, dst, rng):
     """Shuffle discard pile ``src`` into draw pile ``dst`` (Q6)."""
@@ -213,7 +219,7 @@ def _shuffle_pile(piles, pile_n, src, dst, rng):
     pile_n[src] = 0
     total = pile_n[dst]
     for i in range(total - 1, 0, -1):
-        j = rng.integers(0, i + 1)
+        j = below(rng, i + 1)
         t = piles[dst, i]
         piles[dst, i] = piles[dst, j]
         piles[dst, j] = t
@@ -236,7 +242,7 @@ def _fill_site(site, rng):
     for i in range(SITE):
         site[i] = 1 + i // 4
     for i in range(SITE - 1, 0, -1):
-        j = rng.integers(0, i + 1)
+        j = below(rng, i + 1)
         t = site[i]
         site[i] = site[j]
         site[j] = t
@@ -438,3 +444,51 @@ def new_state(rules: Rules, size: int, rng: np.random.Generator) -> State:
     )
     setup(st, rules.deck4, rules.deck5, rng)
     return st
+
+
+FINAL_COLUMNS = ("residential", "commercial", "park", "industrial", "achievements", "seat_bonus",
+                 "empty_cells", "distinct_shapes", "wasted_tiles", "rulers_placed", "forced_discards", "turns")
+"""Columns of :func:`final_rows`."""
+
+
+@nb.njit(cache=True)
+def final_rows(st, rules, pts):
+    """End-of-game accounting per seat, int64[n, 12] with :data:`FINAL_COLUMNS`: the district points
+    ``pts`` (int64[n, 4], §6.1-§6.4), achievements (§7: Versatile and Mastery from the ruler ticks,
+    Tree-lined for every player tied for the highest Park subtotal, solo a Park of at least the
+    threshold), seat bonus (§6.5), the §8 tie-break counts and the play metrics."""
+    n = rules.n_players
+    out = np.zeros((n, len(FINAL_COLUMNS)), np.int64)
+    top_park = 0
+    for s in range(n):
+        top_park = max(top_park, pts[s, 2])
+    for s in range(n):
+        for j in range(4):
+            out[s, j] = pts[s, j]
+        distinct = 0
+        most = 0
+        for k in range(rules.n_shapes):
+            if st.ticks[s, k] > 0:
+                distinct += 1
+            most = max(most, st.ticks[s, k])
+        ach = 0
+        if rules.ach_on:
+            if distinct >= rules.vers_k:
+                ach += rules.vers_pts
+            if most >= rules.mast_k:
+                ach += rules.mast_pts
+            if (pts[s, 2] >= rules.tree_solo) if n == 1 else (pts[s, 2] == top_park):
+                ach += rules.tree_pts
+        empty = 0
+        for c in range(st.tables.shape[1]):
+            if st.tables[s, c] == 0:
+                empty += 1
+        out[s, 4] = ach
+        out[s, 5] = rules.seat_bonus[s]
+        out[s, 6] = empty
+        out[s, 7] = distinct
+        out[s, 8] = st.stats[s, STAT_WASTED]
+        out[s, 9] = st.stats[s, STAT_PLACED]
+        out[s, 10] = st.stats[s, STAT_FORCED]
+        out[s, 11] = st.stats[s, STAT_TURNS]
+    return out
