@@ -6,7 +6,8 @@ A game module (``balancer.games.<name>``) exposes:
 - ``AGENTS: tuple[str, ...]``: the agent names it understands;
 - ``new_game(config, n_players, seed) -> State``, ``legal_moves(state)``, ``apply(state, move)``,
   ``is_over(state)`` and ``outcome(state) -> Outcome``: the step-by-step protocol, for tests,
-  notebooks and ``balancer play``;
+  notebooks and ``balancer play``; the state tells whose turn it is as ``state.seat_to_move``
+  (0-based);
 - ``play_game(config, agents, seed) -> Outcome``: one whole game at full speed, the runner's entry;
 - ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log.
 

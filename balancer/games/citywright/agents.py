@@ -213,7 +213,8 @@ def random_move(st, rules, rng, mv):
         mv[3 + q] = t
     for j in range(rules.pl_k[chosen], 4):
         mv[3 + j] = 0
-    mv[7] = st.site[below(rng, SITE)]
+    if rules.shape_five[shape]:
+        mv[7] = st.site[below(rng, SITE)]   # the free pick: any of the 16 site cells
 
 
 @nb.njit(cache=True)
