@@ -218,16 +218,12 @@ def random_move(st, rules, rng, mv):
 
 
 @nb.njit(cache=True)
-def _residential_after(mR, res, comp_mask, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2):
-    """§6.1 residential points after adding the new residential cells ``mR`` to clusters
-    ``comp_mask`` (sizes ``comp_size``, ids sorted by size in ``order``); ``adjcl[c]`` has bit j
-    set when cluster j touches cell c."""
-    cc_adj0 = np.uint64(0)
-    cc_adj1 = np.uint64(0)
-    cc_adj2 = np.uint64(0)
-    cc_adj3 = np.uint64(0)
-    cc_adj4 = np.uint64(0)
-    cc_n0 = cc_n1 = cc_n2 = cc_n3 = cc_n4 = 0
+def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_adj, cc_n):
+    """§6.1 residential points after adding the new residential cells ``mR`` (a mask) to the
+    clusters of sizes ``comp_size`` (ids by size, largest first, in ``order[:ncomp]``); ``adjcl[c]``
+    has bit j set when cluster j touches cell c. ``cc_adj`` (uint64[5]) and ``cc_n`` (int64[5]) are
+    scratch space for the new cells' own components (at most 5 new cells)."""
+    # the new cells' components among themselves, each with the clusters it touches
     ncc = 0
     rest = mR
     while rest:
@@ -241,131 +237,53 @@ def _residential_after(mR, res, comp_mask, comp_size, order, ncomp, adjcl, geo, 
         adj = np.uint64(0)
         x = comp
         while x:
-            i = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-            adj |= adjcl[i]
+            adj |= adjcl[popcount((x & (~x + np.uint64(1))) - np.uint64(1))]
             x &= x - np.uint64(1)
-        n = popcount(comp)
-        # merge into an earlier new component that touches one of the same clusters
+        cc_adj[ncc] = adj
+        cc_n[ncc] = popcount(comp)
+        ncc += 1
+    # components that touch a common cluster become one cluster
+    merged = True
+    while merged:
         merged = False
-        if ncc > 0 and cc_adj0 & adj:
-            cc_adj0 |= adj
-            cc_n0 += n
-            merged = True
-        elif ncc > 1 and cc_adj1 & adj:
-            cc_adj1 |= adj
-            cc_n1 += n
-            merged = True
-        elif ncc > 2 and cc_adj2 & adj:
-            cc_adj2 |= adj
-            cc_n2 += n
-            merged = True
-        elif ncc > 3 and cc_adj3 & adj:
-            cc_adj3 |= adj
-            cc_n3 += n
-            merged = True
-        if not merged:
-            if ncc == 0:
-                cc_adj0, cc_n0 = adj, n
-            elif ncc == 1:
-                cc_adj1, cc_n1 = adj, n
-            elif ncc == 2:
-                cc_adj2, cc_n2 = adj, n
-            elif ncc == 3:
-                cc_adj3, cc_n3 = adj, n
-            else:
-                cc_adj4, cc_n4 = adj, n
-            ncc += 1
-    # a later merge can join two earlier components (both touch one cluster): fold them
-    changed = True
-    while changed:
-        changed = False
-        if ncc > 1 and cc_n1 > 0 and cc_n0 > 0 and cc_adj0 & cc_adj1:
-            cc_adj0 |= cc_adj1
-            cc_n0 += cc_n1
-            cc_n1 = 0
-            cc_adj1 = np.uint64(0)
-            changed = True
-        if ncc > 2 and cc_n2 > 0:
-            if cc_n0 > 0 and cc_adj0 & cc_adj2:
-                cc_adj0 |= cc_adj2
-                cc_n0 += cc_n2
-                cc_n2 = 0
-                cc_adj2 = np.uint64(0)
-                changed = True
-            elif cc_n1 > 0 and cc_adj1 & cc_adj2:
-                cc_adj1 |= cc_adj2
-                cc_n1 += cc_n2
-                cc_n2 = 0
-                cc_adj2 = np.uint64(0)
-                changed = True
-        if ncc > 3 and cc_n3 > 0:
-            for t in range(3):
-                a = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else cc_adj2)
-                na = cc_n0 if t == 0 else (cc_n1 if t == 1 else cc_n2)
-                if na > 0 and a & cc_adj3:
-                    if t == 0:
-                        cc_adj0 |= cc_adj3
-                        cc_n0 += cc_n3
-                    elif t == 1:
-                        cc_adj1 |= cc_adj3
-                        cc_n1 += cc_n3
-                    else:
-                        cc_adj2 |= cc_adj3
-                        cc_n2 += cc_n3
-                    cc_n3 = 0
-                    cc_adj3 = np.uint64(0)
-                    changed = True
-                    break
-        if ncc > 4 and cc_n4 > 0:
-            for t in range(4):
-                a = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else (cc_adj2 if t == 2 else cc_adj3))
-                na = cc_n0 if t == 0 else (cc_n1 if t == 1 else (cc_n2 if t == 2 else cc_n3))
-                if na > 0 and a & cc_adj4:
-                    if t == 0:
-                        cc_adj0 |= cc_adj4
-                        cc_n0 += cc_n4
-                    elif t == 1:
-                        cc_adj1 |= cc_adj4
-                        cc_n1 += cc_n4
-                    elif t == 2:
-                        cc_adj2 |= cc_adj4
-                        cc_n2 += cc_n4
-                    else:
-                        cc_adj3 |= cc_adj4
-                        cc_n3 += cc_n4
-                    cc_n4 = 0
-                    cc_adj4 = np.uint64(0)
-                    changed = True
-                    break
-    used = cc_adj0 | cc_adj1 | cc_adj2 | cc_adj3 | cc_adj4
+        for i in range(ncc):
+            if cc_n[i] == 0:
+                continue
+            for j in range(i + 1, ncc):
+                if cc_n[j] > 0 and cc_adj[i] & cc_adj[j]:
+                    cc_adj[i] |= cc_adj[j]
+                    cc_n[i] += cc_n[j]
+                    cc_n[j] = 0
+                    merged = True
+    # the two largest clusters among the grown ones and those the new cells do not touch
+    used = np.uint64(0)
     a = 0
     b = 0
-    for t in range(5):
-        nn = cc_n0 if t == 0 else (cc_n1 if t == 1 else (cc_n2 if t == 2 else (cc_n3 if t == 3 else cc_n4)))
-        if nn == 0:
+    for i in range(ncc):
+        if cc_n[i] == 0:
             continue
-        aa = cc_adj0 if t == 0 else (cc_adj1 if t == 1 else (cc_adj2 if t == 2 else (cc_adj3 if t == 3 else cc_adj4)))
-        x = aa
+        used |= cc_adj[i]
+        size = cc_n[i]
+        x = cc_adj[i]
         while x:
-            j = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-            nn += comp_size[j]
+            size += comp_size[popcount((x & (~x + np.uint64(1))) - np.uint64(1))]
             x &= x - np.uint64(1)
-        if nn > a:
+        if size > a:
             b = a
-            a = nn
-        elif nn > b:
-            b = nn
+            a = size
+        elif size > b:
+            b = size
     taken = 0
     for q in range(ncomp):
         j = order[q]
         if used & (np.uint64(1) << np.uint64(j)):
             continue
-        nn = comp_size[j]
-        if nn > a:
+        size = comp_size[j]
+        if size > a:
             b = a
-            a = nn
-        elif nn > b:
-            b = nn
+            a = size
+        elif size > b:
+            b = size
         taken += 1
         if taken == 2:
             break
@@ -433,6 +351,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = wsu[32:32 + cells]
     adjcl[:] = 0
+    cc_adj = wsu[32 + cells:37 + cells]
+    cc_n = wsi[306:311]
     for j in range(ncomp):
         x = spread(comp_mask[j], geo) & ~filled
         while x:
@@ -913,8 +833,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     elif memo_stamp[lr] == stamp:
                         g_r = memo_r[lr]
                     else:
-                        g_r = float(_residential_after(mR, R, comp_mask, comp_size, order, ncomp, adjcl,
-                                                       geo, lp, lt, sp2) - cur_r)
+                        g_r = float(_residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2,
+                                                       cc_adj, cc_n) - cur_r)
                         memo_r[lr] = g_r
                         memo_stamp[lr] = stamp
                     # commercial §6.2
@@ -1051,7 +971,7 @@ def workspace(rules, cells):
         n_max = max(n_max, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max *= N_SLOTS
     return (np.zeros(184 + 22 * cells + 3 * n_max, np.float64), np.zeros(1400 + 5 * n_max + N_SLOTS, np.int64),
-            np.zeros(32 + cells, np.uint64))
+            np.zeros(40 + cells, np.uint64))
 
 
 @nb.njit(cache=True)
