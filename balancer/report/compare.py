@@ -181,7 +181,7 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})
     confidence = float(c.get("confidence") or 0.95)
     return {
-        "title": f"{c.get('game', 'game')}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
+        "title": f"{str(c.get('game', 'game')).replace('_', ' ').title()}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
         "game": c.get("game"),
         "config_a": c.get("config_a"),
         "config_b": c.get("config_b"),
