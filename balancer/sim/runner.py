@@ -278,7 +278,7 @@ def play_chunk_safe(chunk: int, module_name: str, cfg: Any, agents: Sequence[str
 # --------------------------------------------------------------------------------------------------
 # many chunks, locally (loky) or on a Dask cluster
 
-CONNECT_TIMEOUT = 10.0  # seconds to wait for a --scheduler to answer
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a --scheduler to answer
 
 
 class SchedulerError(RunRequestError):
