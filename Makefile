@@ -1,11 +1,12 @@
-# balancer: `make report` (set up + the default study), `make test` (set up + tests), `make bench`.
+# balancer: `make report` (set up + the default study), `make test` (set up + tests), `make bench`,
+# `make bench-cluster`.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install report test bench clean
+.PHONY: install report test bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -27,6 +28,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_citywright.py
+
+# Throughput of `balancer run --scheduler` on a local Dask cluster, 1 and 2 workers, >= 60 s each.
+bench-cluster: $(STAMP)
+	$(BIN)/python benchmarks/bench_cluster.py --seconds 60
 
 clean:
 	rm -rf results .pytest_cache .hypothesis

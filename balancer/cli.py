@@ -83,6 +83,30 @@ def _command_line() -> str:
     return " ".join(shlex.quote(a) for a in ["balancer", *sys.argv[1:]])
 
 
+def _resume_command(out_dir: Path) -> str:
+    """This command line with ``--resume`` (and ``--out``), without ``--force``."""
+    args = [a for a in sys.argv[1:] if a != "--force"]
+    if not any(a in ("--out", "-o") or a.startswith("--out=") for a in args):
+        args += ["--out", str(out_dir)]
+    if "--resume" not in args:
+        args.append("--resume")
+    return " ".join(shlex.quote(a) for a in ["balancer", *args])
+
+
+MAX_PRINTED_FAILURES = 20
+
+
+def _report_failures(exc: Any) -> None:
+    """Print the failing games of a GamesFailedError on stderr: index, seed, error, replay command."""
+    typer.echo(f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):",
+               err=True)
+    for f in exc.failures[:MAX_PRINTED_FAILURES]:
+        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
+        typer.echo(f"    replay: {f['replay']}", err=True)
+    if exc.count > MAX_PRINTED_FAILURES:
+        typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
+
+
 # --------------------------------------------------------------------------------------------------
 # commands
 
@@ -153,10 +177,23 @@ def run(
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Games per parallel task "
                                                                         "[default: about games/(jobs*8), 10-2000]."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no win-rate summary."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
+                                                 "(tcp://host:8786) instead of local processes; --jobs is then "
+                                                 "ignored (see docs/cluster.md)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run in the output directory: "
+                                                       "play only the chunks missing from its manifest.json "
+                                                       "(the other arguments must be the same)."),
 ) -> None:
-    """Play games between AI players and write results.parquet, run.json and summary.json."""
-    from balancer.sim.runner import (ResultsExistError, RunRequestError, check_out_dir, check_run,
-                                     default_out_dir, parse_agents, run_to_dir, seat_win_rates)
+    """Play games between AI players and write results.parquet, run.json and summary.json.
+
+    Exit 1 when some games raised (the others are written; each failing game is listed with the
+    'balancer play' command that replays it). Ctrl-C keeps the finished chunks and prints the
+    --resume command.
+    """
+    from balancer.sim.runner import (GamesFailedError, ResultsExistError, RunInterrupted, RunRequestError,
+                                     check_out_dir, check_run, default_out_dir, parse_agents, run_to_dir,
+                                     seat_win_rates)
 
     cfg, module = _load(config)
     if players < 1:
@@ -169,15 +206,23 @@ def run(
     except ValueError as exc:
         _fail(f"{config}: {exc}")
     cores = os.cpu_count() or 1
-    if jobs > cores:
+    if jobs > cores and not scheduler:
         typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)
     out_dir = out if out is not None else default_out_dir(cfg.game, getattr(cfg, "variant", ""), players)
     where = "--out " if out is not None else "output directory "
+    failed = None
     try:
-        check_out_dir(out_dir, force)
+        check_out_dir(out_dir, force, resume)
         with _sigterm_as_interrupt():
             run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
-                       command=_command_line(), chunk_size=chunk_size, progress=not quiet)
+                       command=_command_line(), chunk_size=chunk_size, progress=not quiet,
+                       scheduler=scheduler or None, resume=resume)
+    except GamesFailedError as exc:
+        failed = exc
+    except RunInterrupted as exc:
+        typer.echo(f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
+                   f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}", err=True)
+        raise typer.Exit(130) from None
     except (ResultsExistError, NotADirectoryError) as exc:
         _fail(f"{where}{exc}")
     except ConfigError as exc:
@@ -191,6 +236,11 @@ def run(
     except KeyboardInterrupt:
         typer.echo("interrupted; nothing was written", err=True)
         raise typer.Exit(130) from None
+    if failed is not None:
+        if (out_dir / "results.parquet").is_file():
+            typer.echo(f"results: {out_dir / 'results.parquet'} (without the failing games)")
+        _report_failures(failed)
+        raise typer.Exit(1)
     typer.echo(f"results: {out_dir / 'results.parquet'}")
     if not quiet:
         rates = seat_win_rates(out_dir)
@@ -261,9 +311,14 @@ def play(
     players: int = typer.Option(2, "--players", "-p", help="Number of players (seats)."),
     seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed), 0 to 2^63-1."),
     agents: str = typer.Option("greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."),
+    game_index: int = typer.Option(0, "--game-index", min=0,
+                                   help="Play game I of the run with this seed (its seed SeedSequence(seed, "
+                                        "spawn_key=(I,)) and its seats, rotated I times), as a failing game "
+                                        "of 'balancer run' is reported."),
 ) -> None:
     """Play one game and print its turn-by-turn transcript."""
     from balancer.core.seeding import game_seed
+    from balancer.core.tables import seat_agents
     from balancer.sim.runner import RunRequestError, check_run, parse_agents
 
     cfg, module = _load(config)
@@ -272,7 +327,7 @@ def play(
     try:
         seats = parse_agents(agents, players)
         check_run(module, cfg, seats, 1, seed, source=str(config))
-        text = module.transcript(cfg, seats, game_seed(seed, 0))
+        text = module.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
     except RunRequestError as exc:
         _fail(str(exc))
     except ValueError as exc:
@@ -306,7 +361,7 @@ def compare(
     """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
     from balancer.compare import compare_variants, default_compare_names
     from balancer.report.compare import render_comparison
-    from balancer.sim.runner import ResultsExistError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError
 
     for path in (config_a, config_b):
         _load(path)  # exit 2 with file and key path on a bad config
@@ -322,12 +377,15 @@ def compare(
             result = compare_variants(config_a, config_b, players, [a.strip() for a in agents.split(",")],
                                       n_games, seed, jobs, out_dir, force=force, progress=not quiet,
                                       command=_command_line())
+    except GamesFailedError as exc:
+        _report_failures(exc)
+        raise typer.Exit(1) from None
     except ConfigError as exc:
         _fail(str(exc))
     except (ResultsExistError, NotADirectoryError, ValueError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        typer.echo("interrupted; finished runs are kept, unfinished ones were not written", err=True)
+        typer.echo("interrupted; finished runs are kept, and the same command continues the unfinished one", err=True)
         raise typer.Exit(130) from None
     written = render_comparison(out_dir, html)
     typer.echo(f"results: {out_dir / 'comparison.json'}")
@@ -358,6 +416,7 @@ def study(
 ) -> None:
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours."""
     from balancer.report.study import render_study
+    from balancer.sim.runner import GamesFailedError
     from balancer.study import StudyError, load_study, run_study, study_changes
 
     try:
@@ -373,12 +432,16 @@ def study(
     try:
         with _sigterm_as_interrupt():
             result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
+    except GamesFailedError as exc:
+        _report_failures(exc)
+        raise typer.Exit(1) from None
     except (StudyError, ConfigError) as exc:
         _fail(str(exc))
     except ValueError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
-        typer.echo("interrupted; finished cells are kept and will be reused, the unfinished one was not written",
+        typer.echo("interrupted; finished cells are kept and will be reused, the unfinished one is continued "
+                   "when the study is run again",
                    err=True)
         raise typer.Exit(130) from None
     written = render_study(result, study_changes(result), html, figures_dir=figures)

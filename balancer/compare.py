@@ -66,6 +66,7 @@ def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[s
         and meta.get("games") == games
         and list(meta.get("agents") or []) == agents
         and meta.get("n_players") == len(agents)
+        and not meta.get("failed_games")
     )
 
 
@@ -148,12 +149,12 @@ def compare_variants(
                 "use --force to overwrite them, or choose another --out"
             )
         if not reuse[side]:
-            check_out_dir(run_dir, force)
+            check_out_dir(run_dir, force, resume=None)
 
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
             run_to_dir(module, cfg, path, seats, games, seed, jobs, run_dir, force=force,
-                       command=command, progress=progress)
+                       command=command, progress=progress, resume=None)
 
     import polars as pl
 

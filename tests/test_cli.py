@@ -12,6 +12,7 @@ import sys
 import types
 from pathlib import Path
 
+import polars as pl
 import pytest
 import typer
 from typer.testing import CliRunner
@@ -299,3 +300,68 @@ def test_report_bad_files_name_the_file(tmp_path, name, content, message):
     result = runner.invoke(app, ["report", str(run), "-o", str(out)])
     _assert_bad_input(result, f"{run}/{message}")
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# failing games, Ctrl-C and --resume, replaying game i
+
+
+def _breaking(monkeypatch, index: int, exc: BaseException):
+    """Make Citywright game ``index`` raise ``exc`` (in this process: use --jobs 1)."""
+    import balancer.games.citywright as cw
+
+    real = cw.play_game
+
+    def play_game(cfg, agents, seed):
+        if seed.spawn_key[-1] == index:
+            raise exc
+        return real(cfg, agents, seed)
+
+    monkeypatch.setattr(cw, "play_game", play_game)
+
+
+@needs_engine
+def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):
+    _breaking(monkeypatch, 5, RuntimeError("rules broke"))
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["run", str(V11), "--players", "3", "--agents", "random,greedy,random",
+                                 "--games", "12", "--seed", "4", "--jobs", "1", "--quiet", "--out", str(out)])
+    assert result.exit_code == 1
+    assert "1 of 12 games failed" in result.stderr
+    assert "game 5 (seed 4): RuntimeError: rules broke" in result.stderr
+    assert f"replay: balancer play {V11} --players 3 --agents random,greedy,random --seed 4 --game-index 5" \
+        in result.stderr
+    assert pl.read_parquet(out / "results.parquet")["game_index"].n_unique() == 11
+    assert json.loads((out / "run.json").read_text())["failures"][0]["game_index"] == 5
+
+
+@needs_engine
+def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, monkeypatch):
+    _breaking(monkeypatch, 25, KeyboardInterrupt())
+    out = tmp_path / "r"
+    args = ["run", str(V11), "--players", "2", "--agents", "random", "--games", "40", "--jobs", "1",
+            "--chunk-size", "10", "--quiet", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 130
+    assert "interrupted: 20 of 40 games are saved" in result.stderr
+    assert result.stderr.rstrip().endswith("--resume")
+    assert len(json.loads((out / "manifest.json").read_text())["chunks"]) == 2
+    monkeypatch.undo()
+    assert runner.invoke(app, [*args, "--resume"]).exit_code == 0
+    assert pl.read_parquet(out / "results.parquet")["game_index"].to_list()[::2] == list(range(40))
+
+
+@needs_engine
+def test_play_game_index_replays_game_i_of_a_run():
+    from balancer.core.seeding import game_seed
+    from balancer.core.tables import seat_agents
+    from balancer.games import citywright as cw
+
+    from balancer.config import load_config
+
+    cfg = load_config(V11)
+    result = runner.invoke(app, ["play", str(V11), "--players", "3", "--agents", "greedy,random,random",
+                                 "--seed", "4", "--game-index", "7"])
+    assert result.exit_code == 0
+    expected = cw.transcript(cfg, seat_agents(["greedy", "random", "random"], 7), game_seed(4, 7))
+    assert result.stdout.rstrip("\n") == expected.rstrip("\n")

@@ -2,10 +2,12 @@
 
 Game ``i`` of a run seats ``seat_agents(agents, i)`` and is seeded with ``game_seed(seed, i)``, so
 its record depends on nothing but (config, agents, seed, i): results are identical for any number
-of jobs, chunk size or machine. Chunks of consecutive games run in joblib's loky workers; each
+of jobs, chunk size, machine or cluster, and for a resumed run. Chunks of consecutive games run in
+joblib's loky workers, or on a Dask cluster through joblib's dask backend (``scheduler=``); each
 chunk is a pure, module-level function that re-imports the game module by name and returns a
-``pyarrow.Table`` of its rows. Chunks come back in game order and are written one by one, so memory
-stays flat in the number of games.
+``pyarrow.Table`` of its rows plus the games that raised. The caller writes every chunk to its own
+Parquet file and lists it in a manifest, so an interrupted run can be resumed, and merges the chunks
+in game order at the end, one at a time, so memory stays flat in the number of games.
 
 Rows: one per seat per game (long format), columns
 ``variant, game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns``, then
@@ -15,15 +17,17 @@ key, in the order the game reports them.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import math
 import os
 import platform
 import re
+import shlex
 import shutil
 import time
-import uuid
+import traceback
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
@@ -174,13 +178,16 @@ def _check_outcome(outcome: Outcome, n: int, game_index: int, components: list[s
         )
 
 
-def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
-    """Play games ``start..stop-1`` of a run and return their rows (``(stop-start) * len(agents)`` rows).
+def _failure(game_index: int, run_seed: int, exc: BaseException) -> dict[str, Any]:
+    """What is kept of a failing game: index, run seed, ``"Type: message"`` and the last frames."""
+    frames = traceback.extract_tb(exc.__traceback__)[-4:]
+    where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
+    return {"game_index": game_index, "seed": run_seed, "error": f"{type(exc).__name__}: {exc}",
+            "traceback": " <- ".join(reversed(where))}
 
-    ``module_name`` is the game module's import path (re-imported here so this runs in any
-    process); ``cfg`` its validated config model; ``agents`` the seats of game 0.
-    Errors raised by the game propagate unchanged.
-    """
+
+def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int,
+          catch: bool) -> tuple[pa.Table | None, list[dict[str, Any]]]:
     module = importlib.import_module(module_name)
     n = len(agents)
     variant = str(getattr(cfg, "variant", ""))
@@ -192,16 +199,23 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
     ranks: list[int] = []
     shares: list[float] = []
     turns: list = []
-    comps: dict[str, list] = {}
+    comps: dict[str, list] | None = None
     mets: dict[str, list] = {}
+    failures: list[dict[str, Any]] = []
     for i in range(start, stop):
         table = seat_agents(agents, i)
-        outcome = module.play_game(cfg, table, game_seed(run_seed, i))
-        if i == start:
-            comps = {k: [] for k in outcome.components}
-            mets = {k: [] for k in outcome.metrics}
-        _check_outcome(outcome, n, i, list(comps), list(mets))
-        r, w = ranks_and_win_shares(outcome.scores, outcome.tiebreak)
+        try:
+            outcome = module.play_game(cfg, table, game_seed(run_seed, i))
+            if comps is None:
+                comps = {k: [] for k in outcome.components}
+                mets = {k: [] for k in outcome.metrics}
+            _check_outcome(outcome, n, i, list(comps), list(mets))
+            r, w = ranks_and_win_shares(outcome.scores, outcome.tiebreak)
+        except Exception as exc:
+            if not catch:
+                raise
+            failures.append(_failure(i, run_seed, exc))
+            continue
         game_idx.extend([i] * n)
         seats.extend(range(1, n + 1))
         seat_names.extend(table)
@@ -213,6 +227,8 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
             comps[k].extend(v)
         for k, v in outcome.metrics.items():
             mets[k].extend(v)
+    if comps is None:  # every game of the chunk failed
+        return None, failures
     rows = len(seats)
     columns: dict[str, pa.Array] = {
         "variant": pa.array([variant] * rows, pa.string()),
@@ -229,11 +245,77 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
     }
     columns |= {f"score_{k}": _int_or_float(v) for k, v in comps.items()}
     columns |= {f"metric_{k}": pa.array(np.asarray(v, dtype=np.float64)) for k, v in mets.items()}
-    return pa.table(columns)
+    return pa.table(columns), failures
+
+
+def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
+    """Play games ``start..stop-1`` of a run and return their rows (``(stop-start) * len(agents)`` rows).
+
+    ``module_name`` is the game module's import path (re-imported here so this runs in any
+    process); ``cfg`` its validated config model; ``agents`` the seats of game 0.
+    Errors raised by the game propagate unchanged (see :func:`play_chunk_safe` for the variant
+    that records them).
+    """
+    table, _ = _play(module_name, cfg, agents, run_seed, start, stop, catch=False)
+    assert table is not None
+    return table
+
+
+def play_chunk_safe(chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int,
+                    stop: int) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
+    """Play games ``start..stop-1`` like :func:`play_chunk`, but a game that raises is skipped and
+    recorded instead of stopping the chunk.
+
+    Returns ``(chunk, rows, failures)``: ``rows`` holds ``len(agents)`` rows per game that finished
+    (None when none did); ``failures`` one dict per failing game, in game order, with
+    ``game_index``, ``seed`` (the run seed), ``error`` (``"Type: message"``) and ``traceback``
+    (the last frames, innermost first). Runs in any process (loky or a Dask worker).
+    """
+    table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
+    return chunk, table, failures
 
 
 # --------------------------------------------------------------------------------------------------
-# many chunks
+# many chunks, locally (loky) or on a Dask cluster
+
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a --scheduler to answer
+
+
+class SchedulerError(RunRequestError):
+    """The Dask scheduler cannot be reached; ``str()`` is ``"--scheduler ADDRESS: cannot connect (why)"``."""
+
+    def __init__(self, address: str, problem: str):
+        self.flag, self.problem, self.address = "--scheduler", problem, address
+        ValueError.__init__(self, f"--scheduler {address}: {problem}")
+
+
+def connect_scheduler(address: str, timeout: float | None = None):
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (``tcp://host:8786``).
+
+    Waits at most ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`); raises SchedulerError
+    when the address is malformed, nothing answers in time, or no worker is connected.
+    """
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - dask[distributed] is a dependency
+        raise SchedulerError(address, f"dask.distributed is not installed ({exc})") from None
+    try:
+        client = Client(address, timeout=f"{timeout}s", set_as_default=False)
+    except Exception as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise SchedulerError(address, f"cannot connect ({text[:200]})") from None
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except Exception:
+        client.close()
+        raise SchedulerError(address, f"no worker connected to the scheduler within {timeout:g} s") from None
+    return client
+
+
+def cluster_threads(client) -> int:
+    """Worker threads of a Dask cluster (at least 1)."""
+    return max(1, sum(client.nthreads().values()))
 
 
 def _chunks(games: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -253,6 +335,18 @@ def _progress(total: int, enabled: bool):
     )
 
 
+def _parallel(n_jobs: int, client, ordered: bool):
+    """A joblib ``Parallel`` returning a generator: loky with ``n_jobs`` processes, or the Dask
+    backend on ``client`` (every worker thread of the cluster)."""
+    return_as = "generator" if ordered else "generator_unordered"
+    if client is None:
+        return Parallel(n_jobs=n_jobs, backend="loky", return_as=return_as)
+    from joblib import parallel_config
+
+    with parallel_config(backend="dask", client=client):
+        return Parallel(n_jobs=-1, return_as=return_as)
+
+
 def run_games(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: int, seed: int,
               jobs: int = -1, chunk_size: int | None = None, progress: bool = True) -> Iterator[pa.Table]:
     """Play ``games`` games and yield one ``pyarrow.Table`` per chunk, in game order.
@@ -260,7 +354,8 @@ def run_games(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     ``agents``: agent names by seat for game 0 (rotated each game, see core/tables.py); their number
     is the player count. ``jobs``: worker processes (-1 = all cores). ``chunk_size``: games per
     task (default :func:`default_chunk_size`). Raises ValueError for a bad request (see
-    :func:`check_run`) before any game is played; errors from the game propagate.
+    :func:`check_run`) before any game is played; errors from the game propagate. (Files, resume
+    and recorded failures: :func:`run_to_dir`.)
     """
     agents = list(agents)
     check_run(game_module, cfg, agents, games, seed, jobs, chunk_size)
@@ -272,8 +367,7 @@ def run_games(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     with _progress(games, progress) as bar:
         task = bar.add_task("games", total=games, rate="")
         done = 0
-        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(tasks)
-        for table in results:
+        for table in _parallel(n_jobs, None, ordered=True)(tasks):
             if schema is None:
                 schema = table.schema
             elif not table.schema.equals(schema):
@@ -293,6 +387,16 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 
 # --------------------------------------------------------------------------------------------------
 # a run directory
+#
+#   <out>/manifest.json            while a run is unfinished: the request and every chunk written
+#   <out>/chunks/chunk-NNNNNN.parquet   one file per finished chunk (written before its manifest entry)
+#   <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
+#                                  streaming, one chunk in memory at a time; manifest and chunks removed)
+
+CHUNKS_DIR = "chunks"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = 1
+MAX_LISTED_FAILURES = 1000  # failures kept with details in run.json (all are counted)
 
 
 def default_out_dir(game: str, variant: str, n_players: int, root: Path | str = "results") -> Path:
@@ -306,12 +410,41 @@ class OutDirError(NotADirectoryError):
     or written. ``str()`` starts with the path."""
 
 
-def check_out_dir(out_dir: Path | str, force: bool = False) -> None:
+class ResumeError(RunRequestError):
+    """``--resume`` cannot continue: no manifest, an unreadable one, or different arguments."""
+
+    def __init__(self, problem: str):
+        super().__init__("--resume", problem)
+
+
+class GamesFailedError(RuntimeError):
+    """Some games raised; everything else was written. ``failures``: up to
+    :data:`MAX_LISTED_FAILURES` dicts (``game_index, seed, error, traceback, replay``), ``count``
+    the number of failing games, ``out_dir`` the run directory."""
+
+    def __init__(self, out_dir: Path, failures: list[dict[str, Any]], count: int, games: int):
+        self.out_dir, self.failures, self.count, self.games = out_dir, failures, count, games
+        first = failures[0]["error"] if failures else ""
+        super().__init__(f"{count} of {games} games failed (first: game {failures[0]['game_index']}: {first})"
+                         if failures else f"{count} of {games} games failed")
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) during a run: finished chunks and the manifest are on disk, the chunk in
+    flight was discarded. ``done`` games of ``games`` are saved in ``out_dir``."""
+
+    def __init__(self, out_dir: Path, done: int, games: int):
+        self.out_dir, self.done, self.games = out_dir, done, games
+        super().__init__(f"{done} of {games} games saved in {out_dir}")
+
+
+def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None = False) -> None:
     """Check that ``out_dir`` can receive a run, creating nothing.
 
-    Raises ResultsExistError if ``out_dir`` holds results and not ``force``; OutDirError (a
-    NotADirectoryError) if it is a file, lies under a file, or its nearest existing directory is
-    not writable.
+    Raises ResultsExistError if ``out_dir`` holds finished results (or, when ``resume`` is False,
+    an interrupted run's manifest) and not ``force``; OutDirError (a NotADirectoryError) if it is a
+    file, lies under a file, or the directory to write in is not writable. ``resume=True`` skips
+    the results checks (see :func:`run_to_dir`); ``None`` accepts an interrupted run.
     """
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
@@ -321,14 +454,17 @@ def check_out_dir(out_dir: Path | str, force: bool = False) -> None:
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise OutDirError(f"{out_dir}: cannot be created: {ancestor} is a file, not a directory")
-    # results are written to a sibling temporary directory first, so the parent must be writable
-    parent = out_dir.absolute().parent
-    writable_dir = parent if parent.exists() else ancestor
-    if not os.access(writable_dir, os.W_OK | os.X_OK):
-        raise OutDirError(f"{out_dir}: cannot be created: {writable_dir} is not writable")
-    if (out_dir / RESULTS_FILE).exists() and not force:
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutDirError(f"{out_dir}: cannot be {'written' if ancestor == out_dir.absolute() else 'created'}: "
+                          f"{ancestor} is not writable")
+    if resume is True or force:
+        return
+    if (out_dir / RESULTS_FILE).exists():
         raise ResultsExistError(f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, "
                                 "or choose another --out")
+    if resume is False and (out_dir / MANIFEST_FILE).exists():
+        raise ResultsExistError(f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with --resume, "
+                                "or start over with --force")
 
 
 def package_versions() -> dict[str, str]:
@@ -361,69 +497,251 @@ def _write_summary(out_dir: Path) -> None:
     write_summary(out_dir)
 
 
-def _make_dirs(path: Path) -> list[Path]:
-    """mkdir -p, returning the directories it created (deepest last)."""
-    created = []
-    for parent in reversed([path, *path.parents]):
-        if not parent.exists():
-            parent.mkdir()
-            created.append(parent)
-    return created
+def replay_command(config_path: Path | str, agents: Sequence[str], seed: int, game_index: int) -> str:
+    """The ``balancer play`` command that replays game ``game_index`` of a run (shell-quoted)."""
+    return shlex.join(["balancer", "play", str(config_path), "--players", str(len(agents)),
+                       "--agents", ",".join(agents), "--seed", str(seed), "--game-index", str(game_index)])
 
 
-def _publish(tmp: Path, out_dir: Path) -> None:
-    """Move the finished files of ``tmp`` into ``out_dir`` (rename if new; replace file by file)."""
-    if not out_dir.exists():
-        os.replace(tmp, out_dir)
-        return
-    for item in sorted(tmp.iterdir()):
-        target = out_dir / item.name
-        if target.is_dir() and not item.is_dir():
-            shutil.rmtree(target)
-        os.replace(item, target)
-    tmp.rmdir()
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temporary file, then rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
+    """The manifest of an unfinished run in ``out_dir``, or None if there is none.
+
+    Raises ResumeError if it exists but is not a readable manifest.
+    """
+    path = Path(out_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResumeError(f"{path}: not a readable manifest ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("chunks"), list):
+        raise ResumeError(f"{path}: not a balancer manifest (format {MANIFEST_FORMAT})")
+    return data
+
+
+_REQUEST_FLAGS = {"game": "game", "variant": "variant", "config_sha256": "config content",
+                  "agents": "--agents", "n_players": "--players", "games": "--games", "seed": "--seed"}
+
+
+def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chunk_size: int | None) -> list[str]:
+    diffs = []
+    for key, label in _REQUEST_FLAGS.items():
+        if manifest.get(key) != request[key]:
+            was, now = manifest.get(key), request[key]
+            if key == "agents":
+                was, now = ",".join(map(str, was or [])), ",".join(now)
+            if key == "config_sha256":
+                diffs.append(f"config content (the YAML of {request['config_path']} changed)")
+            else:
+                diffs.append(f"{label} {was} (now {now})")
+    if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
+        diffs.append(f"--chunk-size {manifest.get('chunk_size')} (now {chunk_size})")
+    return diffs
+
+
+def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: dict[int, tuple[int, int]]) -> dict[int, dict]:
+    """Manifest entries whose chunk file is present with its checksum (or that hold no rows)."""
+    kept = {}
+    for entry in manifest["chunks"]:
+        try:
+            idx = int(entry["chunk"])
+            if plan.get(idx) != (entry["start"], entry["stop"]):
+                continue
+            if entry["rows"]:
+                path = out_dir / entry["file"]
+                if not path.is_file() or _sha256(path) != entry["sha256"]:
+                    continue
+        except (KeyError, TypeError, ValueError):
+            continue
+        kept[idx] = entry
+    return kept
+
+
+def _chunk_file(idx: int) -> str:
+    return f"{CHUNKS_DIR}/chunk-{idx:06d}.parquet"
+
+
+def _write_chunk(out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None,
+                 failures: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write one chunk's rows (temporary name, then rename) and return its manifest entry."""
+    entry: dict[str, Any] = {"chunk": idx, "start": start, "stop": stop, "seed": seed,
+                             "rows": 0 if table is None else table.num_rows, "file": None, "sha256": None}
+    if table is not None:
+        path = out_dir / _chunk_file(idx)
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            entry["sha256"] = _sha256(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        entry["file"] = _chunk_file(idx)
+    entry["failures"] = failures
+    return entry
+
+
+def _merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
+    """Stream the chunks, in game order, into ``results.parquet`` (one chunk in memory at a time);
+    return the rows written. With no rows, removes any older results.parquet instead."""
+    target = out_dir / RESULTS_FILE
+    tmp = out_dir / (RESULTS_FILE + ".tmp")
+    writer: pq.ParquetWriter | None = None
+    rows = 0
+    try:
+        for entry in sorted(entries, key=lambda e: e["chunk"]):
+            if not entry["rows"]:
+                continue
+            table = pq.read_table(out_dir / entry["file"])
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+            elif not table.schema.equals(writer.schema):
+                table = _conform(table, writer.schema)
+            writer.write_table(table)
+            rows += table.num_rows
+            del table
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    if writer is None:
+        target.unlink(missing_ok=True)
+        return 0
+    writer.close()
+    os.replace(tmp, target)
+    return rows
 
 
 def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
                seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
-               chunk_size: int | None = None, progress: bool = True) -> Path:
+               chunk_size: int | None = None, progress: bool = True, scheduler: str | None = None,
+               resume: bool | None = False) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
-    Everything is written into a temporary sibling directory first and moved into place at the
-    end, so an error or Ctrl-C leaves nothing half-written (the exception propagates).
-    Raises ResultsExistError if ``out_dir`` already holds results and not ``force``, OutDirError if
-    it cannot be used, RunRequestError (a ValueError) for a bad request (:func:`check_run`), all
-    before anything is created.
+    Games are played in chunks (``chunk_size`` games; default :func:`default_chunk_size`) by
+    ``jobs`` loky processes, or by every worker of the Dask cluster at ``scheduler``
+    (``tcp://host:8786``). Each finished chunk is written to ``out_dir/chunks/`` and then listed in
+    ``out_dir/manifest.json`` (chunk, game range, seed, rows, sha256, failures); at the end the
+    chunks are merged in game order into results.parquet and removed with the manifest. Results
+    are identical for any ``jobs``, ``chunk_size``, cluster or resume.
+
+    ``resume``: True continues the interrupted run in ``out_dir``, playing only the chunks missing
+    from its manifest (a chunk file not listed, or whose checksum differs, is discarded) with the
+    manifest's chunk size; None resumes when a manifest of the same request exists and starts
+    over otherwise; False starts over (refusing an interrupted run unless ``force``).
+
+    Raises, before anything is created: ResultsExistError (finished results or an interrupted run
+    and not ``force``), OutDirError, RunRequestError (a ValueError) for a bad request
+    (:func:`check_run`), SchedulerError (unreachable scheduler), ResumeError (no manifest, or a
+    manifest of different arguments, naming them). After writing everything else:
+    GamesFailedError when games raised (listed in run.json, with replay commands). On Ctrl-C /
+    SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
     from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
     out_dir = Path(out_dir)
     agents = list(agents)
     check_run(game_module, cfg, agents, games, seed, jobs, chunk_size)
-    check_out_dir(out_dir, force)
-    n_jobs = resolve_jobs(jobs)
-    size = chunk_size or default_chunk_size(games, n_jobs)
-    created = _make_dirs(out_dir.parent)
-    tmp = out_dir.parent / f".{out_dir.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    check_out_dir(out_dir, force, resume)
+    request = {
+        "game": str(getattr(game_module, "NAME", game_module.__name__)),
+        "variant": str(getattr(cfg, "variant", "")),
+        "config_path": str(config_path),
+        "config_sha256": config_sha256(config_path),
+        "n_players": len(agents),
+        "agents": agents,
+        "games": games,
+        "seed": seed,
+    }
+    manifest = read_manifest(out_dir) if resume is not False else None
+    if resume is True:
+        if manifest is None:
+            what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
+            raise ResumeError(f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue"
+                              .replace("  ", " ") + "; run without --resume" + (" --force" if what else ""))
+        diffs = _request_differences(manifest, request, chunk_size)
+        if diffs:
+            raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
+    elif manifest is not None and _request_differences(manifest, request, chunk_size):
+        manifest = None  # resume=None: a different request starts over
+
+    client = connect_scheduler(scheduler) if scheduler else None
     try:
-        tmp.mkdir()  # unlike mkdtemp, respects the umask: the published directory gets normal permissions
-        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
+        size = int(manifest["chunk_size"]) if manifest else (chunk_size or default_chunk_size(games, n_jobs))
+        plan = {i: ab for i, ab in enumerate(_chunks(games, size))}
+        out_dir.mkdir(parents=True, exist_ok=True)
+        chunks_dir = out_dir / CHUNKS_DIR
+        if manifest is None:
+            shutil.rmtree(chunks_dir, ignore_errors=True)
+            done_entries: dict[int, dict] = {}
+            manifest = {"format": MANIFEST_FORMAT, **request, "chunk_size": size,
+                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        "elapsed_seconds": 0.0, "chunks": []}
+        else:
+            done_entries = _valid_entries(out_dir, manifest, plan)
+        chunks_dir.mkdir(exist_ok=True)
+        listed = {e["file"].rsplit("/", 1)[-1] for e in done_entries.values() if e.get("file")}
+        for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
+            if stray.name not in listed:
+                stray.unlink()
+        manifest["chunks"] = [done_entries[i] for i in sorted(done_entries)]
+        manifest["config_path"] = str(config_path)
+        _write_json(out_dir / MANIFEST_FILE, manifest)
+
+        pending = [(i, a, b) for i, (a, b) in plan.items() if i not in done_entries]
+        done = sum(plan[i][1] - plan[i][0] for i in done_entries)
+        elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
         t0 = time.perf_counter()
-        writer: pq.ParquetWriter | None = None
+        session_games = 0
         try:
-            for table in run_games(game_module, cfg, agents, games, seed, n_jobs, size, progress):
-                if writer is None:
-                    writer = pq.ParquetWriter(tmp / RESULTS_FILE, table.schema, compression="zstd")
-                writer.write_table(table)
-        finally:
-            if writer is not None:
-                writer.close()
-        elapsed = time.perf_counter() - t0
+            with _progress(games, progress) as bar:
+                task = bar.add_task("games", total=games, completed=done, rate="")
+                if pending:
+                    tasks = (delayed(play_chunk_safe)(i, game_module.__name__, cfg, agents, seed, a, b)
+                             for i, a, b in pending)
+                    for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
+                        a, b = plan[idx]
+                        for f in failures:
+                            f["replay"] = replay_command(config_path, agents, seed, f["game_index"])
+                        entry = _write_chunk(out_dir, idx, a, b, seed, table, failures)
+                        manifest["chunks"].append(entry)
+                        manifest["elapsed_seconds"] = round(elapsed_before + time.perf_counter() - t0, 3)
+                        _write_json(out_dir / MANIFEST_FILE, manifest)
+                        done += b - a
+                        session_games += b - a
+                        rate = session_games / max(time.perf_counter() - t0, 1e-9)
+                        bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+        except KeyboardInterrupt:
+            raise RunInterrupted(out_dir, done, games) from None
+    finally:
+        if client is not None:
+            client.close()
+
+    elapsed = elapsed_before + time.perf_counter() - t0
+    entries = sorted(manifest["chunks"], key=lambda e: e["chunk"])
+    failures = [f for e in entries for f in e.get("failures", [])]
+    try:
+        rows = _merge_chunks(out_dir, entries)
         run_info = {
-            "game": str(getattr(game_module, "NAME", game_module.__name__)),
-            "variant": str(getattr(cfg, "variant", "")),
-            "config_path": str(config_path),
-            "config_sha256": config_sha256(config_path),
+            **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256")},
             "assumed": assumed_notes(resolve_yaml(config_path).data),
             "n_players": len(agents),
             "agents": agents,
@@ -431,40 +749,43 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             "games": games,
             "seed": seed,
             "jobs": n_jobs,
+            "scheduler": scheduler,
             "chunk_size": size,
-            "started": started_at,
+            "started": manifest["started"],
             "elapsed_seconds": round(elapsed, 3),
             "games_per_second": round(games / max(elapsed, 1e-9), 1),
+            "failed_games": len(failures),
+            "failures": failures[:MAX_LISTED_FAILURES],
             "versions": package_versions(),
             "command": command,
         }
         title = getattr(game_module, "DISPLAY_NAME", None)
         if title:  # how the report names the game ("Águeda: City of Umbrellas")
             run_info = {"game": run_info["game"], "game_title": str(title), **run_info}
-        (tmp / RUN_FILE).write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
-        _write_summary(tmp)
-        _publish(tmp, out_dir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        for d in reversed(created):
-            try:
-                d.rmdir()
-            except OSError:
-                break
-        raise
+        _write_json(out_dir / RUN_FILE, run_info)
+        if rows:
+            _write_summary(out_dir)
+        else:
+            (out_dir / "summary.json").unlink(missing_ok=True)
+        (out_dir / MANIFEST_FILE).unlink()
+        shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
+    except KeyboardInterrupt:
+        raise RunInterrupted(out_dir, games, games) from None
+    if failures:
+        raise GamesFailedError(out_dir, failures[:MAX_LISTED_FAILURES], len(failures), games)
     return out_dir
 
 
 def seat_win_rates(out_dir: Path | str) -> dict[str, list[tuple[Any, float, int]]]:
     """Mean win share by seat and by agent: ``{"seat": [(1, 0.26, games), ...], "agent": [...]}``.
 
-    A quick look for the CLI; the intervals and tests live in balancer.stats.
+    A quick look for the CLI (read lazily); the intervals and tests live in balancer.stats.
     """
     import polars as pl
 
-    df = pl.read_parquet(Path(out_dir) / RESULTS_FILE, columns=["seat", "agent", "win_share"])
+    lf = pl.scan_parquet(Path(out_dir) / RESULTS_FILE).select("seat", "agent", "win_share")
     out: dict[str, list[tuple[Any, float, int]]] = {}
     for key in ("seat", "agent"):
-        agg = df.group_by(key).agg(pl.col("win_share").mean().alias("rate"), pl.len().alias("n")).sort(key)
+        agg = lf.group_by(key).agg(pl.col("win_share").mean().alias("rate"), pl.len().alias("n")).sort(key).collect()
         out[key] = [(row[key], float(row["rate"]), int(row["n"])) for row in agg.iter_rows(named=True)]
     return out

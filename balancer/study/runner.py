@@ -63,7 +63,7 @@ def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:
         return False
     if not (out_dir / RESULTS_FILE).is_file() or not (out_dir / SUMMARY_FILE).is_file():
         return False
-    return all(meta.get(k) == v for k, v in expected.items())
+    return not meta.get("failed_games") and all(meta.get(k) == v for k, v in expected.items())
 
 
 def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
@@ -108,7 +108,7 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
                     log(f"{run_name} / {label}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}")
                 command = f"balancer study {study_path} (cell {run_name} / {label})"
                 run_to_dir(game, cfg, configs[label], run.table, run.games, study.seed, jobs, out, force=True,
-                           command=command, progress=progress)
+                           command=command, progress=progress, resume=None)
             cell.meta = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
             cell.summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
             cells[(run_name, label)] = cell

@@ -1,7 +1,8 @@
 """A tiny fake game for the runner tests: importable by name in loky workers (see conftest.py).
 
 Scores are random draws (0..max_points-1, plus ``strong_bonus`` for the "strong" agent), so ties
-happen and the rotation of a mixed table is visible in the win shares.
+happen and the rotation of a mixed table is visible in the win shares. "boom" fails every game,
+"fragile" every game whose index is 3 mod 7.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from balancer.core.game import Outcome
 
 NAME = "fake"
-AGENTS: tuple[str, ...] = ("random", "strong", "boom")
+AGENTS: tuple[str, ...] = ("random", "strong", "boom", "fragile")
 
 
 class FakeConfig(BaseModel):
@@ -25,6 +26,7 @@ class FakeConfig(BaseModel):
     max_points: int = 6
     strong_bonus: int = 3
     player_counts: list[int] = [1, 2, 3, 4]
+    interrupt_at: int | None = None  # raise KeyboardInterrupt at this game index (tests of Ctrl-C)
 
 
 CONFIG_MODEL = FakeConfig
@@ -35,6 +37,11 @@ def play_game(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) 
         raise ValueError(f"{len(agents)} players not supported")
     if "boom" in agents:
         raise RuntimeError("boom agent exploded")
+    index = seed.spawn_key[-1]
+    if "fragile" in agents and index % 7 == 3:
+        raise ValueError(f"fragile agent broke in game {index}")
+    if cfg.interrupt_at == index:
+        raise KeyboardInterrupt
     rng = np.random.default_rng(seed)
     base = [int(x) for x in rng.integers(0, cfg.max_points, size=len(agents))]
     bonus = [cfg.strong_bonus if a == "strong" else 0 for a in agents]

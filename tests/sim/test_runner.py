@@ -138,21 +138,71 @@ def test_refuses_to_overwrite_without_force(cfg, config_file, tmp_path):
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_nothing_left_on_failure(cfg, config_file, tmp_path, jobs):
+def test_failing_games_are_recorded_and_the_rest_written(cfg, config_file, tmp_path, jobs):
     out = tmp_path / "deep" / "run"
-    with pytest.raises(RuntimeError, match="boom"):
-        run_to_dir(fake, cfg, config_file, ["random", "boom"], 20, 1, jobs, out, progress=False)
-    assert not (tmp_path / "deep").exists()
-    assert list(tmp_path.iterdir()) == [config_file]
+    with pytest.raises(runner.GamesFailedError) as err:
+        run_to_dir(fake, cfg, config_file, ["random", "fragile"], 20, 1, jobs, out, chunk_size=6, progress=False)
+    failing = [3, 10, 17]
+    assert err.value.count == 3 and [f["game_index"] for f in err.value.failures] == failing
+    df = pl.read_parquet(out / "results.parquet")
+    assert sorted(set(df["game_index"])) == [i for i in range(20) if i not in failing]
+    info = json.loads((out / "run.json").read_text())
+    assert info["failed_games"] == 3
+    first = info["failures"][0]
+    assert first["seed"] == 1 and first["error"] == "ValueError: fragile agent broke in game 3"
+    assert first["replay"] == (f"balancer play {config_file} --players 2 --agents random,fragile "
+                               "--seed 1 --game-index 3")
+    assert "play_game" in first["traceback"]
+    assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
+    # the games that did not fail are those of an unbroken run
+    clean = run_to_dir(fake, cfg, config_file, ["random", "strong"], 20, 1, 1, tmp_path / "clean", progress=False)
+    ok = pl.read_parquet(clean / "results.parquet").filter(~pl.col("game_index").is_in(failing))
+    assert df.drop("agent", "score", "score_bonus", "win_share", "rank").equals(
+        ok.drop("agent", "score", "score_bonus", "win_share", "rank"))
 
 
-def test_failure_keeps_previous_results(cfg, config_file, tmp_path):
+def test_every_game_failing_writes_no_results(cfg, config_file, tmp_path):
     out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
-    before = pq.read_table(out / "results.parquet")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(runner.GamesFailedError, match="10 of 10 games failed"):
         run_to_dir(fake, cfg, config_file, ["boom"], 10, 1, 1, out, force=True, progress=False)
-    assert pq.read_table(out / "results.parquet").equals(before)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.yaml", "r"]
+    assert not (out / "results.parquet").exists()
+    assert json.loads((out / "run.json").read_text())["failed_games"] == 10
+
+
+def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path):
+    agents = ["random", "strong", "random"]
+    whole = run_to_dir(fake, cfg, config_file, agents, 100, 4, 1, tmp_path / "whole", chunk_size=8, progress=False)
+    out = tmp_path / "cut"
+    broken = fake.FakeConfig(game="fake", variant="v-test", interrupt_at=37)
+    with pytest.raises(runner.RunInterrupted) as err:
+        run_to_dir(fake, broken, config_file, agents, 100, 4, 1, out, chunk_size=8, progress=False)
+    assert isinstance(err.value, KeyboardInterrupt) and err.value.done == 32
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [c["chunk"] for c in manifest["chunks"]] == [0, 1, 2, 3]
+    assert manifest["chunks"][1] | {"sha256": None} == {
+        "chunk": 1, "start": 8, "stop": 16, "seed": 4, "rows": 24, "file": "chunks/chunk-000001.parquet",
+        "sha256": None, "failures": []}
+    # a fresh run refuses the interrupted directory; a different request cannot resume it
+    with pytest.raises(ResultsExistError, match="--resume"):
+        run_to_dir(fake, cfg, config_file, agents, 100, 4, 1, out, progress=False)
+    with pytest.raises(runner.ResumeError, match=r"--games 100 \(now 90\); --seed 4 \(now 5\)"):
+        run_to_dir(fake, cfg, config_file, agents, 90, 5, 1, out, progress=False, resume=True)
+    # a half-written chunk, an unlisted one and a damaged listed one are replayed
+    (out / "chunks" / "chunk-000004.parquet.tmp").write_bytes(b"PAR1 half")
+    (out / "chunks" / "chunk-000009.parquet").write_bytes(b"PAR1 unlisted")
+    (out / "chunks" / "chunk-000002.parquet").write_bytes(b"PAR1 damaged")
+    run_to_dir(fake, cfg, config_file, agents, 100, 4, 2, out, progress=False, resume=True)
+    assert pq.read_table(out / "results.parquet").equals(pq.read_table(whole / "results.parquet"))
+    assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
+
+
+def test_resume_needs_a_manifest(cfg, config_file, tmp_path):
+    with pytest.raises(runner.ResumeError, match="no manifest.json"):
+        run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "none", progress=False, resume=True)
+    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+    with pytest.raises(runner.ResumeError, match="holds finished results"):
+        run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, out, progress=False, resume=True)
+    assert not (tmp_path / "none").exists()
 
 
 def test_default_chunk_size_bounds():
