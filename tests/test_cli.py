@@ -1,15 +1,9 @@
-"""The CLI with typer's CliRunner: help texts, exit codes (0 ok, 2 bad input), nothing written on bad input.
-
-Tests that play real Citywright games skip until ``balancer.games.citywright`` exposes play_game;
-the others use a stand-in game module with the real Citywright config model.
-"""
+"""The CLI with typer's CliRunner: help texts, exit codes (0 ok, 2 bad input), nothing written on bad input."""
 
 from __future__ import annotations
 
 import importlib
 import json
-import sys
-import types
 from pathlib import Path
 
 import polars as pl
@@ -17,52 +11,17 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import balancer.games as games
 from balancer.cli import app
-from balancer.core.game import Outcome
-from balancer.games.citywright.config import CitywrightConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"
 runner = CliRunner()
 
 
-def _real_citywright() -> types.ModuleType | None:
-    try:
-        module = importlib.import_module("balancer.games.citywright")
-    except Exception:
-        return None
-    needed = ("play_game", "CONFIG_MODEL", "AGENTS", "transcript", "score_table_text")
-    return module if all(hasattr(module, n) for n in needed) else None
-
-
-needs_engine = pytest.mark.skipif(_real_citywright() is None,
-                                  reason="balancer.games.citywright does not expose play_game yet")
-
-
-def _standin_play_game(cfg, agents, seed):
-    cfg.round_plan(len(agents))
-    n = len(agents)
-    scores = list(range(n, 0, -1))
-    return Outcome(scores=scores, tiebreak=[(0,)] * n, components={"total": scores},
-                   metrics={"m": [0.0] * n}, turns=[12] * n)
-
-
 @pytest.fixture
-def citywright(monkeypatch):
-    """The real game if it is complete, else a stand-in with the real config model."""
-    real = _real_citywright()
-    if real is not None:
-        return real
-    cw = types.ModuleType("cli_citywright_standin")
-    cw.NAME, cw.CONFIG_MODEL = "citywright", CitywrightConfig
-    cw.AGENTS = ("random", "greedy", "residential", "commercial", "park", "industrial")
-    cw.play_game = _standin_play_game
-    cw.transcript = lambda cfg, agents, seed: f"stand-in game: {', '.join(agents)}\n"
-    cw.score_table_text = lambda cfg, text: {"total": 0}
-    monkeypatch.setitem(sys.modules, cw.__name__, cw)
-    monkeypatch.setitem(games.GAMES, "citywright", cw.__name__)
-    return cw
+def citywright():
+    """The Citywright game module (the CLI is tested against the real engine)."""
+    return importlib.import_module("balancer.games.citywright")
 
 
 def _all_commands() -> dict:
@@ -171,7 +130,6 @@ def test_games_lists_citywright(citywright, monkeypatch):
     assert "citywright" in result.stdout and "v1.0.yaml" in result.stdout and "players 1-4" in result.stdout
 
 
-@needs_engine
 def test_play_prints_a_transcript():
     result = runner.invoke(app, ["play", str(V11), "-p", "2", "--seed", "3"])
     assert result.exit_code == 0, result.output
@@ -179,7 +137,6 @@ def test_play_prints_a_transcript():
     assert runner.invoke(app, ["play", str(V11), "-p", "2", "--seed", "3"]).stdout == result.stdout
 
 
-@needs_engine
 def test_score_good_and_malformed_table(tmp_path):
     good = tmp_path / "good.txt"
     good.write_text("\n".join(["RRRRRRR"] * 7) + "\n")
@@ -320,7 +277,6 @@ def _breaking(monkeypatch, index: int, exc: BaseException):
     monkeypatch.setattr(cw, "play_game", play_game)
 
 
-@needs_engine
 def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):
     _breaking(monkeypatch, 5, RuntimeError("rules broke"))
     out = tmp_path / "r"
@@ -335,7 +291,6 @@ def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path,
     assert json.loads((out / "run.json").read_text())["failures"][0]["game_index"] == 5
 
 
-@needs_engine
 def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, monkeypatch):
     _breaking(monkeypatch, 25, KeyboardInterrupt())
     out = tmp_path / "r"
@@ -351,7 +306,6 @@ def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, mo
     assert pl.read_parquet(out / "results.parquet")["game_index"].to_list()[::2] == list(range(40))
 
 
-@needs_engine
 def test_play_game_index_replays_game_i_of_a_run():
     from balancer.core.seeding import game_seed
     from balancer.core.tables import seat_agents

@@ -37,9 +37,8 @@ import numpy as np
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game, workspace
-from .config import DISTRICTS, CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SITE, SLOT_LINES, STAT_FORCED,
-                    STAT_PLACED, STAT_TURNS, STAT_WASTED, Rules, State, apply_move, compile_rules,
+from .config import CitywrightConfig
+from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SLOT_LINES, Rules, State, apply_move, compile_rules,
                     FINAL_COLUMNS, any_ruler, current_seat, filled_mask, final_rows, is_legal, new_state)
 from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_all, score_table
 
