@@ -8,8 +8,10 @@
   variant's own scoring (§6), achievements (§7) included, then the tie-breakers (§8: more tiles
   landed, i.e. fewer empty cells; then a new distinct shape). It searches every move: every ruler,
   orientation, position, tile assignment and free pick; exact ties are broken uniformly at random
-  with the agent's generator. Branch and bound skips placements whose upper bound on the gain
-  cannot reach the best move found so far; the chosen move is the same as a full search's.
+  (each move gets a priority hashed from a salt the agent draws from its generator once a turn;
+  a ruler held by k slots counts k times). Branch and bound skips placements whose upper bound on
+  the gain cannot reach the best move found so far; the chosen move is the same as a full search's.
+  How the bounds work: the comments in :func:`greedy_move`; what it costs: ``make bench``.
 - ``residential``, ``commercial``, ``park``, ``industrial``: greedy on a weighted gain, the weights
   per scoring category from the config (``agents.specialists``).
 
