@@ -170,3 +170,30 @@ def test_agent_refuses_to_move_for_another_seat(cw_cfg):
     game = cw.new_game(cw_cfg, 3, 0)
     with pytest.raises(ValueError):
         cw.make_agent(cw_cfg, "greedy").choose(game, 1, np.random.default_rng(0))
+
+
+def test_greedy_breaks_exact_ties_uniformly(cw_cfg):
+    # Find a mid-game state whose brute-force best key is shared by a few moves (2 to 6), then let the
+    # greedy agent choose there with 600 different generators: each tied move should come up about
+    # 600 / k times (a chi-square goodness-of-fit test against the uniform split; p > 0.001).
+    from scipy.stats import chisquare
+
+    greedy = cw.make_agent(cw_cfg, "greedy")
+    mover = cw.make_agent(cw_cfg, "random")
+    for seed in range(40):
+        game = cw.new_game(cw_cfg, 2, seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(14):                       # into the second round: few empty cells, small tie sets
+            cw.apply(game, mover.choose(game, game.seat_to_move, rng))
+        _, ties = best_keys(game, greedy.weights)
+        if 2 <= len(ties) <= 6:
+            break
+    else:
+        pytest.skip("no state with a small tie set in 40 seeds")
+    counts = dict.fromkeys(ties, 0)
+    for s in range(600):
+        move = greedy.choose(game, game.seat_to_move, np.random.default_rng(10_000 + s))
+        assert move in counts, "greedy chose a move that is not among the brute-force best"
+        counts[move] += 1
+    assert all(c > 0 for c in counts.values())
+    assert chisquare(list(counts.values())).pvalue > 0.001
