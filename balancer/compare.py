@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from balancer.config import config_sha256, load_config
 from balancer.games import get_game
-from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run,
+from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run, engine_sha256,
                                  parse_agents, run_to_dir)
 from balancer.stats.paired import paired_differences
 
@@ -50,7 +50,8 @@ def default_compare_names(config_a: Path | str, config_b: Path | str, players: i
     return f"compare-{_safe(Path(config_a).stem)}-vs-{_safe(Path(config_b).stem)}-{players}p"
 
 
-def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[str]) -> bool | None:
+def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[str],
+                  engine: str | None = None) -> bool | None:
     """True if ``run_dir`` holds finished results of exactly this request, False if it holds other
     results, None if it holds none."""
     if not (run_dir / RESULTS_FILE).is_file():
@@ -62,6 +63,7 @@ def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[s
     return (
         isinstance(meta, dict)
         and meta.get("config_sha256") == sha
+        and (engine is None or meta.get("engine_sha256") == engine)
         and meta.get("seed") == seed
         and meta.get("games") == games
         and list(meta.get("agents") or []) == agents
@@ -141,7 +143,7 @@ def compare_variants(
     # Decide for both sides before playing anything, so a refusal leaves nothing half done.
     reuse: dict[str, bool] = {}
     for side, (path, _, run_dir, sha) in sides.items():
-        match = _matching_run(run_dir, sha, seed, games, seats)
+        match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(module))
         reuse[side] = bool(match) and not force
         if match is False and not force:
             raise ResultsExistError(

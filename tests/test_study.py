@@ -145,3 +145,27 @@ def test_study_command_bad_file_exits_2_and_writes_nothing(tiny, tmp_path):
                                       "--results", str(tmp_path / "results")])
     assert result.exit_code == 2 and "seed" in result.output
     assert not (tmp_path / "s.html").exists() and not (tmp_path / "results").exists()
+
+
+def test_cells_played_by_other_engine_code_are_replayed(tiny, tmp_path, monkeypatch):
+    # Finished results are reused only under the same engine code (balancer.sim.runner.engine_sha256):
+    # a change to the rules or agents must never be mixed with numbers played before it.
+    import balancer.sim.runner as sim
+    import balancer.study.runner as study_runner
+
+    root = tmp_path / "results"
+    run_study(tiny, results_root=root, jobs=1, progress=False)
+    real = sim.engine_sha256
+    changed = lambda module: "0" * 64 if module.__name__.endswith("citywright") else real(module)
+    monkeypatch.setattr(sim, "engine_sha256", changed)
+    monkeypatch.setattr(study_runner, "engine_sha256", changed)
+    again = run_study(tiny, results_root=root, jobs=1, progress=False)
+    assert not any(c.reused for c in again.cells.values())
+    assert all(c.meta["engine_sha256"] == "0" * 64 for c in again.cells.values())
+
+
+def test_engine_fingerprint_covers_the_game_package():
+    import balancer.games.citywright as cw
+    from balancer.sim.runner import engine_sha256
+
+    assert len(engine_sha256(cw)) == 64 and engine_sha256(cw) == engine_sha256(cw)

@@ -535,7 +535,23 @@ def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
     return data
 
 
+def engine_sha256(game_module: ModuleType) -> str:
+    """SHA-256 of the game's code: every ``.py`` file of its package (name and content, sorted) and
+    the balancer version. Finished results are reused only under the same engine, so a change to the
+    rules or the agents is never mixed with numbers played before it."""
+    import balancer
+
+    digest = hashlib.sha256(f"balancer {balancer.__version__}\n".encode())
+    source = Path(game_module.__file__)
+    root = source.parent
+    files = sorted(root.rglob("*.py")) if source.name == "__init__.py" else [source]
+    for path in files:
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 _REQUEST_FLAGS = {"game": "game", "variant": "variant", "config_sha256": "config content",
+                  "engine_sha256": "engine code",
                   "agents": "--agents", "n_players": "--players", "games": "--games", "seed": "--seed"}
 
 
@@ -548,6 +564,8 @@ def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chun
                 was, now = ",".join(map(str, was or [])), ",".join(now)
             if key == "config_sha256":
                 diffs.append(f"config content (the YAML of {request['config_path']} changed)")
+            elif key == "engine_sha256":
+                diffs.append("engine code (the game's rules or agents changed since; replay with --force)")
             else:
                 diffs.append(f"{label} {was} (now {now})")
     if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
@@ -665,6 +683,7 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
         "variant": str(getattr(cfg, "variant", "")),
         "config_path": str(config_path),
         "config_sha256": config_sha256(config_path),
+        "engine_sha256": engine_sha256(game_module),
         "n_players": len(agents),
         "agents": agents,
         "games": games,
@@ -741,7 +760,7 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
     try:
         rows = _merge_chunks(out_dir, entries)
         run_info = {
-            **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256")},
+            **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256", "engine_sha256")},
             "assumed": assumed_notes(resolve_yaml(config_path).data),
             "n_players": len(agents),
             "agents": agents,

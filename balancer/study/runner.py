@@ -11,7 +11,7 @@ from typing import Any, Callable
 from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import get_game
-from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, run_to_dir
+from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, engine_sha256, run_to_dir
 
 from .model import Study, load_study
 
@@ -96,7 +96,8 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
             out = cell_dir(Path(results_root), study, run_name, label)
-            expected = {"config_sha256": config_sha256(configs[label]), "seed": study.seed, "games": run.games,
+            expected = {"config_sha256": config_sha256(configs[label]), "engine_sha256": engine_sha256(game),
+                        "seed": study.seed, "games": run.games,
                         "agents": run.table, "n_players": run.players}
             cell = Cell(run_name, label, configs[label], out)
             if not force and _finished(out, expected):
