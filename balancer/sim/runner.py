@@ -45,10 +45,6 @@ from balancer.core.tables import seat_agents, seat_design
 
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
-BASE_COLUMNS: tuple[str, ...] = (
-    "variant", "game", "n_players", "game_index", "seed", "seat", "agent",
-    "score", "rank", "win_share", "turns",
-)
 MAX_SEED = 2**63 - 1
 _VERSION_PACKAGES = ("numpy", "numba", "polars", "pyarrow", "joblib", "scipy", "matplotlib")
 

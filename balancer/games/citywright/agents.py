@@ -496,10 +496,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     g_ach = wsf[164 + 22 * cells:184 + 22 * cells]
     g_new = wsi[331:351]
     tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
-    n_cand = 0
     for gi in range(ng):
         shape = g_shape[gi]
-        n_cand += rules.pl_off[shape + 1] - rules.pl_off[shape]
         for d in range(4):
             if g_cnt[gi, d + 1] > 0:
                 g_pres[gi] |= 1 << d
