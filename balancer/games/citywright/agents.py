@@ -20,6 +20,8 @@ Every random choice draws from the numpy Generator passed in. The search is comp
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -126,6 +128,58 @@ def _presence_left_table() -> np.ndarray:
 
 
 PRES_LEFT = _presence_left_table()
+
+
+BUCKETS = 1000
+"""Most buckets of the bound-ordered visit in :func:`greedy_move` (wider buckets past that)."""
+
+
+class Workspace(NamedTuple):
+    """Scratch arrays of the greedy search (see :func:`workspace` for their shapes)."""
+
+    comp_mask: np.ndarray
+    comp_size: np.ndarray
+    order: np.ndarray
+    adjcl: np.ndarray
+    cc_adj: np.ndarray
+    cc_n: np.ndarray
+    dc_max: np.ndarray
+    di_max: np.ndarray
+    ub: np.ndarray
+    ubmax: np.ndarray
+    rb_tab: np.ndarray
+    g_shape: np.ndarray
+    g_ms: np.ndarray
+    g_w: np.ndarray
+    g_cnt: np.ndarray
+    slot_group: np.ndarray
+    cnt: np.ndarray
+    memo_r: np.ndarray
+    memo_stamp: np.ndarray
+    dist: np.ndarray
+    cell: np.ndarray
+    top: np.ndarray
+    U: np.ndarray
+    adjloc: np.ndarray
+    iso_b: np.ndarray
+    row_free: np.ndarray
+    col_free: np.ndarray
+    restm: np.ndarray
+    g_pres: np.ndarray
+    g_ach: np.ndarray
+    g_new: np.ndarray
+    need: np.ndarray
+    cand_ub: np.ndarray
+    cand_cell: np.ndarray
+    cand_star: np.ndarray
+    cand_g: np.ndarray
+    cand_p: np.ndarray
+    cand_tadj: np.ndarray
+    sorted_i: np.ndarray
+    g_sorted: np.ndarray
+    v_p: np.ndarray
+    v_tadj: np.ndarray
+    b_start: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
@@ -312,7 +366,7 @@ def _residential_bound(T, L1, L2, lp, lt, sp2):
 @nb.njit(cache=True)
 def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
-    achievements) for the seat to move, using scratch arrays ``ws`` from :func:`workspace`. See the
+    achievements) for the seat to move, using the scratch arrays ``ws`` (:func:`workspace`). See the
     module docstring for the objective."""
     n = rules.n_players
     seat = current_seat(st, n)
@@ -324,10 +378,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
 
     # residential clusters, largest first
     # every scratch array is a view into the workspace (no allocation per move)
-    wsf, wsi, wsu = ws
-    n_max = (wsf.shape[0] - 184 - 22 * cells) // 3
-    comp_mask = wsu[0:32]
-    comp_size = wsi[0:32]
+    comp_mask = ws.comp_mask
+    comp_size = ws.comp_size
     comp_size[:] = 0
     ncomp = 0
     rest = R
@@ -342,7 +394,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         comp_mask[ncomp] = comp
         comp_size[ncomp] = popcount(comp)
         ncomp += 1
-    order = wsi[32:64]
+    order = ws.order
     for q in range(ncomp):
         j = q
         while j > 0 and comp_size[order[j - 1]] < comp_size[q]:
@@ -351,10 +403,10 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         order[j] = q
     L1 = comp_size[order[0]] if ncomp > 0 else 0
     L2 = comp_size[order[1]] if ncomp > 1 else 0
-    adjcl = wsu[32:32 + cells]
+    adjcl = ws.adjcl
     adjcl[:] = 0
-    cc_adj = wsu[32 + cells:37 + cells]
-    cc_n = wsi[306:311]
+    cc_adj = ws.cc_adj
+    cc_n = ws.cc_n
     for j in range(ncomp):
         x = spread(comp_mask[j], geo) & ~filled
         while x:
@@ -377,8 +429,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     wr, wc, wp, wi, wa = w[0], w[1], w[2], w[3], w[4]
 
     # count-based gains: best possible with at most m new tiles of the district
-    dc_max = wsf[0:6]
-    di_max = wsf[6:12]
+    dc_max = ws.dc_max
+    di_max = ws.di_max
     bc = 0.0
     bi = 0.0
     for m in range(6):
@@ -408,7 +460,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             mastered = True
 
     # optimistic per-cell gain of each district (no count terms, no residential clusters)
-    ub = wsf[12:12 + 5 * cells].reshape((cells, 5))
+    ub = ws.ub
     ub[:, :] = 0.0
     for c in range(cells):
         if filled & (np.uint64(1) << np.uint64(c)):
@@ -420,26 +472,26 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         ub[c, 3] = wp * (sp.park_touching + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
                          + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0))
         ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
-    ubmax = wsf[12 + 5 * cells:12 + 21 * cells].reshape((16, cells))   # filled below for the district sets in use
+    ubmax = ws.ubmax   # filled below for the district sets in use
 
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
     # rb_tab[T]: weighted bound on the residential gain when new cells and the clusters they touch total T tiles
-    rb_tab = wsf[12 + 21 * cells:18 + 22 * cells]
+    rb_tab = ws.rb_tab
     rb_tab[:] = 0.0
     if wr > 0:
         for t_ in range(cells + 6):
             rb_tab[t_] = wr * max(0.0, float(_residential_bound(t_, L1, L2, lp, lt, sp2) - cur_r))
 
     # ruler groups: slots with the same shape and the same tiles are the same choice
-    g_shape = wsi[64:84]
-    g_ms = wsi[84:104]
-    g_w = wsi[104:124]
+    g_shape = ws.g_shape
+    g_ms = ws.g_ms
+    g_w = ws.g_w
     g_w[:] = 0
-    g_cnt = wsi[124:224].reshape((N_SLOTS, 5))
+    g_cnt = ws.g_cnt
     g_cnt[:, :] = 0
-    slot_group = wsi[224:244]
+    slot_group = ws.slot_group
     slot_group[:] = -1
     ng = 0
     n_corner = 0
@@ -449,7 +501,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             continue
         if s >= N_EDGE:
             n_corner += 1
-        cnt = wsi[244:249]
+        cnt = ws.cnt
         cnt[:] = 0
         for j in range(4):
             cnt[st.site[SLOT_LINES[s, j]]] += 1
@@ -476,25 +528,25 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     b_p = -1
     b_seq = -1
     b_star = 0
-    memo_r = wsf[18 + 22 * cells:50 + 22 * cells]
-    memo_stamp = wsi[249:281]
+    memo_r = ws.memo_r
+    memo_stamp = ws.memo_stamp
     memo_stamp[:] = 0
     stamp = 0
-    dist = wsi[281:286]
-    cell = wsi[286:291]
-    top = wsf[50 + 22 * cells:54 + 22 * cells]
-    U = wsf[54 + 22 * cells:79 + 22 * cells].reshape((5, 5))
-    adjloc = wsi[291:296]
-    iso_b = wsf[79 + 22 * cells:84 + 22 * cells]
-    row_free = wsi[296:301]
-    col_free = wsi[301:306]
-    restm = wsf[84 + 22 * cells:164 + 22 * cells].reshape((5, 16))
+    dist = ws.dist
+    cell = ws.cell
+    top = ws.top
+    U = ws.U
+    adjloc = ws.adjloc
+    iso_b = ws.iso_b
+    row_free = ws.row_free
+    col_free = ws.col_free
+    restm = ws.restm
 
     # per group: districts present, achievement gain (§7), whether the shape is new
-    g_pres = wsi[311:331]
+    g_pres = ws.g_pres
     g_pres[:] = 0
-    g_ach = wsf[164 + 22 * cells:184 + 22 * cells]
-    g_new = wsi[331:351]
+    g_ach = ws.g_ach
+    g_new = ws.g_new
     tree_ub = wa * rules.tree_pts if (rules.ach_on and not tree_before) else 0.0
     for gi in range(ng):
         shape = g_shape[gi]
@@ -509,7 +561,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
         g_ach[gi] = wa * ach + tree_ub
-    need = wsi[351:367]
+    need = ws.need
     need[:] = 0
     need[site_pres] = True
     for gi in range(ng):
@@ -525,27 +577,25 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             ubmax[pres, c] = v
 
     # pass 1: every legal placement of every group with a cheap upper bound on its gain
-    fb = 184 + 22 * cells
-    cand_ub = wsf[fb:fb + n_max]
-    cand_cell = wsf[fb + n_max:fb + 2 * n_max]
-    cand_star = wsf[fb + 2 * n_max:fb + 3 * n_max]
-    cand_g = wsi[1400:1400 + n_max]
-    cand_p = wsi[1400 + n_max:1400 + 2 * n_max]
-    cand_tadj = wsi[1400 + 2 * n_max:1400 + 3 * n_max]
+    cand_ub = ws.cand_ub
+    cand_cell = ws.cand_cell
+    cand_star = ws.cand_star
+    cand_g = ws.cand_g
+    cand_p = ws.cand_p
+    cand_tadj = ws.cand_tadj
     nc_ = 0
     ub_lo = 1e18
     ub_hi = -1e18
     # groups of one shape share its legal placements and the clusters each touches: list those once
-    g_sorted = wsi[1400 + 4 * n_max:1400 + 4 * n_max + N_SLOTS]
+    g_sorted = ws.g_sorted
     for gi in range(ng):
         j = gi
         while j > 0 and g_shape[g_sorted[j - 1]] > g_shape[gi]:
             g_sorted[j] = g_sorted[j - 1]
             j -= 1
         g_sorted[j] = gi
-    half = (wsi.shape[0] - 1400 - 4 * n_max - N_SLOTS) // 2
-    v_p = wsi[1400 + 4 * n_max + N_SLOTS:1400 + 4 * n_max + N_SLOTS + half]
-    v_tadj = wsi[1400 + 4 * n_max + N_SLOTS + half:1400 + 4 * n_max + N_SLOTS + 2 * half]
+    v_p = ws.v_p
+    v_tadj = ws.v_tadj
     prev_shape = -1
     nvalid = 0
     for gx in range(ng):
@@ -622,15 +672,15 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
 
     # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
     # the rest fall below it
-    width = max(1.0, (ub_hi - ub_lo) / 1000.0) if nc_ > 0 else 1.0
+    width = max(1.0, (ub_hi - ub_lo) / BUCKETS) if nc_ > 0 else 1.0
     n_buckets = int((ub_hi - ub_lo) / width) + 1 if nc_ > 0 else 0
-    b_start = wsi[367:367 + n_buckets + 1]
+    b_start = ws.b_start[:n_buckets + 1]
     b_start[:] = 0
     for i in range(nc_):
         b_start[int((cand_ub[i] - ub_lo) / width) + 1] += 1
     for bk in range(n_buckets):
         b_start[bk + 1] += b_start[bk]
-    sorted_i = wsi[1400 + 3 * n_max:1400 + 4 * n_max]
+    sorted_i = ws.sorted_i
     for i in range(nc_):
         bk = int((cand_ub[i] - ub_lo) / width)
         sorted_i[b_start[bk]] = i
@@ -965,13 +1015,56 @@ def choose_move(st, rules, geo, sp, kind, w, rng, mv, ws):
 
 @nb.njit(cache=True)
 def workspace(rules, cells):
-    """Scratch arrays (float64, int64, uint64) for :func:`greedy_move`, reused move after move."""
-    n_max = 0
+    """Scratch arrays for :func:`greedy_move`, allocated once and reused move after move."""
+    per_shape = 0
     for s in range(rules.n_shapes):
-        n_max = max(n_max, rules.pl_off[s + 1] - rules.pl_off[s])
-    n_max *= N_SLOTS
-    return (np.zeros(184 + 22 * cells + 3 * n_max, np.float64), np.zeros(1400 + 5 * n_max + N_SLOTS, np.int64),
-            np.zeros(40 + cells, np.uint64))
+        per_shape = max(per_shape, rules.pl_off[s + 1] - rules.pl_off[s])
+    n_max = per_shape * N_SLOTS
+    return Workspace(
+        np.zeros(32, np.uint64),                    # comp_mask
+        np.zeros(32, np.int64),                     # comp_size
+        np.zeros(32, np.int64),                     # order
+        np.zeros(cells, np.uint64),                 # adjcl
+        np.zeros(5, np.uint64),                     # cc_adj
+        np.zeros(5, np.int64),                      # cc_n
+        np.zeros(6),                                # dc_max
+        np.zeros(6),                                # di_max
+        np.zeros((cells, 5)),                       # ub
+        np.zeros((16, cells)),                      # ubmax
+        np.zeros(cells + 6),                        # rb_tab
+        np.zeros(N_SLOTS, np.int64),                # g_shape
+        np.zeros(N_SLOTS, np.int64),                # g_ms
+        np.zeros(N_SLOTS, np.int64),                # g_w
+        np.zeros((N_SLOTS, 5), np.int64),           # g_cnt
+        np.zeros(N_SLOTS, np.int64),                # slot_group
+        np.zeros(5, np.int64),                      # cnt
+        np.zeros(32),                               # memo_r
+        np.zeros(32, np.int64),                     # memo_stamp
+        np.zeros(5, np.int64),                      # dist
+        np.zeros(5, np.int64),                      # cell
+        np.zeros(4),                                # top
+        np.zeros((5, 5)),                           # U
+        np.zeros(5, np.int64),                      # adjloc
+        np.zeros(5),                                # iso_b
+        np.zeros(5, np.int64),                      # row_free
+        np.zeros(5, np.int64),                      # col_free
+        np.zeros((5, 16)),                          # restm
+        np.zeros(N_SLOTS, np.int64),                # g_pres
+        np.zeros(N_SLOTS),                          # g_ach
+        np.zeros(N_SLOTS, np.int64),                # g_new
+        np.zeros(16, np.int64),                     # need
+        np.zeros(n_max),                            # cand_ub
+        np.zeros(n_max),                            # cand_cell
+        np.zeros(n_max),                            # cand_star
+        np.zeros(n_max, np.int64),                  # cand_g
+        np.zeros(n_max, np.int64),                  # cand_p
+        np.zeros(n_max, np.int64),                  # cand_tadj
+        np.zeros(n_max, np.int64),                  # sorted_i
+        np.zeros(N_SLOTS, np.int64),                # g_sorted
+        np.zeros(per_shape, np.int64),              # v_p
+        np.zeros(per_shape, np.int64),              # v_tadj
+        np.zeros(BUCKETS + 2, np.int64),            # b_start
+    )
 
 
 @nb.njit(cache=True)
