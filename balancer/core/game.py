@@ -9,7 +9,10 @@ A game module (``balancer.games.<name>``) exposes:
   notebooks and ``balancer play``; the state tells whose turn it is as ``state.seat_to_move``
   (0-based);
 - ``play_game(config, agents, seed) -> Outcome``: one whole game at full speed, the runner's entry;
-- ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log.
+- ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log;
+- optionally ``check_agent(name) -> str | None``: an error message for an agent name the game
+  cannot seat (for games whose agent names take parameters, e.g. ``greedy+ibex``), else None;
+  without it, names are checked against ``AGENTS``.
 
 Agents implement :class:`Agent`. Nothing here knows a game's rules.
 """
@@ -39,6 +42,8 @@ class Outcome:
     components: score category -> per-seat points; the categories sum to ``scores``.
     metrics: metric name -> per-seat value (tiles, counts...).
     turns: turns taken per seat.
+    labels: label name -> per-seat text that groups games in the analysis (an Urgency deck, an
+        Águeda shop-card pair); written as ``label_<name>`` string columns of the results.
     """
 
     scores: list[int]
@@ -46,6 +51,7 @@ class Outcome:
     components: dict[str, list[int]]
     metrics: dict[str, list[float]]
     turns: list[int]
+    labels: dict[str, list[str]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

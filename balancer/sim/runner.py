@@ -113,10 +113,17 @@ def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     ``chunk_size >= 1``.
     """
     known = tuple(getattr(game_module, "AGENTS", ()))
-    unknown = [a for a in dict.fromkeys(agents) if known and a not in known]
-    if unknown:
-        raise RunRequestError("--agents", f"unknown agent {', '.join(map(repr, unknown))}; "
-                                          f"known agents: {', '.join(known)}")
+    check_agent = getattr(game_module, "check_agent", None)
+    if check_agent is not None:
+        for name in dict.fromkeys(agents):
+            problem = check_agent(name)
+            if problem:
+                raise RunRequestError("--agents", problem)
+    else:
+        unknown = [a for a in dict.fromkeys(agents) if known and a not in known]
+        if unknown:
+            raise RunRequestError("--agents", f"unknown agent {', '.join(map(repr, unknown))}; "
+                                              f"known agents: {', '.join(known)}")
     if not agents:
         raise RunRequestError("--players", "at least one seat is needed")
     counts = supported_player_counts(cfg)
@@ -160,17 +167,19 @@ def _int_or_float(values: list) -> pa.Array:
     return pa.array(arr.astype(np.float64))
 
 
-def _check_outcome(outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str]) -> None:
+def _check_outcome(outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str],
+                   labels: list[str]) -> None:
     per_seat = {"scores": outcome.scores, "tiebreak": outcome.tiebreak, "turns": outcome.turns}
     per_seat |= {f"components[{k!r}]": v for k, v in outcome.components.items()}
     per_seat |= {f"metrics[{k!r}]": v for k, v in outcome.metrics.items()}
+    per_seat |= {f"labels[{k!r}]": v for k, v in outcome.labels.items()}
     for name, values in per_seat.items():
         if len(values) != n:
             raise RuntimeError(f"game {game_index}: Outcome.{name} has {len(values)} values for {n} seats")
-    if list(outcome.components) != components or list(outcome.metrics) != metrics:
+    if list(outcome.components) != components or list(outcome.metrics) != metrics or list(outcome.labels) != labels:
         raise RuntimeError(
-            f"game {game_index}: Outcome components/metrics {list(outcome.components)}/{list(outcome.metrics)} "
-            f"differ from the first game's {components}/{metrics}"
+            f"game {game_index}: Outcome components/metrics/labels {list(outcome.components)}/{list(outcome.metrics)}/"
+            f"{list(outcome.labels)} differ from the first game's {components}/{metrics}/{labels}"
         )
 
 
@@ -197,6 +206,7 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
     turns: list = []
     comps: dict[str, list] | None = None
     mets: dict[str, list] = {}
+    labs: dict[str, list] = {}
     failures: list[dict[str, Any]] = []
     for i in range(start, stop):
         table = seat_agents(agents, i)
@@ -205,7 +215,8 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
             if comps is None:
                 comps = {k: [] for k in outcome.components}
                 mets = {k: [] for k in outcome.metrics}
-            _check_outcome(outcome, n, i, list(comps), list(mets))
+                labs = {k: [] for k in outcome.labels}
+            _check_outcome(outcome, n, i, list(comps), list(mets), list(labs))
             r, w = ranks_and_win_shares(outcome.scores, outcome.tiebreak)
         except Exception as exc:
             if not catch:
@@ -223,6 +234,8 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
             comps[k].extend(v)
         for k, v in outcome.metrics.items():
             mets[k].extend(v)
+        for k, v in outcome.labels.items():
+            labs[k].extend(map(str, v))
     if comps is None:  # every game of the chunk failed
         return None, failures
     rows = len(seats)
@@ -241,6 +254,7 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
     }
     columns |= {f"score_{k}": _int_or_float(v) for k, v in comps.items()}
     columns |= {f"metric_{k}": pa.array(np.asarray(v, dtype=np.float64)) for k, v in mets.items()}
+    columns |= {f"label_{k}": pa.array(v, pa.string()) for k, v in labs.items()}
     return pa.table(columns), failures
 
 

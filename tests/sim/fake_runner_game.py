@@ -53,6 +53,7 @@ def play_game(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) 
         components={"base": base, "bonus": bonus},
         metrics={"luck": luck},
         turns=[3 for _ in agents],
+        labels={"hand": ["high" if x >= cfg.max_points // 2 else "low" for x in base]},
     )
 
 

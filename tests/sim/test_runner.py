@@ -12,7 +12,7 @@ import pytest
 import fake_runner_game as fake
 from balancer.core.tables import seat_agents
 from balancer.sim import runner
-from balancer.sim.runner import ResultsExistError, parse_agents, run_games, run_to_dir
+from balancer.sim.runner import ResultsExistError, RunRequestError, check_run, parse_agents, run_games, run_to_dir
 
 
 @pytest.fixture
@@ -44,9 +44,11 @@ def test_columns_follow_the_results_schema(cfg):
     df = collect(cfg, ["random", "strong"], games=5)
     assert df.columns == [
         "variant", "game", "n_players", "game_index", "seed", "seat", "agent", "score", "rank",
-        "win_share", "turns", "score_base", "score_bonus", "metric_luck",
+        "win_share", "turns", "score_base", "score_bonus", "metric_luck", "label_hand",
     ]
     assert df.height == 10
+    # fake labels a seat "high" when its base draw is at least max_points // 2 = 3
+    assert ((df["label_hand"] == "high") == (df["score_base"] >= 3)).all()
     assert df["seat"].to_list()[:4] == [1, 2, 1, 2]
     assert set(df["variant"]) == {"v-test"} and set(df["game"]) == {"fake"}
     assert (df["score"] == df["score_base"] + df["score_bonus"]).all()
@@ -284,3 +286,12 @@ def test_run_json_records_the_display_name(cfg, config_file, tmp_path, monkeypat
     monkeypatch.setattr(fake, "DISPLAY_NAME", "Fake: The Game", raising=False)
     out = run_to_dir(fake, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "b", progress=False)
     assert json.loads((out / "run.json").read_text())["game_title"] == "Fake: The Game"
+
+
+def test_a_game_may_check_agent_names_itself(cfg, monkeypatch):
+    # games whose agent names take parameters (``greedy+ibex``) validate them with check_agent
+    monkeypatch.setattr(fake, "check_agent", lambda name: None if name.startswith("random") else f"no {name!r}",
+                        raising=False)
+    check_run(fake, cfg, ["random+x", "random"], 10, 1)
+    with pytest.raises(RunRequestError, match="no 'strong'"):
+        check_run(fake, cfg, ["random", "strong"], 10, 1)
