@@ -242,13 +242,28 @@ def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequ
     n = len(agents)
     _check_players(cfg, n)
     rules, geo, sp = compiled(cfg, n)
+    kinds, weights = _table_params(cfg, tuple(agents))
+    game_rng, agent_rng = game_rngs(seed)
+    return _outcome(play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng))
+
+
+_TABLES: dict[tuple[int, tuple[str, ...]], tuple[CitywrightConfig, np.ndarray, np.ndarray]] = {}
+
+
+def _table_params(cfg: CitywrightConfig, agents: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(kinds int64[4], weights float64[4, 5]) of a table of agents, cached per config object
+    (a run plays thousands of games with the same table). Raises ValueError for an unknown agent."""
+    hit = _TABLES.get((id(cfg), agents))
+    if hit is not None and hit[0] is cfg:
+        return hit[1], hit[2]
     kinds = np.zeros(4, np.int64)
     weights = np.zeros((4, 5))
     for s, name in enumerate(agents):
         kinds[s], weights[s] = agent_params(cfg, name)
-    game_rng, agent_rng = game_rngs(seed)
-    _, rows = play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng)
-    return _outcome(rows)
+    if len(_TABLES) > 64:
+        _TABLES.clear()
+    _TABLES[(id(cfg), agents)] = (cfg, kinds, weights)
+    return kinds, weights
 
 
 def describe_move(game: Game, move: Move) -> str:

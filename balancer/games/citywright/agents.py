@@ -1072,17 +1072,25 @@ def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng):
     """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]``; the
     agents draw from ``agent_rng``, the game's own chance (deals) from ``game_rng``."""
     mv = np.zeros(8, np.int64)
+    n = rules.n_players
+    if np.all(kinds[:n] == RANDOM):
+        # a table of random agents needs no search workspace
+        while st.g[3] == 0:
+            random_move(st, rules, agent_rng, mv)
+            apply_move(st, rules, mv, game_rng)
+        return
     ws = workspace(rules, geo.size * geo.size)
     while st.g[3] == 0:
-        seat = current_seat(st, rules.n_players)
+        seat = current_seat(st, n)
         choose_move(st, rules, geo, sp, kinds[seat], weights[seat], agent_rng, mv, ws)
         apply_move(st, rules, mv, game_rng)
 
 
 @nb.njit(cache=True)
 def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
-    """Set up (§3) and play one whole game in a single compiled call; returns the final state and
-    its :func:`~balancer.games.citywright.rules.final_rows`."""
+    """Set up (§3) and play one whole game in a single compiled call; returns its
+    :func:`~balancer.games.citywright.rules.final_rows` (int64[n, 12]). Only the rows cross back
+    into Python: returning the state too would box its ten arrays every game."""
     n = rules.n_players
     cells = geo.size * geo.size
     cap = max(rules.deck4.shape[0], rules.deck5.shape[0], 1)
@@ -1092,4 +1100,4 @@ def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
                np.zeros(4, np.int64))
     setup(st, rules.deck4, rules.deck5, game_rng)
     play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng)
-    return st, final_rows(st, rules, score_all(st.tables, geo, sp))
+    return final_rows(st, rules, score_all(st.tables, geo, sp))
