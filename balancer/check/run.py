@@ -208,10 +208,14 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
         need = max(sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side,
                                    settings.miss_rate) for i in mine)
         games = min(cap, need) if math.isfinite(need) else cap
-        schedule = _schedule(max(int(math.ceil(games)), run.players), settings.looks, run.players)
-        for i in mine:
-            i.design = sq.design(schedule, i.alpha_side, settings.miss_rate, i.baseline_var, i.ref_var)
-            i.detectable = sq.detectable_change(i.design, i.baseline_var, i.ref_var)
+        for _ in range(20):  # the plan assumed equally informative looks; grow it until the real design is powered
+            schedule = _schedule(max(int(math.ceil(games)), run.players), settings.looks, run.players)
+            for i in mine:
+                i.design = sq.design(schedule, i.alpha_side, settings.miss_rate, i.baseline_var, i.ref_var)
+                i.detectable = sq.detectable_change(i.design, i.baseline_var, i.ref_var)
+            if schedule[-1] >= cap or all(i.powered for i in mine):
+                break
+            games = min(cap, schedule[-1] * 1.02 + run.players)
         if log:
             log(f"{run_name} / {variant}: up to {schedule[-1]:,} games in {len(schedule)} looks, seed {seed}")
         values: dict[str, list[np.ndarray]] = {}
