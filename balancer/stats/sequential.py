@@ -11,9 +11,9 @@ error is common to every look, so ``Cov(D_j, D_k) = Var(D_k)`` for ``j < k`` and
 
 * **Fail** (a real change, or a target missed): ``Z_k`` beyond the efficacy boundary ``c_k`` on a
   side. The boundaries spend the false-alarm rate with the Lan-DeMets O'Brien-Fleming-type function
-  ``a(t) = 2 - 2 Phi(z_{1-a/2} / sqrt(t))`` over the information fraction ``t``; look ``k`` uses
-  ``c_k = z_{1 - (a(t_k) - a(t_{k-1}))}``. By the union bound the false-alarm rate is at most the
-  stated one (it is slightly below: the looks are positively correlated).
+  ``a(t) = 2 - 2 Phi(z_{1-a/2} / sqrt(t))`` over the information fraction ``t``; the boundaries are
+  found by recursive numerical integration (Armitage, McPherson & Rowe 1969), so that an unchanged
+  number fails with probability exactly the stated rate (for normal statistics with known variance).
 * **Pass early** (clearly no change larger than the tolerance): the one-sided bound
   ``D_k + f_k se_k`` lies inside the tolerance on every side, with ``f_k`` from a Pocock-type
   spending of half the miss rate ``b(t) = (beta/2) ln(1 + (e - 1) t)``. This rule is non-binding:
@@ -27,6 +27,7 @@ Everything uses scipy.stats.norm. Values are fractions (win rates) or metric uni
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal, Sequence
@@ -95,17 +96,70 @@ def design(games: Sequence[int], alpha_side: float, beta: float, var: float = 1.
     if not (0 < alpha_side < 1 and 0 < beta < 1):
         raise ValueError(f"alpha and beta must be in (0, 1), got {alpha_side}, {beta}")
     t = information_fractions(games, var, ref_var)
-    efficacy = stats.norm.isf(np.maximum(_increments(obf_spending(t, 2 * alpha_side) / 2), 1e-300))
+    efficacy = efficacy_boundaries(t, alpha_side)
     futility = stats.norm.isf(np.maximum(_increments(pocock_spending(t, beta / 2)), 1e-300))
     futility[-1] = math.inf
     return Design(games, tuple(map(float, t)), tuple(map(float, efficacy)), tuple(map(float, futility)),
                   alpha_side, beta)
 
 
+GRID = 401  # points of the numerical integration over z (Simpson's rule on [-c, c])
+
+
+def efficacy_boundaries(t: Sequence[float], alpha_side: float) -> np.ndarray:
+    """Symmetric boundaries ``c_k`` at information fractions ``t`` (increasing, last 1) such that an
+    unchanged number first crosses ``|Z_k| >= c_k`` at look ``k`` with probability exactly
+    ``2 (a(t_k) - a(t_{k-1}))``, where ``a`` is O'Brien-Fleming-type spending of ``alpha_side`` per
+    side: the recursive numerical integration of Armitage, McPherson & Rowe (1969) (Jennison &
+    Turnbull 2000, ch. 19) over the canonical joint distribution, so the looks' correlation is used
+    and no error is wasted. Looks that add no information get an infinite boundary.
+    """
+    return np.array(_efficacy_boundaries(tuple(round(float(x), 5) for x in t), float(alpha_side)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float, ...]:
+    """The cached computation of :func:`efficacy_boundaries` (``t`` rounded to 1e-5)."""
+    from scipy.integrate import simpson
+    from scipy.optimize import brentq
+
+    t = np.asarray(t, dtype=float)
+    spend = _increments(obf_spending(t, 2 * alpha_side) / 2)  # per side
+    bounds = np.full(len(t), np.inf)
+    z = h = None  # grid and sub-density of Z_{k-1} over the paths still running
+    prev_t = 0.0
+    for k, (tk, a) in enumerate(zip(t, spend)):
+        dt = tk - prev_t
+        if dt <= 1e-12 or a <= 0:
+            continue
+        if z is None:
+            c = float(stats.norm.isf(a))
+            z = np.linspace(-c, c, GRID)
+            h = stats.norm.pdf(z)
+        else:
+            r_prev, r, sd = math.sqrt(prev_t), math.sqrt(tk), math.sqrt(dt)
+
+            def crossing(c: float) -> float:  # P(still running, Z_k >= c)
+                return float(simpson(h * stats.norm.sf((c * r - z * r_prev) / sd), x=z))
+
+            if crossing(40.0) >= a:
+                c = 40.0
+            elif crossing(0.0) <= a:
+                c = 0.0
+            else:
+                c = brentq(lambda c: crossing(c) - a, 0.0, 40.0, xtol=1e-10)
+            grid = np.linspace(-c, c, GRID)
+            kernel = stats.norm.pdf((grid[:, None] * r - z[None, :] * r_prev) / sd) * (r / sd)
+            h = simpson(kernel * h[None, :], x=z, axis=1)
+            z = grid
+        bounds[k] = c
+        prev_t = tk
+    return tuple(map(float, bounds))
+
+
 def final_boundary(looks: int, alpha_side: float) -> float:
     """The last look's efficacy boundary for ``looks`` equally informative looks (for planning)."""
-    t = np.arange(1, looks + 1) / looks
-    return float(stats.norm.isf(_increments(obf_spending(t, 2 * alpha_side) / 2)[-1]))
+    return float(efficacy_boundaries(np.arange(1, looks + 1) / looks, alpha_side)[-1])
 
 
 def games_needed(tolerance: float, var: float, ref_var: float, looks: int, alpha_side: float, beta: float) -> float:
