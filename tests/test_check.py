@@ -310,3 +310,30 @@ def test_cli_run_until_ci_says_how_many_games_it_played(tmp_path):
     played = int(result.output.split("played ")[1].split(" games")[0].replace(",", ""))
     assert played % 2 == 0 and 0.9 * games_for_width(0.5, 0.04) <= played <= 1.1 * games_for_width(0.5, 0.04)
     assert json.loads((tmp_path / "u" / "summary.json").read_text())["games"] == played
+
+
+def test_the_committed_ci_study_matches_its_baseline_and_the_example_workflow():
+    """.ci/run and docs/ci-example.yml check configs/citywright/ci.yaml against baselines/citywright-ci.json:
+    the baseline must belong to the study (same cells, players, agents) and be fully powered at its cap."""
+    import yaml
+
+    from balancer.check.run import plan_check
+
+    root = V11.parent.parent.parent
+    study_path, base_path = root / "configs/citywright/ci.yaml", root / "baselines/citywright-ci.json"
+    study, _ = load_study(study_path)
+    items, _ = plan_check(study, study_path, load_baseline(base_path), study.check, base_path)
+    assert len(items) == 14  # 3 + 4 seats, 2 wasted-tiles means, 4 + 1 targets
+    workflow = yaml.safe_load((root / "docs/ci-example.yml").read_text())
+    steps = " ".join(step.get("run", "") for step in workflow["jobs"]["check"]["steps"])
+    assert "balancer check configs/citywright/ci.yaml" in steps and "baselines/citywright-ci.json" in steps
+    assert "make check" in (root / ".ci/run").read_text()
+
+
+def test_baseline_save_has_help_for_every_option():
+    import typer
+
+    save = typer.main.get_command(app).commands["baseline"].commands["save"]
+    result = CliRunner().invoke(app, ["baseline", "save", "--help"])
+    assert result.exit_code == 0 and save.help.strip()
+    assert all(getattr(p, "help", None) for p in save.params)
