@@ -530,16 +530,16 @@ def check(
                                             help="Game cap per cell [default: the study's check.max_games, else the "
                                                  "baseline's games]."),
     false_alarm: Optional[float] = typer.Option(None, "--false-alarm", help="Chance that an unchanged study fails, "
-                                                                            "over all numbers [default 0.01]."),
+                                                                            "over all numbers [default: the study's check: setting, else 0.01]."),
     miss_rate: Optional[float] = typer.Option(None, "--miss-rate", help="Chance of passing a change as large as the "
-                                                                        "tolerance [default 0.1]."),
+                                                                        "tolerance [default: the study's check: setting, else 0.1]."),
     tolerance_win_rate: Optional[float] = typer.Option(None, "--tolerance-win-rate",
                                                        help="Smallest win-rate change to find, as a fraction "
-                                                            "[default 0.02 = 2 points]."),
+                                                            "[default: the study's, else 0.02 = 2 points]."),
     tolerance_metric_sd: Optional[float] = typer.Option(None, "--tolerance-metric-sd",
                                                         help="Smallest metric change to find, in baseline standard "
-                                                             "deviations of its per-game value [default 0.1]."),
-    looks: Optional[int] = typer.Option(None, "--looks", help="Looks (batches) per cell [default 4]."),
+                                                             "deviations of its per-game value [default: the study's, else 0.1]."),
+    looks: Optional[int] = typer.Option(None, "--looks", help="Looks (batches) per cell [default: the study's, else 4]."),
     junit: Optional[Path] = typer.Option(None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."),
     markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
@@ -571,7 +571,7 @@ def check(
         settings = type(spec.check).model_validate(settings_data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        _fail(f"{'.'.join(map(str, err['loc']))}: {err['msg']}")
+        _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
         with _sigterm_as_interrupt():

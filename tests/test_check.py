@@ -337,3 +337,9 @@ def test_baseline_save_has_help_for_every_option():
     result = CliRunner().invoke(app, ["baseline", "save", "--help"])
     assert result.exit_code == 0 and save.help.strip()
     assert all(getattr(p, "help", None) for p in save.params)
+
+
+def test_cli_check_bad_option_names_it(cli_study):
+    study, base = cli_study
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "--tolerance-win-rate", "0"])
+    assert result.exit_code == 2 and "--tolerance-win-rate" in result.output
