@@ -343,3 +343,12 @@ def test_cli_check_bad_option_names_it(cli_study):
     study, base = cli_study
     result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "--tolerance-win-rate", "0"])
     assert result.exit_code == 2 and "--tolerance-win-rate" in result.output
+
+
+def test_a_number_the_game_no_longer_reports_fails(tmp_path):
+    study = small_study(tmp_path, games=60)
+    base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
+    base["cells"][0]["numbers"]["tea_per_player"] = {"kind": "metric", "games": 60, "mean": 1.0, "variance": 0.5}
+    result = run_check(study, base, jobs=1, settings=load_study(study)[0].check.model_copy(update={"metrics": None}))
+    tea = next(i for i in result.items if i.number == "tea_per_player")
+    assert tea.verdict == "fail" and any("no longer reported" in n for n in result.notes)

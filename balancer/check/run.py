@@ -217,6 +217,9 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
                 values.setdefault(key, []).append(v)
             played = target
             for i in mine:
+                if i.verdict is None and i.number not in values:  # the game no longer reports it
+                    i.verdict, i.games = "fail", played
+                    notes.append(f"{i.name}: no longer reported by the game (its baseline has it)")
                 if i.verdict is not None:
                     continue
                 n, mean, var = moments(np.concatenate(values[i.number]))
