@@ -1,12 +1,12 @@
-# balancer: `make report` (set up + the default study), `make test` (set up + tests), `make bench`,
-# `make bench-cluster`.
+# balancer: `make report` (set up + the default study), `make test` (set up + tests), `make check`
+# (set up + the balance regression check of configs/citywright/ci.yaml), `make bench`, `make bench-cluster`.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install report test bench bench-cluster clean
+.PHONY: install report test check baseline bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -25,6 +25,19 @@ report: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Balance regression: replay the CI study with a new seed and test it against the committed baseline
+# (exit 1 when a tracked number changed; see docs/statistics.md). `make baseline` rewrites the baseline
+# after an intended rule change: review its diff before committing it.
+CI_STUDY    ?= configs/citywright/ci.yaml
+CI_BASELINE ?= baselines/citywright-ci.json
+
+check: $(STAMP)
+	$(BIN)/balancer check $(CI_STUDY) --baseline $(CI_BASELINE) --junit results/check/junit.xml \
+		--markdown results/check/summary.md
+
+baseline: $(STAMP)
+	$(BIN)/balancer baseline save $(CI_STUDY) -o $(CI_BASELINE) --force
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_citywright.py

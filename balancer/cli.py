@@ -184,6 +184,12 @@ def run(
     resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run in the output directory: "
                                                        "play only the chunks missing from its manifest.json "
                                                        "(the other arguments must be the same)."),
+    until_ci: Optional[float] = typer.Option(None, "--until-ci", metavar="HALF_WIDTH",
+                                             help="Play in batches until every seat (and, for a mixed table, "
+                                                  "agent) win rate has a 95% interval of at most +/-HALF_WIDTH "
+                                                  "(0.01 = 1 point), then stop; --games is ignored. The results "
+                                                  "equal a plain run of the games it played."),
+    max_games: int = typer.Option(200_000, "--max-games", help="With --until-ci: the most games to play."),
 ) -> None:
     """Play games between AI players and write results.parquet, run.json and summary.json.
 
@@ -211,12 +217,25 @@ def run(
     out_dir = out if out is not None else default_out_dir(cfg.game, getattr(cfg, "variant", ""), players)
     where = "--out " if out is not None else "output directory "
     failed = None
+    if until_ci is not None and (resume or scheduler):
+        _fail("--until-ci: cannot be combined with --resume or --scheduler")
     try:
         check_out_dir(out_dir, force, resume)
         with _sigterm_as_interrupt():
-            run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
-                       command=_command_line(), chunk_size=chunk_size, progress=not quiet,
-                       scheduler=scheduler or None, resume=resume)
+            if until_ci is not None:
+                from balancer.sim.batches import run_until_ci
+
+                _, until = run_until_ci(module, cfg, config, seats, until_ci, max_games, seed, jobs, out_dir,
+                                        force=force, command=_command_line(), progress=not quiet,
+                                        log=None if quiet else (lambda line: typer.echo(line, err=True)))
+                reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
+                typer.echo(f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
+                           f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
+                           f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)")
+            else:
+                run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
+                           command=_command_line(), chunk_size=chunk_size, progress=not quiet,
+                           scheduler=scheduler or None, resume=resume)
     except GamesFailedError as exc:
         failed = exc
     except RunInterrupted as exc:
@@ -450,6 +469,126 @@ def study(
         typer.echo(f"figures: {figures}")
     typer.echo(f"{result.games:,} games in {len(result.cells)} cells; playing them took "
                f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s")
+
+
+baseline_app = typer.Typer(help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True,
+                           rich_markup_mode=None)
+app.add_typer(baseline_app, name="baseline")
+
+
+@baseline_app.command("save")
+def baseline_save(
+    study_file: Path = typer.Argument(..., help="Study YAML file (see configs/citywright/ci.yaml)."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="JSON", help="Baseline file to write, e.g. baselines/NAME.json."),
+    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
+                                 help="Where the study's cells are played: DIR/<study>/<run>/<variant>/."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),
+    replay: bool = typer.Option(False, "--replay", help="Replay every cell (finished cells are reused otherwise)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+) -> None:
+    """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
+    games, successes or mean and variance), the seed, config and engine hashes and the version."""
+    from balancer.check import save_baseline
+    from balancer.sim.runner import GamesFailedError
+    from balancer.study import StudyError, load_study
+
+    try:
+        load_study(study_file)
+    except StudyError as exc:
+        _fail(str(exc))
+    if out.is_dir():
+        _fail(f"--out {out}: is a directory; give the path of a JSON file")
+    if out.exists() and not force:
+        _fail(f"--out {out}: already exists; use --force to replace the baseline")
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    try:
+        with _sigterm_as_interrupt():
+            data = save_baseline(study_file, out, results_root=results, jobs=jobs, force_replay=replay,
+                                 progress=not quiet, log=log)
+    except GamesFailedError as exc:
+        _report_failures(exc)
+        raise typer.Exit(1) from None
+    except (StudyError, ConfigError, ValueError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"--out {out}: cannot write ({exc.strerror or exc})")
+    except KeyboardInterrupt:
+        typer.echo("interrupted; no baseline was written", err=True)
+        raise typer.Exit(130) from None
+    numbers = sum(len(c["numbers"]) for c in data["cells"])
+    typer.echo(f"baseline: {out} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']})")
+
+
+@app.command()
+def check(
+    study_file: Path = typer.Argument(..., help="Study YAML file whose baseline to check against."),
+    baseline: Path = typer.Option(..., "--baseline", "-b", metavar="JSON", help="Baseline written by 'balancer baseline save'."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed to play [default: derived from the baseline's "
+                                                            "seed, never equal to it]."),
+    max_games: Optional[int] = typer.Option(None, "--max-games", min=1,
+                                            help="Game cap per cell [default: the study's check.max_games, else the "
+                                                 "baseline's games]."),
+    false_alarm: Optional[float] = typer.Option(None, "--false-alarm", help="Chance that an unchanged study fails, "
+                                                                            "over all numbers [default: the study's check: setting, else 0.01]."),
+    miss_rate: Optional[float] = typer.Option(None, "--miss-rate", help="Chance of passing a change as large as the "
+                                                                        "tolerance [default: the study's check: setting, else 0.1]."),
+    tolerance_win_rate: Optional[float] = typer.Option(None, "--tolerance-win-rate",
+                                                       help="Smallest win-rate change to find, as a fraction "
+                                                            "[default: the study's, else 0.02 = 2 points]."),
+    tolerance_metric_sd: Optional[float] = typer.Option(None, "--tolerance-metric-sd",
+                                                        help="Smallest metric change to find, in baseline standard "
+                                                             "deviations of its per-game value [default: the study's, else 0.1]."),
+    looks: Optional[int] = typer.Option(None, "--looks", help="Looks (batches) per cell [default: the study's, else 4]."),
+    junit: Optional[Path] = typer.Option(None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."),
+    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+) -> None:
+    """Replay a study with a new seed and test every tracked number against its baseline and the study's
+    expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
+    from pydantic import ValidationError
+
+    from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.study import StudyError, load_study
+
+    try:
+        spec, _ = load_study(study_file)
+        data = load_baseline(baseline)
+    except (StudyError, BaselineError) as exc:
+        _fail(str(exc))
+    for flag, path in (("--junit", junit), ("--markdown", markdown)):
+        if path is not None and path.is_dir():
+            _fail(f"{flag} {path}: is a directory; give the path of a file")
+    overrides: dict[str, Any] = {"max_games": max_games, "false_alarm": false_alarm, "miss_rate": miss_rate,
+                                 "looks": looks}
+    settings_data = spec.check.model_dump()
+    settings_data.update({k: v for k, v in overrides.items() if v is not None})
+    for key, value in (("win_rate", tolerance_win_rate), ("metric_sd", tolerance_metric_sd)):
+        if value is not None:
+            settings_data["tolerance"][key] = value
+    try:
+        settings = type(spec.check).model_validate(settings_data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    try:
+        with _sigterm_as_interrupt():
+            result = run_check(study_file, data, baseline, settings=settings, seed=seed, jobs=jobs, log=log)
+    except (StudyError, BaselineError, ConfigError, ValueError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        typer.echo("interrupted; nothing was written", err=True)
+        raise typer.Exit(130) from None
+    print_table(result)
+    for writer, path in ((write_junit, junit), (write_markdown, markdown)):
+        if path is not None:
+            try:
+                typer.echo(f"written: {writer(result, path)}")
+            except OSError as exc:
+                _fail(f"{path}: cannot write ({exc.strerror or exc})")
+    raise typer.Exit(0 if result.passed else 1)
 
 
 def main() -> None:  # pragma: no cover - console entry alternative

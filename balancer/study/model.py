@@ -21,12 +21,61 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
+class Bound(_Strict):
+    """A designer's target for one tracked number: ``between: [low, high]``, ``at_most: x`` or
+    ``at_least: x`` (win rates as fractions, metrics in their own unit). Checked by ``balancer check``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+    between: tuple[float, float] | None = None
+    at_most: float | None = None
+    at_least: float | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Bound":
+        given = [k for k in ("between", "at_most", "at_least") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of between: [low, high], at_most: x, at_least: x")
+        if self.between is not None and not self.between[0] < self.between[1]:
+            raise ValueError(f"between: low must be below high, got {list(self.between)}")
+        return self
+
+    @property
+    def sides(self) -> list[tuple[float, int]]:
+        """``(reference, +1)``: fails above the reference; ``(reference, -1)``: fails below it."""
+        if self.between is not None:
+            return [(self.between[0], -1), (self.between[1], 1)]
+        if self.at_most is not None:
+            return [(self.at_most, 1)]
+        return [(self.at_least, -1)]  # type: ignore[list-item]
+
+    def text(self) -> str:
+        if self.between is not None:
+            return f"between {self.between[0]:g} and {self.between[1]:g}"
+        return f"at most {self.at_most:g}" if self.at_most is not None else f"at least {self.at_least:g}"
+
+
+EXPECT_KEY = r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|[a-z_][a-z0-9_]*_per_player)"
+"""Keys of ``expect:``: ``seat_win_rate`` (every seat) or ``seat_win_rate:<seat>``, ``agent_win_rate``
+(every agent) or ``agent_win_rate:<agent>``, or a metric as named in summary.json (``<name>_per_player``)."""
+
+
 class Run(_Strict):
     """One table to play under every variant: player count, agents by seat (one name = mirror table), games."""
 
     players: int = Field(ge=1, le=8, description="players at the table")
     agents: list[str] = Field(min_length=1, description="one agent for every seat, or one per seat (seats rotate)")
     games: int = Field(ge=1, description="games per variant")
+    expect: dict[str, Bound] = Field(default_factory=dict,
+                                     description="designer targets checked by 'balancer check', under every variant")
+
+    @field_validator("expect")
+    @classmethod
+    def _expect_keys(cls, expect: dict[str, Bound]) -> dict[str, Bound]:
+        for key in expect:
+            if not re.fullmatch(EXPECT_KEY, key):
+                raise ValueError(f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
+                                 "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player")
+        return expect
 
     @model_validator(mode="after")
     def _agents_fit(self) -> "Run":
@@ -63,6 +112,27 @@ class Figure(_Strict):
         return show
 
 
+class Tolerance(_Strict):
+    """The smallest change ``balancer check`` must find (with probability 1 - miss_rate), per kind of number."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+    win_rate: float = Field(0.02, gt=0, lt=1, description="absolute change of a win rate (0.02 = 2 points)")
+    metric_sd: float = Field(0.1, gt=0, description="change of a metric mean, in standard deviations of its "
+                                                      "per-game value in the baseline")
+
+
+class CheckSettings(_Strict):
+    """Settings of ``balancer check`` for this study (each can be overridden on the command line)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+    tolerance: Tolerance = Field(default_factory=Tolerance)
+    false_alarm: float = Field(0.01, gt=0, lt=0.5, description="chance that an unchanged study fails (all numbers)")
+    miss_rate: float = Field(0.1, gt=0, lt=0.5, description="chance of passing a change as large as the tolerance")
+    max_games: int | None = Field(None, ge=1, description="game cap per cell [default: the baseline's games]")
+    looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
+    metrics: list[str] | None = Field(None, description="metrics to track (<name>_per_player); default all")
+
+
 class Study(_Strict):
     """A whole study file (see ``configs/citywright/appendix.yaml``)."""
 
@@ -73,6 +143,7 @@ class Study(_Strict):
     variants: dict[str, str] = Field(min_length=1, description="label -> config file, relative to the study file")
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
+    check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
 
     @model_validator(mode="after")
     def _references(self) -> "Study":
@@ -115,7 +186,8 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise StudyError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(data, dict):
-        raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, figures)")
+        raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, "
+                         "figures, check)")
     try:
         study = Study.model_validate(data)
     except ValidationError as exc:

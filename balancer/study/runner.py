@@ -66,6 +66,26 @@ def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:
     return not meta.get("failed_games") and all(meta.get(k) == v for k, v in expected.items())
 
 
+def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed: int, jobs: int) -> dict[str, Any]:
+    """Load every variant's config and check that every cell (run x variant) can be played with
+    ``seed``; return label -> config. Raises ConfigError (bad config) or ValueError (a config of
+    another game, an unknown agent, an unsupported player count), naming the study file and key."""
+    game = get_game(study.game)
+    loaded = {}
+    for label, path in configs.items():
+        cfg = load_config(path)
+        if cfg.game != study.game:
+            raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
+        loaded[label] = cfg
+    for run_name, run in study.runs.items():
+        for label, cfg in loaded.items():
+            try:
+                check_run(game, cfg, run.table, run.games, seed, jobs, None)
+            except ValueError as exc:
+                raise ValueError(f"{study_path}: runs.{run_name} under {label}: {exc}") from None
+    return loaded
+
+
 def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
               progress: bool = True, log: Callable[[str], None] | None = None) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
@@ -79,19 +99,7 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
     study, configs = load_study(study_path)
     study_path = Path(study_path)
     game = get_game(study.game)
-    loaded = {}
-    for label, path in configs.items():
-        cfg = load_config(path)
-        if cfg.game != study.game:
-            raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
-        loaded[label] = cfg
-    # check every cell before playing any
-    for run_name, run in study.runs.items():
-        for label, cfg in loaded.items():
-            try:
-                check_run(game, cfg, run.table, run.games, study.seed, jobs, None)
-            except ValueError as exc:
-                raise ValueError(f"{study_path}: runs.{run_name} under {label}: {exc}") from None
+    loaded = load_variants(study, configs, study_path, study.seed, jobs)
     cells: dict[tuple[str, str], Cell] = {}
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():

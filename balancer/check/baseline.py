@@ -1,0 +1,107 @@
+"""Baselines: a study's tracked numbers, stored so that ``balancer check`` can compare against them.
+
+A baseline file (JSON, ``format`` 1) holds the study's name, game and seed, the balancer version,
+and per cell (run x variant): players, agents, games, seed, the variant file's content hash
+(``config_sha256``), the engine hash (``engine_sha256``, as in run.json) and every tracked number
+(see :mod:`balancer.check.values`) with ``games``, ``mean``, ``variance`` (sample variance of the
+per-game values, ddof=1) and, for win rates, ``successes`` (the summed win shares).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pyarrow.parquet as pq
+
+import balancer
+from balancer.sim.runner import RESULTS_FILE
+
+from .values import kind_of, moments, per_game_values
+
+FORMAT = 1
+KIND = "balancer-baseline"
+
+
+class BaselineError(ValueError):
+    """A baseline that cannot be used (missing, unreadable, another study's); ``str()`` names the file."""
+
+
+def _numbers(values: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for key, v in values.items():
+        n, mean, var = moments(v)
+        entry: dict[str, Any] = {"kind": kind_of(key), "games": n, "mean": mean, "variance": var}
+        if entry["kind"] == "win_rate":
+            entry["successes"] = float(np.sum(v[np.isfinite(v)]))
+        out[key] = entry
+    return out
+
+
+def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | str = "results", jobs: int = -1,
+                  force_replay: bool = False, progress: bool = True,
+                  log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the study (finished cells are reused, see :func:`balancer.study.run_study`), compute every
+    tracked number of every cell and write the baseline to ``out`` (atomically); return it.
+
+    Raises what run_study raises (StudyError, ConfigError, ValueError, GamesFailedError) and OSError
+    when ``out`` cannot be written.
+    """
+    from balancer.study import run_study
+
+    result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress,
+                       log=log)
+    study = result.study
+    cells = []
+    for (run_name, variant), cell in result.cells.items():
+        table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"),
+                                                                     ("seat", "ascending")])
+        run = study.runs[run_name]
+        meta = cell.meta
+        cells.append({
+            "run": run_name, "variant": variant, "players": run.players, "agents": run.table,
+            "games": int(meta["games"]), "seed": int(meta["seed"]),
+            "config_sha256": meta["config_sha256"], "engine_sha256": meta["engine_sha256"],
+            "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
+            "numbers": _numbers(per_game_values(table, run.table)),
+        })
+    data = {"format": FORMAT, "kind": KIND, "study": study.study, "game": study.game, "seed": study.seed,
+            "balancer_version": balancer.__version__,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cells": cells}
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, out)
+    return data
+
+
+def load_baseline(path: Path | str) -> dict[str, Any]:
+    """Read a baseline file; BaselineError naming the file when it is missing, not JSON, or not a
+    balancer baseline of a known format."""
+    path = Path(path)
+    if not path.is_file():
+        raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BaselineError(f"{path}: not a readable JSON file ({exc})") from None
+    if not isinstance(data, dict) or data.get("kind") != KIND or data.get("format") != FORMAT:
+        raise BaselineError(f"{path}: not a balancer baseline (kind {KIND!r}, format {FORMAT})")
+    try:
+        for i, cell in enumerate(data["cells"]):
+            for key in ("run", "variant", "players", "agents", "games", "seed", "config_sha256", "numbers"):
+                if key not in cell:
+                    raise BaselineError(f"{path}: cells.{i}: missing key {key!r}")
+            for name, num in cell["numbers"].items():
+                for key in ("games", "mean", "variance"):
+                    if not isinstance(num.get(key), (int, float)):
+                        raise BaselineError(f"{path}: cells.{i}.numbers.{name}.{key}: missing or not a number")
+        str(data["study"]), int(data["seed"])
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise BaselineError(f"{path}: not a balancer baseline (missing or malformed {exc})") from None
+    return data

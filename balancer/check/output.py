@@ -1,0 +1,134 @@
+"""How a check is shown: a rich table in the terminal, JUnit XML for CI systems (one test case per
+tracked number) and a Markdown table for a pull-request comment."""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from .run import CheckResult, Item
+
+COLUMNS = ("number", "baseline", "now", "difference", "interval", "verdict", "games", "detects")
+"""``detects``: the smallest change the check finds with probability 1 - miss_rate at its game cap
+(a number whose ``detects`` exceeds its tolerance is underpowered; the notes say so)."""
+
+
+def _fmt(item: Item, value: float, signed: bool = False) -> str:
+    if not math.isfinite(value):
+        return "n/a"
+    if item.kind == "win_rate":
+        return f"{100 * value:+.1f} pp" if signed else f"{100 * value:.1f}%"
+    return f"{value:+.3g}" if signed else f"{value:.3g}"
+
+
+def _reference(item: Item) -> str:
+    if item.test == "expect":
+        if item.kind == "win_rate":
+            return "target " + " ".join(f"{100 * float(w):g}%" if _is_number(w) else w
+                                        for w in item.reference_text.split())
+        return "target " + item.reference_text
+    return _fmt(item, item.baseline_mean)
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+def row(item: Item) -> dict[str, str]:
+    """The table row of one item, as text."""
+    return {
+        "number": item.name,
+        "baseline": _reference(item),
+        "now": _fmt(item, item.now),
+        "difference": _fmt(item, item.difference, signed=True),
+        "interval": f"[{_fmt(item, item.ci_low, True)}, {_fmt(item, item.ci_high, True)}]",
+        "verdict": (item.verdict or "undecided").upper(),
+        "games": f"{item.games:,}",
+        "detects": "±" + _fmt(item, item.detectable, signed=True).lstrip("+") + ("" if item.powered else " (!)"),
+    }
+
+
+def _headline(result: CheckResult) -> str:
+    s = result.settings
+    fails = sum(i.verdict == "fail" for i in result.items)
+    verdict = "PASS" if result.passed else f"FAIL ({fails} of {len(result.items)} numbers)"
+    return (f"{verdict}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
+            f"{result.games:,} games in {result.seconds:.1f} s; false-alarm rate {s.false_alarm:g} over all numbers "
+            f"(Bonferroni); tolerance {100 * s.tolerance.win_rate:g} points of win rate, "
+            f"{s.tolerance.metric_sd:g} sd of a metric, each found with probability {1 - s.miss_rate:g}")
+
+
+def print_table(result: CheckResult, console=None) -> None:
+    """Print the check as a rich table, then its headline and notes."""
+    from rich.console import Console
+    from rich.table import Table
+
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # CI logs: do not wrap at 80 columns
+            console = Console(width=200)
+    table = Table(title=f"balancer check: {result.study.title}", show_lines=False)
+    for col in COLUMNS:
+        table.add_column(col, justify="left" if col == "number" else "right", no_wrap=col == "number")
+    for item in result.items:
+        r = row(item)
+        style = "red" if item.verdict == "fail" else None
+        table.add_row(*(r[c] for c in COLUMNS), style=style)
+    console.print(table)
+    for note in result.notes:
+        console.print(f"note: {note}")
+    console.print(_headline(result))
+
+
+def _write(path: Path, text: str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def write_junit(result: CheckResult, path: Path | str) -> Path:
+    """JUnit XML: one ``testsuite`` per study, one ``testcase`` per tracked number (classname
+    ``<study>.<run>.<variant>``), a ``failure`` element for a failed number."""
+    fails = sum(i.verdict == "fail" for i in result.items)
+    suites = ET.Element("testsuites", name="balancer check", tests=str(len(result.items)), failures=str(fails))
+    suite = ET.SubElement(suites, "testsuite", name=result.study.study, tests=str(len(result.items)),
+                          failures=str(fails), errors="0", time=f"{result.seconds:.3f}")
+    for item in result.items:
+        r = row(item)
+        case = ET.SubElement(suite, "testcase", classname=f"{result.study.study}.{item.run}.{item.variant}",
+                             name=item.number + (" (expect)" if item.test == "expect" else ""))
+        text = (f"baseline {r['baseline']}, now {r['now']}, difference {r['difference']} {r['interval']}, "
+                f"{item.games} games, tolerance {_fmt(item, item.tolerance, True)}")
+        if item.verdict == "fail":
+            ET.SubElement(case, "failure", message=f"{item.name}: changed ({r['difference']})").text = text
+        else:
+            ET.SubElement(case, "system-out").text = text
+    ET.indent(suites)
+    return _write(Path(path), ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def write_markdown(result: CheckResult, path: Path | str) -> Path:
+    """A Markdown summary for a pull-request comment: the headline, then the table (failed numbers first)."""
+    items = sorted(result.items, key=lambda i: i.verdict != "fail")
+    lines = [f"### balancer check: {_md_cell(result.study.title)}", "", _md_cell(_headline(result)), ""]
+    lines.append("| " + " | ".join(COLUMNS) + " |")
+    lines.append("|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|")
+    for item in items:
+        r = row(item)
+        r["verdict"] = ("❌ " if item.verdict == "fail" else "✅ ") + r["verdict"]
+        lines.append("| " + " | ".join(_md_cell(r[c]) for c in COLUMNS) + " |")
+    lines += [""] + [f"- {_md_cell(n)}" for n in result.notes]
+    return _write(Path(path), "\n".join(lines).rstrip() + "\n")

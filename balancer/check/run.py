@@ -1,0 +1,239 @@
+"""``balancer check``: replay a study with a new seed and test every tracked number against its
+baseline (and every ``expect:`` target) with the group-sequential test of
+:mod:`balancer.stats.sequential`, cell by cell, in batches, stopping a cell once all its numbers are
+decided. docs/statistics.md explains the test; the false-alarm rate is split over all tracked numbers
+with Bonferroni's inequality.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from balancer.config import config_sha256
+from balancer.games import get_game
+from balancer.sim.batches import play_range
+from balancer.sim.runner import MAX_SEED, engine_sha256
+from balancer.stats import sequential as sq
+from balancer.study.model import Bound, CheckSettings, Study, load_study
+from balancer.study.runner import load_variants
+
+from .baseline import BaselineError
+from .values import AGENT, SEAT, kind_of, moments, per_game_values
+
+CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
+
+
+def check_seed(baseline_seed: int) -> int:
+    """The seed ``check`` plays with by default: derived from the baseline's seed (so a check is
+    reproducible) and different from it (so it sees new games): the first 63 bits of
+    ``SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,))``."""
+    state = np.random.SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,)).generate_state(1, np.uint64)[0]
+    return int(state) >> 1
+
+
+@dataclass
+class Item:
+    """One tracked number of one cell, its test, and (once decided) its verdict."""
+
+    run: str
+    variant: str
+    number: str
+    kind: str                    # "win_rate" or "metric"
+    test: str                    # "baseline" (regression) or "expect" (a designer's target)
+    sides: list[tuple[float, int]]
+    reference_text: str
+    baseline_mean: float
+    baseline_var: float
+    ref_var: float
+    tolerance: float
+    alpha_side: float
+    design: sq.Design | None = None
+    detectable: float = math.nan
+    verdict: str | None = None
+    now: float = math.nan
+    difference: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    games: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"{self.run}/{self.variant}/{self.number}" + (" (expect)" if self.test == "expect" else "")
+
+    @property
+    def powered(self) -> bool:
+        return self.detectable <= self.tolerance * (1 + 1e-9)
+
+
+@dataclass
+class CheckResult:
+    """A finished check: every item, the seed played, the settings used, notes, wall time (s)."""
+
+    study: Study
+    seed: int
+    settings: CheckSettings
+    items: list[Item]
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return all(i.verdict == "pass" for i in self.items)
+
+    @property
+    def games(self) -> int:
+        by_cell: dict[tuple[str, str], int] = {}
+        for i in self.items:
+            by_cell[(i.run, i.variant)] = max(by_cell.get((i.run, i.variant), 0), i.games)
+        return sum(by_cell.values())
+
+
+def _expect_items(run_name: str, variant: str, numbers: dict[str, dict], key: str, bound: Bound,
+                  where: str) -> list[tuple[str, Bound]]:
+    if key in (SEAT, AGENT):
+        chosen = [n for n in numbers if n.startswith(key + ":")]
+        if not chosen:
+            raise BaselineError(f"{where}: runs.{run_name}.expect.{key}: this run has no {key.replace('_', ' ')} "
+                                "(agent win rates exist only for mixed tables)")
+        return [(n, bound) for n in chosen]
+    if key not in numbers:
+        raise BaselineError(f"{where}: runs.{run_name}.expect.{key}: no such number in cell {run_name}/{variant}; "
+                            f"numbers are {', '.join(numbers)}")
+    return [(key, bound)]
+
+
+def _tolerance(number: str, var: float, settings: CheckSettings) -> float:
+    """The change a number's test must find: ``tolerance.win_rate`` for win rates, ``tolerance.metric_sd``
+    baseline standard deviations (of the per-game value) for metrics."""
+    if kind_of(number) == "win_rate":
+        return settings.tolerance.win_rate
+    return max(settings.tolerance.metric_sd * math.sqrt(var), 1e-12)
+
+
+def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], settings: CheckSettings,
+               baseline_path: Path | str = "baseline") -> tuple[list[Item], list[str]]:
+    """The items to test and notes for the reader. Raises BaselineError when the baseline belongs to
+    another study or no longer matches its cells (naming what differs)."""
+    where = str(baseline_path)
+    if baseline["study"] != study.study:
+        raise BaselineError(f"{where}: a baseline of study {baseline['study']!r}, not {study.study!r} ({study_path})")
+    if baseline.get("game") not in (None, study.game):
+        raise BaselineError(f"{where}: a baseline of game {baseline['game']!r}, the study plays {study.game!r}")
+    cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
+    wanted = {(r, v) for r in study.runs for v in study.variants}
+    if set(cells) != wanted:
+        missing = ", ".join(f"{r}/{v}" for r, v in sorted(wanted - set(cells))) or "none"
+        extra = ", ".join(f"{r}/{v}" for r, v in sorted(set(cells) - wanted)) or "none"
+        raise BaselineError(f"{where}: its cells do not match {study_path} (not in the baseline: {missing}; "
+                            f"only in the baseline: {extra}); save a new baseline")
+    notes: list[str] = []
+    planned: list[Item] = []
+    for (run_name, variant), cell in sorted(cells.items()):
+        run = study.runs[run_name]
+        if cell["players"] != run.players or list(cell["agents"]) != run.table:
+            raise BaselineError(f"{where}: cell {run_name}/{variant} was played with {cell['players']} players "
+                                f"({', '.join(cell['agents'])}), the study now asks for {run.players} "
+                                f"({', '.join(run.table)}); save a new baseline")
+        numbers = {k: v for k, v in cell["numbers"].items()
+                   if kind_of(k) == "win_rate" or settings.metrics is None or k in settings.metrics}
+        for key, num in numbers.items():
+            var, n_b = float(num["variance"]), int(num["games"])
+            planned.append(Item(run_name, variant, key, kind_of(key), "baseline", [(num["mean"], 1), (num["mean"], -1)],
+                                f"{num['mean']:.4g}", float(num["mean"]), var, var / max(n_b, 1),
+                                _tolerance(key, var, settings), 0.0))
+        for key, bound in run.expect.items():
+            for number, b in _expect_items(run_name, variant, cell["numbers"], key, bound, str(study_path)):
+                num = cell["numbers"][number]
+                var = float(num["variance"])
+                planned.append(Item(run_name, variant, number, kind_of(number), "expect", b.sides, b.text(),
+                                    float(num["mean"]), var, 0.0, _tolerance(number, var, settings), 0.0))
+    m = len(planned)
+    for item in planned:
+        item.alpha_side = settings.false_alarm / m / len(item.sides)  # Bonferroni over numbers and sides
+    return planned, notes
+
+
+def _schedule(cap: int, looks: int, players: int) -> list[int]:
+    games = sorted({max(players, players * math.ceil(cap * k / looks / players)) for k in range(1, looks + 1)})
+    return games
+
+
+def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: Path | str = "baseline",
+              settings: CheckSettings | None = None, seed: int | None = None, jobs: int = -1,
+              log: Callable[[str], None] | None = None) -> CheckResult:
+    """Replay every cell of the study with ``seed`` (default :func:`check_seed` of the baseline's
+    seed) in batches, test every tracked number, and return the verdicts.
+
+    ``settings``: the study's ``check:`` settings unless given. Raises StudyError, ConfigError,
+    BaselineError or ValueError (bad input, before anything is played); errors of the game propagate.
+    """
+    t0 = time.perf_counter()
+    study_path = Path(study_path)
+    study, configs = load_study(study_path)
+    settings = settings or study.check
+    seed = check_seed(int(baseline["seed"])) if seed is None else seed
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"--seed: must be between 0 and 2^63-1, got {seed}")
+    if seed == int(baseline["seed"]):
+        raise ValueError(f"--seed {seed}: is the baseline's own seed; a check must play other games")
+    items, notes = plan_check(study, study_path, baseline, settings, baseline_path)
+    game = get_game(study.game)
+    engine = engine_sha256(game)
+    loaded = load_variants(study, configs, study_path, seed, jobs)
+    cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
+    for (run_name, variant), cell in sorted(cells.items()):
+        if cell["config_sha256"] != config_sha256(configs[variant]):
+            notes.append(f"{run_name}/{variant}: the variant file changed since the baseline")
+        if cell.get("engine_sha256") not in (None, engine):
+            notes.append(f"{run_name}/{variant}: the engine code changed since the baseline")
+    for (run_name, variant), cell in sorted(cells.items()):
+        run = study.runs[run_name]
+        mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
+        cap = settings.max_games or int(cell["games"])
+        need = max(sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side,
+                                   settings.miss_rate) for i in mine)
+        games = min(cap, need) if math.isfinite(need) else cap
+        for _ in range(20):  # the plan assumed equally informative looks; grow it until the real design is powered
+            schedule = _schedule(max(int(math.ceil(games)), run.players), settings.looks, run.players)
+            for i in mine:
+                i.design = sq.design(schedule, i.alpha_side, settings.miss_rate, i.baseline_var, i.ref_var)
+                i.detectable = sq.detectable_change(i.design, i.baseline_var, i.ref_var)
+            if schedule[-1] >= cap or all(i.powered for i in mine):
+                break
+            games = min(cap, schedule[-1] * 1.02 + run.players)
+        if log:
+            log(f"{run_name} / {variant}: up to {schedule[-1]:,} games in {len(schedule)} looks, seed {seed}")
+        values: dict[str, list[np.ndarray]] = {}
+        played = 0
+        for k, target in enumerate(schedule):
+            table = play_range(game, loaded[variant], run.table, seed, played, target, jobs)
+            for key, v in per_game_values(table, run.table).items():
+                values.setdefault(key, []).append(v)
+            played = target
+            for i in mine:
+                if i.verdict is None and i.number not in values:  # the game no longer reports it
+                    i.verdict, i.games = "fail", played
+                    notes.append(f"{i.name}: no longer reported by the game (its baseline has it)")
+                if i.verdict is not None:
+                    continue
+                n, mean, var = moments(np.concatenate(values[i.number]))
+                se = math.sqrt(var / n + i.ref_var)
+                res = sq.look(i.design, k, mean, se, i.sides, i.tolerance)
+                i.now, i.difference, i.ci_low, i.ci_high, i.games = mean, res.difference, res.ci_low, res.ci_high, n
+                i.verdict = res.verdict
+            if all(i.verdict is not None for i in mine):
+                break
+        if log:
+            fails = sum(i.verdict == "fail" for i in mine)
+            log(f"{run_name} / {variant}: {played:,} games, {fails} of {len(mine)} numbers failed")
+    unpowered = [i for i in items if not i.powered]
+    if unpowered:
+        notes.append(f"{len(unpowered)} of {len(items)} numbers can only find changes larger than their tolerance "
+                     f"(see 'detects'); raise --max-games or the baseline's games")
+    return CheckResult(study, seed, settings, items, notes, time.perf_counter() - t0)

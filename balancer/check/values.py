@@ -1,0 +1,63 @@
+"""The tracked numbers of a cell, as one value per game (so that games are the independent units).
+
+* ``seat_win_rate:<seat>``: the seat's win share in the game (1, 1/k of a k-way shared win, or 0).
+* ``agent_win_rate:<agent>`` (mixed tables only; in a mirror table it is 1/n by construction): the
+  mean win share of the seats the agent holds in the game.
+* ``<metric>_per_player`` (every ``metric_<metric>`` column, or those chosen): the metric's mean over
+  the players of the game; its mean over games is the summary's mean per player.
+
+Nothing here knows a game: seats, agents and metrics come from the results table.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from balancer.core.tables import is_mirror
+
+METRIC_PREFIX = "metric_"
+SEAT, AGENT = "seat_win_rate", "agent_win_rate"
+
+
+def kind_of(key: str) -> str:
+    """``"win_rate"`` for seat and agent win rates, ``"metric"`` for the rest."""
+    return "win_rate" if key.startswith((SEAT, AGENT)) else "metric"
+
+
+def per_game_values(table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """``{number: float64[games]}`` from a results table whose rows are game-major and seat-minor
+    (as the runner writes them). ``agents``: the run's agents by seat for game 0; ``metrics``: the
+    ``<name>_per_player`` numbers to keep (None keeps every metric).
+
+    Raises ValueError when the table's rows are not whole games.
+    """
+    n = len(agents)
+    if table.num_rows % n:
+        raise ValueError(f"{table.num_rows} rows are not whole games of {n} players")
+    share = table.column("win_share").to_numpy().astype(float).reshape(-1, n)
+    out = {f"{SEAT}:{s + 1}": share[:, s].copy() for s in range(n)}
+    if not is_mirror(agents):
+        names = np.asarray(table.column("agent").to_pylist(), dtype=object).reshape(-1, n)
+        for a in dict.fromkeys(agents):
+            mask = names == a
+            out[f"{AGENT}:{a}"] = (share * mask).sum(axis=1) / mask.sum(axis=1)
+    for col in table.column_names:
+        if col.startswith(METRIC_PREFIX):
+            name = f"{col[len(METRIC_PREFIX):]}_per_player"
+            if metrics is None or name in metrics:
+                values = table.column(col).to_numpy(zero_copy_only=False).astype(float).reshape(-1, n)
+                with np.errstate(all="ignore"):
+                    out[name] = np.nanmean(np.where(np.isfinite(values), values, np.nan), axis=1)
+    return out
+
+
+def moments(values: np.ndarray) -> tuple[int, float, float]:
+    """(games, mean, sample variance with ddof=1; 0 for a single game) of finite per-game values."""
+    v = values[np.isfinite(values)]
+    n = int(v.size)
+    if n == 0:
+        return 0, float("nan"), float("nan")
+    return n, float(v.mean()), float(v.var(ddof=1)) if n > 1 else 0.0

@@ -1,0 +1,210 @@
+"""Playing a run in batches: any range of its games (:func:`play_range`, for ``balancer check``) and
+a run that stops once its win-rate intervals are narrow enough (:func:`run_until_ci`, for
+``balancer run --until-ci``).
+
+Game ``i`` of a run is the same game whichever batch plays it (its seed is ``game_seed(seed, i)``
+and its seats ``seat_agents(agents, i)``), so batches add up to exactly a plain run.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+from joblib import delayed
+
+from balancer.config import config_sha256
+from balancer.core.tables import is_mirror
+
+from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _parallel, _write_chunk, _write_json,
+                     check_out_dir, check_run, default_chunk_size, engine_sha256, play_chunk, play_chunk_safe,
+                     resolve_jobs, run_to_dir)
+
+
+def play_range(game_module: ModuleType, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
+               jobs: int = -1) -> pa.Table:
+    """The rows of games ``start..stop-1`` of the run ``(cfg, agents, seed)``, in game order
+    (``(stop - start) * len(agents)`` rows, the same as in a plain run). ``jobs == 1`` plays in this
+    process. Errors raised by the game propagate."""
+    agents = list(agents)
+    n_jobs = resolve_jobs(jobs)
+    if n_jobs == 1:
+        return play_chunk(game_module.__name__, cfg, agents, seed, start, stop)
+    size = default_chunk_size(stop - start, n_jobs)
+    tasks = (delayed(play_chunk)(game_module.__name__, cfg, agents, seed, a, min(a + size, stop))
+             for a in range(start, stop, size))
+    tables = list(_parallel(n_jobs, None, ordered=True)(tasks))
+    return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
+
+
+# --------------------------------------------------------------------------------------------------
+# --until-ci
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class WinTally:
+    """Running win shares per seat and per agent (agents only for a mixed table)."""
+
+    agents: list[str]
+    seat_wins: np.ndarray = field(init=False)
+    seat_games: int = 0
+    agent_wins: dict[str, float] = field(default_factory=dict)
+    agent_seats: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.seat_wins = np.zeros(len(self.agents))
+
+    def add(self, table: pa.Table) -> None:
+        n = len(self.agents)
+        share = table.column("win_share").to_numpy().reshape(-1, n)
+        self.seat_wins += share.sum(axis=0)
+        self.seat_games += share.shape[0]
+        if not is_mirror(self.agents):
+            names = np.asarray(table.column("agent").to_pylist()).reshape(-1, n)
+            for a in dict.fromkeys(self.agents):
+                mask = names == a
+                self.agent_wins[a] = self.agent_wins.get(a, 0.0) + float(share[mask].sum())
+                self.agent_seats[a] = self.agent_seats.get(a, 0) + int(mask.sum())
+
+    def rates(self) -> dict[str, tuple[float, int]]:
+        """``{"seat 1": (rate, trials), ..., "agent x": (rate, trials)}``."""
+        out = {f"seat {s + 1}": (float(w) / self.seat_games, self.seat_games) for s, w in enumerate(self.seat_wins)}
+        out |= {f"agent {a}": (w / self.agent_seats[a], self.agent_seats[a]) for a, w in self.agent_wins.items()}
+        return out
+
+
+def half_width(rate: float, trials: int, z: float = Z95) -> float:
+    """Half the width of the Wilson (1927) interval of ``rate`` over ``trials`` (what summary.json reports)."""
+    from balancer.stats.aggregate import wilson_interval
+
+    rate = min(max(rate, 0.0), 1.0)
+    low, high = wilson_interval(rate * trials, trials)
+    return (high - low) / 2.0
+
+
+def games_for_width(rate: float, width: float, z: float = Z95) -> float:
+    """``z^2 p (1 - p) / h^2``: the games (trials) for a 95% half-width of ``width`` at rate ``p``."""
+    return z * z * rate * (1.0 - rate) / (width * width)
+
+
+@dataclass
+class UntilCiResult:
+    """What ``--until-ci`` did: games played, the games theory asks for at the final estimates
+    (the widest tracked number), the widest half-width, and the batches (games after each)."""
+
+    games: int
+    theory_games: float
+    widest: str
+    widest_half_width: float
+    batches: list[int]
+
+
+def _theory_games(tally: WinTally, width: float, players: int) -> tuple[float, str]:
+    """Games of the run that every tracked rate needs (agent trials are ``seats / players`` per game)."""
+    best, name = 0.0, ""
+    for key, (rate, trials) in tally.rates().items():
+        per_game = trials / tally.seat_games  # 1 for seats; seats an agent holds per game for agents
+        need = games_for_width(rate, width) / per_game
+        if need > best:
+            best, name = need, key
+    return best, name
+
+
+def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
+                 max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
+                 progress: bool = True, log: Callable[[str], None] | None = None) -> tuple[Path, UntilCiResult]:
+    """Play the run ``(cfg, agents, seed)`` in batches until every seat win rate (and, for a mixed
+    table, every agent win rate) has a 95% Wilson half-width of at most ``width``, or ``max_games``.
+
+    Batches: a pilot of a tenth of the worst case (``z^2 / (4 h^2)`` games), then a jump to 97% of
+    the games the pilot's estimates need (``z^2 p (1 - p) / h^2`` for the widest number), then top-ups
+    of about 0.5% of the worst case, each a multiple of the player count so that rotated seats stay
+    balanced. Each batch is written as chunks of a ``run_to_dir`` manifest, and the finished run is
+    merged by :func:`run_to_dir` itself: results.parquet, run.json and summary.json are those of a
+    plain run of the same number of games and seed.
+
+    Raises what :func:`run_to_dir` raises, and RunRequestError for ``width`` outside (0, 0.5) or
+    ``max_games`` below the player count.
+    """
+    from .runner import RunRequestError
+
+    agents = list(agents)
+    players = len(agents)
+    out_dir = Path(out_dir)
+    if not 0 < width < 0.5:
+        raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
+    if max_games < players:
+        raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
+    check_run(game_module, cfg, agents, max_games, seed, jobs, None)
+    check_out_dir(out_dir, force, False)
+    worst = games_for_width(0.5, width)
+    cap = max_games - max_games % players
+    step = players * max(1, int(0.005 * min(worst, cap) / players))  # chunk size: every batch is whole chunks
+
+    def whole(games: float) -> int:
+        return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
+
+    request = {"format": MANIFEST_FORMAT, "game": str(getattr(game_module, "NAME", game_module.__name__)),
+               "variant": str(getattr(cfg, "variant", "")), "config_path": str(config_path),
+               "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(game_module),
+               "n_players": players, "agents": agents, "games": 0, "seed": seed, "chunk_size": step,
+               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
+               "chunks": []}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in ("results.parquet", "run.json", "summary.json"):
+        (out_dir / name).unlink(missing_ok=True)
+    shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
+    (out_dir / CHUNKS_DIR).mkdir()
+    n_jobs = resolve_jobs(jobs)
+    tally = WinTally(agents)
+    batches: list[int] = []
+    t0 = time.perf_counter()
+    failed = False
+
+    def play_to(target: int) -> None:
+        nonlocal failed
+        done = batches[-1] if batches else 0
+        tasks = [delayed(play_chunk_safe)(a // step, game_module.__name__, cfg, agents, seed, a, a + step)
+                 for a in range(done, target, step)]
+        results = ([play_chunk_safe(*t[1], **t[2]) for t in tasks] if n_jobs == 1
+                   else _parallel(n_jobs, None, ordered=True)(tasks))
+        for idx, table, failures in results:
+            a = idx * step
+            request["chunks"].append(_write_chunk(out_dir, idx, a, a + step, seed, table, failures))
+            failed = failed or bool(failures)
+            if table is not None and not failures:
+                tally.add(table)
+        request["games"] = target
+        request["elapsed_seconds"] = round(time.perf_counter() - t0, 3)
+        _write_json(out_dir / MANIFEST_FILE, request)
+        batches.append(target)
+        if log:
+            need, name = _theory_games(tally, width, players)
+            log(f"{target:,} games played; the widest number ({name}) needs about {need:,.0f}")
+
+    play_to(whole(max(10 * players, 0.1 * min(worst, cap))))
+    need, _ = _theory_games(tally, width, players)
+    if not failed and batches[-1] < cap and not _narrow(tally, width):
+        play_to(max(batches[-1] + step, whole(0.97 * need)))
+    while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
+        play_to(batches[-1] + step)
+    games = batches[-1]
+    run_to_dir(game_module, cfg, config_path, agents, games, seed, jobs, out_dir, force=True, command=command,
+               chunk_size=step, progress=False, resume=True)
+    need, name = _theory_games(tally, width, players)
+    rates = tally.rates()
+    return out_dir, UntilCiResult(games, need, name, half_width(*rates[name]), batches)
+
+
+def _narrow(tally: WinTally, width: float) -> bool:
+    return all(half_width(rate, trials) <= width for rate, trials in tally.rates().values())

@@ -1,0 +1,354 @@
+"""Balance regression checks (issue 4): baselines, `balancer check`, designer targets, --until-ci.
+
+The studies are written here, small on purpose: random agents (thousands of games per second) for the
+seat cells, a few hundred games of specialists for the agent cells. Effect sizes were measured once:
+removing the v1.1 seat bonus (3 players: +2, +2, 0) moves the last seat of a random three-player table
+from about 27% to 33%; making the largest residential cluster worth 15 instead of 5 points moves the
+commercial specialist from about 55% to under 25%.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+from typer.testing import CliRunner
+
+from balancer.check import BaselineError, check_seed, load_baseline, run_check, save_baseline
+from balancer.cli import app
+from balancer.config import load_config
+from balancer.games import get_game
+from balancer.sim.batches import games_for_width, run_until_ci
+from balancer.sim.runner import run_to_dir
+from balancer.study import StudyError, load_study
+
+V11 = Path(__file__).resolve().parent.parent / "configs" / "citywright" / "v1.1.yaml"
+NO_SEAT_BONUS = 'seat_bonus: {"1": [0], "2": [0, 0], "3": [0, 0, 0], "4": [0, 0, 0, 0]}\n'
+RESIDENTIAL_15 = "scoring: {residential: {largest_points: 15}}\n"
+
+REGRESSION_STUDY = """\
+study: regress
+title: regression test study
+game: citywright
+seed: 3
+variants: {v1.1: variant.yaml}
+runs:
+  mirror-3p: {players: 3, agents: [random], games: 4000}
+  specialists: {players: 4, agents: [residential, commercial, park, industrial], games: 240}
+check: {tolerance: {win_rate: 0.06}, metrics: []}
+"""
+
+SMALL_STUDY = """\
+study: small
+title: small study
+game: citywright
+seed: {seed}
+variants: {{v1.1: variant.yaml}}
+runs:
+  mirror-3p:
+    players: 3
+    agents: [random]
+    games: {games}
+{expect}check: {{tolerance: {{win_rate: 0.05}}, metrics: [wasted_tiles_per_player]{extra}}}
+"""
+
+
+def write_study(folder: Path, text: str, variant_extra: str = "") -> Path:
+    """``folder/study.yaml`` with its variant ``folder/variant.yaml`` (v1.1 plus ``variant_extra``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "variant.yaml").write_text(f"extends: {V11}\n{variant_extra}", encoding="utf-8")
+    path = folder / "study.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def small_study(folder: Path, variant_extra: str = "", seed: int = 5, games: int = 3000, expect: str = "",
+                extra: str = "") -> Path:
+    return write_study(folder, SMALL_STUDY.format(seed=seed, games=games, expect=expect, extra=extra), variant_extra)
+
+
+def failed(result) -> set[tuple[str, str]]:
+    return {(i.run, i.number) for i in result.items if i.verdict == "fail"}
+
+
+# --------------------------------------------------------------------------------------------------
+# the three "done when" checks
+
+
+@pytest.fixture(scope="module")
+def regression_folder(tmp_path_factory) -> Path:
+    """The regression study, unchanged, with its baseline in ``baseline.json`` and its cells under ``results/``."""
+    folder = tmp_path_factory.mktemp("regress-baseline")
+    study = write_study(folder, REGRESSION_STUDY)
+    save_baseline(study, folder / "baseline.json", results_root=folder / "results", jobs=1, progress=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def regression_baseline(regression_folder) -> dict:
+    return load_baseline(regression_folder / "baseline.json")
+
+
+def test_baseline_stores_every_number_with_its_provenance(regression_folder, regression_baseline):
+    data = regression_baseline
+    assert data["study"] == "regress" and data["seed"] == 3 and data["balancer_version"]
+    cells = {(c["run"], c["variant"]): c for c in data["cells"]}
+    assert set(cells) == {("mirror-3p", "v1.1"), ("specialists", "v1.1")}
+    mirror, spec = cells[("mirror-3p", "v1.1")], cells[("specialists", "v1.1")]
+    assert len(mirror["config_sha256"]) == 64 and len(mirror["engine_sha256"]) == 64
+    assert mirror["games"] == 4000 and mirror["seed"] == 3
+    # a mirror table has no agent win rate (it is 1/3 by construction); a mixed table has one per agent
+    assert not any(k.startswith("agent_win_rate") for k in mirror["numbers"])
+    assert {k for k in spec["numbers"] if k.startswith("agent_win_rate")} == {
+        f"agent_win_rate:{a}" for a in ("residential", "commercial", "park", "industrial")}
+    seats = [mirror["numbers"][f"seat_win_rate:{s}"] for s in (1, 2, 3)]
+    # the seats' win shares add up to one per game, so their successes add up to the games
+    assert sum(n["successes"] for n in seats) == pytest.approx(4000)
+    for n in seats:
+        assert n["successes"] == pytest.approx(n["mean"] * n["games"])
+        assert 0 < n["variance"] <= n["mean"] * (1 - n["mean"]) * 4000 / 3999 + 1e-12
+    # the baseline agrees with the cell's own summary.json
+    summary = json.loads((regression_folder / "results/regress/mirror-3p/v1.1/summary.json").read_text())
+    assert [r["rate"] for r in summary["seat_win_rate"]] == pytest.approx([n["mean"] for n in seats])
+
+
+def test_an_unchanged_variant_passes(tmp_path, regression_baseline):
+    study = write_study(tmp_path, REGRESSION_STUDY)
+    result = run_check(study, regression_baseline, jobs=1)
+    assert result.passed, [(i.name, i.difference) for i in result.items if i.verdict != "pass"]
+    assert result.seed == check_seed(3) != 3
+    assert len(result.items) == 3 + 4 + 4
+
+
+def test_removing_the_seat_bonus_fails_on_the_seat_win_rates(tmp_path, regression_baseline):
+    study = write_study(tmp_path, REGRESSION_STUDY, NO_SEAT_BONUS)
+    result = run_check(study, regression_baseline, jobs=1)
+    assert not result.passed
+    assert ("mirror-3p", "seat_win_rate:3") in failed(result)
+    seat3 = next(i for i in result.items if (i.run, i.number) == ("mirror-3p", "seat_win_rate:3"))
+    assert seat3.difference > 0.03 and seat3.ci_low > 0  # the last seat wins more without its handicap
+    assert any("variant file changed" in n for n in result.notes)
+
+
+def test_changing_residential_points_fails_on_the_specialists(tmp_path, regression_baseline):
+    study = write_study(tmp_path, REGRESSION_STUDY, RESIDENTIAL_15)
+    result = run_check(study, regression_baseline, jobs=1)
+    agents_failed = {n for run, n in failed(result) if run == "specialists" and n.startswith("agent_win_rate")}
+    assert "agent_win_rate:commercial" in agents_failed or "agent_win_rate:residential" in agents_failed
+    spec = [i for i in result.items if i.run == "specialists" and i.verdict == "fail"]
+    assert min(i.games for i in spec) < 240  # a clear change stops its cell's test before the cap
+
+
+# --------------------------------------------------------------------------------------------------
+# false alarms on real games
+
+
+def test_false_alarm_rate_of_real_checks(tmp_path):
+    """12 unchanged studies, each with its own baseline seed (an unconditional false-alarm rate), 300
+    baseline games and at most 300 check games of random players, at a stated rate of 25% (so that
+    false alarms are frequent enough to count with few runs). The failing checks must not exceed the
+    99.9% binomial quantile of Bin(12, 0.25), which is 8. The rate itself is measured precisely, on
+    10,000 simulated checks, in tests/stats/test_sequential.py."""
+    runs, fails = 12, 0
+    for seed in range(runs):
+        study = small_study(tmp_path / f"s{seed}", seed=100 + seed, games=300, extra=", false_alarm: 0.25")
+        base = save_baseline(study, tmp_path / f"s{seed}" / "b.json", results_root=tmp_path / f"s{seed}" / "r",
+                             jobs=1, progress=False)
+        fails += not run_check(study, base, jobs=1).passed
+    limit = stats.binom.ppf(0.999, runs, 0.25)
+    assert limit == 8
+    assert fails <= limit, fails
+
+
+# --------------------------------------------------------------------------------------------------
+# designer targets
+
+
+def test_expect_targets_are_checked(tmp_path):
+    expect = ("    expect:\n      seat_win_rate:3: {at_most: 0.20}\n"
+              "      wasted_tiles_per_player: {between: [5, 30]}\n")
+    study = small_study(tmp_path, expect=expect, games=1200)
+    base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
+    result = run_check(study, base, jobs=1)
+    targets = {i.number: i for i in result.items if i.test == "expect"}
+    assert set(targets) == {"seat_win_rate:3", "wasted_tiles_per_player"}
+    assert targets["seat_win_rate:3"].verdict == "fail"  # the last seat wins about 27% > 20%
+    assert targets["wasted_tiles_per_player"].verdict == "pass"  # random players waste about 17 tiles
+
+
+def test_bad_expect_and_check_settings_name_file_and_key(tmp_path):
+    study = small_study(tmp_path, expect="    expect: {seat_win_rate: {between: [0.3, 0.2]}}\n")
+    with pytest.raises(StudyError, match=r"runs\.mirror-3p\.expect\.seat_win_rate.*low must be below high"):
+        load_study(study)
+    study = small_study(tmp_path, expect="    expect: {score: {at_most: 3}}\n")
+    with pytest.raises(StudyError, match=r"'score' is not a tracked number"):
+        load_study(study)
+    study = small_study(tmp_path, extra=", false_alarm: 2")
+    with pytest.raises(StudyError, match=r"check\.false_alarm"):
+        load_study(study)
+
+
+def test_expect_of_an_unknown_metric_is_bad_input(tmp_path):
+    study = small_study(tmp_path, games=30)
+    base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
+    small_study(tmp_path, games=30, expect="    expect: {tea_per_player: {at_most: 3}}\n")
+    with pytest.raises(BaselineError, match="tea_per_player: no such number"):
+        run_check(study, base, jobs=1)
+
+
+# --------------------------------------------------------------------------------------------------
+# --until-ci
+
+
+def test_until_ci_stops_within_ten_percent_of_theory_and_equals_a_plain_run(tmp_path):
+    cfg, game = load_config(V11), get_game("citywright")
+    width = 0.03
+    out, res = run_until_ci(game, cfg, V11, ["random"] * 4, width, 20_000, 9, 1, tmp_path / "u")
+    summary = json.loads((out / "summary.json").read_text())
+    halves = [(r["ci_high"] - r["ci_low"]) / 2 for r in summary["seat_win_rate"]]
+    assert max(halves) <= width
+    # theory: n = z^2 p (1 - p) / h^2 for the widest seat, at the final estimates
+    theory = max(games_for_width(r["rate"], width) for r in summary["seat_win_rate"])
+    assert res.theory_games == pytest.approx(theory, rel=1e-9)
+    assert 0.9 * theory <= res.games <= 1.1 * theory
+    assert res.games % 4 == 0 and summary["games"] == res.games
+    plain = run_to_dir(game, cfg, V11, ["random"] * 4, res.games, 9, 1, tmp_path / "plain", progress=False)
+    assert pq.read_table(out / "results.parquet").equals(pq.read_table(plain / "results.parquet"))
+    assert json.loads((plain / "summary.json").read_text()) == summary
+
+
+# --------------------------------------------------------------------------------------------------
+# the command line
+
+
+@pytest.fixture(scope="module")
+def cli_study(tmp_path_factory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("cli")
+    study = small_study(folder)
+    result = CliRunner().invoke(app, ["baseline", "save", str(study), "-o", str(folder / "base.json"),
+                                      "--results", str(folder / "r"), "-j", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    return study, folder / "base.json"
+
+
+def test_cli_check_passes_and_writes_junit_and_markdown(tmp_path, cli_study):
+    study, base = cli_study
+    junit, md = tmp_path / "out" / "results.xml", tmp_path / "summary.md"
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
+                                      "--junit", str(junit), "--markdown", str(md)])
+    assert result.exit_code == 0, result.output
+    assert "PASS" in result.output
+    root = ET.parse(junit).getroot()
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == int(root.get("tests")) == 4  # 3 seats + wasted tiles
+    assert root.get("failures") == "0" and not root.findall(".//failure")
+    lines = md.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| number |"))
+    assert lines[header].split("|")[1:8] == [f" {c} " for c in ("number", "baseline", "now", "difference",
+                                                                  "interval", "verdict", "games")]
+    assert len([line for line in lines[header + 2:] if line.startswith("|")]) == 4
+
+
+def test_cli_check_fails_with_exit_1_on_a_changed_variant(tmp_path, cli_study):
+    study, base = cli_study
+    changed = small_study(tmp_path, NO_SEAT_BONUS)
+    junit = tmp_path / "j.xml"
+    result = CliRunner().invoke(app, ["check", str(changed), "--baseline", str(base), "-j", "1", "-q",
+                                      "--junit", str(junit)])
+    assert result.exit_code == 1, result.output
+    assert "FAIL" in result.output
+    failures = ET.parse(junit).getroot().findall(".//testcase/failure/..")
+    assert "seat_win_rate:3" in {c.get("name") for c in failures}
+
+
+@pytest.mark.parametrize("case", ["missing", "not-json", "other-study", "same-seed", "other-cells"])
+def test_cli_check_bad_input_exits_2(tmp_path, cli_study, case):
+    study, base = cli_study
+    args = ["check", str(study), "--baseline", str(base), "-j", "1", "-q"]
+    if case == "missing":
+        args[3] = str(tmp_path / "none.json")
+        expected = "no such baseline file"
+    elif case == "not-json":
+        (tmp_path / "bad.json").write_text("{not json")
+        args[3] = str(tmp_path / "bad.json")
+        expected = "not a readable JSON file"
+    elif case == "other-study":
+        data = json.loads(base.read_text())
+        data["study"] = "another"
+        (tmp_path / "other.json").write_text(json.dumps(data))
+        args[3] = str(tmp_path / "other.json")
+        expected = "a baseline of study 'another'"
+    elif case == "same-seed":
+        args += ["--seed", "5"]
+        expected = "the baseline's own seed"
+    else:
+        args[1] = str(write_study(tmp_path, SMALL_STUDY.format(seed=5, games=90, expect="", extra="")
+                                  .replace("mirror-3p", "mirror-4p").replace("players: 3", "players: 4")))
+        expected = "its cells do not match"
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert expected in result.output
+
+
+def test_cli_baseline_save_refuses_to_overwrite(cli_study):
+    study, base = cli_study
+    before = base.read_text()
+    result = CliRunner().invoke(app, ["baseline", "save", str(study), "-o", str(base), "-q"])
+    assert result.exit_code == 2 and "already exists" in result.output
+    assert base.read_text() == before
+    assert load_baseline(base)["cells"][0]["games"] == 3000
+
+
+def test_cli_run_until_ci_says_how_many_games_it_played(tmp_path):
+    result = CliRunner().invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "--until-ci", "0.04",
+                                      "--max-games", "5000", "-j", "1", "-q", "--out", str(tmp_path / "u")])
+    assert result.exit_code == 0, result.output
+    played = int(result.output.split("played ")[1].split(" games")[0].replace(",", ""))
+    assert played % 2 == 0 and 0.9 * games_for_width(0.5, 0.04) <= played <= 1.1 * games_for_width(0.5, 0.04)
+    assert json.loads((tmp_path / "u" / "summary.json").read_text())["games"] == played
+
+
+def test_the_committed_ci_study_matches_its_baseline_and_the_example_workflow():
+    """.ci/run and docs/ci-example.yml check configs/citywright/ci.yaml against baselines/citywright-ci.json:
+    the baseline must belong to the study (same cells, players, agents) and be fully powered at its cap."""
+    import yaml
+
+    from balancer.check.run import plan_check
+
+    root = V11.parent.parent.parent
+    study_path, base_path = root / "configs/citywright/ci.yaml", root / "baselines/citywright-ci.json"
+    study, _ = load_study(study_path)
+    items, _ = plan_check(study, study_path, load_baseline(base_path), study.check, base_path)
+    assert len(items) == 14  # 3 + 4 seats, 2 wasted-tiles means, 4 + 1 targets
+    workflow = yaml.safe_load((root / "docs/ci-example.yml").read_text())
+    steps = " ".join(step.get("run", "") for step in workflow["jobs"]["check"]["steps"])
+    assert "balancer check configs/citywright/ci.yaml" in steps and "baselines/citywright-ci.json" in steps
+    assert "make check" in (root / ".ci/run").read_text()
+
+
+def test_baseline_save_has_help_for_every_option():
+    import typer
+
+    save = typer.main.get_command(app).commands["baseline"].commands["save"]
+    result = CliRunner().invoke(app, ["baseline", "save", "--help"])
+    assert result.exit_code == 0 and save.help.strip()
+    assert all(getattr(p, "help", None) for p in save.params)
+
+
+def test_cli_check_bad_option_names_it(cli_study):
+    study, base = cli_study
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "--tolerance-win-rate", "0"])
+    assert result.exit_code == 2 and "--tolerance-win-rate" in result.output
+
+
+def test_a_number_the_game_no_longer_reports_fails(tmp_path):
+    study = small_study(tmp_path, games=60)
+    base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
+    base["cells"][0]["numbers"]["tea_per_player"] = {"kind": "metric", "games": 60, "mean": 1.0, "variance": 0.5}
+    result = run_check(study, base, jobs=1, settings=load_study(study)[0].check.model_copy(update={"metrics": None}))
+    tea = next(i for i in result.items if i.number == "tea_per_player")
+    assert tea.verdict == "fail" and any("no longer reported" in n for n in result.notes)
