@@ -1,0 +1,188 @@
+"""Águeda final scoring ("Game End & Final Scoring", "Winning the Game", "Solo Mode: Game End & Scoring").
+
+Two versions: a readable reference (:func:`shop_points_reference`, :func:`final_reference`) that
+follows the rulebook's and the shop-card vocabulary's words on a plain Python board, and the
+compiled one (:func:`shop_points`, :func:`final_rows`) that the runner and the agents call. Tests
+check that they agree on many random boards.
+
+A board here is int8[3, row_length]: a colour code per space, -1 empty; filled spaces are always a
+prefix of each row (Place Umbrellas: from the leftmost empty space, without skipping).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .config import AguedaConfig
+from .rules import (G_AI_PTS, ROWS, SK_ADJACENT, SK_COINS, SK_COMPLETED, SK_ROWS_WITH, SK_TOURISTS, SK_UMBRELLAS,
+                    SK_VARIED, ST_ATTRACTED, ST_BREAKS, ST_COINS_GAINED, ST_COINS_SPENT, ST_RETURNED, ST_TOURIST_PTS,
+                    ST_TURNS)
+
+COMPONENTS: tuple[str, ...] = ("tourists", "mural", "shops", "empty_spaces")
+"""Score components (points by source), in the order of the columns of :func:`final_rows`."""
+(F_TOURISTS, F_MURAL, F_SHOPS, F_EMPTY, F_EMPTY_COUNT, F_MURAL_TILES, F_COINS, F_TURNS, F_COINS_GAINED,
+ F_COINS_SPENT, F_RETURNED, F_ATTRACTED, F_BREAKS, F_SHOP1, F_SHOP2) = range(15)
+N_FINAL = 15
+
+
+# --------------------------------------------------------------------------- reference scorer
+
+def shop_points_reference(cfg: AguedaConfig, card: int, marked: set[int], board: list[list[int]],
+                          coins: int, tourists: int) -> int:
+    """Points of shop card ``card`` (index in ``cfg.shops.cards``) for one player: ``marked`` the
+    colour codes of its shop markers, ``board`` rows of colour codes (-1 empty), ``coins`` left,
+    ``tourists`` standing on tourist tiles. The vocabulary is :data:`config.SHOP_KINDS`."""
+    spec = cfg.shops.cards[card]
+    rows = [[c for c in row if c >= 0] for row in board]
+    if spec.kind == "umbrellas":
+        pts = spec.points * (sum(1 for row in rows for c in row if c in marked) // spec.per)
+    elif spec.kind == "rows_with":
+        pts = spec.points * sum(1 for row in rows if sum(c in marked for c in row) >= spec.at_least)
+    elif spec.kind == "adjacent_pairs":
+        pts = spec.points * sum(1 for row in rows for a, b in zip(row, row[1:])
+                                if a == b and (not spec.markers or a in marked))
+    elif spec.kind == "varied_rows":
+        pts = spec.points * sum(1 for row in rows if len(set(row)) >= spec.at_least)
+    elif spec.kind == "completed_rows":
+        pts = spec.points * sum(1 for row in rows if len(row) == cfg.board.row_length)
+    elif spec.kind == "coins":
+        pts = spec.points * (coins // spec.per)
+    else:  # tourists
+        pts = spec.points * (tourists // spec.per)
+    return pts if spec.max_points is None else min(pts, spec.max_points)
+
+
+def final_reference(cfg: AguedaConfig, board: list[list[int]], flipped: int, tourist_points: int,
+                    shops: list[tuple[int, set[int]]], coins: int, tourists: int) -> dict[str, int]:
+    """One player's final score by source (Final Scoring 1-3): tourists (scored during play),
+    mural (by flipped tiles), shops (each card in ``shops``: (card index, marked colours)), and
+    empty spaces (points per empty space). Returns the components and ``total``."""
+    mural = 0
+    for at, pts in sorted(cfg.mural.points.items()):
+        if flipped >= at:
+            mural = pts
+    shop = sum(shop_points_reference(cfg, card, marked, board, coins, tourists) for card, marked in shops)
+    empty = sum(1 for row in board for c in row if c < 0) * cfg.scoring.empty_space
+    out = {"tourists": tourist_points, "mural": mural, "shops": shop, "empty_spaces": empty}
+    out["total"] = sum(out.values())
+    return out
+
+
+# --------------------------------------------------------------------------- compiled scorer
+
+@nb.njit(cache=True)
+def shop_points(rules, card, mask, board, fill, coins, tourists):
+    """Compiled :func:`shop_points_reference`: ``board`` int8[3, L] with ``fill`` int64[3] filled
+    spaces per row, ``mask`` the marked colours as bits."""
+    kind = rules.card_kind[card]
+    pts = 0
+    if kind == SK_COINS:
+        pts = coins // rules.card_per[card]
+    elif kind == SK_TOURISTS:
+        pts = tourists // rules.card_per[card]
+    elif kind == SK_COMPLETED:
+        for r in range(ROWS):
+            if fill[r] == rules.row_len:
+                pts += 1
+    elif kind == SK_UMBRELLAS:
+        n = 0
+        for r in range(ROWS):
+            for j in range(fill[r]):
+                if (mask >> board[r, j]) & 1:
+                    n += 1
+        pts = n // rules.card_per[card]
+    elif kind == SK_ROWS_WITH:
+        for r in range(ROWS):
+            n = 0
+            for j in range(fill[r]):
+                if (mask >> board[r, j]) & 1:
+                    n += 1
+            if n >= rules.card_at_least[card]:
+                pts += 1
+    elif kind == SK_ADJACENT:
+        marked = rules.card_markers[card] > 0
+        for r in range(ROWS):
+            for j in range(1, fill[r]):
+                a = board[r, j]
+                if a == board[r, j - 1] and (not marked or (mask >> a) & 1):
+                    pts += 1
+    elif kind == SK_VARIED:
+        for r in range(ROWS):
+            seen = 0
+            for j in range(fill[r]):
+                seen |= 1 << board[r, j]
+            n = 0
+            while seen:
+                n += seen & 1
+                seen >>= 1
+            if n >= rules.card_at_least[card]:
+                pts += 1
+    pts *= rules.card_points[card]
+    if rules.card_max[card] >= 0 and pts > rules.card_max[card]:
+        pts = rules.card_max[card]
+    return pts
+
+
+@nb.njit(cache=True)
+def seat_shop_points(st, rules, seat, coins):
+    """Both shop cards' points for ``seat`` with ``coins`` left (its board and tourists as they are)."""
+    tourists = 0
+    for r in range(ROWS):
+        tourists += st.occ[seat, r]
+    total = 0
+    for s in range(2):
+        total += shop_points(rules, st.shops[s], st.shop_mask[s], st.board[seat], st.fill[seat], coins, tourists)
+    return total
+
+
+@nb.njit(cache=True)
+def final_rows(st, rules):
+    """Final scoring of every seat: int64[n, N_FINAL], columns F_* (the first four are
+    :data:`COMPONENTS`, which sum to the score; then empty-space count, flipped mural tiles, coins,
+    turns, coins gained, coins spent, umbrellas returned to the bag, tourists attracted, breaks,
+    and the two shop cards' points)."""
+    n = rules.n_players
+    out = np.zeros((n, N_FINAL), np.int64)
+    for s in range(n):
+        flipped = 0
+        for c in range(rules.n_colours):
+            flipped += st.flipped[s, c]
+        empty = 0
+        for r in range(ROWS):
+            empty += rules.row_len - st.fill[s, r]
+        tourists = 0
+        for r in range(ROWS):
+            tourists += st.occ[s, r]
+        p1 = shop_points(rules, st.shops[0], st.shop_mask[0], st.board[s], st.fill[s], st.coins[s], tourists)
+        p2 = shop_points(rules, st.shops[1], st.shop_mask[1], st.board[s], st.fill[s], st.coins[s], tourists)
+        out[s, F_TOURISTS] = st.stats[s, ST_TOURIST_PTS]
+        out[s, F_MURAL] = rules.mural_pts[flipped]
+        out[s, F_SHOPS] = p1 + p2
+        out[s, F_EMPTY] = rules.empty_pts * empty
+        out[s, F_EMPTY_COUNT] = empty
+        out[s, F_MURAL_TILES] = flipped
+        out[s, F_COINS] = st.coins[s]
+        out[s, F_TURNS] = st.stats[s, ST_TURNS]
+        out[s, F_COINS_GAINED] = st.stats[s, ST_COINS_GAINED]
+        out[s, F_COINS_SPENT] = st.stats[s, ST_COINS_SPENT]
+        out[s, F_RETURNED] = st.stats[s, ST_RETURNED]
+        out[s, F_ATTRACTED] = st.stats[s, ST_ATTRACTED]
+        out[s, F_BREAKS] = st.stats[s, ST_BREAKS]
+        out[s, F_SHOP1] = p1
+        out[s, F_SHOP2] = p2
+    return out
+
+
+@nb.njit(cache=True)
+def ai_score(st, rules):
+    """Solo Mode, Game End & Scoring 1: the AI's tour-guide points plus its Solo End Game Scoring
+    card at the chosen difficulty (flat points, points per umbrella taken, points per colour group
+    of at least ``ai_group_k`` umbrellas)."""
+    total = 0
+    groups = 0
+    for c in range(rules.n_colours):
+        total += st.ai[c]
+        if st.ai[c] >= rules.ai_group_k:
+            groups += 1
+    return st.g[G_AI_PTS] + rules.ai_points + rules.ai_per_umbrella * total + rules.ai_group_pts * groups
