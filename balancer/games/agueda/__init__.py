@@ -170,7 +170,7 @@ def legal_moves(game: Game) -> list[Move]:
     buf = np.zeros(MAX_LINE, np.int64)
     moves: list[Move] = []
     for line in lines or [-1]:
-        taken = tuple(int(c) for c in buf[:line_umbrellas(st.market, rules, line, buf)]) if line >= 0 else ()
+        taken = tuple(int(c) for c in buf[:line_umbrellas(st.market, rules.line_cells, rules.line_len, line, buf)]) if line >= 0 else ()
         for order in sorted(set(permutations(taken))):
             for row in range(ROWS):
                 moves += [Move(line, row, order, *opt) for opt in tourist_options(game, row, order)]

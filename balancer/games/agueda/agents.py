@@ -35,8 +35,8 @@ import numpy as np
 from .config import AguedaConfig
 from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER,
                     MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, State, apply_move, below,
-                    line_legal, line_umbrellas, place_effects, setup)
-from .scoring import COMPONENTS, ai_score, final_rows, seat_shop_points
+                    line_open, line_umbrellas, placing, setup)
+from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "lookahead")
 RANDOM, GREEDY, LOOKAHEAD = 0, 1, 2
@@ -61,11 +61,12 @@ def agent_params(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray]:
 def random_move(st, rules, rng, mv):
     """The random agent's move for the seat to move, written to ``mv`` (int64[MOVE_LEN])."""
     seat = st.g[G_SEAT]
-    n_lines = rules.line_len.shape[0]
+    market, line_cells, line_len, line_coins = st.market, rules.line_cells, rules.line_len, rules.line_coins
+    n_lines = line_len.shape[0]
     legal = np.empty(n_lines, np.int64)
     m = 0
     for line in range(n_lines):
-        if line_legal(st, rules, seat, line):
+        if line_open(market, line_cells, line_len, line_coins, st.coins[seat], line):
             legal[m] = line
             m += 1
     mv[:] = -1
@@ -73,7 +74,7 @@ def random_move(st, rules, rng, mv):
     if m > 0:
         line = legal[below(rng, m)]
         buf = np.zeros(MAX_LINE, np.int64)
-        k = line_umbrellas(st.market, rules, line, buf)
+        k = line_umbrellas(market, line_cells, line_len, line, buf)
         for i in range(k - 1, 0, -1):
             j = below(rng, i + 1)
             t = buf[i]
@@ -86,7 +87,8 @@ def random_move(st, rules, rng, mv):
     row = below(rng, ROWS)
     mv[MV_ROW] = row
     flips = np.zeros(rules.n_colours, np.int64)
-    _, _, done = place_effects(st, rules, seat, row, mv[MV_ORDER:MV_ORDER + MAX_LINE], k, flips)
+    _, _, done = placing(st.fill[seat, row], rules.row_len, rules.brush[row], st.flipped[seat], st.unlocked[seat],
+                         rules.mural_row, mv[MV_ORDER:MV_ORDER + MAX_LINE], k, flips)
     suit = st.suitcase[seat] + done * rules.locked_per_row
     per_tile = (2 if suit >= 1 else 0) + (1 if suit >= 2 else 0)
     n_open = 0
@@ -135,23 +137,44 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
     C = rules.n_colours
     L = rules.row_len
     lpr = rules.locked_per_row
-    n_lines = rules.line_len.shape[0]
+    market, line_cells, line_len, line_coins = st.market, rules.line_cells, rules.line_len, rules.line_coins
+    brush, mural_row, mural_pts, tile_col = rules.brush, rules.mural_row, rules.mural_pts, rules.tile_col
+    board, fill, flipped, unlocked = st.board[seat], st.fill[seat], st.flipped[seat], st.unlocked[seat]
+    occ, tile_at = st.occ[seat], st.tile_at[seat]
+    n_lines = line_len.shape[0]
     cnt = np.zeros((ROWS, C), np.int64)
     for r in range(ROWS):
-        for j in range(st.fill[seat, r]):
-            cnt[r, st.board[seat, r, j]] += 1
+        for j in range(fill[r]):
+            cnt[r, board[r, j]] += 1
     f0 = 0
     for c in range(C):
-        f0 += st.flipped[seat, c]
+        f0 += flipped[c]
     coins = st.coins[seat]
-    use_shops = w[W_SHOPS] != 0.0
-    s0 = seat_shop_points(st, rules, seat, coins) if use_shops else 0
     occ_total = 0
     for r in range(ROWS):
-        occ_total += st.occ[seat, r]
+        occ_total += occ[r]
+    # the two shop cards: their parameters and each row's raw value now (scoring.row_raw)
+    use_shops = w[W_SHOPS] != 0.0
+    sk = np.zeros(2, np.int64)
+    sp = np.zeros(2, np.int64)
+    sper = np.zeros(2, np.int64)
+    sal = np.zeros(2, np.int64)
+    scap = np.zeros(2, np.int64)
+    smask = np.zeros(2, np.int64)
+    smarked = np.zeros(2, np.bool_)
+    raw = np.zeros((2, ROWS), np.int64)
+    s0 = 0
+    for i in range(2):
+        card = st.shops[i]
+        sk[i], sp[i], sper[i] = rules.card_kind[card], rules.card_points[card], rules.card_per[card]
+        sal[i], scap[i], smask[i] = rules.card_at_least[card], rules.card_max[card], st.shop_mask[i]
+        smarked[i] = rules.card_markers[card] > 0
+        for r in range(ROWS):
+            raw[i, r] = row_raw(sk[i], smask[i], smarked[i], board[r], fill[r])
+        s0 += card_points(sk[i], sp[i], sper[i], sal[i], scap[i], L, raw[i, 0], raw[i, 1], raw[i, 2], coins, occ_total)
     any_line = False
     for line in range(n_lines):
-        if line_legal(st, rules, seat, line):
+        if line_open(market, line_cells, line_len, line_coins, coins, line):
             any_line = True
     u = np.zeros(MAX_LINE, np.int64)
     order = np.zeros(MAX_LINE, np.int64)
@@ -161,21 +184,21 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
     n_cand = 0
     for li in range(n_lines if any_line else 1):
         line = li if any_line else -1
-        if any_line and not line_legal(st, rules, seat, line):
+        if any_line and not line_open(market, line_cells, line_len, line_coins, coins, line):
             continue
-        k = line_umbrellas(st.market, rules, line, u) if line >= 0 else 0
-        d = rules.line_coins[line] if line >= 0 else 0
+        k = line_umbrellas(market, line_cells, line_len, line, u) if line >= 0 else 0
+        d = line_coins[line] if line >= 0 else 0
         coin_after = coins + d if d <= 0 else coins + min(d, st.g[G_BANK])
         seen_full = False
         for row in range(ROWS):
-            full = st.fill[seat, row] == L
+            full = fill[row] == L
             if k == 0 and row > 0:
                 break   # nothing to place: every row is the same
             if full:
                 if seen_full:
                     continue
                 seen_full = True
-            fr = st.fill[seat, row]
+            fr = fill[row]
             placed = min(k, L - fr)
             for p in range(N_PERMS[k]):
                 dup = False
@@ -192,22 +215,31 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
                     continue
                 for j in range(k):
                     order[j] = u[PERMS[k, p, j]]
-                placed, nf, done = place_effects(st, rules, seat, row, order, k, flips)
-                tile = st.tile_at[seat, row]
+                placed, nf, done = placing(fr, L, brush[row], flipped, unlocked, mural_row, order, k, flips)
+                tile = tile_at[row]
                 match = 0
                 for j in range(placed):
-                    if order[j] == rules.tile_col[tile, 0] or order[j] == rules.tile_col[tile, 1]:
+                    if order[j] == tile_col[tile, 0] or order[j] == tile_col[tile, 1]:
                         match += 1
                 shop_d = 0
                 if use_shops and (placed > 0 or coin_after != coins):
                     for j in range(placed):
-                        st.board[seat, row, fr + j] = order[j]
-                    st.fill[seat, row] = fr + placed
-                    shop_d = seat_shop_points(st, rules, seat, coin_after) - s0
+                        board[row, fr + j] = order[j]
+                    for i in range(2):
+                        r0, r1, r2 = raw[i, 0], raw[i, 1], raw[i, 2]
+                        v = row_raw(sk[i], smask[i], smarked[i], board[row], fr + placed)
+                        if row == 0:
+                            r0 = v
+                        elif row == 1:
+                            r1 = v
+                        else:
+                            r2 = v
+                        shop_d += card_points(sk[i], sp[i], sper[i], sal[i], scap[i], L, r0, r1, r2, coin_after,
+                                              occ_total)
+                    shop_d -= s0
                     for j in range(placed):
-                        st.board[seat, row, fr + j] = -1
-                    st.fill[seat, row] = fr
-                base = (rules.mural_pts[f0 + nf] - rules.mural_pts[f0] + w[W_FLIP] * nf + w[W_UNLOCK] * done * lpr
+                        board[row, fr + j] = -1
+                base = (mural_pts[f0 + nf] - mural_pts[f0] + w[W_FLIP] * nf + w[W_UNLOCK] * done * lpr
                         + w[W_FILL] * placed + w[W_COIN] * (coin_after - coins) + w[W_TILE] * match
                         + w[W_SHOPS] * shop_d)
                 suit = st.suitcase[seat] + done * lpr
@@ -217,11 +249,11 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
                 pties = 1
                 if suit >= 1:
                     for tr in range(ROWS):
-                        if st.occ[seat, tr] != 0:
+                        if occ[tr] != 0:
                             continue
-                        t2 = st.tile_at[seat, tr]
-                        c1 = rules.tile_col[t2, 0]
-                        c2 = rules.tile_col[t2, 1]
+                        t2 = tile_at[tr]
+                        c1 = tile_col[t2, 0]
+                        c2 = tile_col[t2, 1]
                         n1 = cnt[tr, c1]
                         n2 = cnt[tr, c2]
                         if tr == row:

@@ -211,7 +211,7 @@ def below(rng, n):
     return min(int(rng.random() * n), n - 1)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def draw_umbrella(bag, rng):
     """One umbrella drawn at random from the bag (its colour), or -1 when the bag is empty."""
     total = 0
@@ -295,26 +295,37 @@ def setup(st, rules, rng):
         st.deck[j] = t
 
 
-@nb.njit(cache=True)
-def line_umbrellas(market, rules, line, out):
+# The helpers below take arrays, not the State and Rules tuples: a call that passes those tuples
+# costs about a microsecond (numba counts references to every array in them), too much for the
+# greedy search's inner loop. Thin (st, rules) wrappers serve the Python side and is_legal.
+
+@nb.njit(cache=True, inline="always")
+def line_umbrellas(market, line_cells, line_len, line, out):
     """The umbrellas in market line ``line`` written to ``out`` (in line order); returns how many."""
     k = 0
-    for j in range(rules.line_len[line]):
-        c = market[rules.line_cells[line, j]]
+    for j in range(line_len[line]):
+        c = market[line_cells[line, j]]
         if c >= 0:
             out[k] = c
             k += 1
     return k
 
 
+@nb.njit(cache=True, inline="always")
+def line_open(market, line_cells, line_len, line_coins, coins, line):
+    """Pick Umbrellas: a line can be taken when it holds an umbrella and its cost can be paid
+    with ``coins``."""
+    any_u = False
+    for j in range(line_len[line]):
+        if market[line_cells[line, j]] >= 0:
+            any_u = True
+    return any_u and coins + min(line_coins[line], 0) >= 0
+
+
 @nb.njit(cache=True)
 def line_legal(st, rules, seat, line):
-    """Pick Umbrellas: a line can be taken when it holds an umbrella and its cost can be paid."""
-    any_u = False
-    for j in range(rules.line_len[line]):
-        if st.market[rules.line_cells[line, j]] >= 0:
-            any_u = True
-    return any_u and st.coins[seat] + min(rules.line_coins[line], 0) >= 0
+    """:func:`line_open` for the seat ``seat`` of a game."""
+    return line_open(st.market, rules.line_cells, rules.line_len, rules.line_coins, st.coins[seat], line)
 
 
 @nb.njit(cache=True)
@@ -325,31 +336,31 @@ def any_line_legal(st, rules, seat):
     return False
 
 
-@nb.njit(cache=True)
-def place_effects(st, rules, seat, row, order, k, flips):
-    """Place Umbrellas and Update Mural, without changing the state: how many of the ``k`` umbrellas
-    ``order[:k]`` fit into ``row`` from its leftmost empty space, which colours' mural tiles they
-    flip (``flips[c]`` set to 1, the array is cleared first) and how many mural rows that completes.
+@nb.njit(cache=True, inline="always")
+def placing(fill_r, row_len, brush_row, flipped, unlocked, mural_row, order, k, flips):
+    """Place Umbrellas and Update Mural, without changing anything: how many of the ``k`` umbrellas
+    ``order[:k]`` fit into a row with ``fill_r`` spaces filled (``brush_row`` its paintbrush spaces),
+    which colours' mural tiles they flip (``flips[c]`` set to 1, cleared first; ``flipped`` and
+    ``unlocked`` the player's mural) and how many mural rows that completes.
     Returns (placed, tiles flipped, mural rows completed)."""
-    C = rules.n_colours
+    C = flips.shape[0]
     for c in range(C):
         flips[c] = 0
-    f0 = st.fill[seat, row]
-    placed = min(k, rules.row_len - f0)
+    placed = min(k, row_len - fill_r)
     nf = 0
     for j in range(placed):
         c = order[j]
-        if rules.brush[row, f0 + j] and st.flipped[seat, c] == 0 and flips[c] == 0:
+        if brush_row[fill_r + j] and flipped[c] == 0 and flips[c] == 0:
             flips[c] = 1
             nf += 1
     done = 0
     if nf:
         for r in range(ROWS):
-            if st.unlocked[seat, r]:
+            if unlocked[r]:
                 continue
             full = True
             for c in range(C):
-                if rules.mural_row[c] == r and st.flipped[seat, c] == 0 and flips[c] == 0:
+                if mural_row[c] == r and flipped[c] == 0 and flips[c] == 0:
                     full = False
             if full:
                 done += 1
@@ -357,14 +368,22 @@ def place_effects(st, rules, seat, row, order, k, flips):
 
 
 @nb.njit(cache=True)
-def row_count(st, seat, row, c1, c2):
-    """Umbrellas in board ``row`` of colour c1 or c2 (Attract Tourists: "score that row")."""
-    n = 0
-    for j in range(st.fill[seat, row]):
-        c = st.board[seat, row, j]
+def place_effects(st, rules, seat, row, order, k, flips):
+    """:func:`placing` for board ``row`` of seat ``seat`` of a game."""
+    return placing(st.fill[seat, row], rules.row_len, rules.brush[row], st.flipped[seat], st.unlocked[seat],
+                   rules.mural_row, order, k, flips)
+
+
+@nb.njit(cache=True, inline="always")
+def row_count(board_row, n, c1, c2):
+    """Umbrellas among the first ``n`` of a board row of colour c1 or c2 (Attract Tourists:
+    "score that row")."""
+    out = 0
+    for j in range(n):
+        c = board_row[j]
         if c == c1 or c == c2:
-            n += 1
-    return n
+            out += 1
+    return out
 
 
 @nb.njit(cache=True)
@@ -383,7 +402,7 @@ def is_legal(st, rules, mv):
     else:
         if line >= rules.line_len.shape[0] or not line_legal(st, rules, seat, line):
             return False
-        n = line_umbrellas(st.market, rules, line, buf)
+        n = line_umbrellas(st.market, rules.line_cells, rules.line_len, line, buf)
         if n != k:
             return False
         # the order must be a permutation of the line's umbrellas
@@ -412,22 +431,6 @@ def is_legal(st, rules, mv):
     if t == ATTRACT_TWO:
         return suit >= 2 and tc == -1
     return False
-
-
-@nb.njit(cache=True)
-def _flip(st, rules, seat, c):
-    """Update Mural: flip colour c's tile; a completed mural row unlocks its tourist at once."""
-    if st.flipped[seat, c]:
-        return
-    st.flipped[seat, c] = 1
-    r = rules.mural_row[c]
-    if st.unlocked[seat, r]:
-        return
-    for d in range(rules.n_colours):
-        if rules.mural_row[d] == r and st.flipped[seat, d] == 0:
-            return
-    st.unlocked[seat, r] = 1
-    st.suitcase[seat] += rules.locked_per_row
 
 
 @nb.njit(cache=True)
@@ -495,14 +498,24 @@ def apply_move(st, rules, mv, rng):
         for j in range(rules.line_len[line]):
             st.market[rules.line_cells[line, j]] = -1
         st.stats[seat, ST_TAKEN] += k
+    flipped, unlocked, mural_row = st.flipped[seat], st.unlocked[seat], rules.mural_row
     for j in range(k):
         c = mv[MV_ORDER + j]
         f = st.fill[seat, row]
         if f < rules.row_len:
             st.board[seat, row, f] = c
             st.fill[seat, row] = f + 1
-            if rules.brush[row, f]:
-                _flip(st, rules, seat, c)
+            if rules.brush[row, f] and flipped[c] == 0:   # Update Mural: flip; a full mural row unlocks
+                flipped[c] = 1
+                r = mural_row[c]
+                if unlocked[r] == 0:
+                    full = True
+                    for d in range(rules.n_colours):
+                        if mural_row[d] == r and flipped[d] == 0:
+                            full = False
+                    if full:
+                        unlocked[r] = 1
+                        st.suitcase[seat] += rules.locked_per_row
         else:
             st.bag[c] += 1
             st.stats[seat, ST_RETURNED] += 1
@@ -519,10 +532,10 @@ def apply_move(st, rules, mv, rng):
     else:
         tile = st.tile_at[seat, tr]
         if t == ATTRACT_ONE:
-            pts = row_count(st, seat, tr, mv[MV_TCOL], mv[MV_TCOL])
+            pts = row_count(st.board[seat, tr], st.fill[seat, tr], mv[MV_TCOL], mv[MV_TCOL])
             used = 1
         else:
-            pts = row_count(st, seat, tr, rules.tile_col[tile, 0], rules.tile_col[tile, 1])
+            pts = row_count(st.board[seat, tr], st.fill[seat, tr], rules.tile_col[tile, 0], rules.tile_col[tile, 1])
             used = 2
         st.occ[seat, tr] = used
         st.suitcase[seat] -= used

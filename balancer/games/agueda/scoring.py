@@ -71,69 +71,78 @@ def final_reference(cfg: AguedaConfig, board: list[list[int]], flipped: int, tou
 
 # --------------------------------------------------------------------------- compiled scorer
 
+@nb.njit(cache=True, inline="always")
+def row_raw(kind, mask, marked_only, board_row, n):
+    """What one board row (its first ``n`` spaces filled) contributes to a shop card of ``kind``
+    before the card's arithmetic: umbrellas and rows_with: umbrellas of a marked colour (bits of
+    ``mask``); adjacent_pairs: side-by-side pairs of one colour (marked only if ``marked_only``);
+    varied_rows: the bit set of its colours; completed_rows: ``n``; coins and tourists: 0."""
+    if kind == SK_UMBRELLAS or kind == SK_ROWS_WITH:
+        out = 0
+        for j in range(n):
+            out += (mask >> board_row[j]) & 1
+        return out
+    if kind == SK_ADJACENT:
+        out = 0
+        for j in range(1, n):
+            a = board_row[j]
+            if a == board_row[j - 1] and (not marked_only or (mask >> a) & 1):
+                out += 1
+        return out
+    if kind == SK_VARIED:
+        out = 0
+        for j in range(n):
+            out |= 1 << board_row[j]
+        return out
+    if kind == SK_COMPLETED:
+        return n
+    return 0
+
+
+@nb.njit(cache=True, inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        n += x & 1
+        x >>= 1
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def card_points(kind, points, per, at_least, cap, row_len, raw0, raw1, raw2, coins, tourists):
+    """A shop card's points from the three rows' :func:`row_raw` values, coins left and tourists on
+    tourist tiles (the vocabulary of config.SHOP_KINDS; ``cap`` -1 for none)."""
+    if kind == SK_COINS:
+        units = coins // per
+    elif kind == SK_TOURISTS:
+        units = tourists // per
+    elif kind == SK_UMBRELLAS:
+        units = (raw0 + raw1 + raw2) // per
+    elif kind == SK_ADJACENT:
+        units = raw0 + raw1 + raw2
+    elif kind == SK_ROWS_WITH:
+        units = (raw0 >= at_least) + (raw1 >= at_least) + (raw2 >= at_least)
+    elif kind == SK_VARIED:
+        units = (_popcount(raw0) >= at_least) + (_popcount(raw1) >= at_least) + (_popcount(raw2) >= at_least)
+    else:  # SK_COMPLETED
+        units = (raw0 == row_len) + (raw1 == row_len) + (raw2 == row_len)
+    pts = points * units
+    if cap >= 0 and pts > cap:
+        pts = cap
+    return pts
+
+
 @nb.njit(cache=True)
 def shop_points(rules, card, mask, board, fill, coins, tourists):
     """Compiled :func:`shop_points_reference`: ``board`` int8[3, L] with ``fill`` int64[3] filled
     spaces per row, ``mask`` the marked colours as bits."""
     kind = rules.card_kind[card]
-    pts = 0
-    if kind == SK_COINS:
-        pts = coins // rules.card_per[card]
-    elif kind == SK_TOURISTS:
-        pts = tourists // rules.card_per[card]
-    elif kind == SK_COMPLETED:
-        for r in range(ROWS):
-            if fill[r] == rules.row_len:
-                pts += 1
-    elif kind == SK_UMBRELLAS:
-        n = 0
-        for r in range(ROWS):
-            for j in range(fill[r]):
-                if (mask >> board[r, j]) & 1:
-                    n += 1
-        pts = n // rules.card_per[card]
-    elif kind == SK_ROWS_WITH:
-        for r in range(ROWS):
-            n = 0
-            for j in range(fill[r]):
-                if (mask >> board[r, j]) & 1:
-                    n += 1
-            if n >= rules.card_at_least[card]:
-                pts += 1
-    elif kind == SK_ADJACENT:
-        marked = rules.card_markers[card] > 0
-        for r in range(ROWS):
-            for j in range(1, fill[r]):
-                a = board[r, j]
-                if a == board[r, j - 1] and (not marked or (mask >> a) & 1):
-                    pts += 1
-    elif kind == SK_VARIED:
-        for r in range(ROWS):
-            seen = 0
-            for j in range(fill[r]):
-                seen |= 1 << board[r, j]
-            n = 0
-            while seen:
-                n += seen & 1
-                seen >>= 1
-            if n >= rules.card_at_least[card]:
-                pts += 1
-    pts *= rules.card_points[card]
-    if rules.card_max[card] >= 0 and pts > rules.card_max[card]:
-        pts = rules.card_max[card]
-    return pts
-
-
-@nb.njit(cache=True)
-def seat_shop_points(st, rules, seat, coins):
-    """Both shop cards' points for ``seat`` with ``coins`` left (its board and tourists as they are)."""
-    tourists = 0
-    for r in range(ROWS):
-        tourists += st.occ[seat, r]
-    total = 0
-    for s in range(2):
-        total += shop_points(rules, st.shops[s], st.shop_mask[s], st.board[seat], st.fill[seat], coins, tourists)
-    return total
+    marked = rules.card_markers[card] > 0
+    r0 = row_raw(kind, mask, marked, board[0], fill[0])
+    r1 = row_raw(kind, mask, marked, board[1], fill[1])
+    r2 = row_raw(kind, mask, marked, board[2], fill[2])
+    return card_points(kind, rules.card_points[card], rules.card_per[card], rules.card_at_least[card],
+                       rules.card_max[card], rules.row_len, r0, r1, r2, coins, tourists)
 
 
 @nb.njit(cache=True)
