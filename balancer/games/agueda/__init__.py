@@ -33,7 +33,7 @@ bank or bag does; the greedy agent's weights.
 
 Score components reported per seat: tourists, mural, shops, empty_spaces. Metrics: coins_gained,
 coins_spent, coins_left, umbrellas_returned, tourists_attracted, breaks, mural_tiles, empty_spaces,
-and solo ai_score and solo_win. Labels: shops.
+game_turns (the game's length: every seat's turns), and solo ai_score and solo_win. Labels: shops.
 
 Version history. v1 (``configs/agueda/v1.yaml``): the rulebook with the assumptions above.
 """
@@ -236,6 +236,7 @@ def _outcome(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) ->
                (("coins_gained", F_COINS_GAINED), ("coins_spent", F_COINS_SPENT), ("coins_left", F_COINS),
                 ("umbrellas_returned", F_RETURNED), ("tourists_attracted", F_ATTRACTED), ("breaks", F_BREAKS),
                 ("mural_tiles", F_MURAL_TILES), ("empty_spaces", F_EMPTY_COUNT))}
+    metrics["game_turns"] = [float(sum(row[F_TURNS] for row in r))] * n   # game length, every seat's turns
     if n == 1:
         metrics["ai_score"] = [float(ai)]
         metrics["solo_win"] = [1.0 if scores[0] > ai else 0.0]   # Solo: the AI wins ties
