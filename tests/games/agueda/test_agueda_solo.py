@@ -1,6 +1,6 @@
 """Águeda Solo Mode on hand-set positions: the tour-guide cards, the AI's end-game card, the end
 after the last card and the win condition (the AI wins ties). Config: configs/agueda/v1.yaml
-(difficulty normal: 6 points, 0 per umbrella, 2 per colour group of 4 or more)."""
+(difficulty normal: 3 points, 0 per umbrella, 2 per colour group of 4 or more)."""
 
 from __future__ import annotations
 
@@ -55,12 +55,12 @@ def test_solo_ends_after_the_last_card(ag_cfg):
 
 
 def test_ai_end_card_and_ties_go_to_the_ai(ag_cfg):
-    """AI: 10 card points + normal card 6 + 2 groups of 4+ (R 4, O 5) x 2 = 20. A player with 20
+    """AI: 13 card points + normal card 3 + 2 groups of 4+ (R 4, O 5) x 2 = 20. A player with 20
     loses (the AI wins ties), with 21 wins."""
     game = ag.new_game(ag_cfg, 1, 5)
     st = game.state
     st.ai[:] = [4, 5, 3, 0, 1, 0]
-    st.g[G_AI_PTS] = 10
+    st.g[G_AI_PTS] = 13
     assert ai_score(st, game.rules) == 20
     st.shops[:] = [6, 9]       # Shop 07 (full rows) and Shop 10 (marked umbrellas): 0 on an empty board
     st.stats[0, 0] = 20 + 21   # tourist points; 21 empty spaces score -21
