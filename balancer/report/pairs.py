@@ -59,8 +59,7 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
     ax = fig.add_subplot()
     ax.grid(False)
     masked = np.ma.masked_invalid(matrix)
-    cmap = matplotlib_cmap()
-    im = ax.imshow(masked, cmap=cmap)
+    im = ax.imshow(masked, cmap=heatmap_cmap())
     labels = [figs._label(n) for n in names]
     ax.set_xticks(range(len(names)), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     ax.set_yticks(range(len(names)), labels, fontsize=7)
@@ -77,12 +76,10 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
     return fig
 
 
-def matplotlib_cmap():
+def heatmap_cmap():
     """The heatmaps' colour map (viridis, grey for pairs that never occurred)."""
     import matplotlib
-    cmap = matplotlib.colormaps["viridis"].copy()
-    cmap.set_bad("#dddddd")
-    return cmap
+    return matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
 
 
 def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None,
