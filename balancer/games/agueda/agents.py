@@ -35,7 +35,7 @@ import numpy as np
 from .config import AguedaConfig
 from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER,
                     MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, State, apply_move, below,
-                    line_open, line_umbrellas, placing, setup)
+                    line_open, line_umbrellas, placing, setup, shuffle)
 from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "lookahead")
@@ -75,11 +75,7 @@ def random_move(st, rules, rng, mv):
         line = legal[below(rng, m)]
         buf = np.zeros(MAX_LINE, np.int64)
         k = line_umbrellas(market, line_cells, line_len, line, buf)
-        for i in range(k - 1, 0, -1):
-            j = below(rng, i + 1)
-            t = buf[i]
-            buf[i] = buf[j]
-            buf[j] = t
+        shuffle(buf, k, rng)
         mv[MV_LINE] = line
         for j in range(k):
             mv[MV_ORDER + j] = buf[j]
@@ -262,15 +258,11 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
                                     n1 += 1
                                 if order[j] == c2 and c2 != c1:
                                     n2 += 1
-                        v1 = base + n1 + w[W_SUITCASE] * (suit - 1)
-                        take, pb, pties = _offer(v1, pb, pties, rng)
-                        if take:
-                            pt, ptr, ptc = ATTRACT_ONE, tr, c1
-                        if c2 != c1:
-                            v2 = base + n2 + w[W_SUITCASE] * (suit - 1)
-                            take, pb, pties = _offer(v2, pb, pties, rng)
+                        for ci in range(2 if c2 != c1 else 1):   # attract 1, scoring one colour
+                            take, pb, pties = _offer(base + (n2 if ci else n1) + w[W_SUITCASE] * (suit - 1),
+                                                     pb, pties, rng)
                             if take:
-                                pt, ptr, ptc = ATTRACT_ONE, tr, c2
+                                pt, ptr, ptc = ATTRACT_ONE, tr, (c2 if ci else c1)
                         if suit >= 2:
                             v3 = base + n1 + (n2 if c2 != c1 else 0) + w[W_SUITCASE] * (suit - 2)
                             take, pb, pties = _offer(v3, pb, pties, rng)

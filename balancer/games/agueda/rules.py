@@ -212,6 +212,16 @@ def below(rng, n):
 
 
 @nb.njit(cache=True, inline="always")
+def shuffle(arr, n, rng):
+    """Shuffle ``arr[:n]`` in place (Fisher-Yates with :func:`below`)."""
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+@nb.njit(cache=True, inline="always")
 def draw_umbrella(bag, rng):
     """One umbrella drawn at random from the bag (its colour), or -1 when the bag is empty."""
     total = 0
@@ -260,11 +270,7 @@ def setup(st, rules, rng):
         st.shops[0] = a
         st.shops[1] = b
     markers = np.arange(C)
-    for i in range(C - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = markers[i]
-        markers[i] = markers[j]
-        markers[j] = t
+    shuffle(markers, C, rng)
     k = 0
     for s in range(2):
         st.shop_mask[s] = 0
@@ -288,11 +294,7 @@ def setup(st, rules, rng):
     D = st.deck.shape[0]
     for i in range(D):
         st.deck[i] = i
-    for i in range(D - 1, 0, -1):
-        j = below(rng, i + 1)
-        t = st.deck[i]
-        st.deck[i] = st.deck[j]
-        st.deck[j] = t
+    shuffle(st.deck, D, rng)
 
 
 # The helpers below take arrays, not the State and Rules tuples: a call that passes those tuples
