@@ -107,3 +107,25 @@ def test_compiled_shop_points_agree_with_the_reference(ag_cfg, board, card_idx, 
     marked = set(np.random.default_rng(marker_seed).choice(6, size=n_markers, replace=False).tolist())
     assert compiled_points(ag_cfg, card_idx, marked, board, coins, tourists) == \
         shop_points_reference(ag_cfg, card_idx, marked, board, coins, tourists)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_outcome_agrees_with_the_reference_on_played_games(ag_cfg, n, seed):
+    """The compiled final scoring (Outcome components) equals final_reference on the final boards
+    of random games."""
+    from balancer.core.seeding import game_rngs
+
+    game = ag.new_game(ag_cfg, n, seed)
+    _, rng = game_rngs(seed)
+    player = ag.make_agent(ag_cfg, "random")
+    while not ag.is_over(game):
+        ag.apply(game, player.choose(game, game.seat_to_move, rng))
+    out = ag.outcome(game)
+    s = game.state
+    shops = [(int(s.shops[i]), {c for c in range(6) if (int(s.shop_mask[i]) >> c) & 1}) for i in range(2)]
+    for seat in range(n):
+        ref = final_reference(ag_cfg, s.board[seat].tolist(), int(s.flipped[seat].sum()), int(s.stats[seat, 0]),
+                              shops, int(s.coins[seat]), int(s.occ[seat].sum()))
+        assert {k: out.components[k][seat] for k in out.components} == {k: v for k, v in ref.items() if k != "total"}
+        assert out.scores[seat] == ref["total"]
