@@ -53,6 +53,7 @@ from .config import AguedaConfig
 from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER, MV_ROW,
                     MV_TCOL, MV_TOURIST, MV_TROW, ROWS, TAKE_BREAK, Rules, State, apply_move, compile_rules,
                     empty_state, is_legal, line_legal, line_umbrellas, place_effects, setup)
+from .scoring import score_board_text as score_table_text  # `balancer score`
 from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED, F_COINS_SPENT, F_EMPTY_COUNT,
                       F_MURAL_TILES, F_RETURNED, F_TURNS, ai_score, final_rows)
 
@@ -63,7 +64,7 @@ MAX_MOVES = 2_000
 """apply() calls after which the conformance suite calls a game endless (5 players x 21 spaces)."""
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "make_agent", "is_legal_move"]
+           "outcome", "play_game", "transcript", "make_agent", "is_legal_move", "score_table_text"]
 
 _BY_ID: dict[tuple[int, int], tuple[AguedaConfig, Rules]] = {}
 

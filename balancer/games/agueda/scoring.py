@@ -195,3 +195,67 @@ def ai_score(st, rules):
         if st.ai[c] >= rules.ai_group_k:
             groups += 1
     return st.g[G_AI_PTS] + rules.ai_points + rules.ai_per_umbrella * total + rules.ai_group_pts * groups
+
+
+# --------------------------------------------------------------------------- `balancer score`
+
+BOARD_TEXT_HELP = """A final board as text: one line per board row, one colour initial per space ('.' empty,
+spaces between cells optional), then optional lines `mural N` (flipped mural tiles), `tourist_points N`
+(points tourists scored during play), `tourists N` (tourists standing on tourist tiles), `coins N`,
+and one `shop NAME` or `shop NAME: colour, colour` line per shop card in play (its marker colours)."""
+
+
+def parse_board_text(cfg: AguedaConfig, text: str) -> tuple[list[list[int]], dict[str, int], list[tuple[int, set[int]]]]:
+    """Read :data:`BOARD_TEXT_HELP`'s format. Returns (rows of colour codes with -1 for empty,
+    counts {mural, tourist_points, tourists, coins}, shop cards [(index, marked colour codes)]).
+    Raises ValueError naming the first bad line."""
+    initials = [c[0].upper() for c in cfg.umbrellas.colours]
+    if len(set(initials)) != len(initials):
+        raise ValueError(f"the colour names' initials {initials} are not unique; a board cannot be read as letters")
+    names = [c.name for c in cfg.shops.cards]
+    L = cfg.board.row_length
+    rows: list[list[int]] = []
+    counts = {"mural": 0, "tourist_points": 0, "tourists": 0, "coins": 0}
+    shops: list[tuple[int, set[int]]] = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        word, _, rest = line.partition(" ")
+        if word in counts:
+            if not rest.strip().isdigit():
+                raise ValueError(f"line {no}: `{word}` takes a whole number, got {rest.strip()!r}")
+            counts[word] = int(rest)
+        elif word == "shop":
+            name, _, colours = rest.partition(":")
+            if name.strip() not in names:
+                raise ValueError(f"line {no}: unknown shop card {name.strip()!r}; known: {', '.join(names)}")
+            marked = set()
+            for c in filter(None, (c.strip() for c in colours.split(","))):
+                if c not in cfg.umbrellas.colours:
+                    raise ValueError(f"line {no}: unknown colour {c!r}; colours: {', '.join(cfg.umbrellas.colours)}")
+                marked.add(cfg.colour(c))
+            shops.append((names.index(name.strip()), marked))
+        else:
+            cells = line.replace(" ", "").upper()
+            if len(cells) != L or set(cells) - set(initials) - {"."}:
+                raise ValueError(f"line {no}: a board row is {L} of {' '.join(initials)} . ; got {line!r}")
+            row = [initials.index(ch) if ch != "." else -1 for ch in cells]
+            if "." in cells.rstrip("."):
+                raise ValueError(f"line {no}: a row fills from the left without gaps (Place Umbrellas); got {line!r}")
+            rows.append(row)
+    if len(rows) != 3:
+        raise ValueError(f"expected 3 board rows, got {len(rows)}")
+    if counts["mural"] > len(cfg.umbrellas.colours):
+        raise ValueError(f"mural: at most {len(cfg.umbrellas.colours)} tiles")
+    return rows, counts, shops
+
+
+def score_board_text(cfg: AguedaConfig, text: str) -> dict[str, int]:
+    """``balancer score``: one player's final score by source (:func:`final_reference`) from a
+    board written as :data:`BOARD_TEXT_HELP` says, plus ``empty_space_count``. Raises ValueError."""
+    rows, counts, shops = parse_board_text(cfg, text)
+    out = final_reference(cfg, rows, counts["mural"], counts["tourist_points"], shops, counts["coins"],
+                          counts["tourists"])
+    out["empty_space_count"] = sum(1 for row in rows for c in row if c < 0)
+    return out

@@ -129,3 +129,35 @@ def test_outcome_agrees_with_the_reference_on_played_games(ag_cfg, n, seed):
                               shops, int(s.coins[seat]), int(s.occ[seat].sum()))
         assert {k: out.components[k][seat] for k in out.components} == {k: v for k, v in ref.items() if k != "total"}
         assert out.scores[seat] == ref["total"]
+
+
+def test_score_command_on_the_hand_board():
+    """`balancer score` reads tests/data/agueda/hand-board.txt (the board above, 15 points)."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from balancer.cli import app
+
+    root = Path(__file__).resolve().parents[3]
+    res = CliRunner().invoke(app, ["score", str(root / "configs/agueda/v1.yaml"),
+                                   str(root / "tests/data/agueda/hand-board.txt"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == {"tourists": 12, "mural": 4, "shops": 6, "empty_spaces": -7, "total": 15,
+                                      "empty_space_count": 7}
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("RROY...\nROYGBPR\n", "expected 3 board rows"),
+    ("RRO.Y..\nROYGBPR\nBBB....\n", "without gaps"),
+    ("RROX...\nROYGBPR\nBBB....\n", "a board row is 7"),
+    ("RROY...\nROYGBPR\nBBB....\nshop Nowhere\n", "unknown shop card"),
+    ("RROY...\nROYGBPR\nBBB....\nshop Shop 10: pink\n", "unknown colour 'pink'"),
+    ("RROY...\nROYGBPR\nBBB....\ncoins many\n", "whole number"),
+])
+def test_board_text_errors_name_the_line(ag_cfg, text, needle):
+    from balancer.games.agueda.scoring import score_board_text
+
+    with pytest.raises(ValueError, match=needle):
+        score_board_text(ag_cfg, text)
