@@ -62,7 +62,7 @@ class Umbrellas(_Strict):
 class Line(_Strict):
     """One line of the market: its cells as [row, column] pairs (1-based)."""
 
-    cells: list[list[int]] = Field(min_length=1, max_length=8)
+    cells: list[list[int]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
 
 
 class Market(_Strict):
