@@ -296,6 +296,29 @@ def report(
 
 
 @app.command()
+def pairs(
+    results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' whose games carry a pair label."),
+    label: str = typer.Option(..., "--label", "-l", help="Label naming a pair per game, e.g. 'shops' (column label_shops)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>-<label>.html]."),
+    figures_dir: Optional[Path] = typer.Option(None, "--figures", help="Also write the heatmaps as PNG files into DIR."),
+) -> None:
+    """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
+    margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
+    from balancer.report.pairs import render_pairs
+
+    if not results_dir.is_dir():
+        _fail(f"{results_dir}: no such results directory")
+    target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
+    try:
+        written = render_pairs(results_dir, label, target, figures_dir)
+    except KeyError as exc:
+        _fail(f"{results_dir}: --label {label}: {exc.args[0]}")
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(f"{results_dir}: {exc}")
+    typer.echo(f"pairs: {written}")
+
+
+@app.command()
 def score(
     config: Path = typer.Argument(..., help="Rule-variant YAML file whose scoring rules to use."),
     table_file: Path = typer.Argument(..., help="Text file with a drawn table, one line per row, one character per cell."),

@@ -54,6 +54,11 @@ CASES: tuple[Case, ...] = (
     Case("configs/citywright/v1.1.yaml", 4, 7),
     Case("configs/citywright/v1.1.yaml", 2, 7, "random,greedy"),
     Case("configs/citywright/v1.0.yaml", 2, 7),
+    Case("configs/agueda/v1.yaml", 1, 7),
+    Case("configs/agueda/v1.yaml", 2, 7),
+    Case("configs/agueda/v1.yaml", 4, 7),
+    Case("configs/agueda/v1.yaml", 5, 7),
+    Case("configs/agueda/v1.yaml", 3, 7, "random,greedy,lookahead"),
 )
 
 

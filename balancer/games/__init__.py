@@ -9,6 +9,7 @@ import importlib
 from types import ModuleType
 
 GAMES: dict[str, str] = {
+    "agueda": "balancer.games.agueda",
     "citywright": "balancer.games.citywright",
 }
 """Game name (the ``game:`` key of a config) -> module path."""

@@ -1,0 +1,310 @@
+"""Águeda: City of Umbrellas rule parameters: the pydantic model of `configs/agueda/*.yaml`.
+
+Every number a rule uses lives here, read from YAML; the rules code never writes one itself
+(DESIGN.md, "Parameters apart from rules"). Sections refer to the rulebook's headings
+(shared/rules/agueda.txt): "Setup", "Pick Umbrellas", "Place Umbrellas", "Update Mural",
+"Attract Tourists", "Game End & Final Scoring", "Winning the Game", "Solo Mode".
+
+Where the rulebook is silent (market shape, row length, paintbrush spaces, shop-card and tour-guide
+texts) the YAML value carries an ``assumed:`` note (one line of why); the README lists them.
+Colours are named in ``umbrellas.colours``; everywhere else a colour is written by that name.
+Board spaces are 1-based in the YAML (space 1 is the leftmost), as a printed board is read.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SHOP_KINDS: tuple[str, ...] = ("umbrellas", "rows_with", "adjacent_pairs", "varied_rows",
+                               "completed_rows", "coins", "tourists")
+"""The shop-card vocabulary (end-game conditions over the final board), in the order of their codes:
+
+- ``umbrellas``: ``points`` for every ``per`` umbrellas of the marked colour(s) on the board;
+- ``rows_with``: ``points`` for each row holding at least ``at_least`` umbrellas of the marked colour(s);
+- ``adjacent_pairs``: ``points`` for each pair of side-by-side umbrellas in a row of the same colour
+  (with markers: of the same marked colour);
+- ``varied_rows``: ``points`` for each row holding at least ``at_least`` different colours;
+- ``completed_rows``: ``points`` for each row with no empty space;
+- ``coins``: ``points`` for every ``per`` coins left;
+- ``tourists``: ``points`` for every ``per`` tourists standing on tourist tiles at the end.
+
+Every kind may cap its total with ``max_points``.
+"""
+
+TAKE_KINDS: tuple[str, ...] = ("line", "row", "column", "most_common_colour")
+"""How a tour-guide card takes umbrellas from the market (Solo Mode, Gameplay step 2):
+``line`` the market line ``index`` (1-based, as listed in ``market.lines``), ``row``/``column`` that
+market row/column (1-based), ``most_common_colour`` every umbrella of the colour the market holds
+most of (ties: the colour listed first in ``umbrellas.colours``)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Umbrellas(_Strict):
+    """Components: 120 umbrella tokens, 20 in each of 6 colours, in the draw bag."""
+
+    colours: list[str] = Field(min_length=2, max_length=8, description="colour names, one per umbrella colour")
+    per_colour: int = Field(ge=1, le=200, description="umbrellas of each colour in the bag")
+    assumed: str | None = None
+
+    @field_validator("colours")
+    @classmethod
+    def _distinct(cls, colours: list[str]) -> list[str]:
+        if len(set(colours)) != len(colours):
+            raise ValueError("colour names must differ")
+        return colours
+
+
+class Line(_Strict):
+    """One line of the market: its cells as [row, column] pairs (1-based)."""
+
+    cells: list[list[int]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
+
+
+class Market(_Strict):
+    """Setup step 4 and Pick Umbrellas: the market grid, filled row by row, left to right, and its lines."""
+
+    rows: int = Field(ge=1, le=5)
+    columns: int = Field(ge=1, le=5)
+    lines: list[Line] = Field(min_length=1, max_length=16, description="the lines a player may take")
+    coins_by_length: dict[int, int] = Field(
+        description="coins a line of that many spaces gives (+) or costs (-); a cost is paid first and "
+                    "needs the coins (Pick Umbrellas)")
+    assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Market":
+        seen: set[tuple[int, int]] = set()
+        for i, line in enumerate(self.lines):
+            for cell in line.cells:
+                if len(cell) != 2:
+                    raise ValueError(f"lines[{i}]: a cell is [row, column], got {cell}")
+                r, c = cell
+                if not (1 <= r <= self.rows and 1 <= c <= self.columns):
+                    raise ValueError(f"lines[{i}]: cell [{r}, {c}] is outside the {self.rows}x{self.columns} market")
+                if (r, c) in seen:
+                    raise ValueError(f"lines[{i}]: cell [{r}, {c}] belongs to two lines")
+                seen.add((r, c))
+            if len(line.cells) not in self.coins_by_length:
+                raise ValueError(f"lines[{i}] has {len(line.cells)} cells but coins_by_length has no entry for it")
+        return self
+
+
+class Coins(_Strict):
+    """Setup: 20 coins in the bank; each player takes 2."""
+
+    bank: int = Field(ge=0, le=1000, description="coins in the box (the bank before setup)")
+    start: int = Field(ge=0, le=100, description="coins each player takes at setup")
+    empty_bank: str | None = Field(None, description="what happens when the bank cannot pay (documentation)")
+
+
+class Board(_Strict):
+    """Player board: 3 rows of umbrella spaces, two paintbrush spaces in each row."""
+
+    rows: Literal[3] = Field(description="rows of the player board (3: one per mural row and tourist tile)")
+    row_length: int = Field(ge=2, le=12, description="umbrella spaces in each row")
+    paintbrush: list[list[int]] = Field(description="per row, the 1-based spaces marked with a paintbrush")
+    assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Board":
+        if len(self.paintbrush) != self.rows:
+            raise ValueError(f"paintbrush: give one list per row ({self.rows}), got {len(self.paintbrush)}")
+        for r, spaces in enumerate(self.paintbrush):
+            if len(set(spaces)) != len(spaces) or any(not 1 <= s <= self.row_length for s in spaces):
+                raise ValueError(f"paintbrush[{r}]: spaces must be distinct and within 1..{self.row_length}")
+        return self
+
+
+class Mural(_Strict):
+    """Update Mural and Final Scoring: the 2x3 mural (3 rows of 2 tiles) and its points."""
+
+    rows: list[list[str]] = Field(min_length=3, max_length=3, description="the two colours of each mural row")
+    points: dict[int, int] = Field(description="flipped tiles -> points (4/5/6 tiles: 2/4/6 points)")
+    assumed: str | None = None
+
+
+class Tourists(_Strict):
+    """Setup steps 7-8 and Attract Tourists."""
+
+    in_suitcases: int = Field(ge=0, le=10, description="tourists starting in suitcases")
+    locked_per_mural_row: int = Field(ge=0, le=5, description="tourists beside each mural row, unlocked by it")
+    tiles: list[list[str]] = Field(min_length=3, max_length=3,
+                                         description="the two colours of each tourist tile, top row first at setup")
+    assumed: str | None = None
+
+
+class Scoring(_Strict):
+    """Game End & Final Scoring: points per empty umbrella space."""
+
+    empty_space: int = Field(le=0)
+
+
+class End(_Strict):
+    """Game End: the trigger. ``bag_empty_triggers_end`` covers a case the rulebook never meets."""
+
+    bag_empty_triggers_end: bool
+    assumed: str | None = None
+
+
+class ShopCard(_Strict):
+    """One shop card written in the vocabulary of :data:`SHOP_KINDS`."""
+
+    name: str = Field(min_length=1, max_length=60)
+    kind: Literal["umbrellas", "rows_with", "adjacent_pairs", "varied_rows", "completed_rows", "coins", "tourists"]
+    markers: int = Field(0, ge=0, le=3, description="question-mark spots: shop markers placed at random at setup")
+    points: int = Field(ge=0, le=50)
+    at_least: int = Field(1, ge=1, le=12, description="threshold of rows_with and varied_rows")
+    per: int = Field(1, ge=1, le=50, description="divisor of umbrellas, coins and tourists")
+    max_points: int | None = Field(None, ge=0, description="cap on this card's points")
+    assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "ShopCard":
+        if self.kind in ("umbrellas", "rows_with") and self.markers == 0:
+            raise ValueError(f"{self.name}: a {self.kind} card counts marked colours; give markers >= 1")
+        if self.kind in ("varied_rows", "completed_rows", "coins", "tourists") and self.markers:
+            raise ValueError(f"{self.name}: a {self.kind} card uses no shop markers; set markers: 0")
+        return self
+
+
+class Shops(_Strict):
+    """Setup steps 2-3: 2 of the 18 shop cards, shop markers on their question-mark spots at random."""
+
+    per_game: Literal[2]
+    fixed: list[str] | None = Field(None, description="names of the shop cards of every game, or null to draw them")
+    cards: list[ShopCard] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Shops":
+        names = [c.name for c in self.cards]
+        if len(set(names)) != len(names):
+            raise ValueError("shop card names must differ")
+        if self.fixed is not None:
+            if len(self.fixed) != self.per_game or len(set(self.fixed)) != len(self.fixed):
+                raise ValueError(f"fixed: name {self.per_game} different shop cards")
+            unknown = [f for f in self.fixed if f not in names]
+            if unknown:
+                raise ValueError(f"fixed: unknown shop cards {unknown}; known: {names}")
+        return self
+
+
+class TourGuide(_Strict):
+    """One tour-guide card (Solo Mode): what it takes from the market and what it scores for the AI."""
+
+    name: str = Field(min_length=1, max_length=60)
+    take: Literal["line", "row", "column", "most_common_colour"]
+    index: int = Field(0, ge=0, le=16, description="1-based line, row or column (0 for most_common_colour)")
+    points_per_umbrella: int = Field(ge=0, le=10)
+    points: int = Field(0, ge=0, le=20, description="flat points for the AI when revealed")
+    assumed: str | None = None
+
+
+class AiEndCard(_Strict):
+    """One difficulty level of the Solo End Game Scoring card."""
+
+    points: int = Field(ge=0, le=200, description="flat points")
+    per_umbrella: int = Field(ge=0, le=10, description="points per umbrella the AI collected")
+    colour_group_at_least: int = Field(ge=1, le=40, description="size of a colour group that scores group_points")
+    group_points: int = Field(ge=0, le=40, description="points per colour group of at least that size")
+
+
+class Solo(_Strict):
+    """Solo Mode: the tour-guide deck, the AI's end-game card and the chosen difficulty."""
+
+    difficulty: str
+    deck: list[TourGuide] = Field(min_length=1, max_length=30)
+    end_card: dict[str, AiEndCard] = Field(min_length=1)
+    assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Solo":
+        if self.difficulty not in self.end_card:
+            raise ValueError(f"difficulty: {self.difficulty!r} is not on the end card; allowed: {list(self.end_card)}")
+        return self
+
+
+class GreedyWeights(_Strict):
+    """The greedy agent's value of one turn (agent parameters, not rules; documented in agents.py)."""
+
+    flip: float = Field(ge=0, description="per mural tile flipped, besides the mural points it adds")
+    unlock: float = Field(ge=0, description="per tourist unlocked")
+    fill: float = Field(ge=0, description="per umbrella placed (an empty space less at the end)")
+    coin: float = Field(ge=0, description="per coin gained (and lost per coin spent)")
+    suitcase: float = Field(ge=0, description="per tourist in a suitcase after the turn")
+    tile_match: float = Field(ge=0, description="per umbrella placed in a colour of that row's tourist tile")
+    shops: float = Field(ge=0, description="per shop-card point the board would score now")
+    assumed: str | None = None
+
+
+class Lookahead(_Strict):
+    """The lookahead agent: the greedy agent's best ``candidates`` moves, each played out ``rollouts``
+    times to the end with the greedy policy; the move with the best mean final margin is played."""
+
+    candidates: int = Field(ge=1, le=50)
+    rollouts: int = Field(ge=1, le=100)
+
+
+class Agents(_Strict):
+    greedy: GreedyWeights
+    lookahead: Lookahead
+
+
+class AguedaConfig(_Strict):
+    """An Águeda rule variant (the whole YAML file after `extends:` is resolved)."""
+
+    game: Literal["agueda"]
+    variant: str = Field(min_length=1)
+    players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")
+    umbrellas: Umbrellas
+    market: Market
+    coins: Coins
+    board: Board
+    mural: Mural
+    tourists: Tourists
+    scoring: Scoring
+    end: End
+    shops: Shops
+    solo: Solo
+    agents: Agents
+
+    @model_validator(mode="after")
+    def _check(self) -> "AguedaConfig":
+        colours = self.umbrellas.colours
+        for where, pairs in (("mural.rows", self.mural.rows), ("tourists.tiles", self.tourists.tiles)):
+            for i, pair in enumerate(pairs):
+                if len(pair) != 2:
+                    raise ValueError(f"{where}[{i}]: give two colours, got {pair}")
+                bad = [c for c in pair if c not in colours]
+                if bad:
+                    raise ValueError(f"{where}[{i}]: unknown colours {bad}; colours are {colours}")
+        mural = [c for pair in self.mural.rows for c in pair]
+        if sorted(mural) != sorted(colours):
+            raise ValueError(f"mural.rows: the mural holds each colour exactly once ({colours}), got {mural}")
+        if any(not 0 <= k <= len(colours) for k in self.mural.points):
+            raise ValueError(f"mural.points: flipped-tile counts must be within 0..{len(colours)}")
+        cells = self.market.rows * self.market.columns
+        if self.umbrellas.per_colour * len(colours) < cells:
+            raise ValueError(f"umbrellas: the bag holds fewer umbrellas than the {cells} market spaces")
+        if 2 * max(c.markers for c in self.shops.cards) > len(colours):
+            raise ValueError(f"shops.cards: two cards could need more markers than the {len(colours)} shop markers")
+        for i, card in enumerate(self.solo.deck):
+            limit = {"line": len(self.market.lines), "row": self.market.rows, "column": self.market.columns,
+                     "most_common_colour": 0}[card.take]
+            if (limit and not 1 <= card.index <= limit) or (not limit and card.index):
+                raise ValueError(f"solo.deck[{i}] ({card.name}): index {card.index} for take {card.take!r} "
+                                 f"must be {'within 1..' + str(limit) if limit else '0'}")
+        return self
+
+    @property
+    def player_counts(self) -> list[int]:
+        """Player counts this variant supports (the ``players`` key; 1 is the solo mode)."""
+        return sorted(set(self.players))
+
+    def colour(self, name: str) -> int:
+        """Code (0-based index in ``umbrellas.colours``) of a colour name."""
+        return self.umbrellas.colours.index(name)

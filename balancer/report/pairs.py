@@ -1,0 +1,111 @@
+"""`balancer pairs`: heatmaps of a run's outcomes by a pair label (e.g. Águeda's shop-card pair).
+
+Three heatmaps over the single names of the pairs (:mod:`balancer.stats.pairs`): the first seat's
+win rate, the spread between the best and worst seat's win rate, and the mean winning margin; then
+the pairs with the largest seat spread and margin, with intervals. One self-contained HTML page
+(inline SVG, jinja2 with autoescape: names from the data are escaped); PNG copies on request.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from jinja2 import Environment, select_autoescape
+from markupsafe import Markup
+from matplotlib.figure import Figure
+
+from ..stats.aggregate import scan_results
+from ..stats.pairs import pair_matrix, pair_table
+from . import figures as figs
+
+HEATMAPS = (  # column of the pair table, title, colour-bar label, scale, format
+    ("seat1_rate", "First seat's win rate by pair", "win rate of seat 1 (%)", 100.0, "{:.0f}"),
+    ("seat_spread", "Seat spread by pair (best minus worst seat's win rate)", "points", 100.0, "{:.0f}"),
+    ("margin_mean", "Mean winning margin by pair (winner minus runner-up)", "points", 1.0, "{:.1f}"),
+)
+
+_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
+<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
+table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:right}
+td:first-child,th:first-child{text-align:left}figure{margin:1.5rem 0}</style></head><body>
+<h1>{{ title }}</h1>
+<p>{{ games }} games of {{ players }} players from <code>{{ source }}</code>, grouped by the label
+<code>{{ label }}</code> ({{ pairs }} pairs, {{ min_games }} to {{ max_games }} games each). A fair seat
+wins {{ fair }}% of games. Cells are one pair each; grey cells never occurred.</p>
+{% for svg in charts %}<figure>{{ svg }}</figure>{% endfor %}
+<h2>Most one-sided pairs</h2>
+<table><tr><th>pair</th><th>games</th><th>seat 1 win rate (95% CI)</th><th>seat spread</th>
+<th>winning margin (95% CI)</th></tr>
+{% for r in top %}<tr><td>{{ r.pair }}</td><td>{{ r.games }}</td>
+<td>{{ "%.1f"|format(r.seat1_rate * 100) }}% ({{ "%.1f"|format(r.seat1_low * 100) }}-{{ "%.1f"|format(r.seat1_high * 100) }})</td>
+<td>{{ "%.1f"|format(r.seat_spread * 100) }}</td>
+<td>{{ "%.2f"|format(r.margin_mean) }} ({{ "%.2f"|format(r.margin_low) }}-{{ "%.2f"|format(r.margin_high) }})</td></tr>
+{% endfor %}</table></body></html>
+"""
+
+
+def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str,
+                 fmt: str = "{:.0f}") -> Figure:
+    """A symmetric heatmap of ``matrix`` (names x names, NaN shown grey) with each value written in
+    its cell. Raises ValueError when the matrix is not square with one row per name."""
+    if matrix.shape != (len(names), len(names)):
+        raise ValueError(f"matrix of shape {matrix.shape} for {len(names)} names")
+    size = max(4.0, 0.32 * len(names) + 2.0)
+    fig = figs._new_figure((size + 1.0, size))
+    ax = fig.add_subplot()
+    ax.grid(False)
+    masked = np.ma.masked_invalid(matrix)
+    im = ax.imshow(masked, cmap=heatmap_cmap())
+    labels = [figs._label(n) for n in names]
+    ax.set_xticks(range(len(names)), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
+    ax.set_yticks(range(len(names)), labels, fontsize=7)
+    finite = matrix[np.isfinite(matrix)]
+    mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+    for i in range(len(names)):
+        for j in range(len(names)):
+            v = matrix[i, j]
+            if math.isfinite(v):
+                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=5.5,
+                        color="white" if v > mid else "black")
+    ax.set_title(figs._label(title), loc="left")
+    fig.colorbar(im, ax=ax, shrink=0.7, label=cbar_label)
+    return fig
+
+
+def heatmap_cmap():
+    """The heatmaps' colour map (viridis, grey for pairs that never occurred)."""
+    import matplotlib
+    return matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
+
+
+def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None,
+                 top: int = 12) -> Path:
+    """Write the pair page of the run in ``results_dir`` grouped by ``label`` to ``out_html`` (and
+    PNG heatmaps into ``figures_dir``). Raises FileNotFoundError (no results), KeyError (no such
+    label), ValueError (games of one seat)."""
+    df = scan_results(results_dir).collect()
+    table = pair_table(df, label)
+    players = int(df["seat"].max())
+    charts = []
+    for column, title, cbar, scale, fmt in HEATMAPS:
+        names, matrix = pair_matrix(table, column)
+        fig = pair_heatmap(names, matrix * scale, title, cbar, fmt)
+        charts.append(Markup(figs.svg_string(fig)))
+        if figures_dir is not None:
+            Path(figures_dir).mkdir(parents=True, exist_ok=True)
+            fig.savefig(Path(figures_dir) / f"pairs-{label}-{column}.png", dpi=150)
+    ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
+    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+    html = env.from_string(_PAGE).render(
+        title=f"Outcomes by {label} pair", games=f"{table['games'].sum():,}", players=players,
+        source=str(results_dir), label=label, pairs=table.height, min_games=int(table["games"].min()),
+        max_games=int(table["games"].max()), fair=f"{100 / players:.1f}", charts=charts,
+        top=ranked.iter_rows(named=True))
+    out_html = Path(out_html)
+    out_html.parent.mkdir(parents=True, exist_ok=True)
+    out_html.write_text(html, encoding="utf-8")
+    return out_html
