@@ -127,11 +127,31 @@ def games() -> None:
         if not configs:
             typer.echo("  (no configs found under configs/{name}/)".format(name=name))
         for path in configs:
-            try:
-                cfg = load_config(path)
-                typer.echo(f"  {path}  {getattr(cfg, 'variant', '')}  players {_counts_text(getattr(cfg, 'player_counts', None))}")
-            except ConfigError as exc:
-                typer.echo(f"  {path}  INVALID: {str(exc).splitlines()[0]}")
+            typer.echo(f"  {path}  {_describe_yaml(path)}")
+
+
+def _describe_yaml(path: Path) -> str:
+    """One line for ``balancer games``: a rule variant (name, player counts), a study (runs and
+    variants), or why the file is neither."""
+    import yaml
+
+    from balancer.study import StudyError, load_study
+
+    try:
+        head = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        return f"INVALID: {type(exc).__name__}"
+    if isinstance(head, dict) and "study" in head:
+        try:
+            study, _ = load_study(path)
+        except StudyError as exc:
+            return f"INVALID study: {str(exc).splitlines()[0]}"
+        return f"study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)}"
+    try:
+        cfg = load_config(path)
+    except ConfigError as exc:
+        return f"INVALID: {str(exc).splitlines()[0]}"
+    return f"{getattr(cfg, 'variant', '')}  players {_counts_text(getattr(cfg, 'player_counts', None))}"
 
 
 @app.command()

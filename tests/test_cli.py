@@ -128,6 +128,10 @@ def test_games_lists_citywright(citywright, monkeypatch):
     result = runner.invoke(app, ["games"])
     assert result.exit_code == 0, result.output
     assert "citywright" in result.stdout and "v1.0.yaml" in result.stdout and "players 1-4" in result.stdout
+    # study files are listed as studies, not as invalid rule variants
+    appendix = next(line for line in result.stdout.splitlines() if "appendix.yaml" in line)
+    assert "study citywright-appendix" in appendix and "variants v1.0, v1.1" in appendix
+    assert "INVALID" not in result.stdout
 
 
 def test_play_prints_a_transcript():
