@@ -10,6 +10,7 @@ from types import ModuleType
 
 GAMES: dict[str, str] = {
     "citywright": "balancer.games.citywright",
+    "urgency": "balancer.games.urgency",
 }
 """Game name (the ``game:`` key of a config) -> module path."""
 
