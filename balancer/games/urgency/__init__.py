@@ -242,14 +242,25 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
     """Play one whole game at full speed (one compiled call). ``agents``: the agent name of each
     seat. Raises ValueError for a player count other than 2 or an unknown agent."""
     _check_players(len(agents))
-    rules = compiled(cfg)
-    parsed = [parse_agent(cfg, a) for a in agents]
-    kinds = np.array([k for k, _ in parsed], np.int64)
-    decks = np.array([d for _, d in parsed], np.int64)
-    weights = np.tile(_weights(cfg), (2, 1))
+    rules, decks, kinds, prio, weights = _seated(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    S = play_new_game(rules, decks, kinds, _priority(cfg), weights, game_rng, agent_rng)
+    S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
     return outcome(Game(cfg, rules, S, game_rng))
+
+
+_SEATED: dict[tuple[int, tuple[str, ...]], tuple] = {}
+
+
+def _seated(cfg: UrgencyConfig, agents: tuple[str, ...]) -> tuple:
+    """(rules, deck codes, agent codes, card priority, weights) of a table (cached per config object)."""
+    key = (id(cfg), agents)
+    hit = _SEATED.get(key)
+    if hit is None or hit[0] is not cfg:
+        parsed = [parse_agent(cfg, a) for a in agents]
+        hit = (cfg, (compiled(cfg), np.array([d for _, d in parsed], np.int64),
+                     np.array([k for k, _ in parsed], np.int64), _priority(cfg), np.tile(_weights(cfg), (2, 1))))
+        _SEATED[key] = hit
+    return hit[1]
 
 
 def card_names(cfg: UrgencyConfig) -> list[str]:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .rules import (ACTIVE, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO,
+from .rules import (ACTIVE, CB, CF, F_EFF, F_TILES, F_VAL, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO,
                     P_ROSETTES, P_TO_WIN, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PS, ROLLV, SCORED, SCORED_TILE, SUP,
                     apply_decision, below, decisions, dice_of, free_tile, new_state, safe_mask, seat_to_move)
 
@@ -71,8 +71,8 @@ def pick_card(S, R, kind, prio, rng):
     best, best_rank = S[OPTS], 1 << 30
     for i in range(n):
         c = S[OPTS + i]
-        if prio[R.eff[c]] < best_rank:
-            best, best_rank = c, prio[R.eff[c]]
+        if prio[R[CB + CF * (c) + F_EFF]] < best_rank:
+            best, best_rank = c, prio[R[CB + CF * (c) + F_EFF]]
     return best
 
 
@@ -81,15 +81,15 @@ def has_target(S, R, p, c):
     """Does Eagle card ``c`` of ``p`` have something to act on now (see the module docstring)?"""
     o = 1 - p
     mo = S[o * PS + MASK]
-    e = R.eff[c]
+    e = R[CB + CF * (c) + F_EFF]
     if e == E_ATTACK:
-        return (mo & R.etiles[c] & ~safe_mask(S, R)) != 0
+        return (mo & R[CB + CF * (c) + F_TILES] & ~safe_mask(S, R)) != 0
     if e == E_SET_OPP_NEXT:
         return (mo >> 11) != 0
     if e == E_MOVE_OPP:
-        return (mo >> R.params[P_C_LO]) != 0
+        return (mo >> R[P_C_LO]) != 0
     if e == E_REENTER:
-        return S[p * PS + SUP] > 0 and free_tile(S, R, p, R.eval[c])
+        return S[p * PS + SUP] > 0 and free_tile(S, R, p, R[CB + CF * (c) + F_VAL])
     return False
 
 
@@ -124,9 +124,9 @@ def greedy_move(S, R, moves, n):
     p = S[ACTIVE]
     r = S[ROLLV]
     mo = S[(1 - p) * PS + MASK]
-    lo, hi = R.params[P_C_LO], R.params[P_C_HI]
+    lo, hi = R[P_C_LO], R[P_C_HI]
     safe = safe_mask(S, R)
-    ros = R.params[P_ROSETTES]
+    ros = R[P_ROSETTES]
     best, best_class, best_key = 0, 99, -1
     for i in range(n):
         f = moves[i]
@@ -265,10 +265,10 @@ def expectimax_move(S, R, moves, n, depth, w):
     """Index of the best move among ``moves[:n]`` (see the module docstring)."""
     p = S[ACTIVE]
     o = 1 - p
-    lo, hi = R.params[P_C_LO], R.params[P_C_HI]
+    lo, hi = R[P_C_LO], R[P_C_HI]
     safe = safe_mask(S, R)
-    ros = R.params[P_ROSETTES]
-    to_win = R.params[P_TO_WIN]
+    ros = R[P_ROSETTES]
+    to_win = R[P_TO_WIN]
     pp = np.empty(5)
     po = np.empty(5)
     roll_probs(S, R, p, pp)

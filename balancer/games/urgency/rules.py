@@ -37,8 +37,6 @@ PICK (card ``arg`` into play / into the order / kept), ROLL and TRIGGER (Eagle: 
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numba as nb
 import numpy as np
 
@@ -75,35 +73,28 @@ ROS = 44         # 3 slots: the Rosette cards drawn
 PS = 48
 G = 2 * PS
 ACTIVE, PHASE, STEP, ROLLV, RA_CARD, RA_TILE, REQ_HEAD, REQ_TAIL, OPT_N, PICKER, PICK_KIND, WINNER, EV_N, \
-    EV_HEAD, TOTAL_TURNS, ROLLED = range(G, G + 16)
-REQ = G + 16     # 16 pick requests: player + 2 * kind + 16 * last
-OPTS = G + 32    # 8 options (card ids)
-EVQ = G + 40     # 64 queued card activations: owner + 2 * card
-STATE_SIZE = G + 104
+    EV_HEAD, TOTAL_TURNS, ROLLED, SAFEM = range(G, G + 17)
+REQ = G + 17     # 16 pick requests: player + 2 * kind + 16 * last
+OPTS = G + 33    # 8 options (card ids)
+EVQ = G + 41     # 64 queued card activations: owner + 2 * card
+STATE_SIZE = G + 105
 
 # rules.params
 P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
     P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL = range(15)
 
 
-class Rules(NamedTuple):
-    """A variant compiled to arrays. ``params`` (int64[15], the P_* codes); per card id c:
-    ``trig``, ``tval`` (-1 = any value), ``eff``, ``eval`` (effect value), ``etiles`` (bit mask of
-    tiles), ``target``, ``deck`` (0..6, :data:`~.config.ANIMAL_DECKS`); per deck: ``deck_off``
-    (int64[8], cards of deck d are deck_off[d]..deck_off[d+1]-1), ``deck_dice`` (0 = no deck rule);
-    ``animal`` (deck codes a seat may play)."""
-
-    params: np.ndarray
-    trig: np.ndarray
-    tval: np.ndarray
-    eff: np.ndarray
-    eval: np.ndarray
-    etiles: np.ndarray
-    target: np.ndarray
-    deck: np.ndarray
-    deck_off: np.ndarray
-    deck_dice: np.ndarray
-    animal: np.ndarray
+# the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
+DOFF = 16        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 24       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 31        # animal[7]: deck codes a seat may play
+CB = 38          # per card id c: CF fields at CB + CF * c
+F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
+CF = 7
+Rules = np.ndarray
+"""A variant compiled by :func:`compile_rules`: int64 array; ``R[P_*]`` the numbers, then the deck
+tables (DOFF, DDICE, ANIM) and per card: trigger code, trigger value (-1 = any), effect code,
+effect value, tiles (bit mask), target, deck code."""
 
 
 def _mask(tiles) -> int:
@@ -113,31 +104,30 @@ def _mask(tiles) -> int:
     return m
 
 
-def compile_rules(cfg: UrgencyConfig) -> Rules:
-    """The variant's numbers and cards as arrays (see :class:`Rules`)."""
-    trig, tval, eff, val, tiles, target, deck = [], [], [], [], [], [], []
+def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
+    """The variant's numbers and cards as one int64 array (see :data:`Rules`)."""
+    cards: list[list[int]] = []
     deck_off, deck_dice = [0], []
-    for d, name in enumerate(ANIMAL_DECKS):
+    for name in ANIMAL_DECKS:
         spec = cfg.decks.get(name)
-        cards = spec.cards if spec is not None else []
-        for card in cards:
-            trig.append(TRIGGERS.index(card.trigger.when))
-            tval.append(-1 if card.trigger.value is None else card.trigger.value)
-            eff.append(EFFECTS.index(card.effect.do))
-            val.append(card.effect.value)
-            tiles.append(_mask(card.effect.tiles))
-            target.append(TARGETS.index(card.effect.target))
-            deck.append(d)
-        deck_off.append(len(trig))
+        for card in (spec.cards if spec is not None else []):
+            cards.append([TRIGGERS.index(card.trigger.when), -1 if card.trigger.value is None else card.trigger.value,
+                          EFFECTS.index(card.effect.do), card.effect.value, _mask(card.effect.tiles),
+                          TARGETS.index(card.effect.target), ANIMAL_DECKS.index(name)])
+        deck_off.append(len(cards))
         deck_dice.append((spec.dice_while_in_play or 0) if spec is not None else 0)
     c = cfg.cards
-    params = np.array([cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
-                       _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
-                       c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns,
-                       len(c.animal_decks)], np.int64)
-    i64 = lambda xs: np.array(xs, np.int64).reshape(-1)  # noqa: E731
-    return Rules(params, i64(trig), i64(tval), i64(eff), i64(val), i64(tiles), i64(target), i64(deck),
-                 i64(deck_off), i64(deck_dice), i64([ANIMAL_DECKS.index(n) for n in c.animal_decks]))
+    params = [cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
+              _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
+              c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks)]
+    animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
+    R = np.zeros(CB + CF * len(cards), np.int64)
+    R[:len(params)] = params
+    R[DOFF:DOFF + 8] = deck_off
+    R[DDICE:DDICE + 7] = deck_dice
+    R[ANIM:ANIM + len(animal)] = animal
+    R[CB:] = np.array(cards, np.int64).reshape(-1)
+    return R
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -163,34 +153,46 @@ def in_centre(params, t):
 
 
 @nb.njit(cache=True)
-def safe_mask(S, R):
+def safe_mask_of(S, R):
     """Tiles that are safe now: the board's safe tiles and every ``safe_tiles`` card in play (of
     either player: a safe tile is safe for everyone, Definitions)."""
-    m = R.params[P_SAFE]
+    m = R[P_SAFE]
     for p in range(2):
         b = p * PS
         for i in range(S[b + NPLAY]):
             c = S[b + INPLAY + i]
-            if R.eff[c] == E_SAFE:
-                m |= R.etiles[c]
+            if R[CB + CF * (c) + F_EFF] == E_SAFE:
+                m |= R[CB + CF * (c) + F_TILES]
     return m
 
 
 @nb.njit(cache=True)
-def dice_of(S, R, p):
+def dice_count(S, R, p):
     """Dice player ``p`` rolls: the rulebook's number, a deck rule while any card of that deck is in
     play (Tortoise: 3), a ``dice`` card over both (the card that came into play last wins)."""
     b = p * PS
-    n = R.params[P_DICE]
+    n = R[P_DICE]
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
-        if R.deck_dice[R.deck[c]] > 0:
-            n = R.deck_dice[R.deck[c]]
+        if R[DDICE + R[CB + CF * (c) + F_DECK]] > 0:
+            n = R[DDICE + R[CB + CF * (c) + F_DECK]]
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
-        if R.eff[c] == E_DICE:
-            n = R.eval[c]
+        if R[CB + CF * (c) + F_EFF] == E_DICE:
+            n = R[CB + CF * (c) + F_VAL]
     return n
+
+
+@nb.njit(cache=True, inline="always")
+def safe_mask(S, R):
+    """The safe tiles now (cached in the state by :func:`put_in_play`, see :func:`safe_mask_of`)."""
+    return S[SAFEM]
+
+
+@nb.njit(cache=True, inline="always")
+def dice_of(S, R, p):
+    """Dice player ``p`` rolls now (cached by :func:`put_in_play`, see :func:`dice_count`)."""
+    return S[p * PS + DICE_N]
 
 
 @nb.njit(cache=True)
@@ -205,7 +207,7 @@ def move_target(S, R, p, f, r, safe):
         return t
     if (S[p * PS + MASK] >> t) & 1:
         return -1
-    if in_centre(R.params, t) and (S[(1 - p) * PS + MASK] >> t) & 1 and (safe >> t) & 1:
+    if in_centre(R, t) and (S[(1 - p) * PS + MASK] >> t) & 1 and (safe >> t) & 1:
         return -1
     return t
 
@@ -233,6 +235,24 @@ def gen_moves(S, R, out):
 
 
 @nb.njit(cache=True)
+def has_move(S, R):
+    """True when the active player has a legal token move with the current roll (no allocation)."""
+    p = S[ACTIVE]
+    r = S[ROLLV]
+    if r <= 0:
+        return False
+    safe = S[SAFEM]
+    b = p * PS
+    if S[b + SUP] > 0 and move_target(S, R, p, 0, r, safe) >= 0:
+        return True
+    m = S[b + MASK]
+    for f in range(1, SCORED_TILE - r + 1):
+        if (m >> f) & 1 and move_target(S, R, p, f, r, safe) >= 0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
 def target_token(S, p, which):
     """Tile of player ``p``'s foremost or rearmost token on the board, or 0 if none."""
     m = S[p * PS + MASK]
@@ -254,12 +274,10 @@ def target_token(S, p, which):
 def fire(S, R, trigger, p, value):
     """Queue the activations of player ``p``'s cards in play whose trigger is ``trigger`` with
     ``value`` (in the order they came into play)."""
-    if R.params[P_CARDS] == 0:
-        return
     b = p * PS
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
-        if R.trig[c] == trigger and (R.tval[c] < 0 or R.tval[c] == value):
+        if R[CB + CF * (c) + F_TRIG] == trigger and (R[CB + CF * (c) + F_TVAL] < 0 or R[CB + CF * (c) + F_TVAL] == value):
             if S[EV_N] < 64:
                 S[EVQ + S[EV_N]] = p + 2 * c
                 S[EV_N] += 1
@@ -310,17 +328,17 @@ def own_move(S, R, p, f, t, by_roll):
         return
     S[b + MASK] |= 1 << t
     o = 1 - p
-    if in_centre(R.params, t) and (S[o * PS + MASK] >> t) & 1:
+    if in_centre(R, t) and (S[o * PS + MASK] >> t) & 1:
         S[b + CAPT] += 1
         remove_token(S, R, o, t)
         fire(S, R, T_CAPTURE, p, t)
     if by_roll:
-        if (R.params[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
+        if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
         fire(S, R, T_LAND_TILE, p, t)
-        if (R.params[P_ROSETTES] >> t) & 1:
+        if (R[P_ROSETTES] >> t) & 1:
             fire(S, R, T_LAND_ROSETTE, p, t)
-        if in_centre(R.params, t):
+        if in_centre(R, t):
             fire(S, R, T_LAND_CENTRE, p, t)
 
 
@@ -330,7 +348,7 @@ def free_tile(S, R, p, t):
     in the centre row, no opponent's token either)."""
     if (S[p * PS + MASK] >> t) & 1:
         return False
-    if in_centre(R.params, t) and (S[(1 - p) * PS + MASK] >> t) & 1:
+    if in_centre(R, t) and (S[(1 - p) * PS + MASK] >> t) & 1:
         return False
     return True
 
@@ -355,8 +373,8 @@ def push_token(S, R, p, f, d):
 @nb.njit(cache=True)
 def apply_effect(S, R, p, c):
     """Apply card ``c`` of player ``p`` (the vocabulary of :data:`~.config.EFFECTS`)."""
-    e = R.eff[c]
-    v = R.eval[c]
+    e = R[CB + CF * (c) + F_EFF]
+    v = R[CB + CF * (c) + F_VAL]
     o = 1 - p
     if e == E_ROLL_AGAIN:
         if p == S[ACTIVE]:
@@ -369,7 +387,7 @@ def apply_effect(S, R, p, c):
         if S[ROLLED]:
             S[ROLLV] = min(max(S[ROLLV] + v, 0), 4)
     elif e == E_EXTRA_MOVE:
-        f = target_token(S, p, R.target[c])
+        f = target_token(S, p, R[CB + CF * (c) + F_TARGET])
         if f > 0:
             if v > 0:
                 t = move_target(S, R, p, f, v, safe_mask(S, R))
@@ -379,13 +397,13 @@ def apply_effect(S, R, p, c):
                 push_token(S, R, p, f, v)
     elif e == E_ATTACK:
         safe = safe_mask(S, R)
-        m = R.etiles[c]
+        m = R[CB + CF * (c) + F_TILES]
         for t in range(1, SCORED_TILE):
-            if (m >> t) & 1 and in_centre(R.params, t) and (S[o * PS + MASK] >> t) & 1 and not (safe >> t) & 1:
+            if (m >> t) & 1 and in_centre(R, t) and (S[o * PS + MASK] >> t) & 1 and not (safe >> t) & 1:
                 S[p * PS + CAPT] += 1
                 remove_token(S, R, o, t)
     elif e == E_MOVE_OPP:
-        f = target_token(S, o, R.target[c])
+        f = target_token(S, o, R[CB + CF * (c) + F_TARGET])
         if f > 0:
             push_token(S, R, o, f, v)
     elif e == E_REENTER:
@@ -414,10 +432,13 @@ def push_request(S, p, kind, last):
 
 
 @nb.njit(cache=True)
-def put_in_play(S, p, c):
+def put_in_play(S, R, p, c):
+    """Card ``c`` comes into play for ``p``; refreshes the cached safe tiles and dice count."""
     b = p * PS
     S[b + INPLAY + S[b + NPLAY]] = c
     S[b + NPLAY] += 1
+    S[SAFEM] = safe_mask_of(S, R)
+    S[b + DICE_N] = dice_count(S, R, p)
 
 
 @nb.njit(cache=True)
@@ -425,16 +446,16 @@ def unlock(S, R, p):
     """Player ``p``'s opponent has scored (Rule Cards): at scores 1..unlock_scores, ``p`` puts the
     next card of their order into play (set in stone), or chooses from their next pile, or, with no
     pile left, their final card from the discard pile."""
-    if R.params[P_CARDS] == 0:
+    if R[P_CARDS] == 0:
         return
     b = p * PS
     S[b + OPPSC] += 1
-    if S[b + OPPSC] > R.params[P_UNLOCK]:
+    if S[b + OPPSC] > R[P_UNLOCK]:
         return
     if S[b + QUSED] < S[b + NQUEUE]:
-        put_in_play(S, p, S[b + QUEUE + S[b + QUSED]])
+        put_in_play(S, R, p, S[b + QUEUE + S[b + QUSED]])
         S[b + QUSED] += 1
-    elif S[b + NEXTPILE] < R.params[P_PILES]:
+    elif S[b + NEXTPILE] < R[P_PILES]:
         push_request(S, p, K_PILE, 0)
     elif S[b + NDISC] > 0:
         push_request(S, p, K_DISCARD, 0)
@@ -482,7 +503,7 @@ def apply_pick(S, R, c):
     last = x // 16
     b = p * PS
     if kind == K_ROSETTE:
-        put_in_play(S, p, c)                       # the other is removed from the game
+        put_in_play(S, R, p, c)                       # the other is removed from the game
     elif kind == K_PILE:
         k = S[b + NEXTPILE]
         for i in range(2):
@@ -491,7 +512,7 @@ def apply_pick(S, R, c):
                 S[b + DISC + S[b + NDISC]] = other
                 S[b + NDISC] += 1
             S[b + PILES + 2 * k + i] = -1
-        put_in_play(S, p, c)
+        put_in_play(S, R, p, c)
         S[b + NEXTPILE] += 1
     elif kind == K_DISCARD:
         n = S[b + NDISC]
@@ -501,7 +522,7 @@ def apply_pick(S, R, c):
                 S[b + DISC + j] = S[b + DISC + i]
                 j += 1
         S[b + NDISC] = j
-        put_in_play(S, p, c)
+        put_in_play(S, R, p, c)
     else:
         for i in range(6):
             if S[b + PILES + i] == c:
@@ -510,14 +531,24 @@ def apply_pick(S, R, c):
             S[b + QUEUE + S[b + NQUEUE]] = c
             S[b + NQUEUE] += 1
         else:
-            put_in_play(S, p, c)
+            put_in_play(S, R, p, c)
         if last:                                   # the cards not chosen go to the discard pile
             for i in range(6):
                 if S[b + PILES + i] >= 0:
                     S[b + DISC + S[b + NDISC]] = S[b + PILES + i]
                     S[b + NDISC] += 1
                     S[b + PILES + i] = -1
-            S[b + NEXTPILE] = R.params[P_PILES]
+            S[b + NEXTPILE] = R[P_PILES]
+
+
+@nb.njit(cache=True)
+def has_instead(S, R, p):
+    """Does ``p`` have an ``instead_of_roll`` card in play?"""
+    b = p * PS
+    for i in range(S[b + NPLAY]):
+        if R[CB + CF * S[b + INPLAY + i] + F_TRIG] == T_INSTEAD:
+            return True
+    return False
 
 
 @nb.njit(cache=True)
@@ -530,7 +561,7 @@ def instead_cards(S, R, p, out):
     n = 0
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
-        if R.trig[c] == T_INSTEAD:
+        if R[CB + CF * (c) + F_TRIG] == T_INSTEAD:
             out[n] = c
             n += 1
     return n
@@ -545,14 +576,15 @@ def new_state(R, decks, rng):
     and queues the setup decisions; then advances to the first decision. Seat 1 moves first (the
     rulebook's random first player is the runner's seat rotation)."""
     S = np.zeros(STATE_SIZE, np.int64)
-    prm = R.params
+    prm = R
     for p in range(2):
         b = p * PS
         S[b + SUP] = prm[P_TOKENS]
+        S[b + DICE_N] = prm[P_DICE]
         S[b + NEXT_ROLL] = -1
         d = decks[p]
         if d < 0 and prm[P_CARDS]:
-            d = R.animal[below(rng, prm[P_N_ANIMAL])]
+            d = R[ANIM + below(rng, prm[P_N_ANIMAL])]
         S[b + DECK] = d
         for i in range(6):
             S[b + PILES + i] = -1
@@ -560,7 +592,7 @@ def new_state(R, decks, rng):
         for p in range(2):
             b = p * PS
             d = S[b + DECK]
-            lo, hi = R.deck_off[d], R.deck_off[d + 1]
+            lo, hi = R[DOFF + d], R[DOFF + d + 1]
             cards = np.arange(lo, hi)
             rng.shuffle(cards)
             k = 0
@@ -571,7 +603,7 @@ def new_state(R, decks, rng):
             for i in range(2 * prm[P_PILES]):
                 S[b + PILES + i] = cards[k]
                 k += 1
-        ros = np.arange(R.deck_off[0], R.deck_off[1])
+        ros = np.arange(R[DOFF + 0], R[DOFF + 1])
         rng.shuffle(ros)
         k = 0
         for p in range(2):
@@ -591,6 +623,7 @@ def new_state(R, decks, rng):
             elif mode == 3:
                 for i in range(4):
                     push_request(S, p, K_PLAY, 1 if i == 3 else 0)
+    S[SAFEM] = prm[P_SAFE]
     S[STEP] = ST_SETUP
     S[ACTIVE] = 0
     advance(S, R, rng)
@@ -621,8 +654,7 @@ def roll_dice(S, R, rng):
 def advance(S, R, rng):
     """Play the game's own steps (setup picks, turn starts, rolls, forced passes, roll agains)
     until a player has a decision to make or the game is over."""
-    buf = np.empty(16, np.int64)
-    prm = R.params
+    prm = R
     while True:
         if S[PHASE] == PH_OVER:
             return
@@ -649,7 +681,7 @@ def advance(S, R, rng):
                 return
             if S[REQ_HEAD] < S[REQ_TAIL]:
                 continue
-            if instead_cards(S, R, p, buf) > 0:
+            if S[p * PS + LOCK] == 0 and has_instead(S, R, p):
                 S[PHASE] = PH_CHOOSE
                 return
         elif st == ST_ROLL:
@@ -657,7 +689,7 @@ def advance(S, R, rng):
             S[STEP] = ST_END
             if end_if_won(S, R):
                 return
-            if gen_moves(S, R, buf) > 0:
+            if has_move(S, R):
                 S[PHASE] = PH_MOVE
                 return
         else:   # ST_END
@@ -680,7 +712,7 @@ def advance(S, R, rng):
 def end_if_won(S, R):
     """Game over once a player has scored ``to_win`` tokens (How to Win)."""
     for p in range(2):
-        if S[p * PS + SCORED] >= R.params[P_TO_WIN]:
+        if S[p * PS + SCORED] >= R[P_TO_WIN]:
             S[WINNER] = p
             S[PHASE] = PH_OVER
             return True
@@ -746,14 +778,11 @@ def seat_to_move(S):
 def decisions(S, R, kinds, args):
     """Every legal decision of the seat to move, as (kinds, args); returns the count."""
     ph = S[PHASE]
-    buf = np.empty(16, np.int64)
     n = 0
     if ph == PH_MOVE:
-        m = gen_moves(S, R, buf)
-        for i in range(m):
-            kinds[n] = MOVE
-            args[n] = buf[i]
-            n += 1
+        n = gen_moves(S, R, args)
+        for i in range(n):
+            kinds[i] = MOVE
     elif ph == PH_PICK:
         for i in range(S[OPT_N]):
             kinds[n] = PICK
@@ -762,10 +791,12 @@ def decisions(S, R, kinds, args):
     elif ph == PH_CHOOSE:
         kinds[0] = ROLL
         args[0] = 0
+        p = S[ACTIVE]
         n = 1
-        m = instead_cards(S, R, S[ACTIVE], buf)
-        for i in range(m):
-            kinds[n] = TRIGGER
-            args[n] = buf[i]
-            n += 1
+        for i in range(S[p * PS + NPLAY]):
+            c = S[p * PS + INPLAY + i]
+            if R[CB + CF * c + F_TRIG] == T_INSTEAD:
+                kinds[n] = TRIGGER
+                args[n] = c
+                n += 1
     return n
