@@ -12,9 +12,12 @@ import numpy as np
 
 from .rules import CAPT, CAPTURED_N, NPLAY, PS, RAS, SCORED, SUP, TURNS, MASK, popcount
 
-METRICS: tuple[str, ...] = ("captures", "captured", "roll_agains", "tokens_on_board", "cards_in_play")
-"""Per-seat metrics: tokens this seat removed (basic and special attacks), tokens of this seat
-removed, roll agains taken, tokens on the board at the end, rule cards in play at the end."""
+METRICS: tuple[str, ...] = ("game_turns", "game_captures", "game_roll_agains", "captures", "captured", "roll_agains",
+                             "tokens_on_board", "cards_in_play")
+"""Metrics. Per game (the same value on both seats, so the per-player mean is the per-game mean):
+turns of both players, tokens removed by both, roll agains taken by both. Per seat: tokens this seat
+removed (basic and special attacks), tokens of this seat removed, roll agains taken, tokens on the
+board at the end, rule cards in play at the end."""
 
 
 def final_rows(S: np.ndarray) -> dict[str, list[int]]:
@@ -29,6 +32,8 @@ def final_rows(S: np.ndarray) -> dict[str, list[int]]:
         rows["roll_agains"].append(int(S[b + RAS]))
         rows["tokens_on_board"].append(popcount(int(S[b + MASK])))
         rows["cards_in_play"].append(int(S[b + NPLAY]))
+    for name, per_seat in (("game_turns", "turns"), ("game_captures", "captures"), ("game_roll_agains", "roll_agains")):
+        rows[name] = [sum(rows[per_seat])] * 2
     return rows
 
 
