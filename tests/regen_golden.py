@@ -54,6 +54,9 @@ CASES: tuple[Case, ...] = (
     Case("configs/citywright/v1.1.yaml", 4, 7),
     Case("configs/citywright/v1.1.yaml", 2, 7, "random,greedy"),
     Case("configs/citywright/v1.0.yaml", 2, 7),
+    Case("configs/urgency/no-cards.yaml", 2, 7),
+    Case("configs/urgency/standard.yaml", 2, 7, "greedy+ibex,expectimax+bull"),
+    Case("configs/urgency/full-force.yaml", 2, 3, "random+eagle,greedy+tortoise"),
 )
 
 
