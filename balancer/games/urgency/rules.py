@@ -414,8 +414,11 @@ def apply_effect(S, R, p, c):
 
 @nb.njit(cache=True)
 def resolve(S, R):
-    """Apply every queued card activation in order (new ones queue behind)."""
+    """Apply every queued card activation in order (new ones queue behind); stop once a player has
+    won (How to Win: the game ends at the winning score, nothing after it happens)."""
     while S[EV_HEAD] < S[EV_N]:
+        if S[SCORED] >= R[P_TO_WIN] or S[PS + SCORED] >= R[P_TO_WIN]:
+            break
         x = S[EVQ + S[EV_HEAD]]
         S[EV_HEAD] += 1
         apply_effect(S, R, x % 2, x // 2)
