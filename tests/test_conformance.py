@@ -337,7 +337,7 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
     rows = sorted(pq.read_table(out_dir / "results.parquet").to_pylist(), key=lambda r: (r["game_index"], r["seat"]))
     first = module.play_game(cfg, seat_agents(agents, 0), game_seed(seed, 0))
     expected = (RESULT_COLUMNS + [f"score_{k}" for k in first.components]
-                + [f"metric_{k}" for k in first.metrics])
+                + [f"metric_{k}" for k in first.metrics] + [f"label_{k}" for k in first.labels])
     assert pq.read_schema(out_dir / "results.parquet").names == expected
     assert len(rows) == games * n
     for i in range(games):
@@ -353,6 +353,7 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
                 (out.scores[s], ranks[s], shares[s], out.turns[s])
             assert all(row[f"score_{k}"] == v[s] for k, v in out.components.items())
             assert all(row[f"metric_{k}"] == pytest.approx(v[s]) for k, v in out.metrics.items())
+            assert all(row[f"label_{k}"] == v[s] for k, v in out.labels.items())
     summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
     assert SUMMARY_KEYS <= set(summary), f"summary.json lacks {SUMMARY_KEYS - set(summary)}"
     assert (summary["game"], summary["variant"], summary["n_players"], summary["games"], summary["seed"]) == \
