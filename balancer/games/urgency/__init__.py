@@ -235,7 +235,7 @@ def outcome(game: Game) -> Outcome:
     rows = final_rows(game.state)
     return Outcome(scores=rows["scored"], tiebreak=[(), ()], components={"scored": rows["scored"]},
                    metrics={m: [float(v) for v in rows[m]] for m in METRICS}, turns=rows["turns"],
-                   labels={"deck": [_deck_name(game.cfg, int(game.state[p * PS + DECK])) for p in range(2)]})
+                   labels={"deck": [_deck_name(game.cfg, d) for d in game.state[[DECK, PS + DECK]].tolist()]})
 
 
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:

@@ -335,6 +335,8 @@ def own_move(S, R, p, f, t, by_roll):
     if by_roll:
         if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
+        if R[P_CARDS] == 0:
+            return
         fire(S, R, T_LAND_TILE, p, t)
         if (R[P_ROSETTES] >> t) & 1:
             fire(S, R, T_LAND_ROSETTE, p, t)
@@ -649,8 +651,9 @@ def roll_dice(S, R, rng):
         r = popcount(below(rng, 1 << n))
     S[ROLLV] = r
     S[ROLLED] = 1
-    fire_both(S, R, T_OWN_ROLL, T_OPP_ROLL, r)
-    resolve(S, R)
+    if R[P_CARDS]:
+        fire_both(S, R, T_OWN_ROLL, T_OPP_ROLL, r)
+        resolve(S, R)
 
 
 @nb.njit(cache=True)
@@ -677,8 +680,9 @@ def advance(S, R, rng):
             S[RA_CARD] = 0
             S[RA_TILE] = 0
             S[ROLLED] = 0
-            fire(S, R, T_TURN_START, p, 0)
-            resolve(S, R)
+            if R[P_CARDS]:
+                fire(S, R, T_TURN_START, p, 0)
+                resolve(S, R)
             S[STEP] = ST_ROLL
             if end_if_won(S, R):
                 return
@@ -755,7 +759,8 @@ def apply_decision(S, R, kind, arg, rng):
         p = S[ACTIVE]
         t = move_target(S, R, p, arg, S[ROLLV], safe_mask(S, R))
         own_move(S, R, p, arg, t, True)
-        resolve(S, R)
+        if R[P_CARDS]:
+            resolve(S, R)
         S[STEP] = ST_END
     elif ph == PH_PICK:
         apply_pick(S, R, arg)

@@ -22,16 +22,17 @@ board at the end, rule cards in play at the end."""
 
 def final_rows(S: np.ndarray) -> dict[str, list[int]]:
     """Per-seat numbers of a finished game state: scored, turns and each of :data:`METRICS`."""
+    v = S[:2 * PS].tolist()                     # plain ints: this runs once per game, outside numba
     rows: dict[str, list[int]] = {"scored": [], "turns": []} | {m: [] for m in METRICS}
     for p in range(2):
         b = p * PS
-        rows["scored"].append(int(S[b + SCORED]))
-        rows["turns"].append(int(S[b + TURNS]))
-        rows["captures"].append(int(S[b + CAPT]))
-        rows["captured"].append(int(S[b + CAPTURED_N]))
-        rows["roll_agains"].append(int(S[b + RAS]))
-        rows["tokens_on_board"].append(popcount(int(S[b + MASK])))
-        rows["cards_in_play"].append(int(S[b + NPLAY]))
+        rows["scored"].append(v[b + SCORED])
+        rows["turns"].append(v[b + TURNS])
+        rows["captures"].append(v[b + CAPT])
+        rows["captured"].append(v[b + CAPTURED_N])
+        rows["roll_agains"].append(v[b + RAS])
+        rows["tokens_on_board"].append(bin(v[b + MASK]).count("1"))
+        rows["cards_in_play"].append(v[b + NPLAY])
     for name, per_seat in (("game_turns", "turns"), ("game_captures", "captures"), ("game_roll_agains", "roll_agains")):
         rows[name] = [sum(rows[per_seat])] * 2
     return rows
