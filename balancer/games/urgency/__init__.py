@@ -33,7 +33,8 @@ seat as ``label_deck`` ("none" without cards).
 
 Assumptions (in the YAML, marked ``assumed``): every card text except the published facts (Ibex:
 the opponent's 4 makes your next roll a 4; Eagle: the opponent's next roll 0, roll or trigger;
-Tortoise: 3 dice, one card naming 4), the Eagle may not trigger a card two turns running, the
+Tortoise: 3 dice, one card naming 4), an Eagle that triggered a card must move a token by a roll before it triggers another, a roll
+set by a card fires no roll cards, the
 active player's fixed ordering of simultaneous cards (opponent's first, own last), the
 ``max_turns`` safety stop, the Rosette card's "may take" action always taken, card actions move
 the named token (foremost/rearmost) rather than one the player picks, and moves made by card

@@ -143,6 +143,11 @@ class Cards(_Strict):
     piles: int = Field(ge=1, le=3, description="face-down piles of 2 (Setup)")
     unlock_scores: int = Field(ge=0, le=4, description="opponent scores that put a card into play; the last "
                                "of them takes the final card from the discard pile (Rule Cards)")
+    trigger_again_after: Literal["roll", "move"] = Field(
+        description="after triggering an instead_of_roll card, its owner must roll (roll) or move a token by a "
+                    "roll (move) before triggering one again")
+    forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
+                                       "opponent_roll cards like a roll of the dice?")
     max_turns: int = Field(ge=10, description="turns after which the game stops (safety for card loops); "
                            "the player with more tokens scored wins, equal counts share")
     assumed: str | None = None

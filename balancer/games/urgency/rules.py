@@ -81,14 +81,14 @@ STATE_SIZE = G + 105
 
 # rules.params
 P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
-    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL = range(15)
+    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE = range(17)
 
 
 # the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
-DOFF = 16        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
-DDICE = 24       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
-ANIM = 31        # animal[7]: deck codes a seat may play
-CB = 38          # per card id c: CF fields at CB + CF * c
+DOFF = 17        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 25       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 32        # animal[7]: deck codes a seat may play
+CB = 39          # per card id c: CF fields at CB + CF * c
 F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
 CF = 7
 Rules = np.ndarray
@@ -119,7 +119,8 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
     c = cfg.cards
     params = [cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
               _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
-              c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks)]
+              c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks),
+              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move")]
     animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
     R = np.zeros(CB + CF * len(cards), np.int64)
     R[:len(params)] = params
@@ -333,6 +334,7 @@ def own_move(S, R, p, f, t, by_roll):
         remove_token(S, R, o, t)
         fire(S, R, T_CAPTURE, p, t)
     if by_roll:
+        S[b + LOCK] = 0
         if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
         if R[P_CARDS] == 0:
@@ -559,7 +561,7 @@ def has_instead(S, R, p):
 @nb.njit(cache=True)
 def instead_cards(S, R, p, out):
     """Player ``p``'s ``instead_of_roll`` cards that may be triggered now (none the turn after one
-    was: the Eagle must roll every other turn at least, an assumption that keeps games finite)."""
+    was, until its owner has rolled or moved a token by a roll: ``cards.trigger_again_after``)."""
     b = p * PS
     if S[b + LOCK]:
         return 0
@@ -639,11 +641,14 @@ def new_state(R, decks, rng):
 
 @nb.njit(cache=True)
 def roll_dice(S, R, rng):
-    """Roll (Movement): a forced next roll if a card set one, else the player's binary dice."""
+    """Roll (Movement): a forced next roll if a card set one, else the player's binary dice; then the
+    roll cards fire (for a forced roll only if ``cards.forced_rolls_trigger``)."""
     p = S[ACTIVE]
     b = p * PS
-    S[b + LOCK] = 0
-    if S[b + NEXT_ROLL] >= 0:
+    if R[P_LOCK_MOVE] == 0:
+        S[b + LOCK] = 0
+    forced = S[b + NEXT_ROLL] >= 0
+    if forced:
         r = S[b + NEXT_ROLL]
         S[b + NEXT_ROLL] = -1
     else:
@@ -651,7 +656,7 @@ def roll_dice(S, R, rng):
         r = popcount(below(rng, 1 << n))
     S[ROLLV] = r
     S[ROLLED] = 1
-    if R[P_CARDS]:
+    if R[P_CARDS] and (not forced or R[P_FORCED_TRIG]):
         fire_both(S, R, T_OWN_ROLL, T_OPP_ROLL, r)
         resolve(S, R)
 

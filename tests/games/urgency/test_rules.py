@@ -338,7 +338,7 @@ def test_token_pushed_onto_a_rosette_earns_no_roll_again(std):
 
 def test_eagle_triggers_instead_of_rolling(std):
     """Eagle: at the start of the turn, ROLL or TRIGGER; Talon Dive makes the opponent's next roll 0,
-    and the Eagle may not trigger again on its next turn."""
+    and the Eagle may not trigger again before it has moved a token by a roll."""
     game = position(std, mine=[1], theirs=[2])
     S = game.state
     put_in_play(S, game.rules, 0, card(std, "Eagle: Talon Dive"))
