@@ -56,7 +56,8 @@ import numpy as np
 
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game
+from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
+                     play_new_game_no_chance_agents)
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .rules import (DECK, MASK, MOVE, PH_OVER, PHASE, PICK, PS, ROLL, ROLLV, SCORED, SCORED_TILE, SUP,
                     TURNS, Rules, apply_decision, compile_rules, decisions, is_legal, new_state, seat_to_move)
@@ -245,7 +246,10 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
     _check_players(len(agents))
     rules, decks, kinds, prio, weights = _seated(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
+    if (kinds == RANDOM).any():
+        S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
+    else:
+        S = play_new_game_no_chance_agents(rules, decks, kinds, prio, weights, game_rng)
     return outcome(Game(cfg, rules, S, game_rng))
 
 

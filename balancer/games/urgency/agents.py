@@ -328,3 +328,11 @@ def play_new_game(R, decks, agent_kinds, prio, weights, game_rng, agent_rng):
         i = choose(S, R, agent_kinds[seat], prio, weights[seat], agent_rng, kinds, args, n)
         apply_decision(S, R, kinds[i], args[i], game_rng)
     return S
+
+
+@nb.njit(cache=True)
+def play_new_game_no_chance_agents(R, decks, agent_kinds, prio, weights, game_rng):
+    """:func:`play_new_game` for a table without a ``random`` agent: the other agents never draw, so
+    the game's generator can stand in for theirs (same games; one generator fewer to hand to numba,
+    which costs about 20 microseconds a call)."""
+    return play_new_game(R, decks, agent_kinds, prio, weights, game_rng, game_rng)
