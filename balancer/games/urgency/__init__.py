@@ -57,7 +57,7 @@ import numpy as np
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
-                     play_new_game_no_chance_agents)
+                     play_new_game_no_chance_agents, play_race_fast)
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .rules import (DECK, MASK, MOVE, PH_OVER, PHASE, PICK, PS, ROLL, ROLLV, SCORED, SCORED_TILE, SUP,
                     TURNS, Rules, apply_decision, compile_rules, decisions, is_legal, new_state, seat_to_move)
@@ -241,12 +241,15 @@ def outcome(game: Game) -> Outcome:
 
 
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """Play one whole game at full speed (one compiled call). ``agents``: the agent name of each
-    seat. Raises ValueError for a player count other than 2 or an unknown agent."""
+    """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
+    use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
+    each seat. Raises ValueError for a player count other than 2 or an unknown agent."""
     _check_players(len(agents))
     rules, decks, kinds, prio, weights = _seated(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    if (kinds == RANDOM).any():
+    if not cfg.cards.enabled and ((kinds == RANDOM) | (kinds == GREEDY)).all():
+        S = play_race_fast(rules, kinds, game_rng, agent_rng)
+    elif (kinds == RANDOM).any():
         S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
     else:
         S = play_new_game_no_chance_agents(rules, decks, kinds, prio, weights, game_rng)
