@@ -317,14 +317,28 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     out0 = outcome(game)
     lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {out0.labels['deck'][s]})"
                                                    for s, a in enumerate(agents))]
+    shown = [0, 0]            # per seat: the last turn already in the transcript
+
+    def passes(before: tuple[int, int]) -> None:
+        """Lines for the turns (turn, seat) before ``before`` that had no decision."""
+        turns = [int(game.state[q * PS + TURNS]) for q in range(2)]
+        for t, q in sorted((t, q) for q in range(2) for t in range(shown[q] + 1, turns[q] + 1)):
+            if (t, q) < before:
+                lines.append(f"  turn {t:3d} seat {q + 1}: no move (a roll of 0, or no legal move)")
+                shown[q] = t
+
     while not is_over(game):
         seat = game.seat_to_move
         turn = int(game.state[seat * PS + TURNS])
         move = players[seat].choose(game, seat, agent_rng)
+        if move.kind != PICK:
+            passes((turn, seat))
+            shown[seat] = turn
         lines.append(f"  turn {turn:3d} seat {seat + 1}: {describe_move(game, move)}")
         apply(game, move)
         if move.kind == MOVE:
             lines += ["      " + row for row in draw_board(game).splitlines()]
+    passes((1 << 30, 0))
     out = outcome(game)
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     lines.append("")
