@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from balancer.config import load_config, resolve_yaml
@@ -18,7 +17,7 @@ from balancer.games.urgency import Move, card_names
 from balancer.games.urgency.config import UrgencyConfig
 from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
-                                          SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect,
+                                          SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
                                           fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
 from balancer.games.urgency.scoring import tokens_accounted
 
@@ -372,3 +371,50 @@ def test_deck_labels(std, plain):
     out = urgency.play_game(std, ["greedy+ibex", "random+lizard"], 5)
     assert out.labels == {"deck": ["ibex", "lizard"]}
     assert urgency.play_game(plain, ["greedy", "greedy"], 5).labels == {"deck": ["none", "none"]}
+
+
+@pytest.mark.parametrize("when,value,owner,expect", [
+    # my token on 3 rolls 3 and lands on 6 (a centre tile) where the opponent stands: each trigger below
+    # fires for its owner (0 = me, the active player; 1 = the opponent) and sets that owner's next roll to 3
+    ("land_tile", 6, 0, 3),
+    ("land_tile", 7, 0, -1),          # another tile: no
+    ("land_centre", None, 0, 3),
+    ("capture", None, 0, 3),
+    ("captured", None, 1, 3),
+    ("land_rosette", None, 0, -1),    # 6 is no rosette
+])
+def test_landing_triggers(when, value, owner, expect):
+    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when, "value": value},
+                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    game = position(cfg, mine=[3], theirs=[6], roll=3)
+    S = game.state
+    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.rules, 0, 3, 6, True)
+    resolve(S, game.rules)
+    assert S[owner * PS + NEXT_ROLL] == expect
+
+
+@pytest.mark.parametrize("when,owner", [("score", 0), ("opponent_score", 1)])
+def test_scoring_triggers(when, owner):
+    """My token scores from 13 with a 2: ``score`` fires for me, ``opponent_score`` for the opponent."""
+    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when},
+                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    game = position(cfg, mine=[13], roll=2)
+    S = game.state
+    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.rules, 0, 13, 15, True)
+    resolve(S, game.rules)
+    assert S[owner * PS + NEXT_ROLL] == 3 and S[(1 - owner) * PS + NEXT_ROLL] == -1
+
+
+def test_turn_start_trigger(std):
+    """Bull Bellow attacks 12 at the start of my turn: the opponent's token there is removed."""
+    game = position(std, mine=[1], theirs=[12])
+    S = game.state
+    put_in_play(S, game.rules, 0, card(std, "Bull: Bellow"))
+    S[STEP] = ST_TURN_START
+    S[PHASE] = 0
+    S[NEXT_ROLL] = 0
+    S[PS + NEXT_ROLL] = 0
+    advance(S, game.rules, game.rng)
+    assert S[PS + MASK] == 0 and S[PS + SUP] == 7
