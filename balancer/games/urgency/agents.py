@@ -129,6 +129,13 @@ def greedy_move(S, R, moves, n):
     lo, hi = R[P_C_LO], R[P_C_HI]
     safe = safe_mask(S, R)
     ros = R[P_ROSETTES]
+    return greedy_index(moves, n, r, mo, lo, hi, safe, ros)
+
+
+@nb.njit(cache=True, inline="always")
+def greedy_index(moves, n, r, mo, lo, hi, safe, ros):
+    """Index among ``moves[:n]`` (tiles moved from, roll ``r``) of the first rule of greedy's
+    priority list (module docstring) that a move meets; within a rule the larger key wins."""
     best, best_class, best_key = 0, 99, -1
     for i in range(n):
         f = moves[i]
@@ -390,27 +397,7 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
             if agent_kinds[p] == RANDOM:
                 f = moves[below(agent_rng, n)]
             else:
-                best, best_class, best_key = 0, 99, -1
-                for i in range(n):
-                    g = moves[i]
-                    t = g + r
-                    if t == SCORED_TILE:
-                        cls, key = 0, g
-                    elif lo <= t <= hi and (mo >> t) & 1:
-                        cls, key = 1, t
-                    elif (ros >> t) & 1 and (safe >> t) & 1:
-                        cls, key = 2, g
-                    elif (ros >> t) & 1:
-                        cls, key = 3, g
-                    elif g > 0 and threatened(g, mo, lo, hi, safe):
-                        cls, key = 4, SCORED_TILE - g
-                    elif g == 0:
-                        cls, key = 5, 0
-                    else:
-                        cls, key = 6, g
-                    if cls < best_class or (cls == best_class and key > best_key):
-                        best, best_class, best_key = i, cls, key
-                f = moves[best]
+                f = moves[greedy_index(moves, n, r, mo, lo, hi, safe, ros)]
             t = f + r
             if f == 0:
                 sup[p] -= 1

@@ -60,6 +60,16 @@ def position(cfg, mine=(), theirs=(), roll=0, my_supply=None, their_supply=None,
     return game
 
 
+def at_turn_start(game, cards=()) -> None:
+    """Put ``cards`` (ids) into play for the active player 0 and rewind to the start of its turn."""
+    S = game.state
+    for c in cards:
+        put_in_play(S, game.rules, 0, c)
+    S[STEP] = ST_TURN_START
+    S[PHASE] = 0
+    S[ACTIVE] = 0
+
+
 def card(cfg, name: str) -> int:
     """Card id of ``name`` ("Deck: Name")."""
     return card_names(cfg).index(name)
@@ -159,8 +169,7 @@ def test_pass_on_zero(plain):
     """A roll of 0 moves nothing: the turn passes to the opponent, whose forced 2 is then to move."""
     game = position(plain, mine=[3], theirs=[1], roll=0)
     S = game.state
-    S[STEP] = ST_TURN_START
-    S[PHASE] = 0
+    at_turn_start(game)
     S[NEXT_ROLL] = 0
     S[PS + NEXT_ROLL] = 2
     advance(S, game.rules, game.rng)
@@ -340,10 +349,7 @@ def test_eagle_triggers_instead_of_rolling(std):
     and the Eagle may not trigger again before it has moved a token by a roll."""
     game = position(std, mine=[1], theirs=[2])
     S = game.state
-    put_in_play(S, game.rules, 0, card(std, "Eagle: Talon Dive"))
-    S[STEP] = ST_TURN_START
-    S[PHASE] = 0
-    S[ACTIVE] = 0
+    at_turn_start(game, [card(std, "Eagle: Talon Dive")])
     advance(S, game.rules, game.rng)
     kinds = {m.kind for m in urgency.legal_moves(game)}
     assert kinds == {2, 3}                                # ROLL, TRIGGER
@@ -411,9 +417,7 @@ def test_turn_start_trigger(std):
     """Bull Bellow attacks 12 at the start of my turn: the opponent's token there is removed."""
     game = position(std, mine=[1], theirs=[12])
     S = game.state
-    put_in_play(S, game.rules, 0, card(std, "Bull: Bellow"))
-    S[STEP] = ST_TURN_START
-    S[PHASE] = 0
+    at_turn_start(game, [card(std, "Bull: Bellow")])
     S[NEXT_ROLL] = 0
     S[PS + NEXT_ROLL] = 0
     advance(S, game.rules, game.rng)
