@@ -5,7 +5,8 @@ A game may tag each seat with labels (``Outcome.labels``): the results then carr
 what a label means: it only groups rows of the long results table (DESIGN.md, "Results") by the
 values of one ``label_<name>`` column.
 
-* :func:`win_rate_by_label`: for each value, the win rate of the seats carrying it (any player count).
+* :func:`win_rate_by_label`: for each value, the win rate of the seats carrying it (any player
+  count), optionally split by other columns (``by=("seat",)`` for a per-game label).
 * :func:`matchup_matrix`: two players only; for each ordered pair of values (A, B), the win rate of
   the seat labelled A in games against a seat labelled B, for a chosen seat order: A moving first
   (``order="first"``), second (``"second"``) or both pooled (``"any"``). Mirror pairs (A, A) are
@@ -17,6 +18,7 @@ A win counts ``win_share`` (1/k for each of k tied winners). Intervals are Wilso
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import polars as pl
@@ -47,18 +49,24 @@ def _with_interval(df: pl.DataFrame, confidence: float) -> pl.DataFrame:
                            pl.Series("ci_low", lows, pl.Float64), pl.Series("ci_high", highs, pl.Float64))
 
 
-def win_rate_by_label(results: pl.LazyFrame | pl.DataFrame, name: str,
+def win_rate_by_label(results: pl.LazyFrame | pl.DataFrame, name: str, by: Sequence[str] = (),
                       confidence: float = DEFAULT_CONFIDENCE) -> pl.DataFrame:
-    """Win rate of the seats carrying each value of label ``name``.
+    """Win rate of the seats carrying each value of label ``name``, optionally split further by
+    other result columns ``by`` (e.g. ``("seat",)``: for a label that is the same for every seat of
+    a game, such as Águeda's shop-card pair, the seat win rates under each value).
 
-    Returns a DataFrame sorted by value with columns ``value`` (str), ``games`` (seat appearances),
-    ``wins`` (sum of win_share), ``rate``, ``ci_low``, ``ci_high``. Raises ValueError if the label
-    is missing.
+    Returns a DataFrame sorted by value (then ``by``) with columns ``value`` (str), the ``by``
+    columns, ``games`` (seat appearances), ``wins`` (sum of win_share), ``rate``, ``ci_low``,
+    ``ci_high``. Raises ValueError if the label or a ``by`` column is missing.
     """
     column = label_column(results, name)
-    df = (_as_lazy(results).group_by(pl.col(column).alias("value"))
-          .agg(pl.len().alias("games"), pl.col("win_share").sum().alias("wins"))
-          .sort("value").collect())
+    lf = _as_lazy(results)
+    missing = [c for c in by if c not in lf.collect_schema().names()]
+    if missing:
+        raise ValueError(f"no column {', '.join(map(repr, missing))} in the results")
+    keys = [pl.col(column).alias("value"), *map(pl.col, by)]
+    df = (lf.group_by(keys).agg(pl.len().alias("games"), pl.col("win_share").sum().alias("wins"))
+          .sort(["value", *by]).collect())
     return _with_interval(df, confidence)
 
 

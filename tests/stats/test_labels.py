@@ -34,6 +34,15 @@ def test_win_rate_by_label():
     assert by["bull"]["ci_low"] < 0.5 < by["bull"]["ci_high"]
 
 
+def test_win_rate_by_label_and_seat():
+    """A split by seat: ibex in seat 1 played games 0-2 and 4 (wins 1, 1, 0, 0.5): 2.5 of 4."""
+    df = win_rate_by_label(results(GAMES), "deck", by=("seat",))
+    row = df.filter((pl.col("value") == "ibex") & (pl.col("seat") == 1)).row(0, named=True)
+    assert row["games"] == 4 and row["rate"] == 2.5 / 4
+    with pytest.raises(ValueError, match="'table'"):
+        win_rate_by_label(results(GAMES), "deck", by=("table",))
+
+
 def test_matchup_matrix_by_seat_order():
     first = {(r["row"], r["col"]): r for r in matchup_matrix(results(GAMES), "deck", "first").iter_rows(named=True)}
     assert first[("ibex", "bull")]["games"] == 3 and math.isclose(first[("ibex", "bull")]["rate"], 2 / 3)
