@@ -222,13 +222,15 @@ def assumed_notes(data: Any, prefix: KeyPath = ()) -> list[str]:
 
     ``data`` is a merged YAML mapping (``resolve_yaml(path).data``); the notes come in file order,
     e.g. ``["rounds.3: the rulebook's round table for 3 players is missing; ..."]``. A note at the
-    top level is returned without a path. Non-string notes are written with ``str()``.
+    top level is returned without a path. Non-string notes are written with ``str()``; ``assumed: true``
+    with a sibling ``why:`` gives the why, ``assumed: false`` no note.
     """
     notes: list[str] = []
     if isinstance(data, dict):
         for key, value in data.items():
-            if key == "assumed" and value is not None and not isinstance(value, (dict, list)):
-                text = str(value).strip()
+            if key == "assumed" and value is not None and value is not False and not isinstance(value, (dict, list)):
+                # `assumed: true` beside a `why:` line (Urgency's cards): the why is the note
+                text = str(data.get("why") if value is True and data.get("why") else value).strip()
                 if text:
                     notes.append(f"{format_key_path(prefix)}: {text}" if prefix else text)
             else:

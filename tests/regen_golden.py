@@ -59,6 +59,9 @@ CASES: tuple[Case, ...] = (
     Case("configs/agueda/v1.yaml", 4, 7),
     Case("configs/agueda/v1.yaml", 5, 7),
     Case("configs/agueda/v1.yaml", 3, 7, "random,greedy,lookahead"),
+    Case("configs/urgency/no-cards.yaml", 2, 7),
+    Case("configs/urgency/standard.yaml", 2, 7, "greedy+ibex,expectimax+bull"),
+    Case("configs/urgency/full-force.yaml", 2, 3, "random+eagle,greedy+tortoise"),
 )
 
 

@@ -286,5 +286,7 @@ def test_assumed_notes_have_dotted_paths():
     data = {"game": "x", "assumed": "top", "rounds": {"3": {"rounds": 4, "assumed": "missing table"}},
             "tiers": [{"assumed": "guess"}], "other": {"assumed": None}}
     assert assumed_notes(data) == ["top", "rounds.3: missing table", "tiers[0]: guess"]
+    cards = {"cards": [{"name": "A", "assumed": True, "why": "invented"}, {"name": "B", "assumed": False}]}
+    assert assumed_notes(cards) == ["cards[0]: invented"]
     notes = assumed_notes(resolve_yaml(CONFIGS / "v1.1.yaml").data)
     assert any(n.startswith("rounds.4: the rulebook's round table") for n in notes)

@@ -353,6 +353,7 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
                 (out.scores[s], ranks[s], shares[s], out.turns[s])
             assert all(row[f"score_{k}"] == v[s] for k, v in out.components.items())
             assert all(row[f"metric_{k}"] == pytest.approx(v[s]) for k, v in out.metrics.items())
+            assert all(row[f"label_{k}"] == v[s] for k, v in out.labels.items())
     summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
     assert SUMMARY_KEYS <= set(summary), f"summary.json lacks {SUMMARY_KEYS - set(summary)}"
     assert (summary["game"], summary["variant"], summary["n_players"], summary["games"], summary["seed"]) == \

@@ -169,3 +169,45 @@ def test_engine_fingerprint_covers_the_game_package():
     from balancer.sim.runner import engine_sha256
 
     assert len(engine_sha256(cw)) == 64 and engine_sha256(cw) == engine_sha256(cw)
+
+
+MATCHUPS = f"""
+study: tiny-matchups
+title: "Deck match-ups"
+game: urgency
+seed: 3
+variants: {{standard: {ROOT / 'configs' / 'urgency' / 'standard.yaml'}}}
+runs:
+  decks: {{players: 2, agents: [greedy], games: 60}}
+figures:
+  - {{title: Match-ups, run: decks, show: "matchups:deck"}}
+  - {{title: Seats, run: decks, show: seat_win_rate}}
+"""
+
+
+def test_matchups_figure_renders_a_heatmap_and_table(tmp_path):
+    """show: matchups:<label> reads the cell's results, draws one heatmap per seat order, lists pairs."""
+    path = tmp_path / "m.yaml"
+    path.write_text(MATCHUPS, encoding="utf-8")
+    result = run_study(path, results_root=tmp_path / "results", jobs=1, progress=False)
+    data = figure_data(result)
+    assert data[0].matrix and {r["order"] for r in data[0].matrix} == {"first", "second", "any"}
+    assert sum(r["games"] for r in data[0].matrix if r["order"] == "first") == 60
+    html = render_study(result, study_changes(result), tmp_path / "m.html", figures_dir=tmp_path / "figs").read_text()
+    assert "row moves first" in html and "row moves second" in html and "win rate of the row" in html
+    assert (tmp_path / "figs" / "tiny-matchups-1-decks.png").is_file()
+
+
+def test_matchups_need_a_two_player_run(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(TINY.replace("show: seat_win_rate, published: {v1.0: [53, 47], v1.1: [50, 50]}",
+                                 "show: \"matchups:deck\"").replace("run: mirror-2p, show: \"matchups",
+                                                                    "run: specialists, show: \"matchups"),
+                    encoding="utf-8")
+    with pytest.raises(StudyError, match="2-player run"):
+        load_study(path)
+
+
+def test_the_urgency_matchups_study_file_is_valid():
+    study, _ = load_study(ROOT / "configs" / "urgency" / "matchups.yaml")
+    assert study.figures[0].show == "matchups:deck" and study.runs["decks"].players == 2

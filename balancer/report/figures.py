@@ -267,3 +267,59 @@ def score_breakdown_chart(
             ax.set_title(_label(title))
         fig.legend(loc="outside right upper")
         return svg_string(fig)
+
+
+def matchup_heatmap(
+    values: Sequence[str],
+    panels: Sequence[tuple[str, Sequence[Sequence[float]], Sequence[Sequence[float]], Sequence[Sequence[float]]]],
+    title: str = "",
+) -> Figure:
+    """A heatmap per panel of a label's match-up matrix (see :func:`balancer.stats.labels.matchup_matrix`).
+
+    Args:
+        values: the label values, rows and columns in this order.
+        panels: (panel title, rates, ci_low, ci_high), each a square matrix ``[row][col]`` of
+            fractions in [0, 1] (NaN where the pair was not played): the row value's win rate
+            against the column value.
+        title: figure title.
+
+    Each cell shows the rate in percent and, below, the 95% interval; colours run from blue (the row
+    loses) through white (50%) to red (the row wins).
+
+    Raises:
+        ValueError: if a matrix is not ``len(values)`` x ``len(values)``.
+    """
+    import numpy as np
+
+    k = len(values)
+    fig = _new_figure((0.6 + 3.2 * len(panels) * max(1.0, k / 5), 0.9 + 0.55 * k + 0.6))
+    with matplotlib.rc_context(_STYLE | {"axes.grid": False}):
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        image = None
+        for ax, (panel_title, rates, lows, highs) in zip(axes, panels):
+            r = np.asarray(rates, dtype=float)
+            if r.shape != (k, k) or np.asarray(lows).shape != (k, k) or np.asarray(highs).shape != (k, k):
+                raise ValueError(f"panel {panel_title!r}: matrices must be {k} x {k}")
+            image = ax.imshow(np.ma.masked_invalid(r * 100), cmap="RdBu_r", vmin=20, vmax=80)
+            for i in range(k):
+                for j in range(k):
+                    if np.isnan(r[i, j]):
+                        continue
+                    dark = abs(r[i, j] - 0.5) > 0.2          # white text on the deepest colours
+                    ax.text(j, i - 0.12, f"{r[i, j] * 100:.0f}", ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+                    ax.text(j, i + 0.24, f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}", ha="center",
+                            va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
+            labels = [_label(v) for v in values]
+            ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(k), labels)
+            ax.set_xlabel("opponent")
+            ax.set_title(_label(panel_title), loc="left")
+            for side in ("top", "right", "left", "bottom"):
+                ax.spines[side].set_visible(False)
+        axes[0].set_ylabel("win rate of")
+        if image is not None:
+            fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
+        if title:
+            fig.suptitle(_label(title), x=0.01, ha="left", fontsize=10)
+    return fig

@@ -18,6 +18,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 from balancer.report import figures as figs
+from balancer.stats.aggregate import scan_results
+from balancer.stats.labels import matchup_matrix
 from balancer.study.runner import StudyResult
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -50,6 +52,7 @@ class FigureData:
     series: list[Series]
     fair: float | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
+    matrix: list[dict[str, Any]] = field(default_factory=list)   # matchups: one table row per (variant, row, col)
 
 
 def _metric_name(show: str) -> str:
@@ -63,6 +66,10 @@ def figure_data(result: StudyResult) -> list[FigureData]:
     for i, fig in enumerate(result.study.figures):
         run = result.study.runs[fig.run]
         series = []
+        if fig.show.startswith("matchups:"):
+            out.append(FigureData(i, fig.title, fig.run, fig.show, [], "%", 100.0, [],
+                                  matrix=matchup_rows(result, fig.run, fig.show.split(":", 1)[1])))
+            continue
         if fig.show == "seat_win_rate":
             categories = [f"seat {s}" for s in range(1, run.players + 1)]
         elif fig.show == "agent_win_rate":
@@ -91,6 +98,38 @@ def figure_data(result: StudyResult) -> list[FigureData]:
                               fair=(1.0 / run.players if fig.show == "seat_win_rate" or
                                     (fig.show == "agent_win_rate" and len(set(run.table)) == run.players) else None)))
     return out
+
+
+ORDERS = (("first", "row moves first"), ("second", "row moves second"), ("any", "both seat orders"))
+
+
+def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, Any]]:
+    """Rows ``{variant, order, row, col, games, rate, ci_low, ci_high}`` of the match-up matrix of
+    ``label`` in every variant's cell of ``run`` (read from its results.parquet)."""
+    rows = []
+    for variant in result.study.variants:
+        lf = scan_results(result.cells[(run, variant)].out_dir)
+        for order, _ in ORDERS:
+            for r in matchup_matrix(lf, label, order).iter_rows(named=True):
+                rows.append({"variant": variant, "order": order} | r)
+    return rows
+
+
+def matchup_chart(data: FigureData) -> MplFigure:
+    """Heatmaps of a matchups figure: per variant, the row value moving first and moving second."""
+    values = sorted({r["row"] for r in data.matrix} | {r["col"] for r in data.matrix})
+    index = {v: i for i, v in enumerate(values)}
+    panels = []
+    for variant in dict.fromkeys(r["variant"] for r in data.matrix):
+        for order, name in ORDERS[:2]:
+            k = len(values)
+            mats = [[[math.nan] * k for _ in range(k)] for _ in range(3)]
+            for r in data.matrix:
+                if r["variant"] == variant and r["order"] == order:
+                    i, j = index[r["row"]], index[r["col"]]
+                    mats[0][i][j], mats[1][i][j], mats[2][i][j] = r["rate"], r["ci_low"], r["ci_high"]
+            panels.append((f"{variant}: {name}", *mats))
+    return figs.matchup_heatmap(values, panels, data.title)
 
 
 def grouped_chart(data: FigureData) -> MplFigure:
@@ -146,7 +185,7 @@ def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], 
     data = figure_data(result)
     blocks = []
     for d in data:
-        fig = grouped_chart(d)
+        fig = matchup_chart(d) if d.matrix else grouped_chart(d)
         if figures_dir is not None:
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": changes.get(d.index, [])})

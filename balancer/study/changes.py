@@ -33,6 +33,9 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
     out: dict[int, list[dict[str, Any]]] = {}
     for i, fig in enumerate(result.study.figures):
         rows = []
+        if fig.show.startswith("matchups:"):      # a matrix, not a list of categories: no changes table
+            out[i] = rows
+            continue
         for a, b in zip(labels, labels[1:]):
             key = (fig.run, a, b)
             if key not in paired_cache:

@@ -10,7 +10,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 SHOWS = ("seat_win_rate", "agent_win_rate")
-"""What a figure can show besides ``metric:<name>`` (a per-player metric of the game)."""
+"""What a figure can show besides ``metric:<name>`` (a per-player metric of the game) and
+``matchups:<label>`` (2 players: the match-up matrix of a label column, e.g. an Urgency deck)."""
 
 
 class StudyError(Exception):
@@ -96,7 +97,8 @@ class Figure(_Strict):
     """A figure of the report: one run, shown for every variant, with published values beside ours.
 
     ``show``: ``seat_win_rate`` (published: a list of percentages by seat), ``agent_win_rate``
-    (published: agent -> percentage) or ``metric:<name>`` (published: the value, per player).
+    (published: agent -> percentage), ``metric:<name>`` (published: the value, per player) or
+    ``matchups:<label>`` (a heatmap of the label's match-up matrix, 2-player runs; nothing published).
     """
 
     title: str = Field(min_length=1)
@@ -107,8 +109,8 @@ class Figure(_Strict):
     @field_validator("show")
     @classmethod
     def _known_show(cls, show: str) -> str:
-        if show not in SHOWS and not re.fullmatch(r"metric:[a-z_][a-z0-9_]*", show):
-            raise ValueError(f"{show!r} is not one of {', '.join(SHOWS)}, metric:<name>")
+        if show not in SHOWS and not re.fullmatch(r"(metric|matchups):[a-z_][a-z0-9_]*", show):
+            raise ValueError(f"{show!r} is not one of {', '.join(SHOWS)}, metric:<name>, matchups:<label>")
         return show
 
 
@@ -150,6 +152,12 @@ class Study(_Strict):
         for i, fig in enumerate(self.figures):
             if fig.run not in self.runs:
                 raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")
+            if fig.show.startswith("matchups:"):
+                if self.runs[fig.run].players != 2:
+                    raise ValueError(f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
+                                     f"{self.runs[fig.run].players}")
+                if fig.published:
+                    raise ValueError(f"figures.{i}.published: a match-up matrix takes no published values")
             for label, value in (fig.published or {}).items():
                 if label not in self.variants:
                     raise ValueError(f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}")

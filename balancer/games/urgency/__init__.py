@@ -1,0 +1,353 @@
+"""Urgency: a 2-player dice race with captures, roll agains and rule cards (rulebook: shared/rules/urgency.txt).
+
+Players. Two, each with 7 tokens and 4 binary dice (the roll is the pips up, 0-4; 1/16, 4/16,
+6/16, 4/16, 1/16). Seat 1 moves first (the rulebook's random first player is the runner's seat
+rotation).
+
+Actions (Movement, Board Flow). Each turn a player rolls and moves one token exactly the roll:
+a token already on its path (tiles 1-4 home row, 5-12 the shared centre row, 13-14 home row) or a
+new one from the supply. Own tokens never share a tile; tokens jump over others; a player must
+move if any move is legal; a roll of 0 moves nothing. Landing on a rosette (4, 8, 14) gives a roll
+again; 8, the black rosette, is also safe. Landing on an opponent's token in the centre row
+removes it to its owner's supply (basic attack) unless the tile is safe, which then cannot be
+landed on (Attacks).
+
+Scoring (How to Win). A token scores by landing exactly on 15. First to score ``to_win`` tokens
+(6 of 7; 7 without cards) wins. The score of a seat is its tokens scored.
+
+Rule cards (Rule Cards, Setup). Each seat plays an animal deck (Ibex, Bull, Lion, Tortoise, Eagle,
+Lizard): shuffled, 1 discarded at random, 3 piles of 2. Each player draws 2 Rosette cards and
+keeps 1 in play. At each of the opponent's scores 1-3 a player puts one card of their next pile
+into play and discards the other; at the 4th, their final card comes from the discard pile. The
+cards are data (``configs/urgency/decks.yaml``): a trigger and an effect each, in the vocabulary of
+:mod:`.config`; :mod:`.rules` documents how they are applied and the precedence rulings.
+Variants: ``no-cards.yaml`` (first to 7), ``first-pile.yaml`` (first pile chosen at setup, first
+to 5), ``set-in-stone.yaml`` (3 cards and their order chosen at setup), ``full-force.yaml`` (4
+chosen cards in play from the start).
+
+Agents (:mod:`.agents`): random, greedy, expectimax (2 plies), expectimax1. A seat's deck is part
+of its agent name: ``greedy+ibex`` plays the Ibex deck; a plain ``greedy`` plays the config's
+``default_deck`` (``random``: a deck drawn per game and seat from the game's own chance, so both
+seats of a mirror table see the same draws under every variant). Results carry the deck of each
+seat as ``label_deck`` ("none" without cards).
+
+Assumptions (in the YAML, marked ``assumed``): every card text except the published facts (Ibex:
+the opponent's 4 makes your next roll a 4; Eagle: the opponent's next roll 0, roll or trigger;
+Tortoise: 3 dice, one card naming 4), an Eagle that triggered a card must move a token by a roll before it triggers another, a roll
+set by a card fires no roll cards, the
+active player's fixed ordering of simultaneous cards (opponent's first, own last), the
+``max_turns`` safety stop, the Rosette card's "may take" action always taken, card actions move
+the named token (foremost/rearmost) rather than one the player picks, and moves made by card
+actions fire no landing triggers and earn no rosette roll again.
+
+Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
+Labels: deck.
+
+Version history. 1: the rulebook as printed, with cards as data (issue #5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from ...core.game import Outcome, ranks_and_win_shares
+from ...core.seeding import game_rngs
+from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
+                     play_new_game_no_chance_agents, play_race_fast)
+from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
+from .rules import (DECK, MASK, MOVE, PH_OVER, PHASE, PICK, PS, ROLL, ROLLV, SCORED, SCORED_TILE, SUP,
+                    TURNS, Rules, apply_decision, compile_rules, decisions, is_legal, new_state, seat_to_move)
+from .scoring import METRICS, final_rows
+
+NAME = "urgency"
+CONFIG_MODEL = UrgencyConfig
+DEFAULT_CONFIG = "configs/urgency/standard.yaml"
+MAX_MOVES = 20_000
+_KIND = {"random": RANDOM, "greedy": GREEDY, "expectimax": EXPECTIMAX, "expectimax1": EXPECTIMAX1}
+_DECKS = ANIMAL_DECKS[1:]
+
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
+           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move"]
+
+
+@lru_cache(maxsize=32)
+def _compiled(cfg_json: str) -> Rules:
+    return compile_rules(UrgencyConfig.model_validate_json(cfg_json))
+
+
+_BY_ID: dict[int, tuple[UrgencyConfig, Rules]] = {}
+
+
+def compiled(cfg: UrgencyConfig) -> Rules:
+    """The variant compiled to arrays (cached)."""
+    hit = _BY_ID.get(id(cfg))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    out = _compiled(cfg.model_dump_json())
+    _BY_ID[id(cfg)] = (cfg, out)
+    return out
+
+
+def check_agent(name: str) -> str | None:
+    """An error message for an agent name this game cannot seat, else None. Names are an agent,
+    optionally ``+`` a deck: ``greedy``, ``expectimax+bull``."""
+    agent, _, deck = name.partition("+")
+    if agent not in _KIND or (deck and deck not in _DECKS) or (_ and not deck):
+        return (f"unknown agent {name!r}; agents: {', '.join(AGENTS)}, each optionally with +<deck> "
+                f"(decks: {', '.join(_DECKS)}), e.g. greedy+ibex")
+    return None
+
+
+def parse_agent(cfg: UrgencyConfig, name: str) -> tuple[int, int]:
+    """(agent code, deck code or -1 for the config's default) of an agent name; ValueError if unknown."""
+    problem = check_agent(name)
+    if problem:
+        raise ValueError(problem)
+    agent, _, deck = name.partition("+")
+    if deck:
+        if cfg.cards.enabled and deck not in cfg.cards.animal_decks:
+            raise ValueError(f"deck {deck!r} is not one of this variant's cards.animal_decks "
+                             f"({', '.join(cfg.cards.animal_decks)})")
+        code = ANIMAL_DECKS.index(deck)
+    elif cfg.cards.enabled and cfg.default_deck != "random":
+        code = ANIMAL_DECKS.index(cfg.default_deck)
+    else:
+        code = -1
+    return _KIND[agent], code
+
+
+@dataclass
+class Game:
+    """A game in progress: the config, its compiled rules, the state array and the game's chance."""
+
+    cfg: UrgencyConfig
+    rules: Rules
+    state: np.ndarray
+    rng: np.random.Generator
+
+    @property
+    def seat_to_move(self) -> int:
+        """0-based seat that decides next."""
+        return int(seat_to_move(self.state))
+
+    @property
+    def roll(self) -> int:
+        """The current roll (meaningful when a token move is to be chosen)."""
+        return int(self.state[ROLLV])
+
+
+class Move(NamedTuple):
+    """A decision: ``kind`` MOVE (``arg`` the tile moved from, 0 = enter a token), PICK (``arg`` the
+    card id chosen), ROLL, or TRIGGER (``arg`` the Eagle card id triggered instead of rolling)."""
+
+    kind: int
+    arg: int = 0
+
+
+def _check_players(n_players: int) -> None:
+    if n_players != 2:
+        raise ValueError(f"{n_players} player(s) is not supported by Urgency (supported: 2)")
+
+
+def _weights(cfg: UrgencyConfig) -> np.ndarray:
+    a = cfg.agents
+    return np.array([a.eval_scored, a.eval_progress, a.eval_danger, a.eval_supply, a.eval_safe])
+
+
+def _priority(cfg: UrgencyConfig) -> np.ndarray:
+    order = cfg.agents.card_priority
+    return np.array([order.index(e) if e in order else len(order) for e in EFFECTS], np.int64)
+
+
+def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | int,
+             decks: tuple[int, int] = (-1, -1)) -> Game:
+    """A game after Setup; ``decks``: deck codes of the seats (:data:`~.config.ANIMAL_DECKS`), -1
+    for the config's default deck. ``seed`` drives only the game's own chance (child 0 of
+    :func:`balancer.core.seeding.game_rngs`). Raises ValueError unless ``n_players`` is 2."""
+    _check_players(n_players)
+    rules = compiled(cfg)
+    default = -1 if cfg.default_deck == "random" or not cfg.cards.enabled else ANIMAL_DECKS.index(cfg.default_deck)
+    codes = np.array([d if d >= 0 else default for d in decks], np.int64)
+    game_rng, _ = game_rngs(seed)
+    return Game(cfg, rules, new_state(rules, codes, game_rng), game_rng)
+
+
+def legal_moves(game: Game) -> list[Move]:
+    """Every legal decision of the seat to move ([] once the game is over)."""
+    kinds = np.empty(16, np.int64)
+    args = np.empty(16, np.int64)
+    n = decisions(game.state, game.rules, kinds, args)
+    return [Move(int(kinds[i]), int(args[i])) for i in range(n)]
+
+
+def is_legal_move(game: Game, move: Move) -> bool:
+    """True when ``move`` is legal for the seat to move."""
+    return bool(is_legal(game.state, game.rules, move.kind, move.arg))
+
+
+def apply(game: Game, move: Move) -> Game:
+    """Play ``move`` in place and advance to the next decision; returns the game.
+    Raises ValueError for an illegal move."""
+    if not is_legal_move(game, move):
+        raise ValueError(f"illegal move {move}")
+    apply_decision(game.state, game.rules, move.kind, move.arg, game.rng)
+    return game
+
+
+def is_over(game: Game) -> bool:
+    """True once a player has scored ``to_win`` tokens (or the max_turns stop)."""
+    return bool(game.state[PHASE] == PH_OVER)
+
+
+class UrgencyAgent:
+    """Adapter from the compiled agents to the :class:`balancer.core.game.Agent` protocol. The deck
+    of a ``+deck`` name is used by :func:`play_game` and :func:`transcript` at setup."""
+
+    def __init__(self, cfg: UrgencyConfig, name: str):
+        self.name = name
+        self.kind, self.deck = parse_agent(cfg, name)
+        self._prio = _priority(cfg)
+        self._w = _weights(cfg)
+
+    def choose(self, game: Game, seat: int, rng: np.random.Generator) -> Move:
+        if seat != game.seat_to_move:
+            raise ValueError(f"seat {seat + 1} is not to move")
+        kinds = np.empty(16, np.int64)
+        args = np.empty(16, np.int64)
+        n = decisions(game.state, game.rules, kinds, args)
+        i = choose(game.state, game.rules, self.kind, self._prio, self._w, rng, kinds, args, n)
+        return Move(int(kinds[i]), int(args[i]))
+
+
+def make_agent(cfg: UrgencyConfig, name: str) -> UrgencyAgent:
+    """An agent by name (see :func:`check_agent`); raises ValueError for an unknown name."""
+    return UrgencyAgent(cfg, name)
+
+
+def _deck_name(cfg: UrgencyConfig, code: int) -> str:
+    return ANIMAL_DECKS[code] if cfg.cards.enabled else "none"
+
+
+def outcome(game: Game) -> Outcome:
+    """Tokens scored per seat (the score), turns, metrics and the deck of each seat."""
+    rows = final_rows(game.state)
+    return Outcome(scores=rows["scored"], tiebreak=[(), ()], components={"scored": rows["scored"]},
+                   metrics={m: [float(v) for v in rows[m]] for m in METRICS}, turns=rows["turns"],
+                   labels={"deck": [_deck_name(game.cfg, d) for d in game.state[[DECK, PS + DECK]].tolist()]})
+
+
+def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
+    """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
+    use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
+    each seat. Raises ValueError for a player count other than 2 or an unknown agent."""
+    _check_players(len(agents))
+    rules, decks, kinds, prio, weights = _seated(cfg, tuple(agents))
+    game_rng, agent_rng = game_rngs(seed)
+    if not cfg.cards.enabled and ((kinds == RANDOM) | (kinds == GREEDY)).all():
+        S = play_race_fast(rules, kinds, game_rng, agent_rng)
+    elif (kinds == RANDOM).any():
+        S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
+    else:
+        S = play_new_game_no_chance_agents(rules, decks, kinds, prio, weights, game_rng)
+    return outcome(Game(cfg, rules, S, game_rng))
+
+
+_SEATED: dict[tuple[int, tuple[str, ...]], tuple] = {}
+
+
+def _seated(cfg: UrgencyConfig, agents: tuple[str, ...]) -> tuple:
+    """(rules, deck codes, agent codes, card priority, weights) of a table (cached per config object)."""
+    key = (id(cfg), agents)
+    hit = _SEATED.get(key)
+    if hit is None or hit[0] is not cfg:
+        parsed = [parse_agent(cfg, a) for a in agents]
+        hit = (cfg, (compiled(cfg), np.array([d for _, d in parsed], np.int64),
+                     np.array([k for k, _ in parsed], np.int64), _priority(cfg), np.tile(_weights(cfg), (2, 1))))
+        _SEATED[key] = hit
+    return hit[1]
+
+
+def card_names(cfg: UrgencyConfig) -> list[str]:
+    """Card id -> "Deck: name" (ids in deck order, as :func:`~.rules.compile_rules` numbers them)."""
+    names = []
+    for deck in ANIMAL_DECKS:
+        spec = cfg.decks.get(deck)
+        names += [f"{deck.title()}: {c.name}" for c in (spec.cards if spec else [])]
+    return names
+
+
+def draw_board(game: Game) -> str:
+    """The two paths as text: one line per seat, tiles 1-14, 'x' a token, '.' empty; then supply and scored."""
+    lines = []
+    for p in range(2):
+        b = p * PS
+        m = int(game.state[b + MASK])
+        tiles = "".join("x" if (m >> t) & 1 else "." for t in range(1, SCORED_TILE))
+        lines.append(f"seat {p + 1}: {tiles[:4]} {tiles[4:12]} {tiles[12:]}  supply {int(game.state[b + SUP])}, "
+                     f"scored {int(game.state[b + SCORED])}")
+    return "\n".join(lines)
+
+
+def describe_move(game: Game, move: Move) -> str:
+    """One line of a transcript for ``move`` (before it is applied)."""
+    names = card_names(game.cfg)
+    if move.kind == MOVE:
+        t = move.arg + game.roll
+        what = "enters a token" if move.arg == 0 else f"moves the token on tile {move.arg}"
+        where = "and scores it" if t == SCORED_TILE else f"to tile {t}"
+        return f"rolls {game.roll}, {what} {where}"
+    if move.kind == PICK:
+        return f"chooses the card {names[move.arg]}"
+    if move.kind == ROLL:
+        return "rolls instead of triggering a card"
+    return f"triggers {names[move.arg]} instead of rolling"
+
+
+def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
+    """A decision-by-decision account of one game (same decisions as :func:`play_game` with this
+    seed), the board after each token move, then the result."""
+    _check_players(len(agents))
+    players = [make_agent(cfg, a) for a in agents]
+    game = new_game(cfg, 2, seed, decks=(players[0].deck, players[1].deck))
+    _, agent_rng = game_rngs(seed)
+    out0 = outcome(game)
+    lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {out0.labels['deck'][s]})"
+                                                   for s, a in enumerate(agents))]
+    shown = [0, 0]            # per seat: the last turn already in the transcript
+
+    def passes(before: tuple[int, int]) -> None:
+        """Lines for the turns (turn, seat) before ``before`` that had no decision."""
+        turns = [int(game.state[q * PS + TURNS]) for q in range(2)]
+        for t, q in sorted((t, q) for q in range(2) for t in range(shown[q] + 1, turns[q] + 1)):
+            if (t, q) < before:
+                lines.append(f"  turn {t:3d} seat {q + 1}: no move (a roll of 0, or no legal move)")
+                shown[q] = t
+
+    while not is_over(game):
+        seat = game.seat_to_move
+        turn = int(game.state[seat * PS + TURNS])
+        move = players[seat].choose(game, seat, agent_rng)
+        if move.kind != PICK:
+            passes((turn, seat))
+            shown[seat] = turn
+        lines.append(f"  turn {turn:3d} seat {seat + 1}: {describe_move(game, move)}")
+        apply(game, move)
+        if move.kind == MOVE:
+            lines += ["      " + row for row in draw_board(game).splitlines()]
+    passes((1 << 30, 0))
+    out = outcome(game)
+    ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
+    lines.append("")
+    for s in range(2):
+        lines.append(f"Seat {s + 1} ({agents[s]}, deck {out.labels['deck'][s]}): scored {out.scores[s]}, "
+                     f"turns {out.turns[s]}, " + ", ".join(f"{k} {int(v[s])}" for k, v in out.metrics.items()))
+    winners = [s for s in range(2) if shares[s] > 0]
+    if len(winners) == 1:
+        lines.append(f"Winner: seat {winners[0] + 1} ({agents[winners[0]]}).")
+    else:
+        lines.append("Shared victory: the max_turns stop with equal tokens scored.")
+    return "\n".join(lines)

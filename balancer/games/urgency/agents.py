@@ -1,0 +1,428 @@
+"""Urgency agents, compiled with numba: ``random``, ``greedy``, ``expectimax`` and ``expectimax1``.
+
+Every agent makes three kinds of decision (:mod:`.rules`): which token to move, which rule card to
+put into play (Rosette card, pile, discard pile, the set-in-stone order, the full-force four), and,
+with Eagle cards, whether to roll or trigger a card instead.
+
+random: uniform among the legal decisions.
+
+greedy: moves by the first rule of this priority list that some legal move meets (issue #5):
+  1. score a token (exact landing on 15);
+  2. capture (land on an opponent's token in the centre row), the most advanced victim first;
+  3. land on a safe rosette (tile 8);
+  4. land on any rosette (roll again);
+  5. advance the rearmost threatened token (a token on an unsafe centre tile with an opponent's
+     token 1-4 tiles behind it on the opponent's path);
+  6. enter a new token;
+  7. advance the foremost token.
+  Within rules 2-4 the token furthest along moves. Greedy uses no chance: the same position gives
+  the same move.
+
+expectimax: two plies over the exact dice distribution (4 dice: 0-4 with probabilities 1/16,
+4/16, 6/16, 4/16, 1/16; a forced next roll is certain; other dice counts binomial): for each own
+move, the expected value over the opponent's roll of the opponent's best reply, or, when the move
+earns a roll again, over the own next roll of the own best move. ``expectimax1`` looks one ply:
+the evaluation after the move (with the same roll-again expectation). The search sees the basic
+rules only (movement, basic attack, scoring, rosettes, safe tiles of cards in play, dice counts of
+cards in play); card triggers are not simulated. The evaluation of a position for player p is
+f(p) - f(opponent) with
+  f = eval_scored x tokens scored + eval_progress x (sum of tiles of tokens on the board)
+      - eval_danger x eval_progress x sum over threatened tokens of (P(hit) x tile)
+      + eval_safe x tokens on safe centre tiles + eval_supply x tokens in the supply,
+P(hit) being the probability that the opponent's next roll is one of the distances from its tokens
+1-4 tiles behind. A winning move is worth more than any evaluation. Ties go to the first move in
+tile order.
+
+Cards (greedy and both expectimax): the option whose effect comes first in the config's
+``agents.card_priority``; ties go to the first option. Eagle (greedy and expectimax): trigger an
+``instead_of_roll`` card when it has a target, the first such card in the order they came into play:
+an attack when an opponent's token is on an unsafe tile it names, set_opponent_next_roll when the
+opponent has a token on tile 11 or further, move_opponent when the opponent has a token in the
+centre row or beyond, reenter when the named tile is free and a token is in the supply; roll
+otherwise (extra_move, set_next_roll and the rest are never preferred to a roll).
+
+Every random choice draws from the numpy Generator passed in.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .rules import (ACTIVE, CAPT, CAPTURED_N, CB, CF, DECK, DICE_N, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT,
+                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS,
+                    P_ROSETTES, P_SAFE, P_TO_WIN, P_TOKENS, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PS, RAS, ROLLV, SCORED,
+                    SCORED_TILE, STATE_SIZE, SUP, TURNS, apply_decision, below, decisions, dice_of, free_tile,
+                    new_state, popcount, safe_mask, seat_to_move)
+
+AGENTS: tuple[str, ...] = ("random", "greedy", "expectimax", "expectimax1")
+"""Agent names; a seat's name may add ``+<deck>`` (``greedy+ibex``) to play that deck."""
+RANDOM, GREEDY, EXPECTIMAX, EXPECTIMAX1 = range(4)
+WIN_VALUE = 1.0e6
+
+
+# ----------------------------------------------------------------------------------- cards
+
+@nb.njit(cache=True)
+def pick_card(S, R, kind, prio, rng):
+    """The card to choose among the PICK options: random, or the best by ``prio`` (rank of each
+    effect code, lower is better)."""
+    n = S[OPT_N]
+    if kind == RANDOM:
+        return S[OPTS + below(rng, n)]
+    best, best_rank = S[OPTS], 1 << 30
+    for i in range(n):
+        c = S[OPTS + i]
+        if prio[R[CB + CF * (c) + F_EFF]] < best_rank:
+            best, best_rank = c, prio[R[CB + CF * (c) + F_EFF]]
+    return best
+
+
+@nb.njit(cache=True)
+def has_target(S, R, p, c):
+    """Does Eagle card ``c`` of ``p`` have something to act on now (see the module docstring)?"""
+    o = 1 - p
+    mo = S[o * PS + MASK]
+    e = R[CB + CF * (c) + F_EFF]
+    if e == E_ATTACK:
+        return (mo & R[CB + CF * (c) + F_TILES] & ~safe_mask(S, R)) != 0
+    if e == E_SET_OPP_NEXT:
+        return (mo >> 11) != 0
+    if e == E_MOVE_OPP:
+        return (mo >> R[P_C_LO]) != 0
+    if e == E_REENTER:
+        return S[p * PS + SUP] > 0 and free_tile(S, R, p, R[CB + CF * (c) + F_VAL])
+    return False
+
+
+@nb.njit(cache=True)
+def choose_instead(S, R, kind, rng, kinds, args, n):
+    """ROLL or TRIGGER in the Eagle's choice phase; returns the index into (kinds, args)."""
+    if kind == RANDOM:
+        return below(rng, n)
+    p = S[ACTIVE]
+    for i in range(1, n):
+        if has_target(S, R, p, args[i]):
+            return i
+    return 0
+
+
+# ----------------------------------------------------------------------------------- greedy
+
+@nb.njit(cache=True)
+def threatened(t, mo, lo, hi, safe):
+    """A token on tile ``t`` can be hit: an unsafe centre tile with an opponent's token 1-4 behind."""
+    if t < lo or t > hi or (safe >> t) & 1:
+        return False
+    for q in range(max(1, t - 4), t):
+        if (mo >> q) & 1:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def greedy_move(S, R, moves, n):
+    """Index of greedy's move among ``moves[:n]`` (tiles moved from) by the priority list."""
+    p = S[ACTIVE]
+    r = S[ROLLV]
+    mo = S[(1 - p) * PS + MASK]
+    lo, hi = R[P_C_LO], R[P_C_HI]
+    safe = safe_mask(S, R)
+    ros = R[P_ROSETTES]
+    return greedy_index(moves, n, r, mo, lo, hi, safe, ros)
+
+
+@nb.njit(cache=True, inline="always")
+def greedy_index(moves, n, r, mo, lo, hi, safe, ros):
+    """Index among ``moves[:n]`` (tiles moved from, roll ``r``) of the first rule of greedy's
+    priority list (module docstring) that a move meets; within a rule the larger key wins."""
+    best, best_class, best_key = 0, 99, -1
+    for i in range(n):
+        f = moves[i]
+        t = f + r
+        if t == SCORED_TILE:
+            cls, key = 0, f
+        elif lo <= t <= hi and (mo >> t) & 1:
+            cls, key = 1, t
+        elif (ros >> t) & 1 and (safe >> t) & 1:
+            cls, key = 2, f
+        elif (ros >> t) & 1:
+            cls, key = 3, f
+        elif f > 0 and threatened(f, mo, lo, hi, safe):
+            cls, key = 4, SCORED_TILE - f          # the rearmost first
+        elif f == 0:
+            cls, key = 5, 0
+        else:
+            cls, key = 6, f
+        if cls < best_class or (cls == best_class and key > best_key):
+            best, best_class, best_key = i, cls, key
+    return best
+
+
+# ----------------------------------------------------------------------------------- expectimax
+
+@nb.njit(cache=True)
+def roll_probs(S, R, p, out):
+    """Probability of each roll 0-4 for player ``p``'s next roll (int64 -> float64[5])."""
+    for k in range(5):
+        out[k] = 0.0
+    if S[p * PS + NEXT_ROLL] >= 0:
+        out[S[p * PS + NEXT_ROLL]] = 1.0
+        return
+    n = dice_of(S, R, p)
+    total = 1 << n
+    c = 1
+    for k in range(n + 1):            # binomial(n, k) / 2^n
+        out[k] = c / total
+        c = c * (n - k) // (k + 1)
+
+
+@nb.njit(cache=True)
+def side_value(m, sup, sc, mo, po, lo, hi, safe, w):
+    """f(p) of the module docstring; ``po`` the opponent's roll probabilities."""
+    v = w[0] * sc + w[3] * sup
+    for t in range(1, SCORED_TILE):
+        if (m >> t) & 1:
+            v += w[1] * t
+            if lo <= t <= hi:
+                if (safe >> t) & 1:
+                    v += w[4]
+                else:
+                    ph = 0.0
+                    for q in range(max(1, t - 4), t):
+                        if (mo >> q) & 1:
+                            ph += po[t - q]
+                    v -= w[2] * w[1] * ph * t
+    return v
+
+
+@nb.njit(cache=True)
+def evaluate(pos, lo, hi, safe, w, pp, po, to_win):
+    """Value of ``pos`` (m_p, sup_p, sc_p, m_o, sup_o, sc_o) for p; pp/po the roll probabilities."""
+    if pos[2] >= to_win:
+        return WIN_VALUE
+    if pos[5] >= to_win:
+        return -WIN_VALUE
+    return (side_value(pos[0], pos[1], pos[2], pos[3], po, lo, hi, safe, w)
+            - side_value(pos[3], pos[4], pos[5], pos[0], pp, lo, hi, safe, w))
+
+
+@nb.njit(cache=True)
+def base_move(pos, f, r, lo, hi, safe, out):
+    """Basic rules only: p (pos[0..2]) moves a token from ``f`` by ``r``; writes the position to
+    ``out`` and returns the landing tile, or -1 if the move is illegal."""
+    t = f + r
+    if t > SCORED_TILE or (f == 0 and pos[1] == 0) or (f > 0 and not (pos[0] >> f) & 1):
+        return -1
+    if t < SCORED_TILE and (pos[0] >> t) & 1:
+        return -1
+    cap = t < SCORED_TILE and lo <= t <= hi and (pos[3] >> t) & 1
+    if cap and (safe >> t) & 1:
+        return -1
+    for k in range(6):
+        out[k] = pos[k]
+    if f == 0:
+        out[1] -= 1
+    else:
+        out[0] &= ~(1 << f)
+    if t == SCORED_TILE:
+        out[2] += 1
+    else:
+        out[0] |= 1 << t
+        if cap:
+            out[3] &= ~(1 << t)
+            out[4] += 1
+    return t
+
+
+@nb.njit(cache=True)
+def swap(pos, out):
+    for k in range(3):
+        out[k] = pos[k + 3]
+        out[k + 3] = pos[k]
+
+
+@nb.njit(cache=True)
+def best_reply(pos, lo, hi, safe, ros, w, pp, po, to_win, sign_self):
+    """Expected value (for the original player) over the roll of the side to move in ``pos`` (its
+    tokens first) of that side's best move by the evaluation. ``sign_self`` +1 when the side to
+    move is the original player, -1 for the opponent."""
+    tmp = np.empty(6, np.int64)
+    probs = pp if sign_self > 0 else po
+    other = po if sign_self > 0 else pp
+    total = 0.0
+    stay = evaluate(pos, lo, hi, safe, w, probs, other, to_win)
+    for r in range(5):
+        if probs[r] == 0.0:
+            continue
+        best = -1.0e18
+        found = False
+        if r > 0:
+            for f in range(SCORED_TILE):
+                if base_move(pos, f, r, lo, hi, safe, tmp) < 0:
+                    continue
+                v = evaluate(tmp, lo, hi, safe, w, probs, other, to_win)
+                if v > best:
+                    best = v
+                found = True
+        total += probs[r] * (best if found else stay)
+    return total * sign_self
+
+
+@nb.njit(cache=True)
+def expectimax_move(S, R, moves, n, depth, w):
+    """Index of the best move among ``moves[:n]`` (see the module docstring)."""
+    p = S[ACTIVE]
+    o = 1 - p
+    lo, hi = R[P_C_LO], R[P_C_HI]
+    safe = safe_mask(S, R)
+    ros = R[P_ROSETTES]
+    to_win = R[P_TO_WIN]
+    pp = np.empty(5)
+    po = np.empty(5)
+    roll_probs(S, R, p, pp)
+    roll_probs(S, R, o, po)
+    pos = np.array([S[p * PS + MASK], S[p * PS + SUP], S[p * PS + SCORED],
+                    S[o * PS + MASK], S[o * PS + SUP], S[o * PS + SCORED]], np.int64)
+    after = np.empty(6, np.int64)
+    flipped = np.empty(6, np.int64)
+    best, best_v = 0, -1.0e18
+    for i in range(n):
+        t = base_move(pos, moves[i], S[ROLLV], lo, hi, safe, after)
+        if after[2] >= to_win:
+            return i
+        again = t < SCORED_TILE and (ros >> t) & 1
+        if again:
+            v = best_reply(after, lo, hi, safe, ros, w, pp, po, to_win, 1)
+        elif depth >= 2:
+            swap(after, flipped)
+            v = best_reply(flipped, lo, hi, safe, ros, w, pp, po, to_win, -1)
+        else:
+            v = evaluate(after, lo, hi, safe, w, pp, po, to_win)
+        if v > best_v:
+            best, best_v = i, v
+    return best
+
+
+# ----------------------------------------------------------------------------------- dispatch
+
+@nb.njit(cache=True)
+def choose(S, R, kind, prio, w, rng, kinds, args, n):
+    """Index of the agent's decision among the ``n`` legal ones in (kinds, args)."""
+    ph = S[PHASE]
+    if ph == PH_PICK:
+        c = pick_card(S, R, kind, prio, rng)
+        for i in range(n):
+            if args[i] == c:
+                return i
+        return 0
+    if ph == PH_CHOOSE:
+        return choose_instead(S, R, kind, rng, kinds, args, n)
+    if kind == RANDOM:
+        return below(rng, n)
+    if kind == GREEDY:
+        return greedy_move(S, R, args, n)
+    return expectimax_move(S, R, args, n, 2 if kind == EXPECTIMAX else 1, w)
+
+
+@nb.njit(cache=True)
+def play_new_game(R, decks, agent_kinds, prio, weights, game_rng, agent_rng):
+    """Set up and play one whole game in a single compiled call; returns the final state."""
+    S = new_state(R, decks, game_rng)
+    kinds = np.empty(16, np.int64)
+    args = np.empty(16, np.int64)
+    while S[PHASE] != PH_OVER:
+        seat = seat_to_move(S)
+        n = decisions(S, R, kinds, args)
+        i = choose(S, R, agent_kinds[seat], prio, weights[seat], agent_rng, kinds, args, n)
+        apply_decision(S, R, kinds[i], args[i], game_rng)
+    return S
+
+
+@nb.njit(cache=True)
+def play_new_game_no_chance_agents(R, decks, agent_kinds, prio, weights, game_rng):
+    """:func:`play_new_game` for a table without a ``random`` agent: the other agents never draw, so
+    the game's generator can stand in for theirs (same games; one generator fewer to hand to numba,
+    which costs about 20 microseconds a call)."""
+    return play_new_game(R, decks, agent_kinds, prio, weights, game_rng, game_rng)
+
+
+# ----------------------------------------------------------------------------------- no-card fast path
+
+@nb.njit(cache=True)
+def play_race_fast(R, agent_kinds, game_rng, agent_rng):
+    """The game without rule cards for ``random`` and ``greedy`` seats, written as one loop over six
+    integers: the same rules, the same draws in the same order and the same choices as
+    :func:`play_new_game` (tests/games/urgency/test_fast_path.py checks that they agree game by
+    game), about ten times faster. Returns a state array with the fields :func:`~.scoring.final_rows`
+    reads (masks, supplies, scored, turns, captures, roll agains)."""
+    S = np.zeros(STATE_SIZE, np.int64)
+    lo, hi = R[P_C_LO], R[P_C_HI]
+    ros, safe, to_win, dice, max_turns = R[P_ROSETTES], R[P_SAFE], R[P_TO_WIN], R[P_DICE], R[P_MAX_TURNS]
+    mask = np.zeros(2, np.int64)
+    sup = np.full(2, R[P_TOKENS], np.int64)
+    sc = np.zeros(2, np.int64)
+    moves = np.empty(16, np.int64)
+    p = 0
+    total = 0
+    over = False
+    while not over and total < max_turns:
+        total += 1
+        S[p * PS + TURNS] += 1
+        o = 1 - p
+        again = True
+        while again:
+            again = False
+            r = popcount(below(game_rng, 1 << dice))
+            if r == 0:
+                break
+            n = 0                                   # legal moves, in gen_moves order
+            mp, mo = mask[p], mask[o]
+            for f in range(0, SCORED_TILE - r + 1):
+                if f == 0:
+                    if sup[p] == 0:
+                        continue
+                elif not (mp >> f) & 1:
+                    continue
+                t = f + r
+                if t < SCORED_TILE:
+                    if (mp >> t) & 1:
+                        continue
+                    if lo <= t <= hi and (mo >> t) & 1 and (safe >> t) & 1:
+                        continue
+                moves[n] = f
+                n += 1
+            if n == 0:
+                break
+            if agent_kinds[p] == RANDOM:
+                f = moves[below(agent_rng, n)]
+            else:
+                f = moves[greedy_index(moves, n, r, mo, lo, hi, safe, ros)]
+            t = f + r
+            if f == 0:
+                sup[p] -= 1
+            else:
+                mask[p] &= ~(1 << f)
+            if t == SCORED_TILE:
+                sc[p] += 1
+                if sc[p] >= to_win:
+                    over = True
+                    break
+                continue
+            mask[p] |= 1 << t
+            if lo <= t <= hi and (mask[o] >> t) & 1:
+                mask[o] &= ~(1 << t)
+                sup[o] += 1
+                S[p * PS + CAPT] += 1
+                S[o * PS + CAPTURED_N] += 1
+            if (ros >> t) & 1:
+                again = True
+                S[p * PS + RAS] += 1
+        p = 1 - p
+    for q in range(2):
+        S[q * PS + MASK] = mask[q]
+        S[q * PS + SUP] = sup[q]
+        S[q * PS + SCORED] = sc[q]
+        S[q * PS + DICE_N] = dice
+        S[q * PS + DECK] = -1
+    return S

@@ -1,0 +1,220 @@
+"""Urgency rule parameters: the pydantic model of `configs/urgency/*.yaml`.
+
+Every number a rule uses lives here, read from YAML (DESIGN.md, "Parameters apart from rules").
+Sections name the Urgency rulebook's headings (shared/rules/urgency.txt). The rule cards are data:
+a small vocabulary of triggers and effects (:data:`TRIGGERS`, :data:`EFFECTS`) whose words are the
+rulebook's definitions (trigger, action, effect, safe, attack, remove, roll again).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+TRIGGERS: tuple[str, ...] = (
+    "always",          # an effect with no trigger: always active while the card is in play
+    "own_roll",        # you roll `value` (any value when value is null)
+    "opponent_roll",   # your opponent rolls `value` (any value when null)
+    "land_tile",       # your token lands (by your own move) on tile `value`
+    "land_rosette",    # your token lands (by your own move) on a rosette
+    "land_centre",     # your token lands (by your own move) in the centre row
+    "capture",         # your token removes an opponent's token by landing on it (basic attack)
+    "captured",        # one of your tokens is removed
+    "score",           # you score a token
+    "opponent_score",  # your opponent scores a token
+    "turn_start",      # your turn begins (before you roll)
+    "instead_of_roll",  # Eagle: at the start of your turn you may trigger this card instead of rolling
+)
+"""Trigger words of the card vocabulary, in the order of their codes."""
+
+EFFECTS: tuple[str, ...] = (
+    "roll_again",        # roll again (Definitions: still the same turn; several count once)
+    "set_next_roll",     # your next roll is `value` (no dice are rolled)
+    "set_opponent_next_roll",  # your opponent's next roll is `value`
+    "change_roll",       # this roll is changed by `value` (clamped to 0..dice rolled)
+    "dice",              # you roll `value` dice instead of the rulebook's number (effect: trigger always)
+    "extra_move",        # move your `target` token by `value` tiles (an action; negative: back)
+    "safe_tiles",        # tiles `tiles` are safe (effect: trigger always)
+    "attack",            # special attack: remove the opponent's token on each tile in `tiles`, unless safe
+    "move_opponent",     # move the opponent's `target` token by `value` (negative: back); not an attack
+    "reenter",           # enter a token from your supply straight onto tile `value` (if empty of yours)
+)
+"""Effect words of the card vocabulary, in the order of their codes."""
+
+TARGETS: tuple[str, ...] = ("foremost", "rearmost")
+"""Which token an effect that moves one token picks: the one furthest along its path or the one
+least far along (tokens on tiles 1-14 only; a token in the supply or scored is never moved)."""
+
+ANIMAL_DECKS: tuple[str, ...] = ("rosette", "ibex", "bull", "lion", "tortoise", "eagle", "lizard")
+"""The seven decks of the rulebook's Game Components, in the order of their codes."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Trigger(_Strict):
+    """When a card acts (Definitions: Trigger). ``value``: the roll or tile a trigger names."""
+
+    when: Literal[TRIGGERS]  # type: ignore[valid-type]  (not `on`: YAML 1.1 reads a bare on as true)
+    value: int | None = Field(default=None, ge=0, le=15)
+
+
+class Effect(_Strict):
+    """What a card does (Definitions: Action / Effect)."""
+
+    do: Literal[EFFECTS]  # type: ignore[valid-type]
+    value: int = Field(default=0, ge=-14, le=14, description="roll, dice count, tiles moved or tile, by effect")
+    tiles: list[int] = Field(default_factory=list, description="tiles an attack or safe effect names (1-14)")
+    target: Literal[TARGETS] = "foremost"  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _check(self) -> "Effect":
+        if any(not 1 <= t <= 14 for t in self.tiles):
+            raise ValueError("tiles are numbered 1 to 14")
+        if self.do in ("attack", "safe_tiles") and not self.tiles:
+            raise ValueError(f"{self.do} needs the tiles it names (tiles: [...])")
+        if self.do in ("set_next_roll", "set_opponent_next_roll") and not 0 <= self.value <= 4:
+            raise ValueError(f"{self.do}: value is a roll, 0 to 4")
+        if self.do == "dice" and not 1 <= self.value <= 4:
+            raise ValueError("dice: value is a number of dice, 1 to 4")
+        if self.do == "reenter" and not 1 <= self.value <= 14:
+            raise ValueError("reenter: value is a tile, 1 to 14")
+        return self
+
+
+class Card(_Strict):
+    """One rule card. ``assumed: true`` marks a card whose printed text is not in the rulebook; ``why``
+    says in one line why this text was chosen."""
+
+    name: str = Field(min_length=1)
+    trigger: Trigger
+    effect: Effect
+    assumed: bool = False
+    why: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Card":
+        if self.assumed and not (self.why or "").strip():
+            raise ValueError("an assumed card says why in one line (why: ...)")
+        if self.effect.do in ("dice", "safe_tiles") and self.trigger.when != "always":
+            raise ValueError(f"{self.effect.do} is an effect that holds while the card is in play: trigger when: always")
+        if self.trigger.when == "always" and self.effect.do not in ("dice", "safe_tiles"):
+            raise ValueError("only dice and safe_tiles can be always-on effects; other effects need a trigger")
+        return self
+
+
+class Deck(_Strict):
+    """One animal deck: its cards, and a rule of the whole deck (Tortoise: dice while any card is in play)."""
+
+    dice_while_in_play: int | None = Field(default=None, ge=1, le=4,
+                                           description="dice its owner rolls while any card of this deck is in play")
+    cards: list[Card] = Field(min_length=1)
+    assumed: str | None = None
+
+
+class Board(_Strict):
+    """Board Flow and Rosette Tiles."""
+
+    path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
+    centre: list[int] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
+    rosettes: list[int] = Field(description="tiles that give a roll again")
+    safe: list[int] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Board":
+        for name in ("rosettes", "safe"):
+            if any(not 1 <= t <= 14 for t in getattr(self, name)):
+                raise ValueError(f"{name}: tiles are numbered 1 to 14")
+        if not 1 <= self.centre[0] <= self.centre[1] <= 14:
+            raise ValueError("centre: [first, last] with 1 <= first <= last <= 14")
+        return self
+
+
+class Cards(_Strict):
+    """Rule Cards: which decks, how cards come into play (the variant's ``mode``)."""
+
+    enabled: bool
+    mode: Literal["standard", "first_pile_revealed", "set_in_stone", "full_force"] = "standard"
+    animal_decks: list[str] = Field(description="decks a seat may play (the Rosette deck is shared, Setup)")
+    rosette_draw: int = Field(ge=1, le=3, description="Rosette cards each player draws; keeps 1 (Setup)")
+    discard_at_setup: int = Field(ge=0, le=1, description="cards discarded at random from the deck (Setup)")
+    piles: int = Field(ge=1, le=3, description="face-down piles of 2 (Setup)")
+    unlock_scores: int = Field(ge=0, le=4, description="opponent scores that put a card into play; the last "
+                               "of them takes the final card from the discard pile (Rule Cards)")
+    trigger_again_after: Literal["roll", "move"] = Field(
+        description="after triggering an instead_of_roll card, its owner must roll (roll) or move a token by a "
+                    "roll (move) before triggering one again")
+    forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
+                                       "opponent_roll cards like a roll of the dice?")
+    max_turns: int = Field(ge=10, description="turns after which the game stops (safety for card loops); "
+                           "the player with more tokens scored wins, equal counts share")
+    assumed: str | None = None
+
+
+class Agents(_Strict):
+    """Agent parameters (not rules): the greedy card priority and the expectimax evaluation weights."""
+
+    card_priority: list[str] = Field(description="effect words, best first: the order greedy and expectimax "
+                                     "put cards into play")
+    eval_scored: float
+    eval_progress: float
+    eval_supply: float
+    eval_danger: float
+    eval_safe: float
+    assumed: str | None = None
+
+
+class UrgencyConfig(_Strict):
+    """An Urgency rule variant (the whole YAML file after `extends:` is resolved)."""
+
+    game: Literal["urgency"]
+    variant: str = Field(min_length=1)
+    players: list[Literal[2]] = Field(min_length=1)
+    tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
+    dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
+    to_win: int = Field(ge=1, le=7, description="tokens scored to win (How to Win)")
+    board: Board
+    cards: Cards
+    default_deck: str = Field(description="deck of a seat named without '+deck': 'random' draws one per game "
+                              "and seat from cards.animal_decks, else a deck name")
+    decks: dict[str, Deck]
+    agents: Agents
+
+    @model_validator(mode="after")
+    def _check(self) -> "UrgencyConfig":
+        if self.to_win > self.tokens:
+            raise ValueError(f"to_win: {self.to_win} is more than the {self.tokens} tokens a player has")
+        unknown = set(self.decks) - set(ANIMAL_DECKS)
+        if unknown:
+            raise ValueError(f"decks: unknown decks {sorted(unknown)}; decks are {', '.join(ANIMAL_DECKS)}")
+        if self.cards.enabled:
+            for name in ("rosette", *self.cards.animal_decks):
+                if name not in self.decks:
+                    raise ValueError(f"decks: no deck {name!r} (named by cards.animal_decks)")
+            if "rosette" in self.cards.animal_decks:
+                raise ValueError("cards.animal_decks: the Rosette deck is shared, not a seat's animal deck")
+            need = self.cards.discard_at_setup + 2 * self.cards.piles
+            for name in self.cards.animal_decks:
+                if len(self.decks[name].cards) < need:
+                    raise ValueError(f"decks.{name}: {len(self.decks[name].cards)} cards, setup needs {need}")
+            if len(self.decks["rosette"].cards) < 2 * self.cards.rosette_draw:
+                raise ValueError("decks.rosette: too few cards for both players' Rosette draw")
+            if self.default_deck != "random" and self.default_deck not in self.cards.animal_decks:
+                raise ValueError(f"default_deck: {self.default_deck!r} is not 'random' or one of cards.animal_decks")
+        lo, hi = self.board.centre
+        for name, deck in self.decks.items():
+            for i, card in enumerate(deck.cards):
+                if card.effect.do == "attack" and any(not lo <= t <= hi for t in card.effect.tiles):
+                    raise ValueError(f"decks.{name}.cards.{i}.effect.tiles: attacks name centre tiles ({lo}-{hi}), "
+                                     "the only tiles an opponent's token can be on")
+        bad = set(self.agents.card_priority) - set(EFFECTS)
+        if bad:
+            raise ValueError(f"agents.card_priority: unknown effects {sorted(bad)}; effects are {', '.join(EFFECTS)}")
+        return self
+
+    @property
+    def player_counts(self) -> list[int]:
+        """Player counts this variant supports (always [2])."""
+        return sorted(set(self.players))

@@ -1,0 +1,424 @@
+"""Urgency rules on positions set up by hand (rulebook headings; issue #5 "Done when").
+
+Each test builds a position by writing the state array directly (:func:`position`), plays one
+decision or one step of the turn machine, and checks the result worked out by hand in the comment.
+A forced next roll (``NEXT_ROLL``) fixes the dice where a test needs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from balancer.config import load_config, resolve_yaml
+from balancer.games import urgency
+from balancer.games.urgency import Move, card_names
+from balancer.games.urgency.config import UrgencyConfig
+from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
+                                          OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
+                                          SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
+                                          fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
+from balancer.games.urgency.scoring import tokens_accounted
+
+ROOT = Path(__file__).resolve().parents[3]
+NO_CARDS = ROOT / "configs" / "urgency" / "no-cards.yaml"
+STANDARD = ROOT / "configs" / "urgency" / "standard.yaml"
+
+
+def tiles(*ts: int) -> int:
+    m = 0
+    for t in ts:
+        m |= 1 << t
+    return m
+
+
+def position(cfg, mine=(), theirs=(), roll=0, my_supply=None, their_supply=None, scored=(0, 0), active=0):
+    """A game of ``cfg`` whose active player (``active``) has tokens on ``mine`` and the opponent on
+    ``theirs`` (tiles 1-14), about to move with ``roll``. Supplies default to 7 - board - scored.
+    No card is in play (cards are put in play by the tests that need them)."""
+    game = urgency.new_game(cfg, 2, 1)
+    S = game.state
+    S[:] = 0
+    p, o = active, 1 - active
+    for who, ts, sup in ((p, mine, my_supply), (o, theirs, their_supply)):
+        b = who * PS
+        S[b + MASK] = tiles(*ts)
+        S[b + SCORED] = scored[0 if who == p else 1]
+        S[b + SUP] = 7 - len(ts) - S[b + SCORED] if sup is None else sup
+        S[b + NEXT_ROLL] = -1
+        S[b + DICE_N] = cfg.dice
+        for i in range(6):
+            S[b + 26 + i] = -1          # no piles
+        S[b + OPPSC] = 99               # and no card to come into play when the opponent scores
+    S[SAFEM] = tiles(*cfg.board.safe)
+    S[ACTIVE] = p
+    S[ROLLV] = roll
+    S[ROLLED] = 1
+    S[PHASE] = PH_MOVE
+    S[STEP] = ST_END
+    return game
+
+
+def at_turn_start(game, cards=()) -> None:
+    """Put ``cards`` (ids) into play for the active player 0 and rewind to the start of its turn."""
+    S = game.state
+    for c in cards:
+        put_in_play(S, game.rules, 0, c)
+    S[STEP] = ST_TURN_START
+    S[PHASE] = 0
+    S[ACTIVE] = 0
+
+
+def card(cfg, name: str) -> int:
+    """Card id of ``name`` ("Deck: Name")."""
+    return card_names(cfg).index(name)
+
+
+def with_cards(cards: dict[str, list[dict]]) -> UrgencyConfig:
+    """The standard config with some decks replaced by hand-written test cards."""
+    data = resolve_yaml(STANDARD).data
+    for deck, spec in cards.items():
+        data["decks"][deck] = {"cards": spec + [data["decks"][deck]["cards"][0]] * (7 - len(spec))}
+    return UrgencyConfig.model_validate(data)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    return load_config(NO_CARDS)
+
+
+@pytest.fixture(scope="module")
+def std():
+    return load_config(STANDARD)
+
+
+def moves_of(game) -> list[int]:
+    return [m.arg for m in urgency.legal_moves(game) if m.kind == MOVE]
+
+
+# ------------------------------------------------------------------------ base rules
+
+
+def test_capture_in_the_centre_row(plain):
+    """Attacks: my token on 3 rolls 3 and lands on 6, where the opponent stands: removed to its supply."""
+    game = position(plain, mine=[3], theirs=[6], roll=3)
+    S = game.state
+    S[1 * PS + NEXT_ROLL] = 0            # the opponent then passes, so the position stays readable
+    S[0 * PS + NEXT_ROLL] = 0
+    urgency.apply(game, Move(MOVE, 3))
+    assert S[MASK] == tiles(6)
+    assert S[PS + MASK] == 0 and S[PS + SUP] == 7
+    assert S[CAPT] == 1
+    assert tokens_accounted(S, 7)
+
+
+def test_no_capture_in_the_home_row(plain):
+    """Home rows are private: my tile 2 and the opponent's tile 2 are different squares."""
+    game = position(plain, mine=[1], theirs=[2], roll=1)
+    game.state[NEXT_ROLL] = 0
+    game.state[PS + NEXT_ROLL] = 0
+    urgency.apply(game, Move(MOVE, 1))
+    assert game.state[PS + MASK] == tiles(2) and game.state[CAPT] == 0
+
+
+def test_blocked_safe_rosette(plain):
+    """Rosette Tiles: the opponent on the black rosette (8) is safe; my token on 5 cannot land there
+    with a 3, the token on 6 may move 3 to 9."""
+    game = position(plain, mine=[5, 6], theirs=[8], roll=3, my_supply=0)
+    assert moves_of(game) == [6]
+    assert not urgency.is_legal_move(game, Move(MOVE, 5))
+
+
+def test_roll_again_on_a_rosette(plain):
+    """Rosette Tiles: landing on 4 gives a roll again: the same player rolls (forced 2) and moves again."""
+    game = position(plain, mine=[1], roll=3)
+    S = game.state
+    S[NEXT_ROLL] = 2
+    urgency.apply(game, Move(MOVE, 1))
+    assert S[ACTIVE] == 0 and S[PHASE] == PH_MOVE and S[ROLLV] == 2
+    assert S[RAS] == 1 and S[PS + TURNS] == 0          # the opponent has not had a turn
+
+
+def test_exact_landing_scores(plain):
+    """Scoring: from 13 a 2 lands exactly on 15 and scores; a 3 would overshoot, so 13 cannot move."""
+    game = position(plain, mine=[13], roll=2, my_supply=0)
+    S = game.state
+    S[PS + NEXT_ROLL] = 0
+    S[NEXT_ROLL] = 0
+    urgency.apply(game, Move(MOVE, 13))
+    assert S[SCORED] == 1 and S[MASK] == 0
+    game = position(plain, mine=[13], roll=3, my_supply=0)
+    assert moves_of(game) == []
+
+
+def test_forced_move(plain):
+    """Movement: you must move if you can: with no supply, tokens on 10 and 12 and a roll of 2,
+    12 -> 14 is blocked by nothing, 10 -> 12 is blocked by my own token: 12 is the only move."""
+    game = position(plain, mine=[10, 12], roll=2, my_supply=0)
+    assert urgency.legal_moves(game) == [Move(MOVE, 12)]
+
+
+def test_own_tokens_never_share_a_tile(plain):
+    game = position(plain, mine=[2, 4], roll=2)
+    assert 2 not in moves_of(game)
+    assert 0 not in moves_of(game)          # entering with 2 lands on my token on 2
+
+
+def test_pass_on_zero(plain):
+    """A roll of 0 moves nothing: the turn passes to the opponent, whose forced 2 is then to move."""
+    game = position(plain, mine=[3], theirs=[1], roll=0)
+    S = game.state
+    at_turn_start(game)
+    S[NEXT_ROLL] = 0
+    S[PS + NEXT_ROLL] = 2
+    advance(S, game.rules, game.rng)
+    assert S[TURNS] == 1 and S[MASK] == tiles(3)
+    assert S[ACTIVE] == 1 and S[ROLLV] == 2 and S[PHASE] == PH_MOVE
+
+
+# ------------------------------------------------------------------------ rule cards
+
+
+def test_unlock_pile_when_the_opponent_scores(std):
+    """Rule Cards: when I score, the opponent chooses one card of their next pile; the other goes to
+    their discard pile."""
+    game = urgency.new_game(std, 2, 3)
+    while game.state[PHASE] == PH_PICK:              # both Rosette cards
+        urgency.apply(game, urgency.legal_moves(game)[0])
+    S = game.state
+    p = int(S[ACTIVE])
+    o = 1 - p
+    S[p * PS + MASK] = tiles(13)
+    S[p * PS + SUP] = 6
+    S[ROLLV] = 2
+    S[PHASE] = PH_MOVE
+    pile = [int(S[o * PS + 26]), int(S[o * PS + 27])]
+    urgency.apply(game, Move(MOVE, 13))
+    assert S[PHASE] == PH_PICK and game.seat_to_move == o
+    assert sorted(m.arg for m in urgency.legal_moves(game)) == sorted(pile)
+    urgency.apply(game, Move(PICK, pile[1]))
+    assert S[o * PS + NPLAY] == 2 and S[o * PS + INPLAY + 1] == pile[1]
+    assert pile[0] in [int(S[o * PS + 32 + i]) for i in range(int(S[o * PS + 10]))]
+
+
+def test_tortoise_rolls_three_dice_unless_a_card_names_four(std):
+    """Tortoise: any Tortoise card in play means 3 dice; Ancient Shell (dice 4) overrides it."""
+    game = position(std, mine=[1])
+    put_in_play(game.state, game.rules, 0, card(std, "Tortoise: Hard Shell"))
+    assert game.state[DICE_N] == 3
+    put_in_play(game.state, game.rules, 0, card(std, "Tortoise: Ancient Shell"))
+    assert game.state[DICE_N] == 4
+
+
+def test_safe_tiles_card(std):
+    """Lion Territory makes 12 safe for everyone: my 9 cannot land on the opponent's 12 with a 3."""
+    game = position(std, mine=[9], theirs=[12], roll=3, my_supply=0)
+    assert moves_of(game) == [9]
+    put_in_play(game.state, game.rules, 1, card(std, "Lion: Territory"))
+    assert moves_of(game) == []
+
+
+def _effect(cfg, game, p, name):
+    apply_effect(game.state, game.rules, p, card(cfg, name))
+    resolve(game.state, game.rules)
+
+
+def test_attack_card(std):
+    """Bull Stampede attacks 5, 6, 7: the opponent's tokens there are removed, not the one on 8 (safe)."""
+    game = position(std, mine=[1], theirs=[5, 7, 8])
+    _effect(std, game, 0, "Bull: Stampede")
+    assert game.state[PS + MASK] == tiles(8) and game.state[PS + SUP] == 6 and game.state[CAPT] == 2
+
+
+def test_set_next_roll_cards(std):
+    game = position(std, mine=[1])
+    _effect(std, game, 0, "Rosette: Oracle")           # my next roll is 4
+    _effect(std, game, 0, "Rosette: Veil")             # the opponent's next roll is 1
+    assert game.state[NEXT_ROLL] == 4 and game.state[PS + NEXT_ROLL] == 1
+
+
+def test_change_roll_card(std):
+    """Ibex Sure Footing: my 0 becomes a 2, so I move."""
+    game = position(std, mine=[1], roll=0)
+    put_in_play(game.state, game.rules, 0, card(std, "Ibex: Sure Footing"))
+    fire_both(game.state, game.rules, T_OWN_ROLL, T_OPP_ROLL, 0)
+    resolve(game.state, game.rules)
+    assert game.state[ROLLV] == 2
+
+
+def test_roll_again_card_counts_once():
+    """Definitions (roll again): a card's roll again on landing on a rosette and the rosette's own roll
+    again are one roll again, taken after the move (the forced 3 is then to be moved, same player)."""
+    cfg = with_cards({"lizard": [{"name": "Bask", "trigger": {"when": "land_rosette"},
+                                  "effect": {"do": "roll_again"}}]})
+    game = position(cfg, mine=[1], roll=3)
+    put_in_play(game.state, game.rules, 0, card(cfg, "Lizard: Bask"))
+    game.state[NEXT_ROLL] = 3
+    urgency.apply(game, Move(MOVE, 1))
+    assert game.state[RAS] == 1 and game.state[ACTIVE] == 0 and game.state[ROLLV] == 3
+
+
+def test_roll_again_card_on_scoring(std):
+    """Rosette Crown: scoring from 13 with a 2 gives a roll again (no rosette involved)."""
+    game = position(std, mine=[1, 13], roll=2, my_supply=3)
+    put_in_play(game.state, game.rules, 0, card(std, "Rosette: Crown"))
+    game.state[NEXT_ROLL] = 1
+    urgency.apply(game, Move(MOVE, 13))
+    assert game.state[SCORED] == 1 and game.state[RAS] == 1 and game.state[ACTIVE] == 0 and game.state[ROLLV] == 1
+
+
+def test_extra_move_card(std):
+    """Rosette Chariot: the rearmost token moves 2 (3 -> 5)."""
+    game = position(std, mine=[3, 9])
+    _effect(std, game, 0, "Rosette: Chariot")
+    assert game.state[MASK] == tiles(5, 9)
+
+
+def test_reenter_card(std):
+    """Rosette Scarab: a token from the supply straight onto 4."""
+    game = position(std, mine=[1])
+    _effect(std, game, 0, "Rosette: Scarab")
+    assert game.state[MASK] == tiles(1, 4) and game.state[SUP] == 5
+
+
+def test_move_opponent_is_not_an_attack(std):
+    """Ruling: moving an opponent's token is not an attack. Tablet moves their 9 back 2 to 7, where my
+    token stands: nothing is removed, their token stops on the nearest free tile, 8."""
+    game = position(std, mine=[7], theirs=[9])
+    _effect(std, game, 0, "Rosette: Tablet")
+    assert game.state[MASK] == tiles(7) and game.state[PS + MASK] == tiles(8)
+    assert game.state[PS + SUP] == 6 and game.state[CAPT] == 0
+
+
+def test_nothing_moves_back_off_the_start(std):
+    """Ruling: King of Beasts moves their token on 2 back 3: it stops on tile 1, not in the supply."""
+    game = position(std, mine=[5], theirs=[2])
+    _effect(std, game, 0, "Lion: King of Beasts")
+    assert game.state[PS + MASK] == tiles(1) and game.state[PS + SUP] == 6
+
+
+def test_nobody_scores_the_opponents_tokens():
+    """Ruling: a forward push of the opponent's token on 12 by 5 stops on 14, it does not score."""
+    cfg = with_cards({"lion": [{"name": "Shove", "trigger": {"when": "own_roll"},
+                                "effect": {"do": "move_opponent", "value": 5}}]})
+    game = position(cfg, mine=[1], theirs=[12])
+    _effect(cfg, game, 0, "Lion: Shove")
+    assert game.state[PS + MASK] == tiles(14) and game.state[PS + SCORED] == 0
+
+
+def test_later_triggered_card_wins():
+    """Rulings: contradicting cards, the later-triggered wins; at one moment the active player orders
+    them (opponent's first, own last). I roll 2: the opponent's card sets my next roll to 0, mine sets
+    it to 4 afterwards: 4."""
+    cfg = with_cards({"lion": [{"name": "Freeze", "trigger": {"when": "opponent_roll", "value": 2},
+                                "effect": {"do": "set_opponent_next_roll", "value": 0}}],
+                      "ibex": [{"name": "Bound", "trigger": {"when": "own_roll", "value": 2},
+                                "effect": {"do": "set_next_roll", "value": 4}}]})
+    game = position(cfg, mine=[1], roll=2)
+    put_in_play(game.state, game.rules, 0, card(cfg, "Ibex: Bound"))
+    put_in_play(game.state, game.rules, 1, card(cfg, "Lion: Freeze"))
+    fire_both(game.state, game.rules, T_OWN_ROLL, T_OPP_ROLL, 2)
+    resolve(game.state, game.rules)
+    assert game.state[NEXT_ROLL] == 4
+
+
+def test_token_moved_off_its_rosette_loses_the_roll_again():
+    """Ruling: my token lands on 4 (a rosette) and my card then moves it on to 5: no roll again,
+    the turn passes (the opponent's forced 0 then passes back, so I am to move with my forced 1)."""
+    cfg = with_cards({"eagle": [{"name": "Drift", "trigger": {"when": "land_rosette"},
+                                 "effect": {"do": "extra_move", "value": 1}}]})
+    game = position(cfg, mine=[1], roll=3)
+    S = game.state
+    put_in_play(S, game.rules, 0, card(cfg, "Eagle: Drift"))
+    S[PS + NEXT_ROLL] = 0
+    S[NEXT_ROLL] = 1
+    urgency.apply(game, Move(MOVE, 1))
+    assert S[MASK] == tiles(5) and S[RAS] == 0 and S[PS + TURNS] == 1
+
+
+def test_token_pushed_onto_a_rosette_earns_no_roll_again(std):
+    """Ruling: Tablet pushes the opponent's 6 back onto their rosette 4: nobody gets a roll again."""
+    game = position(std, mine=[1], theirs=[6])
+    _effect(std, game, 0, "Rosette: Tablet")
+    assert game.state[PS + MASK] == tiles(4) and game.state[RA_TILE] == 0
+
+
+def test_eagle_triggers_instead_of_rolling(std):
+    """Eagle: at the start of the turn, ROLL or TRIGGER; Talon Dive makes the opponent's next roll 0,
+    and the Eagle may not trigger again before it has moved a token by a roll."""
+    game = position(std, mine=[1], theirs=[2])
+    S = game.state
+    at_turn_start(game, [card(std, "Eagle: Talon Dive")])
+    advance(S, game.rules, game.rng)
+    kinds = {m.kind for m in urgency.legal_moves(game)}
+    assert kinds == {2, 3}                                # ROLL, TRIGGER
+    urgency.apply(game, Move(3, card(std, "Eagle: Talon Dive")))
+    # the opponent rolled the forced 0 and passed; my next turn has no choice phase (locked)
+    assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
+
+
+def test_no_card_decisions_without_cards(plain):
+    """Without cards, setup queues no card choice and play starts with seat 1's first move or pass."""
+    game = urgency.new_game(plain, 2, 1)
+    assert game.state[REQ_HEAD] == game.state[REQ_TAIL] == 0
+    assert game.state[PHASE] == PH_MOVE
+
+
+def test_check_agent_names():
+    assert urgency.check_agent("greedy") is None
+    assert urgency.check_agent("expectimax+bull") is None
+    for bad in ("greedy+", "greedy+dragon", "smart", "greedy+rosette"):
+        msg = urgency.check_agent(bad)
+        assert msg and "ibex" in msg and "expectimax" in msg
+
+
+def test_deck_labels(std, plain):
+    out = urgency.play_game(std, ["greedy+ibex", "random+lizard"], 5)
+    assert out.labels == {"deck": ["ibex", "lizard"]}
+    assert urgency.play_game(plain, ["greedy", "greedy"], 5).labels == {"deck": ["none", "none"]}
+
+
+@pytest.mark.parametrize("when,value,owner,expect", [
+    # my token on 3 rolls 3 and lands on 6 (a centre tile) where the opponent stands: each trigger below
+    # fires for its owner (0 = me, the active player; 1 = the opponent) and sets that owner's next roll to 3
+    ("land_tile", 6, 0, 3),
+    ("land_tile", 7, 0, -1),          # another tile: no
+    ("land_centre", None, 0, 3),
+    ("capture", None, 0, 3),
+    ("captured", None, 1, 3),
+    ("land_rosette", None, 0, -1),    # 6 is no rosette
+])
+def test_landing_triggers(when, value, owner, expect):
+    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when, "value": value},
+                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    game = position(cfg, mine=[3], theirs=[6], roll=3)
+    S = game.state
+    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.rules, 0, 3, 6, True)
+    resolve(S, game.rules)
+    assert S[owner * PS + NEXT_ROLL] == expect
+
+
+@pytest.mark.parametrize("when,owner", [("score", 0), ("opponent_score", 1)])
+def test_scoring_triggers(when, owner):
+    """My token scores from 13 with a 2: ``score`` fires for me, ``opponent_score`` for the opponent."""
+    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when},
+                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    game = position(cfg, mine=[13], roll=2)
+    S = game.state
+    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.rules, 0, 13, 15, True)
+    resolve(S, game.rules)
+    assert S[owner * PS + NEXT_ROLL] == 3 and S[(1 - owner) * PS + NEXT_ROLL] == -1
+
+
+def test_turn_start_trigger(std):
+    """Bull Bellow attacks 12 at the start of my turn: the opponent's token there is removed."""
+    game = position(std, mine=[1], theirs=[12])
+    S = game.state
+    at_turn_start(game, [card(std, "Bull: Bellow")])
+    S[NEXT_ROLL] = 0
+    S[PS + NEXT_ROLL] = 0
+    advance(S, game.rules, game.rng)
+    assert S[PS + MASK] == 0 and S[PS + SUP] == 7
