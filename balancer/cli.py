@@ -130,6 +130,17 @@ def games() -> None:
             typer.echo(f"  {path}  {_describe_yaml(path)}")
 
 
+def _extends(path: Path) -> str | None:
+    """The ``extends:`` value of a YAML file, or None (unreadable files included)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return data.get("extends") if isinstance(data, dict) else None
+
+
 def _describe_yaml(path: Path) -> str:
     """One line for ``balancer games``: a rule variant (name, player counts), a study (runs and
     variants), or why the file is neither."""
@@ -147,6 +158,11 @@ def _describe_yaml(path: Path) -> str:
         except StudyError as exc:
             return f"INVALID study: {str(exc).splitlines()[0]}"
         return f"study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)}"
+    if isinstance(head, dict) and "game" not in head and "extends" not in head:
+        users = sorted(other.name for other in path.parent.glob("*.yaml") if other != path
+                       and _extends(other) == path.name)
+        if users:
+            return f"fragment, extended by {', '.join(users)}"
     try:
         cfg = load_config(path)
     except ConfigError as exc:
