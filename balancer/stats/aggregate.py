@@ -251,6 +251,51 @@ def _run_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFram
     return lf.select(exprs)
 
 
+def _metric_game_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFrame:
+    """One row: per metric, exact sums over games of s_g (the game's sum over its finite player
+    rows), k_g (their count), s_g^2, s_g k_g and k_g^2: what the clustered interval of
+    :func:`_clustered_mean_row` needs. Memory grows with the number of games (one small row each)."""
+    aggs = []
+    for m, dtype in metrics.items():
+        x, _ = _exact(m, dtype)
+        aggs += [x.sum().alias(f"{m}__gs"), x.count().cast(pl.Int64).alias(f"{m}__gk")]
+    per_game = lf.group_by("game_index").agg(aggs)
+    exprs = []
+    for m in metrics:
+        s_, k = pl.col(f"{m}__gs"), pl.col(f"{m}__gk")
+        sf = s_.cast(pl.Float64)
+        exprs += [s_.sum().alias(f"{m}__S"), k.sum().alias(f"{m}__K"), (k > 0).sum().alias(f"{m}__G"),
+                  (sf * sf).cast(_DECIMAL).sum().alias(f"{m}__SS"),
+                  (sf * k).cast(_DECIMAL).sum().alias(f"{m}__SK"), (k * k).sum().alias(f"{m}__KK")]
+    return per_game.select(exprs)
+
+
+def _clustered_mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
+    """Mean per player of a metric with a t interval that treats *games* as the independent units.
+
+    The players of one game are not independent (one player's waste is another's gain; a per-game
+    metric is the same number on every seat), so the interval comes from the ratio estimator
+    r = sum s_g / sum k_g and its cluster-robust variance G/(G-1) sum (s_g - r k_g)^2 / K^2, with
+    G - 1 degrees of freedom (Cochran, *Sampling Techniques*, 1977, §6.4). With the same number of
+    players in every game this is the t interval over the per-game means.
+    """
+    G = int(rec[f"{name}__G"] or 0)
+    K = int(rec[f"{name}__K"] or 0)
+    if K == 0:
+        return {"n": 0, "games": G, "mean": None, "ci_low": math.nan, "ci_high": math.nan}
+    S = Fraction(rec[f"{name}__S"] or 0)
+    r = S / K
+    if G < 2:
+        return {"n": K, "games": G, "mean": float(r), "ci_low": math.nan, "ci_high": math.nan}
+    SS = Fraction(rec[f"{name}__SS"] or 0)
+    SK = Fraction(rec[f"{name}__SK"] or 0)
+    KK = Fraction(int(rec[f"{name}__KK"] or 0))
+    resid = max(Fraction(0), SS - 2 * r * SK + r * r * KK)
+    se = math.sqrt(float(resid * G / (G - 1))) / K
+    t = float(stats.t.ppf(0.5 + confidence / 2.0, df=G - 1))
+    return {"n": K, "games": G, "mean": float(r), "ci_low": float(r) - t * se, "ci_high": float(r) + t * se}
+
+
 def _score_query(
     lf: pl.LazyFrame, by: str, components: dict[str, pl.DataType], score_dtype: pl.DataType,
     without_bonus: pl.DataType | None = None,
@@ -338,10 +383,10 @@ def summarize(
           rate = mean ``win_share`` of the seat over games, Wilson interval;
         * ``agent_win_rate``: ``[{agent, rate, ci_low, ci_high, games, wins}]`` sorted by agent —
           rate = summed ``win_share`` / agent-seat appearances (``games`` counts appearances);
-        * ``metrics``: ``{"<name>_per_player": {mean, ci_low, ci_high, n}}`` for each
-          ``metric_<name>`` — the mean per player (n finite player rows), with a t interval
-          over rows; players of one game are treated as independent (constant memory, no
-          per-game grouping; with thousands of games the interval is narrow either way);
+        * ``metrics``: ``{"<name>_per_player": {mean, ci_low, ci_high, n, games}}`` for each
+          ``metric_<name>`` — the mean per player (n finite player rows) with a t interval in
+          which games, not players, are the independent units (see :func:`_clustered_mean_row`;
+          without a ``game_index`` column, rows are treated as independent and ``games`` is absent);
         * ``seat_uniformity_p``: chi-square p-value of the seat win shares against uniform 1/n,
           shared wins split fractionally (see :func:`seat_uniformity_p`); ``None`` if undefined;
         * ``tied_games_share`` (games whose win is shared by 2+ players / games),
@@ -359,8 +404,8 @@ def summarize(
     Raises:
         ValueError: if required columns are missing or the table is empty.
 
-    Memory does not grow with the number of games: every query aggregates by seat, by agent or
-    over the whole table, streamed from the (lazy) source.
+    Memory grows only with the per-game sums of the metrics (a few numbers per game); every other
+    query aggregates by seat, by agent or over the whole table, streamed from the (lazy) source.
     """
     lf = _as_lazy(results)
     schema = lf.collect_schema()
@@ -370,13 +415,15 @@ def summarize(
     metrics = {m: schema[m] for m in prefixed_columns(columns, METRIC_PREFIX)}
     bonus = schema[SEAT_BONUS_COLUMN] if SEAT_BONUS_COLUMN in columns else None
 
-    seat_df, agent_df, game_df, score_agent_df, score_seat_df = pl.collect_all(
+    clustered = bool(metrics) and "game_index" in columns
+    seat_df, agent_df, game_df, score_agent_df, score_seat_df, *metric_df = pl.collect_all(
         [
             _win_rate_query(lf, "seat"),
             _win_rate_query(lf, "agent"),
             _run_query(lf, metrics),
             _score_query(lf, "agent", components, schema["score"]),
             _score_query(lf, "seat", components, schema["score"], bonus),
+            *([_metric_game_query(lf, metrics)] if clustered else []),
         ],
         engine=_ENGINE,
     )
@@ -391,11 +438,16 @@ def summarize(
 
     game_rec = game_df.row(0, named=True)
     metric_summary: dict[str, dict[str, Any]] = {}
+    metric_rec = metric_df[0].row(0, named=True) if clustered else None
     for m in metrics:
-        row = _mean_row(game_rec, m, confidence)
         name = f"{m[len(METRIC_PREFIX):]}_per_player"
-        metric_summary[name] = {"mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                                "n": row["n"]}
+        if metric_rec is not None:
+            row = _clustered_mean_row(metric_rec, m, confidence)
+            metric_summary[name] = {k: row[k] for k in ("mean", "ci_low", "ci_high", "n", "games")}
+        else:
+            row = _mean_row(game_rec, m, confidence)
+            metric_summary[name] = {"mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
+                                    "n": row["n"]}
 
     seat_rows = _win_rate_rows(seat_counts, "seat", confidence)
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)

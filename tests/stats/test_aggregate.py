@@ -119,12 +119,34 @@ def test_summarize_metrics_by_hand() -> None:
     s = summarize(four_games(), META)  # eager input works too
     m = s["metrics"]["m_per_player"]
     # per-player mean = (1+3+2+2+4+6+0+2)/8 = 20/8 = 2.5
-    # deviations -1.5 0.5 -0.5 -0.5 1.5 3.5 -2.5 -0.5 -> sum of squares 24, var 24/7 = 3.4285714
-    # se = sqrt(24/7 / 8) = 0.65465367; t(0.975, 7) = 2.36462425 -> half-width 1.54800995
+    # games, not players, are independent: per-game means 2, 2, 5, 1 (mean 2.5)
+    # deviations -0.5 -0.5 2.5 -1.5 -> sum of squares 9, var 9/3 = 3, se = sqrt(3/4) = 0.86602540
+    # t(0.975, 3) = 3.18244631 -> half-width 2.75607935 (treating the 8 players as independent
+    # would give 1.548: too narrow, since the two players of a game move together)
     assert m["mean"] == 2.5
-    assert m["ci_low"] == pytest.approx(2.5 - 1.54800995, abs=1e-7)
-    assert m["ci_high"] == pytest.approx(2.5 + 1.54800995, abs=1e-7)
-    assert m["n"] == 8
+    assert m["ci_low"] == pytest.approx(2.5 - 2.75607935, abs=1e-7)
+    assert m["ci_high"] == pytest.approx(2.5 + 2.75607935, abs=1e-7)
+    assert m["n"] == 8 and m["games"] == 4
+
+
+def test_metric_interval_counts_games_once_when_a_metric_is_per_game() -> None:
+    # a per-game metric (the same number on both seats) must get the interval of 4 observations,
+    # not of 8: values 2, 2, 5, 1 per game give the same interval as above
+    df = four_games().with_columns(pl.Series("metric_m", [2.0, 2.0, 2.0, 2.0, 5.0, 5.0, 1.0, 1.0]))
+    m = summarize(df, META)["metrics"]["m_per_player"]
+    assert m["mean"] == 2.5
+    assert m["ci_high"] - m["mean"] == pytest.approx(2.75607935, abs=1e-7)
+
+
+def test_metric_interval_with_a_missing_value_uses_the_ratio_estimator() -> None:
+    # game 3's seat 2 value missing (NaN): s_g = 4, 4, 10, 0 over k_g = 2, 2, 2, 1 -> r = 18/7
+    # residuals s_g - r k_g = -8/7, -8/7, 34/7, -18/7 -> sum of squares (64+64+1156+324)/49 = 1608/49
+    # var(r) = G/(G-1) * 1608/49 / K^2 = 4/3 * 1608/49 / 49 -> se = 0.77224...
+    df = four_games().with_columns(pl.Series("metric_m", [1.0, 3.0, 2.0, 2.0, 4.0, 6.0, 0.0, float("nan")]))
+    m = summarize(df, META)["metrics"]["m_per_player"]
+    se = (4 / 3 * 1608 / 49) ** 0.5 / 7
+    assert m["mean"] == pytest.approx(18 / 7) and m["n"] == 7 and m["games"] == 4
+    assert m["ci_high"] - m["mean"] == pytest.approx(3.18244631 * se, abs=1e-7)
 
 
 def test_summarize_score_breakdown_by_hand() -> None:
