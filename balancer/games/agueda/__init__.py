@@ -40,6 +40,10 @@ Version history. v1 (``configs/agueda/v1.yaml``): the rulebook with the assumpti
 
 from __future__ import annotations
 
+from ...core.numba_cache import drop_stale_cache
+
+drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+
 from dataclasses import dataclass
 from itertools import permutations
 from typing import NamedTuple

@@ -28,6 +28,10 @@ seat_bonus. Metrics: wasted_tiles, empty_cells, rulers_placed, forced_discards.
 
 from __future__ import annotations
 
+from ...core.numba_cache import drop_stale_cache
+
+drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple

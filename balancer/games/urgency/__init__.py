@@ -48,6 +48,10 @@ Version history. 1: the rulebook as printed, with cards as data (issue #5).
 
 from __future__ import annotations
 
+from ...core.numba_cache import drop_stale_cache
+
+drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple

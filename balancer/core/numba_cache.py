@@ -1,0 +1,55 @@
+"""Keeping numba's on-disk cache honest.
+
+numba's ``cache=True`` keys each compiled function by its own source file. A compiled function that
+calls (and inlines) functions of *another* module of the package keeps running the old code after
+that module changes, until its own file changes too. A game package calls :func:`drop_stale_cache`
+first thing in its ``__init__``: when the package's sources differ from those its cache was built
+from, the cache files are deleted and numba compiles afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+STAMP = "numba-sources.sha256"
+"""File in the package's ``__pycache__`` holding the digest of the sources the cache was built from."""
+
+
+def sources_digest(root: Path) -> str:
+    """SHA-256 of every ``.py`` file directly in ``root`` (names and contents, sorted by name)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def drop_stale_cache(package_file: str | os.PathLike) -> bool:
+    """Delete the numba cache files (``__pycache__/*.nbi``, ``*.nbc``) of the package whose
+    ``__init__.py`` is ``package_file`` if its sources changed since the cache was built.
+
+    Returns True when files were deleted. Never raises for file-system problems (a read-only
+    install simply keeps numba's own behaviour).
+    """
+    root = Path(package_file).resolve().parent
+    cache = root / "__pycache__"
+    digest = sources_digest(root)
+    stamp = cache / STAMP
+    try:
+        if stamp.read_text(encoding="ascii").strip() == digest:
+            return False
+    except OSError:
+        pass
+    dropped = False
+    try:
+        for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            path.unlink(missing_ok=True)
+            dropped = True
+        cache.mkdir(exist_ok=True)
+        tmp = cache / f"{STAMP}.{os.getpid()}.tmp"
+        tmp.write_text(digest + "\n", encoding="ascii")
+        os.replace(tmp, stamp)
+    except OSError:
+        pass
+    return dropped

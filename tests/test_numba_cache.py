@@ -1,0 +1,30 @@
+"""The numba cache of a game package is dropped when any of its sources changes."""
+
+from __future__ import annotations
+
+from balancer.core.numba_cache import drop_stale_cache
+
+
+def test_cache_dropped_when_any_source_changes(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "rules.py").write_text("X = 1\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "agents.f-1.py311.nbi").write_text("old index")
+    (cache / "agents.f-1.py311.1.nbc").write_text("old code")
+    (cache / "agents.cpython-311.pyc").write_text("bytecode")
+
+    # no stamp yet: the cache cannot be trusted
+    assert drop_stale_cache(tmp_path / "__init__.py") is True
+    assert sorted(p.name for p in cache.iterdir()) == ["agents.cpython-311.pyc", "numba-sources.sha256"]
+
+    # the sources did not change: a fresh cache is kept
+    (cache / "agents.f-1.py311.nbi").write_text("new index")
+    assert drop_stale_cache(tmp_path / "__init__.py") is False
+    assert (cache / "agents.f-1.py311.nbi").exists()
+
+    # another module of the package changed (agents.py did not): drop it
+    (tmp_path / "rules.py").write_text("X = 2\n")
+    assert drop_stale_cache(tmp_path / "__init__.py") is True
+    assert not (cache / "agents.f-1.py311.nbi").exists()
+    assert drop_stale_cache(tmp_path / "__init__.py") is False
