@@ -609,6 +609,7 @@ def check(
     from pydantic import ValidationError
 
     from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.check.run import CheckGameError
     from balancer.study import StudyError, load_study
 
     try:
@@ -635,6 +636,9 @@ def check(
     try:
         with _sigterm_as_interrupt():
             result = run_check(study_file, data, baseline, settings=settings, seed=seed, jobs=jobs, log=log)
+    except CheckGameError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
     except (StudyError, BaselineError, ConfigError, ValueError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

@@ -352,3 +352,23 @@ def test_a_number_the_game_no_longer_reports_fails(tmp_path):
     result = run_check(study, base, jobs=1, settings=load_study(study)[0].check.model_copy(update={"metrics": None}))
     tea = next(i for i in result.items if i.number == "tea_per_player")
     assert tea.verdict == "fail" and any("no longer reported" in n for n in result.notes)
+
+
+def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_command(cli_study, monkeypatch):
+    # an engine bug is not bad input: exit 1, the failing game named with the command that replays it
+    import balancer.games.citywright as cw
+
+    real = cw.play_game
+
+    def fragile(cfg, agents, seed):
+        if seed.spawn_key[-1] == 5:
+            raise ValueError("engine bug in game 5")
+        return real(cfg, agents, seed)
+
+    monkeypatch.setattr(cw, "play_game", fragile)
+    study, base = cli_study
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q"])
+    assert result.exit_code == 1, result.output
+    assert "mirror-3p/v1.1: 1 game(s) raised; first: game 5: ValueError: engine bug in game 5" in result.output
+    assert "replay: balancer play" in result.output and "--game-index 5" in result.output
+    assert "Traceback" not in result.output

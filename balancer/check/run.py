@@ -17,8 +17,8 @@ import numpy as np
 
 from balancer.config import config_sha256
 from balancer.games import get_game
-from balancer.sim.batches import play_range
-from balancer.sim.runner import MAX_SEED, engine_sha256
+from balancer.sim.batches import GameRaisedError, play_range
+from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
 from balancer.study.model import Bound, CheckSettings, Study, load_study
 from balancer.study.runner import load_variants
@@ -27,6 +27,11 @@ from .baseline import BaselineError
 from .values import AGENT, SEAT, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
+
+
+class CheckGameError(RuntimeError):
+    """A game of the check raised: an engine bug, not bad input (exit 1). ``str()`` names the cell,
+    the game, the error and the ``balancer play`` command that replays it."""
 
 
 def check_seed(baseline_seed: int) -> int:
@@ -171,7 +176,8 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
     seed) in batches, test every tracked number, and return the verdicts.
 
     ``settings``: the study's ``check:`` settings unless given. Raises StudyError, ConfigError,
-    BaselineError or ValueError (bad input, before anything is played); errors of the game propagate.
+    BaselineError or ValueError (bad input, before anything is played); CheckGameError when a game
+    raises (an engine bug: the message names the game and the command that replays it).
     """
     t0 = time.perf_counter()
     study_path = Path(study_path)
@@ -212,7 +218,14 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
         values: dict[str, list[np.ndarray]] = {}
         played = 0
         for k, target in enumerate(schedule):
-            table = play_range(game, loaded[variant], run.table, seed, played, target, jobs)
+            try:
+                table = play_range(game, loaded[variant], run.table, seed, played, target, jobs)
+            except GameRaisedError as exc:
+                first = exc.failures[0]
+                raise CheckGameError(
+                    f"{run_name}/{variant}: {len(exc.failures)} game(s) raised; first: game {first['game_index']}: "
+                    f"{first['error']}\n  replay: {replay_command(configs[variant], run.table, seed, first['game_index'])}"
+                ) from None
             for key, v in per_game_values(table, run.table).items():
                 values.setdefault(key, []).append(v)
             played = target

@@ -33,16 +33,33 @@ def play_range(game_module: ModuleType, cfg: Any, agents: Sequence[str], seed: i
                jobs: int = -1) -> pa.Table:
     """The rows of games ``start..stop-1`` of the run ``(cfg, agents, seed)``, in game order
     (``(stop - start) * len(agents)`` rows, the same as in a plain run). ``jobs == 1`` plays in this
-    process. Errors raised by the game propagate."""
+    process. Raises GameRaisedError (listing every failing game) when games raise; the other games of
+    the range are played but not returned."""
     agents = list(agents)
     n_jobs = resolve_jobs(jobs)
     if n_jobs == 1:
-        return play_chunk(game_module.__name__, cfg, agents, seed, start, stop)
-    size = default_chunk_size(stop - start, n_jobs)
-    tasks = (delayed(play_chunk)(game_module.__name__, cfg, agents, seed, a, min(a + size, stop))
-             for a in range(start, stop, size))
-    tables = list(_parallel(n_jobs, None, ordered=True)(tasks))
+        results = [play_chunk_safe(0, game_module.__name__, cfg, agents, seed, start, stop)]
+    else:
+        size = default_chunk_size(stop - start, n_jobs)
+        tasks = (delayed(play_chunk_safe)(i, game_module.__name__, cfg, agents, seed, a, min(a + size, stop))
+                 for i, a in enumerate(range(start, stop, size)))
+        results = list(_parallel(n_jobs, None, ordered=True)(tasks))
+    failures = [f for _, _, fs in results for f in fs]
+    if failures:
+        raise GameRaisedError(failures)
+    tables = [t for _, t, _ in results]
     return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
+
+
+class GameRaisedError(RuntimeError):
+    """Games of a :func:`play_range` raised (an engine bug, not bad input). ``failures``: one dict
+    per failing game (``game_index``, ``seed``, ``error``, ``traceback``), in game order."""
+
+    def __init__(self, failures: list[dict[str, Any]]):
+        self.failures = failures
+        first = failures[0]
+        super().__init__(f"{len(failures)} game(s) raised; first: game {first['game_index']} "
+                         f"(seed {first['seed']}): {first['error']}")
 
 
 # --------------------------------------------------------------------------------------------------
