@@ -348,6 +348,18 @@ def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_
     return lp * (a // lt) + sp2 * b
 
 
+@nb.njit(cache=True, inline="always")
+def _sort_desc(a, n):
+    """Sort ``a[:n]`` in place, largest first (insertion sort: n is at most 5)."""
+    for j in range(1, n):
+        v = a[j]
+        q = j - 1
+        while q >= 0 and a[q] < v:
+            a[q + 1] = a[q]
+            q -= 1
+        a[q + 1] = v
+
+
 @nb.njit(cache=True)
 def _residential_bound(T, L1, L2, lp, lt, sp2):
     """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
@@ -733,13 +745,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 else:
                     for j in range(k):
                         top[j] = ub[rules.pl_cells[p, j], d]
-                    for j in range(1, k):
-                        v = top[j]
-                        q = j - 1
-                        while q >= 0 and top[q] < v:
-                            top[q + 1] = top[q]
-                            q -= 1
-                        top[q + 1] = v
+                    _sort_desc(top, k)
                     for j in range(m):
                         ub_dist += top[j]
             if ub_dist < ub_cell:
@@ -774,13 +780,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             nl = k + (1 if cs >= 0 else 0)
             for j in range(nl):
                 top[j] = cadj[rules.pl_cells[p, j]] if j < k else cadj[cs]
-            for j in range(1, nl):
-                v = top[j]
-                q = j - 1
-                while q >= 0 and top[q] < v:
-                    top[q + 1] = top[q]
-                    q -= 1
-                top[q + 1] = v
+            _sort_desc(top, nl)
             ctop[0] = 0
             for j in range(nl):
                 ctop[j + 1] = min(t_adj, ctop[j] + int(top[j]))
