@@ -10,6 +10,7 @@ from types import ModuleType
 
 GAMES: dict[str, str] = {
     "citywright": "balancer.games.citywright",
+    "urban_sketchers": "balancer.games.urban_sketchers",
 }
 """Game name (the ``game:`` key of a config) -> module path."""
 

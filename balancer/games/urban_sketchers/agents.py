@@ -1,0 +1,216 @@
+"""Urban Sketchers agents: ``random`` and ``greedy``.
+
+- ``random``: uniform over :func:`.rules.legal_moves` at every decision (die placements and every
+  decision inside an action alike).
+- ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
+  legal choice on a copy of the state, finishes the action with its own sub-decisions, and keeps the
+  choice whose resulting position has the highest :func:`position_value` for its seat (ties: the
+  first in :func:`legal_moves` order). Inside an action:
+
+  * Travel: heads for the board card of highest :func:`card_value` minus the money to reach and
+    pick it (shortest path; the Wanderer tile when the card is 3 or more steps away), picks it when
+    there, ends when no card is worth its cost or the money runs out;
+  * Supply: takes the resource type its hand lacks most (the hand's costs after discounts against
+    the Backpack), stops when the Backpack is full;
+  * every other decision (cards to sketch, in which sketchbook and order, Efficient, bonus tiles,
+    funding flips, improvements, unflips, extra themes, Set Up discards): the move whose resulting
+    position has the highest value, one decision ahead.
+
+:func:`position_value` (points; weights in ``agents.greedy`` of the YAML): victory points, the
+Prestige space's points, money x ``money``, resources x ``resource``, theme tiles x ``theme_tile``,
+opportunity tiles face up x ``opportunity``, improvements x ``improvement`` (+ ``advanced`` each
+advanced side), cards in hand x ``hand_card`` up to ``hand_cap``, and per sketchbook in progress
+``book_fraction`` x what publishing it now would give (points, money, theme tiles, Prestige) plus
+``bonus_tile`` per bonus tile plus ``growth`` per free card space while the game is young (scaled by
+the share of the end-game total not yet published).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .config import UrbanSketchersConfig
+from .rules import (IMP_TRAVEL, K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, K_THEME_PAIR, K_WANDER, P_MAIN, P_OVER,
+                    P_SUPPLY, P_TRAVEL, WANDERER, State, apply_move, book_discounts, book_money, card_need,
+                    legal_moves, longest_streak)
+
+AGENTS: tuple[str, ...] = ("random", "greedy")
+
+
+class Weights:
+    """The greedy weights as plain floats (read once from the config)."""
+
+    __slots__ = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
+                 "opportunity", "improvement", "advanced", "bonus_tile")
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        g = cfg.agents.greedy
+        for name in self.__slots__:
+            setattr(self, name, getattr(g, name))
+
+
+def book_value(s: State, p: int, b: int, w: Weights) -> float:
+    """What publishing sketchbook b would give now, in points (victory points, money, theme tiles,
+    Prestige spaces at 1 point each)."""
+    r = s.rules
+    cards, tiles = s.books[p][b], s.btiles[p][b]
+    if not cards:
+        return w.bonus_tile * len(tiles)
+    vp, money = book_money(r, cards, tiles)
+    icons = sum(len(r.themes[c]) for c in cards)
+    streak = longest_streak(r, cards, tiles)
+    young = max(0.0, 1.0 - s.total_pub / r.end_total)
+    return (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
+            + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+
+
+def position_value(s: State, p: int, w: Weights) -> float:
+    """The greedy heuristic value of seat p's holdings, in points (see the module docstring)."""
+    r = s.rules
+    v = s.vp[p] + r.prestige_points[s.prestige[p]]
+    v += w.money * s.money[p] + w.resource * len(s.bp[p])
+    v += w.theme_tile * (sum(s.th_up[p]) + sum(s.th_down[p]))
+    v += w.opportunity * sum(s.opp[p])
+    for x in s.imp[p]:
+        if x:
+            v += w.improvement + (w.advanced if x == 2 else 0.0)
+    v += w.hand_card * min(len(s.hand[p]), w.hand_cap)
+    for b in range(r.books):
+        v += book_value(s, p, b, w)
+    return v
+
+
+def card_value(s: State, p: int, card: int, w: Weights) -> float:
+    """A board card's worth to p in points: a hand card's value less the resources it will cost in
+    p's best sketchbook (after its discounts); nothing once the hand holds ``hand_cap`` cards."""
+    if len(s.hand[p]) >= w.hand_cap:
+        return 0.0
+    r = s.rules
+    best = min(sum(card_need(r, card, book_discounts(s, p, b))) for b in range(r.books))
+    return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
+
+
+def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
+    """The greedy Travel decision (module docstring)."""
+    r = s.rules
+    budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
+    pos = s.pos[p]
+    best, best_gain = -1, 0.0
+    wander = bool(s.opp[p][WANDERER])
+    for i, c in enumerate(s.board):
+        if c < 0:
+            continue
+        d = r.dist[pos][i]
+        steps = 0 if (wander and d >= 3) else d
+        money = steps * r.step_money + r.pick_money
+        if money > budget:
+            continue
+        gain = card_value(s, p, c, w) - w.money * money - (w.opportunity if steps != d else 0.0)
+        if gain > best_gain:
+            best, best_gain = i, gain
+    if best < 0:
+        return (K_END, 0, 0, 0)
+    if best == pos:
+        return (K_PICK, 0, 0, 0)
+    if wander and r.dist[pos][best] >= 3:
+        return (K_WANDER, best, 0, 0)
+    return (K_STEP, r.next_step[pos][best], 0, 0)
+
+
+def supply_move(s: State, p: int) -> tuple[int, int, int, int]:
+    """The greedy Supply decision: the type the hand lacks most (ties: lowest type), or stop."""
+    r = s.rules
+    if len(s.bp[p]) >= r.backpack:
+        return (K_END, 0, 0, 0)
+    want = [0, 0, 0, 0]
+    for c in s.hand[p]:
+        need = card_need(r, c, book_discounts(s, p, 0))
+        for i in range(4):
+            want[i] += need[i]
+    for res in s.bp[p]:
+        want[res] -= 1
+    best = -1
+    for res in range(4):
+        if s.reserve[res] > 0 and (best < 0 or want[res] > want[best]):
+            best = res
+    return (K_RESOURCE, best, 0, 0) if best >= 0 else (K_END, 0, 0, 0)
+
+
+def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, int, int, int]:
+    """The greedy decision inside an action (any phase but choosing a die)."""
+    p = s.seat
+    if s.phase == P_TRAVEL:
+        return travel_move(s, p, w)
+    if s.phase == P_SUPPLY:
+        return supply_move(s, p)
+    moves = legal_moves(s)
+    if len(moves) == 1:
+        return moves[0]
+    best, best_v = moves[0], -1e18
+    for mv in moves:
+        c = s.clone(scratch)
+        apply_move(c, mv)
+        v = position_value(c, p, w)
+        if v > best_v:
+            best, best_v = mv, v
+    return best
+
+
+def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:
+    """Play p's greedy sub-decisions until p's action is done (the turn ends, or p is back to choosing a die)."""
+    while s.phase != P_OVER and s.seat == p and s.phase != P_MAIN:
+        apply_move(s, sub_move(s, w, scratch))
+
+
+def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, int, int, int]:
+    """The greedy choice of a die and action (or a theme-tile pair): one action ahead."""
+    p = s.seat
+    moves = legal_moves(s)
+    if len(moves) == 1:
+        return moves[0]
+    best, best_v = moves[0], -1e18
+    for mv in moves:
+        c = s.clone(scratch)
+        apply_move(c, mv)
+        finish_turn(c, p, w, scratch)
+        v = position_value(c, p, w)
+        if v > best_v:
+            best, best_v = mv, v
+    return best
+
+
+class RandomAgent:
+    """Uniform over the legal decisions."""
+
+    name = "random"
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        moves = legal_moves(s)
+        return moves[int(rng.integers(len(moves)))]
+
+
+class GreedyAgent:
+    """One action ahead with :func:`position_value` (module docstring). Its look-ahead copies draw
+    their chance (card and tile refills, the next round's dice) from the agent's generator."""
+
+    name = "greedy"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.w = Weights(cfg)
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        if s.phase == P_MAIN:
+            return main_move(s, self.w, rng)
+        return sub_move(s, self.w, rng)
+
+
+def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent:
+    """An agent by name; ValueError for an unknown name."""
+    if name == "random":
+        return RandomAgent()
+    if name == "greedy":
+        return GreedyAgent(cfg)
+    raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS)}")
+
+
+__all__ = ["AGENTS", "RandomAgent", "GreedyAgent", "make", "position_value", "K_PLACE", "K_THEME_PAIR"]
