@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from .config import UrbanSketchersConfig
-from .rules import (IMP_TRAVEL, K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, K_THEME_PAIR, K_WANDER, P_MAIN, P_OVER,
+from .rules import (SUPPLY, IMP_TRAVEL, K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, K_THEME_PAIR, K_WANDER, P_MAIN, P_OVER,
                     P_SUPPLY, P_TRAVEL, WANDERER, State, apply_move, book_discounts, book_money, card_need,
-                    legal_moves, longest_streak)
+                    legal_moves, longest_streak, place_cost)
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
 
@@ -162,10 +162,37 @@ def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> N
         apply_move(s, sub_move(s, w, scratch))
 
 
+def candidate_moves(s: State) -> list[tuple[int, int, int, int]]:
+    """The legal die choices the greedy agent compares: per colour action (and sketchbook to
+    publish) the cheapest die, with and without Opportunist; per Supply space the die furthest from
+    its tile (ties: the first in :func:`legal_moves` order); every theme-tile pair; a pass. A
+    costlier die for the same action reaches the same positions with less money, and a Supply die
+    nearer the tile gives fewer resources, so these are the only ones that can be best for the
+    agent's own value (it does not weigh denying dice to others)."""
+    best: dict[tuple[int, int], tuple[int, tuple[int, int, int, int]]] = {}
+    out = []
+    for mv in legal_moves(s):
+        if mv[0] != K_PLACE:
+            out.append(mv)
+            continue
+        action = mv[2] >> 3
+        if action == SUPPLY:
+            key = (mv[2], 0)
+            score = -abs(s.dice[mv[1]] - s.sup_tile[mv[2] & 7])
+        else:
+            key = (mv[2], mv[3])
+            score = place_cost(s, s.seat, mv[1], action)[0] if not mv[3] else 0
+        old = best.get(key)
+        if old is None or score < old[0]:
+            best[key] = (score, mv)
+    return [mv for _, mv in best.values()] + out
+
+
 def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, int, int, int]:
-    """The greedy choice of a die and action (or a theme-tile pair): one action ahead."""
+    """The greedy choice of a die and action (or a theme-tile pair): one action ahead, over
+    :func:`candidate_moves`."""
     p = s.seat
-    moves = legal_moves(s)
+    moves = candidate_moves(s)
     if len(moves) == 1:
         return moves[0]
     best, best_v = moves[0], -1e18

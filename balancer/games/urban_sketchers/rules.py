@@ -240,23 +240,74 @@ class State:
     )
 
     def clone(self, rng: np.random.Generator | None = None) -> "State":
-        """An independent copy (lists copied); ``rng`` replaces the chance generator if given."""
+        """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
+        Written out field by field: it is the greedy agent's hot path."""
         c = State.__new__(State)
         c.rules = self.rules
         c.rng = self.rng if rng is None else rng
-        for name in ("phase", "seat", "setup_seat", "round", "first", "tturn", "acted", "over", "end_triggered",
-                     "act_tile", "total_pub", "t_cost", "s_icons", "s_cards", "sup_left", "p_bonus", "p_xtheme",
-                     "p_imp", "p_unflip"):
-            setattr(c, name, getattr(self, name))
-        for name in ("dice", "dcol", "dused", "cuser", "cval", "sup_tile", "sup_occ", "theme_at", "deck", "discard",
-                     "board", "bag", "display", "bdiscard", "reserve", "theme_supply", "imp_supply", "money", "vp",
-                     "prestige", "pubs", "pos", "s_fee", "x_allowed", "st_paid_players", "st_paid_bank", "st_white",
-                     "st_pub_sizes", "st_pub_count", "st_turns", "st_prestige_money", "st_received"):
-            setattr(c, name, list(getattr(self, name)))
-        for name in ("occ", "bp", "hand", "th_up", "th_down", "opp", "imp", "st_actions", "st_colours", "st_imp_taken"):
-            setattr(c, name, [list(x) for x in getattr(self, name)])
-        c.books = [[list(b) for b in x] for x in self.books]
-        c.btiles = [[list(b) for b in x] for x in self.btiles]
+        c.phase = self.phase
+        c.seat = self.seat
+        c.setup_seat = self.setup_seat
+        c.round = self.round
+        c.first = self.first
+        c.tturn = self.tturn
+        c.acted = self.acted
+        c.over = self.over
+        c.end_triggered = self.end_triggered
+        c.act_tile = self.act_tile
+        c.total_pub = self.total_pub
+        c.t_cost = self.t_cost
+        c.s_icons = self.s_icons
+        c.s_cards = self.s_cards
+        c.sup_left = self.sup_left
+        c.p_bonus = self.p_bonus
+        c.p_xtheme = self.p_xtheme
+        c.p_imp = self.p_imp
+        c.p_unflip = self.p_unflip
+        c.dice = self.dice[:]
+        c.dcol = self.dcol[:]
+        c.dused = self.dused[:]
+        c.cuser = self.cuser[:]
+        c.cval = self.cval[:]
+        c.sup_tile = self.sup_tile[:]
+        c.sup_occ = self.sup_occ[:]
+        c.theme_at = self.theme_at[:]
+        c.deck = self.deck[:]
+        c.discard = self.discard[:]
+        c.board = self.board[:]
+        c.bag = self.bag[:]
+        c.display = self.display[:]
+        c.bdiscard = self.bdiscard[:]
+        c.reserve = self.reserve[:]
+        c.theme_supply = self.theme_supply[:]
+        c.imp_supply = self.imp_supply[:]
+        c.money = self.money[:]
+        c.vp = self.vp[:]
+        c.prestige = self.prestige[:]
+        c.pubs = self.pubs[:]
+        c.pos = self.pos[:]
+        c.s_fee = self.s_fee[:]
+        c.x_allowed = self.x_allowed[:]
+        c.st_paid_players = self.st_paid_players[:]
+        c.st_paid_bank = self.st_paid_bank[:]
+        c.st_white = self.st_white[:]
+        c.st_pub_sizes = self.st_pub_sizes[:]
+        c.st_pub_count = self.st_pub_count[:]
+        c.st_turns = self.st_turns[:]
+        c.st_prestige_money = self.st_prestige_money[:]
+        c.st_received = self.st_received[:]
+        c.occ = [y[:] for y in self.occ]
+        c.bp = [y[:] for y in self.bp]
+        c.hand = [y[:] for y in self.hand]
+        c.th_up = [y[:] for y in self.th_up]
+        c.th_down = [y[:] for y in self.th_down]
+        c.opp = [y[:] for y in self.opp]
+        c.imp = [y[:] for y in self.imp]
+        c.st_actions = [y[:] for y in self.st_actions]
+        c.st_colours = [y[:] for y in self.st_colours]
+        c.st_imp_taken = [y[:] for y in self.st_imp_taken]
+        c.books = [[b[:] for b in x] for x in self.books]
+        c.btiles = [[b[:] for b in x] for x in self.btiles]
         return c
 
     @property
