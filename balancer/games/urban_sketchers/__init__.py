@@ -36,6 +36,9 @@ Tie-breaker: most theme tiles, then a shared victory.
 
 Every decision inside an action is a separate decision of the agent (``rules.legal_moves``).
 
+Agents: ``random``, ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte
+Carlo over greedy playouts; accepted by name, see :func:`check_agent`); see ``agents``.
+
 Assumptions (all in the YAML, marked ``assumed``): the card list, the board (12-space ring), the dice
 tiles (1-6, one beside the colour actions and one per Supply space), the points per sketchbook size
 below six, the track lengths, values and rewards, the theme pairings, the bonus-tile mix, the resource
@@ -57,7 +60,7 @@ import numpy as np
 
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, GreedyAgent, RandomAgent, make
+from .agents import AGENTS, SEARCH_AGENTS, GreedyAgent, RandomAgent, RolloutAgent, make
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
 from .rules import (KIND_NAMES, P_OVER, Move, Rules, State, apply_move, compile_rules, legal_moves as _legal_moves,
                     new_state)
@@ -70,7 +73,7 @@ MAX_MOVES = 100_000
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
-           "play_game", "transcript", "make_agent", "is_legal_move", "describe_config"]
+           "play_game", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config"]
 
 
 @lru_cache(maxsize=32)
@@ -125,9 +128,21 @@ def is_over(state: State) -> bool:
     return state.phase == P_OVER
 
 
-def make_agent(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent:
-    """An agent by name (one of :data:`AGENTS`); ValueError for an unknown name."""
+def make_agent(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | RolloutAgent:
+    """An agent by name (one of :data:`AGENTS`, or ``rollout``); ValueError for an unknown name."""
     return make(cfg, name)
+
+
+def check_agent(name: str) -> str | None:
+    """None for an agent this game can seat (:data:`AGENTS` and ``rollout``), else the error message.
+
+    ``rollout`` (flat Monte Carlo over greedy playouts, ``agents.rollout`` in the YAML) is accepted
+    but not listed in :data:`AGENTS`, which the conformance suite plays through whole games at every
+    player count: with the shipped parameters one rollout game takes many minutes.
+    """
+    if name in AGENTS or name in SEARCH_AGENTS:
+        return None
+    return f"unknown agent {name!r}; known agents: {', '.join(AGENTS + SEARCH_AGENTS)}"
 
 
 def outcome(state: State) -> Outcome:

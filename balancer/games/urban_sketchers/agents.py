@@ -33,6 +33,7 @@ from .config import UrbanSketchersConfig
 from .rules import (SUPPLY, IMP_TRAVEL, K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, K_THEME_PAIR, K_WANDER, P_MAIN, P_OVER,
                     P_SUPPLY, P_TRAVEL, WANDERER, State, apply_move, book_discounts, book_money, card_need,
                     legal_moves, longest_streak, place_cost)
+from .scoring import final_components
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
 
@@ -231,13 +232,80 @@ class GreedyAgent:
         return sub_move(s, self.w, rng)
 
 
-def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent:
+def playout(s: State, w: Weights, rng: np.random.Generator, horizon: int) -> None:
+    """Play greedy decisions for every seat until the game ends, or until ``horizon`` rounds have
+    been started after the current one (0: to the end)."""
+    stop = s.round + horizon if horizon else 1 << 30
+    while s.phase != P_OVER and s.round < stop:
+        apply_move(s, main_move(s, w, rng) if s.phase == P_MAIN else sub_move(s, w, rng))
+
+
+def margin(s: State, p: int, w: Weights) -> float:
+    """p's lead over the best other seat: final scores once the game is over, else position values."""
+    if s.phase == P_OVER:
+        comps = final_components(s)
+        scores = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
+    else:
+        scores = [position_value(s, q, w) for q in range(s.rules.n)]
+    return scores[p] - max(scores[q] for q in range(s.rules.n) if q != p)
+
+
+class RolloutAgent:
+    """Flat Monte Carlo over the greedy policy: at each choice of a die, the ``candidates`` best
+    choices by the greedy value each get ``playouts`` playouts (every seat greedy) on copies whose
+    deck and bonus bag are reshuffled (the agent does not know their order), to the end of the game
+    or ``horizon_rounds`` rounds on; the choice with the best mean :func:`margin` is played (ties:
+    the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``."""
+
+    name = "rollout"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.w = Weights(cfg)
+        ro = cfg.agents.rollout
+        self.playouts, self.candidates, self.horizon = ro.playouts, ro.candidates, ro.horizon_rounds
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        w = self.w
+        if s.phase != P_MAIN:
+            return sub_move(s, w, rng)
+        moves = candidate_moves(s)
+        if len(moves) == 1:
+            return moves[0]
+        ranked = []
+        for i, mv in enumerate(moves):
+            c = s.clone(rng)
+            apply_move(c, mv)
+            finish_turn(c, seat, w, rng)
+            ranked.append((-position_value(c, seat, w), i, mv))
+        ranked.sort()
+        best, best_v = ranked[0][2], -1e18
+        for _, _, mv in ranked[:self.candidates]:
+            total = 0.0
+            for _ in range(self.playouts):
+                c = s.clone(rng)
+                c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
+                c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
+                apply_move(c, mv)
+                playout(c, w, rng, self.horizon)
+                total += margin(c, seat, w)
+            if total / self.playouts > best_v:
+                best, best_v = mv, total / self.playouts
+        return best
+
+
+SEARCH_AGENTS: tuple[str, ...] = ("rollout",)
+"""Agents accepted by name but not listed in :data:`AGENTS` (see ``check_agent`` in the package)."""
+
+
+def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | RolloutAgent:
     """An agent by name; ValueError for an unknown name."""
     if name == "random":
         return RandomAgent()
     if name == "greedy":
         return GreedyAgent(cfg)
-    raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS)}")
+    if name == "rollout":
+        return RolloutAgent(cfg)
+    raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
 
 
 __all__ = ["AGENTS", "RandomAgent", "GreedyAgent", "make", "position_value", "K_PLACE", "K_THEME_PAIR"]

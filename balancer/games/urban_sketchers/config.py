@@ -222,8 +222,9 @@ class Greedy(_Strict):
 
 
 class Rollout(_Strict):
-    playouts: int = Field(ge=1)
-    candidates: int = Field(ge=1)
+    playouts: int = Field(ge=1, description="playouts per candidate choice")
+    candidates: int = Field(ge=1, description="best choices by the greedy value that get playouts")
+    horizon_rounds: int = Field(ge=0, description="rounds a playout runs on; 0: to the end of the game")
     assumed: str | None = None
 
 
