@@ -61,8 +61,10 @@ import numpy as np
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from .agents import AGENTS, SEARCH_AGENTS, GreedyAgent, RandomAgent, RolloutAgent, make
-from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
-from .rules import (KIND_NAMES, P_OVER, Move, Rules, State, apply_move, compile_rules, legal_moves as _legal_moves,
+from .config import ACTIONS, BONUS_KINDS, COLOURS, UrbanSketchersConfig, deck_report
+from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
+                    K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP, K_WANDER,
+                    P_OVER, Move, Rules, State, apply_move, compile_rules, legal_moves as _legal_moves,
                     new_state)
 from .scoring import COMPONENTS, final_components, tiebreak
 
@@ -184,18 +186,42 @@ def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.Seed
     return outcome(state)
 
 
-def describe_move(state: State, move: Move) -> str:
-    """A short text for ``move`` (before it is applied)."""
+def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
+    """One line of a transcript for ``move`` (before it is applied)."""
     kind, a, b, c = move
-    name = KIND_NAMES[kind]
-    if kind == 3:
+    res, themes = cfg.resources.names, cfg.themes.names
+    p = state.seat
+    if kind == K_PLACE:
         action, arg = divmod(b, 8)
         col = (*COLOURS, "white")[state.dcol[a]]
         text = f"places the {col} {state.dice[a]} on {ACTIONS[action]}"
-        if action in (2, 4):
-            text += f" ({'sketchbook' if action == 2 else 'space'} {arg + 1})"
-        return text + (" flipping Opportunist" if c else "")
-    return f"{name} {a} {b} {c}".rstrip(" 0") if kind not in (6, 8, 11, 17, 1, 4) else name
+        if action == 2:
+            text += f" (sketchbook {arg + 1}, {len(state.books[p][arg])} cards)"
+        elif action == 4:
+            text += f" (space {arg + 1}, tile {state.sup_tile[arg]})"
+        return text + (", flipping Opportunist" if c else "")
+    if kind == K_SKETCH:
+        eff = f", Efficient off {res[c // 4]} and {res[c % 4]}" if c >= 0 else ""
+        return f"sketches card {a + 1} into sketchbook {b + 1}{eff}"
+    texts = {
+        K_SETUP_DISCARD: lambda: f"discards card {a + 1} for its resources",
+        K_SETUP_DONE: lambda: "keeps the rest of the hand",
+        K_THEME_PAIR: lambda: f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}",
+        K_PASS: lambda: "has no die to place and passes",
+        K_STEP: lambda: f"steps to space {a + 1}",
+        K_PICK: lambda: f"picks up card {state.board[state.pos[p]] + 1}",
+        K_WANDER: lambda: f"flips Wanderer to space {a + 1}",
+        K_END: lambda: "ends the action",
+        K_BONUS: lambda: f"takes bonus tile {BONUS_KINDS[state.rules.tile_kind[state.display[a]]]} into sketchbook {b + 1}",
+        K_BONUS_MONEY: lambda: "takes 1 money instead of a bonus tile",
+        K_FUND: lambda: f"takes funding, flipping {a} theme tile(s)",
+        K_RESOURCE: lambda: f"takes {res[a]}",
+        K_EXTRA_THEME: lambda: f"takes the extra theme tile {themes[a]}",
+        K_UNFLIP: lambda: f"unflips {('Wanderer', 'Efficient', 'Opportunist')[a]}",
+        K_IMPROVE: lambda: f"{('takes', 'flips to advanced', 'takes advanced')[b]} the {IMPROVEMENT_NAMES[a]} improvement",
+        K_IMPROVE_MONEY: lambda: "takes 3 money instead of an improvement",
+    }
+    return texts[kind]()
 
 
 def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
@@ -214,7 +240,7 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
                          f"published {state.total_pub}")
         seat = state.seat
         move = players[seat].choose(state, seat, agent_rng)
-        lines.append(f"  seat {seat + 1}: {describe_move(state, move)}")
+        lines.append(f"  seat {seat + 1}: {describe_move(state, move, cfg)}")
         apply_move(state, move)
     out = outcome(state)
     for s in range(len(agents)):
