@@ -30,9 +30,10 @@ from __future__ import annotations
 import numpy as np
 
 from .config import UrbanSketchersConfig
-from .rules import (SUPPLY, IMP_TRAVEL, K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, K_THEME_PAIR, K_WANDER, P_MAIN, P_OVER,
-                    P_SUPPLY, P_TRAVEL, WANDERER, State, apply_move, book_discounts, book_money, card_need,
-                    legal_moves, longest_streak, place_cost)
+from .rules import (IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP,
+                    K_WANDER, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, SUPPLY, WANDERER, State,
+                    apply_move, book_discounts, book_money, card_need, efficient_options, legal_moves, longest_streak,
+                    place_cost)
 from .scoring import final_components
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
@@ -148,13 +149,50 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
     if len(moves) == 1:
         return moves[0]
     best, best_v = moves[0], -1e18
+    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE) else 0.0
     for mv in moves:
-        c = s.clone(scratch)
-        apply_move(c, mv)
-        v = position_value(c, p, w)
+        v = quick_value(s, p, mv, w, base)
+        if v is None:
+            c = s.clone(scratch)
+            apply_move(c, mv)
+            v = position_value(c, p, w)
         if v > best_v:
             best, best_v = mv, v
     return best
+
+
+def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float) -> float | None:
+    """:func:`position_value` after ``mv`` without copying the state, for the frequent decisions
+    inside Sketch (a card, or ending) and bonus tiles, given ``base``, the value before the move;
+    None for other moves. The same value as applying the move to a copy (tests check it)."""
+    kind = mv[0]
+    r = s.rules
+    if kind == K_SKETCH and s.phase == P_SKETCH:
+        card, b, eff = mv[1], mv[2], mv[3]
+        need = card_need(r, card, book_discounts(s, p, b))
+        if eff >= 0:
+            need = next(less for code, less in efficient_options(need, r.efficient) if code == eff)
+        h = len(s.hand[p])
+        book = s.books[p][b]
+        before = book_value(s, p, b, w)
+        book.append(card)
+        after = book_value(s, p, b, w)
+        book.pop()
+        return (base - w.resource * sum(need) - w.money * r.extra_card_money[s.s_fee[b]]
+                + w.hand_card * (min(h - 1, w.hand_cap) - min(h, w.hand_cap))
+                - (w.opportunity if eff >= 0 else 0.0) + after - before)
+    if kind == K_END and s.phase == P_SKETCH:
+        return base
+    if kind == K_BONUS and s.phase == P_RESOLVE:
+        tiles = s.btiles[p][mv[2]]
+        before = book_value(s, p, mv[2], w)
+        tiles.append(s.display[mv[1]])
+        after = book_value(s, p, mv[2], w)
+        tiles.pop()
+        return base + after - before
+    if kind == K_BONUS_MONEY and s.phase == P_RESOLVE:
+        return base + w.money * r.bonus_money
+    return None
 
 
 def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:
@@ -308,4 +346,4 @@ def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | Ro
     raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
 
 
-__all__ = ["AGENTS", "RandomAgent", "GreedyAgent", "make", "position_value", "K_PLACE", "K_THEME_PAIR"]
+__all__ = ["AGENTS", "SEARCH_AGENTS", "RandomAgent", "GreedyAgent", "RolloutAgent", "make", "position_value"]

@@ -104,3 +104,30 @@ def test_rollout_plays_a_legal_deterministic_game(us_cfg):
             apply_move(state, mv)
         outs.append(us.outcome(state))
     assert outs[0] == outs[1]
+
+
+def test_quick_value_equals_value_of_a_copy(us_cfg):
+    """The greedy agent's copy-free value of Sketch and bonus-tile decisions equals position_value
+    after applying the move to a copy, at every such decision of a few random games."""
+    from balancer.games.urban_sketchers.agents import quick_value
+    from balancer.games.urban_sketchers.rules import P_RESOLVE, P_SKETCH
+    w = Weights(us_cfg)
+    checked = 0
+    for seed in range(4):
+        s = us.new_game(us_cfg, 3, seed)
+        rng = np.random.default_rng(seed)
+        greedy = GreedyAgent(us_cfg)
+        while s.phase != P_OVER:
+            p = s.seat
+            if s.phase in (P_SKETCH, P_RESOLVE):
+                base = position_value(s, p, w)
+                for mv in legal_moves(s):
+                    v = quick_value(s, p, mv, w, base)
+                    if v is None:
+                        continue
+                    c = s.clone(np.random.default_rng(0))
+                    apply_move(c, mv)
+                    assert v == pytest.approx(position_value(c, p, w), abs=1e-9), mv
+                    checked += 1
+            apply_move(s, greedy.choose(s, p, rng))
+    assert checked > 100
