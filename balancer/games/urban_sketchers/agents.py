@@ -82,13 +82,16 @@ def position_value(s: State, p: int, w: Weights) -> float:
     return v
 
 
-def card_value(s: State, p: int, card: int, w: Weights) -> float:
+def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int]] | None = None) -> float:
     """A board card's worth to p in points: a hand card's value less the resources it will cost in
-    p's best sketchbook (after its discounts); nothing once the hand holds ``hand_cap`` cards."""
+    p's best sketchbook (after its discounts, ``discounts[b]`` if given); nothing once the hand
+    holds ``hand_cap`` cards."""
     if len(s.hand[p]) >= w.hand_cap:
         return 0.0
     r = s.rules
-    best = min(sum(card_need(r, card, book_discounts(s, p, b))) for b in range(r.books))
+    if discounts is None:
+        discounts = [book_discounts(s, p, b) for b in range(r.books)]
+    best = min(sum(card_need(r, card, d)) for d in discounts)
     return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
 
 
@@ -99,6 +102,9 @@ def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
     pos = s.pos[p]
     best, best_gain = -1, 0.0
     wander = bool(s.opp[p][WANDERER])
+    if len(s.hand[p]) >= w.hand_cap:
+        return (K_END, 0, 0, 0)
+    discounts = [book_discounts(s, p, b) for b in range(r.books)]
     for i, c in enumerate(s.board):
         if c < 0:
             continue
@@ -107,7 +113,7 @@ def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
         money = steps * r.step_money + r.pick_money
         if money > budget:
             continue
-        gain = card_value(s, p, c, w) - w.money * money - (w.opportunity if steps != d else 0.0)
+        gain = card_value(s, p, c, w, discounts) - w.money * money - (w.opportunity if steps != d else 0.0)
         if gain > best_gain:
             best, best_gain = i, gain
     if best < 0:
