@@ -4,8 +4,8 @@
   decision inside an action alike).
 - ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
   legal choice on a copy of the state, finishes the action with its own sub-decisions, and keeps the
-  choice whose resulting position has the highest :func:`position_value` for its seat (ties: the
-  first in :func:`legal_moves` order). Inside an action:
+  choice whose resulting position has the highest :func:`position_value` for its seat (exact ties
+  broken uniformly at random with the agent's generator, :func:`pick_best`). Inside an action:
 
   * Travel: heads for the board card of highest :func:`card_value` minus the money to reach and
     pick it (shortest path; the Wanderer tile when the card is 3 or more steps away), picks it when
@@ -14,7 +14,7 @@
     the Backpack), stops when the Backpack is full;
   * every other decision (cards to sketch, in which sketchbook and order, Efficient, bonus tiles,
     funding flips, improvements, unflips, extra themes, Set Up discards): the move whose resulting
-    position has the highest value, one decision ahead.
+    position has the highest value, one decision ahead; exact ties broken uniformly at random.
 
 :func:`position_value` (points; weights in ``agents.greedy`` of the YAML): victory points, the
 Prestige space's points, money x ``money``, resources x ``resource``, theme tiles x ``theme_tile``,
@@ -154,7 +154,7 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
     moves = legal_moves(s)
     if len(moves) == 1:
         return moves[0]
-    best, best_v = moves[0], -1e18
+    values = []
     base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE) else 0.0
     for mv in moves:
         v = quick_value(s, p, mv, w, base)
@@ -162,9 +162,19 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
             c = s.clone(scratch)
             apply_move(c, mv)
             v = position_value(c, p, w)
-        if v > best_v:
-            best, best_v = mv, v
-    return best
+        values.append(v)
+    return pick_best(moves, values, scratch)
+
+
+TIE = 1e-9
+"""Values closer than this are a tie (sums of the same terms in another order differ by rounding)."""
+
+
+def pick_best(moves: list, values: list[float], rng: np.random.Generator):
+    """The move of highest value; exact ties (within :data:`TIE`) broken uniformly with ``rng``."""
+    top = max(values)
+    best = [mv for mv, v in zip(moves, values) if v >= top - TIE]
+    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
 def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float) -> float | None:
@@ -240,15 +250,13 @@ def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, 
     moves = candidate_moves(s)
     if len(moves) == 1:
         return moves[0]
-    best, best_v = moves[0], -1e18
+    values = []
     for mv in moves:
         c = s.clone(scratch)
         apply_move(c, mv)
         finish_turn(c, p, w, scratch)
-        v = position_value(c, p, w)
-        if v > best_v:
-            best, best_v = mv, v
-    return best
+        values.append(position_value(c, p, w))
+    return pick_best(moves, values, scratch)
 
 
 class RandomAgent:
