@@ -54,6 +54,9 @@ CASES: tuple[Case, ...] = (
     Case("configs/citywright/v1.1.yaml", 4, 7),
     Case("configs/citywright/v1.1.yaml", 2, 7, "random,greedy"),
     Case("configs/citywright/v1.0.yaml", 2, 7),
+    Case("configs/urban_sketchers/base.yaml", 2, 7),
+    Case("configs/urban_sketchers/base.yaml", 4, 7),
+    Case("configs/urban_sketchers/base.yaml", 3, 7, "random,greedy,greedy"),
 )
 
 

@@ -3,7 +3,7 @@
 - ``random``: uniform over :func:`.rules.legal_moves` at every decision (die placements and every
   decision inside an action alike).
 - ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
-  legal choice on a copy of the state, finishes the action with its own sub-decisions, and keeps the
+  choice of :func:`candidate_moves` (per action only the cheapest die) on a copy of the state, finishes the action with its own sub-decisions, and keeps the
   choice whose resulting position has the highest :func:`position_value` for its seat (exact ties
   broken uniformly at random with the agent's generator, :func:`pick_best`). Inside an action:
 
