@@ -562,26 +562,26 @@ def advance_prestige(s: State, p: int, steps: int) -> None:
             s.st_prestige_money[p] += r.prestige_overflow
 
 
+def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.random.Generator) -> tuple[list[int], list[int]]:
+    """Fill the empty (-1) slots from the top of ``pile``; an empty pile takes back the shuffled
+    ``discard``. Returns the (pile, discard) lists to keep."""
+    for i, x in enumerate(slots):
+        if x < 0:
+            if not pile and discard:
+                pile, discard = _shuffled(discard, rng), []
+            if pile:
+                slots[i] = pile.pop()
+    return pile, discard
+
+
 def _refill_board(s: State) -> None:
     """Travel: refill empty spaces from the deck, reshuffling the discard pile when it runs out."""
-    for i, c in enumerate(s.board):
-        if c < 0:
-            if not s.deck and s.discard:
-                s.deck = _shuffled(s.discard, s.rng)
-                s.discard = []
-            if s.deck:
-                s.board[i] = s.deck.pop()
+    s.deck, s.discard = _refill(s.board, s.deck, s.discard, s.rng)
 
 
 def _refill_display(s: State) -> None:
     """Bonus Tiles: refill the display from the bag; an empty bag takes back the discarded tiles."""
-    for i, t in enumerate(s.display):
-        if t < 0:
-            if not s.bag and s.bdiscard:
-                s.bag = _shuffled(s.bdiscard, s.rng)
-                s.bdiscard = []
-            if s.bag:
-                s.display[i] = s.bag.pop()
+    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, s.rng)
 
 
 def publish(s: State, p: int, b: int) -> None:
