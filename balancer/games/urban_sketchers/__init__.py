@@ -26,8 +26,9 @@ other player is paid by the bank). Or place any die on a free Supply space for f
   3 per flipped theme tile of the funding theme, the green improvement's +3 (advanced: a bonus tile).
 - Supply: as many resources as the die differs from the space's tile (+1/+2 purple improvement),
   in chosen types; a full Backpack (12) loses its oldest resource for each new one.
-- Any time before placing a die: flip two theme tiles of adjacent large-tile spaces for the benefit
-  between them (unflip an opportunity tile, a bonus tile, a Prestige space).
+- Any time in the turn (but while rewards and bonus tiles are being chosen): flip two theme tiles of
+  adjacent large-tile spaces for the benefit between them (unflip an opportunity tile, a bonus
+  tile, a Prestige space), the benefit's choice made in the same decision.
 
 Set Up 11 (discarding dealt cards for their resources) is the first decisions of the game, seat by
 seat. Final scoring: unpublished sketchbooks' money; 7 per set of four themes; majorities 9/5/2 per
@@ -44,8 +45,8 @@ tiles (1-6, one beside the colour actions and one per Supply space), the points 
 below six, the track lengths, values and rewards, the theme pairings, the bonus-tile mix, the resource
 names, the traveller's start, publish's colour, whose publications count for Funding, the blue
 improvement's reading; and these engine readings, not in the YAML because they are not numbers:
-theme-tile pairs are flipped before the die is placed (not in the middle of an action); a player
-with no die to place passes; Publish needs a sketchbook with at least one card.
+a player with no die to place passes; theme-tile pairs are not flipped while rewards or bonus tiles
+are being chosen, nor after the action (the turn ends with it); Publish needs a sketchbook with at least one card.
 
 Score components per seat: publishing, sets, majorities, prestige, leftovers. Metrics: rounds,
 paid_players, paid_bank, received_from_players, actions_<action>, dice_<colour>, white_dice,

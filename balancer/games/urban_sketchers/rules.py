@@ -37,7 +37,7 @@ BEN_UNFLIP, BEN_BONUS, BEN_PRESTIGE = range(3)
 # move kinds
 K_SETUP_DISCARD = 0   # (card): Set Up 11, discard a card from hand for its printed resources
 K_SETUP_DONE = 1      # keep the rest of the hand
-K_THEME_PAIR = 2      # (pair): Theme Tiles, flip two different theme tiles for the benefit between them
+K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves)
 K_PLACE = 3           # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
 K_PASS = 4            # no die can be placed (not in the rulebook; see place_moves)
 K_STEP = 5            # (space): Travel, move to an adjacent space
@@ -694,6 +694,29 @@ def place_moves(s: State) -> list[Move]:
     return out
 
 
+def theme_pair_moves(s: State) -> list[Move]:
+    """Theme Tiles: the pairs of face-up theme tiles of two themes whose large tiles frame a benefit,
+    each with its benefit's choice: ``(K_THEME_PAIR, pair, opportunity tile, 0)`` to unflip,
+    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile, ``(K_THEME_PAIR, pair, 0, 0)``
+    for a Prestige space. Allowed at any time of the player's turn but while rewards and bonus
+    tiles are being chosen (the choice is part of the move, so nothing waits)."""
+    r, p = s.rules, s.seat
+    up = s.th_up[p]
+    out: list[Move] = []
+    for i, (x, y, ben) in enumerate(r.pairs):
+        if not (up[s.theme_at[x]] and up[s.theme_at[y]]):
+            continue
+        if ben == BEN_UNFLIP:
+            out.extend((K_THEME_PAIR, i, o, 0) for o in range(3) if not s.opp[p][o])
+        elif ben == BEN_BONUS:
+            for b in range(r.books):
+                if len(s.btiles[p][b]) < r.max_tiles:
+                    out.extend((K_THEME_PAIR, i, slot, b) for slot, t in enumerate(s.display) if t >= 0)
+        else:
+            out.append((K_THEME_PAIR, i, 0, 0))
+    return out
+
+
 def legal_moves(s: State) -> list[Move]:
     """Every legal decision of the seat to move, as ``(kind, a, b, c)`` tuples; [] once the game is over.
 
@@ -705,16 +728,7 @@ def legal_moves(s: State) -> list[Move]:
         out = place_moves(s)
         if not out:
             out = [(K_PASS, 0, 0, 0)]
-        up = s.th_up[p]
-        for i, (x, y, ben) in enumerate(r.pairs):
-            if up[s.theme_at[x]] and up[s.theme_at[y]]:
-                if ben == BEN_UNFLIP and 0 not in s.opp[p]:
-                    continue
-                if ben == BEN_BONUS and not (any(t >= 0 for t in s.display)
-                                             and any(len(bt) < r.max_tiles for bt in s.btiles[p])):
-                    continue
-                out.append((K_THEME_PAIR, i, 0, 0))
-        return out
+        return out + theme_pair_moves(s)
     if ph == P_TRAVEL:
         budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
         pos = s.pos[p]
@@ -725,7 +739,7 @@ def legal_moves(s: State) -> list[Move]:
             out.extend((K_STEP, v, 0, 0) for v in r.neighbours[pos])
         if s.opp[p][WANDERER]:
             out.extend((K_WANDER, v, 0, 0) for v in range(r.spaces) if v != pos)
-        return out
+        return out + theme_pair_moves(s)
     if ph == P_SKETCH:
         out = [(K_END, 0, 0, 0)]
         bp = s.bp[p]
@@ -748,14 +762,14 @@ def legal_moves(s: State) -> list[Move]:
                     for code, less in efficient_options(need, r.efficient):
                         if _has(bp, less):
                             out.append((K_SKETCH, c, b, code))
-        return out
+        return out + theme_pair_moves(s)
     if ph == P_FUNDING:
         k = s.th_up[p][s.theme_at[r.funding_space]]
-        return [(K_FUND, i, 0, 0) for i in range(k + 1)]
+        return [(K_FUND, i, 0, 0) for i in range(k + 1)] + theme_pair_moves(s)
     if ph == P_SUPPLY:
         out = [(K_END, 0, 0, 0)]
         out.extend((K_RESOURCE, res, 0, 0) for res in range(4) if s.reserve[res] > 0)
-        return out
+        return out + theme_pair_moves(s)
     if ph == P_RESOLVE:
         if s.p_xtheme:
             return [(K_EXTRA_THEME, t, 0, 0) for t in s.x_allowed if s.theme_supply[t] > 0]
@@ -938,12 +952,15 @@ def apply_move(s: State, mv: Move) -> None:
             s.th_up[p][t] -= 1
             s.th_down[p][t] += 1
         if ben == BEN_UNFLIP:
-            s.p_unflip += 1
+            s.opp[p][b] = 1
         elif ben == BEN_BONUS:
-            s.p_bonus += 1
+            s.btiles[p][c].append(s.display[b])
+            s.display[b] = -1
+            _refill_display(s)
         else:
-            advance_prestige(s, p, 1)
-        _continue(s)
+            advance_prestige(s, p, 1)          # its rewards wait until the action is over
+        if s.phase == P_MAIN:
+            _continue(s)
     elif kind == K_PASS:
         _end_turn(s)
     elif kind == K_SETUP_DISCARD:

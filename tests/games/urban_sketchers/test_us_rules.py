@@ -14,7 +14,7 @@ from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.config import deck_distribution
 from balancer.games.urban_sketchers.rules import (
     FUNDING, K_END, K_FUND, K_PASS, K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_THEME_PAIR, K_UNFLIP,
-    P_MAIN, P_OVER, P_RESOLVE, P_SETUP, PUBLISH, SKETCH, SUPPLY, TRAVEL, WHITE, apply_move, legal_moves, new_state)
+    P_MAIN, P_OVER, P_RESOLVE, P_SETUP, P_TRAVEL, PUBLISH, SKETCH, SUPPLY, TRAVEL, WHITE, apply_move, legal_moves, new_state)
 
 from balancer.games.urban_sketchers.agents import Weights, finish_turn
 from conftest import BASE
@@ -112,24 +112,33 @@ def test_funding_royalties_count_own_or_all(us_cfg):
 
 def test_theme_pair_benefits(us_cfg):
     """Theme Tiles: two different theme tiles of adjacent large-tile spaces flip for the benefit
-    between them; each tile once; unflip only with a flipped opportunity tile."""
+    between them; each tile once; unflip only with a flipped opportunity tile; allowed during an
+    action too (here: a bonus tile in the middle of a Travel)."""
     s = position(us_cfg, 2)
     r = s.rules
-    (x, y, ben), = [p for p in r.pairs if p[2] == 2]    # the Prestige pair
+    kinds = {ben: (k, x, y) for k, (x, y, ben) in enumerate(r.pairs)}
+    i, x, y = kinds[2]                                   # the Prestige pair
     a, b = s.theme_at[x], s.theme_at[y]
     s.th_up[0][a], s.th_up[0][b] = 1, 1
-    i = r.pairs.index((x, y, ben))
     play(s, (K_THEME_PAIR, i, 0, 0))
     assert s.prestige[0] == 1 and s.th_up[0][a] == 0 and s.th_down[0][a] == 1 and s.phase == P_MAIN
     assert (K_THEME_PAIR, i, 0, 0) not in legal_moves(s)
-    (ux, uy, _), = [p for p in r.pairs if p[2] == 0]
-    j = [k for k, p in enumerate(r.pairs) if p[2] == 0][0]
+    j, ux, uy = kinds[0]                                 # the unflip pair
     s.th_up[0][s.theme_at[ux]] += 1
     s.th_up[0][s.theme_at[uy]] += 1
-    assert (K_THEME_PAIR, j, 0, 0) not in legal_moves(s), "nothing to unflip"
+    assert not [m for m in legal_moves(s) if m[0] == K_THEME_PAIR], "nothing to unflip"
     s.opp[0][1] = 0
-    play(s, (K_THEME_PAIR, j, 0, 0), (K_UNFLIP, 1, 0, 0))
+    assert [m for m in legal_moves(s) if m[0] == K_THEME_PAIR] == [(K_THEME_PAIR, j, 1, 0)]
+    play(s, (K_THEME_PAIR, j, 1, 0))
     assert s.opp[0] == [1, 1, 1] and s.phase == P_MAIN and s.seat == 0
+    k, bx, by = kinds[1]                                 # the bonus-tile pair, during a Travel
+    s.th_up[0][s.theme_at[bx]] += 1
+    s.th_up[0][s.theme_at[by]] += 1
+    s.money[0] = 3
+    play(s, place(0, TRAVEL))
+    tile = s.display[2]
+    play(s, (K_THEME_PAIR, k, 2, 1))
+    assert s.btiles[0][1] == [tile] and s.display[2] >= 0 and s.phase == P_TRAVEL
 
 
 def test_game_ends_after_the_round_in_which_the_token_reaches_its_space(us_cfg):
