@@ -219,11 +219,11 @@ def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> N
 
 def candidate_moves(s: State) -> list[tuple[int, int, int, int]]:
     """The legal die choices the greedy agent compares: per colour action (and sketchbook to
-    publish) the cheapest die, with and without Opportunist; per Supply space the die furthest from
-    its tile (ties: the first in :func:`legal_moves` order); every theme-tile pair; a pass. A
-    costlier die for the same action reaches the same positions with less money, and a Supply die
-    nearer the tile gives fewer resources, so these are the only ones that can be best for the
-    agent's own value (it does not weigh denying dice to others)."""
+    publish) the cheapest die, with and without Opportunist; for Supply the die and space that give
+    the most resources (ties: the first in :func:`legal_moves` order); every theme-tile pair; a pass.
+    A costlier die for the same action reaches the same positions with less money, and fewer
+    resources are never worth more to it, so these are the only ones that can be best for the
+    agent's own value (it does not weigh denying dice or spaces to others)."""
     best: dict[tuple[int, int], tuple[int, tuple[int, int, int, int]]] = {}
     out = []
     for mv in legal_moves(s):
@@ -232,7 +232,7 @@ def candidate_moves(s: State) -> list[tuple[int, int, int, int]]:
             continue
         action = mv[2] >> 3
         if action == SUPPLY:
-            key = (mv[2], 0)
+            key = (SUPPLY * 8, 0)
             score = -abs(s.dice[mv[1]] - s.sup_tile[mv[2] & 7])
         else:
             key = (mv[2], mv[3])

@@ -25,15 +25,16 @@ def test_agent_names(us_cfg):
 
 def test_candidate_moves_keep_the_cheapest_die_per_action(us_cfg):
     """Greedy compares, per colour action, only the cheapest die: with the red die free for travel,
-    no white die for travel is a candidate; per Supply space, the die furthest from the tile."""
+    no white die for travel is a candidate; for Supply, the die and space giving most resources."""
     s = position(us_cfg, 4)
     s.money[0] = 10
     cands = candidate_moves(s)
     travel = [m for m in cands if m[0] == K_PLACE and m[2] >> 3 == 0 and not m[3]]
     assert travel == [(K_PLACE, 0, 0, 0)]
-    for mv in (m for m in cands if m[0] == K_PLACE and m[2] >> 3 == SUPPLY):
-        tile = s.sup_tile[mv[2] & 7]
-        assert abs(s.dice[mv[1]] - tile) == max(abs(v - tile) for v in s.dice)
+    supply = [m for m in cands if m[0] == K_PLACE and m[2] >> 3 == SUPPLY]
+    assert len(supply) == 1
+    mv = supply[0]
+    assert abs(s.dice[mv[1]] - s.sup_tile[mv[2] & 7]) == max(abs(v - t) for v in s.dice for t in s.sup_tile)
     assert set(cands) <= set(legal_moves(s))
 
 
