@@ -8,7 +8,7 @@ import pytest
 
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.agents import GreedyAgent, candidate_moves, position_value, Weights
-from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, P_MAIN, P_OVER, SUPPLY,
+from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, P_OVER, SUPPLY,
                                                   apply_move, legal_moves)
 from balancer.core.seeding import game_seed
 
@@ -57,7 +57,6 @@ def test_greedy_supply_takes_what_the_hand_lacks(us_cfg):
     """Greedy Supply: the resource type the hand's cards need most."""
     s = position(us_cfg, 2)
     s.sup_tile[0] = 6
-    need = None
     s.hand[0] = [c for c in s.deck[:3]]
     for c in s.hand[0]:
         s.deck.remove(c)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from balancer.cli import app
-import yaml
-
 from balancer.config import ConfigError, load_config, resolve_yaml
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.config import deck_distribution
 from balancer.games.urban_sketchers.rules import (
-    FUNDING, K_END, K_FUND, K_PASS, K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_THEME_PAIR, K_UNFLIP,
-    P_MAIN, P_OVER, P_RESOLVE, P_SETUP, P_TRAVEL, PUBLISH, SKETCH, SUPPLY, TRAVEL, WHITE, apply_move, legal_moves, new_state)
+    FUNDING, K_END, K_FUND, K_PASS, K_PLACE, K_SETUP_DISCARD, K_SETUP_DONE, K_THEME_PAIR, P_MAIN, P_OVER, P_RESOLVE,
+    P_SETUP, P_TRAVEL, PUBLISH, SKETCH, SUPPLY, TRAVEL, legal_moves)
 
 from balancer.games.urban_sketchers.agents import Weights, finish_turn
 from conftest import BASE
