@@ -305,16 +305,16 @@ class UrbanSketchersConfig(_Strict):
         ids = [c.id for c in self.cards.deck]
         if len(set(ids)) != len(ids):
             raise ValueError("cards.deck: card ids must be unique")
-        for c in self.cards.deck:
-            where = f"cards.deck id {c.id}"
+        for i, c in enumerate(self.cards.deck):
+            where = f"cards.deck[{i}]"
             if set(c.cost) - set(res) or any(v < 0 for v in c.cost.values()):
-                raise ValueError(f"{where}: cost uses resources {', '.join(res)} with counts 0 or more")
+                raise ValueError(f"{where}.cost: card id {c.id}: resources {', '.join(res)} with counts 0 or more")
             if c.discount != "none" and c.cost.get(c.discount, 0) < 1:
-                raise ValueError(f"{where}: the discount resource {c.discount!r} must be part of the cost")
+                raise ValueError(f"{where}.discount: card id {c.id}: the discount resource {c.discount!r} must be part of the cost")
             if c.region != "none" and c.region not in regions:
-                raise ValueError(f"{where}: region {c.region!r}; allowed: none, {', '.join(regions)}")
+                raise ValueError(f"{where}.region: card id {c.id}: {c.region!r}; allowed: none, {', '.join(regions)}")
             if set(c.themes) - set(themes):
-                raise ValueError(f"{where}: themes must be among {', '.join(themes)}")
+                raise ValueError(f"{where}.themes: card id {c.id}: themes must be among {', '.join(themes)}")
         return self
 
     @property

@@ -201,7 +201,7 @@ def test_bad_card_is_refused_with_its_key(tmp_path):
     deck[0] = {**deck[0], "cost": {"ink": 2}, "discount": "paper"}
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({"extends": str(BASE), "cards": {"deck": deck}}), encoding="utf-8")
-    with pytest.raises(ConfigError, match="cards.deck id 1: the discount resource 'paper' must be part of the cost"):
+    with pytest.raises(ConfigError, match=r"cards\.deck\[0\]\.discount: card id 1: the discount resource 'paper' must be part of the cost"):
         load_config(bad)
     result = CliRunner().invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2 and "bad.yaml" in result.output
