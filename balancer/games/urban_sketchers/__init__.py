@@ -67,7 +67,7 @@ from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPR
                     K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP, K_WANDER,
                     P_OVER, Move, Rules, State, apply_move, compile_rules, legal_moves as _legal_moves,
                     new_state)
-from .scoring import COMPONENTS, final_components, tiebreak
+from .scoring import COMPONENTS, final_components, parse_position, score_position, tiebreak
 
 NAME = "urban_sketchers"
 CONFIG_MODEL = UrbanSketchersConfig
@@ -76,7 +76,8 @@ MAX_MOVES = 100_000
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
-           "play_game", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config"]
+           "play_game", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config",
+           "score_table_text"]
 
 
 @lru_cache(maxsize=32)
@@ -251,6 +252,15 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
     winners = [s + 1 for s in range(len(agents)) if shares[s] > 0]
     lines.append("Winner: seat " + ", ".join(map(str, winners)))
     return "\n".join(lines)
+
+
+def score_table_text(cfg: UrbanSketchersConfig, text: str) -> dict[str, int]:
+    """``balancer score``: final points (End of the Game 2-5) of end-of-game holdings, one line per
+    player (:func:`.scoring.parse_position`). ValueError names the bad line."""
+    players = parse_position(text, len(cfg.themes.names))
+    if len(players) not in cfg.players:
+        raise ValueError(f"{len(players)} player lines; this variant is for {', '.join(map(str, cfg.player_counts))} players")
+    return score_position(compiled(cfg, len(players)), players)
 
 
 def describe_config(cfg: UrbanSketchersConfig) -> str:

@@ -63,3 +63,73 @@ def unpublished_money(s: State, p: int) -> int:
 def tiebreak(s: State) -> list[tuple[int]]:
     """The tie-breaker: most theme tiles (face up and flipped), per seat."""
     return [(sum(s.th_up[p]) + sum(s.th_down[p]),) for p in range(s.rules.n)]
+
+
+POSITION_KEYS: tuple[str, ...] = ("vp", "prestige", "money", "resources", "themes")
+
+
+def parse_position(text: str, n_themes: int = 4) -> list[dict[str, list[int] | int]]:
+    """End-of-game holdings for ``balancer score``: one line per player, in seat order, of
+    ``key=value`` words: ``vp`` (points from publishing), ``prestige`` (space), ``money`` (with
+    unpublished sketchbooks' money), ``resources`` (count), ``themes`` (tiles per theme, comma
+    separated, in the config's theme order). Blank lines and ``#`` comments are skipped.
+
+    >>> parse_position("vp=16 prestige=3 money=12 resources=3 themes=2,1,1,1")[0]["themes"]
+    [2, 1, 1, 1]
+
+    Raises ValueError naming the line for an unknown or missing key or a bad number.
+    """
+    players = []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        entry: dict[str, list[int] | int] = {}
+        for word in line.split():
+            key, sep, value = word.partition("=")
+            if not sep or key not in POSITION_KEYS:
+                raise ValueError(f"line {lineno}: {word!r} is not one of {', '.join(k + '=' for k in POSITION_KEYS)}")
+            try:
+                if key == "themes":
+                    counts = [int(x) for x in value.split(",")]
+                    if len(counts) != n_themes:
+                        raise ValueError
+                    entry[key] = counts
+                else:
+                    entry[key] = int(value)
+            except ValueError:
+                want = f"{n_themes} whole numbers separated by commas" if key == "themes" else "a whole number"
+                raise ValueError(f"line {lineno}: {key}= needs {want}, got {value!r}") from None
+            if min(entry[key]) < 0 if key == "themes" else entry[key] < 0:   # type: ignore[operator]
+                raise ValueError(f"line {lineno}: {key}= must be 0 or more")
+        missing = [k for k in POSITION_KEYS if k not in entry]
+        if missing:
+            raise ValueError(f"line {lineno}: missing {', '.join(k + '=' for k in missing)}")
+        players.append(entry)
+    if not players:
+        raise ValueError("no player lines")
+    return players
+
+
+def score_position(rules: Rules, players: list[dict]) -> dict[str, int]:
+    """Final scoring (End of the Game 2-5) of :func:`parse_position` holdings, as
+    ``seat_<s>_<component>`` and ``seat_<s>_total`` points. Raises ValueError for a Prestige space
+    off the track."""
+    last = len(rules.prestige_points) - 1
+    n = len(players)
+    themes = [p["themes"] for p in players]
+    out: dict[str, int] = {}
+    maj = [0] * n
+    for t in range(4):
+        for s, v in enumerate(majority_points([themes[q][t] for q in range(n)], rules.majority, rules.majority_needs_tiles)):
+            maj[s] += v
+    for s, p in enumerate(players):
+        if not 0 <= p["prestige"] <= last:
+            raise ValueError(f"line for seat {s + 1}: prestige= must be a space 0-{last}")
+        comps = {"publishing": p["vp"], "sets": min(p["themes"]) * rules.set_points, "majorities": maj[s],
+                 "prestige": rules.prestige_points[p["prestige"]],
+                 "leftovers": (p["money"] + p["resources"]) // rules.per_money}
+        for k, v in comps.items():
+            out[f"seat_{s + 1}_{k}"] = v
+        out[f"seat_{s + 1}_total"] = sum(comps.values())
+    return out

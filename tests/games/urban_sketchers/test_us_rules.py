@@ -205,3 +205,35 @@ def test_bad_card_is_refused_with_its_key(tmp_path):
         load_config(bad)
     result = CliRunner().invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2 and "bad.yaml" in result.output
+
+
+def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
+    """`balancer score` on end-of-game holdings: the position of test_final_scoring_by_hand written
+    as text (money 12 + 2 from the unpublished sketchbook) gives the same components."""
+    from test_us_examples import take_from_deck
+    from balancer.games.urban_sketchers.scoring import final_components
+    s = position(us_cfg, 3)
+    s.th_up[0], s.th_down[0] = [1, 1, 1, 0], [1, 0, 0, 1]
+    s.th_up[1] = [2, 0, 0, 3]
+    s.th_up[2] = [0, 1, 0, 0]
+    s.prestige[0] = 3
+    s.money[0], s.bp[0], s.vp[0] = 12, [0, 1, 2], 16
+    s.books[0][1] = [take_from_deck(s, 0), take_from_deck(s, 1)]
+    comps = final_components(s)
+    text = ("vp=16 prestige=3 money=14 resources=3 themes=2,1,1,1   # seat 1\n"
+            "vp=0 prestige=0 money=0 resources=0 themes=2,0,0,3\n\n"
+            "vp=0 prestige=0 money=0 resources=0 themes=0,1,0,0\n")
+    scored = us.score_table_text(us_cfg, text)
+    for seat in range(3):
+        for name, values in comps.items():
+            assert scored[f"seat_{seat + 1}_{name}"] == values[seat], (seat, name)
+        assert scored[f"seat_{seat + 1}_total"] == sum(v[seat] for v in comps.values())
+    path = tmp_path / "position.txt"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["score", str(BASE), str(path), "--json"])
+    assert result.exit_code == 0 and '"seat_1_total": 57' in result.output
+    path.write_text("vp=1 prestige=0 money=0 resources=0 themes=1,2\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["score", str(BASE), str(path)])
+    assert result.exit_code == 2 and "line 1: themes= needs 4 whole numbers" in result.output
+    with pytest.raises(ValueError, match="1 player lines"):
+        us.score_table_text(us_cfg, "vp=1 prestige=0 money=0 resources=0 themes=1,0,0,0")
