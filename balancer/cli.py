@@ -190,9 +190,12 @@ def validate(
                 _fail(f"{config}: game: unknown or missing game {game!r}, allowed: {', '.join(sorted(GAMES))}")
         typer.echo(json.dumps(export_schema(game), indent=2))
         return
-    cfg, _ = _load(config)
+    cfg, module = _load(config)
     counts = _counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
+    describe = getattr(module, "describe_config", None)   # optional: a game's data check (e.g. a deck's distribution)
+    if callable(describe):
+        typer.echo(describe(cfg))
 
 
 @app.command()

@@ -62,6 +62,9 @@ CASES: tuple[Case, ...] = (
     Case("configs/urgency/no-cards.yaml", 2, 7),
     Case("configs/urgency/standard.yaml", 2, 7, "greedy+ibex,expectimax+bull"),
     Case("configs/urgency/full-force.yaml", 2, 3, "random+eagle,greedy+tortoise"),
+    Case("configs/urban_sketchers/base.yaml", 2, 7),
+    Case("configs/urban_sketchers/base.yaml", 4, 7),
+    Case("configs/urban_sketchers/base.yaml", 3, 7, "random,greedy,greedy"),
 )
 
 

@@ -11,6 +11,7 @@ from types import ModuleType
 GAMES: dict[str, str] = {
     "agueda": "balancer.games.agueda",
     "citywright": "balancer.games.citywright",
+    "urban_sketchers": "balancer.games.urban_sketchers",
     "urgency": "balancer.games.urgency",
 }
 """Game name (the ``game:`` key of a config) -> module path."""

@@ -1,0 +1,363 @@
+"""Urban Sketchers agents: ``random`` and ``greedy``.
+
+- ``random``: uniform over :func:`.rules.legal_moves` at every decision (die placements and every
+  decision inside an action alike).
+- ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
+  choice of :func:`candidate_moves` (per action only the cheapest die) on a copy of the state, finishes the action with its own sub-decisions, and keeps the
+  choice whose resulting position has the highest :func:`position_value` for its seat (exact ties
+  broken uniformly at random with the agent's generator, :func:`pick_best`). Inside an action:
+
+  * Travel: heads for the board card of highest :func:`card_value` minus the money to reach and
+    pick it (shortest path; the Wanderer tile when the card is 3 or more steps away), picks it when
+    there, ends when no card is worth its cost or the money runs out;
+  * Supply: takes the resource type its hand lacks most (the hand's costs after discounts against
+    the Backpack), stops when the Backpack is full;
+  * every other decision (cards to sketch, in which sketchbook and order, Efficient, bonus tiles,
+    funding flips, improvements, unflips, extra themes, Set Up discards): the move whose resulting
+    position has the highest value, one decision ahead; exact ties broken uniformly at random.
+
+:func:`position_value` (points; weights in ``agents.greedy`` of the YAML): victory points, the
+Prestige space's points, money x ``money``, resources x ``resource``, theme tiles x ``theme_tile``,
+opportunity tiles face up x ``opportunity``, improvements x ``improvement`` (+ ``advanced`` each
+advanced side), cards in hand x ``hand_card`` up to ``hand_cap``, and per sketchbook in progress
+``book_fraction`` x what publishing it now would give (points, money, theme tiles, Prestige) plus
+``bonus_tile`` per bonus tile plus ``growth`` per free card space while the game is young (scaled by
+the share of the end-game total not yet published).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .config import UrbanSketchersConfig
+from .rules import (IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP,
+                    K_WANDER, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, SUPPLY, WANDERER, State,
+                    apply_move, book_discounts, book_money, card_need, efficient_options, legal_moves, longest_streak,
+                    place_cost)
+from .scoring import final_components
+
+AGENTS: tuple[str, ...] = ("random", "greedy")
+
+
+class Weights:
+    """The greedy weights as plain floats (read once from the config)."""
+
+    __slots__ = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
+                 "opportunity", "improvement", "advanced", "bonus_tile")
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        g = cfg.agents.greedy
+        for name in self.__slots__:
+            setattr(self, name, getattr(g, name))
+
+
+def book_value(s: State, p: int, b: int, w: Weights) -> float:
+    """What publishing sketchbook b would give now, in points (victory points, money, theme tiles,
+    Prestige spaces at 1 point each)."""
+    r = s.rules
+    cards, tiles = s.books[p][b], s.btiles[p][b]
+    if not cards:
+        return w.bonus_tile * len(tiles)
+    vp, money = book_money(r, cards, tiles)
+    icons = sum(len(r.themes[c]) for c in cards)
+    streak = longest_streak(r, cards, tiles)
+    young = max(0.0, 1.0 - s.total_pub / r.end_total)
+    return (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
+            + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+
+
+def position_value(s: State, p: int, w: Weights) -> float:
+    """The greedy heuristic value of seat p's holdings, in points (see the module docstring)."""
+    r = s.rules
+    v = s.vp[p] + r.prestige_points[s.prestige[p]]
+    v += w.money * s.money[p] + w.resource * len(s.bp[p])
+    v += w.theme_tile * (sum(s.th_up[p]) + sum(s.th_down[p]))
+    v += w.opportunity * sum(s.opp[p])
+    for x in s.imp[p]:
+        if x:
+            v += w.improvement + (w.advanced if x == 2 else 0.0)
+    v += w.hand_card * min(len(s.hand[p]), w.hand_cap)
+    for b in range(r.books):
+        v += book_value(s, p, b, w)
+    return v
+
+
+def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int]] | None = None) -> float:
+    """A board card's worth to p in points: a hand card's value less the resources it will cost in
+    p's best sketchbook (after its discounts, ``discounts[b]`` if given); nothing once the hand
+    holds ``hand_cap`` cards."""
+    if len(s.hand[p]) >= w.hand_cap:
+        return 0.0
+    r = s.rules
+    if discounts is None:
+        discounts = [book_discounts(s, p, b) for b in range(r.books)]
+    best = min(sum(card_need(r, card, d)) for d in discounts)
+    return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
+
+
+def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
+    """The greedy Travel decision (module docstring)."""
+    r = s.rules
+    budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
+    pos = s.pos[p]
+    best, best_gain = -1, 0.0
+    wander = bool(s.opp[p][WANDERER])
+    if len(s.hand[p]) >= w.hand_cap:
+        return (K_END, 0, 0, 0)
+    discounts = [book_discounts(s, p, b) for b in range(r.books)]
+    for i, c in enumerate(s.board):
+        if c < 0:
+            continue
+        d = r.dist[pos][i]
+        steps = 0 if (wander and d >= 3) else d
+        money = steps * r.step_money + r.pick_money
+        if money > budget:
+            continue
+        gain = card_value(s, p, c, w, discounts) - w.money * money - (w.opportunity if steps != d else 0.0)
+        if gain > best_gain:
+            best, best_gain = i, gain
+    if best < 0:
+        return (K_END, 0, 0, 0)
+    if best == pos:
+        return (K_PICK, 0, 0, 0)
+    if wander and r.dist[pos][best] >= 3:
+        return (K_WANDER, best, 0, 0)
+    return (K_STEP, r.next_step[pos][best], 0, 0)
+
+
+def supply_move(s: State, p: int) -> tuple[int, int, int, int]:
+    """The greedy Supply decision: the type the hand lacks most (ties: lowest type), or stop."""
+    r = s.rules
+    if len(s.bp[p]) >= r.backpack:
+        return (K_END, 0, 0, 0)
+    want = [0, 0, 0, 0]
+    for c in s.hand[p]:
+        need = card_need(r, c, book_discounts(s, p, 0))
+        for i in range(4):
+            want[i] += need[i]
+    for res in s.bp[p]:
+        want[res] -= 1
+    best = -1
+    for res in range(4):
+        if s.reserve[res] > 0 and (best < 0 or want[res] > want[best]):
+            best = res
+    return (K_RESOURCE, best, 0, 0) if best >= 0 else (K_END, 0, 0, 0)
+
+
+def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, int, int, int]:
+    """The greedy decision inside an action (any phase but choosing a die)."""
+    p = s.seat
+    if s.phase == P_TRAVEL:
+        return travel_move(s, p, w)
+    if s.phase == P_SUPPLY:
+        return supply_move(s, p)
+    moves = legal_moves(s)
+    if len(moves) == 1:
+        return moves[0]
+    values = []
+    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE) else 0.0
+    for mv in moves:
+        v = quick_value(s, p, mv, w, base)
+        if v is None:
+            c = s.clone(scratch)
+            apply_move(c, mv)
+            v = position_value(c, p, w)
+        values.append(v)
+    return pick_best(moves, values, scratch)
+
+
+TIE = 1e-9
+"""Values closer than this are a tie (sums of the same terms in another order differ by rounding)."""
+
+
+def pick_best(moves: list, values: list[float], rng: np.random.Generator):
+    """The move of highest value; exact ties (within :data:`TIE`) broken uniformly with ``rng``."""
+    top = max(values)
+    best = [mv for mv, v in zip(moves, values) if v >= top - TIE]
+    return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
+
+
+def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float) -> float | None:
+    """:func:`position_value` after ``mv`` without copying the state, for the frequent decisions
+    inside Sketch (a card, or ending) and bonus tiles, given ``base``, the value before the move;
+    None for other moves. The same value as applying the move to a copy (tests check it)."""
+    kind = mv[0]
+    r = s.rules
+    if kind == K_SKETCH and s.phase == P_SKETCH:
+        card, b, eff = mv[1], mv[2], mv[3]
+        need = card_need(r, card, book_discounts(s, p, b))
+        if eff >= 0:
+            need = next(less for code, less in efficient_options(need, r.efficient) if code == eff)
+        h = len(s.hand[p])
+        book = s.books[p][b]
+        before = book_value(s, p, b, w)
+        book.append(card)
+        after = book_value(s, p, b, w)
+        book.pop()
+        return (base - w.resource * sum(need) - w.money * r.extra_card_money[s.s_fee[b]]
+                + w.hand_card * (min(h - 1, w.hand_cap) - min(h, w.hand_cap))
+                - (w.opportunity if eff >= 0 else 0.0) + after - before)
+    if kind == K_END and s.phase == P_SKETCH:
+        return base
+    if kind == K_BONUS and s.phase == P_RESOLVE:
+        tiles = s.btiles[p][mv[2]]
+        before = book_value(s, p, mv[2], w)
+        tiles.append(s.display[mv[1]])
+        after = book_value(s, p, mv[2], w)
+        tiles.pop()
+        return base + after - before
+    if kind == K_BONUS_MONEY and s.phase == P_RESOLVE:
+        return base + w.money * r.bonus_money
+    return None
+
+
+def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:
+    """Play p's greedy sub-decisions until p's action is done (the turn ends, or p is back to choosing a die)."""
+    while s.phase != P_OVER and s.seat == p and s.phase != P_MAIN:
+        apply_move(s, sub_move(s, w, scratch))
+
+
+def candidate_moves(s: State) -> list[tuple[int, int, int, int]]:
+    """The legal die choices the greedy agent compares: per colour action (and sketchbook to
+    publish) the cheapest die, with and without Opportunist; for Supply the die and space that give
+    the most resources (ties: the first in :func:`legal_moves` order); every theme-tile pair; a pass.
+    A costlier die for the same action reaches the same positions with less money, and fewer
+    resources are never worth more to it, so these are the only ones that can be best for the
+    agent's own value (it does not weigh denying dice or spaces to others)."""
+    best: dict[tuple[int, int], tuple[int, tuple[int, int, int, int]]] = {}
+    out = []
+    for mv in legal_moves(s):
+        if mv[0] != K_PLACE:
+            out.append(mv)
+            continue
+        action = mv[2] >> 3
+        if action == SUPPLY:
+            key = (SUPPLY * 8, 0)
+            score = -abs(s.dice[mv[1]] - s.sup_tile[mv[2] & 7])
+        else:
+            key = (mv[2], mv[3])
+            score = place_cost(s, s.seat, mv[1], action)[0] if not mv[3] else 0
+        old = best.get(key)
+        if old is None or score < old[0]:
+            best[key] = (score, mv)
+    return [mv for _, mv in best.values()] + out
+
+
+def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, int, int, int]:
+    """The greedy choice of a die and action (or a theme-tile pair): one action ahead, over
+    :func:`candidate_moves`."""
+    p = s.seat
+    moves = candidate_moves(s)
+    if len(moves) == 1:
+        return moves[0]
+    values = []
+    for mv in moves:
+        c = s.clone(scratch)
+        apply_move(c, mv)
+        finish_turn(c, p, w, scratch)
+        values.append(position_value(c, p, w))
+    return pick_best(moves, values, scratch)
+
+
+class RandomAgent:
+    """Uniform over the legal decisions."""
+
+    name = "random"
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        moves = legal_moves(s)
+        return moves[int(rng.integers(len(moves)))]
+
+
+class GreedyAgent:
+    """One action ahead with :func:`position_value` (module docstring). Its look-ahead copies draw
+    their chance (card and tile refills, the next round's dice) from the agent's generator."""
+
+    name = "greedy"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.w = Weights(cfg)
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        if s.phase == P_MAIN:
+            return main_move(s, self.w, rng)
+        return sub_move(s, self.w, rng)
+
+
+def playout(s: State, w: Weights, rng: np.random.Generator, horizon: int) -> None:
+    """Play greedy decisions for every seat until the game ends, or until ``horizon`` rounds have
+    been started after the current one (0: to the end)."""
+    stop = s.round + horizon if horizon else 1 << 30
+    while s.phase != P_OVER and s.round < stop:
+        apply_move(s, main_move(s, w, rng) if s.phase == P_MAIN else sub_move(s, w, rng))
+
+
+def margin(s: State, p: int, w: Weights) -> float:
+    """p's lead over the best other seat: final scores once the game is over, else position values."""
+    if s.phase == P_OVER:
+        comps = final_components(s)
+        scores = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
+    else:
+        scores = [position_value(s, q, w) for q in range(s.rules.n)]
+    return scores[p] - max(scores[q] for q in range(s.rules.n) if q != p)
+
+
+class RolloutAgent:
+    """Flat Monte Carlo over the greedy policy: at each choice of a die, the ``candidates`` best
+    choices by the greedy value each get ``playouts`` playouts (every seat greedy) on copies whose
+    deck and bonus bag are reshuffled (the agent does not know their order), to the end of the game
+    or ``horizon_rounds`` rounds on; the choice with the best mean :func:`margin` is played (ties:
+    the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``."""
+
+    name = "rollout"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.w = Weights(cfg)
+        ro = cfg.agents.rollout
+        self.playouts, self.candidates, self.horizon = ro.playouts, ro.candidates, ro.horizon_rounds
+
+    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+        w = self.w
+        if s.phase != P_MAIN:
+            return sub_move(s, w, rng)
+        moves = candidate_moves(s)
+        if len(moves) == 1:
+            return moves[0]
+        ranked = []
+        for i, mv in enumerate(moves):
+            c = s.clone(rng)
+            apply_move(c, mv)
+            finish_turn(c, seat, w, rng)
+            ranked.append((-position_value(c, seat, w), i, mv))
+        ranked.sort()
+        best, best_v = ranked[0][2], -1e18
+        for _, _, mv in ranked[:self.candidates]:
+            total = 0.0
+            for _ in range(self.playouts):
+                c = s.clone(rng)
+                c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
+                c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
+                apply_move(c, mv)
+                playout(c, w, rng, self.horizon)
+                total += margin(c, seat, w)
+            if total / self.playouts > best_v:
+                best, best_v = mv, total / self.playouts
+        return best
+
+
+SEARCH_AGENTS: tuple[str, ...] = ("rollout",)
+"""Agents accepted by name but not listed in :data:`AGENTS` (see ``check_agent`` in the package)."""
+
+
+def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | RolloutAgent:
+    """An agent by name; ValueError for an unknown name."""
+    if name == "random":
+        return RandomAgent()
+    if name == "greedy":
+        return GreedyAgent(cfg)
+    if name == "rollout":
+        return RolloutAgent(cfg)
+    raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
+
+
+__all__ = ["AGENTS", "SEARCH_AGENTS", "RandomAgent", "GreedyAgent", "RolloutAgent", "make", "position_value"]

@@ -1,0 +1,989 @@
+"""Urban Sketchers rules: the state, the legal decisions and the transitions.
+
+Plain Python over small integer lists (DESIGN.md allows it where it is fast enough; see
+``benchmarks/bench_urban_sketchers.py``). The engine asks for one decision at a time: a turn is the
+placement of a die (``PLACE``), then the action's own decisions one by one (each Travel step and
+pick-up, each card sketched with its sketchbook and its use of Efficient, each bonus tile, each
+resource, each reward), each chosen from :func:`legal_moves`. A move is a 4-tuple of ints
+``(kind, a, b, c)``; the kinds are the ``K_*`` constants below.
+
+Codes: dice colours 0-3 red, blue, yellow, green and 4 white; actions 0-4 travel, sketch, publish,
+funding, supply; resources, themes, regions by their index in the config; opportunity tiles 0
+Wanderer, 1 Efficient, 2 Opportunist; improvement types 0-4 travel (red), sketch (blue), publish
+(yellow), funding (green), supply (purple); bonus tile kinds as :data:`.config.BONUS_KINDS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import COLOURS, UrbanSketchersConfig, bonus_kind_names
+
+# actions
+TRAVEL, SKETCH, PUBLISH, FUNDING, SUPPLY = range(5)
+WHITE = 4
+# opportunity tiles
+WANDERER, EFFICIENT, OPPORTUNIST = range(3)
+# improvement types (same order as the actions they improve)
+IMP_TRAVEL, IMP_SKETCH, IMP_PUBLISH, IMP_FUNDING, IMP_SUPPLY = range(5)
+# bonus tile kinds
+B_STREAK0, B_MONEY, B_EXTRA_THEME, B_LONGER = 4, 7, 8, 9
+# rewards and theme-pair benefits
+R_UNFLIP, R_IMPROVEMENT, R_MONEY = range(3)
+BEN_UNFLIP, BEN_BONUS, BEN_PRESTIGE = range(3)
+
+# move kinds
+K_SETUP_DISCARD = 0   # (card): Set Up 11, discard a card from hand for its printed resources
+K_SETUP_DONE = 1      # keep the rest of the hand
+K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves)
+K_PLACE = 3           # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
+K_PASS = 4            # no die can be placed (not in the rulebook; see place_moves)
+K_STEP = 5            # (space): Travel, move to an adjacent space
+K_PICK = 6            # Travel, pick up the card on the traveller's space
+K_WANDER = 7          # (space): Wanderer, move anywhere for free
+K_END = 8             # end Travel / Sketch / Supply
+K_SKETCH = 9          # (card, sketchbook, efficient): sketch a card; efficient -1 or r1*4+r2
+K_BONUS = 10          # (display slot, sketchbook): take a bonus tile
+K_BONUS_MONEY = 11    # 1 money instead of a bonus tile
+K_FUND = 12           # (k): Funding, flipping k theme tiles of the funding theme
+K_RESOURCE = 13       # (r): Supply, take one resource of type r
+K_EXTRA_THEME = 14    # (theme): the extra-theme bonus tile's choice
+K_UNFLIP = 15         # (tile): unflip an opportunity tile
+K_IMPROVE = 16        # (type, mode): mode 0 new basic, 1 flip to advanced, 2 new on its advanced side (two improvements)
+K_IMPROVE_MONEY = 17  # 3 money instead of an improvement
+
+KIND_NAMES = ("setup-discard", "setup-done", "theme-pair", "place", "pass", "step", "pick", "wander", "end",
+              "sketch", "bonus", "bonus-money", "fund", "resource", "extra-theme", "unflip", "improve",
+              "improve-money")
+
+# phases
+P_SETUP, P_MAIN, P_TRAVEL, P_SKETCH, P_FUNDING, P_SUPPLY, P_RESOLVE, P_OVER = range(8)
+
+Move = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A variant compiled for a player count: plain tuples the hot paths index."""
+
+    n: int
+    first_player: int
+    n_white: int
+    faces: int
+    action_colour: tuple[int, ...]      # colour code of travel, sketch, publish, funding
+    tile_values: tuple[int, ...]
+    n_supply: int
+    hand: int
+    spaces: int
+    neighbours: tuple[tuple[int, ...], ...]
+    dist: tuple[tuple[int, ...], ...]   # shortest-path steps between spaces
+    next_step: tuple[tuple[int, ...], ...]  # first step of a shortest path from a to b (a itself if a == b)
+    step_money: int
+    pick_money: int
+    max_cards: int
+    max_tiles: int
+    extra_card_money: tuple[int, ...]
+    bonus_money: int
+    efficient: int
+    books: int
+    fund_money: int
+    fund_per_pub: int
+    fund_all: bool
+    fund_flip: int
+    vp: tuple[int, ...]
+    money_per_card: int
+    beyond_money: int
+    money_tile: int
+    prestige_points: tuple[int, ...]
+    prestige_reward: tuple[int, ...]    # reward code per Prestige space, -1 none
+    prestige_overflow: int
+    published_reward: tuple[int, ...]   # reward code per Published space, -1 none
+    reward_money: int
+    improvement_money: int
+    slots: int
+    imp_per_type: int
+    travel_discount: tuple[int, int, int]   # by improvement level 0, 1, 2
+    sketch_bonus: tuple[int, int, int]
+    prestige_extra: tuple[int, int, int]
+    funding_extra: tuple[int, int, int]
+    funding_tiles: tuple[int, int, int]
+    supply_extra: tuple[int, int, int]
+    display: int
+    tile_kind: tuple[int, ...]          # kind of each of the bonus tiles, by tile id
+    pairs: tuple[tuple[int, int, int], ...]  # (space, space, benefit)
+    funding_space: int
+    end_total: int
+    max_rounds: int
+    set_points: int
+    majority: tuple[int, ...]
+    majority_needs_tiles: bool
+    per_money: int
+    res_per_type: int
+    backpack: int
+    themes_per_type: int
+    n_cards: int
+    cost: tuple[tuple[int, int, int, int], ...]   # by card id (0-based index in the deck)
+    cost_total: tuple[int, ...]
+    discount: tuple[int, ...]           # resource code or -1
+    bonus: tuple[int, ...]              # 0/1
+    region: tuple[int, ...]             # region code or -1
+    themes: tuple[tuple[int, ...], ...]
+    n_regions: int
+
+
+def _paths(neighbours: list[list[int]]) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """All-pairs BFS: (distance, first step) tables; unreachable pairs get distance 10**6."""
+    n = len(neighbours)
+    dist, first = [], []
+    for a in range(n):
+        d = [10 ** 6] * n
+        f = [a] * n
+        d[a] = 0
+        frontier = [a]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in neighbours[u]:
+                    if d[v] > d[u] + 1:
+                        d[v] = d[u] + 1
+                        f[v] = v if u == a else f[u]
+                        nxt.append(v)
+            frontier = nxt
+        dist.append(tuple(d))
+        first.append(tuple(f))
+    return tuple(dist), tuple(first)
+
+
+def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
+    """The variant's numbers as :class:`Rules` for ``n`` players. Raises ValueError for an
+    unsupported player count."""
+    if n not in cfg.players:
+        raise ValueError(f"{n} players is not supported by variant {cfg.variant!r} "
+                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
+    key = str(n)
+    res, themes, regions = cfg.resources.names, cfg.themes.names, cfg.regions
+    a = cfg.actions
+    nb = cfg.travel_board.neighbours()
+    dist, first = _paths(nb)
+    kinds = bonus_kind_names(cfg)
+    tile_kind = tuple(kinds.index(k) for k, c in cfg.bonus_tiles.mix.items() for _ in range(c))
+    reward_code = {"unflip": R_UNFLIP, "improvement": R_IMPROVEMENT, "money": R_MONEY}
+    last = len(cfg.tracks.prestige_points) - 1
+    prestige_reward = tuple(reward_code[cfg.tracks.prestige_rewards[i]] if i in cfg.tracks.prestige_rewards else -1
+                            for i in range(last + 1))
+    top = max([0, *cfg.tracks.published_rewards])
+    published_reward = tuple(reward_code[cfg.tracks.published_rewards[i]] if i in cfg.tracks.published_rewards else -1
+                             for i in range(top + 1))
+    imp = cfg.improvements
+
+    def lv(pair: list[int]) -> tuple[int, int, int]:
+        return (0, pair[0], pair[1])
+
+    deck = cfg.cards.deck
+    ben = {"unflip": BEN_UNFLIP, "bonus": BEN_BONUS, "prestige": BEN_PRESTIGE}
+    return Rules(
+        n=n, first_player=cfg.setup.first_player % n, n_white=cfg.dice.white[key], faces=cfg.dice.faces,  # type: ignore[index]
+        action_colour=tuple(COLOURS.index(c) for c in (a.travel, a.sketch, a.publish, a.funding)),
+        tile_values=tuple(cfg.dice_tiles.values), n_supply=cfg.dice_tiles.supply_spaces[key],  # type: ignore[index]
+        hand=cfg.setup.hand, spaces=cfg.travel_board.spaces, neighbours=tuple(tuple(x) for x in nb),
+        dist=dist, next_step=first, step_money=cfg.travel.step_money, pick_money=cfg.travel.pick_money,
+        max_cards=cfg.sketch.max_cards, max_tiles=cfg.sketch.max_bonus_tiles,
+        extra_card_money=tuple(cfg.sketch.extra_card_money), bonus_money=cfg.sketch.money_instead_of_bonus,
+        efficient=cfg.sketch.efficient_reduction, books=cfg.sketch.sketchbooks,
+        fund_money=cfg.funding.money, fund_per_pub=cfg.funding.per_published,
+        fund_all=cfg.funding.count_published == "all", fund_flip=cfg.funding.theme_flip_money,
+        vp=tuple(cfg.publish.victory_points), money_per_card=cfg.publish.money_per_card,
+        beyond_money=cfg.publish.beyond_six_money, money_tile=cfg.publish.money_tile,
+        prestige_points=tuple(cfg.tracks.prestige_points), prestige_reward=prestige_reward,
+        prestige_overflow=cfg.tracks.prestige_overflow_money, published_reward=published_reward,
+        reward_money=cfg.tracks.reward_money, improvement_money=cfg.tracks.improvement_money,
+        slots=imp.slots, imp_per_type=imp.per_type, travel_discount=lv(imp.travel_discount),
+        sketch_bonus=lv(imp.sketch_bonus), prestige_extra=lv(imp.prestige_extra), funding_extra=lv(imp.funding_money),
+        funding_tiles=lv(imp.funding_bonus_tiles), supply_extra=lv(imp.supply_extra),
+        display=cfg.bonus_tiles.display, tile_kind=tile_kind,
+        pairs=tuple((p.spaces[0], p.spaces[1], ben[p.benefit]) for p in cfg.theme_board.pairs),
+        funding_space=cfg.theme_board.funding_space, end_total=cfg.end.total_published[key],  # type: ignore[index]
+        max_rounds=cfg.end.max_rounds, set_points=cfg.final_scoring.set_points,
+        majority=tuple(cfg.final_scoring.majority), majority_needs_tiles=cfg.final_scoring.majority_needs_tiles,
+        per_money=cfg.final_scoring.per_money, res_per_type=cfg.resources.per_type, backpack=cfg.resources.backpack,
+        themes_per_type=cfg.themes.tiles_per_type, n_cards=len(deck),
+        cost=tuple(tuple(c.cost.get(r, 0) for r in res) for c in deck),  # type: ignore[misc]
+        cost_total=tuple(sum(c.cost.values()) for c in deck),
+        discount=tuple(res.index(c.discount) if c.discount != "none" else -1 for c in deck),
+        bonus=tuple(int(c.bonus) for c in deck),
+        region=tuple(regions.index(c.region) if c.region != "none" else -1 for c in deck),
+        themes=tuple(tuple(themes.index(t) for t in c.themes) for c in deck), n_regions=len(regions),
+    )
+
+
+class State:
+    """Everything about a game in progress. Per-player values are lists indexed by seat (0-based).
+
+    Cards are deck indices 0..64, bonus tiles ids 0..29 (kind ``rules.tile_kind[id]``); -1 marks an
+    empty board space or display slot. ``bp[p]`` is the Backpack in order of arrival (oldest first).
+    """
+
+    __slots__ = (
+        "rules", "rng", "phase", "seat", "setup_seat", "round", "first", "tturn", "acted", "over", "end_triggered",
+        # table
+        "dice", "dcol", "dused", "occ", "cuser", "cval", "act_tile", "sup_tile", "sup_occ", "theme_at",
+        "deck", "discard", "board", "bag", "display", "bdiscard", "total_pub", "reserve", "theme_supply", "imp_supply",
+        # players
+        "money", "bp", "hand", "books", "btiles", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp", "pos",
+        # the action in progress
+        "t_cost", "s_fee", "s_icons", "s_cards", "sup_left", "p_bonus", "p_xtheme", "x_allowed", "p_imp", "p_unflip",
+        # statistics (metrics)
+        "st_paid_players", "st_paid_bank", "st_actions", "st_colours", "st_white", "st_pub_sizes", "st_pub_count",
+        "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
+    )
+
+    def clone(self, rng: np.random.Generator | None = None) -> "State":
+        """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
+        Written out field by field: it is the greedy agent's hot path."""
+        c = State.__new__(State)
+        c.rules = self.rules
+        c.rng = self.rng if rng is None else rng
+        c.phase = self.phase
+        c.seat = self.seat
+        c.setup_seat = self.setup_seat
+        c.round = self.round
+        c.first = self.first
+        c.tturn = self.tturn
+        c.acted = self.acted
+        c.over = self.over
+        c.end_triggered = self.end_triggered
+        c.act_tile = self.act_tile
+        c.total_pub = self.total_pub
+        c.t_cost = self.t_cost
+        c.s_icons = self.s_icons
+        c.s_cards = self.s_cards
+        c.sup_left = self.sup_left
+        c.p_bonus = self.p_bonus
+        c.p_xtheme = self.p_xtheme
+        c.p_imp = self.p_imp
+        c.p_unflip = self.p_unflip
+        c.dice = self.dice[:]
+        c.dcol = self.dcol[:]
+        c.dused = self.dused[:]
+        c.cuser = self.cuser[:]
+        c.cval = self.cval[:]
+        c.sup_tile = self.sup_tile[:]
+        c.sup_occ = self.sup_occ[:]
+        c.theme_at = self.theme_at[:]
+        c.deck = self.deck[:]
+        c.discard = self.discard[:]
+        c.board = self.board[:]
+        c.bag = self.bag[:]
+        c.display = self.display[:]
+        c.bdiscard = self.bdiscard[:]
+        c.reserve = self.reserve[:]
+        c.theme_supply = self.theme_supply[:]
+        c.imp_supply = self.imp_supply[:]
+        c.money = self.money[:]
+        c.vp = self.vp[:]
+        c.prestige = self.prestige[:]
+        c.pubs = self.pubs[:]
+        c.pos = self.pos[:]
+        c.s_fee = self.s_fee[:]
+        c.x_allowed = self.x_allowed[:]
+        c.st_paid_players = self.st_paid_players[:]
+        c.st_paid_bank = self.st_paid_bank[:]
+        c.st_white = self.st_white[:]
+        c.st_pub_sizes = self.st_pub_sizes[:]
+        c.st_pub_count = self.st_pub_count[:]
+        c.st_turns = self.st_turns[:]
+        c.st_prestige_money = self.st_prestige_money[:]
+        c.st_received = self.st_received[:]
+        c.occ = [y[:] for y in self.occ]
+        c.bp = [y[:] for y in self.bp]
+        c.hand = [y[:] for y in self.hand]
+        c.th_up = [y[:] for y in self.th_up]
+        c.th_down = [y[:] for y in self.th_down]
+        c.opp = [y[:] for y in self.opp]
+        c.imp = [y[:] for y in self.imp]
+        c.st_actions = [y[:] for y in self.st_actions]
+        c.st_colours = [y[:] for y in self.st_colours]
+        c.st_imp_taken = [y[:] for y in self.st_imp_taken]
+        c.books = [[b[:] for b in x] for x in self.books]
+        c.btiles = [[b[:] for b in x] for x in self.btiles]
+        return c
+
+    @property
+    def seat_to_move(self) -> int:
+        """0-based seat who decides next."""
+        return self.seat
+
+
+# --------------------------------------------------------------------------------------------------
+# setup and rounds
+
+
+def _shuffled(items: list[int], rng: np.random.Generator) -> list[int]:
+    return [items[i] for i in rng.permutation(len(items))]
+
+
+def new_state(rules: Rules, rng: np.random.Generator) -> State:
+    """A game after Set Up 1-10; the Set Up 11 discards are the first decisions (phase P_SETUP)."""
+    n = rules.n
+    s = State.__new__(State)
+    s.rules, s.rng = rules, rng
+    s.phase, s.seat, s.setup_seat, s.round, s.first, s.tturn = P_SETUP, 0, 0, 0, 0, 0
+    s.acted, s.over, s.end_triggered = False, False, False
+    # Set Up 2: dice tiles at random; the first beside the colour actions, then one per Supply space
+    tiles = _shuffled(list(rules.tile_values), rng)
+    s.act_tile = tiles[0]
+    s.sup_tile = tiles[1:1 + rules.n_supply]
+    s.sup_occ = [False] * rules.n_supply
+    s.theme_at = _shuffled(list(range(4)), rng)                 # Set Up 3
+    s.bag = _shuffled(list(range(len(rules.tile_kind))), rng)   # Set Up 4
+    s.display = [s.bag.pop() if s.bag else -1 for _ in range(rules.display)]
+    s.bdiscard = []
+    s.imp_supply = [rules.imp_per_type] * 5
+    s.theme_supply = [rules.themes_per_type] * 4
+    s.reserve = [rules.res_per_type] * 4
+    s.total_pub = 0
+    s.money = [0] * n
+    s.bp = [[] for _ in range(n)]
+    s.books = [[[] for _ in range(rules.books)] for _ in range(n)]
+    s.btiles = [[[] for _ in range(rules.books)] for _ in range(n)]
+    s.vp, s.prestige, s.pubs = [0] * n, [0] * n, [0] * n
+    s.th_up = [[0] * 4 for _ in range(n)]
+    s.th_down = [[0] * 4 for _ in range(n)]
+    s.opp = [[1, 1, 1] for _ in range(n)]                       # Set Up 9
+    s.imp = [[0] * 5 for _ in range(n)]
+    s.pos = [(p * rules.spaces) // n for p in range(n)]
+    s.deck = _shuffled(list(range(rules.n_cards)), rng)         # Set Up 10
+    s.discard = []
+    s.board = [s.deck.pop() for _ in range(rules.spaces)]
+    s.hand = [[s.deck.pop() for _ in range(rules.hand)] for _ in range(n)]
+    s.dice, s.dcol, s.dused = [], [], []
+    s.occ = [[False] * n for _ in range(4)]
+    s.cuser, s.cval = [-1] * 4, [0] * 4
+    s.t_cost, s.s_fee, s.s_icons, s.s_cards, s.sup_left = 0, [0] * rules.books, 0, 0, 0
+    s.p_bonus, s.p_xtheme, s.x_allowed, s.p_imp, s.p_unflip = 0, 0, [], 0, 0
+    s.st_paid_players, s.st_paid_bank, s.st_white = [0] * n, [0] * n, [0] * n
+    s.st_pub_sizes, s.st_pub_count, s.st_turns, s.st_prestige_money = [0] * n, [0] * n, [0] * n, [0] * n
+    s.st_received = [0] * n
+    s.st_actions = [[0] * 5 for _ in range(n)]
+    s.st_colours = [[0] * 5 for _ in range(n)]
+    s.st_imp_taken = [[0] * 5 for _ in range(n)]
+    return s
+
+
+def _roll(s: State) -> None:
+    """Round Structure 1: the First player rolls the four coloured dice and the white dice."""
+    r = s.rules
+    k = 4 + r.n_white
+    s.dice = [int(v) + 1 for v in s.rng.integers(0, r.faces, size=k)]
+    s.dcol = [0, 1, 2, 3] + [WHITE] * r.n_white
+    s.dused = [False] * k
+    s.occ = [[False] * r.n for _ in range(4)]
+    s.cuser, s.cval = [-1] * 4, [0] * 4
+    s.sup_occ = [False] * r.n_supply
+
+
+def _start_round(s: State) -> None:
+    _roll(s)
+    s.tturn = 0
+    s.seat = s.first
+    s.phase = P_MAIN
+    s.acted = False
+
+
+def _end_turn(s: State) -> None:
+    """After a turn: next seat clockwise; after 2 turns each (one die left) the round ends, the
+    end of the game is checked, and the First player token passes (Round Structure 3)."""
+    r = s.rules
+    s.st_turns[s.seat] += 1
+    s.tturn += 1
+    if s.tturn < 2 * r.n:
+        s.seat = (s.first + s.tturn) % r.n
+        s.phase = P_MAIN
+        s.acted = False
+        return
+    if s.end_triggered or s.round + 1 >= r.max_rounds:
+        s.over = True
+        s.phase = P_OVER
+        return
+    s.round += 1
+    s.first = (s.first + 1) % r.n
+    _start_round(s)
+
+
+# --------------------------------------------------------------------------------------------------
+# shared helpers
+
+
+def gain_resource(s: State, p: int, res: int) -> None:
+    """One resource of type ``res`` from the reserve into p's Backpack; when it is full, the oldest
+    resource goes back to the reserve first (Personal Boards F)."""
+    bp = s.bp[p]
+    if len(bp) >= s.rules.backpack:
+        old = bp.pop(0)
+        s.reserve[old] += 1
+    bp.append(res)
+    s.reserve[res] -= 1
+
+
+def _pay_resources(s: State, p: int, need: list[int]) -> None:
+    """Remove ``need[r]`` resources of each type from p's Backpack (oldest of each type first)."""
+    bp = s.bp[p]
+    for res in range(4):
+        k = need[res]
+        while k:
+            bp.remove(res)
+            s.reserve[res] += 1
+            k -= 1
+
+
+def book_discounts(s: State, p: int, b: int) -> list[int]:
+    """Discounts per resource type in sketchbook b: cards' discount icons and discount tiles (Sketch)."""
+    r = s.rules
+    d = [0, 0, 0, 0]
+    for c in s.books[p][b]:
+        x = r.discount[c]
+        if x >= 0:
+            d[x] += 1
+    for t in s.btiles[p][b]:
+        k = r.tile_kind[t]
+        if k < 4:
+            d[k] += 1
+    return d
+
+
+def card_need(rules: Rules, card: int, disc: list[int]) -> list[int]:
+    """Resources still to pay for ``card`` after the sketchbook's discounts."""
+    c = rules.cost[card]
+    return [c[0] - disc[0] if c[0] > disc[0] else 0, c[1] - disc[1] if c[1] > disc[1] else 0,
+            c[2] - disc[2] if c[2] > disc[2] else 0, c[3] - disc[3] if c[3] > disc[3] else 0]
+
+
+def efficient_options(need: list[int], amount: int) -> list[tuple[int, list[int]]]:
+    """Distinct ways Efficient can lower ``need`` by ``amount`` resources of the player's choice:
+    [(code, reduced need)], code r1*4+r2 (r1 <= r2) for amount 2; [] when nothing is left to pay.
+    For an amount other than 2 the code is 0 and the reduction takes the first types in order."""
+    total = need[0] + need[1] + need[2] + need[3]
+    if total == 0 or amount <= 0:
+        return []
+    if amount != 2:
+        left, out = amount, list(need)
+        for res in range(4):
+            take = min(left, out[res])
+            out[res] -= take
+            left -= take
+        return [(0, out)]
+    seen: dict[tuple[int, ...], int] = {}
+    options = []
+    for r1 in range(4):
+        if not need[r1]:
+            continue
+        for r2 in range(r1, 4):
+            out = list(need)
+            out[r1] -= 1
+            if out[r2]:
+                out[r2] -= 1
+            elif total >= 2:
+                continue
+            key = tuple(out)
+            if key not in seen:
+                seen[key] = r1 * 4 + r2
+                options.append((r1 * 4 + r2, out))
+    return options
+
+
+def _has(bp: list[int], need: list[int]) -> bool:
+    if not (need[0] or need[1] or need[2] or need[3]):
+        return True
+    return (bp.count(0) >= need[0] and bp.count(1) >= need[1] and bp.count(2) >= need[2]
+            and bp.count(3) >= need[3])
+
+
+def longest_streak(rules: Rules, cards: list[int], tiles: list[int]) -> int:
+    """Publish step 5: the longest run of consecutive cards of one region, a streak tile of that
+    region making its run one longer (only for a region with a run)."""
+    best = [0] * rules.n_regions
+    run_region, run = -1, 0
+    for c in cards:
+        g = rules.region[c]
+        if g >= 0 and g == run_region:
+            run += 1
+        else:
+            run_region, run = g, 1
+        if g >= 0 and run > best[g]:
+            best[g] = run
+    for t in tiles:
+        k = rules.tile_kind[t]
+        if B_STREAK0 <= k < B_STREAK0 + rules.n_regions and best[k - B_STREAK0] > 0:
+            best[k - B_STREAK0] += 1
+    return max(best) if best else 0
+
+
+def book_money(rules: Rules, cards: list[int], tiles: list[int]) -> tuple[int, int]:
+    """(victory points, money) of publishing a sketchbook (Publish steps 1-2, Bonus Tiles): the
+    longer tile counts one more card; cards beyond six give 5 money each; money tiles 4 each."""
+    longer = money_tiles = 0
+    for t in tiles:
+        k = rules.tile_kind[t]
+        if k == B_LONGER:
+            longer += 1
+        elif k == B_MONEY:
+            money_tiles += 1
+    size = len(cards) + longer
+    top = rules.max_cards
+    vp = rules.vp[size if size <= top else top]
+    money = size * rules.money_per_card + (size - top) * rules.beyond_money * (size > top) + money_tiles * rules.money_tile
+    return vp, money
+
+
+def _reward(s: State, p: int, code: int) -> None:
+    if code == R_UNFLIP:
+        s.p_unflip += 1
+    elif code == R_IMPROVEMENT:
+        s.p_imp += 1
+    elif code == R_MONEY:
+        s.money[p] += s.rules.reward_money
+
+
+def advance_prestige(s: State, p: int, steps: int) -> None:
+    """Move p's Prestige disc ``steps`` spaces, taking each space's reward; past the last space,
+    5 money per step instead (Publish step 5)."""
+    r = s.rules
+    last = len(r.prestige_points) - 1
+    for _ in range(steps):
+        if s.prestige[p] < last:
+            s.prestige[p] += 1
+            code = r.prestige_reward[s.prestige[p]]
+            if code >= 0:
+                _reward(s, p, code)
+        else:
+            s.money[p] += r.prestige_overflow
+            s.st_prestige_money[p] += r.prestige_overflow
+
+
+def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.random.Generator) -> tuple[list[int], list[int]]:
+    """Fill the empty (-1) slots from the top of ``pile``; an empty pile takes back the shuffled
+    ``discard``. Returns the (pile, discard) lists to keep."""
+    for i, x in enumerate(slots):
+        if x < 0:
+            if not pile and discard:
+                pile, discard = _shuffled(discard, rng), []
+            if pile:
+                slots[i] = pile.pop()
+    return pile, discard
+
+
+def _refill_board(s: State) -> None:
+    """Travel: refill empty spaces from the deck, reshuffling the discard pile when it runs out."""
+    s.deck, s.discard = _refill(s.board, s.deck, s.discard, s.rng)
+
+
+def _refill_display(s: State) -> None:
+    """Bonus Tiles: refill the display from the bag; an empty bag takes back the discarded tiles."""
+    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, s.rng)
+
+
+def publish(s: State, p: int, b: int) -> None:
+    """Publish sketchbook b (Publish steps 1-7). Choices (the extra theme, rewards) become pending."""
+    r = s.rules
+    cards, tiles = s.books[p][b], s.btiles[p][b]
+    vp, money = book_money(r, cards, tiles)
+    s.vp[p] += vp                                              # 1
+    s.money[p] += money                                        # 2
+    gained = []
+    for c in cards:                                            # 3
+        for t in r.themes[c]:
+            if s.theme_supply[t] > 0:
+                s.theme_supply[t] -= 1
+                s.th_up[p][t] += 1
+                if t not in gained:
+                    gained.append(t)
+    extra = sum(1 for t in tiles if r.tile_kind[t] == B_EXTRA_THEME)
+    if extra and gained:
+        s.p_xtheme += extra
+        s.x_allowed = sorted(gained)
+    s.pubs[p] += 1                                             # 4
+    s.total_pub += 1
+    if s.pubs[p] < len(r.published_reward) and r.published_reward[s.pubs[p]] >= 0:
+        _reward(s, p, r.published_reward[s.pubs[p]])           # 6 (Published track)
+    steps = longest_streak(r, cards, tiles) + r.prestige_extra[s.imp[p][IMP_PUBLISH]]
+    advance_prestige(s, p, steps)                              # 5, 6 (Prestige track)
+    s.st_pub_sizes[p] += len(cards)
+    s.st_pub_count[p] += 1
+    s.discard.extend(cards)                                    # 7
+    s.bdiscard.extend(tiles)
+    s.books[p][b] = []
+    s.btiles[p][b] = []
+    if s.total_pub >= r.end_total:
+        s.end_triggered = True
+
+
+def _continue(s: State) -> None:
+    """After a decision: resolve pending choices (extra theme, improvements, unflips, bonus tiles),
+    else end the turn if the action is done, else back to choosing a die."""
+    p = s.seat
+    if s.p_xtheme:
+        if any(s.theme_supply[t] for t in s.x_allowed):
+            s.phase = P_RESOLVE
+            return
+        s.p_xtheme = 0
+    if s.p_imp:
+        s.phase = P_RESOLVE
+        return
+    if s.p_unflip:
+        if 0 in s.opp[p]:
+            s.phase = P_RESOLVE
+            return
+        s.p_unflip = 0
+    if s.p_bonus:
+        s.phase = P_RESOLVE
+        return
+    if s.acted:
+        _end_turn(s)
+    else:
+        s.phase = P_MAIN
+
+
+# --------------------------------------------------------------------------------------------------
+# legal decisions
+
+
+def place_cost(s: State, p: int, die: int, action: int) -> tuple[int, int]:
+    """(money, payee seat or -1 for the bank) of placing ``die`` on p's space of colour ``action``
+    (Choose a Die): free with the matching colour; a white die pays the difference to the player who
+    used the matching coloured die on this action, else to the bank against the actions' die tile."""
+    if s.dcol[die] != WHITE:
+        return 0, -1
+    v = s.dice[die]
+    if s.cuser[action] >= 0:
+        return abs(v - s.cval[action]), s.cuser[action]
+    return abs(v - s.act_tile), -1
+
+
+def place_moves(s: State) -> list[Move]:
+    """Every die placement of the seat to move (one die per distinct colour and value)."""
+    r, p = s.rules, s.seat
+    out: list[Move] = []
+    seen = set()
+    money = s.money[p]
+    opp_ready = s.opp[p][OPPORTUNIST]
+    for d in range(len(s.dice)):
+        if s.dused[d]:
+            continue
+        key = (s.dcol[d], s.dice[d])
+        if key in seen:
+            continue
+        seen.add(key)
+        col = s.dcol[d]
+        for a in range(4):
+            if s.occ[a][p] or (col != WHITE and col != r.action_colour[a]):
+                continue
+            cost, _ = place_cost(s, p, d, a)
+            args = [0]
+            if a == PUBLISH:
+                args = [b for b in range(r.books) if s.books[p][b]]
+            for arg in args:
+                if cost <= money:
+                    out.append((K_PLACE, d, a * 8 + arg, 0))
+                if cost > 0 and opp_ready:
+                    out.append((K_PLACE, d, a * 8 + arg, 1))
+        for k in range(r.n_supply):
+            if not s.sup_occ[k]:
+                out.append((K_PLACE, d, SUPPLY * 8 + k, 0))
+    return out
+
+
+def theme_pair_moves(s: State) -> list[Move]:
+    """Theme Tiles: the pairs of face-up theme tiles of two themes whose large tiles frame a benefit,
+    each with its benefit's choice: ``(K_THEME_PAIR, pair, opportunity tile, 0)`` to unflip,
+    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile, ``(K_THEME_PAIR, pair, 0, 0)``
+    for a Prestige space. Allowed at any time of the player's turn but while rewards and bonus
+    tiles are being chosen (the choice is part of the move, so nothing waits)."""
+    r, p = s.rules, s.seat
+    up = s.th_up[p]
+    out: list[Move] = []
+    for i, (x, y, ben) in enumerate(r.pairs):
+        if not (up[s.theme_at[x]] and up[s.theme_at[y]]):
+            continue
+        if ben == BEN_UNFLIP:
+            out.extend((K_THEME_PAIR, i, o, 0) for o in range(3) if not s.opp[p][o])
+        elif ben == BEN_BONUS:
+            for b in range(r.books):
+                if len(s.btiles[p][b]) < r.max_tiles:
+                    out.extend((K_THEME_PAIR, i, slot, b) for slot, t in enumerate(s.display) if t >= 0)
+        else:
+            out.append((K_THEME_PAIR, i, 0, 0))
+    return out
+
+
+def legal_moves(s: State) -> list[Move]:
+    """Every legal decision of the seat to move, as ``(kind, a, b, c)`` tuples; [] once the game is over.
+
+    K_PLACE moves carry ``b = action * 8 + arg`` (arg: sketchbook for Publish, space for Supply)
+    and ``c = 1`` when the Opportunist tile is flipped to ignore the cost.
+    """
+    r, p, ph = s.rules, s.seat, s.phase
+    if ph == P_MAIN:
+        out = place_moves(s)
+        if not out:
+            out = [(K_PASS, 0, 0, 0)]
+        return out + theme_pair_moves(s)
+    if ph == P_TRAVEL:
+        budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
+        pos = s.pos[p]
+        out = [(K_END, 0, 0, 0)]
+        if s.board[pos] >= 0 and budget >= r.pick_money:
+            out.append((K_PICK, 0, 0, 0))
+        if budget >= r.step_money:
+            out.extend((K_STEP, v, 0, 0) for v in r.neighbours[pos])
+        if s.opp[p][WANDERER]:
+            out.extend((K_WANDER, v, 0, 0) for v in range(r.spaces) if v != pos)
+        return out + theme_pair_moves(s)
+    if ph == P_SKETCH:
+        out = [(K_END, 0, 0, 0)]
+        bp = s.bp[p]
+        eff_ready = s.opp[p][EFFICIENT]
+        for b in range(r.books):
+            if len(s.books[p][b]) >= r.max_cards:
+                continue
+            if s.money[p] < r.extra_card_money[s.s_fee[b]]:
+                continue
+            disc = book_discounts(s, p, b)
+            done = set()
+            for c in s.hand[p]:
+                if c in done:
+                    continue
+                done.add(c)
+                need = card_need(r, c, disc)
+                if _has(bp, need):
+                    out.append((K_SKETCH, c, b, -1))
+                if eff_ready:
+                    for code, less in efficient_options(need, r.efficient):
+                        if _has(bp, less):
+                            out.append((K_SKETCH, c, b, code))
+        return out + theme_pair_moves(s)
+    if ph == P_FUNDING:
+        k = s.th_up[p][s.theme_at[r.funding_space]]
+        return [(K_FUND, i, 0, 0) for i in range(k + 1)] + theme_pair_moves(s)
+    if ph == P_SUPPLY:
+        out = [(K_END, 0, 0, 0)]
+        out.extend((K_RESOURCE, res, 0, 0) for res in range(4) if s.reserve[res] > 0)
+        return out + theme_pair_moves(s)
+    if ph == P_RESOLVE:
+        if s.p_xtheme:
+            return [(K_EXTRA_THEME, t, 0, 0) for t in s.x_allowed if s.theme_supply[t] > 0]
+        if s.p_imp:
+            out = [(K_IMPROVE_MONEY, 0, 0, 0)]
+            imp = s.imp[p]
+            room = sum(1 for x in imp if x) < r.slots
+            for t in range(5):
+                if imp[t] == 1:
+                    out.append((K_IMPROVE, t, 1, 0))
+                elif imp[t] == 0 and room and s.imp_supply[t] > 0:
+                    out.append((K_IMPROVE, t, 0, 0))
+                    if s.p_imp >= 2:
+                        out.append((K_IMPROVE, t, 2, 0))
+            return out
+        if s.p_unflip:
+            return [(K_UNFLIP, o, 0, 0) for o in range(3) if not s.opp[p][o]]
+        if s.p_bonus:
+            out = [(K_BONUS_MONEY, 0, 0, 0)]
+            for b in range(r.books):
+                if len(s.btiles[p][b]) < r.max_tiles:
+                    out.extend((K_BONUS, i, b, 0) for i, t in enumerate(s.display) if t >= 0)
+            return out
+    if ph == P_SETUP:
+        out = [(K_SETUP_DONE, 0, 0, 0)]
+        seen = set()
+        for c in s.hand[p]:
+            if c not in seen:
+                seen.add(c)
+                out.append((K_SETUP_DISCARD, c, 0, 0))
+        return out
+    return []
+
+
+# --------------------------------------------------------------------------------------------------
+# transitions
+
+
+def _start_action(s: State, p: int, action: int, arg: int, value: int) -> None:
+    r = s.rules
+    s.acted = True
+    s.st_actions[p][action] += 1
+    if action == TRAVEL:
+        s.phase, s.t_cost = P_TRAVEL, 0
+    elif action == SKETCH:
+        s.phase, s.s_fee, s.s_icons, s.s_cards = P_SKETCH, [0] * r.books, 0, 0
+    elif action == FUNDING:
+        s.phase = P_FUNDING
+    elif action == PUBLISH:
+        publish(s, p, arg)
+        _continue(s)
+    else:
+        s.sup_left = abs(value - s.sup_tile[arg]) + r.supply_extra[s.imp[p][IMP_SUPPLY]]
+        if s.sup_left:
+            s.phase = P_SUPPLY
+        else:
+            _continue(s)
+
+
+def apply_move(s: State, mv: Move) -> None:
+    """Play decision ``mv`` (assumed legal: see :func:`legal_moves`) for the seat to move, in place."""
+    r, p = s.rules, s.seat
+    kind, a, b, c = mv
+    if kind == K_PLACE:
+        action, arg = divmod(b, 8)
+        s.dused[a] = True
+        col = s.dcol[a]
+        s.st_colours[p][col] += 1
+        if action == SUPPLY:
+            s.sup_occ[arg] = True
+        else:
+            s.occ[action][p] = True
+            cost, payee = place_cost(s, p, a, action)
+            if col == WHITE:
+                s.st_white[p] += 1
+                if c:                                    # Opportunist: the payee gets it from the bank
+                    s.opp[p][OPPORTUNIST] = 0
+                    if payee >= 0:
+                        s.money[payee] += cost
+                else:
+                    s.money[p] -= cost
+                    if payee >= 0:
+                        s.money[payee] += cost
+                        s.st_paid_players[p] += cost
+                        s.st_received[payee] += cost
+                    else:
+                        s.st_paid_bank[p] += cost
+            else:
+                s.cuser[action], s.cval[action] = p, s.dice[a]
+        _start_action(s, p, action, arg, s.dice[a])
+    elif kind == K_STEP:
+        s.t_cost += r.step_money
+        s.pos[p] = a
+    elif kind == K_PICK:
+        s.t_cost += r.pick_money
+        s.hand[p].append(s.board[s.pos[p]])
+        s.board[s.pos[p]] = -1
+    elif kind == K_WANDER:
+        s.opp[p][WANDERER] = 0
+        s.pos[p] = a
+    elif kind == K_END:
+        if s.phase == P_TRAVEL:
+            pay = s.t_cost - r.travel_discount[s.imp[p][IMP_TRAVEL]]
+            if pay > 0:
+                s.money[p] -= pay
+                s.st_paid_bank[p] += pay
+            _refill_board(s)
+        elif s.phase == P_SKETCH:
+            if s.s_cards:
+                base = max(s.s_icons, 1) if s.imp[p][IMP_SKETCH] else s.s_icons
+                if s.imp[p][IMP_SKETCH] == 2:
+                    base += r.sketch_bonus[2]
+                s.p_bonus += base
+        else:
+            s.sup_left = 0
+        _continue(s)
+    elif kind == K_SKETCH:
+        need = card_need(r, a, book_discounts(s, p, b))
+        if c >= 0:
+            s.opp[p][EFFICIENT] = 0
+            need = next(less for code, less in efficient_options(need, r.efficient) if code == c)
+        _pay_resources(s, p, need)
+        fee = r.extra_card_money[s.s_fee[b]]
+        s.money[p] -= fee
+        s.st_paid_bank[p] += fee
+        s.s_fee[b] += 1
+        s.hand[p].remove(a)
+        s.books[p][b].append(a)
+        s.s_icons += r.bonus[a]
+        s.s_cards += 1
+    elif kind == K_FUND:
+        theme = s.theme_at[r.funding_space]
+        pubs = s.total_pub if r.fund_all else s.pubs[p]
+        lvl = s.imp[p][IMP_FUNDING]
+        s.money[p] += r.fund_money + r.fund_per_pub * pubs + r.fund_flip * a + r.funding_extra[lvl]
+        s.th_up[p][theme] -= a
+        s.th_down[p][theme] += a
+        s.p_bonus += r.funding_tiles[lvl]
+        _continue(s)
+    elif kind == K_RESOURCE:
+        gain_resource(s, p, a)
+        s.sup_left -= 1
+        if not s.sup_left:
+            _continue(s)
+    elif kind == K_BONUS:
+        tile = s.display[a]
+        s.display[a] = -1
+        s.btiles[p][b].append(tile)
+        _bonus_taken(s)
+    elif kind == K_BONUS_MONEY:
+        s.money[p] += r.bonus_money
+        _bonus_taken(s)
+    elif kind == K_EXTRA_THEME:
+        s.theme_supply[a] -= 1
+        s.th_up[p][a] += 1
+        s.p_xtheme -= 1
+        _continue(s)
+    elif kind == K_IMPROVE:
+        imp = s.imp[p]
+        if b == 1:
+            imp[a] = 2
+            s.p_imp -= 1
+        else:
+            imp[a] = 1 if b == 0 else 2
+            s.imp_supply[a] -= 1
+            s.p_imp -= 1 if b == 0 else 2
+        s.st_imp_taken[p][a] = 1
+        _continue(s)
+    elif kind == K_IMPROVE_MONEY:
+        s.money[p] += r.improvement_money
+        s.p_imp -= 1
+        _continue(s)
+    elif kind == K_UNFLIP:
+        s.opp[p][a] = 1
+        s.p_unflip -= 1
+        _continue(s)
+    elif kind == K_THEME_PAIR:
+        x, y, ben = r.pairs[a]
+        for t in (s.theme_at[x], s.theme_at[y]):
+            s.th_up[p][t] -= 1
+            s.th_down[p][t] += 1
+        if ben == BEN_UNFLIP:
+            s.opp[p][b] = 1
+        elif ben == BEN_BONUS:
+            s.btiles[p][c].append(s.display[b])
+            s.display[b] = -1
+            _refill_display(s)
+        else:
+            advance_prestige(s, p, 1)          # its rewards wait until the action is over
+        if s.phase == P_MAIN:
+            _continue(s)
+    elif kind == K_PASS:
+        _end_turn(s)
+    elif kind == K_SETUP_DISCARD:
+        s.hand[p].remove(a)
+        s.discard.append(a)
+        for res in range(4):
+            for _ in range(r.cost[a][res]):
+                if len(s.bp[p]) < r.backpack and s.reserve[res] > 0:
+                    s.bp[p].append(res)
+                    s.reserve[res] -= 1
+    elif kind == K_SETUP_DONE:
+        s.setup_seat += 1
+        if s.setup_seat < r.n:
+            s.seat = s.setup_seat
+        else:
+            s.first = r.first_player
+            _start_round(s)
+    else:
+        raise ValueError(f"unknown move kind {kind}")
+
+
+def _bonus_taken(s: State) -> None:
+    s.p_bonus -= 1
+    if not s.p_bonus:
+        _refill_display(s)
+    _continue(s)

@@ -1,0 +1,133 @@
+"""Urban Sketchers agents: names, determinism, legality of every decision, the greedy heuristic's
+choices on hand-set positions, and the rollout agent on a cheap configuration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.agents import GreedyAgent, candidate_moves, position_value, Weights
+from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, P_OVER, SUPPLY,
+                                                  apply_move, legal_moves)
+from balancer.core.seeding import game_seed
+
+from test_us_examples import place, position
+
+
+def test_agent_names(us_cfg):
+    assert us.AGENTS == ("random", "greedy")
+    assert us.check_agent("rollout") is None and us.check_agent("greedy") is None
+    assert "unknown agent" in us.check_agent("nobody")
+    with pytest.raises(ValueError):
+        us.make_agent(us_cfg, "nobody")
+
+
+def test_candidate_moves_keep_the_cheapest_die_per_action(us_cfg):
+    """Greedy compares, per colour action, only the cheapest die: with the red die free for travel,
+    no white die for travel is a candidate; for Supply, the die and space giving most resources."""
+    s = position(us_cfg, 4)
+    s.money[0] = 10
+    cands = candidate_moves(s)
+    travel = [m for m in cands if m[0] == K_PLACE and m[2] >> 3 == 0 and not m[3]]
+    assert travel == [(K_PLACE, 0, 0, 0)]
+    supply = [m for m in cands if m[0] == K_PLACE and m[2] >> 3 == SUPPLY]
+    assert len(supply) == 1
+    mv = supply[0]
+    assert abs(s.dice[mv[1]] - s.sup_tile[mv[2] & 7]) == max(abs(v - t) for v in s.dice for t in s.sup_tile)
+    assert set(cands) <= set(legal_moves(s))
+
+
+def test_greedy_travel_walks_to_a_card_and_picks_it(us_cfg):
+    """Greedy Travel: with an empty hand and money, it steps towards the nearest card and picks it."""
+    s = position(us_cfg, 2)
+    s.money[0] = 5
+    apply_move(s, place(0, 0))
+    agent = GreedyAgent(us_cfg)
+    rng = np.random.default_rng(0)
+    mv = agent.choose(s, 0, rng)
+    assert mv == (K_PICK, 0, 0, 0), "a card lies on the traveller's own space"
+    apply_move(s, mv)
+    s.board[s.pos[0]] = -1
+    mv = agent.choose(s, 0, rng)
+    assert mv[0] in (K_STEP, K_PICK, K_END)
+
+
+def test_greedy_supply_takes_what_the_hand_lacks(us_cfg):
+    """Greedy Supply: the resource type the hand's cards need most."""
+    s = position(us_cfg, 2)
+    s.sup_tile[0] = 6
+    s.hand[0] = [c for c in s.deck[:3]]
+    for c in s.hand[0]:
+        s.deck.remove(c)
+    apply_move(s, place(1, SUPPLY, 0))      # the blue 1 under the 6: five resources
+    totals = [sum(s.rules.cost[c][r] for c in s.hand[0]) for r in range(4)]
+    mv = GreedyAgent(us_cfg).choose(s, 0, np.random.default_rng(0))
+    assert mv[0] == K_RESOURCE and totals[mv[1]] == max(totals)
+
+
+def test_position_value_counts_holdings(us_cfg):
+    """position_value rises with money, resources and points (weights from the YAML)."""
+    s = position(us_cfg, 2)
+    w = Weights(us_cfg)
+    v0 = position_value(s, 0, w)
+    s.money[0] += 4
+    assert position_value(s, 0, w) == pytest.approx(v0 + 4 * w.money)
+    s.vp[0] += 3
+    assert position_value(s, 0, w) == pytest.approx(v0 + 4 * w.money + 3)
+
+
+def test_greedy_beats_random(us_cfg):
+    """Greedy wins most 2-player games against random (a sanity check of the heuristic)."""
+    wins = 0
+    for i in range(10):
+        agents = ["greedy", "random"] if i % 2 == 0 else ["random", "greedy"]
+        out = us.play_game(us_cfg, agents, game_seed(7, i))
+        g = agents.index("greedy")
+        wins += out.scores[g] > out.scores[1 - g]
+    assert wins >= 8
+
+
+def test_rollout_plays_a_legal_deterministic_game(us_cfg):
+    """Rollout on a cheap configuration (1 playout, 2 candidates, 1 round on): every decision legal,
+    the same seed twice the same game."""
+    cheap = us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
+        "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 2, "horizon_rounds": 1})})})
+    outs = []
+    for _ in range(2):
+        state = us.new_game(cheap, 2, 3)
+        players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
+        rng = np.random.default_rng(3)
+        while state.phase != P_OVER:
+            mv = players[state.seat].choose(state, state.seat, rng)
+            assert mv in legal_moves(state)
+            apply_move(state, mv)
+        outs.append(us.outcome(state))
+    assert outs[0] == outs[1]
+
+
+def test_quick_value_equals_value_of_a_copy(us_cfg):
+    """The greedy agent's copy-free value of Sketch and bonus-tile decisions equals position_value
+    after applying the move to a copy, at every such decision of a few random games."""
+    from balancer.games.urban_sketchers.agents import quick_value
+    from balancer.games.urban_sketchers.rules import P_RESOLVE, P_SKETCH
+    w = Weights(us_cfg)
+    checked = 0
+    for seed in range(4):
+        s = us.new_game(us_cfg, 3, seed)
+        rng = np.random.default_rng(seed)
+        greedy = GreedyAgent(us_cfg)
+        while s.phase != P_OVER:
+            p = s.seat
+            if s.phase in (P_SKETCH, P_RESOLVE):
+                base = position_value(s, p, w)
+                for mv in legal_moves(s):
+                    v = quick_value(s, p, mv, w, base)
+                    if v is None:
+                        continue
+                    c = s.clone(np.random.default_rng(0))
+                    apply_move(c, mv)
+                    assert v == pytest.approx(position_value(c, p, w), abs=1e-9), mv
+                    checked += 1
+            apply_move(s, greedy.choose(s, p, rng))
+    assert checked > 100
