@@ -372,3 +372,27 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
     assert "mirror-3p/v1.1: 1 game(s) raised; first: game 5: ValueError: engine bug in game 5" in result.output
     assert "replay: balancer play" in result.output and "--game-index 5" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("path,value,where", [
+    (("seed",), "abc", "seed: Input should be a valid integer"),
+    (("cells", 0, "numbers", "seat_win_rate:1", "mean"), float("nan"), "cells.0.numbers.seat_win_rate:1.mean"),
+    (("cells", 0, "numbers", "seat_win_rate:1", "games"), 0, "cells.0.numbers.seat_win_rate:1.games"),
+    (("cells", 0, "numbers", "seat_win_rate:1", "mean"), 5.0, "a win rate must be between 0 and 1"),
+    (("cells", 0, "numbers", "seat_win_rate:1", "variance"), -1.0, "cells.0.numbers.seat_win_rate:1.variance"),
+    (("cells", 0, "games"), "many", "cells.0.games"),
+])
+def test_a_corrupt_baseline_is_bad_input_naming_the_key(tmp_path, cli_study, path, value, where):
+    # a baseline edited by hand (or truncated by a merge) must never pass or fail as if it were real
+    study, base = cli_study
+    data = json.loads(base.read_text())
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(bad), "-j", "1", "-q"])
+    assert result.exit_code == 2, result.output
+    assert f"{bad}: " in result.output and where in result.output
+    assert "Traceback" not in result.output

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pyarrow.parquet as pq
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 import balancer
 from balancer.sim.runner import RESULTS_FILE
@@ -25,6 +26,48 @@ from .values import kind_of, moments, per_game_values
 
 FORMAT = 1
 KIND = "balancer-baseline"
+
+
+class _Number(BaseModel):
+    """One tracked number of a baseline cell (extra keys are kept for later formats)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    kind: str | None = None
+    games: int = Field(ge=2)
+    mean: float = Field(allow_inf_nan=False)
+    variance: float = Field(ge=0, allow_inf_nan=False)
+    successes: float | None = Field(None, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _rates_are_fractions(self) -> "_Number":
+        if self.kind == "win_rate" and not 0.0 <= self.mean <= 1.0:
+            raise ValueError(f"a win rate must be between 0 and 1, got {self.mean}")
+        if self.successes is not None and self.successes > self.games:
+            raise ValueError(f"successes {self.successes} exceed games {self.games}")
+        return self
+
+
+class _Cell(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    run: str
+    variant: str
+    players: int = Field(ge=1)
+    agents: list[str] = Field(min_length=1)
+    games: int = Field(ge=1)
+    seed: int = Field(ge=0, le=2**63 - 1)
+    config_sha256: str
+    numbers: dict[str, _Number] = Field(min_length=1)
+
+
+class BaselineFile(BaseModel):
+    """The shape :func:`load_baseline` accepts: every count a positive integer, every mean and variance
+    finite, win rates within [0, 1], seeds within numpy's range."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    study: str
+    game: str
+    seed: int = Field(ge=0, le=2**63 - 1)
+    cells: list[_Cell] = Field(min_length=1)
 
 
 class BaselineError(ValueError):
@@ -81,8 +124,9 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
 
 
 def load_baseline(path: Path | str) -> dict[str, Any]:
-    """Read a baseline file; BaselineError naming the file when it is missing, not JSON, or not a
-    balancer baseline of a known format."""
+    """Read a baseline file; BaselineError naming the file (and the key) when it is missing, not
+    JSON, not a balancer baseline of a known format, or holds a value no baseline can have (see
+    :class:`BaselineFile`)."""
     path = Path(path)
     if not path.is_file():
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")
@@ -93,15 +137,9 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("kind") != KIND or data.get("format") != FORMAT:
         raise BaselineError(f"{path}: not a balancer baseline (kind {KIND!r}, format {FORMAT})")
     try:
-        for i, cell in enumerate(data["cells"]):
-            for key in ("run", "variant", "players", "agents", "games", "seed", "config_sha256", "numbers"):
-                if key not in cell:
-                    raise BaselineError(f"{path}: cells.{i}: missing key {key!r}")
-            for name, num in cell["numbers"].items():
-                for key in ("games", "mean", "variance"):
-                    if not isinstance(num.get(key), (int, float)):
-                        raise BaselineError(f"{path}: cells.{i}.numbers.{name}.{key}: missing or not a number")
-        str(data["study"]), int(data["seed"])
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise BaselineError(f"{path}: not a balancer baseline (missing or malformed {exc})") from None
+        BaselineFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
+        raise BaselineError(f"{path}: {where}: {err['msg']}") from None
     return data
