@@ -107,11 +107,12 @@ def humanize(name: str) -> str:
 
 
 def fmt_points(value: float | None, digits: int = 1) -> str:
-    """Difference of two fractions -> signed percentage points: ``0.123 -> "+12.3"``, ``-0.05 -> "−5.0"``."""
+    """Difference of two fractions -> signed percentage points: ``0.123 -> "+12.3"``, ``-0.05 -> "−5.0"``,
+    a difference that rounds to zero -> ``"0.0"``; ``None`` -> ``"–"``."""
     text = fmt_pct(value, digits)
-    if text == "–":
-        return text
-    return text.replace("-", "−") if text.startswith("-") else "+" + text
+    if text == "–" or float(text) == 0:
+        return text.lstrip("-")
+    return "−" + text[1:] if text.startswith("-") else "+" + text
 
 
 # --------------------------------------------------------------------------- wording
