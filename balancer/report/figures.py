@@ -323,3 +323,43 @@ def matchup_heatmap(
         if title:
             fig.suptitle(_label(title), x=0.01, ha="left", fontsize=10)
     return fig
+
+
+def difference_chart(
+    labels: Sequence[object],
+    differences: Sequence[float],
+    ci_low: Sequence[float],
+    ci_high: Sequence[float],
+    *,
+    xlabel: str,
+) -> str:
+    """Forest plot: one row per label, a point at the difference and a line over its interval.
+
+    Args:
+        labels: one row label per difference, drawn top to bottom in this order.
+        differences: differences of two rates, as fractions in [-1, 1]; drawn in percentage points.
+        ci_low, ci_high: interval bounds as fractions.
+        xlabel: x-axis label.
+
+    Returns:
+        an inline ``<svg>`` string, with a vertical line at 0 (no difference).
+
+    Raises:
+        ValueError: if the sequences differ in length.
+    """
+    if not len(labels) == len(differences) == len(ci_low) == len(ci_high):
+        raise ValueError("labels, differences, ci_low and ci_high must have the same length")
+    with matplotlib.rc_context(_STYLE | {"axes.grid.axis": "x"}):
+        fig = _new_figure((FIGSIZE[0], 0.9 + 0.32 * max(1, len(labels))))
+        ax = fig.add_subplot()
+        ys = list(range(len(labels)))
+        pct = [100.0 * d for d in differences]
+        below = [max(0.0, 100.0 * (d - lo)) for d, lo in zip(differences, ci_low)]
+        above = [max(0.0, 100.0 * (hi - d)) for d, hi in zip(differences, ci_high)]
+        ax.axvline(0.0, color=FAIR_COLOUR, linestyle="--", linewidth=1.0, zorder=1)
+        ax.errorbar(pct, ys, xerr=[below, above], fmt="o", color=BAR_COLOUR, ecolor="#222222",
+                    markersize=4, elinewidth=1.0, capsize=3, zorder=3)
+        ax.set_yticks(ys, [_label(lab) for lab in labels])
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_xlabel(xlabel)
+        return svg_string(fig)

@@ -106,6 +106,15 @@ def humanize(name: str) -> str:
     return name.replace("_", " ")
 
 
+def fmt_points(value: float | None, digits: int = 1) -> str:
+    """Difference of two fractions -> signed percentage points: ``0.123 -> "+12.3"``, ``-0.05 -> "−5.0"``,
+    a difference that rounds to zero -> ``"0.0"``; ``None`` -> ``"–"``."""
+    text = fmt_pct(value, digits)
+    if text == "–" or float(text) == 0:
+        return text.lstrip("-")
+    return "−" + text[1:] if text.startswith("-") else "+" + text
+
+
 # --------------------------------------------------------------------------- wording
 
 
@@ -205,6 +214,20 @@ def _score_chart(rows: Sequence[Mapping[str, Any]], by: str, components: Sequenc
     )
 
 
+def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]], Markup | None]:
+    """The indicator rows (names through :func:`humanize`) and their forest plot; ``([], None)``
+    when the run has no 0/1 per-seat indicator."""
+    rows = [{**r, "name": humanize(r["indicator"])} for r in summary.get("indicators") or []]
+    if not rows:
+        return [], None
+    chart = figures.difference_chart(
+        [r["name"] for r in rows], [r["difference"] for r in rows],
+        [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
+        xlabel="win rate with it minus without it (percentage points)",
+    )
+    return rows, Markup(chart)
+
+
 def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) -> str | None:
     """For a mirror table (one distinct agent), the sentence that replaces the agent chart."""
     if len(agents) != 1:
@@ -246,6 +269,7 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
     variant = summary.get("variant") or meta.get("variant") or "variant"
     sha = meta.get("config_sha256") or ""
     versions = meta.get("versions") or {}
+    indicators, indicator_chart = _indicator_context(summary)
     return {
         "title": title or f"{display_name(game, meta)} {variant}: balance report",
         "game": game,
@@ -277,6 +301,8 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
             {"name": humanize(name), **values}
             for name, values in (summary.get("metrics") or {}).items()
         ],
+        "indicators": indicators,
+        "indicator_chart": indicator_chart,
         "tied_share": summary.get("tied_games_share"),
         "tied_games": summary.get("tied_games"),
         "tied_low": summary.get("tied_games_ci_low"),
@@ -308,6 +334,7 @@ def _environment() -> Environment:
     env.filters["num"] = fmt_num
     env.filters["count"] = fmt_count
     env.filters["pvalue"] = fmt_p
+    env.filters["points"] = fmt_points
     return env
 
 

@@ -12,9 +12,11 @@ from balancer.stats.aggregate import (
     wilson_interval,
     write_summary,
 )
+from balancer.stats.association import indicator_win_rates
 
 __all__ = [
     "ResultsFileError",
+    "indicator_win_rates",
     "mean_interval",
     "read_json_object",
     "read_run_meta",

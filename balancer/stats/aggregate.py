@@ -395,6 +395,10 @@ def summarize(
         * ``score_by_agent`` / ``score_by_seat``: ``[{agent|seat, n, mean, ci_low, ci_high,
           components: {name: mean}}]`` in points per player; the t interval is on the total
           score, treating each appearance as independent;
+        * ``indicators``: for every ``metric_*`` column that is a 0/1 per-seat indicator, the win
+          rate of players with it at 1 against those at 0, with intervals that treat games as
+          clusters (an association, not a cause; see :mod:`balancer.stats.association`); ``[]``
+          when there is none;
         * ``score_without_seat_bonus_by_seat`` (only when a ``score_seat_bonus`` column exists):
           ``[{seat, n, mean, ci_low, ci_high}]``, the mean of ``score - score_seat_bonus``.
 
@@ -472,6 +476,9 @@ def summarize(
         "score_by_agent": _score_rows(score_agent_df, "agent", list(components), confidence),
         "score_by_seat": _score_rows(score_seat_df, "seat", list(components), confidence),
     }
+    from balancer.stats.association import indicator_win_rates  # imports this module
+
+    summary["indicators"] = indicator_win_rates(lf, confidence)
     if bonus is not None:
         summary["score_without_seat_bonus_by_seat"] = [
             {"seat": rec["seat"], **_mean_row(rec, "_nobonus", confidence)}
