@@ -396,3 +396,33 @@ def test_a_corrupt_baseline_is_bad_input_naming_the_key(tmp_path, cli_study, pat
     assert result.exit_code == 2, result.output
     assert f"{bad}: " in result.output and where in result.output
     assert "Traceback" not in result.output
+
+
+
+def test_a_target_passes_early_only_inside_its_bound(tmp_path, cli_study, monkeypatch):
+    # with a 5-point tolerance, 21.4% (se 1 point) against at_least 24% used to pass at the first
+    # look; a target's early pass now uses no tolerance beyond its bound, regressions keep theirs
+    from balancer.check import run as check_run_module
+    from balancer.stats import sequential as sq
+
+    design = sq.design([300, 600, 900, 1200], 0.01 / 2, 0.1, 0.17, 0.0)
+    lower = [(0.24, -1)]
+    assert sq.look(design, 0, 0.214, 0.01, lower, 0.05).verdict == "pass"
+    assert sq.look(design, 0, 0.214, 0.01, lower, 0.0).verdict is None
+    assert sq.look(design, 0, 0.30, 0.01, lower, 0.0).verdict == "pass"
+
+    seen = []
+    real_look = check_run_module.sq.look
+
+    def spy(d, k, estimate, se, sides, tolerance):
+        seen.append((tuple(sides), tolerance))
+        return real_look(d, k, estimate, se, sides, tolerance)
+
+    monkeypatch.setattr(check_run_module.sq, "look", spy)
+    _, base = cli_study
+    study = small_study(tmp_path, expect="    expect: {seat_win_rate:3: {at_least: 0.1}}\n")
+    run_check(study, load_baseline(base), base, jobs=1)
+    targets = [tol for sides, tol in seen if sides == ((0.1, -1),)]
+    regressions = [tol for sides, tol in seen if len(sides) == 2]
+    assert targets and all(tol == 0.0 for tol in targets)
+    assert regressions and all(tol > 0 for tol in regressions) and 0.05 in regressions  # win rates: 5 points
