@@ -93,6 +93,30 @@ def _resume_command(out_dir: Path) -> str:
     return " ".join(shlex.quote(a) for a in ["balancer", *args])
 
 
+def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
+    a file, in a writable directory (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    from balancer.report.render import ReportOutputError, check_report_target
+
+    if path.is_dir():
+        _fail(f"{flag} {path}: is a directory; give the path of {kind}")
+    try:
+        check_report_target(path)
+    except ReportOutputError as exc:
+        _fail(f"{flag} {exc}")
+
+
+def _check_out_directory(flag: str, path: Path) -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` is or can be created as a writable directory
+    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command). Creates nothing."""
+    from balancer.sim.runner import OutDirError, check_out_dir
+
+    try:
+        check_out_dir(path, resume=True)
+    except OutDirError as exc:
+        _fail(f"{flag} {exc}")
+
+
 MAX_PRINTED_FAILURES = 20
 
 
@@ -348,6 +372,9 @@ def pairs(
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
+    _check_out_file("--out" if out is not None else "report file", target, "an HTML file")
+    if figures_dir is not None:
+        _check_out_directory("--figures", figures_dir)
     try:
         written = render_pairs(results_dir, label, target, figures_dir)
     except KeyError as exc:
