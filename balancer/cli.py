@@ -93,6 +93,30 @@ def _resume_command(out_dir: Path) -> str:
     return " ".join(shlex.quote(a) for a in ["balancer", *args])
 
 
+def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
+    a file, in a writable directory (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    from balancer.report.render import ReportOutputError, check_report_target
+
+    if path.is_dir():
+        _fail(f"{flag} {path}: is a directory; give the path of {kind}")
+    try:
+        check_report_target(path)
+    except ReportOutputError as exc:
+        _fail(f"{flag} {exc}")
+
+
+def _check_out_directory(flag: str, path: Path) -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` is or can be created as a writable directory
+    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command). Creates nothing."""
+    from balancer.sim.runner import OutDirError, check_out_dir
+
+    try:
+        check_out_dir(path, resume=True)
+    except OutDirError as exc:
+        _fail(f"{flag} {exc}")
+
+
 MAX_PRINTED_FAILURES = 20
 
 
@@ -141,6 +165,24 @@ def _extends(path: Path) -> str | None:
     return data.get("extends") if isinstance(data, dict) else None
 
 
+def _read_yaml_head(path: Path) -> Any:
+    """The parsed YAML of ``path``, or None when it cannot be read or parsed (the loaders say why)."""
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+
+
+def _fragment_users(path: Path, head: Any) -> list[Path]:
+    """The sibling YAML files that extend ``path`` when it is a fragment (a mapping without ``game:``
+    or ``extends:``, e.g. Águeda's solo.yaml); [] otherwise."""
+    if not isinstance(head, dict) or "game" in head or "extends" in head or "study" in head:
+        return []
+    return sorted(other for other in path.parent.glob("*.yaml") if other != path and _extends(other) == path.name)
+
+
 def _describe_yaml(path: Path) -> str:
     """One line for ``balancer games``: a rule variant (name, player counts), a study (runs and
     variants), or why the file is neither."""
@@ -158,11 +200,9 @@ def _describe_yaml(path: Path) -> str:
         except StudyError as exc:
             return f"INVALID study: {str(exc).splitlines()[0]}"
         return f"study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)}"
-    if isinstance(head, dict) and "game" not in head and "extends" not in head:
-        users = sorted(other.name for other in path.parent.glob("*.yaml") if other != path
-                       and _extends(other) == path.name)
-        if users:
-            return f"fragment, extended by {', '.join(users)}"
+    users = _fragment_users(path, head)
+    if users:
+        return f"fragment, extended by {', '.join(u.name for u in users)}"
     try:
         cfg = load_config(path)
     except ConfigError as exc:
@@ -172,8 +212,9 @@ def _describe_yaml(path: Path) -> str:
 
 @app.command()
 def validate(
-    config: Path = typer.Argument(..., help="Rule-variant YAML file to check (its extends: chain is followed). "
-                                             "With --schema, a registered game name also works."),
+    config: Path = typer.Argument(..., help="Rule-variant YAML file to check (its extends: chain is followed), a "
+                                             "study file (its variants too), or a fragment (the files extending "
+                                             "it are checked). With --schema, a registered game name also works."),
     schema: bool = typer.Option(False, "--schema", help="Print the JSON schema of the config's game instead "
                                                        "(for editor completion of YAML)."),
 ) -> None:
@@ -190,12 +231,43 @@ def validate(
                 _fail(f"{config}: game: unknown or missing game {game!r}, allowed: {', '.join(sorted(GAMES))}")
         typer.echo(json.dumps(export_schema(game), indent=2))
         return
+    head = _read_yaml_head(config)
+    if isinstance(head, dict) and "study" in head:
+        _validate_study(config)
+        return
+    users = _fragment_users(config, head)
+    if users:
+        typer.echo(f"{config}: a fragment (no game:), extended by {', '.join(u.name for u in users)}; "
+                   "validating those instead")
+        for user in users:
+            _validate_config(user)
+        return
+    _validate_config(config)
+
+
+def _validate_config(config: Path) -> None:
+    """Print 'OK: ...' (and the game's own description of the config), or exit 2 with the error."""
     cfg, module = _load(config)
     counts = _counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
     describe = getattr(module, "describe_config", None)   # optional: a game's data check (e.g. a deck's distribution)
     if callable(describe):
         typer.echo(describe(cfg))
+
+
+def _validate_study(path: Path) -> None:
+    """Check a study file, its variant configs and that every cell can be played; print
+    'OK: study ...' or exit 2 naming the file and key."""
+    from balancer.study import StudyError, load_study
+    from balancer.study.runner import load_variants
+
+    try:
+        study, configs = load_study(path)
+        load_variants(study, configs, path, study.seed, 1)
+    except (StudyError, ConfigError, ValueError) as exc:
+        _fail(str(exc))
+    typer.echo(f"OK: study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)} "
+               f"({study.game}, {path})")
 
 
 @app.command()
@@ -348,6 +420,9 @@ def pairs(
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
+    _check_out_file("--out" if out is not None else "report file", target, "an HTML file")
+    if figures_dir is not None:
+        _check_out_directory("--figures", figures_dir)
     try:
         written = render_pairs(results_dir, label, target, figures_dir)
     except KeyError as exc:
@@ -451,8 +526,8 @@ def compare(
     name = default_compare_names(config_a, config_b, players)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
-    if html.exists() and html.is_dir():
-        _fail(f"--report: {html} is a directory")
+    _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
+    _check_out_directory("--out" if out is not None else "output directory", out_dir)
     try:
         with _sigterm_as_interrupt():
             result = compare_variants(config_a, config_b, players, [a.strip() for a in agents.split(",")],
@@ -505,10 +580,10 @@ def study(
     except StudyError as exc:
         _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
-    if html.is_dir():
-        _fail(f"--out {html}: is a directory; give the path of an HTML file")
-    if figures is not None and figures.exists() and not figures.is_dir():
-        _fail(f"--figures {figures}: is a file, not a directory")
+    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
+    if figures is not None:
+        _check_out_directory("--figures", figures)
+    _check_out_directory("--results", results)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
         with _sigterm_as_interrupt():
@@ -525,7 +600,11 @@ def study(
                    "when the study is run again",
                    err=True)
         raise typer.Exit(130) from None
-    written = render_study(result, study_changes(result), html, figures_dir=figures)
+    try:
+        written = render_study(result, study_changes(result), html, figures_dir=figures)
+    except (KeyError, ValueError, OSError) as exc:   # checked before playing; a last guard, never a traceback
+        _fail(f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
+              f"{results} and reused when the study is run again")
     typer.echo(f"report: {written}")
     if figures is not None:
         typer.echo(f"figures: {figures}")
@@ -559,10 +638,10 @@ def baseline_save(
         load_study(study_file)
     except StudyError as exc:
         _fail(str(exc))
-    if out.is_dir():
-        _fail(f"--out {out}: is a directory; give the path of a JSON file")
+    _check_out_file("--out", out, "a JSON file")
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
+    _check_out_directory("--results", results)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
         with _sigterm_as_interrupt():
@@ -621,8 +700,8 @@ def check(
     except (StudyError, BaselineError) as exc:
         _fail(str(exc))
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
-        if path is not None and path.is_dir():
-            _fail(f"{flag} {path}: is a directory; give the path of a file")
+        if path is not None:
+            _check_out_file(flag, path)
     overrides: dict[str, Any] = {"max_games": max_games, "false_alarm": false_alarm, "miss_rate": miss_rate,
                                  "looks": looks}
     settings_data = spec.check.model_dump()

@@ -37,3 +37,15 @@ def cw_cfg_v10() -> CitywrightConfig:
 def cw_data() -> Path:
     """Directory of the hand-scored Citywright tables."""
     return DATA / "citywright"
+
+
+@pytest.fixture
+def one_error_line():
+    """A checker for a refused CLI command (CliRunner result): exit 2, exactly one output line
+    starting ``error: `` (no traceback); returns that line."""
+    def check(result) -> str:
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+        return lines[0]
+    return check

@@ -211,3 +211,31 @@ def test_matchups_need_a_two_player_run(tmp_path):
 def test_the_urgency_matchups_study_file_is_valid():
     study, _ = load_study(ROOT / "configs" / "urgency" / "matchups.yaml")
     assert study.figures[0].show == "matchups:deck" and study.runs["decks"].players == 2
+
+
+def test_changes_of_three_variants_are_labelled_pair_by_pair(tmp_path):
+    """Variants a, b, c: the change table holds a -> b, then b -> c, each block headed by its own
+    pair, and no row of b -> c sits under the a -> b heading (it did: one heading for every row)."""
+    (tmp_path / "c.yaml").write_text(f"extends: {CONFIGS / 'v1.1.yaml'}\nvariant: c\n", encoding="utf-8")
+    path = tmp_path / "three.yaml"
+    path.write_text(f"""
+study: three
+title: three variants
+game: citywright
+seed: 5
+variants: {{a: {CONFIGS / 'v1.0.yaml'}, b: {CONFIGS / 'v1.1.yaml'}, c: c.yaml}}
+runs:
+  mirror-2p: {{players: 2, agents: [random], games: 8}}
+figures:
+  - {{title: Seats, run: mirror-2p, show: seat_win_rate}}
+""", encoding="utf-8")
+    result = run_study(path, results_root=tmp_path / "results", jobs=1, progress=False)
+    rows = study_changes(result)[0]
+    assert [(r["from_variant"], r["to_variant"], r["category"]) for r in rows] == [
+        ("a", "b", "seat 1"), ("a", "b", "seat 2"), ("b", "c", "seat 1"), ("b", "c", "seat 2")]
+    text = render_study(result, study_changes(result), tmp_path / "three.html").read_text()
+    table = text[text.index("change a → b"):]
+    assert table.count("change a → b") == 1 and table.count("change b → c") == 1
+    first_block = table[:table.index("change b → c")]
+    assert first_block.count("<td>seat 1</td>") == 1 and first_block.count("<td>seat 2</td>") == 1
+    assert "change a → c" not in text

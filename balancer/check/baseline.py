@@ -91,11 +91,13 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
     """Run the study (finished cells are reused, see :func:`balancer.study.run_study`), compute every
     tracked number of every cell and write the baseline to ``out`` (atomically); return it.
 
-    Raises what run_study raises (StudyError, ConfigError, ValueError, GamesFailedError) and OSError
-    when ``out`` cannot be written.
+    Raises what run_study raises (StudyError, ConfigError, ValueError, GamesFailedError),
+    BaselineError for an ``expect:`` target that ``check`` would refuse (both before anything is
+    played), and OSError when ``out`` cannot be written.
     """
     from balancer.study import run_study
 
+    check_expect_targets(study_path, jobs)
     result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress,
                        log=log)
     study = result.study
@@ -121,6 +123,28 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
     tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, out)
     return data
+
+
+def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
+    """Raise BaselineError (naming the study file and ``runs.<run>.expect.<key>``) when an ``expect:``
+    target names a number the run does not track, as ``balancer check`` would; the numbers are
+    learnt from one game of each run with targets (:func:`balancer.study.runner.probe_tables`).
+    Also raises what loading the study and its variants raises."""
+    from balancer.study.model import load_study
+    from balancer.study.runner import load_variants, probe_tables
+
+    from .run import expect_items
+
+    study, configs = load_study(study_path)
+    runs = [name for name, run in study.runs.items() if run.expect]
+    if not runs:
+        return
+    loaded = load_variants(study, configs, Path(study_path), study.seed, jobs)
+    variant = next(iter(loaded))
+    for name, table in probe_tables(study, loaded, study.seed, runs).items():
+        numbers = per_game_values(table, study.runs[name].table)
+        for key, bound in study.runs[name].expect.items():
+            expect_items(name, variant, numbers, key, bound, str(study_path))
 
 
 def load_baseline(path: Path | str) -> dict[str, Any]:

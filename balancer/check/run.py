@@ -99,8 +99,13 @@ class CheckResult:
         return sum(by_cell.values())
 
 
-def _expect_items(run_name: str, variant: str, numbers: dict[str, dict], key: str, bound: Bound,
-                  where: str) -> list[tuple[str, Bound]]:
+def expect_items(run_name: str, variant: str, numbers: dict[str, Any], key: str, bound: Bound,
+                 where: str) -> list[tuple[str, Bound]]:
+    """The tracked numbers an ``expect:`` key of run ``run_name`` names, each with its bound, given
+    the ``numbers`` (keys: tracked number names) of cell ``run_name/variant``. Raises BaselineError
+    naming ``where`` (the study file) and ``runs.<run>.expect.<key>`` when the cell has no such number
+    (e.g. ``seat_win_rate:3`` of a 2-player run, a misspelt metric). Used by ``check`` and, before
+    playing, by ``baseline save``."""
     if key in (SEAT, AGENT):
         chosen = [n for n in numbers if n.startswith(key + ":")]
         if not chosen:
@@ -153,7 +158,7 @@ def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], setting
                                 f"{num['mean']:.4g}", float(num["mean"]), var, var / max(n_b, 1),
                                 _tolerance(key, var, settings), 0.0))
         for key, bound in run.expect.items():
-            for number, b in _expect_items(run_name, variant, cell["numbers"], key, bound, str(study_path)):
+            for number, b in expect_items(run_name, variant, cell["numbers"], key, bound, str(study_path)):
                 num = cell["numbers"][number]
                 var = float(num["variance"])
                 planned.append(Item(run_name, variant, number, kind_of(number), "expect", b.sides, b.text(),

@@ -28,7 +28,8 @@ def pair_table(results: pl.DataFrame | pl.LazyFrame, label: str, sep: str = " + 
     is paired with itself). Rates are fractions; margins points.
 
     Raises KeyError when the results have no ``label_<label>`` column, ValueError when they hold
-    fewer than 2 seats per game (no seat comparison, no margin).
+    fewer than 2 seats per game (no seat comparison, no margin), when the label differs between the
+    seats of a game (a per-seat label, such as Urgency's deck), or when no value is a pair ``A + B``.
     """
     col = f"label_{label}"
     df = results.collect() if isinstance(results, pl.LazyFrame) else results
@@ -38,6 +39,7 @@ def pair_table(results: pl.DataFrame | pl.LazyFrame, label: str, sep: str = " + 
     seats = int(df["seat"].max())
     if seats < 2:
         raise ValueError("a pair table needs games of 2 or more seats")
+    check_pair_label(df, label, sep)
     per_game = (df.group_by(["game_index", col])
                 .agg(pl.col("score").sort(descending=True).alias("_s"),
                      pl.col("win_share").filter(pl.col("seat") == 1).sum().alias("_w1"))
@@ -60,6 +62,21 @@ def pair_table(results: pl.DataFrame | pl.LazyFrame, label: str, sep: str = " + 
     return pl.DataFrame(rows, schema={k: (pl.String if k in ("pair", "first", "second") else
                                           pl.Int64 if k == "games" else pl.Float64) for k in PAIR_COLUMNS}) \
         .sort(["games", "pair"], descending=[True, False])
+
+
+def check_pair_label(df: pl.DataFrame, label: str, sep: str = " + ") -> None:
+    """Raise ValueError unless column ``label_<label>`` of ``df`` holds one value per game (the same
+    for every seat) and some value is a pair ``A<sep>B``. The message names the label and, for a
+    per-seat label of 2-player games, points to the match-up matrix of a study instead."""
+    col = f"label_{label}"
+    per_seat = df.group_by("game_index").agg(pl.col(col).n_unique().alias("_k"))["_k"].max()
+    if per_seat is not None and per_seat > 1:
+        hint = (f"for 2-player games use a study figure 'show: matchups:{label}' (its match-up matrix)"
+                if int(df["seat"].max()) == 2 else "a pair page needs one pair per game")
+        raise ValueError(f"label {label!r} holds one value per seat, not one pair 'A{sep}B' per game; {hint}")
+    if not df[col].cast(pl.String).str.contains(sep, literal=True).any():
+        raise ValueError(f"label {label!r} holds single values, not pairs 'A{sep}B'; "
+                         "choose a label whose values name two things, e.g. Águeda's shops")
 
 
 def pair_matrix(table: pl.DataFrame, value: str) -> tuple[list[str], np.ndarray]:

@@ -1,5 +1,9 @@
 """The "changes" table of a study: for each figure, every category's change from one variant to the
-next, published against ours (a paired difference, since both variants ran with the same seed)."""
+next, published against ours (a paired difference, since both variants ran with the same seed).
+
+With more than two variants a change table holds one block per *consecutive* pair in the study's
+order (easy -> normal, normal -> hard, hard -> expert: each step of a ladder of variants), every
+row carrying its own ``from_variant`` and ``to_variant``; the report heads each block with them."""
 
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ def _verdict(ours: dict[str, Any], published: float | None) -> tuple[str, str]:
 
 def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, list[dict[str, Any]]]:
     """Figure index -> rows ``{category, from_variant, to_variant, published, diff, ci_low, ci_high,
-    p_value, test, verdict, css}`` for each pair of consecutive variants of the study. Differences
+    p_value, test, verdict, css}`` for each pair of consecutive variants of the study, grouped by
+    pair in study order (all rows of the first pair, then the second, ...). Differences
     are fractions for win rates and the metric's unit for metrics; ``published`` likewise."""
     labels = list(result.study.variants)
     paired_cache: dict[tuple[str, str, str], dict[str, Any]] = {}

@@ -11,9 +11,10 @@ from typing import Any, Callable
 from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import get_game
+from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, engine_sha256, run_to_dir
 
-from .model import Study, load_study
+from .model import Study, StudyError, load_study
 
 SUMMARY_FILE = "summary.json"
 
@@ -86,20 +87,59 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
     return loaded
 
 
+def probe_tables(study: Study, loaded: dict[str, Any], seed: int, runs: list[str]) -> dict[str, Any]:
+    """Run name -> results rows (a pyarrow Table) of game 0 of that run under the study's first
+    variant, played in this process: what columns (metrics, labels) and tracked numbers the game
+    produces, learnt before the full play. A run whose probe game raises is left out (the full
+    play reports the failing game)."""
+    game = get_game(study.game)
+    first = next(iter(loaded.values()))
+    tables = {}
+    for name in dict.fromkeys(runs):
+        try:
+            tables[name] = play_range(game, first, study.runs[name].table, seed, 0, 1, jobs=1)
+        except GameRaisedError:
+            continue
+    return tables
+
+
+def figure_runs(study: Study) -> list[str]:
+    """Runs whose figures name a metric or label (``metric:<name>``, ``matchups:<label>``)."""
+    return [f.run for f in study.figures if f.show.startswith(("metric:", "matchups:"))]
+
+
+def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> None:
+    """Raise StudyError (naming the file and ``figures.<i>.show``) when a figure shows a metric or a
+    label that the game does not produce in its run; ``tables``: :func:`probe_tables` of its runs."""
+    for i, fig in enumerate(study.figures):
+        kind, _, name = fig.show.partition(":")
+        if kind not in ("metric", "matchups") or fig.run not in tables:
+            continue
+        prefix, what = ("metric_", "metric") if kind == "metric" else ("label_", "label")
+        columns = tables[fig.run].column_names
+        if prefix + name not in columns:
+            known = [c.removeprefix(prefix) for c in columns if c.startswith(prefix)]
+            raise StudyError(f"{study_path}: figures.{i}.show: {study.game} has no {what} {name!r} in run "
+                             f"{fig.run!r}; its {what}s are {', '.join(known) or 'none'}")
+
+
 def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
               progress: bool = True, log: Callable[[str], None] | None = None) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
     same deals) and return them with their summaries. A cell whose results already exist for the
     same config content, seed, games and agents is reused unless ``force``.
 
-    Raises StudyError (bad study file), ConfigError (bad variant config) or ValueError (a run the
-    game cannot play: unknown agent, unsupported player count), all before anything is played.
+    Raises StudyError (bad study file, or a figure naming a metric or label the game does not
+    produce: learnt from one game per such run, see :func:`probe_tables`), ConfigError (bad variant
+    config) or ValueError (a run the game cannot play: unknown agent, unsupported player count),
+    all before anything is played.
     """
     t0 = time.perf_counter()
     study, configs = load_study(study_path)
     study_path = Path(study_path)
     game = get_game(study.game)
     loaded = load_variants(study, configs, study_path, study.seed, jobs)
+    check_figures(study, study_path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     cells: dict[tuple[str, str], Cell] = {}
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():

@@ -64,3 +64,43 @@ def test_pairs_command_writes_a_page(tmp_path):
     assert len(list((tmp_path / "f").glob("*.png"))) == 3
     bad = CliRunner().invoke(app, ["pairs", str(d), "--label", "deck", "-o", str(out)])
     assert bad.exit_code == 2 and "label_deck" in bad.output
+
+
+def _run_dir(tmp_path, df: pl.DataFrame):
+    d = tmp_path / "run"
+    d.mkdir()
+    df.write_parquet(d / "results.parquet")
+    return d
+
+
+def test_pairs_refuses_a_per_seat_label_of_two_player_games(tmp_path, one_error_line):
+    """Urgency's deck: one value per seat (lizard vs ibex), not a pair per game: exit 2, pointing
+    to the study's match-up matrix, and no page written."""
+    df = results().with_columns(pl.when(pl.col("seat") == 1).then(pl.lit("lizard")).otherwise(pl.lit("ibex"))
+                                .alias("label_deck"))
+    out = tmp_path / "x.html"
+    res = CliRunner().invoke(app, ["pairs", str(_run_dir(tmp_path, df)), "--label", "deck", "-o", str(out)])
+    line = one_error_line(res)
+    assert "label 'deck' holds one value per seat" in line and "show: matchups:deck" in line
+    assert not out.exists()
+
+
+def test_pairs_refuses_a_label_of_single_values(tmp_path, one_error_line):
+    df = results().with_columns(pl.lit("coast").alias("label_board"))   # the same for both seats, no " + "
+    out = tmp_path / "x.html"
+    res = CliRunner().invoke(app, ["pairs", str(_run_dir(tmp_path, df)), "--label", "board", "-o", str(out)])
+    assert "label 'board' holds single values, not pairs 'A + B'" in one_error_line(res)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("where, message", [("file/x.html", "is a file, not a directory"),
+                                            ("adir", "is a directory")])
+def test_pairs_checks_the_output_path_first(tmp_path, where, message, one_error_line):
+    d = _run_dir(tmp_path, results())
+    (tmp_path / "file").write_text("not a directory")
+    (tmp_path / "adir").mkdir()
+    res = CliRunner().invoke(app, ["pairs", str(d), "--label", "shops", "-o", str(tmp_path / where),
+                                   "--figures", str(tmp_path / "figs")])
+    line = one_error_line(res)
+    assert line.startswith("error: --out ") and message in line
+    assert not (tmp_path / "figs").exists() and list((tmp_path / "adir").iterdir()) == []
