@@ -165,7 +165,11 @@ def test_baseline_save_checks_output_paths_before_playing(tmp_path, study_file, 
 def test_check_checks_report_paths_before_playing(tmp_path, study_file, a_file, one_error_line, flag, where, message):
     study = study_file()
     base = tmp_path / "base.json"   # loads as a baseline; the paths are refused before it is compared
-    base.write_text(json.dumps({"format": 1, "kind": "balancer-baseline", "study": "tiny", "seed": 5, "cells": []}))
+    cell = {"run": "r", "variant": "v", "players": 2, "agents": ["random"], "games": 10, "seed": 5,
+            "config_sha256": "0" * 64, "numbers": {"seat_win_rate:1": {"kind": "win_rate", "games": 10,
+                                                                      "mean": 0.5, "variance": 0.25}}}
+    base.write_text(json.dumps({"format": 1, "kind": "balancer-baseline", "study": "tiny", "game": "citywright",
+                                "seed": 5, "cells": [cell]}))
     path = tmp_path / where
     res = invoke("check", study, "--baseline", base, flag, path, "-j", "1", "-q")
     assert one_error_line(res) == "error: " + message.format(f=flag, p=path, a=a_file)
