@@ -702,6 +702,8 @@ def check(
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
             _check_out_file(flag, path)
+    if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
+        _fail(f"--junit and --markdown: both name {junit}; give two files")
     overrides: dict[str, Any] = {"max_games": max_games, "false_alarm": false_alarm, "miss_rate": miss_rate,
                                  "looks": looks}
     settings_data = spec.check.model_dump()

@@ -426,3 +426,21 @@ def test_a_target_passes_early_only_inside_its_bound(tmp_path, cli_study, monkey
     regressions = [tol for sides, tol in seen if len(sides) == 2]
     assert targets and all(tol == 0.0 for tol in targets)
     assert regressions and all(tol > 0 for tol in regressions) and 0.05 in regressions  # win rates: 5 points
+
+
+def test_cli_check_refuses_one_file_for_junit_and_markdown(tmp_path, cli_study):
+    study, base = cli_study
+    same = tmp_path / "out.txt"
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
+                                      "--junit", str(same), "--markdown", str(same)])
+    assert result.exit_code == 2 and "--junit and --markdown: both name" in result.output
+    assert not same.exists()
+
+
+def test_the_headline_does_not_claim_power_the_cap_does_not_give(cli_study):
+    # --max-games 1 plays a handful of games: no number can be found with the stated probability
+    study, base = cli_study
+    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
+                                      "--max-games", "3"])
+    assert "each found with probability" not in result.output
+    assert "every number is underpowered" in result.output

@@ -61,7 +61,18 @@ def _headline(result: CheckResult) -> str:
     return (f"{verdict}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
             f"{result.games:,} games in {result.seconds:.1f} s; false-alarm rate {s.false_alarm:g} over all numbers "
             f"(Bonferroni); tolerance {100 * s.tolerance.win_rate:g} points of win rate, "
-            f"{s.tolerance.metric_sd:g} sd of a metric, each found with probability {1 - s.miss_rate:g}")
+            f"{s.tolerance.metric_sd:g} sd of a metric, " + _power_clause(result))
+
+
+def _power_clause(result: CheckResult) -> str:
+    """What the check could find: the stated power only for numbers whose cap gives it."""
+    weak = sum(not i.powered for i in result.items)
+    p = f"{1 - result.settings.miss_rate:g}"
+    if weak == 0:
+        return f"each found with probability {p}"
+    if weak == len(result.items):
+        return f"NONE found with probability {p}: every number is underpowered (see detects)"
+    return f"found with probability {p} except for {weak} underpowered numbers marked (!)"
 
 
 def print_table(result: CheckResult, console=None) -> None:
