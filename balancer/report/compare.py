@@ -20,6 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from balancer.report.figures import svg_string
+from balancer.report.render import display_name, metric_label
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "compare.html.j2"
@@ -48,7 +49,7 @@ SECTIONS: tuple[tuple[str, str, str, float], ...] = (
     ("seat_win_rate", "Seat win rates", "%", 100.0),
     ("agent_win_rate", "Agent win rates", "%", 100.0),
     ("score", "Points per player", "points", 1.0),
-    ("metrics", "Metrics per player", "", 1.0),
+    ("metrics", "Metrics", "", 1.0),
 )
 
 
@@ -144,12 +145,15 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
 # --------------------------------------------------------------------------- context
 
 
-def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float) -> list[dict[str, Any]]:
+def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float,
+          metrics: bool = False) -> list[dict[str, Any]]:
+    """Table rows of one section; a metric is named by :func:`balancer.report.render.metric_label`
+    (``"turns per player"``, ``"turns per game"`` for a ``game_`` metric)."""
     digits = 1 if scale == 100.0 else 2
     out = []
     for r in section:
         out.append({
-            "name": humanize(r["name"]),
+            "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
             "from": fmt_value(r.get("from"), scale, digits),
             "to": fmt_value(r.get("to"), scale, digits),
             "difference": fmt_diff(r.get("difference"), scale, digits),
@@ -175,14 +179,17 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
             continue
         diff_unit = "percentage points" if scale == 100.0 else (unit or "the metric's own unit")
         sections.append({"key": key, "heading": heading, "unit": unit, "diff_unit": diff_unit,
-                         "rows": _rows(rows, unit, scale)})
+                         "rows": _rows(rows, unit, scale, metrics=key == "metrics")})
+        if key == "metrics":
+            rows = [{**r, "name": metric_label(r["name"])} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})
     confidence = float(c.get("confidence") or 0.95)
     return {
-        "title": f"{str(c.get('game', 'game')).replace('_', ' ').title()}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
+        "title": f"{display_name(str(c.get('game', 'game')))}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
         "game": c.get("game"),
+        "game_title": display_name(str(c.get("game", "game"))),
         "config_a": c.get("config_a"),
         "config_b": c.get("config_b"),
         "variant_a": c.get("variant_a"),

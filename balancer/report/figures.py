@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.axes
@@ -267,6 +269,19 @@ def score_breakdown_chart(
             ax.set_title(_label(title))
         fig.legend(loc="outside right upper")
         return svg_string(fig)
+
+
+def matrix_panel(values: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> tuple[list, list, list]:
+    """Long match-up rows (``row``, ``col``, ``rate``, ``ci_low``, ``ci_high``, as from
+    :func:`balancer.stats.labels.matchup_matrix`) -> the square matrices (rates, lows, highs) of
+    :func:`matchup_heatmap`, rows and columns in the order of ``values``, NaN where not played."""
+    index = {v: i for i, v in enumerate(values)}
+    k = len(values)
+    mats: list[list[list[float]]] = [[[math.nan] * k for _ in range(k)] for _ in range(3)]
+    for r in rows:
+        i, j = index[r["row"]], index[r["col"]]
+        mats[0][i][j], mats[1][i][j], mats[2][i][j] = r["rate"], r["ci_low"], r["ci_high"]
+    return mats[0], mats[1], mats[2]
 
 
 def matchup_heatmap(

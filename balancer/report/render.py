@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
@@ -28,8 +29,11 @@ from balancer.stats.aggregate import (
     ResultsFileError,
     read_json_object,
     read_run_meta,
+    scan_results,
     summarize_dir,
+    wilson_interval,
 )
+from balancer.stats.labels import LABEL_PREFIX, matchup_matrix, win_rate_by_label
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
@@ -70,9 +74,17 @@ def fmt_share(value: float) -> str:
 
 def display_name(game: str, meta: Mapping[str, Any] | None = None) -> str:
     """The game's name as people write it: run.json's ``game_title`` (the game module's
-    ``DISPLAY_NAME``) if recorded, else the registry name with each word capitalised
+    ``DISPLAY_NAME``) if recorded, else the registered game module's ``DISPLAY_NAME`` (runs made
+    before it was recorded), else the registry name with each word capitalised
     (``"urban_sketchers" -> "Urban Sketchers"``)."""
     title = (meta or {}).get("game_title")
+    if not (isinstance(title, str) and title.strip()):
+        from balancer.games import get_game
+
+        try:
+            title = getattr(get_game(str(game)), "DISPLAY_NAME", None)
+        except (KeyError, ImportError):
+            title = None
     if isinstance(title, str) and title.strip():
         return title.strip()
     return " ".join(w[:1].upper() + w[1:] for w in str(game).replace("_", " ").split()) or str(game)
@@ -113,6 +125,29 @@ def fmt_points(value: float | None, digits: int = 1) -> str:
     if text == "–" or float(text) == 0:
         return text.lstrip("-")
     return "−" + text[1:] if text.startswith("-") else "+" + text
+
+
+PER_PLAYER = "_per_player"
+GAME_PREFIX = "game_"
+
+
+def metric_label(name: str) -> str:
+    """How a metric is named on every page: ``"wasted_tiles"`` or its summary key
+    ``"wasted_tiles_per_player"`` -> ``"wasted tiles per player"``; a metric named ``game_<x>``
+    has the same value on every seat (the game's length, its captures), so it is per game:
+    ``"game_turns_per_player" -> "turns per game"``."""
+    base = str(name).removesuffix(PER_PLAYER)
+    if base.startswith(GAME_PREFIX) and len(base) > len(GAME_PREFIX):
+        return f"{humanize(base[len(GAME_PREFIX):])} per game"
+    return f"{humanize(base)} per player"
+
+
+def is_rate_metric(name: str, values: Sequence[float] | None = None) -> bool:
+    """True if a metric is a rate, shown in percent: its name (summary key or plain) ends in
+    ``_win`` (``solo_win``), or its per-player ``values`` are all 0 or 1 (an indicator)."""
+    if str(name).removesuffix(PER_PLAYER).endswith("_win"):
+        return True
+    return bool(values) and all(v in (0, 1) for v in values)
 
 
 # --------------------------------------------------------------------------- wording
@@ -238,6 +273,77 @@ def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) ->
             "by construction.")
 
 
+SOLO_WIN = "solo_win"
+
+
+def solo_result(summary: Mapping[str, Any]) -> dict | None:
+    """A solo game's own result, if the game reports one as the 0/1 metric ``solo_win``: its win
+    rate with a Wilson interval (``{rate, ci_low, ci_high, games, wins}``, fractions); else None."""
+    m = (summary.get("metrics") or {}).get(SOLO_WIN + PER_PLAYER)
+    if not m or not m.get("n"):
+        return None
+    n = int(m["n"])
+    wins = min(max(float(m["mean"]) * n, 0.0), n)
+    low, high = wilson_interval(wins, n, float(summary.get("confidence", 0.95)))
+    return {"rate": float(m["mean"]), "ci_low": low, "ci_high": high, "games": n, "wins": round(wins)}
+
+
+def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence: float) -> Markup:
+    """Heatmaps of label ``name``'s 2-player match-ups: the row value moving first, and second."""
+    panels = []
+    for order, panel in (("first", "row moves first"), ("second", "row moves second")):
+        rows = matchup_matrix(lf, name, order, confidence).iter_rows(named=True)
+        panels.append((panel, *figures.matrix_panel(values, rows)))
+    return Markup(figures.svg_string(figures.matchup_heatmap(values, panels, f"{name}: match-ups")))
+
+
+def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
+                   confidence: float = 0.95) -> list[dict]:
+    """One section per ``label_<name>`` column of the results: the win rate of each label value.
+
+    A label that differs between the seats of a game (an Urgency deck) gets one row per value,
+    sorted by win rate, best first; with 2 players and 2+ values, also the match-up heatmap. A
+    label shared by every seat of a game (an Águeda shop-card pair) gets one row per value with
+    each seat's win rate, sorted by value. In a solo game the win is the game's own ``solo_win``
+    metric (a solo seat always "wins" its table); without one there is no label section.
+
+    Returns:
+        dicts ``{name, per_game, rows, seats, heatmap}``; a row is ``{value, games, rate,
+        ci_low, ci_high}`` (per-seat label) or ``{value, games, seats: [{rate, ci_low, ci_high}]}``.
+    """
+    lf = results.lazy() if isinstance(results, pl.DataFrame) else results
+    columns = lf.collect_schema().names()
+    names = [c.removeprefix(LABEL_PREFIX) for c in columns if c.startswith(LABEL_PREFIX)]
+    if n_players == 1:
+        if "metric_" + SOLO_WIN not in columns:
+            return []
+        lf = lf.with_columns(pl.col("metric_" + SOLO_WIN).cast(pl.Float64).alias("win_share"))
+    sections = []
+    for name in names:
+        column = LABEL_PREFIX + name
+        spread = lf.group_by("game_index").agg(pl.col(column).n_unique().alias("k")).select(pl.col("k").max())
+        per_game = n_players > 1 and spread.collect().item() == 1
+        if per_game:
+            df = win_rate_by_label(lf, name, ("seat",), confidence)
+            seats = sorted(set(df["seat"].to_list()))
+            rows = []
+            for (value,), group in df.group_by("value", maintain_order=True):
+                by_seat = {r["seat"]: r for r in group.iter_rows(named=True)}
+                rows.append({"value": value, "games": max(r["games"] for r in by_seat.values()),
+                             "seats": [by_seat.get(s) for s in seats]})
+            values = [r["value"] for r in rows]
+        else:
+            seats = []
+            df = win_rate_by_label(lf, name, (), confidence)
+            rows = sorted(df.iter_rows(named=True), key=lambda r: (-r["rate"], str(r["value"])))
+            values = sorted(r["value"] for r in rows)
+        heatmap = (_matchup_svg(lf, name, values, confidence)
+                   if n_players == 2 and not per_game and len(values) >= 2 else None)
+        sections.append({"name": name, "label": humanize(name), "per_game": per_game, "rows": rows,
+                         "seats": seats, "heatmap": heatmap})
+    return sections
+
+
 def _split_note(note: str) -> tuple[str, str]:
     """``"rounds.4: text" -> ("rounds.4", "text")``; a note without a key path -> ``("", note)``."""
     head, sep, tail = note.partition(": ")
@@ -246,13 +352,18 @@ def _split_note(note: str) -> tuple[str, str]:
     return "", note
 
 
-def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None) -> dict:
+def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
+                  labels: Sequence[Mapping[str, Any]] = ()) -> dict:
     """Everything the template needs, figures included (as ``Markup`` SVG).
 
     Args:
         summary: a ``summary.json`` dict as produced by ``balancer.stats.summarize``.
         meta: the run's ``run.json`` dict.
         title: page title; defaults to ``"<Game> <variant>: balance report"``.
+        labels: the sections of :func:`label_sections` ("Win rate by <label>").
+
+    A solo run (1 player) has no seat or agent win rates to show (the one seat always "wins"):
+    ``solo`` is True and ``solo_result`` is the game's own result (:func:`solo_result`) or None.
     """
     n = int(summary.get("n_players") or meta.get("n_players") or len(summary["seat_win_rate"]))
     fair = 1.0 / n if n > 0 else None
@@ -276,6 +387,9 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
         "game_title": display_name(game, meta),
         "variant": variant,
         "n_players": n,
+        "solo": n == 1,
+        "solo_result": solo_result(summary) if n == 1 else None,
+        "labels": list(labels),
         "games": summary.get("games"),
         "rows": summary.get("rows"),
         "seed": summary.get("seed", meta.get("seed")),
@@ -298,7 +412,7 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
                               if score_agents and not mirror else None),
         "score_seat_chart": _score_chart(score_seats, "seat", components) if score_seats else None,
         "metrics": [
-            {"name": humanize(name), **values}
+            {**values, "name": metric_label(name)}
             for name, values in (summary.get("metrics") or {}).items()
         ],
         "indicators": indicators,
@@ -338,9 +452,11 @@ def _environment() -> Environment:
     return env
 
 
-def render_html(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None) -> str:
+def render_html(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
+                labels: Sequence[Mapping[str, Any]] = ()) -> str:
     """Render the report page to a string (for notebooks: ``IPython.display.HTML(...)``)."""
-    return _environment().get_template(TEMPLATE_NAME).render(**build_context(summary, meta, title))
+    context = build_context(summary, meta, title, labels)
+    return _environment().get_template(TEMPLATE_NAME).render(**context)
 
 
 # --------------------------------------------------------------------------- reading a run
@@ -510,6 +626,8 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
     meta = read_run_meta(results_dir)
     check_run_meta(meta, results_dir / RUN_FILE)
     summary = _load_summary(results_dir, meta)
-    html = render_html(summary, meta, title)
+    n = int(summary.get("n_players") or meta.get("n_players") or 0)
+    labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)))
+    html = render_html(summary, meta, title, labels)
     _write_atomically(out_html, html)
     return out_html

@@ -1,4 +1,4 @@
-"""The study report: grouped bars (one bar per variant, 95% whiskers, published values as markers),
+"""The study report: grouped bars (one bar per variant, 95% whiskers, published values, if any, as markers),
 a "changes" table like the rulebook appendix, and the figures as SVG and PNG files for a rulebook.
 """
 
@@ -12,12 +12,14 @@ from typing import Any
 
 import matplotlib
 import numpy as np
+import polars as pl
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 from balancer.report import figures as figs
+from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
 from balancer.stats.labels import matchup_matrix
 from balancer.study.runner import StudyResult
@@ -54,9 +56,30 @@ class FigureData:
     changes: list[dict[str, Any]] = field(default_factory=list)
     matrix: list[dict[str, Any]] = field(default_factory=list)   # matchups: one table row per (variant, row, col)
 
+    @property
+    def has_published(self) -> bool:
+        """True if any value of the figure has a published counterpart (else no published column)."""
+        return any(p is not None for s in self.series for p in s.published)
+
 
 def _metric_name(show: str) -> str:
     return show.split(":", 1)[1]
+
+
+def _metric_is_rate(result: StudyResult, run: str, name: str) -> bool:
+    """True if metric ``name`` is a rate in every variant's cell of ``run`` (see
+    :func:`balancer.report.render.is_rate_metric`: named ``*_win``, or every per-player value 0 or 1)."""
+    if is_rate_metric(name):
+        return True
+    column = f"metric_{name}"
+    for variant in result.study.variants:
+        lf = scan_results(result.cells[(run, variant)].out_dir)
+        if column not in lf.collect_schema().names():
+            return False
+        values = lf.select(pl.col(column).unique()).collect()[column].to_list()
+        if not is_rate_metric(name, values):
+            return False
+    return True
 
 
 def figure_data(result: StudyResult) -> list[FigureData]:
@@ -75,7 +98,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         elif fig.show == "agent_win_rate":
             categories = list(dict.fromkeys(run.table))
         else:
-            categories = [_metric_name(fig.show).replace("_", " ") + " per player"]
+            categories = [metric_label(_metric_name(fig.show))]
         for label in labels:
             summary = result.cells[(fig.run, label)].summary
             pub = (fig.published or {}).get(label)
@@ -92,7 +115,8 @@ def figure_data(result: StudyResult) -> list[FigureData]:
                 vals = [(m["mean"], m["ci_low"], m["ci_high"])]
                 published = [float(pub) if isinstance(pub, (int, float)) else None]
             series.append(Series(label, [v[0] for v in vals], [v[1] for v in vals], [v[2] for v in vals], published))
-        rate = fig.show != "metric" and not fig.show.startswith("metric:")
+        rate = (fig.show in ("seat_win_rate", "agent_win_rate")
+                or _metric_is_rate(result, fig.run, _metric_name(fig.show)))
         out.append(FigureData(i, fig.title, fig.run, fig.show, categories, "%" if rate else "",
                               100.0 if rate else 1.0, series,
                               fair=(1.0 / run.players if fig.show == "seat_win_rate" or
@@ -118,17 +142,11 @@ def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, An
 def matchup_chart(data: FigureData) -> MplFigure:
     """Heatmaps of a matchups figure: per variant, the row value moving first and moving second."""
     values = sorted({r["row"] for r in data.matrix} | {r["col"] for r in data.matrix})
-    index = {v: i for i, v in enumerate(values)}
     panels = []
     for variant in dict.fromkeys(r["variant"] for r in data.matrix):
         for order, name in ORDERS[:2]:
-            k = len(values)
-            mats = [[[math.nan] * k for _ in range(k)] for _ in range(3)]
-            for r in data.matrix:
-                if r["variant"] == variant and r["order"] == order:
-                    i, j = index[r["row"]], index[r["col"]]
-                    mats[0][i][j], mats[1][i][j], mats[2][i][j] = r["rate"], r["ci_low"], r["ci_high"]
-            panels.append((f"{variant}: {name}", *mats))
+            rows = [r for r in data.matrix if r["variant"] == variant and r["order"] == order]
+            panels.append((f"{variant}: {name}", *figs.matrix_panel(values, rows)))
     return figs.matchup_heatmap(values, panels, data.title)
 
 
@@ -146,7 +164,7 @@ def grouped_chart(data: FigureData) -> MplFigure:
             vals = np.array(s.values) * data.scale
             err = np.array([vals - np.array(s.lows) * data.scale, np.array(s.highs) * data.scale - vals])
             ax.bar(pos, vals, width * 0.92, color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
-                   label=f"{figs._label(s.variant)} (ours, 95% CI)", yerr=err, capsize=3,
+                   label=f"{figs._label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)", yerr=err, capsize=3,
                    error_kw={"elinewidth": 0.9, "ecolor": "#222222"})
             pub = [(p, v) for p, v in zip(pos, s.published) if v is not None]
             if pub:
@@ -156,7 +174,10 @@ def grouped_chart(data: FigureData) -> MplFigure:
             ax.axhline(data.fair * data.scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
                        label=f"fair share ({data.fair * 100:.1f}%)")
         ax.set_xticks(x, [figs._label(c) for c in data.categories])
-        ax.set_ylabel("win rate (%)" if data.unit == "%" else figs._label(data.categories[0]))
+        if data.show in ("seat_win_rate", "agent_win_rate"):
+            ax.set_ylabel("win rate (%)")
+        else:
+            ax.set_ylabel(figs._label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
         ax.set_title("\n".join(textwrap.wrap(figs._label(data.title), 58)), loc="left")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     return fig
@@ -188,7 +209,10 @@ def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], 
         fig = matchup_chart(d) if d.matrix else grouped_chart(d)
         if figures_dir is not None:
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
-        blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": changes.get(d.index, [])})
+        rows = changes.get(d.index, [])
+        if d.show.startswith("metric:"):   # one category, named as in the figure ("turns per game")
+            rows = [{**r, "category": d.categories[0]} for r in rows]
+        blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
     env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = _fmt

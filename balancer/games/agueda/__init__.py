@@ -62,6 +62,8 @@ from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED
                       F_MURAL_TILES, F_RETURNED, F_TURNS, ai_score, final_rows)
 
 NAME = "agueda"
+DISPLAY_NAME = "Águeda: City of Umbrellas"
+"""The game's name as people write it (report titles; run.json records it as ``game_title``)."""
 CONFIG_MODEL = AguedaConfig
 DEFAULT_CONFIG = "configs/agueda/v1.yaml"
 MAX_MOVES = 2_000
