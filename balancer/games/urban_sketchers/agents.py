@@ -30,10 +30,11 @@ from __future__ import annotations
 import numpy as np
 
 from .config import UrbanSketchersConfig
-from .rules import (IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP,
-                    K_WANDER, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, SUPPLY, WANDERER, State,
-                    apply_move, book_discounts, book_money, card_need, efficient_options, legal_moves, longest_streak,
-                    place_cost)
+from .rules import (BEN_BONUS, BEN_UNFLIP, IMP_FUNDING, IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME,
+                    K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP, K_THEME_PAIR,
+                    K_UNFLIP, K_WANDER, P_FUNDING, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, R_MONEY,
+                    SUPPLY, WANDERER, State, apply_move, book_discounts, book_money, card_need, continue_draws,
+                    efficient_options, legal_moves, longest_streak, place_cost, refill_display_draws)
 from .scoring import final_components
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
@@ -155,9 +156,9 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
     if len(moves) == 1:
         return moves[0]
     values = []
-    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE) else 0.0
+    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE, P_FUNDING) else 0.0
     for mv in moves:
-        v = quick_value(s, p, mv, w, base)
+        v = quick_value(s, p, mv, w, base, scratch)
         if v is None:
             c = s.clone(scratch)
             apply_move(c, mv)
@@ -177,10 +178,15 @@ def pick_best(moves: list, values: list[float], rng: np.random.Generator):
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
-def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float) -> float | None:
-    """:func:`position_value` after ``mv`` without copying the state, for the frequent decisions
-    inside Sketch (a card, or ending) and bonus tiles, given ``base``, the value before the move;
-    None for other moves. The same value as applying the move to a copy (tests check it)."""
+def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
+                rng: np.random.Generator | None = None) -> float | None:
+    """:func:`position_value` after ``mv`` without copying the state, given ``base``, the value
+    before the move: the decisions inside Sketch (a card, or ending), bonus tiles, theme-tile pairs
+    during an action, Funding and the pending choices (improvements, unflips, extra themes); None
+    for other moves. The same value as applying the move to a copy (tests check it). With ``rng``,
+    it also draws from ``rng`` what a copy given ``rng`` would draw applying the move (the next
+    round's dice, a reshuffle of the bonus tiles), so that the agent's later choices stay the
+    same; Sketch and bonus-tile decisions draw nothing (the greedy agent never copied for them)."""
     kind = mv[0]
     r = s.rules
     if kind == K_SKETCH and s.phase == P_SKETCH:
@@ -208,7 +214,83 @@ def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
         return base + after - before
     if kind == K_BONUS_MONEY and s.phase == P_RESOLVE:
         return base + w.money * r.bonus_money
-    return None
+    if kind == K_THEME_PAIR and s.phase != P_MAIN:
+        return _pair_value(s, p, mv, w, base, rng)
+    if kind == K_FUND:
+        lvl = s.imp[p][IMP_FUNDING]
+        pubs = s.total_pub if r.fund_all else s.pubs[p]
+        gain = r.fund_money + r.fund_per_pub * pubs + r.fund_flip * mv[1] + r.funding_extra[lvl]
+        if rng is not None:
+            s.p_bonus += r.funding_tiles[lvl]
+            continue_draws(s, rng)
+            s.p_bonus -= r.funding_tiles[lvl]
+        return base + w.money * gain
+    if s.phase != P_RESOLVE:
+        return None
+    if kind == K_UNFLIP:
+        value = base + w.opportunity
+        undo = _try(s, "p_unflip", -1, s.opp[p], mv[1], 1)
+    elif kind == K_IMPROVE:
+        mode = mv[2]
+        value = base + (w.advanced if mode == 1 else w.improvement + (w.advanced if mode == 2 else 0.0))
+        undo = _try(s, "p_imp", -2 if mode == 2 else -1, None, 0, 0)
+    elif kind == K_IMPROVE_MONEY:
+        value = base + w.money * r.improvement_money
+        undo = _try(s, "p_imp", -1, None, 0, 0)
+    elif kind == K_EXTRA_THEME:
+        value = base + w.theme_tile
+        undo = _try(s, "p_xtheme", -1, s.theme_supply, mv[1], s.theme_supply[mv[1]] - 1)
+    else:
+        return None
+    if rng is not None:
+        continue_draws(s, rng)
+    undo()
+    return value
+
+
+def _try(s: State, pending: str, by: int, where: list[int] | None, i: int, value: int):
+    """Change the pending-choice counter ``pending`` by ``by`` and set ``where[i] = value`` (the parts
+    of a decision :func:`.rules.continue_draws` reads); returns the function that undoes both."""
+    setattr(s, pending, getattr(s, pending) + by)
+    old = where[i] if where is not None else 0
+    if where is not None:
+        where[i] = value
+
+    def undo() -> None:
+        setattr(s, pending, getattr(s, pending) - by)
+        if where is not None:
+            where[i] = old
+    return undo
+
+
+def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
+                rng: np.random.Generator | None) -> float:
+    """:func:`quick_value` of a theme-tile pair flipped during an action (no :func:`.rules._continue`
+    then): the flips keep the theme-tile count; the benefit adds its own value."""
+    r = s.rules
+    ben = r.pairs[mv[1]][2]
+    if ben == BEN_UNFLIP:
+        return base + w.opportunity
+    if ben == BEN_BONUS:
+        slot, b = mv[2], mv[3]
+        tiles = s.btiles[p][b]
+        before = book_value(s, p, b, w)
+        tile = s.display[slot]
+        tiles.append(tile)
+        after = book_value(s, p, b, w)
+        tiles.pop()
+        if rng is not None:
+            s.display[slot] = -1
+            refill_display_draws(s, rng)
+            s.display[slot] = tile
+        return base + after - before
+    last = len(r.prestige_points) - 1
+    at = s.prestige[p]
+    if at >= last:
+        return base + w.money * r.prestige_overflow
+    code = r.prestige_reward[at + 1]
+    return (base + r.prestige_points[at + 1] - r.prestige_points[at]
+            + (w.money * r.reward_money if code == R_MONEY else 0.0))
 
 
 def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:

@@ -645,6 +645,37 @@ def _continue(s: State) -> None:
         s.phase = P_MAIN
 
 
+def choice_pending(s: State) -> bool:
+    """True when :func:`_continue` would stop at a pending choice (phase P_RESOLVE) rather than end
+    the turn or go back to choosing a die; the same tests in the same order, without its changes."""
+    if s.p_xtheme and any(s.theme_supply[t] for t in s.x_allowed):
+        return True
+    if s.p_imp:
+        return True
+    if s.p_unflip and 0 in s.opp[s.seat]:
+        return True
+    return bool(s.p_bonus)
+
+
+def continue_draws(s: State, rng: np.random.Generator) -> None:
+    """Draw from ``rng`` what :func:`_continue` on ``s`` would draw from the state's generator: the
+    next round's dice when it ends the turn that ends the round (Round Structure 1, 3) and the game
+    goes on. For look-aheads that value a move without applying it to a copy (the agents)."""
+    if choice_pending(s) or not s.acted:
+        return
+    r = s.rules
+    if s.tturn + 1 >= 2 * r.n and not (s.end_triggered or s.round + 1 >= r.max_rounds):
+        rng.integers(0, r.faces, size=4 + r.n_white)
+
+
+def refill_display_draws(s: State, rng: np.random.Generator) -> None:
+    """Draw from ``rng`` what :func:`_refill_display` would draw now: one shuffle of the discarded
+    tiles when the bag runs out before the display's empty slots are filled (see :func:`_refill`)."""
+    empty = sum(1 for t in s.display if t < 0)
+    if empty > len(s.bag) and s.bdiscard:
+        rng.permutation(len(s.bdiscard))
+
+
 # --------------------------------------------------------------------------------------------------
 # legal decisions
 

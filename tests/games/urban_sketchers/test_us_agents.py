@@ -131,3 +131,42 @@ def test_quick_value_equals_value_of_a_copy(us_cfg):
                     checked += 1
             apply_move(s, greedy.choose(s, p, rng))
     assert checked > 100
+
+
+def test_quick_value_draws_what_a_copy_draws(us_cfg):
+    """For the decisions the greedy agent values without a copy since issue 8's speed work
+    (theme-tile pairs during an action, Funding, improvements, unflips, extra themes), quick_value
+    with a generator equals position_value after the move on a copy given an identical generator,
+    and leaves that generator in the same state (the next round's dice, a bonus-bag reshuffle), so
+    the agent's later random tie-breaks are unchanged. Random 4-player games reach round ends and
+    an empty bonus bag often enough that some of the checked decisions do draw."""
+    from balancer.games.urban_sketchers.agents import quick_value
+    from balancer.games.urban_sketchers.rules import (K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY,
+                                                      K_THEME_PAIR, K_UNFLIP, P_FUNDING, P_MAIN, P_RESOLVE,
+                                                      P_SKETCH)
+    kinds = {K_THEME_PAIR, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_UNFLIP, K_EXTRA_THEME}
+    w = Weights(us_cfg)
+    checked = drew = 0
+    for seed in range(6):
+        s = us.new_game(us_cfg, 4, seed)
+        rng = np.random.default_rng(seed)
+        while s.phase != P_OVER:
+            p = s.seat
+            if s.phase in (P_SKETCH, P_FUNDING, P_RESOLVE):
+                base = position_value(s, p, w)
+                for i, mv in enumerate(legal_moves(s)):
+                    if mv[0] not in kinds or (mv[0] == K_THEME_PAIR and s.phase == P_MAIN):
+                        continue
+                    quick_rng, copy_rng = np.random.default_rng([seed, i]), np.random.default_rng([seed, i])
+                    start = quick_rng.bit_generator.state
+                    v = quick_value(s, p, mv, w, base, quick_rng)
+                    assert v is not None, mv
+                    c = s.clone(copy_rng)
+                    apply_move(c, mv)
+                    assert v == pytest.approx(position_value(c, p, w), abs=1e-9), mv
+                    assert quick_rng.bit_generator.state == copy_rng.bit_generator.state, mv
+                    drew += quick_rng.bit_generator.state != start
+                    checked += 1
+            moves = legal_moves(s)
+            apply_move(s, moves[int(rng.integers(len(moves)))])
+    assert checked > 200 and drew > 5, (checked, drew)
