@@ -33,7 +33,7 @@ from .config import UrbanSketchersConfig
 from .rules import (BEN_BONUS, BEN_UNFLIP, IMP_FUNDING, IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME,
                     K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP, K_THEME_PAIR,
                     K_UNFLIP, K_WANDER, P_FUNDING, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, R_MONEY,
-                    SUPPLY, WANDERER, State, apply_move, book_discounts, book_money, card_need, continue_draws,
+                    SUPPLY, WANDERER, Rules, State, apply_move, book_discounts, book_money, card_need, continue_draws,
                     efficient_options, legal_moves, longest_streak, place_cost, refill_display_draws)
 from .scoring import final_components
 
@@ -41,30 +41,50 @@ AGENTS: tuple[str, ...] = ("random", "greedy")
 
 
 class Weights:
-    """The greedy weights as plain floats (read once from the config)."""
+    """The greedy weights as plain floats (read once from the config), and per-variant tables the
+    hot paths use (:meth:`tables`)."""
 
-    __slots__ = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
-                 "opportunity", "improvement", "advanced", "bonus_tile")
+    FIELDS = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
+              "opportunity", "improvement", "advanced", "bonus_tile")
+    __slots__ = (*FIELDS, "_rules", "_card_base", "_books")
 
     def __init__(self, cfg: UrbanSketchersConfig):
         g = cfg.agents.greedy
-        for name in self.__slots__:
+        for name in self.FIELDS:
             setattr(self, name, getattr(g, name))
+        self._rules: Rules | None = None
+
+    def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
+        """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card
+        id, and the cache of :func:`book_value`'s publishing part, by (cards, tiles). Rebuilt
+        when the variant changes."""
+        if r is not self._rules:
+            self._rules = r
+            self._card_base = tuple(self.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards))
+            self._books = {}
+        return self._card_base, self._books
 
 
 def book_value(s: State, p: int, b: int, w: Weights) -> float:
     """What publishing sketchbook b would give now, in points (victory points, money, theme tiles,
-    Prestige spaces at 1 point each)."""
+    Prestige spaces at 1 point each). The part that depends only on the cards and tiles is cached
+    in :meth:`Weights.tables`."""
     r = s.rules
     cards, tiles = s.books[p][b], s.btiles[p][b]
     if not cards:
         return w.bonus_tile * len(tiles)
-    vp, money = book_money(r, cards, tiles)
-    icons = sum(len(r.themes[c]) for c in cards)
-    streak = longest_streak(r, cards, tiles)
+    books = w._books if r is w._rules else w.tables(r)[1]
+    key = (*cards, -1, *tiles)
+    core = books.get(key)
+    if core is None:
+        vp, money = book_money(r, cards, tiles)
+        icons = sum(len(r.themes[c]) for c in cards)
+        streak = longest_streak(r, cards, tiles)
+        if len(books) >= 1 << 17:
+            books.clear()
+        core = books[key] = vp + w.money * money + w.theme_tile * icons + streak
     young = max(0.0, 1.0 - s.total_pub / r.end_total)
-    return (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
-            + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+    return w.book_fraction * core + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards))
 
 
 def position_value(s: State, p: int, w: Weights) -> float:
@@ -86,7 +106,7 @@ def position_value(s: State, p: int, w: Weights) -> float:
 def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int]] | None = None) -> float:
     """A board card's worth to p in points: a hand card's value less the resources it will cost in
     p's best sketchbook (after its discounts, ``discounts[b]`` if given); nothing once the hand
-    holds ``hand_cap`` cards."""
+    holds ``hand_cap`` cards. The readable version of :func:`board_values`."""
     if len(s.hand[p]) >= w.hand_cap:
         return 0.0
     r = s.rules
@@ -96,32 +116,58 @@ def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int
     return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
 
 
+def board_values(s: State, p: int, w: Weights) -> list[float | None]:
+    """:func:`card_value` of the card on each travel-board space (None for an empty space), from
+    the per-card table of :meth:`Weights.tables`; the same floats (tests check it)."""
+    r = s.rules
+    if len(s.hand[p]) >= w.hand_cap:
+        return [None if c < 0 else 0.0 for c in s.board]
+    card_base = w.tables(r)[0]
+    discounts = [book_discounts(s, p, b) for b in range(r.books)]
+    k = 0.3 * w.resource
+    cost = r.cost
+    out: list[float | None] = []
+    for c in s.board:
+        if c < 0:
+            out.append(None)
+            continue
+        c0, c1, c2, c3 = cost[c]
+        best = -1
+        for d0, d1, d2, d3 in discounts:
+            need = ((c0 - d0 if c0 > d0 else 0) + (c1 - d1 if c1 > d1 else 0) + (c2 - d2 if c2 > d2 else 0)
+                    + (c3 - d3 if c3 > d3 else 0))
+            if best < 0 or need < best:
+                best = need
+        out.append(card_base[c] - k * best)
+    return out
+
+
 def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
     """The greedy Travel decision (module docstring)."""
     r = s.rules
+    if len(s.hand[p]) >= w.hand_cap:
+        return (K_END, 0, 0, 0)
     budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
     pos = s.pos[p]
     best, best_gain = -1, 0.0
     wander = bool(s.opp[p][WANDERER])
-    if len(s.hand[p]) >= w.hand_cap:
-        return (K_END, 0, 0, 0)
-    discounts = [book_discounts(s, p, b) for b in range(r.books)]
-    for i, c in enumerate(s.board):
-        if c < 0:
+    dist, step_money, pick_money, w_money = r.dist[pos], r.step_money, r.pick_money, w.money
+    for i, value in enumerate(board_values(s, p, w)):
+        if value is None:
             continue
-        d = r.dist[pos][i]
+        d = dist[i]
         steps = 0 if (wander and d >= 3) else d
-        money = steps * r.step_money + r.pick_money
+        money = steps * step_money + pick_money
         if money > budget:
             continue
-        gain = card_value(s, p, c, w, discounts) - w.money * money - (w.opportunity if steps != d else 0.0)
+        gain = value - w_money * money - (w.opportunity if steps != d else 0.0)
         if gain > best_gain:
             best, best_gain = i, gain
     if best < 0:
         return (K_END, 0, 0, 0)
     if best == pos:
         return (K_PICK, 0, 0, 0)
-    if wander and r.dist[pos][best] >= 3:
+    if wander and dist[best] >= 3:
         return (K_WANDER, best, 0, 0)
     return (K_STEP, r.next_step[pos][best], 0, 0)
 

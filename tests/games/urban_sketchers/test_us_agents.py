@@ -170,3 +170,25 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
             moves = legal_moves(s)
             apply_move(s, moves[int(rng.integers(len(moves)))])
     assert checked > 200 and drew > 5, (checked, drew)
+
+
+def test_board_values_equal_card_value(us_cfg):
+    """The table-driven board_values (the greedy Travel's hot path) gives exactly the floats of
+    the readable card_value for every card on the board, for every seat, along a few random games
+    (hands above and below the cap, sketchbooks with and without discounts)."""
+    from balancer.games.urban_sketchers.agents import board_values, card_value
+    w = Weights(us_cfg)
+    checked = 0
+    for seed in range(3):
+        s = us.new_game(us_cfg, 3, seed)
+        rng = np.random.default_rng(seed)
+        while s.phase != P_OVER:
+            for p in range(3):
+                for c, v in zip(s.board, board_values(s, p, w)):
+                    assert (v is None) == (c < 0)
+                    if c >= 0:
+                        assert v == card_value(s, p, c, w)
+                        checked += 1
+            moves = legal_moves(s)
+            apply_move(s, moves[int(rng.integers(len(moves)))])
+    assert checked > 1000
