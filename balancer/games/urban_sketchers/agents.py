@@ -46,7 +46,7 @@ class Weights:
 
     FIELDS = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
               "opportunity", "improvement", "advanced", "bonus_tile")
-    __slots__ = (*FIELDS, "_rules", "_card_base", "_books")
+    __slots__ = (*FIELDS, "_rules", "_card_base", "_books", "_by_discounts")
 
     def __init__(self, cfg: UrbanSketchersConfig):
         g = cfg.agents.greedy
@@ -56,12 +56,13 @@ class Weights:
 
     def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
         """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card
-        id, and the cache of :func:`book_value`'s publishing part, by (cards, tiles). Rebuilt
-        when the variant changes."""
+        id, and the cache of :func:`book_value`'s publishing part, by (cards, tiles); also the
+        cache of :func:`board_values` by discounts. Rebuilt when the variant changes."""
         if r is not self._rules:
             self._rules = r
             self._card_base = tuple(self.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards))
             self._books = {}
+            self._by_discounts = {}
         return self._card_base, self._books
 
 
@@ -118,28 +119,28 @@ def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int
 
 def board_values(s: State, p: int, w: Weights) -> list[float | None]:
     """:func:`card_value` of the card on each travel-board space (None for an empty space), from
-    the per-card table of :meth:`Weights.tables`; the same floats (tests check it)."""
+    tables by card id cached per sketchbook discounts in :meth:`Weights.tables`; the same floats
+    (tests check it)."""
     r = s.rules
     if len(s.hand[p]) >= w.hand_cap:
         return [None if c < 0 else 0.0 for c in s.board]
-    card_base = w.tables(r)[0]
     discounts = [book_discounts(s, p, b) for b in range(r.books)]
-    k = 0.3 * w.resource
-    cost = r.cost
-    out: list[float | None] = []
-    for c in s.board:
-        if c < 0:
-            out.append(None)
-            continue
-        c0, c1, c2, c3 = cost[c]
-        best = -1
-        for d0, d1, d2, d3 in discounts:
-            need = ((c0 - d0 if c0 > d0 else 0) + (c1 - d1 if c1 > d1 else 0) + (c2 - d2 if c2 > d2 else 0)
-                    + (c3 - d3 if c3 > d3 else 0))
-            if best < 0 or need < best:
-                best = need
-        out.append(card_base[c] - k * best)
-    return out
+    key = tuple(x for d in discounts for x in d)
+    by_card = w._by_discounts.get(key) if r is w._rules else None
+    if by_card is None:
+        card_base = w.tables(r)[0]
+        k = 0.3 * w.resource
+        values = []
+        for c, (c0, c1, c2, c3) in enumerate(r.cost):
+            best = -1
+            for d0, d1, d2, d3 in discounts:
+                need = ((c0 - d0 if c0 > d0 else 0) + (c1 - d1 if c1 > d1 else 0) + (c2 - d2 if c2 > d2 else 0)
+                        + (c3 - d3 if c3 > d3 else 0))
+                if best < 0 or need < best:
+                    best = need
+            values.append(card_base[c] - k * best)
+        by_card = w._by_discounts[key] = tuple(values)
+    return [None if c < 0 else by_card[c] for c in s.board]
 
 
 def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
@@ -203,10 +204,11 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
         return moves[0]
     values = []
     base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE, P_FUNDING) else 0.0
+    memo: dict = {}
     for mv in moves:
-        v = quick_value(s, p, mv, w, base, scratch)
+        v = quick_value(s, p, mv, w, base, scratch, memo)
         if v is None:
-            c = s.clone(scratch)
+            c = s.clone(scratch, stats=False)
             apply_move(c, mv)
             v = position_value(c, p, w)
         values.append(v)
@@ -225,24 +227,30 @@ def pick_best(moves: list, values: list[float], rng: np.random.Generator):
 
 
 def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
-                rng: np.random.Generator | None = None) -> float | None:
+                rng: np.random.Generator | None = None, memo: dict | None = None) -> float | None:
     """:func:`position_value` after ``mv`` without copying the state, given ``base``, the value
     before the move: the decisions inside Sketch (a card, or ending), bonus tiles, theme-tile pairs
     during an action, Funding and the pending choices (improvements, unflips, extra themes); None
     for other moves. The same value as applying the move to a copy (tests check it). With ``rng``,
     it also draws from ``rng`` what a copy given ``rng`` would draw applying the move (the next
     round's dice, a reshuffle of the bonus tiles), so that the agent's later choices stay the
-    same; Sketch and bonus-tile decisions draw nothing (the greedy agent never copied for them)."""
+    same; Sketch and bonus-tile decisions draw nothing (the greedy agent never copied for them).
+    ``memo``, an empty dict shared by the calls for one position, keeps per-sketchbook parts."""
     kind = mv[0]
     r = s.rules
     if kind == K_SKETCH and s.phase == P_SKETCH:
         card, b, eff = mv[1], mv[2], mv[3]
-        need = card_need(r, card, book_discounts(s, p, b))
+        known = memo.get(b) if memo is not None else None
+        if known is None:
+            known = (book_discounts(s, p, b), book_value(s, p, b, w))
+            if memo is not None:
+                memo[b] = known
+        disc, before = known
+        need = card_need(r, card, disc)
         if eff >= 0:
             need = next(less for code, less in efficient_options(need, r.efficient) if code == eff)
         h = len(s.hand[p])
         book = s.books[p][b]
-        before = book_value(s, p, b, w)
         book.append(card)
         after = book_value(s, p, b, w)
         book.pop()
@@ -380,7 +388,7 @@ def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, 
         return moves[0]
     values = []
     for mv in moves:
-        c = s.clone(scratch)
+        c = s.clone(scratch, stats=False)
         apply_move(c, mv)
         finish_turn(c, p, w, scratch)
         values.append(position_value(c, p, w))
@@ -453,7 +461,7 @@ class RolloutAgent:
             return moves[0]
         ranked = []
         for i, mv in enumerate(moves):
-            c = s.clone(rng)
+            c = s.clone(rng, stats=False)
             apply_move(c, mv)
             finish_turn(c, seat, w, rng)
             ranked.append((-position_value(c, seat, w), i, mv))
@@ -462,7 +470,7 @@ class RolloutAgent:
         for _, _, mv in ranked[:self.candidates]:
             total = 0.0
             for _ in range(self.playouts):
-                c = s.clone(rng)
+                c = s.clone(rng, stats=False)
                 c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
                 c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
                 apply_move(c, mv)

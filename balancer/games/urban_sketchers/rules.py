@@ -239,9 +239,11 @@ class State:
         "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
     )
 
-    def clone(self, rng: np.random.Generator | None = None) -> "State":
+    def clone(self, rng: np.random.Generator | None = None, stats: bool = True) -> "State":
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
-        Written out field by field: it is the greedy agent's hot path."""
+        With ``stats=False`` the copy's statistics (the ``st_*`` metrics, which no rule and no
+        agent reads) are write-only scratch lists shared by all such copies: for look-aheads,
+        whose metrics are thrown away. Written out field by field: it is the agents' hot path."""
         c = State.__new__(State)
         c.rules = self.rules
         c.rng = self.rng if rng is None else rng
@@ -288,14 +290,6 @@ class State:
         c.pos = self.pos[:]
         c.s_fee = self.s_fee[:]
         c.x_allowed = self.x_allowed[:]
-        c.st_paid_players = self.st_paid_players[:]
-        c.st_paid_bank = self.st_paid_bank[:]
-        c.st_white = self.st_white[:]
-        c.st_pub_sizes = self.st_pub_sizes[:]
-        c.st_pub_count = self.st_pub_count[:]
-        c.st_turns = self.st_turns[:]
-        c.st_prestige_money = self.st_prestige_money[:]
-        c.st_received = self.st_received[:]
         c.occ = [y[:] for y in self.occ]
         c.bp = [y[:] for y in self.bp]
         c.hand = [y[:] for y in self.hand]
@@ -303,17 +297,41 @@ class State:
         c.th_down = [y[:] for y in self.th_down]
         c.opp = [y[:] for y in self.opp]
         c.imp = [y[:] for y in self.imp]
-        c.st_actions = [y[:] for y in self.st_actions]
-        c.st_colours = [y[:] for y in self.st_colours]
-        c.st_imp_taken = [y[:] for y in self.st_imp_taken]
         c.books = [[b[:] for b in x] for x in self.books]
         c.btiles = [[b[:] for b in x] for x in self.btiles]
+        if stats:
+            c.st_paid_players = self.st_paid_players[:]
+            c.st_paid_bank = self.st_paid_bank[:]
+            c.st_white = self.st_white[:]
+            c.st_pub_sizes = self.st_pub_sizes[:]
+            c.st_pub_count = self.st_pub_count[:]
+            c.st_turns = self.st_turns[:]
+            c.st_prestige_money = self.st_prestige_money[:]
+            c.st_received = self.st_received[:]
+            c.st_actions = [y[:] for y in self.st_actions]
+            c.st_colours = [y[:] for y in self.st_colours]
+            c.st_imp_taken = [y[:] for y in self.st_imp_taken]
+        else:
+            _scratch_stats(c)
         return c
 
     @property
     def seat_to_move(self) -> int:
         """0-based seat who decides next."""
         return self.seat
+
+
+_SCRATCH_STATS: dict[int, tuple] = {}
+
+
+def _scratch_stats(c: State) -> None:
+    """Point c's statistics at the write-only lists shared by look-ahead copies (State.clone)."""
+    n = c.rules.n
+    lists = _SCRATCH_STATS.get(n)
+    if lists is None:
+        lists = _SCRATCH_STATS[n] = (*([0] * n for _ in range(8)), *([[0] * 5 for _ in range(n)] for _ in range(3)))
+    (c.st_paid_players, c.st_paid_bank, c.st_white, c.st_pub_sizes, c.st_pub_count, c.st_turns,
+     c.st_prestige_money, c.st_received, c.st_actions, c.st_colours, c.st_imp_taken) = lists
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,13 +509,6 @@ def efficient_options(need: list[int], amount: int) -> list[tuple[int, list[int]
                 seen[key] = r1 * 4 + r2
                 options.append((r1 * 4 + r2, out))
     return options
-
-
-def _has(bp: list[int], need: list[int]) -> bool:
-    if not (need[0] or need[1] or need[2] or need[3]):
-        return True
-    return (bp.count(0) >= need[0] and bp.count(1) >= need[1] and bp.count(2) >= need[2]
-            and bp.count(3) >= need[3])
 
 
 def longest_streak(rules: Rules, cards: list[int], tiles: list[int]) -> int:
@@ -774,6 +785,7 @@ def legal_moves(s: State) -> list[Move]:
     if ph == P_SKETCH:
         out = [(K_END, 0, 0, 0)]
         bp = s.bp[p]
+        h0, h1, h2, h3 = bp.count(0), bp.count(1), bp.count(2), bp.count(3)
         eff_ready = s.opp[p][EFFICIENT]
         for b in range(r.books):
             if len(s.books[p][b]) >= r.max_cards:
@@ -787,11 +799,11 @@ def legal_moves(s: State) -> list[Move]:
                     continue
                 done.add(c)
                 need = card_need(r, c, disc)
-                if _has(bp, need):
+                if need[0] <= h0 and need[1] <= h1 and need[2] <= h2 and need[3] <= h3:
                     out.append((K_SKETCH, c, b, -1))
                 if eff_ready:
                     for code, less in efficient_options(need, r.efficient):
-                        if _has(bp, less):
+                        if less[0] <= h0 and less[1] <= h1 and less[2] <= h2 and less[3] <= h3:
                             out.append((K_SKETCH, c, b, code))
         return out + theme_pair_moves(s)
     if ph == P_FUNDING:
