@@ -208,7 +208,7 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
     for mv in moves:
         v = quick_value(s, p, mv, w, base, scratch, memo)
         if v is None:
-            c = s.clone(scratch, stats=False)
+            c = s.clone(scratch, stats=False, seat=p)
             apply_move(c, mv)
             v = position_value(c, p, w)
         values.append(v)
@@ -235,7 +235,8 @@ def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
     it also draws from ``rng`` what a copy given ``rng`` would draw applying the move (the next
     round's dice, a reshuffle of the bonus tiles), so that the agent's later choices stay the
     same; Sketch and bonus-tile decisions draw nothing (the greedy agent never copied for them).
-    ``memo``, an empty dict shared by the calls for one position, keeps per-sketchbook parts."""
+    ``memo``, an empty dict shared by the calls for one position, keeps per-sketchbook parts
+    (keys b: Sketch's discounts and value; -1 - b: the value for theme-pair bonus tiles)."""
     kind = mv[0]
     r = s.rules
     if kind == K_SKETCH and s.phase == P_SKETCH:
@@ -269,7 +270,7 @@ def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
     if kind == K_BONUS_MONEY and s.phase == P_RESOLVE:
         return base + w.money * r.bonus_money
     if kind == K_THEME_PAIR and s.phase != P_MAIN:
-        return _pair_value(s, p, mv, w, base, rng)
+        return _pair_value(s, p, mv, w, base, rng, memo)
     if kind == K_FUND:
         lvl = s.imp[p][IMP_FUNDING]
         pubs = s.total_pub if r.fund_all else s.pubs[p]
@@ -318,7 +319,7 @@ def _try(s: State, pending: str, by: int, where: list[int] | None, i: int, value
 
 
 def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
-                rng: np.random.Generator | None) -> float:
+                rng: np.random.Generator | None, memo: dict | None) -> float:
     """:func:`quick_value` of a theme-tile pair flipped during an action (no :func:`.rules._continue`
     then): the flips keep the theme-tile count; the benefit adds its own value."""
     r = s.rules
@@ -328,7 +329,11 @@ def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
     if ben == BEN_BONUS:
         slot, b = mv[2], mv[3]
         tiles = s.btiles[p][b]
-        before = book_value(s, p, b, w)
+        before = memo.get(-1 - b) if memo is not None else None
+        if before is None:
+            before = book_value(s, p, b, w)
+            if memo is not None:
+                memo[-1 - b] = before
         tile = s.display[slot]
         tiles.append(tile)
         after = book_value(s, p, b, w)
@@ -388,7 +393,7 @@ def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, 
         return moves[0]
     values = []
     for mv in moves:
-        c = s.clone(scratch, stats=False)
+        c = s.clone(scratch, stats=False, seat=p)
         apply_move(c, mv)
         finish_turn(c, p, w, scratch)
         values.append(position_value(c, p, w))
@@ -461,7 +466,7 @@ class RolloutAgent:
             return moves[0]
         ranked = []
         for i, mv in enumerate(moves):
-            c = s.clone(rng, stats=False)
+            c = s.clone(rng, stats=False, seat=seat)
             apply_move(c, mv)
             finish_turn(c, seat, w, rng)
             ranked.append((-position_value(c, seat, w), i, mv))

@@ -239,11 +239,15 @@ class State:
         "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
     )
 
-    def clone(self, rng: np.random.Generator | None = None, stats: bool = True) -> "State":
+    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> "State":
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
         With ``stats=False`` the copy's statistics (the ``st_*`` metrics, which no rule and no
         agent reads) are write-only scratch lists shared by all such copies: for look-aheads,
-        whose metrics are thrown away. Written out field by field: it is the agents' hot path."""
+        whose metrics are thrown away. With ``seat``, only that seat's own nested lists (Backpack,
+        hand, theme tiles, opportunity tiles, improvements, sketchbooks) are copied and the other
+        seats' are shared: for a look-ahead in which only ``seat`` decides (no move of another
+        seat changes those lists; tests check the original is untouched). Written out field by
+        field: it is the agents' hot path."""
         c = State.__new__(State)
         c.rules = self.rules
         c.rng = self.rng if rng is None else rng
@@ -291,14 +295,32 @@ class State:
         c.s_fee = self.s_fee[:]
         c.x_allowed = self.x_allowed[:]
         c.occ = [y[:] for y in self.occ]
-        c.bp = [y[:] for y in self.bp]
-        c.hand = [y[:] for y in self.hand]
-        c.th_up = [y[:] for y in self.th_up]
-        c.th_down = [y[:] for y in self.th_down]
-        c.opp = [y[:] for y in self.opp]
-        c.imp = [y[:] for y in self.imp]
-        c.books = [[b[:] for b in x] for x in self.books]
-        c.btiles = [[b[:] for b in x] for x in self.btiles]
+        if seat is None:
+            c.bp = [y[:] for y in self.bp]
+            c.hand = [y[:] for y in self.hand]
+            c.th_up = [y[:] for y in self.th_up]
+            c.th_down = [y[:] for y in self.th_down]
+            c.opp = [y[:] for y in self.opp]
+            c.imp = [y[:] for y in self.imp]
+            c.books = [[b[:] for b in x] for x in self.books]
+            c.btiles = [[b[:] for b in x] for x in self.btiles]
+        else:
+            c.bp = self.bp[:]
+            c.bp[seat] = self.bp[seat][:]
+            c.hand = self.hand[:]
+            c.hand[seat] = self.hand[seat][:]
+            c.th_up = self.th_up[:]
+            c.th_up[seat] = self.th_up[seat][:]
+            c.th_down = self.th_down[:]
+            c.th_down[seat] = self.th_down[seat][:]
+            c.opp = self.opp[:]
+            c.opp[seat] = self.opp[seat][:]
+            c.imp = self.imp[:]
+            c.imp[seat] = self.imp[seat][:]
+            c.books = self.books[:]
+            c.books[seat] = [b[:] for b in self.books[seat]]
+            c.btiles = self.btiles[:]
+            c.btiles[seat] = [b[:] for b in self.btiles[seat]]
         if stats:
             c.st_paid_players = self.st_paid_players[:]
             c.st_paid_bank = self.st_paid_bank[:]

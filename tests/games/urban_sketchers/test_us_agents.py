@@ -192,3 +192,24 @@ def test_board_values_equal_card_value(us_cfg):
             moves = legal_moves(s)
             apply_move(s, moves[int(rng.integers(len(moves)))])
     assert checked > 1000
+
+
+def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
+    """The greedy look-ahead copies share the other seats' lists and write their statistics to
+    shared scratch lists (State.clone with seat and stats=False): choosing a decision must leave
+    every field of the real position as it was, at every decision of a few 4-player games."""
+    import copy
+    from balancer.games.urban_sketchers.rules import State
+    fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
+    greedy = GreedyAgent(us_cfg)
+    for seed in range(2):
+        s = us.new_game(us_cfg, 4, seed)
+        rng = np.random.default_rng(seed)
+        decisions = 0
+        while s.phase != P_OVER:
+            before = {f: copy.deepcopy(getattr(s, f)) for f in fields}
+            mv = greedy.choose(s, s.seat, rng)
+            assert {f: getattr(s, f) for f in fields} == before, mv
+            apply_move(s, mv)
+            decisions += 1
+        assert decisions > 100
