@@ -73,9 +73,11 @@ NAME = "urban_sketchers"
 CONFIG_MODEL = UrbanSketchersConfig
 DEFAULT_CONFIG = "configs/urban_sketchers/base.yaml"
 MAX_MOVES = 100_000
+EXTRA_AGENTS: tuple[str, ...] = SEARCH_AGENTS
+"""Agents :func:`check_agent` accepts beyond :data:`AGENTS` (``balancer games`` lists them)."""
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "EXTRA_AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
            "play_game", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config",
            "score_table_text"]
 
@@ -144,9 +146,9 @@ def check_agent(name: str) -> str | None:
     but not listed in :data:`AGENTS`, which the conformance suite plays through whole games at every
     player count: with the shipped parameters one rollout game takes many minutes.
     """
-    if name in AGENTS or name in SEARCH_AGENTS:
+    if name in AGENTS or name in EXTRA_AGENTS:
         return None
-    return f"unknown agent {name!r}; known agents: {', '.join(AGENTS + SEARCH_AGENTS)}"
+    return f"unknown agent {name!r}; known agents: {', '.join(AGENTS + EXTRA_AGENTS)}"
 
 
 def outcome(state: State) -> Outcome:
