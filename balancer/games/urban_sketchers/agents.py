@@ -56,7 +56,7 @@ class Weights:
 
     def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
         """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card
-        id, and the cache of :func:`book_value`'s publishing part, by (cards, tiles); also the
+        id, and the cache of :func:`book_value`, by (total published, cards, tiles); also the
         cache of :func:`board_values` by discounts. Rebuilt when the variant changes."""
         if r is not self._rules:
             self._rules = r
@@ -68,24 +68,25 @@ class Weights:
 
 def book_value(s: State, p: int, b: int, w: Weights) -> float:
     """What publishing sketchbook b would give now, in points (victory points, money, theme tiles,
-    Prestige spaces at 1 point each). The part that depends only on the cards and tiles is cached
-    in :meth:`Weights.tables`."""
+    Prestige spaces at 1 point each). Cached in :meth:`Weights.tables` by the total published,
+    the cards and the tiles, all it depends on."""
     r = s.rules
     cards, tiles = s.books[p][b], s.btiles[p][b]
     if not cards:
         return w.bonus_tile * len(tiles)
     books = w._books if r is w._rules else w.tables(r)[1]
-    key = (*cards, -1, *tiles)
-    core = books.get(key)
-    if core is None:
+    key = (s.total_pub, *cards, -1, *tiles)
+    value = books.get(key)
+    if value is None:
         vp, money = book_money(r, cards, tiles)
         icons = sum(len(r.themes[c]) for c in cards)
         streak = longest_streak(r, cards, tiles)
+        young = max(0.0, 1.0 - s.total_pub / r.end_total)
         if len(books) >= 1 << 17:
             books.clear()
-        core = books[key] = vp + w.money * money + w.theme_tile * icons + streak
-    young = max(0.0, 1.0 - s.total_pub / r.end_total)
-    return w.book_fraction * core + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards))
+        value = books[key] = (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
+                              + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+    return value
 
 
 def position_value(s: State, p: int, w: Weights) -> float:
