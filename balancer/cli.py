@@ -138,15 +138,17 @@ def _report_failures(exc: Any) -> None:
 @app.command()
 def games() -> None:
     """List the registered games, their configs under configs/<game>/ (relative to the current
-    directory), supported player counts and agents."""
+    directory), supported player counts and agents (and the game's ``EXTRA_AGENTS``, names its
+    ``check_agent`` accepts beyond ``AGENTS``)."""
     for name in sorted(GAMES):
         try:
             module = get_game(name)
             agents = ", ".join(getattr(module, "AGENTS", ())) or "?"
+            extra = ", ".join(getattr(module, "EXTRA_AGENTS", ()))
         except Exception as exc:  # a game being written must not break the listing
             typer.echo(f"{name}: not available ({exc})")
             continue
-        typer.echo(f"{name}  agents: {agents}")
+        typer.echo(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
         configs = sorted((Path("configs") / name).glob("*.yaml"))
         if not configs:
             typer.echo("  (no configs found under configs/{name}/)".format(name=name))

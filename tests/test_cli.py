@@ -323,3 +323,13 @@ def test_play_game_index_replays_game_i_of_a_run():
     assert result.exit_code == 0
     expected = cw.transcript(cfg, seat_agents(["greedy", "random", "random"], 7), game_seed(4, 7))
     assert result.stdout.rstrip("\n") == expected.rstrip("\n")
+
+
+def test_games_shows_agents_accepted_beyond_the_listed_ones(monkeypatch):
+    """Urban Sketchers' rollout is accepted by check_agent but kept out of AGENTS (the conformance
+    suite plays every listed agent): `balancer games` still names it."""
+    monkeypatch.chdir(ROOT)
+    result = runner.invoke(app, ["games"])
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.stdout.splitlines() if line.startswith("urban_sketchers "))
+    assert line == "urban_sketchers  agents: random, greedy; also accepted: rollout"

@@ -12,7 +12,10 @@ A game module (``balancer.games.<name>``) exposes:
 - ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log;
 - optionally ``check_agent(name) -> str | None``: an error message for an agent name the game
   cannot seat (for games whose agent names take parameters, e.g. ``greedy+ibex``), else None;
-  without it, names are checked against ``AGENTS``.
+  without it, names are checked against ``AGENTS``;
+- optionally ``EXTRA_AGENTS: tuple[str, ...]``: names ``check_agent`` accepts that are not in
+  ``AGENTS`` (too slow for the conformance suite, which plays every listed agent); ``balancer
+  games`` shows them.
 
 Agents implement :class:`Agent`. Nothing here knows a game's rules.
 """

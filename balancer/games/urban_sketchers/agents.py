@@ -30,40 +30,63 @@ from __future__ import annotations
 import numpy as np
 
 from .config import UrbanSketchersConfig
-from .rules import (IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP,
-                    K_WANDER, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, SUPPLY, WANDERER, State,
-                    apply_move, book_discounts, book_money, card_need, efficient_options, legal_moves, longest_streak,
-                    place_cost)
+from .rules import (BEN_BONUS, BEN_UNFLIP, IMP_FUNDING, IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME,
+                    K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP, K_THEME_PAIR,
+                    K_UNFLIP, K_WANDER, P_FUNDING, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, R_MONEY,
+                    SUPPLY, WANDERER, Rules, State, apply_move, book_discounts, book_money, card_need, continue_draws,
+                    efficient_options, legal_moves, longest_streak, place_cost, refill_display_draws)
 from .scoring import final_components
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
 
 
 class Weights:
-    """The greedy weights as plain floats (read once from the config)."""
+    """The greedy weights as plain floats (read once from the config), and per-variant tables the
+    hot paths use (:meth:`tables`)."""
 
-    __slots__ = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
-                 "opportunity", "improvement", "advanced", "bonus_tile")
+    FIELDS = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
+              "opportunity", "improvement", "advanced", "bonus_tile")
+    __slots__ = (*FIELDS, "_rules", "_card_base", "_books", "_by_discounts")
 
     def __init__(self, cfg: UrbanSketchersConfig):
         g = cfg.agents.greedy
-        for name in self.__slots__:
+        for name in self.FIELDS:
             setattr(self, name, getattr(g, name))
+        self._rules: Rules | None = None
+
+    def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
+        """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card
+        id, and the cache of :func:`book_value`, by (total published, cards, tiles); also the
+        cache of :func:`board_values` by discounts. Rebuilt when the variant changes."""
+        if r is not self._rules:
+            self._rules = r
+            self._card_base = tuple(self.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards))
+            self._books = {}
+            self._by_discounts = {}
+        return self._card_base, self._books
 
 
 def book_value(s: State, p: int, b: int, w: Weights) -> float:
     """What publishing sketchbook b would give now, in points (victory points, money, theme tiles,
-    Prestige spaces at 1 point each)."""
+    Prestige spaces at 1 point each). Cached in :meth:`Weights.tables` by the total published,
+    the cards and the tiles, all it depends on."""
     r = s.rules
     cards, tiles = s.books[p][b], s.btiles[p][b]
     if not cards:
         return w.bonus_tile * len(tiles)
-    vp, money = book_money(r, cards, tiles)
-    icons = sum(len(r.themes[c]) for c in cards)
-    streak = longest_streak(r, cards, tiles)
-    young = max(0.0, 1.0 - s.total_pub / r.end_total)
-    return (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
-            + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+    books = w._books if r is w._rules else w.tables(r)[1]
+    key = (s.total_pub, *cards, -1, *tiles)
+    value = books.get(key)
+    if value is None:
+        vp, money = book_money(r, cards, tiles)
+        icons = sum(len(r.themes[c]) for c in cards)
+        streak = longest_streak(r, cards, tiles)
+        young = max(0.0, 1.0 - s.total_pub / r.end_total)
+        if len(books) >= 1 << 17:
+            books.clear()
+        value = books[key] = (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
+                              + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+    return value
 
 
 def position_value(s: State, p: int, w: Weights) -> float:
@@ -85,7 +108,7 @@ def position_value(s: State, p: int, w: Weights) -> float:
 def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int]] | None = None) -> float:
     """A board card's worth to p in points: a hand card's value less the resources it will cost in
     p's best sketchbook (after its discounts, ``discounts[b]`` if given); nothing once the hand
-    holds ``hand_cap`` cards."""
+    holds ``hand_cap`` cards. The readable version of :func:`board_values`."""
     if len(s.hand[p]) >= w.hand_cap:
         return 0.0
     r = s.rules
@@ -95,32 +118,58 @@ def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int
     return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
 
 
+def board_values(s: State, p: int, w: Weights) -> list[float | None]:
+    """:func:`card_value` of the card on each travel-board space (None for an empty space), from
+    tables by card id cached per sketchbook discounts in :meth:`Weights.tables`; the same floats
+    (tests check it)."""
+    r = s.rules
+    if len(s.hand[p]) >= w.hand_cap:
+        return [None if c < 0 else 0.0 for c in s.board]
+    discounts = [book_discounts(s, p, b) for b in range(r.books)]
+    key = tuple(x for d in discounts for x in d)
+    by_card = w._by_discounts.get(key) if r is w._rules else None
+    if by_card is None:
+        card_base = w.tables(r)[0]
+        k = 0.3 * w.resource
+        values = []
+        for c, (c0, c1, c2, c3) in enumerate(r.cost):
+            best = -1
+            for d0, d1, d2, d3 in discounts:
+                need = ((c0 - d0 if c0 > d0 else 0) + (c1 - d1 if c1 > d1 else 0) + (c2 - d2 if c2 > d2 else 0)
+                        + (c3 - d3 if c3 > d3 else 0))
+                if best < 0 or need < best:
+                    best = need
+            values.append(card_base[c] - k * best)
+        by_card = w._by_discounts[key] = tuple(values)
+    return [None if c < 0 else by_card[c] for c in s.board]
+
+
 def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
     """The greedy Travel decision (module docstring)."""
     r = s.rules
+    if len(s.hand[p]) >= w.hand_cap:
+        return (K_END, 0, 0, 0)
     budget = s.money[p] + r.travel_discount[s.imp[p][IMP_TRAVEL]] - s.t_cost
     pos = s.pos[p]
     best, best_gain = -1, 0.0
     wander = bool(s.opp[p][WANDERER])
-    if len(s.hand[p]) >= w.hand_cap:
-        return (K_END, 0, 0, 0)
-    discounts = [book_discounts(s, p, b) for b in range(r.books)]
-    for i, c in enumerate(s.board):
-        if c < 0:
+    dist, step_money, pick_money, w_money = r.dist[pos], r.step_money, r.pick_money, w.money
+    for i, value in enumerate(board_values(s, p, w)):
+        if value is None:
             continue
-        d = r.dist[pos][i]
+        d = dist[i]
         steps = 0 if (wander and d >= 3) else d
-        money = steps * r.step_money + r.pick_money
+        money = steps * step_money + pick_money
         if money > budget:
             continue
-        gain = card_value(s, p, c, w, discounts) - w.money * money - (w.opportunity if steps != d else 0.0)
+        gain = value - w_money * money - (w.opportunity if steps != d else 0.0)
         if gain > best_gain:
             best, best_gain = i, gain
     if best < 0:
         return (K_END, 0, 0, 0)
     if best == pos:
         return (K_PICK, 0, 0, 0)
-    if wander and r.dist[pos][best] >= 3:
+    if wander and dist[best] >= 3:
         return (K_WANDER, best, 0, 0)
     return (K_STEP, r.next_step[pos][best], 0, 0)
 
@@ -155,11 +204,12 @@ def sub_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, i
     if len(moves) == 1:
         return moves[0]
     values = []
-    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE) else 0.0
+    base = position_value(s, p, w) if s.phase in (P_SKETCH, P_RESOLVE, P_FUNDING) else 0.0
+    memo: dict = {}
     for mv in moves:
-        v = quick_value(s, p, mv, w, base)
+        v = quick_value(s, p, mv, w, base, scratch, memo)
         if v is None:
-            c = s.clone(scratch)
+            c = s.clone(scratch, stats=False, seat=p)
             apply_move(c, mv)
             v = position_value(c, p, w)
         values.append(v)
@@ -177,20 +227,32 @@ def pick_best(moves: list, values: list[float], rng: np.random.Generator):
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
-def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float) -> float | None:
-    """:func:`position_value` after ``mv`` without copying the state, for the frequent decisions
-    inside Sketch (a card, or ending) and bonus tiles, given ``base``, the value before the move;
-    None for other moves. The same value as applying the move to a copy (tests check it)."""
+def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
+                rng: np.random.Generator | None = None, memo: dict | None = None) -> float | None:
+    """:func:`position_value` after ``mv`` without copying the state, given ``base``, the value
+    before the move: the decisions inside Sketch (a card, or ending), bonus tiles, theme-tile pairs
+    during an action, Funding and the pending choices (improvements, unflips, extra themes); None
+    for other moves. The same value as applying the move to a copy (tests check it). With ``rng``,
+    it also draws from ``rng`` what a copy given ``rng`` would draw applying the move (the next
+    round's dice, a reshuffle of the bonus tiles), so that the agent's later choices stay the
+    same; Sketch and bonus-tile decisions draw nothing (the greedy agent never copied for them).
+    ``memo``, an empty dict shared by the calls for one position, keeps per-sketchbook parts
+    (keys b: Sketch's discounts and value; -1 - b: the value for theme-pair bonus tiles)."""
     kind = mv[0]
     r = s.rules
     if kind == K_SKETCH and s.phase == P_SKETCH:
         card, b, eff = mv[1], mv[2], mv[3]
-        need = card_need(r, card, book_discounts(s, p, b))
+        known = memo.get(b) if memo is not None else None
+        if known is None:
+            known = (book_discounts(s, p, b), book_value(s, p, b, w))
+            if memo is not None:
+                memo[b] = known
+        disc, before = known
+        need = card_need(r, card, disc)
         if eff >= 0:
             need = next(less for code, less in efficient_options(need, r.efficient) if code == eff)
         h = len(s.hand[p])
         book = s.books[p][b]
-        before = book_value(s, p, b, w)
         book.append(card)
         after = book_value(s, p, b, w)
         book.pop()
@@ -208,7 +270,87 @@ def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
         return base + after - before
     if kind == K_BONUS_MONEY and s.phase == P_RESOLVE:
         return base + w.money * r.bonus_money
-    return None
+    if kind == K_THEME_PAIR and s.phase != P_MAIN:
+        return _pair_value(s, p, mv, w, base, rng, memo)
+    if kind == K_FUND:
+        lvl = s.imp[p][IMP_FUNDING]
+        pubs = s.total_pub if r.fund_all else s.pubs[p]
+        gain = r.fund_money + r.fund_per_pub * pubs + r.fund_flip * mv[1] + r.funding_extra[lvl]
+        if rng is not None:
+            s.p_bonus += r.funding_tiles[lvl]
+            continue_draws(s, rng)
+            s.p_bonus -= r.funding_tiles[lvl]
+        return base + w.money * gain
+    if s.phase != P_RESOLVE:
+        return None
+    if kind == K_UNFLIP:
+        value = base + w.opportunity
+        undo = _try(s, "p_unflip", -1, s.opp[p], mv[1], 1)
+    elif kind == K_IMPROVE:
+        mode = mv[2]
+        value = base + (w.advanced if mode == 1 else w.improvement + (w.advanced if mode == 2 else 0.0))
+        undo = _try(s, "p_imp", -2 if mode == 2 else -1, None, 0, 0)
+    elif kind == K_IMPROVE_MONEY:
+        value = base + w.money * r.improvement_money
+        undo = _try(s, "p_imp", -1, None, 0, 0)
+    elif kind == K_EXTRA_THEME:
+        value = base + w.theme_tile
+        undo = _try(s, "p_xtheme", -1, s.theme_supply, mv[1], s.theme_supply[mv[1]] - 1)
+    else:
+        return None
+    if rng is not None:
+        continue_draws(s, rng)
+    undo()
+    return value
+
+
+def _try(s: State, pending: str, by: int, where: list[int] | None, i: int, value: int):
+    """Change the pending-choice counter ``pending`` by ``by`` and set ``where[i] = value`` (the parts
+    of a decision :func:`.rules.continue_draws` reads); returns the function that undoes both."""
+    setattr(s, pending, getattr(s, pending) + by)
+    old = where[i] if where is not None else 0
+    if where is not None:
+        where[i] = value
+
+    def undo() -> None:
+        setattr(s, pending, getattr(s, pending) - by)
+        if where is not None:
+            where[i] = old
+    return undo
+
+
+def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
+                rng: np.random.Generator | None, memo: dict | None) -> float:
+    """:func:`quick_value` of a theme-tile pair flipped during an action (no :func:`.rules._continue`
+    then): the flips keep the theme-tile count; the benefit adds its own value."""
+    r = s.rules
+    ben = r.pairs[mv[1]][2]
+    if ben == BEN_UNFLIP:
+        return base + w.opportunity
+    if ben == BEN_BONUS:
+        slot, b = mv[2], mv[3]
+        tiles = s.btiles[p][b]
+        before = memo.get(-1 - b) if memo is not None else None
+        if before is None:
+            before = book_value(s, p, b, w)
+            if memo is not None:
+                memo[-1 - b] = before
+        tile = s.display[slot]
+        tiles.append(tile)
+        after = book_value(s, p, b, w)
+        tiles.pop()
+        if rng is not None:
+            s.display[slot] = -1
+            refill_display_draws(s, rng)
+            s.display[slot] = tile
+        return base + after - before
+    last = len(r.prestige_points) - 1
+    at = s.prestige[p]
+    if at >= last:
+        return base + w.money * r.prestige_overflow
+    code = r.prestige_reward[at + 1]
+    return (base + r.prestige_points[at + 1] - r.prestige_points[at]
+            + (w.money * r.reward_money if code == R_MONEY else 0.0))
 
 
 def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:
@@ -252,7 +394,7 @@ def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, 
         return moves[0]
     values = []
     for mv in moves:
-        c = s.clone(scratch)
+        c = s.clone(scratch, stats=False, seat=p)
         apply_move(c, mv)
         finish_turn(c, p, w, scratch)
         values.append(position_value(c, p, w))
@@ -325,7 +467,7 @@ class RolloutAgent:
             return moves[0]
         ranked = []
         for i, mv in enumerate(moves):
-            c = s.clone(rng)
+            c = s.clone(rng, stats=False, seat=seat)
             apply_move(c, mv)
             finish_turn(c, seat, w, rng)
             ranked.append((-position_value(c, seat, w), i, mv))
@@ -334,7 +476,7 @@ class RolloutAgent:
         for _, _, mv in ranked[:self.candidates]:
             total = 0.0
             for _ in range(self.playouts):
-                c = s.clone(rng)
+                c = s.clone(rng, stats=False)
                 c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
                 c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
                 apply_move(c, mv)

@@ -239,9 +239,15 @@ class State:
         "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
     )
 
-    def clone(self, rng: np.random.Generator | None = None) -> "State":
+    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> "State":
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
-        Written out field by field: it is the greedy agent's hot path."""
+        With ``stats=False`` the copy's statistics (the ``st_*`` metrics, which no rule and no
+        agent reads) are write-only scratch lists shared by all such copies: for look-aheads,
+        whose metrics are thrown away. With ``seat``, only that seat's own nested lists (Backpack,
+        hand, theme tiles, opportunity tiles, improvements, sketchbooks) are copied and the other
+        seats' are shared: for a look-ahead in which only ``seat`` decides (no move of another
+        seat changes those lists; tests check the original is untouched). Written out field by
+        field: it is the agents' hot path."""
         c = State.__new__(State)
         c.rules = self.rules
         c.rng = self.rng if rng is None else rng
@@ -288,32 +294,66 @@ class State:
         c.pos = self.pos[:]
         c.s_fee = self.s_fee[:]
         c.x_allowed = self.x_allowed[:]
-        c.st_paid_players = self.st_paid_players[:]
-        c.st_paid_bank = self.st_paid_bank[:]
-        c.st_white = self.st_white[:]
-        c.st_pub_sizes = self.st_pub_sizes[:]
-        c.st_pub_count = self.st_pub_count[:]
-        c.st_turns = self.st_turns[:]
-        c.st_prestige_money = self.st_prestige_money[:]
-        c.st_received = self.st_received[:]
         c.occ = [y[:] for y in self.occ]
-        c.bp = [y[:] for y in self.bp]
-        c.hand = [y[:] for y in self.hand]
-        c.th_up = [y[:] for y in self.th_up]
-        c.th_down = [y[:] for y in self.th_down]
-        c.opp = [y[:] for y in self.opp]
-        c.imp = [y[:] for y in self.imp]
-        c.st_actions = [y[:] for y in self.st_actions]
-        c.st_colours = [y[:] for y in self.st_colours]
-        c.st_imp_taken = [y[:] for y in self.st_imp_taken]
-        c.books = [[b[:] for b in x] for x in self.books]
-        c.btiles = [[b[:] for b in x] for x in self.btiles]
+        if seat is None:
+            c.bp = [y[:] for y in self.bp]
+            c.hand = [y[:] for y in self.hand]
+            c.th_up = [y[:] for y in self.th_up]
+            c.th_down = [y[:] for y in self.th_down]
+            c.opp = [y[:] for y in self.opp]
+            c.imp = [y[:] for y in self.imp]
+            c.books = [[b[:] for b in x] for x in self.books]
+            c.btiles = [[b[:] for b in x] for x in self.btiles]
+        else:
+            c.bp = self.bp[:]
+            c.bp[seat] = self.bp[seat][:]
+            c.hand = self.hand[:]
+            c.hand[seat] = self.hand[seat][:]
+            c.th_up = self.th_up[:]
+            c.th_up[seat] = self.th_up[seat][:]
+            c.th_down = self.th_down[:]
+            c.th_down[seat] = self.th_down[seat][:]
+            c.opp = self.opp[:]
+            c.opp[seat] = self.opp[seat][:]
+            c.imp = self.imp[:]
+            c.imp[seat] = self.imp[seat][:]
+            c.books = self.books[:]
+            c.books[seat] = [b[:] for b in self.books[seat]]
+            c.btiles = self.btiles[:]
+            c.btiles[seat] = [b[:] for b in self.btiles[seat]]
+        if stats:
+            c.st_paid_players = self.st_paid_players[:]
+            c.st_paid_bank = self.st_paid_bank[:]
+            c.st_white = self.st_white[:]
+            c.st_pub_sizes = self.st_pub_sizes[:]
+            c.st_pub_count = self.st_pub_count[:]
+            c.st_turns = self.st_turns[:]
+            c.st_prestige_money = self.st_prestige_money[:]
+            c.st_received = self.st_received[:]
+            c.st_actions = [y[:] for y in self.st_actions]
+            c.st_colours = [y[:] for y in self.st_colours]
+            c.st_imp_taken = [y[:] for y in self.st_imp_taken]
+        else:
+            _scratch_stats(c)
         return c
 
     @property
     def seat_to_move(self) -> int:
         """0-based seat who decides next."""
         return self.seat
+
+
+_SCRATCH_STATS: dict[int, tuple] = {}
+
+
+def _scratch_stats(c: State) -> None:
+    """Point c's statistics at the write-only lists shared by look-ahead copies (State.clone)."""
+    n = c.rules.n
+    lists = _SCRATCH_STATS.get(n)
+    if lists is None:
+        lists = _SCRATCH_STATS[n] = (*([0] * n for _ in range(8)), *([[0] * 5 for _ in range(n)] for _ in range(3)))
+    (c.st_paid_players, c.st_paid_bank, c.st_white, c.st_pub_sizes, c.st_pub_count, c.st_turns,
+     c.st_prestige_money, c.st_received, c.st_actions, c.st_colours, c.st_imp_taken) = lists
 
 
 # --------------------------------------------------------------------------------------------------
@@ -493,13 +533,6 @@ def efficient_options(need: list[int], amount: int) -> list[tuple[int, list[int]
     return options
 
 
-def _has(bp: list[int], need: list[int]) -> bool:
-    if not (need[0] or need[1] or need[2] or need[3]):
-        return True
-    return (bp.count(0) >= need[0] and bp.count(1) >= need[1] and bp.count(2) >= need[2]
-            and bp.count(3) >= need[3])
-
-
 def longest_streak(rules: Rules, cards: list[int], tiles: list[int]) -> int:
     """Publish step 5: the longest run of consecutive cards of one region, a streak tile of that
     region making its run one longer (only for a region with a run)."""
@@ -645,6 +678,37 @@ def _continue(s: State) -> None:
         s.phase = P_MAIN
 
 
+def choice_pending(s: State) -> bool:
+    """True when :func:`_continue` would stop at a pending choice (phase P_RESOLVE) rather than end
+    the turn or go back to choosing a die; the same tests in the same order, without its changes."""
+    if s.p_xtheme and any(s.theme_supply[t] for t in s.x_allowed):
+        return True
+    if s.p_imp:
+        return True
+    if s.p_unflip and 0 in s.opp[s.seat]:
+        return True
+    return bool(s.p_bonus)
+
+
+def continue_draws(s: State, rng: np.random.Generator) -> None:
+    """Draw from ``rng`` what :func:`_continue` on ``s`` would draw from the state's generator: the
+    next round's dice when it ends the turn that ends the round (Round Structure 1, 3) and the game
+    goes on. For look-aheads that value a move without applying it to a copy (the agents)."""
+    if choice_pending(s) or not s.acted:
+        return
+    r = s.rules
+    if s.tturn + 1 >= 2 * r.n and not (s.end_triggered or s.round + 1 >= r.max_rounds):
+        rng.integers(0, r.faces, size=4 + r.n_white)
+
+
+def refill_display_draws(s: State, rng: np.random.Generator) -> None:
+    """Draw from ``rng`` what :func:`_refill_display` would draw now: one shuffle of the discarded
+    tiles when the bag runs out before the display's empty slots are filled (see :func:`_refill`)."""
+    empty = sum(1 for t in s.display if t < 0)
+    if empty > len(s.bag) and s.bdiscard:
+        rng.permutation(len(s.bdiscard))
+
+
 # --------------------------------------------------------------------------------------------------
 # legal decisions
 
@@ -743,6 +807,7 @@ def legal_moves(s: State) -> list[Move]:
     if ph == P_SKETCH:
         out = [(K_END, 0, 0, 0)]
         bp = s.bp[p]
+        h0, h1, h2, h3 = bp.count(0), bp.count(1), bp.count(2), bp.count(3)
         eff_ready = s.opp[p][EFFICIENT]
         for b in range(r.books):
             if len(s.books[p][b]) >= r.max_cards:
@@ -756,11 +821,11 @@ def legal_moves(s: State) -> list[Move]:
                     continue
                 done.add(c)
                 need = card_need(r, c, disc)
-                if _has(bp, need):
+                if need[0] <= h0 and need[1] <= h1 and need[2] <= h2 and need[3] <= h3:
                     out.append((K_SKETCH, c, b, -1))
                 if eff_ready:
                     for code, less in efficient_options(need, r.efficient):
-                        if _has(bp, less):
+                        if less[0] <= h0 and less[1] <= h1 and less[2] <= h2 and less[3] <= h3:
                             out.append((K_SKETCH, c, b, code))
         return out + theme_pair_moves(s)
     if ph == P_FUNDING:

@@ -131,3 +131,85 @@ def test_quick_value_equals_value_of_a_copy(us_cfg):
                     checked += 1
             apply_move(s, greedy.choose(s, p, rng))
     assert checked > 100
+
+
+def test_quick_value_draws_what_a_copy_draws(us_cfg):
+    """For the decisions the greedy agent values without a copy since issue 8's speed work
+    (theme-tile pairs during an action, Funding, improvements, unflips, extra themes), quick_value
+    with a generator equals position_value after the move on a copy given an identical generator,
+    and leaves that generator in the same state (the next round's dice, a bonus-bag reshuffle), so
+    the agent's later random tie-breaks are unchanged. Random 4-player games reach round ends and
+    an empty bonus bag often enough that some of the checked decisions do draw."""
+    from balancer.games.urban_sketchers.agents import quick_value
+    from balancer.games.urban_sketchers.rules import (K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY,
+                                                      K_THEME_PAIR, K_UNFLIP, P_FUNDING, P_MAIN, P_RESOLVE,
+                                                      P_SKETCH)
+    kinds = {K_THEME_PAIR, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_UNFLIP, K_EXTRA_THEME}
+    w = Weights(us_cfg)
+    checked = drew = 0
+    for seed in range(6):
+        s = us.new_game(us_cfg, 4, seed)
+        rng = np.random.default_rng(seed)
+        while s.phase != P_OVER:
+            p = s.seat
+            if s.phase in (P_SKETCH, P_FUNDING, P_RESOLVE):
+                base = position_value(s, p, w)
+                for i, mv in enumerate(legal_moves(s)):
+                    if mv[0] not in kinds or (mv[0] == K_THEME_PAIR and s.phase == P_MAIN):
+                        continue
+                    quick_rng, copy_rng = np.random.default_rng([seed, i]), np.random.default_rng([seed, i])
+                    start = quick_rng.bit_generator.state
+                    v = quick_value(s, p, mv, w, base, quick_rng)
+                    assert v is not None, mv
+                    c = s.clone(copy_rng)
+                    apply_move(c, mv)
+                    assert v == pytest.approx(position_value(c, p, w), abs=1e-9), mv
+                    assert quick_rng.bit_generator.state == copy_rng.bit_generator.state, mv
+                    drew += quick_rng.bit_generator.state != start
+                    checked += 1
+            moves = legal_moves(s)
+            apply_move(s, moves[int(rng.integers(len(moves)))])
+    assert checked > 200 and drew > 5, (checked, drew)
+
+
+def test_board_values_equal_card_value(us_cfg):
+    """The table-driven board_values (the greedy Travel's hot path) gives exactly the floats of
+    the readable card_value for every card on the board, for every seat, along a few random games
+    (hands above and below the cap, sketchbooks with and without discounts)."""
+    from balancer.games.urban_sketchers.agents import board_values, card_value
+    w = Weights(us_cfg)
+    checked = 0
+    for seed in range(3):
+        s = us.new_game(us_cfg, 3, seed)
+        rng = np.random.default_rng(seed)
+        while s.phase != P_OVER:
+            for p in range(3):
+                for c, v in zip(s.board, board_values(s, p, w)):
+                    assert (v is None) == (c < 0)
+                    if c >= 0:
+                        assert v == card_value(s, p, c, w)
+                        checked += 1
+            moves = legal_moves(s)
+            apply_move(s, moves[int(rng.integers(len(moves)))])
+    assert checked > 1000
+
+
+def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
+    """The greedy look-ahead copies share the other seats' lists and write their statistics to
+    shared scratch lists (State.clone with seat and stats=False): choosing a decision must leave
+    every field of the real position as it was, at every decision of a few 4-player games."""
+    import copy
+    from balancer.games.urban_sketchers.rules import State
+    fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
+    greedy = GreedyAgent(us_cfg)
+    for seed in range(2):
+        s = us.new_game(us_cfg, 4, seed)
+        rng = np.random.default_rng(seed)
+        decisions = 0
+        while s.phase != P_OVER:
+            before = {f: copy.deepcopy(getattr(s, f)) for f in fields}
+            mv = greedy.choose(s, s.seat, rng)
+            assert {f: getattr(s, f) for f in fields} == before, mv
+            apply_move(s, mv)
+            decisions += 1
+        assert decisions > 100
