@@ -137,7 +137,7 @@ def make_agent(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgen
     return make(cfg, name)
 
 
-def check_agent(name: str) -> str | None:
+def check_agent(name: str, cfg: UrbanSketchersConfig | None = None) -> str | None:
     """None for an agent this game can seat (:data:`AGENTS` and ``rollout``), else the error message.
 
     ``rollout`` (flat Monte Carlo over greedy playouts, ``agents.rollout`` in the YAML) is accepted

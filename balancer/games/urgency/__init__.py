@@ -96,26 +96,32 @@ def compiled(cfg: UrgencyConfig) -> Rules:
     return out
 
 
-def check_agent(name: str) -> str | None:
+def check_agent(name: str, cfg: UrgencyConfig | None = None) -> str | None:
     """An error message for an agent name this game cannot seat, else None. Names are an agent,
-    optionally ``+`` a deck: ``greedy``, ``expectimax+bull``."""
+    optionally ``+`` a deck: ``greedy``, ``expectimax+bull``. With ``cfg``, the deck must be one of
+    the variant's ``cards.animal_decks``, and a variant without rule cards takes no deck."""
     agent, _, deck = name.partition("+")
     if agent not in _KIND or (deck and deck not in _DECKS) or (_ and not deck):
         return (f"unknown agent {name!r}; agents: {', '.join(AGENTS)}, each optionally with +<deck> "
                 f"(decks: {', '.join(_DECKS)}), e.g. greedy+ibex")
+    if deck and cfg is not None:
+        if not cfg.cards.enabled:
+            return (f"agent {name!r}: variant {cfg.variant!r} plays without rule cards (cards.enabled: false), "
+                    f"so a seat has no deck; name the agent without +{deck}")
+        if deck not in cfg.cards.animal_decks:
+            return (f"agent {name!r}: deck {deck!r} is not one of variant {cfg.variant!r}'s cards.animal_decks "
+                    f"({', '.join(cfg.cards.animal_decks)})")
     return None
 
 
 def parse_agent(cfg: UrgencyConfig, name: str) -> tuple[int, int]:
-    """(agent code, deck code or -1 for the config's default) of an agent name; ValueError if unknown."""
-    problem = check_agent(name)
+    """(agent code, deck code or -1 for the config's default) of an agent name; ValueError if
+    :func:`check_agent` refuses it for ``cfg``."""
+    problem = check_agent(name, cfg)
     if problem:
         raise ValueError(problem)
     agent, _, deck = name.partition("+")
     if deck:
-        if cfg.cards.enabled and deck not in cfg.cards.animal_decks:
-            raise ValueError(f"deck {deck!r} is not one of this variant's cards.animal_decks "
-                             f"({', '.join(cfg.cards.animal_decks)})")
         code = ANIMAL_DECKS.index(deck)
     elif cfg.cards.enabled and cfg.default_deck != "random":
         code = ANIMAL_DECKS.index(cfg.default_deck)
