@@ -73,8 +73,10 @@ DEFAULT_CONFIG = "configs/urgency/standard.yaml"
 MAX_MOVES = 20_000
 _KIND = {"random": RANDOM, "greedy": GREEDY, "expectimax": EXPECTIMAX, "expectimax1": EXPECTIMAX1}
 _DECKS = ANIMAL_DECKS[1:]
+AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', '.join(_DECKS)}; e.g. greedy+ibex"
+"""One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
            "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move"]
 
 

@@ -96,3 +96,11 @@ def test_the_no_cards_variant_carries_no_card_assumptions():
     plain = load_config(NO_CARDS)
     assert plain.decks == {} and not plain.cards.enabled
     assert urgency.play_game(plain, ["greedy", "random"], 3).labels == {"deck": ["none", "none"]}
+
+
+def test_the_agent_note_names_every_deck_and_each_is_a_valid_suffix():
+    std = load_config(STANDARD)
+    for deck in ("ibex", "bull", "lion", "tortoise", "eagle", "lizard"):
+        assert deck in urgency.AGENT_NOTE
+        assert urgency.check_agent(f"expectimax1+{deck}", std) is None
+    assert "rosette" not in urgency.AGENT_NOTE and "+<deck>" in urgency.AGENT_NOTE
