@@ -26,7 +26,8 @@ to 5), ``set-in-stone.yaml`` (3 cards and their order chosen at setup), ``full-f
 chosen cards in play from the start).
 
 Agents (:mod:`.agents`): random, greedy, expectimax (2 plies), expectimax1. A seat's deck is part
-of its agent name: ``greedy+ibex`` plays the Ibex deck; a plain ``greedy`` plays the config's
+of its agent name: ``greedy+ibex`` plays the Ibex deck (one of the variant's
+``cards.animal_decks``; a variant without cards takes no deck); a plain ``greedy`` plays the config's
 ``default_deck`` (``random``: a deck drawn per game and seat from the game's own chance, so both
 seats of a mirror table see the same draws under every variant). Results carry the deck of each
 seat as ``label_deck`` ("none" without cards).
