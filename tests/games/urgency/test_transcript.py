@@ -15,19 +15,9 @@ from balancer.games.urgency.narrate import Narrator
 from balancer.games.urgency.rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, NEXT_ROLL, PS, STATE_SIZE, ST_ROLL,
                                           STEP, SUP, advance, apply_effect, decide, resolve, setup_state, unpack_event)
 
-from .test_rules import NO_CARDS, STANDARD, card, position
+from .test_rules import STANDARD, card, plain, position, std  # noqa: F401 (plain, std: fixtures)
 
 FULL_FORCE = STANDARD.parent / "full-force.yaml"
-
-
-@pytest.fixture(scope="module")
-def std():
-    return load_config(STANDARD)
-
-
-@pytest.fixture(scope="module")
-def plain():
-    return load_config(NO_CARDS)
 
 
 def narrate(cfg, game) -> list[str]:
