@@ -10,9 +10,10 @@ A game module (``balancer.games.<name>``) exposes:
   (0-based);
 - ``play_game(config, agents, seed) -> Outcome``: one whole game at full speed, the runner's entry;
 - ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log;
-- optionally ``check_agent(name) -> str | None``: an error message for an agent name the game
-  cannot seat (for games whose agent names take parameters, e.g. ``greedy+ibex``), else None;
-  without it, names are checked against ``AGENTS``;
+- optionally ``check_agent(name, config) -> str | None``: an error message for an agent name the
+  game cannot seat under ``config`` (for games whose agent names take parameters, e.g.
+  ``greedy+ibex``, which is refused by a variant without the Ibex deck), else None; without it,
+  names are checked against ``AGENTS``;
 - optionally ``EXTRA_AGENTS: tuple[str, ...]``: names ``check_agent`` accepts that are not in
   ``AGENTS`` (too slow for the conformance suite, which plays every listed agent); ``balancer
   games`` shows them.

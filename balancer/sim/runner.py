@@ -107,7 +107,8 @@ def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     """Raise RunRequestError (a ValueError naming the option at fault) if the run cannot be played
     as asked; play nothing.
 
-    Checks: agents known to the game (``game_module.AGENTS``; ``--agents``), player count
+    Checks: agents known to the game (``game_module.check_agent(name, cfg)`` if the game has it,
+    else ``game_module.AGENTS``; ``--agents``), player count
     supported by the config (``cfg.player_counts``, if declared; ``--players``, the message
     naming ``source``), ``games >= 1``, ``0 <= seed <= 2**63 - 1``, ``jobs != 0``,
     ``chunk_size >= 1``.
@@ -116,7 +117,7 @@ def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     check_agent = getattr(game_module, "check_agent", None)
     if check_agent is not None:
         for name in dict.fromkeys(agents):
-            problem = check_agent(name)
+            problem = check_agent(name, cfg)
             if problem:
                 raise RunRequestError("--agents", problem)
     else:

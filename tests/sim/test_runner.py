@@ -290,8 +290,14 @@ def test_run_json_records_the_display_name(cfg, config_file, tmp_path, monkeypat
 
 def test_a_game_may_check_agent_names_itself(cfg, monkeypatch):
     # games whose agent names take parameters (``greedy+ibex``) validate them with check_agent
-    monkeypatch.setattr(fake, "check_agent", lambda name: None if name.startswith("random") else f"no {name!r}",
-                        raising=False)
+    seen = []
+
+    def check(name, config):
+        seen.append(config)
+        return None if name.startswith("random") else f"no {name!r}"
+
+    monkeypatch.setattr(fake, "check_agent", check, raising=False)
     check_run(fake, cfg, ["random+x", "random"], 10, 1)
+    assert seen == [cfg, cfg]       # the hook sees the variant (a deck the variant lacks is refused)
     with pytest.raises(RunRequestError, match="no 'strong'"):
         check_run(fake, cfg, ["random", "strong"], 10, 1)

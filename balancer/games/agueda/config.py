@@ -99,7 +99,7 @@ class Coins(_Strict):
 
     bank: int = Field(ge=0, le=1000, description="coins in the box (the bank before setup)")
     start: int = Field(ge=0, le=100, description="coins each player takes at setup")
-    empty_bank: str | None = Field(None, description="what happens when the bank cannot pay (documentation)")
+    assumed: str | None = Field(None, description="what was assumed here (the empty bank), one line of why")
 
 
 class Board(_Strict):
@@ -287,6 +287,10 @@ class AguedaConfig(_Strict):
             raise ValueError(f"mural.rows: the mural holds each colour exactly once ({colours}), got {mural}")
         if any(not 0 <= k <= len(colours) for k in self.mural.points):
             raise ValueError(f"mural.points: flipped-tile counts must be within 0..{len(colours)}")
+        most = max(self.players)
+        if self.coins.start * most > self.coins.bank:
+            raise ValueError(f"coins.start: {most} player(s) taking {self.coins.start} coins each need "
+                             f"{self.coins.start * most}, more than the bank's {self.coins.bank} (coins.bank)")
         cells = self.market.rows * self.market.columns
         if self.umbrellas.per_colour * len(colours) < cells:
             raise ValueError(f"umbrellas: the bag holds fewer umbrellas than the {cells} market spaces")

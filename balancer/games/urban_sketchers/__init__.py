@@ -139,9 +139,9 @@ def make_agent(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgen
     return make(cfg, name)
 
 
-def check_agent(name: str) -> str | None:
+def check_agent(name: str, cfg: UrbanSketchersConfig | None = None) -> str | None:
     """None for an agent this game can seat (:data:`AGENTS` and :data:`EXTRA_AGENTS`), else the
-    error message.
+    error message (``cfg`` is not needed: every variant seats the same agents).
 
     ``rollout`` (flat Monte Carlo over greedy playouts, ``agents.rollout`` in the YAML) is accepted
     but not listed in :data:`AGENTS`, which the conformance suite plays through whole games at every

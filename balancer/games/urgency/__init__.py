@@ -26,7 +26,8 @@ to 5), ``set-in-stone.yaml`` (3 cards and their order chosen at setup), ``full-f
 chosen cards in play from the start).
 
 Agents (:mod:`.agents`): random, greedy, expectimax (2 plies), expectimax1. A seat's deck is part
-of its agent name: ``greedy+ibex`` plays the Ibex deck; a plain ``greedy`` plays the config's
+of its agent name: ``greedy+ibex`` plays the Ibex deck (one of the variant's
+``cards.animal_decks``; a variant without cards takes no deck); a plain ``greedy`` plays the config's
 ``default_deck`` (``random``: a deck drawn per game and seat from the game's own chance, so both
 seats of a mirror table see the same draws under every variant). Results carry the deck of each
 seat as ``label_deck`` ("none" without cards).
@@ -63,8 +64,10 @@ from ...core.seeding import game_rngs
 from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
                      play_new_game_no_chance_agents, play_race_fast)
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
-from .rules import (DECK, MASK, MOVE, PH_OVER, PHASE, PICK, PS, ROLL, ROLLV, SCORED, SCORED_TILE, SUP,
-                    TURNS, Rules, apply_decision, compile_rules, decisions, is_legal, new_state, seat_to_move)
+from .narrate import Narrator, cards_of
+from .rules import (DECK, LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PH_OVER, PHASE, PICK_KIND, PS, ROLLV, SCORED,
+                    SCORED_TILE, SUP, TRIGGER, Rules, advance, apply_decision, compile_rules, decide, decisions,
+                    is_legal, new_state, seat_to_move, setup_state, unpack_event)
 from .scoring import METRICS, final_rows
 
 NAME = "urgency"
@@ -73,8 +76,10 @@ DEFAULT_CONFIG = "configs/urgency/standard.yaml"
 MAX_MOVES = 20_000
 _KIND = {"random": RANDOM, "greedy": GREEDY, "expectimax": EXPECTIMAX, "expectimax1": EXPECTIMAX1}
 _DECKS = ANIMAL_DECKS[1:]
+AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', '.join(_DECKS)}; e.g. greedy+ibex"
+"""One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
            "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move"]
 
 
@@ -96,26 +101,32 @@ def compiled(cfg: UrgencyConfig) -> Rules:
     return out
 
 
-def check_agent(name: str) -> str | None:
+def check_agent(name: str, cfg: UrgencyConfig | None = None) -> str | None:
     """An error message for an agent name this game cannot seat, else None. Names are an agent,
-    optionally ``+`` a deck: ``greedy``, ``expectimax+bull``."""
+    optionally ``+`` a deck: ``greedy``, ``expectimax+bull``. With ``cfg``, the deck must be one of
+    the variant's ``cards.animal_decks``, and a variant without rule cards takes no deck."""
     agent, _, deck = name.partition("+")
     if agent not in _KIND or (deck and deck not in _DECKS) or (_ and not deck):
         return (f"unknown agent {name!r}; agents: {', '.join(AGENTS)}, each optionally with +<deck> "
                 f"(decks: {', '.join(_DECKS)}), e.g. greedy+ibex")
+    if deck and cfg is not None:
+        if not cfg.cards.enabled:
+            return (f"agent {name!r}: variant {cfg.variant!r} plays without rule cards (cards.enabled: false), "
+                    f"so a seat has no deck; name the agent without +{deck}")
+        if deck not in cfg.cards.animal_decks:
+            return (f"agent {name!r}: deck {deck!r} is not one of variant {cfg.variant!r}'s cards.animal_decks "
+                    f"({', '.join(cfg.cards.animal_decks)})")
     return None
 
 
 def parse_agent(cfg: UrgencyConfig, name: str) -> tuple[int, int]:
-    """(agent code, deck code or -1 for the config's default) of an agent name; ValueError if unknown."""
-    problem = check_agent(name)
+    """(agent code, deck code or -1 for the config's default) of an agent name; ValueError if
+    :func:`check_agent` refuses it for ``cfg``."""
+    problem = check_agent(name, cfg)
     if problem:
         raise ValueError(problem)
     agent, _, deck = name.partition("+")
     if deck:
-        if cfg.cards.enabled and deck not in cfg.cards.animal_decks:
-            raise ValueError(f"deck {deck!r} is not one of this variant's cards.animal_decks "
-                             f"({', '.join(cfg.cards.animal_decks)})")
         code = ANIMAL_DECKS.index(deck)
     elif cfg.cards.enabled and cfg.default_deck != "random":
         code = ANIMAL_DECKS.index(cfg.default_deck)
@@ -174,10 +185,14 @@ def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | 
     :func:`balancer.core.seeding.game_rngs`). Raises ValueError unless ``n_players`` is 2."""
     _check_players(n_players)
     rules = compiled(cfg)
-    default = -1 if cfg.default_deck == "random" or not cfg.cards.enabled else ANIMAL_DECKS.index(cfg.default_deck)
-    codes = np.array([d if d >= 0 else default for d in decks], np.int64)
     game_rng, _ = game_rngs(seed)
-    return Game(cfg, rules, new_state(rules, codes, game_rng), game_rng)
+    return Game(cfg, rules, new_state(rules, _deck_codes(cfg, decks), game_rng), game_rng)
+
+
+def _deck_codes(cfg: UrgencyConfig, decks: tuple[int, int]) -> np.ndarray:
+    """The seats' deck codes for :func:`~.rules.new_state`: -1 replaced by the config's default deck."""
+    default = -1 if cfg.default_deck == "random" or not cfg.cards.enabled else ANIMAL_DECKS.index(cfg.default_deck)
+    return np.array([d if d >= 0 else default for d in decks], np.int64)
 
 
 def legal_moves(game: Game) -> list[Move]:
@@ -277,11 +292,7 @@ def _seated(cfg: UrgencyConfig, agents: tuple[str, ...]) -> tuple:
 
 def card_names(cfg: UrgencyConfig) -> list[str]:
     """Card id -> "Deck: name" (ids in deck order, as :func:`~.rules.compile_rules` numbers them)."""
-    names = []
-    for deck in ANIMAL_DECKS:
-        spec = cfg.decks.get(deck)
-        names += [f"{deck.title()}: {c.name}" for c in (spec.cards if spec else [])]
-    return names
+    return [name for name, _ in cards_of(cfg)]
 
 
 def draw_board(game: Game) -> str:
@@ -296,53 +307,49 @@ def draw_board(game: Game) -> str:
     return "\n".join(lines)
 
 
-def describe_move(game: Game, move: Move) -> str:
-    """One line of a transcript for ``move`` (before it is applied)."""
-    names = card_names(game.cfg)
-    if move.kind == MOVE:
-        t = move.arg + game.roll
-        what = "enters a token" if move.arg == 0 else f"moves the token on tile {move.arg}"
-        where = "and scores it" if t == SCORED_TILE else f"to tile {t}"
-        return f"rolls {game.roll}, {what} {where}"
-    if move.kind == PICK:
-        return f"chooses the card {names[move.arg]}"
-    if move.kind == ROLL:
-        return "rolls instead of triggering a card"
-    return f"triggers {names[move.arg]} instead of rolling"
+def _take_events(game: Game) -> tuple[list[tuple[int, int, int, int, int]], int]:
+    """The events recorded since the last call (and how many the log had no room for); empties the log."""
+    S = game.state
+    n = int(S[LOG_N])
+    events = [unpack_event(int(x)) for x in S[LOG:LOG + min(n, LOG_CAP)]]
+    S[LOG_N] = 0
+    return events, max(n - LOG_CAP, 0)
 
 
 def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
     """A decision-by-decision account of one game (same decisions as :func:`play_game` with this
-    seed), the board after each token move, then the result."""
+    seed): every roll, decision, card effect, capture, pass and roll again in the order they happen
+    (:class:`~.narrate.Narrator`), the board right after each token move or triggered card, then the
+    result. Turns are numbered for the whole game: seat 1 plays the odd turns, seat 2 the even ones."""
     _check_players(len(agents))
     players = [make_agent(cfg, a) for a in agents]
-    game = new_game(cfg, 2, seed, decks=(players[0].deck, players[1].deck))
-    _, agent_rng = game_rngs(seed)
-    out0 = outcome(game)
-    lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {out0.labels['deck'][s]})"
-                                                   for s, a in enumerate(agents))]
-    shown = [0, 0]            # per seat: the last turn already in the transcript
-
-    def passes(before: tuple[int, int]) -> None:
-        """Lines for the turns (turn, seat) before ``before`` that had no decision."""
-        turns = [int(game.state[q * PS + TURNS]) for q in range(2)]
-        for t, q in sorted((t, q) for q in range(2) for t in range(shown[q] + 1, turns[q] + 1)):
-            if (t, q) < before:
-                lines.append(f"  turn {t:3d} seat {q + 1}: no move (a roll of 0, or no legal move)")
-                shown[q] = t
-
+    rules = compiled(cfg)
+    game_rng, agent_rng = game_rngs(seed)
+    state = setup_state(rules, _deck_codes(cfg, (players[0].deck, players[1].deck)), game_rng)
+    state[LOG_ON] = 1                        # record events; the game itself is the same as new_game's
+    game = Game(cfg, rules, state, game_rng)
+    decks = outcome(game).labels["deck"]
+    lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
+             "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
+             "chosen when the opponent scores is listed under the turn of that score)"]
+    say = Narrator(cfg)
+    advance(state, rules, game_rng)
+    say.events(*_take_events(game))
     while not is_over(game):
         seat = game.seat_to_move
-        turn = int(game.state[seat * PS + TURNS])
         move = players[seat].choose(game, seat, agent_rng)
-        if move.kind != PICK:
-            passes((turn, seat))
-            shown[seat] = turn
-        lines.append(f"  turn {turn:3d} seat {seat + 1}: {describe_move(game, move)}")
-        apply(game, move)
-        if move.kind == MOVE:
-            lines += ["      " + row for row in draw_board(game).splitlines()]
-    passes((1 << 30, 0))
+        if not is_legal_move(game, move):
+            raise ValueError(f"agent {agents[seat]!r} chose the illegal move {move}")
+        say.decision(seat, move.kind, move.arg, game.roll, int(state[PICK_KIND]))
+        decide(state, rules, move.kind, move.arg)
+        say.events(*_take_events(game))
+        if move.kind in (MOVE, TRIGGER):
+            say.flush()
+            say.lines += ["      " + row for row in draw_board(game).splitlines()]
+        advance(state, rules, game_rng)
+        say.events(*_take_events(game))
+    say.flush()
+    lines += say.lines
     out = outcome(game)
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     lines.append("")

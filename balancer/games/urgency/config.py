@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 TRIGGERS: tuple[str, ...] = (
     "always",          # an effect with no trigger: always active while the card is in play
@@ -137,7 +137,8 @@ class Cards(_Strict):
 
     enabled: bool
     mode: Literal["standard", "first_pile_revealed", "set_in_stone", "full_force"] = "standard"
-    animal_decks: list[str] = Field(description="decks a seat may play (the Rosette deck is shared, Setup)")
+    animal_decks: list[str] = Field(min_length=1, description="decks a seat may play, at least one (the Rosette "
+                                    "deck is shared, Setup)")
     rosette_draw: int = Field(ge=1, le=3, description="Rosette cards each player draws; keeps 1 (Setup)")
     discard_at_setup: int = Field(ge=0, le=1, description="cards discarded at random from the deck (Setup)")
     piles: int = Field(ge=1, le=3, description="face-down piles of 2 (Setup)")
@@ -179,8 +180,14 @@ class UrgencyConfig(_Strict):
     cards: Cards
     default_deck: str = Field(description="deck of a seat named without '+deck': 'random' draws one per game "
                               "and seat from cards.animal_decks, else a deck name")
-    decks: dict[str, Deck]
+    decks: dict[str, Deck] = Field(default_factory=dict, description="the Rosette deck and the animal decks, by "
+                                   "name; none (null) in a variant without rule cards")
     agents: Agents
+
+    @field_validator("decks", mode="before")
+    @classmethod
+    def _no_decks(cls, value: object) -> object:
+        return {} if value is None else value     # `decks: null`: a variant without cards drops the decks
 
     @model_validator(mode="after")
     def _check(self) -> "UrgencyConfig":
@@ -189,12 +196,12 @@ class UrgencyConfig(_Strict):
         unknown = set(self.decks) - set(ANIMAL_DECKS)
         if unknown:
             raise ValueError(f"decks: unknown decks {sorted(unknown)}; decks are {', '.join(ANIMAL_DECKS)}")
+        if "rosette" in self.cards.animal_decks:
+            raise ValueError("cards.animal_decks: the Rosette deck is shared, not a seat's animal deck")
         if self.cards.enabled:
             for name in ("rosette", *self.cards.animal_decks):
                 if name not in self.decks:
                     raise ValueError(f"decks: no deck {name!r} (named by cards.animal_decks)")
-            if "rosette" in self.cards.animal_decks:
-                raise ValueError("cards.animal_decks: the Rosette deck is shared, not a seat's animal deck")
             need = self.cards.discard_at_setup + 2 * self.cards.piles
             for name in self.cards.animal_decks:
                 if len(self.decks[name].cards) < need:
@@ -204,8 +211,16 @@ class UrgencyConfig(_Strict):
             if self.default_deck != "random" and self.default_deck not in self.cards.animal_decks:
                 raise ValueError(f"default_deck: {self.default_deck!r} is not 'random' or one of cards.animal_decks")
         lo, hi = self.board.centre
+        top = self.max_roll
         for name, deck in self.decks.items():
             for i, card in enumerate(deck.cards):
+                when, value = card.trigger.when, card.trigger.value
+                if when in ("own_roll", "opponent_roll") and value is not None and value > top:
+                    raise ValueError(f"decks.{name}.cards.{i}.trigger.value: {when} {value} can never happen: "
+                                     f"no roll exceeds {top} with this variant's dice (card {card.name!r})")
+                if when == "land_tile" and value is not None and not 1 <= value <= 14:
+                    raise ValueError(f"decks.{name}.cards.{i}.trigger.value: land_tile names a tile, 1 to 14 "
+                                     f"(card {card.name!r})")
                 if card.effect.do == "attack" and any(not lo <= t <= hi for t in card.effect.tiles):
                     raise ValueError(f"decks.{name}.cards.{i}.effect.tiles: attacks name centre tiles ({lo}-{hi}), "
                                      "the only tiles an opponent's token can be on")
@@ -213,6 +228,20 @@ class UrgencyConfig(_Strict):
         if bad:
             raise ValueError(f"agents.card_priority: unknown effects {sorted(bad)}; effects are {', '.join(EFFECTS)}")
         return self
+
+    @property
+    def max_roll(self) -> int:
+        """The highest roll any player can make: the most dice anyone can roll (``dice``, a deck's
+        ``dice_while_in_play``, a ``dice`` card), and a roll set by a card when such rolls fire roll
+        cards (``cards.forced_rolls_trigger``)."""
+        top = self.dice
+        for deck in self.decks.values():
+            top = max(top, deck.dice_while_in_play or 0)
+            for card in deck.cards:
+                if card.effect.do == "dice" or (self.cards.forced_rolls_trigger and card.effect.do in
+                                                ("set_next_roll", "set_opponent_next_roll")):
+                    top = max(top, card.effect.value)
+        return top
 
     @property
     def player_counts(self) -> list[int]:

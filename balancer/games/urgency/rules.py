@@ -31,6 +31,10 @@ Precedence (the designer's rulings, issue #5):
   by an action loses its roll again (the roll again is granted only if the token is still there);
 - nobody scores the opponent's tokens (moving an opponent's token forward stops at tile 14).
 
+Event log. With ``S[LOG_ON]`` set (transcripts only), the rules record turn starts, rolls, passes,
+card activations with what they did, tokens removed and roll agains (:func:`log_event`), for
+:mod:`.narrate`; in play the flag is 0 and nothing is recorded, and the log never changes a game.
+
 Decisions (the moves of the protocol): MOVE (a token from tile ``arg``, 0 = enter from the supply),
 PICK (card ``arg`` into play / into the order / kept), ROLL and TRIGGER (Eagle: card ``arg``).
 """
@@ -77,7 +81,14 @@ ACTIVE, PHASE, STEP, ROLLV, RA_CARD, RA_TILE, REQ_HEAD, REQ_TAIL, OPT_N, PICKER,
 REQ = G + 17     # 16 pick requests: player + 2 * kind + 16 * last
 OPTS = G + 33    # 8 options (card ids)
 EVQ = G + 41     # 64 queued card activations: owner + 2 * card
-STATE_SIZE = G + 105
+LOG_ON = G + 105  # 1: record what happens in the event log (transcripts only; 0 in play)
+LOG_N = G + 106   # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
+LOG = G + 107     # LOG_CAP events, each packed by :func:`log_event`
+LOG_CAP = 64
+STATE_SIZE = LOG + LOG_CAP
+
+# event log kinds (what :func:`log_event` records, for the transcript's narration)
+LG_TURN, LG_ROLL, LG_NO_MOVE, LG_CARD, LG_REMOVED, LG_AGAIN, LG_IN_PLAY, LG_STOP = range(1, 9)
 
 # rules.params
 P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
@@ -132,6 +143,23 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------ helpers
+
+@nb.njit(cache=True, inline="always")
+def log_event(S, kind, p, c, a, b):
+    """Record an event when ``S[LOG_ON]`` (transcripts): ``kind`` (LG_*), player ``p``, card ``c``
+    and two small numbers ``a``, ``b`` (0-63) whose meaning depends on the kind (:func:`unpack_event`).
+    Nothing is recorded in play, so the log never changes a game."""
+    if S[LOG_ON]:
+        n = S[LOG_N]
+        if n < LOG_CAP:
+            S[LOG + n] = kind | (p << 4) | (c << 5) | (a << 13) | (b << 19)
+        S[LOG_N] = n + 1
+
+
+def unpack_event(x: int) -> tuple[int, int, int, int, int]:
+    """(kind, player, card, a, b) of an event packed by :func:`log_event`."""
+    return x & 15, (x >> 4) & 1, (x >> 5) & 255, (x >> 13) & 63, (x >> 19) & 63
+
 
 @nb.njit(cache=True, inline="always")
 def below(rng, n):
@@ -299,6 +327,7 @@ def remove_token(S, R, p, t):
     S[p * PS + MASK] &= ~(1 << t)
     S[p * PS + SUP] += 1
     S[p * PS + CAPTURED_N] += 1
+    log_event(S, LG_REMOVED, p, 0, t, 0)
     fire(S, R, T_CAPTURED, p, t)
 
 
@@ -362,16 +391,18 @@ def push_token(S, R, p, f, d):
     """Move player ``p``'s token on ``f`` by ``d`` tiles without an attack: it stops on tile 1 at
     the back (nothing moves off the start) and tile 14 at the front (nobody scores an opponent's
     token), and on the free tile nearest the target between there and ``f``. No triggers, no roll
-    again; a token moved off the rosette that earned a roll again loses it."""
+    again; a token moved off the rosette that earned a roll again loses it. Returns the tile it ends
+    on (``f`` if it could not move)."""
     t = min(max(f + d, 1), SCORED_TILE - 1)
     step = 1 if t < f else -1
     while t != f and not free_tile(S, R, p, t):
         t += step
     if t == f:
-        return
+        return f
     S[p * PS + MASK] = (S[p * PS + MASK] & ~(1 << f)) | (1 << t)
     if p == S[ACTIVE] and S[RA_TILE] == f:
         S[RA_TILE] = 0
+    return t
 
 
 @nb.njit(cache=True)
@@ -381,39 +412,58 @@ def apply_effect(S, R, p, c):
     v = R[CB + CF * (c) + F_VAL]
     o = 1 - p
     if e == E_ROLL_AGAIN:
+        log_event(S, LG_CARD, p, c, 1 if p == S[ACTIVE] else 0, 0)
         if p == S[ACTIVE]:
             S[RA_CARD] = 1
     elif e == E_SET_NEXT:
+        log_event(S, LG_CARD, p, c, v, 0)
         S[p * PS + NEXT_ROLL] = v
     elif e == E_SET_OPP_NEXT:
+        log_event(S, LG_CARD, p, c, v, 0)
         S[o * PS + NEXT_ROLL] = v
     elif e == E_CHANGE_ROLL:
         if S[ROLLED]:
+            log_event(S, LG_CARD, p, c, S[ROLLV] + 1, min(max(S[ROLLV] + v, 0), 4))
             S[ROLLV] = min(max(S[ROLLV] + v, 0), 4)
+        else:
+            log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_EXTRA_MOVE:
         f = target_token(S, p, R[CB + CF * (c) + F_TARGET])
         if f > 0:
             if v > 0:
                 t = move_target(S, R, p, f, v, safe_mask(S, R))
+                log_event(S, LG_CARD, p, c, f, max(t, 0))
                 if t >= 0:
                     own_move(S, R, p, f, t, False)
             else:
-                push_token(S, R, p, f, v)
+                log_event(S, LG_CARD, p, c, f, push_token(S, R, p, f, v))
+        else:
+            log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_ATTACK:
         safe = safe_mask(S, R)
         m = R[CB + CF * (c) + F_TILES]
+        hit = 0
         for t in range(1, SCORED_TILE):
             if (m >> t) & 1 and in_centre(R, t) and (S[o * PS + MASK] >> t) & 1 and not (safe >> t) & 1:
+                hit |= 1 << t
+        log_event(S, LG_CARD, p, c, popcount(hit), 0)
+        for t in range(1, SCORED_TILE):
+            if (hit >> t) & 1:
                 S[p * PS + CAPT] += 1
                 remove_token(S, R, o, t)
     elif e == E_MOVE_OPP:
         f = target_token(S, o, R[CB + CF * (c) + F_TARGET])
         if f > 0:
-            push_token(S, R, o, f, v)
+            log_event(S, LG_CARD, p, c, f, push_token(S, R, o, f, v))
+        else:
+            log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_REENTER:
         if S[p * PS + SUP] > 0 and free_tile(S, R, p, v):
+            log_event(S, LG_CARD, p, c, v, 0)
             S[p * PS + SUP] -= 1
             S[p * PS + MASK] |= 1 << v
+        else:
+            log_event(S, LG_CARD, p, c, 0, 0)
 
 
 @nb.njit(cache=True)
@@ -460,6 +510,7 @@ def unlock(S, R, p):
     if S[b + OPPSC] > R[P_UNLOCK]:
         return
     if S[b + QUSED] < S[b + NQUEUE]:
+        log_event(S, LG_IN_PLAY, p, S[b + QUEUE + S[b + QUSED]], 0, 0)
         put_in_play(S, R, p, S[b + QUEUE + S[b + QUSED]])
         S[b + QUSED] += 1
     elif S[b + NEXTPILE] < R[P_PILES]:
@@ -578,10 +629,18 @@ def instead_cards(S, R, p, out):
 
 @nb.njit(cache=True)
 def new_state(R, decks, rng):
+    """:func:`setup_state`, then advanced to the first decision."""
+    S = setup_state(R, decks, rng)
+    advance(S, R, rng)
+    return S
+
+
+@nb.njit(cache=True)
+def setup_state(R, decks, rng):
     """A game after Setup: ``decks`` (int64[2]) the deck code of each seat, -1 = drawn at random
     from the animal decks. Shuffles each deck, discards, deals the piles, draws the Rosette cards
-    and queues the setup decisions; then advances to the first decision. Seat 1 moves first (the
-    rulebook's random first player is the runner's seat rotation)."""
+    and queues the setup decisions (call :func:`advance` for the first decision). Seat 1 moves first
+    (the rulebook's random first player is the runner's seat rotation)."""
     S = np.zeros(STATE_SIZE, np.int64)
     prm = R
     for p in range(2):
@@ -633,7 +692,6 @@ def new_state(R, decks, rng):
     S[SAFEM] = prm[P_SAFE]
     S[STEP] = ST_SETUP
     S[ACTIVE] = 0
-    advance(S, R, rng)
     return S
 
 
@@ -656,6 +714,7 @@ def roll_dice(S, R, rng):
         r = popcount(below(rng, 1 << n))
     S[ROLLV] = r
     S[ROLLED] = 1
+    log_event(S, LG_ROLL, p, 0, r, 1 if forced else 0)
     if R[P_CARDS] and (not forced or R[P_FORCED_TRIG]):
         fire_both(S, R, T_OWN_ROLL, T_OPP_ROLL, r)
         resolve(S, R)
@@ -679,9 +738,11 @@ def advance(S, R, rng):
             p = S[ACTIVE]
             if S[TOTAL_TURNS] >= prm[P_MAX_TURNS]:
                 S[PHASE] = PH_OVER
+                log_event(S, LG_STOP, p, 0, 0, 0)
                 return
             S[TOTAL_TURNS] += 1
             S[p * PS + TURNS] += 1
+            log_event(S, LG_TURN, p, 0, 0, 0)
             S[RA_CARD] = 0
             S[RA_TILE] = 0
             S[ROLLED] = 0
@@ -704,11 +765,15 @@ def advance(S, R, rng):
             if has_move(S, R):
                 S[PHASE] = PH_MOVE
                 return
+            log_event(S, LG_NO_MOVE, S[ACTIVE], 0, S[ROLLV], 0)
         else:   # ST_END
             if end_if_won(S, R):
                 return
             p = S[ACTIVE]
-            ra = S[RA_CARD] > 0 or (S[RA_TILE] > 0 and (S[p * PS + MASK] >> S[RA_TILE]) & 1)
+            by_tile = S[RA_TILE] > 0 and (S[p * PS + MASK] >> S[RA_TILE]) & 1
+            ra = S[RA_CARD] > 0 or by_tile
+            if ra:
+                log_event(S, LG_AGAIN, p, 0, S[RA_TILE] if by_tile else 0, 1 if S[RA_CARD] > 0 else 0)
             S[RA_CARD] = 0
             S[RA_TILE] = 0
             S[ROLLED] = 0
@@ -759,6 +824,14 @@ def is_legal(S, R, kind, arg):
 @nb.njit(cache=True)
 def apply_decision(S, R, kind, arg, rng):
     """Play a legal decision and advance to the next one (mutates ``S``)."""
+    decide(S, R, kind, arg)
+    advance(S, R, rng)
+
+
+@nb.njit(cache=True)
+def decide(S, R, kind, arg):
+    """Play a legal decision and what it sets off (a capture, landing cards, a triggered card), but
+    not the game's own steps after it (:func:`advance`): the state right after the decision."""
     ph = S[PHASE]
     if ph == PH_MOVE:
         p = S[ACTIVE]
@@ -779,7 +852,6 @@ def apply_decision(S, R, kind, arg, rng):
             resolve(S, R)
             S[STEP] = ST_END
     S[PHASE] = PH_MOVE
-    advance(S, R, rng)
 
 
 @nb.njit(cache=True)

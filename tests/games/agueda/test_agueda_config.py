@@ -26,12 +26,27 @@ def write(tmp_path: Path, body: str) -> Path:
     ("solo: {difficulty: nightmare}\n", "'nightmare' is not on the end card"),
     ("market: {lines: [{cells: [[1, 1], [1, 2], [1, 3], [2, 1]]}]}\n", "no entry for it"),
     ("players: [2, 6]\n", "players"),
+    # start money the bank cannot give: 2 coins each for up to 5 players need 10
+    ("coins: {bank: 1, start: 2}\n", "coins.start: 5 player(s) taking 2 coins each need 10, more than the bank's 1"),
+    ("coins: {bank: 9}\n", "coins.start"),
+    ("players: [1, 2]\ncoins: {bank: 3}\n", "coins.start: 2 player(s) taking 2 coins each need 4"),
 ])
 def test_bad_values_name_the_key(tmp_path, body, needle):
     with pytest.raises(ConfigError) as err:
         load_config(write(tmp_path, body))
     # the message names the file that set the key (the variant, or v1.yaml for an inherited key)
     assert needle in str(err.value) and ("variant.yaml" in str(err.value) or "v1.yaml" in str(err.value))
+
+
+def test_a_bank_that_covers_every_start_is_accepted(tmp_path):
+    assert load_config(write(tmp_path, "coins: {bank: 10}\n")).coins.bank == 10     # 5 players x 2 = 10
+
+
+def test_the_empty_bank_is_an_assumed_value():
+    from balancer.config import assumed_notes, resolve_yaml
+
+    notes = [n for n in assumed_notes(resolve_yaml(V1).data) if n.startswith("coins:")]
+    assert len(notes) == 1 and "bank cannot pay" in notes[0]
 
 
 def test_cli_exits_2_on_a_bad_config(tmp_path):

@@ -82,7 +82,7 @@ def test_pick_umbrellas_three_line_needs_a_coin(ag_cfg):
 
 
 def test_pick_umbrellas_empty_bank_pays_nothing(ag_cfg):
-    """coins.empty_bank (assumed): a 1-umbrella line with the bank empty gains no coin."""
+    """coins (assumed, the empty bank): a 1-umbrella line with the bank empty gains no coin."""
     game = position(ag_cfg)
     game.state.g[G_BANK] = 0
     ag.apply(game, ag.Move(0, 0, market_line(game, 0)))

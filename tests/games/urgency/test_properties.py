@@ -21,12 +21,17 @@ CONFIGS = {v: load_config(ROOT / "configs" / "urgency" / f"{v}.yaml") for v in V
 AGENTS = [f"{a}+{d}" for a in ("random", "greedy") for d in ("ibex", "bull", "lion", "tortoise", "eagle", "lizard")]
 
 
+def seated(cfg, names: list[str]) -> list[str]:
+    """The agent names for ``cfg``: without cards a seat has no deck, so the ``+deck`` is dropped."""
+    return names if cfg.cards.enabled else [n.partition("+")[0] for n in names]
+
+
 @settings(max_examples=60, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32), a=st.sampled_from(AGENTS),
        b=st.sampled_from(AGENTS))
 def test_tokens_conserved_and_games_end(variant, seed, a, b):
     cfg = CONFIGS[variant]
-    players = [urgency.make_agent(cfg, a), urgency.make_agent(cfg, b)]
+    players = [urgency.make_agent(cfg, name) for name in seated(cfg, [a, b])]
     game = urgency.new_game(cfg, 2, game_seed(seed, 0), decks=(players[0].deck, players[1].deck))
     _, rng = game_rngs(game_seed(seed, 0))
     for _ in range(urgency.MAX_MOVES):
@@ -50,6 +55,7 @@ def test_fast_path_matches_stepping(variant):
     """play_game (one compiled call) and the step-by-step protocol play the same game with decks."""
     cfg = CONFIGS[variant]
     for seed, table in ((1, ["greedy+bull", "expectimax+eagle"]), (2, ["random+tortoise", "greedy+lion"])):
+        table = seated(cfg, table)
         players = [urgency.make_agent(cfg, a) for a in table]
         game = urgency.new_game(cfg, 2, game_seed(seed, 0), decks=(players[0].deck, players[1].deck))
         _, rng = game_rngs(game_seed(seed, 0))

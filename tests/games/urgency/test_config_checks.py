@@ -1,0 +1,106 @@
+"""Bad Urgency input refused up front: decks a variant lacks, an empty deck list, impossible roll
+triggers, and the no-cards variant's assumptions (no card texts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from balancer.cli import app
+from balancer.config import assumed_notes, load_config, resolve_yaml
+from balancer.games import urgency
+from balancer.games.urgency.config import UrgencyConfig
+from balancer.sim.runner import RunRequestError, check_run
+
+ROOT = Path(__file__).resolve().parents[3]
+STANDARD = ROOT / "configs" / "urgency" / "standard.yaml"
+NO_CARDS = ROOT / "configs" / "urgency" / "no-cards.yaml"
+
+
+def _two_decks(tmp_path: Path) -> Path:
+    cfg = tmp_path / "two-decks.yaml"
+    cfg.write_text(f"extends: {STANDARD}\nvariant: two-decks\ncards: {{animal_decks: [ibex, bull]}}\n")
+    return cfg
+
+
+def _data(**cards) -> dict:
+    data = resolve_yaml(STANDARD).data
+    data["cards"] = {**data["cards"], **cards}
+    return data
+
+
+def test_a_deck_the_variant_does_not_use_is_refused_before_any_game(tmp_path):
+    cfg = load_config(_two_decks(tmp_path))
+    assert urgency.check_agent("greedy+ibex", cfg) is None
+    assert "not one of variant 'two-decks'" in urgency.check_agent("greedy+lion", cfg)
+    with pytest.raises(RunRequestError, match="lion"):
+        check_run(urgency, cfg, ["greedy+lion", "greedy"], 10, 1)
+
+
+@pytest.mark.parametrize("command", [["run", "--games", "2"], ["play"]])
+def test_cli_refuses_a_missing_deck_with_exit_2(tmp_path, command):
+    cfg = _two_decks(tmp_path)
+    out = tmp_path / "out"
+    extra = ["--out", str(out)] if command[0] == "run" else []
+    result = CliRunner().invoke(app, [command[0], str(cfg), "--agents", "greedy+lion,greedy", *command[1:], *extra])
+    assert result.exit_code == 2, result.output
+    assert "lion" in result.output + (result.stderr or "") and not out.exists()
+
+
+def test_a_deck_on_a_variant_without_cards_is_refused():
+    plain = load_config(NO_CARDS)
+    msg = urgency.check_agent("greedy+ibex", plain)
+    assert "without rule cards" in msg and "+ibex" in msg
+    assert urgency.check_agent("greedy", plain) is None
+    with pytest.raises(ValueError, match="without rule cards"):
+        urgency.make_agent(plain, "random+bull")
+
+
+@pytest.mark.parametrize("decks,match", [([], "at least 1"), (["rosette"], "Rosette deck is shared"),
+                                         (["ibex", "rosette"], "Rosette deck is shared")])
+def test_animal_decks_needs_a_real_animal_deck(decks, match):
+    with pytest.raises(ValidationError, match=match):
+        UrgencyConfig.model_validate(_data(animal_decks=decks))
+    with pytest.raises(ValidationError, match=match):      # also in a variant without cards
+        UrgencyConfig.model_validate(_data(animal_decks=decks, enabled=False))
+
+
+def test_a_roll_trigger_no_roll_can_meet_is_refused_with_its_key_path():
+    data = resolve_yaml(STANDARD).data
+    data["decks"]["ibex"]["cards"][2]["trigger"] = {"when": "own_roll", "value": 7}
+    with pytest.raises(ValidationError, match=r"decks\.ibex\.cards\.2\.trigger\.value: own_roll 7 can never happen"):
+        UrgencyConfig.model_validate(data)
+    # 4 is the highest roll of the standard dice (4 binary dice): still accepted
+    data["decks"]["ibex"]["cards"][2]["trigger"] = {"when": "opponent_roll", "value": 4}
+    UrgencyConfig.model_validate(data)
+    # 2 dice, the Tortoise's deck rule off and its dice card naming 2: no roll exceeds 2, so 3 is refused
+    data["dice"] = 2
+    data["decks"]["tortoise"]["dice_while_in_play"] = None
+    for c in data["decks"]["tortoise"]["cards"]:
+        if c["effect"]["do"] == "dice":
+            c["effect"]["value"] = 2
+    # the published Ibex card (the opponent's 4) then names a roll nobody can make
+    with pytest.raises(ValidationError, match=r"decks\.ibex\.cards\.0\.trigger\.value: opponent_roll 4 .* exceeds 2"):
+        UrgencyConfig.model_validate(data)
+    data["dice"] = 4
+    assert UrgencyConfig.model_validate(data).max_roll == 4
+
+
+def test_the_no_cards_variant_carries_no_card_assumptions():
+    notes = assumed_notes(resolve_yaml(NO_CARDS).data)
+    assert notes and not any(n.startswith(("decks.", "cards")) for n in notes)
+    assert any(n.startswith("decks.") for n in assumed_notes(resolve_yaml(STANDARD).data))
+    plain = load_config(NO_CARDS)
+    assert plain.decks == {} and not plain.cards.enabled
+    assert urgency.play_game(plain, ["greedy", "random"], 3).labels == {"deck": ["none", "none"]}
+
+
+def test_the_agent_note_names_every_deck_and_each_is_a_valid_suffix():
+    std = load_config(STANDARD)
+    for deck in ("ibex", "bull", "lion", "tortoise", "eagle", "lizard"):
+        assert deck in urgency.AGENT_NOTE
+        assert urgency.check_agent(f"expectimax1+{deck}", std) is None
+    assert "rosette" not in urgency.AGENT_NOTE and "+<deck>" in urgency.AGENT_NOTE
