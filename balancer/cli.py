@@ -145,6 +145,7 @@ def games() -> None:
             module = get_game(name)
             agents = ", ".join(getattr(module, "AGENTS", ())) or "?"
             extra = ", ".join(getattr(module, "EXTRA_AGENTS", ()))
+            agents += f" ({module.AGENT_NOTE})" if getattr(module, "AGENT_NOTE", "") else ""
         except Exception as exc:  # a game being written must not break the listing
             typer.echo(f"{name}: not available ({exc})")
             continue
@@ -154,6 +155,20 @@ def games() -> None:
             typer.echo("  (no configs found under configs/{name}/)".format(name=name))
         for path in configs:
             typer.echo(f"  {path}  {_describe_yaml(path)}")
+
+
+def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
+    """The player count of a command: ``--players`` if given (at least 1), else the length of an
+    ``--agents`` list, else the variant's only supported count, else ``fallback``."""
+    if players is not None:
+        if players < 1:
+            _fail(f"--players: must be at least 1, got {players}")
+        return players
+    names = [a for a in agents.split(",") if a.strip()]
+    if len(names) > 1:
+        return len(names)
+    counts = getattr(cfg, "player_counts", None) or []
+    return counts[0] if len(counts) == 1 else fallback
 
 
 def _extends(path: Path) -> str | None:
@@ -275,7 +290,7 @@ def _validate_study(path: Path) -> None:
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: int = typer.Option(4, "--players", "-p", help="Number of players (seats) per game."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
     n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
     agents: str = typer.Option("greedy", "--agents", "-a",
                                help="Agents: one name for every seat, or a comma list with exactly one per "
@@ -315,8 +330,7 @@ def run(
                                      seat_win_rates)
 
     cfg, module = _load(config)
-    if players < 1:
-        _fail(f"--players: must be at least 1, got {players}")
+    players = _players(players, agents, cfg, 4)
     try:
         seats = parse_agents(agents, players)
         check_run(module, cfg, seats, n_games, seed, jobs, chunk_size, source=str(config))
@@ -466,7 +480,7 @@ def score(
 @app.command()
 def play(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: int = typer.Option(2, "--players", "-p", help="Number of players (seats)."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) [default: the number of --agents when a list is given, else the variant's only player count, else 2]."),
     seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed), 0 to 2^63-1."),
     agents: str = typer.Option("greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."),
     game_index: int = typer.Option(0, "--game-index", min=0,
@@ -480,8 +494,7 @@ def play(
     from balancer.sim.runner import RunRequestError, check_run, parse_agents
 
     cfg, module = _load(config)
-    if players < 1:
-        _fail(f"--players: must be at least 1, got {players}")
+    players = _players(players, agents, cfg, 2)
     try:
         seats = parse_agents(agents, players)
         check_run(module, cfg, seats, 1, seed, source=str(config))
@@ -497,7 +510,7 @@ def play(
 def compare(
     config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
     config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
-    players: int = typer.Option(4, "--players", "-p", help="Number of players (seats) per game."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
     n_games: int = typer.Option(1000, "--games", "-n", help="Games per variant (at least 1); both variants "
                                                            "play the same game seeds."),
     agents: str = typer.Option("greedy", "--agents", "-a",
@@ -521,10 +534,9 @@ def compare(
     from balancer.report.compare import render_comparison
     from balancer.sim.runner import GamesFailedError, ResultsExistError
 
-    for path in (config_a, config_b):
-        _load(path)  # exit 2 with file and key path on a bad config
-    if players < 1:
-        _fail(f"--players: must be at least 1, got {players}")
+    cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
+    _load(config_b)
+    players = _players(players, agents, cfg_a, 4)
     name = default_compare_names(config_a, config_b, players)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
