@@ -180,8 +180,6 @@ class Workspace(NamedTuple):
     v_p: np.ndarray
     v_tadj: np.ndarray
     b_start: np.ndarray
-    cadj: np.ndarray
-    ctop: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
@@ -427,16 +425,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             i = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
             adjcl[i] |= np.uint64(1) << np.uint64(j)
             x &= x - np.uint64(1)
-    # cadj[c]: tiles in the clusters that empty cell c touches
-    cadj = ws.cadj
-    for c in range(cells):
-        a = adjcl[c]
-        t_ = 0
-        while a:
-            j = popcount((a & (~a + np.uint64(1))) - np.uint64(1))
-            t_ += comp_size[j]
-            a &= a - np.uint64(1)
-        cadj[c] = t_
     cur_r, cur_c, cur_p, cur_i = score_masks(R, C, P, I, geo, sp)
     iso_c = C & ~spread(C, geo)
     lonely_p = P & ~spread(R | C, geo)
@@ -775,15 +763,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             star_on = five and cs >= 0
             if star_on:
                 cell[k] = cs
-            # ctop[m]: at most how many cluster tiles m residential cells of this placement can join
-            ctop = ws.ctop
-            nl = k + (1 if cs >= 0 else 0)
-            for j in range(nl):
-                top[j] = cadj[rules.pl_cells[p, j]] if j < k else cadj[cs]
-            _sort_desc(top, nl)
-            ctop[0] = 0
-            for j in range(nl):
-                ctop[j + 1] = min(t_adj, ctop[j] + int(top[j]))
             # pairs inside the placement: touching cells (commercial isolation), shared rows and
             # columns (park), so a prefix's bound can drop what two of its own tiles cannot both earn
             nloc = k + (1 if star_on else 0)
@@ -818,7 +797,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 else:
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
                 if min(mr_, nn) > 0:
-                    base += rb_tab[min(mr_, nn) + ctop[min(mr_, nn)]]
+                    base += rb_tab[min(mr_, nn) + t_adj]
                 if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
                     continue
                 cm0 = 0
@@ -914,12 +893,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                                                        cc_adj, cc_n) - cur_r)
                         memo_r[lr] = g_r
                         memo_stamp[lr] = stamp
-                    # the bound again with this assignment's exact residential gain in place of rb_tab's
-                    if lr != 0:
-                        tight_v = base + partial + wr * g_r - rb_tab[min(mr_, nn) + ctop[min(mr_, nn)]]
-                        if tight_v < best_val - EPS or (tight_v <= best_val + EPS and sec < best_sec):
-                            q += 1
-                            continue
                     # commercial §6.2
                     g_c = 0.0
                     if mC:
@@ -1075,7 +1048,7 @@ def workspace(rules, cells):
         np.zeros(32, np.int64),                     # memo_stamp
         np.zeros(5, np.int64),                      # dist
         np.zeros(5, np.int64),                      # cell
-        np.zeros(5),                                # top
+        np.zeros(4),                                # top
         np.zeros((5, 5)),                           # U
         np.zeros(5, np.int64),                      # adjloc
         np.zeros(5),                                # iso_b
@@ -1097,8 +1070,6 @@ def workspace(rules, cells):
         np.zeros(per_shape, np.int64),              # v_p
         np.zeros(per_shape, np.int64),              # v_tadj
         np.zeros(BUCKETS + 2, np.int64),            # b_start
-        np.zeros(cells, np.int64),                  # cadj
-        np.zeros(6, np.int64),                      # ctop
     )
 
 
