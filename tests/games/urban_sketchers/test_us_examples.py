@@ -392,13 +392,9 @@ def test_majority_tie_examples():
     assert majority_points([0, 0], (9, 5, 2)) == [0, 0]
 
 
-def test_final_scoring_by_hand(us_cfg):
-    """End of the Game 1-5 on a hand-set 3-player position.
-    Seat 1: themes 2/1/1/1 (a set: 7), Prestige space 3, 12 money + 3 resources + an unpublished
-      2-card sketchbook (2 money) = 17 -> 3 points, 16 publishing points.
-    Seat 2: themes 2/0/0/3; seat 3: themes 0/1/0/0.
-    Majorities: urban 2, 2, 0 -> seats 1, 2 tie: 7 each; gastronomy 1, 0, 1 -> seats 1, 3: 7 each;
-    monuments 1, 0, 0 -> seat 1: 9; folklore 1, 3, 0 -> seat 2: 9, seat 1: 5."""
+def final_scoring_position(us_cfg):
+    """The hand-set 3-player end-of-game position of test_final_scoring_by_hand (also scored as text
+    by test_us_rules.test_score_command_agrees_with_final_scoring)."""
     s = position(us_cfg, 3)
     s.th_up[0], s.th_down[0] = [1, 1, 1, 0], [1, 0, 0, 1]
     s.th_up[1] = [2, 0, 0, 3]
@@ -406,6 +402,17 @@ def test_final_scoring_by_hand(us_cfg):
     s.prestige[0] = 3
     s.money[0], s.bp[0], s.vp[0] = 12, [0, 1, 2], 16
     s.books[0][1] = [take_from_deck(s, 0), take_from_deck(s, 1)]
+    return s
+
+
+def test_final_scoring_by_hand(us_cfg):
+    """End of the Game 1-5 on a hand-set 3-player position.
+    Seat 1: themes 2/1/1/1 (a set: 7), Prestige space 3, 12 money + 3 resources + an unpublished
+      2-card sketchbook (2 money) = 17 -> 3 points, 16 publishing points.
+    Seat 2: themes 2/0/0/3; seat 3: themes 0/1/0/0.
+    Majorities: urban 2, 2, 0 -> seats 1, 2 tie: 7 each; gastronomy 1, 0, 1 -> seats 1, 3: 7 each;
+    monuments 1, 0, 0 -> seat 1: 9; folklore 1, 3, 0 -> seat 2: 9, seat 1: 5."""
+    s = final_scoring_position(us_cfg)
     comps = final_components(s)
     assert comps["sets"] == [7, 0, 0]
     assert comps["majorities"] == [7 + 7 + 9 + 5, 7 + 9, 7]

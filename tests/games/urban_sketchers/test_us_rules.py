@@ -210,15 +210,9 @@ def test_bad_card_is_refused_with_its_key(tmp_path):
 def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     """`balancer score` on end-of-game holdings: the position of test_final_scoring_by_hand written
     as text (money 12 + 2 from the unpublished sketchbook) gives the same components."""
-    from test_us_examples import take_from_deck
+    from test_us_examples import final_scoring_position
     from balancer.games.urban_sketchers.scoring import final_components
-    s = position(us_cfg, 3)
-    s.th_up[0], s.th_down[0] = [1, 1, 1, 0], [1, 0, 0, 1]
-    s.th_up[1] = [2, 0, 0, 3]
-    s.th_up[2] = [0, 1, 0, 0]
-    s.prestige[0] = 3
-    s.money[0], s.bp[0], s.vp[0] = 12, [0, 1, 2], 16
-    s.books[0][1] = [take_from_deck(s, 0), take_from_deck(s, 1)]
+    s = final_scoring_position(us_cfg)
     comps = final_components(s)
     text = ("vp=16 prestige=3 money=14 resources=3 themes=2,1,1,1   # seat 1\n"
             "vp=0 prestige=0 money=0 resources=0 themes=2,0,0,3\n\n"
