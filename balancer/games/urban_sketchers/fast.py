@@ -8,14 +8,15 @@ The readable engine stays the reference; this module is its translation for spee
 and are not translated: a game starts from a reference state copied in (:func:`load`) and its
 final state is copied back (:func:`to_reference`) for :func:`.outcome`.
 
-The state (:class:`FastState`) is one int64 buffer with named views: the table's and players'
-numbers as the reference's lists, variable-length lists as an array plus a count (``bp``/``bp_n``
-Backpack in order of arrival, ``hand``/``hand_n`` in order of arrival, ``books``/``books_n`` and
-``btiles``/``btiles_n`` per seat and sketchbook, the deck, discards, bonus bag and its discards
-with their counts in ``g``), the scalars in ``g`` (``G_*``), the statistics in ``st`` (``ST_*``) and
-``st_actions``/``st_colours``/``st_imp``. Copying a state for a look-ahead is one copy of the
-buffer into a preallocated scratch state (:func:`copy_state`). A move is ``(kind, a, b, c)`` as in
-the reference (``rules.K_*``).
+The state is one int64 buffer ``S`` (:func:`state_shapes` lists its fields; :func:`views` names
+them for Python code): the reference's numbers and lists, variable-length lists as an array plus a
+count (the Backpack and the hand in order of arrival, each sketchbook's cards and bonus tiles; the
+deck, discards, bonus bag and its discards with their counts among the scalars), the scalars first
+(``S[G_*]``), then the statistics. The variant is a :class:`Layout` of ints (rule numbers, widths,
+and the offsets of the fields in ``S`` and of the rule tables in the int64 array ``T``), so a
+compiled call passes two arrays and a tuple of ints (a tuple of many arrays costs a reference count
+per array per call). Copying a state for a look-ahead is one buffer copy into a preallocated
+scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the reference (``rules.K_*``).
 """
 
 from __future__ import annotations
@@ -54,25 +55,24 @@ AGENT_KINDS = {"random": 0, "greedy": 1}
 TIE = 1e-9   # agents.TIE
 
 
-class FastRules(NamedTuple):
-    """:class:`.rules.Rules` as ints and int64 arrays (lists of lists padded)."""
+class Layout(NamedTuple):
+    """A variant compiled for a player count, as ints only (numba passes it without reference
+    counting): the rule numbers of :class:`.rules.Rules`, the offsets ``t_*`` of its tables in the
+    int64 rule table ``T`` (:func:`compile_fast`), the offsets ``o_*`` of the fields in a state
+    buffer ``S`` (``g`` at 0, so ``S[G_*]`` are the scalars) and the padded widths."""
 
     n: int
     first_player: int
     n_white: int
+    n_dice: int
     faces: int
-    action_colour: np.ndarray   # [4]
     n_supply: int
     spaces: int
-    nbr: np.ndarray             # [spaces, max degree] neighbours, sorted, padded -1
-    nbr_n: np.ndarray           # [spaces]
-    dist: np.ndarray            # [spaces, spaces]
-    next_step: np.ndarray       # [spaces, spaces]
     step_money: int
     pick_money: int
     max_cards: int
     max_tiles: int
-    extra_card_money: np.ndarray
+    tiles_w: int        # btiles row width (max_tiles, at least 1)
     bonus_money: int
     efficient: int
     books: int
@@ -80,39 +80,95 @@ class FastRules(NamedTuple):
     fund_per_pub: int
     fund_all: int
     fund_flip: int
-    vp: np.ndarray
     money_per_card: int
     beyond_money: int
     money_tile: int
-    prestige_points: np.ndarray
-    prestige_reward: np.ndarray
     prestige_overflow: int
-    published_reward: np.ndarray
     reward_money: int
     improvement_money: int
     slots: int
-    travel_discount: np.ndarray  # [3] by improvement level
-    sketch_bonus: np.ndarray
-    prestige_extra: np.ndarray
-    funding_extra: np.ndarray
-    funding_tiles: np.ndarray
-    supply_extra: np.ndarray
     display: int
-    tile_kind: np.ndarray
-    pairs: np.ndarray            # [pairs, 3]: space, space, benefit
     funding_space: int
     end_total: int
     max_rounds: int
     backpack: int
     n_cards: int
-    cost: np.ndarray             # [cards, 4]
-    discount: np.ndarray
-    bonus: np.ndarray
-    region: np.ndarray
-    themes: np.ndarray           # [cards, max icons] padded -1
-    themes_n: np.ndarray
+    n_tiles: int
     n_regions: int
-    max_moves: int               # rows of a legal-move buffer that always suffice
+    n_pairs: int
+    n_prestige: int     # spaces of the Prestige track (its last is n_prestige - 1)
+    n_published: int    # entries of the Published track's reward table
+    nbr_w: int
+    themes_w: int
+    max_moves: int      # rows of a legal-move buffer that always suffice
+    size: int           # int64s in a state buffer
+    # rule tables in T
+    t_action_colour: int
+    t_nbr: int
+    t_nbr_n: int
+    t_dist: int
+    t_next: int
+    t_extra: int
+    t_vp: int
+    t_pp: int
+    t_prew: int
+    t_pubrew: int
+    t_travel_disc: int
+    t_sketch_bonus: int
+    t_prestige_extra: int
+    t_funding_extra: int
+    t_funding_tiles: int
+    t_supply_extra: int
+    t_tile_kind: int
+    t_pairs: int
+    t_cost: int
+    t_discount: int
+    t_bonus: int
+    t_region: int
+    t_themes: int
+    t_themes_n: int
+    # state fields in S
+    o_dice: int
+    o_dcol: int
+    o_dused: int
+    o_occ: int
+    o_cuser: int
+    o_cval: int
+    o_sup_tile: int
+    o_sup_occ: int
+    o_theme_at: int
+    o_deck: int
+    o_discard: int
+    o_board: int
+    o_bag: int
+    o_display: int
+    o_bdiscard: int
+    o_reserve: int
+    o_theme_supply: int
+    o_imp_supply: int
+    o_money: int
+    o_bp: int
+    o_bp_n: int
+    o_hand: int
+    o_hand_n: int
+    o_books: int
+    o_books_n: int
+    o_btiles: int
+    o_btiles_n: int
+    o_vp: int
+    o_prestige: int
+    o_pubs: int
+    o_th_up: int
+    o_th_down: int
+    o_opp: int
+    o_imp: int
+    o_pos: int
+    o_s_fee: int
+    o_x_allowed: int
+    o_st: int
+    o_st_actions: int
+    o_st_colours: int
+    o_st_imp: int
 
 
 class FastWeights(NamedTuple):
@@ -132,104 +188,13 @@ class FastWeights(NamedTuple):
     card_base: np.ndarray
 
 
-class FastState(NamedTuple):
-    """A game in progress: views into ``buf`` (see the module docstring)."""
-
-    buf: np.ndarray
-    g: np.ndarray
-    dice: np.ndarray
-    dcol: np.ndarray
-    dused: np.ndarray
-    occ: np.ndarray
-    cuser: np.ndarray
-    cval: np.ndarray
-    sup_tile: np.ndarray
-    sup_occ: np.ndarray
-    theme_at: np.ndarray
-    deck: np.ndarray
-    discard: np.ndarray
-    board: np.ndarray
-    bag: np.ndarray
-    display: np.ndarray
-    bdiscard: np.ndarray
-    reserve: np.ndarray
-    theme_supply: np.ndarray
-    imp_supply: np.ndarray
-    money: np.ndarray
-    bp: np.ndarray
-    bp_n: np.ndarray
-    hand: np.ndarray
-    hand_n: np.ndarray
-    books: np.ndarray
-    books_n: np.ndarray
-    btiles: np.ndarray
-    btiles_n: np.ndarray
-    vp: np.ndarray
-    prestige: np.ndarray
-    pubs: np.ndarray
-    th_up: np.ndarray
-    th_down: np.ndarray
-    opp: np.ndarray
-    imp: np.ndarray
-    pos: np.ndarray
-    s_fee: np.ndarray
-    x_allowed: np.ndarray
-    st: np.ndarray
-    st_actions: np.ndarray
-    st_colours: np.ndarray
-    st_imp: np.ndarray
+def _padded(rows) -> tuple[list[list[int]], list[int], int]:
+    width = max([len(x) for x in rows] + [1])
+    return [list(x) + [-1] * (width - len(x)) for x in rows], [len(x) for x in rows], width
 
 
-def _i64(x) -> np.ndarray:
-    return np.asarray(x, dtype=np.int64)
-
-
-def _padded(rows, width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    width = max([len(x) for x in rows] + [1]) if width is None else width
-    out = np.full((len(rows), width), -1, np.int64)
-    for i, x in enumerate(rows):
-        out[i, :len(x)] = x
-    return out, _i64([len(x) for x in rows])
-
-
-def fast_rules(r: Rules) -> FastRules:
-    """The reference's compiled variant as :class:`FastRules`."""
-    nbr, nbr_n = _padded(r.neighbours)
-    themes, themes_n = _padded(r.themes)
-    dice = 4 + r.n_white
-    n_pairs = len(r.pairs)
-    max_moves = (dice * (8 * r.books + r.n_supply) + n_pairs * max(3, r.books * r.display) + r.books * r.n_cards * 11
-                 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
-    return FastRules(
-        n=r.n, first_player=r.first_player, n_white=r.n_white, faces=r.faces, action_colour=_i64(r.action_colour),
-        n_supply=r.n_supply, spaces=r.spaces, nbr=nbr, nbr_n=nbr_n, dist=_i64(r.dist), next_step=_i64(r.next_step),
-        step_money=r.step_money, pick_money=r.pick_money, max_cards=r.max_cards, max_tiles=r.max_tiles,
-        extra_card_money=_i64(r.extra_card_money), bonus_money=r.bonus_money, efficient=r.efficient, books=r.books,
-        fund_money=r.fund_money, fund_per_pub=r.fund_per_pub, fund_all=int(r.fund_all), fund_flip=r.fund_flip,
-        vp=_i64(r.vp), money_per_card=r.money_per_card, beyond_money=r.beyond_money, money_tile=r.money_tile,
-        prestige_points=_i64(r.prestige_points), prestige_reward=_i64(r.prestige_reward),
-        prestige_overflow=r.prestige_overflow, published_reward=_i64(r.published_reward),
-        reward_money=r.reward_money, improvement_money=r.improvement_money, slots=r.slots,
-        travel_discount=_i64(r.travel_discount), sketch_bonus=_i64(r.sketch_bonus),
-        prestige_extra=_i64(r.prestige_extra), funding_extra=_i64(r.funding_extra),
-        funding_tiles=_i64(r.funding_tiles), supply_extra=_i64(r.supply_extra), display=r.display,
-        tile_kind=_i64(r.tile_kind), pairs=_i64(r.pairs).reshape(n_pairs, 3), funding_space=r.funding_space,
-        end_total=r.end_total, max_rounds=r.max_rounds, backpack=r.backpack, n_cards=r.n_cards,
-        cost=_i64(r.cost).reshape(r.n_cards, 4), discount=_i64(r.discount), bonus=_i64(r.bonus),
-        region=_i64(r.region), themes=themes, themes_n=themes_n, n_regions=r.n_regions, max_moves=max_moves)
-
-
-def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
-    """``agents.Weights`` of ``cfg`` for the variant ``r`` (card values computed as the reference does)."""
-    g = cfg.agents.greedy
-    base = [g.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards)]
-    return FastWeights(money=g.money, resource=g.resource, hand_card=g.hand_card, hand_cap=g.hand_cap,
-                       book_fraction=g.book_fraction, growth=g.growth, theme_tile=g.theme_tile,
-                       opportunity=g.opportunity, improvement=g.improvement, advanced=g.advanced,
-                       bonus_tile=g.bonus_tile, card_base=np.asarray(base, np.float64))
-
-
-def _shapes(r: Rules) -> list[tuple[str, tuple[int, ...]]]:
+def state_shapes(r: Rules) -> list[tuple[str, tuple[int, ...]]]:
+    """The fields of a state buffer in order, with their shapes (``g`` first)."""
     n, books, cards, tiles = r.n, r.books, r.n_cards, len(r.tile_kind)
     dice = 4 + r.n_white
     return [("g", (N_G,)), ("dice", (dice,)), ("dcol", (dice,)), ("dused", (dice,)), ("occ", (4, n)),
@@ -244,119 +209,174 @@ def _shapes(r: Rules) -> list[tuple[str, tuple[int, ...]]]:
             ("st_colours", (n, 5)), ("st_imp", (n, 5))]
 
 
-def alloc_state(r: Rules) -> FastState:
-    """A zeroed :class:`FastState` for the variant ``r``."""
-    shapes = _shapes(r)
-    buf = np.zeros(sum(int(np.prod(s)) for _, s in shapes), np.int64)
-    views, at = {}, 0
-    for name, shape in shapes:
+def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
+    """(:class:`Layout`, rule table ``T`` int64[...]) of the reference's compiled variant ``r``."""
+    nbr, nbr_n, nbr_w = _padded(r.neighbours)
+    themes, themes_n, themes_w = _padded(r.themes)
+    tables = [("action_colour", r.action_colour), ("nbr", nbr), ("nbr_n", nbr_n), ("dist", r.dist),
+              ("next", r.next_step), ("extra", r.extra_card_money), ("vp", r.vp), ("pp", r.prestige_points),
+              ("prew", r.prestige_reward), ("pubrew", r.published_reward), ("travel_disc", r.travel_discount),
+              ("sketch_bonus", r.sketch_bonus), ("prestige_extra", r.prestige_extra),
+              ("funding_extra", r.funding_extra), ("funding_tiles", r.funding_tiles),
+              ("supply_extra", r.supply_extra), ("tile_kind", r.tile_kind), ("pairs", r.pairs), ("cost", r.cost),
+              ("discount", r.discount), ("bonus", r.bonus), ("region", r.region), ("themes", themes),
+              ("themes_n", themes_n)]
+    parts, offsets, at = [], {}, 0
+    for name, values in tables:
+        flat = np.asarray(values, dtype=np.int64).ravel()
+        offsets["t_" + name] = at
+        parts.append(flat)
+        at += flat.size
+    table = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    at = 0
+    for name, shape in state_shapes(r):
+        if name != "g":
+            offsets["o_" + name] = at
+        at += int(np.prod(shape))
+    dice = 4 + r.n_white
+    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * max(3, r.books * r.display)
+                 + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
+    lay = Layout(
+        n=r.n, first_player=r.first_player, n_white=r.n_white, n_dice=dice, faces=r.faces, n_supply=r.n_supply,
+        spaces=r.spaces, step_money=r.step_money, pick_money=r.pick_money, max_cards=r.max_cards,
+        max_tiles=r.max_tiles, tiles_w=max(1, r.max_tiles), bonus_money=r.bonus_money, efficient=r.efficient,
+        books=r.books, fund_money=r.fund_money, fund_per_pub=r.fund_per_pub, fund_all=int(r.fund_all),
+        fund_flip=r.fund_flip, money_per_card=r.money_per_card, beyond_money=r.beyond_money,
+        money_tile=r.money_tile, prestige_overflow=r.prestige_overflow, reward_money=r.reward_money,
+        improvement_money=r.improvement_money, slots=r.slots, display=r.display, funding_space=r.funding_space,
+        end_total=r.end_total, max_rounds=r.max_rounds, backpack=r.backpack, n_cards=r.n_cards,
+        n_tiles=len(r.tile_kind), n_regions=r.n_regions, n_pairs=len(r.pairs), n_prestige=len(r.prestige_points),
+        n_published=len(r.published_reward), nbr_w=nbr_w, themes_w=themes_w, max_moves=max_moves, size=at,
+        **offsets)
+    return lay, table
+
+
+def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
+    """``agents.Weights`` of ``cfg`` for the variant ``r`` (card values computed as the reference does)."""
+    g = cfg.agents.greedy
+    base = [g.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards)]
+    return FastWeights(money=g.money, resource=g.resource, hand_card=g.hand_card, hand_cap=g.hand_cap,
+                       book_fraction=g.book_fraction, growth=g.growth, theme_tile=g.theme_tile,
+                       opportunity=g.opportunity, improvement=g.improvement, advanced=g.advanced,
+                       bonus_tile=g.bonus_tile, card_base=np.asarray(base, np.float64))
+
+
+def views(buf: np.ndarray, r: Rules) -> dict[str, np.ndarray]:
+    """The fields of state buffer ``buf`` as numpy views by name (:func:`state_shapes`); for Python code."""
+    out, at = {}, 0
+    for name, shape in state_shapes(r):
         size = int(np.prod(shape))
-        views[name] = buf[at:at + size].reshape(shape)
+        out[name] = buf[at:at + size].reshape(shape)
         at += size
-    return FastState(buf=buf, **views)
+    return out
 
 
-def load(s: State, f: FastState) -> FastState:
-    """Copy the reference state ``s`` into ``f`` (allocated for ``s.rules``); returns ``f``."""
+def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
+    """The reference state ``s`` as a state buffer (written into ``buf`` if given)."""
     r = s.rules
-    f.buf[:] = 0
+    if buf is None:
+        buf = np.zeros(sum(int(np.prod(x)) for _, x in state_shapes(r)), np.int64)
+    buf[:] = 0
+    f = views(buf, r)
     for i, name in enumerate(G_NAMES):
-        f.g[i] = int(getattr(s, name))
-    f.g[G_X_N] = len(s.x_allowed)
-    f.x_allowed[:len(s.x_allowed)] = s.x_allowed
+        f["g"][i] = int(getattr(s, name))
+    f["g"][G_X_N] = len(s.x_allowed)
+    f["x_allowed"][:len(s.x_allowed)] = s.x_allowed
     for name, key in (("deck", G_DECK_N), ("discard", G_DISCARD_N), ("bag", G_BAG_N), ("bdiscard", G_BDISC_N)):
         items = getattr(s, name)
-        f.g[key] = len(items)
-        getattr(f, name)[:len(items)] = items
-    f.g[G_NDICE] = len(s.dice)
+        f["g"][key] = len(items)
+        f[name][:len(items)] = items
+    f["g"][G_NDICE] = len(s.dice)
     for name in ("dice", "dcol", "dused"):
-        getattr(f, name)[:len(s.dice)] = [int(x) for x in getattr(s, name)]
+        f[name][:len(s.dice)] = [int(x) for x in getattr(s, name)]
     for name in ("occ", "cuser", "cval", "sup_tile", "sup_occ", "theme_at", "board", "display", "reserve",
                  "theme_supply", "imp_supply", "money", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp",
                  "pos", "s_fee"):
-        getattr(f, name)[...] = np.asarray(getattr(s, name), dtype=np.int64)
+        f[name][...] = np.asarray(getattr(s, name), dtype=np.int64)
     for p in range(r.n):
-        f.bp_n[p] = len(s.bp[p])
-        f.bp[p, :len(s.bp[p])] = s.bp[p]
-        f.hand_n[p] = len(s.hand[p])
-        f.hand[p, :len(s.hand[p])] = s.hand[p]
+        f["bp_n"][p] = len(s.bp[p])
+        f["bp"][p, :len(s.bp[p])] = s.bp[p]
+        f["hand_n"][p] = len(s.hand[p])
+        f["hand"][p, :len(s.hand[p])] = s.hand[p]
         for b in range(r.books):
-            f.books_n[p, b] = len(s.books[p][b])
-            f.books[p, b, :len(s.books[p][b])] = s.books[p][b]
-            f.btiles_n[p, b] = len(s.btiles[p][b])
-            f.btiles[p, b, :len(s.btiles[p][b])] = s.btiles[p][b]
+            f["books_n"][p, b] = len(s.books[p][b])
+            f["books"][p, b, :len(s.books[p][b])] = s.books[p][b]
+            f["btiles_n"][p, b] = len(s.btiles[p][b])
+            f["btiles"][p, b, :len(s.btiles[p][b])] = s.btiles[p][b]
     for i, name in enumerate(ST_NAMES):
-        f.st[:, i] = getattr(s, name)
-    f.st_actions[...] = s.st_actions
-    f.st_colours[...] = s.st_colours
-    f.st_imp[...] = s.st_imp_taken
-    return f
+        f["st"][:, i] = getattr(s, name)
+    f["st_actions"][...] = s.st_actions
+    f["st_colours"][...] = s.st_colours
+    f["st_imp"][...] = s.st_imp_taken
+    return buf
 
 
-def to_reference(f: FastState, r: Rules, rng: np.random.Generator | None = None) -> State:
-    """The reference :class:`.rules.State` equal to ``f`` (lists of ints, flags as bools)."""
+def to_reference(buf: np.ndarray, r: Rules, rng: np.random.Generator | None = None) -> State:
+    """The reference :class:`.rules.State` equal to state buffer ``buf`` (lists of ints, flags as bools)."""
+    f = views(buf, r)
     s = State.__new__(State)
     s.rules, s.rng = r, rng
-    g = [int(x) for x in f.g]
+    g = [int(x) for x in f["g"]]
     for i, name in enumerate(G_NAMES):
         setattr(s, name, g[i])
     for name in ("acted", "over", "end_triggered"):
         setattr(s, name, bool(getattr(s, name)))
-    s.x_allowed = [int(x) for x in f.x_allowed[:g[G_X_N]]]
-    s.deck = f.deck[:g[G_DECK_N]].tolist()
-    s.discard = f.discard[:g[G_DISCARD_N]].tolist()
-    s.bag = f.bag[:g[G_BAG_N]].tolist()
-    s.bdiscard = f.bdiscard[:g[G_BDISC_N]].tolist()
+    s.x_allowed = [int(x) for x in f["x_allowed"][:g[G_X_N]]]
+    s.deck = f["deck"][:g[G_DECK_N]].tolist()
+    s.discard = f["discard"][:g[G_DISCARD_N]].tolist()
+    s.bag = f["bag"][:g[G_BAG_N]].tolist()
+    s.bdiscard = f["bdiscard"][:g[G_BDISC_N]].tolist()
     k = g[G_NDICE]
-    s.dice, s.dcol = f.dice[:k].tolist(), f.dcol[:k].tolist()
-    s.dused = [bool(x) for x in f.dused[:k]]
-    s.occ = [[bool(x) for x in row] for row in f.occ]
-    s.sup_occ = [bool(x) for x in f.sup_occ]
+    s.dice, s.dcol = f["dice"][:k].tolist(), f["dcol"][:k].tolist()
+    s.dused = [bool(x) for x in f["dused"][:k]]
+    s.occ = [[bool(x) for x in row] for row in f["occ"]]
+    s.sup_occ = [bool(x) for x in f["sup_occ"]]
     for name in ("cuser", "cval", "sup_tile", "theme_at", "board", "display", "reserve", "theme_supply", "imp_supply",
                  "money", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp", "pos", "s_fee"):
-        setattr(s, name, getattr(f, name).tolist())
-    s.act_tile = g[G_ACT_TILE]
+        setattr(s, name, f[name].tolist())
     n = r.n
-    s.bp = [f.bp[p, :f.bp_n[p]].tolist() for p in range(n)]
-    s.hand = [f.hand[p, :f.hand_n[p]].tolist() for p in range(n)]
-    s.books = [[f.books[p, b, :f.books_n[p, b]].tolist() for b in range(r.books)] for p in range(n)]
-    s.btiles = [[f.btiles[p, b, :f.btiles_n[p, b]].tolist() for b in range(r.books)] for p in range(n)]
+    s.bp = [f["bp"][p, :f["bp_n"][p]].tolist() for p in range(n)]
+    s.hand = [f["hand"][p, :f["hand_n"][p]].tolist() for p in range(n)]
+    s.books = [[f["books"][p, b, :f["books_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
+    s.btiles = [[f["btiles"][p, b, :f["btiles_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
     for i, name in enumerate(ST_NAMES):
-        setattr(s, name, f.st[:, i].tolist())
-    s.st_actions, s.st_colours, s.st_imp_taken = f.st_actions.tolist(), f.st_colours.tolist(), f.st_imp.tolist()
+        setattr(s, name, f["st"][:, i].tolist())
+    s.st_actions, s.st_colours, s.st_imp_taken = f["st_actions"].tolist(), f["st_colours"].tolist(), f["st_imp"].tolist()
     return s
 
 
 class Workspace(NamedTuple):
-    """Preallocated buffers of the agents: two scratch states (a's copies of the real state for
-    the choice of a die, b's for the decisions inside an action), move lists and their values."""
+    """Preallocated buffers of the agents: two scratch state buffers (``a`` for the copies of the
+    real state at the choice of a die, ``b`` for those of the decisions inside an action), move
+    lists and their values."""
 
-    a: FastState
-    b: FastState
+    a: np.ndarray
+    b: np.ndarray
     cand: np.ndarray   # int64[max_moves, 4]: greedy's candidate die choices
     tmp: np.ndarray    # int64[max_moves, 4]: legal moves behind the candidates
     sub: np.ndarray    # int64[max_moves, 4]: legal moves inside an action
     vals: np.ndarray   # float64[max_moves]
     subvals: np.ndarray
     keys: np.ndarray   # int64[81]: candidate slot per (place target, Opportunist) key
+    opts: np.ndarray   # int64[10, 5]: Efficient options
 
 
-def workspace(r: Rules, fr: FastRules) -> Workspace:
+def workspace(lay: Layout) -> Workspace:
     """A :class:`Workspace` for the variant."""
-    m = fr.max_moves
-    return Workspace(a=alloc_state(r), b=alloc_state(r), cand=np.zeros((m, 4), np.int64),
+    m = lay.max_moves
+    return Workspace(a=np.zeros(lay.size, np.int64), b=np.zeros(lay.size, np.int64), cand=np.zeros((m, 4), np.int64),
                      tmp=np.zeros((m, 4), np.int64), sub=np.zeros((m, 4), np.int64), vals=np.zeros(m),
-                     subvals=np.zeros(m), keys=np.zeros(81, np.int64))
+                     subvals=np.zeros(m), keys=np.zeros(81, np.int64), opts=np.zeros((10, 5), np.int64))
 
 
 # --------------------------------------------------------------------------------------------------
-# shared helpers (rules.py, same names)
+# shared helpers (rules.py, same names). S: state buffer, L: Layout, T: rule table.
 
 
 @jit
 def copy_state(dst, src):
-    """Copy ``src`` into ``dst`` (one buffer copy)."""
-    dst.buf[:] = src.buf
+    """Copy state buffer ``src`` into ``dst``."""
+    dst[:] = src
 
 
 @jit
@@ -369,20 +389,32 @@ def _put(out, n, k, a, b, c):
 
 
 @jit
-def place_cost(s, p, die, action):
-    if s.dcol[die] != WHITE:
-        return 0, -1
-    v = s.dice[die]
-    if s.cuser[action] >= 0:
-        return abs(v - s.cval[action]), s.cuser[action]
-    return abs(v - s.g[G_ACT_TILE]), -1
+def _book(L, p, b):
+    """Offset of sketchbook b of seat p's cards in S (its count at L.o_books_n + p * L.books + b)."""
+    return L.o_books + (p * L.books + b) * L.max_cards
 
 
 @jit
-def book_discounts(s, r, p, b):
+def _tiles(L, p, b):
+    return L.o_btiles + (p * L.books + b) * L.tiles_w
+
+
+@jit
+def place_cost(S, L, p, die, action):
+    if S[L.o_dcol + die] != WHITE:
+        return 0, -1
+    v = S[L.o_dice + die]
+    if S[L.o_cuser + action] >= 0:
+        return abs(v - S[L.o_cval + action]), S[L.o_cuser + action]
+    return abs(v - S[G_ACT_TILE]), -1
+
+
+@jit
+def book_discounts(S, L, T, p, b):
     d0 = d1 = d2 = d3 = 0
-    for i in range(s.books_n[p, b]):
-        x = r.discount[s.books[p, b, i]]
+    bk = _book(L, p, b)
+    for i in range(S[L.o_books_n + p * L.books + b]):
+        x = T[L.t_discount + S[bk + i]]
         if x == 0:
             d0 += 1
         elif x == 1:
@@ -391,8 +423,9 @@ def book_discounts(s, r, p, b):
             d2 += 1
         elif x == 3:
             d3 += 1
-    for i in range(s.btiles_n[p, b]):
-        k = r.tile_kind[s.btiles[p, b, i]]
+    tl = _tiles(L, p, b)
+    for i in range(S[L.o_btiles_n + p * L.books + b]):
+        k = T[L.t_tile_kind + S[tl + i]]
         if k == 0:
             d0 += 1
         elif k == 1:
@@ -405,8 +438,9 @@ def book_discounts(s, r, p, b):
 
 
 @jit
-def card_need(r, card, d0, d1, d2, d3):
-    c0, c1, c2, c3 = r.cost[card, 0], r.cost[card, 1], r.cost[card, 2], r.cost[card, 3]
+def card_need(L, T, card, d0, d1, d2, d3):
+    o = L.t_cost + card * 4
+    c0, c1, c2, c3 = T[o], T[o + 1], T[o + 2], T[o + 3]
     return (c0 - d0 if c0 > d0 else 0, c1 - d1 if c1 > d1 else 0, c2 - d2 if c2 > d2 else 0,
             c3 - d3 if c3 > d3 else 0)
 
@@ -450,10 +484,9 @@ def efficient_options(n0, n1, n2, n3, amount, opts):
 
 
 @jit
-def efficient_need(r, need, code):
+def efficient_need(L, need, code, opts):
     """The reduced need of Efficient option ``code`` (legal) for ``need``."""
-    opts = np.empty((10, 5), np.int64)
-    m = efficient_options(need[0], need[1], need[2], need[3], r.efficient, opts)
+    m = efficient_options(need[0], need[1], need[2], need[3], L.efficient, opts)
     for j in range(m):
         if opts[j, 0] == code:
             return opts[j, 1], opts[j, 2], opts[j, 3], opts[j, 4]
@@ -461,11 +494,12 @@ def efficient_need(r, need, code):
 
 
 @jit
-def longest_streak(s, r, p, b):
+def longest_streak(S, L, T, p, b):
     b0 = b1 = b2 = 0
     run_region, run = -1, 0
-    for i in range(s.books_n[p, b]):
-        g = r.region[s.books[p, b, i]]
+    bk = _book(L, p, b)
+    for i in range(S[L.o_books_n + p * L.books + b]):
+        g = T[L.t_region + S[bk + i]]
         if g >= 0 and g == run_region:
             run += 1
         else:
@@ -476,9 +510,10 @@ def longest_streak(s, r, p, b):
             b1 = run
         elif g == 2 and run > b2:
             b2 = run
-    for i in range(s.btiles_n[p, b]):
-        k = r.tile_kind[s.btiles[p, b, i]]
-        if B_STREAK0 <= k < B_STREAK0 + r.n_regions:
+    tl = _tiles(L, p, b)
+    for i in range(S[L.o_btiles_n + p * L.books + b]):
+        k = T[L.t_tile_kind + S[tl + i]]
+        if B_STREAK0 <= k < B_STREAK0 + L.n_regions:
             g = k - B_STREAK0
             if g == 0 and b0 > 0:
                 b0 += 1
@@ -490,149 +525,158 @@ def longest_streak(s, r, p, b):
 
 
 @jit
-def book_money(s, r, p, b):
+def book_money(S, L, T, p, b):
     longer = money_tiles = 0
-    for i in range(s.btiles_n[p, b]):
-        k = r.tile_kind[s.btiles[p, b, i]]
+    tl = _tiles(L, p, b)
+    for i in range(S[L.o_btiles_n + p * L.books + b]):
+        k = T[L.t_tile_kind + S[tl + i]]
         if k == B_LONGER:
             longer += 1
         elif k == B_MONEY:
             money_tiles += 1
-    size = s.books_n[p, b] + longer
-    top = r.max_cards
-    vp = r.vp[size if size <= top else top]
-    money = size * r.money_per_card + money_tiles * r.money_tile
+    size = S[L.o_books_n + p * L.books + b] + longer
+    top = L.max_cards
+    vp = T[L.t_vp + (size if size <= top else top)]
+    money = size * L.money_per_card + money_tiles * L.money_tile
     if size > top:
-        money += (size - top) * r.beyond_money
+        money += (size - top) * L.beyond_money
     return vp, money
 
 
 @jit
-def _hand_remove(s, p, card):
-    h = s.hand[p]
-    m = s.hand_n[p]
+def _hand_remove(S, L, p, card):
+    h = L.o_hand + p * L.n_cards
+    m = S[L.o_hand_n + p]
     for i in range(m):
-        if h[i] == card:
+        if S[h + i] == card:
             for j in range(i, m - 1):
-                h[j] = h[j + 1]
-            s.hand_n[p] = m - 1
+                S[h + j] = S[h + j + 1]
+            S[L.o_hand_n + p] = m - 1
             return
 
 
 @jit
-def gain_resource(s, r, p, res):
-    if s.bp_n[p] >= r.backpack:
-        old = s.bp[p, 0]
-        for j in range(s.bp_n[p] - 1):
-            s.bp[p, j] = s.bp[p, j + 1]
-        s.bp_n[p] -= 1
-        s.reserve[old] += 1
-    s.bp[p, s.bp_n[p]] = res
-    s.bp_n[p] += 1
-    s.reserve[res] -= 1
+def gain_resource(S, L, p, res):
+    bp = L.o_bp + p * L.backpack
+    if S[L.o_bp_n + p] >= L.backpack:
+        old = S[bp]
+        for j in range(S[L.o_bp_n + p] - 1):
+            S[bp + j] = S[bp + j + 1]
+        S[L.o_bp_n + p] -= 1
+        S[L.o_reserve + old] += 1
+    S[bp + S[L.o_bp_n + p]] = res
+    S[L.o_bp_n + p] += 1
+    S[L.o_reserve + res] -= 1
 
 
 @jit
-def _pay_resources(s, p, need):
+def _pay_resources(S, L, p, need):
+    bp = L.o_bp + p * L.backpack
     for res in range(4):
         k = need[res]
         while k:
-            m = s.bp_n[p]
+            m = S[L.o_bp_n + p]
             for i in range(m):
-                if s.bp[p, i] == res:
+                if S[bp + i] == res:
                     for j in range(i, m - 1):
-                        s.bp[p, j] = s.bp[p, j + 1]
-                    s.bp_n[p] = m - 1
+                        S[bp + j] = S[bp + j + 1]
+                    S[L.o_bp_n + p] = m - 1
                     break
-            s.reserve[res] += 1
+            S[L.o_reserve + res] += 1
             k -= 1
 
 
 @jit
-def _reward(s, r, p, code):
+def _reward(S, L, p, code):
     if code == R_UNFLIP:
-        s.g[G_P_UNFLIP] += 1
+        S[G_P_UNFLIP] += 1
     elif code == R_IMPROVEMENT:
-        s.g[G_P_IMP] += 1
+        S[G_P_IMP] += 1
     elif code == R_MONEY:
-        s.money[p] += r.reward_money
+        S[L.o_money + p] += L.reward_money
 
 
 @jit
-def advance_prestige(s, r, p, steps):
-    last = r.prestige_points.shape[0] - 1
+def advance_prestige(S, L, T, p, steps):
+    last = L.n_prestige - 1
     for _ in range(steps):
-        if s.prestige[p] < last:
-            s.prestige[p] += 1
-            code = r.prestige_reward[s.prestige[p]]
+        if S[L.o_prestige + p] < last:
+            S[L.o_prestige + p] += 1
+            code = T[L.t_prew + S[L.o_prestige + p]]
             if code >= 0:
-                _reward(s, r, p, code)
+                _reward(S, L, p, code)
         else:
-            s.money[p] += r.prestige_overflow
-            s.st[p, ST_PRESTIGE_MONEY] += r.prestige_overflow
+            S[L.o_money + p] += L.prestige_overflow
+            S[L.o_st + p * 8 + ST_PRESTIGE_MONEY] += L.prestige_overflow
 
 
 @jit
-def _refill(slots, pile, pile_key, discard, discard_key, g, rng):
-    for i in range(slots.shape[0]):
-        if slots[i] < 0:
-            if g[pile_key] == 0 and g[discard_key] > 0:
-                m = g[discard_key]
+def _refill(S, slots, n_slots, pile, pile_key, discard, discard_key, rng):
+    """rules._refill: fill the empty slots S[slots:slots+n_slots] from the pile at S[pile] (count
+    S[pile_key]), reshuffling the discards at S[discard] (count S[discard_key]) into it when empty."""
+    for i in range(n_slots):
+        if S[slots + i] < 0:
+            if S[pile_key] == 0 and S[discard_key] > 0:
+                m = S[discard_key]
                 perm = np.arange(m)
                 rng.shuffle(perm)
                 for j in range(m):
-                    pile[j] = discard[perm[j]]
-                g[pile_key] = m
-                g[discard_key] = 0
-            if g[pile_key] > 0:
-                g[pile_key] -= 1
-                slots[i] = pile[g[pile_key]]
+                    S[pile + j] = S[discard + perm[j]]
+                S[pile_key] = m
+                S[discard_key] = 0
+            if S[pile_key] > 0:
+                S[pile_key] -= 1
+                S[slots + i] = S[pile + S[pile_key]]
 
 
 @jit
-def publish(s, r, p, b):
-    vp, money = book_money(s, r, p, b)
-    s.vp[p] += vp
-    s.money[p] += money
+def publish(S, L, T, p, b):
+    vp, money = book_money(S, L, T, p, b)
+    S[L.o_vp + p] += vp
+    S[L.o_money + p] += money
+    bk, tl = _book(L, p, b), _tiles(L, p, b)
+    nc = S[L.o_books_n + p * L.books + b]
+    nt = S[L.o_btiles_n + p * L.books + b]
     mask = 0
-    for i in range(s.books_n[p, b]):
-        c = s.books[p, b, i]
-        for j in range(r.themes_n[c]):
-            t = r.themes[c, j]
-            if s.theme_supply[t] > 0:
-                s.theme_supply[t] -= 1
-                s.th_up[p, t] += 1
+    for i in range(nc):
+        c = S[bk + i]
+        for j in range(T[L.t_themes_n + c]):
+            t = T[L.t_themes + c * L.themes_w + j]
+            if S[L.o_theme_supply + t] > 0:
+                S[L.o_theme_supply + t] -= 1
+                S[L.o_th_up + p * 4 + t] += 1
                 mask |= 1 << t
     extra = 0
-    for i in range(s.btiles_n[p, b]):
-        if r.tile_kind[s.btiles[p, b, i]] == B_EXTRA_THEME:
+    for i in range(nt):
+        if T[L.t_tile_kind + S[tl + i]] == B_EXTRA_THEME:
             extra += 1
     if extra and mask:
-        s.g[G_P_XTHEME] += extra
+        S[G_P_XTHEME] += extra
         k = 0
         for t in range(4):
             if mask & (1 << t):
-                s.x_allowed[k] = t
+                S[L.o_x_allowed + k] = t
                 k += 1
-        s.g[G_X_N] = k
-    s.pubs[p] += 1
-    s.g[G_TOTAL_PUB] += 1
-    if s.pubs[p] < r.published_reward.shape[0] and r.published_reward[s.pubs[p]] >= 0:
-        _reward(s, r, p, r.published_reward[s.pubs[p]])
-    steps = longest_streak(s, r, p, b) + r.prestige_extra[s.imp[p, IMP_PUBLISH]]
-    advance_prestige(s, r, p, steps)
-    s.st[p, ST_PUB_SIZES] += s.books_n[p, b]
-    s.st[p, ST_PUB_COUNT] += 1
-    for i in range(s.books_n[p, b]):
-        s.discard[s.g[G_DISCARD_N]] = s.books[p, b, i]
-        s.g[G_DISCARD_N] += 1
-    for i in range(s.btiles_n[p, b]):
-        s.bdiscard[s.g[G_BDISC_N]] = s.btiles[p, b, i]
-        s.g[G_BDISC_N] += 1
-    s.books_n[p, b] = 0
-    s.btiles_n[p, b] = 0
-    if s.g[G_TOTAL_PUB] >= r.end_total:
-        s.g[G_END] = 1
+        S[G_X_N] = k
+    S[L.o_pubs + p] += 1
+    S[G_TOTAL_PUB] += 1
+    pubs = S[L.o_pubs + p]
+    if pubs < L.n_published and T[L.t_pubrew + pubs] >= 0:
+        _reward(S, L, p, T[L.t_pubrew + pubs])
+    steps = longest_streak(S, L, T, p, b) + T[L.t_prestige_extra + S[L.o_imp + p * 5 + IMP_PUBLISH]]
+    advance_prestige(S, L, T, p, steps)
+    S[L.o_st + p * 8 + ST_PUB_SIZES] += nc
+    S[L.o_st + p * 8 + ST_PUB_COUNT] += 1
+    for i in range(nc):
+        S[L.o_discard + S[G_DISCARD_N]] = S[bk + i]
+        S[G_DISCARD_N] += 1
+    for i in range(nt):
+        S[L.o_bdiscard + S[G_BDISC_N]] = S[tl + i]
+        S[G_BDISC_N] += 1
+    S[L.o_books_n + p * L.books + b] = 0
+    S[L.o_btiles_n + p * L.books + b] = 0
+    if S[G_TOTAL_PUB] >= L.end_total:
+        S[G_END] = 1
 
 
 # --------------------------------------------------------------------------------------------------
@@ -640,116 +684,116 @@ def publish(s, r, p, b):
 
 
 @jit
-def _roll(s, r, rng):
-    k = 4 + r.n_white
-    vals = rng.integers(0, r.faces, size=k)
+def _roll(S, L, rng):
+    k = L.n_dice
+    vals = rng.integers(0, L.faces, size=k)
     for i in range(k):
-        s.dice[i] = vals[i] + 1
-        s.dcol[i] = i if i < 4 else WHITE
-        s.dused[i] = 0
-    s.g[G_NDICE] = k
-    s.occ[:, :] = 0
-    s.cuser[:] = -1
-    s.cval[:] = 0
-    s.sup_occ[:] = 0
+        S[L.o_dice + i] = vals[i] + 1
+        S[L.o_dcol + i] = i if i < 4 else WHITE
+        S[L.o_dused + i] = 0
+    S[G_NDICE] = k
+    for i in range(4 * L.n):
+        S[L.o_occ + i] = 0
+    for i in range(4):
+        S[L.o_cuser + i] = -1
+        S[L.o_cval + i] = 0
+    for i in range(L.n_supply):
+        S[L.o_sup_occ + i] = 0
 
 
 @jit
-def _start_round(s, r, rng):
-    _roll(s, r, rng)
-    s.g[G_TTURN] = 0
-    s.g[G_SEAT] = s.g[G_FIRST]
-    s.g[G_PHASE] = P_MAIN
-    s.g[G_ACTED] = 0
+def _start_round(S, L, rng):
+    _roll(S, L, rng)
+    S[G_TTURN] = 0
+    S[G_SEAT] = S[G_FIRST]
+    S[G_PHASE] = P_MAIN
+    S[G_ACTED] = 0
 
 
 @jit
-def _end_turn(s, r, rng):
-    g = s.g
-    s.st[g[G_SEAT], ST_TURNS] += 1
-    g[G_TTURN] += 1
-    if g[G_TTURN] < 2 * r.n:
-        g[G_SEAT] = (g[G_FIRST] + g[G_TTURN]) % r.n
-        g[G_PHASE] = P_MAIN
-        g[G_ACTED] = 0
+def _end_turn(S, L, rng):
+    S[L.o_st + S[G_SEAT] * 8 + ST_TURNS] += 1
+    S[G_TTURN] += 1
+    if S[G_TTURN] < 2 * L.n:
+        S[G_SEAT] = (S[G_FIRST] + S[G_TTURN]) % L.n
+        S[G_PHASE] = P_MAIN
+        S[G_ACTED] = 0
         return
-    if g[G_END] or g[G_ROUND] + 1 >= r.max_rounds:
-        g[G_OVER] = 1
-        g[G_PHASE] = P_OVER
+    if S[G_END] or S[G_ROUND] + 1 >= L.max_rounds:
+        S[G_OVER] = 1
+        S[G_PHASE] = P_OVER
         return
-    g[G_ROUND] += 1
-    g[G_FIRST] = (g[G_FIRST] + 1) % r.n
-    _start_round(s, r, rng)
+    S[G_ROUND] += 1
+    S[G_FIRST] = (S[G_FIRST] + 1) % L.n
+    _start_round(S, L, rng)
 
 
 @jit
-def _x_available(s):
-    for i in range(s.g[G_X_N]):
-        if s.theme_supply[s.x_allowed[i]]:
+def _x_available(S, L):
+    for i in range(S[G_X_N]):
+        if S[L.o_theme_supply + S[L.o_x_allowed + i]]:
             return True
     return False
 
 
 @jit
-def _opp_down(s, p):
-    return s.opp[p, 0] == 0 or s.opp[p, 1] == 0 or s.opp[p, 2] == 0
+def _opp_down(S, L, p):
+    o = L.o_opp + p * 3
+    return S[o] == 0 or S[o + 1] == 0 or S[o + 2] == 0
 
 
 @jit
-def _continue(s, r, rng):
-    g = s.g
-    p = g[G_SEAT]
-    if g[G_P_XTHEME]:
-        if _x_available(s):
-            g[G_PHASE] = P_RESOLVE
+def _continue(S, L, rng):
+    p = S[G_SEAT]
+    if S[G_P_XTHEME]:
+        if _x_available(S, L):
+            S[G_PHASE] = P_RESOLVE
             return
-        g[G_P_XTHEME] = 0
-    if g[G_P_IMP]:
-        g[G_PHASE] = P_RESOLVE
+        S[G_P_XTHEME] = 0
+    if S[G_P_IMP]:
+        S[G_PHASE] = P_RESOLVE
         return
-    if g[G_P_UNFLIP]:
-        if _opp_down(s, p):
-            g[G_PHASE] = P_RESOLVE
+    if S[G_P_UNFLIP]:
+        if _opp_down(S, L, p):
+            S[G_PHASE] = P_RESOLVE
             return
-        g[G_P_UNFLIP] = 0
-    if g[G_P_BONUS]:
-        g[G_PHASE] = P_RESOLVE
+        S[G_P_UNFLIP] = 0
+    if S[G_P_BONUS]:
+        S[G_PHASE] = P_RESOLVE
         return
-    if g[G_ACTED]:
-        _end_turn(s, r, rng)
+    if S[G_ACTED]:
+        _end_turn(S, L, rng)
     else:
-        g[G_PHASE] = P_MAIN
+        S[G_PHASE] = P_MAIN
 
 
 @jit
-def choice_pending(s):
-    g = s.g
-    if g[G_P_XTHEME] and _x_available(s):
+def choice_pending(S, L):
+    if S[G_P_XTHEME] and _x_available(S, L):
         return True
-    if g[G_P_IMP]:
+    if S[G_P_IMP]:
         return True
-    if g[G_P_UNFLIP] and _opp_down(s, g[G_SEAT]):
+    if S[G_P_UNFLIP] and _opp_down(S, L, S[G_SEAT]):
         return True
-    return g[G_P_BONUS] != 0
+    return S[G_P_BONUS] != 0
 
 
 @jit
-def continue_draws(s, r, rng):
-    if choice_pending(s) or not s.g[G_ACTED]:
+def continue_draws(S, L, rng):
+    if choice_pending(S, L) or not S[G_ACTED]:
         return
-    g = s.g
-    if g[G_TTURN] + 1 >= 2 * r.n and not (g[G_END] or g[G_ROUND] + 1 >= r.max_rounds):
-        rng.integers(0, r.faces, size=4 + r.n_white)
+    if S[G_TTURN] + 1 >= 2 * L.n and not (S[G_END] or S[G_ROUND] + 1 >= L.max_rounds):
+        rng.integers(0, L.faces, size=L.n_dice)
 
 
 @jit
-def refill_display_draws(s, rng):
+def refill_display_draws(S, L, rng):
     empty = 0
-    for i in range(s.display.shape[0]):
-        if s.display[i] < 0:
+    for i in range(L.display):
+        if S[L.o_display + i] < 0:
             empty += 1
-    if empty > s.g[G_BAG_N] and s.g[G_BDISC_N] > 0:
-        perm = np.arange(s.g[G_BDISC_N])
+    if empty > S[G_BAG_N] and S[G_BDISC_N] > 0:
+        perm = np.arange(S[G_BDISC_N])
         rng.shuffle(perm)
 
 
@@ -758,54 +802,54 @@ def refill_display_draws(s, rng):
 
 
 @jit
-def _place_moves(s, r, out, n):
-    p = s.g[G_SEAT]
-    money = s.money[p]
-    opp_ready = s.opp[p, OPPORTUNIST]
-    for d in range(s.g[G_NDICE]):
-        if s.dused[d]:
+def _place_moves(S, L, T, out, n):
+    p = S[G_SEAT]
+    money = S[L.o_money + p]
+    opp_ready = S[L.o_opp + p * 3 + OPPORTUNIST]
+    for d in range(S[G_NDICE]):
+        if S[L.o_dused + d]:
             continue
+        col, val = S[L.o_dcol + d], S[L.o_dice + d]
         seen = False
         for e in range(d):
-            if not s.dused[e] and s.dcol[e] == s.dcol[d] and s.dice[e] == s.dice[d]:
+            if not S[L.o_dused + e] and S[L.o_dcol + e] == col and S[L.o_dice + e] == val:
                 seen = True
                 break
         if seen:
             continue
-        col = s.dcol[d]
         for a in range(4):
-            if s.occ[a, p] or (col != WHITE and col != r.action_colour[a]):
+            if S[L.o_occ + a * L.n + p] or (col != WHITE and col != T[L.t_action_colour + a]):
                 continue
-            cost, _ = place_cost(s, p, d, a)
-            for arg in range(r.books if a == PUBLISH else 1):
-                if a == PUBLISH and s.books_n[p, arg] == 0:
+            cost, _ = place_cost(S, L, p, d, a)
+            for arg in range(L.books if a == PUBLISH else 1):
+                if a == PUBLISH and S[L.o_books_n + p * L.books + arg] == 0:
                     continue
                 if cost <= money:
                     n = _put(out, n, K_PLACE, d, a * 8 + arg, 0)
                 if cost > 0 and opp_ready:
                     n = _put(out, n, K_PLACE, d, a * 8 + arg, 1)
-        for k in range(r.n_supply):
-            if not s.sup_occ[k]:
+        for k in range(L.n_supply):
+            if not S[L.o_sup_occ + k]:
                 n = _put(out, n, K_PLACE, d, SUPPLY * 8 + k, 0)
     return n
 
 
 @jit
-def _theme_pair_moves(s, r, out, n):
-    p = s.g[G_SEAT]
-    for i in range(r.pairs.shape[0]):
-        x, y, ben = r.pairs[i, 0], r.pairs[i, 1], r.pairs[i, 2]
-        if not (s.th_up[p, s.theme_at[x]] and s.th_up[p, s.theme_at[y]]):
+def _theme_pair_moves(S, L, T, out, n):
+    p = S[G_SEAT]
+    for i in range(L.n_pairs):
+        x, y, ben = T[L.t_pairs + 3 * i], T[L.t_pairs + 3 * i + 1], T[L.t_pairs + 3 * i + 2]
+        if not (S[L.o_th_up + p * 4 + S[L.o_theme_at + x]] and S[L.o_th_up + p * 4 + S[L.o_theme_at + y]]):
             continue
         if ben == BEN_UNFLIP:
             for o in range(3):
-                if not s.opp[p, o]:
+                if not S[L.o_opp + p * 3 + o]:
                     n = _put(out, n, K_THEME_PAIR, i, o, 0)
         elif ben == BEN_BONUS:
-            for b in range(r.books):
-                if s.btiles_n[p, b] < r.max_tiles:
-                    for slot in range(s.display.shape[0]):
-                        if s.display[slot] >= 0:
+            for b in range(L.books):
+                if S[L.o_btiles_n + p * L.books + b] < L.max_tiles:
+                    for slot in range(L.display):
+                        if S[L.o_display + slot] >= 0:
                             n = _put(out, n, K_THEME_PAIR, i, slot, b)
         else:
             n = _put(out, n, K_THEME_PAIR, i, 0, 0)
@@ -813,36 +857,36 @@ def _theme_pair_moves(s, r, out, n):
 
 
 @jit
-def legal_moves(s, r, out):
-    """Every legal decision of the seat to move into ``out`` (int64[max_moves, 4]), in the
-    reference's order; returns their number (0 once the game is over)."""
-    g = s.g
-    p, ph = g[G_SEAT], g[G_PHASE]
+def legal_moves(S, L, T, out, opts):
+    """Every legal decision of the seat to move into ``out`` (int64[L.max_moves, 4]), in the
+    reference's order; returns their number (0 once the game is over). ``opts``: int64[10, 5] scratch."""
+    p, ph = S[G_SEAT], S[G_PHASE]
     n = 0
     if ph == P_MAIN:
-        n = _place_moves(s, r, out, 0)
+        n = _place_moves(S, L, T, out, 0)
         if n == 0:
             n = _put(out, 0, K_PASS, 0, 0, 0)
-        return _theme_pair_moves(s, r, out, n)
+        return _theme_pair_moves(S, L, T, out, n)
     if ph == P_TRAVEL:
-        budget = s.money[p] + r.travel_discount[s.imp[p, IMP_TRAVEL]] - g[G_T_COST]
-        pos = s.pos[p]
+        budget = S[L.o_money + p] + T[L.t_travel_disc + S[L.o_imp + p * 5 + IMP_TRAVEL]] - S[G_T_COST]
+        pos = S[L.o_pos + p]
         n = _put(out, 0, K_END, 0, 0, 0)
-        if s.board[pos] >= 0 and budget >= r.pick_money:
+        if S[L.o_board + pos] >= 0 and budget >= L.pick_money:
             n = _put(out, n, K_PICK, 0, 0, 0)
-        if budget >= r.step_money:
-            for j in range(r.nbr_n[pos]):
-                n = _put(out, n, K_STEP, r.nbr[pos, j], 0, 0)
-        if s.opp[p, WANDERER]:
-            for v in range(r.spaces):
+        if budget >= L.step_money:
+            for j in range(T[L.t_nbr_n + pos]):
+                n = _put(out, n, K_STEP, T[L.t_nbr + pos * L.nbr_w + j], 0, 0)
+        if S[L.o_opp + p * 3 + WANDERER]:
+            for v in range(L.spaces):
                 if v != pos:
                     n = _put(out, n, K_WANDER, v, 0, 0)
-        return _theme_pair_moves(s, r, out, n)
+        return _theme_pair_moves(S, L, T, out, n)
     if ph == P_SKETCH:
         n = _put(out, 0, K_END, 0, 0, 0)
         h0 = h1 = h2 = h3 = 0
-        for i in range(s.bp_n[p]):
-            x = s.bp[p, i]
+        bp = L.o_bp + p * L.backpack
+        for i in range(S[L.o_bp_n + p]):
+            x = S[bp + i]
             if x == 0:
                 h0 += 1
             elif x == 1:
@@ -851,76 +895,77 @@ def legal_moves(s, r, out):
                 h2 += 1
             else:
                 h3 += 1
-        eff_ready = s.opp[p, EFFICIENT]
-        opts = np.empty((10, 5), np.int64)
-        for b in range(r.books):
-            if s.books_n[p, b] >= r.max_cards:
+        eff_ready = S[L.o_opp + p * 3 + EFFICIENT]
+        hand = L.o_hand + p * L.n_cards
+        for b in range(L.books):
+            if S[L.o_books_n + p * L.books + b] >= L.max_cards:
                 continue
-            if s.money[p] < r.extra_card_money[s.s_fee[b]]:
+            if S[L.o_money + p] < T[L.t_extra + S[L.o_s_fee + b]]:
                 continue
-            d0, d1, d2, d3 = book_discounts(s, r, p, b)
-            for i in range(s.hand_n[p]):
-                c = s.hand[p, i]
-                e0, e1, e2, e3 = card_need(r, c, d0, d1, d2, d3)
+            d0, d1, d2, d3 = book_discounts(S, L, T, p, b)
+            for i in range(S[L.o_hand_n + p]):
+                c = S[hand + i]
+                e0, e1, e2, e3 = card_need(L, T, c, d0, d1, d2, d3)
                 if e0 <= h0 and e1 <= h1 and e2 <= h2 and e3 <= h3:
                     n = _put(out, n, K_SKETCH, c, b, -1)
                 if eff_ready:
-                    m = efficient_options(e0, e1, e2, e3, r.efficient, opts)
+                    m = efficient_options(e0, e1, e2, e3, L.efficient, opts)
                     for j in range(m):
                         if opts[j, 1] <= h0 and opts[j, 2] <= h1 and opts[j, 3] <= h2 and opts[j, 4] <= h3:
                             n = _put(out, n, K_SKETCH, c, b, opts[j, 0])
-        return _theme_pair_moves(s, r, out, n)
+        return _theme_pair_moves(S, L, T, out, n)
     if ph == P_FUNDING:
-        k = s.th_up[p, s.theme_at[r.funding_space]]
+        k = S[L.o_th_up + p * 4 + S[L.o_theme_at + L.funding_space]]
         for i in range(k + 1):
             n = _put(out, n, K_FUND, i, 0, 0)
-        return _theme_pair_moves(s, r, out, n)
+        return _theme_pair_moves(S, L, T, out, n)
     if ph == P_SUPPLY:
         n = _put(out, 0, K_END, 0, 0, 0)
         for res in range(4):
-            if s.reserve[res] > 0:
+            if S[L.o_reserve + res] > 0:
                 n = _put(out, n, K_RESOURCE, res, 0, 0)
-        return _theme_pair_moves(s, r, out, n)
+        return _theme_pair_moves(S, L, T, out, n)
     if ph == P_RESOLVE:
-        if g[G_P_XTHEME]:
-            for i in range(g[G_X_N]):
-                t = s.x_allowed[i]
-                if s.theme_supply[t] > 0:
+        if S[G_P_XTHEME]:
+            for i in range(S[G_X_N]):
+                t = S[L.o_x_allowed + i]
+                if S[L.o_theme_supply + t] > 0:
                     n = _put(out, n, K_EXTRA_THEME, t, 0, 0)
             return n
-        if g[G_P_IMP]:
+        if S[G_P_IMP]:
             n = _put(out, 0, K_IMPROVE_MONEY, 0, 0, 0)
+            imp = L.o_imp + p * 5
             used = 0
             for t in range(5):
-                if s.imp[p, t]:
+                if S[imp + t]:
                     used += 1
-            room = used < r.slots
+            room = used < L.slots
             for t in range(5):
-                if s.imp[p, t] == 1:
+                if S[imp + t] == 1:
                     n = _put(out, n, K_IMPROVE, t, 1, 0)
-                elif s.imp[p, t] == 0 and room and s.imp_supply[t] > 0:
+                elif S[imp + t] == 0 and room and S[L.o_imp_supply + t] > 0:
                     n = _put(out, n, K_IMPROVE, t, 0, 0)
-                    if g[G_P_IMP] >= 2:
+                    if S[G_P_IMP] >= 2:
                         n = _put(out, n, K_IMPROVE, t, 2, 0)
             return n
-        if g[G_P_UNFLIP]:
+        if S[G_P_UNFLIP]:
             for o in range(3):
-                if not s.opp[p, o]:
+                if not S[L.o_opp + p * 3 + o]:
                     n = _put(out, n, K_UNFLIP, o, 0, 0)
             return n
-        if g[G_P_BONUS]:
+        if S[G_P_BONUS]:
             n = _put(out, 0, K_BONUS_MONEY, 0, 0, 0)
-            for b in range(r.books):
-                if s.btiles_n[p, b] < r.max_tiles:
-                    for i in range(s.display.shape[0]):
-                        if s.display[i] >= 0:
+            for b in range(L.books):
+                if S[L.o_btiles_n + p * L.books + b] < L.max_tiles:
+                    for i in range(L.display):
+                        if S[L.o_display + i] >= 0:
                             n = _put(out, n, K_BONUS, i, b, 0)
             return n
         return 0
     if ph == P_SETUP:
         n = _put(out, 0, K_SETUP_DONE, 0, 0, 0)
-        for i in range(s.hand_n[p]):
-            n = _put(out, n, K_SETUP_DISCARD, s.hand[p, i], 0, 0)
+        for i in range(S[L.o_hand_n + p]):
+            n = _put(out, n, K_SETUP_DISCARD, S[L.o_hand + p * L.n_cards + i], 0, 0)
         return n
     return 0
 
@@ -930,203 +975,208 @@ def legal_moves(s, r, out):
 
 
 @jit
-def _start_action(s, r, p, action, arg, value, rng):
-    g = s.g
-    g[G_ACTED] = 1
-    s.st_actions[p, action] += 1
+def _start_action(S, L, T, p, action, arg, value, rng):
+    S[G_ACTED] = 1
+    S[L.o_st_actions + p * 5 + action] += 1
     if action == TRAVEL:
-        g[G_PHASE] = P_TRAVEL
-        g[G_T_COST] = 0
+        S[G_PHASE] = P_TRAVEL
+        S[G_T_COST] = 0
     elif action == SKETCH:
-        g[G_PHASE] = P_SKETCH
-        s.s_fee[:] = 0
-        g[G_S_ICONS] = 0
-        g[G_S_CARDS] = 0
+        S[G_PHASE] = P_SKETCH
+        for b in range(L.books):
+            S[L.o_s_fee + b] = 0
+        S[G_S_ICONS] = 0
+        S[G_S_CARDS] = 0
     elif action == FUNDING:
-        g[G_PHASE] = P_FUNDING
+        S[G_PHASE] = P_FUNDING
     elif action == PUBLISH:
-        publish(s, r, p, arg)
-        _continue(s, r, rng)
+        publish(S, L, T, p, arg)
+        _continue(S, L, rng)
     else:
-        g[G_SUP_LEFT] = abs(value - s.sup_tile[arg]) + r.supply_extra[s.imp[p, IMP_SUPPLY]]
-        if g[G_SUP_LEFT]:
-            g[G_PHASE] = P_SUPPLY
+        S[G_SUP_LEFT] = abs(value - S[L.o_sup_tile + arg]) + T[L.t_supply_extra + S[L.o_imp + p * 5 + IMP_SUPPLY]]
+        if S[G_SUP_LEFT]:
+            S[G_PHASE] = P_SUPPLY
         else:
-            _continue(s, r, rng)
+            _continue(S, L, rng)
 
 
 @jit
-def _refill_display(s, rng):
-    _refill(s.display, s.bag, G_BAG_N, s.bdiscard, G_BDISC_N, s.g, rng)
+def _refill_display(S, L, rng):
+    _refill(S, L.o_display, L.display, L.o_bag, G_BAG_N, L.o_bdiscard, G_BDISC_N, rng)
 
 
 @jit
-def _bonus_taken(s, r, rng):
-    s.g[G_P_BONUS] -= 1
-    if not s.g[G_P_BONUS]:
-        _refill_display(s, rng)
-    _continue(s, r, rng)
+def _bonus_taken(S, L, rng):
+    S[G_P_BONUS] -= 1
+    if not S[G_P_BONUS]:
+        _refill_display(S, L, rng)
+    _continue(S, L, rng)
 
 
 @jit
-def apply_move(s, r, kind, a, b, c, rng):
+def apply_move(S, L, T, kind, a, b, c, rng, opts):
     """Play decision ``(kind, a, b, c)`` (legal) for the seat to move, in place; chance from ``rng``."""
-    g = s.g
-    p = g[G_SEAT]
+    p = S[G_SEAT]
     if kind == K_PLACE:
         action, arg = b // 8, b % 8
-        s.dused[a] = 1
-        col = s.dcol[a]
-        s.st_colours[p, col] += 1
+        S[L.o_dused + a] = 1
+        col = S[L.o_dcol + a]
+        S[L.o_st_colours + p * 5 + col] += 1
         if action == SUPPLY:
-            s.sup_occ[arg] = 1
+            S[L.o_sup_occ + arg] = 1
         else:
-            s.occ[action, p] = 1
-            cost, payee = place_cost(s, p, a, action)
+            S[L.o_occ + action * L.n + p] = 1
+            cost, payee = place_cost(S, L, p, a, action)
             if col == WHITE:
-                s.st[p, ST_WHITE] += 1
+                S[L.o_st + p * 8 + ST_WHITE] += 1
                 if c:
-                    s.opp[p, OPPORTUNIST] = 0
+                    S[L.o_opp + p * 3 + OPPORTUNIST] = 0
                     if payee >= 0:
-                        s.money[payee] += cost
+                        S[L.o_money + payee] += cost
                 else:
-                    s.money[p] -= cost
+                    S[L.o_money + p] -= cost
                     if payee >= 0:
-                        s.money[payee] += cost
-                        s.st[p, ST_PAID_PLAYERS] += cost
-                        s.st[payee, ST_RECEIVED] += cost
+                        S[L.o_money + payee] += cost
+                        S[L.o_st + p * 8 + ST_PAID_PLAYERS] += cost
+                        S[L.o_st + payee * 8 + ST_RECEIVED] += cost
                     else:
-                        s.st[p, ST_PAID_BANK] += cost
+                        S[L.o_st + p * 8 + ST_PAID_BANK] += cost
             else:
-                s.cuser[action] = p
-                s.cval[action] = s.dice[a]
-        _start_action(s, r, p, action, arg, s.dice[a], rng)
+                S[L.o_cuser + action] = p
+                S[L.o_cval + action] = S[L.o_dice + a]
+        _start_action(S, L, T, p, action, arg, S[L.o_dice + a], rng)
     elif kind == K_STEP:
-        g[G_T_COST] += r.step_money
-        s.pos[p] = a
+        S[G_T_COST] += L.step_money
+        S[L.o_pos + p] = a
     elif kind == K_PICK:
-        g[G_T_COST] += r.pick_money
-        s.hand[p, s.hand_n[p]] = s.board[s.pos[p]]
-        s.hand_n[p] += 1
-        s.board[s.pos[p]] = -1
+        S[G_T_COST] += L.pick_money
+        at = L.o_board + S[L.o_pos + p]
+        S[L.o_hand + p * L.n_cards + S[L.o_hand_n + p]] = S[at]
+        S[L.o_hand_n + p] += 1
+        S[at] = -1
     elif kind == K_WANDER:
-        s.opp[p, WANDERER] = 0
-        s.pos[p] = a
+        S[L.o_opp + p * 3 + WANDERER] = 0
+        S[L.o_pos + p] = a
     elif kind == K_END:
-        if g[G_PHASE] == P_TRAVEL:
-            pay = g[G_T_COST] - r.travel_discount[s.imp[p, IMP_TRAVEL]]
+        if S[G_PHASE] == P_TRAVEL:
+            pay = S[G_T_COST] - T[L.t_travel_disc + S[L.o_imp + p * 5 + IMP_TRAVEL]]
             if pay > 0:
-                s.money[p] -= pay
-                s.st[p, ST_PAID_BANK] += pay
-            _refill(s.board, s.deck, G_DECK_N, s.discard, G_DISCARD_N, g, rng)
-        elif g[G_PHASE] == P_SKETCH:
-            if g[G_S_CARDS]:
-                lvl = s.imp[p, IMP_SKETCH]
-                base = max(g[G_S_ICONS], 1) if lvl else g[G_S_ICONS]
+                S[L.o_money + p] -= pay
+                S[L.o_st + p * 8 + ST_PAID_BANK] += pay
+            _refill(S, L.o_board, L.spaces, L.o_deck, G_DECK_N, L.o_discard, G_DISCARD_N, rng)
+        elif S[G_PHASE] == P_SKETCH:
+            if S[G_S_CARDS]:
+                lvl = S[L.o_imp + p * 5 + IMP_SKETCH]
+                base = max(S[G_S_ICONS], 1) if lvl else S[G_S_ICONS]
                 if lvl == 2:
-                    base += r.sketch_bonus[2]
-                g[G_P_BONUS] += base
+                    base += T[L.t_sketch_bonus + 2]
+                S[G_P_BONUS] += base
         else:
-            g[G_SUP_LEFT] = 0
-        _continue(s, r, rng)
+            S[G_SUP_LEFT] = 0
+        _continue(S, L, rng)
     elif kind == K_SKETCH:
-        d0, d1, d2, d3 = book_discounts(s, r, p, b)
-        need = card_need(r, a, d0, d1, d2, d3)
+        d0, d1, d2, d3 = book_discounts(S, L, T, p, b)
+        need = card_need(L, T, a, d0, d1, d2, d3)
         if c >= 0:
-            s.opp[p, EFFICIENT] = 0
-            need = efficient_need(r, need, c)
-        _pay_resources(s, p, need)
-        fee = r.extra_card_money[s.s_fee[b]]
-        s.money[p] -= fee
-        s.st[p, ST_PAID_BANK] += fee
-        s.s_fee[b] += 1
-        _hand_remove(s, p, a)
-        s.books[p, b, s.books_n[p, b]] = a
-        s.books_n[p, b] += 1
-        g[G_S_ICONS] += r.bonus[a]
-        g[G_S_CARDS] += 1
+            S[L.o_opp + p * 3 + EFFICIENT] = 0
+            need = efficient_need(L, need, c, opts)
+        _pay_resources(S, L, p, need)
+        fee = T[L.t_extra + S[L.o_s_fee + b]]
+        S[L.o_money + p] -= fee
+        S[L.o_st + p * 8 + ST_PAID_BANK] += fee
+        S[L.o_s_fee + b] += 1
+        _hand_remove(S, L, p, a)
+        nb_at = L.o_books_n + p * L.books + b
+        S[_book(L, p, b) + S[nb_at]] = a
+        S[nb_at] += 1
+        S[G_S_ICONS] += T[L.t_bonus + a]
+        S[G_S_CARDS] += 1
     elif kind == K_FUND:
-        theme = s.theme_at[r.funding_space]
-        pubs = g[G_TOTAL_PUB] if r.fund_all else s.pubs[p]
-        lvl = s.imp[p, IMP_FUNDING]
-        s.money[p] += r.fund_money + r.fund_per_pub * pubs + r.fund_flip * a + r.funding_extra[lvl]
-        s.th_up[p, theme] -= a
-        s.th_down[p, theme] += a
-        g[G_P_BONUS] += r.funding_tiles[lvl]
-        _continue(s, r, rng)
+        theme = S[L.o_theme_at + L.funding_space]
+        pubs = S[G_TOTAL_PUB] if L.fund_all else S[L.o_pubs + p]
+        lvl = S[L.o_imp + p * 5 + IMP_FUNDING]
+        S[L.o_money + p] += L.fund_money + L.fund_per_pub * pubs + L.fund_flip * a + T[L.t_funding_extra + lvl]
+        S[L.o_th_up + p * 4 + theme] -= a
+        S[L.o_th_down + p * 4 + theme] += a
+        S[G_P_BONUS] += T[L.t_funding_tiles + lvl]
+        _continue(S, L, rng)
     elif kind == K_RESOURCE:
-        gain_resource(s, r, p, a)
-        g[G_SUP_LEFT] -= 1
-        if not g[G_SUP_LEFT]:
-            _continue(s, r, rng)
+        gain_resource(S, L, p, a)
+        S[G_SUP_LEFT] -= 1
+        if not S[G_SUP_LEFT]:
+            _continue(S, L, rng)
     elif kind == K_BONUS:
-        tile = s.display[a]
-        s.display[a] = -1
-        s.btiles[p, b, s.btiles_n[p, b]] = tile
-        s.btiles_n[p, b] += 1
-        _bonus_taken(s, r, rng)
+        tile = S[L.o_display + a]
+        S[L.o_display + a] = -1
+        nt_at = L.o_btiles_n + p * L.books + b
+        S[_tiles(L, p, b) + S[nt_at]] = tile
+        S[nt_at] += 1
+        _bonus_taken(S, L, rng)
     elif kind == K_BONUS_MONEY:
-        s.money[p] += r.bonus_money
-        _bonus_taken(s, r, rng)
+        S[L.o_money + p] += L.bonus_money
+        _bonus_taken(S, L, rng)
     elif kind == K_EXTRA_THEME:
-        s.theme_supply[a] -= 1
-        s.th_up[p, a] += 1
-        g[G_P_XTHEME] -= 1
-        _continue(s, r, rng)
+        S[L.o_theme_supply + a] -= 1
+        S[L.o_th_up + p * 4 + a] += 1
+        S[G_P_XTHEME] -= 1
+        _continue(S, L, rng)
     elif kind == K_IMPROVE:
+        imp = L.o_imp + p * 5 + a
         if b == 1:
-            s.imp[p, a] = 2
-            g[G_P_IMP] -= 1
+            S[imp] = 2
+            S[G_P_IMP] -= 1
         else:
-            s.imp[p, a] = 1 if b == 0 else 2
-            s.imp_supply[a] -= 1
-            g[G_P_IMP] -= 1 if b == 0 else 2
-        s.st_imp[p, a] = 1
-        _continue(s, r, rng)
+            S[imp] = 1 if b == 0 else 2
+            S[L.o_imp_supply + a] -= 1
+            S[G_P_IMP] -= 1 if b == 0 else 2
+        S[L.o_st_imp + p * 5 + a] = 1
+        _continue(S, L, rng)
     elif kind == K_IMPROVE_MONEY:
-        s.money[p] += r.improvement_money
-        g[G_P_IMP] -= 1
-        _continue(s, r, rng)
+        S[L.o_money + p] += L.improvement_money
+        S[G_P_IMP] -= 1
+        _continue(S, L, rng)
     elif kind == K_UNFLIP:
-        s.opp[p, a] = 1
-        g[G_P_UNFLIP] -= 1
-        _continue(s, r, rng)
+        S[L.o_opp + p * 3 + a] = 1
+        S[G_P_UNFLIP] -= 1
+        _continue(S, L, rng)
     elif kind == K_THEME_PAIR:
-        ben = r.pairs[a, 2]
+        ben = T[L.t_pairs + 3 * a + 2]
         for j in range(2):
-            t = s.theme_at[r.pairs[a, j]]
-            s.th_up[p, t] -= 1
-            s.th_down[p, t] += 1
+            t = S[L.o_theme_at + T[L.t_pairs + 3 * a + j]]
+            S[L.o_th_up + p * 4 + t] -= 1
+            S[L.o_th_down + p * 4 + t] += 1
         if ben == BEN_UNFLIP:
-            s.opp[p, b] = 1
+            S[L.o_opp + p * 3 + b] = 1
         elif ben == BEN_BONUS:
-            s.btiles[p, c, s.btiles_n[p, c]] = s.display[b]
-            s.btiles_n[p, c] += 1
-            s.display[b] = -1
-            _refill_display(s, rng)
+            nt_at = L.o_btiles_n + p * L.books + c
+            S[_tiles(L, p, c) + S[nt_at]] = S[L.o_display + b]
+            S[nt_at] += 1
+            S[L.o_display + b] = -1
+            _refill_display(S, L, rng)
         else:
-            advance_prestige(s, r, p, 1)
-        if g[G_PHASE] == P_MAIN:
-            _continue(s, r, rng)
+            advance_prestige(S, L, T, p, 1)
+        if S[G_PHASE] == P_MAIN:
+            _continue(S, L, rng)
     elif kind == K_PASS:
-        _end_turn(s, r, rng)
+        _end_turn(S, L, rng)
     elif kind == K_SETUP_DISCARD:
-        _hand_remove(s, p, a)
-        s.discard[g[G_DISCARD_N]] = a
-        g[G_DISCARD_N] += 1
+        _hand_remove(S, L, p, a)
+        S[L.o_discard + S[G_DISCARD_N]] = a
+        S[G_DISCARD_N] += 1
+        bp = L.o_bp + p * L.backpack
         for res in range(4):
-            for _ in range(r.cost[a, res]):
-                if s.bp_n[p] < r.backpack and s.reserve[res] > 0:
-                    s.bp[p, s.bp_n[p]] = res
-                    s.bp_n[p] += 1
-                    s.reserve[res] -= 1
+            for _ in range(T[L.t_cost + a * 4 + res]):
+                if S[L.o_bp_n + p] < L.backpack and S[L.o_reserve + res] > 0:
+                    S[bp + S[L.o_bp_n + p]] = res
+                    S[L.o_bp_n + p] += 1
+                    S[L.o_reserve + res] -= 1
     elif kind == K_SETUP_DONE:
-        g[G_SETUP_SEAT] += 1
-        if g[G_SETUP_SEAT] < r.n:
-            g[G_SEAT] = g[G_SETUP_SEAT]
+        S[G_SETUP_SEAT] += 1
+        if S[G_SETUP_SEAT] < L.n:
+            S[G_SEAT] = S[G_SETUP_SEAT]
         else:
-            g[G_FIRST] = r.first_player
-            _start_round(s, r, rng)
+            S[G_FIRST] = L.first_player
+            _start_round(S, L, rng)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1134,94 +1184,100 @@ def apply_move(s, r, kind, a, b, c, rng):
 
 
 @jit
-def book_value(s, r, w, p, b):
-    nc = s.books_n[p, b]
-    nt = s.btiles_n[p, b]
+def book_value(S, L, T, W, p, b):
+    nc = S[L.o_books_n + p * L.books + b]
+    nt = S[L.o_btiles_n + p * L.books + b]
     if nc == 0:
-        return w.bonus_tile * nt
-    vp, money = book_money(s, r, p, b)
+        return W.bonus_tile * nt
+    vp, money = book_money(S, L, T, p, b)
     icons = 0
+    bk = _book(L, p, b)
     for i in range(nc):
-        icons += r.themes_n[s.books[p, b, i]]
-    streak = longest_streak(s, r, p, b)
-    young = max(0.0, 1.0 - s.g[G_TOTAL_PUB] / r.end_total)
-    return (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
-            + w.bonus_tile * nt + w.growth * young * (r.max_cards - nc))
+        icons += T[L.t_themes_n + S[bk + i]]
+    streak = longest_streak(S, L, T, p, b)
+    young = max(0.0, 1.0 - S[G_TOTAL_PUB] / L.end_total)
+    return (W.book_fraction * (vp + W.money * money + W.theme_tile * icons + streak)
+            + W.bonus_tile * nt + W.growth * young * (L.max_cards - nc))
 
 
 @jit
-def position_value(s, r, w, p):
-    v = float(s.vp[p] + r.prestige_points[s.prestige[p]])
-    v += w.money * s.money[p] + w.resource * s.bp_n[p]
-    v += w.theme_tile * (s.th_up[p, 0] + s.th_up[p, 1] + s.th_up[p, 2] + s.th_up[p, 3]
-                         + (s.th_down[p, 0] + s.th_down[p, 1] + s.th_down[p, 2] + s.th_down[p, 3]))
-    v += w.opportunity * (s.opp[p, 0] + s.opp[p, 1] + s.opp[p, 2])
+def position_value(S, L, T, W, p):
+    v = float(S[L.o_vp + p] + T[L.t_pp + S[L.o_prestige + p]])
+    v += W.money * S[L.o_money + p] + W.resource * S[L.o_bp_n + p]
+    themes = 0
+    for t in range(4):
+        themes += S[L.o_th_up + p * 4 + t] + S[L.o_th_down + p * 4 + t]
+    v += W.theme_tile * themes
+    v += W.opportunity * (S[L.o_opp + p * 3] + S[L.o_opp + p * 3 + 1] + S[L.o_opp + p * 3 + 2])
     for t in range(5):
-        x = s.imp[p, t]
+        x = S[L.o_imp + p * 5 + t]
         if x:
-            v += w.improvement + (w.advanced if x == 2 else 0.0)
-    v += w.hand_card * min(s.hand_n[p], w.hand_cap)
-    for b in range(r.books):
-        v += book_value(s, r, w, p, b)
+            v += W.improvement + (W.advanced if x == 2 else 0.0)
+    v += W.hand_card * min(S[L.o_hand_n + p], W.hand_cap)
+    for b in range(L.books):
+        v += book_value(S, L, T, W, p, b)
     return v
 
 
 @jit
-def travel_move(s, r, w, p):
-    if s.hand_n[p] >= w.hand_cap:
+def travel_move(S, L, T, W, p):
+    if S[L.o_hand_n + p] >= W.hand_cap:
         return K_END, 0, 0, 0
-    budget = s.money[p] + r.travel_discount[s.imp[p, IMP_TRAVEL]] - s.g[G_T_COST]
-    pos = s.pos[p]
+    budget = S[L.o_money + p] + T[L.t_travel_disc + S[L.o_imp + p * 5 + IMP_TRAVEL]] - S[G_T_COST]
+    pos = S[L.o_pos + p]
     best, best_gain = -1, 0.0
-    wander = s.opp[p, WANDERER] != 0
-    disc = np.empty((r.books, 4), np.int64)
-    for b in range(r.books):
-        disc[b, 0], disc[b, 1], disc[b, 2], disc[b, 3] = book_discounts(s, r, p, b)
-    k = 0.3 * w.resource
-    for i in range(r.spaces):
-        c = s.board[i]
+    wander = S[L.o_opp + p * 3 + WANDERER] != 0
+    disc = np.empty((L.books, 4), np.int64)
+    for b in range(L.books):
+        disc[b, 0], disc[b, 1], disc[b, 2], disc[b, 3] = book_discounts(S, L, T, p, b)
+    k = 0.3 * W.resource
+    for i in range(L.spaces):
+        c = S[L.o_board + i]
         if c < 0:
             continue
         low = -1
-        for b in range(r.books):
+        for b in range(L.books):
             need = 0
             for x in range(4):
-                if r.cost[c, x] > disc[b, x]:
-                    need += r.cost[c, x] - disc[b, x]
+                cost = T[L.t_cost + c * 4 + x]
+                if cost > disc[b, x]:
+                    need += cost - disc[b, x]
             if low < 0 or need < low:
                 low = need
-        value = w.card_base[c] - k * low
-        d = r.dist[pos, i]
+        value = W.card_base[c] - k * low
+        d = T[L.t_dist + pos * L.spaces + i]
         steps = 0 if (wander and d >= 3) else d
-        money = steps * r.step_money + r.pick_money
+        money = steps * L.step_money + L.pick_money
         if money > budget:
             continue
-        gain = value - w.money * money - (w.opportunity if steps != d else 0.0)
+        gain = value - W.money * money - (W.opportunity if steps != d else 0.0)
         if gain > best_gain:
             best, best_gain = i, gain
     if best < 0:
         return K_END, 0, 0, 0
     if best == pos:
         return K_PICK, 0, 0, 0
-    if wander and r.dist[pos, best] >= 3:
+    if wander and T[L.t_dist + pos * L.spaces + best] >= 3:
         return K_WANDER, best, 0, 0
-    return K_STEP, r.next_step[pos, best], 0, 0
+    return K_STEP, T[L.t_next + pos * L.spaces + best], 0, 0
 
 
 @jit
-def supply_move(s, r, p):
-    if s.bp_n[p] >= r.backpack:
+def supply_move(S, L, T, p):
+    if S[L.o_bp_n + p] >= L.backpack:
         return K_END, 0, 0, 0
     w0 = w1 = w2 = w3 = 0
-    d0, d1, d2, d3 = book_discounts(s, r, p, 0)
-    for i in range(s.hand_n[p]):
-        e0, e1, e2, e3 = card_need(r, s.hand[p, i], d0, d1, d2, d3)
+    d0, d1, d2, d3 = book_discounts(S, L, T, p, 0)
+    hand = L.o_hand + p * L.n_cards
+    for i in range(S[L.o_hand_n + p]):
+        e0, e1, e2, e3 = card_need(L, T, S[hand + i], d0, d1, d2, d3)
         w0 += e0
         w1 += e1
         w2 += e2
         w3 += e3
-    for i in range(s.bp_n[p]):
-        x = s.bp[p, i]
+    bp = L.o_bp + p * L.backpack
+    for i in range(S[L.o_bp_n + p]):
+        x = S[bp + i]
         if x == 0:
             w0 -= 1
         elif x == 1:
@@ -1233,7 +1289,7 @@ def supply_move(s, r, p):
     want = (w0, w1, w2, w3)
     best = -1
     for res in range(4):
-        if s.reserve[res] > 0 and (best < 0 or want[res] > want[best]):
+        if S[L.o_reserve + res] > 0 and (best < 0 or want[res] > want[best]):
             best = res
     if best >= 0:
         return K_RESOURCE, best, 0, 0
@@ -1241,113 +1297,116 @@ def supply_move(s, r, p):
 
 
 @jit
-def _with_card(s, r, w, p, b, card):
-    """book_value of sketchbook b with ``card`` added (the book is restored)."""
-    s.books[p, b, s.books_n[p, b]] = card
-    s.books_n[p, b] += 1
-    v = book_value(s, r, w, p, b)
-    s.books_n[p, b] -= 1
+def _with_card(S, L, T, W, p, b, card):
+    """book_value of sketchbook b with ``card`` added (the sketchbook is restored)."""
+    at = L.o_books_n + p * L.books + b
+    S[_book(L, p, b) + S[at]] = card
+    S[at] += 1
+    v = book_value(S, L, T, W, p, b)
+    S[at] -= 1
     return v
 
 
 @jit
-def _with_tile(s, r, w, p, b, tile):
-    s.btiles[p, b, s.btiles_n[p, b]] = tile
-    s.btiles_n[p, b] += 1
-    v = book_value(s, r, w, p, b)
-    s.btiles_n[p, b] -= 1
+def _with_tile(S, L, T, W, p, b, tile):
+    at = L.o_btiles_n + p * L.books + b
+    S[_tiles(L, p, b) + S[at]] = tile
+    S[at] += 1
+    v = book_value(S, L, T, W, p, b)
+    S[at] -= 1
     return v
 
 
 @jit
-def _pair_value(s, r, w, p, a, b, c, base, rng):
-    ben = r.pairs[a, 2]
+def _pair_value(S, L, T, W, p, a, b, c, base, rng):
+    ben = T[L.t_pairs + 3 * a + 2]
     if ben == BEN_UNFLIP:
-        return base + w.opportunity
+        return base + W.opportunity
     if ben == BEN_BONUS:
-        before = book_value(s, r, w, p, c)
-        tile = s.display[b]
-        after = _with_tile(s, r, w, p, c, tile)
-        s.display[b] = -1
-        refill_display_draws(s, rng)
-        s.display[b] = tile
+        before = book_value(S, L, T, W, p, c)
+        tile = S[L.o_display + b]
+        after = _with_tile(S, L, T, W, p, c, tile)
+        S[L.o_display + b] = -1
+        refill_display_draws(S, L, rng)
+        S[L.o_display + b] = tile
         return base + after - before
-    last = r.prestige_points.shape[0] - 1
-    at = s.prestige[p]
+    last = L.n_prestige - 1
+    at = S[L.o_prestige + p]
     if at >= last:
-        return base + w.money * r.prestige_overflow
-    code = r.prestige_reward[at + 1]
-    return (base + r.prestige_points[at + 1] - r.prestige_points[at]
-            + (w.money * r.reward_money if code == R_MONEY else 0.0))
+        return base + W.money * L.prestige_overflow
+    code = T[L.t_prew + at + 1]
+    return (base + T[L.t_pp + at + 1] - T[L.t_pp + at]
+            + (W.money * L.reward_money if code == R_MONEY else 0.0))
 
 
 @jit
-def quick_value(s, r, w, p, kind, a, b, c, base, rng):
+def quick_value(S, L, T, W, p, kind, a, b, c, base, rng, opts):
     """agents.quick_value: (True, value) for the decisions it values without a copy (drawing
     from ``rng`` what a copy would), else (False, 0.0)."""
-    g = s.g
-    ph = g[G_PHASE]
+    ph = S[G_PHASE]
     if kind == K_SKETCH and ph == P_SKETCH:
-        d0, d1, d2, d3 = book_discounts(s, r, p, b)
-        before = book_value(s, r, w, p, b)
-        need = card_need(r, a, d0, d1, d2, d3)
+        d0, d1, d2, d3 = book_discounts(S, L, T, p, b)
+        before = book_value(S, L, T, W, p, b)
+        need = card_need(L, T, a, d0, d1, d2, d3)
         if c >= 0:
-            need = efficient_need(r, need, c)
-        h = s.hand_n[p]
-        after = _with_card(s, r, w, p, b, a)
-        return True, (base - w.resource * (need[0] + need[1] + need[2] + need[3])
-                      - w.money * r.extra_card_money[s.s_fee[b]]
-                      + w.hand_card * (min(h - 1, w.hand_cap) - min(h, w.hand_cap))
-                      - (w.opportunity if c >= 0 else 0.0) + after - before)
+            need = efficient_need(L, need, c, opts)
+        h = S[L.o_hand_n + p]
+        after = _with_card(S, L, T, W, p, b, a)
+        return True, (base - W.resource * (need[0] + need[1] + need[2] + need[3])
+                      - W.money * T[L.t_extra + S[L.o_s_fee + b]]
+                      + W.hand_card * (min(h - 1, W.hand_cap) - min(h, W.hand_cap))
+                      - (W.opportunity if c >= 0 else 0.0) + after - before)
     if kind == K_END and ph == P_SKETCH:
         return True, base
     if kind == K_BONUS and ph == P_RESOLVE:
-        before = book_value(s, r, w, p, b)
-        after = _with_tile(s, r, w, p, b, s.display[a])
+        before = book_value(S, L, T, W, p, b)
+        after = _with_tile(S, L, T, W, p, b, S[L.o_display + a])
         return True, base + after - before
     if kind == K_BONUS_MONEY and ph == P_RESOLVE:
-        return True, base + w.money * r.bonus_money
+        return True, base + W.money * L.bonus_money
     if kind == K_THEME_PAIR and ph != P_MAIN:
-        return True, _pair_value(s, r, w, p, a, b, c, base, rng)
+        return True, _pair_value(S, L, T, W, p, a, b, c, base, rng)
     if kind == K_FUND:
-        lvl = s.imp[p, IMP_FUNDING]
-        pubs = g[G_TOTAL_PUB] if r.fund_all else s.pubs[p]
-        gain = r.fund_money + r.fund_per_pub * pubs + r.fund_flip * a + r.funding_extra[lvl]
-        g[G_P_BONUS] += r.funding_tiles[lvl]
-        continue_draws(s, r, rng)
-        g[G_P_BONUS] -= r.funding_tiles[lvl]
-        return True, base + w.money * gain
+        lvl = S[L.o_imp + p * 5 + IMP_FUNDING]
+        pubs = S[G_TOTAL_PUB] if L.fund_all else S[L.o_pubs + p]
+        gain = L.fund_money + L.fund_per_pub * pubs + L.fund_flip * a + T[L.t_funding_extra + lvl]
+        tiles = T[L.t_funding_tiles + lvl]
+        S[G_P_BONUS] += tiles
+        continue_draws(S, L, rng)
+        S[G_P_BONUS] -= tiles
+        return True, base + W.money * gain
     if ph != P_RESOLVE:
         return False, 0.0
     if kind == K_UNFLIP:
-        value = base + w.opportunity
-        old = s.opp[p, a]
-        g[G_P_UNFLIP] -= 1
-        s.opp[p, a] = 1
-        continue_draws(s, r, rng)
-        g[G_P_UNFLIP] += 1
-        s.opp[p, a] = old
+        value = base + W.opportunity
+        at = L.o_opp + p * 3 + a
+        old = S[at]
+        S[G_P_UNFLIP] -= 1
+        S[at] = 1
+        continue_draws(S, L, rng)
+        S[G_P_UNFLIP] += 1
+        S[at] = old
         return True, value
     if kind == K_IMPROVE:
-        value = base + (w.advanced if b == 1 else w.improvement + (w.advanced if b == 2 else 0.0))
+        value = base + (W.advanced if b == 1 else W.improvement + (W.advanced if b == 2 else 0.0))
         by = 2 if b == 2 else 1
-        g[G_P_IMP] -= by
-        continue_draws(s, r, rng)
-        g[G_P_IMP] += by
+        S[G_P_IMP] -= by
+        continue_draws(S, L, rng)
+        S[G_P_IMP] += by
         return True, value
     if kind == K_IMPROVE_MONEY:
-        value = base + w.money * r.improvement_money
-        g[G_P_IMP] -= 1
-        continue_draws(s, r, rng)
-        g[G_P_IMP] += 1
+        value = base + W.money * L.improvement_money
+        S[G_P_IMP] -= 1
+        continue_draws(S, L, rng)
+        S[G_P_IMP] += 1
         return True, value
     if kind == K_EXTRA_THEME:
-        value = base + w.theme_tile
-        g[G_P_XTHEME] -= 1
-        s.theme_supply[a] -= 1
-        continue_draws(s, r, rng)
-        g[G_P_XTHEME] += 1
-        s.theme_supply[a] += 1
+        value = base + W.theme_tile
+        S[G_P_XTHEME] -= 1
+        S[L.o_theme_supply + a] -= 1
+        continue_draws(S, L, rng)
+        S[G_P_XTHEME] += 1
+        S[L.o_theme_supply + a] += 1
         return True, value
     return False, 0.0
 
@@ -1373,37 +1432,37 @@ def pick_best(moves, values, m, rng):
 
 
 @jit
-def sub_move(s, r, w, rng, ws):
+def sub_move(S, L, T, W, rng, ws):
     """agents.sub_move: the greedy decision inside an action (uses ws.sub, ws.subvals, ws.b)."""
-    p = s.g[G_SEAT]
-    ph = s.g[G_PHASE]
+    p = S[G_SEAT]
+    ph = S[G_PHASE]
     if ph == P_TRAVEL:
-        return travel_move(s, r, w, p)
+        return travel_move(S, L, T, W, p)
     if ph == P_SUPPLY:
-        return supply_move(s, r, p)
+        return supply_move(S, L, T, p)
     moves = ws.sub
-    m = legal_moves(s, r, moves)
+    m = legal_moves(S, L, T, moves, ws.opts)
     if m == 1:
         return moves[0, 0], moves[0, 1], moves[0, 2], moves[0, 3]
-    base = position_value(s, r, w, p) if (ph == P_SKETCH or ph == P_RESOLVE or ph == P_FUNDING) else 0.0
+    base = position_value(S, L, T, W, p) if (ph == P_SKETCH or ph == P_RESOLVE or ph == P_FUNDING) else 0.0
     values = ws.subvals
     for i in range(m):
-        ok, v = quick_value(s, r, w, p, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], base, rng)
+        ok, v = quick_value(S, L, T, W, p, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], base, rng, ws.opts)
         if not ok:
-            c = ws.b
-            copy_state(c, s)
-            apply_move(c, r, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng)
-            v = position_value(c, r, w, p)
+            C = ws.b
+            C[:] = S
+            apply_move(C, L, T, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng, ws.opts)
+            v = position_value(C, L, T, W, p)
         values[i] = v
     return pick_best(moves, values, m, rng)
 
 
 @jit
-def candidate_moves(s, r, out, tmp, keys):
-    """agents.candidate_moves into ``out``; returns their number (``tmp``: the legal moves)."""
-    m = legal_moves(s, r, tmp)
+def candidate_moves(S, L, T, out, tmp, keys, opts):
+    """agents.candidate_moves into ``out``; returns their number (``tmp``: the legal moves behind them)."""
+    m = legal_moves(S, L, T, tmp, opts)
     keys[:] = -1
-    p = s.g[G_SEAT]
+    p = S[G_SEAT]
     nk = 0
     for i in range(m):
         if tmp[i, 0] != K_PLACE:
@@ -1411,14 +1470,14 @@ def candidate_moves(s, r, out, tmp, keys):
         action = tmp[i, 2] >> 3
         if action == SUPPLY:
             key = 80
-            score = -abs(s.dice[tmp[i, 1]] - s.sup_tile[tmp[i, 2] & 7])
+            score = -abs(S[L.o_dice + tmp[i, 1]] - S[L.o_sup_tile + (tmp[i, 2] & 7)])
         else:
             key = tmp[i, 2] * 2 + tmp[i, 3]
-            score = place_cost(s, p, tmp[i, 1], action)[0] if not tmp[i, 3] else 0
+            score = place_cost(S, L, p, tmp[i, 1], action)[0] if not tmp[i, 3] else 0
         slot = keys[key]
         if slot < 0:
             keys[key] = nk
-            out[nk, 0], out[nk, 1], out[nk, 2], out[nk, 3] = score, i, 0, 0
+            out[nk, 0], out[nk, 1] = score, i
             nk += 1
         elif score < out[slot, 0]:
             out[slot, 0], out[slot, 1] = score, i
@@ -1434,57 +1493,57 @@ def candidate_moves(s, r, out, tmp, keys):
 
 
 @jit
-def finish_turn(s, r, w, p, rng, ws):
-    g = s.g
-    while g[G_PHASE] != P_OVER and g[G_SEAT] == p and g[G_PHASE] != P_MAIN:
-        k, a, b, c = sub_move(s, r, w, rng, ws)
-        apply_move(s, r, k, a, b, c, rng)
+def finish_turn(S, L, T, W, p, rng, ws):
+    while S[G_PHASE] != P_OVER and S[G_SEAT] == p and S[G_PHASE] != P_MAIN:
+        k, a, b, c = sub_move(S, L, T, W, rng, ws)
+        apply_move(S, L, T, k, a, b, c, rng, ws.opts)
 
 
 @jit
-def main_move(s, r, w, rng, ws):
+def main_move(S, L, T, W, rng, ws):
     """agents.main_move: the greedy choice of a die (or theme-tile pair), one action ahead."""
-    p = s.g[G_SEAT]
+    p = S[G_SEAT]
     moves = ws.cand
-    m = candidate_moves(s, r, moves, ws.tmp, ws.keys)
+    m = candidate_moves(S, L, T, moves, ws.tmp, ws.keys, ws.opts)
     if m == 1:
         return moves[0, 0], moves[0, 1], moves[0, 2], moves[0, 3]
     values = ws.vals
-    c = ws.a
+    C = ws.a
     for i in range(m):
-        copy_state(c, s)
-        apply_move(c, r, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng)
-        finish_turn(c, r, w, p, rng, ws)
-        values[i] = position_value(c, r, w, p)
+        C[:] = S
+        apply_move(C, L, T, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng, ws.opts)
+        finish_turn(C, L, T, W, p, rng, ws)
+        values[i] = position_value(C, L, T, W, p)
     return pick_best(moves, values, m, rng)
 
 
 @jit
-def random_move(s, r, rng, ws):
-    m = legal_moves(s, r, ws.sub)
+def random_move(S, L, T, rng, ws):
+    m = legal_moves(S, L, T, ws.sub, ws.opts)
     i = rng.integers(0, m)
     return ws.sub[i, 0], ws.sub[i, 1], ws.sub[i, 2], ws.sub[i, 3]
 
 
 @jit
-def choose(s, r, w, kind, rng, ws):
+def choose(S, L, T, W, kind, rng, ws):
     """The decision of agent ``kind`` (:data:`AGENT_KINDS`) for the seat to move."""
     if kind == 0:
-        return random_move(s, r, rng, ws)
-    if s.g[G_PHASE] == P_MAIN:
-        return main_move(s, r, w, rng, ws)
-    return sub_move(s, r, w, rng, ws)
+        return random_move(S, L, T, rng, ws)
+    if S[G_PHASE] == P_MAIN:
+        return main_move(S, L, T, W, rng, ws)
+    return sub_move(S, L, T, W, rng, ws)
 
 
 @jit
-def play(s, r, w, kinds, game_rng, agent_rng, ws, record):
-    """Play ``s`` to the end, seat i's decisions by agent ``kinds[i]``; the first ``len(record)``
-    decisions are written to ``record`` (int64[k, 4]). Returns the number of decisions."""
+def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record):
+    """Play state ``S`` to the end, seat i's decisions by agent ``kinds[i]`` (:data:`AGENT_KINDS`)
+    with ``agent_rng``, chance from ``game_rng``; the first ``len(record)`` decisions are written to
+    ``record`` (int64[k, 4]). Returns the number of decisions."""
     count = 0
-    while s.g[G_PHASE] != P_OVER:
-        k, a, b, c = choose(s, r, w, kinds[s.g[G_SEAT]], agent_rng, ws)
+    while S[G_PHASE] != P_OVER:
+        k, a, b, c = choose(S, L, T, W, kinds[S[G_SEAT]], agent_rng, ws)
         if count < record.shape[0]:
             record[count, 0], record[count, 1], record[count, 2], record[count, 3] = k, a, b, c
         count += 1
-        apply_move(s, r, k, a, b, c, game_rng)
+        apply_move(S, L, T, k, a, b, c, game_rng, ws.opts)
     return count
