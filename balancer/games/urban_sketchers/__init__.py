@@ -55,12 +55,17 @@ published, mean_publish_size, improvement_<type> (0/1: took that improvement), p
 
 from __future__ import annotations
 
+from ...core.numba_cache import drop_stale_cache
+
+drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+
 from functools import lru_cache
 
 import numpy as np
 
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
+from . import fast
 from .agents import AGENTS, SEARCH_AGENTS, GreedyAgent, RandomAgent, RolloutAgent, make
 from .config import ACTIONS, BONUS_KINDS, COLOURS, UrbanSketchersConfig, deck_report
 from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
@@ -78,7 +83,7 @@ EXTRA_AGENTS: tuple[str, ...] = SEARCH_AGENTS
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "EXTRA_AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
-           "play_game", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config",
+           "play_game", "play_game_reference", "play_game_fast", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config",
            "score_table_text"]
 
 
@@ -181,8 +186,17 @@ def outcome(state: State) -> Outcome:
 
 
 def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """One whole game; ``agents`` names each seat's agent. ValueError for an unsupported player count
-    or an unknown agent."""
+    """One whole game; ``agents`` names each seat's agent. Tables of ``random`` and ``greedy`` seats
+    play on the compiled engine (:mod:`.fast`, the same games as the reference), others on the
+    reference engine (:func:`play_game_reference`). ValueError for an unsupported player count or an
+    unknown agent."""
+    if all(a in fast.AGENT_KINDS for a in agents):
+        return play_game_fast(cfg, agents, seed)
+    return play_game_reference(cfg, agents, seed)
+
+
+def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
+    """:func:`play_game` on the readable engine (``rules``, ``agents``), whatever the agents."""
     players = [make(cfg, a) for a in agents]
     state = new_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
@@ -190,6 +204,37 @@ def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.Seed
         seat = state.seat
         apply_move(state, players[seat].choose(state, seat, agent_rng))
     return outcome(state)
+
+
+_FAST: dict[tuple[int, int], tuple[UrbanSketchersConfig, fast.Layout, np.ndarray, fast.FastWeights]] = {}
+
+
+def fast_tables(cfg: UrbanSketchersConfig, n: int) -> tuple[fast.Layout, np.ndarray, fast.FastWeights]:
+    """(layout, rule table, greedy weights) of the compiled engine for ``n`` players (cached)."""
+    hit = _FAST.get((id(cfg), n))
+    if hit is None or hit[0] is not cfg:
+        rules = compiled(cfg, n)
+        lay, table = fast.compile_fast(rules)
+        hit = _FAST[(id(cfg), n)] = (cfg, lay, table, fast.fast_weights(cfg, rules))
+    return hit[1], hit[2], hit[3]
+
+
+def play_game_fast(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int,
+                   record: np.ndarray | None = None) -> Outcome:
+    """:func:`play_game` on the compiled engine, for seats of :data:`.fast.AGENT_KINDS` only (ValueError
+    otherwise). Set Up 1-10 and final scoring are the reference's. With ``record`` (int64[k, 4]), its
+    first rows receive the game's decisions, in order (rows past the game's length are left as they were)."""
+    unknown = [a for a in agents if a not in fast.AGENT_KINDS]
+    if unknown:
+        raise ValueError(f"the compiled engine plays {', '.join(fast.AGENT_KINDS)}; not {unknown[0]!r}")
+    rules = compiled(cfg, len(agents))
+    lay, table, weights = fast_tables(cfg, len(agents))
+    game_rng, agent_rng = game_rngs(seed)
+    state = fast.load(new_state(rules, game_rng))
+    kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
+    rec = np.zeros((0, 4), np.int64) if record is None else record
+    fast.play(state, lay, table, weights, kinds, game_rng, agent_rng, fast.workspace(lay), rec)
+    return outcome(fast.to_reference(state, rules))
 
 
 def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
