@@ -1,0 +1,151 @@
+"""Urban Sketchers compiled engine (``fast.py``) against the readable reference (``rules.py``,
+``agents.py``): the same legal decisions in the same order, the same state after every decision,
+the same greedy values, and whole games with the same decisions and the same outcome (scores,
+components, tie-breaker, every metric and label) for random, greedy and mixed tables at 2, 3 and
+4 players."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from balancer.core.seeding import game_rngs, game_seed
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers import fast
+from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, position_value
+from balancer.games.urban_sketchers.rules import P_OVER, State, apply_move, legal_moves, new_state
+
+SEEDS = 100
+TABLES = {
+    2: (["random", "random"], ["greedy", "greedy"], ["greedy", "random"]),
+    3: (["random"] * 3, ["greedy"] * 3, ["random", "greedy", "greedy"]),
+    4: (["random"] * 4, ["greedy"] * 4, ["greedy", "random", "greedy", "random"]),
+}
+
+
+def reference_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
+    """The decisions and outcome of one game on the reference engine (us.play_game_reference's loop)."""
+    players = [us.make_agent(cfg, a) for a in agents]
+    state = us.new_game(cfg, len(agents), seed)
+    _, agent_rng = game_rngs(seed)
+    moves = []
+    while state.phase != P_OVER:
+        mv = players[state.seat].choose(state, state.seat, agent_rng)
+        moves.append(tuple(int(x) for x in mv))
+        apply_move(state, mv)
+    return moves, us.outcome(state)
+
+
+def fast_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
+    record = np.full((20_000, 4), -9, np.int64)
+    out = us.play_game_fast(cfg, agents, seed, record)
+    n = int(np.argmax(record[:, 0] == -9)) if (record[:, 0] == -9).any() else len(record)
+    return [tuple(int(x) for x in row) for row in record[:n]], out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_fast_games_equal_reference_games(us_cfg, n):
+    """Over 100 seeds per table, both engines make the same decisions and reach the same outcome
+    (scores, components, tie-breaker, metrics, labels, turns)."""
+    for agents in TABLES[n]:
+        for i in range(SEEDS):
+            seed = game_seed(20260, i)
+            ref_moves, ref_out = reference_game(us_cfg, agents, seed)
+            fast_moves, fast_out = fast_game(us_cfg, agents, seed)
+            assert fast_moves == ref_moves, (agents, i)
+            assert fast_out == ref_out, (agents, i)
+
+
+def test_play_game_uses_the_fast_engine_and_agrees(us_cfg):
+    """play_game (the runner's entry) gives the reference's outcome for a greedy table; a table
+    with a seat the compiled engine does not play falls back to the reference."""
+    seed = game_seed(7, 3)
+    assert us.play_game(us_cfg, ["greedy"] * 3, seed) == us.play_game_reference(us_cfg, ["greedy"] * 3, seed)
+    with pytest.raises(ValueError, match="compiled engine"):
+        us.play_game_fast(us_cfg, ["greedy", "rollout"], seed)
+    with pytest.raises(ValueError):
+        us.play_game(us_cfg, ["greedy", "nobody"], seed)
+
+
+def _buffer_equals(buf: np.ndarray, s: State) -> None:
+    """The compiled state, read back, has every field of the reference state."""
+    back = fast.to_reference(buf, s.rules)
+    for name in State.__slots__:
+        if name in ("rules", "rng"):
+            continue
+        assert getattr(back, name) == getattr(s, name), name
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_step_by_step_same_moves_and_states(us_cfg, n):
+    """Random games driven move by move: at every decision the compiled legal moves are the
+    reference's (same order), and after applying one the two states are equal field by field
+    (chance from two generators with the same seed)."""
+    rules = us.compiled(us_cfg, n)
+    lay, table, weights = us.fast_tables(us_cfg, n)
+    ws = fast.workspace(lay)
+    w = Weights(us_cfg)
+    for i in range(3):
+        ref_rng, fast_rng, pick = (np.random.default_rng(1000 + i) for _ in range(3))
+        s = new_state(rules, ref_rng)
+        fast_rng.bit_generator.state = ref_rng.bit_generator.state
+        buf = fast.load(s)
+        _buffer_equals(buf, s)
+        while s.phase != P_OVER:
+            moves = legal_moves(s)
+            m = fast.legal_moves(buf, lay, table, ws.sub, ws.opts)
+            assert [tuple(int(x) for x in row) for row in ws.sub[:m]] == moves
+            for p in range(n):
+                assert fast.position_value(buf, lay, table, weights, p) == position_value(s, p, w)
+            mv = moves[int(pick.integers(len(moves)))]
+            apply_move(s, mv)
+            fast.apply_move(buf, lay, table, *mv, fast_rng, ws.opts)
+            _buffer_equals(buf, s)
+        assert fast.legal_moves(buf, lay, table, ws.sub, ws.opts) == 0
+
+
+def test_greedy_decisions_equal_on_mid_game_positions(us_cfg):
+    """The compiled greedy agent's decision at positions reached by random play equals the
+    reference agent's, and both draw the same from their generators."""
+    n = 3
+    rules = us.compiled(us_cfg, n)
+    lay, table, weights = us.fast_tables(us_cfg, n)
+    ws = fast.workspace(lay)
+    agent = GreedyAgent(us_cfg)
+    s = new_state(rules, np.random.default_rng(5))
+    pick = np.random.default_rng(6)
+    checked = 0
+    while s.phase != P_OVER and checked < 300:
+        buf = fast.load(s)
+        r1, r2 = np.random.default_rng(checked), np.random.default_rng(checked)
+        ref = agent.choose(s.clone(), s.seat, r1)
+        got = fast.choose(buf, lay, table, weights, 1, r2, ws)
+        assert tuple(int(x) for x in got) == tuple(ref)
+        assert r1.integers(1 << 30) == r2.integers(1 << 30), "the same draws"
+        checked += 1
+        moves = legal_moves(s)
+        apply_move(s, moves[int(pick.integers(len(moves)))])
+    assert checked > 100
+
+
+def test_load_and_to_reference_round_trip(us_cfg):
+    """A reference state copied into a buffer and back is the same state; the buffer's size is the
+    layout's."""
+    rules = us.compiled(us_cfg, 4)
+    lay, _, _ = us.fast_tables(us_cfg, 4)
+    s = new_state(rules, np.random.default_rng(9))
+    buf = fast.load(s)
+    assert buf.size == lay.size
+    _buffer_equals(buf, s)
+
+
+def test_efficient_options_match_the_reference():
+    """The compiled Efficient options (code and reduced need, in order) are the reference's for every
+    need up to 3 of each type and reductions 0-3."""
+    from balancer.games.urban_sketchers.rules import efficient_options
+    opts = np.zeros((10, 5), np.int64)
+    for need in np.ndindex(4, 4, 4, 4):
+        for amount in range(4):
+            m = fast.efficient_options(*need, amount, opts)
+            got = [(int(o[0]), [int(x) for x in o[1:]]) for o in opts[:m]]
+            assert got == efficient_options(list(need), amount), (need, amount)
