@@ -449,14 +449,34 @@ class RolloutAgent:
     choices by the greedy value each get ``playouts`` playouts (every seat greedy) on copies whose
     deck and bonus bag are reshuffled (the agent does not know their order), to the end of the game
     or ``horizon_rounds`` rounds on; the choice with the best mean :func:`margin` is played (ties:
-    the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``."""
+    the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``.
+
+    The playouts run on the compiled engine (:func:`.fast.playout`, the same decisions and draws
+    as :func:`playout`); ``compiled=False`` plays them on the reference engine."""
 
     name = "rollout"
 
-    def __init__(self, cfg: UrbanSketchersConfig):
+    def __init__(self, cfg: UrbanSketchersConfig, compiled: bool = True):
+        self.cfg = cfg
         self.w = Weights(cfg)
         ro = cfg.agents.rollout
         self.playouts, self.candidates, self.horizon = ro.playouts, ro.candidates, ro.horizon_rounds
+        self.compiled = compiled
+        self._fast: tuple | None = None
+
+    def _play_out(self, c: State, rng: np.random.Generator) -> State:
+        """``c`` played on by :func:`playout` (on the compiled engine unless ``compiled`` is off)."""
+        if not self.compiled:
+            playout(c, self.w, rng, self.horizon)
+            return c
+        from . import fast
+        if self._fast is None or self._fast[0] is not c.rules:
+            lay, table = fast.compile_fast(c.rules)
+            self._fast = (c.rules, lay, table, fast.fast_weights(self.cfg, c.rules), fast.workspace(lay))
+        _, lay, table, weights, ws = self._fast
+        buf = fast.load(c)
+        fast.playout(buf, lay, table, weights, rng, ws, c.round + self.horizon if self.horizon else 1 << 30)
+        return fast.to_reference(buf, c.rules, rng)
 
     def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
         w = self.w
@@ -480,8 +500,7 @@ class RolloutAgent:
                 c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
                 c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
                 apply_move(c, mv)
-                playout(c, w, rng, self.horizon)
-                total += margin(c, seat, w)
+                total += margin(self._play_out(c, rng), seat, w)
             if total / self.playouts > best_v:
                 best, best_v = mv, total / self.playouts
         return best

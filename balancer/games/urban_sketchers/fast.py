@@ -1547,3 +1547,15 @@ def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record):
         count += 1
         apply_move(S, L, T, k, a, b, c, game_rng, ws.opts)
     return count
+
+
+@jit
+def playout(S, L, T, W, rng, ws, stop_round):
+    """agents.playout: greedy decisions for every seat, chance and choices from ``rng``, until the
+    game ends or round ``stop_round`` starts."""
+    while S[G_PHASE] != P_OVER and S[G_ROUND] < stop_round:
+        if S[G_PHASE] == P_MAIN:
+            k, a, b, c = main_move(S, L, T, W, rng, ws)
+        else:
+            k, a, b, c = sub_move(S, L, T, W, rng, ws)
+        apply_move(S, L, T, k, a, b, c, rng, ws.opts)

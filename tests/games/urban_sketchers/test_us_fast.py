@@ -13,7 +13,7 @@ from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast
 from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, position_value
-from balancer.games.urban_sketchers.rules import P_OVER, State, apply_move, legal_moves, new_state
+from balancer.games.urban_sketchers.rules import P_MAIN, P_OVER, State, apply_move, legal_moves, new_state
 
 SEEDS = 100
 TABLES = {
@@ -149,3 +149,28 @@ def test_efficient_options_match_the_reference():
             m = fast.efficient_options(*need, amount, opts)
             got = [(int(o[0]), [int(x) for x in o[1:]]) for o in opts[:m]]
             assert got == efficient_options(list(need), amount), (need, amount)
+
+
+@pytest.mark.parametrize("horizon,searches", [(2, 10_000), (0, 3)])
+def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg, horizon, searches):
+    """The rollout agent with its playouts on the compiled engine makes the decisions (and draws)
+    of the same agent with reference playouts: a whole cheap two-player game with a 2-round horizon,
+    and one with playouts to the end of the game up to the rollout seat's third choice of a die."""
+    from balancer.games.urban_sketchers.agents import RolloutAgent
+    cheap = us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
+        "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 2, "candidates": 2,
+                                                            "horizon_rounds": horizon})})})
+    games = []
+    for compiled in (True, False):
+        state = us.new_game(cheap, 2, 11)
+        players = [RolloutAgent(cheap, compiled=compiled), GreedyAgent(cheap)]
+        rng = np.random.default_rng(11)
+        moves, searched = [], 0
+        while state.phase != P_OVER and searched < searches:
+            searched += state.seat == 0 and state.phase == P_MAIN
+            mv = players[state.seat].choose(state, state.seat, rng)
+            moves.append(mv)
+            apply_move(state, mv)
+        games.append((moves, int(rng.integers(1 << 30))))
+    assert games[0] == games[1]
+    assert len(games[0][0]) >= (100 if horizon else 20)
