@@ -21,6 +21,7 @@ scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the ref
 
 from __future__ import annotations
 
+from math import prod
 from typing import NamedTuple
 
 import numba as nb
@@ -232,7 +233,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
     for name, shape in state_shapes(r):
         if name != "g":
             offsets["o_" + name] = at
-        at += int(np.prod(shape))
+        at += prod(shape)
     dice = 4 + r.n_white
     max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * max(3, r.books * r.display)
                  + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
@@ -261,21 +262,31 @@ def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
                        bonus_tile=g.bonus_tile, card_base=np.asarray(base, np.float64))
 
 
+_SLICES: dict[int, tuple[Rules, list[tuple[str, int, int, tuple[int, ...]]], int]] = {}
+
+
+def _slices(r: Rules) -> tuple[list[tuple[str, int, int, tuple[int, ...]]], int]:
+    """(name, start, end, shape) of each field of a state buffer, and the buffer's size (cached per variant)."""
+    hit = _SLICES.get(id(r))
+    if hit is None or hit[0] is not r:
+        out, at = [], 0
+        for name, shape in state_shapes(r):
+            out.append((name, at, at + prod(shape), shape))
+            at += prod(shape)
+        hit = _SLICES[id(r)] = (r, out, at)
+    return hit[1], hit[2]
+
+
 def views(buf: np.ndarray, r: Rules) -> dict[str, np.ndarray]:
     """The fields of state buffer ``buf`` as numpy views by name (:func:`state_shapes`); for Python code."""
-    out, at = {}, 0
-    for name, shape in state_shapes(r):
-        size = int(np.prod(shape))
-        out[name] = buf[at:at + size].reshape(shape)
-        at += size
-    return out
+    return {name: buf[a:b].reshape(shape) for name, a, b, shape in _slices(r)[0]}
 
 
 def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
     """The reference state ``s`` as a state buffer (written into ``buf`` if given)."""
     r = s.rules
     if buf is None:
-        buf = np.zeros(sum(int(np.prod(x)) for _, x in state_shapes(r)), np.int64)
+        buf = np.zeros(_slices(r)[1], np.int64)
     buf[:] = 0
     f = views(buf, r)
     for i, name in enumerate(G_NAMES):
