@@ -421,31 +421,28 @@ def place_cost(S, L, p, die, action):
 
 
 @jit
-def book_discounts(S, L, T, p, b):
-    d0 = d1 = d2 = d3 = 0
-    bk = _book(L, p, b)
-    for i in range(S[L.o_books_n + p * L.books + b]):
-        x = T[L.t_discount + S[bk + i]]
+def _tally(S, T, first, n, table):
+    """How many of the n values from S[first] are 0, 1, 2 and 3, each value read through the
+    rule table at T[table:] if ``table`` >= 0 (other values are not counted)."""
+    c0 = c1 = c2 = c3 = 0
+    for i in range(n):
+        x = S[first + i] if table < 0 else T[table + S[first + i]]
         if x == 0:
-            d0 += 1
+            c0 += 1
         elif x == 1:
-            d1 += 1
+            c1 += 1
         elif x == 2:
-            d2 += 1
+            c2 += 1
         elif x == 3:
-            d3 += 1
-    tl = _tiles(L, p, b)
-    for i in range(S[L.o_btiles_n + p * L.books + b]):
-        k = T[L.t_tile_kind + S[tl + i]]
-        if k == 0:
-            d0 += 1
-        elif k == 1:
-            d1 += 1
-        elif k == 2:
-            d2 += 1
-        elif k == 3:
-            d3 += 1
-    return d0, d1, d2, d3
+            c3 += 1
+    return c0, c1, c2, c3
+
+
+@jit
+def book_discounts(S, L, T, p, b):
+    a0, a1, a2, a3 = _tally(S, T, _book(L, p, b), S[L.o_books_n + p * L.books + b], L.t_discount)
+    b0, b1, b2, b3 = _tally(S, T, _tiles(L, p, b), S[L.o_btiles_n + p * L.books + b], L.t_tile_kind)
+    return a0 + b0, a1 + b1, a2 + b2, a3 + b3
 
 
 @jit
@@ -555,15 +552,20 @@ def book_money(S, L, T, p, b):
 
 
 @jit
-def _hand_remove(S, L, p, card):
-    h = L.o_hand + p * L.n_cards
-    m = S[L.o_hand_n + p]
+def _remove_first(S, first, count_at, value):
+    """Remove the first ``value`` from the list at S[first:] of S[count_at] items (list.remove)."""
+    m = S[count_at]
     for i in range(m):
-        if S[h + i] == card:
+        if S[first + i] == value:
             for j in range(i, m - 1):
-                S[h + j] = S[h + j + 1]
-            S[L.o_hand_n + p] = m - 1
+                S[first + j] = S[first + j + 1]
+            S[count_at] = m - 1
             return
+
+
+@jit
+def _hand_remove(S, L, p, card):
+    _remove_first(S, L.o_hand + p * L.n_cards, L.o_hand_n + p, card)
 
 
 @jit
@@ -571,9 +573,7 @@ def gain_resource(S, L, p, res):
     bp = L.o_bp + p * L.backpack
     if S[L.o_bp_n + p] >= L.backpack:
         old = S[bp]
-        for j in range(S[L.o_bp_n + p] - 1):
-            S[bp + j] = S[bp + j + 1]
-        S[L.o_bp_n + p] -= 1
+        _remove_first(S, bp, L.o_bp_n + p, old)
         S[L.o_reserve + old] += 1
     S[bp + S[L.o_bp_n + p]] = res
     S[L.o_bp_n + p] += 1
@@ -582,19 +582,10 @@ def gain_resource(S, L, p, res):
 
 @jit
 def _pay_resources(S, L, p, need):
-    bp = L.o_bp + p * L.backpack
     for res in range(4):
-        k = need[res]
-        while k:
-            m = S[L.o_bp_n + p]
-            for i in range(m):
-                if S[bp + i] == res:
-                    for j in range(i, m - 1):
-                        S[bp + j] = S[bp + j + 1]
-                    S[L.o_bp_n + p] = m - 1
-                    break
+        for _ in range(need[res]):
+            _remove_first(S, L.o_bp + p * L.backpack, L.o_bp_n + p, res)
             S[L.o_reserve + res] += 1
-            k -= 1
 
 
 @jit
@@ -813,6 +804,12 @@ def refill_display_draws(S, L, rng):
 
 
 @jit
+def _backpack_counts(S, L, p):
+    """Resources of each type in p's Backpack."""
+    return _tally(S, S, L.o_bp + p * L.backpack, S[L.o_bp_n + p], -1)
+
+
+@jit
 def _place_moves(S, L, T, out, n):
     p = S[G_SEAT]
     money = S[L.o_money + p]
@@ -894,18 +891,7 @@ def legal_moves(S, L, T, out, opts):
         return _theme_pair_moves(S, L, T, out, n)
     if ph == P_SKETCH:
         n = _put(out, 0, K_END, 0, 0, 0)
-        h0 = h1 = h2 = h3 = 0
-        bp = L.o_bp + p * L.backpack
-        for i in range(S[L.o_bp_n + p]):
-            x = S[bp + i]
-            if x == 0:
-                h0 += 1
-            elif x == 1:
-                h1 += 1
-            elif x == 2:
-                h2 += 1
-            else:
-                h3 += 1
+        h0, h1, h2, h3 = _backpack_counts(S, L, p)
         eff_ready = S[L.o_opp + p * 3 + EFFICIENT]
         hand = L.o_hand + p * L.n_cards
         for b in range(L.books):
@@ -1286,18 +1272,8 @@ def supply_move(S, L, T, p):
         w1 += e1
         w2 += e2
         w3 += e3
-    bp = L.o_bp + p * L.backpack
-    for i in range(S[L.o_bp_n + p]):
-        x = S[bp + i]
-        if x == 0:
-            w0 -= 1
-        elif x == 1:
-            w1 -= 1
-        elif x == 2:
-            w2 -= 1
-        else:
-            w3 -= 1
-    want = (w0, w1, w2, w3)
+    h0, h1, h2, h3 = _backpack_counts(S, L, p)
+    want = (w0 - h0, w1 - h1, w2 - h2, w3 - h3)
     best = -1
     for res in range(4):
         if S[L.o_reserve + res] > 0 and (best < 0 or want[res] > want[best]):
@@ -1308,24 +1284,24 @@ def supply_move(S, L, T, p):
 
 
 @jit
-def _with_card(S, L, T, W, p, b, card):
-    """book_value of sketchbook b with ``card`` added (the sketchbook is restored)."""
-    at = L.o_books_n + p * L.books + b
-    S[_book(L, p, b) + S[at]] = card
-    S[at] += 1
+def _value_with(S, L, T, W, p, b, count_at, first, item):
+    """book_value of sketchbook b with ``item`` appended to the list at S[first:] whose count is
+    S[count_at] (its cards or its bonus tiles); the list is restored."""
+    S[first + S[count_at]] = item
+    S[count_at] += 1
     v = book_value(S, L, T, W, p, b)
-    S[at] -= 1
+    S[count_at] -= 1
     return v
 
 
 @jit
+def _with_card(S, L, T, W, p, b, card):
+    return _value_with(S, L, T, W, p, b, L.o_books_n + p * L.books + b, _book(L, p, b), card)
+
+
+@jit
 def _with_tile(S, L, T, W, p, b, tile):
-    at = L.o_btiles_n + p * L.books + b
-    S[_tiles(L, p, b) + S[at]] = tile
-    S[at] += 1
-    v = book_value(S, L, T, W, p, b)
-    S[at] -= 1
-    return v
+    return _value_with(S, L, T, W, p, b, L.o_btiles_n + p * L.books + b, _tiles(L, p, b), tile)
 
 
 @jit
