@@ -174,3 +174,26 @@ def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg,
         games.append((moves, int(rng.integers(1 << 30))))
     assert games[0] == games[1]
     assert len(games[0][0]) >= (100 if horizon else 20)
+
+
+def _variant(cfg, section: str, **values):
+    return cfg.model_copy(update={section: getattr(cfg, section).model_copy(update=values)})
+
+
+def test_fast_games_equal_reference_games_in_other_variants(us_cfg):
+    """Numbers the base variant does not exercise take the same paths in both engines: Efficient
+    off 1 or 3 resources (one option instead of several), three sketchbooks, Funding counting
+    everyone's publications, 0 or 1 bonus tile a sketchbook, fewer improvement slots and tiles, a
+    travel board that is not a ring."""
+    variants = [
+        _variant(_variant(us_cfg, "sketch", efficient_reduction=1, sketchbooks=3), "funding", count_published="all"),
+        _variant(us_cfg, "sketch", efficient_reduction=3, max_bonus_tiles=1),
+        _variant(_variant(us_cfg, "sketch", max_bonus_tiles=0), "improvements", slots=2, per_type=1),
+        _variant(us_cfg, "travel_board", spaces=8,
+                 edges=[[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [0, 4], [2, 6]]),
+    ]
+    for v in variants:
+        for agents in (["random"] * 3, ["greedy"] * 4, ["greedy", "random"]):
+            for i in range(4):
+                seed = game_seed(99, i)
+                assert us.play_game_fast(v, agents, seed) == us.play_game_reference(v, agents, seed), (agents, i)
