@@ -273,7 +273,7 @@ def random_move(st, rules, rng, mv):
         mv[7] = st.site[below(rng, SITE)]   # the free pick: any of the 16 site cells
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_adj, cc_n):
     """§6.1 residential points after adding the new residential cells ``mR`` (a mask) to the
     clusters of sizes ``comp_size`` (ids by size, largest first, in ``order[:ncomp]``); ``adjcl[c]``
@@ -358,7 +358,38 @@ def _sort_desc(a, n):
         a[q + 1] = v
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
+def _best_of(u0, u1, u2, u3, k, m):
+    """The sum of the ``m`` largest of the first ``k`` (at most 4) values ``u0..u3``."""
+    if k == 0:
+        return 0.0
+    if k == 1:
+        return u0
+    if k == 2:
+        return u0 + u1 if m >= 2 else max(u0, u1)
+    if k == 3:
+        if m >= 3:
+            return u0 + u1 + u2
+        if m == 2:
+            return u0 + u1 + u2 - min(u0, min(u1, u2))
+        return max(u0, max(u1, u2))
+    if m >= 4:
+        return u0 + u1 + u2 + u3
+    if m == 1:
+        return max(max(u0, u1), max(u2, u3))
+    lo01 = min(u0, u1)
+    lo23 = min(u2, u3)
+    if m == 3:
+        return u0 + u1 + u2 + u3 - min(lo01, lo23)
+    # m == 2: the two smallest of four are the smaller pair minimum and the smaller of the rest
+    hi01 = max(u0, u1)
+    hi23 = max(u2, u3)
+    if lo01 <= lo23:
+        return u0 + u1 + u2 + u3 - lo01 - min(hi01, lo23)
+    return u0 + u1 + u2 + u3 - lo23 - min(hi23, lo01)
+
+
+@nb.njit(cache=True, error_model="numpy")
 def _residential_bound(T, L1, L2, lp, lt, sp2):
     """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
     best = lp * (L1 // lt) + sp2 * L2
@@ -375,7 +406,7 @@ def _residential_bound(T, L1, L2, lp, lt, sp2):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
     achievements) for the seat to move, using the scratch arrays ``ws`` (:func:`workspace`). See the
@@ -723,19 +754,14 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             t_adj = cand_tadj[i]
             best_star = cand_star[i]
             ub_dist = 0.0
+            c0 = rules.pl_cells[p, 0]
+            c1 = rules.pl_cells[p, 1]
+            c2 = rules.pl_cells[p, 2]
+            c3 = rules.pl_cells[p, 3]
             for d in range(1, 5):
                 m = g_cnt[gi, d]
-                if m == 0:
-                    continue
-                if m >= k:
-                    for j in range(k):
-                        ub_dist += ub[rules.pl_cells[p, j], d]
-                else:
-                    for j in range(k):
-                        top[j] = ub[rules.pl_cells[p, j], d]
-                    _sort_desc(top, k)
-                    for j in range(m):
-                        ub_dist += top[j]
+                if m > 0:
+                    ub_dist += _best_of(ub[c0, d], ub[c1, d], ub[c2, d], ub[c3, d], k, m)
             if ub_dist < ub_cell:
                 ubv = g_ach[gi] + ub_dist + best_star
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
