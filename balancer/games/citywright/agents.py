@@ -158,7 +158,6 @@ class Workspace(NamedTuple):
     memo_stamp: np.ndarray
     dist: np.ndarray
     cell: np.ndarray
-    top: np.ndarray
     U: np.ndarray
     adjloc: np.ndarray
     iso_b: np.ndarray
@@ -168,7 +167,6 @@ class Workspace(NamedTuple):
     g_pres: np.ndarray
     g_ach: np.ndarray
     g_new: np.ndarray
-    need: np.ndarray
     cand_ub: np.ndarray
     cand_cell: np.ndarray
     cand_star: np.ndarray
@@ -344,18 +342,6 @@ def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_
         if taken == 2:
             break
     return lp * (a // lt) + sp2 * b
-
-
-@nb.njit(cache=True, inline="always")
-def _sort_desc(a, n):
-    """Sort ``a[:n]`` in place, largest first (insertion sort: n is at most 5)."""
-    for j in range(1, n):
-        v = a[j]
-        q = j - 1
-        while q >= 0 and a[q] < v:
-            a[q + 1] = a[q]
-            q -= 1
-        a[q + 1] = v
 
 
 @nb.njit(cache=True, inline="always")
@@ -577,7 +563,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     stamp = 0
     dist = ws.dist
     cell = ws.cell
-    top = ws.top
     U = ws.U
     adjloc = ws.adjloc
     iso_b = ws.iso_b
@@ -604,20 +589,13 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
         g_ach[gi] = wa * ach + tree_ub
-    need = ws.need
-    need[:] = 0
-    need[site_pres] = True
-    for gi in range(ng):
-        need[g_pres[gi]] = True
-    for pres in range(1, 16):
-        if not need[pres]:
-            continue
-        for c in range(cells):
-            v = -1e18
-            for d in range(4):
-                if pres & (1 << d) and ub[c, d + 1] > v:
-                    v = ub[c, d + 1]
-            ubmax[pres, c] = v
+    # ubmax[m, c]: the best per-cell gain at c over the districts in mask m (bit d-1 for district d)
+    for c in range(cells):
+        ubmax[0, c] = -1e18
+        for m in range(1, 16):
+            low = m & -m
+            d = 1 if low == 1 else (2 if low == 2 else (3 if low == 4 else 4))
+            ubmax[m, c] = max(ubmax[m & (m - 1), c], ub[c, d])
 
     # pass 1: every legal placement of every group with a cheap upper bound on its gain
     cand_ub = ws.cand_ub
@@ -778,14 +756,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             for m in range(16):
                 restm[k, m] = 0.0
             for j in range(k - 1, -1, -1):
-                for m in range(1, 16):
-                    if m & pres != m:
-                        continue
-                    v = -1e18
-                    for d in range(1, 5):
-                        if m & (1 << (d - 1)) and U[j, d] > v:
-                            v = U[j, d]
-                    restm[j, m] = restm[j + 1, m] + v
+                c = cell[j]
+                m = pres
+                while m:
+                    restm[j, m] = restm[j + 1, m] + ubmax[m, c]
+                    m = (m - 1) & pres
             star_on = five and cs >= 0
             if star_on:
                 cell[k] = cs
@@ -1074,7 +1049,6 @@ def workspace(rules, cells):
         np.zeros(32, np.int64),                     # memo_stamp
         np.zeros(5, np.int64),                      # dist
         np.zeros(5, np.int64),                      # cell
-        np.zeros(4),                                # top
         np.zeros((5, 5)),                           # U
         np.zeros(5, np.int64),                      # adjloc
         np.zeros(5),                                # iso_b
@@ -1084,7 +1058,6 @@ def workspace(rules, cells):
         np.zeros(N_SLOTS, np.int64),                # g_pres
         np.zeros(N_SLOTS),                          # g_ach
         np.zeros(N_SLOTS, np.int64),                # g_new
-        np.zeros(16, np.int64),                     # need
         np.zeros(n_max),                            # cand_ub
         np.zeros(n_max),                            # cand_cell
         np.zeros(n_max),                            # cand_star
