@@ -178,6 +178,8 @@ class Workspace(NamedTuple):
     v_p: np.ndarray
     v_tadj: np.ndarray
     b_start: np.ndarray
+    t_term: np.ndarray
+    t_mr: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
@@ -569,6 +571,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     row_free = ws.row_free
     col_free = ws.col_free
     restm = ws.restm
+    t_term = ws.t_term
+    t_mr = ws.t_mr
 
     # per group: districts present, achievement gain (§7), whether the shape is new
     g_pres = ws.g_pres
@@ -644,33 +648,45 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 v_tadj[nvalid] = t_adj
                 nvalid += 1
         any_valid = nvalid > 0
+        # per group: its tile counts, and the count and residential terms of a star-less placement
+        # landing `landed` tiles (the ruler's tiles are fixed; only how many land varies)
+        n_r = g_cnt[gi, 1]
+        n_cm = g_cnt[gi, 2]
+        n_in = g_cnt[gi, 4]
+        ach_g = g_ach[gi]
+        for landed in range(5):
+            t_term[landed] = dc_max[min(n_cm, landed)] + di_max[min(n_in, landed)]
+            t_mr[landed] = min(n_r, landed)
         for vi in range(nvalid):
             p = v_p[vi]
             t_adj = v_tadj[vi]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
-            landed = k
             ub_cell = 0.0
             for j in range(k):
                 ub_cell += ubmax[pres, rules.pl_cells[p, j]]
-            if cs >= 0:
-                landed += 1
-            # the free pick is one district: the best of its choices, not each part's best
-            best_star = -1e18
-            for si in range(4 if cs >= 0 else 1):
-                sd = si + 1 if cs >= 0 else 0
-                if sd > 0 and site_pres & (1 << si) == 0:
-                    continue
-                term = ub[cs, sd] if sd > 0 else 0.0
-                m_c = min(g_cnt[gi, 2] + (1 if sd == 2 else 0), landed)
-                m_i = min(g_cnt[gi, 4] + (1 if sd == 4 else 0), landed)
-                m_r = min(g_cnt[gi, 1] + (1 if sd == 1 else 0), landed)
-                term += dc_max[m_c] + di_max[m_i]
-                if m_r > 0:
-                    term += rb_tab[m_r + t_adj]
-                if term > best_star:
-                    best_star = term
-            ubv = g_ach[gi] + ub_cell + best_star
+            if cs < 0:
+                best_star = t_term[k]
+                if t_mr[k] > 0:
+                    best_star += rb_tab[t_mr[k] + t_adj]
+            else:
+                # the free pick is one district: the best of its choices, not each part's best
+                landed = k + 1
+                best_star = -1e18
+                for si in range(4):
+                    if site_pres & (1 << si) == 0:
+                        continue
+                    sd = si + 1
+                    term = ub[cs, sd]
+                    m_c = min(n_cm + (1 if sd == 2 else 0), landed)
+                    m_i = min(n_in + (1 if sd == 4 else 0), landed)
+                    m_r = min(n_r + (1 if sd == 1 else 0), landed)
+                    term += dc_max[m_c] + di_max[m_i]
+                    if m_r > 0:
+                        term += rb_tab[m_r + t_adj]
+                    if term > best_star:
+                        best_star = term
+            ubv = ach_g + ub_cell + best_star
             cand_g[nc_] = gi
             cand_p[nc_] = p
             cand_ub[nc_] = ubv
@@ -1069,6 +1085,8 @@ def workspace(rules, cells):
         np.zeros(per_shape, np.int64),              # v_p
         np.zeros(per_shape, np.int64),              # v_tadj
         np.zeros(BUCKETS + 2, np.int64),            # b_start
+        np.zeros(5),                                # t_term
+        np.zeros(5, np.int64),                      # t_mr
     )
 
 
