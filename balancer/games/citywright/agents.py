@@ -274,29 +274,36 @@ def random_move(st, rules, rng, mv):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_adj, cc_n):
-    """§6.1 residential points after adding the new residential cells ``mR`` (a mask) to the
+def _residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt, sp2, cc_adj, cc_n):
+    """§6.1 residential points after a placement puts residential tiles on its cells ``cell[j]`` for
+    the bits j of ``lr`` (``adjloc[j]``: the placement's cells touching cell j, as bits), given the
     clusters of sizes ``comp_size`` (ids by size, largest first, in ``order[:ncomp]``); ``adjcl[c]``
     has bit j set when cluster j touches cell c. ``cc_adj`` (uint64[5]) and ``cc_n`` (int64[5]) are
     scratch space for the new cells' own components (at most 5 new cells)."""
     # the new cells' components among themselves, each with the clusters it touches
     ncc = 0
-    rest = mR
+    rest = lr
     while rest:
-        comp = rest & (~rest + np.uint64(1))
+        comp = rest & -rest
         while True:
-            grown = (comp | spread(comp, geo)) & mR
+            grown = comp
+            x = comp
+            while x:
+                grown |= adjloc[popcount(np.uint64((x & -x) - 1))] & lr
+                x &= x - 1
             if grown == comp:
                 break
             comp = grown
         rest &= ~comp
         adj = np.uint64(0)
+        n_new = 0
         x = comp
         while x:
-            adj |= adjcl[popcount((x & (~x + np.uint64(1))) - np.uint64(1))]
-            x &= x - np.uint64(1)
+            adj |= adjcl[cell[popcount(np.uint64((x & -x) - 1))]]
+            n_new += 1
+            x &= x - 1
         cc_adj[ncc] = adj
-        cc_n[ncc] = popcount(comp)
+        cc_n[ncc] = n_new
         ncc += 1
     # components that touch a common cluster become one cluster
     merged = True
@@ -906,8 +913,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     elif memo_stamp[lr] == stamp:
                         g_r = memo_r[lr]
                     else:
-                        g_r = float(_residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2,
-                                                       cc_adj, cc_n) - cur_r)
+                        g_r = float(_residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt,
+                                                       sp2, cc_adj, cc_n) - cur_r)
                         memo_r[lr] = g_r
                         memo_stamp[lr] = stamp
                     # commercial §6.2
