@@ -156,6 +156,8 @@ class Workspace(NamedTuple):
     cnt: np.ndarray
     memo_r: np.ndarray
     memo_stamp: np.ndarray
+    memo_key: np.ndarray
+    memo_turn: np.ndarray
     dist: np.ndarray
     cell: np.ndarray
     U: np.ndarray
@@ -566,10 +568,16 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     b_p = -1
     b_seq = -1
     b_star = 0
+    # residential gains memoised by the set of new residential cells, for this move only (an
+    # open-addressing table; a slot belongs to this move when its stamp is this move's)
     memo_r = ws.memo_r
     memo_stamp = ws.memo_stamp
-    memo_stamp[:] = 0
-    stamp = 0
+    memo_key = ws.memo_key
+    memo_turn = ws.memo_turn
+    memo_turn[0] += 1
+    stamp = memo_turn[0]
+    n_memo = memo_r.shape[0]   # a power of two, 2^(64-53)
+    memo_n = 0   # entries this move; at most half the table, so a probe always ends
     dist = ws.dist
     cell = ws.cell
     U = ws.U
@@ -769,7 +777,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 continue
             # every distinct assignment (and free pick) whose bound can reach the best: sequences
             # are walked in order, and a prefix whose bound fails skips all that share it
-            stamp += 1
             for j in range(k):
                 c = rules.pl_cells[p, j]
                 cell[j] = c
@@ -907,16 +914,23 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                             mP |= bit
                         else:
                             mI |= bit
-                    # residential (memoised per subset of the placement's cells)
+                    # residential (memoised by the set of new residential cells)
                     if lr == 0:
                         g_r = 0.0
-                    elif memo_stamp[lr] == stamp:
-                        g_r = memo_r[lr]
                     else:
-                        g_r = float(_residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt,
-                                                       sp2, cc_adj, cc_n) - cur_r)
-                        memo_r[lr] = g_r
-                        memo_stamp[lr] = stamp
+                        h = np.int64((mR * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(53))
+                        while memo_stamp[h] == stamp and memo_key[h] != mR:
+                            h = (h + 1) & (n_memo - 1)
+                        if memo_stamp[h] == stamp:
+                            g_r = memo_r[h]
+                        else:
+                            g_r = float(_residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt,
+                                                           sp2, cc_adj, cc_n) - cur_r)
+                            if memo_n < n_memo // 2:
+                                memo_r[h] = g_r
+                                memo_key[h] = mR
+                                memo_stamp[h] = stamp
+                                memo_n += 1
                     # commercial §6.2
                     g_c = 0.0
                     if mC:
@@ -1068,8 +1082,10 @@ def workspace(rules, cells):
         np.zeros((N_SLOTS, 5), np.int64),           # g_cnt
         np.zeros(N_SLOTS, np.int64),                # slot_group
         np.zeros(5, np.int64),                      # cnt
-        np.zeros(32),                               # memo_r
-        np.zeros(32, np.int64),                     # memo_stamp
+        np.zeros(2048),                             # memo_r
+        np.zeros(2048, np.int64),                   # memo_stamp
+        np.zeros(2048, np.uint64),                  # memo_key
+        np.zeros(1, np.int64),                      # memo_turn
         np.zeros(5, np.int64),                      # dist
         np.zeros(5, np.int64),                      # cell
         np.zeros((5, 5)),                           # U
