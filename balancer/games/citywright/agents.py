@@ -827,8 +827,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
                 else:
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
-                if min(mr_, nn) > 0:
-                    base += rb_tab[min(mr_, nn) + t_adj]
+                rb_term = rb_tab[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
+                base += rb_term
                 if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
                     continue
                 cm0 = 0
@@ -890,13 +890,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                         if _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt) < best_key:
                             q += 1
                             continue
-                    nc_new = 0
-                    ni_new = 0
-                    for j in range(nn):
-                        if dist[j] == 2:
-                            nc_new += 1
-                        elif dist[j] == 4:
-                            ni_new += 1
                     mR = np.uint64(0)
                     mC = np.uint64(0)
                     mP = np.uint64(0)
@@ -931,6 +924,18 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                                 memo_key[h] = mR
                                 memo_stamp[h] = stamp
                                 memo_n += 1
+                        # the bound again with this residential gain in place of its bound
+                        if (base - rb_term + wr * g_r + partial
+                                < (best_val + EPS if sec < best_sec else best_val - EPS)):
+                            q += 1
+                            continue
+                    nc_new = 0
+                    ni_new = 0
+                    for j in range(nn):
+                        if dist[j] == 2:
+                            nc_new += 1
+                        elif dist[j] == 4:
+                            ni_new += 1
                     # commercial §6.2
                     g_c = 0.0
                     if mC:
