@@ -187,8 +187,23 @@ class Workspace(NamedTuple):
 @nb.njit(cache=True, inline="always")
 def _tie_key(salt, move_id, weight):
     """Random priority of a move among exact ties (Efraimidis-Spirakis: the largest log(u)/w wins, so
-    a move standing for w slots is picked w times as often). u comes from a splitmix64 hash of the
-    move under ``salt``, which the agent draws from its generator once per turn."""
+    a move standing for w slots is picked w times as often), u from :func:`_tie_u`."""
+    return np.log(_tie_u(salt, move_id)) / weight
+
+
+@nb.njit(cache=True, inline="always")
+def _tie_beats(u, weight, best_key, best_u):
+    """Whether the priority log(u)/weight beats ``best_key``; ``best_u`` is exp(best_key), so a move of
+    weight 1 (one slot, the common case) compares without a logarithm."""
+    if weight == 1.0:
+        return u > best_u
+    return np.log(u) / weight > best_key
+
+
+@nb.njit(cache=True, inline="always")
+def _tie_u(salt, move_id):
+    """A uniform number in (0, 1) from a splitmix64 hash of the move under ``salt``, which the agent
+    draws from its generator once per turn."""
     x = salt ^ (np.uint64(move_id) * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
@@ -196,7 +211,7 @@ def _tie_key(salt, move_id, weight):
     x *= np.uint64(0x94D049BB133111EB)
     x ^= x >> np.uint64(31)
     u = (float(x >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
-    return np.log(u) / weight
+    return u
 
 
 @nb.njit(cache=True)
@@ -562,6 +577,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     best_val = -1e18
     best_sec = -1
     best_key = -1e300
+    best_u = 0.0   # exp(best_key)
     salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
     b_kind = -1
     b_group = -1
@@ -720,6 +736,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
                     or (val >= best_val - EPS and sec == best_sec and key > best_key)):
                 best_val, best_sec, best_key = val, sec, key
+                best_u = np.exp(key)
                 b_kind, b_group = FORCED, gi
 
     # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
@@ -887,7 +904,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                         continue
                     if sec == best_sec and base + partial <= best_val + EPS:
                         # at best a tie: it can only win on its random priority
-                        if _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt) < best_key:
+                        if not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u):
                             q += 1
                             continue
                     mR = np.uint64(0)
@@ -985,12 +1002,15 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
                         best_val = val
                         best_sec = sec
-                        best_key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
+                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
+                        best_key = np.log(u) / wgt
+                        best_u = u if wgt == 1.0 else np.exp(best_key)
                         b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     elif val >= best_val - EPS and sec == best_sec:
-                        key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
-                        if key > best_key:
-                            best_key = key
+                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
+                        if _tie_beats(u, wgt, best_key, best_u):
+                            best_key = np.log(u) / wgt
+                            best_u = u if wgt == 1.0 else np.exp(best_key)
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     q += 1
 
@@ -1016,6 +1036,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
                         or (val >= best_val - EPS and sec == best_sec and key > best_key)):
                     best_val, best_sec, best_key = val, sec, key
+                    best_u = np.exp(key)
                     b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
 
     mv[:] = 0
