@@ -941,11 +941,15 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                                 memo_key[h] = mR
                                 memo_stamp[h] = stamp
                                 memo_n += 1
-                        # the bound again with this residential gain in place of its bound
-                        if (base - rb_term + wr * g_r + partial
-                                < (best_val + EPS if sec < best_sec else best_val - EPS)):
-                            q += 1
-                            continue
+                    # the bound again with this residential gain in place of its bound
+                    ub2 = base - rb_term + wr * g_r + partial
+                    if ub2 < (best_val + EPS if sec < best_sec else best_val - EPS):
+                        q += 1
+                        continue
+                    if (sec == best_sec and ub2 <= best_val + EPS
+                            and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)):
+                        q += 1   # at best a tie, lost on its random priority
+                        continue
                     nc_new = 0
                     ni_new = 0
                     for j in range(nn):
