@@ -679,15 +679,17 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 v_tadj[nvalid] = t_adj
                 nvalid += 1
         any_valid = nvalid > 0
-        # per group: its tile counts, and the count and residential terms of a star-less placement
-        # landing `landed` tiles (the ruler's tiles are fixed; only how many land varies)
+        # per group: its tile counts, and the count and residential terms of a placement landing
+        # `landed` tiles with free pick sd (0: none; the ruler's tiles are fixed, only how many land varies)
         n_r = g_cnt[gi, 1]
         n_cm = g_cnt[gi, 2]
         n_in = g_cnt[gi, 4]
         ach_g = g_ach[gi]
-        for landed in range(5):
-            t_term[landed] = dc_max[min(n_cm, landed)] + di_max[min(n_in, landed)]
-            t_mr[landed] = min(n_r, landed)
+        for landed in range(6):
+            for sd in range(5 if rules.shape_five[shape] else 1):
+                t_term[landed, sd] = (dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                                      + di_max[min(n_in + (1 if sd == 4 else 0), landed)])
+                t_mr[landed, sd] = min(n_r + (1 if sd == 1 else 0), landed)
         for vi in range(nvalid):
             p = v_p[vi]
             t_adj = v_tadj[vi]
@@ -697,9 +699,9 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             for j in range(k):
                 ub_cell += ubmax[pres, rules.pl_cells[p, j]]
             if cs < 0:
-                best_star = t_term[k]
-                if t_mr[k] > 0:
-                    best_star += rb_tab[t_mr[k] + t_adj]
+                best_star = t_term[k, 0]
+                if t_mr[k, 0] > 0:
+                    best_star += rb_tab[t_mr[k, 0] + t_adj]
             else:
                 # the free pick is one district: the best of its choices, not each part's best
                 landed = k + 1
@@ -709,12 +711,9 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                         continue
                     sd = si + 1
                     term = ub[cs, sd]
-                    m_c = min(n_cm + (1 if sd == 2 else 0), landed)
-                    m_i = min(n_in + (1 if sd == 4 else 0), landed)
-                    m_r = min(n_r + (1 if sd == 1 else 0), landed)
-                    term += dc_max[m_c] + di_max[m_i]
-                    if m_r > 0:
-                        term += rb_tab[m_r + t_adj]
+                    term += t_term[landed, sd]
+                    if t_mr[landed, sd] > 0:
+                        term += rb_tab[t_mr[landed, sd] + t_adj]
                     if term > best_star:
                         best_star = term
             ubv = ach_g + ub_cell + best_star
@@ -1138,8 +1137,8 @@ def workspace(rules, cells):
         np.zeros(per_shape, np.int64),              # v_p
         np.zeros(per_shape, np.int64),              # v_tadj
         np.zeros(BUCKETS + 2, np.int64),            # b_start
-        np.zeros(5),                                # t_term
-        np.zeros(5, np.int64),                      # t_mr
+        np.zeros((6, 5)),                           # t_term
+        np.zeros((6, 5), np.int64),                 # t_mr
     )
 
 
