@@ -815,11 +815,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             nloc = k + (1 if star_on else 0)
             for j in range(nloc):
                 cj = cell[j]
-                a_ = 0
-                for jj in range(nloc):
-                    if geo.nbr[cj] & (np.uint64(1) << np.uint64(cell[jj])):
-                        a_ |= 1 << jj
-                adjloc[j] = a_
+                adjloc[j] = rules.pl_adj[p, j]
                 iso_b[j] = wc * sp.com_isolated if geo.nbr[cj] & C == 0 else 0.0
                 row_free[j] = rows_p & geo.row_bit[cj] == 0
                 col_free[j] = cols_p & geo.col_bit[cj] == 0
