@@ -685,6 +685,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         n_cm = g_cnt[gi, 2]
         n_in = g_cnt[gi, 4]
         ach_g = g_ach[gi]
+        um = ubmax[pres]
         for landed in range(6):
             for sd in range(5 if rules.shape_five[shape] else 1):
                 t_term[landed, sd] = (dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
@@ -695,9 +696,9 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             t_adj = v_tadj[vi]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
-            ub_cell = 0.0
-            for j in range(k):
-                ub_cell += ubmax[pres, rules.pl_cells[p, j]]
+            # padding cells (-1) read ubmax's last column, always 0
+            ub_cell = (um[rules.pl_cells[p, 0]] + um[rules.pl_cells[p, 1]] + um[rules.pl_cells[p, 2]]
+                       + um[rules.pl_cells[p, 3]])
             if cs < 0:
                 best_star = t_term[k, 0]
                 if t_mr[k, 0] > 0:
@@ -1099,7 +1100,7 @@ def workspace(rules, cells):
         np.zeros(6),                                # dc_max
         np.zeros(6),                                # di_max
         np.zeros((cells, 5)),                       # ub
-        np.zeros((16, cells)),                      # ubmax
+        np.zeros((16, cells + 1)),                  # ubmax (a last column of zeros)
         np.zeros(cells + 6),                        # rb_tab
         np.zeros(N_SLOTS, np.int64),                # g_shape
         np.zeros(N_SLOTS, np.int64),                # g_ms
