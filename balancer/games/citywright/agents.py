@@ -459,7 +459,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     L1 = comp_size[order[0]] if ncomp > 0 else 0
     L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = ws.adjcl
-    adjcl[:] = 0
+    adjcl[:] = 0   # cells + 1 entries: the last one stays 0
     cc_adj = ws.cc_adj
     cc_n = ws.cc_n
     for j in range(ncomp):
@@ -661,16 +661,21 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         if shape != prev_shape:
             prev_shape = shape
             nvalid = 0
+            # the clusters a placement touches matter only when a residential tile can land
+            need_r = wr > 0 and rules.shape_five[shape] != 0 and (site_pres & 1) != 0
+            gx2 = gx
+            while gx2 < ng and g_shape[g_sorted[gx2]] == shape:
+                if g_cnt[g_sorted[gx2], 1] > 0:
+                    need_r = wr > 0
+                gx2 += 1
             for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
                 if rules.pl_mask[p] & filled:
                     continue
                 t_adj = 0
-                if wr > 0:
-                    adj = np.uint64(0)
-                    for j in range(rules.pl_k[p]):
-                        adj |= adjcl[rules.pl_cells[p, j]]
-                    if rules.pl_star[p] >= 0:
-                        adj |= adjcl[rules.pl_star[p]]
+                if need_r:
+                    # padding cells and an absent star (-1) read adjcl's last entry, always 0
+                    adj = (adjcl[rules.pl_cells[p, 0]] | adjcl[rules.pl_cells[p, 1]] | adjcl[rules.pl_cells[p, 2]]
+                           | adjcl[rules.pl_cells[p, 3]] | adjcl[rules.pl_star[p]])
                     while adj:
                         j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
                         t_adj += comp_size[j]
@@ -1094,7 +1099,7 @@ def workspace(rules, cells):
         np.zeros(32, np.uint64),                    # comp_mask
         np.zeros(32, np.int64),                     # comp_size
         np.zeros(32, np.int64),                     # order
-        np.zeros(cells, np.uint64),                 # adjcl
+        np.zeros(cells + 1, np.uint64),             # adjcl (a last entry of 0)
         np.zeros(5, np.uint64),                     # cc_adj
         np.zeros(5, np.int64),                      # cc_n
         np.zeros(6),                                # dc_max
