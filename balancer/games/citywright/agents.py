@@ -156,9 +156,10 @@ class Workspace(NamedTuple):
     cnt: np.ndarray
     memo_r: np.ndarray
     memo_stamp: np.ndarray
+    memo_key: np.ndarray
+    memo_turn: np.ndarray
     dist: np.ndarray
     cell: np.ndarray
-    top: np.ndarray
     U: np.ndarray
     adjloc: np.ndarray
     iso_b: np.ndarray
@@ -168,7 +169,6 @@ class Workspace(NamedTuple):
     g_pres: np.ndarray
     g_ach: np.ndarray
     g_new: np.ndarray
-    need: np.ndarray
     cand_ub: np.ndarray
     cand_cell: np.ndarray
     cand_star: np.ndarray
@@ -180,13 +180,30 @@ class Workspace(NamedTuple):
     v_p: np.ndarray
     v_tadj: np.ndarray
     b_start: np.ndarray
+    t_term: np.ndarray
+    t_mr: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
 def _tie_key(salt, move_id, weight):
     """Random priority of a move among exact ties (Efraimidis-Spirakis: the largest log(u)/w wins, so
-    a move standing for w slots is picked w times as often). u comes from a splitmix64 hash of the
-    move under ``salt``, which the agent draws from its generator once per turn."""
+    a move standing for w slots is picked w times as often), u from :func:`_tie_u`."""
+    return np.log(_tie_u(salt, move_id)) / weight
+
+
+@nb.njit(cache=True, inline="always")
+def _tie_beats(u, weight, best_key, best_u):
+    """Whether the priority log(u)/weight beats ``best_key``; ``best_u`` is exp(best_key), so a move of
+    weight 1 (one slot, the common case) compares without a logarithm."""
+    if weight == 1.0:
+        return u > best_u
+    return np.log(u) / weight > best_key
+
+
+@nb.njit(cache=True, inline="always")
+def _tie_u(salt, move_id):
+    """A uniform number in (0, 1) from a splitmix64 hash of the move under ``salt``, which the agent
+    draws from its generator once per turn."""
     x = salt ^ (np.uint64(move_id) * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
@@ -194,7 +211,7 @@ def _tie_key(salt, move_id, weight):
     x *= np.uint64(0x94D049BB133111EB)
     x ^= x >> np.uint64(31)
     u = (float(x >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
-    return np.log(u) / weight
+    return u
 
 
 @nb.njit(cache=True)
@@ -273,30 +290,37 @@ def random_move(st, rules, rng, mv):
         mv[7] = st.site[below(rng, SITE)]   # the free pick: any of the 16 site cells
 
 
-@nb.njit(cache=True)
-def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_adj, cc_n):
-    """§6.1 residential points after adding the new residential cells ``mR`` (a mask) to the
+@nb.njit(cache=True, error_model="numpy")
+def _residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt, sp2, cc_adj, cc_n):
+    """§6.1 residential points after a placement puts residential tiles on its cells ``cell[j]`` for
+    the bits j of ``lr`` (``adjloc[j]``: the placement's cells touching cell j, as bits), given the
     clusters of sizes ``comp_size`` (ids by size, largest first, in ``order[:ncomp]``); ``adjcl[c]``
     has bit j set when cluster j touches cell c. ``cc_adj`` (uint64[5]) and ``cc_n`` (int64[5]) are
     scratch space for the new cells' own components (at most 5 new cells)."""
     # the new cells' components among themselves, each with the clusters it touches
     ncc = 0
-    rest = mR
+    rest = lr
     while rest:
-        comp = rest & (~rest + np.uint64(1))
+        comp = rest & -rest
         while True:
-            grown = (comp | spread(comp, geo)) & mR
+            grown = comp
+            x = comp
+            while x:
+                grown |= adjloc[popcount(np.uint64((x & -x) - 1))] & lr
+                x &= x - 1
             if grown == comp:
                 break
             comp = grown
         rest &= ~comp
         adj = np.uint64(0)
+        n_new = 0
         x = comp
         while x:
-            adj |= adjcl[popcount((x & (~x + np.uint64(1))) - np.uint64(1))]
-            x &= x - np.uint64(1)
+            adj |= adjcl[cell[popcount(np.uint64((x & -x) - 1))]]
+            n_new += 1
+            x &= x - 1
         cc_adj[ncc] = adj
-        cc_n[ncc] = popcount(comp)
+        cc_n[ncc] = n_new
         ncc += 1
     # components that touch a common cluster become one cluster
     merged = True
@@ -347,18 +371,37 @@ def _residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2, cc_
 
 
 @nb.njit(cache=True, inline="always")
-def _sort_desc(a, n):
-    """Sort ``a[:n]`` in place, largest first (insertion sort: n is at most 5)."""
-    for j in range(1, n):
-        v = a[j]
-        q = j - 1
-        while q >= 0 and a[q] < v:
-            a[q + 1] = a[q]
-            q -= 1
-        a[q + 1] = v
+def _best_of(u0, u1, u2, u3, k, m):
+    """The sum of the ``m`` largest of the first ``k`` (at most 4) values ``u0..u3``."""
+    if k == 0:
+        return 0.0
+    if k == 1:
+        return u0
+    if k == 2:
+        return u0 + u1 if m >= 2 else max(u0, u1)
+    if k == 3:
+        if m >= 3:
+            return u0 + u1 + u2
+        if m == 2:
+            return u0 + u1 + u2 - min(u0, min(u1, u2))
+        return max(u0, max(u1, u2))
+    if m >= 4:
+        return u0 + u1 + u2 + u3
+    if m == 1:
+        return max(max(u0, u1), max(u2, u3))
+    lo01 = min(u0, u1)
+    lo23 = min(u2, u3)
+    if m == 3:
+        return u0 + u1 + u2 + u3 - min(lo01, lo23)
+    # m == 2: the two smallest of four are the smaller pair minimum and the smaller of the rest
+    hi01 = max(u0, u1)
+    hi23 = max(u2, u3)
+    if lo01 <= lo23:
+        return u0 + u1 + u2 + u3 - lo01 - min(hi01, lo23)
+    return u0 + u1 + u2 + u3 - lo23 - min(hi23, lo01)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _residential_bound(T, L1, L2, lp, lt, sp2):
     """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
     best = lp * (L1 // lt) + sp2 * L2
@@ -375,7 +418,7 @@ def _residential_bound(T, L1, L2, lp, lt, sp2):
     return best
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
     achievements) for the seat to move, using the scratch arrays ``ws`` (:func:`workspace`). See the
@@ -416,7 +459,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     L1 = comp_size[order[0]] if ncomp > 0 else 0
     L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = ws.adjcl
-    adjcl[:] = 0
+    adjcl[:] = 0   # cells + 1 entries: the last one stays 0
     cc_adj = ws.cc_adj
     cc_n = ws.cc_n
     for j in range(ncomp):
@@ -534,25 +577,33 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     best_val = -1e18
     best_sec = -1
     best_key = -1e300
+    best_u = 0.0   # exp(best_key)
     salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
     b_kind = -1
     b_group = -1
     b_p = -1
     b_seq = -1
     b_star = 0
+    # residential gains memoised by the set of new residential cells, for this move only (an
+    # open-addressing table; a slot belongs to this move when its stamp is this move's)
     memo_r = ws.memo_r
     memo_stamp = ws.memo_stamp
-    memo_stamp[:] = 0
-    stamp = 0
+    memo_key = ws.memo_key
+    memo_turn = ws.memo_turn
+    memo_turn[0] += 1
+    stamp = memo_turn[0]
+    n_memo = memo_r.shape[0]   # a power of two, 2^(64-53)
+    memo_n = 0   # entries this move; at most half the table, so a probe always ends
     dist = ws.dist
     cell = ws.cell
-    top = ws.top
     U = ws.U
     adjloc = ws.adjloc
     iso_b = ws.iso_b
     row_free = ws.row_free
     col_free = ws.col_free
     restm = ws.restm
+    t_term = ws.t_term
+    t_mr = ws.t_mr
 
     # per group: districts present, achievement gain (§7), whether the shape is new
     g_pres = ws.g_pres
@@ -573,20 +624,13 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
                 ach += rules.mast_pts
         g_ach[gi] = wa * ach + tree_ub
-    need = ws.need
-    need[:] = 0
-    need[site_pres] = True
-    for gi in range(ng):
-        need[g_pres[gi]] = True
-    for pres in range(1, 16):
-        if not need[pres]:
-            continue
-        for c in range(cells):
-            v = -1e18
-            for d in range(4):
-                if pres & (1 << d) and ub[c, d + 1] > v:
-                    v = ub[c, d + 1]
-            ubmax[pres, c] = v
+    # ubmax[m, c]: the best per-cell gain at c over the districts in mask m (bit d-1 for district d)
+    for c in range(cells):
+        ubmax[0, c] = -1e18
+        for m in range(1, 16):
+            low = m & -m
+            d = 1 if low == 1 else (2 if low == 2 else (3 if low == 4 else 4))
+            ubmax[m, c] = max(ubmax[m & (m - 1), c], ub[c, d])
 
     # pass 1: every legal placement of every group with a cheap upper bound on its gain
     cand_ub = ws.cand_ub
@@ -617,16 +661,21 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         if shape != prev_shape:
             prev_shape = shape
             nvalid = 0
+            # the clusters a placement touches matter only when a residential tile can land
+            need_r = wr > 0 and rules.shape_five[shape] != 0 and (site_pres & 1) != 0
+            gx2 = gx
+            while gx2 < ng and g_shape[g_sorted[gx2]] == shape:
+                if g_cnt[g_sorted[gx2], 1] > 0:
+                    need_r = wr > 0
+                gx2 += 1
             for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
                 if rules.pl_mask[p] & filled:
                     continue
                 t_adj = 0
-                if wr > 0:
-                    adj = np.uint64(0)
-                    for j in range(rules.pl_k[p]):
-                        adj |= adjcl[rules.pl_cells[p, j]]
-                    if rules.pl_star[p] >= 0:
-                        adj |= adjcl[rules.pl_star[p]]
+                if need_r:
+                    # padding cells and an absent star (-1) read adjcl's last entry, always 0
+                    adj = (adjcl[rules.pl_cells[p, 0]] | adjcl[rules.pl_cells[p, 1]] | adjcl[rules.pl_cells[p, 2]]
+                           | adjcl[rules.pl_cells[p, 3]] | adjcl[rules.pl_star[p]])
                     while adj:
                         j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
                         t_adj += comp_size[j]
@@ -635,33 +684,45 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 v_tadj[nvalid] = t_adj
                 nvalid += 1
         any_valid = nvalid > 0
+        # per group: its tile counts, and the count and residential terms of a placement landing
+        # `landed` tiles with free pick sd (0: none; the ruler's tiles are fixed, only how many land varies)
+        n_r = g_cnt[gi, 1]
+        n_cm = g_cnt[gi, 2]
+        n_in = g_cnt[gi, 4]
+        ach_g = g_ach[gi]
+        um = ubmax[pres]
+        for landed in range(6):
+            for sd in range(5 if rules.shape_five[shape] else 1):
+                t_term[landed, sd] = (dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                                      + di_max[min(n_in + (1 if sd == 4 else 0), landed)])
+                t_mr[landed, sd] = min(n_r + (1 if sd == 1 else 0), landed)
         for vi in range(nvalid):
             p = v_p[vi]
             t_adj = v_tadj[vi]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
-            landed = k
-            ub_cell = 0.0
-            for j in range(k):
-                ub_cell += ubmax[pres, rules.pl_cells[p, j]]
-            if cs >= 0:
-                landed += 1
-            # the free pick is one district: the best of its choices, not each part's best
-            best_star = -1e18
-            for si in range(4 if cs >= 0 else 1):
-                sd = si + 1 if cs >= 0 else 0
-                if sd > 0 and site_pres & (1 << si) == 0:
-                    continue
-                term = ub[cs, sd] if sd > 0 else 0.0
-                m_c = min(g_cnt[gi, 2] + (1 if sd == 2 else 0), landed)
-                m_i = min(g_cnt[gi, 4] + (1 if sd == 4 else 0), landed)
-                m_r = min(g_cnt[gi, 1] + (1 if sd == 1 else 0), landed)
-                term += dc_max[m_c] + di_max[m_i]
-                if m_r > 0:
-                    term += rb_tab[m_r + t_adj]
-                if term > best_star:
-                    best_star = term
-            ubv = g_ach[gi] + ub_cell + best_star
+            # padding cells (-1) read ubmax's last column, always 0
+            ub_cell = (um[rules.pl_cells[p, 0]] + um[rules.pl_cells[p, 1]] + um[rules.pl_cells[p, 2]]
+                       + um[rules.pl_cells[p, 3]])
+            if cs < 0:
+                best_star = t_term[k, 0]
+                if t_mr[k, 0] > 0:
+                    best_star += rb_tab[t_mr[k, 0] + t_adj]
+            else:
+                # the free pick is one district: the best of its choices, not each part's best
+                landed = k + 1
+                best_star = -1e18
+                for si in range(4):
+                    if site_pres & (1 << si) == 0:
+                        continue
+                    sd = si + 1
+                    term = ub[cs, sd]
+                    term += t_term[landed, sd]
+                    if t_mr[landed, sd] > 0:
+                        term += rb_tab[t_mr[landed, sd] + t_adj]
+                    if term > best_star:
+                        best_star = term
+            ubv = ach_g + ub_cell + best_star
             cand_g[nc_] = gi
             cand_p[nc_] = p
             cand_ub[nc_] = ubv
@@ -680,6 +741,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
                     or (val >= best_val - EPS and sec == best_sec and key > best_key)):
                 best_val, best_sec, best_key = val, sec, key
+                best_u = np.exp(key)
                 b_kind, b_group = FORCED, gi
 
     # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
@@ -723,26 +785,20 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             t_adj = cand_tadj[i]
             best_star = cand_star[i]
             ub_dist = 0.0
+            c0 = rules.pl_cells[p, 0]
+            c1 = rules.pl_cells[p, 1]
+            c2 = rules.pl_cells[p, 2]
+            c3 = rules.pl_cells[p, 3]
             for d in range(1, 5):
                 m = g_cnt[gi, d]
-                if m == 0:
-                    continue
-                if m >= k:
-                    for j in range(k):
-                        ub_dist += ub[rules.pl_cells[p, j], d]
-                else:
-                    for j in range(k):
-                        top[j] = ub[rules.pl_cells[p, j], d]
-                    _sort_desc(top, k)
-                    for j in range(m):
-                        ub_dist += top[j]
+                if m > 0:
+                    ub_dist += _best_of(ub[c0, d], ub[c1, d], ub[c2, d], ub[c3, d], k, m)
             if ub_dist < ub_cell:
                 ubv = g_ach[gi] + ub_dist + best_star
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
             # every distinct assignment (and free pick) whose bound can reach the best: sequences
             # are walked in order, and a prefix whose bound fails skips all that share it
-            stamp += 1
             for j in range(k):
                 c = rules.pl_cells[p, j]
                 cell[j] = c
@@ -752,14 +808,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             for m in range(16):
                 restm[k, m] = 0.0
             for j in range(k - 1, -1, -1):
-                for m in range(1, 16):
-                    if m & pres != m:
-                        continue
-                    v = -1e18
-                    for d in range(1, 5):
-                        if m & (1 << (d - 1)) and U[j, d] > v:
-                            v = U[j, d]
-                    restm[j, m] = restm[j + 1, m] + v
+                c = cell[j]
+                m = pres
+                while m:
+                    restm[j, m] = restm[j + 1, m] + ubmax[m, c]
+                    m = (m - 1) & pres
             star_on = five and cs >= 0
             if star_on:
                 cell[k] = cs
@@ -768,11 +821,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             nloc = k + (1 if star_on else 0)
             for j in range(nloc):
                 cj = cell[j]
-                a_ = 0
-                for jj in range(nloc):
-                    if geo.nbr[cj] & (np.uint64(1) << np.uint64(cell[jj])):
-                        a_ |= 1 << jj
-                adjloc[j] = a_
+                adjloc[j] = rules.pl_adj[p, j]
                 iso_b[j] = wc * sp.com_isolated if geo.nbr[cj] & C == 0 else 0.0
                 row_free[j] = rows_p & geo.row_bit[cj] == 0
                 col_free[j] = cols_p & geo.col_bit[cj] == 0
@@ -796,8 +845,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
                 else:
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
-                if min(mr_, nn) > 0:
-                    base += rb_tab[min(mr_, nn) + t_adj]
+                rb_term = rb_tab[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
+                base += rb_term
                 if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
                     continue
                 cm0 = 0
@@ -856,16 +905,9 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                         continue
                     if sec == best_sec and base + partial <= best_val + EPS:
                         # at best a tie: it can only win on its random priority
-                        if _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt) < best_key:
+                        if not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u):
                             q += 1
                             continue
-                    nc_new = 0
-                    ni_new = 0
-                    for j in range(nn):
-                        if dist[j] == 2:
-                            nc_new += 1
-                        elif dist[j] == 4:
-                            ni_new += 1
                     mR = np.uint64(0)
                     mC = np.uint64(0)
                     mP = np.uint64(0)
@@ -883,16 +925,39 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                             mP |= bit
                         else:
                             mI |= bit
-                    # residential (memoised per subset of the placement's cells)
+                    # residential (memoised by the set of new residential cells)
                     if lr == 0:
                         g_r = 0.0
-                    elif memo_stamp[lr] == stamp:
-                        g_r = memo_r[lr]
                     else:
-                        g_r = float(_residential_after(mR, comp_size, order, ncomp, adjcl, geo, lp, lt, sp2,
-                                                       cc_adj, cc_n) - cur_r)
-                        memo_r[lr] = g_r
-                        memo_stamp[lr] = stamp
+                        h = np.int64((mR * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(53))
+                        while memo_stamp[h] == stamp and memo_key[h] != mR:
+                            h = (h + 1) & (n_memo - 1)
+                        if memo_stamp[h] == stamp:
+                            g_r = memo_r[h]
+                        else:
+                            g_r = float(_residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt,
+                                                           sp2, cc_adj, cc_n) - cur_r)
+                            if memo_n < n_memo // 2:
+                                memo_r[h] = g_r
+                                memo_key[h] = mR
+                                memo_stamp[h] = stamp
+                                memo_n += 1
+                    # the bound again with this residential gain in place of its bound
+                    ub2 = base - rb_term + wr * g_r + partial
+                    if ub2 < (best_val + EPS if sec < best_sec else best_val - EPS):
+                        q += 1
+                        continue
+                    if (sec == best_sec and ub2 <= best_val + EPS
+                            and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)):
+                        q += 1   # at best a tie, lost on its random priority
+                        continue
+                    nc_new = 0
+                    ni_new = 0
+                    for j in range(nn):
+                        if dist[j] == 2:
+                            nc_new += 1
+                        elif dist[j] == 4:
+                            ni_new += 1
                     # commercial §6.2
                     g_c = 0.0
                     if mC:
@@ -942,12 +1007,15 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
                         best_val = val
                         best_sec = sec
-                        best_key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
+                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
+                        best_key = np.log(u) / wgt
+                        best_u = u if wgt == 1.0 else np.exp(best_key)
                         b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     elif val >= best_val - EPS and sec == best_sec:
-                        key = _tie_key(salt, ((p * 32 + q) * 8 + sd) * 32 + gi, wgt)
-                        if key > best_key:
-                            best_key = key
+                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
+                        if _tie_beats(u, wgt, best_key, best_u):
+                            best_key = np.log(u) / wgt
+                            best_u = u if wgt == 1.0 else np.exp(best_key)
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
                     q += 1
 
@@ -973,6 +1041,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
                         or (val >= best_val - EPS and sec == best_sec and key > best_key)):
                     best_val, best_sec, best_key = val, sec, key
+                    best_u = np.exp(key)
                     b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
 
     mv[:] = 0
@@ -1030,13 +1099,13 @@ def workspace(rules, cells):
         np.zeros(32, np.uint64),                    # comp_mask
         np.zeros(32, np.int64),                     # comp_size
         np.zeros(32, np.int64),                     # order
-        np.zeros(cells, np.uint64),                 # adjcl
+        np.zeros(cells + 1, np.uint64),             # adjcl (a last entry of 0)
         np.zeros(5, np.uint64),                     # cc_adj
         np.zeros(5, np.int64),                      # cc_n
         np.zeros(6),                                # dc_max
         np.zeros(6),                                # di_max
         np.zeros((cells, 5)),                       # ub
-        np.zeros((16, cells)),                      # ubmax
+        np.zeros((16, cells + 1)),                  # ubmax (a last column of zeros)
         np.zeros(cells + 6),                        # rb_tab
         np.zeros(N_SLOTS, np.int64),                # g_shape
         np.zeros(N_SLOTS, np.int64),                # g_ms
@@ -1044,11 +1113,12 @@ def workspace(rules, cells):
         np.zeros((N_SLOTS, 5), np.int64),           # g_cnt
         np.zeros(N_SLOTS, np.int64),                # slot_group
         np.zeros(5, np.int64),                      # cnt
-        np.zeros(32),                               # memo_r
-        np.zeros(32, np.int64),                     # memo_stamp
+        np.zeros(2048),                             # memo_r
+        np.zeros(2048, np.int64),                   # memo_stamp
+        np.zeros(2048, np.uint64),                  # memo_key
+        np.zeros(1, np.int64),                      # memo_turn
         np.zeros(5, np.int64),                      # dist
         np.zeros(5, np.int64),                      # cell
-        np.zeros(4),                                # top
         np.zeros((5, 5)),                           # U
         np.zeros(5, np.int64),                      # adjloc
         np.zeros(5),                                # iso_b
@@ -1058,7 +1128,6 @@ def workspace(rules, cells):
         np.zeros(N_SLOTS, np.int64),                # g_pres
         np.zeros(N_SLOTS),                          # g_ach
         np.zeros(N_SLOTS, np.int64),                # g_new
-        np.zeros(16, np.int64),                     # need
         np.zeros(n_max),                            # cand_ub
         np.zeros(n_max),                            # cand_cell
         np.zeros(n_max),                            # cand_star
@@ -1070,6 +1139,8 @@ def workspace(rules, cells):
         np.zeros(per_shape, np.int64),              # v_p
         np.zeros(per_shape, np.int64),              # v_tadj
         np.zeros(BUCKETS + 2, np.int64),            # b_start
+        np.zeros((6, 5)),                           # t_term
+        np.zeros((6, 5), np.int64),                 # t_mr
     )
 
 

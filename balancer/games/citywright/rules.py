@@ -68,6 +68,8 @@ class Rules(NamedTuple):
     pl_cells: np.ndarray       # int8[P, 4]: landed non-star cells (-1 padding)
     pl_k: np.ndarray           # int8[P]: number of landed non-star cells
     pl_star: np.ndarray        # int8[P]: the star cell, or -1 (off the table or a four-cell ruler)
+    pl_adj: np.ndarray         # int8[P, 5]: per landed cell j (landed non-star cells, then the star),
+                               #   the placement's other landed cells touching it, as bits j
     deck4: np.ndarray          # int16[...]: four-cell deck composition, shape ids
     deck5: np.ndarray          # int16[...]: five-cell deck composition
     discard_for_tile: bool     # §9.2
@@ -162,6 +164,18 @@ def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, 
     return masks, landed, k, stars
 
 
+def placement_adjacency(pl_cells: np.ndarray, pl_k: np.ndarray, pl_star: np.ndarray, nbr: np.ndarray) -> np.ndarray:
+    """int8[P, 5]: for each placement and each of its landed cells j (the non-star cells in order, then
+    the star if it lands), the bits jj of its landed cells that touch cell j (``nbr``: the table's
+    neighbour masks). Lets the greedy search pair a placement's own tiles without the geometry."""
+    out = np.zeros((len(pl_k), 5), np.int8)
+    for i in range(len(pl_k)):
+        landed = [int(c) for c in pl_cells[i, : pl_k[i]]] + ([int(pl_star[i])] if pl_star[i] >= 0 else [])
+        for j, cj in enumerate(landed):
+            out[i, j] = sum(1 << jj for jj, cjj in enumerate(landed) if int(nbr[cj]) >> cjj & 1)
+    return out
+
+
 def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometry, ScoreParams]:
     """Compile a variant for ``n_players`` (1-4). Raises ValueError for an unsupported count."""
     plan = cfg.round_plan(n_players)
@@ -183,13 +197,15 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
         return np.array(ids, np.int16)
 
     a = cfg.achievements
+    geo = geometry(size)
+    pl_cells, pl_k, pl_star = np.concatenate(cells), np.concatenate(ks), np.concatenate(stars)
     rules = Rules(
         n_players=n_players, rounds=plan.rounds, turns=plan.turns,
         seat_bonus=np.array(cfg.seat_bonus[str(n_players)], np.int64),  # type: ignore[index]
         n_shapes=len(names),
         shape_five=np.array([1 if n in cfg.rulers.five_cell else 0 for n in names], np.int8),
-        pl_off=np.array(off, np.int64), pl_mask=np.concatenate(masks), pl_cells=np.concatenate(cells),
-        pl_k=np.concatenate(ks), pl_star=np.concatenate(stars),
+        pl_off=np.array(off, np.int64), pl_mask=np.concatenate(masks), pl_cells=pl_cells,
+        pl_k=pl_k, pl_star=pl_star, pl_adj=placement_adjacency(pl_cells, pl_k, pl_star, geo.nbr),
         deck4=deck(cfg.rulers.four_cell), deck5=deck(cfg.rulers.five_cell),
         discard_for_tile=bool(n_players == 2 and cfg.two_player.discard_for_tile),
         rival=bool(n_players == 1 and cfg.solo.rival_apprentice),
@@ -197,7 +213,7 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
         mast_k=a.mastery.same_shape, mast_pts=a.mastery.points,
         tree_pts=a.tree_lined.points, tree_solo=a.tree_lined.solo_park_at_least,
     )
-    return rules, geometry(size), score_params(cfg)
+    return rules, geo, score_params(cfg)
 
 
 # --------------------------------------------------------------------------- compiled transitions
