@@ -210,8 +210,6 @@ def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], 
         if figures_dir is not None:
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         rows = changes.get(d.index, [])
-        if d.show.startswith("metric:"):   # one category, named as in the figure ("turns per game")
-            rows = [{**r, "category": d.categories[0]} for r in rows]
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
     env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
