@@ -1064,7 +1064,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
         elif S[G_PHASE] == P_SKETCH:
             if S[G_S_CARDS]:
                 lvl = S[L.o_imp + p * 5 + IMP_SKETCH]
-                base = max(S[G_S_ICONS], 1) if lvl else S[G_S_ICONS]
+                base = max(S[G_S_ICONS], T[L.t_sketch_bonus + 1]) if lvl else S[G_S_ICONS]
                 if lvl == 2:
                     base += T[L.t_sketch_bonus + 2]
                 S[G_P_BONUS] += base
