@@ -8,7 +8,7 @@ Every number a rule uses lives here, read from YAML; the rules code never writes
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -44,7 +44,8 @@ class Themes(_Strict):
 
 class Dice(_Strict):
     faces: int = Field(ge=2)
-    white: dict[Literal["2", "3", "4"], int] = Field(description="white dice by player count (Set Up 7)")
+    white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0)]] = Field(
+        description="white dice by player count (Set Up 7)")
 
 
 class ActionColours(_Strict):
@@ -61,9 +62,15 @@ class ActionColours(_Strict):
         return self
 
 
+MAX_SUPPLY_SPACES = 8
+"""Supply spaces a variant may have: a die placement encodes its space as ``action * 8 + space``
+(``rules.legal_moves``), in both engines."""
+
+
 class DiceTiles(_Strict):
     values: list[int] = Field(min_length=2)
-    supply_spaces: dict[Literal["2", "3", "4"], int]
+    supply_spaces: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_SUPPLY_SPACES)]] = Field(
+        description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}")
     assumed: str | None = None
 
 
@@ -193,7 +200,7 @@ class ThemeBoard(_Strict):
 
 
 class End(_Strict):
-    total_published: dict[Literal["2", "3", "4"], int]
+    total_published: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=1)]]
     max_rounds: int = Field(ge=1)
     assumed: str | None = None
 

@@ -231,3 +231,23 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     assert result.exit_code == 2 and "line 1: themes= needs 4 whole numbers" in result.output
     with pytest.raises(ValueError, match="1 player lines"):
         us.score_table_text(us_cfg, "vp=1 prestige=0 money=0 resources=0 themes=1,0,0,0")
+
+
+@pytest.mark.parametrize("section,values,key", [
+    # nine Supply spaces would need the space number 8 in a die placement, which the move encoding
+    # action * 8 + space reads as another action (the compiled engine wrote past its arrays)
+    ("dice_tiles", {"values": list(range(1, 11)), "supply_spaces": {"2": 9, "3": 4, "4": 5}},
+     r"dice_tiles\.supply_spaces\.2: input should be less than or equal to 8"),
+    ("dice", {"white": {"2": -1, "3": 3, "4": 5}}, r"dice\.white\.2: input should be greater than or equal to 0"),
+    # the token's space 0 would divide by zero in the greedy value (share of the game gone)
+    ("end", {"total_published": {"2": 0, "3": 9, "4": 12}}, r"end\.total_published\.2: input should be greater than or equal to 1"),
+])
+def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, key):
+    """A variant the engines cannot play is bad input at load time (file and key named, exit 2),
+    not a crash or a wrong game later."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"extends": str(BASE), section: values}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=key):
+        load_config(bad)
+    result = CliRunner().invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2 and "bad.yaml" in result.output
