@@ -251,3 +251,25 @@ def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, 
         load_config(bad)
     result = CliRunner().invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2 and "bad.yaml" in result.output
+
+
+def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
+    """`balancer play` lines name what the YAML names: a card by its ``id`` (here the deck's ids
+    plus 100, so card index 0 is card 101), a bonus tile by its mix kind (kind code 3 is
+    ``discount_paper``, code 5 ``streak_america``), and the variant's money for a skipped bonus tile
+    (2) or improvement (7)."""
+    from balancer.games.urban_sketchers.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
+    deck = [c.model_copy(update={"id": c.id + 100}) for c in us_cfg.cards.deck]
+    v = us_cfg.model_copy(update={
+        "cards": us_cfg.cards.model_copy(update={"deck": deck}),
+        "sketch": us_cfg.sketch.model_copy(update={"money_instead_of_bonus": 2}),
+        "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7})})
+    s = us.new_game(v, 2, 1)
+    kinds = s.rules.tile_kind
+    s.display[0], s.display[1] = kinds.index(3), kinds.index(5)
+    assert us.describe_move(s, (K_SKETCH, 0, 1, -1), v) == "sketches card 101 into sketchbook 2"
+    assert us.describe_move(s, (K_SETUP_DISCARD, 4, 0, 0), v) == "discards card 105 for its resources"
+    assert us.describe_move(s, (K_BONUS, 0, 0, 0), v) == "takes bonus tile discount_paper into sketchbook 1"
+    assert us.describe_move(s, (K_BONUS, 1, 0, 0), v) == "takes bonus tile streak_america into sketchbook 1"
+    assert us.describe_move(s, (K_BONUS_MONEY, 0, 0, 0), v) == "takes 2 money instead of a bonus tile"
+    assert us.describe_move(s, (K_IMPROVE_MONEY, 0, 0, 0), v) == "takes 7 money instead of an improvement"
