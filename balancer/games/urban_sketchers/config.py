@@ -225,6 +225,10 @@ class Greedy(_Strict):
     improvement: float
     advanced: float
     bonus_tile: float
+    card_bonus_icon: float = Field(description="a card's value per bonus icon, points (Travel)")
+    card_theme_icon: float = Field(description="a card's value per theme icon, points (Travel)")
+    card_cost_share: float = Field(description="share of ``resource`` a card's cost takes off its value (Travel)")
+    wander_steps: int = Field(ge=1, description="Travel uses Wanderer for a card this many steps away or more")
     assumed: str | None = None
 
 

@@ -186,6 +186,8 @@ class FastWeights(NamedTuple):
     improvement: float
     advanced: float
     bonus_tile: float
+    card_cost_share: float
+    wander_steps: int
     card_base: np.ndarray
 
 
@@ -255,11 +257,12 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
 def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
     """``agents.Weights`` of ``cfg`` for the variant ``r`` (card values computed as the reference does)."""
     g = cfg.agents.greedy
-    base = [g.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards)]
+    base = [g.hand_card + g.card_bonus_icon * r.bonus[c] + g.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards)]
     return FastWeights(money=g.money, resource=g.resource, hand_card=g.hand_card, hand_cap=g.hand_cap,
                        book_fraction=g.book_fraction, growth=g.growth, theme_tile=g.theme_tile,
                        opportunity=g.opportunity, improvement=g.improvement, advanced=g.advanced,
-                       bonus_tile=g.bonus_tile, card_base=np.asarray(base, np.float64))
+                       bonus_tile=g.bonus_tile, card_cost_share=g.card_cost_share, wander_steps=g.wander_steps,
+                       card_base=np.asarray(base, np.float64))
 
 
 _SLICES: dict[int, tuple[Rules, list[tuple[str, int, int, tuple[int, ...]]], int]] = {}
@@ -1252,7 +1255,7 @@ def travel_move(S, L, T, W, p):
     disc = np.empty((L.books, 4), np.int64)
     for b in range(L.books):
         disc[b, 0], disc[b, 1], disc[b, 2], disc[b, 3] = book_discounts(S, L, T, p, b)
-    k = 0.3 * W.resource
+    k = W.card_cost_share * W.resource
     for i in range(L.spaces):
         c = S[L.o_board + i]
         if c < 0:
@@ -1268,7 +1271,7 @@ def travel_move(S, L, T, W, p):
                 low = need
         value = W.card_base[c] - k * low
         d = T[L.t_dist + pos * L.spaces + i]
-        steps = 0 if (wander and d >= 3) else d
+        steps = 0 if (wander and d >= W.wander_steps) else d
         money = steps * L.step_money + L.pick_money
         if money > budget:
             continue
@@ -1279,7 +1282,7 @@ def travel_move(S, L, T, W, p):
         return K_END, 0, 0, 0
     if best == pos:
         return K_PICK, 0, 0, 0
-    if wander and T[L.t_dist + pos * L.spaces + best] >= 3:
+    if wander and T[L.t_dist + pos * L.spaces + best] >= W.wander_steps:
         return K_WANDER, best, 0, 0
     return K_STEP, T[L.t_next + pos * L.spaces + best], 0, 0
 
