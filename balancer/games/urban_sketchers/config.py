@@ -83,8 +83,17 @@ class Setup(_Strict):
 
 class TravelBoard(_Strict):
     spaces: int = Field(ge=2)
-    edges: Literal["ring"] | list[list[int]]
+    edges: Literal["ring"] | list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
+        description="'ring', or the board's connections as pairs of spaces 0..spaces-1")
     assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _edges_on_board(self) -> "TravelBoard":
+        if self.edges != "ring":
+            for i, (a, b) in enumerate(self.edges):
+                if not (0 <= a < self.spaces and 0 <= b < self.spaces and a != b):
+                    raise ValueError(f"edges[{i}]: {[a, b]} must be two different spaces 0-{self.spaces - 1}")
+        return self
 
     def neighbours(self) -> list[list[int]]:
         """Adjacency lists of the board's spaces (0-based)."""

@@ -241,6 +241,10 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     ("dice", {"white": {"2": -1, "3": 3, "4": 5}}, r"dice\.white\.2: input should be greater than or equal to 0"),
     # the token's space 0 would divide by zero in the greedy value (share of the game gone)
     ("end", {"total_published": {"2": 0, "3": 9, "4": 12}}, r"end\.total_published\.2: input should be greater than or equal to 1"),
+    # a connection to a space the board does not have: every game raised IndexError
+    ("travel_board", {"spaces": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 20]]},
+     r"travel_board\.edges\[3\]: \[3, 20\] must be two different spaces 0-3"),
+    ("travel_board", {"spaces": 4, "edges": [[0, 1, 2], [2, 3]]}, r"travel_board\.edges.*\[0\]: list should have at most 2 items"),
 ])
 def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, key):
     """A variant the engines cannot play is bad input at load time (file and key named, exit 2),
