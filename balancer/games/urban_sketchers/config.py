@@ -301,6 +301,10 @@ class UrbanSketchersConfig(_Strict):
     @model_validator(mode="after")
     def _check(self) -> "UrbanSketchersConfig":
         res, themes, regions = self.resources.names, self.themes.names, self.regions
+        for names, key in ((res, "resources.names"), (themes, "themes.names"), (regions, "regions")):
+            twice = sorted({x for x in names if names.count(x) > 1})
+            if twice:
+                raise ValueError(f"{key}: {', '.join(twice)} named more than once; each name must be different")
         for n in self.players:
             k = str(n)
             for table, name in ((self.dice.white, "dice.white"), (self.dice_tiles.supply_spaces, "dice_tiles.supply_spaces"),

@@ -244,6 +244,8 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     # a connection to a space the board does not have: every game raised IndexError
     ("travel_board", {"spaces": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 20]]},
      r"travel_board\.edges\[3\]: \[3, 20\] must be two different spaces 0-3"),
+    # a name twice: a card's cost counted in both slots of the name, or a region never reachable
+    ("regions", ["africa", "america", "africa"], r"regions: africa named more than once"),
     ("travel_board", {"spaces": 4, "edges": [[0, 1, 2], [2, 3]]}, r"travel_board\.edges.*\[0\]: list should have at most 2 items"),
 ])
 def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, key):
