@@ -8,7 +8,7 @@
   broken uniformly at random with the agent's generator, :func:`pick_best`). Inside an action:
 
   * Travel: heads for the board card of highest :func:`card_value` minus the money to reach and
-    pick it (shortest path; the Wanderer tile when the card is 3 or more steps away), picks it when
+    pick it (shortest path; the Wanderer tile when the card is ``wander_steps`` or more steps away), picks it when
     there, ends when no card is worth its cost or the money runs out;
   * Supply: takes the resource type its hand lacks most (the hand's costs after discounts against
     the Backpack), stops when the Backpack is full;
@@ -45,7 +45,8 @@ class Weights:
     hot paths use (:meth:`tables`)."""
 
     FIELDS = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
-              "opportunity", "improvement", "advanced", "bonus_tile")
+              "opportunity", "improvement", "advanced", "bonus_tile", "card_bonus_icon", "card_theme_icon",
+              "card_cost_share", "wander_steps")
     __slots__ = (*FIELDS, "_rules", "_card_base", "_books", "_by_discounts")
 
     def __init__(self, cfg: UrbanSketchersConfig):
@@ -60,7 +61,8 @@ class Weights:
         cache of :func:`board_values` by discounts. Rebuilt when the variant changes."""
         if r is not self._rules:
             self._rules = r
-            self._card_base = tuple(self.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards))
+            self._card_base = tuple(self.hand_card + self.card_bonus_icon * r.bonus[c]
+                                    + self.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards))
             self._books = {}
             self._by_discounts = {}
         return self._card_base, self._books
@@ -115,7 +117,8 @@ def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int
     if discounts is None:
         discounts = [book_discounts(s, p, b) for b in range(r.books)]
     best = min(sum(card_need(r, card, d)) for d in discounts)
-    return w.hand_card + 0.5 * r.bonus[card] + 0.5 * len(r.themes[card]) - 0.3 * w.resource * best
+    return (w.hand_card + w.card_bonus_icon * r.bonus[card] + w.card_theme_icon * len(r.themes[card])
+            - w.card_cost_share * w.resource * best)
 
 
 def board_values(s: State, p: int, w: Weights) -> list[float | None]:
@@ -130,7 +133,7 @@ def board_values(s: State, p: int, w: Weights) -> list[float | None]:
     by_card = w._by_discounts.get(key) if r is w._rules else None
     if by_card is None:
         card_base = w.tables(r)[0]
-        k = 0.3 * w.resource
+        k = w.card_cost_share * w.resource
         values = []
         for c, (c0, c1, c2, c3) in enumerate(r.cost):
             best = -1
@@ -158,7 +161,7 @@ def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
         if value is None:
             continue
         d = dist[i]
-        steps = 0 if (wander and d >= 3) else d
+        steps = 0 if (wander and d >= w.wander_steps) else d
         money = steps * step_money + pick_money
         if money > budget:
             continue
@@ -169,7 +172,7 @@ def travel_move(s: State, p: int, w: Weights) -> tuple[int, int, int, int]:
         return (K_END, 0, 0, 0)
     if best == pos:
         return (K_PICK, 0, 0, 0)
-    if wander and dist[best] >= 3:
+    if wander and dist[best] >= w.wander_steps:
         return (K_WANDER, best, 0, 0)
     return (K_STEP, r.next_step[pos][best], 0, 0)
 

@@ -8,7 +8,7 @@ Every number a rule uses lives here, read from YAML; the rules code never writes
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -44,7 +44,8 @@ class Themes(_Strict):
 
 class Dice(_Strict):
     faces: int = Field(ge=2)
-    white: dict[Literal["2", "3", "4"], int] = Field(description="white dice by player count (Set Up 7)")
+    white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0)]] = Field(
+        description="white dice by player count (Set Up 7)")
 
 
 class ActionColours(_Strict):
@@ -61,9 +62,15 @@ class ActionColours(_Strict):
         return self
 
 
+MAX_SUPPLY_SPACES = 8
+"""Supply spaces a variant may have: a die placement encodes its space as ``action * 8 + space``
+(``rules.legal_moves``), in both engines."""
+
+
 class DiceTiles(_Strict):
     values: list[int] = Field(min_length=2)
-    supply_spaces: dict[Literal["2", "3", "4"], int]
+    supply_spaces: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_SUPPLY_SPACES)]] = Field(
+        description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}")
     assumed: str | None = None
 
 
@@ -76,8 +83,17 @@ class Setup(_Strict):
 
 class TravelBoard(_Strict):
     spaces: int = Field(ge=2)
-    edges: Literal["ring"] | list[list[int]]
+    edges: Literal["ring"] | list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
+        description="'ring', or the board's connections as pairs of spaces 0..spaces-1")
     assumed: str | None = None
+
+    @model_validator(mode="after")
+    def _edges_on_board(self) -> "TravelBoard":
+        if self.edges != "ring":
+            for i, (a, b) in enumerate(self.edges):
+                if not (0 <= a < self.spaces and 0 <= b < self.spaces and a != b):
+                    raise ValueError(f"edges[{i}]: {[a, b]} must be two different spaces 0-{self.spaces - 1}")
+        return self
 
     def neighbours(self) -> list[list[int]]:
         """Adjacency lists of the board's spaces (0-based)."""
@@ -193,7 +209,7 @@ class ThemeBoard(_Strict):
 
 
 class End(_Strict):
-    total_published: dict[Literal["2", "3", "4"], int]
+    total_published: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=1)]]
     max_rounds: int = Field(ge=1)
     assumed: str | None = None
 
@@ -218,6 +234,10 @@ class Greedy(_Strict):
     improvement: float
     advanced: float
     bonus_tile: float
+    card_bonus_icon: float = Field(description="a card's value per bonus icon, points (Travel)")
+    card_theme_icon: float = Field(description="a card's value per theme icon, points (Travel)")
+    card_cost_share: float = Field(description="share of ``resource`` a card's cost takes off its value (Travel)")
+    wander_steps: int = Field(ge=1, description="Travel uses Wanderer for a card this many steps away or more")
     assumed: str | None = None
 
 
@@ -281,6 +301,10 @@ class UrbanSketchersConfig(_Strict):
     @model_validator(mode="after")
     def _check(self) -> "UrbanSketchersConfig":
         res, themes, regions = self.resources.names, self.themes.names, self.regions
+        for names, key in ((res, "resources.names"), (themes, "themes.names"), (regions, "regions")):
+            twice = sorted({x for x in names if names.count(x) > 1})
+            if twice:
+                raise ValueError(f"{key}: {', '.join(twice)} named more than once; each name must be different")
         for n in self.players:
             k = str(n)
             for table, name in ((self.dice.white, "dice.white"), (self.dice_tiles.supply_spaces, "dice_tiles.supply_spaces"),

@@ -186,6 +186,8 @@ class FastWeights(NamedTuple):
     improvement: float
     advanced: float
     bonus_tile: float
+    card_cost_share: float
+    wander_steps: int
     card_base: np.ndarray
 
 
@@ -255,11 +257,12 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
 def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
     """``agents.Weights`` of ``cfg`` for the variant ``r`` (card values computed as the reference does)."""
     g = cfg.agents.greedy
-    base = [g.hand_card + 0.5 * r.bonus[c] + 0.5 * len(r.themes[c]) for c in range(r.n_cards)]
+    base = [g.hand_card + g.card_bonus_icon * r.bonus[c] + g.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards)]
     return FastWeights(money=g.money, resource=g.resource, hand_card=g.hand_card, hand_cap=g.hand_cap,
                        book_fraction=g.book_fraction, growth=g.growth, theme_tile=g.theme_tile,
                        opportunity=g.opportunity, improvement=g.improvement, advanced=g.advanced,
-                       bonus_tile=g.bonus_tile, card_base=np.asarray(base, np.float64))
+                       bonus_tile=g.bonus_tile, card_cost_share=g.card_cost_share, wander_steps=g.wander_steps,
+                       card_base=np.asarray(base, np.float64))
 
 
 _SLICES: dict[int, tuple[Rules, list[tuple[str, int, int, tuple[int, ...]]], int]] = {}
@@ -412,6 +415,9 @@ def _tiles(L, p, b):
 
 @jit
 def place_cost(S, L, p, die, action):
+    """(money, payee seat or -1 for the bank) of placing ``die`` on p's space of ``action`` (Choose a
+    Die; :func:`.rules.place_cost`): 0 for a coloured die, else the difference of the white die's value
+    to the coloured die used on that action, or to the actions' dice tile."""
     if S[L.o_dcol + die] != WHITE:
         return 0, -1
     v = S[L.o_dice + die]
@@ -440,6 +446,8 @@ def _tally(S, T, first, n, table):
 
 @jit
 def book_discounts(S, L, T, p, b):
+    """Discounts of p's sketchbook b per resource type, (pencil, ink, paint, paper) counts: the
+    cards' discount icons and the discount bonus tiles in it (Sketch; :func:`.rules.book_discounts`)."""
     a0, a1, a2, a3 = _tally(S, T, _book(L, p, b), S[L.o_books_n + p * L.books + b], L.t_discount)
     b0, b1, b2, b3 = _tally(S, T, _tiles(L, p, b), S[L.o_btiles_n + p * L.books + b], L.t_tile_kind)
     return a0 + b0, a1 + b1, a2 + b2, a3 + b3
@@ -447,6 +455,7 @@ def book_discounts(S, L, T, p, b):
 
 @jit
 def card_need(L, T, card, d0, d1, d2, d3):
+    """Resources (4 counts) still to pay for ``card`` after the discounts ``d0..d3`` (:func:`.rules.card_need`)."""
     o = L.t_cost + card * 4
     c0, c1, c2, c3 = T[o], T[o + 1], T[o + 2], T[o + 3]
     return (c0 - d0 if c0 > d0 else 0, c1 - d1 if c1 > d1 else 0, c2 - d2 if c2 > d2 else 0,
@@ -503,6 +512,8 @@ def efficient_need(L, need, code, opts):
 
 @jit
 def longest_streak(S, L, T, p, b):
+    """Prestige spaces of publishing p's sketchbook b (Publish step 5): its longest run of consecutive
+    cards of one region, +1 per streak tile of a region with a run (:func:`.rules.longest_streak`)."""
     b0 = b1 = b2 = 0
     run_region, run = -1, 0
     bk = _book(L, p, b)
@@ -534,6 +545,8 @@ def longest_streak(S, L, T, p, b):
 
 @jit
 def book_money(S, L, T, p, b):
+    """(victory points, money) of publishing p's sketchbook b (Publish steps 1-2, Bonus Tiles: the
+    longer and money tiles; :func:`.rules.book_money`)."""
     longer = money_tiles = 0
     tl = _tiles(L, p, b)
     for i in range(S[L.o_btiles_n + p * L.books + b]):
@@ -570,6 +583,8 @@ def _hand_remove(S, L, p, card):
 
 @jit
 def gain_resource(S, L, p, res):
+    """One resource of type ``res`` (0-3) from the reserve into p's Backpack, the oldest going back to
+    the reserve first when the Backpack is full (Personal Boards F; :func:`.rules.gain_resource`)."""
     bp = L.o_bp + p * L.backpack
     if S[L.o_bp_n + p] >= L.backpack:
         old = S[bp]
@@ -600,6 +615,8 @@ def _reward(S, L, p, code):
 
 @jit
 def advance_prestige(S, L, T, p, steps):
+    """Move p's Prestige disc ``steps`` spaces, each space's reward becoming pending; past the last
+    space, ``prestige_overflow`` money a step instead (Publish step 5; :func:`.rules.advance_prestige`)."""
     last = L.n_prestige - 1
     for _ in range(steps):
         if S[L.o_prestige + p] < last:
@@ -633,6 +650,8 @@ def _refill(S, slots, n_slots, pile, pile_key, discard, discard_key, rng):
 
 @jit
 def publish(S, L, T, p, b):
+    """Publish p's sketchbook b (Publish steps 1-7; :func:`.rules.publish`): points, money, theme tiles,
+    both tracks (their choices pending), cards and tiles discarded, the end of the game triggered."""
     vp, money = book_money(S, L, T, p, b)
     S[L.o_vp + p] += vp
     S[L.o_money + p] += money
@@ -771,6 +790,7 @@ def _continue(S, L, rng):
 
 @jit
 def choice_pending(S, L):
+    """True when a choice (extra theme, improvement, unflip, bonus tile) waits (:func:`.rules.choice_pending`)."""
     if S[G_P_XTHEME] and _x_available(S, L):
         return True
     if S[G_P_IMP]:
@@ -782,6 +802,8 @@ def choice_pending(S, L):
 
 @jit
 def continue_draws(S, L, rng):
+    """Draw from ``rng`` what ending the current decision would draw (the next round's dice), for
+    look-aheads without a copy (:func:`.rules.continue_draws`)."""
     if choice_pending(S, L) or not S[G_ACTED]:
         return
     if S[G_TTURN] + 1 >= 2 * L.n and not (S[G_END] or S[G_ROUND] + 1 >= L.max_rounds):
@@ -790,6 +812,8 @@ def continue_draws(S, L, rng):
 
 @jit
 def refill_display_draws(S, L, rng):
+    """Draw from ``rng`` what refilling the bonus-tile display now would draw (one shuffle of the
+    discarded tiles when the bag runs out; :func:`.rules.refill_display_draws`)."""
     empty = 0
     for i in range(L.display):
         if S[L.o_display + i] < 0:
@@ -1064,7 +1088,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
         elif S[G_PHASE] == P_SKETCH:
             if S[G_S_CARDS]:
                 lvl = S[L.o_imp + p * 5 + IMP_SKETCH]
-                base = max(S[G_S_ICONS], 1) if lvl else S[G_S_ICONS]
+                base = max(S[G_S_ICONS], T[L.t_sketch_bonus + 1]) if lvl else S[G_S_ICONS]
                 if lvl == 2:
                     base += T[L.t_sketch_bonus + 2]
                 S[G_P_BONUS] += base
@@ -1182,6 +1206,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
 
 @jit
 def book_value(S, L, T, W, p, b):
+    """The greedy value of p's sketchbook b in victory points (:func:`.agents.book_value`)."""
     nc = S[L.o_books_n + p * L.books + b]
     nt = S[L.o_btiles_n + p * L.books + b]
     if nc == 0:
@@ -1199,6 +1224,7 @@ def book_value(S, L, T, W, p, b):
 
 @jit
 def position_value(S, L, T, W, p):
+    """The greedy value of seat p's holdings in victory points (:func:`.agents.position_value`)."""
     v = float(S[L.o_vp + p] + T[L.t_pp + S[L.o_prestige + p]])
     v += W.money * S[L.o_money + p] + W.resource * S[L.o_bp_n + p]
     themes = 0
@@ -1218,6 +1244,8 @@ def position_value(S, L, T, W, p):
 
 @jit
 def travel_move(S, L, T, W, p):
+    """The greedy Travel decision ``(kind, a, b, c)``: head for the card of the best value net of
+    its money, pick it up, or end the action (:func:`.agents.travel_move`)."""
     if S[L.o_hand_n + p] >= W.hand_cap:
         return K_END, 0, 0, 0
     budget = S[L.o_money + p] + T[L.t_travel_disc + S[L.o_imp + p * 5 + IMP_TRAVEL]] - S[G_T_COST]
@@ -1227,7 +1255,7 @@ def travel_move(S, L, T, W, p):
     disc = np.empty((L.books, 4), np.int64)
     for b in range(L.books):
         disc[b, 0], disc[b, 1], disc[b, 2], disc[b, 3] = book_discounts(S, L, T, p, b)
-    k = 0.3 * W.resource
+    k = W.card_cost_share * W.resource
     for i in range(L.spaces):
         c = S[L.o_board + i]
         if c < 0:
@@ -1243,7 +1271,7 @@ def travel_move(S, L, T, W, p):
                 low = need
         value = W.card_base[c] - k * low
         d = T[L.t_dist + pos * L.spaces + i]
-        steps = 0 if (wander and d >= 3) else d
+        steps = 0 if (wander and d >= W.wander_steps) else d
         money = steps * L.step_money + L.pick_money
         if money > budget:
             continue
@@ -1254,13 +1282,15 @@ def travel_move(S, L, T, W, p):
         return K_END, 0, 0, 0
     if best == pos:
         return K_PICK, 0, 0, 0
-    if wander and T[L.t_dist + pos * L.spaces + best] >= 3:
+    if wander and T[L.t_dist + pos * L.spaces + best] >= W.wander_steps:
         return K_WANDER, best, 0, 0
     return K_STEP, T[L.t_next + pos * L.spaces + best], 0, 0
 
 
 @jit
 def supply_move(S, L, T, p):
+    """The greedy Supply decision ``(kind, a, b, c)``: the resource type most wanted by the hand for
+    the first sketchbook, or end the action when the Backpack is full (:func:`.agents.supply_move`)."""
     if S[L.o_bp_n + p] >= L.backpack:
         return K_END, 0, 0, 0
     w0 = w1 = w2 = w3 = 0
@@ -1481,6 +1511,7 @@ def candidate_moves(S, L, T, out, tmp, keys, opts):
 
 @jit
 def finish_turn(S, L, T, W, p, rng, ws):
+    """Play p's greedy decisions inside the current action until the turn ends (:func:`.agents.finish_turn`)."""
     while S[G_PHASE] != P_OVER and S[G_SEAT] == p and S[G_PHASE] != P_MAIN:
         k, a, b, c = sub_move(S, L, T, W, rng, ws)
         apply_move(S, L, T, k, a, b, c, rng, ws.opts)
@@ -1506,6 +1537,7 @@ def main_move(S, L, T, W, rng, ws):
 
 @jit
 def random_move(S, L, T, rng, ws):
+    """A legal decision ``(kind, a, b, c)`` drawn uniformly from ``rng`` (``agents.RandomAgent``)."""
     m = legal_moves(S, L, T, ws.sub, ws.opts)
     i = rng.integers(0, m)
     return ws.sub[i, 0], ws.sub[i, 1], ws.sub[i, 2], ws.sub[i, 3]

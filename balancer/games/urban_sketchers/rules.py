@@ -944,7 +944,7 @@ def apply_move(s: State, mv: Move) -> None:
             _refill_board(s)
         elif s.phase == P_SKETCH:
             if s.s_cards:
-                base = max(s.s_icons, 1) if s.imp[p][IMP_SKETCH] else s.s_icons
+                base = max(s.s_icons, r.sketch_bonus[1]) if s.imp[p][IMP_SKETCH] else s.s_icons
                 if s.imp[p][IMP_SKETCH] == 2:
                     base += r.sketch_bonus[2]
                 s.p_bonus += base

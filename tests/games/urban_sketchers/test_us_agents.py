@@ -213,3 +213,44 @@ def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
             apply_move(s, mv)
             decisions += 1
         assert decisions > 100
+
+
+def test_travel_weights_come_from_the_config(us_cfg):
+    """The greedy Travel's card values and its use of Wanderer read ``agents.greedy`` (card_bonus_icon,
+    card_theme_icon, card_cost_share, wander_steps), in both engines.
+
+    Card value by hand: with card_bonus_icon 2, card_theme_icon 1, card_cost_share 0.5 (resource
+    0.4, hand_card 0.9), a card with a bonus icon, two theme icons and 3 resources to pay is worth
+    0.9 + 2 + 2 x 1 - 0.5 x 0.4 x 3 = 4.3. Wanderer: the only card lies 2 spaces away; with
+    wander_steps 3 (base) greedy steps towards it, with wander_steps 2 it flips Wanderer to it."""
+    import dataclasses
+
+    from balancer.games.urban_sketchers import fast
+    from balancer.games.urban_sketchers.agents import card_value
+    from balancer.games.urban_sketchers.rules import K_WANDER
+    from test_us_examples import take_from_deck
+
+    def greedy(**values):
+        return us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
+            "greedy": us_cfg.agents.greedy.model_copy(update=values)})})
+
+    v = greedy(card_bonus_icon=2.0, card_theme_icon=1.0, card_cost_share=0.5)
+    r = us.compiled(v, 2)
+    rules = dataclasses.replace(r, cost=((3, 0, 0, 0), *r.cost[1:]), discount=(-1, *r.discount[1:]),
+                                bonus=(1, *r.bonus[1:]), themes=((0, 1), *r.themes[1:]))
+    s = position(v, 2, rules)
+    assert card_value(s, 0, 0, Weights(v)) == pytest.approx(4.3)
+    assert fast.fast_weights(v, rules).card_base[0] == pytest.approx(4.9), "before its cost"
+
+    for cfg, expected in ((us_cfg, (K_STEP, 1, 0, 0)), (greedy(wander_steps=2), (K_WANDER, 2, 0, 0))):
+        s = position(cfg, 2)
+        s.money[0] = 5
+        apply_move(s, place(0, 0))
+        card = take_from_deck(s, 0)
+        s.board = [-1] * len(s.board)
+        s.board[2] = card
+        assert s.pos[0] == 0 and s.opp[0][0] == 1, "seat 1 on space 1, Wanderer face up"
+        assert GreedyAgent(cfg).choose(s, 0, np.random.default_rng(0)) == expected
+        lay, table, weights = us.fast_tables(cfg, 2)
+        got = fast.choose(fast.load(s), lay, table, weights, 1, np.random.default_rng(0), fast.workspace(lay))
+        assert tuple(int(x) for x in got) == expected

@@ -197,3 +197,31 @@ def test_fast_games_equal_reference_games_in_other_variants(us_cfg):
             for i in range(4):
                 seed = game_seed(99, i)
                 assert us.play_game_fast(v, agents, seed) == us.play_game_reference(v, agents, seed), (agents, i)
+
+
+@pytest.mark.parametrize("level,tiles", [(1, 2), (2, 2 + 1)])
+def test_blue_improvement_minimum_is_read_from_the_config(us_cfg, level, tiles):
+    """Improvement Tiles, blue: a Sketch that places a card with no bonus icon earns at least
+    ``sketch_bonus[0]`` bonus tiles (basic side), plus ``sketch_bonus[1]`` more on the advanced side.
+    With sketch_bonus [2, 1]: basic max(0 icons, 2) = 2, advanced 2 + 1 = 3, in both engines."""
+    import dataclasses
+
+    from test_us_examples import BLUE, place, position, take_from_deck
+
+    from balancer.games.urban_sketchers.rules import IMP_SKETCH, K_END, K_SKETCH, P_RESOLVE, SKETCH
+    v = _variant(us_cfg, "improvements", sketch_bonus=[2, 1])
+    rules = us.compiled(v, 2)
+    rules = dataclasses.replace(rules, cost=((0, 0, 0, 0),) + rules.cost[1:], bonus=(0,) + rules.bonus[1:])
+    s = position(v, 2, rules)
+    s.hand[0].append(take_from_deck(s, 0))
+    s.imp[0][IMP_SKETCH] = level
+    lay, table = fast.compile_fast(rules)
+    ws = fast.workspace(lay)
+    buf = fast.load(s)
+    rng = np.random.default_rng(0)
+    for mv in (place(BLUE, SKETCH), (K_SKETCH, 0, 0, -1), (K_END, 0, 0, 0)):
+        assert mv in legal_moves(s)
+        apply_move(s, mv)
+        fast.apply_move(buf, lay, table, *mv, rng, ws.opts)
+    assert s.phase == P_RESOLVE and s.p_bonus == tiles
+    _buffer_equals(buf, s)

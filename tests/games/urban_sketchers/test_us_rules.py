@@ -231,3 +231,51 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     assert result.exit_code == 2 and "line 1: themes= needs 4 whole numbers" in result.output
     with pytest.raises(ValueError, match="1 player lines"):
         us.score_table_text(us_cfg, "vp=1 prestige=0 money=0 resources=0 themes=1,0,0,0")
+
+
+@pytest.mark.parametrize("section,values,key", [
+    # nine Supply spaces would need the space number 8 in a die placement, which the move encoding
+    # action * 8 + space reads as another action (the compiled engine wrote past its arrays)
+    ("dice_tiles", {"values": list(range(1, 11)), "supply_spaces": {"2": 9, "3": 4, "4": 5}},
+     r"dice_tiles\.supply_spaces\.2: input should be less than or equal to 8"),
+    ("dice", {"white": {"2": -1, "3": 3, "4": 5}}, r"dice\.white\.2: input should be greater than or equal to 0"),
+    # the token's space 0 would divide by zero in the greedy value (share of the game gone)
+    ("end", {"total_published": {"2": 0, "3": 9, "4": 12}}, r"end\.total_published\.2: input should be greater than or equal to 1"),
+    # a connection to a space the board does not have: every game raised IndexError
+    ("travel_board", {"spaces": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 20]]},
+     r"travel_board\.edges\[3\]: \[3, 20\] must be two different spaces 0-3"),
+    # a name twice: a card's cost counted in both slots of the name, or a region never reachable
+    ("regions", ["africa", "america", "africa"], r"regions: africa named more than once"),
+    ("travel_board", {"spaces": 4, "edges": [[0, 1, 2], [2, 3]]}, r"travel_board\.edges.*\[0\]: list should have at most 2 items"),
+])
+def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, key):
+    """A variant the engines cannot play is bad input at load time (file and key named, exit 2),
+    not a crash or a wrong game later."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"extends": str(BASE), section: values}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=key):
+        load_config(bad)
+    result = CliRunner().invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2 and "bad.yaml" in result.output
+
+
+def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
+    """`balancer play` lines name what the YAML names: a card by its ``id`` (here the deck's ids
+    plus 100, so card index 0 is card 101), a bonus tile by its mix kind (kind code 3 is
+    ``discount_paper``, code 5 ``streak_america``), and the variant's money for a skipped bonus tile
+    (2) or improvement (7)."""
+    from balancer.games.urban_sketchers.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
+    deck = [c.model_copy(update={"id": c.id + 100}) for c in us_cfg.cards.deck]
+    v = us_cfg.model_copy(update={
+        "cards": us_cfg.cards.model_copy(update={"deck": deck}),
+        "sketch": us_cfg.sketch.model_copy(update={"money_instead_of_bonus": 2}),
+        "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7})})
+    s = us.new_game(v, 2, 1)
+    kinds = s.rules.tile_kind
+    s.display[0], s.display[1] = kinds.index(3), kinds.index(5)
+    assert us.describe_move(s, (K_SKETCH, 0, 1, -1), v) == "sketches card 101 into sketchbook 2"
+    assert us.describe_move(s, (K_SETUP_DISCARD, 4, 0, 0), v) == "discards card 105 for its resources"
+    assert us.describe_move(s, (K_BONUS, 0, 0, 0), v) == "takes bonus tile discount_paper into sketchbook 1"
+    assert us.describe_move(s, (K_BONUS, 1, 0, 0), v) == "takes bonus tile streak_america into sketchbook 1"
+    assert us.describe_move(s, (K_BONUS_MONEY, 0, 0, 0), v) == "takes 2 money instead of a bonus tile"
+    assert us.describe_move(s, (K_IMPROVE_MONEY, 0, 0, 0), v) == "takes 7 money instead of an improvement"
