@@ -270,7 +270,7 @@ def test_model_validator_message_without_a_path_stays_top_level(tmp_path):
     path = write(tmp_path, "v.yaml", text.replace('\n  "3": [2, 2, 0]', ""))
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(err.value) == f"{path}: (top level): players lists 3 but seat_bonus has no entry \"3\""
+    assert str(err.value) == f"{path}: seat_bonus: no entry \"3\", but players lists 3"
 
 
 def test_parse_key_path_inverts_format():

@@ -236,7 +236,7 @@ class CitywrightConfig(_Strict):
         for n in self.players:
             for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
                 if str(n) not in table:
-                    raise ValueError(f"players lists {n} but {name} has no entry \"{n}\"")
+                    raise ValueError(f"{name}: no entry \"{n}\", but players lists {n}")
         for key, plan in self.rounds.items():
             # each turn drafts one ruler from the 20 slots (§2.2, §5); solo, the rival removes a second (§10.2)
             drafts = int(key) * plan.turns * (2 if key == "1" and self.solo.rival_apprentice else 1)

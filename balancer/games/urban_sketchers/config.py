@@ -124,7 +124,7 @@ class Sketch(_Strict):
     @model_validator(mode="after")
     def _long_enough(self) -> "Sketch":
         if len(self.extra_card_money) < self.max_cards:
-            raise ValueError("extra_card_money needs one value per card a sketchbook can hold (max_cards)")
+            raise ValueError("extra_card_money: needs one value per card a sketchbook can hold (max_cards)")
         return self
 
 
@@ -310,14 +310,14 @@ class UrbanSketchersConfig(_Strict):
             for table, name in ((self.dice.white, "dice.white"), (self.dice_tiles.supply_spaces, "dice_tiles.supply_spaces"),
                                 (self.end.total_published, "end.total_published")):
                 if k not in table:
-                    raise ValueError(f"players lists {n} but {name} has no entry \"{n}\"")
+                    raise ValueError(f"{name}: no entry \"{n}\", but players lists {n}")
             if 1 + self.dice_tiles.supply_spaces[k] > len(self.dice_tiles.values):  # type: ignore[index]
                 raise ValueError(f"dice_tiles: {n} players need {1 + self.dice_tiles.supply_spaces[k]} tiles "  # type: ignore[index]
                                  f"(one for the colour actions, one per Supply space), values has {len(self.dice_tiles.values)}")
             if n * self.setup.hand + self.travel_board.spaces > len(self.cards.deck):
                 raise ValueError(f"cards.deck: {len(self.cards.deck)} cards cannot fill the travel board and deal {n} hands")
         if len(self.publish.victory_points) != self.sketch.max_cards + 1:
-            raise ValueError("publish.victory_points needs one value per sketchbook size 0..sketch.max_cards")
+            raise ValueError("publish.victory_points: needs one value per sketchbook size 0..sketch.max_cards")
         kinds = bonus_kind_names(self)
         unknown = set(self.bonus_tiles.mix) - set(kinds)
         if unknown:
