@@ -42,3 +42,26 @@ def test_a_full_three_diagonal_still_costs_a_coin(ag_cfg):
     game = position(ag_cfg, market=(R, O, Y, G, B, P, R, O, Y))
     ag.apply(game, ag.Move(2, 0, (R, B, Y)))
     assert game.state.coins[0] == 1
+
+
+def test_no_line_can_be_taken_the_turn_goes_on_to_the_tourists(ag_cfg):
+    """market.assumed: the bag ran out and only the 3-space diagonal holds umbrellas (3 of them: "a
+    column with 3 umbrellas" costs 1 coin). With 0 coins no line can be taken: every legal move takes
+    no line (line -1) and the turn only attracts tourists or rests; with 1 coin the line is legal."""
+    game = position(ag_cfg, market=(R, E, E, E, B, E, E, E, Y))
+    st = game.state
+    st.coins[0] = 0
+    moves = ag.legal_moves(game)
+    assert moves and all(m.line == -1 and m.order == () for m in moves)
+    st.coins[0] = 1
+    assert ag.is_legal_move(game, ag.Move(2, 0, (R, B, Y)))
+    assert all(m.line == 2 for m in ag.legal_moves(game))
+
+
+def test_more_mural_beats_more_coins(ag_cfg):
+    """Winning the Game: tie-breaker 2 (most completed mural) comes before 3 (most coins): two
+    players on 20 points and 1 empty space each, 4 flipped tiles and 0 coins against 3 tiles and
+    9 coins: the first wins alone."""
+    from balancer.core.game import ranks_and_win_shares
+    _, shares = ranks_and_win_shares([20, 20], [(-1, 4, 0), (-1, 3, 9)])
+    assert shares == [1.0, 0.0]
