@@ -36,6 +36,18 @@ def test_five_scored_is_not_yet_a_win(std):  # noqa: F811
     assert S[SCORED] == 5 and not urgency.is_over(game)
 
 
+def _piles_used(S, unlocks: int, discard: list[int]) -> None:
+    """The opponent (seat 1, Ibex deck) has had ``unlocks`` cards unlocked, has no pile left, holds
+    ``discard`` in its discard pile and will pass its next turn (forced 0)."""
+    o = PS
+    S[o + DECK] = 1
+    S[o + OPPSC] = unlocks
+    S[o + NEXTPILE] = 3
+    S[o + NDISC] = len(discard)
+    S[o + DISC:o + DISC + len(discard)] = discard
+    S[o + NEXT_ROLL] = 0
+
+
 def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(std):  # noqa: F811
     """Rule Cards: "When your opponent scores the 4th time, choose your final rule card from your
     discard pile." The opponent (seat 1) has used its 3 piles (next pile 3) and holds 4 cards in its
@@ -46,12 +58,7 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     S = game.state
     ibex = [i for i, n in enumerate(urgency.card_names(std)) if n.startswith("Ibex:")]
     o = PS
-    S[o + DECK] = 1
-    S[o + OPPSC] = 3
-    S[o + NEXTPILE] = 3
-    S[o + NDISC] = 4
-    S[o + DISC:o + DISC + 4] = ibex[:4]
-    S[o + NEXT_ROLL] = 0
+    _piles_used(S, unlocks=3, discard=ibex[:4])
     urgency.apply(game, Move(MOVE, 13))
     assert S[PHASE] == PH_PICK and game.seat_to_move == 1
     assert sorted(m.arg for m in urgency.legal_moves(game)) == sorted(ibex[:4])
@@ -61,12 +68,7 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     # my 5th score (12 + 3 = 15), the opponent having had 4 unlocks: nothing more comes into play
     game = position(std, mine=[12], roll=3, my_supply=2, scored=(4, 0))
     S = game.state
-    S[o + DECK] = 1
-    S[o + OPPSC] = 4
-    S[o + NEXTPILE] = 3
-    S[o + NDISC] = 3
-    S[o + DISC:o + DISC + 3] = ibex[:3]
-    S[o + NEXT_ROLL] = 0
+    _piles_used(S, unlocks=4, discard=ibex[:3])
     S[NEXT_ROLL] = 0
     urgency.apply(game, Move(MOVE, 12))
     assert S[SCORED] == 5 and S[o + OPPSC] == 5 and S[o + NPLAY] == 0 and S[o + NDISC] == 3
