@@ -302,7 +302,7 @@ def describe_move(game: Game, move: Move) -> str:
     if move.line < 0:
         take = "cannot take a line"
     else:
-        d = int(rules.line_coins[move.line])
+        d = int(rules.coins_by_count[len(move.order)])
         coin = " (+1 coin)" if d > 0 else f" (pays {-d} coin)" if d < 0 else ""
         take = f"takes line {move.line + 1}{coin} and places {', '.join(names[c] for c in move.order)} in row {move.row + 1}"
     if move.tourist == TAKE_BREAK:

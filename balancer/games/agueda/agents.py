@@ -61,12 +61,12 @@ def agent_params(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray]:
 def random_move(st, rules, rng, mv):
     """The random agent's move for the seat to move, written to ``mv`` (int64[MOVE_LEN])."""
     seat = st.g[G_SEAT]
-    market, line_cells, line_len, line_coins = st.market, rules.line_cells, rules.line_len, rules.line_coins
+    market, line_cells, line_len, coins_by_count = st.market, rules.line_cells, rules.line_len, rules.coins_by_count
     n_lines = line_len.shape[0]
     legal = np.empty(n_lines, np.int64)
     m = 0
     for line in range(n_lines):
-        if line_open(market, line_cells, line_len, line_coins, st.coins[seat], line):
+        if line_open(market, line_cells, line_len, coins_by_count, st.coins[seat], line):
             legal[m] = line
             m += 1
     mv[:] = -1
@@ -133,7 +133,7 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
     C = rules.n_colours
     L = rules.row_len
     lpr = rules.locked_per_row
-    market, line_cells, line_len, line_coins = st.market, rules.line_cells, rules.line_len, rules.line_coins
+    market, line_cells, line_len, coins_by_count = st.market, rules.line_cells, rules.line_len, rules.coins_by_count
     brush, mural_row, mural_pts, tile_col = rules.brush, rules.mural_row, rules.mural_pts, rules.tile_col
     board, fill, flipped, unlocked = st.board[seat], st.fill[seat], st.flipped[seat], st.unlocked[seat]
     occ, tile_at = st.occ[seat], st.tile_at[seat]
@@ -170,7 +170,7 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
         s0 += card_points(sk[i], sp[i], sper[i], sal[i], scap[i], L, raw[i, 0], raw[i, 1], raw[i, 2], coins, occ_total)
     any_line = False
     for line in range(n_lines):
-        if line_open(market, line_cells, line_len, line_coins, coins, line):
+        if line_open(market, line_cells, line_len, coins_by_count, coins, line):
             any_line = True
     u = np.zeros(MAX_LINE, np.int64)
     order = np.zeros(MAX_LINE, np.int64)
@@ -180,10 +180,10 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
     n_cand = 0
     for li in range(n_lines if any_line else 1):
         line = li if any_line else -1
-        if any_line and not line_open(market, line_cells, line_len, line_coins, coins, line):
+        if any_line and not line_open(market, line_cells, line_len, coins_by_count, coins, line):
             continue
         k = line_umbrellas(market, line_cells, line_len, line, u) if line >= 0 else 0
-        d = line_coins[line] if line >= 0 else 0
+        d = coins_by_count[k] if line >= 0 else 0
         coin_after = coins + d if d <= 0 else coins + min(d, st.g[G_BANK])
         seen_full = False
         for row in range(ROWS):

@@ -71,9 +71,10 @@ class Market(_Strict):
     rows: int = Field(ge=1, le=5)
     columns: int = Field(ge=1, le=5)
     lines: list[Line] = Field(min_length=1, max_length=16, description="the lines a player may take")
-    coins_by_length: dict[int, int] = Field(
-        description="coins a line of that many spaces gives (+) or costs (-); a cost is paid first and "
-                    "needs the coins (Pick Umbrellas)")
+    coins_by_umbrellas: dict[int, int] = Field(
+        description="coins taking a line that holds that many umbrellas gives (+) or costs (-); a cost is "
+                    "paid first and needs the coins (Pick Umbrellas: \"the diagonal with 1 umbrella\", \"a column "
+                    "with 3 umbrellas\")")
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -89,8 +90,9 @@ class Market(_Strict):
                 if (r, c) in seen:
                     raise ValueError(f"lines[{i}]: cell [{r}, {c}] belongs to two lines")
                 seen.add((r, c))
-            if len(line.cells) not in self.coins_by_length:
-                raise ValueError(f"lines[{i}] has {len(line.cells)} cells but coins_by_length has no entry for it")
+            missing = [k for k in range(1, len(line.cells) + 1) if k not in self.coins_by_umbrellas]
+            if missing:
+                raise ValueError(f"lines[{i}] can hold {missing} umbrellas but coins_by_umbrellas has no entry for it")
         return self
 
 

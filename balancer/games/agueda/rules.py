@@ -72,7 +72,7 @@ class Rules(NamedTuple):
     market_cols: int
     line_cells: np.ndarray     # int64[lines, MAX_LINE]: market cells of each line, -1 padding
     line_len: np.ndarray       # int64[lines]
-    line_coins: np.ndarray     # int64[lines]: +gain / -cost (Pick Umbrellas)
+    coins_by_count: np.ndarray  # int64[MAX_LINE + 1]: +gain / -cost of a line holding that many umbrellas
     bank: int                  # coins in the bank before setup
     start_coins: int
     row_len: int
@@ -133,14 +133,16 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
     n_lines = len(m.lines)
     line_cells = np.full((n_lines, MAX_LINE), -1, np.int64)
     line_len = np.zeros(n_lines, np.int64)
-    line_coins = np.zeros(n_lines, np.int64)
+    coins_by_count = np.zeros(MAX_LINE + 1, np.int64)
+    for k, d in m.coins_by_umbrellas.items():
+        if 1 <= k <= MAX_LINE:
+            coins_by_count[k] = d
     for i, line in enumerate(m.lines):
         if len(line.cells) > MAX_LINE:
             raise ValueError(f"market.lines[{i}]: at most {MAX_LINE} cells")
         for j, (r, c) in enumerate(line.cells):
             line_cells[i, j] = (r - 1) * m.columns + (c - 1)
         line_len[i] = len(line.cells)
-        line_coins[i] = m.coins_by_length[len(line.cells)]
     L = cfg.board.row_length
     brush = np.zeros((ROWS, L), np.int8)
     for r, spaces in enumerate(cfg.board.paintbrush):
@@ -167,7 +169,7 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
     return Rules(
         n_players=n_players, solo=n_players == 1, n_colours=C, per_colour=cfg.umbrellas.per_colour,
         market_rows=m.rows, market_cols=m.columns, line_cells=line_cells, line_len=line_len,
-        line_coins=line_coins, bank=cfg.coins.bank, start_coins=cfg.coins.start, row_len=L, brush=brush,
+        coins_by_count=coins_by_count, bank=cfg.coins.bank, start_coins=cfg.coins.start, row_len=L, brush=brush,
         mural_row=mural_row, mural_pts=mural_pts, tile_col=tile_col, in_suitcases=cfg.tourists.in_suitcases,
         locked_per_row=cfg.tourists.locked_per_mural_row, empty_pts=cfg.scoring.empty_space,
         bag_trigger=cfg.end.bag_empty_triggers_end,
@@ -314,20 +316,20 @@ def line_umbrellas(market, line_cells, line_len, line, out):
 
 
 @nb.njit(cache=True, inline="always")
-def line_open(market, line_cells, line_len, line_coins, coins, line):
+def line_open(market, line_cells, line_len, coins_by_count, coins, line):
     """Pick Umbrellas: a line can be taken when it holds an umbrella and its cost can be paid
-    with ``coins``."""
-    any_u = False
+    with ``coins`` (the cost is that of the umbrellas it holds: "a column with 3 umbrellas")."""
+    k = 0
     for j in range(line_len[line]):
         if market[line_cells[line, j]] >= 0:
-            any_u = True
-    return any_u and coins + min(line_coins[line], 0) >= 0
+            k += 1
+    return k > 0 and coins + min(coins_by_count[k], 0) >= 0
 
 
 @nb.njit(cache=True)
 def line_legal(st, rules, seat, line):
     """:func:`line_open` for the seat ``seat`` of a game."""
-    return line_open(st.market, rules.line_cells, rules.line_len, rules.line_coins, st.coins[seat], line)
+    return line_open(st.market, rules.line_cells, rules.line_len, rules.coins_by_count, st.coins[seat], line)
 
 
 @nb.njit(cache=True)
@@ -487,7 +489,7 @@ def apply_move(st, rules, mv, rng):
     n = rules.n_players
     line, row, k = mv[MV_LINE], mv[MV_ROW], mv[MV_K]
     if line >= 0:
-        d = rules.line_coins[line]
+        d = rules.coins_by_count[k]                  # k: the umbrellas the line holds (is_legal)
         if d < 0:
             st.coins[seat] += d
             st.g[G_BANK] -= d

@@ -32,7 +32,7 @@ EFFECTS: tuple[str, ...] = (
     "roll_again",        # roll again (Definitions: still the same turn; several count once)
     "set_next_roll",     # your next roll is `value` (no dice are rolled)
     "set_opponent_next_roll",  # your opponent's next roll is `value`
-    "change_roll",       # this roll is changed by `value` (clamped to 0..dice rolled)
+    "change_roll",       # this roll is changed by `value` (clamped to 0..4)
     "dice",              # you roll `value` dice instead of the rulebook's number (effect: trigger always)
     "extra_move",        # move your `target` token by `value` tiles (an action; negative: back)
     "safe_tiles",        # tiles `tiles` are safe (effect: trigger always)
@@ -121,6 +121,7 @@ class Board(_Strict):
     centre: list[int] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
     rosettes: list[int] = Field(description="tiles that give a roll again")
     safe: list[int] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
+    assumed: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "Board":
