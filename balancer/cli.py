@@ -53,6 +53,15 @@ def _load(config: Path) -> tuple[Any, ModuleType]:
     return cfg, get_game(cfg.game)
 
 
+def _compile_note(module: ModuleType) -> None:
+    """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
+    installing or after an engine change compiles it: up to about a minute with no progress)."""
+    from balancer.core.numba_cache import cache_is_cold
+    if getattr(module, "__file__", None) and cache_is_cold(module.__file__):
+        typer.echo(f"note: compiling the {getattr(module, 'NAME', 'game')} engine for its first use "
+                   "(once after installing or changing it; up to a minute)", err=True)
+
+
 def _counts_text(counts: list[int] | None) -> str:
     """[1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
     if not counts:
@@ -348,6 +357,7 @@ def run(
         _fail("--until-ci: cannot be combined with --resume or --scheduler")
     try:
         check_out_dir(out_dir, force, resume)
+        _compile_note(module)
         with _sigterm_as_interrupt():
             if until_ci is not None:
                 from balancer.sim.batches import run_until_ci
@@ -600,6 +610,7 @@ def study(
     _check_out_directory("--results", results)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
+        _compile_note(get_game(spec.game))
         with _sigterm_as_interrupt():
             result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
     except GamesFailedError as exc:

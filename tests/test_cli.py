@@ -114,6 +114,17 @@ def test_run_writes_results_and_refuses_overwrite(citywright, tmp_path, monkeypa
     assert runner.invoke(app, [*args, "--force", "--quiet"]).exit_code == 0
 
 
+@pytest.mark.parametrize("cold", [True, False])
+def test_run_says_when_it_compiles_the_engine_first(citywright, tmp_path, monkeypatch, cold):
+    # a cold numba cache means a silent minute before the first game: the run says so on stderr
+    import balancer.core.numba_cache as numba_cache
+    monkeypatch.setattr(numba_cache, "cache_is_cold", lambda package_file: cold)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-n", "4", "-j", "1", "-a", "random", "-q"])
+    assert result.exit_code == 0, result.output
+    assert ("compiling the citywright engine" in result.stderr) is cold
+
+
 def test_report_missing_dir_exits_2(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "nothing" in result.stderr

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from balancer.core.numba_cache import drop_stale_cache
+from balancer.core.numba_cache import cache_is_cold, drop_stale_cache
 
 
 def test_cache_dropped_when_any_source_changes(tmp_path):
@@ -28,3 +28,15 @@ def test_cache_dropped_when_any_source_changes(tmp_path):
     assert drop_stale_cache(tmp_path / "__init__.py") is True
     assert not (cache / "agents.f-1.py311.nbi").exists()
     assert drop_stale_cache(tmp_path / "__init__.py") is False
+
+
+def test_cache_is_cold_until_an_index_is_written(tmp_path):
+    # a fresh install or a dropped cache has no *.nbi index: the first game compiles the engine
+    (tmp_path / "__init__.py").write_text("")
+    assert cache_is_cold(tmp_path / "__init__.py") is True          # no __pycache__ at all
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    (cache / "rules.cpython-311.pyc").write_text("bytecode")
+    assert cache_is_cold(tmp_path / "__init__.py") is True          # bytecode is not compiled code
+    (cache / "rules.f-1.py311.nbi").write_text("index")
+    assert cache_is_cold(tmp_path / "__init__.py") is False

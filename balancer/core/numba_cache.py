@@ -53,3 +53,14 @@ def drop_stale_cache(package_file: str | os.PathLike) -> bool:
     except OSError:
         pass
     return dropped
+
+
+def cache_is_cold(package_file: str | os.PathLike) -> bool:
+    """Whether the package whose ``__init__.py`` is ``package_file`` has no compiled functions in
+    numba's on-disk cache yet (no ``__pycache__/*.nbi`` index): its first game will compile the
+    engine first, which takes seconds to a minute depending on the game."""
+    cache = Path(package_file).resolve().parent / "__pycache__"
+    try:
+        return not any(cache.glob("*.nbi"))
+    except OSError:
+        return False
