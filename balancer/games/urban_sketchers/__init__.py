@@ -59,9 +59,11 @@ improvement's reading; and these engine readings, not in the YAML because they a
 a player with no die to place passes; theme-tile pairs are not flipped while rewards or bonus tiles
 are being chosen, nor after the action (the turn ends with it); Publish needs a sketchbook with at least one card.
 
-Score components per seat: publishing, sets, majorities, prestige, leftovers. Metrics: rounds,
-paid_players, paid_bank, received_from_players, actions_<action>, dice_<colour>, white_dice,
-published, mean_publish_size, improvement_<type> (0/1: took that improvement), prestige_overflow_money.
+Score components per seat: publishing, sets, majorities, prestige, leftovers. Metrics: game_rounds
+(the game's length, the same on every seat: reported per game), paid_players, paid_bank,
+received_from_players, actions_<action>, dice_<colour> (dice of that colour taken, for any action),
+white_dice_on_actions (white dice placed on a colour action, paying its difference), published,
+mean_publish_size, improvement_<type> (0/1: took that improvement), prestige_overflow_money.
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ def outcome(state: State) -> Outcome:
     comps = final_components(s)
     scores = [sum(v[p] for v in comps.values()) for p in range(n)]
     metrics: dict[str, list[float]] = {
-        "rounds": [float(s.round + 1)] * n,
+        "game_rounds": [float(s.round + 1)] * n,
         "paid_players": [float(x) for x in s.st_paid_players],
         "paid_bank": [float(x) for x in s.st_paid_bank],
     }
@@ -186,7 +188,7 @@ def outcome(state: State) -> Outcome:
         metrics[f"actions_{name}"] = [float(s.st_actions[p][a]) for p in range(n)]
     for c, name in enumerate((*COLOURS, "white")):
         metrics[f"dice_{name}"] = [float(s.st_colours[p][c]) for p in range(n)]
-    metrics["white_dice"] = [float(x) for x in s.st_white]
+    metrics["white_dice_on_actions"] = [float(x) for x in s.st_white]
     metrics["published"] = [float(x) for x in s.st_pub_count]
     metrics["mean_publish_size"] = [s.st_pub_sizes[p] / s.st_pub_count[p] if s.st_pub_count[p] else 0.0
                                     for p in range(n)]
