@@ -282,14 +282,19 @@ def _validate_config(config: Path) -> None:
 
 
 def _validate_study(path: Path) -> None:
-    """Check a study file, its variant configs and that every cell can be played; print
+    """Check a study file, its variant configs, that every cell can be played and that every metric
+    or label a figure shows exists (one game of each such run is played to learn them); print
     'OK: study ...' or exit 2 naming the file and key."""
     from balancer.study import StudyError, load_study
-    from balancer.study.runner import load_variants
+    from balancer.study.runner import check_figures, figure_runs, load_variants, probe_tables
 
     try:
         study, configs = load_study(path)
-        load_variants(study, configs, path, study.seed, 1)
+        loaded = load_variants(study, configs, path, study.seed, 1)
+        if figure_runs(study):
+            # the metrics and labels a figure names: learnt from one game of its run, as `study` does
+            _compile_note(get_game(study.game))
+            check_figures(study, path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     except (StudyError, ConfigError, ValueError) as exc:
         _fail(str(exc))
     typer.echo(f"OK: study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)} "

@@ -184,8 +184,19 @@ def test_validate_recognises_a_study(study_file):
     study = study_file()
     res = invoke("validate", study)
     assert res.exit_code == 0, res.output
-    assert res.output.strip() == (f"OK: study tiny: runs mirror-2p, mirror-3p; variants v1.0, v1.1 "
+    assert res.stdout.strip() == (f"OK: study tiny: runs mirror-2p, mirror-3p; variants v1.0, v1.1 "
                                   f"(citywright, {study})")
+
+
+@pytest.mark.parametrize("show, message", [
+    ("metric:wasted_tile", "figures.0.show: citywright has no metric 'wasted_tile' in run 'mirror-2p'; its metrics are "),
+    ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
+])
+def test_validate_a_study_checks_the_metrics_its_figures_show(study_file, one_error_line, show, message):
+    # what `study` would refuse, `validate` refuses too (it plays one game of the run to learn them)
+    study = study_file(('show: "metric:wasted_tiles"', f'show: "{show}"'))
+    line = one_error_line(invoke("validate", study))
+    assert str(study) in line and message in line
 
 
 def test_validate_a_study_with_a_bad_variant_names_the_variant_file(tmp_path, study_file, one_error_line):
