@@ -352,6 +352,10 @@ def run(
         _fail(str(exc))
     except ValueError as exc:
         _fail(f"{config}: {exc}")
+    from balancer.core.tables import uneven_rotation_note
+    uneven = uneven_rotation_note(seats, n_games) if until_ci is None else None
+    if uneven:
+        typer.echo(uneven, err=True)
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)

@@ -125,6 +125,14 @@ def test_run_says_when_it_compiles_the_engine_first(citywright, tmp_path, monkey
     assert ("compiling the citywright engine" in result.stderr) is cold
 
 
+def test_run_warns_when_a_mixed_table_cannot_rotate_evenly(citywright, tmp_path, monkeypatch):
+    # 10 games of 3 seats (10 = 3 x 3 + 1): agents sit 3 or 4 times in a seat, and the run says so
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(V11), "-n", "10", "-j", "1", "-a", "random,greedy,random", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "10 games is not a multiple of the 3 seats" in result.stderr and "3 or 4 times" in result.stderr
+
+
 def test_report_missing_dir_exits_2(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "nothing" in result.stderr

@@ -21,8 +21,25 @@ def is_mirror(agents: Sequence[str]) -> bool:
     return len(set(agents)) <= 1
 
 
-def seat_design(agents: Sequence[str]) -> str:
-    """One sentence for the report's methods block."""
+def seat_design(agents: Sequence[str], games: int | None = None) -> str:
+    """One sentence for the report's methods block; ``games`` (the run's game count) says whether the
+    rotation seats every agent in every seat equally often (only when it is a multiple of the seats)."""
+    n = len(agents)
+    if n == 1:
+        return f"solo: {agents[0]} plays alone against the game's own opponent or target"
     if is_mirror(agents):
         return f"mirror table: {agents[0]} in every seat"
+    if games is not None and games % n:
+        return (f"mixed table, seats rotated every game; {games:,} games is not a multiple of the {n} seats, "
+                f"so each agent sits in each seat {games // n:,} or {games // n + 1:,} times")
     return "mixed table, seats rotated every game so that each agent sits in each seat equally often"
+
+
+def uneven_rotation_note(agents: Sequence[str], games: int) -> str | None:
+    """A warning when a mixed table's rotation cannot seat every agent in every seat equally often
+    (``games`` not a multiple of the seats); None otherwise."""
+    n = len(agents)
+    if is_mirror(agents) or games % n == 0:
+        return None
+    return (f"note: {games:,} games is not a multiple of the {n} seats: each agent sits in each seat "
+            f"{games // n:,} or {games // n + 1:,} times (use a multiple of {n} for equal seating)")

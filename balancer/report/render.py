@@ -203,7 +203,7 @@ def describe_seat_design(seat_design: str | None) -> str:
             "Mirror table: every seat is played by the same agent, so differences between seats "
             "come from the rules alone."
         )
-    return text
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def describe_agents(agents: Sequence[str] | None) -> str:

@@ -775,7 +775,7 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             "assumed": assumed_notes(resolve_yaml(config_path).data),
             "n_players": len(agents),
             "agents": agents,
-            "seat_design": seat_design(agents),
+            "seat_design": seat_design(agents, games),
             "games": games,
             "seed": seed,
             "jobs": n_jobs,
