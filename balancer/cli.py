@@ -407,7 +407,17 @@ def run(
         _report_failures(failed)
         raise typer.Exit(1)
     typer.echo(f"results: {out_dir / 'results.parquet'}")
-    if not quiet:
+    if not quiet and players == 1:
+        # a solo seat always "wins" its table: the game's own result (solo_win), if it has one
+        from balancer.report.render import solo_result
+        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+        solo = solo_result(summary)
+        if solo is not None:
+            typer.echo(f"solo win rate: {solo['rate']:.1%} ({solo['ci_low']:.1%} to {solo['ci_high']:.1%}, "
+                       f"{solo['wins']:,} of {solo['games']:,} games)")
+        for row in summary.get("score_by_seat", [])[:1]:
+            typer.echo(f"solo score: {row['mean']:.1f} points ({row['ci_low']:.1f} to {row['ci_high']:.1f})")
+    elif not quiet:
         rates = seat_win_rates(out_dir)
         typer.echo("seat win rates: " + "  ".join(f"{s}: {r:.1%}" for s, r, _ in rates["seat"]))
         if len(rates["agent"]) > 1:

@@ -133,6 +133,14 @@ def test_run_warns_when_a_mixed_table_cannot_rotate_evenly(citywright, tmp_path,
     assert "10 games is not a multiple of the 3 seats" in result.stderr and "3 or 4 times" in result.stderr
 
 
+def test_a_solo_run_prints_its_score_not_a_seat_win_rate(citywright, tmp_path, monkeypatch):
+    # one seat always "wins" its table, so "seat win rates: 1: 100.0%" would say nothing
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["run", str(V11), "-p", "1", "-n", "6", "-j", "1", "-a", "random"])
+    assert result.exit_code == 0, result.output
+    assert "seat win rates" not in result.stdout and "solo score: " in result.stdout
+
+
 def test_report_missing_dir_exits_2(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "nothing" in result.stderr
