@@ -45,7 +45,12 @@ def _fail(message: str) -> NoReturn:
 
 
 def _load(config: Path) -> tuple[Any, ModuleType]:
-    """(validated config, its game module), or exit 2 with the ConfigError text."""
+    """(validated config, its game module), or exit 2 with the ConfigError text (one line when the
+    file is a study, not a rule variant)."""
+    head = _read_yaml_head(config) if config.is_file() else None
+    if isinstance(head, dict) and "study" in head:
+        _fail(f"{config}: a study file (study: {head['study']}), not a rule variant; "
+              f"run it with 'balancer study {config}'")
     try:
         cfg = load_config(config)
     except ConfigError as exc:
@@ -219,7 +224,9 @@ def _describe_yaml(path: Path) -> str:
     try:
         head = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
-        return f"INVALID: {type(exc).__name__}"
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        return f"INVALID: not valid YAML{where}: {getattr(exc, 'problem', None) or type(exc).__name__}"
     if isinstance(head, dict) and "study" in head:
         try:
             study, _ = load_study(path)

@@ -226,3 +226,22 @@ def test_validate_a_fragment_whose_user_is_bad_exits_2(tmp_path):
     (tmp_path / "mine.yaml").write_text("extends: rules.yaml\ngame: citywright\nvariant: mine\nplayerz: 2\n")
     res = invoke("validate", tmp_path / "rules.yaml")
     assert res.exit_code == 2 and "playerz" in res.output and "extended by mine.yaml" in res.output
+
+
+# --------------------------------------------------------------------------------------------------
+# the wrong kind of file: one line that says which kind it is and which command takes it
+
+
+def test_run_given_a_study_says_so_in_one_line(study_file, one_error_line):
+    study = study_file()
+    line = one_error_line(invoke("run", study, "-n", "2"))
+    assert line == f"error: {study}: a study file (study: tiny), not a rule variant; run it with 'balancer study {study}'"
+
+
+@pytest.mark.parametrize("command", [("study",), ("baseline", "save"), ("check",)])
+def test_study_commands_given_a_variant_say_so_in_one_line(tmp_path, command, one_error_line):
+    args = [*command, V11, "-o" if command != ("check",) else "--baseline", tmp_path / "out.json"]
+    line = one_error_line(invoke(*args))
+    assert line == (f"error: {V11}: a rule variant, not a study file (a study has study:, variants:, runs: and "
+                    f"figures:); play a variant with 'balancer run {V11}'")
+    assert list(tmp_path.iterdir()) == []

@@ -196,6 +196,9 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     if not isinstance(data, dict):
         raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, "
                          "figures, check)")
+    if "study" not in data and ("extends" in data or "variant" in data or "runs" not in data):
+        raise StudyError(f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
+                         f"figures:); play a variant with 'balancer run {path}'")
     try:
         study = Study.model_validate(data)
     except ValidationError as exc:
