@@ -576,6 +576,9 @@ def compare(
     name = default_compare_names(config_a, config_b, players)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
+    if out is not None and out.suffix.lower() in (".html", ".htm"):
+        _fail(f"--out {out}: --out is the directory for both variants' results; give the HTML page with "
+              f"--report {out}")
     _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
     try:

@@ -245,3 +245,12 @@ def test_study_commands_given_a_variant_say_so_in_one_line(tmp_path, command, on
     assert line == (f"error: {V11}: a rule variant, not a study file (a study has study:, variants:, runs: and "
                     f"figures:); play a variant with 'balancer run {V11}'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_compare_out_is_a_directory_not_the_page(tmp_path, one_error_line):
+    # -o names the results directory; an .html there is a mix-up with --report, refused before playing
+    page = tmp_path / "cmp.html"
+    line = one_error_line(invoke("compare", V11, V11, "-p", "2", "-n", "2", "-o", page))
+    assert line == (f"error: --out {page}: --out is the directory for both variants' results; "
+                    f"give the HTML page with --report {page}")
+    assert list(tmp_path.iterdir()) == []
