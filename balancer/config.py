@@ -210,6 +210,11 @@ def load_config(path: Path | str) -> BaseModel:
     Returns the validated (frozen) pydantic model. Raises ConfigError (one line per problem).
     """
     resolved = resolve_yaml(path)
+    if len(resolved.chain) > 1 and "variant" in resolved.data and resolved.origins.get(("variant",)) != resolved.path:
+        # a file that extends another without naming itself is its own variant, named after the file
+        # (else it would take its parent's name, and reports would call both variants by one name)
+        resolved.data["variant"] = resolved.path.stem
+        resolved.origins[("variant",)] = resolved.path
     model = _model_for_game(resolved)
     try:
         return model.model_validate(resolved.data, strict=True)

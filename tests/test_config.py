@@ -73,7 +73,8 @@ def test_extends_merges_recursively(tmp_path):
     write(tmp_path, "sub/mid.yaml", "extends: ../base.yaml\nvariant: mid\ntags: [c]\n")
     child = write(tmp_path, "sub/child.yaml", "extends: mid.yaml\ninner: {points: 9}\n")
     cfg = load_config(child)
-    assert (cfg.variant, cfg.inner.points, cfg.inner.mode, cfg.tags) == ("mid", 9, "slow", ["c"])
+    # child.yaml names no variant: it is variant "child" (its own file), not its parent's "mid"
+    assert (cfg.variant, cfg.inner.points, cfg.inner.mode, cfg.tags) == ("child", 9, "slow", ["c"])
     assert "extends" not in resolve_yaml(child).data
 
 
@@ -290,3 +291,14 @@ def test_assumed_notes_have_dotted_paths():
     assert assumed_notes(cards) == ["cards[0]: invented"]
     notes = assumed_notes(resolve_yaml(CONFIGS / "v1.1.yaml").data)
     assert any(n.startswith("rounds.4: the rulebook's round table") for n in notes)
+
+
+def test_a_variant_without_its_own_name_is_named_after_its_file(tmp_path):
+    # x8.yaml extends v1.1 and changes a rule but sets no variant: it must not pass for "v1.1"
+    # (a compare of the two would read "v1.1 -> v1.1"); a file that names itself keeps its name
+    v11 = Path(__file__).resolve().parents[1] / "configs" / "citywright" / "v1.1.yaml"
+    (tmp_path / "x8.yaml").write_text(f"extends: {v11}\nseat_bonus:\n  \"2\": [0, 2]\n")
+    assert load_config(tmp_path / "x8.yaml").variant == "x8"
+    (tmp_path / "named.yaml").write_text(f"extends: {v11}\nvariant: mine\n")
+    assert load_config(tmp_path / "named.yaml").variant == "mine"
+    assert load_config(v11).variant == "v1.1"
