@@ -200,9 +200,11 @@ class UrgencyConfig(_Strict):
         if "rosette" in self.cards.animal_decks:
             raise ValueError("cards.animal_decks: the Rosette deck is shared, not a seat's animal deck")
         if self.cards.enabled:
-            for name in ("rosette", *self.cards.animal_decks):
+            if "rosette" not in self.decks:
+                raise ValueError("decks: no 'rosette' deck (cards need the shared Rosette deck)")
+            for name in self.cards.animal_decks:
                 if name not in self.decks:
-                    raise ValueError(f"decks: no deck {name!r} (named by cards.animal_decks)")
+                    raise ValueError(f"cards.animal_decks: no deck {name!r}; decks are {', '.join(sorted(self.decks))}")
             need = self.cards.discard_at_setup + 2 * self.cards.piles
             for name in self.cards.animal_decks:
                 if len(self.decks[name].cards) < need:

@@ -104,3 +104,13 @@ def test_the_agent_note_names_every_deck_and_each_is_a_valid_suffix():
         assert deck in urgency.AGENT_NOTE
         assert urgency.check_agent(f"expectimax1+{deck}", std) is None
     assert "rosette" not in urgency.AGENT_NOTE and "+<deck>" in urgency.AGENT_NOTE
+
+
+def test_an_unknown_animal_deck_is_blamed_on_the_variant_that_names_it(tmp_path):
+    # the typo is in the variant's cards.animal_decks, not in decks.yaml where the decks are defined
+    bad = tmp_path / "dragon.yaml"
+    bad.write_text(f"extends: {STANDARD}\nvariant: dragon\ncards: {{animal_decks: [dragon, bull]}}\n")
+    result = CliRunner().invoke(app, ["validate", str(bad)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (f"error: {bad}: cards.animal_decks: no deck 'dragon'; decks are bull, eagle, "
+                                     "ibex, lion, lizard, rosette, tortoise")
