@@ -440,6 +440,10 @@ def report(
     from results.parquet; a summary.json that disagrees with it is refused)."""
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
+    from balancer.sim.runner import MANIFEST_FILE
+    if (results_dir / MANIFEST_FILE).is_file() and not (results_dir / "results.parquet").is_file():
+        _fail(f"{results_dir}: an unfinished run ({MANIFEST_FILE}, no results.parquet yet); finish it by repeating "
+              f"its 'balancer run' command with --resume, then report it")
     for name in ("results.parquet", "run.json"):
         if not (results_dir / name).is_file():
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")

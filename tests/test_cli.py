@@ -141,6 +141,13 @@ def test_a_solo_run_prints_its_score_not_a_seat_win_rate(citywright, tmp_path, m
     assert "seat win rates" not in result.stdout and "solo score: " in result.stdout
 
 
+def test_report_of_an_interrupted_run_points_at_resume(tmp_path):
+    # an interrupted run leaves manifest.json and chunks but no results.parquet
+    (tmp_path / "manifest.json").write_text("{}")
+    result = runner.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 2 and "an unfinished run" in result.stderr and "--resume" in result.stderr
+
+
 def test_report_missing_dir_exits_2(tmp_path):
     result = runner.invoke(app, ["report", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "nothing" in result.stderr
