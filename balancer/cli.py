@@ -491,10 +491,12 @@ def pairs(
 @app.command()
 def score(
     config: Path = typer.Argument(..., help="Rule-variant YAML file whose scoring rules to use."),
-    table_file: Path = typer.Argument(..., help="Text file with a drawn table, one line per row, one character per cell."),
+    table_file: Path = typer.Argument(..., help="Text file with a final position drawn as the game's section of the "
+                                                "README shows (Citywright: a drawn table, one line per row, one "
+                                                "character per cell; Águeda and Urban Sketchers: their own formats)."),
     as_json: bool = typer.Option(False, "--json", help="Print the breakdown as a JSON object."),
 ) -> None:
-    """Score a hand-drawn final table and print its category breakdown."""
+    """Score a hand-drawn final position (a table, a board) and print its category breakdown."""
     cfg, module = _load(config)
     scorer = getattr(module, "score_table_text", None)
     if scorer is None:

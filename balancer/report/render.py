@@ -166,7 +166,7 @@ def describe_seat_uniformity(summary: Mapping[str, Any]) -> str:
     games = summary.get("games")
     test = (
         f"chi-square test of the seats' win counts against an even 1/{n} share each "
-        f"({max(len(seats) - 1, 0)} degrees of freedom, {fmt_count(games)} games, shared wins split evenly "
+        f"({max(len(seats) - 1, 0)} degree{'' if len(seats) == 2 else 's'} of freedom, {fmt_count(games)} games, shared wins split evenly "
         "between the tied winners)"
     )
     if p is None:
