@@ -305,7 +305,8 @@ def paired_differences(
         return {"name": name, "kind": kind, **_compare(ga, gb, key, paired, confidence)}
 
     seat_rows = [row(f"seat {s}", "seat", f"seat:{s}") | {"seat": s} for s in seats]
-    agent_rows = [row(str(g), "agent", f"agent:{g}") | {"agent": g} for g in agents]
+    # one agent in every seat (a mirror table): its win rate is 1/n by construction, nothing to compare
+    agent_rows = [row(str(g), "agent", f"agent:{g}") | {"agent": g} for g in agents] if len(agents) > 1 else []
     score_rows = []
     if "score" in extra:
         score_rows.append(row("total", "score", "col:score"))

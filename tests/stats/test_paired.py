@@ -171,3 +171,13 @@ def test_result_is_strict_json():
 
     json.dumps(paired_differences(A, B), allow_nan=False)
     assert np.isfinite(paired_differences(A, B)["metrics"][0]["difference"])
+
+
+def test_a_mirror_table_has_no_agent_win_rates_to_compare():
+    # one agent in both seats: its win rate is 1/2 in every game by construction, so a compare row
+    # for it could only read "50% -> 50%"; the seats are still compared
+    a = table([1, 0, 0, 1, 0.5, 0.5], [2, 4, 1, 1, 0, 2], agents=["x"] * 6)
+    b = table([1, 0, 1, 0, 0.5, 0.5], [3, 5, 3, 3, 6, 8], agents=["x"] * 6)
+    r = paired_differences(a, b)
+    assert r["agent_win_rate"] == []
+    assert [row["name"] for row in r["seat_win_rate"]] == ["seat 1", "seat 2"]
