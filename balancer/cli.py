@@ -249,12 +249,18 @@ def validate(
                                              "study file (its variants too), or a fragment (the files extending "
                                              "it are checked). With --schema, a registered game name also works."),
     schema: bool = typer.Option(False, "--schema", help="Print the JSON schema of the config's game instead "
-                                                       "(for editor completion of YAML)."),
+                                                       "(of a study file: the study schema), for editor "
+                                                       "completion of YAML."),
 ) -> None:
     """Check a config: print 'OK: ...' and exit 0, or print every problem (file, key path, what is
     allowed) and exit 2."""
     if schema:
         game = str(config)
+        head = _read_yaml_head(config) if game not in GAMES and config.is_file() else None
+        if isinstance(head, dict) and "study" in head:
+            from balancer.study.model import Study
+            typer.echo(json.dumps(Study.model_json_schema(), indent=2))   # the study file's own schema
+            return
         if game not in GAMES:
             try:
                 game = resolve_yaml(config).data.get("game")

@@ -254,3 +254,10 @@ def test_compare_out_is_a_directory_not_the_page(tmp_path, one_error_line):
     assert line == (f"error: --out {page}: --out is the directory for both variants' results; "
                     f"give the HTML page with --report {page}")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_validate_schema_of_a_study_is_the_study_schema(study_file):
+    result = invoke("validate", study_file(), "--schema")
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.stdout)
+    assert {"study", "variants", "runs", "figures"} <= set(schema["properties"])
