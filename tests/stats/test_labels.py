@@ -64,3 +64,19 @@ def test_matchup_errors():
     three = results(GAMES).with_columns(pl.lit(3).alias("n_players"))
     with pytest.raises(ValueError, match="2-player"):
         matchup_matrix(three, "deck")
+
+
+def test_win_rate_by_label_counts_games_not_seats_as_independent():
+    """Games as clusters. ibex per game (wins S_g, seats K_g): (1,1) (1,1) (0,1) (0,1) and game 4
+    twice (0.5+0.5 = 1, 2). r = 3/6 = 1/2; sum (S_g - r K_g)^2 = 4 x 1/4 + (1 - 1)^2 = 1; G = 5, so
+    the cluster variance is 5/4 x 1 / 36 = 0.034722 against the binomial 1/4 / 6 = 0.041667:
+    design effect 5/6, and Wilson's interval at 6 / (5/6) = 7.2 seats with 3.6 wins.
+    bull: four games, one seat each, S = 0, 0, 1, 1: sum = 4 x 1/4 = 1, variance 4/3 x 1 / 16 =
+    1/12 against 1/16: design effect 4/3 = G/(G-1), Wilson at 3 seats with 1.5 wins."""
+    from balancer.stats.aggregate import wilson_interval
+
+    by = {r["value"]: r for r in win_rate_by_label(results(GAMES), "deck").iter_rows(named=True)}
+    assert math.isclose(by["ibex"]["design_effect"], 5 / 6)
+    assert (by["ibex"]["ci_low"], by["ibex"]["ci_high"]) == pytest.approx(wilson_interval(3.6, 7.2, 0.95))
+    assert math.isclose(by["bull"]["design_effect"], 4 / 3)
+    assert (by["bull"]["ci_low"], by["bull"]["ci_high"]) == pytest.approx(wilson_interval(1.5, 3.0, 0.95))
