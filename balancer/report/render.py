@@ -302,7 +302,7 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
     """One section per ``label_<name>`` column of the results: the win rate of each label value.
 
     A label that differs between the seats of a game (an Urgency deck) gets one row per value,
-    sorted by win rate, best first; with 2 players and 2+ values, also the match-up heatmap. A
+    ranked by the low end of its interval (best-supported first); with 2 players and 2+ values, also the match-up heatmap. A
     label shared by every seat of a game (an Águeda shop-card pair) gets one row per value with
     each seat's win rate, sorted by value. In a solo game the win is the game's own ``solo_win``
     metric (a solo seat always "wins" its table); without one there is no label section.
@@ -335,7 +335,8 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
         else:
             seats = []
             df = win_rate_by_label(lf, name, (), confidence)
-            rows = sorted(df.iter_rows(named=True), key=lambda r: (-r["rate"], str(r["value"])))
+            # by the interval's low end: 3 wins of 3 games (100%, low end 44%) must not lead the table
+            rows = sorted(df.iter_rows(named=True), key=lambda r: (-r["ci_low"], -r["rate"], str(r["value"])))
             values = sorted(r["value"] for r in rows)
         heatmap = (_matchup_svg(lf, name, values, confidence)
                    if n_players == 2 and not per_game and len(values) >= 2 else None)

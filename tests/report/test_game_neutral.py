@@ -152,6 +152,25 @@ def test_label_section_of_a_per_seat_label() -> None:
     assert section["heatmap"] is not None and "<svg" in section["heatmap"]
 
 
+def test_label_rows_rank_by_the_low_end_of_their_interval() -> None:
+    # "lucky": 3 wins in 3 games (100%, but a wide interval); "steady": 60 wins in 80 games (75%).
+    # Ranked by rate, lucky would lead; by the interval's low end (Wilson at n = 3 is 44%, at 80
+    # games about 65%), steady leads.
+    games = [("lucky", "x")] * 3 + [("steady", "x")] * 80
+    wins = [1.0] * 3 + [1.0] * 60 + [0.0] * 20
+    rows = {"game_index": [], "seat": [], "n_players": [], "win_share": [], "label_deck": []}
+    for i, ((a, b), w) in enumerate(zip(games, wins)):
+        for seat, deck, share in ((1, a, w), (2, b, 1.0 - w)):
+            rows["game_index"].append(i)
+            rows["seat"].append(seat)
+            rows["n_players"].append(2)
+            rows["win_share"].append(share)
+            rows["label_deck"].append(deck)
+    (section,) = label_sections(pl.DataFrame(rows), 2)
+    order = [r["value"] for r in section["rows"]]
+    assert order.index("steady") < order.index("lucky")
+
+
 def test_label_section_without_a_heatmap_for_one_value() -> None:
     df = deck_results().with_columns(pl.lit("none").alias("label_deck"))
     (section,) = label_sections(df, 2)
