@@ -701,7 +701,7 @@ def baseline_save(
     from balancer.study import StudyError, load_study
 
     try:
-        load_study(study_file)
+        spec, _ = load_study(study_file)
     except StudyError as exc:
         _fail(str(exc))
     _check_out_file("--out", out, "a JSON file")
@@ -724,7 +724,12 @@ def baseline_save(
         typer.echo("interrupted; no baseline was written", err=True)
         raise typer.Exit(130) from None
     numbers = sum(len(c["numbers"]) for c in data["cells"])
-    typer.echo(f"baseline: {out} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']})")
+    chosen = spec.check.metrics
+    tracked = sum(1 for c in data["cells"] for key in c["numbers"]
+                  if ":" in key or chosen is None or key in chosen)
+    note = "" if tracked == numbers else (f"; check tracks {tracked} of them (the win rates and the metrics "
+                                          f"in check.metrics), the rest are stored for a later choice")
+    typer.echo(f"baseline: {out} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']}{note})")
 
 
 @app.command()
