@@ -48,7 +48,7 @@ def _load(config: Path) -> tuple[Any, ModuleType]:
     """(validated config, its game module), or exit 2 with the ConfigError text (one line when the
     file is a study, not a rule variant)."""
     head = _read_yaml_head(config) if config.is_file() else None
-    if isinstance(head, dict) and "study" in head:
+    if _is_study(head):
         _fail(f"{config}: a study file (study: {head['study']}), not a rule variant; "
               f"run it with 'balancer study {config}'")
     try:
@@ -206,6 +206,11 @@ def _read_yaml_head(path: Path) -> Any:
         return None
 
 
+def _is_study(head: Any) -> bool:
+    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant."""
+    return isinstance(head, dict) and "study" in head
+
+
 def _fragment_users(path: Path, head: Any) -> list[Path]:
     """The sibling YAML files that extend ``path`` when it is a fragment (a mapping without ``game:``
     or ``extends:``, e.g. Águeda's solo.yaml); [] otherwise."""
@@ -217,17 +222,10 @@ def _fragment_users(path: Path, head: Any) -> list[Path]:
 def _describe_yaml(path: Path) -> str:
     """One line for ``balancer games``: a rule variant (name, player counts), a study (runs and
     variants), or why the file is neither."""
-    import yaml
-
     from balancer.study import StudyError, load_study
 
-    try:
-        head = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        return f"INVALID: not valid YAML{where}: {getattr(exc, 'problem', None) or type(exc).__name__}"
-    if isinstance(head, dict) and "study" in head:
+    head = _read_yaml_head(path)   # None for bad YAML: load_config below says where (line:column)
+    if _is_study(head):
         try:
             study, _ = load_study(path)
         except StudyError as exc:
@@ -256,8 +254,7 @@ def validate(
     allowed) and exit 2."""
     if schema:
         game = str(config)
-        head = _read_yaml_head(config) if game not in GAMES and config.is_file() else None
-        if isinstance(head, dict) and "study" in head:
+        if game not in GAMES and config.is_file() and _is_study(_read_yaml_head(config)):
             from balancer.study.model import Study
             typer.echo(json.dumps(Study.model_json_schema(), indent=2))   # the study file's own schema
             return
@@ -271,7 +268,7 @@ def validate(
         typer.echo(json.dumps(export_schema(game), indent=2))
         return
     head = _read_yaml_head(config)
-    if isinstance(head, dict) and "study" in head:
+    if _is_study(head):
         _validate_study(config)
         return
     users = _fragment_users(config, head)
