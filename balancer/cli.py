@@ -14,13 +14,12 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Iterator, NoReturn, Optional
 
 import typer
 
 from balancer.config import ConfigError, export_schema, load_config, resolve_yaml
-from balancer.games import GAMES, get_game
+from balancer.games import GAMES, GameSpec, get_spec
 
 app = typer.Typer(
     name="balancer",
@@ -44,8 +43,8 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(BAD_INPUT)
 
 
-def _load(config: Path) -> tuple[Any, ModuleType]:
-    """(validated config, its game module), or exit 2 with the ConfigError text (one line when the
+def _load(config: Path) -> tuple[Any, GameSpec]:
+    """(validated config, its game's spec), or exit 2 with the ConfigError text (one line when the
     file is a study, not a rule variant)."""
     head = _read_yaml_head(config) if config.is_file() else None
     if _is_study(head):
@@ -55,15 +54,15 @@ def _load(config: Path) -> tuple[Any, ModuleType]:
         cfg = load_config(config)
     except ConfigError as exc:
         _fail(str(exc))
-    return cfg, get_game(cfg.game)
+    return cfg, get_spec(cfg.game)
 
 
-def _compile_note(module: ModuleType) -> None:
+def _compile_note(spec: GameSpec) -> None:
     """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
     installing or after an engine change compiles it: up to about a minute with no progress)."""
     from balancer.core.numba_cache import cache_is_cold
-    if getattr(module, "__file__", None) and cache_is_cold(module.__file__):
-        typer.echo(f"note: compiling the {getattr(module, 'NAME', 'game')} engine for its first use "
+    if cache_is_cold(spec.source / "__init__.py"):
+        typer.echo(f"note: compiling the {spec.name} engine for its first use "
                    "(once after installing or changing it; up to a minute)", err=True)
 
 
@@ -152,14 +151,14 @@ def _report_failures(exc: Any) -> None:
 @app.command()
 def games() -> None:
     """List the registered games, their configs under configs/<game>/ (relative to the current
-    directory), supported player counts and agents (and the game's ``EXTRA_AGENTS``, names its
-    ``check_agent`` accepts beyond ``AGENTS``)."""
+    directory), supported player counts and agents (and the game's extra agents, names it accepts
+    beyond those the conformance suite plays)."""
     for name in sorted(GAMES):
         try:
-            module = get_game(name)
-            agents = ", ".join(getattr(module, "AGENTS", ())) or "?"
-            extra = ", ".join(getattr(module, "EXTRA_AGENTS", ()))
-            agents += f" ({module.AGENT_NOTE})" if getattr(module, "AGENT_NOTE", "") else ""
+            spec = get_spec(name)
+            agents = ", ".join(spec.agents) or "?"
+            extra = ", ".join(spec.extra_agents)
+            agents += f" ({spec.agent_note})" if spec.agent_note else ""
         except Exception as exc:  # a game being written must not break the listing
             typer.echo(f"{name}: not available ({exc})")
             continue
@@ -283,12 +282,11 @@ def validate(
 
 def _validate_config(config: Path) -> None:
     """Print 'OK: ...' (and the game's own description of the config), or exit 2 with the error."""
-    cfg, module = _load(config)
+    cfg, spec = _load(config)
     counts = _counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
-    describe = getattr(module, "describe_config", None)   # optional: a game's data check (e.g. a deck's distribution)
-    if callable(describe):
-        typer.echo(describe(cfg))
+    if spec.describe_config is not None:   # optional: a game's data check (e.g. a deck's distribution)
+        typer.echo(spec.describe_config(cfg))
 
 
 def _validate_study(path: Path) -> None:
@@ -303,7 +301,7 @@ def _validate_study(path: Path) -> None:
         loaded = load_variants(study, configs, path, study.seed, 1)
         if figure_runs(study):
             # the metrics and labels a figure names: learnt from one game of its run, as `study` does
-            _compile_note(get_game(study.game))
+            _compile_note(get_spec(study.game))
             check_figures(study, path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     except (StudyError, ConfigError, ValueError) as exc:
         _fail(str(exc))
@@ -353,11 +351,11 @@ def run(
                                      check_out_dir, check_run, default_out_dir, parse_agents, run_to_dir,
                                      seat_win_rates)
 
-    cfg, module = _load(config)
+    cfg, spec = _load(config)
     players = _players(players, agents, cfg, 4)
     try:
         seats = parse_agents(agents, players)
-        check_run(module, cfg, seats, n_games, seed, jobs, chunk_size, source=str(config))
+        check_run(spec, cfg, seats, n_games, seed, jobs, chunk_size, source=str(config))
     except RunRequestError as exc:
         _fail(str(exc))
     except ValueError as exc:
@@ -376,12 +374,12 @@ def run(
         _fail("--until-ci: cannot be combined with --resume or --scheduler")
     try:
         check_out_dir(out_dir, force, resume)
-        _compile_note(module)
+        _compile_note(spec)
         with _sigterm_as_interrupt():
             if until_ci is not None:
                 from balancer.sim.batches import run_until_ci
 
-                _, until = run_until_ci(module, cfg, config, seats, until_ci, max_games, seed, jobs, out_dir,
+                _, until = run_until_ci(spec, cfg, config, seats, until_ci, max_games, seed, jobs, out_dir,
                                         force=force, command=_command_line(), progress=not quiet,
                                         log=None if quiet else (lambda line: typer.echo(line, err=True)))
                 reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
@@ -389,7 +387,7 @@ def run(
                            f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
                            f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)")
             else:
-                run_to_dir(module, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
+                run_to_dir(spec, cfg, config, seats, n_games, seed, jobs, out_dir, force=force,
                            command=_command_line(), chunk_size=chunk_size, progress=not quiet,
                            scheduler=scheduler or None, resume=resume)
     except GamesFailedError as exc:
@@ -500,8 +498,8 @@ def score(
     as_json: bool = typer.Option(False, "--json", help="Print the breakdown as a JSON object."),
 ) -> None:
     """Score a hand-drawn final position (a table, a board) and print its category breakdown."""
-    cfg, module = _load(config)
-    scorer = getattr(module, "score_table_text", None)
+    cfg, spec = _load(config)
+    scorer = spec.score_table_text
     if scorer is None:
         _fail(f"game {cfg.game!r} cannot score a table from text")
     try:
@@ -538,12 +536,12 @@ def play(
     from balancer.core.tables import seat_agents
     from balancer.sim.runner import RunRequestError, check_run, parse_agents
 
-    cfg, module = _load(config)
+    cfg, spec = _load(config)
     players = _players(players, agents, cfg, 2)
     try:
         seats = parse_agents(agents, players)
-        check_run(module, cfg, seats, 1, seed, source=str(config))
-        text = module.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
+        check_run(spec, cfg, seats, 1, seed, source=str(config))
+        text = spec.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
     except RunRequestError as exc:
         _fail(str(exc))
     except ValueError as exc:
@@ -648,7 +646,7 @@ def study(
     _check_out_directory("--results", results)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
-        _compile_note(get_game(spec.game))
+        _compile_note(get_spec(spec.game))
         with _sigterm_as_interrupt():
             result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
     except GamesFailedError as exc:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from balancer.config import config_sha256, load_config
-from balancer.games import get_game
+from balancer.games import get_spec
 from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run, engine_sha256,
                                  parse_agents, run_to_dir)
 from balancer.stats.paired import paired_differences
@@ -123,13 +123,13 @@ def compare_variants(
             f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, "
             f"{config_b} is {cfg_b.game!r}"
         )
-    module = get_game(cfg_a.game)
+    spec = get_spec(cfg_a.game)
     if players < 1:
         raise ValueError(f"players: must be at least 1, got {players}")
     seats = parse_agents(",".join(agents) if not isinstance(agents, str) else agents, players)
     for path, cfg in ((config_a, cfg_a), (config_b, cfg_b)):
         try:
-            check_run(module, cfg, seats, games, seed, jobs)
+            check_run(spec, cfg, seats, games, seed, jobs)
         except ValueError as exc:
             raise ValueError(f"{path}: {exc}") from None
     if out_dir.exists() and not out_dir.is_dir():
@@ -143,7 +143,7 @@ def compare_variants(
     # Decide for both sides before playing anything, so a refusal leaves nothing half done.
     reuse: dict[str, bool] = {}
     for side, (path, _, run_dir, sha) in sides.items():
-        match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(module))
+        match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(spec))
         reuse[side] = bool(match) and not force
         if match is False and not force:
             raise ResultsExistError(
@@ -155,7 +155,7 @@ def compare_variants(
 
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
-            run_to_dir(module, cfg, path, seats, games, seed, jobs, run_dir, force=force,
+            run_to_dir(spec, cfg, path, seats, games, seed, jobs, run_dir, force=force,
                        command=command, progress=progress, resume=None)
 
     import polars as pl

@@ -3,7 +3,7 @@
 A config file is a YAML mapping with a ``game:`` key naming a registered game
 (:mod:`balancer.games`). It may start from another file with ``extends: other.yaml`` (a path relative
 to the extending file); mappings are merged key by key, the extending file winning, while lists and
-scalars are replaced whole. The merged mapping is validated by the game's ``CONFIG_MODEL``.
+scalars are replaced whole. The merged mapping is validated by the game's config model (its ``GameSpec.config_model``).
 
 Every problem with the input raises :class:`ConfigError`, whose text names the file, the dotted key
 path (``scoring.commercial.tiers[1].points``) and what would be allowed, one line per problem
@@ -188,8 +188,8 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
 
 
 def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
-    """The CONFIG_MODEL of the game named by the ``game:`` key; ConfigError if missing or unknown."""
-    from balancer.games import GAMES, get_game
+    """The config model of the game named by the ``game:`` key; ConfigError if missing or unknown."""
+    from balancer.games import GAMES, get_spec
 
     known = ", ".join(sorted(GAMES))
     name = resolved.data.get(GAME_KEY)
@@ -198,11 +198,11 @@ def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
     if not isinstance(name, str) or name not in GAMES:
         where = resolved.origin((GAME_KEY,))
         raise ConfigError(f"{where}: {GAME_KEY}: unknown game {name!r}, allowed: {known}")
-    return get_game(name).CONFIG_MODEL
+    return get_spec(name).config_model
 
 
 def load_config(path: Path | str) -> BaseModel:
-    """Load, resolve ``extends:``, and validate the config at ``path`` with its game's CONFIG_MODEL.
+    """Load, resolve ``extends:``, and validate the config at ``path`` with its game's config model.
 
     Validation is strict (pydantic strict mode): a quoted ``"4"`` is not an integer, ``"yes"`` not
     a boolean and ``4.0`` not an integer; an integer is still accepted where a float is expected.
@@ -257,16 +257,14 @@ def config_sha256(path: Path | str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def export_schema(game: str | types.ModuleType) -> dict:
+def export_schema(game: str) -> dict:
     """The JSON schema of a game's config model (for editor completion of YAML).
 
-    ``game`` is a registered name or a game module; KeyError for an unknown name.
+    ``game`` is a registered name; KeyError for an unknown name.
     """
-    if isinstance(game, str):
-        from balancer.games import get_game
+    from balancer.games import get_spec
 
-        game = get_game(game)
-    return game.CONFIG_MODEL.model_json_schema()
+    return get_spec(game).config_model.model_json_schema()
 
 
 def format_key_path(loc: KeyPath) -> str:

@@ -9,6 +9,8 @@ commercial specialist from about 55% to under 25%.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -21,7 +23,7 @@ from typer.testing import CliRunner
 from balancer.check import BaselineError, check_seed, load_baseline, run_check, save_baseline
 from balancer.cli import app
 from balancer.config import load_config
-from balancer.games import get_game
+from balancer.games import get_spec
 from balancer.sim.batches import games_for_width, run_until_ci
 from balancer.sim.runner import run_to_dir
 from balancer.study import StudyError, load_study
@@ -205,7 +207,7 @@ def test_expect_of_an_unknown_metric_is_bad_input(tmp_path):
 
 
 def test_until_ci_stops_within_ten_percent_of_theory_and_equals_a_plain_run(tmp_path):
-    cfg, game = load_config(V11), get_game("citywright")
+    cfg, game = load_config(V11), get_spec("citywright")
     width = 0.03
     out, res = run_until_ci(game, cfg, V11, ["random"] * 4, width, 20_000, 9, 1, tmp_path / "u")
     summary = json.loads((out / "summary.json").read_text())
@@ -358,14 +360,14 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
     # an engine bug is not bad input: exit 1, the failing game named with the command that replays it
     import balancer.games.citywright as cw
 
-    real = cw.play_game
+    real = cw.SPEC.play_game
 
     def fragile(cfg, agents, seed):
         if seed.spawn_key[-1] == 5:
             raise ValueError("engine bug in game 5")
         return real(cfg, agents, seed)
 
-    monkeypatch.setattr(cw, "play_game", fragile)
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=fragile))
     study, base = cli_study
     result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q"])
     assert result.exit_code == 1, result.output

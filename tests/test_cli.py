@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import importlib
 import json
 from pathlib import Path
@@ -305,14 +307,14 @@ def _breaking(monkeypatch, index: int, exc: BaseException):
     """Make Citywright game ``index`` raise ``exc`` (in this process: use --jobs 1)."""
     import balancer.games.citywright as cw
 
-    real = cw.play_game
+    real = cw.SPEC.play_game
 
     def play_game(cfg, agents, seed):
         if seed.spawn_key[-1] == index:
             raise exc
         return real(cfg, agents, seed)
 
-    monkeypatch.setattr(cw, "play_game", play_game)
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=play_game))
 
 
 def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):

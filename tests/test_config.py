@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import balancer.games as games
 from balancer.config import ConfigError, config_sha256, deep_merge, export_schema, load_config, resolve_yaml
+from balancer.core.registry import GameSpec, known_agents_check
 from balancer.games.citywright.config import CitywrightConfig
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "citywright"
@@ -35,21 +36,15 @@ class ToyConfig(_Strict):
 
 @pytest.fixture(autouse=True)
 def registry(monkeypatch):
-    """Register a toy game, and a citywright stand-in exposing the real config model if the real
-    module does not expose CONFIG_MODEL yet."""
+    """Register a toy game (only its config model is used here)."""
     toy = types.ModuleType("toy_config_game")
-    toy.NAME, toy.CONFIG_MODEL, toy.AGENTS = "toy", ToyConfig, ("a",)
+    unused = None   # the config layer reads nothing but the config model
+    toy.SPEC = GameSpec(name="toy", display_name="Toy", config_model=ToyConfig, default_config="toy/none.yaml",
+                        agents=("a",), check_agent=known_agents_check(("a",)), play_game=unused, transcript=unused,
+                        make_agent=unused, new_game=unused, legal_moves=unused, apply=unused, is_over=unused,
+                        outcome=unused, is_legal_move=unused, source=Path(__file__), module="toy_config_game")
     monkeypatch.setitem(sys.modules, "toy_config_game", toy)
     monkeypatch.setitem(games.GAMES, "toy", "toy_config_game")
-    try:
-        has_model = hasattr(games.get_game("citywright"), "CONFIG_MODEL")
-    except Exception:
-        has_model = False
-    if not has_model:
-        cw = types.ModuleType("cw_config_standin")
-        cw.NAME, cw.CONFIG_MODEL = "citywright", CitywrightConfig
-        monkeypatch.setitem(sys.modules, "cw_config_standin", cw)
-        monkeypatch.setitem(games.GAMES, "citywright", "cw_config_standin")
 
 
 def write(dir_: Path, name: str, text: str) -> Path:

@@ -5,8 +5,8 @@ schema; win shares of a game sum to 1; a random agent never gets an illegal move
 ``api_test``/``seed_test``, TAG's ``ForwardModelTester``). The cases are generated from
 ``balancer.games.GAMES`` at collection time, so a new game is checked the day it is registered.
 
-A game's default config is its module's ``DEFAULT_CONFIG`` (a path, relative to the repository root)
-if it has one, else the ``configs/<game>/v*.yaml`` whose version sorts last (v1.10 after v1.9).
+A game's default config is its spec's ``default_config`` (a path relative to the repository's
+``configs/``).
 
 Stepping a game by hand mirrors ``citywright.transcript()``: ``new_game(cfg, n, seed)`` takes the
 game's own chance from child 0 of :func:`balancer.core.seeding.game_rngs`, the agents share child 1,
@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -30,14 +28,13 @@ from balancer.config import load_config
 from balancer.core.game import Outcome, ranks_and_win_shares
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.core.tables import seat_agents
-from balancer.games import GAMES, get_game
+from balancer.games import GAMES, GameSpec, get_spec
 from balancer.sim.runner import run_to_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 
 SEEDS = (1, 2, 3)               # run seeds; game 0 of each, as `balancer play` seeds it
-MAX_MOVES = 10_000              # apply() calls after which a game "does not end" (module may set MAX_MOVES)
 PROTOCOL = ("new_game", "legal_moves", "apply", "is_over", "outcome", "play_game", "transcript",
             "make_agent", "is_legal_move")
 # DESIGN.md, "Results": the columns every results.parquet starts with, in this order
@@ -51,32 +48,20 @@ SUMMARY_KEYS = {"game", "variant", "n_players", "games", "seed", "seat_win_rate"
 # the cases: (game, default config, player count), built from the registry
 
 
-def _version_key(path: Path) -> list:
-    """Natural sort key of a config file name: v1.10 sorts after v1.9."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
+def default_config_path(spec: GameSpec) -> Path:
+    """The config a conformance check of a game uses (see the spec docstring)."""
+    return CONFIGS / spec.default_config
 
 
-def default_config_path(name: str, module: ModuleType) -> Path:
-    """The config a conformance check of game ``name`` uses (see the module docstring)."""
-    declared = getattr(module, "DEFAULT_CONFIG", None)
-    if declared is not None:
-        path = Path(declared)
-        return path if path.is_absolute() else ROOT / path
-    candidates = sorted((CONFIGS / name).glob("v*.yaml"), key=_version_key)
-    if not candidates:
-        raise FileNotFoundError(f"game {name!r}: no DEFAULT_CONFIG and no configs/{name}/v*.yaml")
-    return candidates[-1]
+_LOADED: dict[str, tuple[GameSpec, Path, Any]] = {}
 
 
-_LOADED: dict[str, tuple[ModuleType, Path, Any]] = {}
-
-
-def loaded(name: str) -> tuple[ModuleType, Path, Any]:
-    """(game module, default config path, validated config) of a registered game, loaded once."""
+def loaded(name: str) -> tuple[GameSpec, Path, Any]:
+    """(game spec, default config path, validated config) of a registered game, loaded once."""
     if name not in _LOADED:
-        module = get_game(name)
-        path = default_config_path(name, module)
-        _LOADED[name] = (module, path, load_config(path))
+        spec = get_spec(name)
+        path = default_config_path(spec)
+        _LOADED[name] = (spec, path, load_config(path))
     return _LOADED[name]
 
 
@@ -97,33 +82,33 @@ GAME_NAMES = [pytest.param(name, id=name) for name in sorted(GAMES)]
 # helpers
 
 
-def step_game(module: ModuleType, cfg: Any, agents: list[str], seed: Any, check_legal: bool = False,
+def step_game(spec: GameSpec, cfg: Any, agents: list[str], seed: Any, check_legal: bool = False,
               max_moves: int | None = None) -> tuple[Any, list[int]]:
     """Play one game move by move (new_game / make_agent(...).choose / apply until is_over).
 
     Returns (final state, moves applied per seat). With ``check_legal``, asserts that every chosen
     move is legal (``is_legal_move``) before applying it. Fails if the game has not ended after
-    ``max_moves`` apply calls (default: the module's MAX_MOVES, else 10,000).
+    ``max_moves`` apply calls (default: the spec's ``max_protocol_moves``).
     """
-    max_moves = max_moves or getattr(module, "MAX_MOVES", MAX_MOVES)
+    max_moves = max_moves or spec.max_protocol_moves
     n = len(agents)
-    state = module.new_game(cfg, n, seed)
+    state = spec.new_game(cfg, n, seed)
     _, agent_rng = game_rngs(seed)
-    players = [module.make_agent(cfg, a) for a in agents]
+    players = [spec.make_agent(cfg, a) for a in agents]
     moves = [0] * n
     for _ in range(max_moves):
-        if module.is_over(state):
+        if spec.is_over(state):
             return state, moves
         seat = int(state.seat_to_move)
         assert 0 <= seat < n, f"seat_to_move {seat} outside 0..{n - 1}"
         move = players[seat].choose(state, seat, agent_rng)
         if check_legal:
-            assert module.is_legal_move(state, move), (
+            assert spec.is_legal_move(state, move), (
                 f"{agents[seat]} agent in seat {seat + 1} chose an illegal move {move!r} "
                 f"(seed {seed}, after {sum(moves)} moves)")
-        state = module.apply(state, move)
+        state = spec.apply(state, move)
         moves[seat] += 1
-    assert module.is_over(state), f"game not over after {max_moves} apply calls (agents {agents}, seed {seed})"
+    assert spec.is_over(state), f"game not over after {max_moves} apply calls (agents {agents}, seed {seed})"
     return state, moves
 
 
@@ -166,9 +151,9 @@ def check_ranks(out: Outcome, n: int) -> None:
     assert all(w in (0.0, 1.0 / winners) for w in shares)
 
 
-def mixed_table(module: ModuleType, n: int) -> list[str]:
+def mixed_table(spec: GameSpec, n: int) -> list[str]:
     """Seat s gets AGENTS[s mod len(AGENTS)]: every agent shows up over the player counts."""
-    return [module.AGENTS[s % len(module.AGENTS)] for s in range(n)]
+    return [spec.agents[s % len(spec.agents)] for s in range(n)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -177,14 +162,14 @@ def mixed_table(module: ModuleType, n: int) -> list[str]:
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_registry_entry(name):
-    """The module registered as ``name`` has the protocol, and its default config is for this game."""
-    module, path, cfg = loaded(name)
-    assert module.NAME == name
-    assert isinstance(cfg, module.CONFIG_MODEL), f"{path} is not a {module.CONFIG_MODEL.__name__}"
+    """The spec registered as ``name`` has the protocol, and its default config is for this game."""
+    spec, path, cfg = loaded(name)
+    assert spec.name == name
+    assert isinstance(cfg, spec.config_model), f"{path} is not a {spec.config_model.__name__}"
     assert cfg.game == name, f"{path}: game {cfg.game!r}, registered as {name!r}"
-    missing = [f for f in PROTOCOL if not callable(getattr(module, f, None))]
-    assert not missing, f"{module.__name__} lacks {missing}"
-    agents = module.AGENTS
+    missing = [f for f in PROTOCOL if not callable(getattr(spec, f, None))]
+    assert not missing, f"{spec.module} lacks {missing}"
+    agents = spec.agents
     assert isinstance(agents, tuple) and agents and all(isinstance(a, str) and a for a in agents)
     assert len(set(agents)) == len(agents), f"duplicate agent names: {agents}"
     assert "random" in agents, "the conformance suite needs a 'random' agent"
@@ -194,23 +179,23 @@ def test_registry_entry(name):
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_unsupported_player_count_raises(name):
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     counts = set(cfg.player_counts)
     bad = [n for n in (0, max(counts) + 1, *range(1, max(counts))) if n not in counts]
     for n in bad:
         with pytest.raises(ValueError):
-            module.new_game(cfg, n, 1)
+            spec.new_game(cfg, n, 1)
         with pytest.raises(ValueError):
-            module.play_game(cfg, ["random"] * n, 1)
+            spec.play_game(cfg, ["random"] * n, 1)
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
 def test_unknown_agent_raises(name):
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     with pytest.raises(ValueError):
-        module.make_agent(cfg, "no-such-agent")
+        spec.make_agent(cfg, "no-such-agent")
     with pytest.raises(ValueError):
-        module.play_game(cfg, ["no-such-agent"] * min(cfg.player_counts), 1)
+        spec.play_game(cfg, ["no-such-agent"] * min(cfg.player_counts), 1)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -220,33 +205,33 @@ def test_unknown_agent_raises(name):
 @pytest.mark.parametrize("name,n", CASES)
 def test_same_seed_same_outcome(name, n):
     """seed_test: a seed fixes the whole game; different seeds give different games."""
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     outcomes = []
     for run_seed in SEEDS:
         seed = game_seed(run_seed, 0)
-        first = module.play_game(cfg, ["random"] * n, seed)
-        again = module.play_game(cfg, ["random"] * n, game_seed(run_seed, 0))
+        first = spec.play_game(cfg, ["random"] * n, seed)
+        again = spec.play_game(cfg, ["random"] * n, game_seed(run_seed, 0))
         assert first == again, f"seed {run_seed}: two plays differ\n{first}\n{again}"
         outcomes.append(first)
-    assert module.play_game(cfg, ["random"] * n, 5) == module.play_game(cfg, ["random"] * n, 5)  # int seeds too
-    greedy = module.play_game(cfg, ["greedy"] * n, game_seed(1, 0)) if "greedy" in module.AGENTS else None
+    assert spec.play_game(cfg, ["random"] * n, 5) == spec.play_game(cfg, ["random"] * n, 5)  # int seeds too
+    greedy = spec.play_game(cfg, ["greedy"] * n, game_seed(1, 0)) if "greedy" in spec.agents else None
     if greedy is not None:
-        assert greedy == module.play_game(cfg, ["greedy"] * n, game_seed(1, 0))
+        assert greedy == spec.play_game(cfg, ["greedy"] * n, game_seed(1, 0))
     assert len({repr(o) for o in outcomes}) > 1, "every seed gave the same random game"
 
 
 @pytest.mark.parametrize("name,n", CASES)
 def test_stepping_equals_play_game(name, n):
     """play_game (the runner's fast path) plays exactly the moves the step-by-step protocol plays."""
-    module, _, cfg = loaded(name)
-    tables = [["random"] * n, mixed_table(module, n)]
-    if "greedy" in module.AGENTS:
+    spec, _, cfg = loaded(name)
+    tables = [["random"] * n, mixed_table(spec, n)]
+    if "greedy" in spec.agents:
         tables.append(["greedy"] * n)
     for run_seed, agents in zip(SEEDS, tables):
         seed = game_seed(run_seed, 0)
-        state, _ = step_game(module, cfg, agents, seed)
-        stepped = module.outcome(state)
-        fast = module.play_game(cfg, agents, seed)
+        state, _ = step_game(spec, cfg, agents, seed)
+        stepped = spec.outcome(state)
+        fast = spec.play_game(cfg, agents, seed)
         assert stepped == fast, f"agents {agents}, seed {run_seed}:\nstepped {stepped}\nplay_game {fast}"
 
 
@@ -254,17 +239,17 @@ def test_stepping_equals_play_game(name, n):
 def test_games_end_with_a_valid_outcome(name, n):
     """Every game ends within a bounded number of moves; its Outcome fits the results schema;
     win shares sum to 1; no legal move is left once it is over."""
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     for run_seed in SEEDS:
-        state, moves = step_game(module, cfg, ["random"] * n, game_seed(run_seed, 0))
+        state, moves = step_game(spec, cfg, ["random"] * n, game_seed(run_seed, 0))
         assert sum(moves) > 0
-        out = module.outcome(state)
+        out = spec.outcome(state)
         check_outcome(out, n)
         check_ranks(out, n)
-        assert list(module.legal_moves(state)) == [], "legal moves left after the game is over"
-        assert module.outcome(state) == out, "outcome() of a finished game changed when called again"
+        assert list(spec.legal_moves(state)) == [], "legal moves left after the game is over"
+        assert spec.outcome(state) == out, "outcome() of a finished game changed when called again"
     for run_seed in range(10, 30):   # fast path: more seeds, mixed tables
-        out = module.play_game(cfg, seat_agents(mixed_table(module, n), run_seed), game_seed(run_seed, 0))
+        out = spec.play_game(cfg, seat_agents(mixed_table(spec, n), run_seed), game_seed(run_seed, 0))
         check_outcome(out, n)
         check_ranks(out, n)
 
@@ -273,14 +258,14 @@ def test_games_end_with_a_valid_outcome(name, n):
 def test_random_agent_never_moves_illegally(name, n):
     """api_test: across whole games, every move the random agent picks is legal; and at the start
     of a game legal_moves() and is_legal_move() agree (a sample of the list)."""
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     for run_seed in (*SEEDS, 4, 5):
-        step_game(module, cfg, ["random"] * n, game_seed(run_seed, 0), check_legal=True)
-    state = module.new_game(cfg, n, game_seed(1, 0))
-    legal = list(module.legal_moves(state))
+        step_game(spec, cfg, ["random"] * n, game_seed(run_seed, 0), check_legal=True)
+    state = spec.new_game(cfg, n, game_seed(1, 0))
+    legal = list(spec.legal_moves(state))
     assert legal, "no legal move at the start of a game"
     sample = np.random.default_rng(0).choice(len(legal), size=min(500, len(legal)), replace=False)
-    assert all(module.is_legal_move(state, legal[i]) for i in sample), "legal_moves() and is_legal_move() disagree"
+    assert all(spec.is_legal_move(state, legal[i]) for i in sample), "legal_moves() and is_legal_move() disagree"
 
 
 # Games whose agents return moves that are legal but not spelled as legal_moves() spells them
@@ -299,50 +284,50 @@ CANONICAL_CASES = [
 def test_chosen_moves_are_in_legal_moves(name, n):
     """The moves agents choose are members of legal_moves() (the first 3 moves of a random and of a
     greedy game; the list is long, so only a few positions)."""
-    module, _, cfg = loaded(name)
+    spec, _, cfg = loaded(name)
     for agent in ("random", "greedy"):
-        if agent not in module.AGENTS:
+        if agent not in spec.agents:
             continue
         seed = game_seed(1, 0)
-        state = module.new_game(cfg, n, seed)
+        state = spec.new_game(cfg, n, seed)
         _, rng = game_rngs(seed)
-        player = module.make_agent(cfg, agent)
+        player = spec.make_agent(cfg, agent)
         for _ in range(3):
-            if module.is_over(state):
+            if spec.is_over(state):
                 break
             move = player.choose(state, int(state.seat_to_move), rng)
-            assert move in set(module.legal_moves(state)), f"{agent} agent's move {move!r} is not in legal_moves()"
-            state = module.apply(state, move)
+            assert move in set(spec.legal_moves(state)), f"{agent} agent's move {move!r} is not in legal_moves()"
+            state = spec.apply(state, move)
 
 
 @pytest.mark.parametrize("name,n", CASES)
 def test_every_agent_plays_a_full_game(name, n):
-    module, _, cfg = loaded(name)
-    for agent in module.AGENTS:
-        out = module.play_game(cfg, [agent] * n, game_seed(1, 0))
+    spec, _, cfg = loaded(name)
+    for agent in spec.agents:
+        out = spec.play_game(cfg, [agent] * n, game_seed(1, 0))
         check_outcome(out, n)
         check_ranks(out, n)
     # each agent also through make_agent(...).choose, with every move checked (the mixed table
     # of this player count; over all counts every agent is seated)
-    step_game(module, cfg, mixed_table(module, n), game_seed(2, 0), check_legal=True)
+    step_game(spec, cfg, mixed_table(spec, n), game_seed(2, 0), check_legal=True)
 
 
 @pytest.mark.parametrize("name,n", CASES)
 def test_runner_writes_the_design_columns(name, n, tmp_path):
     """run_to_dir (jobs=1, 3 games of a rotating mixed table) writes the DESIGN.md columns, one row
     per seat per game, equal to play_game with the runner's seeds, and a summary.json."""
-    module, path, cfg = loaded(name)
-    agents, games, seed = mixed_table(module, n), 3, 11
-    out_dir = run_to_dir(module, cfg, path, agents, games, seed, jobs=1, out_dir=tmp_path / "run", progress=False)
+    spec, path, cfg = loaded(name)
+    agents, games, seed = mixed_table(spec, n), 3, 11
+    out_dir = run_to_dir(spec, cfg, path, agents, games, seed, jobs=1, out_dir=tmp_path / "run", progress=False)
     rows = sorted(pq.read_table(out_dir / "results.parquet").to_pylist(), key=lambda r: (r["game_index"], r["seat"]))
-    first = module.play_game(cfg, seat_agents(agents, 0), game_seed(seed, 0))
+    first = spec.play_game(cfg, seat_agents(agents, 0), game_seed(seed, 0))
     expected = (RESULT_COLUMNS + [f"score_{k}" for k in first.components]
                 + [f"metric_{k}" for k in first.metrics] + [f"label_{k}" for k in first.labels])
     assert pq.read_schema(out_dir / "results.parquet").names == expected
     assert len(rows) == games * n
     for i in range(games):
         table = seat_agents(agents, i)
-        out = module.play_game(cfg, table, game_seed(seed, i))
+        out = spec.play_game(cfg, table, game_seed(seed, i))
         ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
         game_rows = rows[i * n:(i + 1) * n]
         assert math.isclose(sum(r["win_share"] for r in game_rows), 1.0)

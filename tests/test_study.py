@@ -156,7 +156,7 @@ def test_cells_played_by_other_engine_code_are_replayed(tiny, tmp_path, monkeypa
     root = tmp_path / "results"
     run_study(tiny, results_root=root, jobs=1, progress=False)
     real = sim.engine_sha256
-    changed = lambda module: "0" * 64 if module.__name__.endswith("citywright") else real(module)
+    changed = lambda spec: "0" * 64 if spec.name == "citywright" else real(spec)
     monkeypatch.setattr(sim, "engine_sha256", changed)
     monkeypatch.setattr(study_runner, "engine_sha256", changed)
     again = run_study(tiny, results_root=root, jobs=1, progress=False)
@@ -165,10 +165,12 @@ def test_cells_played_by_other_engine_code_are_replayed(tiny, tmp_path, monkeypa
 
 
 def test_engine_fingerprint_covers_the_game_package():
-    import balancer.games.citywright as cw
+    from balancer.games import get_spec
     from balancer.sim.runner import engine_sha256
 
+    cw = get_spec("citywright")
     assert len(engine_sha256(cw)) == 64 and engine_sha256(cw) == engine_sha256(cw)
+    assert engine_sha256(cw) != engine_sha256(get_spec("urgency"))
 
 
 MATCHUPS = f"""

@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from balancer.config import config_sha256
-from balancer.games import get_game
+from balancer.games import get_spec
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
@@ -194,7 +194,7 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
     if seed == int(baseline["seed"]):
         raise ValueError(f"--seed {seed}: is the baseline's own seed; a check must play other games")
     items, notes = plan_check(study, study_path, baseline, settings, baseline_path)
-    game = get_game(study.game)
+    game = get_spec(study.game)
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)
     cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}

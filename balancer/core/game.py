@@ -1,22 +1,16 @@
 """The contracts every game shares (DESIGN.md, "Contracts other parts rely on").
 
-A game module (``balancer.games.<name>``) exposes:
+A game is described by a frozen :class:`balancer.core.registry.GameSpec` (its package's ``SPEC``):
+the config model, the agents it seats, and
 
-- ``NAME: str`` and ``CONFIG_MODEL``: its pydantic config model;
-- ``AGENTS: tuple[str, ...]``: the agent names it understands;
-- ``new_game(config, n_players, seed) -> State``, ``legal_moves(state)``, ``apply(state, move)``,
-  ``is_over(state)`` and ``outcome(state) -> Outcome``: the step-by-step protocol, for tests,
-  notebooks and ``balancer play``; the state tells whose turn it is as ``state.seat_to_move``
-  (0-based);
+- the step-by-step protocol ``new_game(config, n_players, seed) -> state``, ``legal_moves(state)``,
+  ``apply(state, move)``, ``is_over(state)``, ``outcome(state) -> Outcome`` and
+  ``is_legal_move(state, move)``, for tests, notebooks and ``balancer play``; the state tells whose
+  turn it is as ``state.seat_to_move`` (0-based). Games with a compiled interface
+  (:mod:`balancer.core.kernel`) derive it from that interface (:mod:`balancer.core.protocol`);
 - ``play_game(config, agents, seed) -> Outcome``: one whole game at full speed, the runner's entry;
 - ``transcript(config, agents, seed) -> str``: a human-readable turn-by-turn log;
-- optionally ``check_agent(name, config) -> str | None``: an error message for an agent name the
-  game cannot seat under ``config`` (for games whose agent names take parameters, e.g.
-  ``greedy+ibex``, which is refused by a variant without the Ibex deck), else None; without it,
-  names are checked against ``AGENTS``;
-- optionally ``EXTRA_AGENTS: tuple[str, ...]``: names ``check_agent`` accepts that are not in
-  ``AGENTS`` (too slow for the conformance suite, which plays every listed agent); ``balancer
-  games`` shows them.
+- ``check_agent(name, config) -> str | None``: why a name cannot sit at a table of ``config``.
 
 Agents implement :class:`Agent`. Nothing here knows a game's rules.
 """

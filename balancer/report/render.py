@@ -73,16 +73,16 @@ def fmt_share(value: float) -> str:
 
 
 def display_name(game: str, meta: Mapping[str, Any] | None = None) -> str:
-    """The game's name as people write it: run.json's ``game_title`` (the game module's
-    ``DISPLAY_NAME``) if recorded, else the registered game module's ``DISPLAY_NAME`` (runs made
+    """The game's name as people write it: run.json's ``game_title`` (the game's
+    ``GameSpec.display_name``) if recorded, else the registered game's display name (runs made
     before it was recorded), else the registry name with each word capitalised
     (``"urban_sketchers" -> "Urban Sketchers"``)."""
     title = (meta or {}).get("game_title")
     if not (isinstance(title, str) and title.strip()):
-        from balancer.games import get_game
+        from balancer.games import get_spec
 
         try:
-            title = getattr(get_game(str(game)), "DISPLAY_NAME", None)
+            title = get_spec(str(game)).display_name
         except (KeyError, ImportError):
             title = None
     if isinstance(title, str) and title.strip():

@@ -14,7 +14,6 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -22,6 +21,7 @@ import pyarrow as pa
 from joblib import delayed
 
 from balancer.config import config_sha256
+from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
 from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _parallel, _write_chunk, _write_json,
@@ -29,7 +29,7 @@ from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _para
                      resolve_jobs, run_to_dir)
 
 
-def play_range(game_module: ModuleType, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
+def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
                jobs: int = -1) -> pa.Table:
     """The rows of games ``start..stop-1`` of the run ``(cfg, agents, seed)``, in game order
     (``(stop - start) * len(agents)`` rows, the same as in a plain run). ``jobs == 1`` plays in this
@@ -38,10 +38,10 @@ def play_range(game_module: ModuleType, cfg: Any, agents: Sequence[str], seed: i
     agents = list(agents)
     n_jobs = resolve_jobs(jobs)
     if n_jobs == 1:
-        results = [play_chunk_safe(0, game_module.__name__, cfg, agents, seed, start, stop)]
+        results = [play_chunk_safe(0, spec.module, cfg, agents, seed, start, stop)]
     else:
         size = default_chunk_size(stop - start, n_jobs)
-        tasks = (delayed(play_chunk_safe)(i, game_module.__name__, cfg, agents, seed, a, min(a + size, stop))
+        tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
                  for i, a in enumerate(range(start, stop, size)))
         results = list(_parallel(n_jobs, None, ordered=True)(tasks))
     failures = [f for _, _, fs in results for f in fs]
@@ -137,7 +137,7 @@ def _theory_games(tally: WinTally, width: float, players: int) -> tuple[float, s
     return best, name
 
 
-def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
+def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
                  max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
                  progress: bool = True, log: Callable[[str], None] | None = None) -> tuple[Path, UntilCiResult]:
     """Play the run ``(cfg, agents, seed)`` in batches until every seat win rate (and, for a mixed
@@ -162,7 +162,7 @@ def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, age
         raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
     if max_games < players:
         raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
-    check_run(game_module, cfg, agents, max_games, seed, jobs, None)
+    check_run(spec, cfg, agents, max_games, seed, jobs, None)
     check_out_dir(out_dir, force, False)
     worst = games_for_width(0.5, width)
     cap = max_games - max_games % players
@@ -171,9 +171,9 @@ def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, age
     def whole(games: float) -> int:
         return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
 
-    request = {"format": MANIFEST_FORMAT, "game": str(getattr(game_module, "NAME", game_module.__name__)),
+    request = {"format": MANIFEST_FORMAT, "game": spec.name,
                "variant": str(getattr(cfg, "variant", "")), "config_path": str(config_path),
-               "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(game_module),
+               "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec),
                "n_players": players, "agents": agents, "games": 0, "seed": seed, "chunk_size": step,
                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
                "chunks": []}
@@ -191,7 +191,7 @@ def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, age
     def play_to(target: int) -> None:
         nonlocal failed
         done = batches[-1] if batches else 0
-        tasks = [delayed(play_chunk_safe)(a // step, game_module.__name__, cfg, agents, seed, a, a + step)
+        tasks = [delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
                  for a in range(done, target, step)]
         results = ([play_chunk_safe(*t[1], **t[2]) for t in tasks] if n_jobs == 1
                    else _parallel(n_jobs, None, ordered=True)(tasks))
@@ -216,7 +216,7 @@ def run_until_ci(game_module: ModuleType, cfg: Any, config_path: Path | str, age
     while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
         play_to(batches[-1] + step)
     games = batches[-1]
-    run_to_dir(game_module, cfg, config_path, agents, games, seed, jobs, out_dir, force=True, command=command,
+    run_to_dir(spec, cfg, config_path, agents, games, seed, jobs, out_dir, force=True, command=command,
                chunk_size=step, progress=False, resume=True)
     need, name = _theory_games(tally, width, players)
     rates = tally.rates()

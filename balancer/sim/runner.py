@@ -18,7 +18,6 @@ key, in the order the game reports them.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import math
 import os
@@ -31,7 +30,6 @@ import traceback
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -40,6 +38,7 @@ import pyarrow.parquet as pq
 from joblib import Parallel, delayed, effective_n_jobs
 
 from balancer.core.game import Outcome, ranks_and_win_shares
+from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents, seat_design
 
@@ -102,29 +101,20 @@ def counts_text(counts: Sequence[int] | None) -> str:
     return ", ".join(map(str, counts))
 
 
-def check_run(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: int, seed: int,
+def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed: int,
               jobs: int = -1, chunk_size: int | None = None, source: str = "this variant") -> None:
     """Raise RunRequestError (a ValueError naming the option at fault) if the run cannot be played
     as asked; play nothing.
 
-    Checks: agents known to the game (``game_module.check_agent(name, cfg)`` if the game has it,
-    else ``game_module.AGENTS``; ``--agents``), player count
+    Checks: agents known to the game (``spec.check_agent(name, cfg)``; ``--agents``), player count
     supported by the config (``cfg.player_counts``, if declared; ``--players``, the message
     naming ``source``), ``games >= 1``, ``0 <= seed <= 2**63 - 1``, ``jobs != 0``,
     ``chunk_size >= 1``.
     """
-    known = tuple(getattr(game_module, "AGENTS", ()))
-    check_agent = getattr(game_module, "check_agent", None)
-    if check_agent is not None:
-        for name in dict.fromkeys(agents):
-            problem = check_agent(name, cfg)
-            if problem:
-                raise RunRequestError("--agents", problem)
-    else:
-        unknown = [a for a in dict.fromkeys(agents) if known and a not in known]
-        if unknown:
-            raise RunRequestError("--agents", f"unknown agent {', '.join(map(repr, unknown))}; "
-                                              f"known agents: {', '.join(known)}")
+    for name in dict.fromkeys(agents):
+        problem = spec.check_agent(name, cfg)
+        if problem:
+            raise RunRequestError("--agents", problem)
     if not agents:
         raise RunRequestError("--players", "at least one seat is needed")
     counts = supported_player_counts(cfg)
@@ -194,10 +184,10 @@ def _failure(game_index: int, run_seed: int, exc: BaseException) -> dict[str, An
 
 def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int,
           catch: bool) -> tuple[pa.Table | None, list[dict[str, Any]]]:
-    module = importlib.import_module(module_name)
+    spec = spec_at(module_name)
     n = len(agents)
-    variant = str(getattr(cfg, "variant", ""))
-    game_name = str(getattr(module, "NAME", module_name.rsplit(".", 1)[-1]))
+    variant = str(cfg.variant)
+    game_name = spec.name
     game_idx: list[int] = []
     seats: list[int] = []
     seat_names: list[str] = []
@@ -212,7 +202,7 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
     for i in range(start, stop):
         table = seat_agents(agents, i)
         try:
-            outcome = module.play_game(cfg, table, game_seed(run_seed, i))
+            outcome = spec.play_game(cfg, table, game_seed(run_seed, i))
             if comps is None:
                 comps = {k: [] for k in outcome.components}
                 mets = {k: [] for k in outcome.metrics}
@@ -262,8 +252,8 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
 def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
     """Play games ``start..stop-1`` of a run and return their rows (``(stop-start) * len(agents)`` rows).
 
-    ``module_name`` is the game module's import path (re-imported here so this runs in any
-    process); ``cfg`` its validated config model; ``agents`` the seats of game 0.
+    ``module_name`` is the import path of the game's package (``spec.module``, re-imported here so
+    this runs in any process); ``cfg`` its validated config model; ``agents`` the seats of game 0.
     Errors raised by the game propagate unchanged (see :func:`play_chunk_safe` for the variant
     that records them).
     """
@@ -358,7 +348,7 @@ def _parallel(n_jobs: int, client, ordered: bool):
         return Parallel(n_jobs=-1, return_as=return_as)
 
 
-def run_games(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: int, seed: int,
+def run_games(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed: int,
               jobs: int = -1, chunk_size: int | None = None, progress: bool = True) -> Iterator[pa.Table]:
     """Play ``games`` games and yield one ``pyarrow.Table`` per chunk, in game order.
 
@@ -369,10 +359,10 @@ def run_games(game_module: ModuleType, cfg: Any, agents: Sequence[str], games: i
     and recorded failures: :func:`run_to_dir`.)
     """
     agents = list(agents)
-    check_run(game_module, cfg, agents, games, seed, jobs, chunk_size)
+    check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
     n_jobs = resolve_jobs(jobs)
     size = chunk_size or default_chunk_size(games, n_jobs)
-    tasks = (delayed(play_chunk)(game_module.__name__, cfg, agents, seed, a, b) for a, b in _chunks(games, size))
+    tasks = (delayed(play_chunk)(spec.module, cfg, agents, seed, a, b) for a, b in _chunks(games, size))
     schema: pa.Schema | None = None
     started = time.perf_counter()
     with _progress(games, progress) as bar:
@@ -546,18 +536,29 @@ def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
     return data
 
 
-def engine_sha256(game_module: ModuleType) -> str:
-    """SHA-256 of the game's code: every ``.py`` file of its package (name and content, sorted) and
-    the balancer version. Finished results are reused only under the same engine, so a change to the
-    rules or the agents is never mixed with numbers played before it."""
+SHARED_ENGINE_CODE = ("core/kernel.py", "core/protocol.py", "agents")
+"""Code every game's play depends on beside its own package (paths under ``balancer/``): the compiled
+interface and the generic agents (MCTS) over it."""
+
+
+def engine_sha256(spec: GameSpec) -> str:
+    """SHA-256 of the code that plays the game: every ``.py`` file of its package and of
+    :data:`SHARED_ENGINE_CODE` (name and content, sorted) and the balancer version. Finished results
+    are reused only under the same engine, so a change to the rules or the agents is never mixed with
+    numbers played before it."""
     import balancer
 
     digest = hashlib.sha256(f"balancer {balancer.__version__}\n".encode())
-    source = Path(game_module.__file__)
-    root = source.parent
-    files = sorted(root.rglob("*.py")) if source.name == "__init__.py" else [source]
+    root = spec.source
+    files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
     for path in files:
-        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode() + b"\0"
+                      + path.read_bytes() + b"\0")
+    package = Path(balancer.__file__).parent
+    for name in SHARED_ENGINE_CODE:
+        shared = package / name
+        for path in (sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []):
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
@@ -658,7 +659,7 @@ def _merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
     return rows
 
 
-def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
+def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
                seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
                chunk_size: int | None = None, progress: bool = True, scheduler: str | None = None,
                resume: bool | None = False) -> Path:
@@ -687,14 +688,14 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
 
     out_dir = Path(out_dir)
     agents = list(agents)
-    check_run(game_module, cfg, agents, games, seed, jobs, chunk_size)
+    check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
     check_out_dir(out_dir, force, resume)
     request = {
-        "game": str(getattr(game_module, "NAME", game_module.__name__)),
+        "game": spec.name,
         "variant": str(getattr(cfg, "variant", "")),
         "config_path": str(config_path),
         "config_sha256": config_sha256(config_path),
-        "engine_sha256": engine_sha256(game_module),
+        "engine_sha256": engine_sha256(spec),
         "n_players": len(agents),
         "agents": agents,
         "games": games,
@@ -745,7 +746,7 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             with _progress(games, progress) as bar:
                 task = bar.add_task("games", total=games, completed=done, rate="")
                 if pending:
-                    tasks = (delayed(play_chunk_safe)(i, game_module.__name__, cfg, agents, seed, a, b)
+                    tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b)
                              for i, a, b in pending)
                     for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
                         a, b = plan[idx]
@@ -789,9 +790,8 @@ def run_to_dir(game_module: ModuleType, cfg: Any, config_path: Path | str, agent
             "versions": package_versions(),
             "command": command,
         }
-        title = getattr(game_module, "DISPLAY_NAME", None)
-        if title:  # how the report names the game ("Águeda: City of Umbrellas")
-            run_info = {"game": run_info["game"], "game_title": str(title), **run_info}
+        # how the report names the game ("Águeda: City of Umbrellas")
+        run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}
         _write_json(out_dir / RUN_FILE, run_info)
         if rows:
             _write_summary(out_dir)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
-from balancer.games import get_game
+from balancer.games import get_spec
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, engine_sha256, run_to_dir
 
@@ -71,7 +71,7 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
     """Load every variant's config and check that every cell (run x variant) can be played with
     ``seed``; return label -> config. Raises ConfigError (bad config) or ValueError (a config of
     another game, an unknown agent, an unsupported player count), naming the study file and key."""
-    game = get_game(study.game)
+    game = get_spec(study.game)
     loaded = {}
     for label, path in configs.items():
         cfg = load_config(path)
@@ -92,7 +92,7 @@ def probe_tables(study: Study, loaded: dict[str, Any], seed: int, runs: list[str
     variant, played in this process: what columns (metrics, labels) and tracked numbers the game
     produces, learnt before the full play. A run whose probe game raises is left out (the full
     play reports the failing game)."""
-    game = get_game(study.game)
+    game = get_spec(study.game)
     first = next(iter(loaded.values()))
     tables = {}
     for name in dict.fromkeys(runs):
@@ -137,7 +137,7 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
     t0 = time.perf_counter()
     study, configs = load_study(study_path)
     study_path = Path(study_path)
-    game = get_game(study.game)
+    game = get_spec(study.game)
     loaded = load_variants(study, configs, study_path, study.seed, jobs)
     check_figures(study, study_path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     cells: dict[tuple[str, str], Cell] = {}

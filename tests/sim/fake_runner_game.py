@@ -7,12 +7,14 @@ happen and the rotation of a mixed table is visible in the win shares. "boom" fa
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from balancer.core.game import Outcome
+from balancer.core.registry import GameSpec, known_agents_check
 
 NAME = "fake"
 AGENTS: tuple[str, ...] = ("random", "strong", "boom", "fragile")
@@ -59,3 +61,14 @@ def play_game(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) 
 
 def transcript(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence) -> str:
     return f"fake game with {', '.join(agents)}\n{play_game(cfg, agents, seed)}\n"
+
+
+def _not_stepwise(*args, **kwargs):
+    raise NotImplementedError("the fake game is played whole (play_game), never step by step")
+
+
+SPEC = GameSpec(name=NAME, display_name="Fake", config_model=FakeConfig, default_config="fake/none.yaml",
+                agents=AGENTS, check_agent=known_agents_check(AGENTS), play_game=play_game, transcript=transcript,
+                make_agent=_not_stepwise, new_game=_not_stepwise, legal_moves=_not_stepwise, apply=_not_stepwise,
+                is_over=_not_stepwise, outcome=_not_stepwise, is_legal_move=_not_stepwise,
+                source=Path(__file__), module=__name__)

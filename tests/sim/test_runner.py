@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from pathlib import Path
 
@@ -36,7 +38,7 @@ def no_summary(monkeypatch):
 
 
 def collect(cfg, agents, games=40, seed=7, jobs=1, chunk_size=None) -> pl.DataFrame:
-    tables = list(run_games(fake, cfg, agents, games, seed, jobs=jobs, chunk_size=chunk_size, progress=False))
+    tables = list(run_games(fake.SPEC, cfg, agents, games, seed, jobs=jobs, chunk_size=chunk_size, progress=False))
     return pl.concat([pl.from_arrow(t) for t in tables])
 
 
@@ -55,7 +57,7 @@ def test_columns_follow_the_results_schema(cfg):
 
 
 def test_chunks_come_in_game_order(cfg):
-    tables = list(run_games(fake, cfg, ["random"] * 3, 25, 1, jobs=2, chunk_size=4, progress=False))
+    tables = list(run_games(fake.SPEC, cfg, ["random"] * 3, 25, 1, jobs=2, chunk_size=4, progress=False))
     assert [t.num_rows for t in tables] == [12] * 6 + [3]
     indices = pl.concat([pl.from_arrow(t) for t in tables])["game_index"].to_list()
     assert indices == sorted(indices) and indices[::3] == list(range(25))
@@ -63,12 +65,12 @@ def test_chunks_come_in_game_order(cfg):
 
 def test_same_seed_same_parquet_for_any_jobs_and_chunk_size(cfg, config_file, tmp_path):
     agents = ["random", "strong", "random"]
-    a = run_to_dir(fake, cfg, config_file, agents, 60, 5, 1, tmp_path / "a", chunk_size=7, progress=False)
-    b = run_to_dir(fake, cfg, config_file, agents, 60, 5, 2, tmp_path / "b", chunk_size=50, progress=False)
-    c = run_to_dir(fake, cfg, config_file, agents, 60, 5, 2, tmp_path / "c", progress=False)
+    a = run_to_dir(fake.SPEC, cfg, config_file, agents, 60, 5, 1, tmp_path / "a", chunk_size=7, progress=False)
+    b = run_to_dir(fake.SPEC, cfg, config_file, agents, 60, 5, 2, tmp_path / "b", chunk_size=50, progress=False)
+    c = run_to_dir(fake.SPEC, cfg, config_file, agents, 60, 5, 2, tmp_path / "c", progress=False)
     ta, tb, tc = (pq.read_table(d / "results.parquet") for d in (a, b, c))
     assert ta.equals(tb) and ta.equals(tc)
-    other = run_to_dir(fake, cfg, config_file, agents, 60, 6, 1, tmp_path / "d", progress=False)
+    other = run_to_dir(fake.SPEC, cfg, config_file, agents, 60, 6, 1, tmp_path / "d", progress=False)
     assert not ta.equals(pq.read_table(other / "results.parquet"))
 
 
@@ -108,12 +110,12 @@ def test_parse_agents():
 def test_bad_requests_raise_before_playing(cfg, config_file, tmp_path, agents, games, match):
     out = tmp_path / "out" / "run"
     with pytest.raises(ValueError, match=match):
-        run_to_dir(fake, cfg, config_file, agents, games, 1, 1, out, progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, agents, games, 1, 1, out, progress=False)
     assert not (tmp_path / "out").exists()
 
 
 def test_run_to_dir_writes_results_and_run_json(cfg, config_file, tmp_path, no_summary):
-    out = run_to_dir(fake, cfg, config_file, ["random", "strong"], 30, 3, 1, tmp_path / "r",
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random", "strong"], 30, 3, 1, tmp_path / "r",
                      command="balancer run x", progress=False)
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
     info = json.loads((out / "run.json").read_text())
@@ -128,13 +130,13 @@ def test_run_to_dir_writes_results_and_run_json(cfg, config_file, tmp_path, no_s
 
 
 def test_refuses_to_overwrite_without_force(cfg, config_file, tmp_path):
-    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
     before = pq.read_table(out / "results.parquet")
     (out / "notes.txt").write_text("mine")
     with pytest.raises(ResultsExistError, match="--force"):
-        run_to_dir(fake, cfg, config_file, ["random"], 20, 2, 1, out, progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, ["random"], 20, 2, 1, out, progress=False)
     assert pq.read_table(out / "results.parquet").equals(before)
-    run_to_dir(fake, cfg, config_file, ["random"], 20, 2, 1, out, force=True, progress=False)
+    run_to_dir(fake.SPEC, cfg, config_file, ["random"], 20, 2, 1, out, force=True, progress=False)
     assert pq.read_table(out / "results.parquet").num_rows == 20
     assert (out / "notes.txt").read_text() == "mine"
 
@@ -143,7 +145,7 @@ def test_refuses_to_overwrite_without_force(cfg, config_file, tmp_path):
 def test_failing_games_are_recorded_and_the_rest_written(cfg, config_file, tmp_path, jobs):
     out = tmp_path / "deep" / "run"
     with pytest.raises(runner.GamesFailedError) as err:
-        run_to_dir(fake, cfg, config_file, ["random", "fragile"], 20, 1, jobs, out, chunk_size=6, progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, ["random", "fragile"], 20, 1, jobs, out, chunk_size=6, progress=False)
     failing = [3, 10, 17]
     assert err.value.count == 3 and [f["game_index"] for f in err.value.failures] == failing
     df = pl.read_parquet(out / "results.parquet")
@@ -157,27 +159,27 @@ def test_failing_games_are_recorded_and_the_rest_written(cfg, config_file, tmp_p
     assert "play_game" in first["traceback"]
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
     # the games that did not fail are those of an unbroken run
-    clean = run_to_dir(fake, cfg, config_file, ["random", "strong"], 20, 1, 1, tmp_path / "clean", progress=False)
+    clean = run_to_dir(fake.SPEC, cfg, config_file, ["random", "strong"], 20, 1, 1, tmp_path / "clean", progress=False)
     ok = pl.read_parquet(clean / "results.parquet").filter(~pl.col("game_index").is_in(failing))
     assert df.drop("agent", "score", "score_bonus", "win_share", "rank").equals(
         ok.drop("agent", "score", "score_bonus", "win_share", "rank"))
 
 
 def test_every_game_failing_writes_no_results(cfg, config_file, tmp_path):
-    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
     with pytest.raises(runner.GamesFailedError, match="10 of 10 games failed"):
-        run_to_dir(fake, cfg, config_file, ["boom"], 10, 1, 1, out, force=True, progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, ["boom"], 10, 1, 1, out, force=True, progress=False)
     assert not (out / "results.parquet").exists()
     assert json.loads((out / "run.json").read_text())["failed_games"] == 10
 
 
 def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path):
     agents = ["random", "strong", "random"]
-    whole = run_to_dir(fake, cfg, config_file, agents, 100, 4, 1, tmp_path / "whole", chunk_size=8, progress=False)
+    whole = run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 1, tmp_path / "whole", chunk_size=8, progress=False)
     out = tmp_path / "cut"
     broken = fake.FakeConfig(game="fake", variant="v-test", interrupt_at=37)
     with pytest.raises(runner.RunInterrupted) as err:
-        run_to_dir(fake, broken, config_file, agents, 100, 4, 1, out, chunk_size=8, progress=False)
+        run_to_dir(fake.SPEC, broken, config_file, agents, 100, 4, 1, out, chunk_size=8, progress=False)
     assert isinstance(err.value, KeyboardInterrupt) and err.value.done == 32
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c["chunk"] for c in manifest["chunks"]] == [0, 1, 2, 3]
@@ -186,24 +188,24 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
         "sha256": None, "failures": []}
     # a fresh run refuses the interrupted directory; a different request cannot resume it
     with pytest.raises(ResultsExistError, match="--resume"):
-        run_to_dir(fake, cfg, config_file, agents, 100, 4, 1, out, progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 1, out, progress=False)
     with pytest.raises(runner.ResumeError, match=r"--games 100 \(now 90\); --seed 4 \(now 5\)"):
-        run_to_dir(fake, cfg, config_file, agents, 90, 5, 1, out, progress=False, resume=True)
+        run_to_dir(fake.SPEC, cfg, config_file, agents, 90, 5, 1, out, progress=False, resume=True)
     # a half-written chunk, an unlisted one and a damaged listed one are replayed
     (out / "chunks" / "chunk-000004.parquet.tmp").write_bytes(b"PAR1 half")
     (out / "chunks" / "chunk-000009.parquet").write_bytes(b"PAR1 unlisted")
     (out / "chunks" / "chunk-000002.parquet").write_bytes(b"PAR1 damaged")
-    run_to_dir(fake, cfg, config_file, agents, 100, 4, 2, out, progress=False, resume=True)
+    run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 2, out, progress=False, resume=True)
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(whole / "results.parquet"))
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
 
 
 def test_resume_needs_a_manifest(cfg, config_file, tmp_path):
     with pytest.raises(runner.ResumeError, match="no manifest.json"):
-        run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "none", progress=False, resume=True)
-    out = run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
+        run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "none", progress=False, resume=True)
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
     with pytest.raises(runner.ResumeError, match="holds finished results"):
-        run_to_dir(fake, cfg, config_file, ["random"], 10, 1, 1, out, progress=False, resume=True)
+        run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, out, progress=False, resume=True)
     assert not (tmp_path / "none").exists()
 
 
@@ -216,7 +218,7 @@ def test_default_chunk_size_bounds():
 def test_summary_written_by_stats(cfg, config_file, tmp_path, monkeypatch):
     pytest.importorskip("balancer.stats.aggregate")
     monkeypatch.undo()
-    out = run_to_dir(fake, cfg, config_file, ["random", "strong"], 40, 1, 1, tmp_path / "s", progress=False)
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random", "strong"], 40, 1, 1, tmp_path / "s", progress=False)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 40
 
@@ -230,7 +232,7 @@ def test_summary_written_by_stats(cfg, config_file, tmp_path, monkeypatch):
 def test_check_run_names_the_flag(cfg, kwargs, message):
     args = {"games": 5, "seed": 1, "jobs": 1, "chunk_size": None} | kwargs
     with pytest.raises(runner.RunRequestError) as err:
-        runner.check_run(fake, cfg, ["random"], **args)
+        runner.check_run(fake.SPEC, cfg, ["random"], **args)
     assert str(err.value) == message or str(err.value).startswith(message)
     assert err.value.flag == message.split(":")[0]
 
@@ -238,7 +240,7 @@ def test_check_run_names_the_flag(cfg, kwargs, message):
 def test_player_count_grammar(cfg):
     solo_less = fake.FakeConfig(game="fake", variant="v", player_counts=[2, 3, 4])
     with pytest.raises(ValueError, match=r"^--players: 1 player is not supported by x.yaml \(supported: 2-4\)$"):
-        runner.check_run(fake, solo_less, ["random"], 5, 1, source="x.yaml")
+        runner.check_run(fake.SPEC, solo_less, ["random"], 5, 1, source="x.yaml")
     assert runner.counts_text([2, 4]) == "2, 4" and runner.counts_text([1, 2]) == "1, 2"
 
 
@@ -261,7 +263,7 @@ def test_check_out_dir_file_and_under_a_file(tmp_path):
 def test_run_json_lists_assumed_notes(cfg, tmp_path):
     config = tmp_path / "fake.yaml"
     config.write_text('game: fake\nvariant: v\nmax_points: 6\nrounds:\n  "3": {n: 1, assumed: "a guess"}\n')
-    out = run_to_dir(fake, cfg, config, ["random"], 4, 1, 1, tmp_path / "r", progress=False)
+    out = run_to_dir(fake.SPEC, cfg, config, ["random"], 4, 1, 1, tmp_path / "r", progress=False)
     assert json.loads((out / "run.json").read_text())["assumed"] == ["rounds.3: a guess"]
 
 
@@ -272,7 +274,7 @@ def test_summary_is_bit_identical_for_any_jobs_and_chunk_size(cfg, config_file, 
     agents = ["random", "strong", "random"]
     texts = []
     for name, jobs, size in [("a", 1, 1), ("b", 2, 7), ("c", 2, 64), ("d", 1, None)]:
-        out = run_to_dir(fake, cfg, config_file, agents, 300, 11, jobs, tmp_path / name, chunk_size=size,
+        out = run_to_dir(fake.SPEC, cfg, config_file, agents, 300, 11, jobs, tmp_path / name, chunk_size=size,
                          progress=False)
         texts.append((out / "summary.json").read_bytes())
     assert all(t == texts[0] for t in texts[1:])
@@ -281,10 +283,10 @@ def test_summary_is_bit_identical_for_any_jobs_and_chunk_size(cfg, config_file, 
 
 
 def test_run_json_records_the_display_name(cfg, config_file, tmp_path, monkeypatch):
-    out = run_to_dir(fake, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "a", progress=False)
-    assert "game_title" not in json.loads((out / "run.json").read_text())
-    monkeypatch.setattr(fake, "DISPLAY_NAME", "Fake: The Game", raising=False)
-    out = run_to_dir(fake, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "b", progress=False)
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "a", progress=False)
+    assert json.loads((out / "run.json").read_text())["game_title"] == "Fake"
+    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, display_name="Fake: The Game"))
+    out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 2, 1, 1, tmp_path / "b", progress=False)
     assert json.loads((out / "run.json").read_text())["game_title"] == "Fake: The Game"
 
 
@@ -296,8 +298,8 @@ def test_a_game_may_check_agent_names_itself(cfg, monkeypatch):
         seen.append(config)
         return None if name.startswith("random") else f"no {name!r}"
 
-    monkeypatch.setattr(fake, "check_agent", check, raising=False)
-    check_run(fake, cfg, ["random+x", "random"], 10, 1)
+    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, check_agent=check))
+    check_run(fake.SPEC, cfg, ["random+x", "random"], 10, 1)
     assert seen == [cfg, cfg]       # the hook sees the variant (a deck the variant lacks is refused)
     with pytest.raises(RunRequestError, match="no 'strong'"):
-        check_run(fake, cfg, ["random", "strong"], 10, 1)
+        check_run(fake.SPEC, cfg, ["random", "strong"], 10, 1)

@@ -40,6 +40,8 @@ Version history. v1 (``configs/agueda/v1.yaml``): the rulebook with the assumpti
 
 from __future__ import annotations
 
+import sys
+
 from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
@@ -367,3 +369,10 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
         lines.append("\nShared victory: " + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
                      + f", {out.scores[winners[0]]} points, equal on every tie-breaker.")
     return "\n".join(lines)
+
+
+from ...core.registry import spec_from_module  # noqa: E402
+
+SPEC = spec_from_module(sys.modules[__name__], display_name=DISPLAY_NAME, default_config="agueda/v1.yaml",
+                        max_protocol_moves=MAX_MOVES, score_table_text=score_table_text)
+"""This game in the registry (:mod:`balancer.core.registry`)."""

@@ -28,6 +28,8 @@ seat_bonus. Metrics: wasted_tiles, empty_cells, rulers_placed, forced_discards.
 
 from __future__ import annotations
 
+import sys
+
 from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
@@ -339,3 +341,10 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
     """``balancer score``: points of a drawn table (lines of R C P I .), no seat bonus.
     Raises ValueError naming the bad line."""
     return score_table(cfg, parse_table(text, cfg.table.size))
+
+
+from ...core.registry import spec_from_module  # noqa: E402
+
+SPEC = spec_from_module(sys.modules[__name__], display_name="Citywright", default_config="citywright/v1.1.yaml",
+                        score_table_text=score_table_text)
+"""This game in the registry (:mod:`balancer.core.registry`)."""

@@ -68,6 +68,8 @@ mean_publish_size, improvement_<type> (0/1: took that improvement), prestige_ove
 
 from __future__ import annotations
 
+import sys
+
 from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
@@ -335,3 +337,12 @@ def score_table_text(cfg: UrbanSketchersConfig, text: str) -> dict[str, int]:
 def describe_config(cfg: UrbanSketchersConfig) -> str:
     """The card-distribution check ``balancer validate`` prints for this game."""
     return deck_report(cfg)
+
+
+from ...core.registry import spec_from_module  # noqa: E402
+
+SPEC = spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
+                        default_config="urban_sketchers/base.yaml", check_agent=check_agent,
+                        extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
+                        score_table_text=score_table_text, describe_config=describe_config)
+"""This game in the registry (:mod:`balancer.core.registry`)."""

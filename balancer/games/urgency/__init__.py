@@ -49,6 +49,8 @@ Version history. 1: the rulebook as printed, with cards as data (issue #5).
 
 from __future__ import annotations
 
+import sys
+
 from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
@@ -362,3 +364,10 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     else:
         lines.append("Shared victory: the max_turns stop with equal tokens scored.")
     return "\n".join(lines)
+
+
+from ...core.registry import spec_from_module  # noqa: E402
+
+SPEC = spec_from_module(sys.modules[__name__], display_name="Urgency", default_config="urgency/standard.yaml",
+                        check_agent=check_agent, agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES)
+"""This game in the registry (:mod:`balancer.core.registry`)."""

@@ -1,0 +1,133 @@
+"""The game registry: one frozen :class:`GameSpec` per game (DESIGN.md, "Compiled game interface").
+
+Everything outside ``balancer/games/`` finds what it needs of a game here, never by ``getattr`` on
+a module: the config model, the agents, the Python protocol, the fast ``play_game`` entry of the
+runner, the compiled interface (:class:`~balancer.core.kernel.Engine`) and the optional tools
+(``score``, a config's data description). A game registers by defining ``SPEC`` in its package's
+``__init__.py`` and one line in :data:`GAMES`. (The shape follows PettingZoo's ``EnvSpec``.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from .game import Outcome
+from .kernel import Engine
+
+GAMES: dict[str, str] = {
+    "agueda": "balancer.games.agueda",
+    "citywright": "balancer.games.citywright",
+    "urban_sketchers": "balancer.games.urban_sketchers",
+    "urgency": "balancer.games.urgency",
+}
+"""Game name (the ``game:`` key of a config) -> the package whose ``SPEC`` describes it."""
+
+Seed = np.random.SeedSequence | int
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """What the rest of balancer knows of one game.
+
+    name: the ``game:`` key of its configs; display_name: for titles.
+    config_model: the pydantic model of its YAML (``extra="forbid"``).
+    default_config: its main variant, relative to the repository's ``configs/``.
+    agents: agent names the game plays (the conformance suite plays every one);
+    extra_agents: names accepted but too slow for the conformance suite; agent_note: one line on
+    agent-name syntax for ``balancer games``.
+    check_agent: ``(name, cfg) -> message | None``: why ``name`` cannot sit at a table of ``cfg``.
+    play_game: ``(cfg, agents by seat, seed) -> Outcome``: one whole game at full speed.
+    transcript: ``(cfg, agents, seed) -> str``: ``balancer play``'s account of one game.
+    make_agent: ``(cfg, name) -> Agent`` for the Python protocol.
+    new_game, legal_moves, apply, is_over, outcome, is_legal_move: the Python protocol
+    (core/game.py), derived from ``engine`` once a game has its compiled interface.
+    engine: the compiled interface, or None for a game that does not provide one yet.
+    max_protocol_moves: ``apply`` calls after which a game stepped through the protocol is said not
+    to end (conformance).
+    score_table_text: ``(cfg, text) -> {category: points}`` for ``balancer score``, or None.
+    describe_config: ``cfg -> str``: a data summary ``balancer validate`` prints, or None.
+    source: the game's package directory (engine hash, numba cache upkeep).
+    module: the import path of the package that defines it (worker processes re-import it).
+    """
+
+    name: str
+    display_name: str
+    config_model: type[BaseModel]
+    default_config: str
+    agents: tuple[str, ...]
+    check_agent: Callable[[str, Any], str | None]
+    play_game: Callable[[Any, Sequence[str], Seed], Outcome]
+    transcript: Callable[[Any, Sequence[str], Seed], str]
+    make_agent: Callable[[Any, str], Any]
+    new_game: Callable[[Any, int, Seed], Any]
+    legal_moves: Callable[[Any], list]
+    apply: Callable[[Any, Any], Any]
+    is_over: Callable[[Any], bool]
+    outcome: Callable[[Any], Outcome]
+    is_legal_move: Callable[[Any, Any], bool]
+    source: Path
+    module: str
+    engine: Engine | None = None
+    extra_agents: tuple[str, ...] = ()
+    agent_note: str = ""
+    max_protocol_moves: int = 10_000
+    score_table_text: Callable[[Any, str], dict[str, int]] | None = None
+    describe_config: Callable[[Any], str] | None = None
+
+
+def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:
+    """A ``check_agent`` that accepts exactly the names in ``known``."""
+    names = tuple(known)
+
+    def check(name: str, cfg: Any = None) -> str | None:
+        if name in names:
+            return None
+        return f"unknown agent {name!r}; known agents: {', '.join(names)}"
+
+    return check
+
+
+def get_spec(name: str) -> GameSpec:
+    """The spec of the game registered as ``name``; raises KeyError naming the known games."""
+    try:
+        path = GAMES[name]
+    except KeyError:
+        raise KeyError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}") from None
+    spec = spec_at(path)
+    if not isinstance(spec, GameSpec) or spec.name != name:
+        raise TypeError(f"{path}.SPEC is not the GameSpec of {name!r}")
+    return spec
+
+
+def spec_at(module_path: str) -> GameSpec:
+    """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports)."""
+    return importlib.import_module(module_path).SPEC
+
+
+def all_specs() -> list[GameSpec]:
+    """Every registered game's spec, by name."""
+    return [get_spec(name) for name in sorted(GAMES)]
+
+
+def spec_from_module(module: Any, *, display_name: str | None = None, default_config: str,
+                     check_agent: Callable[[str, Any], str | None] | None = None,
+                     engine: Engine | None = None, **optional: Any) -> GameSpec:
+    """The :class:`GameSpec` of a game package whose protocol functions are module-level names
+    (``NAME``, ``CONFIG_MODEL``, ``AGENTS``, ``new_game`` ... ``transcript``); the one place that
+    reads them, so that a game's ``__init__.py`` ends with ``SPEC = spec_from_module(...)``."""
+    agents = tuple(module.AGENTS)
+    extra = tuple(optional.pop("extra_agents", ()))
+    return GameSpec(
+        name=module.NAME, display_name=display_name or module.NAME.replace("_", " ").title(),
+        config_model=module.CONFIG_MODEL, default_config=default_config, agents=agents,
+        check_agent=check_agent or known_agents_check(agents + extra),
+        play_game=module.play_game, transcript=module.transcript, make_agent=module.make_agent,
+        new_game=module.new_game, legal_moves=module.legal_moves, apply=module.apply, is_over=module.is_over,
+        outcome=module.outcome, is_legal_move=module.is_legal_move, source=Path(module.__file__).parent,
+        module=module.__name__, engine=engine, extra_agents=extra, **optional)
