@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from ...core.config import GameConfig, Strict
 
 SHOP_KINDS: tuple[str, ...] = ("umbrellas", "rows_with", "adjacent_pairs", "varied_rows",
                                "completed_rows", "coins", "tourists")
@@ -40,11 +42,7 @@ market row/column (1-based), ``most_common_colour`` every umbrella of the colour
 most of (ties: the colour listed first in ``umbrellas.colours``)."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Umbrellas(_Strict):
+class Umbrellas(Strict):
     """Components: 120 umbrella tokens, 20 in each of 6 colours, in the draw bag."""
 
     colours: list[str] = Field(min_length=2, max_length=8, description="colour names, one per umbrella colour")
@@ -59,13 +57,13 @@ class Umbrellas(_Strict):
         return colours
 
 
-class Line(_Strict):
+class Line(Strict):
     """One line of the market: its cells as [row, column] pairs (1-based)."""
 
     cells: list[list[int]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
 
 
-class Market(_Strict):
+class Market(Strict):
     """Setup step 4 and Pick Umbrellas: the market grid, filled row by row, left to right, and its lines."""
 
     rows: int = Field(ge=1, le=5)
@@ -96,7 +94,7 @@ class Market(_Strict):
         return self
 
 
-class Coins(_Strict):
+class Coins(Strict):
     """Setup: 20 coins in the bank; each player takes 2."""
 
     bank: int = Field(ge=0, le=1000, description="coins in the box (the bank before setup)")
@@ -104,7 +102,7 @@ class Coins(_Strict):
     assumed: str | None = Field(None, description="what was assumed here (the empty bank), one line of why")
 
 
-class Board(_Strict):
+class Board(Strict):
     """Player board: 3 rows of umbrella spaces, two paintbrush spaces in each row."""
 
     rows: Literal[3] = Field(description="rows of the player board (3: one per mural row and tourist tile)")
@@ -122,7 +120,7 @@ class Board(_Strict):
         return self
 
 
-class Mural(_Strict):
+class Mural(Strict):
     """Update Mural and Final Scoring: the 2x3 mural (3 rows of 2 tiles) and its points."""
 
     rows: list[list[str]] = Field(min_length=3, max_length=3, description="the two colours of each mural row")
@@ -130,7 +128,7 @@ class Mural(_Strict):
     assumed: str | None = None
 
 
-class Tourists(_Strict):
+class Tourists(Strict):
     """Setup steps 7-8 and Attract Tourists."""
 
     in_suitcases: int = Field(ge=0, le=10, description="tourists starting in suitcases")
@@ -140,20 +138,20 @@ class Tourists(_Strict):
     assumed: str | None = None
 
 
-class Scoring(_Strict):
+class Scoring(Strict):
     """Game End & Final Scoring: points per empty umbrella space."""
 
     empty_space: int = Field(le=0)
 
 
-class End(_Strict):
+class End(Strict):
     """Game End: the trigger. ``bag_empty_triggers_end`` covers a case the rulebook never meets."""
 
     bag_empty_triggers_end: bool
     assumed: str | None = None
 
 
-class ShopCard(_Strict):
+class ShopCard(Strict):
     """One shop card written in the vocabulary of :data:`SHOP_KINDS`."""
 
     name: str = Field(min_length=1, max_length=60)
@@ -174,7 +172,7 @@ class ShopCard(_Strict):
         return self
 
 
-class Shops(_Strict):
+class Shops(Strict):
     """Setup steps 2-3: 2 of the 18 shop cards, shop markers on their question-mark spots at random."""
 
     per_game: Literal[2]
@@ -195,7 +193,7 @@ class Shops(_Strict):
         return self
 
 
-class TourGuide(_Strict):
+class TourGuide(Strict):
     """One tour-guide card (Solo Mode): what it takes from the market and what it scores for the AI."""
 
     name: str = Field(min_length=1, max_length=60)
@@ -206,7 +204,7 @@ class TourGuide(_Strict):
     assumed: str | None = None
 
 
-class AiEndCard(_Strict):
+class AiEndCard(Strict):
     """One difficulty level of the Solo End Game Scoring card."""
 
     points: int = Field(ge=0, le=200, description="flat points")
@@ -215,7 +213,7 @@ class AiEndCard(_Strict):
     group_points: int = Field(ge=0, le=40, description="points per colour group of at least that size")
 
 
-class Solo(_Strict):
+class Solo(Strict):
     """Solo Mode: the tour-guide deck, the AI's end-game card and the chosen difficulty."""
 
     difficulty: str
@@ -230,7 +228,7 @@ class Solo(_Strict):
         return self
 
 
-class GreedyWeights(_Strict):
+class GreedyWeights(Strict):
     """The greedy agent's value of one turn (agent parameters, not rules; documented in agents.py)."""
 
     flip: float = Field(ge=0, description="per mural tile flipped, besides the mural points it adds")
@@ -243,7 +241,7 @@ class GreedyWeights(_Strict):
     assumed: str | None = None
 
 
-class Lookahead(_Strict):
+class Lookahead(Strict):
     """The lookahead agent: the greedy agent's best ``candidates`` moves, each played out ``rollouts``
     times to the end with the greedy policy; the move with the best mean final margin is played."""
 
@@ -251,16 +249,15 @@ class Lookahead(_Strict):
     rollouts: int = Field(ge=1, le=100)
 
 
-class Agents(_Strict):
+class Agents(Strict):
     greedy: GreedyWeights
     lookahead: Lookahead
 
 
-class AguedaConfig(_Strict):
+class AguedaConfig(GameConfig):
     """An Águeda rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["agueda"]
-    variant: str = Field(min_length=1)
     players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")
     umbrellas: Umbrellas
     market: Market
@@ -306,10 +303,6 @@ class AguedaConfig(_Strict):
                                  f"must be {'within 1..' + str(limit) if limit else '0'}")
         return self
 
-    @property
-    def player_counts(self) -> list[int]:
-        """Player counts this variant supports (the ``players`` key; 1 is the solo mode)."""
-        return sorted(set(self.players))
 
     def colour(self, name: str) -> int:
         """Code (0-based index in ``umbrellas.colours``) of a colour name."""

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from ...core.config import GameConfig, Strict
 
 DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
 """The four districts (§2.3), in the order of their codes 1..4 (0 is an empty cell)."""
@@ -17,11 +19,7 @@ DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
 # Scoring points are 0 or more: the greedy agent's search bounds rely on no rule taking points away.
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ShapeSpec(_Strict):
+class ShapeSpec(Strict):
     """One ruler shape (§2.4): rows of '#' (cell), '*' (free-pick star cell), '.' (no cell)."""
 
     rows: list[str] = Field(min_length=1, description="drawing of the shape, one string per row")
@@ -54,7 +52,7 @@ class ShapeSpec(_Strict):
         return None
 
 
-class Rulers(_Strict):
+class Rulers(Strict):
     """§2.4: the two decks. Four-cell rulers go to edge slots, five-cell rulers to corner slots."""
 
     four_cell: dict[str, ShapeSpec]
@@ -80,7 +78,7 @@ class Rulers(_Strict):
         return list(self.four_cell) + list(self.five_cell)
 
 
-class RoundPlan(_Strict):
+class RoundPlan(Strict):
     """§4.1: rounds in a game and turns per player in each round."""
 
     rounds: int = Field(ge=1, le=20)
@@ -88,7 +86,7 @@ class RoundPlan(_Strict):
     assumed: str | None = None
 
 
-class Residential(_Strict):
+class Residential(Strict):
     """§6.1 largest cluster: largest_points per largest_per_tiles tiles (rounded down); second: size x points."""
 
     largest_points: int = Field(ge=0)
@@ -96,12 +94,12 @@ class Residential(_Strict):
     second_points_per_tile: int = Field(ge=0)
 
 
-class Tier(_Strict):
+class Tier(Strict):
     at_least: int = Field(ge=0)
     points: int = Field(ge=0)
 
 
-class Commercial(_Strict):
+class Commercial(Strict):
     """§6.2 tiers by commercial count N, +per_tile_beyond for each tile over `beyond`, +isolated per lone tile."""
 
     tiers: list[Tier]
@@ -117,7 +115,7 @@ class Commercial(_Strict):
         return tiers
 
 
-class Park(_Strict):
+class Park(Strict):
     """§6.3 +touching per park next to residential/commercial, +per_row / +per_column with a park."""
 
     touching: int = Field(ge=0)
@@ -125,7 +123,7 @@ class Park(_Strict):
     per_column: int = Field(ge=0)
 
 
-class Industrial(_Strict):
+class Industrial(Strict):
     """§6.4 +ring per industrial tile on the outer ring, +per_group_points per group_size tiles (rounded down)."""
 
     ring: int = Field(ge=0)
@@ -133,14 +131,14 @@ class Industrial(_Strict):
     group_size: int = Field(ge=1)
 
 
-class Scoring(_Strict):
+class Scoring(Strict):
     residential: Residential
     commercial: Commercial
     park: Park
     industrial: Industrial
 
 
-class TwoPlayer(_Strict):
+class TwoPlayer(Strict):
     """§9: the reduced deck and discard-for-tile."""
 
     reduced_deck: bool
@@ -148,31 +146,31 @@ class TwoPlayer(_Strict):
     discard_for_tile: bool
 
 
-class Solo(_Strict):
+class Solo(Strict):
     """§10.2: the rival apprentice removes the ruler at the opposite end of the drafted ruler's line."""
 
     rival_apprentice: bool
 
 
-class Versatile(_Strict):
+class Versatile(Strict):
     distinct_shapes: int = Field(ge=1)
     points: int
     assumed: str | None = None
 
 
-class Mastery(_Strict):
+class Mastery(Strict):
     same_shape: int = Field(ge=1)
     points: int
     assumed: str | None = None
 
 
-class TreeLined(_Strict):
+class TreeLined(Strict):
     points: int
     solo_park_at_least: int
     assumed: str | None = None
 
 
-class Achievements(_Strict):
+class Achievements(Strict):
     """§7: Versatile and Mastery from ruler ticks, Tree-lined from the highest Park subtotal."""
 
     enabled: bool
@@ -181,7 +179,7 @@ class Achievements(_Strict):
     tree_lined: TreeLined
 
 
-class Specialists(_Strict):
+class Specialists(Strict):
     """Weights of each scoring category in a specialist's greedy objective (agent parameters, not rules)."""
 
     assumed: str | None = None
@@ -201,24 +199,23 @@ class Specialists(_Strict):
         return self
 
 
-class Agents(_Strict):
+class Agents(Strict):
     specialists: Specialists
 
 
-class Table(_Strict):
+class Table(Strict):
     size: int = Field(ge=3, le=8, description="side of the square drawing table, cells (§2.1); at most 8")
 
 
-class Site(_Strict):
+class Site(Strict):
     size: Literal[4] = Field(description="side of the site board (§2.2); the slot layout needs 4")
     tiles_per_district: Literal[4] = Field(description="tiles of each district on the site board (§3.4)")
 
 
-class CitywrightConfig(_Strict):
+class CitywrightConfig(GameConfig):
     """A Citywright rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["citywright"]
-    variant: str = Field(min_length=1)
     players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")
     table: Table
     site: Site
@@ -252,10 +249,6 @@ class CitywrightConfig(_Strict):
             raise ValueError(f"two_player.remove_copies: unknown shapes {sorted(unknown)}; shapes are {self.rulers.names}")
         return self
 
-    @property
-    def player_counts(self) -> list[int]:
-        """Player counts this variant supports (the ``players`` key)."""
-        return sorted(set(self.players))
 
     def round_plan(self, n_players: int) -> RoundPlan:
         """The §4.1 round plan for n_players; raises ValueError for an unsupported count."""

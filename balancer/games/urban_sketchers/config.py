@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from ...core.config import GameConfig, Strict
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green")
 """The four coloured dice (Components); a die's colour code is its index, white is 4."""
@@ -25,30 +27,26 @@ BENEFITS: tuple[str, ...] = ("unflip", "bonus", "prestige")
 """Theme-pair benefits (Theme Tiles) by code."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Resources(_Strict):
+class Resources(Strict):
     names: list[str] = Field(min_length=4, max_length=4, description="the four resource types")
     per_type: int = Field(ge=1, description="tokens of each type in the reserve (Components)")
     backpack: int = Field(ge=1, description="Backpack capacity, resources (Personal Boards F)")
     assumed: str | None = None
 
 
-class Themes(_Strict):
+class Themes(Strict):
     names: list[str] = Field(min_length=4, max_length=4)
     tiles_per_type: int = Field(ge=1)
     assumed: str | None = None
 
 
-class Dice(_Strict):
+class Dice(Strict):
     faces: int = Field(ge=2)
     white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0)]] = Field(
         description="white dice by player count (Set Up 7)")
 
 
-class ActionColours(_Strict):
+class ActionColours(Strict):
     travel: Literal["red", "blue", "yellow", "green"]
     sketch: Literal["red", "blue", "yellow", "green"]
     funding: Literal["red", "blue", "yellow", "green"]
@@ -67,21 +65,21 @@ MAX_SUPPLY_SPACES = 8
 (``rules.legal_moves``), in both engines."""
 
 
-class DiceTiles(_Strict):
+class DiceTiles(Strict):
     values: list[int] = Field(min_length=2)
     supply_spaces: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_SUPPLY_SPACES)]] = Field(
         description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}")
     assumed: str | None = None
 
 
-class Setup(_Strict):
+class Setup(Strict):
     hand: int = Field(ge=0)
     start_spaces: Literal["spread"]
     first_player: int = Field(ge=0)
     assumed: str | None = None
 
 
-class TravelBoard(_Strict):
+class TravelBoard(Strict):
     spaces: int = Field(ge=2)
     edges: Literal["ring"] | list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
         description="'ring', or the board's connections as pairs of spaces 0..spaces-1")
@@ -108,12 +106,12 @@ class TravelBoard(_Strict):
         return [sorted(x) for x in out]
 
 
-class Travel(_Strict):
+class Travel(Strict):
     step_money: int = Field(ge=1, description="money per space moved (at least 1, so every Travel ends)")
     pick_money: int = Field(ge=0)
 
 
-class Sketch(_Strict):
+class Sketch(Strict):
     max_cards: int = Field(ge=1)
     max_bonus_tiles: int = Field(ge=0)
     extra_card_money: list[int] = Field(min_length=1)
@@ -128,7 +126,7 @@ class Sketch(_Strict):
         return self
 
 
-class Funding(_Strict):
+class Funding(Strict):
     money: int = Field(ge=0)
     per_published: int = Field(ge=0)
     count_published: Literal["own", "all"]
@@ -136,11 +134,11 @@ class Funding(_Strict):
     assumed: str | None = None
 
 
-class Note(_Strict):
+class Note(Strict):
     assumed: str | None = None
 
 
-class Publish(_Strict):
+class Publish(Strict):
     victory_points: list[int] = Field(min_length=2)
     money_per_card: int = Field(ge=0)
     beyond_six_money: int = Field(ge=0)
@@ -151,7 +149,7 @@ class Publish(_Strict):
 Reward = Literal["unflip", "improvement", "money"]
 
 
-class Tracks(_Strict):
+class Tracks(Strict):
     prestige_points: list[int] = Field(min_length=2)
     prestige_rewards: dict[int, Reward]
     prestige_overflow_money: int = Field(ge=0)
@@ -171,7 +169,7 @@ class Tracks(_Strict):
         return self
 
 
-class Improvements(_Strict):
+class Improvements(Strict):
     slots: int = Field(ge=0, le=5)
     per_type: int = Field(ge=0)
     travel_discount: list[int] = Field(min_length=2, max_length=2)
@@ -183,18 +181,18 @@ class Improvements(_Strict):
     assumed: str | None = None
 
 
-class BonusTiles(_Strict):
+class BonusTiles(Strict):
     display: int = Field(ge=1)
     mix: dict[str, int]
     assumed: str | None = None
 
 
-class Pair(_Strict):
+class Pair(Strict):
     spaces: list[int] = Field(min_length=2, max_length=2)
     benefit: Literal["unflip", "bonus", "prestige"]
 
 
-class ThemeBoard(_Strict):
+class ThemeBoard(Strict):
     pairs: list[Pair]
     funding_space: int = Field(ge=0, le=3)
     assumed: str | None = None
@@ -208,13 +206,13 @@ class ThemeBoard(_Strict):
         return self
 
 
-class End(_Strict):
+class End(Strict):
     total_published: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=1)]]
     max_rounds: int = Field(ge=1)
     assumed: str | None = None
 
 
-class FinalScoring(_Strict):
+class FinalScoring(Strict):
     set_points: int = Field(ge=0)
     majority: list[int] = Field(min_length=1)
     majority_needs_tiles: bool
@@ -222,7 +220,7 @@ class FinalScoring(_Strict):
     assumed: str | None = None
 
 
-class Greedy(_Strict):
+class Greedy(Strict):
     money: float
     resource: float
     hand_card: float
@@ -241,19 +239,19 @@ class Greedy(_Strict):
     assumed: str | None = None
 
 
-class Rollout(_Strict):
+class Rollout(Strict):
     playouts: int = Field(ge=1, description="playouts per candidate choice")
     candidates: int = Field(ge=1, description="best choices by the greedy value that get playouts")
     horizon_rounds: int = Field(ge=0, description="rounds a playout runs on; 0: to the end of the game")
     assumed: str | None = None
 
 
-class Agents(_Strict):
+class Agents(Strict):
     greedy: Greedy
     rollout: Rollout
 
 
-class Card(_Strict):
+class Card(Strict):
     """One travel card (Cards and Personal Boards A-D)."""
 
     id: int
@@ -264,16 +262,15 @@ class Card(_Strict):
     themes: list[str]
 
 
-class Cards(_Strict):
+class Cards(Strict):
     deck: list[Card] = Field(min_length=1)
     assumed: str | None = None
 
 
-class UrbanSketchersConfig(_Strict):
+class UrbanSketchersConfig(GameConfig):
     """An Urban Sketchers rule variant (the whole YAML file after ``extends:`` is resolved)."""
 
     game: Literal["urban_sketchers"]
-    variant: str = Field(min_length=1)
     players: list[Literal[2, 3, 4]] = Field(min_length=1)
     resources: Resources
     themes: Themes
@@ -341,10 +338,6 @@ class UrbanSketchersConfig(_Strict):
                 raise ValueError(f"{where}.themes: card id {c.id}: themes must be among {', '.join(themes)}")
         return self
 
-    @property
-    def player_counts(self) -> list[int]:
-        """Player counts this variant supports (the ``players`` key)."""
-        return sorted(set(self.players))
 
 
 def bonus_kind_names(cfg: UrbanSketchersConfig) -> list[str]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from ...core.config import GameConfig, Strict
 
 TRIGGERS: tuple[str, ...] = (
     "always",          # an effect with no trigger: always active while the card is in play
@@ -50,18 +52,14 @@ ANIMAL_DECKS: tuple[str, ...] = ("rosette", "ibex", "bull", "lion", "tortoise", 
 """The seven decks of the rulebook's Game Components, in the order of their codes."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Trigger(_Strict):
+class Trigger(Strict):
     """When a card acts (Definitions: Trigger). ``value``: the roll or tile a trigger names."""
 
     when: Literal[TRIGGERS]  # type: ignore[valid-type]  (not `on`: YAML 1.1 reads a bare on as true)
     value: int | None = Field(default=None, ge=0, le=15)
 
 
-class Effect(_Strict):
+class Effect(Strict):
     """What a card does (Definitions: Action / Effect)."""
 
     do: Literal[EFFECTS]  # type: ignore[valid-type]
@@ -84,7 +82,7 @@ class Effect(_Strict):
         return self
 
 
-class Card(_Strict):
+class Card(Strict):
     """One rule card. ``assumed: true`` marks a card whose printed text is not in the rulebook; ``why``
     says in one line why this text was chosen."""
 
@@ -105,7 +103,7 @@ class Card(_Strict):
         return self
 
 
-class Deck(_Strict):
+class Deck(Strict):
     """One animal deck: its cards, and a rule of the whole deck (Tortoise: dice while any card is in play)."""
 
     dice_while_in_play: int | None = Field(default=None, ge=1, le=4,
@@ -114,7 +112,7 @@ class Deck(_Strict):
     assumed: str | None = None
 
 
-class Board(_Strict):
+class Board(Strict):
     """Board Flow and Rosette Tiles."""
 
     path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
@@ -133,7 +131,7 @@ class Board(_Strict):
         return self
 
 
-class Cards(_Strict):
+class Cards(Strict):
     """Rule Cards: which decks, how cards come into play (the variant's ``mode``)."""
 
     enabled: bool
@@ -155,7 +153,7 @@ class Cards(_Strict):
     assumed: str | None = None
 
 
-class Agents(_Strict):
+class Agents(Strict):
     """Agent parameters (not rules): the greedy card priority and the expectimax evaluation weights."""
 
     card_priority: list[str] = Field(description="effect words, best first: the order greedy and expectimax "
@@ -168,11 +166,10 @@ class Agents(_Strict):
     assumed: str | None = None
 
 
-class UrgencyConfig(_Strict):
+class UrgencyConfig(GameConfig):
     """An Urgency rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["urgency"]
-    variant: str = Field(min_length=1)
     players: list[Literal[2]] = Field(min_length=1)
     tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
     dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
@@ -246,7 +243,3 @@ class UrgencyConfig(_Strict):
                     top = max(top, card.effect.value)
         return top
 
-    @property
-    def player_counts(self) -> list[int]:
-        """Player counts this variant supports (always [2])."""
-        return sorted(set(self.players))

@@ -1,0 +1,28 @@
+"""The base of every game's config model (DESIGN.md, "Conventions": pydantic, ``extra="forbid"``).
+
+A game's model subclasses :class:`GameConfig`, narrowing ``game`` to its own name and ``players`` to
+the counts its rules support; every nested part of a config subclasses :class:`Strict`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    """A config part: unknown keys are refused (a typo is an error, never ignored), values frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class GameConfig(Strict):
+    """The keys every rule variant has: the game, the variant's name and its player counts."""
+
+    game: str
+    variant: str = Field(min_length=1)
+    players: list[int] = Field(min_length=1, description="player counts this variant supports")
+
+    @property
+    def player_counts(self) -> list[int]:
+        """Player counts this variant supports (the ``players`` key), sorted, without repeats."""
+        return sorted(set(self.players))
