@@ -186,22 +186,18 @@ def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
 
 def _extends(path: Path) -> str | None:
     """The ``extends:`` value of a YAML file, or None (unreadable files included)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
+    data = _read_yaml_head(path)
     return data.get("extends") if isinstance(data, dict) else None
 
 
 def _read_yaml_head(path: Path) -> Any:
-    """The parsed YAML of ``path``, or None when it cannot be read or parsed (the loaders say why)."""
-    import yaml
+    """The top-level mapping of ``path`` (:func:`balancer.config.read_yaml_mapping`: size limit,
+    safe loading), or None when it cannot be read, parsed or is not a mapping (the loaders say why)."""
+    from balancer.config import read_yaml_mapping
 
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return read_yaml_mapping(path)
+    except ConfigError:
         return None
 
 

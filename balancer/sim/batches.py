@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -151,9 +152,18 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
     plain run of the same number of games and seed.
 
     Raises what :func:`run_to_dir` raises, and RunRequestError for ``width`` outside (0, 0.5) or
-    ``max_games`` below the player count.
+    ``max_games`` below the player count. Holds the directory's lock (``run.lock``) throughout.
     """
-    from .runner import RunRequestError
+    with ExitStack() as locks:
+        return _run_until_ci(spec, cfg, config_path, agents, width, max_games, seed, jobs, out_dir, force, command,
+                             progress, log, locks)
+
+
+def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
+                  max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool, command: str,
+                  progress: bool, log: Callable[[str], None] | None, locks: ExitStack) -> tuple[Path, UntilCiResult]:
+    """:func:`run_until_ci`, taking the directory's lock into ``locks`` once the directory exists."""
+    from .runner import RunRequestError, run_lock
 
     agents = list(agents)
     players = len(agents)
@@ -178,6 +188,7 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
                "chunks": []}
     out_dir.mkdir(parents=True, exist_ok=True)
+    locks.enter_context(run_lock(out_dir))
     for name in ("results.parquet", "run.json", "summary.json"):
         (out_dir / name).unlink(missing_ok=True)
     shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
