@@ -55,7 +55,7 @@ class _Cell(BaseModel):
     agents: list[str] = Field(min_length=1)
     games: int = Field(ge=1)
     seed: int = Field(ge=0, le=2**63 - 1)
-    config_sha256: str
+    config_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     numbers: dict[str, _Number] = Field(min_length=1)
 
 
