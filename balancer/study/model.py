@@ -232,7 +232,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
             loc = err["loc"]
             if err["type"] == "extra_forbidden":
                 msg = f"unknown key {loc[-1]!r}"
-            m = re.match(r"^([\w.\-]+): (.*)$", msg)
+            m = re.match(r"^(\S+?): (.*)$", msg, re.S)
             if m and not loc:
                 loc, msg = (m.group(1),), m.group(2)
             lines.append(f"{path}: {_path_of(loc)}: {msg}")
