@@ -304,8 +304,8 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_e
 
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
     out = sandbox / "r"
-    args = [sys.executable, "-m", "balancer.cli", "run", str(V11), "-p", "2", "-a", "random", "-n", "40000",
-            "--chunk-size", "500", "-j", "1", "-q", "--seed", "4", "--out", str(out)]
+    args = [sys.executable, "-m", "balancer.cli", "run", str(V11), "-p", "2", "-a", "random", "-n", "6000",
+            "--chunk-size", "200", "-j", "1", "-q", "--seed", "4", "--out", str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "manifest.json"
     deadline = time.monotonic() + 120
@@ -313,15 +313,16 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         time.sleep(0.1)
     proc.kill()  # SIGKILL: no cleanup, the lock file stays
     proc.wait()
+    assert len(json.loads(manifest.read_text())["chunks"]) < 30, "the run finished before it was killed"
     assert (out / LOCK_FILE).read_text().split()[0] == str(proc.pid)
-    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "40000", "--chunk-size", "500", "-j", "1", "-q",
+    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "6000", "--chunk-size", "200", "-j", "1", "-q",
                  "--seed", "4", "--out", out, "--resume")
     assert res.exit_code == 0, res.output
     assert (f"note: {out / LOCK_FILE}: a stale lock of a run that ended without releasing it (pid {proc.pid}, "
             "no longer running); taking it over") in res.output
     assert not (out / LOCK_FILE).exists()
     plain = sandbox / "plain"
-    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "40000", "-j", "1", "-q", "--seed", "4", "--out", plain)
+    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "6000", "-j", "1", "-q", "--seed", "4", "--out", plain)
     assert res.exit_code == 0, res.output
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(plain / "results.parquet"))
 
