@@ -202,8 +202,11 @@ def _read_yaml_head(path: Path) -> Any:
 
 
 def _is_study(head: Any) -> bool:
-    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant."""
-    return isinstance(head, dict) and "study" in head
+    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant:
+    it has ``study:``, or ``runs:`` and ``variants:`` without ``game:``'s rule keys (a study whose name
+    was left out is told so, not given a page of missing rule keys)."""
+    return isinstance(head, dict) and ("study" in head or ("runs" in head and "variants" in head
+                                                           and "extends" not in head and "variant" not in head))
 
 
 def _fragment_users(path: Path, head: Any) -> list[Path]:

@@ -50,3 +50,15 @@ def one_error_line():
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
         return lines[0]
     return check
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the tests: how many fuzz cases ran, by file kind and outcome (tests/test_fuzz_inputs.py)."""
+    import sys
+
+    module = next((m for name, m in sys.modules.items() if name.endswith("test_fuzz_inputs")), None)
+    counts = getattr(module, "FUZZ_COUNTS", None)
+    if counts:
+        kinds = sorted({k for k, _ in counts})
+        parts = [f"{k}: " + ", ".join(f"{n} {o}" for (kk, o), n in sorted(counts.items()) if kk == k) for k in kinds]
+        terminalreporter.write_line(f"fuzz cases: {sum(counts.values())} ({'; '.join(parts)})")
