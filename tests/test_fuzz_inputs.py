@@ -276,7 +276,7 @@ def use_baseline(folder: Path, path: Path, what: str) -> str:
 
 
 FILE_KINDS = [
-    FileKind("variant", variant_cases, use_variant, max_examples=80),
+    FileKind("variant", variant_cases, use_variant, max_examples=50),
     FileKind("study", study_cases, use_study, max_examples=40),
     FileKind("baseline", baseline_cases, use_baseline, max_examples=25),
 ]

@@ -19,6 +19,8 @@ from typer.testing import CliRunner
 
 from balancer.cli import app
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = Path(os.environ.get("BALANCER_CHROMIUM", "/usr/bin/chromium"))
 ROOT = Path(__file__).resolve().parents[2]
 CW = ROOT / "configs" / "citywright"
