@@ -35,6 +35,8 @@ from balancer.core.registry import GAMES, get_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
+FUZZ_SCALE = float(os.environ.get("BALANCER_FUZZ_SCALE", "1"))
+"""Multiplies every kind's ``max_examples`` (a longer hunt: ``BALANCER_FUZZ_SCALE=20``)."""
 FUZZ_COUNTS: Counter = Counter()
 """(kind, outcome) -> cases run in this session; printed by tests/conftest.py."""
 
@@ -285,7 +287,7 @@ FILE_KINDS = [
 
 @pytest.mark.parametrize("kind", FILE_KINDS, ids=lambda k: k.name)
 def test_every_mutation_is_used_or_refused_cleanly(kind: FileKind, tmp_path_factory):
-    @settings(settings.get_profile("fuzz"), max_examples=kind.max_examples)
+    @settings(settings.get_profile("fuzz"), max_examples=max(1, round(kind.max_examples * FUZZ_SCALE)))
     @given(case=kind.cases())
     def check(case):
         name, text, what = case

@@ -115,3 +115,16 @@ def test_until_ci_measures_agents_like_the_summary():
     row = next(r for r in summarize(df, {"n_players": 4, "seed": 1})["agent_win_rate"] if r["agent"] == "greedy")
     assert half_width(share, games, per_game) == pytest.approx((row["ci_high"] - row["ci_low"]) / 2, abs=1e-12)
     assert np.isclose(half_width(share, games, per_game), (0.5 - 0.495244) / 2, atol=1e-6)
+
+
+def test_check_counts_an_agent_once_per_game():
+    # balancer check (and baseline save) track agent_win_rate:<agent> as one value per game: the mean
+    # win share of the agent's seats in that game. Greedy winning every game of the table is
+    # 0.5 in each of the 400 games: mean 0.5, variance 0, 400 units (not 800 seats of 0 or 1).
+    from balancer.check.values import moments, per_game_values
+
+    agents = ["greedy", "greedy", "random", "random"]
+    df = table(agents, 400, lambda i, seats: seats.index("greedy"))
+    values = per_game_values(df.to_arrow(), agents)
+    assert moments(values["agent_win_rate:greedy"]) == (400, 0.5, 0.0)
+    assert moments(values["agent_win_rate:random"]) == (400, 0.0, 0.0)
