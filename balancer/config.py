@@ -234,11 +234,17 @@ def load_config(path: Path | str) -> BaseModel:
         # (else it would take its parent's name, and reports would call both variants by one name)
         resolved.data["variant"] = resolved.path.stem
         resolved.origins[("variant",)] = resolved.path
+    named_by_file = resolved.origins.get(("variant",)) == resolved.path and "variant" not in read_yaml_mapping(
+        resolved.path)
     model = _model_for_game(resolved)
     try:
         return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
-        raise ConfigError(validation_error_lines(resolved, model, exc)) from None
+        lines = validation_error_lines(resolved, model, exc)
+        if named_by_file:   # the name came from the file's name: say so, and how to give another
+            lines = [line + " (the variant is named after its file; give it a shorter variant: name)"
+                     if f"{resolved.path}: variant: " in line else line for line in lines]
+        raise ConfigError(lines) from None
 
 
 def assumed_notes(data: Any, prefix: KeyPath = ()) -> list[str]:

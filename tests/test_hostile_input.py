@@ -335,3 +335,16 @@ def test_the_lock_is_reentrant_and_released(tmp_path):
             assert (tmp_path / LOCK_FILE).read_text().split()[0] == str(os.getpid())
         assert (tmp_path / LOCK_FILE).exists()
     assert not (tmp_path / LOCK_FILE).exists()
+
+
+def test_a_variant_named_after_a_long_file_name_says_where_the_name_came_from(sandbox, one_error_line):
+    path = write(sandbox, "a" * 100 + ".yaml", f"extends: {V11}\n")
+    line = one_error_line(invoke("validate", path))
+    assert f"{path}: variant: string should have at most 64 characters" in line
+    assert line.endswith("(the variant is named after its file; give it a shorter variant: name)")
+
+
+def test_until_ci_names_max_games_when_it_is_past_the_bound(sandbox, one_error_line):
+    res = invoke("run", V11, "--until-ci", "0.01", "--max-games", 10**17, "-a", "random", "-q", "--out", sandbox / "u")
+    assert one_error_line(res) == f"error: --max-games: at most {MAX_GAMES:,} games in one run, got {10**17:,}"
+    assert files_under(sandbox) == []

@@ -177,7 +177,10 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
         raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
     if max_games < players:
         raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
-    check_run(spec, cfg, agents, max_games, seed, jobs, None)
+    try:
+        check_run(spec, cfg, agents, max_games, seed, jobs, None)
+    except RunRequestError as exc:
+        raise RunRequestError("--max-games" if exc.flag == "--games" else exc.flag, exc.problem) from None
     check_out_dir(out_dir, force, False)
     worst = games_for_width(0.5, width)
     cap = max_games - max_games % players
