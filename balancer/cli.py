@@ -46,7 +46,7 @@ def _fail(message: str) -> NoReturn:
 def _load(config: Path) -> tuple[Any, GameSpec]:
     """(validated config, its game's spec), or exit 2 with the ConfigError text (one line when the
     file is a study, not a rule variant)."""
-    head = _read_yaml_head(config) if config.is_file() else None
+    head = _read_yaml_head(config)   # None for a missing or unreadable file: load_config says why
     if _is_study(head):
         _fail(f"{config}: a study file (study: {head['study']}), not a rule variant; "
               f"run it with 'balancer study {config}'")
@@ -252,7 +252,7 @@ def validate(
     allowed) and exit 2."""
     if schema:
         game = str(config)
-        if game not in GAMES and config.is_file() and _is_study(_read_yaml_head(config)):
+        if game not in GAMES and _is_study(_read_yaml_head(config)):
             from balancer.study.model import Study
             typer.echo(json.dumps(Study.model_json_schema(), indent=2))   # the study file's own schema
             return

@@ -82,9 +82,13 @@ def read_yaml_mapping(path: Path) -> dict:
     Raises ConfigError for a missing or unreadable file, one larger than :data:`MAX_YAML_BYTES`,
     a YAML syntax error or a duplicate key (with line and column) or a document that is not a mapping.
     """
-    if not path.exists():
+    try:
+        exists, is_file = path.exists(), path.is_file()
+    except OSError as exc:   # a name too long for the file system, a loop of links ...
+        raise ConfigError(f"{_short_path(path)}: cannot read: {exc.strerror or exc}") from None
+    if not exists:
         raise ConfigError(f"{path}: file not found")
-    if not path.is_file():
+    if not is_file:
         raise ConfigError(f"{path}: not a file")
     try:
         size = path.stat().st_size
@@ -170,6 +174,12 @@ def resolve_yaml(path: Path | str) -> ResolvedYaml:
     return _resolve(Path(path), [])
 
 
+def _short_path(path: Path, limit: int = 120) -> str:
+    """``path`` for a message, its middle elided past ``limit`` characters."""
+    text = str(path)
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]}"
+
+
 def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
     key = path.resolve()
     if key in [p.resolve() for p in stack]:
@@ -184,8 +194,13 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         if not isinstance(parent_name, str) or not parent_name.strip():
             raise ConfigError(f"{path}: {EXTENDS_KEY}: expected the path of another YAML file, got {parent_name!r}")
         parent = path.parent / parent_name
-        if not parent.exists():
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {parent}")
+        try:
+            found = parent.exists()
+        except OSError as exc:   # e.g. a name longer than the file system allows
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: "
+                              f"{exc.strerror or exc}") from None
+        if not found:
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])
         if STUDY_KEY in resolved_parent.data:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; "

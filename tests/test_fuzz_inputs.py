@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -40,7 +40,9 @@ FUZZ_SCALE = float(os.environ.get("BALANCER_FUZZ_SCALE", "1"))
 FUZZ_COUNTS: Counter = Counter()
 """(kind, outcome) -> cases run in this session; printed by tests/conftest.py."""
 
+# no shrinking: a failing case is reported with the mutations that made it (shrinking one took minutes)
 settings.register_profile("fuzz", deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate],
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                  HealthCheck.function_scoped_fixture])
 

@@ -348,3 +348,14 @@ def test_until_ci_names_max_games_when_it_is_past_the_bound(sandbox, one_error_l
     res = invoke("run", V11, "--until-ci", "0.01", "--max-games", 10**17, "-a", "random", "-q", "--out", sandbox / "u")
     assert one_error_line(res) == f"error: --max-games: at most {MAX_GAMES:,} games in one run, got {10**17:,}"
     assert files_under(sandbox) == []
+
+
+def test_an_extends_or_a_path_longer_than_the_system_allows_is_one_line(sandbox, one_error_line):
+    # found by the fuzzer: `extends: <300 characters>` raised OSError "File name too long"
+    path = write(sandbox, "v.yaml", f"extends: {'x' * 300}\n")
+    line = one_error_line(invoke("validate", path))
+    assert line.startswith(f"error: {path}: extends: cannot read ") and line.endswith("File name too long")
+    long = sandbox / ("y" * 300 + ".yaml")
+    for args in (["validate", long], ["run", long], ["study", long], ["check", CI_STUDY, "--baseline", long]):
+        assert "error: " in one_error_line(invoke(*args))
+    assert files_under(sandbox) == [path]

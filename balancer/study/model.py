@@ -200,6 +200,14 @@ class Study(_Strict):
         return game
 
 
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False also for a path the system refuses (a name too long, ...)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _path_of(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
@@ -211,7 +219,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     types or a variant config that does not exist (the configs themselves are checked when loaded).
     """
     path = Path(path)
-    if not path.is_file():
+    if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
     try:
         data = read_yaml_mapping(path)   # size limit, safe loading, duplicate keys refused with line:column
@@ -240,7 +248,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     configs = {}
     for label, rel in study.variants.items():
         cfg_path = (path.parent / rel).resolve()
-        if not cfg_path.is_file():
+        if not _is_file(cfg_path):
             raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
         configs[label] = cfg_path
     return study, configs
