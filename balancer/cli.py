@@ -804,6 +804,10 @@ def check(
     raise typer.Exit(0 if result.passed else 1)
 
 
+# `sweep` and `tune` live in their own module; importing it registers them on `app`.
+from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
+
+
 def main() -> None:  # pragma: no cover - console entry alternative
     app()
 
