@@ -265,6 +265,7 @@ def environment() -> Environment:
     env.filters["count"] = lambda v: f"{int(v):,}" if v is not None else "–"
     env.filters["label"] = number_label
     env.filters["value"] = value_text
+    env.filters["changes"] = changes_text
     return env
 
 
