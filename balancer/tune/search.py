@@ -178,8 +178,7 @@ def make_sampler(name: str, seed: int, startup: int):
             return optuna.samplers.BruteForceSampler(seed=sampler_seed)
     if name == "random":
         return optuna.samplers.RandomSampler(seed=sampler_seed)
-    return optuna.samplers.TPESampler(seed=sampler_seed, multivariate=True, n_startup_trials=startup,
-                                      warn_independent_sampling=False)
+    return optuna.samplers.TPESampler(seed=sampler_seed, multivariate=True, n_startup_trials=startup)
 
 
 class Tuner:
