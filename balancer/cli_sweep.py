@@ -178,3 +178,47 @@ def tune(
     typer.echo(f"{len(result.candidates):,} candidates; games: search {result.games_search:,}, response "
                f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
                f"this run {result.wall_seconds:,.0f} s")
+
+
+def is_sweep_or_tune(head: object) -> bool:
+    """Whether a parsed YAML file is a sweep file (``sweep:``) or a tune file (``tune:``)."""
+    return isinstance(head, dict) and ("sweep" in head or "tune" in head) and "game" not in head
+
+
+def _check_file(path: Path, head: dict):
+    """Load a sweep or tune file without playing (no probe game): SweepError/ConfigError on a problem."""
+    from balancer.sweep import load_sweep
+    from balancer.tune import load_tune
+
+    return load_sweep(path, probe=False) if "sweep" in head else load_tune(path, probe=False)
+
+
+def describe(path: Path, head: dict) -> str:
+    """One line for ``balancer games``: a sweep (paths, points) or a tune (space, candidates)."""
+    from balancer.sweep import SweepError
+
+    kind = "sweep" if "sweep" in head else "tune"
+    try:
+        plan = _check_file(path, head)
+    except (SweepError, ConfigError) as exc:
+        return f"INVALID {kind}: {str(exc).splitlines()[0]}"
+    if kind == "sweep":
+        return f"sweep {plan.sweep.sweep}: {' x '.join(plan.values)} ({len(plan.points)} points); runs {', '.join(plan.sweep.runs)}"
+    size = plan.space_size
+    return (f"tune {plan.tune.tune}: {', '.join(plan.tune.space)} ({f'{size:,}' if size else 'continuous'} candidates); "
+            f"runs {', '.join(plan.tune.runs)}")
+
+
+def validate_file(path: Path, head: dict) -> None:
+    """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
+    naming a metric or label plays one game of each run to learn them)."""
+    from balancer.sweep import SweepError
+
+    try:
+        from balancer.sweep import load_sweep
+        from balancer.tune import load_tune
+
+        plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
+    except (SweepError, ConfigError) as exc:
+        _fail(str(exc))
+    typer.echo(f"OK: {describe(path, head)} ({plan.base.spec.name}, base {plan.base.path})")

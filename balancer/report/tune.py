@@ -59,7 +59,9 @@ def trajectory_chart(result: TuneResult) -> str:
         ax.set_xlabel("trial (in the order Optuna proposed them)")
         ax.set_ylabel("objective (smaller is better)")
         ax.set_title("Search trajectory: each trial at the rung it reached, 95% bootstrap intervals", loc="left")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        handles, labels = ax.get_legend_handles_labels()
+        order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("rung"), labels[i]))
+        ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return figs.svg_string(fig)
 
 

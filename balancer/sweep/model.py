@@ -254,9 +254,11 @@ class SweepPlan:
     shapes: dict[str, RunShape] = field(default_factory=dict)
 
 
-def load_sweep(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None) -> SweepPlan:
+def load_sweep(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
+               probe: bool = True) -> SweepPlan:
     """Read and check a sweep file; play nothing but (when a target names a metric or label) one game
-    per run to learn what the game reports. Raises SweepError with every problem, one line each."""
+    per run to learn what the game reports (``probe=False``: no game, and such targets are left
+    unchecked and out of the plan). Raises SweepError with every problem, one line each."""
     path = Path(path)
     data = read_mapping(path, "sweep", "sweep, title, base, seed, runs, paths, target", "sweep")
     try:
@@ -303,11 +305,12 @@ def load_sweep(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], 
         points.append(Point(changes, label, f"{base.cfg.variant}-{label}"))
     if problems:
         raise SweepError("\n".join(problems))
-    if on_probe is not None and needs_probe(sweep.target):
+    targets = sweep.target if probe or not needs_probe(sweep.target) else {}
+    if on_probe is not None and needs_probe(targets):
         on_probe(base.spec)
-    shapes = probe_shapes(base, sweep.runs, sweep.seed, needs_probe(sweep.target))
+    shapes = probe_shapes(base, sweep.runs, sweep.seed, needs_probe(targets))
     try:
-        terms = resolve_terms(sweep.target, shapes, f"{path}: target")
+        terms = resolve_terms(targets, shapes, f"{path}: target")
     except ValueError as exc:
         raise SweepError(str(exc)) from None
     return SweepPlan(path, sweep, base, values, points, terms, shapes)

@@ -249,9 +249,11 @@ def rung_sizes(games: int, players: int, rungs: int, eta: int) -> list[int]:
     return sorted(set(sizes))
 
 
-def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None) -> TunePlan:
+def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
+              probe: bool = True) -> TunePlan:
     """Read and check a tune file; play nothing but (when a target names a metric or label) one game
-    per run. Raises SweepError with every problem, one line each naming file and key."""
+    per run (``probe=False``: no game; such targets are left unchecked and out of the plan). Raises
+    SweepError with every problem, one line each naming file and key."""
     path = Path(path)
     data = read_mapping(path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, "
                         "response", "tune")
@@ -273,11 +275,12 @@ def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], N
                 break
     if problems:
         raise SweepError("\n".join(problems))
-    if on_probe is not None and needs_probe(tune.objective):
+    objective = tune.objective if probe or not needs_probe(tune.objective) else {}
+    if on_probe is not None and needs_probe(objective):
         on_probe(base.spec)
-    shapes = probe_shapes(base, tune.runs, tune.seed, needs_probe(tune.objective))
+    shapes = probe_shapes(base, tune.runs, tune.seed, needs_probe(objective))
     try:
-        terms = resolve_terms(tune.objective, shapes, f"{path}: objective")
+        terms = resolve_terms(objective, shapes, f"{path}: objective")
     except ValueError as exc:
         raise SweepError(str(exc)) from None
     rungs = {name: rung_sizes(run.games, run.players, tune.search.rungs, tune.search.eta)
