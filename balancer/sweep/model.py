@@ -123,16 +123,29 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     return data
 
 
+_SHAPES = {"paths": "give a list of values, or {from: a, to: b, step: s}",
+           "space": "give {int: [low, high]}, {float: [low, high]} or {choices: [a, b, ...]}"}
+
+
 def validation_lines(path: Path, exc: ValidationError) -> list[str]:
-    """One ``<file>: <key path>: <problem>`` line per pydantic error of a sweep or tune file."""
+    """One ``<file>: <key path>: <problem>`` line per pydantic error of a sweep or tune file; a value
+    of ``paths:`` or ``space:`` of the wrong shape gets one line saying what is allowed."""
     lines = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"] if p not in ("list[any]", "Range", "function-after[_one_kind()]"))
         msg = err["msg"].removeprefix("Value error, ")
+        top = str(err["loc"][0]) if err["loc"] else ""
         if err["type"] == "extra_forbidden":
             msg = f"unknown key {err['loc'][-1]!r}"
         elif err["type"] == "missing":
             msg = "required key missing"
+        elif top in _SHAPES and len(err["loc"]) >= 2 and err["type"] in ("list_type", "model_type", "dict_type",
+                                                                         "model_attributes_type"):
+            msg = _SHAPES[top]
+        elif top == "paths" and err["type"] == "too_long":
+            msg = "give one or two YAML paths (a heatmap is the most a sweep draws)"
+        elif err["type"] == "too_short":
+            msg = "empty: give at least one"
         lines.append(f"{path}: {loc or '(top level)'}: {msg}")
     return list(dict.fromkeys(lines))
 
