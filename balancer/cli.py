@@ -223,6 +223,8 @@ def _describe_yaml(path: Path) -> str:
     from balancer.study import StudyError, load_study
 
     head = _read_yaml_head(path)   # None for bad YAML: load_config below says where (line:column)
+    if _cli_sweep.is_sweep_or_tune(head):
+        return _cli_sweep.describe(path, head)
     if _is_study(head):
         try:
             study, _ = load_study(path)
@@ -266,6 +268,9 @@ def validate(
         typer.echo(json.dumps(export_schema(game), indent=2))
         return
     head = _read_yaml_head(config)
+    if _cli_sweep.is_sweep_or_tune(head):
+        _cli_sweep.validate_file(config, head)
+        return
     if _is_study(head):
         _validate_study(config)
         return
@@ -801,6 +806,10 @@ def check(
             except OSError as exc:
                 _fail(f"{path}: cannot write ({exc.strerror or exc})")
     raise typer.Exit(0 if result.passed else 1)
+
+
+# `sweep` and `tune` live in their own module; importing it registers them on `app`.
+from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
 
 
 def main() -> None:  # pragma: no cover - console entry alternative

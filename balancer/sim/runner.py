@@ -42,6 +42,7 @@ from balancer.core.game import Outcome, ranks_and_win_shares
 from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import MAX_GAMES, game_seed
 from balancer.core.tables import seat_agents, seat_design
+from balancer.sim.records import batch_table
 
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
@@ -195,6 +196,14 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
     n = len(agents)
     variant = str(cfg.variant)
     game_name = spec.name
+    if spec.play_chunk is not None and stop > start:
+        try:
+            batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
+            return batch_table(batch, game_name, variant, agents, run_seed, start), []
+        except Exception:
+            if not catch:
+                raise
+            # find and record the failing games one by one (below), the others' rows as usual
     game_idx: list[int] = []
     seats: list[int] = []
     seat_names: list[str] = []
