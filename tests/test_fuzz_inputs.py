@@ -4,8 +4,8 @@ Each kind of file is one :class:`FileKind`: a strategy that writes a mutated fil
 configs, a study, the committed baseline) and the command that reads it. Every mutation (keys
 deleted, renamed, retyped, values out of range, nested deeper, hostile names) either validates and is
 used (a game played, a study run, a check decided), or is refused with exit 2 and error lines that
-each name the file, with no traceback and nothing written. A new kind of file (sweeps, when they
-exist) is one more entry of :data:`FILE_KINDS`.
+each name the file, with no traceback and nothing written. A new kind of file is one more entry of
+:data:`FILE_KINDS` (sweep and tune files were added so, each a strategy and a use).
 
 The budget is bounded (``max_examples`` per kind, a few tens of seconds in all); under ``CI=true``
 the examples are derandomized so that a CI run is repeatable. The counts of cases per kind and
@@ -279,12 +279,73 @@ def use_baseline(folder: Path, path: Path, what: str) -> str:
     return "checked"
 
 
+SWEEP_BASE = {
+    "sweep": "fuzz", "title": "A fuzzed sweep", "base": str(CONFIGS / "citywright" / "v1.1.yaml"), "seed": 3,
+    "runs": {"mirror-2p": {"players": 2, "agents": ["random"], "games": 6}},
+    "paths": {"seat_bonus.2[1]": {"from": 0, "to": 2}},
+    "target": {"seat_win_rate": "equal", "seat_win_rate:2": {"between": [0.3, 0.7]}},
+}
+TUNE_BASE = {
+    "tune": "fuzz", "title": "A fuzzed tune", "base": str(CONFIGS / "citywright" / "v1.1.yaml"), "seed": 3,
+    "runs": {"mirror-2p": {"players": 2, "agents": ["random"], "games": 60}},
+    "space": {"seat_bonus.2[0]": {"int": [0, 2]}, "seat_bonus.2[1]": {"int": [0, 2]}},
+    "objective": {"seat_win_rate": "equal"},
+    "search": {"sampler": "auto", "rungs": 2, "eta": 3},
+    "budget": {"games": 400},
+    "confirm": {"half_width": 0.2},
+}
+
+
+def yaml_cases(base: dict, name: str):
+    """Mutations of the mapping ``base``, written as ``name``."""
+    @st.composite
+    def cases(draw) -> tuple[str, str, str]:
+        doc, done = draw(mutated(base))
+        return name, yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), "; ".join(done)
+    return cases
+
+
+def use_validated(command: str | None, games_of: Callable[[dict], int] | None = None, limit: int = 200):
+    """``validate`` the file; when it is valid and plays at most ``limit`` games (``games_of``), run it with
+    ``command`` (``sweep``: report and cells in the case's folder); check the outcome either way."""
+    def use(folder: Path, path: Path, what: str) -> str:
+        before = tree(folder)
+        result = invoke("validate", path)
+        if result.exit_code != 0:
+            assert_refused_cleanly(result, path, what)
+            assert tree(folder) == before, f"{what}: validate wrote files"
+            return "refused"
+        assert_no_crash(result, what)
+        try:
+            games = games_of(yaml.safe_load(path.read_text(encoding="utf-8"))) if games_of else limit + 1
+        except (KeyError, TypeError, ValueError):   # a valid form the count above does not read
+            games = limit + 1
+        if command is None or games > limit:
+            return "validated"
+        result = invoke(command, path, "-o", folder / "report.html", "--results", folder / "results", "-j", 1, "-q")
+        assert_no_crash(result, what)
+        assert result.exit_code == 0, f"{what}: validated, but '{command}' failed\n{result.output}"
+        assert all(str(p.resolve()).startswith(str(folder.resolve())) for p in folder.rglob("*"))
+        return "played"
+    return use
+
+
+def sweep_games(doc: dict) -> int:
+    points = 1
+    for spec in doc["paths"].values():
+        points *= len(spec["values"]) if "values" in spec else abs(int(spec["to"]) - int(spec["from"])) + 1
+    return points * sum(int(r["games"]) for r in doc["runs"].values())
+
+
 FILE_KINDS = [
     FileKind("variant", variant_cases, use_variant, max_examples=50),
     FileKind("study", study_cases, use_study, max_examples=40),
     FileKind("baseline", baseline_cases, use_baseline, max_examples=25),
+    FileKind("sweep", yaml_cases(SWEEP_BASE, "sweep.yaml"), use_validated("sweep", sweep_games, limit=40), max_examples=15),
+    FileKind("tune", yaml_cases(TUNE_BASE, "tune.yaml"), use_validated(None), max_examples=20),
 ]
-"""Every kind of file the CLI reads. Sweep files, once they exist, are one more FileKind."""
+"""Every kind of file the CLI reads; a new kind is one more FileKind. Tune files are validated only (a
+tune's search, even a small one, is too slow for this budget; its own tests play known-answer tunes)."""
 
 
 @pytest.mark.parametrize("kind", FILE_KINDS, ids=lambda k: k.name)
