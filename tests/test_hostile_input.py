@@ -149,9 +149,9 @@ def test_a_run_of_ten_billion_games_starts_playing_at_once(sandbox):
     assert json.loads(manifest.read_text())["chunks"], out
     assert "continue with:" in out and "--resume" in out
     rss_kb = int(out.rsplit("maxrss", 1)[1].split()[0])
-    # the interpreter, numba (compiling, when its cache is cold), polars and the engine: well under a GB;
+    # the interpreter, polars and the engine, with numba compiling it in a fresh clone (1.5 GB seen in CI);
     # a plan of the 5e7 chunks held ~16 GB (1.6 GB at the default chunk size) before the first game
-    assert rss_kb < 1_200_000, f"{rss_kb} kB"
+    assert rss_kb < 4_000_000, f"{rss_kb} kB"
 
 
 @pytest.mark.parametrize("jobs", ["-100", str(-(os.cpu_count() or 1) - 1)])
