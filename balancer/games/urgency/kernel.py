@@ -231,7 +231,9 @@ def pile_seen(S, seat, p, i):
 def hidden_mask(S, T, seat, mask):
     """Mark in ``mask`` (bool[len(S)], cleared by the caller) every entry of ``S`` that ``seat``
     cannot see (the module docstring): unseen pile cards, the opponent's queued order and Rosette
-    draw, and the offered cards unless ``seat`` is choosing among them."""
+    draw, and the offered cards unless ``seat`` is choosing among them. Nothing without cards."""
+    if T.rules[P_CARDS] == 0:
+        return
     for p in range(N_PLAYERS):
         b = p * PS
         for i in range(6):
@@ -266,6 +268,8 @@ def determinize(S, T, seat, rng):
     it has kept one) and cards drawn from the Rosette cards ``seat`` has not seen. The offered cards
     are then listed again from the new slots (:func:`~.rules.load_options`), stale ones cleared."""
     R = T.rules
+    if R[P_CARDS] == 0:
+        return                                          # without cards nothing is hidden
     mask = np.zeros(S.shape[0], np.bool_)
     hidden_mask(S, T, seat, mask)
     pool = np.empty(16, np.int64)
