@@ -41,6 +41,18 @@ active player's fixed ordering of simultaneous cards (opponent's first, own last
 the named token (foremost/rearmost) rather than one the player picks, and moves made by card
 actions fire no landing triggers and earn no rosette roll again.
 
+Compiled interface (:mod:`.kernel`, ``ENGINE``): the rules' int64 state and decisions as the
+generic kernel. A move is one int64 per decision, ``kind << 8 | arg``: a token move is the tile it
+leaves (0-14, 0 = enter), PICK 256 + card id, ROLL 512, TRIGGER 768 + card id. Hidden from a seat:
+unseen face-down pile cards (its own too, until it chooses from that pile), the opponent's
+set-in-stone order and its Rosette draw but the kept card (``cards.visibility``, assumed: discard
+piles face up, decks public); ``determinize`` deals exactly those again; without cards nothing is
+hidden (dice are chance, resolved in ``apply``). ``returns``: the win shares. ``heuristic``: the
+logistic of the progress margin (15 per token scored plus the tiles of tokens on the board) over
+``agents.heuristic_scale``. ``policy``: the greedy agent. The protocol (``new_game`` ...
+``outcome``) is :mod:`balancer.core.protocol` over it, so its moves are these codes; ``random`` is
+the protocol's uniform agent; the other agents return one decision a call.
+
 Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
 Labels: deck.
 
