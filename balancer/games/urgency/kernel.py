@@ -58,11 +58,11 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
-from .agents import GREEDY, choose, greedy_move, pick_card
+from .agents import GREEDY, choose, greedy_move
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
-from .rules import (DECK, DOFF, INPLAY, K_PILE, K_PLAY, K_QUEUE, MOVE, NEXTPILE, NPLAY, NQUEUE, NROS, OPT_N, OPTS,
-                    P_CARDS, PH_MOVE, PH_OVER, PH_PICK, PHASE, PICK, PICK_KIND, PICKER, PILES, PS, QUEUE, QUSED, ROLLV,
+from .rules import (DECK, DOFF, INPLAY, K_PILE, K_PLAY, K_QUEUE, NEXTPILE, NPLAY, NQUEUE, NROS, OPT_N, OPTS,
+                    P_CARDS, PH_MOVE, PH_OVER, PH_PICK, PHASE, PICK_KIND, PICKER, PILES, PS, QUEUE, QUSED, ROLLV,
                     ROS, SCORED, SCORED_TILE, MASK, below, compile_rules, decisions, gen_moves, load_options,
                     seat_to_move)
 from . import rules

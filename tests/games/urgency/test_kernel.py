@@ -17,7 +17,7 @@ from balancer.core.kernel import policy_playout, uniform_move
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urgency
 from balancer.games.urgency import kernel as k
-from balancer.games.urgency.rules import (DECK, DISC, INPLAY, K_PILE, MOVE, NDISC, NEXTPILE, NQUEUE, NROS, OPTS, PICK,
+from balancer.games.urgency.rules import (DECK, DISC, K_PILE, MOVE, NDISC, NEXTPILE, NQUEUE, NROS, OPTS, PICK,
                                           PILES, PS, QUEUE, QUSED, ROLL, ROS, TRIGGER, load_options, push_request,
                                           put_in_play)
 
