@@ -397,7 +397,7 @@ def _values(S, T, out, final):
     if n == 1:
         par = T.solo_par
         if not final:
-            par *= min(1.0, T.rules.n_players * rows[0, 11] / max(1, T.turns_total))
+            par *= min(1.0, rows[0, 11] / max(1, T.turns_total))
         out[0] = _logistic((total[0] - par) / T.scale)
         return
     if not final:
