@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 TRIGGERS: tuple[str, ...] = (
@@ -131,6 +132,18 @@ class Board(Strict):
         return self
 
 
+class Visibility(Strict):
+    """Who sees which card (Setup, Rule Cards): the rulebook makes the piles face-down and says nothing
+    of the discard pile or of whether the decks are known. Only the search agents' determinization
+    reads this (:mod:`.kernel`); the rules play the same either way."""
+
+    discard_pile: Literal["face_up"] = Field(description="discarded cards, the setup discard included, are seen "
+                                             "by both players")
+    animal_decks: Literal["public"] = Field(description="each player knows which animal deck the other plays, "
+                                            "so the list of cards it holds")
+    assumed: str | None = None
+
+
 class Cards(Strict):
     """Rule Cards: which decks, how cards come into play (the variant's ``mode``)."""
 
@@ -138,6 +151,7 @@ class Cards(Strict):
     mode: Literal["standard", "first_pile_revealed", "set_in_stone", "full_force"] = "standard"
     animal_decks: list[str] = Field(min_length=1, description="decks a seat may play, at least one (the Rosette "
                                     "deck is shared, Setup)")
+    visibility: Visibility
     rosette_draw: int = Field(ge=1, le=3, description="Rosette cards each player draws; keeps 1 (Setup)")
     discard_at_setup: int = Field(ge=0, le=1, description="cards discarded at random from the deck (Setup)")
     piles: int = Field(ge=1, le=3, description="face-down piles of 2 (Setup)")
@@ -154,7 +168,8 @@ class Cards(Strict):
 
 
 class Agents(Strict):
-    """Agent parameters (not rules): the greedy card priority and the expectimax evaluation weights."""
+    """Agent parameters (not rules): the greedy card priority, the expectimax evaluation weights, the
+    search heuristic's scale and the MCTS parameters."""
 
     card_priority: list[str] = Field(description="effect words, best first: the order greedy and expectimax "
                                      "put cards into play")
@@ -163,6 +178,9 @@ class Agents(Strict):
     eval_supply: float
     eval_danger: float
     eval_safe: float
+    heuristic_scale: float = Field(gt=0, description="tiles of progress margin (15 per token scored plus the "
+                                   "tiles of tokens on the board) that the search heuristic's logistic is scaled by")
+    mcts: MCTSParams = MCTSParams()
     assumed: str | None = None
 
 
