@@ -33,8 +33,9 @@ search (``apply``, ``determinize``, rollouts, ties) draws only from the generato
 
 Everything compiled works over preallocated arrays (:class:`Workspace`, sized from the budget: one
 node per iteration plus the root). Functions here that take a kernel are compiled once per process
-(numba specialises them per kernel and cannot cache that to disk, so no ``cache=True``); about 3-5
-seconds per kernel on this machine (``benchmarks/bench_mcts.py`` prints it).
+(numba specialises them per kernel and cannot cache that to disk, so no ``cache=True``): about 2 CPU
+seconds for :func:`search` and 1.5 more for :func:`play_table` per kernel on the stand-in kernels
+(``benchmarks/bench_mcts.py`` prints it). docs/mcts.md is the user's account of all this.
 
 **What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
 (the kernel's nine compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.

@@ -13,7 +13,7 @@ budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATION
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 from pydantic import Field
@@ -25,6 +25,9 @@ MAX_ITERATIONS = 1_000_000
 iteration)."""
 
 _NAME = re.compile(r"^mcts(?:@(\d+))?$")
+
+NAME_NOTE = "mcts@N: mcts with a budget of N iterations per decision (1 to 1,000,000), e.g. mcts@1000"
+"""The line a game's ``GameSpec.agent_note`` can carry for ``balancer games``."""
 
 # the layout of MCTSParams.to_array() (what balancer.agents.mcts.search reads)
 P_ITERATIONS = 0
@@ -118,3 +121,17 @@ def params_for_name(name: str, base: MCTSParams) -> MCTSParams | None:
     if budget is None:
         return base
     return base.model_copy(update={"iterations": budget})
+
+
+def accept_mcts_names(check: Callable[[str, Any], str | None]) -> Callable[[str, Any], str | None]:
+    """A game's ``check_agent`` extended to the MCTS names: ``mcts`` and ``mcts@N`` pass, a malformed
+    ``mcts@...`` gets :func:`parse_mcts_name`'s one-line message, any other name goes to ``check``."""
+
+    def checked(name: str, cfg: Any = None) -> str | None:
+        try:
+            budget = parse_mcts_name(name)
+        except ValueError as err:
+            return str(err)
+        return check(name, cfg) if budget is False else None
+
+    return checked

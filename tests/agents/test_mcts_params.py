@@ -70,3 +70,13 @@ def test_to_array_layout():
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(ValidationError):
         MCTSParams(**bad)
+
+
+def test_accept_mcts_names_extends_a_games_check():
+    from balancer.core.registry import known_agents_check
+    from balancer.agents.params import accept_mcts_names
+
+    check = accept_mcts_names(known_agents_check(["greedy", "random", "mcts"]))
+    assert check("mcts", None) is None and check("mcts@250", None) is None and check("greedy", None) is None
+    assert "budget" in check("mcts@0", None) and "'mcts@0'" in check("mcts@0", None)
+    assert "unknown agent 'expert'" in check("expert", None)
