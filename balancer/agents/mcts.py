@@ -289,6 +289,8 @@ def search(K, S, T, params, rng, ws):
         info[:] = 0
         return -1
     n_root = K.legal(S, T, moves)
+    if n_root == 0:
+        raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
     if n_root == 1:
         reset_tree(nodes, value, table, info, 1)
         info[I_ROOT_SEAT] = K.to_move(S, T)
@@ -316,6 +318,8 @@ def search(K, S, T, params, rng, ws):
         plen = 1
         while not K.is_over(work, T):
             n = K.legal(work, T, moves)
+            if n == 0:
+                raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
             p = K.to_move(work, T)
             n_untried = 0
             n_found = 0

@@ -532,3 +532,12 @@ def test_every_seat_count_plays_to_the_end():
                                           log_moves=64)
         assert S[0] == 0 and 0 <= S[3] < n
         assert sum(log[:played]) == 13 and all(1 <= m <= 3 for m in log[:played])
+
+
+def test_a_kernel_without_moves_before_the_end_is_reported():
+    # a decision node with no moves that is not a leaf breaks the contract (legal must give a move
+    # before the end): at the root, and below it during the descent
+    for spec in ({"seat": 0, "moves": {}}, {"seat": 0, "moves": {1: [1.0], 2: {"seat": 0, "moves": {}}}}):
+        T, _ = build_tree(spec, 1)
+        with pytest.raises(ValueError, match="no legal move"):
+            run(TREE, T, tree_new_state(T, np.random.default_rng(0)), 0, iterations=20)
