@@ -267,7 +267,7 @@ def build_tree(spec: Any, n_players: int) -> tuple[TreeTable, dict[str, int]]:
     add(spec)
     i64 = lambda x: np.array(x, np.int64)  # noqa: E731
     table = TreeTable(kind=i64(kind), seat=i64(seat), first=i64(first), count=i64(count),
-                      child=i64(child) if child else np.zeros(1, np.int64), code=i64(code) if code else np.zeros(1, np.int64),
+                      child=i64(child or [0]), code=i64(code or [0]),
                       prob=np.array(prob if prob else [0.0], np.float64), value=np.array(value, np.float64),
                       heur=np.array(heur, np.float64))
     return table, labels
