@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from balancer.ladder.model import Ladder, expand_study_data
+
 SHOWS = ("seat_win_rate", "agent_win_rate")
 """What a figure can show besides ``metric:<name>`` (a per-player metric of the game) and
 ``matchups:<label>`` (2 players: the match-up matrix of a label column, e.g. an Urgency deck)."""
@@ -146,6 +148,13 @@ class Study(_Strict):
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
     check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
+    ladder: Ladder | None = Field(None, description="a skill ladder: rungs, players and games, expanded into runs "
+                                                    "(see balancer/ladder/model.py)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_ladder(cls, data: Any) -> Any:
+        return expand_study_data(data)
 
     @model_validator(mode="after")
     def _references(self) -> "Study":
