@@ -71,6 +71,19 @@ class LadderTable:
         return None
 
 
+def seat_sentence(test: dict[str, Any], shift: dict[str, Any], bottom: str, top: str) -> str:
+    """The headline in words: the test's verdict, and the seat whose distance from the fair share
+    moves most from the bottom rung to the top (as a finding when the test says the seat effect
+    changes, as the largest move of the estimates otherwise)."""
+    move = describe_shift(shift, bottom, top)
+    verdict = describe_test(test)
+    if test.get("p") is not None and test["p"] < 0.05:
+        text = f"{move}: {verdict}"
+    else:
+        text = f"{verdict}. The largest move of the estimates: {move}"
+    return text[0].upper() + text[1:]
+
+
 def _seed(study_seed: int, variant: str, players: int) -> np.random.SeedSequence:
     """The bootstrap's seed: from the study seed, the variant label and the player count."""
     return np.random.SeedSequence([study_seed, zlib.crc32(variant.encode("utf-8")), players])
@@ -111,8 +124,8 @@ def analyze(result: StudyResult) -> list[LadderTable]:
             rates = [[r["rate"] for r in rows] for rows in seat_rates]
             test = seat_rung_test(wins)
             shift = seat_shift(rates, 1.0 / n)
-            sentence = describe_shift(shift, rungs[0], rungs[-1]) + "; " + describe_test(test)
-            table = LadderTable(variant, n, rungs, mirror, seat_rates, test, shift, sentence[0].upper() + sentence[1:])
+            table = LadderTable(variant, n, rungs, mirror, seat_rates, test, shift,
+                                seat_sentence(test, shift, rungs[0], rungs[-1]))
             pub = ladder.published.get(str(n))
             if pub is not None:
                 table.published = [p / 100.0 for p in pub]

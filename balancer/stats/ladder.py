@@ -92,6 +92,9 @@ def describe_shift(shift: Mapping[str, Any], bottom: str, top: str) -> str:
     def side(x: float) -> str:
         return "advantage" if x > 0 else "deficit"
 
+    def a_side(x: float) -> str:
+        return "an advantage" if x > 0 else "a deficit"
+
     if abs(a) < 0.05 and abs(b) < 0.05:
         return f"seat {s}'s win rate stays at the fair share from {bottom} to {top}"
     if (a > 0) == (b > 0) and abs(a) >= 0.05 and abs(b) >= 0.05:
@@ -100,10 +103,10 @@ def describe_shift(shift: Mapping[str, Any], bottom: str, top: str) -> str:
         return (f"seat {s}'s {side(a)} {verb} from {abs(a):.1f} to {abs(b):.1f} points {where} the fair share "
                 f"from {bottom} to {top}")
     if abs(a) < 0.05:
-        return f"seat {s} goes from the fair share at {bottom} to a {side(b)} of {abs(b):.1f} points at {top}"
+        return f"seat {s} goes from the fair share at {bottom} to {a_side(b)} of {abs(b):.1f} points at {top}"
     if abs(b) < 0.05:
         return f"seat {s}'s {side(a)} of {abs(a):.1f} points at {bottom} disappears at {top}"
-    return (f"seat {s} turns from a {side(a)} of {abs(a):.1f} points at {bottom} into a {side(b)} of "
+    return (f"seat {s} turns from {a_side(a)} of {abs(a):.1f} points at {bottom} into {a_side(b)} of "
             f"{abs(b):.1f} points at {top}")
 
 
