@@ -78,6 +78,9 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
         if cfg.game != study.game:
             raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
         loaded[label] = cfg
+    if study.ladder is not None:   # a rung or player count the game refuses, named as the ladder: section says it
+        from balancer.ladder.model import check_rungs
+        check_rungs(study.ladder, game, loaded, str(study_path))
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
             try:
