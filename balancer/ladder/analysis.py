@@ -112,11 +112,11 @@ def analyze(result: StudyResult) -> list[LadderTable]:
     ladder: Ladder | None = result.study.ladder
     if ladder is None:
         raise ValueError(f"{result.study_path}: not a ladder study (no ladder: section)")
-    rungs = list(ladder.rungs)
     all_cells = cells(ladder)
     out = []
     for variant in result.study.variants:
         for n in ladder.players:
+            rungs = ladder.rungs_for(n)
             mine = [c for c in all_cells if c.players == n]
             mirror = [result.cells[(c.run, variant)] for c in mine if c.kind == "mirror"]
             seat_rates = [sorted(m.summary["seat_win_rate"], key=lambda r: r["seat"]) for m in mirror]

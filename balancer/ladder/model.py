@@ -7,6 +7,7 @@ A ladder names agents of rising strength (the *rungs*), the player counts and th
       players: [2, 4]
       games: 2000                                     # per cell; a multiple of every player count
       matchups: true                                  # also every rung against every other
+      rungs_at: {"4": [random, greedy, mcts@200]}    # optional: fewer rungs at a player count
       published: {"4": [26, 25, 23, 26]}             # optional: seat win rates (%) to set beside ours
 
 Each cell is an ordinary study run (so ``balancer study``, ``validate``, ``baseline save``, ``check``,
@@ -50,6 +51,9 @@ class Ladder(BaseModel):
                                                    "(seats rotate evenly)")
     matchups: bool = Field(True, description="also play every rung against every other (the matrix, the "
                                              "ratings and the skill depth need them)")
+    rungs_at: dict[str, list[str]] = Field(default_factory=dict,
+                                           description="player count -> the rungs played there, when not all of "
+                                                       "them (at least two, in the order of rungs)")
     published: dict[str, list[float]] = Field(default_factory=dict,
                                               description="player count -> seat win rates in percent, set beside "
                                                           "every rung's (e.g. a rulebook's table)")
@@ -90,8 +94,22 @@ class Ladder(BaseModel):
             raise ValueError(f"a player count is listed twice: {players}")
         return players
 
+    def rungs_for(self, players: int) -> list[str]:
+        """The rungs played at ``players`` (``rungs_at`` if it names the count, else every rung)."""
+        return list(self.rungs_at.get(str(players), self.rungs))
+
     @model_validator(mode="after")
     def _fits(self) -> "Ladder":
+        for key, subset in self.rungs_at.items():
+            if not key.isdigit() or int(key) not in self.players:
+                raise ValueError(f"rungs_at.{key}: not a player count of the ladder ({self.players})")
+            if len(subset) < 2 or len(set(subset)) != len(subset):
+                raise ValueError(f"rungs_at.{key}: give at least two rungs, each once")
+            unknown = [r for r in subset if r not in self.rungs]
+            if unknown:
+                raise ValueError(f"rungs_at.{key}: {unknown[0]!r} is not one of the rungs ({', '.join(self.rungs)})")
+            if sorted(subset, key=self.rungs.index) != subset:
+                raise ValueError(f"rungs_at.{key}: keep the order of rungs (weakest first)")
         for n in self.players:
             if self.games % n:
                 raise ValueError(f"games: {self.games} is not a multiple of {n} (the seats of a {n}-player table), "
@@ -108,7 +126,8 @@ class Ladder(BaseModel):
 @dataclass(frozen=True)
 class LadderCell:
     """One cell of a ladder: a study run. ``kind`` "mirror" (``row == col``) or "matchup" (``row``:
-    the lone agent at n players, the weaker rung at 2; ``col``: the others); rungs as indices."""
+    the lone agent at n players, the weaker rung at 2; ``col``: the others); rungs as indices into
+    the rungs played at ``players`` (:meth:`Ladder.rungs_for`)."""
 
     run: str
     players: int
@@ -128,8 +147,8 @@ def cells(ladder: Ladder) -> list[LadderCell]:
     (2 players: pairs i < j; n players: ordered pairs). Raises ValueError when two cells would get
     one run name or a name longer than :data:`MAX_RUN_NAME`."""
     out: list[LadderCell] = []
-    r = ladder.rungs
     for n in ladder.players:
+        r = ladder.rungs_for(n)
         for i, name in enumerate(r):
             out.append(LadderCell(f"ladder-{n}p-mirror-{slug(name)}", n, "mirror", i, i, (name,)))
         if not ladder.matchups:
@@ -162,8 +181,8 @@ def first_error(exc: ValidationError, prefix: str = "ladder") -> str:
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        msg = f"unknown key {err['loc'][-1]!r} (a ladder has rungs, players, games, matchups, published, " \
-              "published_note, bootstrap)"
+        msg = f"unknown key {err['loc'][-1]!r} (a ladder has rungs, players, games, matchups, rungs_at, " \
+              "published, published_note, bootstrap)"
     m = re.match(r"^([\w.]+): (.*)$", msg, re.S)
     if m and not loc:
         loc, msg = m.group(1), m.group(2)
@@ -205,7 +224,7 @@ def check_rungs(ladder: Ladder, spec: Any, configs: dict[str, Any], where: str) 
     when a rung is not an agent of the game under some variant, or a player count is not supported
     by it. ``spec``: the game's GameSpec; ``configs``: variant label -> loaded config."""
     for label, cfg in configs.items():
-        for rung in ladder.rungs:
+        for rung in ladder.rungs:   # every rung, also one that rungs_at leaves out somewhere
             problem = spec.check_agent(rung, cfg)
             if problem:
                 raise ValueError(f"{where}: ladder.rungs under {label}: {problem}")

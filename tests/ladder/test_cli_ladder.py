@@ -121,3 +121,25 @@ def test_baseline_and_check_work_on_a_ladder_study(ladder_game, tmp_path):
                                   "--tolerance-win-rate", "0.15"])
     assert checked.exit_code in (0, 1), checked.output   # a verdict, not bad input
     assert "ladder-2p-weak-vs-strong" in checked.output
+
+
+def test_rungs_at_plays_fewer_rungs_at_one_player_count(ladder_game, tmp_path):
+    # rungs weak, mid, strong at 2 players (3 mirrors + 3 pairs) and only weak, strong at 4 (2 mirrors
+    # + 2 one-against-three tables): 10 cells
+    study = tmp_path / "configs" / "ladder.yaml"
+    study.write_text(STUDY.format(ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, bootstrap: 20, "
+                                         "rungs_at: {'4': [weak, strong]}}"), encoding="utf-8")
+    result = runner.invoke(app, ["study", str(study), "-o", str(tmp_path / "out" / "r.html"), "--results",
+                                 str(tmp_path / "results"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "10 cells" in result.output
+    assert not (tmp_path / "results" / "lad" / "ladder-4p-mirror-mid").exists()
+    html = (tmp_path / "out" / "r.html").read_text(encoding="utf-8")
+    assert "weak → mid → strong" in html and "weak → strong" in html
+    for ladder, expected in (("rungs_at: {'4': [strong, weak]}", "rungs_at.4: keep the order of rungs"),
+                             ("rungs_at: {'4': [weak, top]}", "rungs_at.4: 'top' is not one of the rungs"),
+                             ("rungs_at: {'3': [weak, mid]}", "rungs_at.3: not a player count of the ladder")):
+        study.write_text(STUDY.format(ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, "
+                                             + ladder + "}"), encoding="utf-8")
+        bad = runner.invoke(app, ["validate", str(study)])
+        assert bad.exit_code == 2 and f"ladder.{expected}" in bad.output, bad.output
