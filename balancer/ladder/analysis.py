@@ -126,7 +126,7 @@ def analyze(result: StudyResult) -> list[LadderTable]:
             shift = seat_shift(rates, 1.0 / n)
             table = LadderTable(variant, n, rungs, mirror, seat_rates, test, shift,
                                 seat_sentence(test, shift, rungs[0], rungs[-1]))
-            pub = ladder.published.get(str(n))
+            pub = ladder.published_for(variant, n)
             if pub is not None:
                 table.published = [p / 100.0 for p in pub]
                 table.distances = [math.sqrt(float(np.mean((np.array(r) - np.array(table.published)) ** 2)))

@@ -9,6 +9,7 @@ A ladder names agents of rising strength (the *rungs*), the player counts and th
       matchups: true                                  # also every rung against every other
       rungs_at: {"4": [random, greedy, mcts@200]}    # optional: fewer rungs at a player count
       published: {"4": [26, 25, 23, 26]}             # optional: seat win rates (%) to set beside ours
+                                                      # ("v1.1/4": only beside variant v1.1)
 
 Each cell is an ordinary study run (so ``balancer study``, ``validate``, ``baseline save``, ``check``,
 ``--jobs``, ``--scheduler`` and the cache of finished cells work on it unchanged), played under every
@@ -26,6 +27,7 @@ Rung names become part of run names (folder names) with any character outside le
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -55,8 +57,9 @@ class Ladder(BaseModel):
                                            description="player count -> the rungs played there, when not all of "
                                                        "them (at least two, in the order of rungs)")
     published: dict[str, list[float]] = Field(default_factory=dict,
-                                              description="player count -> seat win rates in percent, set beside "
-                                                          "every rung's (e.g. a rulebook's table)")
+                                              description="player count (every variant) or <variant>/<player count> "
+                                                          "-> seat win rates in percent, set beside every rung's "
+                                                          "(e.g. a rulebook's table)")
     published_note: str = Field("published", min_length=1, max_length=200,
                                 description="where the published seat rates come from, for the report")
     bootstrap: int = Field(1000, ge=0, le=100_000, description="bootstrap replicates of the ratings' intervals")
@@ -94,6 +97,10 @@ class Ladder(BaseModel):
             raise ValueError(f"a player count is listed twice: {players}")
         return players
 
+    def published_for(self, variant: str, players: int) -> list[float] | None:
+        """Published seat percentages for ``variant`` at ``players`` (``<variant>/<n>`` before ``<n>``)."""
+        return self.published.get(f"{variant}/{players}", self.published.get(str(players)))
+
     def rungs_for(self, players: int) -> list[str]:
         """The rungs played at ``players`` (``rungs_at`` if it names the count, else every rung)."""
         return list(self.rungs_at.get(str(players), self.rungs))
@@ -110,15 +117,18 @@ class Ladder(BaseModel):
                 raise ValueError(f"rungs_at.{key}: {unknown[0]!r} is not one of the rungs ({', '.join(self.rungs)})")
             if sorted(subset, key=self.rungs.index) != subset:
                 raise ValueError(f"rungs_at.{key}: keep the order of rungs (weakest first)")
+        step = math.lcm(*self.players)
         for n in self.players:
             if self.games % n:
                 raise ValueError(f"games: {self.games} is not a multiple of {n} (the seats of a {n}-player table), "
-                                 f"so the seats cannot rotate evenly; use {self.games + n - self.games % n}")
+                                 f"so the seats cannot rotate evenly; use {self.games + step - self.games % step}")
         for key, values in self.published.items():
-            if not key.isdigit() or int(key) not in self.players:
-                raise ValueError(f"published.{key}: not a player count of the ladder ({self.players})")
-            if len(values) != int(key):
-                raise ValueError(f"published.{key}: give {key} seat percentages, got {len(values)}")
+            m = re.fullmatch(r"(?:([A-Za-z0-9][A-Za-z0-9._-]*)/)?(\d+)", key)
+            if not m or int(m.group(2)) not in self.players:
+                raise ValueError(f"published.{key}: not a player count of the ladder ({self.players}), nor "
+                                 "<variant>/<player count>")
+            if len(values) != int(m.group(2)):
+                raise ValueError(f"published.{key}: give {m.group(2)} seat percentages, got {len(values)}")
         cells(self)   # run names must be distinct and short enough
         return self
 
@@ -208,6 +218,12 @@ def expand_study_data(data: Any) -> Any:
         raise ValueError(first_error(exc)) from None
     except ValueError as exc:
         raise ValueError(f"ladder.{exc}") from None
+    variants = data.get("variants")
+    for key in ladder.published:
+        label = key.rpartition("/")[0]
+        if label and isinstance(variants, dict) and label not in variants:
+            raise ValueError(f"ladder.published.{key}: {label!r} is not a variant of the study "
+                             f"({', '.join(map(str, variants))})")
     given = data.get("runs") or {}
     if not isinstance(given, dict):
         return data   # the study model says what runs: must be

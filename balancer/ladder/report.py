@@ -186,8 +186,9 @@ def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
                 components.append(c)
     rows = []
     for rung, m in zip(t.rungs, t.mirror):
+        unbonused = {r["seat"]: r for r in m.summary.get("score_without_seat_bonus_by_seat", [])}
         for r in sorted(m.summary.get("score_by_seat", []), key=lambda r: r["seat"]):
-            rows.append({"rung": rung, "seat": r["seat"], "score": r,
+            rows.append({"rung": rung, "seat": r["seat"], "score": r, "without_bonus": unbonused.get(r["seat"]),
                          "components": [r.get("components", {}).get(c) for c in components]})
     return components, rows
 

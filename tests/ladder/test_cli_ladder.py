@@ -71,6 +71,8 @@ def test_bad_ladder_commands(ladder_game, tmp_path, args, expected):
     ("{rungs: [weak, mid], players: 2, games: 10, rounds: 3}", "ladder.rounds: unknown key 'rounds'"),
     ("{rungs: [weak, mid], players: 2, games: 10, published: {'3': [30, 30, 40]}}",
      "ladder.published.3: not a player count of the ladder"),
+    ("{rungs: [weak, mid], players: 2, games: 10, published: {'other/2': [50, 50]}}",
+     "ladder.published.other/2: 'other' is not a variant of the study (base)"),
 ])
 def test_bad_ladder_study_files(ladder_game, tmp_path, ladder, expected):
     study = tmp_path / "configs" / "ladder.yaml"
