@@ -35,6 +35,10 @@ class LadderTable:
     lone row agent sat in seat k); the 2-player diagonal holds the mirror's seat 1 and seat 2 rates
     as "first" and "second". ``published``: seat rates as fractions, or None; ``closest``: the rung
     whose seat rates are nearest to them (``{rung, rms}``, root mean square over seats, fraction).
+    ``depth``: the skill depth, top rung against bottom (:func:`balancer.stats.ladder.skill_depth`);
+    ``steps``: the same for each rung against the one below it (``{lower, upper} | skill_depth``).
+    ``never``: (row, col) pairs in which the row agent never won a game (its rating distance below
+    the column is then bounded only by the pseudo-game).
     """
 
     variant: str
@@ -50,6 +54,8 @@ class LadderTable:
     ratings: Ratings | None = None
     rating_note: str = ""
     depth: dict[str, float] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    never: list[tuple[str, str]] = field(default_factory=list)
     published: list[float] | None = None
     closest: dict[str, Any] | None = None
     distances: list[float] = field(default_factory=list)
@@ -159,6 +165,12 @@ def _add_matchups(table: LadderTable, matchup_cells: list[LadderCell], result: S
     top = table.matchup(rungs[-1], rungs[0])
     if top is not None and top["rate"] is not None:
         table.depth = skill_depth(top["rate"], top["ci_low"], top["ci_high"], n)
+    for lower, upper in zip(rungs, rungs[1:]):
+        m = table.matchup(upper, lower)
+        if m is not None and m["rate"] is not None:
+            table.steps.append({"lower": lower, "upper": upper} | skill_depth(m["rate"], m["ci_low"], m["ci_high"], n))
+    table.never = [(m["row"], m["col"]) for m in table.matchups
+                   if m["order"] == "any" and m["row"] != m["col"] and m["games"] and m["wins"] == 0]
     try:
         table.ratings = rate(data, replicates=ladder.bootstrap, seed=_seed(result.study.seed, variant, n))
     except (ValueError, RuntimeError) as exc:

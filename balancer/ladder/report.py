@@ -90,7 +90,8 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     diagonal of the seat-order panels is the mirror table's seat 1 / seat 2 rate."""
     panels = matchup_panels(t)
     k = len(t.rungs)
-    fig = figs._new_figure((0.9 + 3.3 * len(panels) * max(1.0, k / 4.5), 1.2 + 0.62 * k))
+    width = max(5.2 if len(panels) == 1 else 0.0, 0.9 + 3.3 * len(panels) * max(1.0, k / 4.5))
+    fig = figs._new_figure((width, 1.3 + 0.62 * k))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
     with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
@@ -103,7 +104,7 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
                     if np.isnan(rates[i, j]):
                         ax.text(j, i, "–", ha="center", va="center", fontsize=8, color="#999999")
                         continue
-                    dark = abs(rates[i, j] - t.fair) > 0.3
+                    dark = abs(float(norm(rates[i, j] * 100)) - 0.5) > 0.33   # white text on the deepest colours
                     ax.text(j, i - 0.13, f"{rates[i, j] * 100:.1f}", ha="center", va="center", fontsize=8,
                             color="white" if dark else "black")
                     ax.text(j, i + 0.25, f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}", ha="center",
@@ -112,7 +113,7 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
             ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(k), labels)
             ax.set_xlabel("against (column)")
-            ax.set_title("\n".join(textwrap.wrap(figs._label(name), 40)), loc="left")
+            ax.set_title("\n".join(textwrap.wrap(figs._label(name), 34)), loc="left")
             for side in ("top", "right", "left", "bottom"):
                 ax.spines[side].set_visible(False)
         axes[0].set_ylabel("win rate of (row)")
