@@ -67,6 +67,10 @@ def test_two_player_ladder_matches_bradley_terry_by_construction(ladder_game, tm
     assert _rating_close(t.ratings, 1, math.log(2)) and _rating_close(t.ratings, 2, math.log(4))
     assert t.depth["depth"] == pytest.approx(2 * t.matchup("strong", "weak")["rate"] - 1)
     assert t.depth["ci_low"] <= 0.6 <= t.depth["ci_high"]
+    # each step doubles the strength: the upper rung wins 2/3, a step depth of 2 (2/3) - 1 = 1/3
+    assert [(st["lower"], st["upper"]) for st in t.steps] == [("weak", "mid"), ("mid", "strong")]
+    assert all(st["ci_low"] <= 1 / 3 <= st["ci_high"] for st in t.steps)
+    assert t.never == []
 
 
 def test_four_player_ladder_matches_plackett_luce_by_construction(ladder_game, tmp_path):
