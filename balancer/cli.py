@@ -633,8 +633,12 @@ def study(
     force: bool = typer.Option(False, "--force", help="Replay every cell, even those already finished "
                                                      "(finished cells of the same request are reused otherwise)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
+                                                 "(tcp://host:8786); --jobs is then ignored."),
 ) -> None:
-    """Run every cell of a study (variants x runs) and render one report with the published values beside ours."""
+    """Run every cell of a study (variants x runs) and render one report with the published values beside ours
+    (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
     from balancer.sim.runner import GamesFailedError
     from balancer.study import StudyError, load_study, run_study, study_changes
@@ -652,7 +656,8 @@ def study(
     try:
         _compile_note(get_spec(spec.game))
         with _sigterm_as_interrupt():
-            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
+            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log,
+                               scheduler=scheduler or None)
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
@@ -666,7 +671,10 @@ def study(
                    err=True)
         raise typer.Exit(130) from None
     try:
-        written = render_study(result, study_changes(result), html, figures_dir=figures)
+        if spec.ladder is not None:
+            written = _cli_ladder.render_and_echo(result, html, figures)
+        else:
+            written = render_study(result, study_changes(result), html, figures_dir=figures)
     except (KeyError, ValueError, OSError) as exc:   # checked before playing; a last guard, never a traceback
         _fail(f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
               f"{results} and reused when the study is run again")
@@ -810,6 +818,7 @@ def check(
 
 # `sweep` and `tune` live in their own module; importing it registers them on `app`.
 from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
+from balancer import cli_ladder as _cli_ladder  # noqa: E402,F401  (`ladder`)
 
 
 def main() -> None:  # pragma: no cover - console entry alternative

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from balancer.config import ConfigError, read_yaml_mapping
 from balancer.core.seeding import MAX_GAMES
+from balancer.ladder.model import Ladder, expand_study_data
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 """Study names, run names and variant labels: each becomes a folder (``results/<study>/<run>/<variant>/``)
@@ -155,6 +156,13 @@ class Study(_Strict):
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
     check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
+    ladder: Ladder | None = Field(None, description="a skill ladder: rungs, players and games, expanded into runs "
+                                                    "(see balancer/ladder/model.py)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_ladder(cls, data: Any) -> Any:
+        return expand_study_data(data)
 
     @model_validator(mode="after")
     def _references(self) -> "Study":
