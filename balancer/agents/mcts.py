@@ -40,10 +40,12 @@ seconds for :func:`search` and 1.5 more for :func:`play_table` per kernel on the
 **What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
 (the kernel's nine compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
 To seat its own compiled agents at a compiled table (:func:`play_table`), a game also provides one
-dispatcher ``game_agent(code, S, T, out, rng) -> move`` that plays the agent numbered ``code``
-(``code >= GAME_AGENT``; ``out`` is scratch of ``max_moves``; returns a negative number for a code
-it does not know), and the names of those agents with their codes (``game_agents`` of
-:func:`table_plan`).
+dispatcher ``game_agent(code, S, T, row, out, rng) -> k`` that plays the agent numbered ``code``
+(``code >= GAME_AGENT``; ``row``: float64[N_PARAMS], that agent's own parameters, e.g. weights;
+``out``: int64 scratch of ``max_moves``). It writes the ``k >= 1`` decisions it chooses into
+``out[:k]`` (one decision, or a whole turn planned at once, applied in order) and returns ``k``, or a
+negative number for a code it does not know. The names of those agents with their codes and rows
+come from the game's ``seat_agent`` hook (:mod:`balancer.agents.tables`).
 """
 
 from __future__ import annotations
@@ -378,7 +380,7 @@ def search(K, S, T, params, rng, ws):
 
 
 @nb.njit
-def no_game_agent(code, S, T, out, rng):
+def no_game_agent(code, S, T, row, out, rng):
     """The ``game_agent`` of a game without compiled agents of its own: knows no code."""
     return -1
 
@@ -389,8 +391,9 @@ def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_
     played (``max_decisions`` when the game did not end by then).
 
     kinds: int64[P] per seat RANDOM, POLICY, MCTS or a game agent code (>= GAME_AGENT, played by
-    ``game_agent(code, S, T, out, rng)``); params: float64[P, N_PARAMS] per seat (read for MCTS
-    seats); game_rng: the game's own chance (``apply``); agent_rng: every agent's choices, the seats
+    ``game_agent(code, S, T, params[seat], out, rng)``, whose k decisions are applied in order and
+    count k); params: float64[P, N_PARAMS] per seat (MCTS parameters, or a game agent's own row);
+    game_rng: the game's own chance (``apply``); agent_rng: every agent's choices, the seats
     drawing from it in turn order (as the Python protocol's agents share child 1 of
     :func:`balancer.core.seeding.game_rngs`); ws: a workspace for the largest MCTS budget at the
     table; log: int64[k], the first k moves are written to it.
@@ -407,9 +410,15 @@ def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_
         elif kind == MCTS:
             m = search(K, S, T, params[seat], agent_rng, ws)
         else:
-            m = game_agent(kind, S, T, out, agent_rng)
-            if m < 0:
+            k = game_agent(kind, S, T, params[seat], out, agent_rng)
+            if k < 1:
                 raise ValueError("play_table: the game's game_agent does not know this agent code")
+            for i in range(k - 1):
+                if played < log.shape[0]:
+                    log[played] = out[i]
+                K.apply(S, T, out[i], game_rng)
+                played += 1
+            m = out[k - 1]
         if played < log.shape[0]:
             log[played] = m
         K.apply(S, T, m, game_rng)

@@ -108,7 +108,8 @@ def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
     """Raise RunRequestError (a ValueError naming the option at fault) if the run cannot be played
     as asked; play nothing.
 
-    Checks: agents known to the game (``spec.check_agent(name, cfg)``; ``--agents``), player count
+    Checks: agents known to the game (``spec.check_agent(name, cfg)``, then the table as a whole,
+    ``spec.check_table``; ``--agents``), player count
     supported by the config (``cfg.player_counts``, if declared; ``--players``, the message
     naming ``source``), ``games >= 1``, ``0 <= seed <= 2**63 - 1``, ``jobs != 0``,
     ``chunk_size >= 1``.
@@ -117,6 +118,9 @@ def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
         problem = spec.check_agent(name, cfg)
         if problem:
             raise RunRequestError("--agents", problem)
+    problem = spec.check_table(list(agents), cfg) if spec.check_table is not None and agents else None
+    if problem:
+        raise RunRequestError("--agents", problem)
     if not agents:
         raise RunRequestError("--players", "at least one seat is needed")
     counts = supported_player_counts(cfg)
@@ -199,7 +203,8 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
     if spec.play_chunk is not None and stop > start:
         try:
             batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
-            return batch_table(batch, game_name, variant, agents, run_seed, start), []
+            if batch is not None:
+                return batch_table(batch, game_name, variant, agents, run_seed, start), []
         except Exception:
             if not catch:
                 raise

@@ -485,10 +485,11 @@ class _PolicyAgent:
 
 
 @nb.njit
-def _nim_game_agents(code, S, T, out, rng):
-    # a game's own compiled agents: 16 "greedy" takes as many stones as it may
+def _nim_game_agents(code, S, T, row, out, rng):
+    # a game's own compiled agents: 16 "greedy" takes as many stones as it may; one decision
     if code == GAME_AGENT:
-        return min(T[1], S[0])
+        out[0] = min(T[1], S[0])
+        return 1
     return -1
 
 

@@ -248,8 +248,12 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
     return score_table(cfg, parse_table(text, cfg.table.size))
 
 
+from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
+from .agents import game_agent, seat_agent  # noqa: E402
 
-SPEC = spec_from_module(sys.modules[__name__], display_name="Citywright", default_config="citywright/v1.1.yaml",
-                        score_table_text=score_table_text, engine=ENGINE)
+SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Citywright",
+                                  default_config="citywright/v1.1.yaml", score_table_text=score_table_text,
+                                  engine=ENGINE),
+                 seat_agent=seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

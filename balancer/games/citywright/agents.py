@@ -1071,3 +1071,34 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng):
     play_to_end(S, T, kinds, weights, game_rng, agent_rng)
     st = views(S, T.lay)
     return final_rows(st, T.rules, score_all(st.tables, T.geo, T.sp))
+
+
+# --------------------------------------------------------------------------------------------------
+# Seats beside MCTS (balancer.agents.tables): the greedy agents as the compiled table's game agents
+
+GAME_AGENT_CODE = 16 + GREEDY
+"""The code of a greedy seat at a compiled table (``balancer.agents.mcts.GAME_AGENT`` + GREEDY)."""
+
+
+def seat_agent(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray] | None:
+    """(code, weights float64[5]) of a greedy agent (``greedy`` or a specialist) for a compiled
+    table with MCTS seats; None for ``random`` (the table plays it itself). ValueError for an unknown name."""
+    kind, weights = agent_params(cfg, name)
+    return None if kind == RANDOM else (GAME_AGENT_CODE, weights)
+
+
+@nb.njit(cache=True)
+def game_agent(code, S, T, row, out, rng):
+    """A greedy seat's whole turn at a compiled table: :func:`greedy_move` with weights ``row[:5]``
+    from the start of the seat's turn, written as its decisions (:func:`~.kernel.turn_decisions`)
+    into ``out``; returns their count, or -1 for a code that is not greedy's."""
+    if code != GAME_AGENT_CODE:
+        return -1
+    mv = np.zeros(8, np.int64)
+    dec = np.zeros(4, np.int64)
+    w = row[:5].copy()
+    greedy_move(views(S, T.lay), T.rules, T.geo, T.sp, w, rng, mv, workspace(T.rules, T.lay.cells))
+    k = kernel.turn_decisions(S, T, mv, dec)
+    for i in range(k):
+        out[i] = dec[i]
+    return k

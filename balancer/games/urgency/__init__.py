@@ -312,7 +312,26 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
 
 from ...core.registry import spec_from_module  # noqa: E402
 
-SPEC = spec_from_module(sys.modules[__name__], display_name="Urgency", default_config="urgency/standard.yaml",
-                        check_agent=check_agent, agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES,
-                        engine=ENGINE)
+from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
+from .kernel import GAME_AGENT, game_agent, with_decks  # noqa: E402
+
+
+def _seat_agent(cfg: UrgencyConfig, name: str) -> tuple[int, np.ndarray]:
+    """Urgency's agent ``name`` at a compiled table beside MCTS seats: (code, no parameters)."""
+    kind, _ = parse_agent(cfg, name)
+    return GAME_AGENT + kind, np.zeros(0)
+
+
+def _mcts_table(cfg: UrgencyConfig, agents: list[str]):
+    """The rule table of a table with MCTS seats: the ``+deck`` of each other seat dealt at setup
+    (an MCTS seat plays the config's default deck)."""
+    _check_players(len(agents))
+    T = table(cfg)
+    return with_decks(T, _deck_codes(T, tuple(-1 if is_mcts_name(a) else parse_agent(cfg, a)[1] for a in agents)))
+
+
+SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urgency",
+                                  default_config="urgency/standard.yaml", check_agent=check_agent,
+                                  agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES, engine=ENGINE),
+                 seat_agent=_seat_agent, game_agent=game_agent, compile_table=_mcts_table)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -58,7 +58,7 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
-from .agents import GREEDY, choose, greedy_move
+from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
 from .rules import (DECK, DOFF, INPLAY, K_PILE, K_PLAY, K_QUEUE, NEXTPILE, NPLAY, NQUEUE, NROS, OPT_N, OPTS,
@@ -320,6 +320,29 @@ def determinize(S, T, seat, rng):
             S[OPTS + i] = 0
 
 
+# ------------------------------------------------------------------------- seats beside MCTS
+
+GAME_AGENT = 16
+"""Urgency's agents at a compiled table (:mod:`balancer.agents.tables`): code ``GAME_AGENT + kind``
+(kind RANDOM, GREEDY, EXPECTIMAX or EXPECTIMAX1 of :mod:`.agents`)."""
+
+
+@nb.njit(cache=True)
+def game_agent(agent, S, T, row, out, rng):
+    """One decision of Urgency's agent ``agent - GAME_AGENT`` (:func:`~.agents.choose` over the
+    decisions of :func:`~.rules.decisions`, with the table's card priority and weights) written as
+    its move code into ``out[0]``; returns 1, or -1 for a code that is no Urgency agent."""
+    kind = agent - GAME_AGENT
+    if kind < RANDOM or kind > EXPECTIMAX1:
+        return -1
+    kinds = np.empty(MAX_MOVES, np.int64)
+    args = np.empty(MAX_MOVES, np.int64)
+    n = decisions(S, T.rules, kinds, args)
+    i = choose(S, T.rules, kind, T.prio, T.weights, rng, kinds, args, n)
+    out[0] = code(kinds[i], args[i])
+    return 1
+
+
 KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
                 heuristic=heuristic, determinize=determinize, policy=policy)
 
@@ -400,6 +423,13 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
     return Outcome(scores=rows["scored"], tiebreak=[(), ()], components={"scored": rows["scored"]},
                    metrics={m: [float(v) for v in rows[m]] for m in METRICS}, turns=rows["turns"],
                    labels={"deck": deck_labels(S, bool(T.rules[P_CARDS]))})
+
+
+def with_decks(T: Table, decks: np.ndarray) -> Table:
+    """``T`` whose games deal ``decks`` (int64[2], -1 for the config's default) at setup."""
+    U = T._replace(decks=np.asarray(decks, np.int64))
+    _CARD_NAMES[id(U)] = _CARD_NAMES[id(T)]
+    return U
 
 
 def card_names(T: Table) -> list[str]:

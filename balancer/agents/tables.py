@@ -1,0 +1,168 @@
+"""``mcts`` at every game's table: what a game's :class:`~balancer.core.registry.GameSpec` gains from
+its compiled interface.
+
+:func:`with_mcts` extends a game's spec so that ``mcts`` and ``mcts@N`` sit at its tables wherever
+an agent name is accepted (``run``, ``study``, ``compare``, ``check``, ``play``, Dask workers):
+
+- ``check_agent`` accepts the MCTS names (:func:`~balancer.agents.params.accept_mcts_names`);
+- ``play_game`` plays a table with an MCTS seat in one compiled call
+  (:func:`~balancer.agents.mcts.play_kernel_game`), every other table as the game always did;
+- ``transcript`` gives such a table's account move by move (the interface's ``describe_move``);
+- ``make_agent`` returns an :class:`~balancer.agents.mcts.MCTSAgent` for the Python protocol.
+
+The MCTS parameters are ``agents.mcts`` of the game's YAML (:class:`~balancer.agents.params.MCTSParams`).
+A game whose own agents should sit beside MCTS seats gives two hooks: ``seat_agent(cfg, name) ->
+(code, row) | None`` (its compiled agent's code, ``>= GAME_AGENT``, and a float64 row of that agent's
+parameters, or None when ``name`` has no compiled form) and the dispatcher ``game_agent`` that
+plays them (contract in :mod:`balancer.agents.mcts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..core.game import Outcome
+from ..core.registry import GameSpec, Seed
+from ..core.seeding import game_rngs
+from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
+from .params import NAME_NOTE, N_PARAMS, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
+
+SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
+CompileTable = Callable[[Any, list], Any]
+
+
+def is_mcts_name(name: str) -> bool:
+    """True for ``mcts`` and a well-formed ``mcts@N``."""
+    try:
+        return parse_mcts_name(name) is not False
+    except ValueError:
+        return False
+
+
+def has_mcts(agents: Sequence[str]) -> bool:
+    """True when some seat of the table is an MCTS agent."""
+    return any(is_mcts_name(a) for a in agents)
+
+
+def mcts_params(cfg: Any) -> MCTSParams:
+    """The variant's ``agents.mcts``."""
+    return cfg.agents.mcts
+
+
+def plan_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seat_agent: SeatAgent | None) -> TablePlan:
+    """The compiled table of ``agents`` (one per seat) under ``cfg``: MCTS seats with their
+    parameters, ``random`` seats, and the game's own agents through ``seat_agent``. ValueError
+    naming the agent when one has no compiled form."""
+    codes: dict[str, int] = {}
+    rows: dict[str, np.ndarray] = {}
+    for name in agents:
+        if is_mcts_name(name) or name == "random" or name in codes:
+            continue
+        hit = seat_agent(cfg, name) if seat_agent is not None else None
+        if hit is None:
+            raise ValueError(f"agent {name!r} cannot sit at a {spec.display_name} table with mcts yet "
+                             "(it has no compiled form); seat it beside random or mcts agents only in "
+                             "tables without mcts")
+        codes[name], rows[name] = int(hit[0]), np.asarray(hit[1], np.float64)
+    plan = table_plan(list(agents), mcts_params(cfg), game_agents=codes)
+    for seat, name in enumerate(agents):
+        if name in rows:
+            row = rows[name]
+            if row.shape[0] > N_PARAMS:
+                raise AssertionError(f"{spec.name}: agent {name!r}'s row has more than {N_PARAMS} values")
+            plan.params[seat, :] = 0.0
+            plan.params[seat, : row.shape[0]] = row
+    return plan
+
+
+def table_of(spec: GameSpec, cfg: Any, agents: Sequence[str], compile_table: CompileTable | None) -> Any:
+    """The rule table ``T`` of a table seating ``agents``: ``compile_table(cfg, agents)`` for a game
+    whose agent names change the setup (e.g. Urgency's ``+deck``), else ``engine.compile``."""
+    assert spec.engine is not None
+    return compile_table(cfg, list(agents)) if compile_table is not None else spec.engine.compile(cfg, len(agents))
+
+
+def play_mcts_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed,
+                    seat_agent: SeatAgent | None = None, game_agent: Any = None,
+                    compile_table: CompileTable | None = None,
+                    log_moves: int = 0) -> tuple[np.ndarray, Any, np.ndarray, int]:
+    """One whole game of ``agents`` through the compiled interface: ``(S, T, log, decisions)``."""
+    engine = spec.engine
+    assert engine is not None
+    T = table_of(spec, cfg, agents, compile_table)
+    plan = plan_table(spec, cfg, agents, seat_agent)
+    S, log, played = play_kernel_game(engine, T, plan, seed, game_agent=game_agent or no_game_agent,
+                                      max_decisions=spec.max_protocol_moves, log_moves=log_moves)
+    return S, T, log, played
+
+
+def kernel_transcript(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed, moves: np.ndarray,
+                      compile_table: CompileTable | None = None) -> str:
+    """The account of a game given its decisions (``moves``): one line per decision, as the
+    interface's ``describe_move`` reads it, then the final scores."""
+    engine = spec.engine
+    assert engine is not None
+    T = table_of(spec, cfg, agents, compile_table)
+    game_rng, _ = game_rngs(seed)
+    S = engine.new_state(T, game_rng)
+    lines = [f"{spec.display_name} {cfg.variant}, {len(agents)} player(s): "
+             + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
+    for m in moves:
+        seat = int(engine.kernel.to_move(S, T))
+        lines.append(f"seat {seat + 1} ({agents[seat]}): {engine.describe_move(S, T, int(m))}")
+        engine.kernel.apply(S, T, np.int64(m), game_rng)
+    outcome: Outcome = engine.outcome(S, T)
+    lines.append("final scores: " + ", ".join(f"seat {s + 1} {float(v):g}" for s, v in enumerate(outcome.scores)))
+    return "\n".join(lines)
+
+
+def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent: Any = None,
+              compile_table: CompileTable | None = None) -> GameSpec:
+    """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module).
+    ``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
+    agent names change the setup (default ``engine.compile(cfg, len(agents))``)."""
+    if spec.engine is None:
+        raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
+    base_play, base_transcript, base_make, base_chunk = spec.play_game, spec.transcript, spec.make_agent, spec.play_chunk
+
+    def play_game(cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
+        if not has_mcts(agents):
+            return base_play(cfg, agents, seed)
+        S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table)
+        return spec.engine.outcome(S, T)
+
+    def transcript(cfg: Any, agents: Sequence[str], seed: Seed) -> str:
+        if not has_mcts(agents):
+            return base_transcript(cfg, agents, seed)
+        _, _, log, played = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table,
+                                            log_moves=spec.max_protocol_moves)
+        return kernel_transcript(spec, cfg, agents, seed, log[:played], compile_table)
+
+    def make_agent(cfg: Any, name: str) -> Any:
+        params = params_for_name(name, mcts_params(cfg))
+        if params is None:
+            return base_make(cfg, name)
+        return MCTSAgent(spec.engine, params=params, name=name)
+
+    play_chunk = None
+    if base_chunk is not None:
+        def play_chunk(cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int):  # noqa: F811
+            return None if has_mcts(agents) else base_chunk(cfg, agents, run_seed, start, stop)
+
+    def check_table(agents: Sequence[str], cfg: Any) -> str | None:
+        if not has_mcts(agents):
+            return None if spec.check_table is None else spec.check_table(agents, cfg)
+        try:
+            table_of(spec, cfg, agents, compile_table)
+            plan_table(spec, cfg, agents, seat_agent)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    note = "; ".join(n for n in (spec.agent_note, NAME_NOTE) if n)
+    return dataclasses.replace(spec, check_agent=accept_mcts_names(spec.check_agent), play_game=play_game,
+                               transcript=transcript, make_agent=make_agent, play_chunk=play_chunk, check_table=check_table,
+                               extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))), agent_note=note)
