@@ -68,14 +68,18 @@ def plan_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seat_agent: Seat
                              "tables without mcts")
         codes[name], rows[name] = int(hit[0]), np.asarray(hit[1], np.float64)
     plan = table_plan(list(agents), mcts_params(cfg), game_agents=codes)
+    if not rows:
+        return plan
+    # a game agent's row may be longer than the MCTS parameters: the table's rows widen to fit it
+    # (the search reads only the first N_PARAMS columns of an MCTS seat's row)
+    width = max(N_PARAMS, *(r.shape[0] for r in rows.values()))
+    params = np.zeros((len(agents), width))
+    params[:, :N_PARAMS] = plan.params
     for seat, name in enumerate(agents):
         if name in rows:
-            row = rows[name]
-            if row.shape[0] > N_PARAMS:
-                raise AssertionError(f"{spec.name}: agent {name!r}'s row has more than {N_PARAMS} values")
-            plan.params[seat, :] = 0.0
-            plan.params[seat, : row.shape[0]] = row
-    return plan
+            params[seat, :] = 0.0
+            params[seat, : rows[name].shape[0]] = rows[name]
+    return dataclasses.replace(plan, params=params)
 
 
 def table_of(spec: GameSpec, cfg: Any, agents: Sequence[str], compile_table: CompileTable | None) -> Any:
