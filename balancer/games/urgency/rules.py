@@ -355,6 +355,8 @@ def own_move(S, R, p, f, t, by_roll):
         S[b + MASK] &= ~(1 << f)
         if S[RA_TILE] == f:
             S[RA_TILE] = 0      # moved off the rosette that earned the roll again
+    if by_roll:
+        S[b + LOCK] = 0         # a token moved by a roll (scoring too) frees the Eagle (cards.trigger_again_after)
     if t == SCORED_TILE:
         score_token(S, R, p)
         return
@@ -365,7 +367,6 @@ def own_move(S, R, p, f, t, by_roll):
         remove_token(S, R, o, t)
         fire(S, R, T_CAPTURE, p, t)
     if by_roll:
-        S[b + LOCK] = 0
         if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
         if R[P_CARDS] == 0:

@@ -15,7 +15,7 @@ from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
 from balancer.games.urgency import card_names
 from balancer.games.urgency.config import UrgencyConfig
-from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
+from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
                                           SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
                                           fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
@@ -362,6 +362,27 @@ def test_eagle_triggers_instead_of_rolling(std):
     urgency.apply(game, decision(3, card(std, "Eagle: Talon Dive")))
     # the opponent rolled the forced 0 and passed; my next turn has no choice phase (locked)
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
+
+
+@pytest.mark.parametrize("start,scores", [(13, True), (1, False)])
+def test_a_move_by_roll_frees_the_eagle_even_when_it_scores(std, start, scores):
+    """cards.trigger_again_after: move. Last turn I triggered Talon Dive instead of rolling (LOCK set);
+    this turn I rolled 2 and move my token from ``start``: from 13 it lands exactly on 15 and scores
+    (Scoring), from 1 it lands on 3. Either way it is a token moved by a roll, so the lock is released:
+    the opponent then rolls a forced 0 and passes, and at the start of my next turn I may again
+    choose between rolling and triggering Talon Dive (the choice phase). Before the fix, the scoring
+    move returned before the lock was cleared, so the next turn had no choice."""
+    game = position(std, mine=[start], roll=2)
+    S = game.S
+    put_in_play(S, game.T.rules, 0, card(std, "Eagle: Talon Dive"))
+    S[LOCK] = 1
+    S[PS + NEXT_ROLL] = 0
+    urgency.apply(game, decision(MOVE, start))
+    assert S[SCORED] == (1 if scores else 0)
+    assert S[MASK] == (0 if scores else tiles(3))
+    assert S[LOCK] == 0
+    assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] == 2       # PH_CHOOSE: ROLL or TRIGGER
+    assert {unpack(m)[0] for m in urgency.legal_moves(game)} == {2, 3}
 
 
 def test_no_card_decisions_without_cards(plain):
