@@ -354,7 +354,7 @@ def run(
     """
     from balancer.sim.runner import (GamesFailedError, ResultsExistError, RunInterrupted, RunRequestError,
                                      check_out_dir, check_run, default_out_dir, parse_agents, run_to_dir,
-                                     seat_win_rates)
+                                     seat_win_rates, table_note)
 
     cfg, spec = _load(config)
     players = _players(players, agents, cfg, 4)
@@ -369,6 +369,9 @@ def run(
     uneven = uneven_rotation_note(seats, n_games) if until_ci is None else None
     if uneven:
         typer.echo(uneven, err=True)
+    note = table_note(spec, cfg, seats)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)

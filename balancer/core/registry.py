@@ -56,6 +56,8 @@ class GameSpec:
     play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch``: games
     ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`), or None to play
     them one ``play_game`` at a time. Must give the same records as ``play_game``.
+    table_note: ``(cfg, agents by seat) -> sentence | None``: what ``run`` and the report must say
+    about a table the printed game cannot seat (Urgency: one deck at both seats), or None.
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -84,6 +86,7 @@ class GameSpec:
     score_table_text: Callable[[Any, str], dict[str, int]] | None = None
     describe_config: Callable[[Any], str] | None = None
     play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch] | None = None
+    table_note: Callable[[Any, Sequence[str]], str | None] | None = None
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:

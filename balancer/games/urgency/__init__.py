@@ -28,9 +28,11 @@ chosen cards in play from the start).
 Agents (:mod:`.agents`): random, greedy, expectimax (2 plies), expectimax1. A seat's deck is part
 of its agent name: ``greedy+ibex`` plays the Ibex deck (one of the variant's
 ``cards.animal_decks``; a variant without cards takes no deck); a plain ``greedy`` plays the config's
-``default_deck`` (``random``: a deck drawn per game and seat from the game's own chance, so both
-seats of a mirror table see the same draws under every variant). Results carry the deck of each
-seat as ``label_deck`` ("none" without cards).
+``default_deck`` (``random``: a deck dealt per game and seat from the game's own chance, never the
+deck the other seat holds, as the game has one copy of each; variants with the same decks see the
+same deals). Both seats may name one deck (``greedy+bull,greedy+bull``): a mirror-deck experiment
+the printed game cannot deal, which ``run``'s output, the report and the transcript say
+(:func:`table_note`). Results carry the deck of each seat as ``label_deck`` ("none" without cards).
 
 Assumptions (in the YAML, marked ``assumed``): every card text except the published facts (Ibex:
 the opponent's 4 makes your next roll a 4; Eagle: the opponent's next roll 0, roll or trigger;
@@ -91,7 +93,8 @@ AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', 
 """One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code"]
+           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code",
+           "table_note"]
 
 
 def compiled(cfg: UrgencyConfig) -> Rules:
@@ -199,6 +202,23 @@ def make_agent(cfg: UrgencyConfig, name: str) -> UrgencyAgent | UrgencyRandom:
     return UrgencyAgent(cfg, name)
 
 
+def table_note(cfg: UrgencyConfig, agents: list[str]) -> str | None:
+    """A sentence for ``run``'s output and the report when both seats of the table play one deck
+    (``greedy+bull,greedy+bull``, or plain seats with a fixed ``default_deck``): allowed, as a
+    designer's mirror-deck experiment, but the printed game has one copy of each deck (Game
+    Components, Setup), so no real table can be dealt that way. None otherwise (a ``random`` seat is
+    always dealt a deck the other seat does not hold). Raises ValueError for an agent name
+    :func:`check_agent` refuses."""
+    if not cfg.cards.enabled or len(agents) != 2:
+        return None
+    codes = _deck_codes(table(cfg), tuple(parse_agent(cfg, a)[1] for a in agents))
+    if codes[0] < 0 or codes[0] != codes[1]:
+        return None
+    deck = ANIMAL_DECKS[int(codes[0])]
+    return (f"both seats play the {deck.capitalize()} deck ({', '.join(agents)}): the table uses one deck twice, "
+            "which the printed game cannot (it has one copy of each animal deck)")
+
+
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
     """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
     use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
@@ -275,6 +295,9 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
              "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
              "chosen when the opponent scores is listed under the turn of that score)"]
+    twice = table_note(cfg, agents)
+    if twice:
+        lines.append(f"(note: {twice})")
     say = Narrator(cfg)
     advance(state, rules, game_rng)
     say.events(*_take_events(state))
@@ -314,5 +337,5 @@ from ...core.registry import spec_from_module  # noqa: E402
 
 SPEC = spec_from_module(sys.modules[__name__], display_name="Urgency", default_config="urgency/standard.yaml",
                         check_agent=check_agent, agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES,
-                        engine=ENGINE)
+                        engine=ENGINE, table_note=table_note)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -194,8 +194,8 @@ class UrgencyConfig(GameConfig):
     to_win: int = Field(ge=1, le=7, description="tokens scored to win (How to Win)")
     board: Board
     cards: Cards
-    default_deck: str = Field(description="deck of a seat named without '+deck': 'random' draws one per game "
-                              "and seat from cards.animal_decks, else a deck name")
+    default_deck: str = Field(description="deck of a seat named without '+deck': 'random' deals one per game "
+                              "and seat from cards.animal_decks, never the other seat's, else a deck name")
     decks: dict[str, Deck] = Field(default_factory=dict, description="the Rosette deck and the animal decks, by "
                                    "name; none (null) in a variant without rule cards")
     agents: Agents
@@ -228,6 +228,9 @@ class UrgencyConfig(GameConfig):
                 raise ValueError("decks.rosette: too few cards for both players' Rosette draw")
             if self.default_deck != "random" and self.default_deck not in self.cards.animal_decks:
                 raise ValueError(f"default_deck: {self.default_deck!r} is not 'random' or one of cards.animal_decks")
+            if self.default_deck == "random" and len(set(self.cards.animal_decks)) < 2:
+                raise ValueError("default_deck: random deals the two seats different decks (the game has one copy "
+                                 "of each deck), so cards.animal_decks needs at least 2 decks; or name the deck")
         lo, hi = self.board.centre
         top = self.max_roll
         for name, deck in self.decks.items():

@@ -639,11 +639,35 @@ def new_state(R, decks, rng):
 
 
 @nb.njit(cache=True)
+def deal_deck(R, rng, other):
+    """A deck code drawn uniformly from the variant's animal decks other than ``other`` (the other
+    seat's deck, -1 if it has none yet): the game has one copy of each deck (Game Components: "7
+    animal decks"; Setup: each player selects one), so the two seats never share one. One double
+    from ``rng``. Raises ValueError when no other deck is left (``cards.animal_decks`` has one deck
+    and it is ``other``; the config and the agent checks refuse such a table before any game)."""
+    n = R[P_N_ANIMAL]
+    free = 0
+    for i in range(n):
+        if R[ANIM + i] != other:
+            free += 1
+    if free == 0:
+        raise ValueError("no animal deck left to deal: both seats would hold the same deck")
+    k = below(rng, free)
+    for i in range(n):
+        if R[ANIM + i] != other:
+            if k == 0:
+                return R[ANIM + i]
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
 def setup_state(R, decks, rng):
-    """A game after Setup: ``decks`` (int64[2]) the deck code of each seat, -1 = drawn at random
-    from the animal decks. Shuffles each deck, discards, deals the piles, draws the Rosette cards
-    and queues the setup decisions (call :func:`advance` for the first decision). Seat 1 moves first
-    (the rulebook's random first player is the runner's seat rotation)."""
+    """A game after Setup: ``decks`` (int64[2]) the deck code of each seat, -1 = dealt at random
+    from the animal decks (:func:`deal_deck`: seat 1 first, then seat 2 from the decks left, so the
+    seats never share a deck unless both name it). Shuffles each deck, discards, deals the piles,
+    draws the Rosette cards and queues the setup decisions (call :func:`advance` for the first
+    decision). Seat 1 moves first (the rulebook's random first player is the runner's seat rotation)."""
     S = np.zeros(STATE_SIZE, np.int64)
     prm = R
     for p in range(2):
@@ -653,7 +677,7 @@ def setup_state(R, decks, rng):
         S[b + NEXT_ROLL] = -1
         d = decks[p]
         if d < 0 and prm[P_CARDS]:
-            d = R[ANIM + below(rng, prm[P_N_ANIMAL])]
+            d = deal_deck(R, rng, decks[1] if p == 0 else S[DECK])
         S[b + DECK] = d
         for i in range(6):
             S[b + PILES + i] = -1

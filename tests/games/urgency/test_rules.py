@@ -14,12 +14,12 @@ import pytest
 from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
 from balancer.games.urgency import card_names
-from balancer.games.urgency.config import UrgencyConfig
+from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
 from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
                                           SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
                                           fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
-from balancer.games.urgency.kernel import move_code, unpack
+from balancer.games.urgency.kernel import deck_labels, move_code, unpack
 from balancer.games.urgency.scoring import tokens_accounted
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -390,6 +390,47 @@ def test_no_card_decisions_without_cards(plain):
     game = urgency.new_game(plain, 2, 1)
     assert game.S[REQ_HEAD] == game.S[REQ_TAIL] == 0
     assert game.S[PHASE] == PH_MOVE
+
+
+# ------------------------------------------------------------------------ setup: one copy of each deck
+
+
+def test_a_random_deck_is_never_the_other_seats_deck(std):
+    """Game Components: 7 animal decks, one copy each; Setup: each player selects one. The shipped
+    variant's animal decks are ibex, bull, lion, tortoise, eagle, lizard (codes 1-6). Game seed 9's
+    chance starts with the doubles 0.2661 and 0.4492 (child 0 of game_rngs(9)); a random seat is
+    dealt int(u x k) of the k decks the other seat does not hold, in that order.
+    - seat 1 random, seat 2 bull: seat 1 deals from [ibex, lion, tortoise, eagle, lizard]:
+      int(0.2661 x 5) = 1, lion (drawing with replacement, int(0.2661 x 6) = 1, gave bull twice);
+    - both random: seat 1 int(0.2661 x 6) = 1, bull; seat 2 from the five others, int(0.4492 x 5) = 2,
+      tortoise (with replacement: int(0.4492 x 6) = 2, lion)."""
+    bull = ANIMAL_DECKS.index("bull")
+    game = urgency.new_game(std, 2, 9, decks=(-1, bull))
+    assert deck_labels(game.S, True) == ["lion", "bull"]
+    game = urgency.new_game(std, 2, 9)
+    assert deck_labels(game.S, True) == ["bull", "tortoise"]
+
+
+def test_two_random_seats_never_share_a_deck(std):
+    """The issue's 200 greedy games of standard.yaml (seeds 0-199): 28 had one deck at both seats
+    when each seat drew with replacement; now none, and seat 2 avoids an explicit seat 1 deck too."""
+    for seed in range(200):
+        a, b = urgency.play_game(std, ["greedy", "greedy"], seed).labels["deck"]
+        assert a != b, seed
+        assert urgency.play_game(std, ["greedy+eagle", "greedy"], seed).labels["deck"][1] != "eagle", seed
+
+
+def test_one_deck_at_both_seats_is_allowed_and_said(std):
+    """A mirror-deck table is a designer's experiment the printed game cannot deal: both seats named
+    +bull play Bull, and table_note says so; tables whose decks differ (or are dealt) have no note."""
+    assert urgency.play_game(std, ["greedy+bull", "random+bull"], 3).labels["deck"] == ["bull", "bull"]
+    note = urgency.table_note(std, ["greedy+bull", "random+bull"])
+    assert note and "Bull deck" in note and "one deck twice" in note and "printed game cannot" in note
+    assert urgency.table_note(std, ["greedy", "greedy"]) is None
+    assert urgency.table_note(std, ["greedy+bull", "greedy"]) is None
+    assert urgency.table_note(std, ["greedy+bull", "greedy+ibex"]) is None
+    fixed = std.model_copy(update={"default_deck": "lion"})        # plain seats of a fixed default deck
+    assert "Lion deck" in urgency.table_note(fixed, ["greedy", "expectimax"])
 
 
 def test_check_agent_names():
