@@ -35,7 +35,7 @@ EFFECTS: tuple[str, ...] = (
     "roll_again",        # roll again (Definitions: still the same turn; several count once)
     "set_next_roll",     # your next roll is `value` (no dice are rolled)
     "set_opponent_next_roll",  # your opponent's next roll is `value`
-    "change_roll",       # this roll is changed by `value` (clamped to 0..4)
+    "change_roll",       # this roll is changed by `value` (clamped to 0..the roller's dice: cards.change_roll_range)
     "dice",              # you roll `value` dice instead of the rulebook's number (effect: trigger always)
     "extra_move",        # move your `target` token by `value` tiles (an action; negative: back)
     "safe_tiles",        # tiles `tiles` are safe (effect: trigger always)
@@ -160,6 +160,9 @@ class Cards(Strict):
     trigger_again_after: Literal["roll", "move"] = Field(
         description="after triggering an instead_of_roll card, its owner must roll (roll) or move a token by a "
                     "roll (move) before triggering one again")
+    change_roll_range: Literal["dice_in_play"] = Field(
+        description="a change_roll card's result is clamped to 0..the dice its roller rolls now (3 for a Tortoise "
+                    "deck in play): a changed roll is still one the dice can show")
     forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
                                        "opponent_roll cards like a roll of the dice?")
     max_turns: int = Field(ge=10, description="turns after which the game stops (safety for card loops); "

@@ -426,8 +426,10 @@ def apply_effect(S, R, p, c):
         S[o * PS + NEXT_ROLL] = v
     elif e == E_CHANGE_ROLL:
         if S[ROLLED]:
-            log_event(S, LG_CARD, p, c, S[ROLLV] + 1, min(max(S[ROLLV] + v, 0), 4))
-            S[ROLLV] = min(max(S[ROLLV] + v, 0), 4)
+            # cards.change_roll_range: dice_in_play, a changed roll is one the roller's dice can show
+            r = min(max(S[ROLLV] + v, 0), dice_of(S, R, S[ACTIVE]))
+            log_event(S, LG_CARD, p, c, S[ROLLV] + 1, r)
+            S[ROLLV] = r
         else:
             log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_EXTRA_MOVE:

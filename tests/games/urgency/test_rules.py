@@ -253,6 +253,24 @@ def test_change_roll_card(std):
     assert game.S[ROLLV] == 2
 
 
+@pytest.mark.parametrize("tortoise,expect", [(False, 4), (True, 3)])
+def test_a_changed_roll_stays_within_the_dice_in_play(tortoise, expect):
+    """cards.change_roll_range: dice_in_play. I roll 3; the opponent's card adds 2 to my roll of 3
+    (3 + 2 = 5). With 4 dice the result is clamped to 4, the most pips 4 dice show; with a Tortoise
+    card in play I roll 3 dice (the deck rule), so the result is clamped to 3, not 4."""
+    cfg = with_cards({"lion": [{"name": "Gust", "trigger": {"when": "opponent_roll", "value": 3},
+                                "effect": {"do": "change_roll", "value": 2}}]})
+    game = position(cfg, mine=[1], roll=3)
+    S = game.S
+    if tortoise:
+        put_in_play(S, game.T.rules, 0, card(cfg, "Tortoise: Hard Shell"))
+        assert S[DICE_N] == 3
+    put_in_play(S, game.T.rules, 1, card(cfg, "Lion: Gust"))
+    fire_both(S, game.T.rules, T_OWN_ROLL, T_OPP_ROLL, 3)
+    resolve(S, game.T.rules)
+    assert S[ROLLV] == expect
+
+
 def test_roll_again_card_counts_once():
     """Definitions (roll again): a card's roll again on landing on a rosette and the rosette's own roll
     again are one roll again, taken after the move (the forced 3 is then to be moved, same player)."""
