@@ -82,7 +82,8 @@ ACTIVE, PHASE, STEP, ROLLV, RA_CARD, RA_TILE, REQ_HEAD, REQ_TAIL, OPT_N, PICKER,
     EV_HEAD, TOTAL_TURNS, ROLLED, SAFEM = range(G, G + 17)
 REQ = G + 17     # 16 pick requests: player + 2 * kind + 16 * last
 OPTS = G + 33    # 8 options (card ids)
-EVQ = G + 41     # 64 queued card activations: owner + 2 * card
+EVQ = G + 41     # EVQ_CAP queued card activations: owner + 2 * card (more is an error, :func:`fire`)
+EVQ_CAP = 64
 LOG_ON = G + 105  # 1: record what happens in the event log (transcripts only; 0 in play)
 LOG_N = G + 106   # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
 LOG = G + 107     # LOG_CAP events, each packed by :func:`log_event`
@@ -304,14 +305,19 @@ def target_token(S, p, which):
 @nb.njit(cache=True)
 def fire(S, R, trigger, p, value):
     """Queue the activations of player ``p``'s cards in play whose trigger is ``trigger`` with
-    ``value`` (in the order they came into play)."""
+    ``value`` (in the order they came into play). Raises ValueError when one moment sets off more
+    than :data:`EVQ_CAP` activations: only cards that trigger each other for ever do that (a removed
+    token re-entered where the other's card removes it again, ...), a flaw of the card texts that
+    a game reports rather than cutting short (the runner lists the game with its replay command)."""
     b = p * PS
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
         if R[CB + CF * (c) + F_TRIG] == trigger and (R[CB + CF * (c) + F_TVAL] < 0 or R[CB + CF * (c) + F_TVAL] == value):
-            if S[EV_N] < 64:
-                S[EVQ + S[EV_N]] = p + 2 * c
-                S[EV_N] += 1
+            if S[EV_N] >= EVQ_CAP:
+                raise ValueError("more than 64 card activations at one moment: rule cards that trigger each "
+                                 "other in a loop (see decks.yaml)")
+            S[EVQ + S[EV_N]] = p + 2 * c
+            S[EV_N] += 1
 
 
 @nb.njit(cache=True)

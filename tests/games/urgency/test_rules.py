@@ -347,6 +347,28 @@ def test_later_triggered_card_wins():
     assert game.S[NEXT_ROLL] == 4
 
 
+def test_cards_that_trigger_each_other_for_ever_are_an_error_not_a_silent_stop():
+    """Two hand-written decks that set each other off without end: when a Lizard token is removed,
+    the Lizard re-enters a token on 5 and attacks 6; when a Bull token is removed, the Bull re-enters
+    a token on 6 and attacks 5. My Lizard token stands on 5 and the Bull's on 6, and the Bull's
+    attack on 5 starts it: each round of the loop queues 4 activations (attack, re-enter, attack,
+    re-enter) and removes the same two tokens again, so one moment never ends. The engine stops
+    with an error after 64 activations instead of dropping the rest of the queue silently."""
+    cfg = with_cards({
+        "lizard": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 5}},
+                   {"name": "Bite", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [6]}}],
+        "bull": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 6}},
+                 {"name": "Horn", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [5]}}]})
+    game = position(cfg, mine=[5], theirs=[6])
+    S = game.S
+    for name in ("Lizard: Back", "Lizard: Bite"):
+        put_in_play(S, game.T.rules, 0, card(cfg, name))
+    for name in ("Bull: Back", "Bull: Horn"):
+        put_in_play(S, game.T.rules, 1, card(cfg, name))
+    with pytest.raises(ValueError, match="more than 64 card activations at one moment"):
+        _effect(cfg, game, 1, "Bull: Horn")
+
+
 def test_token_moved_off_its_rosette_loses_the_roll_again():
     """Ruling: my token lands on 4 (a rosette) and my card then moves it on to 5: no roll again,
     the turn passes (the opponent's forced 0 then passes back, so I am to move with my forced 1)."""
