@@ -1,7 +1,7 @@
 """Urgency: a 2-player dice race with captures, roll agains and rule cards (rulebook: shared/rules/urgency.txt).
 
-Players. Two, each with 7 tokens and 4 binary dice (the roll is the pips up, 0-4; 1/16, 4/16,
-6/16, 4/16, 1/16). Seat 1 moves first (the rulebook's random first player is the runner's seat
+Players. Two, each with 7 tokens and 4 binary dice (the roll is the pips up, 0-4; each die shows
+a pip with ``roll.pip_chance``, assumed 1/2: 1/16, 4/16, 6/16, 4/16, 1/16). Seat 1 moves first (the rulebook's random first player is the runner's seat
 rotation).
 
 Actions (Movement, Board Flow). Each turn a player rolls and moves one token exactly the roll:
@@ -12,11 +12,12 @@ again; 8, the black rosette, is also safe. Landing on an opponent's token in the
 removes it to its owner's supply (basic attack) unless the tile is safe, which then cannot be
 landed on (Attacks).
 
-Scoring (How to Win). A token scores by landing exactly on 15. First to score ``to_win`` tokens
+Scoring (How to Win). A token scores by landing exactly on 15, the space one past tile 14
+(``board.tile_15: scoring_space``, assumed: the Board Flow diagram prints a "15" in each home row). First to score ``to_win`` tokens
 (6 of 7; 7 without cards) wins. The score of a seat is its tokens scored.
 
 Rule cards (Rule Cards, Setup). Each seat plays an animal deck (Ibex, Bull, Lion, Tortoise, Eagle,
-Lizard): shuffled, 1 discarded at random, 3 piles of 2. Each player draws 2 Rosette cards and
+Lizard; one copy of each, so two dealt decks always differ): shuffled, 1 discarded at random, 3 piles of 2. Each player draws 2 Rosette cards and
 keeps 1 in play. At each of the opponent's scores 1-3 a player puts one card of their next pile
 into play and discards the other; at the 4th, their final card comes from the discard pile. The
 cards are data (``configs/urgency/decks.yaml``): a trigger and an effect each, in the vocabulary of
@@ -41,7 +42,11 @@ set by a card fires no roll cards, the
 active player's fixed ordering of simultaneous cards (opponent's first, own last), the
 ``max_turns`` safety stop, the Rosette card's "may take" action always taken, card actions move
 the named token (foremost/rearmost) rather than one the player picks, and moves made by card
-actions fire no landing triggers and earn no rosette roll again.
+actions fire no landing triggers and earn no rosette roll again, a changed roll stays within the
+dice in play (``cards.change_roll_range``), each die shows a pip with chance 1/2
+(``roll.pip_chance``) and the Board Flow's "15" is the scoring space (``board.tile_15``). Cards
+that set each other off for ever (more than 64 activations at one moment) stop the game with an
+error (:func:`.rules.fire`).
 
 Compiled interface (:mod:`.kernel`, ``ENGINE``): the rules' int64 state and decisions as the
 generic kernel. A move is one int64 per decision, ``kind << 8 | arg``: a token move is the tile it
@@ -58,7 +63,10 @@ the protocol's uniform agent; the other agents return one decision a call.
 Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
 Labels: deck.
 
-Version history. 1: the rulebook as printed, with cards as data (issue #5).
+Version history. 1: the rulebook as printed, with cards as data (issue #5). 2 (issue 14): random
+decks are dealt without replacement (a table naming one deck twice is allowed and said); a move by
+roll that scores releases the Eagle's lock; a changed roll is clamped to the dice in play; a card
+loop is an error instead of a silently cut queue; the pip chance and tile 15 are YAML choices.
 """
 
 from __future__ import annotations

@@ -113,10 +113,21 @@ class Deck(Strict):
     assumed: str | None = None
 
 
+class Roll(Strict):
+    """Movement: "roll dice, count the painted pips pointing up"."""
+
+    pip_chance: float = Field(gt=0, lt=1, description="chance that one die shows its painted pip up; the roll is "
+                              "the number of dice that do (binary dice)")
+    assumed: str | None = None
+
+
 class Board(Strict):
     """Board Flow and Rosette Tiles."""
 
     path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
+    tile_15: Literal["scoring_space"] = Field(
+        description="what the '15' of each home row in the Board Flow diagram is: the space one past tile 14 where "
+                    "a token lands exactly to score (Scoring), not a 15th tile to stand on")
     centre: list[int] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
     rosettes: list[int] = Field(description="tiles that give a roll again")
     safe: list[int] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
@@ -194,6 +205,7 @@ class UrgencyConfig(GameConfig):
     players: list[Literal[2]] = Field(min_length=1)
     tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
     dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
+    roll: Roll
     to_win: int = Field(ge=1, le=7, description="tokens scored to win (How to Win)")
     board: Board
     cards: Cards

@@ -95,14 +95,15 @@ LG_TURN, LG_ROLL, LG_NO_MOVE, LG_CARD, LG_REMOVED, LG_AGAIN, LG_IN_PLAY, LG_STOP
 
 # rules.params
 P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
-    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE = range(17)
+    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE, P_PIP = range(18)
+PIP_ONE = 1 << 30  # R[P_PIP] is roll.pip_chance in units of 1/PIP_ONE
 
 
 # the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
-DOFF = 17        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
-DDICE = 25       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
-ANIM = 32        # animal[7]: deck codes a seat may play
-CB = 39          # per card id c: CF fields at CB + CF * c
+DOFF = 18        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 26       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 33        # animal[7]: deck codes a seat may play
+CB = 40          # per card id c: CF fields at CB + CF * c
 F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
 CF = 7
 Rules = np.ndarray
@@ -134,7 +135,7 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
     params = [cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
               _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
               c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks),
-              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move")]
+              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move"), round(cfg.roll.pip_chance * PIP_ONE)]
     animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
     R = np.zeros(CB + CF * len(cards), np.int64)
     R[:len(params)] = params
@@ -177,6 +178,21 @@ def popcount(x):
         x &= x - 1
         n += 1
     return n
+
+
+@nb.njit(cache=True)
+def roll_pips(rng, n, R):
+    """A roll of ``n`` binary dice (Movement: the painted pips pointing up): each die shows a pip
+    with probability ``roll.pip_chance`` (``R[P_PIP] / PIP_ONE``). At 1/2 every pattern of the n dice
+    is equally likely, and the roll is the bits set in one uniform integer below 2^n (one double
+    from ``rng``); otherwise one double per die."""
+    if R[P_PIP] == PIP_ONE // 2:
+        return popcount(below(rng, 1 << n))
+    k = 0
+    for _ in range(n):
+        if rng.random() * PIP_ONE < R[P_PIP]:
+            k += 1
+    return k
 
 
 @nb.njit(cache=True, inline="always")
@@ -745,8 +761,7 @@ def roll_dice(S, R, rng):
         r = S[b + NEXT_ROLL]
         S[b + NEXT_ROLL] = -1
     else:
-        n = dice_of(S, R, p)
-        r = popcount(below(rng, 1 << n))
+        r = roll_pips(rng, dice_of(S, R, p), R)
     S[ROLLV] = r
     S[ROLLED] = 1
     log_event(S, LG_ROLL, p, 0, r, 1 if forced else 0)

@@ -143,3 +143,17 @@ def test_run_and_its_report_say_that_a_table_uses_one_deck_twice(tmp_path):
     result = runner.invoke(app, ["run", str(STANDARD), "--games", "4", "--jobs", "1", "--quiet", "--out", str(dealt)])
     assert result.exit_code == 0 and "one deck twice" not in result.stderr
     assert "table_note" not in json.loads((dealt / "run.json").read_text())
+
+
+@pytest.mark.parametrize("key,value,match", [
+    (("roll", "pip_chance"), 0.0, "greater than 0"), (("roll", "pip_chance"), 1.0, "less than 1"),
+    (("board", "tile_15"), "path_tile", "scoring_space"),
+    (("cards", "change_roll_range"), "four", "dice_in_play"),
+])
+def test_the_assumed_readings_refuse_other_values(key, value, match):
+    """roll.pip_chance is a chance strictly between 0 and 1; board.tile_15 and cards.change_roll_range
+    name the one reading the engine implements."""
+    data = resolve_yaml(STANDARD).data
+    data[key[0]][key[1]] = value
+    with pytest.raises(ValidationError, match=match):
+        UrgencyConfig.model_validate(data)

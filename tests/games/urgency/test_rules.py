@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from balancer.config import load_config, resolve_yaml
@@ -18,7 +19,8 @@ from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
 from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
                                           SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
-                                          fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
+                                          fire_both, put_in_play, resolve, roll_pips, T_OWN_ROLL, T_OPP_ROLL, compile_rules)
+from balancer.games.urgency.agents import roll_probs
 from balancer.games.urgency.kernel import deck_labels, move_code, unpack
 from balancer.games.urgency.scoring import tokens_accounted
 
@@ -146,8 +148,46 @@ def test_roll_again_on_a_rosette(plain):
     assert S[RAS] == 1 and S[PS + TURNS] == 0          # the opponent has not had a turn
 
 
+def test_binary_dice_show_a_pip_with_roll_pip_chance():
+    """roll.pip_chance (assumed 1/2). The generator np.random.default_rng(3) starts with the doubles
+    0.0856, 0.2368, 0.8013, 0.5822. With pip_chance 1/4 each of the 4 dice shows a pip when its
+    double is below 0.25: the first two do, so the roll is 2. At 1/2 the roll is the bits set in one
+    uniform integer below 2^4 = 16: int(0.0856 x 16) = 1, one bit, a roll of 1."""
+    data = resolve_yaml(STANDARD).data
+    assert data["roll"]["pip_chance"] == 0.5
+    half = compile_rules(UrgencyConfig.model_validate(data))
+    data["roll"]["pip_chance"] = 0.25
+    quarter = compile_rules(UrgencyConfig.model_validate(data))
+    assert roll_pips(np.random.default_rng(3), 4, quarter) == 2
+    assert roll_pips(np.random.default_rng(3), 4, half) == 1
+
+
+@pytest.mark.parametrize("chance,probs", [
+    (0.5, [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]),                  # binomial(4, k) / 16
+    (0.25, [0.75 ** 4, 4 * 0.25 * 0.75 ** 3, 6 * 0.25 ** 2 * 0.75 ** 2, 4 * 0.25 ** 3 * 0.75, 0.25 ** 4]),
+])
+def test_expectimax_sees_the_dice_distribution_of_roll_pip_chance(chance, probs):
+    """The search's roll probabilities: binomial(4, k) c^k (1 - c)^(4 - k) for pip chance c; at 1/4:
+    0.31640625, 0.421875, 0.2109375, 0.046875, 0.00390625."""
+    data = resolve_yaml(STANDARD).data
+    data["roll"]["pip_chance"] = chance
+    cfg = UrgencyConfig.model_validate(data)
+    game = position(cfg, mine=[1])
+    out = np.zeros(5)
+    roll_probs(game.S, game.T.rules, 0, out)
+    assert out.tolist() == pytest.approx(probs, abs=1e-12)
+
+
 def test_exact_landing_scores(plain):
-    """Scoring: from 13 a 2 lands exactly on 15 and scores; a 3 would overshoot, so 13 cannot move."""
+    """Scoring and board.tile_15: scoring_space (assumed). The '15' of the Board Flow is the space one
+    past the last tile: from 13 a 2 lands exactly on it and scores, and the token leaves the board
+    (no tile 15 to stand on); a 3 would overshoot, so 13 cannot move; from 14 a 1 scores too."""
+    assert plain.board.tile_15 == "scoring_space"
+    game = position(plain, mine=[14], roll=1, my_supply=0)
+    game.S[PS + NEXT_ROLL] = 0
+    game.S[NEXT_ROLL] = 0
+    urgency.apply(game, decision(MOVE, 14))
+    assert game.S[SCORED] == 1 and game.S[MASK] == 0
     game = position(plain, mine=[13], roll=2, my_supply=0)
     S = game.S
     S[PS + NEXT_ROLL] = 0
