@@ -177,6 +177,7 @@ class Achievements(Strict):
     versatile: Versatile
     mastery: Mastery
     tree_lined: TreeLined
+    assumed: str | None = None
 
 
 class Specialists(Strict):
