@@ -28,7 +28,7 @@ other player is paid by the bank). Or place any die on a free Supply space for f
   in chosen types; a full Backpack (12) loses its oldest resource for each new one.
 - Any time in the turn (but while rewards and bonus tiles are being chosen): flip two theme tiles of
   adjacent large-tile spaces for the benefit between them (unflip an opportunity tile, a bonus
-  tile, a Prestige space), the benefit's choice made in the same decision.
+  tile or 1 money instead of it, a Prestige space), the benefit's choice made in the same decision.
 
 Set Up 11 (discarding dealt cards for their resources) is the first decisions of the game, seat by
 seat. Final scoring: unpublished sketchbooks' money; 7 per set of four themes; majorities 9/5/2 per
@@ -284,7 +284,9 @@ def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
-        K_THEME_PAIR: lambda: f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}",
+        K_THEME_PAIR: lambda: (f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
+                               if state.rules.pairs[a][2] == 1 and b < 0 else
+                               f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
         K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",

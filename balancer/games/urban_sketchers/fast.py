@@ -241,7 +241,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
             offsets["o_" + name] = at
         at += prod(shape)
     dice = 4 + r.n_white
-    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * max(3, r.books * r.display)
+    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * (max(3, r.books * r.display) + 1)
                  + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
     lay = Layout(
         n=r.n, first_player=r.first_player, n_white=r.n_white, n_dice=dice, faces=r.faces, n_supply=r.n_supply,
@@ -889,6 +889,7 @@ def _theme_pair_moves(S, L, T, out, n):
                 if not S[L.o_opp + p * 3 + o]:
                     n = _put(out, n, K_THEME_PAIR, i, o, 0)
         elif ben == BEN_BONUS:
+            n = _put(out, n, K_THEME_PAIR, i, -1, 0)
             for b in range(L.books):
                 if S[L.o_btiles_n + p * L.books + b] < L.max_tiles:
                     for slot in range(L.display):
@@ -1180,10 +1181,13 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
         if ben == BEN_UNFLIP:
             S[L.o_opp + p * 3 + b] = 1
         elif ben == BEN_BONUS:
-            nt_at = L.o_btiles_n + p * L.books + c
-            S[_tiles(L, p, c) + S[nt_at]] = S[L.o_display + b]
-            S[nt_at] += 1
-            S[L.o_display + b] = -1
+            if b < 0:
+                S[L.o_money + p] += L.bonus_money
+            else:
+                nt_at = L.o_btiles_n + p * L.books + c
+                S[_tiles(L, p, c) + S[nt_at]] = S[L.o_display + b]
+                S[nt_at] += 1
+                S[L.o_display + b] = -1
             _refill_display(S, L, rng)
         else:
             advance_prestige(S, L, T, p, 1)
@@ -1351,6 +1355,9 @@ def _pair_value(S, L, T, W, p, a, b, c, base, rng):
     if ben == BEN_UNFLIP:
         return base + W.opportunity
     if ben == BEN_BONUS:
+        if b < 0:
+            refill_display_draws(S, L, rng)
+            return base + W.money * L.bonus_money
         before = book_value(S, L, T, W, p, c)
         tile = S[L.o_display + b]
         after = _with_tile(S, L, T, W, p, c, tile)

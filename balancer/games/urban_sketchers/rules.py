@@ -37,7 +37,8 @@ BEN_UNFLIP, BEN_BONUS, BEN_PRESTIGE = range(3)
 # move kinds
 K_SETUP_DISCARD = 0   # (card): Set Up 11, discard a card from hand for its printed resources
 K_SETUP_DONE = 1      # keep the rest of the hand
-K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves)
+K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves;
+                      # for the bonus-tile pair x = -1 is the money instead of a tile)
 K_PLACE = 3           # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
 K_PASS = 4            # no die can be placed (not in the rulebook; see place_moves)
 K_STEP = 5            # (space): Travel, move to an adjacent space
@@ -774,7 +775,9 @@ def place_moves(s: State) -> list[Move]:
 def theme_pair_moves(s: State) -> list[Move]:
     """Theme Tiles: the pairs of face-up theme tiles of two themes whose large tiles frame a benefit,
     each with its benefit's choice: ``(K_THEME_PAIR, pair, opportunity tile, 0)`` to unflip,
-    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile, ``(K_THEME_PAIR, pair, 0, 0)``
+    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile or ``(K_THEME_PAIR, pair, -1,
+    0)`` for ``sketch.money_instead_of_bonus`` money instead (Bonus Tiles: "instead of choosing a
+    tile, you may gain 1 money", whenever a bonus tile is gained), ``(K_THEME_PAIR, pair, 0, 0)``
     for a Prestige space. Allowed at any time of the player's turn but while rewards and bonus
     tiles are being chosen (the choice is part of the move, so nothing waits)."""
     r, p = s.rules, s.seat
@@ -786,6 +789,7 @@ def theme_pair_moves(s: State) -> list[Move]:
         if ben == BEN_UNFLIP:
             out.extend((K_THEME_PAIR, i, o, 0) for o in range(3) if not s.opp[p][o])
         elif ben == BEN_BONUS:
+            out.append((K_THEME_PAIR, i, -1, 0))                 # the money instead of the tile
             for b in range(r.books):
                 if len(s.btiles[p][b]) < r.max_tiles:
                     out.extend((K_THEME_PAIR, i, slot, b) for slot, t in enumerate(s.display) if t >= 0)
@@ -1032,8 +1036,11 @@ def apply_move(s: State, mv: Move) -> None:
         if ben == BEN_UNFLIP:
             s.opp[p][b] = 1
         elif ben == BEN_BONUS:
-            s.btiles[p][c].append(s.display[b])
-            s.display[b] = -1
+            if b < 0:                          # money instead of a bonus tile
+                s.money[p] += r.bonus_money
+            else:
+                s.btiles[p][c].append(s.display[b])
+                s.display[b] = -1
             _refill_display(s)
         else:
             advance_prestige(s, p, 1)          # its rewards wait until the action is over

@@ -157,6 +157,40 @@ def test_theme_pair_benefits(us_cfg):
     assert s.btiles[0][1] == [tile] and s.display[2] >= 0 and s.phase == P_TRAVEL
 
 
+def test_theme_pair_bonus_tile_or_one_money_instead(us_cfg):
+    """Theme Tiles gives "a bonus tile"; Bonus Tiles: "When you gain a bonus tile ... Alternatively,
+    instead of choosing a tile, you may gain 1 money". Seat 1 holds a face-up tile of each theme
+    framing the bonus-tile benefit, 0 money, and both sketchbooks are full of bonus tiles (3 each):
+    no tile can be placed, so the pair's only choice is the money, (K_THEME_PAIR, pair, -1, 0).
+    Flipping it: money 0 + 1 = 1, both theme tiles face down, the display and the sketchbooks as
+    they were. With room in sketchbook 2, the money comes first, then each display slot into
+    sketchbook 2. The compiled engine lists and plays the same."""
+    from balancer.games.urban_sketchers import fast
+    s = position(us_cfg, 2)
+    k, x, y = next((i, x, y) for i, (x, y, ben) in enumerate(s.rules.pairs) if ben == 1)
+    a, b = s.theme_at[x], s.theme_at[y]
+    s.th_up[0][a], s.th_up[0][b] = 1, 1
+    s.btiles[0] = [[s.bag.pop() for _ in range(3)], [s.bag.pop() for _ in range(3)]]
+    display, books = list(s.display), [list(t) for t in s.btiles[0]]
+    pairs = [m for m in legal_moves(s) if m[0] == K_THEME_PAIR]
+    assert pairs == [(K_THEME_PAIR, k, -1, 0)]
+    lay, table = fast.compile_fast(s.rules)
+    ws = fast.workspace(lay)
+    buf = fast.load(s)
+    m = fast.legal_moves(buf, lay, table, ws.sub, ws.opts)
+    assert [tuple(int(v) for v in row) for row in ws.sub[:m] if row[0] == K_THEME_PAIR] == pairs
+    play(s, (K_THEME_PAIR, k, -1, 0))
+    fast.apply_move(buf, lay, table, K_THEME_PAIR, k, -1, 0, np.random.default_rng(0), ws.opts)
+    assert s.money[0] == 1 and s.th_up[0][a] == s.th_up[0][b] == 0 and s.th_down[0][a] == s.th_down[0][b] == 1
+    assert s.display == display and s.btiles[0] == books and s.phase == P_MAIN and s.seat == 0
+    assert fast.views(buf, s.rules)["money"][0] == 1 and fast.to_reference(buf, s.rules).th_down == s.th_down
+    s = position(us_cfg, 2)
+    s.th_up[0][a], s.th_up[0][b] = 1, 1
+    s.btiles[0][0] = [s.bag.pop() for _ in range(3)]
+    assert [m for m in legal_moves(s) if m[0] == K_THEME_PAIR] == (
+        [(K_THEME_PAIR, k, -1, 0)] + [(K_THEME_PAIR, k, slot, 1) for slot in range(5)])
+
+
 def test_theme_pairs_are_flipped_at_the_players_own_decisions_only(us_cfg):
     """theme_board.pair_flips: own_decisions (assumed reading of "During your turn"). With a
     Prestige pair face up, seat 1 may flip it when choosing a die, but not while a bonus tile is
