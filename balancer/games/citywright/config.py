@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ...agents.params import MCTSParams
 from ...core.config import GameConfig, Strict
 
 DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
@@ -200,8 +201,21 @@ class Specialists(Strict):
         return self
 
 
+class Heuristic(Strict):
+    """The value in [0, 1] a search reads (``kernel.heuristic``, ``kernel.returns`` solo): agent
+    parameters, not rules."""
+
+    scale: float = Field(10.0, gt=0, le=1000,
+                         description="points of score margin per unit of the logistic 1/(1+exp(-margin/scale))")
+    solo_par: float = Field(130.0, ge=0, le=1000,
+                            description="solo (§10.3 prints no rank table): the final total valued 0.5")
+    assumed: str | None = None
+
+
 class Agents(Strict):
     specialists: Specialists
+    heuristic: Heuristic = Heuristic()
+    mcts: MCTSParams = MCTSParams()
 
 
 class Table(Strict):
