@@ -500,6 +500,25 @@ def test_two_random_seats_never_share_a_deck(std):
         assert urgency.play_game(std, ["greedy+eagle", "greedy"], seed).labels["deck"][1] != "eagle", seed
 
 
+def test_kernel_created_games_deal_distinct_decks_too(std):
+    """The compiled interface's own new game (ENGINE.new_state, what searches and the conformance
+    tests start from) deals like urgency.new_game: it calls the same rules.new_state with the table's
+    decks (-1, -1 under default_deck: random). Game seed 9: seat 1 int(0.2661 x 6) = 1, bull; seat 2
+    from the five others, int(0.4492 x 5) = 2, tortoise (the derivation above). Over seeds 0-199 the
+    two seats never share a deck, and each of the six decks is dealt to each seat at some seed."""
+    from balancer.core.seeding import game_rngs
+    T = urgency.ENGINE.compile(std, 2)
+    assert T.decks.tolist() == [-1, -1]
+    assert deck_labels(urgency.ENGINE.new_state(T, game_rngs(9)[0]), True) == ["bull", "tortoise"]
+    seen: list[set[str]] = [set(), set()]
+    for seed in range(200):
+        a, b = deck_labels(urgency.ENGINE.new_state(T, game_rngs(seed)[0]), True)
+        assert a != b, seed
+        seen[0].add(a)
+        seen[1].add(b)
+    assert seen[0] == seen[1] == set(std.cards.animal_decks)
+
+
 def test_one_deck_at_both_seats_is_allowed_and_said(std):
     """A mirror-deck table is a designer's experiment the printed game cannot deal: both seats named
     +bull play Bull, and table_note says so; tables whose decks differ (or are dealt) have no note."""
