@@ -249,9 +249,12 @@ def validate(
     schema: bool = typer.Option(False, "--schema", help="Print the JSON schema of the config's game instead "
                                                        "(of a study file: the study schema), for editor "
                                                        "completion of YAML."),
+    assumed: bool = typer.Option(False, "--assumed", help="After OK, list every value the config marks "
+                                                         "'assumed' (where the rulebook is silent), one per "
+                                                         "line with its key path and why."),
 ) -> None:
     """Check a config: print 'OK: ...' and exit 0, or print every problem (file, key path, what is
-    allowed) and exit 2."""
+    allowed) and exit 2. With --assumed, also list the config's assumed values."""
     if schema:
         game = str(config)
         if game not in GAMES and _is_study(_read_yaml_head(config)):
@@ -279,18 +282,25 @@ def validate(
         typer.echo(f"{config}: a fragment (no game:), extended by {', '.join(u.name for u in users)}; "
                    "validating those instead")
         for user in users:
-            _validate_config(user)
+            _validate_config(user, assumed)
         return
-    _validate_config(config)
+    _validate_config(config, assumed)
 
 
-def _validate_config(config: Path) -> None:
-    """Print 'OK: ...' (and the game's own description of the config), or exit 2 with the error."""
+def _validate_config(config: Path, assumed: bool = False) -> None:
+    """Print 'OK: ...' (and the game's own description of the config; with ``assumed``, every
+    ``assumed:`` note of the resolved config), or exit 2 with the error."""
     cfg, spec = _load(config)
     counts = _counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
     if spec.describe_config is not None:   # optional: a game's data check (e.g. a deck's distribution)
         typer.echo(spec.describe_config(cfg))
+    if assumed:
+        from balancer.config import assumed_notes
+        notes = assumed_notes(resolve_yaml(config).data)
+        typer.echo(f"assumed ({len(notes)}; the rulebook is silent, replace them in the YAML when the real values are known):")
+        for note in notes:
+            typer.echo(f"  - {note}")
 
 
 def _validate_study(path: Path) -> None:
@@ -353,7 +363,7 @@ def run(
     """
     from balancer.sim.runner import (GamesFailedError, ResultsExistError, RunInterrupted, RunRequestError,
                                      check_out_dir, check_run, default_out_dir, parse_agents, run_to_dir,
-                                     seat_win_rates)
+                                     seat_win_rates, table_note)
 
     cfg, spec = _load(config)
     players = _players(players, agents, cfg, 4)
@@ -368,6 +378,9 @@ def run(
     uneven = uneven_rotation_note(seats, n_games) if until_ci is None else None
     if uneven:
         typer.echo(uneven, err=True)
+    note = table_note(spec, cfg, seats)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)

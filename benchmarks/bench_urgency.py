@@ -1,10 +1,10 @@
 """Urgency throughput on one core: greedy mirror games per second without cards and with the standard
-decks (a deck drawn at random per game and seat), expectimax with cards, the random mirror through
-``play_game``, and whole games through the compiled interface (kernel.py): uniform random playouts
-(``core.kernel.random_playout``) and playouts of the rollout policy (``policy_playout``, greedy),
-setup included, in one compiled loop. Targets (issue #5): 5,000/s without cards, 500/s with cards.
-Prints numbers; asserts nothing. On a shared machine the wall-clock rate drops with the load; the
-rate per CPU second of this process does not (much).
+decks (a deck dealt at random per game and seat, never the same at both), expectimax with cards,
+the random mirror through ``play_game``, and whole games through the compiled interface (kernel.py):
+uniform random playouts (``core.kernel.random_playout``) and playouts of the rollout policy
+(``policy_playout``, greedy), setup included, in one compiled loop. Targets (issue #5): 5,000/s
+without cards, 500/s with cards. Prints numbers; asserts nothing. On a shared machine the wall-clock
+rate drops with the load; the rate per CPU second of this process does not (much).
 
     python benchmarks/bench_urgency.py [--seconds 5] [--only play|kernel]
 """

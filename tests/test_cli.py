@@ -369,3 +369,25 @@ def test_games_shows_agents_accepted_beyond_the_listed_ones(monkeypatch):
     assert result.exit_code == 0, result.output
     line = next(line for line in result.stdout.splitlines() if line.startswith("urban_sketchers "))
     assert line == "urban_sketchers  agents: random, greedy; also accepted: rollout"
+
+
+@pytest.mark.parametrize("config,keys", [
+    ("urgency/standard.yaml", ["roll: ", "board: (1)", "(3) tile_15", "(5) change_roll_range"]),
+    ("urban_sketchers/base.yaml", ["setup: ", "(2) money", "dice: none_placeable", "(2) full_backpack",
+                                   "(2) min_cards", "(3) beyond_six", "(2) prestige_overflow_per",
+                                   "(2) per_type", "(2) streak_needs_card", "(2) pair_flips"]),
+    ("citywright/v1.1.yaml", ["achievements: v1.1 is played without achievements"]),
+    ("citywright/achievements.yaml", ["achievements: the three achievements the rulebook names"]),
+])
+def test_validate_assumed_lists_every_assumed_value(config, keys):
+    """validate --assumed prints the OK line, then one line per `assumed:` note (its key path and why),
+    the notes of issue 14 among them; without the option the output is the OK line alone."""
+    path = Path(__file__).resolve().parents[1] / "configs" / config
+    result = runner.invoke(app, ["validate", "--assumed", str(path)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    notes = [line[4:] for line in lines if line.startswith("  - ")]
+    header = next(line for line in lines if line.startswith("assumed ("))
+    assert header.startswith(f"assumed ({len(notes)};") and notes
+    for key in keys:
+        assert any(key in note for note in notes), (key, notes)

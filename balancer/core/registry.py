@@ -58,6 +58,8 @@ class GameSpec:
     is None to play them one ``play_game`` at a time. Must give the same records as ``play_game``.
     check_table: ``(agents by seat, cfg) -> message | None``: why these agents cannot sit at one
     table (each name having passed ``check_agent``), or None for a game where any mix can.
+    table_note: ``(cfg, agents by seat) -> sentence | None``: what ``run`` and the report must say
+    about a table the printed game cannot seat (Urgency: one deck at both seats), or None.
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -87,6 +89,7 @@ class GameSpec:
     describe_config: Callable[[Any], str] | None = None
     play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch | None] | None = None
     check_table: Callable[[Sequence[str], Any], str | None] | None = None
+    table_note: Callable[[Any, Sequence[str]], str | None] | None = None
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:

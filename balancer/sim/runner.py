@@ -147,6 +147,13 @@ def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
         raise RunRequestError("--chunk-size", f"must be at least 1, got {chunk_size}")
 
 
+def table_note(spec: GameSpec, cfg: Any, agents: Sequence[str]) -> str | None:
+    """The game's own sentence about a table (``spec.table_note``, optional), e.g. an Urgency table
+    that seats one deck twice, which the printed game cannot deal; None otherwise. ``run`` prints
+    it, ``run.json`` keeps it as ``table_note`` and the report shows it."""
+    return spec.table_note(cfg, list(agents)) if spec.table_note is not None else None
+
+
 def default_chunk_size(games: int, n_jobs: int) -> int:
     """About ``games / (n_jobs * 8)`` games per chunk (8 chunks per worker), clamped to [10, 2000]."""
     return max(10, min(2000, math.ceil(games / (max(1, n_jobs) * 8))))
@@ -931,6 +938,7 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
             "n_players": len(agents),
             "agents": agents,
             "seat_design": seat_design(agents, games),
+            **({"table_note": note} if (note := table_note(spec, cfg, agents)) else {}),
             "games": games,
             "seed": seed,
             "jobs": n_jobs,

@@ -178,6 +178,7 @@ class Achievements(Strict):
     versatile: Versatile
     mastery: Mastery
     tree_lined: TreeLined
+    assumed: str | None = None
 
 
 class Specialists(Strict):

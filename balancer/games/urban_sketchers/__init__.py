@@ -28,7 +28,7 @@ other player is paid by the bank). Or place any die on a free Supply space for f
   in chosen types; a full Backpack (12) loses its oldest resource for each new one.
 - Any time in the turn (but while rewards and bonus tiles are being chosen): flip two theme tiles of
   adjacent large-tile spaces for the benefit between them (unflip an opportunity tile, a bonus
-  tile, a Prestige space), the benefit's choice made in the same decision.
+  tile or 1 money instead of it, a Prestige space), the benefit's choice made in the same decision.
 
 Set Up 11 (discarding dealt cards for their resources) is the first decisions of the game, seat by
 seat. Final scoring: unpublished sketchbooks' money; 7 per set of four themes; majorities 9/5/2 per
@@ -55,9 +55,15 @@ Assumptions (all in the YAML, marked ``assumed``): the card list, the board (12-
 tiles (1-6, one beside the colour actions and one per Supply space), the points per sketchbook size
 below six, the track lengths, values and rewards, the theme pairings, the bonus-tile mix, the resource
 names, the traveller's start, publish's colour, whose publications count for Funding, the blue
-improvement's reading; and these engine readings, not in the YAML because they are not numbers:
-a player with no die to place passes; theme-tile pairs are not flipped while rewards or bonus tiles
-are being chosen, nor after the action (the turn ends with it); Publish needs a sketchbook with at least one card.
+improvement's reading, 4 improvement tiles of each type; and these readings, each a named YAML
+choice: players start with 0 money (``setup.money``); a player with no die to place passes
+(``dice.none_placeable``); a full Backpack returns its single oldest resource
+(``resources.full_backpack``); theme-tile pairs are flipped at the player's own decisions but not
+while rewards or bonus tiles are being chosen, nor after the action (``theme_board.pair_flips``);
+Publish needs a sketchbook with at least one card (``publish.min_cards``); a card beyond six earns
+1 + 5 money (``publish.beyond_six``); Prestige past its last space pays 5 money a step
+(``tracks.prestige_overflow_per``); a streak tile needs a card of its region in the sketchbook
+(``bonus_tiles.streak_needs_card``).
 
 Score components per seat: publishing, sets, majorities, prestige, leftovers. Metrics: game_rounds
 (the game's length, the same on every seat: reported per game), paid_players, paid_bank,
@@ -278,7 +284,9 @@ def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
-        K_THEME_PAIR: lambda: f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}",
+        K_THEME_PAIR: lambda: (f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
+                               if state.rules.pairs[a][2] == 1 and b < 0 else
+                               f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
         K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",

@@ -332,6 +332,10 @@ def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
         return base + w.opportunity
     if ben == BEN_BONUS:
         slot, b = mv[2], mv[3]
+        if slot < 0:                     # money instead of the tile; the display is refilled all the same
+            if rng is not None:
+                refill_display_draws(s, rng)
+            return base + w.money * r.bonus_money
         tiles = s.btiles[p][b]
         before = memo.get(-1 - b) if memo is not None else None
         if before is None:

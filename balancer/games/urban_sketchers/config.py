@@ -31,6 +31,9 @@ class Resources(Strict):
     names: list[str] = Field(min_length=4, max_length=4, description="the four resource types")
     per_type: int = Field(ge=1, le=MAX_RULE_INT, description="tokens of each type in the reserve (Components)")
     backpack: int = Field(ge=1, le=MAX_RULE_INT, description="Backpack capacity, resources (Personal Boards F)")
+    full_backpack: Literal["discard_oldest"] = Field(
+        description="a resource gained with a full Backpack: the oldest one goes back to the reserve first (the "
+                    "rulebook: the player 'may discard older ones'; no choice of which)")
     assumed: str | None = None
 
 
@@ -44,6 +47,9 @@ class Dice(Strict):
     faces: int = Field(ge=2, le=MAX_RULE_INT)
     white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_RULE_INT)]] = Field(
         description="white dice by player count (Set Up 7)")
+    none_placeable: Literal["pass"] = Field(
+        description="a player with no die they can place (Choose a Die) passes the turn")
+    assumed: str | None = None
 
 
 class ActionColours(Strict):
@@ -74,6 +80,7 @@ class DiceTiles(Strict):
 
 class Setup(Strict):
     hand: int = Field(ge=0, le=MAX_RULE_INT)
+    money: int = Field(ge=0, le=MAX_RULE_INT, description="money each player starts with (Set Up gives none)")
     start_spaces: Literal["spread"]
     first_player: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
@@ -141,7 +148,11 @@ class Note(Strict):
 class Publish(Strict):
     victory_points: list[RuleInt] = Field(min_length=2)
     money_per_card: int = Field(ge=0, le=MAX_RULE_INT)
+    min_cards: int = Field(ge=1, le=MAX_RULE_INT, description="cards a sketchbook needs before it can be published")
     beyond_six_money: int = Field(ge=0, le=MAX_RULE_INT)
+    beyond_six: Literal["extra", "instead"] = Field(
+        description="a card beyond six (longer tiles) earns beyond_six_money on top of its money_per_card (extra) "
+                    "or instead of it (instead)")
     money_tile: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
@@ -153,6 +164,8 @@ class Tracks(Strict):
     prestige_points: list[RuleInt] = Field(min_length=2)
     prestige_rewards: dict[RuleInt, Reward]
     prestige_overflow_money: int = Field(ge=0, le=MAX_RULE_INT)
+    prestige_overflow_per: Literal["step", "advance"] = Field(
+        description="prestige_overflow_money for every step past the last space (step) or once per advance (advance)")
     published_rewards: dict[RuleInt, Reward]
     reward_money: int = Field(ge=0, le=MAX_RULE_INT)
     improvement_money: int = Field(ge=0, le=MAX_RULE_INT)
@@ -184,6 +197,9 @@ class Improvements(Strict):
 class BonusTiles(Strict):
     display: int = Field(ge=1, le=MAX_RULE_INT)
     mix: dict[str, RuleInt]
+    streak_needs_card: bool = Field(
+        description="a region's streak tile makes the streak one longer only if the sketchbook has a card of that "
+                    "region (true), or also makes a streak of 1 from none (false)")
     assumed: str | None = None
 
 
@@ -195,6 +211,10 @@ class Pair(Strict):
 class ThemeBoard(Strict):
     pairs: list[Pair]
     funding_space: int = Field(ge=0, le=3)
+    pair_flips: Literal["own_decisions"] = Field(
+        description="when a pair may be flipped ('During your turn'): at any of the player's own decisions, the die "
+                    "and every decision inside the action, but not while rewards or bonus tiles are being chosen "
+                    "and not after the action, which ends the turn")
     assumed: str | None = None
 
     @model_validator(mode="after")

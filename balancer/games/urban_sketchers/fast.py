@@ -87,6 +87,10 @@ class Layout(NamedTuple):
     prestige_overflow: int
     reward_money: int
     improvement_money: int
+    beyond_extra: int   # publish.beyond_six == extra
+    publish_min: int
+    overflow_per_step: int
+    streak_needs_card: int
     slots: int
     display: int
     funding_space: int
@@ -237,7 +241,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
             offsets["o_" + name] = at
         at += prod(shape)
     dice = 4 + r.n_white
-    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * max(3, r.books * r.display)
+    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * (max(3, r.books * r.display) + 1)
                  + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
     lay = Layout(
         n=r.n, first_player=r.first_player, n_white=r.n_white, n_dice=dice, faces=r.faces, n_supply=r.n_supply,
@@ -246,7 +250,9 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
         books=r.books, fund_money=r.fund_money, fund_per_pub=r.fund_per_pub, fund_all=int(r.fund_all),
         fund_flip=r.fund_flip, money_per_card=r.money_per_card, beyond_money=r.beyond_money,
         money_tile=r.money_tile, prestige_overflow=r.prestige_overflow, reward_money=r.reward_money,
-        improvement_money=r.improvement_money, slots=r.slots, display=r.display, funding_space=r.funding_space,
+        improvement_money=r.improvement_money, beyond_extra=int(r.beyond_extra),
+        publish_min=r.publish_min, overflow_per_step=int(r.overflow_per_step),
+        streak_needs_card=int(r.streak_needs_card), slots=r.slots, display=r.display, funding_space=r.funding_space,
         end_total=r.end_total, max_rounds=r.max_rounds, backpack=r.backpack, n_cards=r.n_cards,
         n_tiles=len(r.tile_kind), n_regions=r.n_regions, n_pairs=len(r.pairs), n_prestige=len(r.prestige_points),
         n_published=len(r.published_reward), nbr_w=nbr_w, themes_w=themes_w, max_moves=max_moves, size=at,
@@ -534,11 +540,12 @@ def longest_streak(S, L, T, p, b):
         k = T[L.t_tile_kind + S[tl + i]]
         if B_STREAK0 <= k < B_STREAK0 + L.n_regions:
             g = k - B_STREAK0
-            if g == 0 and b0 > 0:
+            free = L.streak_needs_card == 0
+            if g == 0 and (b0 > 0 or free):
                 b0 += 1
-            elif g == 1 and b1 > 0:
+            elif g == 1 and (b1 > 0 or free):
                 b1 += 1
-            elif g == 2 and b2 > 0:
+            elif g == 2 and (b2 > 0 or free):
                 b2 += 1
     return max(b0, b1, b2)
 
@@ -558,7 +565,8 @@ def book_money(S, L, T, p, b):
     size = S[L.o_books_n + p * L.books + b] + longer
     top = L.max_cards
     vp = T[L.t_vp + (size if size <= top else top)]
-    money = size * L.money_per_card + money_tiles * L.money_tile
+    paid = size if (size <= top or L.beyond_extra) else top
+    money = paid * L.money_per_card + money_tiles * L.money_tile
     if size > top:
         money += (size - top) * L.beyond_money
     return vp, money
@@ -616,17 +624,20 @@ def _reward(S, L, p, code):
 @jit
 def advance_prestige(S, L, T, p, steps):
     """Move p's Prestige disc ``steps`` spaces, each space's reward becoming pending; past the last
-    space, ``prestige_overflow`` money a step instead (Publish step 5; :func:`.rules.advance_prestige`)."""
+    space, ``prestige_overflow`` money a step, or once an advance, instead (Publish step 5;
+    :func:`.rules.advance_prestige`)."""
     last = L.n_prestige - 1
+    paid = False
     for _ in range(steps):
         if S[L.o_prestige + p] < last:
             S[L.o_prestige + p] += 1
             code = T[L.t_prew + S[L.o_prestige + p]]
             if code >= 0:
                 _reward(S, L, p, code)
-        else:
+        elif L.overflow_per_step or not paid:
             S[L.o_money + p] += L.prestige_overflow
             S[L.o_st + p * 8 + ST_PRESTIGE_MONEY] += L.prestige_overflow
+            paid = True
 
 
 @jit
@@ -854,7 +865,7 @@ def _place_moves(S, L, T, out, n):
                 continue
             cost, _ = place_cost(S, L, p, d, a)
             for arg in range(L.books if a == PUBLISH else 1):
-                if a == PUBLISH and S[L.o_books_n + p * L.books + arg] == 0:
+                if a == PUBLISH and S[L.o_books_n + p * L.books + arg] < L.publish_min:
                     continue
                 if cost <= money:
                     n = _put(out, n, K_PLACE, d, a * 8 + arg, 0)
@@ -878,6 +889,7 @@ def _theme_pair_moves(S, L, T, out, n):
                 if not S[L.o_opp + p * 3 + o]:
                     n = _put(out, n, K_THEME_PAIR, i, o, 0)
         elif ben == BEN_BONUS:
+            n = _put(out, n, K_THEME_PAIR, i, -1, 0)
             for b in range(L.books):
                 if S[L.o_btiles_n + p * L.books + b] < L.max_tiles:
                     for slot in range(L.display):
@@ -1169,10 +1181,13 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
         if ben == BEN_UNFLIP:
             S[L.o_opp + p * 3 + b] = 1
         elif ben == BEN_BONUS:
-            nt_at = L.o_btiles_n + p * L.books + c
-            S[_tiles(L, p, c) + S[nt_at]] = S[L.o_display + b]
-            S[nt_at] += 1
-            S[L.o_display + b] = -1
+            if b < 0:
+                S[L.o_money + p] += L.bonus_money
+            else:
+                nt_at = L.o_btiles_n + p * L.books + c
+                S[_tiles(L, p, c) + S[nt_at]] = S[L.o_display + b]
+                S[nt_at] += 1
+                S[L.o_display + b] = -1
             _refill_display(S, L, rng)
         else:
             advance_prestige(S, L, T, p, 1)
@@ -1340,6 +1355,9 @@ def _pair_value(S, L, T, W, p, a, b, c, base, rng):
     if ben == BEN_UNFLIP:
         return base + W.opportunity
     if ben == BEN_BONUS:
+        if b < 0:
+            refill_display_draws(S, L, rng)
+            return base + W.money * L.bonus_money
         before = book_value(S, L, T, W, p, c)
         tile = S[L.o_display + b]
         after = _with_tile(S, L, T, W, p, c, tile)

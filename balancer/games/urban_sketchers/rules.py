@@ -37,7 +37,8 @@ BEN_UNFLIP, BEN_BONUS, BEN_PRESTIGE = range(3)
 # move kinds
 K_SETUP_DISCARD = 0   # (card): Set Up 11, discard a card from hand for its printed resources
 K_SETUP_DONE = 1      # keep the rest of the hand
-K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves)
+K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves;
+                      # for the bonus-tile pair x = -1 is the money instead of a tile)
 K_PLACE = 3           # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
 K_PASS = 4            # no die can be placed (not in the rulebook; see place_moves)
 K_STEP = 5            # (space): Travel, move to an adjacent space
@@ -70,6 +71,7 @@ class Rules:
 
     n: int
     first_player: int
+    start_money: int                    # money of each player at the start (setup.money)
     n_white: int
     faces: int
     action_colour: tuple[int, ...]      # colour code of travel, sketch, publish, funding
@@ -95,10 +97,13 @@ class Rules:
     vp: tuple[int, ...]
     money_per_card: int
     beyond_money: int
+    beyond_extra: bool                  # publish.beyond_six: extra (1 + 5 a card beyond six) or instead (5)
+    publish_min: int                    # publish.min_cards: cards a sketchbook needs to be published
     money_tile: int
     prestige_points: tuple[int, ...]
     prestige_reward: tuple[int, ...]    # reward code per Prestige space, -1 none
     prestige_overflow: int
+    overflow_per_step: bool             # tracks.prestige_overflow_per: step (every step) or advance (once)
     published_reward: tuple[int, ...]   # reward code per Published space, -1 none
     reward_money: int
     improvement_money: int
@@ -112,6 +117,7 @@ class Rules:
     supply_extra: tuple[int, int, int]
     display: int
     tile_kind: tuple[int, ...]          # kind of each of the bonus tiles, by tile id
+    streak_needs_card: bool             # bonus_tiles.streak_needs_card: a streak tile needs a card of its region
     pairs: tuple[tuple[int, int, int], ...]  # (space, space, benefit)
     funding_space: int
     end_total: int
@@ -184,7 +190,7 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
     deck = cfg.cards.deck
     ben = {"unflip": BEN_UNFLIP, "bonus": BEN_BONUS, "prestige": BEN_PRESTIGE}
     return Rules(
-        n=n, first_player=cfg.setup.first_player % n, n_white=cfg.dice.white[key], faces=cfg.dice.faces,  # type: ignore[index]
+        n=n, first_player=cfg.setup.first_player % n, start_money=cfg.setup.money, n_white=cfg.dice.white[key], faces=cfg.dice.faces,  # type: ignore[index]
         action_colour=tuple(COLOURS.index(c) for c in (a.travel, a.sketch, a.publish, a.funding)),
         tile_values=tuple(cfg.dice_tiles.values), n_supply=cfg.dice_tiles.supply_spaces[key],  # type: ignore[index]
         hand=cfg.setup.hand, spaces=cfg.travel_board.spaces, neighbours=tuple(tuple(x) for x in nb),
@@ -195,14 +201,16 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
         fund_money=cfg.funding.money, fund_per_pub=cfg.funding.per_published,
         fund_all=cfg.funding.count_published == "all", fund_flip=cfg.funding.theme_flip_money,
         vp=tuple(cfg.publish.victory_points), money_per_card=cfg.publish.money_per_card,
-        beyond_money=cfg.publish.beyond_six_money, money_tile=cfg.publish.money_tile,
+        beyond_money=cfg.publish.beyond_six_money, beyond_extra=cfg.publish.beyond_six == "extra",
+        publish_min=cfg.publish.min_cards, money_tile=cfg.publish.money_tile,
         prestige_points=tuple(cfg.tracks.prestige_points), prestige_reward=prestige_reward,
-        prestige_overflow=cfg.tracks.prestige_overflow_money, published_reward=published_reward,
+        prestige_overflow=cfg.tracks.prestige_overflow_money,
+        overflow_per_step=cfg.tracks.prestige_overflow_per == "step", published_reward=published_reward,
         reward_money=cfg.tracks.reward_money, improvement_money=cfg.tracks.improvement_money,
         slots=imp.slots, imp_per_type=imp.per_type, travel_discount=lv(imp.travel_discount),
         sketch_bonus=lv(imp.sketch_bonus), prestige_extra=lv(imp.prestige_extra), funding_extra=lv(imp.funding_money),
         funding_tiles=lv(imp.funding_bonus_tiles), supply_extra=lv(imp.supply_extra),
-        display=cfg.bonus_tiles.display, tile_kind=tile_kind,
+        display=cfg.bonus_tiles.display, tile_kind=tile_kind, streak_needs_card=cfg.bonus_tiles.streak_needs_card,
         pairs=tuple((p.spaces[0], p.spaces[1], ben[p.benefit]) for p in cfg.theme_board.pairs),
         funding_space=cfg.theme_board.funding_space, end_total=cfg.end.total_published[key],  # type: ignore[index]
         max_rounds=cfg.end.max_rounds, set_points=cfg.final_scoring.set_points,
@@ -384,7 +392,7 @@ def new_state(rules: Rules, rng: np.random.Generator) -> State:
     s.theme_supply = [rules.themes_per_type] * 4
     s.reserve = [rules.res_per_type] * 4
     s.total_pub = 0
-    s.money = [0] * n
+    s.money = [rules.start_money] * n                           # setup.money (assumed: Set Up gives none)
     s.bp = [[] for _ in range(n)]
     s.books = [[[] for _ in range(rules.books)] for _ in range(n)]
     s.btiles = [[[] for _ in range(rules.books)] for _ in range(n)]
@@ -535,7 +543,8 @@ def efficient_options(need: list[int], amount: int) -> list[tuple[int, list[int]
 
 def longest_streak(rules: Rules, cards: list[int], tiles: list[int]) -> int:
     """Publish step 5: the longest run of consecutive cards of one region, a streak tile of that
-    region making its run one longer (only for a region with a run)."""
+    region making its run one longer (Bonus Tiles); with ``bonus_tiles.streak_needs_card`` only for
+    a region the sketchbook has a card of (else a tile alone is a streak of 1)."""
     best = [0] * rules.n_regions
     run_region, run = -1, 0
     for c in cards:
@@ -548,14 +557,15 @@ def longest_streak(rules: Rules, cards: list[int], tiles: list[int]) -> int:
             best[g] = run
     for t in tiles:
         k = rules.tile_kind[t]
-        if B_STREAK0 <= k < B_STREAK0 + rules.n_regions and best[k - B_STREAK0] > 0:
+        if B_STREAK0 <= k < B_STREAK0 + rules.n_regions and (best[k - B_STREAK0] > 0 or not rules.streak_needs_card):
             best[k - B_STREAK0] += 1
     return max(best) if best else 0
 
 
 def book_money(rules: Rules, cards: list[int], tiles: list[int]) -> tuple[int, int]:
     """(victory points, money) of publishing a sketchbook (Publish steps 1-2, Bonus Tiles): the
-    longer tile counts one more card; cards beyond six give 5 money each; money tiles 4 each."""
+    longer tile counts one more card; each card beyond six gives ``beyond_six_money`` (5) on top of
+    its card money (``publish.beyond_six: extra``) or instead of it (``instead``); money tiles 4 each."""
     longer = money_tiles = 0
     for t in tiles:
         k = rules.tile_kind[t]
@@ -566,7 +576,8 @@ def book_money(rules: Rules, cards: list[int], tiles: list[int]) -> tuple[int, i
     size = len(cards) + longer
     top = rules.max_cards
     vp = rules.vp[size if size <= top else top]
-    money = size * rules.money_per_card + (size - top) * rules.beyond_money * (size > top) + money_tiles * rules.money_tile
+    paid = size if (size <= top or rules.beyond_extra) else top         # cards that earn money_per_card
+    money = paid * rules.money_per_card + (size - top) * rules.beyond_money * (size > top) + money_tiles * rules.money_tile
     return vp, money
 
 
@@ -581,18 +592,21 @@ def _reward(s: State, p: int, code: int) -> None:
 
 def advance_prestige(s: State, p: int, steps: int) -> None:
     """Move p's Prestige disc ``steps`` spaces, taking each space's reward; past the last space,
-    5 money per step instead (Publish step 5)."""
+    ``prestige_overflow`` (5) money instead (Publish step 5: "every time that happens"), for every
+    step (``tracks.prestige_overflow_per: step``) or once per advance (``advance``)."""
     r = s.rules
     last = len(r.prestige_points) - 1
+    paid = False
     for _ in range(steps):
         if s.prestige[p] < last:
             s.prestige[p] += 1
             code = r.prestige_reward[s.prestige[p]]
             if code >= 0:
                 _reward(s, p, code)
-        else:
+        elif r.overflow_per_step or not paid:
             s.money[p] += r.prestige_overflow
             s.st_prestige_money[p] += r.prestige_overflow
+            paid = True
 
 
 def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.random.Generator) -> tuple[list[int], list[int]]:
@@ -745,8 +759,8 @@ def place_moves(s: State) -> list[Move]:
                 continue
             cost, _ = place_cost(s, p, d, a)
             args = [0]
-            if a == PUBLISH:
-                args = [b for b in range(r.books) if s.books[p][b]]
+            if a == PUBLISH:          # publish.min_cards (assumed 1: an empty sketchbook is not published)
+                args = [b for b in range(r.books) if len(s.books[p][b]) >= r.publish_min]
             for arg in args:
                 if cost <= money:
                     out.append((K_PLACE, d, a * 8 + arg, 0))
@@ -761,7 +775,9 @@ def place_moves(s: State) -> list[Move]:
 def theme_pair_moves(s: State) -> list[Move]:
     """Theme Tiles: the pairs of face-up theme tiles of two themes whose large tiles frame a benefit,
     each with its benefit's choice: ``(K_THEME_PAIR, pair, opportunity tile, 0)`` to unflip,
-    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile, ``(K_THEME_PAIR, pair, 0, 0)``
+    ``(K_THEME_PAIR, pair, display slot, sketchbook)`` for a bonus tile or ``(K_THEME_PAIR, pair, -1,
+    0)`` for ``sketch.money_instead_of_bonus`` money instead (Bonus Tiles: "instead of choosing a
+    tile, you may gain 1 money", whenever a bonus tile is gained), ``(K_THEME_PAIR, pair, 0, 0)``
     for a Prestige space. Allowed at any time of the player's turn but while rewards and bonus
     tiles are being chosen (the choice is part of the move, so nothing waits)."""
     r, p = s.rules, s.seat
@@ -773,6 +789,7 @@ def theme_pair_moves(s: State) -> list[Move]:
         if ben == BEN_UNFLIP:
             out.extend((K_THEME_PAIR, i, o, 0) for o in range(3) if not s.opp[p][o])
         elif ben == BEN_BONUS:
+            out.append((K_THEME_PAIR, i, -1, 0))                 # the money instead of the tile
             for b in range(r.books):
                 if len(s.btiles[p][b]) < r.max_tiles:
                     out.extend((K_THEME_PAIR, i, slot, b) for slot, t in enumerate(s.display) if t >= 0)
@@ -1019,8 +1036,11 @@ def apply_move(s: State, mv: Move) -> None:
         if ben == BEN_UNFLIP:
             s.opp[p][b] = 1
         elif ben == BEN_BONUS:
-            s.btiles[p][c].append(s.display[b])
-            s.display[b] = -1
+            if b < 0:                          # money instead of a bonus tile
+                s.money[p] += r.bonus_money
+            else:
+                s.btiles[p][c].append(s.display[b])
+                s.display[b] = -1
             _refill_display(s)
         else:
             advance_prestige(s, p, 1)          # its rewards wait until the action is over

@@ -1,7 +1,7 @@
 """Urgency: a 2-player dice race with captures, roll agains and rule cards (rulebook: shared/rules/urgency.txt).
 
-Players. Two, each with 7 tokens and 4 binary dice (the roll is the pips up, 0-4; 1/16, 4/16,
-6/16, 4/16, 1/16). Seat 1 moves first (the rulebook's random first player is the runner's seat
+Players. Two, each with 7 tokens and 4 binary dice (the roll is the pips up, 0-4; each die shows
+a pip with ``roll.pip_chance``, assumed 1/2: 1/16, 4/16, 6/16, 4/16, 1/16). Seat 1 moves first (the rulebook's random first player is the runner's seat
 rotation).
 
 Actions (Movement, Board Flow). Each turn a player rolls and moves one token exactly the roll:
@@ -12,11 +12,12 @@ again; 8, the black rosette, is also safe. Landing on an opponent's token in the
 removes it to its owner's supply (basic attack) unless the tile is safe, which then cannot be
 landed on (Attacks).
 
-Scoring (How to Win). A token scores by landing exactly on 15. First to score ``to_win`` tokens
+Scoring (How to Win). A token scores by landing exactly on 15, the space one past tile 14
+(``board.tile_15: scoring_space``, assumed: the Board Flow diagram prints a "15" in each home row). First to score ``to_win`` tokens
 (6 of 7; 7 without cards) wins. The score of a seat is its tokens scored.
 
 Rule cards (Rule Cards, Setup). Each seat plays an animal deck (Ibex, Bull, Lion, Tortoise, Eagle,
-Lizard): shuffled, 1 discarded at random, 3 piles of 2. Each player draws 2 Rosette cards and
+Lizard; one copy of each, so two dealt decks always differ): shuffled, 1 discarded at random, 3 piles of 2. Each player draws 2 Rosette cards and
 keeps 1 in play. At each of the opponent's scores 1-3 a player puts one card of their next pile
 into play and discards the other; at the 4th, their final card comes from the discard pile. The
 cards are data (``configs/urgency/decks.yaml``): a trigger and an effect each, in the vocabulary of
@@ -28,9 +29,11 @@ chosen cards in play from the start).
 Agents (:mod:`.agents`): random, greedy, expectimax (2 plies), expectimax1. A seat's deck is part
 of its agent name: ``greedy+ibex`` plays the Ibex deck (one of the variant's
 ``cards.animal_decks``; a variant without cards takes no deck); a plain ``greedy`` plays the config's
-``default_deck`` (``random``: a deck drawn per game and seat from the game's own chance, so both
-seats of a mirror table see the same draws under every variant). Results carry the deck of each
-seat as ``label_deck`` ("none" without cards).
+``default_deck`` (``random``: a deck dealt per game and seat from the game's own chance, never the
+deck the other seat holds, as the game has one copy of each; variants with the same decks see the
+same deals). Both seats may name one deck (``greedy+bull,greedy+bull``): a mirror-deck experiment
+the printed game cannot deal, which ``run``'s output, the report and the transcript say
+(:func:`table_note`). Results carry the deck of each seat as ``label_deck`` ("none" without cards).
 
 Assumptions (in the YAML, marked ``assumed``): every card text except the published facts (Ibex:
 the opponent's 4 makes your next roll a 4; Eagle: the opponent's next roll 0, roll or trigger;
@@ -39,7 +42,11 @@ set by a card fires no roll cards, the
 active player's fixed ordering of simultaneous cards (opponent's first, own last), the
 ``max_turns`` safety stop, the Rosette card's "may take" action always taken, card actions move
 the named token (foremost/rearmost) rather than one the player picks, and moves made by card
-actions fire no landing triggers and earn no rosette roll again.
+actions fire no landing triggers and earn no rosette roll again, a changed roll stays within the
+dice in play (``cards.change_roll_range``), each die shows a pip with chance 1/2
+(``roll.pip_chance``) and the Board Flow's "15" is the scoring space (``board.tile_15``). Cards
+that set each other off for ever (more than 64 activations at one moment) stop the game with an
+error (:func:`.rules.fire`).
 
 Compiled interface (:mod:`.kernel`, ``ENGINE``): the rules' int64 state and decisions as the
 generic kernel. A move is one int64 per decision, ``kind << 8 | arg``: a token move is the tile it
@@ -56,7 +63,10 @@ the protocol's uniform agent; the other agents return one decision a call.
 Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
 Labels: deck.
 
-Version history. 1: the rulebook as printed, with cards as data (issue #5).
+Version history. 1: the rulebook as printed, with cards as data (issue #5). 2 (issue 14): random
+decks are dealt without replacement (a table naming one deck twice is allowed and said); a move by
+roll that scores releases the Eagle's lock; a changed roll is clamped to the dice in play; a card
+loop is an error instead of a silently cut queue; the pip chance and tile 15 are YAML choices.
 """
 
 from __future__ import annotations
@@ -91,7 +101,8 @@ AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', 
 """One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
 __all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code"]
+           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code",
+           "table_note"]
 
 
 def compiled(cfg: UrgencyConfig) -> Rules:
@@ -199,6 +210,25 @@ def make_agent(cfg: UrgencyConfig, name: str) -> UrgencyAgent | UrgencyRandom:
     return UrgencyAgent(cfg, name)
 
 
+def table_note(cfg: UrgencyConfig, agents: list[str]) -> str | None:
+    """A sentence for ``run``'s output and the report when both seats of the table play one deck
+    (``greedy+bull,greedy+bull``, or plain seats with a fixed ``default_deck``): allowed, as a
+    designer's mirror-deck experiment, but the printed game has one copy of each deck (Game
+    Components, Setup), so no real table can be dealt that way. None otherwise (a ``random`` seat is
+    always dealt a deck the other seat does not hold). Raises ValueError for an agent name
+    :func:`check_agent` refuses."""
+    if not cfg.cards.enabled or len(agents) != 2:
+        return None
+    from ...agents.tables import is_mcts_name  # an MCTS seat plays the config's default deck
+
+    codes = _deck_codes(table(cfg), tuple(-1 if is_mcts_name(a) else parse_agent(cfg, a)[1] for a in agents))
+    if codes[0] < 0 or codes[0] != codes[1]:
+        return None
+    deck = ANIMAL_DECKS[int(codes[0])]
+    return (f"both seats play the {deck.capitalize()} deck ({', '.join(agents)}): the table uses one deck twice, "
+            "which the printed game cannot (it has one copy of each animal deck)")
+
+
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
     """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
     use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
@@ -275,6 +305,9 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
              "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
              "chosen when the opponent scores is listed under the turn of that score)"]
+    twice = table_note(cfg, agents)
+    if twice:
+        lines.append(f"(note: {twice})")
     say = Narrator(cfg)
     advance(state, rules, game_rng)
     say.events(*_take_events(state))
@@ -332,6 +365,7 @@ def _mcts_table(cfg: UrgencyConfig, agents: list[str]):
 
 SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urgency",
                                   default_config="urgency/standard.yaml", check_agent=check_agent,
-                                  agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES, engine=ENGINE),
+                                  agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES, engine=ENGINE,
+                                  table_note=table_note),
                  seat_agent=_seat_agent, game_agent=game_agent, compile_table=_mcts_table)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -50,10 +50,10 @@ import numba as nb
 import numpy as np
 
 from .rules import (ACTIVE, CAPT, CAPTURED_N, CB, CF, DECK, DICE_N, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT,
-                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS,
-                    P_ROSETTES, P_SAFE, P_TO_WIN, P_TOKENS, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PS, RAS, ROLLV, SCORED,
-                    SCORED_TILE, STATE_SIZE, SUP, TURNS, apply_decision, below, decisions, dice_of, free_tile,
-                    new_state, popcount, safe_mask, seat_to_move)
+                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS, P_PIP,
+                    P_ROSETTES, P_SAFE, P_TO_WIN, P_TOKENS, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PIP_ONE, PS, RAS, ROLLV,
+                    SCORED, SCORED_TILE, STATE_SIZE, SUP, TURNS, apply_decision, below, decisions, dice_of, free_tile,
+                    new_state, roll_pips, safe_mask, seat_to_move)
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "expectimax", "expectimax1")
 """Agent names; a seat's name may add ``+<deck>`` (``greedy+ibex``) to play that deck."""
@@ -170,10 +170,10 @@ def roll_probs(S, R, p, out):
         out[S[p * PS + NEXT_ROLL]] = 1.0
         return
     n = dice_of(S, R, p)
-    total = 1 << n
+    q = R[P_PIP] / PIP_ONE            # roll.pip_chance: 1/2 gives binomial(n, k) / 2^n exactly
     c = 1
-    for k in range(n + 1):            # binomial(n, k) / 2^n
-        out[k] = c / total
+    for k in range(n + 1):            # binomial(n, k) q^k (1 - q)^(n - k)
+        out[k] = c * q ** k * (1.0 - q) ** (n - k)
         c = c * (n - k) // (k + 1)
 
 
@@ -373,7 +373,7 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
         again = True
         while again:
             again = False
-            r = popcount(below(game_rng, 1 << dice))
+            r = roll_pips(game_rng, dice, R)
             if r == 0:
                 break
             n = 0                                   # legal moves, in gen_moves order

@@ -35,7 +35,7 @@ EFFECTS: tuple[str, ...] = (
     "roll_again",        # roll again (Definitions: still the same turn; several count once)
     "set_next_roll",     # your next roll is `value` (no dice are rolled)
     "set_opponent_next_roll",  # your opponent's next roll is `value`
-    "change_roll",       # this roll is changed by `value` (clamped to 0..4)
+    "change_roll",       # this roll is changed by `value` (clamped to 0..the roller's dice: cards.change_roll_range)
     "dice",              # you roll `value` dice instead of the rulebook's number (effect: trigger always)
     "extra_move",        # move your `target` token by `value` tiles (an action; negative: back)
     "safe_tiles",        # tiles `tiles` are safe (effect: trigger always)
@@ -113,10 +113,21 @@ class Deck(Strict):
     assumed: str | None = None
 
 
+class Roll(Strict):
+    """Movement: "roll dice, count the painted pips pointing up"."""
+
+    pip_chance: float = Field(gt=0, lt=1, description="chance that one die shows its painted pip up; the roll is "
+                              "the number of dice that do (binary dice)")
+    assumed: str | None = None
+
+
 class Board(Strict):
     """Board Flow and Rosette Tiles."""
 
     path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
+    tile_15: Literal["scoring_space"] = Field(
+        description="what the '15' of each home row in the Board Flow diagram is: the space one past tile 14 where "
+                    "a token lands exactly to score (Scoring), not a 15th tile to stand on")
     centre: list[RuleInt] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
     rosettes: list[RuleInt] = Field(description="tiles that give a roll again")
     safe: list[RuleInt] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
@@ -160,6 +171,9 @@ class Cards(Strict):
     trigger_again_after: Literal["roll", "move"] = Field(
         description="after triggering an instead_of_roll card, its owner must roll (roll) or move a token by a "
                     "roll (move) before triggering one again")
+    change_roll_range: Literal["dice_in_play"] = Field(
+        description="a change_roll card's result is clamped to 0..the dice its roller rolls now (3 for a Tortoise "
+                    "deck in play): a changed roll is still one the dice can show")
     forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
                                        "opponent_roll cards like a roll of the dice?")
     max_turns: int = Field(ge=10, le=100 * MAX_RULE_INT, description="turns after which the game stops (safety for card loops); "
@@ -191,11 +205,12 @@ class UrgencyConfig(GameConfig):
     players: list[Literal[2]] = Field(min_length=1)
     tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
     dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
+    roll: Roll
     to_win: int = Field(ge=1, le=7, description="tokens scored to win (How to Win)")
     board: Board
     cards: Cards
-    default_deck: str = Field(description="deck of a seat named without '+deck': 'random' draws one per game "
-                              "and seat from cards.animal_decks, else a deck name")
+    default_deck: str = Field(description="deck of a seat named without '+deck': 'random' deals one per game "
+                              "and seat from cards.animal_decks, never the other seat's, else a deck name")
     decks: dict[str, Deck] = Field(default_factory=dict, description="the Rosette deck and the animal decks, by "
                                    "name; none (null) in a variant without rule cards")
     agents: Agents
@@ -228,6 +243,9 @@ class UrgencyConfig(GameConfig):
                 raise ValueError("decks.rosette: too few cards for both players' Rosette draw")
             if self.default_deck != "random" and self.default_deck not in self.cards.animal_decks:
                 raise ValueError(f"default_deck: {self.default_deck!r} is not 'random' or one of cards.animal_decks")
+            if self.default_deck == "random" and len(set(self.cards.animal_decks)) < 2:
+                raise ValueError("default_deck: random deals the two seats different decks (the game has one copy "
+                                 "of each deck), so cards.animal_decks needs at least 2 decks; or name the deck")
         lo, hi = self.board.centre
         top = self.max_roll
         for name, deck in self.decks.items():

@@ -82,7 +82,8 @@ ACTIVE, PHASE, STEP, ROLLV, RA_CARD, RA_TILE, REQ_HEAD, REQ_TAIL, OPT_N, PICKER,
     EV_HEAD, TOTAL_TURNS, ROLLED, SAFEM = range(G, G + 17)
 REQ = G + 17     # 16 pick requests: player + 2 * kind + 16 * last
 OPTS = G + 33    # 8 options (card ids)
-EVQ = G + 41     # 64 queued card activations: owner + 2 * card
+EVQ = G + 41     # EVQ_CAP queued card activations: owner + 2 * card (more is an error, :func:`fire`)
+EVQ_CAP = 64
 LOG_ON = G + 105  # 1: record what happens in the event log (transcripts only; 0 in play)
 LOG_N = G + 106   # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
 LOG = G + 107     # LOG_CAP events, each packed by :func:`log_event`
@@ -94,14 +95,15 @@ LG_TURN, LG_ROLL, LG_NO_MOVE, LG_CARD, LG_REMOVED, LG_AGAIN, LG_IN_PLAY, LG_STOP
 
 # rules.params
 P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
-    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE = range(17)
+    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE, P_PIP = range(18)
+PIP_ONE = 1 << 30  # R[P_PIP] is roll.pip_chance in units of 1/PIP_ONE
 
 
 # the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
-DOFF = 17        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
-DDICE = 25       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
-ANIM = 32        # animal[7]: deck codes a seat may play
-CB = 39          # per card id c: CF fields at CB + CF * c
+DOFF = 18        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 26       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 33        # animal[7]: deck codes a seat may play
+CB = 40          # per card id c: CF fields at CB + CF * c
 F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
 CF = 7
 Rules = np.ndarray
@@ -133,7 +135,7 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
     params = [cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
               _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
               c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks),
-              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move")]
+              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move"), round(cfg.roll.pip_chance * PIP_ONE)]
     animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
     R = np.zeros(CB + CF * len(cards), np.int64)
     R[:len(params)] = params
@@ -176,6 +178,21 @@ def popcount(x):
         x &= x - 1
         n += 1
     return n
+
+
+@nb.njit(cache=True)
+def roll_pips(rng, n, R):
+    """A roll of ``n`` binary dice (Movement: the painted pips pointing up): each die shows a pip
+    with probability ``roll.pip_chance`` (``R[P_PIP] / PIP_ONE``). At 1/2 every pattern of the n dice
+    is equally likely, and the roll is the bits set in one uniform integer below 2^n (one double
+    from ``rng``); otherwise one double per die."""
+    if R[P_PIP] == PIP_ONE // 2:
+        return popcount(below(rng, 1 << n))
+    k = 0
+    for _ in range(n):
+        if rng.random() * PIP_ONE < R[P_PIP]:
+            k += 1
+    return k
 
 
 @nb.njit(cache=True, inline="always")
@@ -304,14 +321,19 @@ def target_token(S, p, which):
 @nb.njit(cache=True)
 def fire(S, R, trigger, p, value):
     """Queue the activations of player ``p``'s cards in play whose trigger is ``trigger`` with
-    ``value`` (in the order they came into play)."""
+    ``value`` (in the order they came into play). Raises ValueError when one moment sets off more
+    than :data:`EVQ_CAP` activations: only cards that trigger each other for ever do that (a removed
+    token re-entered where the other's card removes it again, ...), a flaw of the card texts that
+    a game reports rather than cutting short (the runner lists the game with its replay command)."""
     b = p * PS
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
         if R[CB + CF * (c) + F_TRIG] == trigger and (R[CB + CF * (c) + F_TVAL] < 0 or R[CB + CF * (c) + F_TVAL] == value):
-            if S[EV_N] < 64:
-                S[EVQ + S[EV_N]] = p + 2 * c
-                S[EV_N] += 1
+            if S[EV_N] >= EVQ_CAP:
+                raise ValueError("more than 64 card activations at one moment: rule cards that trigger each "
+                                 "other in a loop (see decks.yaml)")
+            S[EVQ + S[EV_N]] = p + 2 * c
+            S[EV_N] += 1
 
 
 @nb.njit(cache=True)
@@ -355,6 +377,8 @@ def own_move(S, R, p, f, t, by_roll):
         S[b + MASK] &= ~(1 << f)
         if S[RA_TILE] == f:
             S[RA_TILE] = 0      # moved off the rosette that earned the roll again
+    if by_roll:
+        S[b + LOCK] = 0         # a token moved by a roll (scoring too) frees the Eagle (cards.trigger_again_after)
     if t == SCORED_TILE:
         score_token(S, R, p)
         return
@@ -365,7 +389,6 @@ def own_move(S, R, p, f, t, by_roll):
         remove_token(S, R, o, t)
         fire(S, R, T_CAPTURE, p, t)
     if by_roll:
-        S[b + LOCK] = 0
         if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
         if R[P_CARDS] == 0:
@@ -425,8 +448,10 @@ def apply_effect(S, R, p, c):
         S[o * PS + NEXT_ROLL] = v
     elif e == E_CHANGE_ROLL:
         if S[ROLLED]:
-            log_event(S, LG_CARD, p, c, S[ROLLV] + 1, min(max(S[ROLLV] + v, 0), 4))
-            S[ROLLV] = min(max(S[ROLLV] + v, 0), 4)
+            # cards.change_roll_range: dice_in_play, a changed roll is one the roller's dice can show
+            r = min(max(S[ROLLV] + v, 0), dice_of(S, R, S[ACTIVE]))
+            log_event(S, LG_CARD, p, c, S[ROLLV] + 1, r)
+            S[ROLLV] = r
         else:
             log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_EXTRA_MOVE:
@@ -638,11 +663,35 @@ def new_state(R, decks, rng):
 
 
 @nb.njit(cache=True)
+def deal_deck(R, rng, other):
+    """A deck code drawn uniformly from the variant's animal decks other than ``other`` (the other
+    seat's deck, -1 if it has none yet): the game has one copy of each deck (Game Components: "7
+    animal decks"; Setup: each player selects one), so the two seats never share one. One double
+    from ``rng``. Raises ValueError when no other deck is left (``cards.animal_decks`` has one deck
+    and it is ``other``; the config and the agent checks refuse such a table before any game)."""
+    n = R[P_N_ANIMAL]
+    free = 0
+    for i in range(n):
+        if R[ANIM + i] != other:
+            free += 1
+    if free == 0:
+        raise ValueError("no animal deck left to deal: both seats would hold the same deck")
+    k = below(rng, free)
+    for i in range(n):
+        if R[ANIM + i] != other:
+            if k == 0:
+                return R[ANIM + i]
+            k -= 1
+    return -1
+
+
+@nb.njit(cache=True)
 def setup_state(R, decks, rng):
-    """A game after Setup: ``decks`` (int64[2]) the deck code of each seat, -1 = drawn at random
-    from the animal decks. Shuffles each deck, discards, deals the piles, draws the Rosette cards
-    and queues the setup decisions (call :func:`advance` for the first decision). Seat 1 moves first
-    (the rulebook's random first player is the runner's seat rotation)."""
+    """A game after Setup: ``decks`` (int64[2]) the deck code of each seat, -1 = dealt at random
+    from the animal decks (:func:`deal_deck`: seat 1 first, then seat 2 from the decks left, so the
+    seats never share a deck unless both name it). Shuffles each deck, discards, deals the piles,
+    draws the Rosette cards and queues the setup decisions (call :func:`advance` for the first
+    decision). Seat 1 moves first (the rulebook's random first player is the runner's seat rotation)."""
     S = np.zeros(STATE_SIZE, np.int64)
     prm = R
     for p in range(2):
@@ -652,7 +701,7 @@ def setup_state(R, decks, rng):
         S[b + NEXT_ROLL] = -1
         d = decks[p]
         if d < 0 and prm[P_CARDS]:
-            d = R[ANIM + below(rng, prm[P_N_ANIMAL])]
+            d = deal_deck(R, rng, decks[1] if p == 0 else S[DECK])
         S[b + DECK] = d
         for i in range(6):
             S[b + PILES + i] = -1
@@ -712,8 +761,7 @@ def roll_dice(S, R, rng):
         r = S[b + NEXT_ROLL]
         S[b + NEXT_ROLL] = -1
     else:
-        n = dice_of(S, R, p)
-        r = popcount(below(rng, 1 << n))
+        r = roll_pips(rng, dice_of(S, R, p), R)
     S[ROLLV] = r
     S[ROLLED] = 1
     log_event(S, LG_ROLL, p, 0, r, 1 if forced else 0)

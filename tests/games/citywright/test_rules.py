@@ -10,6 +10,7 @@ Seats are 0-based in the engine (seat 1 of the rulebook is index 0).
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -802,3 +803,48 @@ def test_4_2_more_drafts_than_slots_is_refused(cw_cfg):
     data["rounds"]["4"] = {"rounds": 2, "turns": 6, "assumed": None}
     with pytest.raises(ValueError, match=r"rounds\.4\.turns: .* 24 rulers a round, but the site board has 20"):
         type(cw_cfg).model_validate(data)
+
+
+# ------------------------------------------------------------------------------ §7 achievements
+
+ROOT_CONFIGS = Path(__file__).resolve().parents[3] / "configs" / "citywright"
+
+
+def test_achievements_are_off_in_v1_1_and_on_in_achievements_yaml():
+    """§2.5, §7: v1.1 is played without achievement cards (achievements.enabled: false, assumed: their
+    texts are not printed); achievements.yaml turns on the three the rulebook names, at v1.1's values."""
+    from balancer.config import load_config
+    v11 = load_config(ROOT_CONFIGS / "v1.1.yaml")
+    ach = load_config(ROOT_CONFIGS / "achievements.yaml")
+    assert not v11.achievements.enabled and v11.achievements.assumed
+    assert ach.achievements.enabled and ach.variant == "v1.1-achievements"
+    assert ach.achievements.model_dump(exclude={"enabled", "assumed"}) == v11.achievements.model_dump(
+        exclude={"enabled", "assumed"})
+    assert ach.model_dump(exclude={"achievements", "variant"}) == v11.model_dump(exclude={"achievements", "variant"})
+
+
+@pytest.mark.parametrize("name,expected", [("v1.1.yaml", [0, 0, 0]), ("achievements.yaml", [4 + 3, 3 + 3, 0])])
+def test_achievement_points_at_the_end_of_the_game(name, expected):
+    """§7, scored at the end, each at most once per player. Three players, by hand:
+    - seat 1 placed one ruler of each of I, L, T, Z, O, W (6 distinct shapes: Versatile, 4 points) and
+      has the highest Park subtotal, 10 (Tree-lined, 3): 7;
+    - seat 2 placed 4 I rulers and 1 L (Mastery: 4 of one shape, 3 points; 2 distinct shapes, no
+      Versatile) and ties seat 1's Park 10 (Q10: both get Tree-lined, 3): 6;
+    - seat 3 placed 3 O rulers and one each of T, Z, P, V (5 distinct, 3 of one shape: neither) and
+      has Park 4: 0.
+    Without achievements (v1.1) every seat scores 0 in the category."""
+    from balancer.config import load_config
+    from balancer.games.citywright.rules import final_rows
+    cfg = load_config(ROOT_CONFIGS / name)
+    game = cw.new_game(cfg, 3, 1)
+    st, names = game.state, cfg.rulers.names
+    st.ticks[:] = 0
+    for shape in ("I", "L", "T", "Z", "O", "W"):
+        st.ticks[0, names.index(shape)] = 1
+    st.ticks[1, names.index("I")], st.ticks[1, names.index("L")] = 4, 1
+    st.ticks[2, names.index("O")] = 3
+    for shape in ("T", "Z", "P", "V"):
+        st.ticks[2, names.index(shape)] = 1
+    pts = np.array([[5, 0, 10, 0], [3, 5, 10, 2], [8, 15, 4, 6]], np.int64)
+    rows = final_rows(st, game.rules, pts)
+    assert rows[:, 4].tolist() == expected

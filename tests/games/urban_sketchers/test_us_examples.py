@@ -261,16 +261,51 @@ def test_region_streak_is_broken_by_other_cards(us_cfg):
     assert longest_streak(rules, list(range(6)), [tile_of(rules, B_STREAK0 + ASIA)]) == 3
 
 
-def test_prestige_past_the_last_space_gives_money(us_cfg):
-    """Publish step 5: passing the last Prestige space gives 5 money each time instead."""
+@pytest.mark.parametrize("needs_card,streak", [(True, 0), (False, 1)])
+def test_a_streak_tile_needs_a_card_of_its_region(us_cfg, needs_card, streak):
+    """Bonus Tiles and bonus_tiles.streak_needs_card (assumed true): a sketchbook of two cards
+    without a region and an Asia streak tile. Read as lengthening an Asia streak that exists, the
+    tile finds none: 0 Prestige spaces. Read the other way (false), it is a streak of 0 + 1 = 1."""
+    from balancer.games.urban_sketchers.rules import B_STREAK0, longest_streak
+    cfg = us_cfg.model_copy(update={"bonus_tiles": us_cfg.bonus_tiles.model_copy(
+        update={"streak_needs_card": needs_card})})
+    assert us_cfg.bonus_tiles.streak_needs_card is True
+    rules = us.compiled(cfg, 2)
+    for cid in range(2):
+        rules = card(rules, cid, (1, 0, 0, 0), region=-1)
+    assert longest_streak(rules, [0, 1], [tile_of(rules, B_STREAK0 + ASIA)]) == streak
+
+
+@pytest.mark.parametrize("per,overflows", [("step", 2), ("advance", 1)])
+def test_prestige_past_the_last_space_gives_money(us_cfg, per, overflows):
+    """Publish step 5: "If your disc passes the last space on the track, gain 5 money every time
+    that happens instead". One space before the last, an advance of 3 moves the disc onto the last
+    space (its reward) and would pass it twice: tracks.prestige_overflow_per: step (assumed) pays
+    2 x 5 = 10 money, once per advance pays 5."""
     from balancer.games.urban_sketchers.rules import advance_prestige
-    s = position(us_cfg, 2)
+    cfg = us_cfg.model_copy(update={"tracks": us_cfg.tracks.model_copy(update={"prestige_overflow_per": per})})
+    assert us_cfg.tracks.prestige_overflow_per == "step"
+    s = position(cfg, 2)
     last = len(s.rules.prestige_points) - 1
     s.prestige[0] = last - 1
     reward = s.rules.prestige_reward[last]
     advance_prestige(s, 0, 3)
     assert s.prestige[0] == last
-    assert s.money[0] == 2 * us_cfg.tracks.prestige_overflow_money + (us_cfg.tracks.reward_money if reward == 2 else 0)
+    assert s.money[0] == overflows * us_cfg.tracks.prestige_overflow_money + (us_cfg.tracks.reward_money if reward == 2 else 0)
+
+
+@pytest.mark.parametrize("beyond,money", [("extra", 7 + 5), ("instead", 6 + 5)])
+def test_cards_beyond_six_earn_five_money_more(us_cfg, beyond, money):
+    """Bonus Tiles, the longer tile: "considered one card longer when calculating Victory points
+    and money. If the sketchbook has more than six cards, you earn an extra 5 money for each
+    additional card." Six cards and a longer tile are 7 cards: the points of six (16), and with
+    publish.beyond_six: extra (assumed) 7 x 1 money + 5 for the seventh = 12; read as instead of
+    its card money, 6 x 1 + 5 = 11."""
+    from balancer.games.urban_sketchers.rules import book_money
+    cfg = us_cfg.model_copy(update={"publish": us_cfg.publish.model_copy(update={"beyond_six": beyond})})
+    assert us_cfg.publish.beyond_six == "extra"
+    rules = us.compiled(cfg, 2)
+    assert book_money(rules, list(range(6)), [tile_of(rules, B_LONGER)]) == (16, money)
 
 
 def test_two_improvements_at_once_may_be_a_new_advanced_tile(us_cfg):
@@ -356,7 +391,9 @@ def test_supply_example(us_cfg):
 
 
 def test_full_backpack_loses_its_oldest_resource(us_cfg):
-    """Personal Boards F: 12 spaces; a new resource pushes out the oldest."""
+    """Personal Boards F: 12 spaces; a new resource pushes out the oldest (resources.full_backpack:
+    discard_oldest, assumed: the rulebook lets the player discard 'older ones', no choice here)."""
+    assert us_cfg.resources.full_backpack == "discard_oldest"
     s = position(us_cfg, 2)
     s.bp[0] = [INK] + [PENCIL] * 11
     s.reserve[INK] -= 1

@@ -184,8 +184,15 @@ def test_fast_games_equal_reference_games_in_other_variants(us_cfg):
     """Numbers the base variant does not exercise take the same paths in both engines: Efficient
     off 1 or 3 resources (one option instead of several), three sketchbooks, Funding counting
     everyone's publications, 0 or 1 bonus tile a sketchbook, fewer improvement slots and tiles, a
-    travel board that is not a ring."""
+    travel board that is not a ring; and the other side of each assumed reading: start money,
+    a streak tile without a card of its region, 5 money instead of 1 + 5 beyond six cards, the
+    Prestige overflow once per advance, two cards to publish."""
     variants = [
+        _variant(_variant(_variant(us_cfg, "setup", money=6), "bonus_tiles", streak_needs_card=False),
+                 "publish", beyond_six="instead", min_cards=2),
+        _variant(_variant(us_cfg, "tracks", prestige_overflow_per="advance", prestige_points=[0, 1, 2, 3, 4],
+                          prestige_rewards={3: "improvement"}),
+                 "publish", min_cards=2),
         _variant(_variant(us_cfg, "sketch", efficient_reduction=1, sketchbooks=3), "funding", count_published="all"),
         _variant(us_cfg, "sketch", efficient_reduction=3, max_bonus_tiles=1),
         _variant(_variant(us_cfg, "sketch", max_bonus_tiles=0), "improvements", slots=2, per_type=1),

@@ -33,6 +33,14 @@ def test_setup(us_cfg):
     assert s.opp == [[1, 1, 1]] * 3 and s.money == [0, 0, 0]
     assert sorted(s.theme_at) == [0, 1, 2, 3]
     assert r.n_white == 3
+    assert s.imp_supply == [4] * 5            # improvements.per_type (assumed): 20 tiles, 4 of each of 5 types
+
+
+def test_players_start_with_setup_money(us_cfg):
+    """setup.money (assumed 0: Set Up hands out no money); a variant giving 3 starts everyone at 3."""
+    assert us_cfg.setup.money == 0 and us.new_game(us_cfg, 4, 2).money == [0] * 4
+    cfg = us_cfg.model_copy(update={"setup": us_cfg.setup.model_copy(update={"money": 3})})
+    assert us.new_game(cfg, 4, 2).money == [3] * 4
 
 
 def test_setup_discard_gives_printed_resources_up_to_12(us_cfg):
@@ -81,11 +89,20 @@ def test_colour_action_once_per_round_and_colours(us_cfg):
 
 
 def test_publish_needs_a_sketchbook_with_cards(us_cfg):
+    """publish.min_cards (assumed 1): two empty sketchbooks cannot be published; with one card in
+    sketchbook 2 only that one can. With min_cards 2, one card is not enough; two are."""
+    assert us_cfg.publish.min_cards == 1
     s = position(us_cfg, 2)
     assert not [m for m in legal_moves(s) if m[0] == K_PLACE and m[2] >> 3 == PUBLISH]
     s.books[0][1] = [s.deck.pop()]
     pub = [m for m in legal_moves(s) if m[0] == K_PLACE and m[2] >> 3 == PUBLISH]
     assert pub and all(m[2] & 7 == 1 for m in pub)
+    cfg = us_cfg.model_copy(update={"publish": us_cfg.publish.model_copy(update={"min_cards": 2})})
+    s = position(cfg, 2)
+    s.books[0][1] = [s.deck.pop()]
+    assert not [m for m in legal_moves(s) if m[0] == K_PLACE and m[2] >> 3 == PUBLISH]
+    s.books[0][1].append(s.deck.pop())
+    assert [m for m in legal_moves(s) if m[0] == K_PLACE and m[2] >> 3 == PUBLISH]
 
 
 def test_opportunist_pays_the_other_player_from_the_bank(us_cfg):
@@ -140,6 +157,56 @@ def test_theme_pair_benefits(us_cfg):
     assert s.btiles[0][1] == [tile] and s.display[2] >= 0 and s.phase == P_TRAVEL
 
 
+def test_theme_pair_bonus_tile_or_one_money_instead(us_cfg):
+    """Theme Tiles gives "a bonus tile"; Bonus Tiles: "When you gain a bonus tile ... Alternatively,
+    instead of choosing a tile, you may gain 1 money". Seat 1 holds a face-up tile of each theme
+    framing the bonus-tile benefit, 0 money, and both sketchbooks are full of bonus tiles (3 each):
+    no tile can be placed, so the pair's only choice is the money, (K_THEME_PAIR, pair, -1, 0).
+    Flipping it: money 0 + 1 = 1, both theme tiles face down, the display and the sketchbooks as
+    they were. With room in sketchbook 2, the money comes first, then each display slot into
+    sketchbook 2. The compiled engine lists and plays the same."""
+    from balancer.games.urban_sketchers import fast
+    s = position(us_cfg, 2)
+    k, x, y = next((i, x, y) for i, (x, y, ben) in enumerate(s.rules.pairs) if ben == 1)
+    a, b = s.theme_at[x], s.theme_at[y]
+    s.th_up[0][a], s.th_up[0][b] = 1, 1
+    s.btiles[0] = [[s.bag.pop() for _ in range(3)], [s.bag.pop() for _ in range(3)]]
+    display, books = list(s.display), [list(t) for t in s.btiles[0]]
+    pairs = [m for m in legal_moves(s) if m[0] == K_THEME_PAIR]
+    assert pairs == [(K_THEME_PAIR, k, -1, 0)]
+    lay, table = fast.compile_fast(s.rules)
+    ws = fast.workspace(lay)
+    buf = fast.load(s)
+    m = fast.legal_moves(buf, lay, table, ws.sub, ws.opts)
+    assert [tuple(int(v) for v in row) for row in ws.sub[:m] if row[0] == K_THEME_PAIR] == pairs
+    play(s, (K_THEME_PAIR, k, -1, 0))
+    fast.apply_move(buf, lay, table, K_THEME_PAIR, k, -1, 0, np.random.default_rng(0), ws.opts)
+    assert s.money[0] == 1 and s.th_up[0][a] == s.th_up[0][b] == 0 and s.th_down[0][a] == s.th_down[0][b] == 1
+    assert s.display == display and s.btiles[0] == books and s.phase == P_MAIN and s.seat == 0
+    assert fast.views(buf, s.rules)["money"][0] == 1 and fast.to_reference(buf, s.rules).th_down == s.th_down
+    s = position(us_cfg, 2)
+    s.th_up[0][a], s.th_up[0][b] = 1, 1
+    s.btiles[0][0] = [s.bag.pop() for _ in range(3)]
+    assert [m for m in legal_moves(s) if m[0] == K_THEME_PAIR] == (
+        [(K_THEME_PAIR, k, -1, 0)] + [(K_THEME_PAIR, k, slot, 1) for slot in range(5)])
+
+
+def test_theme_pairs_are_flipped_at_the_players_own_decisions_only(us_cfg):
+    """theme_board.pair_flips: own_decisions (assumed reading of "During your turn"). With a
+    Prestige pair face up, seat 1 may flip it when choosing a die, but not while a bonus tile is
+    being chosen (the pending choice); once the action is over the turn has passed to seat 2, whose
+    decisions offer only seat 2's own pairs (none)."""
+    assert us_cfg.theme_board.pair_flips == "own_decisions"
+    s = position(us_cfg, 2)
+    i, x, y = next((k, x, y) for k, (x, y, ben) in enumerate(s.rules.pairs) if ben == 2)
+    s.th_up[0][s.theme_at[x]], s.th_up[0][s.theme_at[y]] = 1, 1
+    assert (K_THEME_PAIR, i, 0, 0) in legal_moves(s)
+    s.phase, s.acted, s.p_bonus = P_RESOLVE, True, 1
+    assert not [m for m in legal_moves(s) if m[0] == K_THEME_PAIR]
+    play(s, [m for m in legal_moves(s) if m[0] != K_THEME_PAIR][0])
+    assert s.seat == 1 and not [m for m in legal_moves(s) if m[0] == K_THEME_PAIR]
+
+
 def test_game_ends_after_the_round_in_which_the_token_reaches_its_space(us_cfg):
     """End of the Game: at 2 players the token reaching 6 ends the game once the round is over."""
     s = position(us_cfg, 2)
@@ -158,7 +225,9 @@ def test_game_ends_after_the_round_in_which_the_token_reaches_its_space(us_cfg):
 
 
 def test_pass_when_no_die_fits(us_cfg):
-    """No placement possible (dice used, Supply full, no money for white): the player passes."""
+    """No placement possible (dice used, Supply full, no money for white): the player passes
+    (dice.none_placeable: pass, assumed)."""
+    assert us_cfg.dice.none_placeable == "pass"
     s = position(us_cfg, 2)
     s.dused = [True, True, True, True, False]
     s.sup_occ = [True] * len(s.sup_occ)

@@ -3,6 +3,7 @@ triggers, and the no-cards variant's assumptions (no card texts)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,45 @@ def test_an_unknown_animal_deck_is_blamed_on_the_variant_that_names_it(tmp_path)
     assert result.exit_code == 2
     assert result.stderr.strip() == (f"error: {bad}: cards.animal_decks: no deck 'dragon'; decks are bull, eagle, "
                                      "ibex, lion, lizard, rosette, tortoise")
+
+
+def test_random_decks_need_two_animal_decks():
+    """default_deck: random deals the seats different decks, so one animal deck cannot serve it."""
+    with pytest.raises(ValidationError, match="cards.animal_decks needs at least 2 decks"):
+        UrgencyConfig.model_validate(_data(animal_decks=["bull"]))
+    data = _data(animal_decks=["bull"])
+    data["default_deck"] = "bull"                      # naming the deck is a mirror-deck table, allowed
+    assert UrgencyConfig.model_validate(data).default_deck == "bull"
+
+
+def test_run_and_its_report_say_that_a_table_uses_one_deck_twice(tmp_path):
+    """`run` prints the mirror-deck note, run.json keeps it and the report shows it; a dealt table has none."""
+    out = tmp_path / "bulls"
+    runner = CliRunner()
+    result = runner.invoke(app, ["run", str(STANDARD), "--agents", "greedy+bull,greedy+bull", "--games", "4",
+                                 "--jobs", "1", "--quiet", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "note: both seats play the Bull deck" in result.stderr and "one deck twice" in result.stderr
+    assert "printed game cannot" in json.loads((out / "run.json").read_text())["table_note"]
+    page = tmp_path / "bulls.html"
+    assert runner.invoke(app, ["report", str(out), "-o", str(page)]).exit_code == 0
+    html = page.read_text()
+    assert "Both seats play the Bull deck" in html and "one deck twice" in html
+    dealt = tmp_path / "dealt"
+    result = runner.invoke(app, ["run", str(STANDARD), "--games", "4", "--jobs", "1", "--quiet", "--out", str(dealt)])
+    assert result.exit_code == 0 and "one deck twice" not in result.stderr
+    assert "table_note" not in json.loads((dealt / "run.json").read_text())
+
+
+@pytest.mark.parametrize("key,value,match", [
+    (("roll", "pip_chance"), 0.0, "greater than 0"), (("roll", "pip_chance"), 1.0, "less than 1"),
+    (("board", "tile_15"), "path_tile", "scoring_space"),
+    (("cards", "change_roll_range"), "four", "dice_in_play"),
+])
+def test_the_assumed_readings_refuse_other_values(key, value, match):
+    """roll.pip_chance is a chance strictly between 0 and 1; board.tile_15 and cards.change_roll_range
+    name the one reading the engine implements."""
+    data = resolve_yaml(STANDARD).data
+    data[key[0]][key[1]] = value
+    with pytest.raises(ValidationError, match=match):
+        UrgencyConfig.model_validate(data)

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
 from balancer.games.urgency import card_names
-from balancer.games.urgency.config import UrgencyConfig
-from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
+from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
+from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
                                           SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
-                                          fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
-from balancer.games.urgency.kernel import move_code, unpack
+                                          fire_both, put_in_play, resolve, roll_pips, T_OWN_ROLL, T_OPP_ROLL, compile_rules)
+from balancer.games.urgency.agents import roll_probs
+from balancer.games.urgency.kernel import deck_labels, move_code, unpack
 from balancer.games.urgency.scoring import tokens_accounted
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -146,8 +148,46 @@ def test_roll_again_on_a_rosette(plain):
     assert S[RAS] == 1 and S[PS + TURNS] == 0          # the opponent has not had a turn
 
 
+def test_binary_dice_show_a_pip_with_roll_pip_chance():
+    """roll.pip_chance (assumed 1/2). The generator np.random.default_rng(3) starts with the doubles
+    0.0856, 0.2368, 0.8013, 0.5822. With pip_chance 1/4 each of the 4 dice shows a pip when its
+    double is below 0.25: the first two do, so the roll is 2. At 1/2 the roll is the bits set in one
+    uniform integer below 2^4 = 16: int(0.0856 x 16) = 1, one bit, a roll of 1."""
+    data = resolve_yaml(STANDARD).data
+    assert data["roll"]["pip_chance"] == 0.5
+    half = compile_rules(UrgencyConfig.model_validate(data))
+    data["roll"]["pip_chance"] = 0.25
+    quarter = compile_rules(UrgencyConfig.model_validate(data))
+    assert roll_pips(np.random.default_rng(3), 4, quarter) == 2
+    assert roll_pips(np.random.default_rng(3), 4, half) == 1
+
+
+@pytest.mark.parametrize("chance,probs", [
+    (0.5, [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]),                  # binomial(4, k) / 16
+    (0.25, [0.75 ** 4, 4 * 0.25 * 0.75 ** 3, 6 * 0.25 ** 2 * 0.75 ** 2, 4 * 0.25 ** 3 * 0.75, 0.25 ** 4]),
+])
+def test_expectimax_sees_the_dice_distribution_of_roll_pip_chance(chance, probs):
+    """The search's roll probabilities: binomial(4, k) c^k (1 - c)^(4 - k) for pip chance c; at 1/4:
+    0.31640625, 0.421875, 0.2109375, 0.046875, 0.00390625."""
+    data = resolve_yaml(STANDARD).data
+    data["roll"]["pip_chance"] = chance
+    cfg = UrgencyConfig.model_validate(data)
+    game = position(cfg, mine=[1])
+    out = np.zeros(5)
+    roll_probs(game.S, game.T.rules, 0, out)
+    assert out.tolist() == pytest.approx(probs, abs=1e-12)
+
+
 def test_exact_landing_scores(plain):
-    """Scoring: from 13 a 2 lands exactly on 15 and scores; a 3 would overshoot, so 13 cannot move."""
+    """Scoring and board.tile_15: scoring_space (assumed). The '15' of the Board Flow is the space one
+    past the last tile: from 13 a 2 lands exactly on it and scores, and the token leaves the board
+    (no tile 15 to stand on); a 3 would overshoot, so 13 cannot move; from 14 a 1 scores too."""
+    assert plain.board.tile_15 == "scoring_space"
+    game = position(plain, mine=[14], roll=1, my_supply=0)
+    game.S[PS + NEXT_ROLL] = 0
+    game.S[NEXT_ROLL] = 0
+    urgency.apply(game, decision(MOVE, 14))
+    assert game.S[SCORED] == 1 and game.S[MASK] == 0
     game = position(plain, mine=[13], roll=2, my_supply=0)
     S = game.S
     S[PS + NEXT_ROLL] = 0
@@ -253,6 +293,24 @@ def test_change_roll_card(std):
     assert game.S[ROLLV] == 2
 
 
+@pytest.mark.parametrize("tortoise,expect", [(False, 4), (True, 3)])
+def test_a_changed_roll_stays_within_the_dice_in_play(tortoise, expect):
+    """cards.change_roll_range: dice_in_play. I roll 3; the opponent's card adds 2 to my roll of 3
+    (3 + 2 = 5). With 4 dice the result is clamped to 4, the most pips 4 dice show; with a Tortoise
+    card in play I roll 3 dice (the deck rule), so the result is clamped to 3, not 4."""
+    cfg = with_cards({"lion": [{"name": "Gust", "trigger": {"when": "opponent_roll", "value": 3},
+                                "effect": {"do": "change_roll", "value": 2}}]})
+    game = position(cfg, mine=[1], roll=3)
+    S = game.S
+    if tortoise:
+        put_in_play(S, game.T.rules, 0, card(cfg, "Tortoise: Hard Shell"))
+        assert S[DICE_N] == 3
+    put_in_play(S, game.T.rules, 1, card(cfg, "Lion: Gust"))
+    fire_both(S, game.T.rules, T_OWN_ROLL, T_OPP_ROLL, 3)
+    resolve(S, game.T.rules)
+    assert S[ROLLV] == expect
+
+
 def test_roll_again_card_counts_once():
     """Definitions (roll again): a card's roll again on landing on a rosette and the rosette's own roll
     again are one roll again, taken after the move (the forced 3 is then to be moved, same player)."""
@@ -329,6 +387,28 @@ def test_later_triggered_card_wins():
     assert game.S[NEXT_ROLL] == 4
 
 
+def test_cards_that_trigger_each_other_for_ever_are_an_error_not_a_silent_stop():
+    """Two hand-written decks that set each other off without end: when a Lizard token is removed,
+    the Lizard re-enters a token on 5 and attacks 6; when a Bull token is removed, the Bull re-enters
+    a token on 6 and attacks 5. My Lizard token stands on 5 and the Bull's on 6, and the Bull's
+    attack on 5 starts it: each round of the loop queues 4 activations (attack, re-enter, attack,
+    re-enter) and removes the same two tokens again, so one moment never ends. The engine stops
+    with an error after 64 activations instead of dropping the rest of the queue silently."""
+    cfg = with_cards({
+        "lizard": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 5}},
+                   {"name": "Bite", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [6]}}],
+        "bull": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 6}},
+                 {"name": "Horn", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [5]}}]})
+    game = position(cfg, mine=[5], theirs=[6])
+    S = game.S
+    for name in ("Lizard: Back", "Lizard: Bite"):
+        put_in_play(S, game.T.rules, 0, card(cfg, name))
+    for name in ("Bull: Back", "Bull: Horn"):
+        put_in_play(S, game.T.rules, 1, card(cfg, name))
+    with pytest.raises(ValueError, match="more than 64 card activations at one moment"):
+        _effect(cfg, game, 1, "Bull: Horn")
+
+
 def test_token_moved_off_its_rosette_loses_the_roll_again():
     """Ruling: my token lands on 4 (a rosette) and my card then moves it on to 5: no roll again,
     the turn passes (the opponent's forced 0 then passes back, so I am to move with my forced 1)."""
@@ -364,11 +444,92 @@ def test_eagle_triggers_instead_of_rolling(std):
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
 
 
+@pytest.mark.parametrize("start,scores", [(13, True), (1, False)])
+def test_a_move_by_roll_frees_the_eagle_even_when_it_scores(std, start, scores):
+    """cards.trigger_again_after: move. Last turn I triggered Talon Dive instead of rolling (LOCK set);
+    this turn I rolled 2 and move my token from ``start``: from 13 it lands exactly on 15 and scores
+    (Scoring), from 1 it lands on 3. Either way it is a token moved by a roll, so the lock is released:
+    the opponent then rolls a forced 0 and passes, and at the start of my next turn I may again
+    choose between rolling and triggering Talon Dive (the choice phase). Before the fix, the scoring
+    move returned before the lock was cleared, so the next turn had no choice."""
+    game = position(std, mine=[start], roll=2)
+    S = game.S
+    put_in_play(S, game.T.rules, 0, card(std, "Eagle: Talon Dive"))
+    S[LOCK] = 1
+    S[PS + NEXT_ROLL] = 0
+    urgency.apply(game, decision(MOVE, start))
+    assert S[SCORED] == (1 if scores else 0)
+    assert S[MASK] == (0 if scores else tiles(3))
+    assert S[LOCK] == 0
+    assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] == 2       # PH_CHOOSE: ROLL or TRIGGER
+    assert {unpack(m)[0] for m in urgency.legal_moves(game)} == {2, 3}
+
+
 def test_no_card_decisions_without_cards(plain):
     """Without cards, setup queues no card choice and play starts with seat 1's first move or pass."""
     game = urgency.new_game(plain, 2, 1)
     assert game.S[REQ_HEAD] == game.S[REQ_TAIL] == 0
     assert game.S[PHASE] == PH_MOVE
+
+
+# ------------------------------------------------------------------------ setup: one copy of each deck
+
+
+def test_a_random_deck_is_never_the_other_seats_deck(std):
+    """Game Components: 7 animal decks, one copy each; Setup: each player selects one. The shipped
+    variant's animal decks are ibex, bull, lion, tortoise, eagle, lizard (codes 1-6). Game seed 9's
+    chance starts with the doubles 0.2661 and 0.4492 (child 0 of game_rngs(9)); a random seat is
+    dealt int(u x k) of the k decks the other seat does not hold, in that order.
+    - seat 1 random, seat 2 bull: seat 1 deals from [ibex, lion, tortoise, eagle, lizard]:
+      int(0.2661 x 5) = 1, lion (drawing with replacement, int(0.2661 x 6) = 1, gave bull twice);
+    - both random: seat 1 int(0.2661 x 6) = 1, bull; seat 2 from the five others, int(0.4492 x 5) = 2,
+      tortoise (with replacement: int(0.4492 x 6) = 2, lion)."""
+    bull = ANIMAL_DECKS.index("bull")
+    game = urgency.new_game(std, 2, 9, decks=(-1, bull))
+    assert deck_labels(game.S, True) == ["lion", "bull"]
+    game = urgency.new_game(std, 2, 9)
+    assert deck_labels(game.S, True) == ["bull", "tortoise"]
+
+
+def test_two_random_seats_never_share_a_deck(std):
+    """The issue's 200 greedy games of standard.yaml (seeds 0-199): 28 had one deck at both seats
+    when each seat drew with replacement; now none, and seat 2 avoids an explicit seat 1 deck too."""
+    for seed in range(200):
+        a, b = urgency.play_game(std, ["greedy", "greedy"], seed).labels["deck"]
+        assert a != b, seed
+        assert urgency.play_game(std, ["greedy+eagle", "greedy"], seed).labels["deck"][1] != "eagle", seed
+
+
+def test_kernel_created_games_deal_distinct_decks_too(std):
+    """The compiled interface's own new game (ENGINE.new_state, what searches and the conformance
+    tests start from) deals like urgency.new_game: it calls the same rules.new_state with the table's
+    decks (-1, -1 under default_deck: random). Game seed 9: seat 1 int(0.2661 x 6) = 1, bull; seat 2
+    from the five others, int(0.4492 x 5) = 2, tortoise (the derivation above). Over seeds 0-199 the
+    two seats never share a deck, and each of the six decks is dealt to each seat at some seed."""
+    from balancer.core.seeding import game_rngs
+    T = urgency.ENGINE.compile(std, 2)
+    assert T.decks.tolist() == [-1, -1]
+    assert deck_labels(urgency.ENGINE.new_state(T, game_rngs(9)[0]), True) == ["bull", "tortoise"]
+    seen: list[set[str]] = [set(), set()]
+    for seed in range(200):
+        a, b = deck_labels(urgency.ENGINE.new_state(T, game_rngs(seed)[0]), True)
+        assert a != b, seed
+        seen[0].add(a)
+        seen[1].add(b)
+    assert seen[0] == seen[1] == set(std.cards.animal_decks)
+
+
+def test_one_deck_at_both_seats_is_allowed_and_said(std):
+    """A mirror-deck table is a designer's experiment the printed game cannot deal: both seats named
+    +bull play Bull, and table_note says so; tables whose decks differ (or are dealt) have no note."""
+    assert urgency.play_game(std, ["greedy+bull", "random+bull"], 3).labels["deck"] == ["bull", "bull"]
+    note = urgency.table_note(std, ["greedy+bull", "random+bull"])
+    assert note and "Bull deck" in note and "one deck twice" in note and "printed game cannot" in note
+    assert urgency.table_note(std, ["greedy", "greedy"]) is None
+    assert urgency.table_note(std, ["greedy+bull", "greedy"]) is None
+    assert urgency.table_note(std, ["greedy+bull", "greedy+ibex"]) is None
+    fixed = std.model_copy(update={"default_deck": "lion"})        # plain seats of a fixed default deck
+    assert "Lion deck" in urgency.table_note(fixed, ["greedy", "expectimax"])
 
 
 def test_check_agent_names():
