@@ -268,7 +268,11 @@ def rollout(K, S, T, out, rng, kind, depth, values):
         if kind == ROLLOUT_POLICY:
             m = K.policy(S, T, out, rng)
         else:
-            m = uniform_move(K, S, T, out, rng)
+            # uniform_move's draw, with the contract checked: a move exists before the end
+            n = K.legal(S, T, out)
+            if n == 0:
+                raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
+            m = out[min(int(rng.random() * n), n - 1)]
         K.apply(S, T, m, rng)
         played += 1
     K.returns(S, T, values)
