@@ -131,7 +131,7 @@ def compile(cfg: AguedaConfig, n_players: int) -> Table:   # noqa: A001 (the Eng
     longest = int(rules.line_len.max())
     _, weights = agent_params(cfg, "greedy")
     T = Table(rules, weights, float(cfg.agents.heuristic.scale),
-              max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS), state_offsets(rules, HEADER))
+              max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS, rules.n_colours), state_offsets(rules, HEADER))
     _TABLES[(id(cfg), n_players)] = (cfg, T)
     _CFG_OF[id(T)] = (T, cfg)
     return T
@@ -209,7 +209,8 @@ def _first_of_class(u, k, p, placed):
 
 @nb.njit(cache=True, inline="always")
 def _legal(S, T, out):
-    """The options of the decision asked (module docstring) into ``out``; their count."""
+    """The options of the decision asked (module docstring) into ``out``; their count. ``out`` is
+    also the scratch of the tourists' placement check (T.max_moves >= the colours)."""
     rules, off = T.rules, T.off
     seat = S[G0 + G_SEAT]
     ph = S[H_PHASE]
@@ -243,7 +244,7 @@ def _legal(S, T, out):
         return n
     # the tourists, after this turn's placement (a tourist it unlocks may be used at once)
     C = rules.n_colours
-    flips = np.zeros(C, np.int64)
+    flips = out[:C]
     _, _, done = placing(fill, rules.row_len, rules.brush[row], S[off[O_FLIPPED] + C * seat:off[O_FLIPPED] + C * seat + C],
                          S[off[O_UNLOCKED] + ROWS * seat:off[O_UNLOCKED] + ROWS * seat + ROWS], rules.mural_row,
                          S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE], k, flips)
@@ -299,9 +300,10 @@ def _decide(S, T, move):
     if ph == PH_ORDER:
         p = move - M_ORDER
         k = S[H_MV + MV_K]
-        u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE].copy()
+        o = H_MV + MV_ORDER
+        u = (S[o], S[o + 1], S[o + 2], S[o + 3])   # the line order (MAX_LINE = 4)
         for j in range(k):
-            S[H_MV + MV_ORDER + j] = u[PERMS[k, p, j]]
+            S[o + j] = u[PERMS[k, p, j]]
         S[H_PERM] = p
         S[H_PHASE] = PH_TOURIST
         return False
@@ -335,17 +337,19 @@ def _finish_turn(S, rules, st, rng):
 @nb.njit(cache=True, inline="always")
 def _run(S, T, move, rng, buf):
     """Take ``move``, then every decision with a single option that follows (the order, the
-    tourists; the line is always asked); a completed turn is played with ``rng``."""
+    tourists; the line is always asked); a completed turn is played with ``rng``. Returns the count
+    of the next decision's options when they were listed into ``buf`` on the way, else -1."""
     done = _decide(S, T, move)
     while True:
         if done:
             _finish_turn(S, T.rules, views(S, T), rng)
-            return
+            return -1
         ph = S[H_PHASE]
         if ph != PH_ORDER and ph != PH_TOURIST:
-            return
-        if _legal(S, T, buf) != 1:
-            return
+            return -1
+        n = _legal(S, T, buf)
+        if n != 1:
+            return n
         done = _decide(S, T, buf[0])
 
 
@@ -575,15 +579,17 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
     rules = T.rules
     mv = np.zeros(MOVE_LEN, np.int64)
     buf = np.zeros(T.max_moves, np.int64)
+    listed = -1   # the options of the decision asked, when _run has listed them into buf
     while st.g[G_OVER] == 0:
         seat = st.g[G_SEAT]
         kind = kinds[seat]
         if kind == RANDOM:
-            n = _legal(S, T, buf)
-            _run(S, T, buf[below(agent_rng, n)], game_rng, buf)
+            n = listed if listed >= 0 else _legal(S, T, buf)
+            listed = _run(S, T, buf[below(agent_rng, n)], game_rng, buf)
         else:
             choose_move(st, rules, kind, weights[seat], candidates, rollouts, agent_rng, mv, cand_mv, cand_val)
             play_turn(S, rules, st, mv, game_rng)
+            listed = -1
     ai = ai_score(st, rules) if rules.solo else 0
     return S, final_rows(st, rules), st.shops.copy(), ai
 
