@@ -462,7 +462,7 @@ def determinize(S, T, seat, rng):
     shuffle(rest, rest.shape[0], rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _order_code(S, T, order, k_plan):
     """The order decision that places ``order[:k]`` (a turn's colours in placing order), or -1."""
     k = S[H_MV + MV_K]
@@ -491,7 +491,7 @@ def _order_code(S, T, order, k_plan):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _plan_code(S, T, mv):
     """The decision asked now that agrees with the whole turn ``mv`` (rules' int64[MOVE_LEN]);
     -1 when ``mv`` cannot be written in the decisions (not necessarily legal otherwise)."""
@@ -526,7 +526,7 @@ def plan_code(S, T, mv):
     return _plan_code(S, T, mv)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val):
     """The greedy agent's best whole turn among those that agree with the decisions taken."""
     ph = S[H_PHASE]
