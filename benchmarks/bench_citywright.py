@@ -1,5 +1,9 @@
-"""Citywright throughput: four-player games per second for tables of `greedy` and of `random`,
-on one core and on both (joblib loky). Prints numbers; asserts nothing (DESIGN.md: never timed tests).
+"""Citywright throughput: four-player games per second for tables of `greedy` and of `random`
+(``play_game``, the runner's path; both run through the compiled interface), on one core and on
+both (joblib loky); then uniformly random playouts through the interface alone
+(``balancer.core.kernel.random_playout`` over ``kernel.ENGINE``: setup and one random decision after
+another, chance and choices from one generator), on one core. Prints numbers; asserts nothing
+(DESIGN.md: never timed tests).
 
     python benchmarks/bench_citywright.py [--seconds 20] [--jobs 1 2]
 """
@@ -46,6 +50,37 @@ def _rate(agent: str, jobs: int, seconds: float) -> float:
         return done / (time.perf_counter() - t0)
 
 
+def _playouts(games: int, seed: int) -> float:
+    """Seconds for ``games`` four-player random playouts through the interface, in one compiled loop."""
+    import numba as nb
+
+    from balancer.core.kernel import random_playout
+    from balancer.games.citywright.kernel import ENGINE
+
+    T = ENGINE.compile(_load(), 4)
+
+    @nb.njit
+    def run(K, T, new_state, out, rng, games):
+        decisions = 0
+        for _ in range(games):
+            S = new_state(T, rng)
+            decisions += random_playout(K, S, T, out, rng, 1 << 30)
+        return decisions
+
+    out = np.zeros(ENGINE.max_moves(T), np.int64)
+    run(ENGINE.kernel, T, ENGINE.new_state, out, np.random.default_rng(0), 2)   # compile
+    t0 = time.perf_counter()
+    run(ENGINE.kernel, T, ENGINE.new_state, out, np.random.default_rng(seed), games)
+    return time.perf_counter() - t0
+
+
+def playout_rate(seconds: float) -> float:
+    """Interface random playouts per second on one core, over about ``seconds``."""
+    per_game = _playouts(500, 1) / 500
+    games = max(500, int(seconds / per_game))
+    return games / _playouts(games, 2)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=15.0, help="measured seconds per case (default 15)")
@@ -59,6 +94,8 @@ def main() -> None:
             verdict = "meets" if per_core >= TARGETS[agent] else "BELOW"
             print(f"  {agent:6s} x4  jobs={jobs}: {rate:9.1f} games/s  ({per_core:8.1f} per core; "
                   f"target {TARGETS[agent]:.0f} per core: {verdict})", flush=True)
+    rate = playout_rate(args.seconds)
+    print(f"  interface random playouts x4, jobs=1: {rate:9.1f} games/s (balancer.core.kernel.random_playout)", flush=True)
 
 
 if __name__ == "__main__":

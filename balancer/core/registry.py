@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from .batch import GameBatch
 from .game import Outcome
 from .kernel import Engine
 
@@ -52,6 +53,9 @@ class GameSpec:
     to end (conformance).
     score_table_text: ``(cfg, text) -> {category: points}`` for ``balancer score``, or None.
     describe_config: ``cfg -> str``: a data summary ``balancer validate`` prints, or None.
+    play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch``: games
+    ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`), or None to play
+    them one ``play_game`` at a time. Must give the same records as ``play_game``.
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -79,6 +83,7 @@ class GameSpec:
     max_protocol_moves: int = 10_000
     score_table_text: Callable[[Any, str], dict[str, int]] | None = None
     describe_config: Callable[[Any], str] | None = None
+    play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch] | None = None
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:

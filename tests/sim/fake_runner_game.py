@@ -13,8 +13,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from balancer.core.batch import GameBatch
 from balancer.core.game import Outcome
 from balancer.core.registry import GameSpec, known_agents_check
+from balancer.core.seeding import game_seed
+from balancer.core.tables import seat_agents
 
 NAME = "fake"
 AGENTS: tuple[str, ...] = ("random", "strong", "boom", "fragile")
@@ -63,6 +66,20 @@ def transcript(cfg: FakeConfig, agents: list[str], seed: np.random.SeedSequence)
     return f"fake game with {', '.join(agents)}\n{play_game(cfg, agents, seed)}\n"
 
 
+def play_chunk(cfg: FakeConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
+    """The same games as :func:`play_game`, returned as one batch (the runner's batch path)."""
+    outs = [play_game(cfg, seat_agents(agents, i), game_seed(run_seed, i)) for i in range(start, stop)]
+    hands = ("high", "low")
+    return GameBatch(
+        scores=np.array([o.scores for o in outs], np.int64),
+        tiebreak=np.array([o.tiebreak for o in outs], np.int64),
+        components={k: np.array([o.components[k] for o in outs], np.int64) for k in outs[0].components},
+        metrics={k: np.array([o.metrics[k] for o in outs]) for k in outs[0].metrics},
+        turns=np.array([o.turns for o in outs], np.int64),
+        labels={"hand": (np.array([[hands.index(h) for h in o.labels["hand"]] for o in outs]), hands)},
+    )
+
+
 def _not_stepwise(*args, **kwargs):
     raise NotImplementedError("the fake game is played whole (play_game), never step by step")
 
@@ -71,4 +88,4 @@ SPEC = GameSpec(name=NAME, display_name="Fake", config_model=FakeConfig, default
                 agents=AGENTS, check_agent=known_agents_check(AGENTS), play_game=play_game, transcript=transcript,
                 make_agent=_not_stepwise, new_game=_not_stepwise, legal_moves=_not_stepwise, apply=_not_stepwise,
                 is_over=_not_stepwise, outcome=_not_stepwise, is_legal_move=_not_stepwise,
-                source=Path(__file__), module=__name__)
+                source=Path(__file__), module=__name__, play_chunk=play_chunk)

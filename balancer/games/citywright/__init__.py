@@ -22,6 +22,19 @@ Version history. v1.0 (``configs/citywright/v1.0.yaml``): largest residential cl
 size x 2, two players played 4 rounds of 4 turns with the full deck, no seat bonus. v1.1: the
 rulebook as printed.
 
+The compiled interface (``kernel.py``; its docstring has the details). A turn is up to four
+decisions of the same player, one int64 each: (1) the slot whose ruler is drafted (or, when every
+slot is empty, the pass that loses the turn); (2) the placement among that ruler's distinct legal
+placements, or the forced discard when it has none, or (two players, corner ruler, §9.2) a
+discard-for-tile cell and district; (3) the order of the line's tiles on the landed cells, when
+there are several; (4) the free pick's district, when the star lands on the table. Hidden: the
+order of the two draw piles (determinize reshuffles them). Values: win shares with the §8
+tie-breakers; solo (§10.3 prints no rank table) a logistic of the total against
+``agents.heuristic.solo_par``; the heuristic a logistic of the score margin over the best other seat
+(``agents.heuristic.scale``). The Python protocol (``new_game``, ``legal_moves``, ``apply``...) and the
+``random`` agent (uniform per decision) are derived from it; the greedy and specialists plan a whole
+turn with their own search and play it decision by decision.
+
 Score components reported per seat: residential, commercial, park, industrial, achievements,
 seat_bonus. Metrics: wasted_tiles, empty_cells, rulers_placed, forced_discards.
 """
@@ -34,223 +47,137 @@ from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
 
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import NamedTuple
-
 import numpy as np
 
+from ...core import protocol
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, MS_INDEX, N_SEQ, SEQS, agent_params, choose_move, play_new_game, workspace
+from .agents import AGENTS, agent_params, greedy_move, play_new_game, workspace
 from .config import CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, PLACE, SLOT_LINES, Rules, State, apply_move, compile_rules,
-                    FINAL_COLUMNS, any_ruler, current_seat, filled_mask, final_rows, is_legal, new_state)
-from .scoring import Geometry, ScoreParams, draw_table, parse_table, score_all, score_table
+from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
+from .rules import G_PHASE, G_SLOT, State, state_views
+from .scoring import draw_table, parse_table, score_table
 
 NAME = "citywright"
 CONFIG_MODEL = CitywrightConfig
-SLOT_NAMES = ([f"row {r + 1} left" for r in range(4)] + [f"row {r + 1} right" for r in range(4)]
-              + [f"column {c + 1} top" for c in range(4)] + [f"column {c + 1} bottom" for c in range(4)]
-              + ["top-left corner", "top-right corner", "bottom-right corner", "bottom-left corner"])
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "score_table", "score_table_text", "parse_table", "draw_table"]
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "new_game", "legal_moves", "apply", "is_over", "is_legal_move",
+           "outcome", "play_game", "transcript", "score_table", "score_table_text", "parse_table", "draw_table",
+           "ENGINE", "compile_variant"]
 
 
-@lru_cache(maxsize=32)
-def _compiled(cfg_json: str, n_players: int) -> tuple[Rules, Geometry, ScoreParams]:
-    return compile_rules(CitywrightConfig.model_validate_json(cfg_json), n_players)
-
-
-_BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, tuple[Rules, Geometry, ScoreParams]]] = {}
-
-
-def compiled(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometry, ScoreParams]:
-    """The variant compiled for ``n_players`` (cached). Raises ValueError for an unsupported count."""
-    hit = _BY_ID.get((id(cfg), n_players))
-    if hit is not None and hit[0] is cfg:
-        return hit[1]
-    out = _compiled(cfg.model_dump_json(), n_players)
-    _BY_ID[(id(cfg), n_players)] = (cfg, out)
-    return out
-
-
-@dataclass
-class Game:
-    """A game in progress: the config, its compiled rules and the mutable state arrays."""
-
-    cfg: CitywrightConfig
-    rules: Rules
-    geo: Geometry
-    sp: ScoreParams
-    state: State
-    rng: np.random.Generator   # the game's own chance: site boards and deck shuffles
+class Game(protocol.Position):
+    """A game in progress: the kernel's position ``S`` under the rule table ``T`` and the game's own
+    chance stream (:class:`balancer.core.protocol.Position`), with the rules' views of it."""
 
     @property
-    def n_players(self) -> int:
-        return self.rules.n_players
+    def state(self) -> State:
+        """The position as the rules see it: numpy views into ``S`` (writing them writes ``S``)."""
+        return state_views(self.S, self.T.lay)
 
     @property
-    def seat_to_move(self) -> int:
-        """0-based seat whose turn it is."""
-        return int(current_seat(self.state, self.rules.n_players))
+    def rules(self):
+        return self.T.rules
 
+    @property
+    def geo(self):
+        return self.T.geo
 
-class Move(NamedTuple):
-    """A move (see ``rules`` for the kinds). ``districts`` land on the placement's non-star cells
-    in order; ``star`` is the free pick's district (five-cell rulers). For DISCARD_FOR_TILE,
-    ``placement`` is the cell and ``districts[0]`` the tile."""
+    @property
+    def sp(self):
+        return self.T.sp
 
-    kind: int
-    slot: int
-    placement: int = 0
-    districts: tuple[int, ...] = ()
-    star: int = 0
-
-    def array(self) -> np.ndarray:
-        mv = np.zeros(8, np.int64)
-        mv[0], mv[1], mv[2] = self.kind, self.slot, self.placement
-        for j, d in enumerate(self.districts):
-            mv[3 + j] = d
-        mv[7] = self.star
-        return mv
-
-    @classmethod
-    def from_array(cls, mv: np.ndarray, k: int) -> "Move":
-        kind = int(mv[0])
-        if kind == DISCARD_FOR_TILE:
-            return cls(kind, int(mv[1]), int(mv[2]), (int(mv[3]),))
-        return cls(kind, int(mv[1]), int(mv[2]), tuple(int(d) for d in mv[3:3 + k]), int(mv[7]))
-
-
-def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
-    if n_players not in cfg.player_counts:
-        noun = "player is" if n_players == 1 else "players is"
-        raise ValueError(f"{n_players} {noun} not supported by variant {cfg.variant!r} "
-                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
+    def copy(self) -> "Game":
+        """An independent copy (position and chance stream)."""
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = self.rng.bit_generator.state
+        return Game(self.engine, self.cfg, self.T, self.S.copy(), rng)
 
 
 def new_game(cfg: CitywrightConfig, n_players: int, seed: np.random.SeedSequence | int) -> Game:
     """A game after setup (§3). ``seed`` drives only the game's own chance (child 0 of
     :func:`balancer.core.seeding.game_rngs`). Raises ValueError for an unsupported player count."""
-    _check_players(cfg, n_players)
-    rules, geo, sp = compiled(cfg, n_players)
+    T = compile_variant(cfg, n_players)
     game_rng, _ = game_rngs(seed)
-    return Game(cfg, rules, geo, sp, new_state(rules, cfg.table.size, game_rng), game_rng)
+    return Game(ENGINE, cfg, T, ENGINE.new_state(T, game_rng), game_rng)
 
 
-def legal_moves(game: Game) -> list[Move]:
-    """Every legal move of the seat to move (§5, §9.2): each slot's ruler in each distinct placement
-    with each distinct tile assignment and free pick; a forced discard for a ruler with no placement.
-    Can be tens of thousands of moves: meant for tests and tools, not for agents."""
-    st, rules = game.state, game.rules
-    if st.g[3]:
-        return []
-    table = st.tables[game.seat_to_move]
-    filled = int(filled_mask(table))
-    site_districts = sorted({int(d) for d in st.site})
-    moves: list[Move] = []
-    if not any_ruler(st):
-        return [Move(FORCED, -1)]
-    for slot in range(N_SLOTS):
-        shape = int(st.slots[slot])
-        if shape < 0:
-            continue
-        counts = [0] * 5
-        for j in range(4):
-            counts[int(st.site[SLOT_LINES[slot, j]])] += 1
-        ms = MS_INDEX[counts[1], counts[2], counts[3], counts[4]]
-        five = bool(rules.shape_five[shape])
-        any_p = False
-        for p in range(int(rules.pl_off[shape]), int(rules.pl_off[shape + 1])):
-            if int(rules.pl_mask[p]) & filled:
-                continue
-            any_p = True
-            k = int(rules.pl_k[p])
-            stars = site_districts if five else [0]
-            for q in range(int(N_SEQ[ms, k])):
-                seq = tuple(int(d) for d in SEQS[ms, k, q, :k])
-                for sd in stars:
-                    moves.append(Move(PLACE, slot, p, seq, sd))
-        if not any_p:
-            moves.append(Move(FORCED, slot))
-        if rules.discard_for_tile and slot >= N_EDGE:
-            for c in range(table.shape[0]):
-                if table[c] == 0:
-                    moves.extend(Move(DISCARD_FOR_TILE, slot, c, (d,)) for d in range(1, 5))
-    return moves
+def legal_moves(game: Game) -> list[int]:
+    """The legal decisions of the seat to move (``kernel.py``'s codes); [] once the game is over."""
+    return protocol.legal_moves(game)
 
 
-def is_legal_move(game: Game, move: Move) -> bool:
-    """True when ``move`` is legal for the seat to move."""
-    return bool(is_legal(game.state, game.rules, move.array()))
+def is_legal_move(game: Game, move: int) -> bool:
+    """True when ``move`` is one of :func:`legal_moves`."""
+    return protocol.is_legal_move(game, move)
 
 
-def apply(game: Game, move: Move) -> Game:
-    """Play ``move`` in place (engines may mutate, DESIGN.md) and return the game.
-    Raises ValueError for an illegal move."""
-    mv = move.array()
-    if not is_legal(game.state, game.rules, mv):
-        raise ValueError(f"illegal move {move}")
-    apply_move(game.state, game.rules, mv, game.rng)
-    return game
+def apply(game: Game, move: int) -> Game:
+    """Take decision ``move`` in place and return the game. Raises ValueError for an illegal move."""
+    return protocol.apply(game, move)
 
 
 def is_over(game: Game) -> bool:
     """True after the last turn of the last round (§4.2)."""
-    return bool(game.state.g[3])
+    return protocol.is_over(game)
+
+
+def outcome(game: Game) -> Outcome:
+    """Final scores (§6), achievements (§7), seat bonus (§6.5) and tie-break keys (§8) per seat.
+    Raises ValueError before the end."""
+    return protocol.outcome(game)
 
 
 class CitywrightAgent:
-    """Adapter from the compiled agents to the :class:`balancer.core.game.Agent` protocol."""
+    """The greedy agent or a specialist through the Python protocol: at the start of its turn it
+    searches the whole turn (:func:`~.agents.greedy_move`, drawing from the generator exactly as
+    :func:`play_game` does) and returns it decision by decision."""
 
     def __init__(self, cfg: CitywrightConfig, name: str):
         self.name = name
         self.kind, self.weights = agent_params(cfg, name)
         self._ws = None
+        self._plan: list[int] = []
+        self._slot = -1
 
-    def choose(self, game: Game, seat: int, rng: np.random.Generator) -> Move:
+    def plan(self, game: Game, rng: np.random.Generator) -> list[int]:
+        """The decisions of the whole turn the agent plays from ``game`` (at the start of a turn)."""
+        if self._ws is None:
+            self._ws = workspace(game.rules, game.T.lay.cells)
+        mv = np.zeros(8, np.int64)
+        greedy_move(game.state, game.rules, game.geo, game.sp, self.weights, rng, mv, self._ws)
+        dec = np.zeros(4, np.int64)
+        k = int(turn_decisions(game.S, game.T, mv, dec))
+        return [int(d) for d in dec[:k]]
+
+    def choose(self, game: Game, seat: int, rng: np.random.Generator) -> int:
         if seat != game.seat_to_move:
             raise ValueError(f"seat {seat + 1} is not to move")
-        mv = np.zeros(8, np.int64)
-        if self._ws is None:
-            self._ws = workspace(game.rules, game.geo.size * game.geo.size)
-        choose_move(game.state, game.rules, game.geo, game.sp, self.kind, self.weights, rng, mv, self._ws)
-        k = int(game.rules.pl_k[mv[2]]) if mv[0] == PLACE else 0
-        return Move.from_array(mv, k)
+        if game.S[G_PHASE] == DRAFT:
+            self._plan = self.plan(game, rng)
+            self._slot = self._plan[0]
+        elif not self._plan or game.S[G_SLOT] != self._slot:
+            raise ValueError(f"the {self.name} agent plans whole turns: it cannot take over a turn another "
+                             "player began")
+        return self._plan.pop(0)
 
 
-def make_agent(cfg: CitywrightConfig, name: str) -> CitywrightAgent:
-    """An agent by name (one of :data:`AGENTS`); raises ValueError for an unknown name."""
+def make_agent(cfg: CitywrightConfig, name: str):
+    """An agent by name (one of :data:`AGENTS`); raises ValueError for an unknown name. ``random`` is
+    the interface's uniform agent (:class:`balancer.core.protocol.UniformAgent`)."""
+    if name == "random":
+        return protocol.UniformAgent()
     return CitywrightAgent(cfg, name)
 
 
-def outcome(game: Game) -> Outcome:
-    """Final scores (§6), achievements (§7), seat bonus (§6.5) and tie-break keys (§8) per seat."""
-    pts = score_all(game.state.tables, game.geo, game.sp)
-    return _outcome(final_rows(game.state, game.rules, pts))
-
-
-def _outcome(rows: np.ndarray) -> Outcome:
-    """:class:`Outcome` from :func:`~.rules.final_rows` (int64[n, 12], columns FINAL_COLUMNS)."""
-    r = rows.tolist()
-    components = {name: [row[j] for row in r] for j, name in enumerate(FINAL_COLUMNS[:6])}
-    metrics = {name: [float(row[j]) for row in r] for j, name in
-               ((8, "wasted_tiles"), (6, "empty_cells"), (9, "rulers_placed"), (10, "forced_discards"))}
-    return Outcome(scores=[sum(row[:6]) for row in r], tiebreak=[(-row[6], row[7]) for row in r],
-                   components=components, metrics=metrics, turns=[row[11] for row in r])
-
-
 def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """Play one whole game at full speed. ``agents`` lists the agent of each seat (its length is
-    the player count). Raises ValueError for an unsupported player count or an unknown agent."""
-    n = len(agents)
-    _check_players(cfg, n)
-    rules, geo, sp = compiled(cfg, n)
+    """Play one whole game at full speed (one compiled call through the interface). ``agents``
+    lists the agent of each seat (its length is the player count). Raises ValueError for an
+    unsupported player count or an unknown agent."""
+    T = compile_variant(cfg, len(agents))
     kinds, weights = _table_params(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    return _outcome(play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng))
+    return outcome_of_rows(play_new_game(T, kinds, weights, game_rng, agent_rng))
 
 
 _TABLES: dict[tuple[int, tuple[str, ...]], tuple[CitywrightConfig, np.ndarray, np.ndarray]] = {}
@@ -272,34 +199,6 @@ def _table_params(cfg: CitywrightConfig, agents: tuple[str, ...]) -> tuple[np.nd
     return kinds, weights
 
 
-def describe_move(game: Game, move: Move) -> str:
-    """One line of a transcript for ``move`` (before it is applied)."""
-    st, rules = game.state, game.rules
-    names = game.cfg.rulers.names
-    letters = ".RCPI"
-    if move.slot < 0:
-        return "finds no ruler left in any slot: the turn is lost"
-    slot = SLOT_NAMES[move.slot]
-    shape = names[int(st.slots[move.slot])]
-    if move.kind == FORCED:
-        return f"drafts {shape} from the {slot}: no legal placement, ruler and tiles discarded (§5)"
-    if move.kind == DISCARD_FOR_TILE:
-        r, c = divmod(move.placement, game.cfg.table.size)
-        return (f"drafts {shape} from the {slot} and discards it for a {letters[move.districts[0]]} "
-                f"at row {r + 1}, column {c + 1} (§9.2)")
-    p = move.placement
-    size = game.cfg.table.size
-    cells = [int(c) for c in rules.pl_cells[p, : rules.pl_k[p]]]
-    put = ", ".join(f"{letters[d]}@{c // size + 1},{c % size + 1}" for c, d in zip(cells, move.districts))
-    star = int(rules.pl_star[p])
-    if rules.shape_five[int(st.slots[move.slot])]:
-        put += (f"; free pick {letters[move.star]}@{star // size + 1},{star % size + 1}" if star >= 0
-                else f"; free pick {letters[move.star]} wasted off the table")
-    ntiles = 5 if rules.shape_five[int(st.slots[move.slot])] else 4
-    lost = ntiles - len(cells) - (1 if star >= 0 else 0)
-    return f"drafts {shape} from the {slot}: {put}" + (f" ({lost} wasted off the table)" if lost else "")
-
-
 def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
     """A turn-by-turn account of one game (same moves as :func:`play_game` with this seed), then
     the final tables drawn and the scores."""
@@ -316,10 +215,16 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
             site = draw_table(game.state.site, 4).splitlines()
             lines.append(f"\nRound {rnd + 1}, start player seat {int(game.state.g[2]) + 1}. Site board:")
             lines += ["  " + row for row in site]
+        # one line per turn: the seat's decisions until the turn is played (the phase is back to the draft)
         seat = game.seat_to_move
-        move = players[seat].choose(game, seat, agent_rng)
-        lines.append(f"  seat {seat + 1}: {describe_move(game, move)}")
-        apply(game, move)
+        start = game.S.copy()
+        decisions = []
+        while True:
+            decisions.append(players[seat].choose(game, seat, agent_rng))
+            apply(game, decisions[-1])
+            if game.S[G_PHASE] == DRAFT:
+                break
+        lines.append(f"  seat {seat + 1}: {describe_turn(start, game.T, turn_array(start, game.T, decisions))}")
     out = outcome(game)
     lines.append("\nFinal tables:")
     for s in range(n):
@@ -346,5 +251,5 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
 from ...core.registry import spec_from_module  # noqa: E402
 
 SPEC = spec_from_module(sys.modules[__name__], display_name="Citywright", default_config="citywright/v1.1.yaml",
-                        score_table_text=score_table_text)
+                        score_table_text=score_table_text, engine=ENGINE)
 """This game in the registry (:mod:`balancer.core.registry`)."""

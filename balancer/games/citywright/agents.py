@@ -1,9 +1,9 @@
 """Citywright agents: random, greedy and the four district specialists.
 
-- ``random``: drafts a uniformly random ruler; lays it in a uniformly random legal placement
-  with the tiles in random order and a uniformly random free pick (any of the 16 site cells). In
-  the two-player game a drafted corner ruler is discarded for a tile (§9.2) with probability
-  1/(placements + 1), on a random empty cell with a random district.
+- ``random``: uniform over the compiled interface's legal moves at each decision of a turn
+  (``kernel.py``: the slot, then the placement (or forced discard, or §9.2 discard-for-tile), then
+  the tile order, then the free pick's district), one ``rng.random()`` per decision
+  (:func:`balancer.core.kernel.uniform_move`).
 - ``greedy``: plays the move with the largest gain in its own final score this turn under the
   variant's own scoring (§6), achievements (§7) included, then the tie-breakers (§8: more tiles
   landed, i.e. fewer empty cells; then a new distinct shape). It searches every move: every ruler,
@@ -16,6 +16,9 @@
   per scoring category from the config (``agents.specialists``).
 
 Every random choice draws from the numpy Generator passed in. The search is compiled with numba.
+The greedy search keeps its own pruned move generator (it plans a whole turn at once); the turn it
+picks is played as the interface's decisions (:func:`~.kernel.turn_decisions`), and a test checks over
+many positions that each of them is one of the interface's legal moves.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ import numba as nb
 import numpy as np
 
 from .config import DISTRICTS, CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FORCED, N_EDGE, N_SLOTS, N_STATS, PLACE, SITE, SLOT_LINES, State, any_ruler,
-                    apply_move, below, current_seat, filled_mask, final_rows, setup)
+from . import kernel
+from .rules import (DISCARD_FOR_TILE, FORCED, G_OVER, MS_INDEX, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, SLOT_LINES,
+                    below, current_seat, final_rows, views)
 from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
@@ -50,43 +54,6 @@ def agent_params(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray]:
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
 
 
-def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every multiset of 4 districts and every k = 0..4: the distinct ordered choices of k of
-    its tiles (the tile assignments of a placement landing k non-star cells).
-
-    Returns (ms_index int64[5,5,5,5] -> multiset id, seq int8[35, 5, 24, 4], n_seq int64[35, 5]).
-    """
-    ms_index = np.full((5, 5, 5, 5), -1, np.int64)
-    seqs = np.zeros((35, 5, 24, 4), np.int8)
-    n_seq = np.zeros((35, 5), np.int64)
-    ms = 0
-    for a in range(5):
-        for b in range(5 - a):
-            for c in range(5 - a - b):
-                d = 4 - a - b - c
-                ms_index[a, b, c, d] = ms
-                counts = (a, b, c, d)
-                for k in range(5):
-                    found: set[tuple[int, ...]] = set()
-
-                    def rec(prefix: tuple[int, ...], left: list[int]) -> None:
-                        if len(prefix) == k:
-                            found.add(prefix)
-                            return
-                        for dist in range(4):
-                            if left[dist]:
-                                left[dist] -= 1
-                                rec(prefix + (dist + 1,), left)
-                                left[dist] += 1
-                    rec((), list(counts))
-                    for i, sq in enumerate(sorted(found)):
-                        seqs[ms, k, i, :k] = sq
-                    n_seq[ms, k] = len(found)
-                ms += 1
-    return ms_index, seqs, n_seq
-
-
-MS_INDEX, SEQS, N_SEQ = _sequence_table()
 
 
 def _skip_table() -> np.ndarray:
@@ -212,82 +179,6 @@ def _tie_u(salt, move_id):
     x ^= x >> np.uint64(31)
     u = (float(x >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
     return u
-
-
-@nb.njit(cache=True)
-def random_move(st, rules, rng, mv):
-    """Fill ``mv`` with the random agent's move for the seat to move (rejection sampling keeps
-    every choice uniform: a slot among the filled ones, a placement among the legal ones)."""
-    mv[:] = 0
-    if not any_ruler(st):
-        mv[0] = FORCED
-        mv[1] = -1
-        return
-    while True:
-        slot = below(rng, N_SLOTS)
-        if st.slots[slot] >= 0:
-            break
-    shape = st.slots[slot]
-    seat = current_seat(st, rules.n_players)
-    table = st.tables[seat]
-    filled = filled_mask(table)
-    lo, hi = rules.pl_off[shape], rules.pl_off[shape + 1]
-    mv[:] = 0
-    mv[1] = slot
-    chosen = -1
-    for _ in range(16):
-        p = lo + below(rng, hi - lo)
-        if rules.pl_mask[p] & filled == 0:
-            chosen = p
-            break
-    d4t = rules.discard_for_tile and slot >= N_EDGE and popcount(filled) < table.shape[0]
-    if chosen < 0 or d4t:
-        # few legal placements left (or discard-for-tile is an option): count them exactly
-        nv = 0
-        for p in range(lo, hi):
-            if rules.pl_mask[p] & filled == 0:
-                nv += 1
-        total = nv + (1 if d4t else 0)
-        if total == 0:
-            mv[0] = FORCED
-            return
-        r = below(rng, total)
-        if r == nv:
-            e = below(rng, table.shape[0] - popcount(filled))
-            for i in range(table.shape[0]):
-                if table[i] == 0:
-                    if e == 0:
-                        mv[0] = DISCARD_FOR_TILE
-                        mv[2] = i
-                        mv[3] = 1 + below(rng, 4)
-                        return
-                    e -= 1
-        for p in range(lo, hi):
-            if rules.pl_mask[p] & filled == 0:
-                if r == 0:
-                    chosen = p
-                    break
-                r -= 1
-    # tiles in random order: the first k land on the placement's non-star cells
-    t0 = st.site[SLOT_LINES[slot, 0]]
-    t1 = st.site[SLOT_LINES[slot, 1]]
-    t2 = st.site[SLOT_LINES[slot, 2]]
-    t3 = st.site[SLOT_LINES[slot, 3]]
-    mv[0] = PLACE
-    mv[2] = chosen
-    mv[3] = t0
-    mv[4] = t1
-    mv[5] = t2
-    mv[6] = t3
-    for j in range(3, 0, -1):
-        q = below(rng, j + 1)
-        t = mv[3 + j]
-        mv[3 + j] = mv[3 + q]
-        mv[3 + q] = t
-    for j in range(rules.pl_k[chosen], 4):
-        mv[3 + j] = 0
-    if rules.shape_five[shape]:
-        mv[7] = st.site[below(rng, SITE)]   # the free pick: any of the 16 site cells
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -1080,15 +971,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
 
 
 @nb.njit(cache=True)
-def choose_move(st, rules, geo, sp, kind, w, rng, mv, ws):
-    """Fill ``mv`` with the move of an agent of ``kind`` (RANDOM or GREEDY) and weights ``w``."""
-    if kind == RANDOM:
-        random_move(st, rules, rng, mv)
-    else:
-        greedy_move(st, rules, geo, sp, w, rng, mv, ws)
-
-
-@nb.njit(cache=True)
 def workspace(rules, cells):
     """Scratch arrays for :func:`greedy_move`, allocated once and reused move after move."""
     per_shape = 0
@@ -1145,36 +1027,47 @@ def workspace(rules, cells):
 
 
 @nb.njit(cache=True)
-def play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng):
-    """Play the game in ``st`` to its end. Seat s's agent is ``kinds[s]`` with ``weights[s]``; the
-    agents draw from ``agent_rng``, the game's own chance (deals) from ``game_rng``."""
-    mv = np.zeros(8, np.int64)
+def play_to_end(S, T, kinds, weights, game_rng, agent_rng):
+    """Play the game in buffer ``S`` to its end through the compiled interface. Seat s's agent is
+    ``kinds[s]`` (RANDOM: uniform over ``kernel.legal``, one ``agent_rng.random()`` per decision, as
+    :func:`balancer.core.kernel.uniform_move`; GREEDY: :func:`greedy_move` with ``weights[s]``,
+    planned at the start of its turn and played as :func:`~.kernel.turn_decisions`). The agents draw
+    from ``agent_rng``, the game's own chance (deals) from ``game_rng``."""
+    rules = T.rules
     n = rules.n_players
-    if np.all(kinds[:n] == RANDOM):
+    out = np.zeros(T.max_moves, np.int64)
+    any_greedy = False
+    for s in range(n):
+        if kinds[s] != RANDOM:
+            any_greedy = True
+    if not any_greedy:
         # a table of random agents needs no search workspace
-        while st.g[3] == 0:
-            random_move(st, rules, agent_rng, mv)
-            apply_move(st, rules, mv, game_rng)
+        while S[G_OVER] == 0:
+            k = kernel.legal(S, T, out)
+            kernel.apply(S, T, out[min(int(agent_rng.random() * k), k - 1)], game_rng)
         return
-    ws = workspace(rules, geo.size * geo.size)
-    while st.g[3] == 0:
-        seat = current_seat(st, n)
-        choose_move(st, rules, geo, sp, kinds[seat], weights[seat], agent_rng, mv, ws)
-        apply_move(st, rules, mv, game_rng)
+    mv = np.zeros(8, np.int64)
+    dec = np.zeros(4, np.int64)
+    st = views(S, T.lay)
+    ws = workspace(rules, T.lay.cells)
+    while S[G_OVER] == 0:
+        seat = kernel.to_move(S, T)
+        if kinds[seat] == RANDOM:
+            k = kernel.legal(S, T, out)
+            kernel.apply(S, T, out[min(int(agent_rng.random() * k), k - 1)], game_rng)
+        else:
+            # a greedy seat always starts its turn here: every turn ends before the next seat moves
+            greedy_move(st, rules, T.geo, T.sp, weights[seat], agent_rng, mv, ws)
+            for i in range(kernel.turn_decisions(S, T, mv, dec)):
+                kernel.apply(S, T, dec[i], game_rng)
 
 
 @nb.njit(cache=True)
-def play_new_game(rules, geo, sp, kinds, weights, game_rng, agent_rng):
+def play_new_game(T, kinds, weights, game_rng, agent_rng):
     """Set up (§3) and play one whole game in a single compiled call; returns its
     :func:`~balancer.games.citywright.rules.final_rows` (int64[n, 12]). Only the rows cross back
-    into Python: returning the state too would box its ten arrays every game."""
-    n = rules.n_players
-    cells = geo.size * geo.size
-    cap = max(rules.deck4.shape[0], rules.deck5.shape[0], 1)
-    st = State(np.zeros((n, cells), np.int8), np.zeros(SITE, np.int8), np.full(N_SLOTS, -1, np.int16),
-               np.full(N_SLOTS, -1, np.int16), np.zeros(N_SLOTS, np.int8), np.zeros((4, cap), np.int16),
-               np.zeros(4, np.int64), np.zeros((n, rules.n_shapes), np.int16), np.zeros((n, N_STATS), np.int64),
-               np.zeros(4, np.int64))
-    setup(st, rules.deck4, rules.deck5, game_rng)
-    play_to_end(st, rules, geo, sp, kinds, weights, game_rng, agent_rng)
-    return final_rows(st, rules, score_all(st.tables, geo, sp))
+    into Python."""
+    S = kernel.new_state(T, game_rng)
+    play_to_end(S, T, kinds, weights, game_rng, agent_rng)
+    st = views(S, T.lay)
+    return final_rows(st, T.rules, score_all(st.tables, T.geo, T.sp))

@@ -1,9 +1,11 @@
-"""Citywright v1.1 rules (§3-§5, §9, §10): state, deals, legal placements and transitions.
+"""Citywright v1.1 rules (§3-§5, §9, §10): state, deals, placements and transitions.
 
-Everything here is compiled with numba; the state is a handful of small integer arrays so that a
-whole game runs without touching Python objects. Numbers come from the config (via
-:func:`compile_rules`), never from this file; the fixed facts here are the site board's geometry
-(§2.2: a 4x4 board, a slot at each end of each row and column, one at each corner).
+Everything here is compiled with numba. The whole position is one int64 buffer ``S`` (see
+:class:`Layout`); the rules read it through :class:`State`, a named tuple of views into ``S``
+(:func:`views`), so a copy of a game is ``S.copy()`` and nothing is boxed while a game runs. Numbers
+come from the config (via :func:`compile_rules`), never from this file; the fixed facts here are the
+site board's geometry (§2.2: a 4x4 board, a slot at each end of each row and column, one at each
+corner).
 
 Slots (index: what it is -> the site cells it gives, §5 step 2):
   0-3   left end of row r        -> row r           4-7   right end of row r   -> row r
@@ -12,7 +14,9 @@ Slots (index: what it is -> the site cells it gives, §5 step 2):
   17 top-right, 19 bottom-left   -> the diagonal 3, 6, 9, 12
 Edge slots hold four-cell rulers, corner slots five-cell rulers (§3.5).
 
-A move is an int64[8]: ``[kind, slot, placement, d0, d1, d2, d3, star]``.
+A whole turn, as :func:`apply_move` plays it, is an int64[8]: ``[kind, slot, placement, d0, d1, d2,
+d3, star]``. Players (and searches) do not write it: the compiled interface (``kernel.py``) takes a
+turn as successive decisions of the same player and composes this array at the last one.
   kind 0 PLACE: draft ``slot``'s ruler and lay it as ``placement`` (a row of the placement table),
          the landed non-star cells receiving districts d0.. in order, the star cell ``star``.
   kind 1 FORCED: draft ``slot``'s ruler that has no legal placement; ruler and tiles are discarded.
@@ -36,7 +40,10 @@ PLACE, FORCED, DISCARD_FOR_TILE = 0, 1, 2
 N_SLOTS, N_EDGE, SITE = 20, 16, 16
 STAT_WASTED, STAT_FORCED, STAT_PLACED, STAT_TURNS, STAT_TAKEN, STAT_D4T = range(6)
 N_STATS = 6
-G_ROUND, G_STEP, G_START, G_OVER = range(4)
+G_ROUND, G_STEP, G_START, G_OVER, G_PHASE, G_SLOT, G_PLACE, G_ORDER = range(8)
+N_G = 8
+"""``g``: round, step within the round, start seat, game over; then the decisions already taken in the
+turn under way (``kernel.py``): its phase, the drafted slot, the placement, the tile order."""
 
 
 def _slot_lines() -> tuple[np.ndarray, np.ndarray]:
@@ -84,18 +91,124 @@ class Rules(NamedTuple):
 
 
 class State(NamedTuple):
-    """One game in progress. Seats are 0-based here (seat 1 of the rulebook is 0)."""
+    """One game in progress, as views into its buffer ``S`` (:func:`views`; every field int64, so
+    writing a field writes ``S``). Seats are 0-based here (seat 1 of the rulebook is 0)."""
 
-    tables: np.ndarray   # int8[n, size*size]: district codes, 0 empty
-    site: np.ndarray     # int8[16]: the site board, district codes
-    slots: np.ndarray    # int16[20]: shape id of the ruler in each slot, -1 empty
-    dealt: np.ndarray    # int16[20]: shape dealt to each slot this round, -1 none
-    gone: np.ndarray     # int8[20]: 1 where the dealt ruler left the game (§9.2)
-    piles: np.ndarray    # int16[4, cap]: draw and discard piles: 0 draw4, 1 discard4, 2 draw5, 3 discard5
-    pile_n: np.ndarray   # int64[4]: cards in each pile
-    ticks: np.ndarray    # int16[n, n_shapes]: rulers placed per shape (score-sheet ticks, §5 step 3)
-    stats: np.ndarray    # int64[n, N_STATS]: wasted tiles, forced discards, rulers placed, turns, tiles taken, discards-for-tile
-    g: np.ndarray        # int64[4]: round, step within round, start seat, game over
+    tables: np.ndarray   # [n, size*size]: district codes, 0 empty
+    site: np.ndarray     # [16]: the site board, district codes
+    slots: np.ndarray    # [20]: shape id of the ruler in each slot, -1 empty
+    dealt: np.ndarray    # [20]: shape dealt to each slot this round, -1 none
+    gone: np.ndarray     # [20]: 1 where the dealt ruler left the game (§9.2)
+    piles: np.ndarray    # [4, cap]: draw and discard piles: 0 draw4, 1 discard4, 2 draw5, 3 discard5
+                         #   (a pile's cards are piles[i, :pile_n[i]], its top card last)
+    pile_n: np.ndarray   # [4]: cards in each pile
+    ticks: np.ndarray    # [n, n_shapes]: rulers placed per shape (score-sheet ticks, §5 step 3)
+    stats: np.ndarray    # [n, N_STATS]: wasted tiles, forced discards, rulers placed, turns, tiles taken, discards-for-tile
+    g: np.ndarray        # [N_G]: round, step within round, start seat, game over, and the turn's pending decisions
+
+
+class Layout(NamedTuple):
+    """Where each :class:`State` field lives in the position buffer ``S`` (offsets into int64[size]).
+    ``g`` is first (offset 0), so the seat to move and the turn's phase are read at fixed places."""
+
+    n: int          # players
+    cells: int      # cells of a drawing table
+    n_shapes: int
+    cap: int        # capacity of each pile
+    tables: int
+    site: int
+    slots: int
+    dealt: int
+    gone: int
+    piles: int
+    pile_n: int
+    ticks: int
+    stats: int
+    size: int       # length of S
+
+
+def state_layout(rules: Rules, cells: int) -> Layout:
+    """The :class:`Layout` of a game of ``rules`` on tables of ``cells`` cells."""
+    n = rules.n_players
+    cap = max(len(rules.deck4), len(rules.deck5), 1)
+    sizes = (n * cells, SITE, N_SLOTS, N_SLOTS, N_SLOTS, 4 * cap, 4, n * rules.n_shapes, n * N_STATS)
+    offsets = [N_G]
+    for k in sizes:
+        offsets.append(offsets[-1] + k)
+    return Layout(n, cells, rules.n_shapes, cap, *offsets)
+
+
+@nb.njit(cache=True)
+def views(S, lay):
+    """The :class:`State` of buffer ``S`` (int64[lay.size]): each field a view into ``S``."""
+    n = lay.n
+    return State(S[lay.tables:lay.tables + n * lay.cells].reshape((n, lay.cells)),
+                 S[lay.site:lay.site + SITE], S[lay.slots:lay.slots + N_SLOTS], S[lay.dealt:lay.dealt + N_SLOTS],
+                 S[lay.gone:lay.gone + N_SLOTS], S[lay.piles:lay.piles + 4 * lay.cap].reshape((4, lay.cap)),
+                 S[lay.pile_n:lay.pile_n + 4], S[lay.ticks:lay.ticks + n * lay.n_shapes].reshape((n, lay.n_shapes)),
+                 S[lay.stats:lay.stats + n * N_STATS].reshape((n, N_STATS)), S[0:N_G])
+
+
+def state_views(S: np.ndarray, lay: Layout) -> State:
+    """:func:`views` in Python: numpy views into ``S`` (tests and tools set positions up through them)."""
+    return views.py_func(S, lay)
+
+
+def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every multiset of 4 districts and every k = 0..4: the distinct ordered choices of k of
+    its tiles (§5 "assign tiles freely": the tile assignments of a placement landing k non-star cells).
+
+    Returns (ms_index int64[5,5,5,5] -> multiset id, seq int8[35, 5, 24, 4], n_seq int64[35, 5]);
+    the sequences of each (multiset, k) are sorted.
+    """
+    ms_index = np.full((5, 5, 5, 5), -1, np.int64)
+    seqs = np.zeros((35, 5, 24, 4), np.int8)
+    n_seq = np.zeros((35, 5), np.int64)
+    ms = 0
+    for a in range(5):
+        for b in range(5 - a):
+            for c in range(5 - a - b):
+                d = 4 - a - b - c
+                ms_index[a, b, c, d] = ms
+                counts = (a, b, c, d)
+                for k in range(5):
+                    found: set[tuple[int, ...]] = set()
+
+                    def rec(prefix: tuple[int, ...], left: list[int]) -> None:
+                        if len(prefix) == k:
+                            found.add(prefix)
+                            return
+                        for dist in range(4):
+                            if left[dist]:
+                                left[dist] -= 1
+                                rec(prefix + (dist + 1,), left)
+                                left[dist] += 1
+                    rec((), list(counts))
+                    for i, sq in enumerate(sorted(found)):
+                        seqs[ms, k, i, :k] = sq
+                    n_seq[ms, k] = len(found)
+                ms += 1
+    return ms_index, seqs, n_seq
+
+
+MS_INDEX, SEQS, N_SEQ = _sequence_table()
+
+
+@nb.njit(cache=True)
+def line_multiset(site, slot):
+    """Id (into :data:`SEQS`) of the multiset of the 4 tiles ``slot``'s line gives (§5 step 2)."""
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    for j in range(4):
+        d = site[SLOT_LINES[slot, j]]
+        if d == 1:
+            c1 += 1
+        elif d == 2:
+            c2 += 1
+        elif d == 3:
+            c3 += 1
+    return MS_INDEX[c1, c2, c3, 4 - c1 - c2 - c3]
 
 
 def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, int] | None]]:
@@ -314,15 +427,6 @@ def current_seat(st, n_players):
 
 
 @nb.njit(cache=True)
-def has_placement(filled, s, rules):
-    """True when a ruler of shape ``s`` can land at least 1 tile without overwriting (§5)."""
-    for p in range(rules.pl_off[s], rules.pl_off[s + 1]):
-        if rules.pl_mask[p] & filled == 0:
-            return True
-    return False
-
-
-@nb.njit(cache=True)
 def filled_mask(table):
     """Bit mask of the non-empty cells of a flat table."""
     m = np.uint64(0)
@@ -336,7 +440,7 @@ def filled_mask(table):
 def apply_move(st, rules, mv, rng):
     """Play move ``mv`` for the seat to move, then advance the turn (cleanup between rounds).
 
-    Does not check legality (see :func:`is_legal`). Tiles that land off the table, and the tiles
+    Does not check legality (``kernel.legal`` lists the legal decisions). Tiles that land off the table, and the tiles
     of a forced discard, count as wasted (§5). Returns nothing; mutates ``st``.
     """
     n = rules.n_players
@@ -402,64 +506,6 @@ def any_ruler(st):
         if st.slots[s] >= 0:
             return True
     return False
-
-
-@nb.njit(cache=True)
-def is_legal(st, rules, mv):
-    """True when ``mv`` is a legal move for the seat to move (§5, §9.2)."""
-    if st.g[G_OVER]:
-        return False
-    slot = mv[1]
-    if slot == -1 and mv[0] == FORCED:
-        return not any_ruler(st)
-    if slot < 0 or slot >= N_SLOTS or st.slots[slot] < 0:
-        return False
-    shape = st.slots[slot]
-    table = st.tables[current_seat(st, rules.n_players)]
-    filled = filled_mask(table)
-    kind = mv[0]
-    if kind != PLACE and kind != FORCED and kind != DISCARD_FOR_TILE:
-        return False
-    if kind == FORCED:
-        return not has_placement(filled, shape, rules)
-    if kind == DISCARD_FOR_TILE:
-        return (rules.discard_for_tile and slot >= N_EDGE and 0 <= mv[2] < table.shape[0]
-                and table[mv[2]] == 0 and 1 <= mv[3] <= 4)
-    p = mv[2]
-    if p < rules.pl_off[shape] or p >= rules.pl_off[shape + 1] or rules.pl_mask[p] & filled:
-        return False
-    # the landed tiles must be drawn from the line's 4 tiles (a sub-multiset), the star from the site
-    counts = np.zeros(5, np.int64)
-    for j in range(4):
-        counts[st.site[SLOT_LINES[slot, j]]] += 1
-    for j in range(rules.pl_k[p]):
-        d = mv[3 + j]
-        if d < 1 or d > 4 or counts[d] == 0:
-            return False
-        counts[d] -= 1
-    if rules.shape_five[shape]:
-        found = False
-        for i in range(SITE):
-            if st.site[i] == mv[7]:
-                found = True
-        if rules.pl_star[p] >= 0 and not found:
-            return False
-    return True
-
-
-def new_state(rules: Rules, size: int, rng: np.random.Generator) -> State:
-    """A game after §3 Setup, drawn with ``rng`` (the game's own chance stream)."""
-    n = rules.n_players
-    cap = max(len(rules.deck4), len(rules.deck5), 1)
-    st = State(
-        tables=np.zeros((n, size * size), np.int8), site=np.zeros(SITE, np.int8),
-        slots=np.full(N_SLOTS, -1, np.int16), dealt=np.full(N_SLOTS, -1, np.int16),
-        gone=np.zeros(N_SLOTS, np.int8), piles=np.zeros((4, cap), np.int16), pile_n=np.zeros(4, np.int64),
-        ticks=np.zeros((n, rules.n_shapes), np.int16), stats=np.zeros((n, N_STATS), np.int64),
-        g=np.zeros(4, np.int64),
-    )
-    setup(st, rules.deck4, rules.deck5, rng)
-    return st
 
 
 FINAL_COLUMNS = ("residential", "commercial", "park", "industrial", "achievements", "seat_bonus",

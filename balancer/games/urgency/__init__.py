@@ -41,6 +41,18 @@ active player's fixed ordering of simultaneous cards (opponent's first, own last
 the named token (foremost/rearmost) rather than one the player picks, and moves made by card
 actions fire no landing triggers and earn no rosette roll again.
 
+Compiled interface (:mod:`.kernel`, ``ENGINE``): the rules' int64 state and decisions as the
+generic kernel. A move is one int64 per decision, ``kind << 8 | arg``: a token move is the tile it
+leaves (0-14, 0 = enter), PICK 256 + card id, ROLL 512, TRIGGER 768 + card id. Hidden from a seat:
+unseen face-down pile cards (its own too, until it chooses from that pile), the opponent's
+set-in-stone order and its Rosette draw but the kept card (``cards.visibility``, assumed: discard
+piles face up, decks public); ``determinize`` deals exactly those again; without cards nothing is
+hidden (dice are chance, resolved in ``apply``). ``returns``: the win shares. ``heuristic``: the
+logistic of the progress margin (15 per token scored plus the tiles of tokens on the board) over
+``agents.heuristic_scale``. ``policy``: the greedy agent. The protocol (``new_game`` ...
+``outcome``) is :mod:`balancer.core.protocol` over it, so its moves are these codes; ``random`` is
+the protocol's uniform agent; the other agents return one decision a call.
+
 Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
 Labels: deck.
 
@@ -55,22 +67,19 @@ from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
 
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import NamedTuple
-
 import numpy as np
 
+from ...core import protocol
 from ...core.game import Outcome, ranks_and_win_shares
+from ...core.protocol import Position
 from ...core.seeding import game_rngs
 from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
                      play_new_game_no_chance_agents, play_race_fast)
-from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
+from .config import ANIMAL_DECKS, UrgencyConfig
+from .kernel import ENGINE, Table, move_code, outcome as kernel_outcome, table, unpack
 from .narrate import Narrator, cards_of
-from .rules import (DECK, LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PH_OVER, PHASE, PICK_KIND, PS, ROLLV, SCORED,
-                    SCORED_TILE, SUP, TRIGGER, Rules, advance, apply_decision, compile_rules, decide, decisions,
-                    is_legal, new_state, seat_to_move, setup_state, unpack_event)
-from .scoring import METRICS, final_rows
+from .rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PICK_KIND, PS, ROLLV, SCORED, SCORED_TILE, SUP, TRIGGER,
+                    Rules, advance, decide, decisions, new_state, setup_state, unpack_event)
 
 NAME = "urgency"
 CONFIG_MODEL = UrgencyConfig
@@ -81,26 +90,13 @@ _DECKS = ANIMAL_DECKS[1:]
 AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', '.join(_DECKS)}; e.g. greedy+ibex"
 """One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "Game", "Move", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move"]
-
-
-@lru_cache(maxsize=32)
-def _compiled(cfg_json: str) -> Rules:
-    return compile_rules(UrgencyConfig.model_validate_json(cfg_json))
-
-
-_BY_ID: dict[int, tuple[UrgencyConfig, Rules]] = {}
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
+           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code"]
 
 
 def compiled(cfg: UrgencyConfig) -> Rules:
-    """The variant compiled to arrays (cached)."""
-    hit = _BY_ID.get(id(cfg))
-    if hit is not None and hit[0] is cfg:
-        return hit[1]
-    out = _compiled(cfg.model_dump_json())
-    _BY_ID[id(cfg)] = (cfg, out)
-    return out
+    """The variant's rules compiled to one int64 array (:func:`~.rules.compile_rules`; cached)."""
+    return table(cfg).rules
 
 
 def check_agent(name: str, cfg: UrgencyConfig | None = None) -> str | None:
@@ -137,157 +133,101 @@ def parse_agent(cfg: UrgencyConfig, name: str) -> tuple[int, int]:
     return _KIND[agent], code
 
 
-@dataclass
-class Game:
-    """A game in progress: the config, its compiled rules, the state array and the game's chance."""
-
-    cfg: UrgencyConfig
-    rules: Rules
-    state: np.ndarray
-    rng: np.random.Generator
-
-    @property
-    def seat_to_move(self) -> int:
-        """0-based seat that decides next."""
-        return int(seat_to_move(self.state))
-
-    @property
-    def roll(self) -> int:
-        """The current roll (meaningful when a token move is to be chosen)."""
-        return int(self.state[ROLLV])
-
-
-class Move(NamedTuple):
-    """A decision: ``kind`` MOVE (``arg`` the tile moved from, 0 = enter a token), PICK (``arg`` the
-    card id chosen), ROLL, or TRIGGER (``arg`` the Eagle card id triggered instead of rolling)."""
-
-    kind: int
-    arg: int = 0
-
-
 def _check_players(n_players: int) -> None:
     if n_players != 2:
         raise ValueError(f"{n_players} player(s) is not supported by Urgency (supported: 2)")
 
 
-def _weights(cfg: UrgencyConfig) -> np.ndarray:
-    a = cfg.agents
-    return np.array([a.eval_scored, a.eval_progress, a.eval_danger, a.eval_supply, a.eval_safe])
-
-
-def _priority(cfg: UrgencyConfig) -> np.ndarray:
-    order = cfg.agents.card_priority
-    return np.array([order.index(e) if e in order else len(order) for e in EFFECTS], np.int64)
-
-
 def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | int,
-             decks: tuple[int, int] = (-1, -1)) -> Game:
-    """A game after Setup; ``decks``: deck codes of the seats (:data:`~.config.ANIMAL_DECKS`), -1
-    for the config's default deck. ``seed`` drives only the game's own chance (child 0 of
+             decks: tuple[int, int] = (-1, -1)) -> Position:
+    """A game after Setup, as the protocol's :class:`~balancer.core.protocol.Position` over the kernel
+    (:mod:`.kernel`); ``decks``: deck codes of the seats (:data:`~.config.ANIMAL_DECKS`), -1 for the
+    config's default deck. ``seed`` drives only the game's own chance (child 0 of
     :func:`balancer.core.seeding.game_rngs`). Raises ValueError unless ``n_players`` is 2."""
     _check_players(n_players)
-    rules = compiled(cfg)
+    T = ENGINE.compile(cfg, n_players)
     game_rng, _ = game_rngs(seed)
-    return Game(cfg, rules, new_state(rules, _deck_codes(cfg, decks), game_rng), game_rng)
+    return Position(ENGINE, cfg, T, new_state(T.rules, _deck_codes(T, decks), game_rng), game_rng)
 
 
-def _deck_codes(cfg: UrgencyConfig, decks: tuple[int, int]) -> np.ndarray:
+def _deck_codes(T: Table, decks: tuple[int, int]) -> np.ndarray:
     """The seats' deck codes for :func:`~.rules.new_state`: -1 replaced by the config's default deck."""
-    default = -1 if cfg.default_deck == "random" or not cfg.cards.enabled else ANIMAL_DECKS.index(cfg.default_deck)
-    return np.array([d if d >= 0 else default for d in decks], np.int64)
+    return np.array([d if d >= 0 else int(T.decks[s]) for s, d in enumerate(decks)], np.int64)
 
 
-def legal_moves(game: Game) -> list[Move]:
-    """Every legal decision of the seat to move ([] once the game is over)."""
-    kinds = np.empty(16, np.int64)
-    args = np.empty(16, np.int64)
-    n = decisions(game.state, game.rules, kinds, args)
-    return [Move(int(kinds[i]), int(args[i])) for i in range(n)]
-
-
-def is_legal_move(game: Game, move: Move) -> bool:
-    """True when ``move`` is legal for the seat to move."""
-    return bool(is_legal(game.state, game.rules, move.kind, move.arg))
-
-
-def apply(game: Game, move: Move) -> Game:
-    """Play ``move`` in place and advance to the next decision; returns the game.
-    Raises ValueError for an illegal move."""
-    if not is_legal_move(game, move):
-        raise ValueError(f"illegal move {move}")
-    apply_decision(game.state, game.rules, move.kind, move.arg, game.rng)
-    return game
-
-
-def is_over(game: Game) -> bool:
-    """True once a player has scored ``to_win`` tokens (or the max_turns stop)."""
-    return bool(game.state[PHASE] == PH_OVER)
+legal_moves = protocol.legal_moves
+"""The legal decisions of the seat to move, as the kernel's move codes (:mod:`.kernel`); [] once over."""
+is_legal_move = protocol.is_legal_move
+apply = protocol.apply
+is_over = protocol.is_over
+outcome = protocol.outcome
 
 
 class UrgencyAgent:
-    """Adapter from the compiled agents to the :class:`balancer.core.game.Agent` protocol. The deck
-    of a ``+deck`` name is used by :func:`play_game` and :func:`transcript` at setup."""
+    """A compiled agent (greedy, expectimax, expectimax1) over the protocol's position: one decision
+    a call, as a move code, chosen by :func:`~.agents.choose` among the kernel's legal decisions. The
+    deck of a ``+deck`` name is used by :func:`play_game` and :func:`transcript` at setup."""
 
     def __init__(self, cfg: UrgencyConfig, name: str):
         self.name = name
         self.kind, self.deck = parse_agent(cfg, name)
-        self._prio = _priority(cfg)
-        self._w = _weights(cfg)
 
-    def choose(self, game: Game, seat: int, rng: np.random.Generator) -> Move:
-        if seat != game.seat_to_move:
+    def choose(self, pos: Position, seat: int, rng: np.random.Generator) -> int:
+        if seat != pos.seat_to_move:
             raise ValueError(f"seat {seat + 1} is not to move")
         kinds = np.empty(16, np.int64)
         args = np.empty(16, np.int64)
-        n = decisions(game.state, game.rules, kinds, args)
-        i = choose(game.state, game.rules, self.kind, self._prio, self._w, rng, kinds, args, n)
-        return Move(int(kinds[i]), int(args[i]))
+        T = pos.T
+        n = decisions(pos.S, T.rules, kinds, args)
+        i = choose(pos.S, T.rules, self.kind, T.prio, T.weights, rng, kinds, args, n)
+        return move_code(int(kinds[i]), int(args[i]))
 
 
-def make_agent(cfg: UrgencyConfig, name: str) -> UrgencyAgent:
+class UrgencyRandom(protocol.UniformAgent):
+    """The ``random`` agent (:class:`~balancer.core.protocol.UniformAgent`: uniform over the kernel's
+    legal moves, one ``rng.random()`` a decision), with the deck of a ``random+deck`` name."""
+
+    def __init__(self, cfg: UrgencyConfig, name: str):
+        self.name = name
+        self.kind, self.deck = parse_agent(cfg, name)
+
+
+def make_agent(cfg: UrgencyConfig, name: str) -> UrgencyAgent | UrgencyRandom:
     """An agent by name (see :func:`check_agent`); raises ValueError for an unknown name."""
+    if name.partition("+")[0] == "random":
+        return UrgencyRandom(cfg, name)
     return UrgencyAgent(cfg, name)
-
-
-def _deck_name(cfg: UrgencyConfig, code: int) -> str:
-    return ANIMAL_DECKS[code] if cfg.cards.enabled else "none"
-
-
-def outcome(game: Game) -> Outcome:
-    """Tokens scored per seat (the score), turns, metrics and the deck of each seat."""
-    rows = final_rows(game.state)
-    return Outcome(scores=rows["scored"], tiebreak=[(), ()], components={"scored": rows["scored"]},
-                   metrics={m: [float(v) for v in rows[m]] for m in METRICS}, turns=rows["turns"],
-                   labels={"deck": [_deck_name(game.cfg, d) for d in game.state[[DECK, PS + DECK]].tolist()]})
 
 
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
     """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
     use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
-    each seat. Raises ValueError for a player count other than 2 or an unknown agent."""
+    each seat. A ``random`` seat draws exactly as the kernel's uniform move (one double a decision
+    over the same legal list). Raises ValueError for a player count other than 2 or an unknown agent."""
     _check_players(len(agents))
-    rules, decks, kinds, prio, weights = _seated(cfg, tuple(agents))
+    T, decks, kinds, weights = _seated(cfg, tuple(agents))
+    rules = T.rules
     game_rng, agent_rng = game_rngs(seed)
     if not cfg.cards.enabled and ((kinds == RANDOM) | (kinds == GREEDY)).all():
         S = play_race_fast(rules, kinds, game_rng, agent_rng)
     elif (kinds == RANDOM).any():
-        S = play_new_game(rules, decks, kinds, prio, weights, game_rng, agent_rng)
+        S = play_new_game(rules, decks, kinds, T.prio, weights, game_rng, agent_rng)
     else:
-        S = play_new_game_no_chance_agents(rules, decks, kinds, prio, weights, game_rng)
-    return outcome(Game(cfg, rules, S, game_rng))
-
+        S = play_new_game_no_chance_agents(rules, decks, kinds, T.prio, weights, game_rng)
+    return kernel_outcome(S, T)
 
 _SEATED: dict[tuple[int, tuple[str, ...]], tuple] = {}
 
 
 def _seated(cfg: UrgencyConfig, agents: tuple[str, ...]) -> tuple:
-    """(rules, deck codes, agent codes, card priority, weights) of a table (cached per config object)."""
+    """(rule table, deck codes, agent codes, weights per seat) of a table (cached per config object)."""
     key = (id(cfg), agents)
     hit = _SEATED.get(key)
     if hit is None or hit[0] is not cfg:
         parsed = [parse_agent(cfg, a) for a in agents]
-        hit = (cfg, (compiled(cfg), np.array([d for _, d in parsed], np.int64),
-                     np.array([k for k, _ in parsed], np.int64), _priority(cfg), np.tile(_weights(cfg), (2, 1))))
+        T = table(cfg)
+        hit = (cfg, (T, _deck_codes(T, tuple(d for _, d in parsed)), np.array([k for k, _ in parsed], np.int64),
+                     np.tile(T.weights, (2, 1))))
         _SEATED[key] = hit
     return hit[1]
 
@@ -297,21 +237,20 @@ def card_names(cfg: UrgencyConfig) -> list[str]:
     return [name for name, _ in cards_of(cfg)]
 
 
-def draw_board(game: Game) -> str:
+def draw_board(S: np.ndarray) -> str:
     """The two paths as text: one line per seat, tiles 1-14, 'x' a token, '.' empty; then supply and scored."""
     lines = []
     for p in range(2):
         b = p * PS
-        m = int(game.state[b + MASK])
+        m = int(S[b + MASK])
         tiles = "".join("x" if (m >> t) & 1 else "." for t in range(1, SCORED_TILE))
-        lines.append(f"seat {p + 1}: {tiles[:4]} {tiles[4:12]} {tiles[12:]}  supply {int(game.state[b + SUP])}, "
-                     f"scored {int(game.state[b + SCORED])}")
+        lines.append(f"seat {p + 1}: {tiles[:4]} {tiles[4:12]} {tiles[12:]}  supply {int(S[b + SUP])}, "
+                     f"scored {int(S[b + SCORED])}")
     return "\n".join(lines)
 
 
-def _take_events(game: Game) -> tuple[list[tuple[int, int, int, int, int]], int]:
+def _take_events(S: np.ndarray) -> tuple[list[tuple[int, int, int, int, int]], int]:
     """The events recorded since the last call (and how many the log had no room for); empties the log."""
-    S = game.state
     n = int(S[LOG_N])
     events = [unpack_event(int(x)) for x in S[LOG:LOG + min(n, LOG_CAP)]]
     S[LOG_N] = 0
@@ -320,39 +259,44 @@ def _take_events(game: Game) -> tuple[list[tuple[int, int, int, int, int]], int]
 
 def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
     """A decision-by-decision account of one game (same decisions as :func:`play_game` with this
-    seed): every roll, decision, card effect, capture, pass and roll again in the order they happen
-    (:class:`~.narrate.Narrator`), the board right after each token move or triggered card, then the
-    result. Turns are numbered for the whole game: seat 1 plays the odd turns, seat 2 the even ones."""
+    seed), played through the protocol derived from the kernel: every roll, decision, card effect,
+    capture, pass and roll again in the order they happen (:class:`~.narrate.Narrator`), the board
+    right after each token move or triggered card, then the result. Turns are numbered for the whole
+    game: seat 1 plays the odd turns, seat 2 the even ones."""
     _check_players(len(agents))
     players = [make_agent(cfg, a) for a in agents]
-    rules = compiled(cfg)
+    T = ENGINE.compile(cfg, 2)
+    rules = T.rules
     game_rng, agent_rng = game_rngs(seed)
-    state = setup_state(rules, _deck_codes(cfg, (players[0].deck, players[1].deck)), game_rng)
+    state = setup_state(rules, _deck_codes(T, (players[0].deck, players[1].deck)), game_rng)
     state[LOG_ON] = 1                        # record events; the game itself is the same as new_game's
-    game = Game(cfg, rules, state, game_rng)
-    decks = outcome(game).labels["deck"]
+    pos = Position(ENGINE, cfg, T, state, game_rng)
+    decks = kernel_outcome(state, T).labels["deck"]
     lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
              "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
              "chosen when the opponent scores is listed under the turn of that score)"]
     say = Narrator(cfg)
     advance(state, rules, game_rng)
-    say.events(*_take_events(game))
-    while not is_over(game):
-        seat = game.seat_to_move
-        move = players[seat].choose(game, seat, agent_rng)
-        if not is_legal_move(game, move):
+    say.events(*_take_events(state))
+    while not is_over(pos):
+        seat = pos.seat_to_move
+        move = players[seat].choose(pos, seat, agent_rng)
+        if not is_legal_move(pos, move):
             raise ValueError(f"agent {agents[seat]!r} chose the illegal move {move}")
-        say.decision(seat, move.kind, move.arg, game.roll, int(state[PICK_KIND]))
-        decide(state, rules, move.kind, move.arg)
-        say.events(*_take_events(game))
-        if move.kind in (MOVE, TRIGGER):
+        kind, arg = unpack(move)
+        say.decision(seat, kind, arg, int(state[ROLLV]), int(state[PICK_KIND]))
+        # the kernel's apply is decide + advance (rules.apply_decision): taken in its two halves here
+        # so that the board is drawn right after the decision, before the game's own steps that follow
+        decide(state, rules, kind, arg)
+        say.events(*_take_events(state))
+        if kind in (MOVE, TRIGGER):
             say.flush()
-            say.lines += ["      " + row for row in draw_board(game).splitlines()]
+            say.lines += ["      " + row for row in draw_board(state).splitlines()]
         advance(state, rules, game_rng)
-        say.events(*_take_events(game))
+        say.events(*_take_events(state))
     say.flush()
     lines += say.lines
-    out = outcome(game)
+    out = outcome(pos)
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     lines.append("")
     for s in range(2):
@@ -369,5 +313,6 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
 from ...core.registry import spec_from_module  # noqa: E402
 
 SPEC = spec_from_module(sys.modules[__name__], display_name="Urgency", default_config="urgency/standard.yaml",
-                        check_agent=check_agent, agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES)
+                        check_agent=check_agent, agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES,
+                        engine=ENGINE)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...core.config import GameConfig, Strict
+from ...agents.params import MCTSParams
+from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 TRIGGERS: tuple[str, ...] = (
     "always",          # an effect with no trigger: always active while the card is in play
@@ -64,7 +65,7 @@ class Effect(Strict):
 
     do: Literal[EFFECTS]  # type: ignore[valid-type]
     value: int = Field(default=0, ge=-14, le=14, description="roll, dice count, tiles moved or tile, by effect")
-    tiles: list[int] = Field(default_factory=list, description="tiles an attack or safe effect names (1-14)")
+    tiles: list[RuleInt] = Field(default_factory=list, description="tiles an attack or safe effect names (1-14)")
     target: Literal[TARGETS] = "foremost"  # type: ignore[valid-type]
 
     @model_validator(mode="after")
@@ -116,9 +117,9 @@ class Board(Strict):
     """Board Flow and Rosette Tiles."""
 
     path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
-    centre: list[int] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
-    rosettes: list[int] = Field(description="tiles that give a roll again")
-    safe: list[int] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
+    centre: list[RuleInt] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
+    rosettes: list[RuleInt] = Field(description="tiles that give a roll again")
+    safe: list[RuleInt] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -131,6 +132,18 @@ class Board(Strict):
         return self
 
 
+class Visibility(Strict):
+    """Who sees which card (Setup, Rule Cards): the rulebook makes the piles face-down and says nothing
+    of the discard pile or of whether the decks are known. Only the search agents' determinization
+    reads this (:mod:`.kernel`); the rules play the same either way."""
+
+    discard_pile: Literal["face_up"] = Field(description="discarded cards, the setup discard included, are seen "
+                                             "by both players")
+    animal_decks: Literal["public"] = Field(description="each player knows which animal deck the other plays, "
+                                            "so the list of cards it holds")
+    assumed: str | None = None
+
+
 class Cards(Strict):
     """Rule Cards: which decks, how cards come into play (the variant's ``mode``)."""
 
@@ -138,6 +151,7 @@ class Cards(Strict):
     mode: Literal["standard", "first_pile_revealed", "set_in_stone", "full_force"] = "standard"
     animal_decks: list[str] = Field(min_length=1, description="decks a seat may play, at least one (the Rosette "
                                     "deck is shared, Setup)")
+    visibility: Visibility
     rosette_draw: int = Field(ge=1, le=3, description="Rosette cards each player draws; keeps 1 (Setup)")
     discard_at_setup: int = Field(ge=0, le=1, description="cards discarded at random from the deck (Setup)")
     piles: int = Field(ge=1, le=3, description="face-down piles of 2 (Setup)")
@@ -148,13 +162,14 @@ class Cards(Strict):
                     "roll (move) before triggering one again")
     forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
                                        "opponent_roll cards like a roll of the dice?")
-    max_turns: int = Field(ge=10, description="turns after which the game stops (safety for card loops); "
+    max_turns: int = Field(ge=10, le=100 * MAX_RULE_INT, description="turns after which the game stops (safety for card loops); "
                            "the player with more tokens scored wins, equal counts share")
     assumed: str | None = None
 
 
 class Agents(Strict):
-    """Agent parameters (not rules): the greedy card priority and the expectimax evaluation weights."""
+    """Agent parameters (not rules): the greedy card priority, the expectimax evaluation weights, the
+    search heuristic's scale and the MCTS parameters."""
 
     card_priority: list[str] = Field(description="effect words, best first: the order greedy and expectimax "
                                      "put cards into play")
@@ -163,6 +178,9 @@ class Agents(Strict):
     eval_supply: float
     eval_danger: float
     eval_safe: float
+    heuristic_scale: float = Field(gt=0, description="tiles of progress margin (15 per token scored plus the "
+                                   "tiles of tokens on the board) that the search heuristic's logistic is scaled by")
+    mcts: MCTSParams = MCTSParams()
     assumed: str | None = None
 
 

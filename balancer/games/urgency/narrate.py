@@ -151,20 +151,31 @@ class Narrator:
     def decision(self, seat: int, kind: int, arg: int, roll: int, pick_kind: int) -> None:
         """The line of a decision (before it is applied): ``roll`` the current roll, ``pick_kind`` the
         kind of card choice (K_*) when ``kind`` is PICK."""
-        if kind == MOVE:
-            t = arg + roll
-            what = "enters a token" if arg == 0 else f"moves the token on tile {arg}"
-            where = "and scores it" if t == SCORED_TILE else f"to tile {t}"
-            if self.pending is not None:
-                line, self.pending = f"{self.pending}, {what} {where}", None
-            else:
-                line = self.head(seat) + f"with the roll of {roll}, {what} {where}"
+        if kind == MOVE and self.pending is not None:
+            line, self.pending = f"{self.pending}, {move_words(arg, roll)}", None
             self.lines.append(line)
             return
         self.flush()
-        if kind == PICK:
-            self.lines.append(self.head(seat) + _PICK[pick_kind].format(card=self.cards[arg][0]))
-        elif kind == ROLL:
-            self.lines.append(self.head(seat) + "rolls rather than trigger a card")
-        else:
-            self.lines.append(self.head(seat) + f"triggers {self.cards[arg][0]} instead of rolling")
+        self.lines.append(self.head(seat) + describe_decision([name for name, _ in self.cards], kind, arg, roll,
+                                                              pick_kind))
+
+
+def move_words(arg: int, roll: int) -> str:
+    """"enters a token and scores it", "moves the token on tile 5 to tile 8": a token move by ``roll``
+    from tile ``arg`` (0 = the supply)."""
+    t = arg + roll
+    what = "enters a token" if arg == 0 else f"moves the token on tile {arg}"
+    where = "and scores it" if t == SCORED_TILE else f"to tile {t}"
+    return f"{what} {where}"
+
+
+def describe_decision(names: list[str], kind: int, arg: int, roll: int, pick_kind: int) -> str:
+    """The words of one decision (kind, arg) before it is applied, without the seat: ``names`` the card
+    names by id, ``roll`` the current roll, ``pick_kind`` the kind of card choice (K_*) for a PICK."""
+    if kind == MOVE:
+        return f"with the roll of {roll}, {move_words(arg, roll)}"
+    if kind == PICK:
+        return _PICK[pick_kind].format(card=names[arg])
+    if kind == ROLL:
+        return "rolls rather than trigger a card"
+    return f"triggers {names[arg]} instead of rolling"

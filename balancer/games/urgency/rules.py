@@ -35,8 +35,10 @@ Event log. With ``S[LOG_ON]`` set (transcripts only), the rules record turn star
 card activations with what they did, tokens removed and roll agains (:func:`log_event`), for
 :mod:`.narrate`; in play the flag is 0 and nothing is recorded, and the log never changes a game.
 
-Decisions (the moves of the protocol): MOVE (a token from tile ``arg``, 0 = enter from the supply),
-PICK (card ``arg`` into play / into the order / kept), ROLL and TRIGGER (Eagle: card ``arg``).
+Decisions: MOVE (a token from tile ``arg``, 0 = enter from the supply), PICK (card ``arg`` into play
+/ into the order / kept), ROLL and TRIGGER (Eagle: card ``arg``), listed by :func:`decisions` (the one
+list of what is legal) and played by :func:`apply_decision`. :mod:`.kernel` packs each into one int64
+move code for the compiled game interface and the protocol.
 """
 
 from __future__ import annotations
@@ -793,31 +795,6 @@ def end_if_won(S, R):
             S[WINNER] = p
             S[PHASE] = PH_OVER
             return True
-    return False
-
-
-@nb.njit(cache=True)
-def is_legal(S, R, kind, arg):
-    """True when decision (kind, arg) is legal for the seat to move."""
-    ph = S[PHASE]
-    buf = np.empty(16, np.int64)
-    if ph == PH_MOVE and kind == MOVE:
-        n = gen_moves(S, R, buf)
-        for i in range(n):
-            if buf[i] == arg:
-                return True
-    elif ph == PH_PICK and kind == PICK:
-        for i in range(S[OPT_N]):
-            if S[OPTS + i] == arg:
-                return True
-    elif ph == PH_CHOOSE:
-        if kind == ROLL:
-            return True
-        if kind == TRIGGER:
-            n = instead_cards(S, R, S[ACTIVE], buf)
-            for i in range(n):
-                if buf[i] == arg:
-                    return True
     return False
 
 

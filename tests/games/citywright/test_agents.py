@@ -1,10 +1,11 @@
-"""Citywright agents against a brute-force search (``brute.py``: apply every legal move, rescore).
+"""Citywright agents against a brute-force search (``brute.py``: play every legal turn, rescore).
 
-The greedy agent and the four specialists must play a move whose key (weighted gain in the mover's
+The greedy agent and the four specialists must play a turn whose key (weighted gain in the mover's
 table points, then 2 x tiles landed + 1 for a new shape: §8's tie-breakers) is the brute-force
 maximum, on mid- and late-game states at every player count. States are taken from games played
 out by the agents themselves and by the random agent (whose tables are ragged, which exercises the
-residential-cluster merging), late enough that the brute force stays fast.
+residential-cluster merging), late enough that the brute force stays fast. The brute force walks
+the compiled interface's decisions, so a turn it finds is legal there decision by decision.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ import pytest
 
 import balancer.games.citywright as cw
 from balancer.games.citywright.agents import agent_params
-from balancer.games.citywright.rules import DISCARD_FOR_TILE, PLACE
+from balancer.games.citywright.rules import DISCARD_FOR_TILE, G_PHASE
 
 from brute import best_keys, copy_game, move_key
+from turns import Move, count_turns, decision_kind, decisions
 
 GREEDY_AGENTS = ["greedy", "residential", "commercial", "park", "industrial"]
-MAX_MOVES = 2000          # brute force costs ~0.1 ms per legal move
+MAX_MOVES = 2000          # legal turns; the brute force costs about 1 ms per turn
 STATES_PER_GAME = 3
 
 
@@ -33,11 +35,12 @@ def collect_states(cfg, n: int, agents: list[str], seed: int) -> list[cw.Game]:
     candidates = []
     step = 0
     while not cw.is_over(game):
-        if step >= total // 2 and len(cw.legal_moves(game)) <= MAX_MOVES:
-            candidates.append(copy_game(game))
+        if game.S[G_PHASE] == 0:       # the start of a turn
+            if step >= total // 2 and count_turns(game) <= MAX_MOVES:
+                candidates.append(copy_game(game))
+            step += 1
         seat = game.seat_to_move
         cw.apply(game, players[seat].choose(game, seat, rng))
-        step += 1
     if len(candidates) <= STATES_PER_GAME:
         return candidates
     idx = np.linspace(0, len(candidates) - 1, STATES_PER_GAME).round().astype(int)
@@ -68,7 +71,7 @@ def state_pool_v10(cw_cfg_v10) -> dict[int, list[cw.Game]]:
 
 
 def same_state(a: cw.Game, b: cw.Game) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(a.state, b.state))
+    return np.array_equal(a.S, b.S)
 
 
 def check_against_brute_force(cfg, states: list[cw.Game], agent: str) -> None:
@@ -77,9 +80,8 @@ def check_against_brute_force(cfg, states: list[cw.Game], agent: str) -> None:
     for i, state in enumerate(states):
         best, best_moves = best_keys(state, weights)
         game = copy_game(state)
-        move = player.choose(game, game.seat_to_move, np.random.default_rng(i))
-        assert same_state(game, state), "choose() must not change the game"
-        assert cw.is_legal_move(game, move)
+        move = tuple(player.plan(game, np.random.default_rng(i)))
+        assert same_state(game, state), "plan() must not change the game"
         gain, tie = move_key(state, move, weights)
         assert (round(float(gain), 9), tie) == (round(float(best[0]), 9), best[1]), (agent, i, move)
         assert move in best_moves
@@ -111,18 +113,18 @@ def test_discard_for_tile_is_searched_by_greedy(cw_cfg):
     _, weights = agent_params(cw_cfg, "greedy")
     best, best_moves = best_keys(game, weights)
     assert best == (4, 2)
-    assert sorted(best_moves) == sorted(cw.Move(DISCARD_FOR_TILE, slot, c, (3,)) for slot in range(16, 20)
-                                        for c in (24, 32))
-    move = cw.make_agent(cw_cfg, "greedy").choose(game, seat, np.random.default_rng(0))
+    assert sorted(best_moves) == sorted(tuple(decisions(game, Move(DISCARD_FOR_TILE, slot, c, (3,))))
+                                        for slot in range(16, 20) for c in (24, 32))
+    move = tuple(cw.make_agent(cw_cfg, "greedy").plan(game, np.random.default_rng(0)))
     assert move in best_moves
 
 
-def tie_state(cw_cfg) -> tuple[cw.Game, list[cw.Move]]:
-    """A late 3-player state where several moves tie for the brute-force best."""
+def tie_state(cw_cfg) -> tuple[cw.Game, list[tuple[int, ...]]]:
+    """A late 3-player state where several turns tie for the brute-force best."""
     for seed in range(300, 320):
         for state in collect_states(cw_cfg, 3, ["greedy"] * 3, seed):
             best, moves = best_keys(state, np.ones(5))
-            if len({(m.slot, m.placement, m.districts) for m in moves}) >= 4:
+            if len(set(moves)) >= 4:
                 return state, moves
     raise AssertionError("no state with ties found")
 
@@ -130,11 +132,10 @@ def tie_state(cw_cfg) -> tuple[cw.Game, list[cw.Move]]:
 def test_greedy_breaks_ties_at_random_but_reproducibly(cw_cfg):
     state, best_moves = tie_state(cw_cfg)
     player = cw.make_agent(cw_cfg, "greedy")
-    seat = state.seat_to_move
     chosen = []
     for s in range(40):
-        a = player.choose(copy_game(state), seat, np.random.default_rng(s))
-        b = player.choose(copy_game(state), seat, np.random.default_rng(s))
+        a = tuple(player.plan(copy_game(state), np.random.default_rng(s)))
+        b = tuple(player.plan(copy_game(state), np.random.default_rng(s)))
         assert a == b                                   # same generator seed, same move
         assert a in best_moves                          # every pick is one of the best
         chosen.append(a)
@@ -155,9 +156,10 @@ def test_random_agent_only_plays_legal_moves(cw_cfg, cw_cfg_v10, version, n):
         while not cw.is_over(game):
             move = player.choose(game, game.seat_to_move, rng)
             assert cw.is_legal_move(game, move), (seed, move)
-            kinds.add(move.kind)
+            kinds.add(decision_kind(move))
             cw.apply(game, move)
-    assert PLACE in kinds
+    # every kind of decision comes up: slots, placements, tile orders, free picks
+    assert {"slot", "place", "order", "pick"} <= kinds
 
 
 def test_make_agent_rejects_unknown_names(cw_cfg):
@@ -183,8 +185,10 @@ def test_greedy_breaks_exact_ties_uniformly(cw_cfg):
     for seed in range(40):
         game = cw.new_game(cw_cfg, 2, seed)
         rng = np.random.default_rng(seed)
-        for _ in range(14):                       # into the second round: few empty cells, small tie sets
+        turns = 0
+        while turns < 14:                         # into the second round: few empty cells, small tie sets
             cw.apply(game, mover.choose(game, game.seat_to_move, rng))
+            turns += int(game.S[G_PHASE] == 0)
         _, ties = best_keys(game, greedy.weights)
         if 2 <= len(ties) <= 6:
             break
@@ -192,7 +196,7 @@ def test_greedy_breaks_exact_ties_uniformly(cw_cfg):
         pytest.skip("no state with a small tie set in 40 seeds")
     counts = dict.fromkeys(ties, 0)
     for s in range(600):
-        move = greedy.choose(game, game.seat_to_move, np.random.default_rng(10_000 + s))
+        move = tuple(greedy.plan(game, np.random.default_rng(10_000 + s)))
         assert move in counts, "greedy chose a move that is not among the brute-force best"
         counts[move] += 1
     assert all(c > 0 for c in counts.values())

@@ -2,9 +2,9 @@
 rule versions): every game ends, everyone gets their turns, tiles are conserved, charcoal never
 erases, win shares sum to 1, games are reproducible, discarded-for-tile rulers stay out.
 
-Games are stepped move by move through the public API (``new_game``/``apply``) so that invariants can
-be checked after every move; agents are the game's own plus a test policy that discards corner rulers
-for tiles whenever it can (to exercise §9.2, which the built-in agents rarely choose).
+Games are stepped decision by decision through the public API (``new_game``/``apply``) so that
+invariants can be checked after every turn; agents are the game's own plus a test policy that discards
+corner rulers for tiles whenever it can (to exercise §9.2, which the built-in agents rarely choose).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import balancer.games.citywright as cw
 from balancer.core.game import ranks_and_win_shares
 from balancer.core.seeding import game_rngs
-from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, PLACE
+from balancer.games.citywright.kernel import D4T0, DRAFT, PLACE0, turn_array
+from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, G_PHASE, PLACE
 
 AGENTS = ["random", "greedy", "residential", "commercial", "park", "industrial"]
 SETTINGS = settings(max_examples=50, deadline=None)
@@ -32,21 +33,27 @@ def expected_turns(version: str, n: int) -> int:
 
 
 class DiscardForTile:
-    """Test policy: discard a corner ruler for a random tile on a random empty cell whenever §9.2
-    allows it, else play like the random agent."""
+    """Test policy: draft a corner ruler and discard it for a random tile on a random empty cell
+    whenever §9.2 allows it (with probability 0.7), else play like the random agent."""
 
     name = "d4t"
 
     def __init__(self, cfg):
         self.fallback = cw.make_agent(cfg, "random")
+        self.discarding = False
 
-    def choose(self, game: cw.Game, seat: int, rng: np.random.Generator) -> cw.Move:
-        table = game.state.tables[seat]
-        corners = [s for s in range(16, 20) if game.state.slots[s] >= 0]
-        empty = np.flatnonzero(table == 0)
-        if game.rules.discard_for_tile and corners and len(empty) and rng.random() < 0.7:
-            return cw.Move(DISCARD_FOR_TILE, int(rng.choice(corners)), int(rng.choice(empty)),
-                           (int(rng.integers(1, 5)),))
+    def choose(self, game: cw.Game, seat: int, rng: np.random.Generator) -> int:
+        moves = cw.legal_moves(game)
+        if game.S[G_PHASE] == DRAFT:
+            corners = [s for s in range(16, 20) if s in moves]
+            self.discarding = bool(game.rules.discard_for_tile and corners
+                                   and (game.state.tables[seat] == 0).any() and rng.random() < 0.7)
+            if self.discarding:
+                return int(rng.choice(corners))
+        elif self.discarding:
+            self.discarding = False
+            d4t = [m for m in moves if D4T0 <= m < PLACE0]
+            return int(rng.choice(d4t))
         return self.fallback.choose(game, seat, rng)
 
 
@@ -71,7 +78,8 @@ def five_cell_cards(game: cw.Game) -> Counter:
 
 
 def play(cfg, agents: list, seed: int, agent_seed: int) -> Played:
-    """Step one game to its end, checking legality and the invariants after every move."""
+    """Step one game to its end, checking legality of every decision and the invariants after
+    every turn (``moves`` counts turns)."""
     n = len(agents)
     game = cw.new_game(cfg, n, seed)
     rng = np.random.default_rng(agent_seed)
@@ -79,16 +87,25 @@ def play(cfg, agents: list, seed: int, agent_seed: int) -> Played:
     out = Played(game)
     limit = game.rules.rounds * game.rules.turns * n
     while not cw.is_over(game):
-        assert out.moves < limit, "the game did not end after rounds x turns x players moves"
+        assert out.moves < limit, "the game did not end after rounds x turns x players turns"
         seat = game.seat_to_move
-        move = agents[seat].choose(game, seat, rng)
-        assert cw.is_legal_move(game, move), move
-        if move.kind == DISCARD_FOR_TILE:
-            out.d4t_gone[int(game.state.slots[move.slot])] += 1
+        start = game.S.copy()
         before = game.state.tables.copy()
-        cw.apply(game, move)
+        decisions = []
+        while True:
+            assert game.seat_to_move == seat, "the seat to move changed within a turn"
+            move = agents[seat].choose(game, seat, rng)
+            assert cw.is_legal_move(game, move), move
+            decisions.append(move)
+            cw.apply(game, move)
+            if game.S[G_PHASE] == DRAFT:
+                break
+        mv = turn_array(start, game.T, decisions)
+        kind = int(mv[0])
+        if kind == DISCARD_FOR_TILE:
+            out.d4t_gone[int(cw.state_views(start, game.T.lay).slots[mv[1]])] += 1
         out.moves += 1
-        out.kinds[move.kind] += 1
+        out.kinds[kind] += 1
         after = game.state.tables
         for s, c in zip(*np.nonzero((before != 0) & (after != before))):
             out.overwritten.append((out.moves, int(s), int(c)))
@@ -131,7 +148,7 @@ def test_every_game_ends_and_everyone_gets_rounds_x_turns_turns(cw_cfg, cw_cfg_v
     n = len(names)
     turns = expected_turns(version, n)
     assert cw.is_over(p.game) and cw.legal_moves(p.game) == []
-    assert p.moves == turns * n
+    assert p.moves == turns * n           # turns
     assert list(p.game.state.stats[:, 3]) == [turns] * n
     out = cw.outcome(p.game)
     assert out.turns == [turns] * n
@@ -188,7 +205,7 @@ def test_same_seed_gives_identical_outcomes(cw_cfg, cw_cfg_v10, setup):
     agents = [cw.make_agent(cfg, a) for a in names]
     a = play(cfg, agents, seed, agent_seed)
     b = play(cfg, agents, seed, agent_seed)
-    assert all(np.array_equal(x, y) for x, y in zip(a.game.state, b.game.state))
+    assert np.array_equal(a.game.S, b.game.S)
     assert cw.outcome(a.game) == cw.outcome(b.game)
 
 

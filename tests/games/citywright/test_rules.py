@@ -1,7 +1,9 @@
 """Citywright rules (rulebook §2-§5, §8-§10), one rule per test, named after the section.
 
-Positions are set up by hand on a real game: ``game.state`` holds plain numpy arrays (tables,
-site board, slots, piles) which the tests overwrite before playing a move through ``cw.apply``.
+Positions are set up by hand on a real game: ``game.state`` holds numpy views into the position
+buffer (tables, site board, slots, piles) which the tests overwrite before playing a turn. A turn is
+written as a whole (``turns.Move``) and played, or checked, as the compiled interface's decisions,
+each of which must be among ``cw.legal_moves`` (``turns.play_turn``, ``turns.is_legal_turn``).
 Seats are 0-based in the engine (seat 1 of the rulebook is index 0).
 """
 
@@ -14,8 +16,11 @@ import pytest
 
 import balancer.games.citywright as cw
 from balancer.core.game import ranks_and_win_shares
-from balancer.games.citywright.rules import (DISCARD_FOR_TILE, FORCED, OPPOSITE, PLACE, SLOT_LINES,
+from balancer.games.citywright.kernel import DRAFT, FORCED_DISCARD, PASS, PLACE0
+from balancer.games.citywright.rules import (DISCARD_FOR_TILE, FORCED, G_PHASE, OPPOSITE, PLACE, SLOT_LINES,
                                              compile_rules, orientations, placement_table)
+
+from turns import Move, all_turns, is_legal_turn, play_turn
 
 R, C, P, I = 1, 2, 3, 4
 TL, TR, BR, BL = 16, 17, 18, 19
@@ -47,7 +52,7 @@ def line(game: cw.Game, slot: int) -> list[int]:
     return [int(game.state.site[i]) for i in SLOT_LINES[slot]]
 
 
-def first_place_move(game: cw.Game, slot: int) -> cw.Move:
+def first_place_move(game: cw.Game, slot: int) -> Move:
     """A legal PLACE move for ``slot``'s ruler: its first free placement, tiles in line order."""
     st = game.state
     shape = int(st.slots[slot])
@@ -56,7 +61,7 @@ def first_place_move(game: cw.Game, slot: int) -> cw.Move:
         cells = landed_cells(game, p) | ({int(game.rules.pl_star[p])} if game.rules.pl_star[p] >= 0 else set())
         if all(table[c] == 0 for c in cells):
             k = int(game.rules.pl_k[p])
-            return cw.Move(PLACE, slot, p, tuple(line(game, slot)[:k]), int(st.site[0]))
+            return Move(PLACE, slot, p, tuple(line(game, slot)[:k]), int(st.site[0]))
     raise AssertionError("no placement")
 
 
@@ -176,22 +181,22 @@ def test_5_step2_tiles_must_come_from_the_drafted_line(cw_cfg):
     game.state.site[:] = [R, R, R, R, C, C, C, C, P, P, P, P, I, I, I, I]   # row 1 is all R
     game.state.slots[0] = sid(cw_cfg, "O")
     p = find_placement(game, sid(cw_cfg, "O"), {0, 1, 7, 8})
-    assert not cw.is_legal_move(game, cw.Move(PLACE, 0, p, (R, R, R, C)))
+    assert not is_legal_turn(game, Move(PLACE, 0, p, (R, R, R, C)))
     with pytest.raises(ValueError):
-        cw.apply(game, cw.Move(PLACE, 0, p, (R, R, R, C)))
-    cw.apply(game, cw.Move(PLACE, 0, p, (R, R, R, R)))
+        play_turn(game, Move(PLACE, 0, p, (R, R, R, C)))
+    play_turn(game, Move(PLACE, 0, p, (R, R, R, R)))
     assert [int(game.state.tables[0][c]) for c in (0, 1, 7, 8)] == [R, R, R, R]
     # §5 step 1 first come, first served: the slot is empty for the rest of the round
     assert game.state.slots[0] == -1
-    assert not cw.is_legal_move(game, cw.Move(PLACE, 0, p, (R, R, R, R)))
+    assert not is_legal_turn(game, Move(PLACE, 0, p, (R, R, R, R)))
 
 
 def test_q2_site_board_never_depletes(cw_cfg):
     # Q2/Q9: taking tiles copies them; the site board changes only at Cleanup.
     game = cw.new_game(cw_cfg, 3, 2)
     site = game.state.site.copy()
-    cw.apply(game, first_place_move(game, 0))
-    cw.apply(game, first_place_move(game, 4))       # the other end of the same row
+    play_turn(game, first_place_move(game, 0))
+    play_turn(game, first_place_move(game, 4))       # the other end of the same row
     assert np.array_equal(game.state.site, site)
 
 
@@ -283,7 +288,7 @@ def test_5_example_l_ruler_with_its_foot_off_the_left_edge(cw_cfg):
     p = find_placement(game, L, {0, 7, 14})
     assert game.rules.pl_k[p] == 3
     seat = game.seat_to_move
-    cw.apply(game, cw.Move(PLACE, slot, p, (R, R, P)))
+    play_turn(game, Move(PLACE, slot, p, (R, R, P)))
     table = st.tables[seat]
     assert [int(table[c]) for c in (0, 7, 14)] == [R, R, P]
     assert int((table != 0).sum()) == 3
@@ -303,13 +308,13 @@ def test_5_step3_no_overwriting(cw_cfg):
     tiles = tuple(line(game, 0))
     overlapping = find_placement(game, O, {0, 1, 7, 8})
     with pytest.raises(ValueError):
-        cw.apply(game, cw.Move(PLACE, 0, overlapping, tiles))
+        play_turn(game, Move(PLACE, 0, overlapping, tiles))
     # any other placement covering cell 8 is refused too, e.g. the O at rows 2-3, columns 2-3
     with pytest.raises(ValueError):
-        cw.apply(game, cw.Move(PLACE, 0, find_placement(game, O, {8, 9, 15, 16}), tiles))
+        play_turn(game, Move(PLACE, 0, find_placement(game, O, {8, 9, 15, 16}), tiles))
     assert st.tables[0][8] == P and int((st.tables[0] != 0).sum()) == 1
     beside = find_placement(game, O, {2, 3, 9, 10})
-    cw.apply(game, cw.Move(PLACE, 0, beside, tiles))
+    play_turn(game, Move(PLACE, 0, beside, tiles))
     assert st.tables[0][8] == P
 
 
@@ -324,7 +329,7 @@ def test_5_step3_free_pick_lands_on_the_star_cell(cw_cfg):
     p = find_placement(game, T5, {0, 2, 8, 15}, star=1)
     diagonal = line(game, TL)
     seat = game.seat_to_move
-    cw.apply(game, cw.Move(PLACE, TL, p, tuple(diagonal), I))
+    play_turn(game, Move(PLACE, TL, p, tuple(diagonal), I))
     assert st.tables[seat][1] == I
     assert sorted(int(st.tables[seat][c]) for c in (0, 2, 8, 15)) == sorted(diagonal)
     assert st.stats[seat, 0] == 0 and st.stats[seat, 4] == 5
@@ -337,7 +342,7 @@ def test_q11_free_pick_cannot_be_declined(cw_cfg):
     T5 = sid(cw_cfg, "T5")
     st.slots[TL] = T5
     p = find_placement(game, T5, {0, 2, 8, 15}, star=1)
-    assert not cw.is_legal_move(game, cw.Move(PLACE, TL, p, tuple(line(game, TL)), 0))
+    assert not is_legal_turn(game, Move(PLACE, TL, p, tuple(line(game, TL)), 0))
 
 
 def test_q11_free_pick_lost_when_the_star_overhangs(cw_cfg):
@@ -350,29 +355,43 @@ def test_q11_free_pick_lost_when_the_star_overhangs(cw_cfg):
     st.slots[BR] = T5
     p = find_placement(game, T5, {35, 42}, star=-1)
     seat = game.seat_to_move
-    cw.apply(game, cw.Move(PLACE, BR, p, tuple(line(game, BR)[:2]), R))
+    play_turn(game, Move(PLACE, BR, p, tuple(line(game, BR)[:2]), R))
     assert int((st.tables[seat] != 0).sum()) == 2
     assert st.stats[seat, 0] == 3 and st.stats[seat, 4] == 5
 
 
 @pytest.mark.parametrize("kind", [3, -1])
-def test_5_apply_rejects_unknown_move_kinds(cw_cfg, kind):
-    # A move is PLACE, FORCED or DISCARD_FOR_TILE (rules.py); anything else is illegal and cw.apply must
-    # raise ValueError. Placement 10 is an I placement (the I's are the first rows of the placement
-    # table) and lands inside the table, so the faulty path stays in bounds.
+def test_5_a_turn_of_an_unknown_kind_is_no_turn(cw_cfg, kind):
+    # A turn is PLACE, FORCED or DISCARD_FOR_TILE (rules.py); no sequence of decisions plays another
+    # kind. Placement 10 is an I placement (the I's are the first rows of the placement table) inside
+    # the table.
     game = cw.new_game(cw_cfg, 3, 3)
     I_ = sid(cw_cfg, "I")
     game.state.slots[0] = I_
     p = 10
     assert p in placements(game, I_)
-    move = cw.Move(kind, 0, p, tuple(line(game, 0)[: game.rules.pl_k[p]]))
-    legal = cw.is_legal_move(game, move)
-    raised = False
-    try:
-        cw.apply(game, move)
-    except ValueError:
-        raised = True
-    assert not legal and raised, f"kind {kind} accepted; table now {np.flatnonzero(game.state.tables[0])}"
+    move = Move(kind, 0, p, tuple(line(game, 0)[: game.rules.pl_k[p]]))
+    assert not is_legal_turn(game, move)
+    with pytest.raises(ValueError):
+        play_turn(game, move)
+    assert not game.state.tables[0].any()
+
+
+def test_5_apply_refuses_every_decision_that_is_not_a_legal_move(cw_cfg):
+    # the interface's apply (through the protocol) takes only a listed move: in the draft an empty
+    # slot, the pass while rulers are left, a number that is no slot; then a placement of another
+    # shape, and the forced discard while a placement exists
+    game = cw.new_game(cw_cfg, 3, 3)
+    I_, O = sid(cw_cfg, "I"), sid(cw_cfg, "O")
+    game.state.slots[[0, 1]] = [I_, -1]
+    for code in (1, PASS, 20 + 100, -1):
+        with pytest.raises(ValueError, match="illegal move"):
+            cw.apply(game, code)
+    cw.apply(game, 0)
+    for code in (PLACE0 + placements(game, O)[0], FORCED_DISCARD, 0):
+        with pytest.raises(ValueError, match="illegal move"):
+            cw.apply(game, code)
+    assert game.S[G_PHASE] != DRAFT and not game.state.tables[0].any()
 
 
 # --------------------------------------------------------------------------- §5 no legal placement
@@ -409,18 +428,18 @@ def test_5_forced_discard_only_when_no_placement_exists(cw_cfg, shape, empty, fi
     st.slots[slot] = s
     seat = game.seat_to_move
     fill_all_but(game, seat, [empty])
-    forced = cw.Move(FORCED, slot)
-    assert cw.is_legal_move(game, forced) is (not fits)
-    slot_moves = [m for m in cw.legal_moves(game) if m.slot == slot]
+    forced = Move(FORCED, slot)
+    assert is_legal_turn(game, forced) is (not fits)
+    slot_moves = [m for m in all_turns(game) if m.slot == slot]
     assert (forced in slot_moves) is (not fits)
     if fits:
         assert slot_moves and all(m.kind == PLACE for m in slot_moves)
         with pytest.raises(ValueError):
-            cw.apply(game, forced)
+            play_turn(game, forced)
         return
     assert slot_moves == [forced]
     before = st.tables[seat].copy()
-    cw.apply(game, forced)
+    play_turn(game, forced)
     # the ruler and all its tiles are discarded: wasted and taken grow by 4 (5 at a corner), the table is
     # unchanged, no tick (forced discards do not count toward achievements), the turn ends
     n = 5 if five else 4
@@ -434,9 +453,9 @@ def test_5_forced_discard_only_when_no_placement_exists(cw_cfg, shape, empty, fi
 def test_5_forced_discard_illegal_on_an_empty_table(cw_cfg):
     game = cw.new_game(cw_cfg, 4, 10)
     for slot in range(20):
-        assert not cw.is_legal_move(game, cw.Move(FORCED, slot))
+        assert not is_legal_turn(game, Move(FORCED, slot))
     with pytest.raises(ValueError):
-        cw.apply(game, cw.Move(FORCED, 0))
+        play_turn(game, Move(FORCED, 0))
 
 
 def test_q8_no_passing_a_full_table_still_drafts(cw_cfg):
@@ -444,8 +463,8 @@ def test_q8_no_passing_a_full_table_still_drafts(cw_cfg):
     # forced discard.
     game = cw.new_game(cw_cfg, 3, 12)
     fill_all_but(game, game.seat_to_move, [])
-    moves = cw.legal_moves(game)
-    assert sorted(moves) == sorted(cw.Move(FORCED, s) for s in range(20))
+    moves = all_turns(game)
+    assert sorted(moves) == sorted(Move(FORCED, s) for s in range(20))
 
 
 # --------------------------------------------------------------------------- §9.2 discard-for-tile
@@ -454,14 +473,14 @@ def test_q8_no_passing_a_full_table_still_drafts(cw_cfg):
 def test_9_2_discard_for_tile_only_two_players_and_corner_slots(cw_cfg, n):
     # §9.2 is a two-player rule (§10.1: solo has no discard-for-tile), for corner rulers only.
     game = cw.new_game(cw_cfg, n, 13)
-    fill_all_but(game, game.seat_to_move, [24, 30])     # keeps legal_moves short
-    d4t = {m for m in cw.legal_moves(game) if m.kind == DISCARD_FOR_TILE}
+    fill_all_but(game, game.seat_to_move, [24, 30])     # keeps the list of turns short
+    d4t = {m for m in all_turns(game) if m.kind == DISCARD_FOR_TILE}
     for slot in range(20):
         legal = n == 2 and slot >= 16
         for cell in (24, 30):
             for d in (R, C, P, I):
-                move = cw.Move(DISCARD_FOR_TILE, slot, cell, (d,))
-                assert cw.is_legal_move(game, move) is legal
+                move = Move(DISCARD_FOR_TILE, slot, cell, (d,))
+                assert is_legal_turn(game, move) is legal
                 assert (move in d4t) is legal
     assert len(d4t) == (4 * 2 * 4 if n == 2 else 0)
 
@@ -473,8 +492,8 @@ def test_9_2_discard_for_tile_places_one_tile_and_no_tick(cw_cfg):
     st = game.state
     seat = game.seat_to_move
     st.tables[seat][30] = R
-    assert not cw.is_legal_move(game, cw.Move(DISCARD_FOR_TILE, TR, 30, (I,)))   # cell taken
-    cw.apply(game, cw.Move(DISCARD_FOR_TILE, TR, 31, (I,)))
+    assert not is_legal_turn(game, Move(DISCARD_FOR_TILE, TR, 30, (I,)))   # cell taken
+    play_turn(game, Move(DISCARD_FOR_TILE, TR, 31, (I,)))
     assert st.tables[seat][31] == I and int((st.tables[seat] != 0).sum()) == 2
     assert st.slots[TR] == -1 and st.gone[TR] == 1
     assert (st.stats[seat, 0], st.stats[seat, 2], st.stats[seat, 4], st.stats[seat, 5]) == (0, 0, 1, 1)
@@ -496,10 +515,10 @@ def test_9_2_discarded_corner_rulers_never_come_back_and_corners_stay_empty(cw_c
             seat = game.seat_to_move
             cell = int(np.flatnonzero(st.tables[seat] == 0)[0])
             gone[int(st.slots[corner])] += 1
-            cw.apply(game, cw.Move(DISCARD_FOR_TILE, corner, cell, (R,)))
+            play_turn(game, Move(DISCARD_FOR_TILE, corner, cell, (R,)))
         for _ in range(4):
             slot = int(np.flatnonzero(st.slots[:16] >= 0)[0])
-            cw.apply(game, first_place_move(game, slot))
+            play_turn(game, first_place_move(game, slot))
         assert st.g[0] == rnd + 1
         # Cleanup: four-cell: 16 to the discard pile, deal 4 left in the draw pile, reshuffle the 16,
         # deal 12 -> draw 4, discard 0. Five-cell: nothing to discard (all 4 left the game); round 1
@@ -525,7 +544,7 @@ def test_10_2_rival_removes_the_opposite_ruler_after_a_draft(cw_cfg, slot, oppos
     game = cw.new_game(cw_cfg, 1, 16)
     st = game.state
     before = st.slots.copy()
-    cw.apply(game, first_place_move(game, slot))
+    play_turn(game, first_place_move(game, slot))
     assert st.slots[slot] == -1 and st.slots[opposite] == -1
     others = [s for s in range(20) if s not in (slot, opposite)]
     assert np.array_equal(st.slots[others], before[others])
@@ -535,7 +554,7 @@ def test_10_2_rival_also_acts_after_a_forced_discard(cw_cfg):
     game = cw.new_game(cw_cfg, 1, 17)
     st = game.state
     fill_all_but(game, 0, [])
-    cw.apply(game, cw.Move(FORCED, 5))
+    play_turn(game, Move(FORCED, 5))
     assert st.slots[5] == -1 and st.slots[1] == -1
     assert int((st.slots >= 0).sum()) == 18
 
@@ -544,33 +563,35 @@ def test_10_2_rival_skips_an_already_empty_opposite_slot(cw_cfg):
     # "if it is still there": drafting from a line whose other end is already empty removes nothing else.
     game = cw.new_game(cw_cfg, 1, 18)
     st = game.state
-    cw.apply(game, first_place_move(game, 2))          # removes 2 and 6
+    play_turn(game, first_place_move(game, 2))          # removes 2 and 6
     assert int((st.slots >= 0).sum()) == 18
-    cw.apply(game, first_place_move(game, 10))         # removes 10 and 14
+    play_turn(game, first_place_move(game, 10))         # removes 10 and 14
     assert int((st.slots >= 0).sum()) == 16
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_10_2_no_rival_with_two_or_more_players(cw_cfg, n):
     game = cw.new_game(cw_cfg, n, 19)
-    cw.apply(game, first_place_move(game, 0))
+    play_turn(game, first_place_move(game, 0))
     assert game.state.slots[4] >= 0 and int((game.state.slots >= 0).sum()) == 19
 
 
 # --------------------------------------------------------------------------- §4 rounds and turns
 
 def play_random(game: cw.Game, seed: int, on_move=None) -> None:
-    """Play to the end with the random agent, checking each move is legal; ``on_move(game, move)``
-    is called before each move is applied."""
+    """Play to the end with the random agent, checking each decision is legal; ``on_move(game)`` is
+    called at the start of each turn."""
     agent = cw.make_agent(game.cfg, "random")
     rng = np.random.default_rng(seed)
     guard = 0
     while not cw.is_over(game):
+        if game.S[G_PHASE] == DRAFT:
+            if on_move:
+                on_move(game)
+            guard += 1
         move = agent.choose(game, game.seat_to_move, rng)
-        if on_move:
-            on_move(game, move)
+        assert cw.is_legal_move(game, move)
         cw.apply(game, move)
-        guard += 1
         assert guard <= 4 * 20
     assert guard > 0
 
@@ -589,7 +610,7 @@ def test_4_rounds_turns_and_start_marker(cw_cfg, cw_cfg_v10, version, n, rounds,
     cfg = cw_cfg if version == "v1.1" else cw_cfg_v10
     game = cw.new_game(cfg, n, 20 + n)
     log: list[tuple[int, int, int]] = []      # (round, start seat, seat to move) before each move
-    play_random(game, 99, lambda g, m: log.append((int(g.state.g[0]), int(g.state.g[2]), g.seat_to_move)))
+    play_random(game, 99, lambda g: log.append((int(g.state.g[0]), int(g.state.g[2]), g.seat_to_move)))
     assert len(log) == rounds * turns * n
     for r in range(rounds):
         moves = [x for x in log if x[0] == r]
@@ -605,7 +626,7 @@ def test_9_1_seat_1_starts_two_of_three_rounds(cw_cfg):
     # §9.1 "seat 1 starts two of the three rounds, so seat 2 gets +1"
     game = cw.new_game(cw_cfg, 2, 21)
     starts = []
-    play_random(game, 1, lambda g, m: starts.append(int(g.state.g[2])) if g.state.g[1] == 0 else None)
+    play_random(game, 1, lambda g: starts.append(int(g.state.g[2])) if g.state.g[1] == 0 else None)
     assert starts == [0, 1, 0]
 
 
@@ -650,7 +671,7 @@ def test_4_2_cleanup_discards_every_ruler_and_reshuffles_when_a_deck_runs_out(cw
     deck5 = Counter(int(x) for x in game.rules.deck5)
     seen = {0: tuple(int(x) for x in st.pile_n)}
 
-    def check(game, move):
+    def check(game):
         assert deck_total(st, 0) == deck4 and deck_total(st, 1) == deck5
         if st.g[1] == 0:
             seen[int(st.g[0])] = tuple(int(x) for x in st.pile_n)
@@ -667,7 +688,7 @@ def test_4_2_cleanup_discards_every_ruler_and_reshuffles_when_a_deck_runs_out(cw
 def test_4_2_cleanup_refreshes_the_site_board(cw_cfg):
     game = cw.new_game(cw_cfg, 3, 24)
     boards = []
-    play_random(game, 6, lambda g, m: boards.append(g.state.site.copy()) if g.state.g[1] == 0 else None)
+    play_random(game, 6, lambda g: boards.append(g.state.site.copy()) if g.state.g[1] == 0 else None)
     assert len(boards) == 4
     for b in boards:
         assert sorted(Counter(int(x) for x in b).values()) == [4, 4, 4, 4]

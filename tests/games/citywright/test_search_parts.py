@@ -42,7 +42,7 @@ def test_tie_beats_orders_moves_as_their_log_priorities(salt, a, b, wa, wb):
 def test_placement_adjacency_of_a_straight_ruler_on_the_top_row(cw_cfg):
     # the I ruler lying on cells 0-3 of the top row: each cell touches its row neighbours only, so
     # as bits of the landed cells (in order 0, 1, 2, 3): cell 0 -> {1}, 1 -> {0, 2}, 2 -> {1, 3}, 3 -> {2}
-    rules, _, _ = cw.compiled(cw_cfg, 4)
+    rules = cw.compile_variant(cw_cfg, 4).rules
     top_row = np.uint64(0b1111)
     hits = [p for p in range(len(rules.pl_mask)) if rules.pl_mask[p] == top_row and rules.pl_star[p] < 0]
     assert hits, "a four-cell placement covering cells 0-3"
@@ -54,7 +54,8 @@ def test_placement_adjacency_of_a_straight_ruler_on_the_top_row(cw_cfg):
 def test_placement_adjacency_includes_the_star(cw_cfg):
     # every five-cell placement whose star lands: the star (bit k) and each landed cell touch each
     # other exactly when the table's neighbour masks say so, both ways
-    rules, geo, _ = cw.compiled(cw_cfg, 4)
+    T = cw.compile_variant(cw_cfg, 4)
+    rules, geo = T.rules, T.geo
     checked = 0
     for p in range(len(rules.pl_mask)):
         k = int(rules.pl_k[p])

@@ -14,7 +14,9 @@ from balancer.games import urgency
 from balancer.games.urgency.agents import roll_probs
 from balancer.games.urgency.rules import MOVE, NEXT_ROLL, PS, put_in_play
 
-from .test_rules import card, position
+from balancer.games.urgency.kernel import unpack
+
+from .test_rules import card, decision, position
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -44,40 +46,40 @@ def greedy_pick(cfg, game):
 ])
 def test_greedy_priority_list(plain, mine, theirs, roll, expected, why):
     game = position(plain, mine=mine, theirs=theirs, roll=roll, my_supply=0 if expected == 9 else None)
-    assert greedy_pick(plain, game) == urgency.Move(MOVE, expected), why
+    assert greedy_pick(plain, game) == decision(MOVE, expected), why
 
 
 def test_dice_distribution(plain, std):
     """4 binary dice: 1/16, 4/16, 6/16, 4/16, 1/16; 3 dice (Tortoise): 1/8, 3/8, 3/8, 1/8, 0; a forced roll is certain."""
     game = position(plain, mine=[1])
     out = np.empty(5)
-    roll_probs(game.state, game.rules, 0, out)
+    roll_probs(game.S, game.T.rules, 0, out)
     assert out.tolist() == [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]
     game = position(std, mine=[1])
-    put_in_play(game.state, game.rules, 0, card(std, "Tortoise: Hard Shell"))
-    roll_probs(game.state, game.rules, 0, out)
+    put_in_play(game.S, game.T.rules, 0, card(std, "Tortoise: Hard Shell"))
+    roll_probs(game.S, game.T.rules, 0, out)
     assert out.tolist() == [1 / 8, 3 / 8, 3 / 8, 1 / 8, 0.0]
-    game.state[PS + NEXT_ROLL] = 3
-    roll_probs(game.state, game.rules, 1, out)
+    game.S[PS + NEXT_ROLL] = 3
+    roll_probs(game.S, game.T.rules, 1, out)
     assert out.tolist() == [0, 0, 0, 1, 0]
 
 
 def test_expectimax_takes_a_winning_move(plain):
     game = position(plain, mine=[13, 5], roll=2, my_supply=0, scored=(6, 0))
     move = urgency.make_agent(plain, "expectimax").choose(game, 0, np.random.default_rng(0))
-    assert move == urgency.Move(MOVE, 13)
+    assert move == decision(MOVE, 13)
 
 
 def test_greedy_card_priority(std):
     """Greedy puts the card whose effect comes first in agents.card_priority into play: dice first."""
     game = urgency.new_game(std, 2, game_seed(4, 0))
-    opts = [m.arg for m in urgency.legal_moves(game)]
+    opts = [unpack(m)[1] for m in urgency.legal_moves(game)]
     prio = std.agents.card_priority
     names = urgency.card_names(std)
     effect = {i: prio.index(std.decks[n.split(":")[0].lower()].cards[
         [c.name for c in std.decks[n.split(":")[0].lower()].cards].index(n.split(": ")[1])].effect.do)
         for i, n in enumerate(names) if i in opts}
-    assert greedy_pick(std, game).arg == min(opts, key=lambda c: (effect[c], opts.index(c)))
+    assert unpack(greedy_pick(std, game))[1] == min(opts, key=lambda c: (effect[c], opts.index(c)))
 
 
 def test_search_beats_random(plain):

@@ -14,6 +14,7 @@ from balancer.config import load_config
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urgency
 from balancer.games.urgency.agents import GREEDY, RANDOM, play_new_game, play_race_fast
+from balancer.games.urgency.kernel import priority, weights
 from balancer.games.urgency.rules import MASK, PS, SUP
 from balancer.games.urgency.scoring import final_rows
 
@@ -25,8 +26,8 @@ def test_fast_path_plays_the_same_games(kinds):
     cfg = load_config(ROOT / "configs" / "urgency" / "no-cards.yaml")
     rules = urgency.compiled(cfg)
     k = np.array(kinds, np.int64)
-    prio = urgency._priority(cfg)
-    w = np.tile(urgency._weights(cfg), (2, 1))
+    prio = priority(cfg)
+    w = np.tile(weights(cfg), (2, 1))
     for i in range(150):
         general = play_new_game(rules, np.array([-1, -1]), k, prio, w, *game_rngs(game_seed(3, i)))
         fast = play_race_fast(rules, k, *game_rngs(game_seed(3, i)))

@@ -35,10 +35,10 @@ def test_tokens_conserved_and_games_end(variant, seed, a, b):
     game = urgency.new_game(cfg, 2, game_seed(seed, 0), decks=(players[0].deck, players[1].deck))
     _, rng = game_rngs(game_seed(seed, 0))
     for _ in range(urgency.MAX_MOVES):
-        assert tokens_accounted(game.state, cfg.tokens)
+        assert tokens_accounted(game.S, cfg.tokens)
         for p in range(2):
-            assert 0 <= game.state[p * PS + SUP] <= cfg.tokens and game.state[p * PS + MASK] & 1 == 0
-            assert game.state[p * PS + MASK] >> 15 == 0
+            assert 0 <= game.S[p * PS + SUP] <= cfg.tokens and game.S[p * PS + MASK] & 1 == 0
+            assert game.S[p * PS + MASK] >> 15 == 0
         if urgency.is_over(game):
             break
         seat = game.seat_to_move
@@ -46,7 +46,7 @@ def test_tokens_conserved_and_games_end(variant, seed, a, b):
         assert urgency.is_legal_move(game, move)
         urgency.apply(game, move)
     assert urgency.is_over(game), "game did not end"
-    scored = [int(game.state[p * PS + SCORED]) for p in range(2)]
+    scored = [int(game.S[p * PS + SCORED]) for p in range(2)]
     assert max(scored) == cfg.to_win or sum(urgency.outcome(game).turns) >= cfg.cards.max_turns
 
 

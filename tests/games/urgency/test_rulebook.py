@@ -5,11 +5,12 @@ hand with :func:`~tests.games.urgency.test_rules.position`; each derivation is i
 from __future__ import annotations
 
 from balancer.games import urgency
-from balancer.games.urgency import Move
 from balancer.games.urgency.rules import (ACTIVE, DECK, DISC, INPLAY, MOVE, NDISC, NEXT_ROLL, NEXTPILE, NPLAY, NROS,
                                           OPPSC, PH_OVER, PH_PICK, PHASE, PICK, PILES, PS, ROS, SCORED, WINNER)
 
-from .test_rules import position, std, tiles  # noqa: F401  (std: a fixture)
+from balancer.games.urgency.kernel import unpack
+
+from .test_rules import decision, position, std, tiles  # noqa: F401  (std: a fixture)
 
 
 def test_first_to_score_six_wins_at_once(std):  # noqa: F811
@@ -17,8 +18,8 @@ def test_first_to_score_six_wins_at_once(std):  # noqa: F811
     rolls 2: 13 + 2 = 15 scores the 6th token. The game is over at once (the opponent, on 5 scored,
     gets no further turn) and I win: scores 6 to 5."""
     game = position(std, mine=[13], theirs=[14], roll=2, my_supply=1, their_supply=1, scored=(5, 5))
-    S = game.state
-    urgency.apply(game, Move(MOVE, 13))
+    S = game.S
+    urgency.apply(game, decision(MOVE, 13))
     assert urgency.is_over(game) and S[PHASE] == PH_OVER and S[WINNER] == 0
     out = urgency.outcome(game)
     assert out.scores == [6, 5]
@@ -29,10 +30,10 @@ def test_five_scored_is_not_yet_a_win(std):  # noqa: F811
     """How to Win: 5 of 7 is not enough: scoring the 5th token (from 13 with a 2) leaves the game
     running, and the opponent (next roll forced to 0) takes a turn."""
     game = position(std, mine=[13], theirs=[1], roll=2, my_supply=2, scored=(4, 0))
-    S = game.state
+    S = game.S
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 0
-    urgency.apply(game, Move(MOVE, 13))
+    urgency.apply(game, decision(MOVE, 13))
     assert S[SCORED] == 5 and not urgency.is_over(game)
 
 
@@ -55,22 +56,22 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     among exactly those 4 cards, the chosen one comes into play and 3 stay discarded. My 5th score
     then brings nothing more into play (only up to the 4th)."""
     game = position(std, mine=[12, 13], roll=2, my_supply=2, scored=(3, 0))
-    S = game.state
+    S = game.S
     ibex = [i for i, n in enumerate(urgency.card_names(std)) if n.startswith("Ibex:")]
     o = PS
     _piles_used(S, unlocks=3, discard=ibex[:4])
-    urgency.apply(game, Move(MOVE, 13))
+    urgency.apply(game, decision(MOVE, 13))
     assert S[PHASE] == PH_PICK and game.seat_to_move == 1
-    assert sorted(m.arg for m in urgency.legal_moves(game)) == sorted(ibex[:4])
-    urgency.apply(game, Move(PICK, ibex[2]))
+    assert sorted(unpack(m)[1] for m in urgency.legal_moves(game)) == sorted(ibex[:4])
+    urgency.apply(game, decision(PICK, ibex[2]))
     assert S[o + NPLAY] == 1 and S[o + INPLAY] == ibex[2]
     assert S[o + NDISC] == 3 and sorted(S[o + DISC:o + DISC + 3].tolist()) == sorted([ibex[0], ibex[1], ibex[3]])
     # my 5th score (12 + 3 = 15), the opponent having had 4 unlocks: nothing more comes into play
     game = position(std, mine=[12], roll=3, my_supply=2, scored=(4, 0))
-    S = game.state
+    S = game.S
     _piles_used(S, unlocks=4, discard=ibex[:3])
     S[NEXT_ROLL] = 0
-    urgency.apply(game, Move(MOVE, 12))
+    urgency.apply(game, decision(MOVE, 12))
     assert S[SCORED] == 5 and S[o + OPPSC] == 5 and S[o + NPLAY] == 0 and S[o + NDISC] == 3
 
 
@@ -83,7 +84,7 @@ def test_setup_deals_one_discard_three_piles_of_two_and_two_rosette_cards(std): 
     names = urgency.card_names(std)
     for seed in range(5):
         game = urgency.new_game(std, 2, seed)
-        S = game.state
+        S = game.S
         ros = set()
         for p in range(2):
             b = p * PS
@@ -99,6 +100,6 @@ def test_setup_deals_one_discard_three_piles_of_two_and_two_rosette_cards(std): 
         while S[PHASE] == PH_PICK:
             p = game.seat_to_move
             offered = S[p * PS + ROS:p * PS + ROS + 2].tolist()
-            urgency.apply(game, Move(PICK, offered[1]))
+            urgency.apply(game, decision(PICK, offered[1]))
             assert S[p * PS + INPLAY + S[p * PS + NPLAY] - 1] == offered[1]
             assert offered[0] not in S[p * PS + DISC:p * PS + DISC + int(S[p * PS + NDISC])].tolist()

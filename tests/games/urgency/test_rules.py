@@ -13,17 +13,23 @@ import pytest
 
 from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
-from balancer.games.urgency import Move, card_names
+from balancer.games.urgency import card_names
 from balancer.games.urgency.config import UrgencyConfig
 from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
                                           OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
                                           SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
                                           fire_both, put_in_play, resolve, T_OWN_ROLL, T_OPP_ROLL)
+from balancer.games.urgency.kernel import move_code, unpack
 from balancer.games.urgency.scoring import tokens_accounted
 
 ROOT = Path(__file__).resolve().parents[3]
 NO_CARDS = ROOT / "configs" / "urgency" / "no-cards.yaml"
 STANDARD = ROOT / "configs" / "urgency" / "standard.yaml"
+
+
+def decision(kind: int, arg: int = 0) -> int:
+    """The kernel's move code of the rules' decision (kind, arg) (balancer/games/urgency/kernel.py)."""
+    return move_code(kind, arg)
 
 
 def tiles(*ts: int) -> int:
@@ -38,7 +44,7 @@ def position(cfg, mine=(), theirs=(), roll=0, my_supply=None, their_supply=None,
     ``theirs`` (tiles 1-14), about to move with ``roll``. Supplies default to 7 - board - scored.
     No card is in play (cards are put in play by the tests that need them)."""
     game = urgency.new_game(cfg, 2, 1)
-    S = game.state
+    S = game.S
     S[:] = 0
     p, o = active, 1 - active
     for who, ts, sup in ((p, mine, my_supply), (o, theirs, their_supply)):
@@ -62,9 +68,9 @@ def position(cfg, mine=(), theirs=(), roll=0, my_supply=None, their_supply=None,
 
 def at_turn_start(game, cards=()) -> None:
     """Put ``cards`` (ids) into play for the active player 0 and rewind to the start of its turn."""
-    S = game.state
+    S = game.S
     for c in cards:
-        put_in_play(S, game.rules, 0, c)
+        put_in_play(S, game.T.rules, 0, c)
     S[STEP] = ST_TURN_START
     S[PHASE] = 0
     S[ACTIVE] = 0
@@ -94,7 +100,7 @@ def std():
 
 
 def moves_of(game) -> list[int]:
-    return [m.arg for m in urgency.legal_moves(game) if m.kind == MOVE]
+    return [unpack(m)[1] for m in urgency.legal_moves(game) if unpack(m)[0] == MOVE]
 
 
 # ------------------------------------------------------------------------ base rules
@@ -103,10 +109,10 @@ def moves_of(game) -> list[int]:
 def test_capture_in_the_centre_row(plain):
     """Attacks: my token on 3 rolls 3 and lands on 6, where the opponent stands: removed to its supply."""
     game = position(plain, mine=[3], theirs=[6], roll=3)
-    S = game.state
+    S = game.S
     S[1 * PS + NEXT_ROLL] = 0            # the opponent then passes, so the position stays readable
     S[0 * PS + NEXT_ROLL] = 0
-    urgency.apply(game, Move(MOVE, 3))
+    urgency.apply(game, decision(MOVE, 3))
     assert S[MASK] == tiles(6)
     assert S[PS + MASK] == 0 and S[PS + SUP] == 7
     assert S[CAPT] == 1
@@ -116,10 +122,10 @@ def test_capture_in_the_centre_row(plain):
 def test_no_capture_in_the_home_row(plain):
     """Home rows are private: my tile 2 and the opponent's tile 2 are different squares."""
     game = position(plain, mine=[1], theirs=[2], roll=1)
-    game.state[NEXT_ROLL] = 0
-    game.state[PS + NEXT_ROLL] = 0
-    urgency.apply(game, Move(MOVE, 1))
-    assert game.state[PS + MASK] == tiles(2) and game.state[CAPT] == 0
+    game.S[NEXT_ROLL] = 0
+    game.S[PS + NEXT_ROLL] = 0
+    urgency.apply(game, decision(MOVE, 1))
+    assert game.S[PS + MASK] == tiles(2) and game.S[CAPT] == 0
 
 
 def test_blocked_safe_rosette(plain):
@@ -127,15 +133,15 @@ def test_blocked_safe_rosette(plain):
     with a 3, the token on 6 may move 3 to 9."""
     game = position(plain, mine=[5, 6], theirs=[8], roll=3, my_supply=0)
     assert moves_of(game) == [6]
-    assert not urgency.is_legal_move(game, Move(MOVE, 5))
+    assert not urgency.is_legal_move(game, decision(MOVE, 5))
 
 
 def test_roll_again_on_a_rosette(plain):
     """Rosette Tiles: landing on 4 gives a roll again: the same player rolls (forced 2) and moves again."""
     game = position(plain, mine=[1], roll=3)
-    S = game.state
+    S = game.S
     S[NEXT_ROLL] = 2
-    urgency.apply(game, Move(MOVE, 1))
+    urgency.apply(game, decision(MOVE, 1))
     assert S[ACTIVE] == 0 and S[PHASE] == PH_MOVE and S[ROLLV] == 2
     assert S[RAS] == 1 and S[PS + TURNS] == 0          # the opponent has not had a turn
 
@@ -143,10 +149,10 @@ def test_roll_again_on_a_rosette(plain):
 def test_exact_landing_scores(plain):
     """Scoring: from 13 a 2 lands exactly on 15 and scores; a 3 would overshoot, so 13 cannot move."""
     game = position(plain, mine=[13], roll=2, my_supply=0)
-    S = game.state
+    S = game.S
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 0
-    urgency.apply(game, Move(MOVE, 13))
+    urgency.apply(game, decision(MOVE, 13))
     assert S[SCORED] == 1 and S[MASK] == 0
     game = position(plain, mine=[13], roll=3, my_supply=0)
     assert moves_of(game) == []
@@ -156,7 +162,7 @@ def test_forced_move(plain):
     """Movement: you must move if you can: with no supply, tokens on 10 and 12 and a roll of 2,
     12 -> 14 is blocked by nothing, 10 -> 12 is blocked by my own token: 12 is the only move."""
     game = position(plain, mine=[10, 12], roll=2, my_supply=0)
-    assert urgency.legal_moves(game) == [Move(MOVE, 12)]
+    assert urgency.legal_moves(game) == [decision(MOVE, 12)]
 
 
 def test_own_tokens_never_share_a_tile(plain):
@@ -168,11 +174,11 @@ def test_own_tokens_never_share_a_tile(plain):
 def test_pass_on_zero(plain):
     """A roll of 0 moves nothing: the turn passes to the opponent, whose forced 2 is then to move."""
     game = position(plain, mine=[3], theirs=[1], roll=0)
-    S = game.state
+    S = game.S
     at_turn_start(game)
     S[NEXT_ROLL] = 0
     S[PS + NEXT_ROLL] = 2
-    advance(S, game.rules, game.rng)
+    advance(S, game.T.rules, game.rng)
     assert S[TURNS] == 1 and S[MASK] == tiles(3)
     assert S[ACTIVE] == 1 and S[ROLLV] == 2 and S[PHASE] == PH_MOVE
 
@@ -184,9 +190,9 @@ def test_unlock_pile_when_the_opponent_scores(std):
     """Rule Cards: when I score, the opponent chooses one card of their next pile; the other goes to
     their discard pile."""
     game = urgency.new_game(std, 2, 3)
-    while game.state[PHASE] == PH_PICK:              # both Rosette cards
+    while game.S[PHASE] == PH_PICK:              # both Rosette cards
         urgency.apply(game, urgency.legal_moves(game)[0])
-    S = game.state
+    S = game.S
     p = int(S[ACTIVE])
     o = 1 - p
     S[p * PS + MASK] = tiles(13)
@@ -194,10 +200,10 @@ def test_unlock_pile_when_the_opponent_scores(std):
     S[ROLLV] = 2
     S[PHASE] = PH_MOVE
     pile = [int(S[o * PS + 26]), int(S[o * PS + 27])]
-    urgency.apply(game, Move(MOVE, 13))
+    urgency.apply(game, decision(MOVE, 13))
     assert S[PHASE] == PH_PICK and game.seat_to_move == o
-    assert sorted(m.arg for m in urgency.legal_moves(game)) == sorted(pile)
-    urgency.apply(game, Move(PICK, pile[1]))
+    assert sorted(unpack(m)[1] for m in urgency.legal_moves(game)) == sorted(pile)
+    urgency.apply(game, decision(PICK, pile[1]))
     assert S[o * PS + NPLAY] == 2 and S[o * PS + INPLAY + 1] == pile[1]
     assert pile[0] in [int(S[o * PS + 32 + i]) for i in range(int(S[o * PS + 10]))]
 
@@ -205,46 +211,46 @@ def test_unlock_pile_when_the_opponent_scores(std):
 def test_tortoise_rolls_three_dice_unless_a_card_names_four(std):
     """Tortoise: any Tortoise card in play means 3 dice; Ancient Shell (dice 4) overrides it."""
     game = position(std, mine=[1])
-    put_in_play(game.state, game.rules, 0, card(std, "Tortoise: Hard Shell"))
-    assert game.state[DICE_N] == 3
-    put_in_play(game.state, game.rules, 0, card(std, "Tortoise: Ancient Shell"))
-    assert game.state[DICE_N] == 4
+    put_in_play(game.S, game.T.rules, 0, card(std, "Tortoise: Hard Shell"))
+    assert game.S[DICE_N] == 3
+    put_in_play(game.S, game.T.rules, 0, card(std, "Tortoise: Ancient Shell"))
+    assert game.S[DICE_N] == 4
 
 
 def test_safe_tiles_card(std):
     """Lion Territory makes 12 safe for everyone: my 9 cannot land on the opponent's 12 with a 3."""
     game = position(std, mine=[9], theirs=[12], roll=3, my_supply=0)
     assert moves_of(game) == [9]
-    put_in_play(game.state, game.rules, 1, card(std, "Lion: Territory"))
+    put_in_play(game.S, game.T.rules, 1, card(std, "Lion: Territory"))
     assert moves_of(game) == []
 
 
 def _effect(cfg, game, p, name):
-    apply_effect(game.state, game.rules, p, card(cfg, name))
-    resolve(game.state, game.rules)
+    apply_effect(game.S, game.T.rules, p, card(cfg, name))
+    resolve(game.S, game.T.rules)
 
 
 def test_attack_card(std):
     """Bull Stampede attacks 5, 6, 7: the opponent's tokens there are removed, not the one on 8 (safe)."""
     game = position(std, mine=[1], theirs=[5, 7, 8])
     _effect(std, game, 0, "Bull: Stampede")
-    assert game.state[PS + MASK] == tiles(8) and game.state[PS + SUP] == 6 and game.state[CAPT] == 2
+    assert game.S[PS + MASK] == tiles(8) and game.S[PS + SUP] == 6 and game.S[CAPT] == 2
 
 
 def test_set_next_roll_cards(std):
     game = position(std, mine=[1])
     _effect(std, game, 0, "Rosette: Oracle")           # my next roll is 4
     _effect(std, game, 0, "Rosette: Veil")             # the opponent's next roll is 1
-    assert game.state[NEXT_ROLL] == 4 and game.state[PS + NEXT_ROLL] == 1
+    assert game.S[NEXT_ROLL] == 4 and game.S[PS + NEXT_ROLL] == 1
 
 
 def test_change_roll_card(std):
     """Ibex Sure Footing: my 0 becomes a 2, so I move."""
     game = position(std, mine=[1], roll=0)
-    put_in_play(game.state, game.rules, 0, card(std, "Ibex: Sure Footing"))
-    fire_both(game.state, game.rules, T_OWN_ROLL, T_OPP_ROLL, 0)
-    resolve(game.state, game.rules)
-    assert game.state[ROLLV] == 2
+    put_in_play(game.S, game.T.rules, 0, card(std, "Ibex: Sure Footing"))
+    fire_both(game.S, game.T.rules, T_OWN_ROLL, T_OPP_ROLL, 0)
+    resolve(game.S, game.T.rules)
+    assert game.S[ROLLV] == 2
 
 
 def test_roll_again_card_counts_once():
@@ -253,33 +259,33 @@ def test_roll_again_card_counts_once():
     cfg = with_cards({"lizard": [{"name": "Bask", "trigger": {"when": "land_rosette"},
                                   "effect": {"do": "roll_again"}}]})
     game = position(cfg, mine=[1], roll=3)
-    put_in_play(game.state, game.rules, 0, card(cfg, "Lizard: Bask"))
-    game.state[NEXT_ROLL] = 3
-    urgency.apply(game, Move(MOVE, 1))
-    assert game.state[RAS] == 1 and game.state[ACTIVE] == 0 and game.state[ROLLV] == 3
+    put_in_play(game.S, game.T.rules, 0, card(cfg, "Lizard: Bask"))
+    game.S[NEXT_ROLL] = 3
+    urgency.apply(game, decision(MOVE, 1))
+    assert game.S[RAS] == 1 and game.S[ACTIVE] == 0 and game.S[ROLLV] == 3
 
 
 def test_roll_again_card_on_scoring(std):
     """Rosette Crown: scoring from 13 with a 2 gives a roll again (no rosette involved)."""
     game = position(std, mine=[1, 13], roll=2, my_supply=3)
-    put_in_play(game.state, game.rules, 0, card(std, "Rosette: Crown"))
-    game.state[NEXT_ROLL] = 1
-    urgency.apply(game, Move(MOVE, 13))
-    assert game.state[SCORED] == 1 and game.state[RAS] == 1 and game.state[ACTIVE] == 0 and game.state[ROLLV] == 1
+    put_in_play(game.S, game.T.rules, 0, card(std, "Rosette: Crown"))
+    game.S[NEXT_ROLL] = 1
+    urgency.apply(game, decision(MOVE, 13))
+    assert game.S[SCORED] == 1 and game.S[RAS] == 1 and game.S[ACTIVE] == 0 and game.S[ROLLV] == 1
 
 
 def test_extra_move_card(std):
     """Rosette Chariot: the rearmost token moves 2 (3 -> 5)."""
     game = position(std, mine=[3, 9])
     _effect(std, game, 0, "Rosette: Chariot")
-    assert game.state[MASK] == tiles(5, 9)
+    assert game.S[MASK] == tiles(5, 9)
 
 
 def test_reenter_card(std):
     """Rosette Scarab: a token from the supply straight onto 4."""
     game = position(std, mine=[1])
     _effect(std, game, 0, "Rosette: Scarab")
-    assert game.state[MASK] == tiles(1, 4) and game.state[SUP] == 5
+    assert game.S[MASK] == tiles(1, 4) and game.S[SUP] == 5
 
 
 def test_move_opponent_is_not_an_attack(std):
@@ -287,15 +293,15 @@ def test_move_opponent_is_not_an_attack(std):
     token stands: nothing is removed, their token stops on the nearest free tile, 8."""
     game = position(std, mine=[7], theirs=[9])
     _effect(std, game, 0, "Rosette: Tablet")
-    assert game.state[MASK] == tiles(7) and game.state[PS + MASK] == tiles(8)
-    assert game.state[PS + SUP] == 6 and game.state[CAPT] == 0
+    assert game.S[MASK] == tiles(7) and game.S[PS + MASK] == tiles(8)
+    assert game.S[PS + SUP] == 6 and game.S[CAPT] == 0
 
 
 def test_nothing_moves_back_off_the_start(std):
     """Ruling: King of Beasts moves their token on 2 back 3: it stops on tile 1, not in the supply."""
     game = position(std, mine=[5], theirs=[2])
     _effect(std, game, 0, "Lion: King of Beasts")
-    assert game.state[PS + MASK] == tiles(1) and game.state[PS + SUP] == 6
+    assert game.S[PS + MASK] == tiles(1) and game.S[PS + SUP] == 6
 
 
 def test_nobody_scores_the_opponents_tokens():
@@ -304,7 +310,7 @@ def test_nobody_scores_the_opponents_tokens():
                                 "effect": {"do": "move_opponent", "value": 5}}]})
     game = position(cfg, mine=[1], theirs=[12])
     _effect(cfg, game, 0, "Lion: Shove")
-    assert game.state[PS + MASK] == tiles(14) and game.state[PS + SCORED] == 0
+    assert game.S[PS + MASK] == tiles(14) and game.S[PS + SCORED] == 0
 
 
 def test_later_triggered_card_wins():
@@ -316,11 +322,11 @@ def test_later_triggered_card_wins():
                       "ibex": [{"name": "Bound", "trigger": {"when": "own_roll", "value": 2},
                                 "effect": {"do": "set_next_roll", "value": 4}}]})
     game = position(cfg, mine=[1], roll=2)
-    put_in_play(game.state, game.rules, 0, card(cfg, "Ibex: Bound"))
-    put_in_play(game.state, game.rules, 1, card(cfg, "Lion: Freeze"))
-    fire_both(game.state, game.rules, T_OWN_ROLL, T_OPP_ROLL, 2)
-    resolve(game.state, game.rules)
-    assert game.state[NEXT_ROLL] == 4
+    put_in_play(game.S, game.T.rules, 0, card(cfg, "Ibex: Bound"))
+    put_in_play(game.S, game.T.rules, 1, card(cfg, "Lion: Freeze"))
+    fire_both(game.S, game.T.rules, T_OWN_ROLL, T_OPP_ROLL, 2)
+    resolve(game.S, game.T.rules)
+    assert game.S[NEXT_ROLL] == 4
 
 
 def test_token_moved_off_its_rosette_loses_the_roll_again():
@@ -329,11 +335,11 @@ def test_token_moved_off_its_rosette_loses_the_roll_again():
     cfg = with_cards({"eagle": [{"name": "Drift", "trigger": {"when": "land_rosette"},
                                  "effect": {"do": "extra_move", "value": 1}}]})
     game = position(cfg, mine=[1], roll=3)
-    S = game.state
-    put_in_play(S, game.rules, 0, card(cfg, "Eagle: Drift"))
+    S = game.S
+    put_in_play(S, game.T.rules, 0, card(cfg, "Eagle: Drift"))
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 1
-    urgency.apply(game, Move(MOVE, 1))
+    urgency.apply(game, decision(MOVE, 1))
     assert S[MASK] == tiles(5) and S[RAS] == 0 and S[PS + TURNS] == 1
 
 
@@ -341,19 +347,19 @@ def test_token_pushed_onto_a_rosette_earns_no_roll_again(std):
     """Ruling: Tablet pushes the opponent's 6 back onto their rosette 4: nobody gets a roll again."""
     game = position(std, mine=[1], theirs=[6])
     _effect(std, game, 0, "Rosette: Tablet")
-    assert game.state[PS + MASK] == tiles(4) and game.state[RA_TILE] == 0
+    assert game.S[PS + MASK] == tiles(4) and game.S[RA_TILE] == 0
 
 
 def test_eagle_triggers_instead_of_rolling(std):
     """Eagle: at the start of the turn, ROLL or TRIGGER; Talon Dive makes the opponent's next roll 0,
     and the Eagle may not trigger again before it has moved a token by a roll."""
     game = position(std, mine=[1], theirs=[2])
-    S = game.state
+    S = game.S
     at_turn_start(game, [card(std, "Eagle: Talon Dive")])
-    advance(S, game.rules, game.rng)
-    kinds = {m.kind for m in urgency.legal_moves(game)}
+    advance(S, game.T.rules, game.rng)
+    kinds = {unpack(m)[0] for m in urgency.legal_moves(game)}
     assert kinds == {2, 3}                                # ROLL, TRIGGER
-    urgency.apply(game, Move(3, card(std, "Eagle: Talon Dive")))
+    urgency.apply(game, decision(3, card(std, "Eagle: Talon Dive")))
     # the opponent rolled the forced 0 and passed; my next turn has no choice phase (locked)
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
 
@@ -361,8 +367,8 @@ def test_eagle_triggers_instead_of_rolling(std):
 def test_no_card_decisions_without_cards(plain):
     """Without cards, setup queues no card choice and play starts with seat 1's first move or pass."""
     game = urgency.new_game(plain, 2, 1)
-    assert game.state[REQ_HEAD] == game.state[REQ_TAIL] == 0
-    assert game.state[PHASE] == PH_MOVE
+    assert game.S[REQ_HEAD] == game.S[REQ_TAIL] == 0
+    assert game.S[PHASE] == PH_MOVE
 
 
 def test_check_agent_names():
@@ -393,10 +399,10 @@ def test_landing_triggers(when, value, owner, expect):
     cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when, "value": value},
                                   "effect": {"do": "set_next_roll", "value": 3}}]})
     game = position(cfg, mine=[3], theirs=[6], roll=3)
-    S = game.state
-    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
-    own_move(S, game.rules, 0, 3, 6, True)
-    resolve(S, game.rules)
+    S = game.S
+    put_in_play(S, game.T.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.T.rules, 0, 3, 6, True)
+    resolve(S, game.T.rules)
     assert S[owner * PS + NEXT_ROLL] == expect
 
 
@@ -406,19 +412,19 @@ def test_scoring_triggers(when, owner):
     cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when},
                                   "effect": {"do": "set_next_roll", "value": 3}}]})
     game = position(cfg, mine=[13], roll=2)
-    S = game.state
-    put_in_play(S, game.rules, owner, card(cfg, "Lizard: Test"))
-    own_move(S, game.rules, 0, 13, 15, True)
-    resolve(S, game.rules)
+    S = game.S
+    put_in_play(S, game.T.rules, owner, card(cfg, "Lizard: Test"))
+    own_move(S, game.T.rules, 0, 13, 15, True)
+    resolve(S, game.T.rules)
     assert S[owner * PS + NEXT_ROLL] == 3 and S[(1 - owner) * PS + NEXT_ROLL] == -1
 
 
 def test_turn_start_trigger(std):
     """Bull Bellow attacks 12 at the start of my turn: the opponent's token there is removed."""
     game = position(std, mine=[1], theirs=[12])
-    S = game.state
+    S = game.S
     at_turn_start(game, [card(std, "Bull: Bellow")])
     S[NEXT_ROLL] = 0
     S[PS + NEXT_ROLL] = 0
-    advance(S, game.rules, game.rng)
+    advance(S, game.T.rules, game.rng)
     assert S[PS + MASK] == 0 and S[PS + SUP] == 7

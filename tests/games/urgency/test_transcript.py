@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from balancer.config import load_config
+from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games import urgency
 from balancer.games.urgency.narrate import Narrator
@@ -22,7 +23,7 @@ FULL_FORCE = STANDARD.parent / "full-force.yaml"
 
 def narrate(cfg, game) -> list[str]:
     """The lines for the events recorded in ``game`` (logging switched on by the caller)."""
-    S = game.state
+    S = game.S
     say = Narrator(cfg)
     say.events([unpack_event(int(x)) for x in S[LOG:LOG + min(int(S[LOG_N]), LOG_CAP)]])
     say.flush()
@@ -32,18 +33,18 @@ def narrate(cfg, game) -> list[str]:
 def test_a_capture_is_announced(plain):
     # seat 1's token on 3 moves 3 to the centre tile 6, where seat 2 stands (not safe): a basic attack
     game = position(plain, mine=[3], theirs=[6], roll=3)
-    game.state[LOG_ON] = 1
-    decide(game.state, game.rules, MOVE, 3)
+    game.S[LOG_ON] = 1
+    decide(game.S, game.T.rules, MOVE, 3)
     assert narrate(plain, game) == ["seat 1 captures seat 2's token on tile 6, which returns to their supply"]
-    assert game.state[PS + MASK] == 0 and game.state[PS + SUP] == 7
+    assert game.S[PS + MASK] == 0 and game.S[PS + SUP] == 7
 
 
 def test_an_attack_card_names_the_tokens_it_removes(std):
     # Bull: Stampede attacks 5, 6, 7: seat 2's tokens on 5 and 7 go; 8 is the safe rosette
     game = position(std, mine=[1], theirs=[5, 7, 8])
-    game.state[LOG_ON] = 1
-    apply_effect(game.state, game.rules, 0, card(std, "Bull: Stampede"))
-    resolve(game.state, game.rules)
+    game.S[LOG_ON] = 1
+    apply_effect(game.S, game.T.rules, 0, card(std, "Bull: Stampede"))
+    resolve(game.S, game.T.rules)
     assert narrate(std, game) == [
         "Bull: Stampede (seat 1's card, on their roll of 4): attacks tile(s) 5, 6, 7",
         "seat 1 removes seat 2's token on tile 5, which returns to their supply",
@@ -61,9 +62,9 @@ def test_an_attack_card_names_the_tokens_it_removes(std):
 ])
 def test_card_effects_are_narrated(std, name, seat, theirs, line):
     game = position(std, mine=[1], theirs=theirs)
-    game.state[LOG_ON] = 1
-    apply_effect(game.state, game.rules, seat, card(std, name))
-    resolve(game.state, game.rules)
+    game.S[LOG_ON] = 1
+    apply_effect(game.S, game.T.rules, seat, card(std, name))
+    resolve(game.S, game.T.rules)
     assert narrate(std, game) == [line]
 
 
@@ -71,11 +72,11 @@ def test_card_effects_are_narrated(std, name, seat, theirs, line):
 def test_a_pass_says_why(plain, roll, why):
     # seat 1: a token on 13, none in the supply; a roll of 3 would overshoot 15, a roll of 0 moves nothing
     game = position(plain, mine=[13], my_supply=0)
-    S = game.state
+    S = game.S
     S[NEXT_ROLL] = roll
     S[STEP] = ST_ROLL
     S[LOG_ON] = 1
-    advance(S, game.rules, game.rng)
+    advance(S, game.T.rules, game.rng)
     lines = narrate(plain, game)
     assert lines[0] == f"turn   0 seat 1: rolls {roll} (set by a card: no dice rolled): no move ({why})"
 
@@ -132,7 +133,7 @@ def test_logging_never_changes_the_game(std):
         S = setup_state(R, np.array([1, 2], np.int64), game_rng)
         S[LOG_ON] = log
         advance(S, R, game_rng)
-        game = urgency.Game(std, R, S, game_rng)
+        game = Position(urgency.ENGINE, std, urgency.ENGINE.compile(std, 2), S, game_rng)
         seen = []
         while not urgency.is_over(game):
             urgency.apply(game, agent.choose(game, game.seat_to_move, agent_rng))

@@ -1,0 +1,224 @@
+"""``balancer sweep`` and ``balancer tune``: the command-line side of :mod:`balancer.sweep` and
+:mod:`balancer.tune` (parse, check outputs, call the library, map its errors to exit codes).
+
+Registered on :data:`balancer.cli.app` when :mod:`balancer.cli` imports this module. Exit codes as
+everywhere: 0 success, 1 games raised, 2 bad input (a bad sweep or tune file, an output that cannot
+be written), with nothing written for bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from balancer.cli import (_check_out_directory, _check_out_file, _command_line, _compile_note, _fail,
+                          _report_failures, _sigterm_as_interrupt, app)
+from balancer.config import ConfigError
+
+
+def _log(quiet: bool):
+    return None if quiet else (lambda line: typer.echo(line, err=True))
+
+
+@app.command()
+def sweep(
+    sweep_file: Path = typer.Argument(..., help="Sweep YAML file: a base variant, runs (players, agents, games), one "
+                                                "or two YAML paths with the values to try, and targets (see "
+                                                "configs/citywright/sweep-seat-bonus.yaml)."),
+    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+                                            help="HTML report to write [default: reports/<sweep>.html]."),
+    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
+                                 help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in "
+                                      "DIR/<sweep>/variants/)."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
+                                                 "(tcp://host:8786); --jobs is then ignored."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+) -> None:
+    """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
+    seeds, and report every tracked number against the swept value with 95% intervals, and the values
+    that meet each target. Finished cells are reused; an interrupted one is continued."""
+    from balancer.report.sweep import render_sweep
+    from balancer.sim.runner import GamesFailedError
+    from balancer.sweep import SweepError, load_sweep, run_sweep
+
+    _check_out_directory("--results", results)
+    if out_html is not None:
+        _check_out_file("--out", out_html, "an HTML file")
+    try:
+        plan = load_sweep(sweep_file, jobs, on_probe=_compile_note)
+    except (SweepError, ConfigError) as exc:
+        _fail(str(exc))
+    html = out_html if out_html is not None else Path("reports") / f"{plan.sweep.sweep}.html"
+    _check_out_file("report file", html, "an HTML file")
+    log = _log(quiet)
+    try:
+        _compile_note(plan.base.spec)
+        with _sigterm_as_interrupt():
+            result = run_sweep(plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log,
+                               command=_command_line())
+    except GamesFailedError as exc:
+        _report_failures(exc)
+        raise typer.Exit(1) from None
+    except (ConfigError, ValueError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished cells are kept and reused, the unfinished one is continued when the "
+                   "sweep is run again", err=True)
+        raise typer.Exit(130) from None
+    written = render_sweep(result, html)
+    typer.echo(f"report: {written}")
+    from balancer.report.sweep import target_rows
+    for t in target_rows(result):
+        typer.echo(f"target {t['title']}: " + ("; ".join(t["meets"]) if t["meets"] else "no point meets it"))
+    typer.echo(f"{result.games:,} games in {len(result.cells)} cells ({result.games_played:,} played now); "
+               f"this run {result.wall_seconds:,.0f} s")
+
+
+@app.command()
+def tune(
+    tune_file: Path = typer.Argument(..., help="Tune YAML file: a base variant, runs, a search space of YAML paths "
+                                               "(int, float or choices), an objective built from targets, a "
+                                               "budget (see configs/citywright/tune-seat-bonus.yaml)."),
+    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+                                            help="HTML report to write [default: reports/<tune>.html]."),
+    write: Optional[Path] = typer.Option(None, "--write", metavar="VARIANT.yaml",
+                                         help="Also write the winning variant: a YAML file that extends the base "
+                                              "and sets only the changed keys, with a comment saying how it was "
+                                              "found and what the confirmation measured. Refuses an existing file."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted search: it is replayed from its "
+                                                       "finished cells (the sampler is seeded) and goes on where "
+                                                       "it stopped."),
+    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
+                                 help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, "
+                                      "confirm/, search.json)."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
+                                                 "(tcp://host:8786); --jobs is then ignored."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+) -> None:
+    """Search a tune file's space for the values that best meet its objective (Optuna, successive
+    halving over cells with common random numbers), confirm the best with fresh seeds, and report
+    the trajectory, the best candidates, the response around the optimum and the confirmation."""
+    from balancer.report.tune import render_tune
+    from balancer.sim.runner import GamesFailedError
+    from balancer.sweep import SweepError
+    from balancer.tune import load_tune, run_tune
+    from balancer.tune.search import read_state, state_path
+    from balancer.tune.write import tuned_text, write_variant
+
+    _check_out_directory("--results", results)
+    if out_html is not None:
+        _check_out_file("--out", out_html, "an HTML file")
+    if write is not None:
+        _check_out_file("--write", write, "a YAML file")
+        if write.suffix.lower() not in (".yaml", ".yml"):
+            _fail(f"--write {write}: give a .yaml file (the tuned variant)")
+        if write.exists():
+            _fail(f"--write {write}: already exists; remove it or choose another file")
+    try:
+        plan = load_tune(tune_file, jobs, on_probe=_compile_note)
+    except (SweepError, ConfigError) as exc:
+        _fail(str(exc))
+    html = out_html if out_html is not None else Path("reports") / f"{plan.tune.tune}.html"
+    _check_out_file("report file", html, "an HTML file")
+    state = read_state(results, plan)
+    if resume and state is None:
+        _fail(f"--resume: {state_path(results, plan)} does not exist: there is no search of {plan.tune.tune!r} "
+              "to continue; run without --resume")
+    if not resume and state is not None and state.get("status") != "finished":
+        _fail(f"{state_path(results, plan)}: an interrupted search of {plan.tune.tune!r}; continue it with "
+              f"--resume (its finished cells are reused)")
+    log = _log(quiet)
+    try:
+        _compile_note(plan.base.spec)
+        with _sigterm_as_interrupt():
+            result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line())
+    except GamesFailedError as exc:
+        _report_failures(exc)
+        raise typer.Exit(1) from None
+    except (ConfigError, ValueError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        args = [a for a in _command_line().split(" ")]
+        again = " ".join(args) + ("" if "--resume" in args else " --resume")
+        typer.echo(f"interrupted; the finished cells are kept; continue the search with:\n  {again}", err=True)
+        raise typer.Exit(130) from None
+    written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
+    report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
+    if written_text:
+        try:
+            write_variant(write, written_text)
+        except (ConfigError, OSError) as exc:
+            _fail(f"--write {write}: {exc}")
+    typer.echo(f"report: {report}")
+    if written_text:
+        typer.echo(f"tuned variant: {write}")
+    from balancer.sweep.paths import changes_text
+    if result.best is None:
+        typer.echo("no candidate was measured (budget too small for a first look?)")
+        raise typer.Exit(0)
+    typer.echo(f"best: {changes_text(result.best.values)}"
+               + ("" if result.changes else " (the base's own values)"))
+    conf = result.confirmation
+    if conf is not None:
+        for v in conf.verdicts:
+            typer.echo(f"confirmation: {v['title']}: {v['verdict']}"
+                       + (f" (base: {v['base_verdict']})" if v["base_verdict"] else ""))
+        for run, est in conf.best_estimates.items():
+            seats = sorted(k for k in est if k.startswith("seat_win_rate:"))
+            if seats:
+                typer.echo(f"confirmation {run} ({conf.games[run]:,} games): seat win rates "
+                           + "  ".join(f"{k.split(':')[1]}: {100 * est[k]['mean']:.1f}% "
+                                       f"[{100 * est[k]['ci_low']:.1f}, {100 * est[k]['ci_high']:.1f}]" for k in seats))
+    typer.echo(f"{len(result.candidates):,} candidates; games: search {result.games_search:,}, response "
+               f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
+               f"this run {result.wall_seconds:,.0f} s")
+
+
+def is_sweep_or_tune(head: object) -> bool:
+    """Whether a parsed YAML file is a sweep file (``sweep:``) or a tune file (``tune:``)."""
+    return isinstance(head, dict) and ("sweep" in head or "tune" in head) and "game" not in head
+
+
+def _check_file(path: Path, head: dict):
+    """Load a sweep or tune file without playing (no probe game): SweepError/ConfigError on a problem."""
+    from balancer.sweep import load_sweep
+    from balancer.tune import load_tune
+
+    return load_sweep(path, probe=False) if "sweep" in head else load_tune(path, probe=False)
+
+
+def describe(path: Path, head: dict) -> str:
+    """One line for ``balancer games``: a sweep (paths, points) or a tune (space, candidates)."""
+    from balancer.sweep import SweepError
+
+    kind = "sweep" if "sweep" in head else "tune"
+    try:
+        plan = _check_file(path, head)
+    except (SweepError, ConfigError) as exc:
+        return f"INVALID {kind}: {str(exc).splitlines()[0]}"
+    if kind == "sweep":
+        return f"sweep {plan.sweep.sweep}: {' x '.join(plan.values)} ({len(plan.points)} points); runs {', '.join(plan.sweep.runs)}"
+    size = plan.space_size
+    return (f"tune {plan.tune.tune}: {', '.join(plan.tune.space)} ({f'{size:,}' if size else 'continuous'} candidates); "
+            f"runs {', '.join(plan.tune.runs)}")
+
+
+def validate_file(path: Path, head: dict) -> None:
+    """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
+    naming a metric or label plays one game of each run to learn them)."""
+    from balancer.sweep import SweepError
+
+    try:
+        from balancer.sweep import load_sweep
+        from balancer.tune import load_tune
+
+        plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
+    except (SweepError, ConfigError) as exc:
+        _fail(str(exc))
+    typer.echo(f"OK: {describe(path, head)} ({plan.base.spec.name}, base {plan.base.path})")

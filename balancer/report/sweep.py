@@ -1,0 +1,289 @@
+"""The sweep report: every tracked number against the swept value with 95% intervals (a heatmap per
+number for two paths), and for each target the values whose intervals meet it.
+
+Figures are matplotlib, drawn on their own canvas and inlined as SVG (:mod:`balancer.report.figures`);
+the page is rendered by jinja2 with autoescape on, so names from files are escaped. Computes nothing
+that :mod:`balancer.sweep` did not.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+import numpy as np
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from balancer.report import figures as figs
+from balancer.report.render import _write_atomically, metric_label
+from balancer.sweep.paths import changes_text, value_text
+from balancer.sweep.runner import SweepResult
+from balancer.sweep.targets import is_rate
+
+TEMPLATE_DIR = Path(__file__).parent / "templates"
+
+
+def numeric(values: Sequence[Any]) -> bool:
+    """True when every value is an int or float (not a bool): the x axis is then to scale."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def number_label(name: str) -> str:
+    """``seat_win_rate:4`` -> ``seat 4``; ``agent_win_rate:greedy`` -> ``greedy``;
+    ``wasted_tiles_per_player`` -> the metric's label; ``matchup:deck:a:b`` -> ``a vs b``."""
+    if name.startswith("seat_win_rate:"):
+        return f"seat {name.split(':')[1]}"
+    if name.startswith("agent_win_rate:"):
+        return name.split(":", 1)[1]
+    if name.startswith("matchup:"):
+        _, _, a, b = name.split(":", 3)
+        return f"{a} vs {b}"
+    return metric_label(name.removesuffix("_per_player"))
+
+
+def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]], *,
+               xlabel: str, ylabel: str, title: str, scale: float = 1.0, fair: float | None = None,
+               band: tuple[float, float] | None = None, mark: Any = None) -> str:
+    """Each series (label, means, lows, highs) against ``xs`` with 95% whiskers, as inline SVG.
+
+    ``xs`` to scale when numeric, else evenly spaced categories; ``scale``: 100 to show fractions in
+    percent; ``fair``: a dashed line (the fair share); ``band``: a shaded target range; ``mark``: an
+    x value to mark with a vertical dotted line (the base variant's value, or the optimum)."""
+    with matplotlib.rc_context(figs._STYLE):
+        fig = figs._new_figure((5.6, 3.4))
+        ax = fig.add_subplot()
+        to_scale = numeric(xs)
+        pos = np.asarray(xs, dtype=float) if to_scale else np.arange(len(xs), dtype=float)
+        span = (pos.max() - pos.min()) if len(pos) > 1 else 1.0
+        offset = 0.012 * span if len(series) > 1 else 0.0
+        if fair is not None:
+            ax.axhline(fair * scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
+                       label=f"fair share ({figs._label(f'{fair * 100:.1f}%')})")
+        if mark is not None and (not to_scale or isinstance(mark, (int, float))):
+            mx = float(mark) if to_scale else (list(xs).index(mark) if mark in list(xs) else None)
+            if mx is not None:
+                ax.axvline(mx, color="#999999", linestyle=":", linewidth=1.0)
+        for j, (name, means, lows, highs) in enumerate(series):
+            m = np.asarray(means, dtype=float) * scale
+            lo = np.asarray(lows, dtype=float) * scale
+            hi = np.asarray(highs, dtype=float) * scale
+            err = np.vstack([np.clip(m - lo, 0, None), np.clip(hi - m, 0, None)])
+            err = np.nan_to_num(err)
+            x = pos + (j - (len(series) - 1) / 2) * offset
+            ax.errorbar(x, m, yerr=err, fmt="-o", markersize=3.5, linewidth=1.2, capsize=2.5, elinewidth=0.8,
+                        color=figs.PALETTE[j % len(figs.PALETTE)], label=figs._label(name))
+        if band is not None:
+            _draw_band(ax, band, scale)
+        if not to_scale:
+            ax.set_xticks(pos, [figs._label(value_text(v)) for v in xs])
+        elif all(float(v).is_integer() for v in xs) and len(xs) <= 15:
+            ax.set_xticks(pos, [value_text(v) for v in xs])
+        ax.set_xlabel(figs._label(xlabel))
+        ax.set_ylabel(figs._label(ylabel))
+        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+        if len(series) > 1 or fair is not None or band is not None:
+            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        return figs.svg_string(fig)
+
+
+def _draw_band(ax: Any, band: tuple[float, float], scale: float) -> None:
+    """Shade a target range over the data's y range (a one-sided bound shades up to the axis edge),
+    keeping the range's finite edges in view."""
+    y0, y1 = ax.get_ylim()
+    edges = [b * scale for b in band if math.isfinite(b)]
+    lo_view, hi_view = min([y0, *edges]), max([y1, *edges])
+    pad = 0.04 * (hi_view - lo_view or 1.0)
+    lo_view, hi_view = lo_view - (pad if edges and min(edges) <= y0 else 0), hi_view + (pad if edges and max(edges) >= y1 else 0)
+    lo = band[0] * scale if math.isfinite(band[0]) else lo_view
+    hi = band[1] * scale if math.isfinite(band[1]) else hi_view
+    ax.axhspan(lo, hi, color="#009E73", alpha=0.12, lw=0, label="target")
+    ax.set_ylim(lo_view, hi_view)
+
+
+def heatmap_chart(rows: Sequence[Any], cols: Sequence[Any], means: np.ndarray, lows: np.ndarray, highs: np.ndarray, *,
+                  row_label: str, col_label: str, title: str, scale: float = 1.0, centre: float | None = None,
+                  met: np.ndarray | None = None) -> str:
+    """A heatmap of one number over two swept paths (``means[i][j]`` at ``rows[i]``, ``cols[j]``),
+    each cell with its value and 95% interval; ``centre``: the value shown white (the fair share),
+    else the colours span the values; ``met``: cells outlined where the targets are met. Inline SVG."""
+    digits = 1
+    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
+        fig = figs._new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
+        ax = fig.add_subplot()
+        m = np.asarray(means, dtype=float) * scale
+        finite = m[np.isfinite(m)]
+        if centre is not None and finite.size:
+            reach = max(abs(finite - centre * scale).max(), 1e-9)
+            image = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu_r", vmin=centre * scale - reach,
+                              vmax=centre * scale + reach, aspect="auto")
+        else:
+            image = ax.imshow(np.ma.masked_invalid(m), cmap="viridis", aspect="auto")
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                if not math.isfinite(m[i, j]):
+                    continue
+                ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center", fontsize=7.5)
+                ax.text(j, i + 0.22, f"{lows[i, j] * scale:.{digits}f}–{highs[i, j] * scale:.{digits}f}",
+                        ha="center", va="center", fontsize=5.5, color="#333333")
+                if met is not None and met[i, j]:
+                    ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
+                                                              edgecolor="black", linewidth=1.6))
+        ax.set_xticks(range(len(cols)), [figs._label(value_text(c)) for c in cols])
+        ax.set_yticks(range(len(rows)), [figs._label(value_text(r)) for r in rows])
+        ax.set_xlabel(figs._label(col_label))
+        ax.set_ylabel(figs._label(row_label))
+        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 60)), loc="left")
+        fig.colorbar(image, ax=ax, shrink=0.85)
+        return figs.svg_string(fig)
+
+
+def _groups(numbers: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Figures of a run: seat win rates together, agent win rates together, each metric alone,
+    match-ups by label."""
+    seats = [n for n in numbers if n.startswith("seat_win_rate:")]
+    agents = [n for n in numbers if n.startswith("agent_win_rate:")]
+    out = []
+    if len(seats) > 1:
+        out.append(("seat win rates", seats))
+    if agents:
+        out.append(("agent win rates", agents))
+    for n in numbers:
+        if not n.startswith(("seat_win_rate:", "agent_win_rate:", "matchup:")):
+            out.append((number_label(n), [n]))
+    labels = dict.fromkeys(n.split(":")[1] for n in numbers if n.startswith("matchup:"))
+    for label in labels:
+        pairs = [n for n in numbers if n.startswith(f"matchup:{label}:") and n.split(":")[2] < n.split(":")[3]]
+        out.append((f"match-ups by {label}", pairs))
+    return out
+
+
+def _band(result: SweepResult, run: str, names: Sequence[str]) -> tuple[float, float] | None:
+    """The target range drawn on a figure: the bounds of a target that covers all its numbers."""
+    for term in result.plan.terms:
+        if term.run != run or term.target.matrix is not None:
+            continue
+        covered = {n for n, _ in term.members(list(names))}
+        if covered and covered >= set(names):
+            fair = term.fair if term.fair is not None else 0.5
+            return term.target.bounds(fair)
+    return None
+
+
+def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
+    """One block per run and figure: ``{run, title, svg}``."""
+    plan = result.plan
+    paths = list(plan.values)
+    base_value = {p: _base_value(result, p) for p in paths}
+    blocks = []
+    for run_name, run in plan.sweep.runs.items():
+        first = plan.points[0].label
+        names = list(result.estimates[(run_name, first)])
+        for title, group in _groups(names):
+            rate = all(is_rate(n) for n in group)
+            scale = 100.0 if rate else 1.0
+            unit = " (%)" if rate else ""
+            fair = 1.0 / run.players if group[0].startswith(("seat_win_rate", "agent_win_rate")) else (
+                0.5 if group[0].startswith("matchup:") else None)
+            if len(paths) == 1:
+                xs = plan.values[paths[0]]
+                series = []
+                for n in group:
+                    ests = [result.estimates[(run_name, p.label)].get(n, _nan()) for p in plan.points]
+                    series.append((number_label(n), [e["mean"] for e in ests], [e["ci_low"] for e in ests],
+                                   [e["ci_high"] for e in ests]))
+                svg = line_chart(xs, series, xlabel=paths[0], ylabel=title + unit,
+                                 title=f"{run_name}: {title} by {paths[0]}", scale=scale, fair=fair,
+                                 band=_band(result, run_name, group), mark=base_value[paths[0]])
+                blocks.append({"run": run_name, "title": title, "svg": Markup(svg)})
+            else:
+                rows, cols = plan.values[paths[0]], plan.values[paths[1]]
+                for n in group:
+                    shape = (len(rows), len(cols))
+                    mean, low, high = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+                    met = np.zeros(shape, dtype=bool)
+                    for p in plan.points:
+                        i, j = rows.index(p.values[paths[0]]), cols.index(p.values[paths[1]])
+                        e = result.estimates[(run_name, p.label)].get(n, _nan())
+                        mean[i, j], low[i, j], high[i, j] = e["mean"], e["ci_low"], e["ci_high"]
+                        met[i, j] = _all_met(result, run_name, p.label)
+                    svg = heatmap_chart(rows, cols, mean, low, high, row_label=paths[0], col_label=paths[1],
+                                        title=f"{run_name}: {number_label(n)}{unit}", scale=scale, centre=fair,
+                                        met=met if plan.terms else None)
+                    blocks.append({"run": run_name, "title": number_label(n), "svg": Markup(svg)})
+    return blocks
+
+
+def _nan() -> dict[str, float]:
+    return {"mean": math.nan, "ci_low": math.nan, "ci_high": math.nan, "games": 0}
+
+
+def _base_value(result: SweepResult, path: str) -> Any:
+    from balancer.sweep.paths import get_path, parse_path
+    return get_path(result.plan.base.resolved.data, parse_path(path))
+
+
+def _all_met(result: SweepResult, run: str, label: str) -> bool:
+    est = result.estimates[(run, label)]
+    terms = [t for t in result.plan.terms if t.run == run]
+    return bool(terms) and all(t.verdict(est) in ("met", "consistent") for t in terms)
+
+
+def target_rows(result: SweepResult) -> list[dict[str, Any]]:
+    """Per target: ``{title, meets: [point texts], rows: [{point, verdict, distance, numbers}]}``."""
+    out = []
+    for term in result.plan.terms:
+        rows, meets = [], []
+        for p in result.plan.points:
+            est = result.estimates[(term.run, p.label)]
+            verdict = term.verdict(est)
+            nums = term.verdicts(est)
+            rows.append({"point": changes_text(p.values), "verdict": verdict,
+                         "distance": term.distance({k: v["mean"] for k, v in est.items()}),
+                         "numbers": nums, "rate": all(is_rate(n["number"]) for n in nums)})
+            if verdict in ("met", "consistent"):
+                meets.append(changes_text(p.values))
+        out.append({"title": term.title, "meets": meets, "rows": rows, "kind": "consistent" if (
+            term.target.equal and term.target.within is None) or term.target.matrix is not None else "met"})
+    return out
+
+
+def _fmt(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{value * scale:,.{digits}f}"
+
+
+def environment() -> Environment:
+    """The jinja2 environment of the sweep and tune pages (autoescape on, strict undefined)."""
+    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = _fmt
+    env.filters["count"] = lambda v: f"{int(v):,}" if v is not None else "–"
+    env.filters["label"] = number_label
+    env.filters["value"] = value_text
+    env.filters["changes"] = changes_text
+    return env
+
+
+def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
+    """Write the sweep's self-contained HTML report to ``out_html`` (atomically); return its path."""
+    plan = result.plan
+    cells = [{"run": c.run, "point": changes_text(next(p.values for p in plan.points if p.label == c.variant)),
+              "games": c.meta.get("games"), "seconds": c.meta.get("elapsed_seconds"), "reused": c.reused,
+              "dir": str(c.out_dir), "config": str(c.config_path)} for c in result.cells.values()]
+    first = next(iter(result.cells.values()))
+    html = environment().get_template("sweep.html.j2").render(
+        plan=plan, sweep=plan.sweep, base=str(plan.base.path), base_variant=str(plan.base.cfg.variant),
+        game=plan.base.spec.display_name, paths=list(plan.values),
+        base_values={p: value_text(_base_value(result, p)) for p in plan.values},
+        blocks=sweep_figures(result), targets=target_rows(result), cells=cells, games=result.games,
+        played=result.games_played, wall_seconds=result.wall_seconds, simulated_seconds=result.simulated_seconds,
+        versions=first.meta.get("versions", {}), seed=plan.sweep.seed,
+        engine=first.meta.get("engine_sha256", "")[:12])
+    out = Path(out_html)
+    _write_atomically(out, html)
+    return out

@@ -1,0 +1,56 @@
+"""Cells of sweeps and tunes: a variant file played for one run with one seed, cached like a study's.
+
+A cell is a results directory written by :func:`balancer.sim.runner.run_to_dir`; it is reused when
+it holds a finished run of exactly the same request (config content, engine code, seed, games,
+agents: the study layer's test, :func:`balancer.study.runner._finished`), continued when it holds
+an interrupted one of the same request, and played otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from balancer.config import config_sha256
+from balancer.core.registry import GameSpec
+from balancer.sim.runner import RESULTS_FILE, RUN_FILE, engine_sha256, run_to_dir
+from balancer.study.runner import SUMMARY_FILE, Cell
+from balancer.study.runner import _finished as finished_cell
+
+from .targets import game_numbers
+
+
+def cell_request(spec: GameSpec, config_path: Path, agents: Sequence[str], games: int, seed: int) -> dict[str, Any]:
+    """What a finished cell must have been played with to be reused (run.json keys and values)."""
+    return {"config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec), "seed": seed,
+            "games": games, "agents": list(agents), "n_players": len(agents)}
+
+
+def play_cell(spec: GameSpec, cfg: Any, config_path: Path, run: str, label: str, agents: Sequence[str], games: int,
+              seed: int, out_dir: Path, *, jobs: int = -1, scheduler: str | None = None, progress: bool = False,
+              command: str = "", log: Callable[[str], None] | None = None, what: str = "") -> Cell:
+    """The cell ``out_dir`` of ``games`` games of ``agents`` under the variant ``config_path`` with
+    ``seed``: reused if finished for the same request, else played (an interrupted cell of the same
+    request is continued). ``cell.reused`` says which; ``cell.meta``/``cell.summary`` are its run.json
+    and summary.json. Raises what :func:`run_to_dir` raises (GamesFailedError when games raised)."""
+    out_dir = Path(out_dir)
+    cell = Cell(run, label, Path(config_path), out_dir)
+    if finished_cell(out_dir, cell_request(spec, Path(config_path), agents, games, seed)):
+        cell.reused = True
+    else:
+        if log:
+            log(f"{what or label}: {games:,} games")
+        run_to_dir(spec, cfg, config_path, list(agents), games, seed, jobs, out_dir, force=True, command=command,
+                   progress=progress, scheduler=scheduler, resume=None)
+    cell.meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
+    cell.summary = json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    return cell
+
+
+def cell_numbers(cell: Cell, agents: Sequence[str]) -> dict[str, np.ndarray]:
+    """The tracked numbers of a cell, one value per game (:func:`balancer.sweep.targets.game_numbers`)."""
+    return game_numbers(pq.read_table(cell.out_dir / RESULTS_FILE), agents)

@@ -1,0 +1,121 @@
+"""Play a sweep: every point x run a cell, all with the sweep's seed (common random numbers).
+
+Layout under ``<results>/<sweep>/``: ``variants/<label>.yaml`` (each point's variant file: it
+``extends:`` the base and sets the swept keys) and ``<run>/<label>/`` (the cell: results.parquet,
+run.json, summary.json). A point whose cell is finished for the same request is reused.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from balancer.study.runner import Cell
+
+from .cells import cell_numbers, play_cell
+from .model import Point, SweepPlan
+from .paths import changes_text, variant_yaml
+from .targets import estimate
+
+
+@dataclass
+class SweepResult:
+    """A finished sweep: its plan, every cell and its per-game numbers and estimates (keyed by
+    ``(run, point label)``), the games played by this invocation and its wall time (seconds)."""
+
+    plan: SweepPlan
+    cells: dict[tuple[str, str], Cell]
+    numbers: dict[tuple[str, str], dict[str, np.ndarray]]
+    estimates: dict[tuple[str, str], dict[str, dict[str, float]]]
+    games_played: int
+    wall_seconds: float
+
+    @property
+    def games(self) -> int:
+        return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
+
+    @property
+    def simulated_seconds(self) -> float:
+        return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """Per target term and point: ``{term, run, point, values, verdict, rows}`` (rows: per number)."""
+        out = []
+        for term in self.plan.terms:
+            for p in self.plan.points:
+                est = self.estimates[(term.run, p.label)]
+                out.append({"term": term.title, "run": term.run, "point": p.label, "values": p.values,
+                            "verdict": term.verdict(est), "rows": term.verdicts(est),
+                            "distance": term.distance({k: v["mean"] for k, v in est.items()})})
+        return out
+
+
+def write_text_if_changed(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, unless it already holds exactly that."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def point_file(root: Path, name: str, point: Point) -> Path:
+    """Where a point's variant file lives: ``<root>/<name>/variants/<label>.yaml``."""
+    return Path(root) / name / "variants" / f"{point.label}.yaml"
+
+
+def write_point(plan_path: Path, base_path: Path, base_data: dict, file: Path, point: Point, how: str) -> None:
+    """Write a point's variant file (extends the base, sets the point's keys), if changed."""
+    comment = [f"{how} {plan_path}: {changes_text(point.values)}", "written by balancer; regenerated on every run"]
+    write_text_if_changed(file, variant_yaml(file, base_path, base_data, point.values, point.variant, comment))
+
+
+def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int = -1, scheduler: str | None = None,
+              progress: bool = False, log: Callable[[str], None] | None = None, command: str = "") -> SweepResult:
+    """Play every cell of a checked sweep (:func:`balancer.sweep.model.load_sweep`), reusing finished
+    ones, and return them with their per-game numbers and estimates. Raises what
+    :func:`balancer.sim.runner.run_to_dir` raises (GamesFailedError when games raised)."""
+    t0 = time.perf_counter()
+    root = Path(results_root)
+    sweep, base = plan.sweep, plan.base
+    files = {p.label: point_file(root, sweep.sweep, p) for p in plan.points}
+    for p in plan.points:
+        write_point(plan.path, base.path, base.resolved.data, files[p.label], p, "a point of the sweep")
+    cells: dict[tuple[str, str], Cell] = {}
+    numbers: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    estimates: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+    played = 0
+    total = len(plan.points) * len(sweep.runs)
+    from balancer.config import load_config
+
+    for i, p in enumerate(plan.points):
+        cfg = load_config(files[p.label])
+        for run_name, run in sweep.runs.items():
+            k = len(cells) + 1
+            cell = play_cell(base.spec, cfg, files[p.label], run_name, p.label, run.table, run.games, sweep.seed,
+                             root / sweep.sweep / run_name / p.label, jobs=jobs, scheduler=scheduler,
+                             progress=progress, command=command or f"balancer sweep {plan.path}", log=log,
+                             what=f"[{k}/{total}] {run_name} / {changes_text(p.values)}")
+            if cell.reused:
+                if log:
+                    log(f"[{k}/{total}] {run_name} / {changes_text(p.values)}: finished earlier, reused")
+            else:
+                played += run.games
+            cells[(run_name, p.label)] = cell
+            nums = cell_numbers(cell, run.table)
+            numbers[(run_name, p.label)] = nums
+            estimates[(run_name, p.label)] = {name: estimate(v, name) for name, v in nums.items()}
+            if log and not cell.reused:
+                seats = [estimates[(run_name, p.label)].get(f"seat_win_rate:{s}") for s in range(1, run.players + 1)]
+                if all(seats) and run.players > 1:
+                    log("    seat win rates: " + " / ".join(f"{100 * e['mean']:.1f}" for e in seats))
+    return SweepResult(plan, cells, numbers, estimates, played, time.perf_counter() - t0)

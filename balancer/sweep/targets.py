@@ -1,0 +1,411 @@
+"""Targets on tracked numbers: what a sweep marks as met and what a tune minimises.
+
+**Tracked numbers** of a run, each one value per game so that games are the independent units
+(:func:`game_numbers`; :mod:`balancer.check.values` for seats, agents and metrics):
+
+* ``seat_win_rate:<seat>``: the seat's win share in the game (1, 1/k of a k-way shared win, 0);
+* ``agent_win_rate:<agent>`` (mixed tables): the mean win share of the seats the agent holds;
+* ``<metric>_per_player``: the game's ``metric_<metric>`` averaged over its players;
+* ``matchup:<label>:<a>:<b>`` (2 players, a game that labels its seats, e.g. an Urgency deck):
+  the win share of the seat labelled ``a`` in a game against ``b`` (no value in other games).
+
+**A target** names a number or a group of them (``seat_win_rate`` is every seat, ``matchups:deck``
+every match-up of the label) and what it should be:
+
+* ``equal`` (win rates): every rate at the fair share 1/n (one half for a match-up);
+  ``{equal: true, within: 0.02}``: every rate within 2 points of it;
+* ``{between: [low, high]}``, ``{at_most: x}``, ``{at_least: x}`` (fractions for win rates, the
+  metric's own unit for metrics);
+* ``{matrix: {a: {b: 0.6}}}`` (match-ups): the win rate of ``a`` against ``b``, cell by cell;
+* each with an optional ``weight`` (default 1) in the objective.
+
+**Its distance** (what a tune minimises, weighted and summed over targets) is the root mean square
+over the group's numbers of each estimate's distance from where it should be: from the fair share
+(``equal``) or the target cell (``matrix``), or outside the bounds (0 inside). It is in the numbers'
+unit (a fraction for win rates: 0.02 = 2 points).
+
+**Its verdict** comes from each number's 95% interval: *met* when the interval lies inside the
+bounds, *missed* when it lies outside, else *not shown to be met*. A plain ``equal`` cannot be shown
+to be met (no interval is a point); it is *consistent* when every interval holds the fair share,
+else *missed*. There is no correction for testing several numbers at once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from balancer.check.values import per_game_values
+from balancer.core.tables import is_mirror
+from balancer.stats.aggregate import mean_interval, wilson_interval
+
+SEAT, AGENT, MATCHUP = "seat_win_rate", "agent_win_rate", "matchup"
+NUMBER_KEY = (r"(?P<number>seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.+\-]+)?|"
+              r"matchups:[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*_per_player)")
+TARGET_KEY = re.compile(rf"^(?:(?P<run>[A-Za-z0-9][A-Za-z0-9._-]*)/)?{NUMBER_KEY}$")
+"""A target's key: ``[<run>/]<number>``; the run prefix is needed only when the file has several runs."""
+
+TARGET_KEYS_TEXT = ("seat_win_rate, seat_win_rate:<seat>, agent_win_rate, agent_win_rate:<agent>, "
+                    "matchups:<label> or <metric>_per_player (each optionally prefixed by '<run>/')")
+
+
+class Target(BaseModel):
+    """What a tracked number (or group) should be; see the module docstring."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    equal: bool = False
+    within: float | None = Field(None, gt=0, lt=1, description="with equal: the tolerance around the fair share")
+    between: tuple[float, float] | None = None
+    at_most: float | None = None
+    at_least: float | None = None
+    matrix: dict[str, dict[str, float]] | None = Field(None, description="match-ups: row -> column -> win rate")
+    weight: float = Field(1.0, gt=0, description="weight of this target in the objective")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> "Target":
+        kinds = [k for k in ("equal", "between", "at_most", "at_least", "matrix")
+                 if (getattr(self, k) is not None and getattr(self, k) is not False)]
+        if len(kinds) != 1:
+            raise ValueError("give exactly one of equal, between: [low, high], at_most: x, at_least: x, "
+                             "matrix: {row: {column: rate}}")
+        if self.within is not None and not self.equal:
+            raise ValueError("within: goes with equal: true")
+        if self.between is not None and not self.between[0] < self.between[1]:
+            raise ValueError(f"between: low must be below high, got {list(self.between)}")
+        return self
+
+    def bounds(self, fair: float) -> tuple[float, float] | None:
+        """``(low, high)`` a number should lie in (``fair``: its fair share), or None for a plain equal."""
+        if self.equal:
+            return None if self.within is None else (fair - self.within, fair + self.within)
+        if self.between is not None:
+            return self.between
+        if self.at_most is not None:
+            return (-math.inf, self.at_most)
+        if self.at_least is not None:
+            return (self.at_least, math.inf)
+        return None
+
+    def text(self) -> str:
+        """``equal``, ``within 2 points of equal``, ``between 0.23 and 0.27``, ``at most 6``, ``the matrix``."""
+        if self.equal:
+            return "equal" if self.within is None else f"within {self.within:g} of equal"
+        if self.between is not None:
+            return f"between {self.between[0]:g} and {self.between[1]:g}"
+        if self.at_most is not None:
+            return f"at most {self.at_most:g}"
+        if self.at_least is not None:
+            return f"at least {self.at_least:g}"
+        return "the target matrix"
+
+
+def parse_target(value: Any) -> Target:
+    """A target from its YAML: the string ``equal`` or a mapping (see :class:`Target`)."""
+    if value == "equal":
+        return Target(equal=True)
+    if isinstance(value, dict):
+        return Target.model_validate(value)
+    raise ValueError("give equal, or a mapping with one of between, at_most, at_least, equal, matrix "
+                     "(and an optional weight)")
+
+
+# --------------------------------------------------------------------------------------------------
+# tracked numbers, per game
+
+
+def game_numbers(table: pa.Table, agents: Sequence[str]) -> dict[str, np.ndarray]:
+    """``{number: float64[games]}`` of a run's results table (game-major, seat-minor rows, as the
+    runner writes them): :func:`balancer.check.values.per_game_values` plus, for a 2-player table
+    with ``label_<name>`` columns, ``matchup:<name>:<a>:<b>`` for every pair of distinct values
+    played (NaN in games between other values)."""
+    out = per_game_values(table, agents)
+    n = len(agents)
+    if n == 2:
+        share = table.column("win_share").to_numpy().astype(float).reshape(-1, 2)
+        for col in table.column_names:
+            if not col.startswith("label_"):
+                continue
+            name = col.removeprefix("label_")
+            labels = np.asarray(table.column(col).to_pylist(), dtype=object).reshape(-1, 2)
+            for a, b in sorted({(x, y) for x, y in labels.tolist() if x != y} |
+                               {(y, x) for x, y in labels.tolist() if x != y}):
+                values = np.full(share.shape[0], np.nan)
+                first = (labels[:, 0] == a) & (labels[:, 1] == b)
+                second = (labels[:, 1] == a) & (labels[:, 0] == b)
+                values[first] = share[first, 0]
+                values[second] = share[second, 1]
+                out[f"{MATCHUP}:{name}:{a}:{b}"] = values
+    return out
+
+
+def is_rate(number: str) -> bool:
+    """Win rates (seat, agent, match-up) get Wilson intervals; metrics Student t intervals."""
+    return number.startswith((SEAT, AGENT, MATCHUP))
+
+
+def estimate(values: np.ndarray, number: str, confidence: float = 0.95) -> dict[str, float]:
+    """``{mean, ci_low, ci_high, games}`` of one number's per-game values (NaN games left out):
+    a Wilson interval (shared wins as fractional successes) for a win rate, a t interval for a metric."""
+    v = values[np.isfinite(values)]
+    n = int(v.size)
+    if n == 0:
+        return {"mean": math.nan, "ci_low": math.nan, "ci_high": math.nan, "games": 0}
+    mean = float(v.mean())
+    if is_rate(number):
+        low, high = wilson_interval(min(max(float(v.sum()), 0.0), n), n, confidence)
+    else:
+        low, high = mean_interval(mean, float(v.std(ddof=1)) if n > 1 else math.nan, n, confidence)
+    return {"mean": mean, "ci_low": low, "ci_high": high, "games": n}
+
+
+# --------------------------------------------------------------------------------------------------
+# a target resolved against one run
+
+
+@dataclass
+class RunShape:
+    """What a run reports: its name, agents by seat (game 0), and the metric and label columns
+    of one game (learnt by playing it)."""
+
+    name: str
+    agents: list[str]
+    metrics: list[str]
+    labels: list[str]
+
+    @property
+    def players(self) -> int:
+        return len(self.agents)
+
+
+@dataclass
+class Term:
+    """One target applied to one run: the numbers it covers, each with its fair share (or target
+    cell), the target, and the key it was written under."""
+
+    key: str
+    run: str
+    group: str                 # the number or group as written: seat_win_rate, seat_win_rate:4, matchups:deck
+    target: Target
+    numbers: list[str] = field(default_factory=list)   # fixed numbers; empty for a matchups group
+    fair: float | None = None
+
+    def members(self, available: Sequence[str]) -> list[tuple[str, float | None]]:
+        """``(number, where it should be)`` for every number of the term present in ``available``
+        (the match-ups actually played); ``None`` for bounds targets."""
+        if self.group.startswith("matchups:"):
+            label = self.group.split(":", 1)[1]
+            prefix = f"{MATCHUP}:{label}:"
+            played = [n for n in available if n.startswith(prefix)]
+            if self.target.matrix is not None:
+                out = []
+                for row, cols in self.target.matrix.items():
+                    for col, rate in cols.items():
+                        name = f"{prefix}{row}:{col}"
+                        if name in played:
+                            out.append((name, rate))
+                return out
+            pairs = [n for n in played if n.split(":")[2] < n.split(":")[3]]
+            return [(n, 0.5 if self.target.equal else None) for n in pairs]
+        return [(n, self.fair if self.target.equal else None) for n in self.numbers if n in available]
+
+    def distance(self, means: dict[str, float]) -> float:
+        """RMS over the term's numbers of each mean's distance from where it should be (see module
+        docstring); NaN when none of its numbers has a value."""
+        d = []
+        for name, centre in self.members(list(means)):
+            x = means[name]
+            if not math.isfinite(x):
+                continue
+            bounds = self.target.bounds(centre if centre is not None else 0.0)
+            if self.target.matrix is not None or (self.target.equal and self.target.within is None):
+                d.append(x - float(centre))  # type: ignore[arg-type]
+            else:
+                low, high = bounds  # type: ignore[misc]
+                d.append(max(0.0, low - x, x - high))
+        return math.sqrt(sum(v * v for v in d) / len(d)) if d else math.nan
+
+    def verdicts(self, estimates: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+        """One row per number: ``{number, where, mean, ci_low, ci_high, verdict}`` (met, missed, not
+        shown to be met, consistent)."""
+        rows = []
+        for name, centre in self.members(list(estimates)):
+            e = estimates[name]
+            lo, hi = e["ci_low"], e["ci_high"]
+            if self.target.matrix is not None or (self.target.equal and self.target.within is None):
+                where = f"{centre:.3g}"
+                if not (math.isfinite(lo) and math.isfinite(hi)):
+                    verdict = "no games"
+                else:
+                    verdict = "consistent" if lo <= centre <= hi else "missed"  # type: ignore[operator]
+            else:
+                low, high = self.target.bounds(centre if centre is not None else 0.0)  # type: ignore[misc]
+                where = (f"{low:.3g} to {high:.3g}" if math.isfinite(low) and math.isfinite(high)
+                         else f"at most {high:.3g}" if math.isfinite(high) else f"at least {low:.3g}")
+                if not (math.isfinite(lo) and math.isfinite(hi)):
+                    verdict = "no games"
+                elif low <= lo and hi <= high:
+                    verdict = "met"
+                elif hi < low or lo > high:
+                    verdict = "missed"
+                else:
+                    verdict = "not shown to be met"
+            rows.append({"number": name, "where": where, **e, "verdict": verdict})
+        return rows
+
+    def verdict(self, estimates: dict[str, dict[str, float]]) -> str:
+        """The term's verdict: missed if any number is missed, met (consistent) if all are, else not
+        shown to be met; ``no games`` when none of its numbers has a value."""
+        rows = [r for r in self.verdicts(estimates) if r["verdict"] != "no games"]
+        if not rows:
+            return "no games"
+        kinds = {r["verdict"] for r in rows}
+        if "missed" in kinds:
+            return "missed"
+        if kinds == {"met"}:
+            return "met"
+        if kinds == {"consistent"}:
+            return "consistent"
+        return "not shown to be met"
+
+    @property
+    def title(self) -> str:
+        prefix = f"{self.run}/" if self.key.startswith(f"{self.run}/") else ""
+        return f"{prefix}{self.group}: {self.target.text()}"
+
+
+def resolve_terms(targets: dict[str, Any], runs: dict[str, RunShape], where: str) -> list[Term]:
+    """Resolve a file's ``target:`` or ``objective:`` mapping (key -> YAML target) against its runs.
+
+    ``where``: ``"<file>: target"`` for messages. Raises ValueError, one line per problem naming
+    ``where.<key>``: a malformed key, an unknown run, a number the run does not report (a seat
+    beyond its players, an agent not at its table or a mirror table's agent win rate, a metric or
+    label the game does not produce), or a target of the wrong kind for it (``equal`` on a metric,
+    ``matrix`` on a seat)."""
+    terms, problems = [], []
+    for key, raw in targets.items():
+        at = f"{where}.{key}"
+        m = TARGET_KEY.match(str(key))
+        if not m:
+            problems.append(f"{at}: not a tracked number; use {TARGET_KEYS_TEXT}")
+            continue
+        try:
+            target = parse_target(raw)
+        except ValueError as exc:
+            msg = exc.errors()[0]["msg"].removeprefix("Value error, ") if hasattr(exc, "errors") else str(exc)
+            if hasattr(exc, "errors") and exc.errors()[0]["type"] == "extra_forbidden":
+                msg = (f"unknown key {exc.errors()[0]['loc'][-1]!r}; allowed: equal, within, between, at_most, "
+                       "at_least, matrix, weight")
+            problems.append(f"{at}: {msg}")
+            continue
+        run_names = [m.group("run")] if m.group("run") else list(runs)
+        if m.group("run") and m.group("run") not in runs:
+            problems.append(f"{at}: unknown run {m.group('run')!r}; runs are {', '.join(runs)}")
+            continue
+        number = m.group("number")
+        for run_name in run_names:
+            problem = _term_problem(number, target, runs[run_name])
+            if problem:
+                problems.append(f"{at}: {problem}" + (f" (run {run_name!r})" if len(runs) > 1 else ""))
+                continue
+            terms.append(_term(str(key), number, target, runs[run_name]))
+    if problems:
+        raise ValueError("\n".join(problems))
+    return terms
+
+
+def _term_problem(number: str, target: Target, run: RunShape) -> str | None:
+    n = run.players
+    rate = number.startswith((SEAT, AGENT, "matchups:"))
+    if target.equal and not rate:
+        return "equal applies to win rates only; give between, at_most or at_least for a metric"
+    if target.matrix is not None and not number.startswith("matchups:"):
+        return "matrix applies to matchups:<label> only"
+    if number.startswith("matchups:") and not (target.equal or target.matrix is not None):
+        return "a match-up group takes equal or matrix: {row: {column: rate}}"
+    if number.startswith(SEAT):
+        if n == 1:
+            return "a solo run has one seat; its win rate is 1 by construction"
+        if ":" in number and int(number.split(":")[1]) > n:
+            return f"{number}: the run has {n} seats"
+    elif number.startswith(AGENT):
+        if is_mirror(run.agents):
+            return (f"a mirror table of {run.agents[0]}: every agent win rate is 1/{n} by construction; "
+                    "target seat_win_rate instead")
+        if ":" in number and number.split(":", 1)[1] not in run.agents:
+            return f"{number.split(':', 1)[1]!r} does not sit at the table ({', '.join(dict.fromkeys(run.agents))})"
+    elif number.startswith("matchups:"):
+        label = number.split(":", 1)[1]
+        if n != 2:
+            return f"match-ups need a 2-player run, the run has {n} players"
+        if label not in run.labels:
+            return f"the game has no label {label!r}; its labels are {', '.join(run.labels) or 'none'}"
+    else:
+        metric = number.removesuffix("_per_player")
+        if metric not in run.metrics:
+            return f"the game reports no metric {metric!r}; its metrics are {', '.join(run.metrics) or 'none'}"
+    return None
+
+
+def _term(key: str, number: str, target: Target, run: RunShape) -> Term:
+    n = run.players
+    if number == SEAT:
+        numbers = [f"{SEAT}:{s}" for s in range(1, n + 1)]
+    elif number == AGENT:
+        numbers = [f"{AGENT}:{a}" for a in dict.fromkeys(run.agents)]
+    elif number.startswith("matchups:"):
+        numbers = []
+    else:
+        numbers = [number]
+    return Term(key, run.name, number, target, numbers, fair=1.0 / n if number.startswith((SEAT, AGENT)) else None)
+
+
+# --------------------------------------------------------------------------------------------------
+# the objective
+
+
+def objective(terms: Sequence[Term], means: dict[str, dict[str, float]]) -> float:
+    """Sum over terms of weight x distance (``means``: run -> number -> mean); NaN if a term has no value."""
+    return float(sum(t.target.weight * t.distance(means[t.run]) for t in terms))
+
+
+def bootstrap_objective(terms: Sequence[Term], numbers: dict[str, dict[str, np.ndarray]], rounds: int = 400,
+                        seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(objective at the means, low, high): a percentile bootstrap interval over games (each run's
+    games resampled with replacement, ``rounds`` times, from ``default_rng(seed)``). ``numbers``:
+    run -> number -> per-game values (:func:`game_numbers`). The interval says how much the
+    objective would move with other deals; it is not corrected for the upward bias of a distance
+    estimated with noise (the same for every candidate measured on the same games)."""
+    means = {run: {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in nums.items()}
+             for run, nums in numbers.items()}
+    value = objective(terms, means)
+    if rounds <= 0:
+        return value, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    used = {t.run: {name for name, _ in t.members(list(numbers[t.run]))} for t in terms}
+    samples = np.empty(rounds)
+    for b in range(rounds):
+        boot = {}
+        for run, nums in numbers.items():
+            names = used.get(run, set())
+            if not names:
+                boot[run] = {}
+                continue
+            games = len(next(iter(nums.values())))
+            idx = rng.integers(0, games, games)
+            boot[run] = {}
+            for k in names:
+                v = nums[k][idx]
+                f = np.isfinite(v)
+                boot[run][k] = float(v[f].mean()) if f.any() else math.nan
+        samples[b] = objective(terms, boot)
+    alpha = (1 - confidence) / 2
+    finite = samples[np.isfinite(samples)]
+    if finite.size == 0:
+        return value, math.nan, math.nan
+    return value, float(np.quantile(finite, alpha)), float(np.quantile(finite, 1 - alpha))

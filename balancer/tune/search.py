@@ -1,0 +1,523 @@
+"""The search of a tune: Optuna proposes candidates, successive halving spends games on them,
+the winner is confirmed with fresh seeds.
+
+**How games are spent.** Every run's games are split into rungs (``search.rungs``, each ``eta``
+times the games of the one before, the last the run's ``games``): rung 0 is a first look at every
+candidate, and Optuna's :class:`~optuna.pruners.SuccessiveHalvingPruner` lets a candidate go on to
+rung k+1 only when its objective at rung k is among the best 1/eta of all candidates measured at
+rung k so far (the first ones go on when they are the best yet). So most candidates cost a first
+look and only the promising ones are measured precisely.
+
+**Common random numbers.** Rung k adds the games of *segment* k (from the rung before's games to
+its own): a cell played with a seed derived from the tune's seed and k only. Every candidate plays
+the same games in each segment, so candidates are compared on the same deals, and a candidate that
+goes on adds only the next segment's games to those it has. Each segment is a cached cell
+(:mod:`balancer.sweep.cells`): a candidate proposed again costs nothing, and ``--resume`` replays
+the search (the sampler is seeded, so it proposes the same candidates) from the finished cells.
+
+**Samplers.** ``tpe`` (Optuna's Tree-structured Parzen Estimator, multivariate, which handles
+integer and categorical domains natively and tolerates noise), ``grid`` (every candidate of a
+finite space, in random order: Optuna's brute-force sampler), ``random``. ``auto`` takes ``grid``
+when the whole space fits the budget, else ``tpe``.
+
+**Confirmation.** The best candidate at the top rung (smallest objective at its means) is played
+again with a seed used by no segment (fresh deals), enough games for the file's precision, beside
+the base variant with the same seed (a paired comparison), and each target gets a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import warnings
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from balancer.config import load_config
+from balancer.study.runner import Cell
+from balancer.sweep.cells import cell_numbers, play_cell
+from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point
+from balancer.sweep.runner import write_text_if_changed
+from balancer.sweep.paths import variant_yaml
+from balancer.sweep.targets import bootstrap_objective, estimate
+
+from .model import Domain, TunePlan
+
+SEED_TAG = 0x7E4E
+"""First spawn key of the tune's derived seeds (segments: ``(SEED_TAG, k)``, confirmation: ``(SEED_TAG, 999)``)."""
+CONFIRM_KEY = 999
+STATE_FILE = "search.json"
+Z95 = 1.959963984540054
+
+
+def derived_seed(seed: int, *key: int) -> int:
+    """A run seed in [0, 2^63) derived from the tune's ``seed`` and ``key`` (numpy SeedSequence)."""
+    state = np.random.SeedSequence(seed, spawn_key=(SEED_TAG, *key)).generate_state(2, np.uint32)
+    return int((int(state[0]) << 31) ^ int(state[1])) & (2**63 - 1)
+
+
+def segment_seed(seed: int, k: int) -> int:
+    """The seed of segment ``k`` (the games rung k adds), the same for every candidate."""
+    return derived_seed(seed, k)
+
+
+def confirm_seed(seed: int) -> int:
+    """The seed of the confirmation run: used by no segment, so its deals are fresh."""
+    return derived_seed(seed, CONFIRM_KEY)
+
+
+@dataclass
+class Evaluation:
+    """A candidate measured at one rung: games per run (cumulative), the objective at the means with
+    its bootstrap 95% interval, and every tracked number's estimate (run -> number -> estimate)."""
+
+    rung: int
+    games: dict[str, int]
+    objective: float
+    low: float
+    high: float
+    estimates: dict[str, dict[str, dict[str, float]]]
+
+
+@dataclass
+class Candidate:
+    """A point of the search space: its values (in space order), label, variant file, config (None
+    when the model refused it, with the reason), its evaluations by rung, and the trials that proposed it."""
+
+    index: int
+    values: dict[str, Any]
+    label: str
+    file: Path
+    cfg: Any = None
+    refused: str | None = None
+    evaluations: dict[int, Evaluation] = field(default_factory=dict)
+    trials: list[int] = field(default_factory=list)
+
+    @property
+    def top(self) -> Evaluation | None:
+        return self.evaluations[max(self.evaluations)] if self.evaluations else None
+
+
+@dataclass
+class Confirmation:
+    """The confirmation: its seed and games per run, the best candidate's and (optionally) the base's
+    cells, estimates, objective with interval, and each target's verdict rows."""
+
+    seed: int
+    games: dict[str, int]
+    best: dict[str, Cell]
+    base: dict[str, Cell]
+    best_estimates: dict[str, dict[str, dict[str, float]]]
+    base_estimates: dict[str, dict[str, dict[str, float]]]
+    best_objective: tuple[float, float, float]
+    base_objective: tuple[float, float, float] | None
+    verdicts: list[dict[str, Any]]
+    paired: dict[str, dict[str, Any]]
+
+
+@dataclass
+class TuneResult:
+    """A finished tune: its plan, the sampler used, every candidate, the trial order (candidate index
+    per trial, with the rung it reached and whether it was pruned), the best candidate, the response
+    around it, the confirmation, and games and seconds spent."""
+
+    plan: TunePlan
+    sampler: str
+    candidates: list[Candidate]
+    trials: list[dict[str, Any]]
+    best: Candidate | None
+    ranked: list[Candidate]
+    response: dict[str, list[Candidate]]
+    confirmation: Confirmation | None
+    games_search: int
+    games_response: int
+    games_confirm: int
+    games_played: int
+    stop_reason: str
+    wall_seconds: float
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        """The best candidate's values that differ from the base's (what ``--write`` sets)."""
+        if self.best is None:
+            return {}
+        data = self.plan.base.resolved.data
+        return {p: v for p, v in self.best.values.items() if get_path(data, parse_path(p)) != v}
+
+
+class _Stop(Exception):
+    """Raised inside a trial when the games budget cannot pay for the next rung."""
+
+
+def _suggest(trial: Any, path: str, domain: Domain) -> Any:
+    if domain.choices is not None:
+        index = trial.suggest_categorical(path, list(range(len(domain.choices))))
+        return domain.choices[index]
+    if domain.int_ is not None:
+        return trial.suggest_int(path, domain.int_[0], domain.int_[1], step=int(domain.step or 1))
+    low, high = domain.float_  # type: ignore[misc]
+    if domain.step is not None:
+        value = trial.suggest_float(path, low, high, step=float(domain.step))
+        return round(value, 10)
+    return trial.suggest_float(path, low, high, log=domain.log)
+
+
+def make_sampler(name: str, seed: int, startup: int):
+    """The Optuna sampler named ``name`` (tpe, grid, random), seeded."""
+    import optuna
+
+    sampler_seed = int(seed % (2**32))
+    if name == "grid":
+        with warnings.catch_warnings():   # "experimental" since Optuna 3.1; the interface we use is stable
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.samplers.BruteForceSampler(seed=sampler_seed)
+    if name == "random":
+        return optuna.samplers.RandomSampler(seed=sampler_seed)
+    return optuna.samplers.TPESampler(seed=sampler_seed, multivariate=True, n_startup_trials=startup)
+
+
+class Tuner:
+    """One tune's search state: candidates, cells used, games spent; see :func:`run_tune`."""
+
+    def __init__(self, plan: TunePlan, results_root: Path, jobs: int, scheduler: str | None,
+                 log: Callable[[str], None] | None, command: str):
+        self.plan, self.jobs, self.scheduler, self.log, self.command = plan, jobs, scheduler, log, command
+        self.root = Path(results_root) / plan.tune.tune
+        self.candidates: dict[str, Candidate] = {}
+        self.numbers: dict[tuple[str, str, int], dict[str, np.ndarray]] = {}
+        self.used: set[tuple[str, str, int]] = set()
+        self.games = {"search": 0, "response": 0, "confirm": 0}
+        self.played = 0
+        self.phase = "search"
+        self.top = max(len(r) for r in plan.rungs.values()) - 1
+
+    # candidates ---------------------------------------------------------------------------------
+
+    def candidate(self, values: dict[str, Any]) -> Candidate:
+        """The candidate of ``values`` (created, with its variant file written, on first sight)."""
+        label = point_label(list(values.values()))
+        if label in self.candidates:
+            return self.candidates[label]
+        base = self.plan.base
+        variant = f"{base.cfg.variant}-{label}"
+        file = self.root / "candidates" / f"{label}.yaml"
+        cand = Candidate(len(self.candidates), dict(values), label, file)
+        try:
+            validate_point(base.resolved, base.spec.config_model, values, variant)
+        except ValueError as exc:
+            cand.refused = str(exc)
+        else:
+            comment = [f"a candidate of the tune {self.plan.path}: {changes_text(values)}",
+                       "written by balancer; regenerated on every run"]
+            write_text_if_changed(file, variant_yaml(file, base.path, base.resolved.data, values, variant, comment))
+            cand.cfg = load_config(file)
+        self.candidates[label] = cand
+        return cand
+
+    def new_games(self, cand: Candidate, rung: int) -> int:
+        """Games rung ``rung`` of ``cand`` would add to those the search used so far."""
+        total = 0
+        for run, sizes in self.plan.rungs.items():
+            for k in range(rung + 1):
+                if (cand.label, run, k) not in self.used:
+                    total += sizes[k] - (sizes[k - 1] if k else 0)
+        return total
+
+    def evaluate(self, cand: Candidate, rung: int) -> Evaluation:
+        """Measure ``cand`` at ``rung`` (every run's segments 0..rung, cached cells), count the new
+        games against the current phase, and return (and keep) the evaluation."""
+        if rung in cand.evaluations:
+            return cand.evaluations[rung]
+        spec, tune = self.plan.base.spec, self.plan.tune
+        per_run: dict[str, dict[str, np.ndarray]] = {}
+        for run_name, run in tune.runs.items():
+            sizes = self.plan.rungs[run_name]
+            parts = []
+            for k in range(rung + 1):
+                key = (cand.label, run_name, k)
+                games = sizes[k] - (sizes[k - 1] if k else 0)
+                if key not in self.numbers:
+                    cell = play_cell(spec, cand.cfg, cand.file, run_name, cand.label, run.table, games,
+                                     segment_seed(tune.seed, k), self.root / run_name / cand.label / f"seg-{k}",
+                                     jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+                    if not cell.reused:
+                        self.played += games
+                    self.numbers[key] = cell_numbers(cell, run.table)
+                if key not in self.used:
+                    self.used.add(key)
+                    self.games[self.phase] += games
+                parts.append(self.numbers[key])
+            per_run[run_name] = {name: np.concatenate([p[name] if name in p else np.full(len(next(iter(p.values()))), np.nan)
+                                                       for p in parts])
+                                 for name in dict.fromkeys(n for p in parts for n in p)}
+        boot_seed = zlib.crc32(f"{tune.seed}:{cand.label}:{rung}".encode())
+        value, low, high = bootstrap_objective(self.plan.terms, per_run, seed=boot_seed)
+        estimates = {run: {name: estimate(v, name) for name, v in nums.items()} for run, nums in per_run.items()}
+        ev = Evaluation(rung, {r: self.plan.rungs[r][rung] for r in tune.runs}, value, low, high, estimates)
+        cand.evaluations[rung] = ev
+        return ev
+
+    # the search ----------------------------------------------------------------------------------
+
+    def search(self) -> tuple[str, list[dict[str, Any]], str]:
+        """Run the Optuna search until the budget is spent; return (sampler, trials, why it stopped)."""
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        tune = self.plan.tune
+        sampler_name = self.plan.sampler_name()
+        eta = tune.search.eta
+        pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=eta,
+                                                        min_early_stopping_rate=0)
+        study = optuna.create_study(direction="minimize", sampler=make_sampler(sampler_name, tune.seed,
+                                                                               tune.search.startup), pruner=pruner)
+        trials: list[dict[str, Any]] = []
+        state = {"reason": "", "idle": 0}
+        budget = tune.budget
+        size = self.plan.space_size
+
+        def objective(trial: Any) -> float:
+            values = {path: _suggest(trial, path, dom) for path, dom in tune.space.items()}
+            cand = self.candidate(values)
+            cand.trials.append(trial.number)
+            record = {"trial": trial.number, "candidate": cand.index, "rung": -1, "pruned": False, "new_games": 0}
+            trials.append(record)
+            if cand.refused is not None:
+                record["refused"] = cand.refused
+                self._line(f"candidate {cand.index} {changes_text(values)}: refused by the config model "
+                           f"({cand.refused})")
+                return math.nan
+            before = self.games["search"]
+            for k in range(self.top + 1):
+                need = self.new_games(cand, k)
+                if budget.games is not None and self.games["search"] + need > budget.games:
+                    state["reason"] = (f"the games budget ({budget.games:,}) cannot pay for the next rung "
+                                       f"({need:,} games)")
+                    record["budget_stop"] = True
+                    raise _Stop
+                ev = self.evaluate(cand, k)
+                record["rung"] = k
+                record["new_games"] = self.games["search"] - before
+                last = k == self.top
+                if not last:
+                    trial.report(ev.objective, step=eta ** k)
+                    pruned = trial.should_prune()
+                else:
+                    pruned = False
+                verdict = "top rung" if last else ("stops here" if pruned else "goes on")
+                self._line(f"candidate {cand.index} {changes_text(values)}: {sum(ev.games.values()):,} games, "
+                           f"objective {_num(ev.objective)} [{_num(ev.low)}, {_num(ev.high)}] -> {verdict}  "
+                           f"(search games {self.games['search']:,}"
+                           + (f" of {budget.games:,}" if budget.games else "") + ")")
+                if pruned:
+                    record["pruned"] = True
+                    raise optuna.TrialPruned()
+            return cand.evaluations[self.top].objective
+
+        def callback(study: Any, frozen: Any) -> None:
+            distinct = sum(1 for c in self.candidates.values() if c.evaluations or c.refused)
+            state["idle"] = 0 if trials and trials[-1]["new_games"] else state["idle"] + 1
+            if state["reason"]:
+                study.stop()
+            elif budget.candidates is not None and distinct >= budget.candidates:
+                state["reason"] = f"the candidates budget ({budget.candidates:,}) is spent"
+                study.stop()
+            elif size is not None and len(self.candidates) >= size and state["idle"] >= 3 * eta:
+                state["reason"] = f"every one of the {size:,} candidates has been measured"
+                study.stop()
+            elif state["idle"] >= max(50, 10 * tune.search.startup):
+                state["reason"] = f"the sampler proposed only measured candidates {state['idle']} times in a row"
+                study.stop()
+
+        try:
+            study.optimize(objective, callbacks=[callback], catch=(_Stop,), n_trials=100_000)
+        except _Stop:  # pragma: no cover - caught by optuna above
+            pass
+        if trials and trials[-1].get("budget_stop"):
+            trials.pop()
+        if not state["reason"]:
+            state["reason"] = "every candidate of the grid was proposed" if sampler_name == "grid" else "trial cap"
+        return sampler_name, trials, state["reason"]
+
+    def _line(self, text: str) -> None:
+        if self.log:
+            self.log(text)
+
+    # after the search ----------------------------------------------------------------------------
+
+    def ranked(self) -> list[Candidate]:
+        """Candidates measured at the highest rung any reached, best (smallest objective) first."""
+        measured = [c for c in self.candidates.values() if c.evaluations]
+        if not measured:
+            return []
+        top = max(max(c.evaluations) for c in measured)
+        at_top = [c for c in measured if top in c.evaluations and math.isfinite(c.evaluations[top].objective)]
+        return sorted(at_top, key=lambda c: (c.evaluations[top].objective, c.index))
+
+    def response(self, best: Candidate) -> dict[str, list[Candidate]]:
+        """Each path's neighbours of ``best`` (+/- ``response.steps`` steps, every choice of a
+        categorical path), the other paths at the best, measured at the top rung: path -> candidates
+        in value order (the best included)."""
+        self.phase = "response"
+        steps = self.plan.tune.response.steps
+        out: dict[str, list[Candidate]] = {}
+        if steps == 0:
+            return out
+        for path, domain in self.plan.tune.space.items():
+            values = _neighbours(domain, best.values[path], steps)
+            row = []
+            for v in values:
+                cand = self.candidate({**best.values, path: v})
+                if cand.refused is not None:
+                    continue
+                if self.top not in cand.evaluations:
+                    self._line(f"response {path}={v}: measuring at the top rung")
+                self.evaluate(cand, self.top)
+                row.append(cand)
+            out[path] = row
+        return out
+
+    def confirm(self, best: Candidate) -> Confirmation:
+        """Play ``best`` (and the base, when asked) with the confirmation seed; see the module docstring."""
+        from balancer.stats.paired import paired_differences
+        from balancer.stats.aggregate import scan_results
+
+        self.phase = "confirm"
+        tune, base = self.plan.tune, self.plan.base
+        seed = confirm_seed(tune.seed)
+        games: dict[str, int] = {}
+        best_cells: dict[str, Cell] = {}
+        base_cells: dict[str, Cell] = {}
+        best_nums: dict[str, dict[str, np.ndarray]] = {}
+        base_nums: dict[str, dict[str, np.ndarray]] = {}
+        paired: dict[str, dict[str, Any]] = {}
+        for run_name, run in tune.runs.items():
+            n = confirm_games(tune.confirm, best.top.estimates[run_name], run.players)  # type: ignore[union-attr]
+            games[run_name] = n
+            root = self.root / "confirm" / run_name
+            self._line(f"confirmation {run_name}: {n:,} games of {changes_text(best.values)} (seed {seed})")
+            cell = play_cell(base.spec, best.cfg, best.file, run_name, best.label, run.table, n, seed,
+                             root / best.label, jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+            self._count(cell, n)
+            best_cells[run_name] = cell
+            best_nums[run_name] = cell_numbers(cell, run.table)
+            if tune.confirm.base:
+                self._line(f"confirmation {run_name}: {n:,} games of the base {base.cfg.variant}")
+                bcell = play_cell(base.spec, base.cfg, base.path, run_name, "base", run.table, n, seed,
+                                  root / "base", jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+                self._count(bcell, n)
+                base_cells[run_name] = bcell
+                base_nums[run_name] = cell_numbers(bcell, run.table)
+                paired[run_name] = paired_differences(scan_results(bcell.out_dir), scan_results(cell.out_dir))
+        best_est = {r: {k: estimate(v, k) for k, v in nums.items()} for r, nums in best_nums.items()}
+        base_est = {r: {k: estimate(v, k) for k, v in nums.items()} for r, nums in base_nums.items()}
+        boot = zlib.crc32(f"{tune.seed}:confirm".encode())
+        best_obj = bootstrap_objective(self.plan.terms, best_nums, seed=boot)
+        base_obj = bootstrap_objective(self.plan.terms, base_nums, seed=boot) if base_nums else None
+        verdicts = []
+        for term in self.plan.terms:
+            verdicts.append({"title": term.title, "run": term.run, "verdict": term.verdict(best_est[term.run]),
+                             "rows": term.verdicts(best_est[term.run]),
+                             "base_verdict": term.verdict(base_est[term.run]) if base_est else None,
+                             "base_rows": term.verdicts(base_est[term.run]) if base_est else []})
+        return Confirmation(seed, games, best_cells, base_cells, best_est, base_est, best_obj, base_obj, verdicts, paired)
+
+    def _count(self, cell: Cell, games: int) -> None:
+        self.games["confirm"] += games
+        if not cell.reused:
+            self.played += games
+
+
+def _neighbours(domain: Domain, value: Any, steps: int) -> list[Any]:
+    """Values of ``domain`` around ``value``: +/- ``steps`` grid steps (a tenth of the range for a
+    continuous float domain), every choice of a categorical one; in domain order."""
+    grid = domain.grid()
+    if grid is not None:
+        if domain.choices is not None:
+            return list(grid)
+        i = min(range(len(grid)), key=lambda j: abs(grid[j] - value))
+        return grid[max(0, i - steps): i + steps + 1]
+    low, high = domain.float_  # type: ignore[misc]
+    if domain.log:
+        ratio = (high / low) ** 0.1
+        values = [value * ratio ** k for k in range(-steps, steps + 1)]
+    else:
+        width = (high - low) / 10
+        values = [value + k * width for k in range(-steps, steps + 1)]
+    return [round(v, 10) for v in values if low - 1e-12 <= v <= high + 1e-12]
+
+
+def confirm_games(confirm: Any, estimates: dict[str, dict[str, float]], players: int) -> int:
+    """Games of a confirmation run: ``confirm.games``, or ``z^2 p (1 - p) / h^2`` for the widest seat or
+    agent win rate at the candidate's estimates (at most ``max_games``), a multiple of ``players``."""
+    if confirm.games is not None:
+        n = confirm.games
+    else:
+        rates = [e["mean"] for k, e in estimates.items() if k.startswith(("seat_win_rate:", "agent_win_rate:"))
+                 and math.isfinite(e["mean"])]
+        p = max((r * (1 - r) for r in rates), default=0.25)
+        n = min(confirm.max_games, math.ceil(Z95 * Z95 * p / confirm.half_width ** 2))
+    return max(players, players * math.ceil(n / players))
+
+
+def _num(x: float) -> str:
+    return "nan" if not math.isfinite(x) else f"{x:.4f}"
+
+
+def state_path(results_root: Path | str, plan: TunePlan) -> Path:
+    """``<results>/<tune>/search.json``: whether a search was started and finished."""
+    return Path(results_root) / plan.tune.tune / STATE_FILE
+
+
+def read_state(results_root: Path | str, plan: TunePlan) -> dict[str, Any] | None:
+    """The search state of an earlier invocation (None if there is none or it is unreadable)."""
+    try:
+        data = json.loads(state_path(results_root, plan).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_state(path: Path, data: dict[str, Any]) -> None:
+    write_text_if_changed(path, json.dumps(data, indent=1) + "\n")
+
+
+def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -1, scheduler: str | None = None,
+             log: Callable[[str], None] | None = None, command: str = "") -> TuneResult:
+    """Search, measure the response around the optimum, and confirm it (see the module docstring).
+
+    Writes ``<results>/<tune>/``: ``search.json`` (running, then finished, with a summary),
+    ``candidates/<label>.yaml`` (each candidate's variant), ``<run>/<label>/seg-<k>/`` (cells),
+    ``confirm/<run>/<label|base>/``. Raises what :func:`balancer.sim.runner.run_to_dir` raises
+    (GamesFailedError when games raised; RunInterrupted on Ctrl-C, after which ``--resume``
+    continues)."""
+    from datetime import datetime, timezone
+
+    t0 = time.perf_counter()
+    tuner = Tuner(plan, Path(results_root), jobs, scheduler, log, command)
+    spath = state_path(results_root, plan)
+    started = (read_state(results_root, plan) or {}).get("started") or \
+        datetime.now(timezone.utc).isoformat(timespec="seconds")
+    _write_state(spath, {"status": "running", "tune": plan.tune.tune, "file": str(plan.path), "started": started})
+    sampler, trials, reason = tuner.search()
+    ranked = tuner.ranked()
+    best = ranked[0] if ranked else None
+    response = tuner.response(best) if best is not None else {}
+    ranked = tuner.ranked()  # the response measures neighbours at the top rung: a better one becomes the best
+    best = ranked[0] if ranked else None
+    confirmation = tuner.confirm(best) if best is not None else None
+    result = TuneResult(plan, sampler, list(tuner.candidates.values()), trials, best, ranked, response,
+                        confirmation, tuner.games["search"], tuner.games["response"], tuner.games["confirm"],
+                        tuner.played, reason, time.perf_counter() - t0)
+    _write_state(spath, {"status": "finished", "tune": plan.tune.tune, "file": str(plan.path), "started": started,
+                         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                         "sampler": sampler, "stopped": reason, "candidates": len(result.candidates),
+                         "trials": len(trials), "games_search": result.games_search,
+                         "games_response": result.games_response, "games_confirm": result.games_confirm,
+                         "best": best.values if best else None})
+    return result

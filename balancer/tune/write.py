@@ -1,0 +1,89 @@
+"""``--write``: the winning candidate as a variant file that ``extends:`` the base and sets only the
+changed keys, headed by a comment saying how it was found and what the confirmation measured."""
+
+from __future__ import annotations
+
+import math
+import os
+import textwrap
+from pathlib import Path
+
+from balancer.config import load_config
+from balancer.sweep.paths import changes_text, variant_yaml
+from balancer.sweep.targets import is_rate
+
+from .search import TuneResult
+
+
+def _est_text(name: str, e: dict) -> str:
+    if not math.isfinite(e["mean"]):
+        return f"{name} -"
+    if is_rate(name):
+        return f"{100 * e['mean']:.1f}% [{100 * e['ci_low']:.1f}, {100 * e['ci_high']:.1f}]"
+    return f"{e['mean']:.3g} [{e['ci_low']:.3g}, {e['ci_high']:.3g}]"
+
+
+def provenance(result: TuneResult, command: str = "") -> list[str]:
+    """The comment lines of a tuned variant: the search (file, sampler, rungs, candidates, games) and
+    the confirmation (games, seed, seat win rates with intervals, each target's verdict, the base's)."""
+    plan, conf = result.plan, result.confirmation
+    tune = plan.tune
+    rungs = "; ".join(f"{r}: {' -> '.join(f'{g:,}' for g in sizes)} games" for r, sizes in plan.rungs.items())
+    lines = [f"Tuned by balancer: {command or f'balancer tune {plan.path}'}",
+             f"Search: {result.sampler} sampler (Optuna) over {', '.join(tune.space)}; successive halving "
+             f"(eta {tune.search.eta}; {rungs}); {len(result.candidates):,} candidates, "
+             f"{result.games_search + result.games_response:,} games, common random numbers (seed {tune.seed}).",
+             f"Objective: {' + '.join(t.title + (f' (weight {t.target.weight:g})' if t.target.weight != 1 else '') for t in plan.terms)}.",
+             f"Found: {changes_text(result.best.values) if result.best else '-'}"
+             + ("" if result.changes else " (the base's own values)") + "."]
+    if conf is not None:
+        for run, run_def in tune.runs.items():
+            best = conf.best_estimates[run]
+            seats = [f"seat_win_rate:{s}" for s in range(1, run_def.players + 1) if f"seat_win_rate:{s}" in best]
+            text = f"Confirmation ({run}, {conf.games[run]:,} fresh games, seed {conf.seed}): seat win rates " + \
+                   ", ".join(_est_text(s, best[s]) for s in seats)
+            if conf.base_estimates:
+                base = conf.base_estimates[run]
+                text += f"; the base {plan.base.cfg.variant} with the same seeds: " + \
+                        ", ".join(_est_text(s, base[s]) for s in seats)
+            lines.append(text + ".")
+        for v in conf.verdicts:
+            lines.append(f"Target {v['title']}: {v['verdict']}"
+                         + (f" (base: {v['base_verdict']})" if v["base_verdict"] else "") + ".")
+        lo, hi = conf.best_objective[1], conf.best_objective[2]
+        lines.append(f"Objective at the confirmation: {conf.best_objective[0]:.4f} [{lo:.4f}, {hi:.4f}]"
+                     + (f"; base {conf.base_objective[0]:.4f}" if conf.base_objective else "") + ".")
+    out: list[str] = []
+    for line in lines:
+        out.extend(textwrap.wrap(line, 98, subsequent_indent="  ", break_on_hyphens=False) or [""])
+    return out
+
+
+def tuned_text(result: TuneResult, target: Path | str, command: str = "") -> str:
+    """The text of the tuned variant to be written at ``target``: it ``extends:`` the base (a path
+    relative to ``target``) and sets only the keys of the paths whose value changed; it sets no
+    ``variant:``, so it is named after its file. Raises ValueError when there is no best candidate."""
+    if result.best is None:
+        raise ValueError("the search measured no candidate; nothing to write")
+    plan = result.plan
+    return variant_yaml(Path(target), plan.base.path, plan.base.resolved.data, result.changes, None,
+                        provenance(result, command))
+
+
+def write_variant(target: Path | str, text: str) -> Path:
+    """Write a tuned variant's ``text`` (:func:`tuned_text`) to ``target``, atomically, after checking
+    that it loads as a valid variant. Raises ConfigError if it does not, OSError if it cannot be written."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.stem}.check.yaml")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        load_config(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+__all__ = ["provenance", "tuned_text", "write_variant"]

@@ -1,0 +1,153 @@
+"""``balancer sweep`` and ``balancer tune`` through typer's CliRunner: a bad file gets one line naming the
+file and key, exit 2 and nothing written; good files write the report (and the tuned variant)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balancer.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+SWEEP = """\
+sweep: s
+title: a sweep
+base: base.yaml
+seed: 1
+runs:
+  two: {{players: 2, agents: [roller], games: 40}}
+paths:
+  {path}: {values}
+target:
+  {target}
+"""
+
+TUNE = """\
+tune: t
+title: a tune
+base: base.yaml
+seed: 1
+runs:
+  two: {{players: 2, agents: [{agents}], games: 90}}
+space:
+  {space}
+objective:
+  {objective}
+search: {{rungs: 2, eta: 3}}
+budget: {{candidates: 4}}
+confirm: {{games: 40}}
+response: {{steps: 1}}
+"""
+
+
+def _invoke(tmp_path: Path, kind: str, text: str, *extra: str):
+    file = tmp_path / "configs" / f"{kind}.yaml"
+    file.write_text(text, encoding="utf-8")
+    report = tmp_path / "out" / "report.html"
+    return runner.invoke(app, [kind, str(file), "-o", str(report), "--results", str(tmp_path / "results"), "--jobs",
+                               "1", "--quiet", *extra]), report
+
+
+def _errors(result) -> list[str]:
+    return [line for line in result.output.splitlines() if line.startswith("error:")]
+
+
+def _other_lines(result) -> list[str]:
+    """Output lines besides the error and the note a cold engine cache prints before a probe game."""
+    return [line for line in result.output.splitlines() if not line.startswith(("error:", "note: compiling"))]
+
+
+def _nothing_written(tmp_path: Path) -> None:
+    assert not (tmp_path / "results").exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("path, values, target, expected", [
+    ("bonus.5[0]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.5[0]: no key '5' under bonus; keys there: 2, 4"),
+    ("bonus.2[2]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.2[2]: bonus.2 has 2 values: [2] does not exist"),
+    ("bonus.2[1]", "[1, -1]", "seat_win_rate: equal", "paths.bonus.2[1]: bonus.2[1]=-1 is refused: bonus.2: a bonus is at least 0"),
+    ("faces", "[6, 6.5]", "seat_win_rate: equal", "paths.faces: faces=6.5 is refused: faces: input should be a valid integer, got 6.5"),
+    ("bonus.2[1]", "[]", "seat_win_rate: equal", "paths.bonus.2[1]: no values to try"),
+    ("bonus.2[1]", "[1, 2]", "nope_per_player: {at_most: 3}", "target.nope_per_player: the game reports no metric 'nope'"),
+    ("bonus.2[1]", "[1, 2]", "seat_win_rate:3: equal", "target.seat_win_rate:3: seat_win_rate:3: the run has 2 seats"),
+    ("bonus.2[1]", "[1, 2]", "agent_win_rate: equal", "target.agent_win_rate: a mirror table of roller"),
+    ("bonus.2[1]", "[1, 2]", "die_per_player: equal", "target.die_per_player: equal applies to win rates only"),
+])
+def test_bad_sweep_files(standin, tmp_path, path, values, target, expected):
+    result, _ = _invoke(tmp_path, "sweep", SWEEP.format(path=path, values=values, target=target))
+    assert result.exit_code == 2, result.output
+    errors = _errors(result)
+    assert len(errors) == 1 and _other_lines(result) == [], result.output
+    assert str(tmp_path / "configs" / "sweep.yaml") in errors[0] and expected in errors[0], errors[0]
+    _nothing_written(tmp_path)
+
+
+@pytest.mark.parametrize("space, objective, agents, expected", [
+    ("{}", "seat_win_rate: equal", "roller", "space: empty: give at least one YAML path"),
+    ("bonus.2[1]: {int: [3, 1]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: empty: low 3 is above high 1"),
+    ("bonus.2[1]: {choices: []}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: empty: give at least one choice"),
+    ("bonus.3[1]: {int: [0, 3]}", "seat_win_rate: equal", "roller", "space.bonus.3[1]: no key '3' under bonus"),
+    ("bonus.2[1]: {int: [-2, 3]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: bonus.2[1]=-2 is refused"),
+    ("bonus.2[1]: {int: [0, 3]}", "{}", "roller", "objective: empty: give at least one target"),
+    ("bonus.2[1]: {int: [0, 3]}", "score_per_player: {at_least: 1}", "roller",
+     "objective.score_per_player: the game reports no metric 'score'; its metrics are die"),
+    ("bonus.2[1]: {int: [0, 3]}", "agent_win_rate:greedy: equal", "roller, lucky",
+     "objective.agent_win_rate:greedy: 'greedy' does not sit at the table (roller, lucky)"),
+    ("bonus.2[1]: {int: [0, 3]}", "seat_win_rate: {between: [0.6, 0.4]}", "roller",
+     "objective.seat_win_rate: between: low must be below high"),
+])
+def test_bad_tune_files(standin, tmp_path, space, objective, agents, expected):
+    result, _ = _invoke(tmp_path, "tune", TUNE.format(space=space, objective=objective, agents=agents))
+    assert result.exit_code == 2, result.output
+    errors = _errors(result)
+    assert len(errors) == 1 and _other_lines(result) == [], result.output
+    assert str(tmp_path / "configs" / "tune.yaml") in errors[0] and expected in errors[0], errors[0]
+    _nothing_written(tmp_path)
+
+
+def test_bad_citywright_sweep_is_refused_before_any_game(tmp_path):
+    text = SWEEP.format(path="seat_bonus.4[4]", values="[0, 1]", target="seat_win_rate: equal").replace(
+        "base: base.yaml", f"base: {ROOT / 'configs' / 'citywright' / 'v1.1.yaml'}").replace("roller", "greedy")
+    (tmp_path / "configs").mkdir()
+    result, _ = _invoke(tmp_path, "sweep", text)
+    assert result.exit_code == 2
+    assert "paths.seat_bonus.4[4]: seat_bonus.4 has 4 values: [4] does not exist" in result.output
+    _nothing_written(tmp_path)
+
+
+def test_sweep_and_tune_write_their_reports(standin, tmp_path):
+    result, report = _invoke(tmp_path, "sweep", SWEEP.format(path="bonus.2[1]", values="{from: 2, to: 4}",
+                                                             target="seat_win_rate: equal"))
+    assert result.exit_code == 0, result.output
+    assert report.is_file() and "target seat_win_rate: equal:" in result.output
+    assert sorted(p.name for p in (tmp_path / "results" / "s" / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]
+    report.unlink()
+    tuned = tmp_path / "configs" / "tuned.yaml"
+    text = TUNE.format(space="bonus.2[1]: {int: [0, 5]}", objective="seat_win_rate: equal", agents="roller")
+    result, report = _invoke(tmp_path, "tune", text, "--write", str(tuned))
+    assert result.exit_code == 0, result.output
+    assert report.is_file() and tuned.is_file()
+    assert tuned.read_text().startswith("# Tuned by balancer: ")
+    assert "extends: base.yaml" in tuned.read_text()
+    # --write refuses to overwrite; --resume with a finished search simply replays it
+    again, _ = _invoke(tmp_path, "tune", text, "--write", str(tuned))
+    assert again.exit_code == 2 and "--write" in again.output and "already exists" in again.output
+
+
+def test_resume_needs_a_search_and_an_interrupted_one_needs_resume(standin, tmp_path):
+    text = TUNE.format(space="bonus.2[1]: {int: [0, 5]}", objective="seat_win_rate: equal", agents="roller")
+    result, _ = _invoke(tmp_path, "tune", text, "--resume")
+    assert result.exit_code == 2 and "no search of 't' to continue" in result.output
+    state = tmp_path / "results" / "t" / "search.json"
+    state.parent.mkdir(parents=True)
+    state.write_text(json.dumps({"status": "running"}))
+    result, _ = _invoke(tmp_path, "tune", text)
+    assert result.exit_code == 2 and "continue it with --resume" in result.output
+    result, report = _invoke(tmp_path, "tune", text, "--resume")
+    assert result.exit_code == 0, result.output
+    assert json.loads(state.read_text())["status"] == "finished"
