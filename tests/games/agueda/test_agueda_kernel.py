@@ -148,6 +148,39 @@ def test_determinize_reshuffles_only_the_unrevealed_tour_guides(ag_cfg):
     assert np.array_equal(a, b)
 
 
+def test_determinize_on_a_hand_set_deck(ag_cfg):
+    """Solo, the 10 tour-guide cards set by hand to the order 4 7 1 9 0 2 | 8 3 6 5 with 6 revealed
+    (deck position 6): the seat has seen 4 7 1 9 0 2 and knows the other four are {3, 5, 6, 8} but
+    not their order. determinize keeps the six revealed in place and deals the four again: always a
+    permutation of {3, 5, 6, 8}, and over 300 generators all 4! = 24 orders occur (each with
+    probability 1/24: missing one in 300 draws has probability about 24 * (23/24)^300 < 1e-4, and
+    the seeds are fixed). With one card left (position 9) there is one order: nothing changes; with
+    none (position 10) the deck is all seen."""
+    game = ag.new_game(ag_cfg, 1, 3)
+    st = ag.game_state(game)
+    st.deck[:] = [4, 7, 1, 9, 0, 2, 8, 3, 6, 5]
+    st.g[G_DECK] = 6
+    deck = _deck_slice(game)
+    before = game.S.copy()
+    orders = set()
+    for seed in range(300):
+        S = before.copy()
+        KERNEL.determinize(S, game.T, 0, np.random.default_rng(seed))
+        assert S[deck][:6].tolist() == [4, 7, 1, 9, 0, 2]
+        assert sorted(S[deck][6:].tolist()) == [3, 5, 6, 8]
+        rest = np.ones(S.shape[0], bool)
+        rest[deck] = False
+        assert np.array_equal(S[rest], before[rest])
+        orders.add(tuple(S[deck][6:].tolist()))
+    assert len(orders) == 24
+    assert ENGINE.observation(before, game.T, 0)[deck].tolist() == [4, 7, 1, 9, 0, 2, 3, 5, 6, 8]
+    for seen in (9, 10):
+        st.g[G_DECK] = seen
+        S = game.S.copy()
+        KERNEL.determinize(S, game.T, 0, np.random.default_rng(seen))
+        assert np.array_equal(S, game.S)
+
+
 def test_with_several_players_nothing_on_the_table_is_hidden(ag_cfg):
     """Market, boards, coins, tourists, shop cards are open and the bag is the box minus the table:
     determinize changes nothing but the (unused) tour-guide deck."""
