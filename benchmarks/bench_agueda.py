@@ -1,10 +1,15 @@
-"""Águeda throughput: four-player games per second of greedy, random and lookahead tables, on one
-core and on two worker processes. Prints numbers; asserts nothing (DESIGN.md: never timed tests).
+"""Águeda throughput: four-player games per second of greedy, random and lookahead tables (the
+runner's ``play_game``), and of random and policy playouts through the compiled interface
+(``core.kernel.random_playout`` / ``policy_playout`` over ``kernel.KERNEL``), on one core and on two
+worker processes. Prints numbers; asserts nothing (DESIGN.md: never timed tests).
 
-    python benchmarks/bench_agueda.py [--seconds 15] [--players 4] [--jobs 1 2]
+    python benchmarks/bench_agueda.py [--seconds 15] [--players 4] [--jobs 1 2] [--cases greedy playout ...]
 
-Issue #7's target: greedy, 4 players, 1,000 games/s or more on one core. Seeds follow the runner
-(game i of run seed 12345), so the games are the ones `balancer run --seed 12345` would play.
+Issue #7's target: greedy, 4 players, 1,000 games/s or more on one core. Issue #13's: random
+playouts through the interface within 2x of the compiled random agent before it (about 2,000
+four-player games/s). Seeds follow the runner (game i of run seed 12345), so the runner's games are
+the ones `balancer run --seed 12345` would play; a playout case plays its games in one compiled loop
+(new_state + playout) from one generator, as a search would.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ from joblib import Parallel, delayed
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "agueda" / "v1.yaml"
 TARGET_GREEDY = 1000.0
 """Issue #7: greedy games per second per core at 4 players."""
+CASES = ("greedy", "random", "playout", "policy", "lookahead")
+"""greedy, random, lookahead: mirror tables through play_game; playout / policy: random_playout /
+policy_playout through the interface."""
 
 
-def _games(agent: str, players: int, start: int, seconds: float) -> tuple[int, float]:
+def _runner_games(agent: str, players: int, start: int, seconds: float) -> tuple[int, float]:
     """Play games from index ``start`` on for about ``seconds`` (after one warm-up game that loads
     the compiled code); returns (games, elapsed seconds)."""
     import balancer.games.agueda as ag
@@ -38,13 +46,49 @@ def _games(agent: str, players: int, start: int, seconds: float) -> tuple[int, f
     return done, elapsed
 
 
-def rate(agent: str, players: int, jobs: int, seconds: float) -> float:
+def _playout_games(case: str, players: int, start: int, seconds: float) -> tuple[int, float]:
+    """Whole games (new_state, then the playout to the end) through the interface, 50 per compiled
+    call, for about ``seconds``; returns (games, elapsed seconds)."""
+    import numba as nb
+    import numpy as np
+
+    from balancer.config import load_config
+    from balancer.core.kernel import policy_playout, random_playout
+    from balancer.games.agueda.kernel import ENGINE
+
+    playout = random_playout if case == "playout" else policy_playout
+
+    @nb.njit
+    def games(K, T, new_state, out, rng, n):
+        decisions = 0
+        for _ in range(n):
+            decisions += playout(K, new_state(T, rng), T, out, rng, 1_000_000)
+        return decisions
+
+    T = ENGINE.compile(load_config(CONFIG), players)
+    out = np.zeros(ENGINE.max_moves(T), np.int64)
+    rng = np.random.default_rng(start + 1)
+    games(ENGINE.kernel, T, ENGINE.new_state, out, rng, 1)
+    done, t0 = 0, time.perf_counter()
+    while (elapsed := time.perf_counter() - t0) < seconds:
+        games(ENGINE.kernel, T, ENGINE.new_state, out, rng, 50)
+        done += 50
+    return done, elapsed
+
+
+def _games(case: str, players: int, start: int, seconds: float) -> tuple[int, float]:
+    if case in ("playout", "policy"):
+        return _playout_games(case, players, start, seconds)
+    return _runner_games(case, players, start, seconds)
+
+
+def rate(case: str, players: int, jobs: int, seconds: float) -> float:
     """Games per second over ``jobs`` worker processes (loky), each playing for ``seconds``."""
     if jobs == 1:
-        done, elapsed = _games(agent, players, 0, seconds)
+        done, elapsed = _games(case, players, 0, seconds)
         return done / elapsed
     out = Parallel(n_jobs=jobs, backend="loky")(
-        delayed(_games)(agent, players, j * 10**7, seconds) for j in range(jobs))
+        delayed(_games)(case, players, j * 10**7, seconds) for j in range(jobs))
     return sum(d for d, _ in out) / max(e for _, e in out)
 
 
@@ -53,15 +97,19 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=15.0, help="measured seconds per case (default 15)")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--jobs", type=int, nargs="+", default=[1, min(2, os.cpu_count() or 1)])
+    ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     args = ap.parse_args()
     print(f"Águeda v1, {args.players} players, {os.cpu_count()} cores")
-    for agent, seconds in (("greedy", args.seconds), ("random", args.seconds), ("lookahead", args.seconds / 3)):
+    labels = {"greedy": "greedy", "random": "random", "lookahead": "lookahead",
+              "playout": "random playouts (interface)", "policy": "policy playouts (interface)"}
+    for case in args.cases:
+        seconds = args.seconds / 3 if case == "lookahead" else args.seconds
         for jobs in sorted(set(args.jobs)):
-            r = rate(agent, args.players, jobs, seconds)
+            r = rate(case, args.players, jobs, seconds)
             note = ""
-            if agent == "greedy":
+            if case == "greedy":
                 note = f"; target {TARGET_GREEDY:.0f} per core: {'meets' if r / jobs >= TARGET_GREEDY else 'BELOW'}"
-            print(f"  {agent:9s} jobs={jobs}: {r:9.1f} games/s  ({r / jobs:8.1f} per core{note})", flush=True)
+            print(f"  {labels[case]:28s} jobs={jobs}: {r:9.1f} games/s  ({r / jobs:8.1f} per core{note})", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Águeda agents, compiled with numba: ``random``, ``greedy`` and ``lookahead``.
 
 random
-    Takes a line chosen uniformly among those it may take, a row chosen uniformly among the 3, its
-    umbrellas in a uniformly random order, then one tourist option chosen uniformly among the legal
-    ones (take a break; attract 1 tourist to an open tile scoring one of its two colours; attract 2).
+    The interface's uniform agent (:func:`balancer.core.kernel.uniform_move`): each decision of a
+    turn (:mod:`.kernel`: the line, the row, the order of the umbrellas, the tourist option) drawn
+    uniformly among its legal values, one ``rng.random()`` each.
 
 greedy
     Tries every line it may take, every row (full rows once: they all send every umbrella back to
@@ -25,6 +25,12 @@ lookahead
     best tourist option) and plays each out ``rollouts`` times to the end of the game with every
     seat greedy and the bag's draws from the agent's own generator; plays the move with the best
     mean final margin (own score minus the best other score; solo: minus the AI's score).
+
+Both plan a whole turn (an int64[MOVE_LEN] of :mod:`.rules`); the interface (:mod:`.kernel`) plays
+it at once on the fast path, or hands it out decision by decision to the Python protocol.
+``greedy_search`` can also be held to the decisions already taken in a turn (``only_line``,
+``only_row``, ``only_perm``): the best turn among those that agree with them, which is the
+kernel's rollout policy.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ import numpy as np
 from .config import AguedaConfig
 from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER,
                     MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, State, apply_move, below,
-                    line_open, line_umbrellas, placing, setup, shuffle)
+                    line_open, line_umbrellas, placing)
 from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "lookahead")
@@ -44,6 +50,8 @@ W_FLIP, W_UNLOCK, W_FILL, W_COIN, W_SUITCASE, W_TILE, W_SHOPS = range(7)
 N_WEIGHTS = 7
 MAX_CANDIDATES = 16 * 3 * 24
 """Placements the greedy search can store: lines x rows x orders, with room for 16 lines."""
+FREE = -2
+"""``greedy_search``'s ``only_*`` value for a decision not yet taken (-1 is a line: no line)."""
 
 
 def agent_params(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray]:
@@ -53,62 +61,6 @@ def agent_params(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray]:
     g = cfg.agents.greedy
     weights = np.array([g.flip, g.unlock, g.fill, g.coin, g.suitcase, g.tile_match, g.shops], np.float64)
     return AGENTS.index(name), weights
-
-
-# --------------------------------------------------------------------------- random
-
-@nb.njit(cache=True)
-def random_move(st, rules, rng, mv):
-    """The random agent's move for the seat to move, written to ``mv`` (int64[MOVE_LEN])."""
-    seat = st.g[G_SEAT]
-    market, line_cells, line_len, coins_by_count = st.market, rules.line_cells, rules.line_len, rules.coins_by_count
-    n_lines = line_len.shape[0]
-    legal = np.empty(n_lines, np.int64)
-    m = 0
-    for line in range(n_lines):
-        if line_open(market, line_cells, line_len, coins_by_count, st.coins[seat], line):
-            legal[m] = line
-            m += 1
-    mv[:] = -1
-    k = 0
-    if m > 0:
-        line = legal[below(rng, m)]
-        buf = np.zeros(MAX_LINE, np.int64)
-        k = line_umbrellas(market, line_cells, line_len, line, buf)
-        shuffle(buf, k, rng)
-        mv[MV_LINE] = line
-        for j in range(k):
-            mv[MV_ORDER + j] = buf[j]
-    mv[MV_K] = k
-    row = below(rng, ROWS)
-    mv[MV_ROW] = row
-    flips = np.zeros(rules.n_colours, np.int64)
-    _, _, done = placing(st.fill[seat, row], rules.row_len, rules.brush[row], st.flipped[seat], st.unlocked[seat],
-                         rules.mural_row, mv[MV_ORDER:MV_ORDER + MAX_LINE], k, flips)
-    suit = st.suitcase[seat] + done * rules.locked_per_row
-    per_tile = (2 if suit >= 1 else 0) + (1 if suit >= 2 else 0)
-    n_open = 0
-    for r in range(ROWS):
-        if st.occ[seat, r] == 0:
-            n_open += 1
-    pick = below(rng, 1 + n_open * per_tile)
-    mv[MV_TOURIST] = TAKE_BREAK
-    if pick == 0:
-        return
-    pick -= 1
-    for r in range(ROWS):
-        if st.occ[seat, r] != 0:
-            continue
-        if pick < per_tile:
-            mv[MV_TROW] = r
-            tile = st.tile_at[seat, r]
-            if pick < 2 and suit >= 1:
-                mv[MV_TOURIST] = ATTRACT_ONE
-                mv[MV_TCOL] = rules.tile_col[tile, pick]
-            else:
-                mv[MV_TOURIST] = ATTRACT_TWO
-            return
-        pick -= per_tile
 
 
 # --------------------------------------------------------------------------- greedy
@@ -125,10 +77,13 @@ def _offer(v, best, ties, rng):
 
 
 @nb.njit(cache=True)
-def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
+def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_line=FREE, only_row=FREE,
+                  only_perm=FREE):
     """The greedy agent's move for the seat to move, written to ``best_mv``. With ``store``, every
     distinct placement with its best tourist option also goes to ``cand_mv``/``cand_val`` (for the
-    lookahead agent). Returns the number of placements tried. Value of a move: module docstring."""
+    lookahead agent). ``only_line``/``only_row``/``only_perm`` (FREE: any) restrict the search to
+    turns with that line (-1: none), board row and order (``PERMS[k, only_perm]`` of the line's
+    umbrellas). Returns the number of placements tried. Value of a move: module docstring."""
     seat = st.g[G_SEAT]
     C = rules.n_colours
     L = rules.row_len
@@ -182,6 +137,8 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
         line = li if any_line else -1
         if any_line and not line_open(market, line_cells, line_len, coins_by_count, coins, line):
             continue
+        if only_line != FREE and line != only_line:
+            continue
         k = line_umbrellas(market, line_cells, line_len, line, u) if line >= 0 else 0
         d = coins_by_count[k] if line >= 0 else 0
         coin_after = coins + d if d <= 0 else coins + min(d, st.g[G_BANK])
@@ -190,6 +147,8 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
             full = fill[row] == L
             if k == 0 and row > 0:
                 break   # nothing to place: every row is the same
+            if only_row != FREE and row != only_row:
+                continue
             if full:
                 if seen_full:
                     continue
@@ -197,6 +156,8 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val):
             fr = fill[row]
             placed = min(k, L - fr)
             for p in range(N_PERMS[k]):
+                if only_perm != FREE and p != only_perm:
+                    continue
                 dup = False
                 for q in range(p):
                     same = True
@@ -340,14 +301,12 @@ def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_va
             mv[:] = cand_mv[c]
 
 
-# --------------------------------------------------------------------------- whole games
+# --------------------------------------------------------------------------- one turn
 
 @nb.njit(cache=True)
 def choose_move(st, rules, kind, w, candidates, rollouts, rng, mv, cand_mv, cand_val):
-    """Agent ``kind`` (RANDOM, GREEDY, LOOKAHEAD) picks the move of the seat to move into ``mv``."""
-    if kind == RANDOM:
-        random_move(st, rules, rng, mv)
-    elif kind == GREEDY:
+    """Agent ``kind`` (GREEDY or LOOKAHEAD) plans the whole turn of the seat to move into ``mv``."""
+    if kind == GREEDY:
         greedy_search(st, rules, w, rng, mv, False, cand_mv, cand_val)
     else:
         lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_val)
@@ -356,25 +315,6 @@ def choose_move(st, rules, kind, w, candidates, rollouts, rng, mv, cand_mv, cand
 def workspace() -> tuple[np.ndarray, np.ndarray]:
     """Candidate buffers for the greedy and lookahead searches."""
     return np.zeros((MAX_CANDIDATES, MOVE_LEN), np.int64), np.zeros(MAX_CANDIDATES, np.float64)
-
-
-@nb.njit(cache=True)
-def play_to_end(st, rules, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val):
-    """Play the game in ``st`` to its end; seat s's agent is ``kinds[s]`` with ``weights[s]``."""
-    mv = np.zeros(MOVE_LEN, np.int64)
-    while st.g[G_OVER] == 0:
-        seat = st.g[G_SEAT]
-        choose_move(st, rules, kinds[seat], weights[seat], candidates, rollouts, agent_rng, mv, cand_mv, cand_val)
-        apply_move(st, rules, mv, game_rng)
-
-
-@nb.njit(cache=True)
-def play_new_game(st, rules, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val):
-    """Set up (Setup) the empty state ``st`` and play it to the end in one compiled call; returns
-    :func:`~.scoring.final_rows` and the solo AI's score (0 with players)."""
-    setup(st, rules, game_rng)
-    play_to_end(st, rules, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
-    return final_rows(st, rules), ai_score(st, rules) if rules.solo else 0
 
 
 assert len(COMPONENTS) == 4

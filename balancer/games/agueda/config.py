@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 SHOP_KINDS: tuple[str, ...] = ("umbrellas", "rows_with", "adjacent_pairs", "varied_rows",
@@ -249,9 +250,22 @@ class Lookahead(Strict):
     rollouts: int = Field(ge=1, le=100)
 
 
+class Heuristic(Strict):
+    """The compiled interface's value of an unfinished game (kernel.py): per seat
+    ``1 / (1 + exp(-margin / scale))``, the margin being its score now minus the best other's (solo:
+    the AI's). An agent parameter: what a search believes, not a rule."""
+
+    scale: float = Field(gt=0, le=100, description="points of score margin per logistic unit")
+    assumed: str | None = None
+
+
 class Agents(Strict):
+    """Agent parameters (not rules): what the players are, never what the game is."""
+
     greedy: GreedyWeights
     lookahead: Lookahead
+    heuristic: Heuristic
+    mcts: MCTSParams = MCTSParams()
 
 
 class AguedaConfig(GameConfig):

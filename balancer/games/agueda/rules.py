@@ -1,14 +1,17 @@
 """Águeda rules: state, setup, legal moves and transitions (rulebook: "Setup" to "Game End"; "Solo Mode").
 
-Everything here is compiled with numba; the state is a handful of small integer arrays so that a
-whole game runs without touching Python objects. Numbers come from the config (via
-:func:`compile_rules`), never from this file.
+Everything here is compiled with numba; the state is a handful of small integer arrays (views into
+one int64 buffer, :func:`state_views`) so that a whole game runs without touching Python objects.
+Numbers come from the config (via :func:`compile_rules`), never from this file. Legality lives in
+the compiled game interface (:mod:`.kernel`), which splits a turn into decisions and plays each
+complete turn with :func:`apply_move`.
 
 Colours are codes 0..C-1 (the order of ``umbrellas.colours``); -1 is an empty space. Market cells
 are numbered row by row (``r * columns + c``, 0-based), the order in which the market is refilled.
 Seats are 0-based here (seat 1 of a results table is 0).
 
-A move is an int64[MOVE_LEN]:
+A whole turn (what :func:`apply_move` plays; the kernel assembles it from the player's decisions) is
+an int64[MOVE_LEN]:
 ``[line, row, tourist, tourist_row, tourist_colour, k, c_0 .. c_{k-1}]``
   line            the market line taken (index into ``market.lines``), or -1 when no line can be taken
                   (every line empty or unaffordable; the turn then only attracts tourists or rests);
@@ -102,14 +105,15 @@ class Rules(NamedTuple):
 
 
 class State(NamedTuple):
-    """One game in progress (all arrays are mutated in place by :func:`apply_move`)."""
+    """One game in progress (all arrays are mutated in place by :func:`apply_move`). Every field is
+    an int64 view into one buffer (:func:`state_views`), so the buffer is the whole position."""
 
-    market: np.ndarray    # int8[M]: colour per market cell, -1 empty
+    market: np.ndarray    # int64[M]: colour per market cell, -1 empty
     bag: np.ndarray       # int64[C]: umbrellas of each colour in the bag
-    board: np.ndarray     # int8[n, 3, row_len]: colour per space, -1 empty
+    board: np.ndarray     # int64[n, 3, row_len]: colour per space, -1 empty
     fill: np.ndarray      # int64[n, 3]: filled spaces of each row (always a prefix)
-    flipped: np.ndarray   # int8[n, C]: 1 where that colour's mural tile is flipped
-    unlocked: np.ndarray  # int8[n, 3]: 1 where the mural row's tourist has been unlocked
+    flipped: np.ndarray   # int64[n, C]: 1 where that colour's mural tile is flipped
+    unlocked: np.ndarray  # int64[n, 3]: 1 where the mural row's tourist has been unlocked
     suitcase: np.ndarray  # int64[n]: tourists in suitcases
     tile_at: np.ndarray   # int64[n, 3]: tourist tile beside each board row
     occ: np.ndarray       # int64[n, 3]: tourists standing on the tile beside each board row
@@ -189,20 +193,56 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
     )
 
 
-def empty_state(rules: Rules) -> State:
-    """Arrays of the right shapes for ``rules`` (all zero / empty); :func:`setup` deals them."""
+# where each State field starts in the buffer (state_offsets), in this order
+(O_G, O_MARKET, O_BAG, O_BOARD, O_FILL, O_FLIPPED, O_UNLOCKED, O_SUITCASE, O_TILE_AT, O_OCC, O_COINS, O_STATS,
+ O_SHOPS, O_SHOP_MASK, O_DECK, O_AI, O_END) = range(17)
+
+
+@nb.njit(cache=True, inline="always")
+def state_offsets(rules, base):
+    """int64[17]: where each field of a :class:`State` of ``rules`` starts in a buffer whose State
+    begins at ``base`` (indices O_*; ``O_END`` is its end). The order is g, market, bag, board, fill,
+    flipped, unlocked, suitcase, tile_at, occ, coins, stats, shops, shop_mask, deck, ai; each field
+    C-ordered with the shape of :class:`State`."""
     n, C, L = rules.n_players, rules.n_colours, rules.row_len
-    return State(np.full(rules.market_rows * rules.market_cols, -1, np.int8), np.zeros(C, np.int64),
-                 np.full((n, ROWS, L), -1, np.int8), np.zeros((n, ROWS), np.int64), np.zeros((n, C), np.int8),
-                 np.zeros((n, ROWS), np.int8), np.zeros(n, np.int64), np.zeros((n, ROWS), np.int64),
-                 np.zeros((n, ROWS), np.int64), np.zeros(n, np.int64), np.zeros((n, N_STATS), np.int64),
-                 np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(rules.deck_take.shape[0], np.int64),
-                 np.zeros(C, np.int64), np.zeros(N_G, np.int64))
+    sizes = (N_G, rules.market_rows * rules.market_cols, C, n * ROWS * L, n * ROWS, n * C, n * ROWS, n,
+             n * ROWS, n * ROWS, n, n * N_STATS, 2, 2, rules.deck_take.shape[0], C)
+    out = np.empty(17, np.int64)
+    o = base
+    for i in range(16):
+        out[i] = o
+        o += sizes[i]
+    out[O_END] = o
+    return out
 
 
-def copy_state(st: State) -> State:
-    """A deep copy (search agents copy state explicitly, DESIGN.md)."""
-    return State(*(a.copy() for a in st))
+@nb.njit(cache=True)
+def state_size(rules):
+    """Length of the int64 buffer that holds a :class:`State` of ``rules`` (see :func:`state_views`)."""
+    return state_offsets(rules, 0)[O_END]
+
+
+@nb.njit(cache=True, inline="always")
+def state_views(S, rules, o):
+    """The :class:`State` whose fields are views into ``S`` where ``o`` (:func:`state_offsets`)
+    says. Writing to a field writes to ``S``; ``S`` is the whole position."""
+    n, C, L = rules.n_players, rules.n_colours, rules.row_len
+    return State(S[o[O_MARKET]:o[O_BAG]], S[o[O_BAG]:o[O_BOARD]],
+                 S[o[O_BOARD]:o[O_FILL]].reshape((n, ROWS, L)), S[o[O_FILL]:o[O_FLIPPED]].reshape((n, ROWS)),
+                 S[o[O_FLIPPED]:o[O_UNLOCKED]].reshape((n, C)), S[o[O_UNLOCKED]:o[O_SUITCASE]].reshape((n, ROWS)),
+                 S[o[O_SUITCASE]:o[O_TILE_AT]], S[o[O_TILE_AT]:o[O_OCC]].reshape((n, ROWS)),
+                 S[o[O_OCC]:o[O_COINS]].reshape((n, ROWS)), S[o[O_COINS]:o[O_STATS]],
+                 S[o[O_STATS]:o[O_SHOPS]].reshape((n, N_STATS)), S[o[O_SHOPS]:o[O_SHOP_MASK]],
+                 S[o[O_SHOP_MASK]:o[O_DECK]], S[o[O_DECK]:o[O_AI]], S[o[O_AI]:o[O_END]], S[o[O_G]:o[O_MARKET]])
+
+
+def empty_state(rules: Rules) -> State:
+    """A :class:`State` of ``rules`` over a fresh buffer of its own (all zero, market and boards
+    empty); :func:`setup` deals it."""
+    st = state_views(np.zeros(state_size(rules), np.int64), rules, state_offsets(rules, 0))
+    st.market[:] = -1
+    st.board[:] = -1
+    return st
 
 
 # --------------------------------------------------------------------------- compiled transitions
@@ -301,7 +341,7 @@ def setup(st, rules, rng):
 
 # The helpers below take arrays, not the State and Rules tuples: a call that passes those tuples
 # costs about a microsecond (numba counts references to every array in them), too much for the
-# greedy search's inner loop. Thin (st, rules) wrappers serve the Python side and is_legal.
+# greedy search's inner loop.
 
 @nb.njit(cache=True, inline="always")
 def line_umbrellas(market, line_cells, line_len, line, out):
@@ -324,20 +364,6 @@ def line_open(market, line_cells, line_len, coins_by_count, coins, line):
         if market[line_cells[line, j]] >= 0:
             k += 1
     return k > 0 and coins + min(coins_by_count[k], 0) >= 0
-
-
-@nb.njit(cache=True)
-def line_legal(st, rules, seat, line):
-    """:func:`line_open` for the seat ``seat`` of a game."""
-    return line_open(st.market, rules.line_cells, rules.line_len, rules.coins_by_count, st.coins[seat], line)
-
-
-@nb.njit(cache=True)
-def any_line_legal(st, rules, seat):
-    for line in range(rules.line_len.shape[0]):
-        if line_legal(st, rules, seat, line):
-            return True
-    return False
 
 
 @nb.njit(cache=True, inline="always")
@@ -371,13 +397,6 @@ def placing(fill_r, row_len, brush_row, flipped, unlocked, mural_row, order, k, 
     return placed, nf, done
 
 
-@nb.njit(cache=True)
-def place_effects(st, rules, seat, row, order, k, flips):
-    """:func:`placing` for board ``row`` of seat ``seat`` of a game."""
-    return placing(st.fill[seat, row], rules.row_len, rules.brush[row], st.flipped[seat], st.unlocked[seat],
-                   rules.mural_row, order, k, flips)
-
-
 @nb.njit(cache=True, inline="always")
 def row_count(board_row, n, c1, c2):
     """Umbrellas among the first ``n`` of a board row of colour c1 or c2 (Attract Tourists:
@@ -388,53 +407,6 @@ def row_count(board_row, n, c1, c2):
         if c == c1 or c == c2:
             out += 1
     return out
-
-
-@nb.njit(cache=True)
-def is_legal(st, rules, mv):
-    """True when ``mv`` (int64[MOVE_LEN]) is a legal move for the seat to move."""
-    if st.g[G_OVER]:
-        return False
-    seat = st.g[G_SEAT]
-    line, row, k = mv[MV_LINE], mv[MV_ROW], mv[MV_K]
-    if row < 0 or row >= ROWS or k < 0 or k > MAX_LINE:
-        return False
-    buf = np.zeros(MAX_LINE, np.int64)
-    if line < 0:
-        if any_line_legal(st, rules, seat) or k != 0:
-            return False
-    else:
-        if line >= rules.line_len.shape[0] or not line_legal(st, rules, seat, line):
-            return False
-        n = line_umbrellas(st.market, rules.line_cells, rules.line_len, line, buf)
-        if n != k:
-            return False
-        # the order must be a permutation of the line's umbrellas
-        for c in range(rules.n_colours):
-            a = 0
-            b = 0
-            for j in range(k):
-                if buf[j] == c:
-                    a += 1
-                if mv[MV_ORDER + j] == c:
-                    b += 1
-            if a != b:
-                return False
-    flips = np.zeros(rules.n_colours, np.int64)
-    order = mv[MV_ORDER:MV_ORDER + MAX_LINE]
-    _, _, done = place_effects(st, rules, seat, row, order, k, flips)
-    suit = st.suitcase[seat] + done * rules.locked_per_row
-    t, tr, tc = mv[MV_TOURIST], mv[MV_TROW], mv[MV_TCOL]
-    if t == TAKE_BREAK:
-        return tr == -1 and tc == -1
-    if tr < 0 or tr >= ROWS or st.occ[seat, tr] != 0:
-        return False
-    tile = st.tile_at[seat, tr]
-    if t == ATTRACT_ONE:
-        return suit >= 1 and (tc == rules.tile_col[tile, 0] or tc == rules.tile_col[tile, 1])
-    if t == ATTRACT_TWO:
-        return suit >= 2 and tc == -1
-    return False
 
 
 @nb.njit(cache=True)
@@ -482,14 +454,14 @@ def _tour_guide(st, rules, rng):
 
 @nb.njit(cache=True)
 def apply_move(st, rules, mv, rng):
-    """One whole turn of the seat to move (the move must be legal): Pick Umbrellas (coins),
+    """One whole turn of the seat to move (the move must be legal: :mod:`.kernel` checks): Pick Umbrellas (coins),
     Place Umbrellas (overflow back into the bag), Update Mural (flips, unlocks), Attract Tourists,
     solo the tour-guide card, Refill the Market; then the end trigger and last turns (Game End)."""
     seat = st.g[G_SEAT]
     n = rules.n_players
     line, row, k = mv[MV_LINE], mv[MV_ROW], mv[MV_K]
     if line >= 0:
-        d = rules.coins_by_count[k]                  # k: the umbrellas the line holds (is_legal)
+        d = rules.coins_by_count[k]                  # k: the umbrellas the line holds
         if d < 0:
             st.coins[seat] += d
             st.g[G_BANK] -= d

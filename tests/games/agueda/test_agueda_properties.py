@@ -13,8 +13,8 @@ from balancer.core.seeding import game_rngs
 from balancer.games.agueda.rules import umbrellas_accounted
 
 
-def check_invariants(cfg, game: ag.Game) -> None:
-    s = game.state
+def check_invariants(cfg, game: Position) -> None:
+    s = ag.game_state(game)
     assert umbrellas_accounted(s) == 6 * cfg.umbrellas.per_colour
     assert (s.bag >= 0).all()
     assert (s.coins >= 0).all() and s.g[3] >= 0

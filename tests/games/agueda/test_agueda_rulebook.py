@@ -5,7 +5,9 @@ first tests left a gap or the code read the text differently. Positions as in te
 from __future__ import annotations
 
 import balancer.games.agueda as ag
+from balancer.core.protocol import Position
 from balancer.games.agueda.rules import G_BANK
+from agueda_turns import Turn, all_turns, is_legal_turn, play
 
 from test_agueda_rules import B, G, O, P, R, Y, position
 
@@ -19,12 +21,12 @@ def test_a_long_diagonal_holding_one_umbrella_gains_a_coin(ag_cfg):
     umbrella (R on cell 0): with 0 coins the player may take it and gains 1 coin (0 + 1 = 1), and the
     bank pays it."""
     game = position(ag_cfg, market=(R, O, Y, G, E, P, R, O, E))
-    st = game.state
+    st = ag.game_state(game)
     st.coins[0] = 0
     bank = int(st.g[G_BANK])
-    move = ag.Move(2, 0, (R,))
-    assert ag.is_legal_move(game, move)
-    ag.apply(game, move)
+    move = Turn(2, 0, (R,))
+    assert is_legal_turn(game, move)
+    play(game, move)
     assert st.coins[0] == 1 and st.g[G_BANK] == bank - 1
 
 
@@ -32,16 +34,16 @@ def test_a_long_diagonal_holding_two_umbrellas_is_free(ag_cfg):
     """Pick Umbrellas: "Picking a column with 2 umbrellas is free": the 3-space diagonal holding two
     umbrellas (R on 0, Y on 8; cell 4 empty) costs nothing: 2 coins stay 2."""
     game = position(ag_cfg, market=(R, O, Y, G, E, P, R, O, Y))
-    st = game.state
-    ag.apply(game, ag.Move(2, 0, (R, Y)))
+    st = ag.game_state(game)
+    play(game, Turn(2, 0, (R, Y)))
     assert st.coins[0] == 2
 
 
 def test_a_full_three_diagonal_still_costs_a_coin(ag_cfg):
     """The usual case is unchanged: a full 3-space diagonal (R, B, Y) costs 1 coin (2 - 1 = 1)."""
     game = position(ag_cfg, market=(R, O, Y, G, B, P, R, O, Y))
-    ag.apply(game, ag.Move(2, 0, (R, B, Y)))
-    assert game.state.coins[0] == 1
+    play(game, Turn(2, 0, (R, B, Y)))
+    assert ag.game_state(game).coins[0] == 1
 
 
 def test_no_line_can_be_taken_the_turn_goes_on_to_the_tourists(ag_cfg):
@@ -49,13 +51,13 @@ def test_no_line_can_be_taken_the_turn_goes_on_to_the_tourists(ag_cfg):
     column with 3 umbrellas" costs 1 coin). With 0 coins no line can be taken: every legal move takes
     no line (line -1) and the turn only attracts tourists or rests; with 1 coin the line is legal."""
     game = position(ag_cfg, market=(R, E, E, E, B, E, E, E, Y))
-    st = game.state
+    st = ag.game_state(game)
     st.coins[0] = 0
-    moves = ag.legal_moves(game)
+    moves = all_turns(game)
     assert moves and all(m.line == -1 and m.order == () for m in moves)
     st.coins[0] = 1
-    assert ag.is_legal_move(game, ag.Move(2, 0, (R, B, Y)))
-    assert all(m.line == 2 for m in ag.legal_moves(game))
+    assert is_legal_turn(game, Turn(2, 0, (R, B, Y)))
+    assert all(m.line == 2 for m in all_turns(game))
 
 
 def test_more_mural_beats_more_coins(ag_cfg):

@@ -1,7 +1,8 @@
 """Águeda rules on hand-set positions, one rule per test, named after the rulebook's headings.
 
-Positions are set on a real game: ``game.state`` holds plain numpy arrays (market, bag, boards,
-mural, tourists, coins) that a test overwrites before playing a move through ``ag.apply``. Seats
+Positions are set on a real game: ``ag.game_state(game)`` holds numpy views into the game's buffer
+(market, bag, boards, mural, tourists, coins) that a test overwrites before playing a whole turn
+(``agueda_turns.play``: the turn's decisions, each checked against the kernel's legal moves). Seats
 are 0-based in the engine. The config is configs/agueda/v1.yaml: colours R O Y G B P are codes
 0..5; market cells 0..8 row by row; lines (0-based) 0 = cell 2 (1 umbrella, +1 coin), 1 = cells
 1, 5 (free), 2 = cells 0, 4, 8 (costs 1 coin), 3 = cells 3, 7 (free), 4 = cell 6 (+1 coin); rows
@@ -15,19 +16,21 @@ import numpy as np
 import pytest
 
 import balancer.games.agueda as ag
+from balancer.core.protocol import Position
 from balancer.core.game import ranks_and_win_shares
-from balancer.games.agueda.rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_SEAT, G_TRIGGER, ST_RETURNED,
+from balancer.games.agueda.rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, G_TRIGGER, ST_RETURNED,
                                          TAKE_BREAK, umbrellas_accounted)
+from agueda_turns import Turn, all_turns, is_legal_turn, play
 
 R, O, Y, G, B, P = range(6)
 L = 7
 
 
-def position(cfg, n: int = 2, market=(R, O, Y, G, B, P, R, O, Y), seed: int = 1) -> ag.Game:
+def position(cfg, n: int = 2, market=(R, O, Y, G, B, P, R, O, Y), seed: int = 1) -> Position:
     """A fresh game with the market set to ``market`` (the bag adjusted so that 120 umbrellas are
     still accounted for), every board empty."""
     game = ag.new_game(cfg, n, seed)
-    st = game.state
+    st = ag.game_state(game)
     st.bag[:] += np.bincount(st.market[st.market >= 0], minlength=6)   # put the dealt market back
     for cell, c in enumerate(market):
         st.market[cell] = c
@@ -37,9 +40,9 @@ def position(cfg, n: int = 2, market=(R, O, Y, G, B, P, R, O, Y), seed: int = 1)
     return game
 
 
-def set_row(game: ag.Game, seat: int, row: int, colours) -> None:
+def set_row(game: Position, seat: int, row: int, colours) -> None:
     """Fill board ``row`` of ``seat`` with ``colours`` from the left (taken out of the bag)."""
-    st = game.state
+    st = ag.game_state(game)
     st.board[seat, row, :] = -1
     st.board[seat, row, :len(colours)] = colours
     st.fill[seat, row] = len(colours)
@@ -47,9 +50,9 @@ def set_row(game: ag.Game, seat: int, row: int, colours) -> None:
         st.bag[c] -= 1
 
 
-def market_line(game: ag.Game, line: int) -> tuple[int, ...]:
-    cells = game.rules.line_cells[line, :game.rules.line_len[line]]
-    return tuple(int(game.state.market[c]) for c in cells)
+def market_line(game: Position, line: int) -> tuple[int, ...]:
+    cells = game.T.rules.line_cells[line, :game.T.rules.line_len[line]]
+    return tuple(int(ag.game_state(game).market[c]) for c in cells)
 
 
 # ------------------------------------------------------------------------------------------ Pick Umbrellas
@@ -59,41 +62,41 @@ def test_pick_umbrellas_each_diagonal_cost_and_coin(ag_cfg, line, coins_after):
     """Pick Umbrellas: starting from 2 coins, a 1-umbrella line (0, 4) gains 1, a 2-umbrella line
     (1, 3) is free, the 3-umbrella line (2) costs 1; the coin goes to or comes from the bank."""
     game = position(ag_cfg)
-    bank = int(game.state.g[G_BANK])
+    bank = int(ag.game_state(game).g[G_BANK])
     taken = market_line(game, line)
     assert len(taken) == len(ag_cfg.market.lines[line].cells)
-    ag.apply(game, ag.Move(line, 0, taken))
-    assert game.state.coins[0] == coins_after
-    assert game.state.g[G_BANK] == bank - (coins_after - 2)
-    assert tuple(game.state.board[0, 0, :len(taken)]) == taken
+    play(game, Turn(line, 0, taken))
+    assert ag.game_state(game).coins[0] == coins_after
+    assert ag.game_state(game).g[G_BANK] == bank - (coins_after - 2)
+    assert tuple(ag.game_state(game).board[0, 0, :len(taken)]) == taken
 
 
 def test_pick_umbrellas_three_line_needs_a_coin(ag_cfg):
     """Pick Umbrellas: "In order to pick a column with 3 umbrellas, you must first pay 1 coin"."""
     game = position(ag_cfg)
-    game.state.coins[0] = 0
-    move = ag.Move(2, 0, market_line(game, 2))
-    assert not ag.is_legal_move(game, move)
-    assert all(m.line != 2 for m in ag.legal_moves(game))
+    ag.game_state(game).coins[0] = 0
+    move = Turn(2, 0, market_line(game, 2))
+    assert not is_legal_turn(game, move)
+    assert all(m.line != 2 for m in all_turns(game))
     with pytest.raises(ValueError):
-        ag.apply(game, move)
-    game.state.coins[0] = 1
-    assert ag.is_legal_move(game, move)
+        play(game, move)
+    ag.game_state(game).coins[0] = 1
+    assert is_legal_turn(game, move)
 
 
 def test_pick_umbrellas_empty_bank_pays_nothing(ag_cfg):
     """coins (assumed, the empty bank): a 1-umbrella line with the bank empty gains no coin."""
     game = position(ag_cfg)
-    game.state.g[G_BANK] = 0
-    ag.apply(game, ag.Move(0, 0, market_line(game, 0)))
-    assert game.state.coins[0] == 2 and game.state.g[G_BANK] == 0
+    ag.game_state(game).g[G_BANK] = 0
+    play(game, Turn(0, 0, market_line(game, 0)))
+    assert ag.game_state(game).coins[0] == 2 and ag.game_state(game).g[G_BANK] == 0
 
 
 def test_pick_umbrellas_order_must_be_the_lines_umbrellas(ag_cfg):
     game = position(ag_cfg)   # line 1 holds O (cell 1) and P (cell 5)
-    assert ag.is_legal_move(game, ag.Move(1, 0, (P, O)))
-    assert not ag.is_legal_move(game, ag.Move(1, 0, (O, O)))
-    assert not ag.is_legal_move(game, ag.Move(1, 0, (O,)))
+    assert is_legal_turn(game, Turn(1, 0, (P, O)))
+    assert not is_legal_turn(game, Turn(1, 0, (O, O)))
+    assert not is_legal_turn(game, Turn(1, 0, (O,)))
 
 
 # ------------------------------------------------------------------------------------------ Place Umbrellas
@@ -101,8 +104,8 @@ def test_pick_umbrellas_order_must_be_the_lines_umbrellas(ag_cfg):
 def test_place_umbrellas_from_the_leftmost_empty_space_in_the_chosen_order(ag_cfg):
     game = position(ag_cfg)   # line 2: R (cell 0), B (cell 4), Y (cell 8)
     set_row(game, 0, 1, [G, G])
-    ag.apply(game, ag.Move(2, 1, (Y, R, B)))
-    assert list(game.state.board[0, 1, :5]) == [G, G, Y, R, B] and game.state.fill[0, 1] == 5
+    play(game, Turn(2, 1, (Y, R, B)))
+    assert list(ag.game_state(game).board[0, 1, :5]) == [G, G, Y, R, B] and ag.game_state(game).fill[0, 1] == 5
 
 
 def test_place_umbrellas_overflow_goes_back_into_the_bag(ag_cfg):
@@ -110,13 +113,13 @@ def test_place_umbrellas_overflow_goes_back_into_the_bag(ag_cfg):
     into the bag". Row 0 has 1 empty space; the 3-line R, B, Y placed as B, R, Y: B fits, R and Y
     go back. The market refill then draws 3 of the bag's umbrellas, so the check is on bag + market."""
     game = position(ag_cfg)
-    st = game.state
+    st = ag.game_state(game)
     set_row(game, 0, 0, [O, O, G, G, P, P])
     def pool() -> np.ndarray:
         return st.bag.copy() + np.bincount(st.market[st.market >= 0], minlength=6)
 
     before = pool()
-    ag.apply(game, ag.Move(2, 0, (B, R, Y)))
+    play(game, Turn(2, 0, (B, R, Y)))
     after = pool()
     assert list(st.board[0, 0]) == [O, O, G, G, P, P, B] and st.fill[0, 0] == L
     assert st.stats[0, ST_RETURNED] == 2
@@ -128,10 +131,10 @@ def test_place_umbrellas_overflow_goes_back_into_the_bag(ag_cfg):
 def test_place_umbrellas_into_a_full_row_returns_all(ag_cfg):
     game = position(ag_cfg)
     set_row(game, 0, 2, [O] * 4 + [G] * 3)
-    move = ag.Move(1, 2, (O, P))
-    assert ag.is_legal_move(game, move)
-    ag.apply(game, move)
-    assert game.state.stats[0, ST_RETURNED] == 2 and game.state.fill[0, 2] == L
+    move = Turn(1, 2, (O, P))
+    assert is_legal_turn(game, move)
+    play(game, move)
+    assert ag.game_state(game).stats[0, ST_RETURNED] == 2 and ag.game_state(game).fill[0, 2] == L
 
 
 # ------------------------------------------------------------------------------------------ Update Mural
@@ -140,15 +143,15 @@ def test_update_mural_paintbrush_flips_that_colour_once(ag_cfg):
     """Update Mural: filling a paintbrush space (index 2) flips the tile of that umbrella's colour;
     an already flipped colour on a later paintbrush space does nothing."""
     game = position(ag_cfg)
-    st = game.state
+    st = ag.game_state(game)
     set_row(game, 0, 0, [G, G])
-    ag.apply(game, ag.Move(0, 0, (Y,)))            # line 0 = cell 2 = Y onto index 2 (paintbrush)
+    play(game, Turn(0, 0, (Y,)))            # line 0 = cell 2 = Y onto index 2 (paintbrush)
     assert list(st.flipped[0]) == [0, 0, 1, 0, 0, 0]
     assert st.suitcase[0] == 3 and list(st.unlocked[0]) == [0, 0, 0]
     # a non-paintbrush space flips nothing
     game2 = position(ag_cfg)
-    ag.apply(game2, ag.Move(0, 0, (Y,)))           # Y onto index 0
-    assert game2.state.flipped[0].sum() == 0
+    play(game2, Turn(0, 0, (Y,)))           # Y onto index 0
+    assert ag.game_state(game2).flipped[0].sum() == 0
 
 
 def test_update_mural_row_unlocks_its_tourist_usable_the_same_turn(ag_cfg):
@@ -156,16 +159,16 @@ def test_update_mural_row_unlocks_its_tourist_usable_the_same_turn(ag_cfg):
     paintbrush space flips O, completes mural row (R, O) and unlocks its tourist, which may be
     attracted at once: to the open tile of row 1 (tile (Y, G)), scoring G, 2 umbrellas -> 2 points."""
     game = position(ag_cfg)                        # line 1: O (cell 1), P (cell 5)
-    st = game.state
+    st = ag.game_state(game)
     st.flipped[0, R] = 1
     st.suitcase[0] = 0
     st.occ[0] = [1, 0, 2]                          # tiles of rows 0 and 2 are taken
     set_row(game, 0, 1, [G, G])
-    move = ag.Move(1, 1, (O, P), ATTRACT_ONE, 1, G)
-    without_unlock = ag.Move(1, 1, (P, O), ATTRACT_ONE, 1, G)   # P lands on the paintbrush instead
-    assert not ag.is_legal_move(game, without_unlock)
-    assert ag.is_legal_move(game, move)
-    ag.apply(game, move)
+    move = Turn(1, 1, (O, P), ATTRACT_ONE, 1, G)
+    without_unlock = Turn(1, 1, (P, O), ATTRACT_ONE, 1, G)   # P lands on the paintbrush instead
+    assert not is_legal_turn(game, without_unlock)
+    assert is_legal_turn(game, move)
+    play(game, move)
     assert st.flipped[0, O] == 1 and st.unlocked[0, 0] == 1
     assert st.suitcase[0] == 0 and st.occ[0, 1] == 1
     assert st.stats[0, 0] == 2
@@ -173,7 +176,7 @@ def test_update_mural_row_unlocks_its_tourist_usable_the_same_turn(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ Attract Tourists
 
-def _tourist_position(cfg) -> ag.Game:
+def _tourist_position(cfg) -> Position:
     """Seat 0: row 0 = R R O Y, row 1 = Y G G, 3 tourists in suitcases, every tile open."""
     game = position(cfg)
     set_row(game, 0, 0, [R, R, O, Y])
@@ -185,43 +188,43 @@ def test_attract_one_tourist_scores_one_colour_of_the_tile(ag_cfg):
     """Attract 1 Tourist & Score: row 0's tile shows R and O; after placing the line-4 umbrella (R,
     cell 6) in row 0, scoring R counts 3 umbrellas (including earlier ones)."""
     game = _tourist_position(ag_cfg)
-    ag.apply(game, ag.Move(4, 0, (R,), ATTRACT_ONE, 0, R))
-    st = game.state
+    play(game, Turn(4, 0, (R,), ATTRACT_ONE, 0, R))
+    st = ag.game_state(game)
     assert st.stats[0, 0] == 3 and st.occ[0, 0] == 1 and st.suitcase[0] == 2
 
 
 def test_attract_one_tourist_colour_must_be_on_the_tile(ag_cfg):
     game = _tourist_position(ag_cfg)
-    assert not ag.is_legal_move(game, ag.Move(4, 0, (R,), ATTRACT_ONE, 0, Y))
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 0, Y))
 
 
 def test_attract_two_tourists_scores_both_colours(ag_cfg):
     """Attract 2 Tourists & Score: row 1's tile shows Y and G: Y G G + the placed Y (line 0, cell
     2) -> 4 points; 2 tourists leave the suitcases."""
     game = _tourist_position(ag_cfg)
-    ag.apply(game, ag.Move(0, 1, (Y,), ATTRACT_TWO, 1))
-    st = game.state
+    play(game, Turn(0, 1, (Y,), ATTRACT_TWO, 1))
+    st = ag.game_state(game)
     assert st.stats[0, 0] == 4 and st.occ[0, 1] == 2 and st.suitcase[0] == 1
 
 
 def test_attract_needs_an_open_tile_and_enough_tourists(ag_cfg):
     """"A Tourist Tile is considered open ONLY when it is empty"; 2 tourists need 2 in suitcases."""
     game = _tourist_position(ag_cfg)
-    st = game.state
+    st = ag.game_state(game)
     st.occ[0, 0] = 1
     st.suitcase[0] = 1
-    assert not ag.is_legal_move(game, ag.Move(4, 0, (R,), ATTRACT_ONE, 0, R))      # tile taken
-    assert ag.is_legal_move(game, ag.Move(4, 0, (R,), ATTRACT_ONE, 1, G))
-    assert not ag.is_legal_move(game, ag.Move(4, 0, (R,), ATTRACT_TWO, 1))         # only 1 tourist
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 0, R))      # tile taken
+    assert is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 1, G))
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_TWO, 1))         # only 1 tourist
 
 
 def test_take_a_break_returns_tourists_and_shifts_tiles(ag_cfg):
     """Take a Break: tourists return to the suitcases; the tiles shift down 1, the bottom to the top."""
     game = _tourist_position(ag_cfg)
-    st = game.state
+    st = ag.game_state(game)
     st.occ[0] = [1, 2, 0]
     st.suitcase[0] = 0
-    ag.apply(game, ag.Move(4, 0, (R,), TAKE_BREAK))
+    play(game, Turn(4, 0, (R,), TAKE_BREAK))
     assert list(st.occ[0]) == [0, 0, 0] and st.suitcase[0] == 3
     assert list(st.tile_at[0]) == [2, 0, 1]
     assert st.stats[0, 0] == 0
@@ -230,12 +233,12 @@ def test_take_a_break_returns_tourists_and_shifts_tiles(ag_cfg):
 def test_no_tourist_in_a_suitcase_forces_a_break(ag_cfg):
     """"If all of your Tourist Meeples have already been placed, you ... must Take a Break"."""
     game = _tourist_position(ag_cfg)
-    st = game.state
+    st = ag.game_state(game)
     st.suitcase[0] = 0
     st.occ[0] = [2, 1, 0]
-    moves = ag.legal_moves(game)
+    moves = all_turns(game)
     assert moves and all(m.tourist == TAKE_BREAK for m in moves)
-    assert not ag.is_legal_move(game, ag.Move(4, 0, (R,), ATTRACT_ONE, 2, B))
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 2, B))
 
 
 def test_legal_moves_count_on_a_fresh_market(ag_cfg):
@@ -243,9 +246,9 @@ def test_legal_moves_count_on_a_fresh_market(ag_cfg):
     different: 6 orders) = 12 orders x 3 rows, each with 1 break + 3 open tiles x (2 colours + 1
     pair) = 10 tourist options -> 360 moves."""
     game = position(ag_cfg)
-    moves = ag.legal_moves(game)
+    moves = all_turns(game)
     assert len(moves) == 360 == len(set(moves))
-    assert all(ag.is_legal_move(game, m) for m in moves)
+    assert all(is_legal_turn(game, m) for m in moves)
 
 
 # ------------------------------------------------------------------------------------------ Game End
@@ -254,16 +257,16 @@ def test_end_trigger_gives_every_other_player_one_last_turn(ag_cfg):
     """Game End: seat 1 of 3 fills its last space; seats 2 and 0 each take one final turn, then the
     game is over (seat 1 does not play again)."""
     game = position(ag_cfg, n=3)
-    st = game.state
+    st = ag.game_state(game)
     for r in range(3):
         set_row(game, 1, r, [G] * (L if r < 2 else L - 1))
     st.g[G_SEAT] = 1
-    ag.apply(game, ag.Move(0, 2, (Y,)))
+    play(game, Turn(0, 2, (Y,)))
     assert st.g[G_TRIGGER] == 1 and not ag.is_over(game) and game.seat_to_move == 2
-    ag.apply(game, ag.legal_moves(game)[0])
+    play(game, all_turns(game)[0])
     assert not ag.is_over(game) and game.seat_to_move == 0
-    ag.apply(game, ag.legal_moves(game)[0])
-    assert ag.is_over(game) and ag.legal_moves(game) == []
+    play(game, all_turns(game)[0])
+    assert ag.is_over(game) and all_turns(game) == []
     assert list(st.stats[:, 1]) == [1, 1, 1]
 
 
@@ -272,10 +275,10 @@ def test_end_trigger_by_the_last_seat(ag_cfg):
     game = position(ag_cfg, n=2)
     for r in range(3):
         set_row(game, 1, r, [G] * (L if r < 2 else L - 1))
-    game.state.g[G_SEAT] = 1
-    ag.apply(game, ag.Move(0, 2, (Y,)))
+    ag.game_state(game).g[G_SEAT] = 1
+    play(game, Turn(0, 2, (Y,)))
     assert not ag.is_over(game) and game.seat_to_move == 0
-    ag.apply(game, ag.legal_moves(game)[0])
+    play(game, all_turns(game)[0])
     assert ag.is_over(game)
 
 
@@ -289,7 +292,7 @@ def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
       seat 2: 11 tourist points, 4 tiles (2), 2 full rows (4) + 0, 3 empty (-3) = 14
     seats 0 and 2 tie on 14 and on empty spaces (3) and mural tiles (4); seat 2 has more coins."""
     game = position(ag_cfg, n=3)
-    st = game.state
+    st = ag.game_state(game)
     st.shops[:] = [6, 8]
     st.shop_mask[:] = 0
     boards = {0: [L, L, 4], 1: [L, 6, 4], 2: [L, L, 4]}
@@ -303,6 +306,7 @@ def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
     st.flipped[2, :4] = 1
     st.occ[0] = [1, 0, 0]
     st.coins[:] = [1, 0, 3]
+    st.g[G_OVER] = 1                                  # the game has ended
     out = ag.outcome(game)
     assert out.scores == [14, 13, 14]
     assert out.components == {"tourists": [10, 11, 11], "mural": [2, 4, 2], "shops": [5, 2, 4],

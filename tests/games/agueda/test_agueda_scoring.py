@@ -30,7 +30,7 @@ def card(cfg, name: str) -> int:
 
 
 def compiled_points(cfg, idx: int, marked: set[int], board, coins: int, tourists: int) -> int:
-    rules = ag.compiled(cfg, 2)
+    rules = ag.compiled(cfg, 2).rules
     arr = np.array(board, np.int8)
     fill = np.array([sum(1 for c in row if c >= 0) for row in board], np.int64)
     mask = sum(1 << c for c in marked)
@@ -78,7 +78,7 @@ def test_every_shop_kind_is_covered(ag_cfg):
 @pytest.mark.parametrize("flipped,points", [(0, 0), (3, 0), (4, 2), (5, 4), (6, 6)])
 def test_mural_scoring(ag_cfg, flipped, points):
     """Mural Scoring: 4/5/6 flipped tiles score 2/4/6."""
-    assert ag.compiled(ag_cfg, 2).mural_pts[flipped] == points
+    assert ag.compiled(ag_cfg, 2).rules.mural_pts[flipped] == points
     out = final_reference(ag_cfg, BOARD, flipped, 0, [], 0, 0)
     assert out["mural"] == points
 
@@ -122,7 +122,7 @@ def test_outcome_agrees_with_the_reference_on_played_games(ag_cfg, n, seed):
     while not ag.is_over(game):
         ag.apply(game, player.choose(game, game.seat_to_move, rng))
     out = ag.outcome(game)
-    s = game.state
+    s = ag.game_state(game)
     shops = [(int(s.shops[i]), {c for c in range(6) if (int(s.shop_mask[i]) >> c) & 1}) for i in range(2)]
     for seat in range(n):
         ref = final_reference(ag_cfg, s.board[seat].tolist(), int(s.flipped[seat].sum()), int(s.stats[seat, 0]),

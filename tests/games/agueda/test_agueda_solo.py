@@ -8,15 +8,17 @@ import numpy as np
 import pytest
 
 import balancer.games.agueda as ag
+from balancer.core.protocol import Position
 from balancer.games.agueda.rules import G_AI_PTS, G_DECK, umbrellas_accounted
 from balancer.games.agueda.scoring import ai_score
+from agueda_turns import Turn, all_turns, play
 
 R, O, Y, G, B, P = range(6)
 
 
-def solo(cfg, market, first_card: str) -> ag.Game:
+def solo(cfg, market, first_card: str) -> Position:
     game = ag.new_game(cfg, 1, 3)
-    st = game.state
+    st = ag.game_state(game)
     st.bag[:] += np.bincount(st.market, minlength=6)
     st.market[:] = market
     st.bag[:] -= np.bincount(np.array(market), minlength=6)
@@ -39,8 +41,8 @@ def test_tour_guide_card_takes_from_the_market(ag_cfg, card, taken, points):
     umbrellas for the AI; they stay out of the bag."""
     market = [R, O, Y, G, B, B, B, P, Y]
     game = solo(ag_cfg, market, card)
-    ag.apply(game, ag.Move(0, 0, (Y,)))
-    st = game.state
+    play(game, Turn(0, 0, (Y,)))
+    st = ag.game_state(game)
     assert {c: int(n) for c, n in enumerate(st.ai) if n} == taken
     assert st.g[G_AI_PTS] == points and st.g[G_DECK] == 1
     assert umbrellas_accounted(st) == 120
@@ -50,18 +52,18 @@ def test_solo_ends_after_the_last_card(ag_cfg):
     game = ag.new_game(ag_cfg, 1, 5)
     for turn in range(10):
         assert not ag.is_over(game)
-        ag.apply(game, ag.legal_moves(game)[0])
-    assert ag.is_over(game) and game.state.stats[0, 1] == 10
+        play(game, all_turns(game)[0])
+    assert ag.is_over(game) and ag.game_state(game).stats[0, 1] == 10
 
 
 def test_ai_end_card_and_ties_go_to_the_ai(ag_cfg):
     """AI: 13 card points + normal card 3 + 2 groups of 4+ (R 4, O 5) x 2 = 20. A player with 20
     loses (the AI wins ties), with 21 wins."""
     game = ag.new_game(ag_cfg, 1, 5)
-    st = game.state
+    st = ag.game_state(game)
     st.ai[:] = [4, 5, 3, 0, 1, 0]
     st.g[G_AI_PTS] = 13
-    assert ai_score(st, game.rules) == 20
+    assert ai_score(st, game.T.rules) == 20
     st.shops[:] = [6, 9]       # Shop 07 (full rows) and Shop 10 (marked umbrellas): 0 on an empty board
     st.stats[0, 0] = 20 + 21   # tourist points; 21 empty spaces score -21
     st.g[2] = 1

@@ -1,0 +1,723 @@
+"""Águeda's compiled game interface (:mod:`balancer.core.kernel`): one int64 buffer per position,
+one int64 per decision, the turn split into decisions of the same player.
+
+**The position** ``S`` is one C-contiguous int64 array: a header of :data:`HEADER` ints (the
+decision being asked, the turn assembled so far, the last complete turn), then the rules' whole
+:class:`~.rules.State` (:func:`~.rules.state_views`: g, market, bag, boards, mural, tourists, coins,
+statistics, shop cards, the tour-guide deck, the solo AI's piles). :func:`views` gives the State
+whose arrays are views into ``S``, so the compiled rules (:func:`~.rules.apply_move`), the scorer
+and the greedy and lookahead agents work on the buffer unchanged. A copy is ``S.copy()``.
+
+**The move encoding.** A turn (How to Play) is up to four decisions of the player to move, asked in
+this order; each is one int64 code:
+
+================  =========================================================  ======================
+decision          codes                                                       options
+================  =========================================================  ======================
+the line          ``line`` (0-based index into ``market.lines``) for each     1 to 5 (v1); always
+                  line it may take (Pick Umbrellas: holds an umbrella, the     asked, it opens the
+                  cost can be paid); :data:`NO_LINE` (99) alone when none      turn
+                  can be taken (the turn goes on to the tourists)
+the board row     ``100 + row`` (0..2): every row, a full one too (Place       3; asked after a line
+                  Umbrellas: what does not fit goes back into the bag)
+the order         ``200 + p``: the umbrellas in the order ``PERMS[k, p]`` of   up to 6 (v1: a line
+                  the line's k umbrellas (line order: ``market.lines``);       holds at most 3)
+                  one ``p`` per distinct way the row receives them (orders
+                  that place the same colours on the same spaces and differ
+                  only in what goes back into the bag are one option: the
+                  first ``p`` of each)
+the tourists      ``300`` take a break; ``301 + 3 r`` attract 1 tourist to     up to 10
+                  the tile of board row ``r`` scoring its first colour,
+                  ``302 + 3 r`` its second (listed only if it differs),
+                  ``303 + 3 r`` attract 2 tourists there (Attract Tourists;
+                  a tourist unlocked by this turn's placement counts)
+================  =========================================================  ======================
+
+A decision with a single option is taken by :func:`apply` itself (the order of one umbrella or of
+two of one colour, into a full row; the break when no tourist is in a suitcase or no tile is
+open), except the line, which is always asked so that every turn has at least one decision. The
+turn is played (:func:`~.rules.apply_move`: coins, placement, mural, tourists, the solo tour guide,
+the refill, the end trigger) when its last decision is taken; chance (the bag's draws, the
+tour-guide card) is resolved there with the generator given to ``apply``. The full list of whole
+turns would be up to 360 (5 lines x 3 rows x orders x 10 tourist options; measured over 3,465
+positions of 120 random and greedy games: at most 360, median 180), too wide for a search's root;
+split, no decision has more than 10 options (24 with a 4-umbrella line).
+
+**Hidden information.** Everything on the table is open (market, boards, murals, tourists, coins,
+the shop cards and their markers, the Solo End Game Scoring card, the AI's umbrella piles), and
+the bag's contents are the box minus what is on the table, so it hides nothing: its draws are
+chance, resolved in ``apply``. The one secret is the order of the tour-guide cards not yet revealed
+(Solo Setup 3: a face-down deck); :func:`determinize` reshuffles exactly those (sorted first, so the
+result depends only on what the seat sees) and :func:`observation` shows them sorted. With several
+players the deck is dealt at setup but never used; it is hidden and reshuffled the same way.
+
+**Values.** ``scores``: the points per seat as Final Scoring would count them now (tourist points,
+mural, shop cards, -1 per empty space). ``returns`` at the end: with several players the win shares
+(most points; ties broken by fewer empty spaces, then more mural tiles, then more coins; still tied:
+shared, 1/k each), equal to ``ranks_and_win_shares`` of the Outcome; solo, the solo win: 1 when the
+player's score is greater than the AI's (Solo Mode, Winning the Game: the AI wins ties), else 0.
+``heuristic`` before the end: per seat ``1 / (1 + exp(-margin / scale))``, the margin being the
+seat's score now minus the best other seat's (solo: minus the AI's score now: its card points plus
+its end card on the piles so far), ``scale`` from ``agents.heuristic.scale`` in the YAML (an agent
+parameter); at the end it equals ``returns``.
+
+**Policy.** :func:`policy` is the greedy agent held to the decisions already taken this turn (the
+best turn by the ``agents.greedy`` weights among those that agree with them; exact ties at random):
+about 1.3 greedy searches per turn; it plays out games at about half the rate of the uniform random
+policy (benchmarks/bench_agueda.py, 4 players: 350-440 against 720-850 games/s in the same runs)
+and far stronger.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ...core.game import Outcome
+from ...core.kernel import Engine, Kernel
+from .agents import FREE, GREEDY, LOOKAHEAD, RANDOM, agent_params, choose_move, greedy_search
+from .config import AguedaConfig
+from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_DECK, G_MOVES, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE,
+                    MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, Rules, State,
+                    O_AI, O_BAG, O_COINS, O_DECK, O_END, O_FILL, O_FLIPPED, O_MARKET, O_OCC, O_SUITCASE, O_TILE_AT,
+                    O_UNLOCKED, apply_move, below, compile_rules, line_open, line_umbrellas, placing, setup, shuffle,
+                    state_offsets, state_views)
+from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED, F_COINS_SPENT, F_EMPTY_COUNT,
+                      F_MURAL_TILES, F_RETURNED, F_TURNS, ai_score, final_rows)
+
+# the header of S
+H_PHASE = 0                   # the decision asked: PH_*
+H_PERM = 1                    # the order chosen this turn (p of PERMS[k, p]), -1 before
+H_MV = 2                      # the turn assembled so far (rules' int64[MOVE_LEN]; -1 where not decided)
+H_LAST = H_MV + MOVE_LEN      # the last complete turn played (-1 before the first)
+HEADER = H_LAST + MOVE_LEN
+G0 = HEADER                   # g (seat, trigger, over, ...) is the State's first field
+PH_LINE, PH_ROW, PH_ORDER, PH_TOURIST = 0, 1, 2, 3
+M_ROW, M_ORDER, M_TOURIST = 100, 200, 300
+NO_LINE = 99
+"""The line decision when no line can be taken (market.assumed: the turn goes on to the tourists)."""
+MAX_LINES = 16
+
+
+class Table(NamedTuple):
+    """The rule table ``T`` of one variant and player count: the compiled rules and the agent
+    parameters the kernel's policy and heuristic use."""
+
+    rules: Rules
+    weights: np.ndarray   # float64[N_WEIGHTS]: agents.greedy (the rollout policy)
+    scale: float          # agents.heuristic.scale: points of margin per logistic unit
+    max_moves: int        # a bound on legal()'s count
+    off: np.ndarray       # int64[17]: where each State field starts in S (rules.state_offsets after the header)
+
+
+# --------------------------------------------------------------------------- compile (Python)
+
+_TABLES: dict[tuple[int, int], tuple[AguedaConfig, Table]] = {}
+_CFG_OF: dict[int, tuple[Table, AguedaConfig]] = {}
+
+
+def compile(cfg: AguedaConfig, n_players: int) -> Table:   # noqa: A001 (the Engine's name)
+    """The variant compiled for ``n_players`` (1 = solo), cached per config and count. Raises
+    ValueError for an unsupported count or a market line longer than MAX_LINE."""
+    hit = _TABLES.get((id(cfg), n_players))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    rules = compile_rules(cfg, n_players)
+    n_lines = int(rules.line_len.shape[0])
+    if n_lines > MAX_LINES:
+        raise ValueError(f"market.lines: at most {MAX_LINES} lines")
+    longest = int(rules.line_len.max())
+    _, weights = agent_params(cfg, "greedy")
+    T = Table(rules, weights, float(cfg.agents.heuristic.scale),
+              max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS, rules.n_colours), state_offsets(rules, HEADER))
+    _TABLES[(id(cfg), n_players)] = (cfg, T)
+    _CFG_OF[id(T)] = (T, cfg)
+    return T
+
+
+def config_of(T: Table) -> AguedaConfig:
+    """The config ``T`` was compiled from (names for outcomes and transcripts)."""
+    return _CFG_OF[id(T)][1]
+
+
+def n_players(T: Table) -> int:
+    return int(T.rules.n_players)
+
+
+def max_moves(T: Table) -> int:
+    return int(T.max_moves)
+
+
+# --------------------------------------------------------------------------- compiled interface
+
+@nb.njit(cache=True, inline="always")
+def views(S, T):
+    """The rules' :class:`~.rules.State` as views into ``S`` (after the header). Building them costs
+    a few hundred nanoseconds (numba's reshape), so the decision code below reads ``S`` at the
+    offsets ``T.off`` and builds the views only to play a whole turn."""
+    return state_views(S, T.rules, T.off)
+
+
+@nb.njit(cache=True, inline="always")
+def _begin_turn(S):
+    S[H_PHASE] = PH_LINE
+    S[H_PERM] = -1
+    for j in range(MOVE_LEN):
+        S[H_MV + j] = -1
+
+
+@nb.njit(cache=True)
+def new_state(T, rng):
+    """Setup (shop cards and markers, bag and market, coins, tourists; solo, the tour-guide deck)
+    resolved with ``rng``; the first player's line decision is asked."""
+    S = np.zeros(T.off[O_END], np.int64)
+    for j in range(MOVE_LEN):
+        S[H_LAST + j] = -1
+    st = views(S, T)
+    st.board[:] = -1
+    setup(st, T.rules, rng)
+    _begin_turn(S)
+    return S
+
+
+@nb.njit(cache=True)
+def to_move(S, T):
+    return S[G0 + G_SEAT]
+
+
+@nb.njit(cache=True)
+def is_over(S, T):
+    return S[G0 + G_OVER] != 0
+
+
+@nb.njit(cache=True, inline="always")
+def _first_of_class(u, k, p, placed):
+    """True when order p of ``u[:k]`` places its first ``placed`` colours differently from every
+    earlier order q < p (the order decision lists one p per distinct placement)."""
+    for q in range(p):
+        same = True
+        for j in range(placed):
+            if u[PERMS[k, q, j]] != u[PERMS[k, p, j]]:
+                same = False
+                break
+        if same:
+            return False
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _legal(S, T, out):
+    """The options of the decision asked (module docstring) into ``out``; their count. ``out`` is
+    also the scratch of the tourists' placement check (T.max_moves >= the colours)."""
+    rules, off = T.rules, T.off
+    seat = S[G0 + G_SEAT]
+    ph = S[H_PHASE]
+    if ph == PH_LINE:
+        n = 0
+        market = S[off[O_MARKET]:off[O_BAG]]
+        coins = S[off[O_COINS] + seat]
+        for line in range(rules.line_len.shape[0]):
+            if line_open(market, rules.line_cells, rules.line_len, rules.coins_by_count, coins, line):
+                out[n] = line
+                n += 1
+        if n == 0:
+            out[0] = NO_LINE
+            n = 1
+        return n
+    if ph == PH_ROW:
+        for r in range(ROWS):
+            out[r] = M_ROW + r
+        return ROWS
+    k = S[H_MV + MV_K]
+    row = S[H_MV + MV_ROW]
+    fill = S[off[O_FILL] + ROWS * seat + row]
+    if ph == PH_ORDER:
+        u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE]
+        placed = min(k, rules.row_len - fill)
+        n = 0
+        for p in range(N_PERMS[k]):
+            if _first_of_class(u, k, p, placed):
+                out[n] = M_ORDER + p
+                n += 1
+        return n
+    # the tourists, after this turn's placement (a tourist it unlocks may be used at once)
+    C = rules.n_colours
+    flips = out[:C]
+    _, _, done = placing(fill, rules.row_len, rules.brush[row], S[off[O_FLIPPED] + C * seat:off[O_FLIPPED] + C * seat + C],
+                         S[off[O_UNLOCKED] + ROWS * seat:off[O_UNLOCKED] + ROWS * seat + ROWS], rules.mural_row,
+                         S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE], k, flips)
+    suit = S[off[O_SUITCASE] + seat] + done * rules.locked_per_row
+    out[0] = M_TOURIST
+    n = 1
+    for r in range(ROWS):
+        if S[off[O_OCC] + ROWS * seat + r] != 0:
+            continue
+        tile = S[off[O_TILE_AT] + ROWS * seat + r]
+        if suit >= 1:
+            out[n] = M_TOURIST + 1 + 3 * r
+            n += 1
+            if rules.tile_col[tile, 1] != rules.tile_col[tile, 0]:
+                out[n] = M_TOURIST + 2 + 3 * r
+                n += 1
+        if suit >= 2:
+            out[n] = M_TOURIST + 3 + 3 * r
+            n += 1
+    return n
+
+
+@nb.njit(cache=True)
+def legal(S, T, out):
+    """The legal decisions of the seat to move into ``out`` (module docstring); 0 once over."""
+    if S[G0 + G_OVER]:
+        return 0
+    return _legal(S, T, out)
+
+
+@nb.njit(cache=True, inline="always")
+def _decide(S, T, move):
+    """Take decision ``move`` (one of :func:`_legal`) into the header; True when it completes the
+    turn (the header then holds the whole turn, for :func:`_finish_turn`)."""
+    rules, off = T.rules, T.off
+    ph = S[H_PHASE]
+    if ph == PH_LINE:
+        if move == NO_LINE:
+            S[H_MV + MV_LINE] = -1
+            S[H_MV + MV_ROW] = 0
+            S[H_MV + MV_K] = 0
+            S[H_PHASE] = PH_TOURIST
+        else:
+            S[H_MV + MV_LINE] = move
+            S[H_MV + MV_K] = line_umbrellas(S[off[O_MARKET]:off[O_BAG]], rules.line_cells, rules.line_len, move,
+                                            S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE])
+            S[H_PHASE] = PH_ROW
+        return False
+    if ph == PH_ROW:
+        S[H_MV + MV_ROW] = move - M_ROW
+        S[H_PHASE] = PH_ORDER
+        return False
+    if ph == PH_ORDER:
+        p = move - M_ORDER
+        k = S[H_MV + MV_K]
+        o = H_MV + MV_ORDER
+        u = (S[o], S[o + 1], S[o + 2], S[o + 3])   # the line order (MAX_LINE = 4)
+        for j in range(k):
+            S[o + j] = u[PERMS[k, p, j]]
+        S[H_PERM] = p
+        S[H_PHASE] = PH_TOURIST
+        return False
+    t = move - M_TOURIST
+    if t == 0:
+        S[H_MV + MV_TOURIST] = TAKE_BREAK
+        S[H_MV + MV_TROW] = -1
+        S[H_MV + MV_TCOL] = -1
+    else:
+        r = (t - 1) // 3
+        j = (t - 1) % 3
+        S[H_MV + MV_TROW] = r
+        if j == 2:
+            S[H_MV + MV_TOURIST] = ATTRACT_TWO
+            S[H_MV + MV_TCOL] = -1
+        else:
+            S[H_MV + MV_TOURIST] = ATTRACT_ONE
+            S[H_MV + MV_TCOL] = rules.tile_col[S[off[O_TILE_AT] + ROWS * S[G0 + G_SEAT] + r], j]
+    return True
+
+
+@nb.njit(cache=True, inline="always")
+def _finish_turn(S, rules, st, rng):
+    """Play the assembled turn (rules.apply_move, chance from ``rng``) and ask the next line."""
+    for j in range(MOVE_LEN):
+        S[H_LAST + j] = S[H_MV + j]
+    apply_move(st, rules, S[H_MV:H_MV + MOVE_LEN], rng)
+    _begin_turn(S)
+
+
+@nb.njit(cache=True, inline="always")
+def _run(S, T, move, rng, buf):
+    """Take ``move``, then every decision with a single option that follows (the order, the
+    tourists; the line is always asked); a completed turn is played with ``rng``. Returns the count
+    of the next decision's options when they were listed into ``buf`` on the way, else -1."""
+    done = _decide(S, T, move)
+    while True:
+        if done:
+            _finish_turn(S, T.rules, views(S, T), rng)
+            return -1
+        ph = S[H_PHASE]
+        if ph != PH_ORDER and ph != PH_TOURIST:
+            return -1
+        n = _legal(S, T, buf)
+        if n != 1:
+            return n
+        done = _decide(S, T, buf[0])
+
+
+@nb.njit(cache=True)
+def apply(S, T, move, rng):
+    """Take decision ``move`` (one of :func:`legal`; not checked) in place; the decisions with a
+    single option that follow are taken too, and a completed turn is played with ``rng``."""
+    buf = np.empty(T.max_moves, np.int64)
+    _run(S, T, move, rng, buf)
+
+
+@nb.njit(cache=True)
+def play_turn(S, rules, st, mv, rng):
+    """Play a whole turn ``mv`` (rules' int64[MOVE_LEN], legal) of the seat to move, asked its line:
+    the same position as taking its decisions one by one (the fast path of greedy and lookahead)."""
+    for j in range(MOVE_LEN):
+        S[H_MV + j] = mv[j]
+    _finish_turn(S, rules, st, rng)
+
+
+@nb.njit(cache=True)
+def _points(st, rules, out):
+    """Each seat's score as Final Scoring would count it now, into ``out``."""
+    rows = final_rows(st, rules)
+    for s in range(rules.n_players):
+        total = 0
+        for c in range(len(COMPONENTS)):
+            total += rows[s, c]
+        out[s] = total
+    return rows
+
+
+@nb.njit(cache=True)
+def scores(S, T, out):
+    """Points per seat (Final Scoring as if the game ended now; the final scores at the end)."""
+    _points(views(S, T), T.rules, out)
+
+
+@nb.njit(cache=True, inline="always")
+def _ahead(rows, pts, a, b):
+    """Winning the Game: seat ``a`` ranks above ``b`` (more points, then fewer empty spaces, more
+    mural tiles, more coins)."""
+    if pts[a] != pts[b]:
+        return pts[a] > pts[b]
+    if rows[a, F_EMPTY_COUNT] != rows[b, F_EMPTY_COUNT]:
+        return rows[a, F_EMPTY_COUNT] < rows[b, F_EMPTY_COUNT]
+    if rows[a, F_MURAL_TILES] != rows[b, F_MURAL_TILES]:
+        return rows[a, F_MURAL_TILES] > rows[b, F_MURAL_TILES]
+    return rows[a, F_COINS] > rows[b, F_COINS]
+
+
+@nb.njit(cache=True)
+def _returns(st, rules, out):
+    n = rules.n_players
+    pts = np.zeros(n, np.int64)
+    rows = _points(st, rules, pts)
+    if n == 1:
+        out[0] = 1.0 if pts[0] > ai_score(st, rules) else 0.0   # Solo: the AI wins ties
+        return
+    # Winning the Game: points, then fewer empty spaces, more mural tiles, more coins; then shared
+    best = 0
+    for s in range(1, n):
+        if _ahead(rows, pts, s, best):
+            best = s
+    winners = 0
+    for s in range(n):
+        if _ahead(rows, pts, best, s):
+            out[s] = 0.0
+        else:
+            out[s] = 1.0
+            winners += 1
+    for s in range(n):
+        out[s] /= winners
+
+
+@nb.njit(cache=True)
+def returns(S, T, out):
+    """At the end: win shares with the tie-breakers (several players), the solo win (solo)."""
+    _returns(views(S, T), T.rules, out)
+
+
+@nb.njit(cache=True)
+def heuristic(S, T, out):
+    """A logistic of the score margin now (module docstring); ``returns`` at the end."""
+    st = views(S, T)
+    rules = T.rules
+    if st.g[G_OVER]:
+        _returns(st, rules, out)
+        return
+    n = rules.n_players
+    pts = np.zeros(n, np.int64)
+    _points(st, rules, pts)
+    for s in range(n):
+        if n == 1:
+            other = ai_score(st, rules)
+        else:
+            other = -(1 << 40)
+            for o in range(n):
+                if o != s and pts[o] > other:
+                    other = pts[o]
+        out[s] = 1.0 / (1.0 + math.exp(-(pts[s] - other) / T.scale))
+
+
+@nb.njit(cache=True)
+def determinize(S, T, seat, rng):
+    """Reshuffle the tour-guide cards not yet revealed (sorted first: the result depends only on
+    what ``seat`` sees); nothing else is hidden (module docstring)."""
+    rest = S[T.off[O_DECK] + S[G0 + G_DECK]:T.off[O_AI]]
+    rest.sort()
+    shuffle(rest, rest.shape[0], rng)
+
+
+@nb.njit(cache=True, inline="always")
+def _order_code(S, T, order, k_plan):
+    """The order decision that places ``order[:k]`` (a turn's colours in placing order), or -1."""
+    k = S[H_MV + MV_K]
+    if k_plan != k:
+        return -1
+    rules = T.rules
+    u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE]
+    for c in range(rules.n_colours):   # the order must be the line's umbrellas
+        a = 0
+        b = 0
+        for j in range(k):
+            a += u[j] == c
+            b += order[j] == c
+        if a != b:
+            return -1
+    placed = min(k, rules.row_len - S[T.off[O_FILL] + ROWS * S[G0 + G_SEAT] + S[H_MV + MV_ROW]])
+    for p in range(N_PERMS[k]):
+        if not _first_of_class(u, k, p, placed):
+            continue
+        same = True
+        for j in range(placed):
+            if u[PERMS[k, p, j]] != order[j]:
+                same = False
+        if same:
+            return M_ORDER + p
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _plan_code(S, T, mv):
+    """The decision asked now that agrees with the whole turn ``mv`` (rules' int64[MOVE_LEN]);
+    -1 when ``mv`` cannot be written in the decisions (not necessarily legal otherwise)."""
+    ph = S[H_PHASE]
+    if ph == PH_LINE:
+        return NO_LINE if mv[MV_LINE] < 0 else mv[MV_LINE]
+    if ph == PH_ROW:
+        return M_ROW + mv[MV_ROW] if 0 <= mv[MV_ROW] < ROWS else -1
+    if ph == PH_ORDER:
+        return _order_code(S, T, mv[MV_ORDER:MV_ORDER + MAX_LINE], mv[MV_K])
+    t, tr, tc = mv[MV_TOURIST], mv[MV_TROW], mv[MV_TCOL]
+    if t == TAKE_BREAK:
+        return M_TOURIST if tr == -1 and tc == -1 else -1
+    if tr < 0 or tr >= ROWS:
+        return -1
+    rules = T.rules
+    tile = S[T.off[O_TILE_AT] + ROWS * S[G0 + G_SEAT] + tr]
+    if t == ATTRACT_ONE:
+        if tc == rules.tile_col[tile, 0]:
+            return M_TOURIST + 1 + 3 * tr
+        if tc == rules.tile_col[tile, 1]:
+            return M_TOURIST + 2 + 3 * tr
+        return -1
+    if t == ATTRACT_TWO and tc == -1:
+        return M_TOURIST + 3 + 3 * tr
+    return -1
+
+
+@nb.njit(cache=True)
+def plan_code(S, T, mv):
+    """:func:`_plan_code` for the Python side (agents' plans, rule tests' whole turns)."""
+    return _plan_code(S, T, mv)
+
+
+@nb.njit(cache=True, inline="always")
+def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val):
+    """The greedy agent's best whole turn among those that agree with the decisions taken."""
+    ph = S[H_PHASE]
+    only_line = FREE if ph == PH_LINE else S[H_MV + MV_LINE]
+    only_row = S[H_MV + MV_ROW] if ph >= PH_ORDER else FREE
+    only_perm = S[H_PERM] if ph == PH_TOURIST and S[H_PERM] >= 0 else FREE
+    greedy_search(st, rules, w, rng, plan, False, cand_mv, cand_val, only_line, only_row, only_perm)
+
+
+@nb.njit(cache=True)
+def policy(S, T, out, rng):
+    """The rollout policy: the greedy decision (module docstring)."""
+    plan = np.empty(MOVE_LEN, np.int64)
+    _constrained_greedy(S, T.rules, views(S, T), T.weights, rng, plan, np.empty((1, MOVE_LEN), np.int64), np.empty(1))
+    return _plan_code(S, T, plan)
+
+
+@nb.njit(cache=True)
+def agent_decision(S, T, kind, w, candidates, rollouts, rng, plan, fresh, cand_mv, cand_val):
+    """The decision of agent ``kind`` (GREEDY, LOOKAHEAD) for the Python protocol. ``fresh``: plan
+    the whole turn into ``plan`` first (at the line: exactly the fast path's search and draws); else
+    ``plan`` holds this turn's plan. A plan that does not fit the decisions taken (someone else took
+    them) is replaced by the greedy turn that agrees with them."""
+    st = views(S, T)
+    rules = T.rules
+    if fresh:
+        if S[H_PHASE] == PH_LINE:
+            choose_move(st, rules, kind, w, candidates, rollouts, rng, plan, cand_mv, cand_val)
+        else:
+            _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val)
+    code = _plan_code(S, T, plan)
+    buf = np.empty(T.max_moves, np.int64)
+    n = _legal(S, T, buf)
+    for i in range(n):
+        if buf[i] == code:
+            return code
+    _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val)
+    return _plan_code(S, T, plan)
+
+
+@nb.njit(cache=True)
+def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val):
+    """One whole game from Setup to the end in one compiled call (the runner's fast path): seat s
+    plays agent ``kinds[s]`` (RANDOM: uniform per decision, one draw each, as the protocol's random
+    agent; GREEDY, LOOKAHEAD: a planned whole turn played at once, :func:`play_turn`). Chance draws
+    from ``game_rng``, choices from ``agent_rng``. Returns (S, final_rows, the shop cards, the solo
+    AI's score): everything the Outcome needs, so that Python builds no views."""
+    S = new_state(T, game_rng)
+    st = views(S, T)
+    rules = T.rules
+    mv = np.zeros(MOVE_LEN, np.int64)
+    buf = np.zeros(T.max_moves, np.int64)
+    listed = -1   # the options of the decision asked, when _run has listed them into buf
+    while st.g[G_OVER] == 0:
+        seat = st.g[G_SEAT]
+        kind = kinds[seat]
+        if kind == RANDOM:
+            n = listed if listed >= 0 else _legal(S, T, buf)
+            listed = _run(S, T, buf[below(agent_rng, n)], game_rng, buf)
+        else:
+            choose_move(st, rules, kind, weights[seat], candidates, rollouts, agent_rng, mv, cand_mv, cand_val)
+            play_turn(S, rules, st, mv, game_rng)
+            listed = -1
+    ai = ai_score(st, rules) if rules.solo else 0
+    return S, final_rows(st, rules), st.shops.copy(), ai
+
+
+KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
+                heuristic=heuristic, determinize=determinize, policy=policy)
+
+
+# --------------------------------------------------------------------------- Python hooks
+
+def state(S: np.ndarray, T: Table) -> State:
+    """The rules' State over ``S`` (views: writing to it writes to ``S``)."""
+    return views(S, T)
+
+
+def observation(S: np.ndarray, T: Table, seat: int) -> np.ndarray:
+    """What ``seat`` sees: ``S`` with the tour-guide cards not yet revealed sorted (their order is
+    the only secret, module docstring)."""
+    out = S.copy()
+    out[int(T.off[O_DECK]) + int(S[G0 + G_DECK]):int(T.off[O_AI])].sort()
+    return out
+
+
+def shop_pair(cfg: AguedaConfig, shops: np.ndarray) -> str:
+    """The label of a game's shop cards: the two names sorted and joined by " + "."""
+    return " + ".join(sorted(cfg.shops.cards[int(i)].name for i in shops))
+
+
+def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) -> Outcome:
+    """:class:`Outcome` from :func:`~.scoring.final_rows` (columns F_*), the shop cards and the
+    solo AI's score."""
+    r = rows.tolist()
+    n = len(r)
+    components = {name: [row[j] for row in r] for j, name in enumerate(COMPONENTS)}
+    totals = [sum(row[:len(COMPONENTS)]) for row in r]
+    metrics = {name: [float(row[j]) for row in r] for name, j in
+               (("coins_gained", F_COINS_GAINED), ("coins_spent", F_COINS_SPENT), ("coins_left", F_COINS),
+                ("umbrellas_returned", F_RETURNED), ("tourists_attracted", F_ATTRACTED), ("breaks", F_BREAKS),
+                ("mural_tiles", F_MURAL_TILES), ("empty_spaces", F_EMPTY_COUNT))}
+    metrics["game_turns"] = [float(sum(row[F_TURNS] for row in r))] * n   # game length, every seat's turns
+    if n == 1:
+        metrics["ai_score"] = [float(ai)]
+        metrics["solo_win"] = [1.0 if totals[0] > ai else 0.0]   # Solo: the AI wins ties
+    return Outcome(scores=totals, tiebreak=[(-row[F_EMPTY_COUNT], row[F_MURAL_TILES], row[F_COINS]) for row in r],
+                   components=components, metrics=metrics, turns=[row[F_TURNS] for row in r],
+                   labels={"shops": [shop_pair(cfg, shops)] * n})
+
+
+def outcome(S: np.ndarray, T: Table) -> Outcome:
+    """Final Scoring and the tie-breakers (Winning the Game) per seat; solo, the AI's score too."""
+    st = views(S, T)
+    rules = T.rules
+    ai = int(ai_score(st, rules)) if rules.solo else 0
+    return outcome_of(config_of(T), final_rows(st, rules), st.shops, ai)
+
+
+def describe_turn(cfg: AguedaConfig, T: Table, mv: np.ndarray) -> str:
+    """One line for a whole turn (rules' int64[MOVE_LEN], e.g. ``S[H_LAST:H_LAST + MOVE_LEN]``)."""
+    names = cfg.umbrellas.colours
+    line, row, k = int(mv[MV_LINE]), int(mv[MV_ROW]), int(mv[MV_K])
+    order = [int(c) for c in mv[MV_ORDER:MV_ORDER + k]]
+    if line < 0:
+        take = "cannot take a line"
+    else:
+        d = int(T.rules.coins_by_count[k])
+        coin = " (+1 coin)" if d > 0 else f" (pays {-d} coin)" if d < 0 else ""
+        take = f"takes line {line + 1}{coin} and places {', '.join(names[c] for c in order)} in row {row + 1}"
+    t, tr, tc = int(mv[MV_TOURIST]), int(mv[MV_TROW]), int(mv[MV_TCOL])
+    if t == TAKE_BREAK:
+        rest = "takes a break"
+    elif t == ATTRACT_ONE:
+        rest = f"attracts 1 tourist to row {tr + 1} scoring {names[tc]}"
+    else:
+        rest = f"attracts 2 tourists to row {tr + 1}"
+    return f"{take}; {rest}"
+
+
+def describe_move(S: np.ndarray, T: Table, move: int) -> str:
+    """One line for decision ``move`` of the seat to move (before it is applied)."""
+    cfg = config_of(T)
+    names = cfg.umbrellas.colours
+    st = views(S, T)
+    rules = T.rules
+    ph = int(S[H_PHASE])
+    if ph == PH_LINE:
+        if move == NO_LINE:
+            return "cannot take a line"
+        buf = np.zeros(MAX_LINE, np.int64)
+        k = int(line_umbrellas(st.market, rules.line_cells, rules.line_len, int(move), buf))
+        d = int(rules.coins_by_count[k])
+        coin = " (+1 coin)" if d > 0 else f" (pays {-d} coin)" if d < 0 else ""
+        return f"takes line {move + 1}{coin}: {', '.join(names[int(c)] for c in buf[:k])}"
+    if ph == PH_ROW:
+        return f"into row {move - M_ROW + 1}"
+    if ph == PH_ORDER:
+        k = int(S[H_MV + MV_K])
+        u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + k]
+        return "places " + ", ".join(names[int(u[PERMS[k, move - M_ORDER, j]])] for j in range(k))
+    t = move - M_TOURIST
+    if t == 0:
+        return "takes a break"
+    r, j = (t - 1) // 3, (t - 1) % 3
+    if j == 2:
+        return f"attracts 2 tourists to row {r + 1}"
+    tile = int(st.tile_at[int(S[G0 + G_SEAT]), r])
+    return f"attracts 1 tourist to row {r + 1} scoring {names[int(rules.tile_col[tile, j])]}"
+
+
+def turn_count(S: np.ndarray) -> int:
+    """Whole turns played so far (every seat's)."""
+    return int(S[G0 + G_MOVES])
+
+
+def last_turn(S: np.ndarray) -> np.ndarray:
+    """The last whole turn played (rules' int64[MOVE_LEN]; -1s before the first)."""
+    return S[H_LAST:H_LAST + MOVE_LEN]
+
+
+def phase(S: np.ndarray) -> int:
+    """The decision asked (PH_LINE, PH_ROW, PH_ORDER, PH_TOURIST)."""
+    return int(S[H_PHASE])
+
+
+ENGINE = Engine(kernel=KERNEL, compile=compile, new_state=new_state, n_players=n_players, max_moves=max_moves,
+                observation=observation, outcome=outcome, describe_move=describe_move)
+"""Águeda's compiled interface (registered as ``SPEC.engine``)."""
+
+__all__ = ["ENGINE", "KERNEL", "Table", "compile", "new_state", "views", "state", "play_table", "play_turn",
+           "agent_decision", "plan_code", "NO_LINE", "M_ROW", "M_ORDER", "M_TOURIST", "PH_LINE", "PH_ROW",
+           "PH_ORDER", "PH_TOURIST", "GREEDY", "LOOKAHEAD", "RANDOM"]
