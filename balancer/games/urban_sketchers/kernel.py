@@ -39,8 +39,19 @@ rebuilt deck given as its sorted contents, and the unused tail of the deck, bag 
 ``ranks_and_win_shares`` of the Outcome; Urban Sketchers has no solo game (2-4 players).
 ``heuristic``: per seat ``1 / (1 + exp(-margin / margin_scale))``, margin = its score if the game
 ended now minus the best other seat's (``agents.heuristic.margin_scale`` in the YAML, an agent
-parameter), ``returns`` once the game is over. ``policy``: uniform random (a legal decision with one
-``rng.random()``, as ``core.kernel.uniform_move``).
+parameter), ``returns`` once the game is over.
+
+**Rollout policy** (``policy``): the die (or theme-tile pair) uniformly at random, every decision
+inside the action (and the Set Up discards) the greedy agent's, which needs no copy of the state for
+most of them (``fast.sub_move``). It costs about what uniform random play costs and plays far
+better (measured on one core, 4 players, 400 playouts: from Set Up 745 playouts/s of 18.7 rounds
+against 578 of 30.9 for uniform random decisions and about 170 of 10.6 for the greedy agent, whose
+choice of a die plays every candidate action on a copy; from round 6 of greedy games 1,110 playouts/s
+of 12.8 rounds against 1,205 of 16.7). As a player it beats uniform random play in 87% of
+two-player and 81% of four-player games (200 each), and loses to greedy nearly always.
+
+``greedy`` is the greedy agent's decision as a code with the shape ``(S, T, out, rng) -> move`` (for a
+compiled table that seats it).
 """
 
 from __future__ import annotations
@@ -58,7 +69,7 @@ from .fast import (G_BAG_N, G_DECK_N, G_DECK_SEEN, G_FIRST, G_PHASE, G_ROUND, G_
                    ST_PAID_PLAYERS, ST_PRESTIGE_MONEY, ST_PUB_COUNT, ST_PUB_SIZES, ST_RECEIVED, ST_TURNS, ST_WHITE)
 from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
                     K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP,
-                    K_WANDER, P_OVER, Move, Rules, State, compile_rules)
+                    K_WANDER, P_MAIN, P_OVER, Move, Rules, State, compile_rules)
 from .scoring import COMPONENTS
 
 jit = nb.njit(cache=True)
@@ -81,6 +92,10 @@ class Table(NamedTuple):
     """int64[5, n]: scratch, score components."""
     margin_scale: float
     """Points: the heuristic's scale (``agents.heuristic.margin_scale``)."""
+    W: fast.FastWeights
+    """The greedy agent's weights (``agents.greedy``), for :func:`greedy` and :func:`policy`."""
+    ws: fast.Workspace
+    """Scratch of the greedy agent's look-aheads."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -275,9 +290,24 @@ def determinize(S, T, seat, rng):
 
 @jit
 def policy(S, T, out, rng):
-    """The rollout policy: a legal decision drawn uniformly with one ``rng.random()``."""
-    m = legal(S, T, out)
-    return out[min(int(rng.random() * m), m - 1)]
+    """The rollout policy: the choice of a die (or a theme-tile pair) uniformly at random (one
+    ``rng.random()``), every decision after it, inside the action and at Set Up, the greedy agent's
+    (:func:`.fast.sub_move`: Travel towards the best card, Supply what the hand lacks, cards, bonus
+    tiles, rewards and discards one decision ahead; ties drawn from ``rng``)."""
+    if S[G_PHASE] == P_MAIN:
+        m = legal(S, T, out)
+        return out[min(int(rng.random() * m), m - 1)]
+    kind, a, b, c = fast.sub_move(S, T.L, T.R, T.W, rng, T.ws)
+    return encode(kind, a, b, c)
+
+
+@jit
+def greedy(S, T, out, rng):
+    """The ``greedy`` agent's decision (:func:`.fast.choose`, the same decisions and draws as
+    :class:`.agents.GreedyAgent`) as a code; ``out`` is unused (the shape of a compiled table's
+    game agent)."""
+    kind, a, b, c = fast.choose(S, T.L, T.R, T.W, 1, rng, T.ws)
+    return encode(kind, a, b, c)
 
 
 KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
@@ -308,9 +338,11 @@ def _entry(cfg: UrbanSketchersConfig, n: int) -> _Compiled:
     if lay.n_cards > 65535 or lay.spaces > 65535 or lay.display > 255 or lay.books > 255:
         raise ValueError("urban_sketchers: the move code holds at most 65,535 cards and spaces, 255 display slots "
                          "and sketchbooks")
+    weights = fast.fast_weights(cfg, rules)
     T = Table(L=lay, R=table, mv=np.zeros((lay.max_moves, 4), np.int64), opts=np.zeros((10, 5), np.int64),
-              comps=np.zeros((5, n), np.int64), margin_scale=float(cfg.agents.heuristic.margin_scale))
-    hit = _Compiled(cfg, rules, T, fast.fast_weights(cfg, rules))
+              comps=np.zeros((5, n), np.int64), margin_scale=float(cfg.agents.heuristic.margin_scale),
+              W=weights, ws=fast.workspace(lay))
+    hit = _Compiled(cfg, rules, T, weights)
     _BY_CFG[(id(cfg), n)] = hit
     _BY_TABLE[id(T)] = hit
     return hit
