@@ -37,18 +37,31 @@ Tie-breaker: most theme tiles, then a shared victory.
 
 Every decision inside an action is a separate decision of the agent (``rules.legal_moves``).
 
-Two engines play the same games. The readable one is the reference: ``rules.py`` (state as lists,
-legal decisions, transitions), ``agents.py`` (the agents), ``scoring.py`` (final scoring); the
-protocol's ``legal_moves``, ``apply``, ``transcript`` and the agents' ``choose`` use it. The compiled
-one, ``fast.py`` (numba over one int64 state buffer and a variant compiled to ints and one rule
-table), translates the rules and the ``random`` and ``greedy`` agents decision for decision: the same
-legal decisions in the same order, the same choices, the same draws from the same generators
-(``tests/games/urban_sketchers/test_us_fast.py`` checks whole games, states and decisions).
-:func:`play_game` (the runner's entry) plays tables of ``random`` and ``greedy`` seats on it
-(:func:`play_game_fast`; Set Up and final scoring stay the reference's) and any other table on the
-reference (:func:`play_game_reference`); ``rollout`` runs its greedy playouts on it.
+Engines. The readable one is the reference and the tests' oracle: ``rules.py`` (state as lists,
+legal decisions, transitions), ``agents.py`` (the reference agents), ``scoring.py`` (final
+scoring). The compiled one, ``fast.py`` (numba over one int64 state buffer and a variant compiled to
+ints and one rule table), translates all of it, Set Up and final scoring included, and the
+``random`` and ``greedy`` agents, decision for decision: the same legal decisions in the same order,
+the same choices, the same draws from the same generators (``tests/games/urban_sketchers/``
+``test_us_fast.py`` and ``test_us_kernel.py``). ``kernel.py`` is the game's compiled interface
+(:data:`ENGINE`, :mod:`balancer.core.kernel`) over it, and the Python protocol (:func:`new_game`,
+:func:`legal_moves`, :func:`apply`, ...) is derived from that: a position is a
+:class:`balancer.core.protocol.Position` holding the compiled state, a move one int64 code per
+decision, ``kind | a << 8 | b << 24 | (c + 1) << 32`` for the reference's ``(kind, a, b, c)``
+(:func:`encode_move`, :func:`decode_move`). :func:`play_game` (the runner's entry) plays tables of
+``random`` and ``greedy`` in one compiled call (:func:`play_game_fast`), other tables through the
+protocol; ``balancer play`` (:func:`transcript`) steps the protocol. The reference engine is reached
+by :func:`new_reference_game`, :func:`reference_outcome` and :func:`play_game_reference`.
 
-Agents: ``random``, ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte
+Hidden information (``kernel.py``): the order of the travel deck and of the bonus bag, and the cards
+dealt face down at Set Up 10 still in the other players' hands (cards picked up from the face-up
+board are seen by all); the interface's determinize deals those again from the cards a seat has not
+seen. Heuristic: the logistic of a seat's points if the game ended now over the best other seat's
+(``agents.heuristic.margin_scale``); no solo game. Rollout policy: the die at random, the action's
+decisions greedy.
+
+Agents: ``random`` (uniform over the legal decisions, one ``rng.random()`` each: the interface's
+``UniformAgent``), ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte
 Carlo over greedy playouts; accepted by name, see :func:`check_agent`); see ``agents``.
 
 Assumptions (all in the YAML, marked ``assumed``): the card list, the board (12-space ring), the dice

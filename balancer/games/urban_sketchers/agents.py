@@ -1,7 +1,9 @@
-"""Urban Sketchers agents: ``random`` and ``greedy``.
+"""Urban Sketchers agents: ``random``, ``greedy`` and ``rollout``, in their readable reference form
+(on a :class:`.rules.State`, :func:`make`), and as the Python protocol seats them (on a compiled
+position, returning move codes, :func:`make_agent`).
 
-- ``random``: uniform over :func:`.rules.legal_moves` at every decision (die placements and every
-  decision inside an action alike).
+- ``random``: uniform over :func:`.rules.legal_moves` at every decision, with one ``rng.random()``
+  (die placements and every decision inside an action alike).
 - ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
   choice of :func:`candidate_moves` (per action only the cheapest die) on a copy of the state, finishes the action with its own sub-decisions, and keeps the
   choice whose resulting position has the highest :func:`position_value` for its seat (exact ties

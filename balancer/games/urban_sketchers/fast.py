@@ -3,10 +3,12 @@ agents of :mod:`.agents`, in numba, playing exactly the same games (same legal-m
 choices, same draws from the same generators; ``tests/games/urban_sketchers/test_us_fast.py``
 checks it move for move).
 
-The readable engine stays the reference; this module is its translation for speed. Set Up 1-10
-(:func:`.rules.new_state`) and final scoring (:func:`.scoring.final_components`) run once per game
-and are not translated: a game starts from a reference state copied in (:func:`load`) and its
-final state is copied back (:func:`to_reference`) for :func:`.outcome`.
+The readable engine stays the reference; this module is its translation for speed and the one
+compiled copy of the rules: the game's compiled interface (``kernel.py``) wraps it. Set Up 1-10
+(:func:`setup`, the reference's :func:`.rules.new_state` with the same draws) and final scoring
+(:func:`final_components`, :func:`theme_tiles`; :mod:`.scoring`) are translated too, so a whole game
+runs in compiled code. :func:`load` and :func:`to_reference` copy a state between the two engines
+(tests, the ``rollout`` agent, transcripts).
 
 The state is one int64 buffer ``S`` (:func:`state_shapes` lists its fields; :func:`views` names
 them for Python code): the reference's numbers and lists, variable-length lists as an array plus a
@@ -16,7 +18,8 @@ deck, discards, bonus bag and its discards with their counts among the scalars),
 and the offsets of the fields in ``S`` and of the rule tables in the int64 array ``T``), so a
 compiled call passes two arrays and a tuple of ints (a tuple of many arrays costs a reference count
 per array per call). Copying a state for a look-ahead is one buffer copy into a preallocated
-scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the reference (``rules.K_*``).
+scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the reference (``rules.K_*``);
+the interface encodes it as one int64 (``kernel.encode``).
 """
 
 from __future__ import annotations
