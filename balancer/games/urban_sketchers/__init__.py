@@ -57,7 +57,7 @@ Hidden information (``kernel.py``): the order of the travel deck and of the bonu
 dealt face down at Set Up 10 still in the other players' hands (cards picked up from the face-up
 board are seen by all); the interface's determinize deals those again from the cards a seat has not
 seen. Heuristic: the logistic of a seat's points if the game ended now over the best other seat's
-(``agents.heuristic.margin_scale``); no solo game. Rollout policy: the die at random, the action's
+(``agents.heuristic.scale``); no solo game. Rollout policy: the die at random, the action's
 decisions greedy.
 
 Agents: ``random`` (uniform over the legal decisions, one ``rng.random()`` each: the interface's

@@ -251,8 +251,8 @@ class Heuristic(Strict):
     """The compiled interface's value of an unfinished game (``kernel.heuristic``), for searches that
     stop before the end: an agent parameter, not a rule."""
 
-    margin_scale: float = Field(gt=0, description="points: a seat's value is 1 / (1 + exp(-margin / margin_scale)), "
-                                                  "margin = its score if the game ended now minus the best other seat's")
+    scale: float = Field(gt=0, le=1000, description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
+                         "margin = its score if the game ended now minus the best other seat's")
     assumed: str | None = None
 
 

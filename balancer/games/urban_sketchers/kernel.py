@@ -37,8 +37,8 @@ rebuilt deck given as its sorted contents, and the unused tail of the deck, bag 
 **Values**: ``scores`` are the points if the game ended now (final scoring, End of the Game 1-5);
 ``returns`` the win shares with the tie-breaker (most theme tiles, then a shared victory), as
 ``ranks_and_win_shares`` of the Outcome; Urban Sketchers has no solo game (2-4 players).
-``heuristic``: per seat ``1 / (1 + exp(-margin / margin_scale))``, margin = its score if the game
-ended now minus the best other seat's (``agents.heuristic.margin_scale`` in the YAML, an agent
+``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its score if the game
+ended now minus the best other seat's (``agents.heuristic.scale`` in the YAML, an agent
 parameter), ``returns`` once the game is over.
 
 **Rollout policy** (``policy``): the die (or theme-tile pair) uniformly at random, every decision
@@ -90,8 +90,8 @@ class Table(NamedTuple):
     """int64[10, 5]: scratch, Efficient's options."""
     comps: np.ndarray
     """int64[5, n]: scratch, score components."""
-    margin_scale: float
-    """Points: the heuristic's scale (``agents.heuristic.margin_scale``)."""
+    scale: float
+    """Points: the heuristic's scale (``agents.heuristic.scale``)."""
     W: fast.FastWeights
     """The greedy agent's weights (``agents.greedy``), for :func:`greedy` and :func:`policy`."""
     ws: fast.Workspace
@@ -198,7 +198,7 @@ def returns(S, T, out):
 
 @jit
 def heuristic(S, T, out):
-    """Per seat 1 / (1 + exp(-margin / margin_scale)), margin = its points if the game ended now
+    """Per seat 1 / (1 + exp(-margin / scale)), margin = its points if the game ended now
     minus the best other seat's; :func:`returns` once the game is over."""
     if S[G_PHASE] == P_OVER:
         returns(S, T, out)
@@ -212,7 +212,7 @@ def heuristic(S, T, out):
             if q != p and total[q] > other:
                 other = total[q]
         margin = total[p] - other if n > 1 else total[p]
-        out[p] = 1.0 / (1.0 + np.exp(-margin / T.margin_scale))
+        out[p] = 1.0 / (1.0 + np.exp(-margin / T.scale))
 
 
 @jit
@@ -340,7 +340,7 @@ def _entry(cfg: UrbanSketchersConfig, n: int) -> _Compiled:
                          "and sketchbooks")
     weights = fast.fast_weights(cfg, rules)
     T = Table(L=lay, R=table, mv=np.zeros((lay.max_moves, 4), np.int64), opts=np.zeros((10, 5), np.int64),
-              comps=np.zeros((5, n), np.int64), margin_scale=float(cfg.agents.heuristic.margin_scale),
+              comps=np.zeros((5, n), np.int64), scale=float(cfg.agents.heuristic.scale),
               W=weights, ws=fast.workspace(lay))
     hit = _Compiled(cfg, rules, T, weights)
     _BY_CFG[(id(cfg), n)] = hit
