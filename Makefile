@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install report test check baseline bench bench-cluster clean
+.PHONY: install browser report test check baseline bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -23,8 +23,16 @@ report: $(STAMP)
 		--seed 1 --jobs -1 --out results/citywright-v1.1 --force
 	$(BIN)/balancer report results/citywright-v1.1 -o reports/citywright-v1.1.html
 
+# Two worker processes (pytest-xdist): the suite, fuzzing, browser and Dask tests included, in a few minutes.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2
+
+# Debian's Chromium for the browser test of the reports (tests/report/test_browser.py), when missing;
+# needs root (apt-get). Playwright drives it; no browser is downloaded.
+browser:
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	chromium --version
 
 # Balance regression: replay the CI study with a new seed and test it against the committed baseline
 # (exit 1 when a tracked number changed; see docs/statistics.md). `make baseline` rewrites the baseline

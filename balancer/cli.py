@@ -46,7 +46,7 @@ def _fail(message: str) -> NoReturn:
 def _load(config: Path) -> tuple[Any, GameSpec]:
     """(validated config, its game's spec), or exit 2 with the ConfigError text (one line when the
     file is a study, not a rule variant)."""
-    head = _read_yaml_head(config) if config.is_file() else None
+    head = _read_yaml_head(config)   # None for a missing or unreadable file: load_config says why
     if _is_study(head):
         _fail(f"{config}: a study file (study: {head['study']}), not a rule variant; "
               f"run it with 'balancer study {config}'")
@@ -186,28 +186,27 @@ def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
 
 def _extends(path: Path) -> str | None:
     """The ``extends:`` value of a YAML file, or None (unreadable files included)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
+    data = _read_yaml_head(path)
     return data.get("extends") if isinstance(data, dict) else None
 
 
 def _read_yaml_head(path: Path) -> Any:
-    """The parsed YAML of ``path``, or None when it cannot be read or parsed (the loaders say why)."""
-    import yaml
+    """The top-level mapping of ``path`` (:func:`balancer.config.read_yaml_mapping`: size limit,
+    safe loading), or None when it cannot be read, parsed or is not a mapping (the loaders say why)."""
+    from balancer.config import read_yaml_mapping
 
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return read_yaml_mapping(path)
+    except ConfigError:
         return None
 
 
 def _is_study(head: Any) -> bool:
-    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant."""
-    return isinstance(head, dict) and "study" in head
+    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant:
+    it has ``study:``, or ``runs:`` and ``variants:`` without ``game:``'s rule keys (a study whose name
+    was left out is told so, not given a page of missing rule keys)."""
+    return isinstance(head, dict) and ("study" in head or ("runs" in head and "variants" in head
+                                                           and "extends" not in head and "variant" not in head))
 
 
 def _fragment_users(path: Path, head: Any) -> list[Path]:
@@ -255,7 +254,7 @@ def validate(
     allowed) and exit 2."""
     if schema:
         game = str(config)
-        if game not in GAMES and config.is_file() and _is_study(_read_yaml_head(config)):
+        if game not in GAMES and _is_study(_read_yaml_head(config)):
             from balancer.study.model import Study
             typer.echo(json.dumps(Study.model_json_schema(), indent=2))   # the study file's own schema
             return
@@ -634,8 +633,12 @@ def study(
     force: bool = typer.Option(False, "--force", help="Replay every cell, even those already finished "
                                                      "(finished cells of the same request are reused otherwise)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
+                                                 "(tcp://host:8786); --jobs is then ignored."),
 ) -> None:
-    """Run every cell of a study (variants x runs) and render one report with the published values beside ours."""
+    """Run every cell of a study (variants x runs) and render one report with the published values beside ours
+    (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
     from balancer.sim.runner import GamesFailedError
     from balancer.study import StudyError, load_study, run_study, study_changes
@@ -653,7 +656,8 @@ def study(
     try:
         _compile_note(get_spec(spec.game))
         with _sigterm_as_interrupt():
-            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log)
+            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log,
+                               scheduler=scheduler or None)
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
@@ -667,7 +671,10 @@ def study(
                    err=True)
         raise typer.Exit(130) from None
     try:
-        written = render_study(result, study_changes(result), html, figures_dir=figures)
+        if spec.ladder is not None:
+            written = _cli_ladder.render_and_echo(result, html, figures)
+        else:
+            written = render_study(result, study_changes(result), html, figures_dir=figures)
     except (KeyError, ValueError, OSError) as exc:   # checked before playing; a last guard, never a traceback
         _fail(f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
               f"{results} and reused when the study is run again")
@@ -811,6 +818,7 @@ def check(
 
 # `sweep` and `tune` live in their own module; importing it registers them on `app`.
 from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
+from balancer import cli_ladder as _cli_ladder  # noqa: E402,F401  (`ladder`)
 
 
 def main() -> None:  # pragma: no cover - console entry alternative

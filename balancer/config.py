@@ -28,6 +28,10 @@ from pydantic import BaseModel, ValidationError
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
+STUDY_KEY = "study"
+MAX_YAML_BYTES = 1_000_000
+"""The largest config or study file read (bytes). The biggest shipped config is about 17 kB; a file
+past this is refused before parsing (PyYAML needs minutes and gigabytes for a 50 MB flow list)."""
 
 KeyPath = tuple[Any, ...]
 """A location in a config: mapping keys (str) and list indices (int), outermost first."""
@@ -71,16 +75,28 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _read_yaml(path: Path) -> dict:
-    """The top-level mapping of one YAML file (no ``extends:`` resolution).
+def read_yaml_mapping(path: Path) -> dict:
+    """The top-level mapping of one YAML file (no ``extends:`` resolution), read with the safe
+    loader, refusing duplicate keys; used for config and study files alike.
 
-    Raises ConfigError for a missing or unreadable file, a YAML syntax error (with line and column)
-    or a document that is not a mapping.
+    Raises ConfigError for a missing or unreadable file, one larger than :data:`MAX_YAML_BYTES`,
+    a YAML syntax error or a duplicate key (with line and column) or a document that is not a mapping.
     """
-    if not path.exists():
+    try:
+        exists, is_file = path.exists(), path.is_file()
+    except OSError as exc:   # a name too long for the file system, a loop of links ...
+        raise ConfigError(f"{_short_path(path)}: cannot read: {exc.strerror or exc}") from None
+    if not exists:
         raise ConfigError(f"{path}: file not found")
-    if not path.is_file():
+    if not is_file:
         raise ConfigError(f"{path}: not a file")
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if size > MAX_YAML_BYTES:
+        raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file "
+                          "may have")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -158,12 +174,18 @@ def resolve_yaml(path: Path | str) -> ResolvedYaml:
     return _resolve(Path(path), [])
 
 
+def _short_path(path: Path, limit: int = 120) -> str:
+    """``path`` for a message, its middle elided past ``limit`` characters."""
+    text = str(path)
+    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]}"
+
+
 def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
     key = path.resolve()
     if key in [p.resolve() for p in stack]:
         cycle = " -> ".join(str(p) for p in [*stack, path])
         raise ConfigError(f"{stack[-1]}: {EXTENDS_KEY}: cycle of extends: {cycle}")
-    data = _read_yaml(path)
+    data = read_yaml_mapping(path)
     origins: dict[KeyPath, Path] = {}
     chain: list[Path] = [path]
     parent_name = data.get(EXTENDS_KEY)
@@ -172,9 +194,21 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         if not isinstance(parent_name, str) or not parent_name.strip():
             raise ConfigError(f"{path}: {EXTENDS_KEY}: expected the path of another YAML file, got {parent_name!r}")
         parent = path.parent / parent_name
-        if not parent.exists():
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {parent}")
+        try:
+            found = parent.exists()
+        except OSError as exc:   # e.g. a name longer than the file system allows
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: "
+                              f"{exc.strerror or exc}") from None
+        if not found:
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])
+        if STUDY_KEY in resolved_parent.data:
+            raise ConfigError(f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; "
+                              "extend a variant config")
+        own_game, parent_game = data.get(GAME_KEY), resolved_parent.data.get(GAME_KEY)
+        if own_game is not None and parent_game is not None and own_game != parent_game:
+            raise ConfigError(f"{path}: {GAME_KEY}: cannot change game ({own_game!r}) in a file that extends a "
+                              f"{parent_game!r} config ({parent_name})")
         base = resolved_parent.data
         origins.update(resolved_parent.origins)
         chain.extend(resolved_parent.chain)
@@ -215,11 +249,17 @@ def load_config(path: Path | str) -> BaseModel:
         # (else it would take its parent's name, and reports would call both variants by one name)
         resolved.data["variant"] = resolved.path.stem
         resolved.origins[("variant",)] = resolved.path
+    named_by_file = resolved.origins.get(("variant",)) == resolved.path and "variant" not in read_yaml_mapping(
+        resolved.path)
     model = _model_for_game(resolved)
     try:
         return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
-        raise ConfigError(validation_error_lines(resolved, model, exc)) from None
+        lines = validation_error_lines(resolved, model, exc)
+        if named_by_file:   # the name came from the file's name: say so, and how to give another
+            lines = [line + " (the variant is named after its file; give it a shorter variant: name)"
+                     if f"{resolved.path}: variant: " in line else line for line in lines]
+        raise ConfigError(lines) from None
 
 
 def assumed_notes(data: Any, prefix: KeyPath = ()) -> list[str]:

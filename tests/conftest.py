@@ -50,3 +50,38 @@ def one_error_line():
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
         return lines[0]
     return check
+
+
+
+def _fuzz_counts() -> dict:
+    """(kind, outcome) -> fuzz cases run in this process (tests/test_fuzz_inputs.py), {} if none ran."""
+    import sys
+
+    module = next((m for name, m in sys.modules.items() if name.endswith("test_fuzz_inputs")), None)
+    return dict(getattr(module, "FUZZ_COUNTS", {}) or {})
+
+
+_WORKER_FUZZ: dict = {}
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist, a worker hands its fuzz counts to the controller."""
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["fuzz_counts"] = [[k, o, n] for (k, o), n in _fuzz_counts().items()]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for kind, outcome, n in getattr(node, "workeroutput", {}).get("fuzz_counts", []):
+        _WORKER_FUZZ[(kind, outcome)] = _WORKER_FUZZ.get((kind, outcome), 0) + n
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the tests: how many fuzz cases ran, by file kind and outcome."""
+    counts = _fuzz_counts()
+    for key, n in _WORKER_FUZZ.items():
+        counts[key] = counts.get(key, 0) + n
+    if counts:
+        kinds = sorted({k for k, _ in counts})
+        parts = [f"{k}: " + ", ".join(f"{n} {o}" for (kk, o), n in sorted(counts.items()) if kk == k) for k in kinds]
+        terminalreporter.write_line(f"fuzz cases: {sum(counts.values())} ({'; '.join(parts)})")

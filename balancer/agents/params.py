@@ -2,15 +2,20 @@
 
 They are agent parameters, not rules: a variant file that changes them changes how the players play,
 never what the rules are. Every knob of the search is here, in one model a tuner can search (as
-TAG's ``MCTSParams``). An agent name may override the budget: ``mcts@1000`` is the game's ``mcts``
-with 1,000 iterations per decision.
+TAG's ``MCTSParams``); :meth:`MCTSParams.to_array` is the flat float64 row the compiled search reads
+(layout: the ``P_*`` indices below).
+
+Agent names: ``mcts`` is the game's ``mcts`` with the YAML's parameters; ``mcts@N`` the same with a
+budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATIONS`, digits only:
+``mcts@1000``, not ``mcts@1e3`` nor ``mcts@1_000``). Any other name is not an MCTS name.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Callable, Literal
 
+import numpy as np
 from pydantic import Field
 
 from ..core.config import Strict
@@ -21,10 +26,39 @@ iteration)."""
 
 _NAME = re.compile(r"^mcts(?:@(\d+))?$")
 
+NAME_NOTE = "mcts@N: mcts with a budget of N iterations per decision (1 to 1,000,000), e.g. mcts@1000"
+"""The line a game's ``GameSpec.agent_note`` can carry for ``balancer games``."""
+
+# the layout of MCTSParams.to_array() (what balancer.agents.mcts.search reads)
+P_ITERATIONS = 0
+P_EXPLORATION = 1
+P_ROLLOUT = 2
+P_DEPTH = 3
+P_FINAL = 4
+P_WIDENING = 5
+P_WIDENING_EXPONENT = 6
+N_PARAMS = 7
+
+ROLLOUT_RANDOM = 0
+ROLLOUT_POLICY = 1
+FINAL_VISITS = 0
+FINAL_VALUE = 1
+NO_DEPTH_LIMIT = -1
+
 
 class MCTSParams(Strict):
     """Information-set MCTS (one tree per searching seat, a determinization per iteration, values per
-    seat backed up max^n style, UCT selection with availability counts)."""
+    seat backed up max^n style, UCT selection with availability counts); see
+    :mod:`balancer.agents.mcts`.
+
+    iterations: the budget per decision (never seconds, so that a seed gives the same game on any
+    machine). exploration: UCT's c. rollout: how moves are drawn below the tree. depth: rollout
+    decisions before ``heuristic`` stands in for the end (None: play to the end). final: which root
+    move is played. widening, widening_exponent: progressive widening (off when ``widening`` is 0):
+    a node visited n times grows a new child only while it has fewer than ``widening * (n + 1) **
+    widening_exponent`` children legal in the iteration's determinization, so that a node with
+    thousands of legal moves is searched below its first few instead of only being sampled flat.
+    """
 
     iterations: int = Field(1000, ge=1, le=MAX_ITERATIONS,
                             description="iterations (determinize, select, expand, roll out, back up) per decision")
@@ -36,18 +70,37 @@ class MCTSParams(Strict):
                               description="rollout decisions before the game's heuristic value stands in for the end; null = play to the end")
     final: Literal["visits", "value"] = Field(
         "visits", description="the move played: the most visited child (robust), or the best mean value")
+    widening: float = Field(0.0, ge=0.0, le=1000.0,
+                            description="progressive widening constant k (0 = off): a node visited n times has at most "
+                                        "max(1, k (n + 1)^exponent) children legal in the current determinization")
+    widening_exponent: float = Field(0.5, ge=0.0, le=1.0,
+                                     description="progressive widening exponent (used when widening > 0)")
+
+    def to_array(self) -> np.ndarray:
+        """The flat float64 row of length :data:`N_PARAMS` that the compiled search reads (indices
+        ``P_*``; rollout/final as their codes, ``depth`` None as :data:`NO_DEPTH_LIMIT`)."""
+        row = np.zeros(N_PARAMS, np.float64)
+        row[P_ITERATIONS] = self.iterations
+        row[P_EXPLORATION] = self.exploration
+        row[P_ROLLOUT] = ROLLOUT_POLICY if self.rollout == "policy" else ROLLOUT_RANDOM
+        row[P_DEPTH] = NO_DEPTH_LIMIT if self.depth is None else self.depth
+        row[P_FINAL] = FINAL_VALUE if self.final == "value" else FINAL_VISITS
+        row[P_WIDENING] = self.widening
+        row[P_WIDENING_EXPONENT] = self.widening_exponent
+        return row
 
 
 def parse_mcts_name(name: str) -> int | None | Literal[False]:
     """For ``mcts`` None (the YAML's budget), for ``mcts@N`` the budget N, for any other name False.
 
-    Raises ValueError for a malformed budget (``mcts@0``, ``mcts@10000000``).
+    Raises ValueError for a malformed budget (``mcts@``, ``mcts@x``, ``mcts@1e3``, ``mcts@0``,
+    ``mcts@10000000``).
     """
     if not name.startswith("mcts"):
         return False
     match = _NAME.match(name)
     if match is None:
-        if name.startswith("mcts@") or name == "mcts@":
+        if name.startswith("mcts@"):
             raise ValueError(f"agent {name!r}: the budget after @ must be a whole number of iterations, e.g. mcts@1000")
         return False
     if match.group(1) is None:
@@ -56,3 +109,29 @@ def parse_mcts_name(name: str) -> int | None | Literal[False]:
     if not 1 <= budget <= MAX_ITERATIONS:
         raise ValueError(f"agent {name!r}: the budget must be 1 to {MAX_ITERATIONS:,} iterations")
     return budget
+
+
+def params_for_name(name: str, base: MCTSParams) -> MCTSParams | None:
+    """The parameters of agent ``name`` at a table whose YAML gives ``base`` (``agents.mcts``):
+    ``base`` for ``mcts``, ``base`` with ``iterations=N`` for ``mcts@N``, None for a name that is not
+    an MCTS name. Raises ValueError for a malformed MCTS name (see :func:`parse_mcts_name`)."""
+    budget = parse_mcts_name(name)
+    if budget is False:
+        return None
+    if budget is None:
+        return base
+    return base.model_copy(update={"iterations": budget})
+
+
+def accept_mcts_names(check: Callable[[str, Any], str | None]) -> Callable[[str, Any], str | None]:
+    """A game's ``check_agent`` extended to the MCTS names: ``mcts`` and ``mcts@N`` pass, a malformed
+    ``mcts@...`` gets :func:`parse_mcts_name`'s one-line message, any other name goes to ``check``."""
+
+    def checked(name: str, cfg: Any = None) -> str | None:
+        try:
+            budget = parse_mcts_name(name)
+        except ValueError as err:
+            return str(err)
+        return check(name, cfg) if budget is False else None
+
+    return checked

@@ -55,7 +55,7 @@ class _Cell(BaseModel):
     agents: list[str] = Field(min_length=1)
     games: int = Field(ge=1)
     seed: int = Field(ge=0, le=2**63 - 1)
-    config_sha256: str
+    config_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     numbers: dict[str, _Number] = Field(min_length=1)
 
 
@@ -152,7 +152,11 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     JSON, not a balancer baseline of a known format, or holds a value no baseline can have (see
     :class:`BaselineFile`)."""
     path = Path(path)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError:   # a name too long for the file system, ...
+        found = False
+    if not found:
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

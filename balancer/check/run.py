@@ -21,7 +21,7 @@ from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
 from balancer.study.model import Bound, CheckSettings, Study, load_study
-from balancer.study.runner import load_variants
+from balancer.study.runner import load_variants, probe_tables
 
 from .baseline import BaselineError
 from .values import AGENT, SEAT, kind_of, moments, per_game_values
@@ -150,6 +150,7 @@ def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], setting
             raise BaselineError(f"{where}: cell {run_name}/{variant} was played with {cell['players']} players "
                                 f"({', '.join(cell['agents'])}), the study now asks for {run.players} "
                                 f"({', '.join(run.table)}); save a new baseline")
+        check_cell_numbers(cell, baseline["cells"].index(cell), where, settings)
         numbers = {k: v for k, v in cell["numbers"].items()
                    if kind_of(k) == "win_rate" or settings.metrics is None or k in settings.metrics}
         for key, num in numbers.items():
@@ -167,6 +168,44 @@ def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], setting
     for item in planned:
         item.alpha_side = settings.false_alarm / m / len(item.sides)  # Bonferroni over numbers and sides
     return planned, notes
+
+
+def win_rate_numbers(agents: list[str]) -> list[str]:
+    """The win rates a cell of the table ``agents`` (by seat, game 0) tracks: every seat's, and every
+    agent's for a mixed table (in a mirror table an agent's rate is 1/n by construction)."""
+    seats = [f"{SEAT}:{s}" for s in range(1, len(agents) + 1)]
+    return seats + ([] if len(set(agents)) <= 1 else [f"{AGENT}:{a}" for a in dict.fromkeys(agents)])
+
+
+def check_cell_numbers(cell: dict[str, Any], index: int, where: str, settings: CheckSettings) -> None:
+    """Raise BaselineError (naming the file and ``cells.<i>.numbers.<number>``) when a baseline cell's
+    numbers cannot be those ``baseline save`` writes for its table: a seat or agent win rate missing
+    (deleted by hand) or impossible (``seat_win_rate:9`` of a 4-player cell, an agent not at the table,
+    an agent rate of a mirror table), a key that is no tracked number, or a metric named in
+    ``check.metrics`` that the cell lacks."""
+    numbers = cell["numbers"]
+    expected = win_rate_numbers(list(cell["agents"]))
+    at = f"{where}: cells.{index}.numbers"
+    for key in numbers:
+        if key.startswith((SEAT + ":", AGENT + ":")) and key not in expected:
+            raise BaselineError(f"{at}.{key}: no such number in cell {cell['run']}/{cell['variant']} "
+                                f"({cell['players']} players: {', '.join(cell['agents'])}); its win rates are "
+                                f"{', '.join(expected)}")
+        if not key.startswith((SEAT + ":", AGENT + ":")) and not key.endswith("_per_player"):
+            raise BaselineError(f"{at}.{key}: not a tracked number (seat_win_rate:<seat>, "
+                                "agent_win_rate:<agent> or <metric>_per_player)")
+    for key in expected + list(settings.metrics or []):
+        if key not in numbers:
+            why = "check.metrics tracks it" if key in (settings.metrics or []) else "every win rate is stored"
+            raise BaselineError(f"{at}: {key} is missing from cell {cell['run']}/{cell['variant']} ({why}); "
+                                "the file was edited or truncated: save a new baseline")
+
+
+def missing_metrics(cell: dict[str, Any], reported: list[str], settings: CheckSettings) -> list[str]:
+    """The tracked metrics the game reports (``reported``: keys of a probe game's per-game values) that
+    the baseline cell lacks."""
+    tracked = [k for k in reported if kind_of(k) == "metric" and (settings.metrics is None or k in settings.metrics)]
+    return [k for k in tracked if k not in cell["numbers"]]
 
 
 def _schedule(cap: int, looks: int, players: int) -> list[int]:
@@ -198,9 +237,20 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)
     cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
+    probes = probe_tables(study, loaded, seed, list(study.runs))
+    for (run_name, variant), cell in sorted(cells.items()):
+        if run_name in probes:
+            lacking = missing_metrics(cell, list(per_game_values(probes[run_name], study.runs[run_name].table)),
+                                      settings)
+            if lacking:
+                raise BaselineError(f"{baseline_path}: cells.{baseline['cells'].index(cell)}.numbers: "
+                                    f"{', '.join(lacking)} missing from cell {run_name}/{variant}, though the game "
+                                    "reports it; the file was edited, or the game gained a metric since: save a "
+                                    "new baseline")
     for (run_name, variant), cell in sorted(cells.items()):
         if cell["config_sha256"] != config_sha256(configs[variant]):
-            notes.append(f"{run_name}/{variant}: the variant file changed since the baseline")
+            notes.append(f"{run_name}/{variant}: the variant file changed since the baseline (its content "
+                         "hash differs from the baseline's config_sha256; or the baseline was edited)")
         if cell.get("engine_sha256") not in (None, engine):
             notes.append(f"{run_name}/{variant}: the engine code changed since the baseline")
     for (run_name, variant), cell in sorted(cells.items()):

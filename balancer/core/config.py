@@ -6,7 +6,18 @@ the counts its rules support; every nested part of a config subclasses :class:`S
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
+
+MAX_RULE_INT = 1_000
+"""The largest magnitude of an integer rule number (points, money, copies, cards, spaces, steps): far
+beyond any printed game, and small enough that every compiled engine's int64 state, a game's scores
+and the summary's exact sums over a trillion games never overflow. Each game's config model bounds
+every integer field by it (or by a tighter, rule-specific bound)."""
+
+RuleInt = Annotated[int, Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)]
+"""An integer rule number inside a list or mapping (``list[RuleInt]``), bounded by :data:`MAX_RULE_INT`."""
 
 
 class Strict(BaseModel):
@@ -19,7 +30,9 @@ class GameConfig(Strict):
     """The keys every rule variant has: the game, the variant's name and its player counts."""
 
     game: str
-    variant: str = Field(min_length=1)
+    variant: str = Field(min_length=1, max_length=64,
+                         description="the variant's name (default: the file's name); at most 64 characters, "
+                                     "as it names result folders and report files")
     players: list[int] = Field(min_length=1, description="player counts this variant supports")
 
     @property

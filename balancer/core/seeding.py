@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+MAX_GAMES = 10**12
+"""The most games one run (or study run, or check cell) may ask for: a trillion games, years of play
+on any cluster, whose indices, seat counts and win-share sums stay exact in int64 and float64.
+A request beyond it is refused with ``--games``/``games:`` named, before anything is planned."""
+
 
 def game_seed(run_seed: int, game_index: int) -> np.random.SeedSequence:
     """The SeedSequence of game ``game_index`` (0-based) of a run seeded with ``run_seed``."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -93,20 +94,25 @@ class WinTally:
                 self.agent_wins[a] = self.agent_wins.get(a, 0.0) + float(share[mask].sum())
                 self.agent_seats[a] = self.agent_seats.get(a, 0) + int(mask.sum())
 
-    def rates(self) -> dict[str, tuple[float, int]]:
-        """``{"seat 1": (rate, trials), ..., "agent x": (rate, trials)}``."""
-        out = {f"seat {s + 1}": (float(w) / self.seat_games, self.seat_games) for s, w in enumerate(self.seat_wins)}
-        out |= {f"agent {a}": (w / self.agent_seats[a], self.agent_seats[a]) for a, w in self.agent_wins.items()}
+    def rates(self) -> dict[str, tuple[float, int, float]]:
+        """``{"seat 1": (share, games, 1), ..., "agent x": (share, games, seats per game)}``: each tracked
+        rate as a share of a game over the games played (games are the units, as in summary.json); the
+        rate per seat is ``share / seats per game`` (an agent holding two seats wins at most half per seat)."""
+        games = self.seat_games
+        out = {f"seat {s + 1}": (float(w) / games, games, 1.0) for s, w in enumerate(self.seat_wins)}
+        out |= {f"agent {a}": (w / games, games, self.agent_seats[a] / games) for a, w in self.agent_wins.items()}
         return out
 
 
-def half_width(rate: float, trials: int, z: float = Z95) -> float:
-    """Half the width of the Wilson (1927) interval of ``rate`` over ``trials`` (what summary.json reports)."""
+def half_width(share: float, games: int, per_game: float = 1.0, z: float = Z95) -> float:
+    """Half the width of a win rate's 95% interval as summary.json reports it: the Wilson (1927)
+    interval of the game share ``share`` over ``games``, divided by the seats held per game
+    (:func:`balancer.stats.aggregate.agent_win_rate_row`; 1 for a seat)."""
     from balancer.stats.aggregate import wilson_interval
 
-    rate = min(max(rate, 0.0), 1.0)
-    low, high = wilson_interval(rate * trials, trials)
-    return (high - low) / 2.0
+    share = min(max(share, 0.0), 1.0)
+    low, high = wilson_interval(share * games, games)
+    return (high - low) / 2.0 / per_game
 
 
 def games_for_width(rate: float, width: float, z: float = Z95) -> float:
@@ -127,11 +133,11 @@ class UntilCiResult:
 
 
 def _theory_games(tally: WinTally, width: float, players: int) -> tuple[float, str]:
-    """Games of the run that every tracked rate needs (agent trials are ``seats / players`` per game)."""
+    """Games of the run that every tracked rate needs: a share p of a game held over m seats needs
+    ``z^2 p (1 - p) / (m h)^2`` games for a half-width h of its rate per seat."""
     best, name = 0.0, ""
-    for key, (rate, trials) in tally.rates().items():
-        per_game = trials / tally.seat_games  # 1 for seats; seats an agent holds per game for agents
-        need = games_for_width(rate, width) / per_game
+    for key, (share, _, per_game) in tally.rates().items():
+        need = games_for_width(share, width * per_game)
         if need > best:
             best, name = need, key
     return best, name
@@ -151,9 +157,18 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
     plain run of the same number of games and seed.
 
     Raises what :func:`run_to_dir` raises, and RunRequestError for ``width`` outside (0, 0.5) or
-    ``max_games`` below the player count.
+    ``max_games`` below the player count. Holds the directory's lock (``run.lock``) throughout.
     """
-    from .runner import RunRequestError
+    with ExitStack() as locks:
+        return _run_until_ci(spec, cfg, config_path, agents, width, max_games, seed, jobs, out_dir, force, command,
+                             progress, log, locks)
+
+
+def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
+                  max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool, command: str,
+                  progress: bool, log: Callable[[str], None] | None, locks: ExitStack) -> tuple[Path, UntilCiResult]:
+    """:func:`run_until_ci`, taking the directory's lock into ``locks`` once the directory exists."""
+    from .runner import RunRequestError, run_lock
 
     agents = list(agents)
     players = len(agents)
@@ -162,7 +177,10 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
         raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
     if max_games < players:
         raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
-    check_run(spec, cfg, agents, max_games, seed, jobs, None)
+    try:
+        check_run(spec, cfg, agents, max_games, seed, jobs, None)
+    except RunRequestError as exc:
+        raise RunRequestError("--max-games" if exc.flag == "--games" else exc.flag, exc.problem) from None
     check_out_dir(out_dir, force, False)
     worst = games_for_width(0.5, width)
     cap = max_games - max_games % players
@@ -178,6 +196,7 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
                "chunks": []}
     out_dir.mkdir(parents=True, exist_ok=True)
+    locks.enter_context(run_lock(out_dir))
     for name in ("results.parquet", "run.json", "summary.json"):
         (out_dir / name).unlink(missing_ok=True)
     shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
@@ -224,4 +243,4 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
 
 
 def _narrow(tally: WinTally, width: float) -> bool:
-    return all(half_width(rate, trials) <= width for rate, trials in tally.rates().values())
+    return all(half_width(*rate) <= width for rate in tally.rates().values())

@@ -30,7 +30,8 @@ import traceback
 import warnings
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -39,7 +40,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 
 from balancer.core.game import Outcome, ranks_and_win_shares
 from balancer.core.registry import GameSpec, spec_at
-from balancer.core.seeding import game_seed
+from balancer.core.seeding import MAX_GAMES, game_seed
 from balancer.core.tables import seat_agents, seat_design
 from balancer.sim.records import batch_table
 
@@ -127,11 +128,17 @@ def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
         )
     if games < 1:
         raise RunRequestError("--games", f"must be at least 1, got {games}")
+    if games > MAX_GAMES:
+        raise RunRequestError("--games", f"at most {MAX_GAMES:,} games in one run, got {games:,}")
     if not 0 <= seed <= MAX_SEED:
         raise RunRequestError("--seed", f"must be between 0 and 2^63-1, got {seed}")
     if jobs == 0:
         raise RunRequestError("--jobs", "must be a positive number of processes, or negative "
                                         "(-1 = all cores), got 0")
+    cores = os.cpu_count() or 1
+    if jobs < -cores:
+        raise RunRequestError("--jobs", f"{jobs} means all cores but {-jobs - 1} (joblib's convention), and this "
+                                        f"machine has {cores}; give -1 to {-cores}, or a positive number")
     if chunk_size is not None and chunk_size < 1:
         raise RunRequestError("--chunk-size", f"must be at least 1, got {chunk_size}")
 
@@ -328,8 +335,35 @@ def cluster_threads(client) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
-def _chunks(games: int, chunk_size: int) -> list[tuple[int, int]]:
-    return [(s, min(s + chunk_size, games)) for s in range(0, games, chunk_size)]
+class ChunkPlan:
+    """The chunks of a run, computed on demand: chunk ``i`` plays games ``[i * size, min((i + 1) * size,
+    games))``. A mapping-like view (``plan[i]``, ``plan.get(i)``, ``len(plan)``, ``plan.items()``) whose
+    memory does not depend on the number of games."""
+
+    def __init__(self, games: int, size: int):
+        self.games, self.size = int(games), int(size)
+
+    def __len__(self) -> int:
+        return -(-self.games // self.size)
+
+    def get(self, idx: int, default: Any = None) -> tuple[int, int] | Any:
+        if not isinstance(idx, int) or not 0 <= idx < len(self):
+            return default
+        start = idx * self.size
+        return start, min(start + self.size, self.games)
+
+    def __getitem__(self, idx: int) -> tuple[int, int]:
+        found = self.get(idx)
+        if found is None:
+            raise KeyError(idx)
+        return found
+
+    def __contains__(self, idx: object) -> bool:
+        return isinstance(idx, int) and 0 <= idx < len(self)
+
+    def items(self) -> Iterator[tuple[int, tuple[int, int]]]:
+        for idx in range(len(self)):
+            yield idx, self[idx]
 
 
 def _progress(total: int, enabled: bool):
@@ -371,7 +405,7 @@ def run_games(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
     check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
     n_jobs = resolve_jobs(jobs)
     size = chunk_size or default_chunk_size(games, n_jobs)
-    tasks = (delayed(play_chunk)(spec.module, cfg, agents, seed, a, b) for a, b in _chunks(games, size))
+    tasks = (delayed(play_chunk)(spec.module, cfg, agents, seed, a, b) for _, (a, b) in ChunkPlan(games, size).items())
     schema: pa.Schema | None = None
     started = time.perf_counter()
     with _progress(games, progress) as bar:
@@ -448,6 +482,98 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(f"{done} of {games} games saved in {out_dir}")
 
 
+LOCK_FILE = "run.lock"
+
+
+class RunLockedError(ResultsExistError):
+    """Another process is writing the output directory (its ``run.lock`` is held); ``pid`` is its process id."""
+
+    def __init__(self, out_dir: Path, pid: int | None):
+        self.out_dir, self.pid = out_dir, pid
+        who = f" (pid {pid})" if pid else ""
+        super().__init__(f"{out_dir}: another run is writing this directory{who}; wait for it to finish, "
+                         "or choose another --out")
+
+
+def _lock_holder(path: Path) -> int | None:
+    """The process id written in a lock file, or None when there is none (empty, unreadable)."""
+    try:
+        return int(path.read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def check_lock(out_dir: Path | str) -> None:
+    """Raise RunLockedError when another live process holds ``out_dir/run.lock`` (creating nothing).
+
+    A lock is an advisory ``flock`` on the file, so it is released when its process ends however it
+    ends; a lock file left by a killed run is stale, and :func:`run_lock` reports and replaces it.
+    """
+    import fcntl
+
+    path = Path(out_dir) / LOCK_FILE
+    if not path.is_file():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _lock_holder(path)
+        if holder != os.getpid():
+            raise RunLockedError(Path(out_dir), holder) from None
+    finally:
+        os.close(fd)
+
+
+_HELD_LOCKS: dict[Path, int] = {}
+
+
+@contextmanager
+def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``out_dir/run.lock`` (the directory must exist) while a run writes ``out_dir``.
+
+    The file holds this process's id and host; the lock itself is an exclusive ``flock``, released
+    by the system when the process ends (Ctrl-C, a crash, ``kill -9``). Raises RunLockedError when a
+    live process holds it. A lock file whose process is gone (a killed run) is reported through
+    ``log`` (stderr by default) and taken over. Re-entrant within a process (``--until-ci`` holds
+    the lock around the run it finishes with).
+    """
+    import fcntl
+    import socket
+    import sys
+
+    key = Path(out_dir).resolve()
+    if key in _HELD_LOCKS:
+        yield
+        return
+    path = Path(out_dir) / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RunLockedError(Path(out_dir), _lock_holder(path)) from None
+    stale = _lock_holder(path)
+    if stale is not None:
+        (log or (lambda line: print(line, file=sys.stderr)))(
+            f"note: {path}: a stale lock of a run that ended without releasing it (pid {stale}, no longer "
+            "running); taking it over")
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+    _HELD_LOCKS[key] = fd
+    try:
+        yield
+    finally:
+        del _HELD_LOCKS[key]
+        try:
+            path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
 def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None = False) -> None:
     """Check that ``out_dir`` can receive a run, creating nothing.
 
@@ -467,6 +593,7 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
     if not os.access(ancestor, os.W_OK | os.X_OK):
         raise OutDirError(f"{out_dir}: cannot be {'written' if ancestor == out_dir.absolute() else 'created'}: "
                           f"{ancestor} is not writable")
+    check_lock(out_dir)
     if resume is True or force:
         return
     if (out_dir / RESULTS_FILE).exists():
@@ -674,6 +801,9 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
                resume: bool | None = False) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
+    While it writes, the run holds ``out_dir/run.lock`` (:func:`run_lock`): a second run on the same
+    directory is refused with RunLockedError naming the first one's process id.
+
     Games are played in chunks (``chunk_size`` games; default :func:`default_chunk_size`) by
     ``jobs`` loky processes, or by every worker of the Dask cluster at ``scheduler``
     (``tcp://host:8786``). Each finished chunk is written to ``out_dir/chunks/`` and then listed in
@@ -693,6 +823,15 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
     GamesFailedError when games raised (listed in run.json, with replay commands). On Ctrl-C /
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
+    with ExitStack() as locks:
+        return _run_to_dir(spec, cfg, config_path, agents, games, seed, jobs, out_dir, force, command, chunk_size,
+                           progress, scheduler, resume, locks)
+
+
+def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
+                seed: int, jobs: int, out_dir: Path | str, force: bool, command: str, chunk_size: int | None,
+                progress: bool, scheduler: str | None, resume: bool | None, locks: ExitStack) -> Path:
+    """:func:`run_to_dir`, taking the directory's lock into ``locks`` once the directory exists."""
     from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
     out_dir = Path(out_dir)
@@ -726,8 +865,9 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
     try:
         n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
         size = int(manifest["chunk_size"]) if manifest else (chunk_size or default_chunk_size(games, n_jobs))
-        plan = {i: ab for i, ab in enumerate(_chunks(games, size))}
+        plan = ChunkPlan(games, size)
         out_dir.mkdir(parents=True, exist_ok=True)
+        locks.enter_context(run_lock(out_dir))
         chunks_dir = out_dir / CHUNKS_DIR
         if manifest is None:
             shutil.rmtree(chunks_dir, ignore_errors=True)
@@ -746,7 +886,7 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
         manifest["config_path"] = str(config_path)
         _write_json(out_dir / MANIFEST_FILE, manifest)
 
-        pending = [(i, a, b) for i, (a, b) in plan.items() if i not in done_entries]
+        pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
         done = sum(plan[i][1] - plan[i][0] for i in done_entries)
         elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
         t0 = time.perf_counter()
@@ -754,7 +894,7 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
         try:
             with _progress(games, progress) as bar:
                 task = bar.add_task("games", total=games, completed=done, rate="")
-                if pending:
+                if done < games:
                     tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b)
                              for i, a, b in pending)
                     for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):

@@ -242,6 +242,56 @@ def _win_rate_rows(
     return rows
 
 
+def agent_win_rate_row(agent: Any, wins: float, seats: int, games: int, every_seat: bool,
+                       confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    """An agent's win rate per seat it holds, with an interval that counts *games* as the units.
+
+    The agent's seats of one game are not independent (two greedy seats of one table: at most one of
+    them wins), so the interval is not a binomial over seat appearances. In game g the agent's seats
+    win a share S_g in [0, 1] of the game (S_g = 1/k per seat among k tied winners); over G games its
+    total is ``wins`` and it holds m = ``seats`` / G seats per game (a constant for a rotated table).
+    The rate per seat is r = wins / seats = p / m, with p = wins / G its mean share of a game: a
+    proportion over G games, whose Wilson interval (l, u) gives r's interval (l / m, u / m). S_g is a
+    [0, 1] value of mean p, so its variance is at most p(1 - p) and the interval is never too narrow
+    (it is exact for S_g in {0, 1}, games without ties). When the agent holds every seat (a mirror
+    table) p = 1 in every game by construction: the rate is 1/n, its interval that point
+    (``by_construction``).
+
+    ``design_effect``: the variance of r with games as units, p(1-p)/(G m^2), over the binomial
+    variance over seat appearances, r(1-r)/seats (1 for an agent with one seat per game; 0 by
+    construction in a mirror table).
+
+    Returns ``{agent, rate, ci_low, ci_high, games, seats, wins, design_effect, by_construction}``.
+    Raises ValueError if ``games`` < 1 or ``seats`` < ``games``.
+    """
+    if games < 1 or seats < games:
+        raise ValueError(f"an agent needs at least one game and one seat per game, got {games} games, {seats} seats")
+    m = seats / games
+    rate = wins / seats
+    share = min(max(wins / games, 0.0), 1.0)
+    if every_seat:
+        low = high = rate
+        deff = 0.0
+    else:
+        low, high = wilson_interval(min(max(wins, 0.0), games), games, confidence)
+        low, high = low / m, high / m
+        binomial = rate * (1.0 - rate) / seats
+        deff = share * (1.0 - share) / (games * m * m) / binomial if binomial > 0 else 1.0
+    return {"agent": agent, "rate": rate, "ci_low": low, "ci_high": high, "games": games, "seats": seats,
+            "wins": wins, "design_effect": deff, "by_construction": every_seat}
+
+
+def _agent_rows(counts: dict[Any, tuple[int, Fraction, Fraction]], games: int, n_players: int,
+                confidence: float) -> list[dict[str, Any]]:
+    """``agent_win_rate`` rows (sorted by agent) from the exact win counts per agent over ``games`` games."""
+    rows = []
+    for agent in sorted(counts):
+        seats, wins, _ = counts[agent]
+        wins = min(max(wins, Fraction(0)), Fraction(seats))
+        rows.append(agent_win_rate_row(agent, float(wins), seats, games, seats == games * n_players, confidence))
+    return rows
+
+
 def _run_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFrame:
     """One row for the whole run, in constant memory: ``_games`` (rows of seat 1) and exact
     sums for the mean and sd of every metric over non-null player rows."""
@@ -381,8 +431,10 @@ def summarize(
           ``rows``, ``confidence``;
         * ``seat_win_rate``: ``[{seat, rate, ci_low, ci_high, games, wins}]`` sorted by seat —
           rate = mean ``win_share`` of the seat over games, Wilson interval;
-        * ``agent_win_rate``: ``[{agent, rate, ci_low, ci_high, games, wins}]`` sorted by agent —
-          rate = summed ``win_share`` / agent-seat appearances (``games`` counts appearances);
+        * ``agent_win_rate``: ``[{agent, rate, ci_low, ci_high, games, seats, wins, design_effect,
+          by_construction}]`` sorted by agent — rate = summed ``win_share`` / the agent's seat
+          appearances (``seats``), its interval with *games* as the independent units (``games``
+          counts games; see :func:`agent_win_rate_row`);
         * ``metrics``: ``{"<name>_per_player": {mean, ci_low, ci_high, n, games}}`` for each
           ``metric_<name>`` — the mean per player (n finite player rows) with a t interval in
           which games, not players, are the independent units (see :func:`_clustered_mean_row`;
@@ -465,7 +517,7 @@ def summarize(
         "rows": rows,
         "confidence": confidence,
         "seat_win_rate": seat_rows,
-        "agent_win_rate": _win_rate_rows(_win_counts(agent_df, "agent"), "agent", confidence),
+        "agent_win_rate": _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence),
         "metrics": metric_summary,
         "seat_uniformity_p": seat_uniformity_p([r["wins"] for r in seat_rows]),
         "tied_games_share": tied / games,

@@ -6,8 +6,17 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from balancer.config import ConfigError, read_yaml_mapping
+from balancer.core.seeding import MAX_GAMES
+from balancer.ladder.model import Ladder, expand_study_data
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+"""Study names, run names and variant labels: each becomes a folder (``results/<study>/<run>/<variant>/``)
+and part of file names, so letters, digits, '.', '_' and '-' only, never a path or markup."""
+MAX_NAME_LENGTH = 64
+"""The longest study name, run name or variant label (a file name holds 255 bytes)."""
 
 SHOWS = ("seat_win_rate", "agent_win_rate")
 """What a figure can show besides ``metric:<name>`` (a per-player metric of the game) and
@@ -65,7 +74,7 @@ class Run(_Strict):
 
     players: int = Field(ge=1, le=8, description="players at the table")
     agents: list[str] = Field(min_length=1, description="one agent for every seat, or one per seat (seats rotate)")
-    games: int = Field(ge=1, description="games per variant")
+    games: int = Field(ge=1, le=MAX_GAMES, description="games per variant")
     expect: dict[str, Bound] = Field(default_factory=dict,
                                      description="designer targets checked by 'balancer check', under every variant")
 
@@ -130,7 +139,7 @@ class CheckSettings(_Strict):
     tolerance: Tolerance = Field(default_factory=Tolerance)
     false_alarm: float = Field(0.01, gt=0, lt=0.5, description="chance that an unchanged study fails (all numbers)")
     miss_rate: float = Field(0.1, gt=0, lt=0.5, description="chance of passing a change as large as the tolerance")
-    max_games: int | None = Field(None, ge=1, description="game cap per cell [default: the baseline's games]")
+    max_games: int | None = Field(None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]")
     looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
     metrics: list[str] | None = Field(None, description="metrics to track (<name>_per_player); default all")
 
@@ -138,7 +147,8 @@ class CheckSettings(_Strict):
 class Study(_Strict):
     """A whole study file (see ``configs/citywright/appendix.yaml``)."""
 
-    study: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="name; results go to results/<study>/")
+    study: str = Field(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH,
+                       description="name; results go to results/<study>/")
     title: str = Field(min_length=1)
     game: str
     seed: int = Field(ge=0, le=2**63 - 1)
@@ -146,6 +156,13 @@ class Study(_Strict):
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
     check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
+    ladder: Ladder | None = Field(None, description="a skill ladder: rungs, players and games, expanded into runs "
+                                                    "(see balancer/ladder/model.py)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expand_ladder(cls, data: Any) -> Any:
+        return expand_study_data(data)
 
     @model_validator(mode="after")
     def _references(self) -> "Study":
@@ -168,10 +185,35 @@ class Study(_Strict):
                     raise ValueError(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
                 if fig.show.startswith("metric:") and not isinstance(value, (int, float)):
                     raise ValueError(f"figures.{i}.published.{label}: give one number")
-        for label in self.variants:
-            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", label):
-                raise ValueError(f"variants.{label}: labels use letters, digits, '.', '_' and '-' only")
+        for where, names in (("variants", self.variants), ("runs", self.runs)):
+            for name in names:
+                shown = name if len(name) <= 40 else name[:37] + "..."
+                if not re.fullmatch(NAME_PATTERN, name):
+                    raise ValueError(f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
+                                     "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
+                                     "(each is a folder name)")
+                if len(name) > MAX_NAME_LENGTH:
+                    raise ValueError(f"{where}.{shown}: {len(name)} characters, at most {MAX_NAME_LENGTH}")
         return self
+
+    @field_validator("game")
+    @classmethod
+    def _registered_game(cls, game: str) -> str:
+        from balancer.core.registry import get_spec
+
+        try:
+            get_spec(game)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        return game
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False also for a path the system refuses (a name too long, ...)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _path_of(loc: tuple[Any, ...]) -> str:
@@ -185,17 +227,15 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     types or a variant config that does not exist (the configs themselves are checked when loaded).
     """
     path = Path(path)
-    if not path.is_file():
+    if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise StudyError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
-    if not isinstance(data, dict):
-        raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, "
-                         "figures, check)")
+        data = read_yaml_mapping(path)   # size limit, safe loading, duplicate keys refused with line:column
+    except ConfigError as exc:
+        if "expected a mapping" in str(exc) or "empty file" in str(exc):
+            raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, "
+                             "runs, figures, check)") from None
+        raise StudyError(str(exc)) from None
     if "study" not in data and ("extends" in data or "variant" in data or "runs" not in data):
         raise StudyError(f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
                          f"figures:); play a variant with 'balancer run {path}'")
@@ -208,7 +248,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
             loc = err["loc"]
             if err["type"] == "extra_forbidden":
                 msg = f"unknown key {loc[-1]!r}"
-            m = re.match(r"^([\w.\-]+): (.*)$", msg)
+            m = re.match(r"^(\S+?): (.*)$", msg, re.S)
             if m and not loc:
                 loc, msg = (m.group(1),), m.group(2)
             lines.append(f"{path}: {_path_of(loc)}: {msg}")
@@ -216,7 +256,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     configs = {}
     for label, rel in study.variants.items():
         cfg_path = (path.parent / rel).resolve()
-        if not cfg_path.is_file():
+        if not _is_file(cfg_path):
             raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
         configs[label] = cfg_path
     return study, configs

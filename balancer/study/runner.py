@@ -78,6 +78,9 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
         if cfg.game != study.game:
             raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
         loaded[label] = cfg
+    if study.ladder is not None:   # a rung or player count the game refuses, named as the ladder: section says it
+        from balancer.ladder.model import check_rungs
+        check_rungs(study.ladder, game, loaded, str(study_path))
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
             try:
@@ -124,10 +127,12 @@ def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> Non
 
 
 def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
-              progress: bool = True, log: Callable[[str], None] | None = None) -> StudyResult:
+              progress: bool = True, log: Callable[[str], None] | None = None,
+              scheduler: str | None = None) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
     same deals) and return them with their summaries. A cell whose results already exist for the
-    same config content, seed, games and agents is reused unless ``force``.
+    same config content, seed, games and agents is reused unless ``force``. ``scheduler``: play on
+    the Dask cluster at that address instead of ``jobs`` local processes (identical results).
 
     Raises StudyError (bad study file, or a figure naming a metric or label the game does not
     produce: learnt from one game per such run, see :func:`probe_tables`), ConfigError (bad variant
@@ -157,7 +162,7 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
                     log(f"{run_name} / {label}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}")
                 command = f"balancer study {study_path} (cell {run_name} / {label})"
                 run_to_dir(game, cfg, configs[label], run.table, run.games, study.seed, jobs, out, force=True,
-                           command=command, progress=progress, resume=None)
+                           command=command, progress=progress, scheduler=scheduler, resume=None)
             cell.meta = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
             cell.summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
             cells[(run_name, label)] = cell

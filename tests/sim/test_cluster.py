@@ -114,3 +114,60 @@ def test_unreachable_scheduler_is_bad_input(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: --scheduler {address}: cannot connect (")
     assert not (tmp_path / "x").exists()
+
+
+FAULT_GAMES = 8000
+
+
+def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
+    # issue 15: kill one `dask worker` process (SIGKILL, no nanny to restart it) while a --scheduler run
+    # is playing; the scheduler reschedules the chunks it held on the other worker, and the run
+    # finishes with results identical, game for game, to a --jobs 1 run
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = child_env()
+    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    out = tmp_path / "dask"
+    args = ["run", str(CONFIG), "--players", "4", "--agents", "random", "--games", str(FAULT_GAMES), "--seed", "3",
+            "--chunk-size", "100", "--quiet"]
+    try:
+        workers = [subprocess.Popen([str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                     "--nworkers", "1", "--no-dashboard", "--no-nanny"],
+                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+        procs += workers
+        with distributed.Client(address, timeout="20s") as client:
+            client.wait_for_workers(2, timeout=60)
+        run = subprocess.Popen([sys.executable, "-m", "balancer.cli", *args, "--scheduler", address, "--out", str(out)],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        procs.append(run)
+        manifest = out / "manifest.json"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and run.poll() is None:
+            try:
+                if len(json.loads(manifest.read_text())["chunks"]) >= 5:
+                    break
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.05)
+        assert run.poll() is None and not (out / "results.parquet").exists(), "the run ended before the kill"
+        workers[0].kill()
+        workers[0].wait()
+        done_at_kill = len(json.loads(manifest.read_text())["chunks"])
+        output, _ = run.communicate(timeout=300)
+        assert run.returncode == 0, output
+        assert done_at_kill < FAULT_GAMES // 100, "every chunk was written before the worker was killed"
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    local = tmp_path / "local"
+    result = CliRunner().invoke(app, [*args, "--jobs", "1", "--out", str(local)])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "run.json").read_text())["games"] == FAULT_GAMES
+    assert pq.read_table(out / "results.parquet").equals(pq.read_table(local / "results.parquet"))

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...core.config import GameConfig, Strict
+from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 SHOP_KINDS: tuple[str, ...] = ("umbrellas", "rows_with", "adjacent_pairs", "varied_rows",
                                "completed_rows", "coins", "tourists")
@@ -60,7 +60,7 @@ class Umbrellas(Strict):
 class Line(Strict):
     """One line of the market: its cells as [row, column] pairs (1-based)."""
 
-    cells: list[list[int]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
+    cells: list[list[RuleInt]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
 
 
 class Market(Strict):
@@ -69,7 +69,7 @@ class Market(Strict):
     rows: int = Field(ge=1, le=5)
     columns: int = Field(ge=1, le=5)
     lines: list[Line] = Field(min_length=1, max_length=16, description="the lines a player may take")
-    coins_by_umbrellas: dict[int, int] = Field(
+    coins_by_umbrellas: dict[RuleInt, RuleInt] = Field(
         description="coins taking a line that holds that many umbrellas gives (+) or costs (-); a cost is "
                     "paid first and needs the coins (Pick Umbrellas: \"the diagonal with 1 umbrella\", \"a column "
                     "with 3 umbrellas\")")
@@ -107,7 +107,7 @@ class Board(Strict):
 
     rows: Literal[3] = Field(description="rows of the player board (3: one per mural row and tourist tile)")
     row_length: int = Field(ge=2, le=12, description="umbrella spaces in each row")
-    paintbrush: list[list[int]] = Field(description="per row, the 1-based spaces marked with a paintbrush")
+    paintbrush: list[list[RuleInt]] = Field(description="per row, the 1-based spaces marked with a paintbrush")
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -124,7 +124,7 @@ class Mural(Strict):
     """Update Mural and Final Scoring: the 2x3 mural (3 rows of 2 tiles) and its points."""
 
     rows: list[list[str]] = Field(min_length=3, max_length=3, description="the two colours of each mural row")
-    points: dict[int, int] = Field(description="flipped tiles -> points (4/5/6 tiles: 2/4/6 points)")
+    points: dict[RuleInt, RuleInt] = Field(description="flipped tiles -> points (4/5/6 tiles: 2/4/6 points)")
     assumed: str | None = None
 
 
@@ -141,7 +141,7 @@ class Tourists(Strict):
 class Scoring(Strict):
     """Game End & Final Scoring: points per empty umbrella space."""
 
-    empty_space: int = Field(le=0)
+    empty_space: int = Field(ge=-MAX_RULE_INT, le=0)
 
 
 class End(Strict):
@@ -160,7 +160,7 @@ class ShopCard(Strict):
     points: int = Field(ge=0, le=50)
     at_least: int = Field(1, ge=1, le=12, description="threshold of rows_with and varied_rows")
     per: int = Field(1, ge=1, le=50, description="divisor of umbrellas, coins and tourists")
-    max_points: int | None = Field(None, ge=0, description="cap on this card's points")
+    max_points: int | None = Field(None, ge=0, le=MAX_RULE_INT, description="cap on this card's points")
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -231,13 +231,13 @@ class Solo(Strict):
 class GreedyWeights(Strict):
     """The greedy agent's value of one turn (agent parameters, not rules; documented in agents.py)."""
 
-    flip: float = Field(ge=0, description="per mural tile flipped, besides the mural points it adds")
-    unlock: float = Field(ge=0, description="per tourist unlocked")
-    fill: float = Field(ge=0, description="per umbrella placed (an empty space less at the end)")
-    coin: float = Field(ge=0, description="per coin gained (and lost per coin spent)")
-    suitcase: float = Field(ge=0, description="per tourist in a suitcase after the turn")
-    tile_match: float = Field(ge=0, description="per umbrella placed in a colour of that row's tourist tile")
-    shops: float = Field(ge=0, description="per shop-card point the board would score now")
+    flip: float = Field(ge=0, le=MAX_RULE_INT, description="per mural tile flipped, besides the mural points it adds")
+    unlock: float = Field(ge=0, le=MAX_RULE_INT, description="per tourist unlocked")
+    fill: float = Field(ge=0, le=MAX_RULE_INT, description="per umbrella placed (an empty space less at the end)")
+    coin: float = Field(ge=0, le=MAX_RULE_INT, description="per coin gained (and lost per coin spent)")
+    suitcase: float = Field(ge=0, le=MAX_RULE_INT, description="per tourist in a suitcase after the turn")
+    tile_match: float = Field(ge=0, le=MAX_RULE_INT, description="per umbrella placed in a colour of that row's tourist tile")
+    shops: float = Field(ge=0, le=MAX_RULE_INT, description="per shop-card point the board would score now")
     assumed: str | None = None
 
 

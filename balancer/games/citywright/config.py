@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ...agents.params import MCTSParams
-from ...core.config import GameConfig, Strict
+from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
 """The four districts (§2.3), in the order of their codes 1..4 (0 is an empty cell)."""
@@ -24,7 +24,7 @@ class ShapeSpec(Strict):
     """One ruler shape (§2.4): rows of '#' (cell), '*' (free-pick star cell), '.' (no cell)."""
 
     rows: list[str] = Field(min_length=1, description="drawing of the shape, one string per row")
-    copies: int = Field(ge=0, description="cards of this shape in its deck")
+    copies: int = Field(ge=0, le=MAX_RULE_INT, description="cards of this shape in its deck")
 
     @field_validator("rows")
     @classmethod
@@ -90,23 +90,23 @@ class RoundPlan(Strict):
 class Residential(Strict):
     """§6.1 largest cluster: largest_points per largest_per_tiles tiles (rounded down); second: size x points."""
 
-    largest_points: int = Field(ge=0)
-    largest_per_tiles: int = Field(ge=1)
-    second_points_per_tile: int = Field(ge=0)
+    largest_points: int = Field(ge=0, le=MAX_RULE_INT)
+    largest_per_tiles: int = Field(ge=1, le=MAX_RULE_INT)
+    second_points_per_tile: int = Field(ge=0, le=MAX_RULE_INT)
 
 
 class Tier(Strict):
-    at_least: int = Field(ge=0)
-    points: int = Field(ge=0)
+    at_least: int = Field(ge=0, le=MAX_RULE_INT)
+    points: int = Field(ge=0, le=MAX_RULE_INT)
 
 
 class Commercial(Strict):
     """§6.2 tiers by commercial count N, +per_tile_beyond for each tile over `beyond`, +isolated per lone tile."""
 
     tiers: list[Tier]
-    beyond: int = Field(ge=0)
-    per_tile_beyond: int = Field(ge=0)
-    isolated: int = Field(ge=0)
+    beyond: int = Field(ge=0, le=MAX_RULE_INT)
+    per_tile_beyond: int = Field(ge=0, le=MAX_RULE_INT)
+    isolated: int = Field(ge=0, le=MAX_RULE_INT)
 
     @field_validator("tiers")
     @classmethod
@@ -119,17 +119,17 @@ class Commercial(Strict):
 class Park(Strict):
     """§6.3 +touching per park next to residential/commercial, +per_row / +per_column with a park."""
 
-    touching: int = Field(ge=0)
-    per_row: int = Field(ge=0)
-    per_column: int = Field(ge=0)
+    touching: int = Field(ge=0, le=MAX_RULE_INT)
+    per_row: int = Field(ge=0, le=MAX_RULE_INT)
+    per_column: int = Field(ge=0, le=MAX_RULE_INT)
 
 
 class Industrial(Strict):
     """§6.4 +ring per industrial tile on the outer ring, +per_group_points per group_size tiles (rounded down)."""
 
-    ring: int = Field(ge=0)
-    per_group_points: int = Field(ge=0)
-    group_size: int = Field(ge=1)
+    ring: int = Field(ge=0, le=MAX_RULE_INT)
+    per_group_points: int = Field(ge=0, le=MAX_RULE_INT)
+    group_size: int = Field(ge=1, le=MAX_RULE_INT)
 
 
 class Scoring(Strict):
@@ -143,7 +143,7 @@ class TwoPlayer(Strict):
     """§9: the reduced deck and discard-for-tile."""
 
     reduced_deck: bool
-    remove_copies: dict[str, int]
+    remove_copies: dict[str, RuleInt]
     discard_for_tile: bool
 
 
@@ -154,20 +154,20 @@ class Solo(Strict):
 
 
 class Versatile(Strict):
-    distinct_shapes: int = Field(ge=1)
-    points: int
+    distinct_shapes: int = Field(ge=1, le=MAX_RULE_INT)
+    points: int = Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
 class Mastery(Strict):
-    same_shape: int = Field(ge=1)
-    points: int
+    same_shape: int = Field(ge=1, le=MAX_RULE_INT)
+    points: int = Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
 class TreeLined(Strict):
-    points: int
-    solo_park_at_least: int
+    points: int = Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)
+    solo_park_at_least: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
@@ -236,7 +236,7 @@ class CitywrightConfig(GameConfig):
     rulers: Rulers
     rounds: dict[Literal["1", "2", "3", "4"], RoundPlan]
     scoring: Scoring
-    seat_bonus: dict[Literal["1", "2", "3", "4"], list[int]]
+    seat_bonus: dict[Literal["1", "2", "3", "4"], list[RuleInt]]
     two_player: TwoPlayer
     solo: Solo
     achievements: Achievements

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from ...agents.params import MCTSParams
-from ...core.config import GameConfig, Strict
+from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green")
 """The four coloured dice (Components); a die's colour code is its index, white is 4."""
@@ -30,20 +30,20 @@ BENEFITS: tuple[str, ...] = ("unflip", "bonus", "prestige")
 
 class Resources(Strict):
     names: list[str] = Field(min_length=4, max_length=4, description="the four resource types")
-    per_type: int = Field(ge=1, description="tokens of each type in the reserve (Components)")
-    backpack: int = Field(ge=1, description="Backpack capacity, resources (Personal Boards F)")
+    per_type: int = Field(ge=1, le=MAX_RULE_INT, description="tokens of each type in the reserve (Components)")
+    backpack: int = Field(ge=1, le=MAX_RULE_INT, description="Backpack capacity, resources (Personal Boards F)")
     assumed: str | None = None
 
 
 class Themes(Strict):
     names: list[str] = Field(min_length=4, max_length=4)
-    tiles_per_type: int = Field(ge=1)
+    tiles_per_type: int = Field(ge=1, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
 class Dice(Strict):
-    faces: int = Field(ge=2)
-    white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0)]] = Field(
+    faces: int = Field(ge=2, le=MAX_RULE_INT)
+    white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_RULE_INT)]] = Field(
         description="white dice by player count (Set Up 7)")
 
 
@@ -67,22 +67,22 @@ MAX_SUPPLY_SPACES = 8
 
 
 class DiceTiles(Strict):
-    values: list[int] = Field(min_length=2)
+    values: list[RuleInt] = Field(min_length=2)
     supply_spaces: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_SUPPLY_SPACES)]] = Field(
         description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}")
     assumed: str | None = None
 
 
 class Setup(Strict):
-    hand: int = Field(ge=0)
+    hand: int = Field(ge=0, le=MAX_RULE_INT)
     start_spaces: Literal["spread"]
-    first_player: int = Field(ge=0)
+    first_player: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
 class TravelBoard(Strict):
-    spaces: int = Field(ge=2)
-    edges: Literal["ring"] | list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
+    spaces: int = Field(ge=2, le=MAX_RULE_INT)
+    edges: Literal["ring"] | list[Annotated[list[RuleInt], Field(min_length=2, max_length=2)]] = Field(
         description="'ring', or the board's connections as pairs of spaces 0..spaces-1")
     assumed: str | None = None
 
@@ -94,11 +94,11 @@ class TravelBoard(Strict):
                     raise ValueError(f"edges[{i}]: {[a, b]} must be two different spaces 0-{self.spaces - 1}")
         return self
 
-    def neighbours(self) -> list[list[int]]:
+    def neighbours(self) -> list[list[RuleInt]]:
         """Adjacency lists of the board's spaces (0-based)."""
         n = self.spaces
         pairs = [(i, (i + 1) % n) for i in range(n)] if self.edges == "ring" else list(self.edges)
-        out: list[list[int]] = [[] for _ in range(n)]
+        out: list[list[RuleInt]] = [[] for _ in range(n)]
         for a, b in pairs:
             if b not in out[a]:
                 out[a].append(b)
@@ -108,16 +108,16 @@ class TravelBoard(Strict):
 
 
 class Travel(Strict):
-    step_money: int = Field(ge=1, description="money per space moved (at least 1, so every Travel ends)")
-    pick_money: int = Field(ge=0)
+    step_money: int = Field(ge=1, le=MAX_RULE_INT, description="money per space moved (at least 1, so every Travel ends)")
+    pick_money: int = Field(ge=0, le=MAX_RULE_INT)
 
 
 class Sketch(Strict):
-    max_cards: int = Field(ge=1)
-    max_bonus_tiles: int = Field(ge=0)
-    extra_card_money: list[int] = Field(min_length=1)
-    money_instead_of_bonus: int = Field(ge=0)
-    efficient_reduction: int = Field(ge=0)
+    max_cards: int = Field(ge=1, le=MAX_RULE_INT)
+    max_bonus_tiles: int = Field(ge=0, le=MAX_RULE_INT)
+    extra_card_money: list[RuleInt] = Field(min_length=1)
+    money_instead_of_bonus: int = Field(ge=0, le=MAX_RULE_INT)
+    efficient_reduction: int = Field(ge=0, le=MAX_RULE_INT)
     sketchbooks: int = Field(ge=1, le=4)
 
     @model_validator(mode="after")
@@ -128,10 +128,10 @@ class Sketch(Strict):
 
 
 class Funding(Strict):
-    money: int = Field(ge=0)
-    per_published: int = Field(ge=0)
+    money: int = Field(ge=0, le=MAX_RULE_INT)
+    per_published: int = Field(ge=0, le=MAX_RULE_INT)
     count_published: Literal["own", "all"]
-    theme_flip_money: int = Field(ge=0)
+    theme_flip_money: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
@@ -140,10 +140,10 @@ class Note(Strict):
 
 
 class Publish(Strict):
-    victory_points: list[int] = Field(min_length=2)
-    money_per_card: int = Field(ge=0)
-    beyond_six_money: int = Field(ge=0)
-    money_tile: int = Field(ge=0)
+    victory_points: list[RuleInt] = Field(min_length=2)
+    money_per_card: int = Field(ge=0, le=MAX_RULE_INT)
+    beyond_six_money: int = Field(ge=0, le=MAX_RULE_INT)
+    money_tile: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
@@ -151,12 +151,12 @@ Reward = Literal["unflip", "improvement", "money"]
 
 
 class Tracks(Strict):
-    prestige_points: list[int] = Field(min_length=2)
-    prestige_rewards: dict[int, Reward]
-    prestige_overflow_money: int = Field(ge=0)
-    published_rewards: dict[int, Reward]
-    reward_money: int = Field(ge=0)
-    improvement_money: int = Field(ge=0)
+    prestige_points: list[RuleInt] = Field(min_length=2)
+    prestige_rewards: dict[RuleInt, Reward]
+    prestige_overflow_money: int = Field(ge=0, le=MAX_RULE_INT)
+    published_rewards: dict[RuleInt, Reward]
+    reward_money: int = Field(ge=0, le=MAX_RULE_INT)
+    improvement_money: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -172,24 +172,24 @@ class Tracks(Strict):
 
 class Improvements(Strict):
     slots: int = Field(ge=0, le=5)
-    per_type: int = Field(ge=0)
-    travel_discount: list[int] = Field(min_length=2, max_length=2)
-    sketch_bonus: list[int] = Field(min_length=2, max_length=2)
-    prestige_extra: list[int] = Field(min_length=2, max_length=2)
-    funding_money: list[int] = Field(min_length=2, max_length=2)
-    funding_bonus_tiles: list[int] = Field(min_length=2, max_length=2)
-    supply_extra: list[int] = Field(min_length=2, max_length=2)
+    per_type: int = Field(ge=0, le=MAX_RULE_INT)
+    travel_discount: list[RuleInt] = Field(min_length=2, max_length=2)
+    sketch_bonus: list[RuleInt] = Field(min_length=2, max_length=2)
+    prestige_extra: list[RuleInt] = Field(min_length=2, max_length=2)
+    funding_money: list[RuleInt] = Field(min_length=2, max_length=2)
+    funding_bonus_tiles: list[RuleInt] = Field(min_length=2, max_length=2)
+    supply_extra: list[RuleInt] = Field(min_length=2, max_length=2)
     assumed: str | None = None
 
 
 class BonusTiles(Strict):
-    display: int = Field(ge=1)
-    mix: dict[str, int]
+    display: int = Field(ge=1, le=MAX_RULE_INT)
+    mix: dict[str, RuleInt]
     assumed: str | None = None
 
 
 class Pair(Strict):
-    spaces: list[int] = Field(min_length=2, max_length=2)
+    spaces: list[RuleInt] = Field(min_length=2, max_length=2)
     benefit: Literal["unflip", "bonus", "prestige"]
 
 
@@ -208,16 +208,16 @@ class ThemeBoard(Strict):
 
 
 class End(Strict):
-    total_published: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=1)]]
-    max_rounds: int = Field(ge=1)
+    total_published: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=1, le=MAX_RULE_INT)]]
+    max_rounds: int = Field(ge=1, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
 class FinalScoring(Strict):
-    set_points: int = Field(ge=0)
-    majority: list[int] = Field(min_length=1)
+    set_points: int = Field(ge=0, le=MAX_RULE_INT)
+    majority: list[RuleInt] = Field(min_length=1)
     majority_needs_tiles: bool
-    per_money: int = Field(ge=1)
+    per_money: int = Field(ge=1, le=MAX_RULE_INT)
     assumed: str | None = None
 
 
@@ -225,7 +225,7 @@ class Greedy(Strict):
     money: float
     resource: float
     hand_card: float
-    hand_cap: int = Field(ge=0)
+    hand_cap: int = Field(ge=0, le=MAX_RULE_INT)
     book_fraction: float
     growth: float
     theme_tile: float
@@ -236,14 +236,14 @@ class Greedy(Strict):
     card_bonus_icon: float = Field(description="a card's value per bonus icon, points (Travel)")
     card_theme_icon: float = Field(description="a card's value per theme icon, points (Travel)")
     card_cost_share: float = Field(description="share of ``resource`` a card's cost takes off its value (Travel)")
-    wander_steps: int = Field(ge=1, description="Travel uses Wanderer for a card this many steps away or more")
+    wander_steps: int = Field(ge=1, le=MAX_RULE_INT, description="Travel uses Wanderer for a card this many steps away or more")
     assumed: str | None = None
 
 
 class Rollout(Strict):
-    playouts: int = Field(ge=1, description="playouts per candidate choice")
-    candidates: int = Field(ge=1, description="best choices by the greedy value that get playouts")
-    horizon_rounds: int = Field(ge=0, description="rounds a playout runs on; 0: to the end of the game")
+    playouts: int = Field(ge=1, le=MAX_RULE_INT, description="playouts per candidate choice")
+    candidates: int = Field(ge=1, le=MAX_RULE_INT, description="best choices by the greedy value that get playouts")
+    horizon_rounds: int = Field(ge=0, le=MAX_RULE_INT, description="rounds a playout runs on; 0: to the end of the game")
     assumed: str | None = None
 
 
@@ -266,8 +266,8 @@ class Agents(Strict):
 class Card(Strict):
     """One travel card (Cards and Personal Boards A-D)."""
 
-    id: int
-    cost: dict[str, int]
+    id: int = Field(ge=0, le=MAX_RULE_INT)
+    cost: dict[str, RuleInt]
     discount: str
     bonus: bool
     region: str
@@ -358,7 +358,7 @@ def bonus_kind_names(cfg: UrbanSketchersConfig) -> list[str]:
             + ["money", "extra_theme", "longer"])
 
 
-def deck_distribution(cfg: UrbanSketchersConfig) -> dict[str, dict[str, int]]:
+def deck_distribution(cfg: UrbanSketchersConfig) -> dict[str, dict[str, RuleInt]]:
     """The travel deck's distribution, to compare with the printed deck: cards by total cost, by
     resource units in costs, by discount resource, by region, theme icons by theme, icons per card,
     bonus icons. Values are card (or icon) counts."""

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from ...agents.params import MCTSParams
-from ...core.config import GameConfig, Strict
+from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 TRIGGERS: tuple[str, ...] = (
     "always",          # an effect with no trigger: always active while the card is in play
@@ -65,7 +65,7 @@ class Effect(Strict):
 
     do: Literal[EFFECTS]  # type: ignore[valid-type]
     value: int = Field(default=0, ge=-14, le=14, description="roll, dice count, tiles moved or tile, by effect")
-    tiles: list[int] = Field(default_factory=list, description="tiles an attack or safe effect names (1-14)")
+    tiles: list[RuleInt] = Field(default_factory=list, description="tiles an attack or safe effect names (1-14)")
     target: Literal[TARGETS] = "foremost"  # type: ignore[valid-type]
 
     @model_validator(mode="after")
@@ -117,9 +117,9 @@ class Board(Strict):
     """Board Flow and Rosette Tiles."""
 
     path_length: Literal[14] = Field(description="tiles on each player's path (1-4 home, 5-12 centre, 13-14 home)")
-    centre: list[int] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
-    rosettes: list[int] = Field(description="tiles that give a roll again")
-    safe: list[int] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
+    centre: list[RuleInt] = Field(min_length=2, max_length=2, description="first and last tile of the shared centre row")
+    rosettes: list[RuleInt] = Field(description="tiles that give a roll again")
+    safe: list[RuleInt] = Field(description="tiles where attacks cannot remove tokens (the black rosette)")
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -162,7 +162,7 @@ class Cards(Strict):
                     "roll (move) before triggering one again")
     forced_rolls_trigger: bool = Field(description="does a roll set by a card (set_next_roll) fire own_roll / "
                                        "opponent_roll cards like a roll of the dice?")
-    max_turns: int = Field(ge=10, description="turns after which the game stops (safety for card loops); "
+    max_turns: int = Field(ge=10, le=100 * MAX_RULE_INT, description="turns after which the game stops (safety for card loops); "
                            "the player with more tokens scored wins, equal counts share")
     assumed: str | None = None
 

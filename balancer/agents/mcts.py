@@ -1,0 +1,540 @@
+"""One information-set MCTS for every game, over the compiled game interface (:mod:`balancer.core.kernel`).
+
+The algorithm is single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley & Whitehouse,
+"Information Set Monte Carlo Tree Search", IEEE TCIAIG 2012), with max^n backups for 1 to 5 seats:
+
+- one tree for the information set of the searching seat (the seat to move at the root); a node is
+  a sequence of moves from the root, its children keyed by move code;
+- every iteration starts from a fresh copy of the root state, determinized for the searching seat
+  (``K.determinize``), so that what the seat cannot see is resampled each time and never read;
+- descent: at a node, the moves legal *in this determinization* are looked up among the node's
+  children (an open-addressing hash table from (node, move) to child, O(1) per move however many
+  moves there are). Each child found is *available* this time (its availability count goes up by
+  one). If some legal move has no child yet, one of them, drawn uniformly, is expanded (subject to
+  progressive widening, when on) and the descent stops; otherwise the child maximising UCT
+
+      mean_p(child) + c * sqrt(ln(availability(child)) / visits(child))
+
+  is followed, where ``p`` is the seat to move at the node in this determinization and ``mean_p``
+  that seat's mean value (max^n: every seat picks by its own value, never to help another seat);
+  the availability count stands in for the parent's visit count (a child is compared only over the
+  iterations in which it could have been chosen);
+- rollout from the new node with uniform random moves or the game's ``K.policy``, to the end
+  (``K.returns``) or, with a depth limit, for that many decisions, after which ``K.heuristic``
+  estimates the values;
+- back-up: the value vector (one value in [0, 1] per seat; solo, the seat's solo value) is added to
+  every node on the path, each node keeping the sum per seat.
+
+The move played is the root child with the most visits (or the best mean value for the searching
+seat, per :class:`~balancer.agents.params.MCTSParams`). Ties, in selection and at the end, are
+broken uniformly with the searcher's generator, so a seed fixes the whole search. Chance inside the
+search (``apply``, ``determinize``, rollouts, ties) draws only from the generator given to
+:func:`search`, never from the real game's stream; the state searched is copied, never changed.
+
+Everything compiled works over preallocated arrays (:class:`Workspace`, sized from the budget: one
+node per iteration plus the root). Functions here that take a kernel are compiled once per process
+(numba specialises them per kernel and cannot cache that to disk, so no ``cache=True``): about 2 CPU
+seconds for :func:`search` and 1.5 more for :func:`play_table` per kernel on the stand-in kernels
+(``benchmarks/bench_mcts.py`` prints it). docs/mcts.md is the user's account of all this.
+
+**What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
+(the kernel's nine compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
+To seat its own compiled agents at a compiled table (:func:`play_table`), a game also provides one
+dispatcher ``game_agent(code, S, T, out, rng) -> move`` that plays the agent numbered ``code``
+(``code >= GAME_AGENT``; ``out`` is scratch of ``max_moves``; returns a negative number for a code
+it does not know), and the names of those agents with their codes (``game_agents`` of
+:func:`table_plan`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple, Sequence
+
+import numba as nb
+import numpy as np
+
+from ..core.kernel import Engine, uniform_move
+from ..core.protocol import Position
+from ..core.seeding import game_rngs
+from .params import (FINAL_VALUE, MAX_ITERATIONS, N_PARAMS, P_DEPTH, P_EXPLORATION, P_FINAL, P_ITERATIONS,
+                     P_ROLLOUT, P_WIDENING, P_WIDENING_EXPONENT, ROLLOUT_POLICY, MCTSParams, params_for_name)
+
+# ws.info fields (what the last search did; for tests, benchmarks and debugging)
+I_NODES = 0
+"""Nodes in the tree (the root included)."""
+I_ITERATIONS = 1
+"""Iterations run (0 when the root had a single legal move, played without a search)."""
+I_MAX_DEPTH = 2
+"""Deepest node reached (the root is depth 0)."""
+I_ROOT_SEAT = 3
+"""The searching seat."""
+I_ROLLOUT_DECISIONS = 4
+"""Decisions played in rollouts, summed over the iterations."""
+N_INFO = 5
+
+# seat kinds of a compiled table (play_table)
+RANDOM = 0
+"""A uniformly random legal move (one ``rng.random()``, as :class:`balancer.core.protocol.UniformAgent`)."""
+POLICY = 1
+"""The game's compiled rollout policy ``K.policy``."""
+MCTS = 2
+""":func:`search` with the seat's row of parameters."""
+GAME_AGENT = 16
+"""Codes from here on are the game's own compiled agents, played by its ``game_agent`` dispatcher."""
+
+_M1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 (golden-ratio multiplier) as a signed int64
+_M2 = np.int64(-4658895280553007687)  # 0xBF58476D1CE4E5B9 (splitmix64's first multiplier)
+
+
+# columns of Workspace.nodes
+N_VISITS = 0
+"""Iterations through the node."""
+N_AVAIL = 1
+"""Iterations in which the node's move was legal at its parent (availability)."""
+N_MOVE = 2
+"""The move from the parent (-1 at the root)."""
+N_PARENT = 3
+N_FIRST_CHILD = 4
+"""-1 for none; the children are a linked list through N_NEXT_SIBLING, newest first."""
+N_NEXT_SIBLING = 5
+N_CHILDREN = 6
+N_NODE_COLUMNS = 7
+
+# columns of Workspace.table, the open-addressing hash table (parent, move) -> child
+H_NODE = 0
+H_MOVE = 1
+H_CHILD = 2
+"""-1 for an empty slot."""
+
+
+class Workspace(NamedTuple):
+    """Preallocated arrays of one search (reused from one decision to the next).
+
+    N = nodes (budget + 1), H = hash slots (a power of two >= 2N), P = seats, L = state length,
+    M = ``max_moves``. Node 0 is the root. (Few arrays, so that the compiled code stays small.)
+    """
+
+    nodes: np.ndarray    # int64[N, N_NODE_COLUMNS]: per node the N_* columns
+    value: np.ndarray    # float64[N, P]: per node the sum of backed-up values per seat
+    table: np.ndarray    # int64[H, 3]: per slot (parent, move, child), child -1 when empty
+    state: np.ndarray    # int64[L]: the iteration's determinized copy of the root state
+    moves: np.ndarray    # int64[M]: legal moves scratch
+    untried: np.ndarray  # int64[M]: legal moves without a child at the current node
+    path: np.ndarray     # int64[N + 1]: nodes of the current descent
+    ret: np.ndarray      # float64[P]: the value vector being backed up
+    info: np.ndarray     # int64[N_INFO]: what the last search did (I_* fields)
+
+
+def _table_size(iterations: int) -> int:
+    """Hash slots for a budget: the smallest power of two >= 2 (budget + 1) (load <= 1/2)."""
+    size = 1
+    while size < 2 * (iterations + 1):
+        size *= 2
+    return size
+
+
+def make_workspace(iterations: int, n_players: int, state_len: int, max_moves: int) -> Workspace:
+    """A workspace for searches of up to ``iterations`` iterations (ValueError outside 1 ..
+    MAX_ITERATIONS, or for a non-positive size)."""
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise ValueError(f"iterations must be 1 to {MAX_ITERATIONS:,}, got {iterations}")
+    if n_players < 1 or state_len < 1 or max_moves < 1:
+        raise ValueError(f"bad workspace sizes: {n_players} players, state of {state_len}, {max_moves} moves")
+    n, h = iterations + 1, _table_size(iterations)
+    table = np.zeros((h, 3), np.int64)
+    table[:, H_CHILD] = -1
+    return Workspace(nodes=np.zeros((n, N_NODE_COLUMNS), np.int64), value=np.zeros((n, n_players), np.float64),
+                     table=table, state=np.zeros(state_len, np.int64), moves=np.zeros(max_moves, np.int64),
+                     untried=np.zeros(max_moves, np.int64), path=np.zeros(n + 1, np.int64),
+                     ret=np.zeros(n_players, np.float64), info=np.zeros(N_INFO, np.int64))
+
+
+def workspace_for(engine: Engine, T: Any, S: np.ndarray, iterations: int) -> Workspace:
+    """A workspace for searches of up to ``iterations`` iterations in positions like ``S`` of ``T``."""
+    return make_workspace(iterations, int(engine.n_players(T)), int(S.shape[0]), max(1, int(engine.max_moves(T))))
+
+
+# --------------------------------------------------------------------------------------------------
+# the tree: nodes and the hash table (node, move) -> child
+
+
+@nb.njit(cache=True)
+def _slot(node, move, mask):
+    """First probe slot of (node, move): a multiply-xorshift mix of both, masked to the table."""
+    h = (node * _M1) ^ move
+    h = (h ^ (h >> 31)) * _M2
+    h = h ^ (h >> 29)
+    return h & mask
+
+
+@nb.njit(cache=True)
+def find_child(table, mask, node, move):
+    """The child of ``node`` reached by ``move``, or -1 (linear probing from :func:`_slot`)."""
+    i = _slot(node, move, mask)
+    while True:
+        c = table[i, H_CHILD]
+        if c < 0:
+            return -1
+        if table[i, H_NODE] == node and table[i, H_MOVE] == move:
+            return c
+        i = (i + 1) & mask
+
+
+@nb.njit(cache=True)
+def add_child(nodes, value, table, info, mask, node, move):
+    """Create the child of ``node`` reached by ``move`` (which must not exist yet) and return it:
+    zero statistics, availability 1 (it is available in the iteration that creates it)."""
+    c = info[I_NODES]
+    info[I_NODES] = c + 1
+    nodes[c, N_VISITS] = 0
+    nodes[c, N_AVAIL] = 1
+    nodes[c, N_MOVE] = move
+    nodes[c, N_PARENT] = node
+    nodes[c, N_FIRST_CHILD] = -1
+    nodes[c, N_CHILDREN] = 0
+    nodes[c, N_NEXT_SIBLING] = nodes[node, N_FIRST_CHILD]
+    nodes[node, N_FIRST_CHILD] = c
+    nodes[node, N_CHILDREN] += 1
+    value[c, :] = 0.0
+    i = _slot(node, move, mask)
+    while table[i, H_CHILD] >= 0:
+        i = (i + 1) & mask
+    table[i, H_NODE] = node
+    table[i, H_MOVE] = move
+    table[i, H_CHILD] = c
+    return c
+
+
+@nb.njit(cache=True)
+def reset_tree(nodes, value, table, info, iterations):
+    """Empty the tree (root only) and the part of the hash table a search of ``iterations`` uses;
+    returns the table's mask."""
+    size = 1
+    while size < 2 * (iterations + 1):
+        size *= 2
+    table[:size, H_CHILD] = -1
+    info[:] = 0
+    info[I_NODES] = 1
+    nodes[0, :] = 0
+    nodes[0, N_MOVE] = -1
+    nodes[0, N_PARENT] = -1
+    nodes[0, N_FIRST_CHILD] = -1
+    nodes[0, N_NEXT_SIBLING] = -1
+    value[0, :] = 0.0
+    return size - 1
+
+
+@nb.njit(cache=True)
+def pick_root(nodes, value, seat, by_value, rng):
+    """The root child with the most visits (or the best mean for ``seat``), ties uniform."""
+    best = -np.inf
+    best_move = -1
+    ties = 0
+    c = nodes[0, N_FIRST_CHILD]
+    while c >= 0:
+        if by_value:
+            key = value[c, seat] / nodes[c, N_VISITS]
+        else:
+            key = float(nodes[c, N_VISITS])
+        if key > best:
+            best, best_move, ties = key, nodes[c, N_MOVE], 1
+        elif key == best:
+            ties += 1
+            if rng.random() * ties < 1.0:
+                best_move = nodes[c, N_MOVE]
+        c = nodes[c, N_NEXT_SIBLING]
+    return best_move
+
+
+# --------------------------------------------------------------------------------------------------
+# the search (compiled per kernel: no cache=True)
+
+
+@nb.njit
+def rollout(K, S, T, out, rng, kind, depth, values):
+    """Play from ``S`` (in place) with ``K.policy`` (``kind == ROLLOUT_POLICY``) or uniform random
+    moves, to the end (``values`` = ``K.returns``) or, when ``depth >= 0``, for at most ``depth``
+    decisions (``values`` = ``K.heuristic`` if the game is not over by then). Returns the number of
+    decisions played."""
+    played = 0
+    while not K.is_over(S, T):
+        if depth >= 0 and played >= depth:
+            K.heuristic(S, T, values)
+            return played
+        if kind == ROLLOUT_POLICY:
+            m = K.policy(S, T, out, rng)
+        else:
+            m = uniform_move(K, S, T, out, rng)
+        K.apply(S, T, m, rng)
+        played += 1
+    K.returns(S, T, values)
+    return played
+
+
+@nb.njit
+def search(K, S, T, params, rng, ws):
+    """The move SO-ISMCTS chooses for the seat to move in ``S`` (see the module docstring).
+
+    K: the game's Kernel; S: int64[L] position (not modified); T: its rule table; params: float64
+    row of :meth:`MCTSParams.to_array`; rng: the searcher's generator (every draw of the search);
+    ws: a :class:`Workspace` of at least ``params[P_ITERATIONS]`` iterations, ``P`` seats, state
+    length L. Returns -1 when the game is over, and the only legal move, without searching, when
+    there is one. After the call ``ws`` holds the tree (``ws.info``: what was done).
+    """
+    nodes, value, table, info = ws.nodes, ws.value, ws.table, ws.info
+    moves, untried, path, ret, work = ws.moves, ws.untried, ws.path, ws.ret, ws.state
+    if K.is_over(S, T):
+        info[:] = 0
+        return -1
+    n_root = K.legal(S, T, moves)
+    if n_root == 0:
+        raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
+    if n_root == 1:
+        reset_tree(nodes, value, table, info, 1)
+        info[I_ROOT_SEAT] = K.to_move(S, T)
+        return moves[0]
+    iterations = int(params[P_ITERATIONS])
+    if iterations < 1 or iterations + 1 > nodes.shape[0]:
+        raise ValueError("mcts: the budget is below 1 or beyond the workspace's size")
+    c_uct = params[P_EXPLORATION]
+    kind = int(params[P_ROLLOUT])
+    depth = int(params[P_DEPTH])
+    widen = params[P_WIDENING]
+    widen_exp = params[P_WIDENING_EXPONENT]
+    n_seats = value.shape[1]
+    mask = reset_tree(nodes, value, table, info, iterations)
+    seat = K.to_move(S, T)
+    info[I_ROOT_SEAT] = seat
+    max_depth = 0
+    rolled = 0
+    for _ in range(iterations):
+        for i in range(S.shape[0]):  # (a loop: numba compiles W[:] = S's broadcasting slowly)
+            work[i] = S[i]
+        K.determinize(work, T, seat, rng)
+        node = 0
+        path[0] = 0
+        plen = 1
+        while not K.is_over(work, T):
+            n = K.legal(work, T, moves)
+            if n == 0:
+                raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
+            p = K.to_move(work, T)
+            n_untried = 0
+            n_found = 0
+            best = -np.inf
+            best_child = -1
+            ties = 0
+            for i in range(n):
+                m = moves[i]
+                ch = find_child(table, mask, node, m)
+                if ch < 0:
+                    untried[n_untried] = m
+                    n_untried += 1
+                    continue
+                nodes[ch, N_AVAIL] += 1
+                n_found += 1
+                v = nodes[ch, N_VISITS]
+                u = value[ch, p] / v + c_uct * math.sqrt(math.log(nodes[ch, N_AVAIL]) / v)
+                if u > best:
+                    best, best_child, ties = u, ch, 1
+                elif u == best:
+                    ties += 1
+                    if rng.random() * ties < 1.0:
+                        best_child = ch
+            expand = n_untried > 0
+            if expand and widen > 0.0 and n_found > 0:
+                expand = n_found < max(1.0, widen * (nodes[node, N_VISITS] + 1.0) ** widen_exp)
+            if expand:
+                if n_untried == 1:
+                    m = untried[0]
+                else:
+                    m = untried[min(int(rng.random() * n_untried), n_untried - 1)]
+                ch = add_child(nodes, value, table, info, mask, node, m)
+                K.apply(work, T, m, rng)
+                path[plen] = ch
+                plen += 1
+                break
+            K.apply(work, T, nodes[best_child, N_MOVE], rng)
+            node = best_child
+            path[plen] = node
+            plen += 1
+        if plen - 1 > max_depth:
+            max_depth = plen - 1
+        if K.is_over(work, T):
+            K.returns(work, T, ret)
+        else:
+            rolled += rollout(K, work, T, moves, rng, kind, depth, ret)
+        for j in range(plen):
+            nd = path[j]
+            nodes[nd, N_VISITS] += 1
+            for s in range(n_seats):
+                value[nd, s] += ret[s]
+    info[I_ITERATIONS] = iterations
+    info[I_MAX_DEPTH] = max_depth
+    info[I_ROLLOUT_DECISIONS] = rolled
+    return pick_root(nodes, value, seat, int(params[P_FINAL]) == FINAL_VALUE, rng)
+
+
+@nb.njit
+def no_game_agent(code, S, T, out, rng):
+    """The ``game_agent`` of a game without compiled agents of its own: knows no code."""
+    return -1
+
+
+@nb.njit
+def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_decisions, log):
+    """Play the game in ``S`` (in place) to the end with one agent per seat; returns the decisions
+    played (``max_decisions`` when the game did not end by then).
+
+    kinds: int64[P] per seat RANDOM, POLICY, MCTS or a game agent code (>= GAME_AGENT, played by
+    ``game_agent(code, S, T, out, rng)``); params: float64[P, N_PARAMS] per seat (read for MCTS
+    seats); game_rng: the game's own chance (``apply``); agent_rng: every agent's choices, the seats
+    drawing from it in turn order (as the Python protocol's agents share child 1 of
+    :func:`balancer.core.seeding.game_rngs`); ws: a workspace for the largest MCTS budget at the
+    table; log: int64[k], the first k moves are written to it.
+    """
+    out = ws.untried
+    played = 0
+    while played < max_decisions and not K.is_over(S, T):
+        seat = K.to_move(S, T)
+        kind = kinds[seat]
+        if kind == RANDOM:
+            m = uniform_move(K, S, T, out, agent_rng)
+        elif kind == POLICY:
+            m = K.policy(S, T, out, agent_rng)
+        elif kind == MCTS:
+            m = search(K, S, T, params[seat], agent_rng, ws)
+        else:
+            m = game_agent(kind, S, T, out, agent_rng)
+            if m < 0:
+                raise ValueError("play_table: the game's game_agent does not know this agent code")
+        if played < log.shape[0]:
+            log[played] = m
+        K.apply(S, T, m, game_rng)
+        played += 1
+    return played
+
+
+# --------------------------------------------------------------------------------------------------
+# Python side
+
+
+def root_children(ws: Workspace) -> list[tuple[int, int, int, np.ndarray]]:
+    """The root's children after a search: ``(move, visits, availability, mean value per seat)``,
+    in creation order."""
+    rows = []
+    c = int(ws.nodes[0, N_FIRST_CHILD])
+    while c >= 0:
+        v = int(ws.nodes[c, N_VISITS])
+        rows.append((int(ws.nodes[c, N_MOVE]), v, int(ws.nodes[c, N_AVAIL]), ws.value[c] / max(v, 1)))
+        c = int(ws.nodes[c, N_NEXT_SIBLING])
+    return rows[::-1]
+
+
+class MCTSAgent:
+    """SO-ISMCTS as an agent of the Python protocol (:class:`balancer.core.protocol.Position`).
+
+    engine: the game's compiled interface; T: the rule table it plays (None: the position's own
+    ``pos.T``, for a ``make_agent(cfg, name)`` that does not know the player count yet); params: the
+    search's parameters. The workspace is allocated on the first decision and kept.
+    """
+
+    def __init__(self, engine: Engine, T: Any = None, params: MCTSParams | None = None, name: str | None = None):
+        self.engine = engine
+        self.T = T
+        self.params = params if params is not None else MCTSParams()
+        self.name = name or f"mcts@{self.params.iterations}"
+        self._row = self.params.to_array()
+        self._ws: Workspace | None = None
+
+    def workspace(self, pos: Position) -> Workspace:
+        """The agent's workspace, (re)allocated for ``pos``'s shapes when needed."""
+        T = self.T if self.T is not None else pos.T
+        n, length, m = int(self.engine.n_players(T)), int(pos.S.shape[0]), max(1, int(self.engine.max_moves(T)))
+        ws = self._ws
+        if ws is None or ws.value.shape[1] != n or ws.state.shape[0] != length or ws.moves.shape[0] != m:
+            ws = self._ws = make_workspace(self.params.iterations, n, length, m)
+        return ws
+
+    def choose(self, pos: Position, seat: int, rng: np.random.Generator) -> int:
+        """The searched move for ``seat`` (0-based, the seat to move) in ``pos``; every draw comes
+        from ``rng``; ``pos`` is not changed. ValueError when the game is over or ``seat`` is not
+        to move."""
+        T = self.T if self.T is not None else pos.T
+        kernel = self.engine.kernel
+        if kernel.is_over(pos.S, T):
+            raise ValueError("the game is over")
+        to_move = int(kernel.to_move(pos.S, T))
+        if seat != to_move:
+            raise ValueError(f"mcts asked to choose for seat {seat} but seat {to_move} is to move")
+        return int(search(kernel, pos.S, T, self._row, rng, self.workspace(pos)))
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    """What :func:`play_table` needs to know of the agents at a table: per seat a kind code and a
+    row of MCTS parameters, and the largest MCTS budget (the workspace's size; 1 without MCTS)."""
+
+    names: tuple[str, ...]
+    kinds: np.ndarray
+    params: np.ndarray
+    max_iterations: int
+
+
+def table_plan(names: Sequence[str], base: MCTSParams, game_agents: Mapping[str, int] | None = None,
+               policy_names: Sequence[str] = ()) -> TablePlan:
+    """The plan of a table seating ``names`` (one per seat): ``random``, ``mcts``, ``mcts@N``, any
+    of ``policy_names`` (the game's compiled policy ``K.policy``) or any of ``game_agents`` (name ->
+    code >= GAME_AGENT). ``base`` is the game's ``agents.mcts``. ValueError naming the agent for an
+    unknown or malformed name."""
+    game_agents = dict(game_agents or {})
+    for name, code in game_agents.items():
+        if code < GAME_AGENT:
+            raise ValueError(f"game agent {name!r}: code {code} is below {GAME_AGENT}")
+    kinds = np.zeros(len(names), np.int64)
+    rows = np.tile(base.to_array(), (len(names), 1))
+    top = 1
+    for seat, name in enumerate(names):
+        params = params_for_name(name, base)
+        if params is not None:
+            kinds[seat] = MCTS
+            rows[seat] = params.to_array()
+            top = max(top, params.iterations)
+        elif name == "random":
+            kinds[seat] = RANDOM
+        elif name in policy_names:
+            kinds[seat] = POLICY
+        elif name in game_agents:
+            kinds[seat] = game_agents[name]
+        else:
+            known = ["random", "mcts", "mcts@N", *policy_names, *game_agents]
+            raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(known)}")
+    if rows.shape[1] != N_PARAMS:
+        raise AssertionError("MCTSParams.to_array and N_PARAMS disagree")
+    return TablePlan(tuple(names), kinds, rows, top)
+
+
+def play_kernel_game(engine: Engine, T: Any, plan: TablePlan, seed: np.random.SeedSequence | int,
+                     game_agent: Any = None, max_decisions: int = 10_000_000,
+                     log_moves: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """One whole game at a compiled table: ``(final state S, the first log_moves moves, decisions)``.
+
+    The game's chance comes from child 0 of :func:`balancer.core.seeding.game_rngs` (``new_state``,
+    ``apply``), every agent's choices from child 1, as in the Python protocol, so the game equals
+    the one the protocol plays with the same agents (``MCTSAgent``, ``UniformAgent``). RuntimeError
+    if the game has not ended after ``max_decisions``. ``engine.outcome(S, T)`` gives its accounting.
+    """
+    n = int(engine.n_players(T))
+    if len(plan.kinds) != n:
+        raise ValueError(f"the plan seats {len(plan.kinds)} agents for {n} players")
+    game_rng, agent_rng = game_rngs(seed)
+    S = engine.new_state(T, game_rng)
+    ws = workspace_for(engine, T, S, plan.max_iterations)
+    log = np.zeros(log_moves, np.int64)
+    played = play_table(engine.kernel, T, S, plan.kinds, plan.params, game_rng, agent_rng, ws,
+                        game_agent if game_agent is not None else no_game_agent, max_decisions, log)
+    if not engine.kernel.is_over(S, T):
+        raise RuntimeError(f"the game did not end within {max_decisions:,} decisions")
+    return S, log, int(played)

@@ -1,0 +1,177 @@
+"""The numbers of a played ladder, per variant and player count (what the report shows).
+
+Reads the cells of a finished ladder study (:class:`balancer.study.runner.StudyResult`): the mirror
+cells' summaries for the seat win rates, score components and metrics, and the match-up cells'
+results tables for the matrix, the ratings and the skill depth (:mod:`balancer.stats.ladder`,
+:mod:`balancer.stats.ratings`). Computes; renders nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from balancer.stats.aggregate import scan_results
+from balancer.stats.ladder import (describe_shift, describe_test, game_outcomes, lone_agent_rates, seat_rung_test,
+                                   seat_shift, skill_depth)
+from balancer.stats.ratings import RatingData, Ratings, rate
+from balancer.study.runner import Cell, StudyResult
+
+from .model import Ladder, LadderCell, cells
+
+
+@dataclass
+class LadderTable:
+    """One ladder (a variant at one player count): every number of its report section.
+
+    ``seat_rates[r]``: the mirror summary's seat rows of rung ``r`` (``seat, rate, ci_low, ci_high,
+    games, wins``); ``mirror[r]``: that cell. ``matchups``: long rows ``{row, col, order, games,
+    wins, rate, ci_low, ci_high}`` with rungs as names and ``order`` "any" (pooled over seats),
+    "first"/"second" (2 players: the row agent moved first/second) or "seat <k>" (n players: the
+    lone row agent sat in seat k); the 2-player diagonal holds the mirror's seat 1 and seat 2 rates
+    as "first" and "second". ``published``: seat rates as fractions, or None; ``closest``: the rung
+    whose seat rates are nearest to them (``{rung, rms}``, root mean square over seats, fraction).
+    ``depth``: the skill depth, top rung against bottom (:func:`balancer.stats.ladder.skill_depth`);
+    ``steps``: the same for each rung against the one below it (``{lower, upper} | skill_depth``).
+    ``never``: (row, col) pairs in which the row agent never won a game (its rating distance below
+    the column is then bounded only by the pseudo-game).
+    """
+
+    variant: str
+    players: int
+    rungs: list[str]
+    mirror: list[Cell]
+    seat_rates: list[list[dict[str, Any]]]
+    test: dict[str, Any]
+    shift: dict[str, Any]
+    sentence: str
+    matchups: list[dict[str, Any]] = field(default_factory=list)
+    matchup_cells: list[Cell] = field(default_factory=list)
+    ratings: Ratings | None = None
+    rating_note: str = ""
+    depth: dict[str, float] | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    never: list[tuple[str, str]] = field(default_factory=list)
+    published: list[float] | None = None
+    closest: dict[str, Any] | None = None
+    distances: list[float] = field(default_factory=list)
+
+    @property
+    def fair(self) -> float:
+        return 1.0 / self.players
+
+    @property
+    def key(self) -> str:
+        """An id for anchors and figure files: ``<variant>-<n>p``."""
+        return f"{self.variant}-{self.players}p"
+
+    def matchup(self, row: str, col: str, order: str = "any") -> dict[str, Any] | None:
+        """The match-up row of ``row`` against ``col`` for ``order``, or None if not played."""
+        for m in self.matchups:
+            if m["row"] == row and m["col"] == col and m["order"] == order:
+                return m
+        return None
+
+
+def seat_sentence(test: dict[str, Any], shift: dict[str, Any], bottom: str, top: str) -> str:
+    """The headline in words: the test's verdict, and the seat whose distance from the fair share
+    moves most from the bottom rung to the top (as a finding when the test says the seat effect
+    changes, as the largest move of the estimates otherwise)."""
+    move = describe_shift(shift, bottom, top)
+    verdict = describe_test(test)
+    if test.get("p") is not None and test["p"] < 0.05:
+        text = f"{move}: {verdict}"
+    else:
+        text = f"{verdict}. The largest move of the estimates: {move}"
+    return text[0].upper() + text[1:]
+
+
+def _seed(study_seed: int, variant: str, players: int) -> np.random.SeedSequence:
+    """The bootstrap's seed: from the study seed, the variant label and the player count."""
+    return np.random.SeedSequence([study_seed, zlib.crc32(variant.encode("utf-8")), players])
+
+
+def _matchup_rows(lc: LadderCell, rungs: list[str], cell: Cell) -> list[dict[str, Any]]:
+    """Match-up rows of one match-up cell: the lone (2 players: each) agent's rate, pooled and by seat."""
+    lf = scan_results(cell.out_dir)
+    n = lc.players
+    pairs = [(lc.row, lc.col), (lc.col, lc.row)] if n == 2 else [(lc.row, lc.col)]
+    out = []
+    for row, col in pairs:
+        r = lone_agent_rates(lf, rungs[row], n)
+        base = {"row": rungs[row], "col": rungs[col]}
+        out.append(base | {"order": "any"} | {k: r[k] for k in ("games", "wins", "rate", "ci_low", "ci_high")})
+        for s in r["by_seat"]:
+            order = ("first" if s["seat"] == 1 else "second") if n == 2 else f"seat {s['seat']}"
+            out.append(base | {"order": order} | {k: s[k] for k in ("games", "wins", "rate", "ci_low", "ci_high")})
+    return out
+
+
+def analyze(result: StudyResult) -> list[LadderTable]:
+    """Every ladder of a finished ladder study: one :class:`LadderTable` per variant and player count,
+    in the order of the study's variants and the ladder's players. Raises ValueError if the study
+    has no ``ladder:`` section."""
+    ladder: Ladder | None = result.study.ladder
+    if ladder is None:
+        raise ValueError(f"{result.study_path}: not a ladder study (no ladder: section)")
+    all_cells = cells(ladder)
+    out = []
+    for variant in result.study.variants:
+        for n in ladder.players:
+            rungs = ladder.rungs_for(n)
+            mine = [c for c in all_cells if c.players == n]
+            mirror = [result.cells[(c.run, variant)] for c in mine if c.kind == "mirror"]
+            seat_rates = [sorted(m.summary["seat_win_rate"], key=lambda r: r["seat"]) for m in mirror]
+            wins = np.array([[r["wins"] for r in rows] for rows in seat_rates], dtype=float)
+            rates = [[r["rate"] for r in rows] for rows in seat_rates]
+            test = seat_rung_test(wins)
+            shift = seat_shift(rates, 1.0 / n)
+            table = LadderTable(variant, n, rungs, mirror, seat_rates, test, shift,
+                                seat_sentence(test, shift, rungs[0], rungs[-1]))
+            pub = ladder.published_for(variant, n)
+            if pub is not None:
+                table.published = [p / 100.0 for p in pub]
+                table.distances = [math.sqrt(float(np.mean((np.array(r) - np.array(table.published)) ** 2)))
+                                   for r in rates]
+                best = int(np.argmin(table.distances))
+                table.closest = {"rung": rungs[best], "rms": table.distances[best]}
+            if ladder.matchups:
+                _add_matchups(table, [c for c in mine if c.kind == "matchup"], result, variant, ladder)
+            out.append(table)
+    return out
+
+
+def _add_matchups(table: LadderTable, matchup_cells: list[LadderCell], result: StudyResult, variant: str,
+                  ladder: Ladder) -> None:
+    """Fill the match-up matrix, the ratings and the skill depth of ``table``."""
+    rungs, n = table.rungs, table.players
+    if n == 2:
+        for r, rows in zip(rungs, table.seat_rates):
+            for order, seat in (("first", 0), ("second", 1)):
+                s = rows[seat]
+                table.matchups.append({"row": r, "col": r, "order": order, "games": s["games"], "wins": s["wins"],
+                                       "rate": s["rate"], "ci_low": s["ci_low"], "ci_high": s["ci_high"]})
+    data = RatingData(list(rungs))
+    item_of = {r: i for i, r in enumerate(rungs)}
+    for lc in matchup_cells:
+        cell = result.cells[(lc.run, variant)]
+        table.matchup_cells.append(cell)
+        table.matchups.extend(_matchup_rows(lc, rungs, cell))
+        data.add_cell(lc.run, [item_of[a] for a in lc.agents], game_outcomes(scan_results(cell.out_dir), item_of))
+    top = table.matchup(rungs[-1], rungs[0])
+    if top is not None and top["rate"] is not None:
+        table.depth = skill_depth(top["rate"], top["ci_low"], top["ci_high"], n)
+    for lower, upper in zip(rungs, rungs[1:]):
+        m = table.matchup(upper, lower)
+        if m is not None and m["rate"] is not None:
+            table.steps.append({"lower": lower, "upper": upper} | skill_depth(m["rate"], m["ci_low"], m["ci_high"], n))
+    table.never = [(m["row"], m["col"]) for m in table.matchups
+                   if m["order"] == "any" and m["row"] != m["col"] and m["games"] and m["wins"] == 0]
+    try:
+        table.ratings = rate(data, replicates=ladder.bootstrap, seed=_seed(result.study.seed, variant, n))
+    except (ValueError, RuntimeError) as exc:
+        table.rating_note = f"no ratings: {exc}"

@@ -1,0 +1,265 @@
+"""The ladder report: per variant and player count, the seat win rates by rung (the headline figure,
+with the seat x rung test in words), the mirror tables of every rung, the match-up heatmap, the
+ratings and the skill depth; one self-contained HTML page (figures inline as SVG).
+
+Renders what :mod:`balancer.ladder.analysis` computed; every name that reaches the page (variant,
+agent, study) is escaped by jinja2's autoescape, and by matplotlib in the figures.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+from typing import Any, Sequence
+
+import matplotlib
+import numpy as np
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+
+from balancer.report import figures as figs
+from balancer.report.render import display_name, fmt_p, humanize, is_rate_metric, metric_label
+from balancer.report.study import write_figure_files
+from balancer.study.runner import StudyResult
+
+from .analysis import LadderTable, analyze
+
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "report" / "templates"
+TEMPLATE = "ladder.html.j2"
+
+
+# --------------------------------------------------------------------------------------------------
+# figures
+
+
+def seat_chart(t: LadderTable, title: str = "") -> Figure:
+    """Seat win rate (y, %) against rung (x, weakest first): one line per seat with its 95% band, the
+    fair share dashed, published seat rates (if any) as diamonds at the right."""
+    rungs = t.rungs
+    x = np.arange(len(rungs))
+    fig = figs._new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
+    with matplotlib.rc_context(figs._STYLE):
+        ax = fig.add_subplot()
+        for s in range(t.players):
+            colour = figs.PALETTE[s % len(figs.PALETTE)]
+            vals = np.array([rows[s]["rate"] for rows in t.seat_rates]) * 100
+            lo = np.array([rows[s]["ci_low"] for rows in t.seat_rates]) * 100
+            hi = np.array([rows[s]["ci_high"] for rows in t.seat_rates]) * 100
+            ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
+            ax.plot(x, vals, marker="o", markersize=4, color=colour, linewidth=1.6, label=f"seat {s + 1}")
+            if t.published is not None:
+                ax.scatter([len(rungs)], [t.published[s] * 100], marker="D", s=26, color=colour, edgecolor="black",
+                           linewidth=0.6, zorder=5)
+        ax.axhline(t.fair * 100, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
+                   label=f"fair share ({t.fair * 100:.1f}%)")
+        labels = [figs._label(r) for r in rungs] + (["published"] if t.published is not None else [])
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_xlim(-0.3, len(labels) - 0.7)
+        ax.set_xlabel("rung (agents of rising strength)")
+        ax.set_ylabel("seat win rate (%, 95% band)")
+        if title:
+            ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig
+
+
+def _matrix(t: LadderTable, order: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k = len(t.rungs)
+    mats = [np.full((k, k), np.nan) for _ in range(3)]
+    index = {r: i for i, r in enumerate(t.rungs)}
+    for m in t.matchups:
+        if m["order"] == order and m["rate"] is not None:
+            i, j = index[m["row"]], index[m["col"]]
+            mats[0][i, j], mats[1][i, j], mats[2][i, j] = m["rate"], m["ci_low"], m["ci_high"]
+    return mats[0], mats[1], mats[2]
+
+
+def matchup_panels(t: LadderTable) -> list[tuple[str, str]]:
+    """(order, panel title) of the heatmap's panels."""
+    if t.players == 2:
+        return [("first", "row moves first"), ("second", "row moves second"), ("any", "both seat orders")]
+    return [("any", f"one row agent against {t.players - 1} column agents (seats rotated)")]
+
+
+def matchup_chart(t: LadderTable, title: str = "") -> Figure:
+    """Heatmaps of the match-up matrix: the row agent's win rate (%) against the column agent, with
+    its 95% interval below; white at the fair share, red above it, blue below. At 2 players the
+    diagonal of the seat-order panels is the mirror table's seat 1 / seat 2 rate."""
+    panels = matchup_panels(t)
+    k = len(t.rungs)
+    width = max(5.2 if len(panels) == 1 else 0.0, 0.9 + 3.3 * len(panels) * max(1.0, k / 4.5))
+    fig = figs._new_figure((width, 1.3 + 0.62 * k))
+    norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
+    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
+        axes = fig.subplots(1, len(panels), squeeze=False)[0]
+        image = None
+        for ax, (order, name) in zip(axes, panels):
+            rates, lows, highs = _matrix(t, order)
+            image = ax.imshow(np.ma.masked_invalid(rates * 100), cmap="RdBu_r", norm=norm)
+            for i in range(k):
+                for j in range(k):
+                    if np.isnan(rates[i, j]):
+                        ax.text(j, i, "–", ha="center", va="center", fontsize=8, color="#999999")
+                        continue
+                    dark = abs(float(norm(rates[i, j] * 100)) - 0.5) > 0.33   # white text on the deepest colours
+                    ax.text(j, i - 0.13, f"{rates[i, j] * 100:.1f}", ha="center", va="center", fontsize=8,
+                            color="white" if dark else "black")
+                    ax.text(j, i + 0.25, f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}", ha="center",
+                            va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
+            labels = [figs._label(r) for r in t.rungs]
+            ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
+            ax.set_yticks(range(k), labels)
+            ax.set_xlabel("against (column)")
+            ax.set_title("\n".join(textwrap.wrap(figs._label(name), 34)), loc="left")
+            for side in ("top", "right", "left", "bottom"):
+                ax.spines[side].set_visible(False)
+        axes[0].set_ylabel("win rate of (row)")
+        if image is not None:
+            fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
+        if title:
+            fig.suptitle(figs._label(title), x=0.01, ha="left", fontsize=10)
+    return fig
+
+
+def ratings_chart(t: LadderTable, title: str = "") -> Figure:
+    """Each rung's rating (Elo scale: 400 log10 of the strength, the bottom rung at 0) with its 95%
+    bootstrap interval, weakest at the bottom."""
+    rows = t.ratings.rows() if t.ratings is not None else []
+    fig = figs._new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
+    with matplotlib.rc_context(figs._STYLE | {"axes.grid.axis": "x"}):
+        ax = fig.add_subplot()
+        y = np.arange(len(rows))
+        vals = np.array([r["elo"] for r in rows])
+        err = np.array([vals - np.array([r["elo_low"] for r in rows]), np.array([r["elo_high"] for r in rows]) - vals])
+        ax.errorbar(vals, y, xerr=err, fmt="o", color=figs.BAR_COLOUR, ecolor="#222222", elinewidth=0.9, capsize=3)
+        ax.set_yticks(y, [figs._label(r["item"]) for r in rows])
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)
+        ax.set_xlabel(f"rating (Elo scale, {figs._label(t.rungs[0])} = 0; 95% bootstrap interval)")
+        if title:
+            ax.set_title(figs._label(title), loc="left")
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# page
+
+
+def _fmt(value: float | None, scale: float = 100.0, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value * scale:,.{digits}f}"
+
+
+def _interval(row: dict[str, Any] | None, scale: float = 100.0, digits: int = 1) -> Markup:
+    """``26.3 [24.4–28.3]`` (with the interval in small grey type), or a dash."""
+    if row is None or row.get("rate", row.get("mean")) is None:
+        return Markup("–")
+    value = row.get("rate", row.get("mean"))
+    return Markup('{} <span class="ci">[{}–{}]</span>').format(_fmt(value, scale, digits),
+                                                                _fmt(row["ci_low"], scale, digits),
+                                                                _fmt(row["ci_high"], scale, digits))
+
+
+def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
+    """Rows ``{name, label, rate, values: [summary row per rung]}`` of the metrics of the mirror cells."""
+    names: list[str] = []
+    for m in t.mirror:
+        for name in m.summary.get("metrics", {}):
+            if name not in names:
+                names.append(name)
+    out = []
+    for name in names:
+        values = [m.summary.get("metrics", {}).get(name) for m in t.mirror]
+        out.append({"name": name, "label": metric_label(name), "rate": is_rate_metric(name), "values": values})
+    return out
+
+
+def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
+    """(components, rows ``{rung, seat, score, components}``) from the mirror cells' score by seat."""
+    components: list[str] = []
+    for m in t.mirror:
+        for c in m.summary.get("score_components", []):
+            if c not in components:
+                components.append(c)
+    rows = []
+    for rung, m in zip(t.rungs, t.mirror):
+        unbonused = {r["seat"]: r for r in m.summary.get("score_without_seat_bonus_by_seat", [])}
+        for r in sorted(m.summary.get("score_by_seat", []), key=lambda r: r["seat"]):
+            rows.append({"rung": rung, "seat": r["seat"], "score": r, "without_bonus": unbonused.get(r["seat"]),
+                         "components": [r.get("components", {}).get(c) for c in components]})
+    return components, rows
+
+
+def _matchup_table(t: LadderTable) -> list[dict[str, Any]]:
+    """Rows of the match-up table: every played (row, col) with the pooled rate and per seat order."""
+    orders = ["first", "second"] if t.players == 2 else [f"seat {s}" for s in range(1, t.players + 1)]
+    rows = []
+    for m in t.matchups:
+        if m["order"] != "any":
+            continue
+        rows.append({"row": m["row"], "col": m["col"], "games": m["games"], "any": m,
+                     "orders": [t.matchup(m["row"], m["col"], o) for o in orders]})
+    return rows
+
+
+def section(t: LadderTable, figures_dir: Path | None, stem: str) -> dict[str, Any]:
+    """Everything the template needs of one ladder (variant x player count), figures as inline SVG."""
+    title = f"{t.variant}, {t.players} players"
+    seat_fig = seat_chart(t, f"Seat win rate by rung ({title})")
+    blocks: dict[str, Any] = {"t": t, "title": title, "seat_svg": Markup(figs.svg_string(seat_fig))}
+    files = [(seat_fig, f"{stem}-{t.key}-seats")]
+    blocks["matchup_svg"] = blocks["ratings_svg"] = None
+    if t.matchups:
+        mfig = matchup_chart(t, f"Match-ups ({title})")
+        blocks["matchup_svg"] = Markup(figs.svg_string(mfig))
+        files.append((mfig, f"{stem}-{t.key}-matchups"))
+    if t.ratings is not None:
+        rfig = ratings_chart(t, f"Ratings ({title})")
+        blocks["ratings_svg"] = Markup(figs.svg_string(rfig))
+        files.append((rfig, f"{stem}-{t.key}-ratings"))
+    if figures_dir is not None:
+        for fig, name in files:
+            write_figure_files(fig, Path(figures_dir), name)
+    blocks["components"], blocks["score_rows"] = _score_rows(t)
+    blocks["metrics"] = _metric_rows(t)
+    blocks["matchup_rows"] = _matchup_table(t)
+    blocks["orders"] = (["moves first", "moves second"] if t.players == 2
+                        else [f"in seat {s}" for s in range(1, t.players + 1)])
+    return blocks
+
+
+def render_ladder(result: StudyResult, out_html: Path | str, figures_dir: Path | None = None,
+                  tables: Sequence[LadderTable] | None = None) -> Path:
+    """Write the ladder study's self-contained HTML report (and, with ``figures_dir``, every figure
+    as SVG and PNG); return the page's path. ``tables``: :func:`balancer.ladder.analysis.analyze`
+    of ``result`` (computed here when not given)."""
+    tables = list(tables) if tables is not None else analyze(result)
+    stem = result.study.study
+    sections = [section(t, figures_dir, stem) for t in tables]
+    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = _fmt
+    env.filters["ci"] = _interval
+    env.filters["pvalue"] = fmt_p
+    env.filters["humanize"] = humanize
+    cells = [{"run": c.run, "variant": c.variant, "config": str(c.config_path),
+              "sha": c.meta.get("config_sha256", "")[:12], "games": c.meta.get("games"),
+              "agents": ", ".join(c.meta.get("agents", [])), "seconds": c.meta.get("elapsed_seconds"),
+              "reused": c.reused, "dir": str(c.out_dir)} for c in result.cells.values()]
+    first = next(iter(result.cells.values()))
+    ladder = result.study.ladder
+    html = env.get_template(TEMPLATE).render(
+        study=result.study, ladder=ladder, study_path=str(result.study_path), sections=sections, cells=cells,
+        game=display_name(result.study.game, first.meta), wall_seconds=result.wall_seconds,
+        simulated_seconds=result.simulated_seconds, games=result.games, versions=first.meta.get("versions", {}),
+    )
+    out_html = Path(out_html)
+    out_html.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out_html.with_name(f".{out_html.name}.tmp")
+    tmp.write_text(html, encoding="utf-8")
+    tmp.replace(out_html)
+    return out_html

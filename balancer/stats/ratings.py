@@ -1,0 +1,283 @@
+"""Ratings of agents on one strength scale, from the games they played against each other.
+
+* **Bradley-Terry** (two players): agent *i* beats agent *j* with probability
+  ``p_i / (p_i + p_j)``; fitted with ``choix.ilsr_pairwise_dense`` on the matrix of (fractional)
+  wins, a draw counting one half for each side.
+* **Plackett-Luce** (rankings of *n* players): a game's finishing order is drawn winner first, each
+  place going to one of the players still unplaced with probability proportional to its strength
+  ``p_i``. An agent may sit at a table more than once (one agent of a rung against *n - 1* of
+  another): the copies share one strength, which is the same model with every copy a player of its
+  own. Fitted by choix's algorithm (I-LSR, Maystre & Grossglauser 2015, the fixed point of which is
+  the maximum-likelihood estimate) over the distinct finishing orders with their counts, because
+  ``choix.ilsr_rankings`` takes one list entry per game and is too slow for a bootstrap of tens of
+  thousands of games; the stationary distribution is choix's own ``statdist``, and a test checks
+  that the result equals ``choix.ilsr_rankings`` on the expanded games.
+
+Ratings are log-strengths ``theta_i = ln p_i`` anchored at the first item (``theta_0 = 0``): the
+difference of two ratings is the log-odds of one beating the other head to head.
+
+**The data.** A game is an *outcome*: a list of ``(order, weight)`` with the items (agents) from
+first to last place and weights summing to 1. A game without ties has one order of weight 1; tied
+places are spread equally over the distinct orders of the tied group (the average over tie-breaks,
+so a 2-player draw is half a win each). :class:`RatingData` keeps the distinct outcomes and, per
+*cell* (a table of fixed agents), the outcome of each game, so that a bootstrap can resample games.
+
+**Shrinkage.** A rung that never lost (greedy against random can win every game) has no finite
+maximum-likelihood rating. Every cell therefore adds one pseudo-game in which all its players tie
+(weight 1, spread over the distinct orders of its table): a pull towards equal strength worth one
+game per cell, which keeps every rating finite and moves a rating by about 1/games (a cell of
+2,000 games won 1,500 to 500 gives ``ln(1500.5 / 500.5) = 1.0979`` instead of ``ln 3 = 1.0986``).
+
+**Intervals.** Bootstrap over games: each replicate redraws every cell's games with replacement
+(the cell's size kept, its pseudo-game kept), refits, and the 95% interval is the 2.5 and 97.5
+percentiles of the replicates (percentile bootstrap; Efron & Tibshirani 1993, ch. 13).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+import choix
+import numpy as np
+from choix.utils import log_transform, statdist
+
+Order = tuple[int, ...]
+Outcome = tuple[tuple[Order, float], ...]
+"""A game's result: (order of items from first to last place, weight), weights summing to 1."""
+
+DEFAULT_CONFIDENCE = 0.95
+
+
+def distinct_orders(items: Sequence[int]) -> list[Order]:
+    """Every distinct ordering of the multiset ``items``, sorted (``[1, 0, 0]`` -> 3 orders)."""
+    return sorted(set(itertools.permutations(items)))
+
+
+def outcome_from_places(items: Sequence[int], places: Sequence[float]) -> Outcome:
+    """The outcome of one game: ``items[k]`` (an item index) finished at ``places[k]`` (1 best, tied
+    players share a place). Tied groups are spread equally over their distinct orders.
+
+    >>> outcome_from_places([0, 1], [1, 2])
+    (((0, 1), 1.0),)
+    >>> outcome_from_places([0, 1], [1, 1])
+    (((0, 1), 0.5), ((1, 0), 0.5))
+    """
+    if len(items) != len(places) or not items:
+        raise ValueError(f"items and places must be non-empty and of one length, got {len(items)} and {len(places)}")
+    groups: dict[float, list[int]] = {}
+    for item, place in zip(items, places):
+        groups.setdefault(float(place), []).append(int(item))
+    per_group = [distinct_orders(groups[p]) for p in sorted(groups)]
+    weight = 1.0 / float(np.prod([len(g) for g in per_group]))
+    orders = [tuple(itertools.chain.from_iterable(parts)) for parts in itertools.product(*per_group)]
+    return tuple((order, weight) for order in sorted(orders))
+
+
+def draw_outcome(items: Sequence[int]) -> Outcome:
+    """The outcome of a game in which every player ties: each distinct order of ``items`` equally."""
+    return outcome_from_places(items, [1] * len(items))
+
+
+@dataclass
+class RatingData:
+    """Games for a rating fit: distinct outcomes, and per cell the outcome index of every game.
+
+    ``items``: the names of the items (agents), index = position. ``outcomes``: distinct outcomes.
+    ``cells``: cell key -> int array (games,) of outcome indices. ``pseudo``: cell key -> the index of
+    its pseudo-game outcome (all of its players tied; see the module docstring), or absent.
+    """
+
+    items: list[str]
+    outcomes: list[Outcome] = field(default_factory=list)
+    cells: dict[Hashable, np.ndarray] = field(default_factory=dict)
+    pseudo: dict[Hashable, int] = field(default_factory=dict)
+    _index: dict[Outcome, int] = field(default_factory=dict, repr=False)
+
+    def outcome_index(self, outcome: Outcome) -> int:
+        """The index of ``outcome`` in :attr:`outcomes`, adding it if new."""
+        if outcome not in self._index:
+            self._index[outcome] = len(self.outcomes)
+            self.outcomes.append(outcome)
+        return self._index[outcome]
+
+    def add_cell(self, key: Hashable, table: Sequence[int], games: Sequence[Outcome], shrink: bool = True) -> None:
+        """Add a cell: ``table`` its items (with repeats), ``games`` one outcome per game. With
+        ``shrink`` the cell gets its pseudo-game (every player of ``table`` tied)."""
+        if key in self.cells:
+            raise ValueError(f"cell {key!r} added twice")
+        self.cells[key] = np.array([self.outcome_index(g) for g in games], dtype=np.int64)
+        if shrink:
+            self.pseudo[key] = self.outcome_index(draw_outcome(table))
+
+    def counts(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Weight of every distinct outcome (float array): the games of every cell (redrawn with
+        replacement, each cell keeping its size, when ``rng`` is given) plus the pseudo-games."""
+        total = np.zeros(len(self.outcomes))
+        for key, idx in self.cells.items():
+            if rng is not None and idx.size:
+                idx = idx[rng.integers(0, idx.size, idx.size)]
+            total += np.bincount(idx, minlength=len(self.outcomes))
+            if key in self.pseudo:
+                total[self.pseudo[key]] += 1.0
+        return total
+
+    @property
+    def games(self) -> int:
+        return int(sum(idx.size for idx in self.cells.values()))
+
+
+def pairwise_wins(n_items: int, outcomes: Sequence[Outcome], counts: np.ndarray) -> np.ndarray:
+    """The ``(n_items, n_items)`` matrix of wins: entry ``[i, j]`` sums, over 2-item orders ``(i, j)``,
+    the outcome's count times the order's weight (a draw is half a win each). Raises ValueError on
+    an order of more than two items, or a game of one item against itself (no information)."""
+    wins = np.zeros((n_items, n_items))
+    for outcome, count in zip(outcomes, counts):
+        if count == 0:
+            continue
+        for order, weight in outcome:
+            if len(order) != 2:
+                raise ValueError(f"Bradley-Terry takes 2-player games, got an order of {len(order)}")
+            if order[0] != order[1]:
+                wins[order[0], order[1]] += count * weight
+    return wins
+
+
+def bradley_terry(wins: np.ndarray) -> np.ndarray:
+    """Bradley-Terry log-strengths from a matrix of wins (``wins[i, j]``: games i won against j, may
+    be fractional), by ``choix.ilsr_pairwise_dense``; anchored so that item 0 has rating 0.
+
+    Raises ValueError when the comparison graph is not strongly connected (some item never lost or
+    never won against the rest, or a group never met another): the likelihood has no maximum.
+    """
+    wins = np.asarray(wins, dtype=float)
+    if wins.ndim != 2 or wins.shape[0] != wins.shape[1]:
+        raise ValueError(f"wins must be a square matrix, got shape {wins.shape}")
+    _require_connected(wins > 0)
+    theta = choix.ilsr_pairwise_dense(wins, max_iter=10_000, tol=1e-12)
+    return theta - theta[0]
+
+
+def _require_connected(beats: np.ndarray) -> None:
+    """ValueError unless every item reaches every other along ``beats`` edges (i beat j somewhere)."""
+    n = beats.shape[0]
+    for start in range(n):
+        seen, stack = {start}, [start]
+        while stack:
+            i = stack.pop()
+            for j in np.flatnonzero(beats[i]):
+                if j not in seen:
+                    seen.add(int(j))
+                    stack.append(int(j))
+        if len(seen) < n:
+            raise ValueError("the games do not connect every pair of items both ways (some item never won or "
+                             "never lost against the others); add the pseudo-games (shrink) or more match-ups")
+
+
+def _flat_orders(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every order of every outcome as rows of one int array (orders, places), with the index of its
+    outcome and its weight within the outcome. All orders must have one length."""
+    rows = [(order, i, w) for i, outcome in enumerate(outcomes) for order, w in outcome]
+    lengths = {len(order) for order, _, _ in rows}
+    if len(lengths) != 1:
+        raise ValueError(f"Plackett-Luce here takes games of one player count, got orders of lengths {sorted(lengths)}")
+    return (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
+            np.array([r[2] for r in rows], dtype=float))
+
+
+def _lsr_chain(n_items: int, orders: np.ndarray, weight: np.ndarray, strengths: np.ndarray) -> np.ndarray:
+    """The LSR Markov chain of choix's ``lsr_rankings`` with order ``r`` weighted by ``weight[r]``: for
+    each place, every player not yet placed sends rate ``weight / (sum of the unplaced players'
+    strengths)`` to the one who took it. ``orders``: (orders, places) item indices."""
+    chain = np.zeros((n_items, n_items))
+    places = orders.shape[1]
+    remaining = strengths[orders][:, ::-1].cumsum(axis=1)[:, ::-1]   # [r, k]: strength still unplaced at place k
+    for k in range(places - 1):
+        rate = weight / remaining[:, k]
+        for loser in range(k + 1, places):
+            np.add.at(chain, (orders[:, loser], orders[:, k]), rate)
+    chain -= np.diag(chain.sum(axis=1))
+    return chain
+
+
+def plackett_luce(n_items: int, outcomes: Sequence[Outcome], counts: np.ndarray, tol: float = 1e-10,
+                  max_iter: int = 10_000, start: np.ndarray | None = None) -> np.ndarray:
+    """Plackett-Luce log-strengths (maximum likelihood, I-LSR) from distinct outcomes and their
+    counts; anchored so that item 0 has rating 0. Items may repeat within an order. ``start``: the
+    log-strengths to start the iteration from (a bootstrap starts from the point estimate).
+
+    Raises ValueError when the games do not connect every item both ways (no maximum), RuntimeError
+    when the iteration does not converge in ``max_iter`` steps.
+    """
+    counts = np.asarray(counts, dtype=float)
+    beats = np.zeros((n_items, n_items), dtype=bool)
+    for outcome, count in zip(outcomes, counts):
+        if count > 0:
+            for order, _ in outcome:
+                for k, winner in enumerate(order[:-1]):
+                    for loser in order[k + 1:]:
+                        if winner != loser:
+                            beats[winner, loser] = True
+    _require_connected(beats)
+    orders, outcome_of, order_weight = _flat_orders(outcomes)
+    weight = counts[outcome_of] * order_weight
+    params = np.zeros(n_items) if start is None else np.asarray(start, dtype=float) - np.mean(start)
+    for _ in range(max_iter):
+        new = log_transform(statdist(_lsr_chain(n_items, orders, weight, np.exp(params))))
+        if np.abs(new - params).sum() < tol:
+            return new - new[0]
+        params = new
+    raise RuntimeError(f"Plackett-Luce fit did not converge in {max_iter} iterations")
+
+
+def fit(data: RatingData, counts: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """Ratings of ``data.items`` from outcome ``counts``: Bradley-Terry when every game has two
+    players, else Plackett-Luce (started from ``start``, if given)."""
+    n = len(data.items)
+    if all(len(order) == 2 for outcome in data.outcomes for order, _ in outcome):
+        return bradley_terry(pairwise_wins(n, data.outcomes, counts))
+    return plackett_luce(n, data.outcomes, counts, start=start)
+
+
+@dataclass
+class Ratings:
+    """Fitted ratings with bootstrap intervals. ``theta``, ``low``, ``high``: arrays (items,), log-
+    strengths with item 0 at 0; ``model``: "Bradley-Terry" or "Plackett-Luce"; ``replicates``:
+    bootstrap replicates used; ``games``: games fitted."""
+
+    items: list[str]
+    theta: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    model: str
+    replicates: int
+    games: int
+    confidence: float = DEFAULT_CONFIDENCE
+
+    def rows(self) -> list[dict]:
+        """One dict per item: item, theta, ci_low, ci_high, elo (400 theta / ln 10) and its interval."""
+        k = 400.0 / np.log(10.0)
+        return [{"item": name, "theta": float(t), "ci_low": float(lo), "ci_high": float(hi), "elo": float(k * t),
+                 "elo_low": float(k * lo), "elo_high": float(k * hi)}
+                for name, t, lo, hi in zip(self.items, self.theta, self.low, self.high)]
+
+
+def rate(data: RatingData, replicates: int = 1000, seed: int | np.random.SeedSequence = 0,
+         confidence: float = DEFAULT_CONFIDENCE) -> Ratings:
+    """Fit ``data`` and bootstrap it over games (``replicates`` redraws, generator seeded by ``seed``):
+    the point estimate, and percentile intervals at ``confidence``. ``replicates`` 0 gives intervals
+    equal to the estimate. Raises what :func:`fit` raises."""
+    if replicates < 0:
+        raise ValueError(f"replicates must be at least 0, got {replicates}")
+    theta = fit(data, data.counts())
+    two = all(len(order) == 2 for outcome in data.outcomes for order, _ in outcome)
+    if replicates == 0:
+        low = high = theta
+    else:
+        rng = np.random.default_rng(seed)
+        draws = np.array([fit(data, data.counts(rng), start=theta) for _ in range(replicates)])
+        tail = (1.0 - confidence) / 2.0
+        low, high = np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)
+    return Ratings(list(data.items), theta, np.asarray(low), np.asarray(high),
+                   "Bradley-Terry" if two else "Plackett-Luce", replicates, data.games, confidence)

@@ -1,0 +1,140 @@
+"""Ladders on the stand-in game (ladder_standin.py), whose answers are known by construction: the
+match-up matrix, both seat orders, the ratings, the skill depth, the seat x rung test, the cache of
+finished cells and independence from the number of workers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from balancer.ladder.analysis import analyze
+from balancer.study import run_study
+
+
+def _study(tmp_path, rungs, players, games, *, extra="", base="base.yaml", bootstrap=300):
+    path = tmp_path / "configs" / "ladder.yaml"
+    path.write_text(f"""\
+study: lad
+title: a ladder of the stand-in
+game: ladderstandin
+seed: 17
+variants: {{base: {base}}}
+ladder:
+  rungs: {rungs}
+  players: {players}
+  games: {games}
+  bootstrap: {bootstrap}
+{extra}""", encoding="utf-8")
+    return path
+
+
+def _close(estimate: float, truth: float, games: int, z: float = 4.0) -> bool:
+    """Within z binomial standard errors of the truth (z = 4: a miss has probability 6e-5)."""
+    return abs(estimate - truth) <= z * math.sqrt(truth * (1 - truth) / games)
+
+
+def _rating_close(ratings, item: int, truth: float) -> bool:
+    """Within 4 bootstrap standard errors (the 95% interval's width / 3.92) of the truth."""
+    se = (ratings.high[item] - ratings.low[item]) / 3.92
+    return abs(ratings.theta[item] - truth) <= 4 * se
+
+
+def test_two_player_ladder_matches_bradley_terry_by_construction(ladder_game, tmp_path):
+    # strengths weak 1, mid 2, strong 4, seats equal: row beats column with probability w_r / (w_r + w_c):
+    # weak-mid 1/3, weak-strong 1/5, mid-strong 1/3 (and the complements); ratings ln 2 and ln 4 above
+    # weak; skill depth (4/5 - 1/2) / (1 - 1/2) = 0.6
+    games = 4000
+    result = run_study(_study(tmp_path, "[weak, mid, strong]", 2, games), tmp_path / "results", jobs=1,
+                       progress=False)
+    [t] = analyze(result)
+    w = {"weak": 1.0, "mid": 2.0, "strong": 4.0}
+    assert len(result.cells) == 3 + 3   # three mirrors, three pairs
+    for row in w:
+        for col in w:
+            if row == col:
+                continue
+            p = w[row] / (w[row] + w[col])
+            for order in ("any", "first", "second"):
+                m = t.matchup(row, col, order)
+                n = games if order == "any" else games // 2
+                assert m["games"] == n and _close(m["rate"], p, n), (row, col, order, m)
+    for rows in t.seat_rates:   # mirror tables: seats equal by construction
+        assert _close(rows[0]["rate"], 0.5, games)
+    assert t.ratings.model == "Bradley-Terry"
+    assert _rating_close(t.ratings, 1, math.log(2)) and _rating_close(t.ratings, 2, math.log(4))
+    assert t.depth["depth"] == pytest.approx(2 * t.matchup("strong", "weak")["rate"] - 1)
+    assert t.depth["ci_low"] <= 0.6 <= t.depth["ci_high"]
+    # each step doubles the strength: the upper rung wins 2/3, a step depth of 2 (2/3) - 1 = 1/3
+    assert [(st["lower"], st["upper"]) for st in t.steps] == [("weak", "mid"), ("mid", "strong")]
+    assert all(st["ci_low"] <= 1 / 3 <= st["ci_high"] for st in t.steps)
+    assert t.never == []
+
+
+def test_four_player_ladder_matches_plackett_luce_by_construction(ladder_game, tmp_path):
+    # weak 1, strong 4 at four players: one strong among three weak wins 4 / (4 + 3) = 4/7, one weak
+    # among three strong 1 / (1 + 12) = 1/13, each seat of the lone player games / 4 times; the
+    # Plackett-Luce rating of strong is ln 4; skill depth (4/7 - 1/4) / (3/4) = 3/7
+    games = 4000
+    result = run_study(_study(tmp_path, "[weak, strong]", 4, games), tmp_path / "results", jobs=1, progress=False)
+    [t] = analyze(result)
+    top, bottom = t.matchup("strong", "weak"), t.matchup("weak", "strong")
+    assert _close(top["rate"], 4 / 7, games) and _close(bottom["rate"], 1 / 13, games)
+    for s in range(1, 5):
+        m = t.matchup("strong", "weak", f"seat {s}")
+        assert m["games"] == games // 4 and _close(m["rate"], 4 / 7, games // 4)
+    assert t.ratings.model == "Plackett-Luce"
+    assert _rating_close(t.ratings, 1, math.log(4))
+    assert t.depth["ci_low"] <= 3 / 7 <= t.depth["ci_high"]
+    assert t.depth["depth"] == pytest.approx((top["rate"] - 0.25) / 0.75)
+
+
+def test_random_against_random_shows_no_skill(ladder_game, tmp_path):
+    # weak and twin have the same strength: every match-up is the fair share, the rating difference
+    # 0 and the skill depth 0, each inside its interval
+    result = run_study(_study(tmp_path, "[weak, twin]", "[2, 4]", 2000), tmp_path / "results", jobs=1,
+                       progress=False)
+    two, four = analyze(result)
+    assert two.matchup("twin", "weak")["ci_low"] <= 0.5 <= two.matchup("twin", "weak")["ci_high"]
+    assert four.matchup("twin", "weak")["ci_low"] <= 0.25 <= four.matchup("twin", "weak")["ci_high"]
+    for t in (two, four):
+        assert t.depth["ci_low"] <= 0.0 <= t.depth["ci_high"]
+        assert t.ratings.low[1] <= 0.0 <= t.ratings.high[1]
+
+
+def test_seat_effect_that_grows_with_strength_is_found_and_seat_orders_apart(ladder_game, tmp_path):
+    # seat 1 doubles a player's weight to the power of its seat power: weak (power 0) gets nothing,
+    # strong (power 1) gets it all. Mirror tables: weak seats 1/2 each, strong seat 1 2/3 -> a seat x
+    # rung interaction by construction. Match-ups by seat order: strong (4) moving first against weak
+    # (1): 8 / (8 + 1) = 8/9; moving second: 4 / (4 + 1) = 4/5 (weak's weight is 1 in either seat).
+    base = tmp_path / "configs" / "base.yaml"
+    base.write_text(base.read_text().replace("seat_power: {}", "seat_power: {weak: 0, strong: 1}")
+                    .replace("seat_factor: {}", 'seat_factor: {"2": [2, 1]}'))
+    games = 2000
+    result = run_study(_study(tmp_path, "[weak, strong]", 2, games), tmp_path / "results", jobs=1, progress=False)
+    [t] = analyze(result)
+    assert _close(t.seat_rates[0][0]["rate"], 1 / 2, games) and _close(t.seat_rates[1][0]["rate"], 2 / 3, games)
+    assert t.test["p"] < 1e-6 and t.test["df"] == 1
+    assert "the seat effect changes with the players' strength" in t.sentence
+    assert t.sentence.startswith("Seat 1 goes from the fair share") or t.sentence.startswith("Seat 1's advantage grows")
+    assert _close(t.matchup("strong", "weak", "first")["rate"], 8 / 9, games // 2)
+    assert _close(t.matchup("strong", "weak", "second")["rate"], 4 / 5, games // 2)
+    assert _close(t.matchup("strong", "weak")["rate"], (8 / 9 + 4 / 5) / 2, games)
+
+
+def test_cells_are_reused_and_the_same_for_any_number_of_workers(ladder_game, tmp_path):
+    path = _study(tmp_path, "[weak, mid]", "[2, 3]", 120, bootstrap=50)
+    one = run_study(path, tmp_path / "one", jobs=1, progress=False)
+    again = run_study(path, tmp_path / "one", jobs=1, progress=False)
+    assert all(c.reused for c in again.cells.values()) and not any(c.reused for c in one.cells.values())
+    two = run_study(path, tmp_path / "two", jobs=2, progress=False)
+    for key, cell in one.cells.items():
+        a = pq.read_table(cell.out_dir / "results.parquet").drop_columns(["variant"])
+        b = pq.read_table(two.cells[key].out_dir / "results.parquet").drop_columns(["variant"])
+        assert a.equals(b), key
+    for x, y in zip(analyze(one), analyze(two)):
+        assert x.matchups == y.matchups and x.test == y.test and x.depth == y.depth
+        np.testing.assert_array_equal(x.ratings.theta, y.ratings.theta)
+        np.testing.assert_array_equal(x.ratings.low, y.ratings.low)
