@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_agueda.py
 	$(BIN)/python benchmarks/bench_urgency.py
 	$(BIN)/python benchmarks/bench_mcts.py
+	$(BIN)/python benchmarks/bench_urban_sketchers.py --players 2 4
 
 # Throughput of `balancer run --scheduler` on a local Dask cluster, 1 and 2 workers, >= 60 s each.
 bench-cluster: $(STAMP)

@@ -37,18 +37,31 @@ Tie-breaker: most theme tiles, then a shared victory.
 
 Every decision inside an action is a separate decision of the agent (``rules.legal_moves``).
 
-Two engines play the same games. The readable one is the reference: ``rules.py`` (state as lists,
-legal decisions, transitions), ``agents.py`` (the agents), ``scoring.py`` (final scoring); the
-protocol's ``legal_moves``, ``apply``, ``transcript`` and the agents' ``choose`` use it. The compiled
-one, ``fast.py`` (numba over one int64 state buffer and a variant compiled to ints and one rule
-table), translates the rules and the ``random`` and ``greedy`` agents decision for decision: the same
-legal decisions in the same order, the same choices, the same draws from the same generators
-(``tests/games/urban_sketchers/test_us_fast.py`` checks whole games, states and decisions).
-:func:`play_game` (the runner's entry) plays tables of ``random`` and ``greedy`` seats on it
-(:func:`play_game_fast`; Set Up and final scoring stay the reference's) and any other table on the
-reference (:func:`play_game_reference`); ``rollout`` runs its greedy playouts on it.
+Engines. The readable one is the reference and the tests' oracle: ``rules.py`` (state as lists,
+legal decisions, transitions), ``agents.py`` (the reference agents), ``scoring.py`` (final
+scoring). The compiled one, ``fast.py`` (numba over one int64 state buffer and a variant compiled to
+ints and one rule table), translates all of it, Set Up and final scoring included, and the
+``random`` and ``greedy`` agents, decision for decision: the same legal decisions in the same order,
+the same choices, the same draws from the same generators (``tests/games/urban_sketchers/``
+``test_us_fast.py`` and ``test_us_kernel.py``). ``kernel.py`` is the game's compiled interface
+(:data:`ENGINE`, :mod:`balancer.core.kernel`) over it, and the Python protocol (:func:`new_game`,
+:func:`legal_moves`, :func:`apply`, ...) is derived from that: a position is a
+:class:`balancer.core.protocol.Position` holding the compiled state, a move one int64 code per
+decision, ``kind | a << 8 | b << 24 | (c + 1) << 32`` for the reference's ``(kind, a, b, c)``
+(:func:`encode_move`, :func:`decode_move`). :func:`play_game` (the runner's entry) plays tables of
+``random`` and ``greedy`` in one compiled call (:func:`play_game_fast`), other tables through the
+protocol; ``balancer play`` (:func:`transcript`) steps the protocol. The reference engine is reached
+by :func:`new_reference_game`, :func:`reference_outcome` and :func:`play_game_reference`.
 
-Agents: ``random``, ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte
+Hidden information (``kernel.py``): the order of the travel deck and of the bonus bag, and the cards
+dealt face down at Set Up 10 still in the other players' hands (cards picked up from the face-up
+board are seen by all); the interface's determinize deals those again from the cards a seat has not
+seen. Heuristic: the logistic of a seat's points if the game ended now over the best other seat's
+(``agents.heuristic.scale``); no solo game. Rollout policy: the die at random, the action's
+decisions greedy.
+
+Agents: ``random`` (uniform over the legal decisions, one ``rng.random()`` each: the interface's
+``UniformAgent``), ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte
 Carlo over greedy playouts; accepted by name, see :func:`check_agent`); see ``agents``.
 
 Assumptions (all in the YAML, marked ``assumed``): the card list, the board (12-space ring), the dice
@@ -80,19 +93,16 @@ from ...core.numba_cache import drop_stale_cache
 
 drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
 
-from functools import lru_cache
-
 import numpy as np
 
+from ...core import protocol
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from . import fast
-from .agents import AGENTS, SEARCH_AGENTS, GreedyAgent, RandomAgent, RolloutAgent, make
-from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names, deck_report
-from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
-                    K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP, K_WANDER,
-                    P_OVER, Move, Rules, State, apply_move, compile_rules, legal_moves as _legal_moves,
-                    new_state)
+from . import fast, kernel
+from .agents import AGENTS, SEARCH_AGENTS, make, make_agent as _make_agent
+from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
+from .kernel import ENGINE, IMPROVEMENT_NAMES, decode_move, encode_move, fast_tables
+from .rules import P_OVER, Move, Rules, State, apply_move, new_state
 from .scoring import COMPONENTS, final_components, parse_position, score_position, tiebreak
 
 NAME = "urban_sketchers"
@@ -101,68 +111,56 @@ DEFAULT_CONFIG = "configs/urban_sketchers/base.yaml"
 MAX_MOVES = 100_000
 EXTRA_AGENTS: tuple[str, ...] = SEARCH_AGENTS
 """Agents :func:`check_agent` accepts beyond :data:`AGENTS` (``balancer games`` lists them)."""
-IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "EXTRA_AGENTS", "new_game", "legal_moves", "apply", "is_over", "outcome",
-           "play_game", "play_game_reference", "play_game_fast", "transcript", "make_agent", "check_agent", "is_legal_move", "describe_config",
-           "score_table_text"]
-
-
-@lru_cache(maxsize=32)
-def _compiled(cfg_json: str, n: int) -> Rules:
-    return compile_rules(UrbanSketchersConfig.model_validate_json(cfg_json), n)
-
-
-_BY_ID: dict[tuple[int, int], tuple[UrbanSketchersConfig, Rules]] = {}
+__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "EXTRA_AGENTS", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
+           "outcome", "play_game", "play_game_reference", "play_game_fast", "transcript", "make_agent", "check_agent",
+           "is_legal_move", "describe_config", "score_table_text", "encode_move", "decode_move"]
 
 
 def compiled(cfg: UrbanSketchersConfig, n: int) -> Rules:
-    """The variant compiled for ``n`` players (cached). ValueError for an unsupported count."""
-    hit = _BY_ID.get((id(cfg), n))
-    if hit is not None and hit[0] is cfg:
-        return hit[1]
-    if n not in cfg.players:
-        raise ValueError(f"{n} players is not supported by variant {cfg.variant!r} "
-                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
-    rules = compile_rules(cfg, n)
-    _BY_ID[(id(cfg), n)] = (cfg, rules)
-    return rules
+    """The reference's compiled variant for ``n`` players (cached). ValueError for an unsupported count."""
+    return kernel.rules_for(cfg, n)
 
 
-def new_game(cfg: UrbanSketchersConfig, n_players: int, seed: np.random.SeedSequence | int) -> State:
-    """A game after Set Up 1-10 (its own chance from child 0 of the seed). ValueError for an
+# --------------------------------------------------------------------------------------------------
+# the Python protocol: derived from the compiled interface (moves are its int codes)
+
+
+def new_game(cfg: UrbanSketchersConfig, n_players: int, seed: np.random.SeedSequence | int) -> protocol.Position:
+    """A game after Set Up 1-10 (compiled; its own chance from child 0 of the seed). ValueError for an
     unsupported player count."""
-    rules = compiled(cfg, n_players)
-    game_rng, _ = game_rngs(seed)
-    return new_state(rules, game_rng)
+    return protocol.new_game(ENGINE, cfg, n_players, seed)
 
 
-def legal_moves(state: State) -> list[Move]:
-    """Every legal decision of the seat to move (``rules.legal_moves``); [] once the game is over."""
-    return _legal_moves(state)
+def legal_moves(pos: protocol.Position) -> list[int]:
+    """Every legal decision's code (:mod:`.kernel`) for the seat to move; [] once the game is over."""
+    return protocol.legal_moves(pos)
 
 
-def is_legal_move(state: State, move: Move) -> bool:
+def is_legal_move(pos: protocol.Position, move: int) -> bool:
     """True when ``move`` is one of :func:`legal_moves`."""
-    return tuple(move) in set(_legal_moves(state))
+    return protocol.is_legal_move(pos, move)
 
 
-def apply(state: State, move: Move) -> State:
-    """Play ``move`` in place and return the state. ValueError for an illegal move."""
-    if not is_legal_move(state, move):
-        raise ValueError(f"illegal move {move}")
-    apply_move(state, tuple(move))
-    return state
+def apply(pos: protocol.Position, move: int) -> protocol.Position:
+    """Play ``move`` (a code) in place and return the position. ValueError for an illegal move."""
+    return protocol.apply(pos, move)
 
 
-def is_over(state: State) -> bool:
+def is_over(pos: protocol.Position) -> bool:
     """True after final scoring is due (End of the Game)."""
-    return state.phase == P_OVER
+    return protocol.is_over(pos)
 
 
-def make_agent(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | RolloutAgent:
-    """An agent by name (one of :data:`AGENTS`, or ``rollout``); ValueError for an unknown name."""
-    return make(cfg, name)
+def outcome(pos: protocol.Position) -> Outcome:
+    """Final scores (End of the Game 1-5), components, tie-breaker (most theme tiles) and metrics."""
+    return protocol.outcome(pos)
+
+
+def make_agent(cfg: UrbanSketchersConfig, name: str):
+    """An agent of the Python protocol by name (one of :data:`AGENTS`, or ``rollout``); its ``choose``
+    returns a decision's code. ValueError for an unknown name."""
+    return _make_agent(cfg, name)
 
 
 def check_agent(name: str, cfg: UrbanSketchersConfig | None = None) -> str | None:
@@ -180,8 +178,69 @@ def check_agent(name: str, cfg: UrbanSketchersConfig | None = None) -> str | Non
     return f"unknown agent {name!r}; known agents: {', '.join(AGENTS + EXTRA_AGENTS)}"
 
 
-def outcome(state: State) -> Outcome:
-    """Final scores (End of the Game 1-5), components, tie-breaker (most theme tiles) and metrics."""
+# --------------------------------------------------------------------------------------------------
+# whole games
+
+
+def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
+    """One whole game; ``agents`` names each seat's agent. Tables of ``random`` and ``greedy`` seats
+    play in one compiled call (:func:`play_game_fast`), others through the protocol (the same
+    games). ValueError for an unsupported player count or an unknown agent."""
+    if all(a in fast.AGENT_KINDS for a in agents):
+        return play_game_fast(cfg, agents, seed)
+    players = [make_agent(cfg, a) for a in agents]
+    pos = new_game(cfg, len(agents), seed)
+    _, agent_rng = game_rngs(seed)
+    K = ENGINE.kernel
+    while not K.is_over(pos.S, pos.T):
+        seat = pos.seat_to_move
+        K.apply(pos.S, pos.T, np.int64(players[seat].choose(pos, seat, agent_rng)), pos.rng)
+    return ENGINE.outcome(pos.S, pos.T)
+
+
+def play_game_fast(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int,
+                   record: np.ndarray | None = None) -> Outcome:
+    """:func:`play_game` on the compiled engine in one call (Set Up, the decisions of
+    :data:`.fast.AGENT_KINDS` seats only, final scoring), ValueError for other agents. With
+    ``record`` (int64[k, 4]), its first rows receive the game's decisions ``(kind, a, b, c)``, in
+    order (rows past the game's length are left as they were)."""
+    unknown = [a for a in agents if a not in fast.AGENT_KINDS]
+    if unknown:
+        raise ValueError(f"the compiled engine plays {', '.join(fast.AGENT_KINDS)}; not {unknown[0]!r}")
+    T = kernel.compile(cfg, len(agents))
+    weights = kernel.variant_of(T)[2]
+    game_rng, agent_rng = game_rngs(seed)
+    S = kernel.new_state(T, game_rng)
+    kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
+    rec = np.zeros((0, 4), np.int64) if record is None else record
+    fast.play(S, T.L, T.R, weights, kinds, game_rng, agent_rng, _workspace(T), rec)
+    return ENGINE.outcome(S, T)
+
+
+_WORKSPACES: dict[int, tuple[kernel.Table, fast.Workspace]] = {}
+
+
+def _workspace(T: kernel.Table) -> fast.Workspace:
+    hit = _WORKSPACES.get(id(T))
+    if hit is None or hit[0] is not T:
+        hit = _WORKSPACES[id(T)] = (T, fast.workspace(T.L))
+    return hit[1]
+
+
+# --------------------------------------------------------------------------------------------------
+# the readable reference engine (the oracle of the tests)
+
+
+def new_reference_game(cfg: UrbanSketchersConfig, n_players: int, seed: np.random.SeedSequence | int) -> State:
+    """A game after Set Up 1-10 on the reference engine (:func:`.rules.new_state`, the same draws as
+    :func:`new_game`). ValueError for an unsupported player count."""
+    rules = compiled(cfg, n_players)
+    game_rng, _ = game_rngs(seed)
+    return new_state(rules, game_rng)
+
+
+def reference_outcome(state: State) -> Outcome:
+    """:func:`outcome` of a finished reference state (:func:`.scoring.final_components`, :func:`.scoring.tiebreak`)."""
     s = state
     n = s.rules.n
     comps = final_components(s)
@@ -207,123 +266,48 @@ def outcome(state: State) -> Outcome:
                    metrics=metrics, turns=list(s.st_turns))
 
 
-def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """One whole game; ``agents`` names each seat's agent. Tables of ``random`` and ``greedy`` seats
-    play on the compiled engine (:mod:`.fast`, the same games as the reference), others on the
-    reference engine (:func:`play_game_reference`). ValueError for an unsupported player count or an
-    unknown agent."""
-    if all(a in fast.AGENT_KINDS for a in agents):
-        return play_game_fast(cfg, agents, seed)
-    return play_game_reference(cfg, agents, seed)
-
-
 def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """:func:`play_game` on the readable engine (``rules``, ``agents``), whatever the agents."""
+    """:func:`play_game` on the readable engine (``rules``, the reference agents of ``agents``,
+    ``scoring``), whatever the agents: the oracle the compiled games are checked against."""
     players = [make(cfg, a) for a in agents]
-    state = new_game(cfg, len(agents), seed)
+    state = new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     while state.phase != P_OVER:
         seat = state.seat
         apply_move(state, players[seat].choose(state, seat, agent_rng))
-    return outcome(state)
-
-
-_FAST: dict[tuple[int, int], tuple[UrbanSketchersConfig, fast.Layout, np.ndarray, fast.FastWeights]] = {}
-
-
-def fast_tables(cfg: UrbanSketchersConfig, n: int) -> tuple[fast.Layout, np.ndarray, fast.FastWeights]:
-    """(layout, rule table, greedy weights) of the compiled engine for ``n`` players (cached)."""
-    hit = _FAST.get((id(cfg), n))
-    if hit is None or hit[0] is not cfg:
-        rules = compiled(cfg, n)
-        lay, table = fast.compile_fast(rules)
-        hit = _FAST[(id(cfg), n)] = (cfg, lay, table, fast.fast_weights(cfg, rules))
-    return hit[1], hit[2], hit[3]
-
-
-def play_game_fast(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int,
-                   record: np.ndarray | None = None) -> Outcome:
-    """:func:`play_game` on the compiled engine, for seats of :data:`.fast.AGENT_KINDS` only (ValueError
-    otherwise). Set Up 1-10 and final scoring are the reference's. With ``record`` (int64[k, 4]), its
-    first rows receive the game's decisions, in order (rows past the game's length are left as they were)."""
-    unknown = [a for a in agents if a not in fast.AGENT_KINDS]
-    if unknown:
-        raise ValueError(f"the compiled engine plays {', '.join(fast.AGENT_KINDS)}; not {unknown[0]!r}")
-    rules = compiled(cfg, len(agents))
-    lay, table, weights = fast_tables(cfg, len(agents))
-    game_rng, agent_rng = game_rngs(seed)
-    state = fast.load(new_state(rules, game_rng))
-    kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
-    rec = np.zeros((0, 4), np.int64) if record is None else record
-    fast.play(state, lay, table, weights, kinds, game_rng, agent_rng, fast.workspace(lay), rec)
-    return outcome(fast.to_reference(state, rules))
+    return reference_outcome(state)
 
 
 def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
-    """One line of a transcript for ``move`` (before it is applied), in the YAML's names: cards by
-    their ``id``, bonus tiles by their ``bonus_tiles.mix`` kind, money amounts of the variant."""
-    kind, a, b, c = move
-    res, themes = cfg.resources.names, cfg.themes.names
-    p = state.seat
-
-    def card(index: int) -> str:
-        return f"card {cfg.cards.deck[index].id}"
-
-    if kind == K_PLACE:
-        action, arg = divmod(b, 8)
-        col = (*COLOURS, "white")[state.dcol[a]]
-        text = f"places the {col} {state.dice[a]} on {ACTIONS[action]}"
-        if action == 2:
-            text += f" (sketchbook {arg + 1}, {len(state.books[p][arg])} cards)"
-        elif action == 4:
-            text += f" (space {arg + 1}, tile {state.sup_tile[arg]})"
-        return text + (", flipping Opportunist" if c else "")
-    if kind == K_SKETCH:
-        eff = f", Efficient off {res[c // 4]} and {res[c % 4]}" if c >= 0 else ""
-        return f"sketches {card(a)} into sketchbook {b + 1}{eff}"
-    texts = {
-        K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
-        K_SETUP_DONE: lambda: "keeps the rest of the hand",
-        K_THEME_PAIR: lambda: (f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
-                               if state.rules.pairs[a][2] == 1 and b < 0 else
-                               f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"),
-        K_PASS: lambda: "has no die to place and passes",
-        K_STEP: lambda: f"steps to space {a + 1}",
-        K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",
-        K_WANDER: lambda: f"flips Wanderer to space {a + 1}",
-        K_END: lambda: "ends the action",
-        K_BONUS: lambda: (f"takes bonus tile {bonus_kind_names(cfg)[state.rules.tile_kind[state.display[a]]]} "
-                          f"into sketchbook {b + 1}"),
-        K_BONUS_MONEY: lambda: f"takes {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile",
-        K_FUND: lambda: f"takes funding, flipping {a} theme tile(s)",
-        K_RESOURCE: lambda: f"takes {res[a]}",
-        K_EXTRA_THEME: lambda: f"takes the extra theme tile {themes[a]}",
-        K_UNFLIP: lambda: f"unflips {('Wanderer', 'Efficient', 'Opportunist')[a]}",
-        K_IMPROVE: lambda: f"{('takes', 'flips to advanced', 'takes advanced')[b]} the {IMPROVEMENT_NAMES[a]} improvement",
-        K_IMPROVE_MONEY: lambda: f"takes {cfg.tracks.improvement_money} money instead of an improvement",
-    }
-    return texts[kind]()
+    """One line of a transcript for reference decision ``move`` in reference state ``state``
+    (:func:`.kernel.describe`; the protocol's :data:`ENGINE` ``.describe_move`` takes a code)."""
+    return kernel.describe(state, move, cfg)
 
 
 def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
-    """A decision-by-decision account of one game (the same decisions as :func:`play_game`), then scores."""
-    players = [make(cfg, a) for a in agents]
-    state = new_game(cfg, len(agents), seed)
+    """A decision-by-decision account of one game through the protocol (the same decisions as
+    :func:`play_game`), then scores."""
+    players = [make_agent(cfg, a) for a in agents]
+    pos = new_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
+    L = pos.T.L
     lines = [f"Urban Sketchers {cfg.variant}, {len(agents)} players: "
              + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
     last_round = -1
-    while state.phase != P_OVER:
-        if state.phase != 0 and state.round != last_round:
-            last_round = state.round
-            dice = ", ".join(f"{(*COLOURS, 'white')[c]} {v}" for c, v in zip(state.dcol, state.dice))
-            lines.append(f"\nRound {state.round + 1}, first player seat {state.first + 1}; dice {dice}; "
-                         f"published {state.total_pub}")
-        seat = state.seat
-        move = players[seat].choose(state, seat, agent_rng)
-        lines.append(f"  seat {seat + 1}: {describe_move(state, move, cfg)}")
-        apply_move(state, move)
-    out = outcome(state)
+    while not is_over(pos):
+        S = pos.S
+        if S[fast.G_PHASE] != 0 and S[fast.G_ROUND] != last_round:
+            last_round = int(S[fast.G_ROUND])
+            k = int(S[fast.G_NDICE])
+            dice = ", ".join(f"{(*COLOURS, 'white')[int(c)]} {int(v)}"
+                             for c, v in zip(S[L.o_dcol:L.o_dcol + k], S[L.o_dice:L.o_dice + k]))
+            lines.append(f"\nRound {last_round + 1}, first player seat {int(S[fast.G_FIRST]) + 1}; dice {dice}; "
+                         f"published {int(S[fast.G_TOTAL_PUB])}")
+        seat = pos.seat_to_move
+        move = players[seat].choose(pos, seat, agent_rng)
+        lines.append(f"  seat {seat + 1}: {protocol.describe_move(pos, move)}")
+        apply(pos, move)
+    out = outcome(pos)
     for s in range(len(agents)):
         lines.append(f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
                      + " + ".join(f"{k} {v[s]}" for k, v in out.components.items()))
@@ -350,7 +334,7 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
 from ...core.registry import spec_from_module  # noqa: E402
 
 SPEC = spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
-                        default_config="urban_sketchers/base.yaml", check_agent=check_agent,
+                        default_config="urban_sketchers/base.yaml", check_agent=check_agent, engine=ENGINE,
                         extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
                         score_table_text=score_table_text, describe_config=describe_config)
 """This game in the registry (:mod:`balancer.core.registry`)."""

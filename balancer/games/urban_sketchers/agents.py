@@ -1,7 +1,9 @@
-"""Urban Sketchers agents: ``random`` and ``greedy``.
+"""Urban Sketchers agents: ``random``, ``greedy`` and ``rollout``, in their readable reference form
+(on a :class:`.rules.State`, :func:`make`), and as the Python protocol seats them (on a compiled
+position, returning move codes, :func:`make_agent`).
 
-- ``random``: uniform over :func:`.rules.legal_moves` at every decision (die placements and every
-  decision inside an action alike).
+- ``random``: uniform over :func:`.rules.legal_moves` at every decision, with one ``rng.random()``
+  (die placements and every decision inside an action alike).
 - ``greedy``: one action ahead. At the choice of a die (and of a theme-tile pair) it tries every
   choice of :func:`candidate_moves` (per action only the cheapest die) on a copy of the state, finishes the action with its own sub-decisions, and keeps the
   choice whose resulting position has the highest :func:`position_value` for its seat (exact ties
@@ -409,13 +411,14 @@ def main_move(s: State, w: Weights, scratch: np.random.Generator) -> tuple[int, 
 
 
 class RandomAgent:
-    """Uniform over the legal decisions."""
+    """Uniform over the legal decisions, with one ``rng.random()`` (the draw of the interface's
+    ``random`` agent, ``core.protocol.UniformAgent``)."""
 
     name = "random"
 
     def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
         moves = legal_moves(s)
-        return moves[int(rng.integers(len(moves)))]
+        return moves[min(int(rng.random() * len(moves)), len(moves) - 1)]
 
 
 class GreedyAgent:
@@ -518,7 +521,8 @@ SEARCH_AGENTS: tuple[str, ...] = ("rollout",)
 
 
 def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | RolloutAgent:
-    """An agent by name; ValueError for an unknown name."""
+    """A reference agent by name (its ``choose`` takes a reference :class:`.rules.State` and returns
+    a decision ``(kind, a, b, c)``); ValueError for an unknown name."""
     if name == "random":
         return RandomAgent()
     if name == "greedy":
@@ -528,4 +532,59 @@ def make(cfg: UrbanSketchersConfig, name: str) -> RandomAgent | GreedyAgent | Ro
     raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
 
 
-__all__ = ["AGENTS", "SEARCH_AGENTS", "RandomAgent", "GreedyAgent", "RolloutAgent", "make", "position_value"]
+# --------------------------------------------------------------------------------------------------
+# the agents of the Python protocol (core.protocol: a Position holding the compiled state; moves are
+# the interface's codes, kernel.encode)
+
+
+class CompiledGreedyAgent:
+    """``greedy`` on the compiled engine (:func:`.fast.choose`: the same decisions and draws as
+    :class:`GreedyAgent`), for the protocol."""
+
+    name = "greedy"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.cfg = cfg
+        self._for: tuple | None = None
+
+    def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
+        from . import fast, kernel
+        T = pos.T
+        if self._for is None or self._for[0] is not T:
+            cfg, rules, _ = kernel.variant_of(T)
+            self._for = (T, fast.fast_weights(self.cfg, rules), fast.workspace(T.L))
+        _, weights, ws = self._for
+        kind, a, b, c = fast.choose(pos.S, T.L, T.R, weights, 1, rng, ws)
+        return kernel.encode_move((kind, a, b, c))
+
+
+class OnReference:
+    """A reference agent (``choose(State, seat, rng) -> (kind, a, b, c)``) seated at the protocol:
+    it decides on the reference state equal to the compiled one and returns the decision's code."""
+
+    def __init__(self, agent: RolloutAgent):
+        self.agent = agent
+        self.name = agent.name
+
+    def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
+        from . import kernel
+        return kernel.encode_move(self.agent.choose(kernel.to_reference(pos.S, pos.T), seat, rng))
+
+
+def make_agent(cfg: UrbanSketchersConfig, name: str):
+    """An agent of the Python protocol by name: ``random`` is the interface's uniform agent
+    (:class:`balancer.core.protocol.UniformAgent`), ``greedy`` :class:`CompiledGreedyAgent`,
+    ``rollout`` :class:`RolloutAgent` on the reference state (its playouts compiled). ValueError for
+    an unknown name."""
+    from ...core.protocol import UniformAgent
+    if name == "random":
+        return UniformAgent()
+    if name == "greedy":
+        return CompiledGreedyAgent(cfg)
+    if name == "rollout":
+        return OnReference(RolloutAgent(cfg))
+    raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
+
+
+__all__ = ["AGENTS", "SEARCH_AGENTS", "RandomAgent", "GreedyAgent", "RolloutAgent", "make", "make_agent",
+           "CompiledGreedyAgent", "OnReference", "position_value"]

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green")
@@ -266,9 +267,20 @@ class Rollout(Strict):
     assumed: str | None = None
 
 
+class Heuristic(Strict):
+    """The compiled interface's value of an unfinished game (``kernel.heuristic``), for searches that
+    stop before the end: an agent parameter, not a rule."""
+
+    scale: float = Field(gt=0, le=1000, description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
+                         "margin = its score if the game ended now minus the best other seat's")
+    assumed: str | None = None
+
+
 class Agents(Strict):
     greedy: Greedy
     rollout: Rollout
+    heuristic: Heuristic
+    mcts: MCTSParams = MCTSParams()
 
 
 class Card(Strict):

@@ -3,10 +3,12 @@ agents of :mod:`.agents`, in numba, playing exactly the same games (same legal-m
 choices, same draws from the same generators; ``tests/games/urban_sketchers/test_us_fast.py``
 checks it move for move).
 
-The readable engine stays the reference; this module is its translation for speed. Set Up 1-10
-(:func:`.rules.new_state`) and final scoring (:func:`.scoring.final_components`) run once per game
-and are not translated: a game starts from a reference state copied in (:func:`load`) and its
-final state is copied back (:func:`to_reference`) for :func:`.outcome`.
+The readable engine stays the reference; this module is its translation for speed and the one
+compiled copy of the rules: the game's compiled interface (``kernel.py``) wraps it. Set Up 1-10
+(:func:`setup`, the reference's :func:`.rules.new_state` with the same draws) and final scoring
+(:func:`final_components`, :func:`theme_tiles`; :mod:`.scoring`) are translated too, so a whole game
+runs in compiled code. :func:`load` and :func:`to_reference` copy a state between the two engines
+(tests, the ``rollout`` agent, transcripts).
 
 The state is one int64 buffer ``S`` (:func:`state_shapes` lists its fields; :func:`views` names
 them for Python code): the reference's numbers and lists, variable-length lists as an array plus a
@@ -16,7 +18,8 @@ deck, discards, bonus bag and its discards with their counts among the scalars),
 and the offsets of the fields in ``S`` and of the rule tables in the int64 array ``T``), so a
 compiled call passes two arrays and a tuple of ints (a tuple of many arrays costs a reference count
 per array per call). Copying a state for a look-ahead is one buffer copy into a preallocated
-scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the reference (``rules.K_*``).
+scratch buffer (:class:`Workspace`). A move is ``(kind, a, b, c)`` as in the reference (``rules.K_*``);
+the interface encodes it as one int64 (``kernel.encode``).
 """
 
 from __future__ import annotations
@@ -40,8 +43,12 @@ jit = nb.njit(cache=True)
 # scalars in FastState.g
 (G_PHASE, G_SEAT, G_SETUP_SEAT, G_ROUND, G_FIRST, G_TTURN, G_ACTED, G_OVER, G_END, G_ACT_TILE, G_TOTAL_PUB,
  G_T_COST, G_S_ICONS, G_S_CARDS, G_SUP_LEFT, G_P_BONUS, G_P_XTHEME, G_P_IMP, G_P_UNFLIP, G_X_N, G_DECK_N,
- G_DISCARD_N, G_BAG_N, G_BDISC_N, G_NDICE) = range(25)
-N_G = 25
+ G_DISCARD_N, G_BAG_N, G_BDISC_N, G_NDICE, G_DECK_SEEN) = range(26)
+N_G = 26
+# G_DECK_SEEN: 1 once the travel deck has been rebuilt from the discard pile (every card in it has then been
+# seen by every player); with ``secret`` (per seat, how many cards at the front of the hand are still the ones
+# dealt face down at Set Up 10) it is what the compiled interface's determinize needs to know what is hidden
+# (kernel.py). Neither is a rule: the reference has no such fields.
 G_NAMES = ("phase", "seat", "setup_seat", "round", "first", "tturn", "acted", "over", "end_triggered", "act_tile",
            "total_pub", "t_cost", "s_icons", "s_cards", "sup_left", "p_bonus", "p_xtheme", "p_imp", "p_unflip")
 """The reference's scalar attributes held in ``g[0:19]``, in order."""
@@ -65,6 +72,15 @@ class Layout(NamedTuple):
     n: int
     first_player: int
     n_white: int
+    hand: int           # cards dealt to each player (Set Up 10)
+    n_tile_values: int  # dice tiles (Set Up 2)
+    imp_per_type: int
+    themes_per_type: int
+    res_per_type: int
+    set_points: int     # final scoring 2
+    per_money: int      # final scoring 5
+    majority_needs_tiles: int
+    n_majority: int     # majority values (final scoring 3)
     n_dice: int
     faces: int
     n_supply: int
@@ -132,6 +148,8 @@ class Layout(NamedTuple):
     t_region: int
     t_themes: int
     t_themes_n: int
+    t_tile_values: int
+    t_majority: int
     # state fields in S
     o_dice: int
     o_dcol: int
@@ -174,6 +192,7 @@ class Layout(NamedTuple):
     o_st_actions: int
     o_st_colours: int
     o_st_imp: int
+    o_secret: int
 
 
 class FastWeights(NamedTuple):
@@ -213,7 +232,7 @@ def state_shapes(r: Rules) -> list[tuple[str, tuple[int, ...]]]:
             ("btiles", (n, books, max(1, r.max_tiles))), ("btiles_n", (n, books)), ("vp", (n,)), ("prestige", (n,)),
             ("pubs", (n,)), ("th_up", (n, 4)), ("th_down", (n, 4)), ("opp", (n, 3)), ("imp", (n, 5)), ("pos", (n,)),
             ("s_fee", (books,)), ("x_allowed", (4,)), ("st", (n, 8)), ("st_actions", (n, 5)),
-            ("st_colours", (n, 5)), ("st_imp", (n, 5))]
+            ("st_colours", (n, 5)), ("st_imp", (n, 5)), ("secret", (n,))]
 
 
 def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
@@ -227,7 +246,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
               ("funding_extra", r.funding_extra), ("funding_tiles", r.funding_tiles),
               ("supply_extra", r.supply_extra), ("tile_kind", r.tile_kind), ("pairs", r.pairs), ("cost", r.cost),
               ("discount", r.discount), ("bonus", r.bonus), ("region", r.region), ("themes", themes),
-              ("themes_n", themes_n)]
+              ("themes_n", themes_n), ("tile_values", r.tile_values), ("majority", r.majority)]
     parts, offsets, at = [], {}, 0
     for name, values in tables:
         flat = np.asarray(values, dtype=np.int64).ravel()
@@ -244,7 +263,10 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
     max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * (max(3, r.books * r.display) + 1)
                  + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
     lay = Layout(
-        n=r.n, first_player=r.first_player, n_white=r.n_white, n_dice=dice, faces=r.faces, n_supply=r.n_supply,
+        n=r.n, first_player=r.first_player, n_white=r.n_white, hand=r.hand,
+        n_tile_values=len(r.tile_values), imp_per_type=r.imp_per_type, themes_per_type=r.themes_per_type,
+        res_per_type=r.res_per_type, set_points=r.set_points, per_money=r.per_money,
+        majority_needs_tiles=int(r.majority_needs_tiles), n_majority=len(r.majority), n_dice=dice, faces=r.faces, n_supply=r.n_supply,
         spaces=r.spaces, step_money=r.step_money, pick_money=r.pick_money, max_cards=r.max_cards,
         max_tiles=r.max_tiles, tiles_w=max(1, r.max_tiles), bonus_money=r.bonus_money, efficient=r.efficient,
         books=r.books, fund_money=r.fund_money, fund_per_pub=r.fund_per_pub, fund_all=int(r.fund_all),
@@ -292,7 +314,11 @@ def views(buf: np.ndarray, r: Rules) -> dict[str, np.ndarray]:
 
 
 def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
-    """The reference state ``s`` as a state buffer (written into ``buf`` if given)."""
+    """The reference state ``s`` as a state buffer (written into ``buf`` if given).
+
+    A reference state does not record what is hidden: during Set Up every card in a hand counts as
+    dealt face down (``secret``), afterwards none does, and the deck counts as never rebuilt
+    (``G_DECK_SEEN`` 0). Only determinize reads them; rules and agents never do."""
     r = s.rules
     if buf is None:
         buf = np.zeros(_slices(r)[1], np.int64)
@@ -328,6 +354,8 @@ def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
     f["st_actions"][...] = s.st_actions
     f["st_colours"][...] = s.st_colours
     f["st_imp"][...] = s.st_imp_taken
+    if s.phase == P_SETUP:
+        f["secret"][:] = f["hand_n"]
     return buf
 
 
@@ -586,7 +614,13 @@ def _remove_first(S, first, count_at, value):
 
 @jit
 def _hand_remove(S, L, p, card):
-    _remove_first(S, L.o_hand + p * L.n_cards, L.o_hand_n + p, card)
+    """Remove ``card`` from p's hand; a card among the ``secret`` ones dealt face down leaves them."""
+    first = L.o_hand + p * L.n_cards
+    for i in range(S[L.o_secret + p]):
+        if S[first + i] == card:
+            S[L.o_secret + p] -= 1
+            break
+    _remove_first(S, first, L.o_hand_n + p, card)
 
 
 @jit
@@ -819,6 +853,16 @@ def continue_draws(S, L, rng):
         return
     if S[G_TTURN] + 1 >= 2 * L.n and not (S[G_END] or S[G_ROUND] + 1 >= L.max_rounds):
         rng.integers(0, L.faces, size=L.n_dice)
+
+
+@jit
+def _empty_slots(S, first, n):
+    """How many of the n slots from S[first] are empty (-1)."""
+    empty = 0
+    for i in range(n):
+        if S[first + i] < 0:
+            empty += 1
+    return empty
 
 
 @jit
@@ -1096,6 +1140,8 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
             if pay > 0:
                 S[L.o_money + p] -= pay
                 S[L.o_st + p * 8 + ST_PAID_BANK] += pay
+            if S[G_DISCARD_N] > 0 and _empty_slots(S, L.o_board, L.spaces) > S[G_DECK_N]:
+                S[G_DECK_SEEN] = 1          # the refill rebuilds the deck from the (seen) discards
             _refill(S, L.o_board, L.spaces, L.o_deck, G_DECK_N, L.o_discard, G_DISCARD_N, rng)
         elif S[G_PHASE] == P_SKETCH:
             if S[G_S_CARDS]:
@@ -1213,6 +1259,121 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
         else:
             S[G_FIRST] = L.first_player
             _start_round(S, L, rng)
+
+
+# --------------------------------------------------------------------------------------------------
+# Set Up 1-10 (rules.new_state) and final scoring (scoring.final_components, scoring.tiebreak)
+
+
+@jit
+def _shuffled_range(m, rng):
+    """0..m-1 in the order of ``rng.permutation(m)`` (the reference's ``rules._shuffled``)."""
+    perm = np.arange(m)
+    rng.shuffle(perm)
+    return perm
+
+
+@jit
+def setup(S, L, T, rng):
+    """Set Up 1-10 into the state buffer ``S`` (int64[L.size], overwritten), with the reference's
+    draws in the reference's order (:func:`.rules.new_state`): the dice tiles (2), the large theme
+    tiles (3), the bonus bag and its display (4), the travel deck, its board and the hands (10).
+    The game then waits for the Set Up 11 discards, seat by seat (phase P_SETUP). Every card in a
+    hand is ``secret`` (dealt face down)."""
+    S[:] = 0
+    S[G_PHASE] = P_SETUP
+    tiles = _shuffled_range(L.n_tile_values, rng)                      # Set Up 2
+    S[G_ACT_TILE] = T[L.t_tile_values + tiles[0]]
+    for i in range(L.n_supply):
+        S[L.o_sup_tile + i] = T[L.t_tile_values + tiles[1 + i]]
+    theme = _shuffled_range(4, rng)                                   # Set Up 3
+    for i in range(4):
+        S[L.o_theme_at + i] = theme[i]
+    bag = _shuffled_range(L.n_tiles, rng)                             # Set Up 4
+    for i in range(L.n_tiles):
+        S[L.o_bag + i] = bag[i]
+    S[G_BAG_N] = L.n_tiles
+    for i in range(L.display):
+        if S[G_BAG_N] > 0:
+            S[G_BAG_N] -= 1
+            S[L.o_display + i] = S[L.o_bag + S[G_BAG_N]]
+        else:
+            S[L.o_display + i] = -1
+    for t in range(5):                                                # Set Up 5
+        S[L.o_imp_supply + t] = L.imp_per_type
+    for t in range(4):                                                # Set Up 6, Components
+        S[L.o_theme_supply + t] = L.themes_per_type
+        S[L.o_reserve + t] = L.res_per_type
+    for p in range(L.n):
+        for o in range(3):                                            # Set Up 9
+            S[L.o_opp + p * 3 + o] = 1
+        S[L.o_pos + p] = (p * L.spaces) // L.n                         # setup.start_spaces: spread
+    deck = _shuffled_range(L.n_cards, rng)                            # Set Up 10
+    for i in range(L.n_cards):
+        S[L.o_deck + i] = deck[i]
+    S[G_DECK_N] = L.n_cards
+    for i in range(L.spaces):
+        S[G_DECK_N] -= 1
+        S[L.o_board + i] = S[L.o_deck + S[G_DECK_N]]
+    for p in range(L.n):
+        for i in range(L.hand):
+            S[G_DECK_N] -= 1
+            S[L.o_hand + p * L.n_cards + i] = S[L.o_deck + S[G_DECK_N]]
+        S[L.o_hand_n + p] = L.hand
+        S[L.o_secret + p] = L.hand
+    for i in range(4):
+        S[L.o_cuser + i] = -1
+
+
+@jit
+def final_components(S, L, T, out):
+    """Points per seat by component into ``out`` (int64[5, n]: publishing, sets, majorities, prestige,
+    leftovers; :func:`.scoring.final_components`, End of the Game 1-5), as if the game ended now:
+    unpublished sketchbooks' money (1) counts with the money and resources left (5); majorities (3)
+    share tied places' values, rounded down."""
+    n = L.n
+    for p in range(n):
+        out[0, p] = S[L.o_vp + p]
+        least = -1
+        for t in range(4):
+            c = S[L.o_th_up + p * 4 + t] + S[L.o_th_down + p * 4 + t]
+            if least < 0 or c < least:
+                least = c
+        out[1, p] = least * L.set_points
+        out[2, p] = 0
+        out[3, p] = T[L.t_pp + S[L.o_prestige + p]]
+        money = S[L.o_money + p]
+        for b in range(L.books):
+            if S[L.o_books_n + p * L.books + b] > 0:
+                money += book_money(S, L, T, p, b)[1]
+        out[4, p] = (money + S[L.o_bp_n + p]) // L.per_money
+    for t in range(4):
+        for p in range(n):
+            c = S[L.o_th_up + p * 4 + t] + S[L.o_th_down + p * 4 + t]
+            if L.majority_needs_tiles and c <= 0:
+                continue
+            place = tied = 0
+            for q in range(n):
+                d = S[L.o_th_up + q * 4 + t] + S[L.o_th_down + q * 4 + t]
+                if L.majority_needs_tiles and d <= 0:
+                    continue
+                if d > c:
+                    place += 1
+                elif d == c:
+                    tied += 1
+            total = 0
+            for i in range(place, min(place + tied, L.n_majority)):
+                total += T[L.t_majority + i]
+            out[2, p] += total // tied
+
+
+@jit
+def theme_tiles(S, L, p):
+    """The tie-breaker (Determine Victory): p's theme tiles, face up and flipped (:func:`.scoring.tiebreak`)."""
+    total = 0
+    for t in range(4):
+        total += S[L.o_th_up + p * 4 + t] + S[L.o_th_down + p * 4 + t]
+    return total
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1555,9 +1716,10 @@ def main_move(S, L, T, W, rng, ws):
 
 @jit
 def random_move(S, L, T, rng, ws):
-    """A legal decision ``(kind, a, b, c)`` drawn uniformly from ``rng`` (``agents.RandomAgent``)."""
+    """A legal decision ``(kind, a, b, c)`` drawn uniformly with one ``rng.random()``
+    (``agents.RandomAgent``, the interface's ``core.kernel.uniform_move``)."""
     m = legal_moves(S, L, T, ws.sub, ws.opts)
-    i = rng.integers(0, m)
+    i = min(int(rng.random() * m), m - 1)
     return ws.sub[i, 0], ws.sub[i, 1], ws.sub[i, 2], ws.sub[i, 3]
 
 

@@ -95,14 +95,14 @@ def test_rollout_plays_a_legal_deterministic_game(us_cfg):
         "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 2, "horizon_rounds": 1})})})
     outs = []
     for _ in range(2):
-        state = us.new_game(cheap, 2, 3)
+        pos = us.new_game(cheap, 2, 3)
         players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
         rng = np.random.default_rng(3)
-        while state.phase != P_OVER:
-            mv = players[state.seat].choose(state, state.seat, rng)
-            assert mv in legal_moves(state)
-            apply_move(state, mv)
-        outs.append(us.outcome(state))
+        while not us.is_over(pos):
+            mv = players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng)
+            assert mv in us.legal_moves(pos)
+            us.apply(pos, mv)
+        outs.append(us.outcome(pos))
     assert outs[0] == outs[1]
 
 
@@ -114,7 +114,7 @@ def test_quick_value_equals_value_of_a_copy(us_cfg):
     w = Weights(us_cfg)
     checked = 0
     for seed in range(4):
-        s = us.new_game(us_cfg, 3, seed)
+        s = us.new_reference_game(us_cfg, 3, seed)
         rng = np.random.default_rng(seed)
         greedy = GreedyAgent(us_cfg)
         while s.phase != P_OVER:
@@ -148,7 +148,7 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
     w = Weights(us_cfg)
     checked = drew = 0
     for seed in range(6):
-        s = us.new_game(us_cfg, 4, seed)
+        s = us.new_reference_game(us_cfg, 4, seed)
         rng = np.random.default_rng(seed)
         while s.phase != P_OVER:
             p = s.seat
@@ -180,7 +180,7 @@ def test_board_values_equal_card_value(us_cfg):
     w = Weights(us_cfg)
     checked = 0
     for seed in range(3):
-        s = us.new_game(us_cfg, 3, seed)
+        s = us.new_reference_game(us_cfg, 3, seed)
         rng = np.random.default_rng(seed)
         while s.phase != P_OVER:
             for p in range(3):
@@ -203,7 +203,7 @@ def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
     fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
     greedy = GreedyAgent(us_cfg)
     for seed in range(2):
-        s = us.new_game(us_cfg, 4, seed)
+        s = us.new_reference_game(us_cfg, 4, seed)
         rng = np.random.default_rng(seed)
         decisions = 0
         while s.phase != P_OVER:

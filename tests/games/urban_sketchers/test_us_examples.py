@@ -18,7 +18,7 @@ from balancer.games.urban_sketchers.rules import (
     B_EXTRA_THEME, B_LONGER, B_MONEY, EFFICIENT, FUNDING, IMP_PUBLISH, IMP_SKETCH, IMP_SUPPLY, IMP_TRAVEL, K_BONUS,
     K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH,
     K_STEP, K_UNFLIP, K_WANDER, OPPORTUNIST, P_MAIN, P_RESOLVE, PUBLISH, SKETCH, SUPPLY, TRAVEL, WANDERER, WHITE,
-    State, efficient_options, legal_moves, new_state)
+    State, apply_move, efficient_options, legal_moves, new_state)
 from balancer.games.urban_sketchers.scoring import final_components, majority_points
 
 PENCIL, INK, PAINT, PAPER = range(4)
@@ -64,7 +64,7 @@ def position(cfg, n, rules=None) -> State:
 def play(s: State, *moves):
     for mv in moves:
         assert mv in legal_moves(s), f"{mv} is not legal; legal: {legal_moves(s)}"
-        us.apply(s, mv)
+        apply_move(s, mv)
 
 
 def place(die, action, arg=0, opportunist=0):
@@ -456,5 +456,5 @@ def test_final_scoring_by_hand(us_cfg):
     assert comps["prestige"][0] == us_cfg.tracks.prestige_points[3]
     assert comps["leftovers"] == [3, 0, 0]
     assert comps["publishing"] == [16, 0, 0]
-    out = us.outcome(s)
+    out = us.reference_outcome(s)
     assert out.tiebreak == [(5,), (5,), (1,)]   # theme tiles: 2+1+1+1, 2+3, 1

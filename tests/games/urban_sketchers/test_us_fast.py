@@ -12,7 +12,7 @@ import pytest
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast
-from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, position_value
+from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, make, position_value
 from balancer.games.urban_sketchers.rules import P_MAIN, P_OVER, State, apply_move, legal_moves, new_state
 
 SEEDS = 100
@@ -25,15 +25,15 @@ TABLES = {
 
 def reference_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
     """The decisions and outcome of one game on the reference engine (us.play_game_reference's loop)."""
-    players = [us.make_agent(cfg, a) for a in agents]
-    state = us.new_game(cfg, len(agents), seed)
+    players = [make(cfg, a) for a in agents]
+    state = us.new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     moves = []
     while state.phase != P_OVER:
         mv = players[state.seat].choose(state, state.seat, agent_rng)
         moves.append(tuple(int(x) for x in mv))
         apply_move(state, mv)
-    return moves, us.outcome(state)
+    return moves, us.reference_outcome(state)
 
 
 def fast_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
@@ -162,7 +162,7 @@ def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg,
                                                             "horizon_rounds": horizon})})})
     games = []
     for compiled in (True, False):
-        state = us.new_game(cheap, 2, 11)
+        state = us.new_reference_game(cheap, 2, 11)
         players = [RolloutAgent(cheap, compiled=compiled), GreedyAgent(cheap)]
         rng = np.random.default_rng(11)
         moves, searched = [], 0

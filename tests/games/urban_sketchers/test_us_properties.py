@@ -1,7 +1,7 @@
 """Invariants over whole games (hypothesis picks the seeds and the player count): money and
 resources never negative, the Backpack never above 12, a sketchbook never above 6 cards or 3 bonus
 tiles, every card, bonus tile, resource, theme tile and improvement tile accounted for after every
-decision, and every game ends."""
+decision, and every game ends (games of the compiled engine, through the Python protocol)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.rules import P_OVER, State, apply_move, legal_moves
+from balancer.games.urban_sketchers import kernel
+from balancer.games.urban_sketchers.rules import State
 
 
 def check_invariants(s: State) -> None:
@@ -48,16 +49,18 @@ def check_invariants(s: State) -> None:
 
 
 def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -> State:
-    state = us.new_game(cfg, n, seed)
+    """A whole game of ``agent`` mirrors through the Python protocol (the compiled engine), the
+    invariants checked on the position after every decision; the final position as a reference state."""
+    pos = us.new_game(cfg, n, seed)
     players = [us.make_agent(cfg, agent) for _ in range(n)]
     rng = np.random.default_rng(seed)
-    check_invariants(state)
+    check_invariants(kernel.to_reference(pos.S, pos.T))
     for _ in range(max_moves):
-        if state.phase == P_OVER:
-            return state
-        assert legal_moves(state), "a decision with no legal move"
-        apply_move(state, players[state.seat].choose(state, state.seat, rng))
-        check_invariants(state)
+        if us.is_over(pos):
+            return kernel.to_reference(pos.S, pos.T)
+        assert us.legal_moves(pos), "a decision with no legal move"
+        us.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
+        check_invariants(kernel.to_reference(pos.S, pos.T))
     raise AssertionError(f"game did not end in {max_moves} decisions (seed {seed})")
 
 
@@ -66,7 +69,7 @@ def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -
 def test_random_games_keep_the_invariants(us_cfg, seed, n):
     s = play_checked(us_cfg, n, seed, "random")
     assert s.end_triggered or s.round + 1 >= s.rules.max_rounds
-    out = us.outcome(s)
+    out = us.reference_outcome(s)
     assert all(x >= 0 for v in out.components.values() for x in v)
 
 

@@ -23,7 +23,7 @@ from test_us_examples import place, play, position
 def test_setup(us_cfg):
     """Set Up 2-10: dice tiles, five bonus tiles on display, a card on each travel space, five cards
     each, opportunity tiles face up; the Set Up 11 discards come first, seat by seat."""
-    s = us.new_game(us_cfg, 3, 1)
+    s = us.new_reference_game(us_cfg, 3, 1)
     r = s.rules
     assert s.phase == P_SETUP and s.seat == 0
     assert len(s.sup_tile) == 4 and sorted([s.act_tile, *s.sup_tile]) == sorted(set([s.act_tile, *s.sup_tile]))
@@ -45,7 +45,7 @@ def test_players_start_with_setup_money(us_cfg):
 
 def test_setup_discard_gives_printed_resources_up_to_12(us_cfg):
     """Set Up 11: a discarded card gives the resources printed on it, up to the Backpack's 12."""
-    s = us.new_game(us_cfg, 2, 1)
+    s = us.new_reference_game(us_cfg, 2, 1)
     first = s.hand[0][0]
     play(s, (K_SETUP_DISCARD, first, 0, 0))
     assert len(s.bp[0]) == s.rules.cost_total[first] and first in s.discard
@@ -118,12 +118,10 @@ def test_funding_royalties_count_own_or_all(us_cfg):
     """Funding: 4 + 1 per published sketchbook; `count_published` own (the example) or all."""
     for mode, expected in (("own", 4 + 1), ("all", 4 + 3)):
         cfg = us_cfg.model_copy(update={"funding": us_cfg.funding.model_copy(update={"count_published": mode})})
-        us._BY_ID.clear()
         s = position(cfg, 2)
         s.pubs[0], s.pubs[1], s.total_pub = 1, 2, 3
         play(s, place(3, FUNDING), (K_FUND, 0, 0, 0))
         assert s.money[0] == expected
-    us._BY_ID.clear()
 
 
 def test_theme_pair_benefits(us_cfg):
@@ -339,7 +337,7 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
         "cards": us_cfg.cards.model_copy(update={"deck": deck}),
         "sketch": us_cfg.sketch.model_copy(update={"money_instead_of_bonus": 2}),
         "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7})})
-    s = us.new_game(v, 2, 1)
+    s = us.new_reference_game(v, 2, 1)
     kinds = s.rules.tile_kind
     s.display[0], s.display[1] = kinds.index(3), kinds.index(5)
     assert us.describe_move(s, (K_SKETCH, 0, 1, -1), v) == "sketches card 101 into sketchbook 2"
