@@ -233,6 +233,20 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
 
 from ...core.registry import spec_from_module  # noqa: E402
 
-SPEC = spec_from_module(sys.modules[__name__], display_name=DISPLAY_NAME, default_config="agueda/v1.yaml",
-                        engine=ENGINE, max_protocol_moves=MAX_MOVES, score_table_text=score_table_text)
+from ...agents.tables import with_mcts  # noqa: E402
+from .kernel import GAME_AGENT, game_agent  # noqa: E402
+
+
+def _seat_agent(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray] | None:
+    """A greedy or lookahead seat beside MCTS seats: (code, its 7 weights, candidates, rollouts)."""
+    kind, weights = agent_params(cfg, name)
+    if kind == 0:
+        return None
+    look = cfg.agents.lookahead
+    return GAME_AGENT + kind, np.concatenate([weights, [look.candidates, look.rollouts]])
+
+
+SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name=DISPLAY_NAME, default_config="agueda/v1.yaml",
+                                  engine=ENGINE, max_protocol_moves=MAX_MOVES, score_table_text=score_table_text),
+                 seat_agent=_seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

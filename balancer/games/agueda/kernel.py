@@ -78,7 +78,7 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
-from .agents import FREE, GREEDY, LOOKAHEAD, RANDOM, agent_params, choose_move, greedy_search
+from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
 from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_DECK, G_MOVES, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE,
                     MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, Rules, State,
@@ -593,6 +593,50 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
             listed = -1
     ai = ai_score(st, rules) if rules.solo else 0
     return S, final_rows(st, rules), st.shops.copy(), ai
+
+
+GAME_AGENT = 16
+"""Águeda's agents at a compiled table beside MCTS seats (:mod:`balancer.agents.tables`): code
+``GAME_AGENT + kind`` (GREEDY or LOOKAHEAD), with the row (7 greedy weights, candidates, rollouts)."""
+
+
+@nb.njit(cache=True)
+def game_agent(code, S, T, row, out, rng):
+    """The whole turn of a greedy or lookahead seat at a compiled table, as its decisions: the turn
+    is planned as the fast path plans it (:func:`~.agents.choose_move` at the line; a turn already
+    begun is completed by the constrained greedy), then walked on a copy of ``S`` decision by
+    decision (:func:`_decide`; the decisions with a single option, which ``apply`` takes itself,
+    are skipped) into ``out``. Returns their count, or -1 for a code that is no Águeda agent."""
+    kind = code - GAME_AGENT
+    if kind != GREEDY and kind != LOOKAHEAD:
+        return -1
+    rules = T.rules
+    w = row[:7].copy()
+    cand_mv = np.zeros((MAX_CANDIDATES, MOVE_LEN), np.int64)
+    cand_val = np.zeros(MAX_CANDIDATES, np.float64)
+    plan = np.zeros(MOVE_LEN, np.int64)
+    W = S.copy()
+    st = views(W, T)
+    if W[H_PHASE] == PH_LINE:
+        choose_move(st, rules, kind, w, int(row[7]), int(row[8]), rng, plan, cand_mv, cand_val)
+    else:
+        _constrained_greedy(W, rules, st, w, rng, plan, cand_mv, cand_val)
+    buf = np.empty(T.max_moves, np.int64)
+    k = 0
+    while True:
+        m = _plan_code(W, T, plan)
+        out[k] = m
+        k += 1
+        done = _decide(W, T, m)
+        while not done:
+            ph = W[H_PHASE]
+            if ph != PH_ORDER and ph != PH_TOURIST:
+                break
+            if _legal(W, T, buf) != 1:
+                break
+            done = _decide(W, T, buf[0])
+        if done:
+            return k
 
 
 KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,

@@ -333,8 +333,18 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
 
 from ...core.registry import spec_from_module  # noqa: E402
 
-SPEC = spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
+from ...agents.tables import with_mcts  # noqa: E402
+from .kernel import GAME_AGENT_GREEDY, game_agent  # noqa: E402
+
+
+def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] | None:
+    """``greedy`` beside MCTS seats (its compiled decisions); the rollout agent has no compiled form."""
+    return (GAME_AGENT_GREEDY, np.zeros(0)) if name == "greedy" else None
+
+
+SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
                         default_config="urban_sketchers/base.yaml", check_agent=check_agent, engine=ENGINE,
                         extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
-                        score_table_text=score_table_text, describe_config=describe_config)
+                        score_table_text=score_table_text, describe_config=describe_config),
+                 seat_agent=_seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -310,6 +310,20 @@ def greedy(S, T, out, rng):
     return encode(kind, a, b, c)
 
 
+GAME_AGENT_GREEDY = 17
+"""The code of a ``greedy`` seat at a compiled table beside MCTS seats (:mod:`balancer.agents.tables`)."""
+
+
+@jit
+def game_agent(code, S, T, row, out, rng):
+    """A ``greedy`` seat's decision at a compiled table (:func:`greedy`) into ``out[0]``; returns 1,
+    or -1 for a code that is not greedy's."""
+    if code != GAME_AGENT_GREEDY:
+        return -1
+    out[0] = greedy(S, T, out, rng)
+    return 1
+
+
 KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
                 heuristic=heuristic, determinize=determinize, policy=policy)
 
@@ -475,7 +489,9 @@ def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
-        K_THEME_PAIR: lambda: f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}",
+        K_THEME_PAIR: lambda: (f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
+                               if state.rules.pairs[a][2] == 1 and b < 0 else
+                               f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
         K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",
