@@ -47,7 +47,7 @@ the same choices, the same draws from the same generators (``tests/games/urban_s
 (:data:`ENGINE`, :mod:`balancer.core.kernel`) over it, and the Python protocol (:func:`new_game`,
 :func:`legal_moves`, :func:`apply`, ...) is derived from that: a position is a
 :class:`balancer.core.protocol.Position` holding the compiled state, a move one int64 code per
-decision, ``kind | a << 8 | b << 24 | (c + 1) << 32`` for the reference's ``(kind, a, b, c)``
+decision, ``kind | a << 8 | (b + 1) << 24 | (c + 1) << 32`` for the reference's ``(kind, a, b, c)``
 (:func:`encode_move`, :func:`decode_move`). :func:`play_game` (the runner's entry) plays tables of
 ``random`` and ``greedy`` in one compiled call (:func:`play_game_fast`), other tables through the
 protocol; ``balancer play`` (:func:`transcript`) steps the protocol. The reference engine is reached
@@ -333,11 +333,18 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
 
 from ...core.registry import spec_from_module  # noqa: E402
 
-# Not wrapped with balancer.agents.tables.with_mcts yet: the generic search over this kernel crashes
-# its process (an out-of-bounds write, under investigation), so mcts is not offered here. The plug
-# for greedy beside MCTS seats is ready (kernel.game_agent).
-SPEC = spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
+from ...agents.tables import with_mcts  # noqa: E402
+from .kernel import GAME_AGENT_GREEDY, game_agent  # noqa: E402
+
+
+def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] | None:
+    """``greedy`` beside MCTS seats (its compiled decisions); the rollout agent has no compiled form."""
+    return (GAME_AGENT_GREEDY, np.zeros(0)) if name == "greedy" else None
+
+
+SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
                         default_config="urban_sketchers/base.yaml", check_agent=check_agent, engine=ENGINE,
                         extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
-                        score_table_text=score_table_text, describe_config=describe_config)
+                        score_table_text=score_table_text, describe_config=describe_config),
+                 seat_agent=_seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

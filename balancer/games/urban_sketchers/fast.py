@@ -73,6 +73,7 @@ class Layout(NamedTuple):
     first_player: int
     n_white: int
     hand: int           # cards dealt to each player (Set Up 10)
+    start_money: int    # money of each player at the start (setup.money, assumed: Set Up gives none)
     n_tile_values: int  # dice tiles (Set Up 2)
     imp_per_type: int
     themes_per_type: int
@@ -263,7 +264,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
     max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * (max(3, r.books * r.display) + 1)
                  + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
     lay = Layout(
-        n=r.n, first_player=r.first_player, n_white=r.n_white, hand=r.hand,
+        n=r.n, first_player=r.first_player, n_white=r.n_white, hand=r.hand, start_money=r.start_money,
         n_tile_values=len(r.tile_values), imp_per_type=r.imp_per_type, themes_per_type=r.themes_per_type,
         res_per_type=r.res_per_type, set_points=r.set_points, per_money=r.per_money,
         majority_needs_tiles=int(r.majority_needs_tiles), n_majority=len(r.majority), n_dice=dice, faces=r.faces, n_supply=r.n_supply,
@@ -1308,6 +1309,7 @@ def setup(S, L, T, rng):
         for o in range(3):                                            # Set Up 9
             S[L.o_opp + p * 3 + o] = 1
         S[L.o_pos + p] = (p * L.spaces) // L.n                         # setup.start_spaces: spread
+        S[L.o_money + p] = L.start_money                               # setup.money
     deck = _shuffled_range(L.n_cards, rng)                            # Set Up 10
     for i in range(L.n_cards):
         S[L.o_deck + i] = deck[i]

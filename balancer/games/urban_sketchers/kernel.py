@@ -12,10 +12,11 @@ scale).
 **Moves**: the engine is already one decision at a time (the die and its action, then each Travel
 step, pick-up and Wanderer, each card sketched with its sketchbook and its use of Efficient, each
 bonus tile, resource, reward, extra theme, Funding flip and Set Up discard; ``rules.K_*``). A
-decision ``(kind, a, b, c)`` is the int64 ``kind | a << 8 | b << 24 | (c + 1) << 32`` (:func:`encode`,
+decision ``(kind, a, b, c)`` is the int64 ``kind | a << 8 | (b + 1) << 24 | (c + 1) << 32`` (:func:`encode`,
 :func:`decode`): ``kind`` 0-17 in bits 0-7, ``a`` (a die, card, space, slot, resource, theme, tile
 type or pair: 0-65535) in bits 8-23, ``b`` (``action x 8 + space or sketchbook``, a sketchbook, a
-display slot or an improvement mode: 0-255) in bits 24-31, ``c + 1`` (``c``: -1 without Efficient,
+display slot or an improvement mode: 0-254; -1 for a theme pair's money instead of a bonus tile)
+as ``b + 1`` in bits 24-31, ``c + 1`` (``c``: -1 without Efficient,
 else its option; Opportunist 0/1; a sketchbook) in bits 32-39. ``legal`` lists them in the reference's
 order (``rules.legal_moves``).
 
@@ -105,25 +106,25 @@ class Table(NamedTuple):
 @jit
 def encode(kind, a, b, c):
     """The int64 code of decision ``(kind, a, b, c)`` (module docstring)."""
-    return np.int64(kind) | (np.int64(a) << 8) | (np.int64(b) << 24) | (np.int64(c + 1) << 32)
+    return np.int64(kind) | (np.int64(a) << 8) | (np.int64(b + 1) << 24) | (np.int64(c + 1) << 32)
 
 
 @jit
 def decode(move):
     """``(kind, a, b, c)`` of an int64 code (:func:`encode`)."""
-    return move & 255, (move >> 8) & 65535, (move >> 24) & 255, ((move >> 32) & 255) - 1
+    return move & 255, (move >> 8) & 65535, ((move >> 24) & 255) - 1, ((move >> 32) & 255) - 1
 
 
 def encode_move(move: Move) -> int:
     """:func:`encode` of a reference decision (a 4-tuple), as a Python int."""
     kind, a, b, c = (int(x) for x in move)
-    return kind | a << 8 | b << 24 | (c + 1) << 32
+    return kind | a << 8 | (b + 1) << 24 | (c + 1) << 32
 
 
 def decode_move(code: int) -> Move:
     """:func:`decode` in Python: the reference decision ``(kind, a, b, c)`` of a code."""
     code = int(code)
-    return code & 255, (code >> 8) & 65535, (code >> 24) & 255, ((code >> 32) & 255) - 1
+    return code & 255, (code >> 8) & 65535, ((code >> 24) & 255) - 1, ((code >> 32) & 255) - 1
 
 
 # --------------------------------------------------------------------------------------------------
