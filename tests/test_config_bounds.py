@@ -77,8 +77,13 @@ def test_every_integer_field_of_the_config_model_is_bounded(game):
     unbounded = [f"{path} [{low}, {high}]" for path, low, high in fields
                  if low is None or high is None or low < -INT64_MAX or high > INT64_MAX]
     assert not unbounded, f"integer keys without both bounds: {unbounded}"
-    # the generic bound keeps sums of a game's scores far inside int64 and Decimal(38, 9)
-    assert all(max(abs(low), abs(high)) <= 100 * MAX_RULE_INT for _, low, high in fields)
+    # the generic bound keeps sums of a game's scores far inside int64 and Decimal(38, 9); agent
+    # parameters (agents.*) are no scores: an MCTS budget goes to MAX_ITERATIONS iterations
+    from balancer.agents.params import MAX_ITERATIONS
+
+    for path, low, high in fields:
+        limit = MAX_ITERATIONS if path.startswith("agents.") else 100 * MAX_RULE_INT
+        assert max(abs(low), abs(high)) <= limit, f"{path} [{low}, {high}] exceeds {limit:,}"
 
 
 def test_the_walk_sees_list_items_and_mapping_values():
