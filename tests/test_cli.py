@@ -368,7 +368,8 @@ def test_games_shows_agents_accepted_beyond_the_listed_ones(monkeypatch):
     result = runner.invoke(app, ["games"])
     assert result.exit_code == 0, result.output
     line = next(line for line in result.stdout.splitlines() if line.startswith("urban_sketchers "))
-    assert line == "urban_sketchers  agents: random, greedy; also accepted: rollout"
+    assert line.startswith("urban_sketchers  agents: random, greedy (mcts@N: ") and line.endswith(
+        "; also accepted: rollout, mcts")
 
 
 @pytest.mark.parametrize("config,keys", [

@@ -144,6 +144,7 @@ def test_a_run_of_ten_billion_games_starts_playing_at_once(sandbox):
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (manifest.is_file() and json.loads(manifest.read_text())["chunks"]):
         time.sleep(0.2)
+    time.sleep(1.0)   # let the run get past writing its first chunk (one interrupted mid-write printed nothing)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert json.loads(manifest.read_text())["chunks"], out
