@@ -6,7 +6,10 @@ Games: the stand-in kernels of the MCTS tests (tests/agents/mcts_standins.py), t
 game whose GameSpec has a compiled interface (``engine``), at 2 players and at 4 (or its largest
 count), from its default config with its ``agents.mcts`` parameters where the config has them.
 
-    python benchmarks/bench_mcts.py [--seconds 3] [--budget 1000] [--standins-only]
+    python benchmarks/bench_mcts.py [--seconds 3] [--budget N] [--game-budget N] [--standins-only]
+
+A registered game's searches and all-mcts games use its YAML's ``agents.mcts`` (its default budget,
+rollout and depth) unless ``--budget`` / ``--game-budget`` say otherwise.
 
 Compile time is measured once per process, on the first search of each kernel, after the kernel's
 own functions have been compiled (or loaded from numba's cache) by a random playout: it is the
@@ -117,7 +120,7 @@ def standins(seconds: float, budget: int, game_budget: int) -> None:
                p.model_copy(update={"widening": 1.0}), seconds, None)
 
 
-def registered(seconds: float, budget: int, game_budget: int) -> None:
+def registered(seconds: float, budget: int | None, game_budget: int | None) -> None:
     from balancer.config import load_config
     from balancer.core.registry import all_specs
 
@@ -128,23 +131,27 @@ def registered(seconds: float, budget: int, game_budget: int) -> None:
         cfg = load_config(ROOT / "configs" / spec.default_config)
         agents = getattr(cfg, "agents", None)
         params = getattr(agents, "mcts", None) or MCTSParams()
-        params = params.model_copy(update={"iterations": budget})
+        per_game = game_budget if game_budget is not None else params.iterations   # the default budget
+        params = params.model_copy(update={"iterations": budget if budget is not None else params.iterations})
         counts = list(cfg.player_counts)
         for n in sorted({c for c in (2, 4 if 4 in counts else max(counts)) if c in counts}):
             engine = spec.engine
             T = engine.compile(cfg, n)
             bench_case(f"{spec.name}, {n}p", engine, T, lambda rng, e=engine, T=T: e.new_state(T, rng),
-                       params, seconds, game_budget)
+                       params, seconds, per_game)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="measured seconds per case (default 3)")
-    ap.add_argument("--budget", type=int, default=1000, help="iterations per search for the it/s figure")
-    ap.add_argument("--game-budget", type=int, default=200, help="iterations per decision of the all-mcts games")
+    ap.add_argument("--budget", type=int, default=None,
+                    help="iterations per search for the it/s figure (default: the game's agents.mcts; stand-ins 1000)")
+    ap.add_argument("--game-budget", type=int, default=None,
+                    help="iterations per decision of the all-mcts games (default: the game's agents.mcts, its default"
+                         " budget; stand-ins 200)")
     ap.add_argument("--standins-only", action="store_true", help="skip the registered games")
     args = ap.parse_args()
-    standins(args.seconds, args.budget, args.game_budget)
+    standins(args.seconds, args.budget or 1000, args.game_budget or 200)
     if not args.standins_only:
         registered(args.seconds, args.budget, args.game_budget)
 
