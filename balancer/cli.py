@@ -653,7 +653,7 @@ def study(
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
-    from balancer.sim.runner import GamesFailedError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError
     from balancer.study import StudyError, load_study, run_study, study_changes
 
     try:
@@ -676,7 +676,7 @@ def study(
         raise typer.Exit(1) from None
     except (StudyError, ConfigError) as exc:
         _fail(str(exc))
-    except ValueError as exc:
+    except (ValueError, ResultsExistError) as exc:   # ResultsExistError: a cell another study is writing (run.lock)
         _fail(str(exc))
     except KeyboardInterrupt:
         typer.echo("interrupted; finished cells are kept and will be reused, the unfinished one is continued "
@@ -782,6 +782,7 @@ def check(
     from pydantic import ValidationError
 
     from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.sim.runner import ResultsExistError
     from balancer.check.run import CheckGameError
     from balancer.study import StudyError, load_study
 
@@ -814,7 +815,7 @@ def check(
     except CheckGameError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    except (StudyError, BaselineError, ConfigError, ValueError) as exc:
+    except (StudyError, BaselineError, ConfigError, ValueError, ResultsExistError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         typer.echo("interrupted; nothing was written", err=True)

@@ -109,7 +109,7 @@ def ladder(
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on
     one scale and the skill depth, with 95% intervals. Exit 0 done, 1 games raised, 2 bad input."""
     from balancer.ladder.model import cells
-    from balancer.sim.runner import GamesFailedError, RunRequestError, check_run
+    from balancer.sim.runner import GamesFailedError, ResultsExistError, RunRequestError, check_run
     from balancer.study import StudyError, run_study
 
     cfg, spec = _load(config)
@@ -153,7 +153,7 @@ def ladder(
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
-    except (StudyError, ConfigError, ValueError) as exc:
+    except (StudyError, ConfigError, ValueError, ResultsExistError) as exc:   # before OSError: a cell being written
         _fail(str(exc))
     except OSError as exc:
         _fail(f"--results {results}: cannot write ({exc.strerror or exc})")

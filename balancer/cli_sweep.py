@@ -42,7 +42,7 @@ def sweep(
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
     that meet each target. Finished cells are reused; an interrupted one is continued."""
     from balancer.report.sweep import render_sweep
-    from balancer.sim.runner import GamesFailedError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError
     from balancer.sweep import SweepError, load_sweep, run_sweep
 
     _check_out_directory("--results", results)
@@ -63,7 +63,7 @@ def sweep(
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
-    except (ConfigError, ValueError) as exc:
+    except (ConfigError, ValueError, ResultsExistError) as exc:   # ResultsExistError: a cell another run is writing
         _fail(str(exc))
     except KeyboardInterrupt:
         typer.echo("interrupted; finished cells are kept and reused, the unfinished one is continued when the "
@@ -105,7 +105,7 @@ def tune(
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
     from balancer.report.tune import render_tune
-    from balancer.sim.runner import GamesFailedError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError
     from balancer.sweep import SweepError
     from balancer.tune import load_tune, run_tune
     from balancer.tune.search import read_state, state_path
@@ -141,7 +141,7 @@ def tune(
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
-    except (ConfigError, ValueError) as exc:
+    except (ConfigError, ValueError, ResultsExistError) as exc:
         _fail(str(exc))
     except KeyboardInterrupt:
         args = [a for a in _command_line().split(" ")]

@@ -305,6 +305,24 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_e
         holder.wait()
 
 
+def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox, one_error_line):
+    # The study's only cell is results/tiny/mirror-2p/v1.1 (DIR/<study>/<run>/<variant>); a live process
+    # holds its run.lock, so `study` stops with exit 2 and one line naming that directory and the holder,
+    # never a traceback (a bug seen when two studies ran at once).
+    study = write(sandbox, "s.yaml", STUDY)
+    cell = sandbox / "results" / "tiny" / "mirror-2p" / "v1.1"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(cell)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        res = invoke("study", study, "-o", sandbox / "s.html", "--results", sandbox / "results", "-j", "1", "-q")
+        line = one_error_line(res)
+        assert f"{cell}: another run is writing this directory (pid {holder.pid})" in line
+        assert not (sandbox / "s.html").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
     out = sandbox / "r"
     args = [sys.executable, "-m", "balancer.cli", "run", str(V11), "-p", "2", "-a", "random", "-n", "6000",
