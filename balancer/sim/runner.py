@@ -455,7 +455,7 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 # a run directory
 #
 #   <out>/manifest.json            while a run is unfinished: the request and every chunk written
-#   <out>/chunks/chunk-NNNNNN.parquet   one file per finished chunk (written before its manifest entry)
+#   <out>/chunks/chunk-NNNNNN.arrow   one file per finished chunk, Arrow IPC (written before its manifest entry)
 #   <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
 #                                  streaming, one chunk in memory at a time; manifest and chunks removed)
 
@@ -763,7 +763,15 @@ def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: dict[int, tupl
 
 
 def _chunk_file(idx: int) -> str:
-    return f"{CHUNKS_DIR}/chunk-{idx:06d}.parquet"
+    """A chunk's file: Arrow IPC (uncompressed), written and read back about ten times faster than
+    Parquet; only results.parquet, merged from them at the end, is kept."""
+    return f"{CHUNKS_DIR}/chunk-{idx:06d}.arrow"
+
+
+def _read_chunk(path: Path) -> pa.Table:
+    """The rows of a chunk file written by :func:`_write_chunk`."""
+    with pa.OSFile(str(path), "rb") as source:
+        return pa.ipc.open_file(source).read_all()
 
 
 def _write_chunk(out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None,
@@ -775,7 +783,8 @@ def _write_chunk(out_dir: Path, idx: int, start: int, stop: int, seed: int, tabl
         path = out_dir / _chunk_file(idx)
         tmp = path.with_name(path.name + ".tmp")
         try:
-            pq.write_table(table, tmp, compression="zstd")
+            with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
             entry["sha256"] = _sha256(tmp)
             os.replace(tmp, path)
         except BaseException:
@@ -797,7 +806,7 @@ def _merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
         for entry in sorted(entries, key=lambda e: e["chunk"]):
             if not entry["rows"]:
                 continue
-            table = pq.read_table(out_dir / entry["file"])
+            table = _read_chunk(out_dir / entry["file"])
             if writer is None:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
             elif not table.schema.equals(writer.schema):
