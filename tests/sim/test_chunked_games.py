@@ -32,6 +32,12 @@ TABLES = [
     ("urgency", "urgency/standard.yaml", ["random", "greedy+ibex"], 200),
     ("urgency", "urgency/standard.yaml", ["expectimax+bull", "random+lion"], 40),
     ("urgency", "urgency/full-force.yaml", ["greedy+eagle", "random"], 100),
+    ("citywright", "citywright/v1.1.yaml", ["random"] * 4, 60),
+    ("citywright", "citywright/v1.1.yaml", ["greedy"] * 4, 12),
+    ("citywright", "citywright/v1.1.yaml", ["greedy", "random"], 30),     # two players: discard for a tile
+    ("citywright", "citywright/v1.1.yaml", ["commercial", "random", "greedy"], 9),
+    ("citywright", "citywright/v1.1.yaml", ["greedy"], 10),               # solo, against the rival apprentice
+    ("citywright", "citywright/v1.0.yaml", ["random", "greedy", "random", "random"], 12),
 ]
 
 
