@@ -38,6 +38,11 @@ TABLES = [
     ("citywright", "citywright/v1.1.yaml", ["commercial", "random", "greedy"], 9),
     ("citywright", "citywright/v1.1.yaml", ["greedy"], 10),               # solo, against the rival apprentice
     ("citywright", "citywright/v1.0.yaml", ["random", "greedy", "random", "random"], 12),
+    ("agueda", "agueda/v1.yaml", ["greedy"] * 4, 40),
+    ("agueda", "agueda/v1.yaml", ["random"] * 4, 40),
+    ("agueda", "agueda/v1.yaml", ["greedy", "random", "lookahead"], 3),
+    ("agueda", "agueda/solo-hard.yaml", ["greedy"], 40),                 # solo: ai_score and solo_win
+    ("agueda", "agueda/rows-5.yaml", ["random", "greedy"], 40),
 ]
 
 
