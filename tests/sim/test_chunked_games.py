@@ -43,6 +43,10 @@ TABLES = [
     ("agueda", "agueda/v1.yaml", ["greedy", "random", "lookahead"], 3),
     ("agueda", "agueda/solo-hard.yaml", ["greedy"], 40),                 # solo: ai_score and solo_win
     ("agueda", "agueda/rows-5.yaml", ["random", "greedy"], 40),
+    ("urban_sketchers", "urban_sketchers/base.yaml", ["greedy"] * 4, 12),
+    ("urban_sketchers", "urban_sketchers/base.yaml", ["random"] * 4, 12),
+    ("urban_sketchers", "urban_sketchers/base.yaml", ["greedy", "random"], 20),
+    ("urban_sketchers", "urban_sketchers/base.yaml", ["random", "greedy", "greedy"], 12),
 ]
 
 
@@ -101,3 +105,14 @@ def test_one_job_and_two_jobs_give_the_same_results():
     two = pa.concat_tables(runner.run_games(spec, cfg, ["greedy", "random"], 3000, 5, jobs=2, chunk_size=700,
                                             progress=False))
     assert one.equals(two)
+
+
+def test_a_table_without_a_compiled_chunk_falls_back_to_game_by_game_play(monkeypatch):
+    # Urban Sketchers' rollout agent is not on the compiled engine: play_chunk declines (None) and
+    # the runner plays those games one play_game at a time, with the same rows as without play_chunk
+    spec = get_spec("urban_sketchers")
+    cfg = load_config(ROOT / "configs" / "urban_sketchers" / "rollout-light.yaml")
+    agents = ["rollout", "greedy"]
+    assert spec.play_chunk(cfg, agents, 1, 0, 2) is None
+    assert _rows("urban_sketchers", cfg, agents, 1, 0, 2, True, monkeypatch).equals(
+        _rows("urban_sketchers", cfg, agents, 1, 0, 2, False, monkeypatch))
