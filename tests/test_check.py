@@ -360,14 +360,19 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
     # an engine bug is not bad input: exit 1, the failing game named with the command that replays it
     import balancer.games.citywright as cw
 
-    real = cw.SPEC.play_game
+    real, real_chunk = cw.SPEC.play_game, cw.SPEC.play_chunk
 
     def fragile(cfg, agents, seed):
         if seed.spawn_key[-1] == 5:
             raise ValueError("engine bug in game 5")
         return real(cfg, agents, seed)
 
-    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=fragile))
+    def fragile_chunk(cfg, agents, run_seed, start, stop):   # the compiled chunk holding game 5 raises too
+        if start <= 5 < stop:
+            raise ValueError("engine bug in game 5")
+        return real_chunk(cfg, agents, run_seed, start, stop)
+
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=fragile, play_chunk=fragile_chunk))
     study, base = cli_study
     result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q"])
     assert result.exit_code == 1, result.output

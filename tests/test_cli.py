@@ -304,17 +304,23 @@ def test_report_bad_files_name_the_file(tmp_path, name, content, message):
 
 
 def _breaking(monkeypatch, index: int, exc: BaseException):
-    """Make Citywright game ``index`` raise ``exc`` (in this process: use --jobs 1)."""
+    """Make Citywright game ``index`` raise ``exc`` (in this process: use --jobs 1): game by game,
+    and the compiled chunk that holds it (the runner then plays that chunk game by game to find it)."""
     import balancer.games.citywright as cw
 
-    real = cw.SPEC.play_game
+    real, real_chunk = cw.SPEC.play_game, cw.SPEC.play_chunk
 
     def play_game(cfg, agents, seed):
         if seed.spawn_key[-1] == index:
             raise exc
         return real(cfg, agents, seed)
 
-    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=play_game))
+    def play_chunk(cfg, agents, run_seed, start, stop):
+        if start <= index < stop:
+            raise exc
+        return real_chunk(cfg, agents, run_seed, start, stop)
+
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=play_game, play_chunk=play_chunk))
 
 
 def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):

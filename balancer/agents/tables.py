@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..core.batch import DEFAULT_CHUNK_GAMES
 from ..core.game import Outcome
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
@@ -151,6 +152,13 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
             return base_make(cfg, name)
         return MCTSAgent(spec.engine, params=params, name=name)
 
+    chunk_games = None
+    if spec.chunk_games is not None:
+        base_chunk_games = spec.chunk_games
+
+        def chunk_games(cfg: Any, agents: Sequence[str]) -> int:
+            return DEFAULT_CHUNK_GAMES if has_mcts(agents) else base_chunk_games(cfg, agents)  # MCTS: the default
+
     play_chunk = None
     if base_chunk is not None:
         def play_chunk(cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int):  # noqa: F811
@@ -168,5 +176,6 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
 
     note = "; ".join(n for n in (spec.agent_note, NAME_NOTE) if n)
     return dataclasses.replace(spec, check_agent=accept_mcts_names(spec.check_agent), play_game=play_game,
-                               transcript=transcript, make_agent=make_agent, play_chunk=play_chunk, check_table=check_table,
+                               transcript=transcript, make_agent=make_agent, play_chunk=play_chunk, chunk_games=chunk_games,
+                               check_table=check_table,
                                extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))), agent_note=note)

@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+DEFAULT_CHUNK_GAMES = 2000
+"""The most games of a runner's default chunk, unless the game says otherwise for a table
+(``GameSpec.chunk_games``, e.g. a compiled table that plays 100,000 games a second)."""
+
 
 @dataclass(frozen=True)
 class GameBatch:

@@ -56,6 +56,9 @@ class GameSpec:
     play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch | None``: games
     ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`); it (or the field)
     is None to play them one ``play_game`` at a time. Must give the same records as ``play_game``.
+    chunk_games: ``(cfg, agents of game 0) -> int``: the most games a default chunk of this table
+    holds (about a second of play: fast compiled tables take large chunks, so that writing a chunk
+    costs little beside playing it), or None for the runner's default (2,000).
     check_table: ``(agents by seat, cfg) -> message | None``: why these agents cannot sit at one
     table (each name having passed ``check_agent``), or None for a game where any mix can.
     table_note: ``(cfg, agents by seat) -> sentence | None``: what ``run`` and the report must say
@@ -88,6 +91,7 @@ class GameSpec:
     score_table_text: Callable[[Any, str], dict[str, int]] | None = None
     describe_config: Callable[[Any], str] | None = None
     play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch | None] | None = None
+    chunk_games: Callable[[Any, Sequence[str]], int] | None = None
     check_table: Callable[[Sequence[str], Any], str | None] | None = None
     table_note: Callable[[Any, Sequence[str]], str | None] | None = None
 

@@ -27,7 +27,7 @@ from balancer.core.tables import is_mirror
 
 from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _parallel, _write_chunk, _write_json,
                      check_out_dir, check_run, default_chunk_size, engine_sha256, play_chunk, play_chunk_safe,
-                     resolve_jobs, run_to_dir)
+                     resolve_jobs, run_to_dir, table_chunk_games)
 
 
 def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
@@ -41,7 +41,7 @@ def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start
     if n_jobs == 1:
         results = [play_chunk_safe(0, spec.module, cfg, agents, seed, start, stop)]
     else:
-        size = default_chunk_size(stop - start, n_jobs)
+        size = default_chunk_size(stop - start, n_jobs, table_chunk_games(spec, cfg, agents))
         tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
                  for i, a in enumerate(range(start, stop, size)))
         results = list(_parallel(n_jobs, None, ordered=True)(tasks))

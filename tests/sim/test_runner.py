@@ -184,7 +184,7 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c["chunk"] for c in manifest["chunks"]] == [0, 1, 2, 3]
     assert manifest["chunks"][1] | {"sha256": None} == {
-        "chunk": 1, "start": 8, "stop": 16, "seed": 4, "rows": 24, "file": "chunks/chunk-000001.parquet",
+        "chunk": 1, "start": 8, "stop": 16, "seed": 4, "rows": 24, "file": "chunks/chunk-000001.arrow",
         "sha256": None, "failures": []}
     # a fresh run refuses the interrupted directory; a different request cannot resume it
     with pytest.raises(ResultsExistError, match="--resume"):
@@ -192,9 +192,9 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
     with pytest.raises(runner.ResumeError, match=r"--games 100 \(now 90\); --seed 4 \(now 5\)"):
         run_to_dir(fake.SPEC, cfg, config_file, agents, 90, 5, 1, out, progress=False, resume=True)
     # a half-written chunk, an unlisted one and a damaged listed one are replayed
-    (out / "chunks" / "chunk-000004.parquet.tmp").write_bytes(b"PAR1 half")
-    (out / "chunks" / "chunk-000009.parquet").write_bytes(b"PAR1 unlisted")
-    (out / "chunks" / "chunk-000002.parquet").write_bytes(b"PAR1 damaged")
+    (out / "chunks" / "chunk-000004.arrow.tmp").write_bytes(b"ARROW1 half")
+    (out / "chunks" / "chunk-000009.arrow").write_bytes(b"ARROW1 unlisted")
+    (out / "chunks" / "chunk-000002.arrow").write_bytes(b"ARROW1 damaged")
     run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 2, out, progress=False, resume=True)
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(whole / "results.parquet"))
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]

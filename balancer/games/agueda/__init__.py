@@ -64,9 +64,11 @@ from ...core import protocol
 from ...core.game import ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from .agents import AGENTS, RANDOM, agent_params, workspace
+from ...core.batch import DEFAULT_CHUNK_GAMES
+from ...core.fastseed import ChunkGenerators
+from .agents import AGENTS, GREEDY, RANDOM, agent_params, workspace
 from .config import AguedaConfig
-from .kernel import (ENGINE, PH_LINE, G0, agent_decision, config_of, describe_turn, last_turn, outcome_of,
+from .kernel import (ENGINE, PH_LINE, G0, agent_decision, batch_of, play_chunk_games, config_of, describe_turn, last_turn, outcome_of,
                      phase, play_table, shop_pair, state, turn_count)
 from .kernel import compile as compiled
 from .rules import G_DECK, G_MOVES, MOVE_LEN, ROWS, State
@@ -155,6 +157,31 @@ def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence
     _, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng,
                                     *_WORKSPACE)
     return outcome_of(cfg, rows, shops, int(ai))
+
+
+def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, stop: int):
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
+    (:func:`.kernel.play_chunk_games`): the games :func:`play_game` plays with
+    ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
+    (:func:`.kernel.batch_of`). Raises ValueError as :func:`play_game` does."""
+    n = len(agents)
+    T = compiled(cfg, n)
+    kinds = np.zeros(n, np.int64)
+    weights = np.zeros((n, 7))
+    for s, name in enumerate(agents):
+        kinds[s], weights[s] = agent_params(cfg, name)
+    look = cfg.agents.lookahead
+    gens = ChunkGenerators()
+    rows, shops, ai = play_chunk_games(T, kinds, weights, look.candidates, look.rollouts, np.uint64(run_seed), start,
+                                       stop, gens.chance, gens.agents, *gens.views, gens.scratch, *workspace())
+    return batch_of(cfg, rows, shops, ai)
+
+
+def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:
+    """The most games of a default chunk (about a second of play, ``GameSpec.chunk_games``): tables
+    of greedy and random seats play a few thousand games a second, a lookahead seat about ten."""
+    kinds = [agent_params(cfg, a)[0] for a in agents]
+    return 5_000 if all(k in (RANDOM, GREEDY) for k in kinds) else DEFAULT_CHUNK_GAMES
 
 
 # --------------------------------------------------------------------------- transcripts
@@ -247,6 +274,7 @@ def _seat_agent(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray] | None:
 
 
 SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name=DISPLAY_NAME, default_config="agueda/v1.yaml",
-                                  engine=ENGINE, max_protocol_moves=MAX_MOVES, score_table_text=score_table_text),
+                                  engine=ENGINE, max_protocol_moves=MAX_MOVES, score_table_text=score_table_text,
+                                  play_chunk=play_chunk, chunk_games=chunk_games),
                  seat_agent=_seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -76,6 +76,8 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
+from ...core.batch import GameBatch
+from ...core.fastseed import seed_game
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
@@ -86,7 +88,7 @@ from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_DECK, G_MOVES, G_OVER, G_SEAT, M
                     O_UNLOCKED, apply_move, below, compile_rules, line_open, line_umbrellas, placing, setup, shuffle,
                     state_offsets, state_views)
 from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED, F_COINS_SPENT, F_EMPTY_COUNT,
-                      F_MURAL_TILES, F_RETURNED, F_TURNS, ai_score, final_rows)
+                      F_MURAL_TILES, F_RETURNED, F_TURNS, N_FINAL, ai_score, final_rows)
 
 # the header of S
 H_PHASE = 0                   # the decision asked: PH_*
@@ -595,6 +597,36 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
     return S, final_rows(st, rules), st.shops.copy(), ai
 
 
+@nb.njit(cache=True)
+def play_chunk_games(T, kinds, weights, candidates, rollouts, run_seed, start, stop, chance, agent_rng,
+                     chance_state, chance_flag, agent_state, agent_flag, scratch, cand_mv, cand_val):
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
+    seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
+    rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_table` with
+    ``chance`` and ``agent_rng`` re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` seeds
+    them (:func:`balancer.core.fastseed.seed_game`). Returns (final rows int64[g, n, N_FINAL], shop
+    cards int64[g, 2], the solo AI's scores int64[g])."""
+    n = kinds.shape[0]
+    games = stop - start
+    rows = np.zeros((games, n, N_FINAL), np.int64)
+    shops = np.zeros((games, 2), np.int64)
+    ai = np.zeros(games, np.int64)
+    k = np.zeros(n, np.int64)
+    w = np.zeros((n, weights.shape[1]))
+    for j in range(games):
+        i = start + j
+        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
+        for s in range(n):
+            k[s] = kinds[(s + i) % n]
+            w[s, :] = weights[(s + i) % n, :]
+        _, r, sh, a = play_table(T, k, w, candidates, rollouts, chance, agent_rng, cand_mv, cand_val)
+        rows[j] = r
+        shops[j, 0] = sh[0]
+        shops[j, 1] = sh[1]
+        ai[j] = a
+    return rows, shops, ai
+
+
 GAME_AGENT = 16
 """Águeda's agents at a compiled table beside MCTS seats (:mod:`balancer.agents.tables`): code
 ``GAME_AGENT + kind`` (GREEDY or LOOKAHEAD), with the row (7 greedy weights, candidates, rollouts)."""
@@ -681,6 +713,28 @@ def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) 
     return Outcome(scores=totals, tiebreak=[(-row[F_EMPTY_COUNT], row[F_MURAL_TILES], row[F_COINS]) for row in r],
                    components=components, metrics=metrics, turns=[row[F_TURNS] for row in r],
                    labels={"shops": [shop_pair(cfg, shops)] * n})
+
+
+def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndarray) -> GameBatch:
+    """:class:`~balancer.core.batch.GameBatch` of a chunk from :func:`play_chunk_games`' arrays: the
+    same numbers, in the same order, as :func:`outcome_of` gives game by game."""
+    g, n, _ = rows.shape
+    totals = rows[:, :, :len(COMPONENTS)].sum(axis=2)
+    metrics = {name: rows[:, :, j].astype(np.float64) for name, j in
+               (("coins_gained", F_COINS_GAINED), ("coins_spent", F_COINS_SPENT), ("coins_left", F_COINS),
+                ("umbrellas_returned", F_RETURNED), ("tourists_attracted", F_ATTRACTED), ("breaks", F_BREAKS),
+                ("mural_tiles", F_MURAL_TILES), ("empty_spaces", F_EMPTY_COUNT))}
+    metrics["game_turns"] = np.repeat(rows[:, :, F_TURNS].sum(axis=1, keepdims=True), n, axis=1).astype(np.float64)
+    if n == 1:
+        metrics["ai_score"] = ai[:, None].astype(np.float64)
+        metrics["solo_win"] = (totals > ai[:, None]).astype(np.float64)    # Solo: the AI wins ties
+    pairs, codes = np.unique(np.sort(shops, axis=1), axis=0, return_inverse=True)
+    texts = tuple(shop_pair(cfg, pair) for pair in pairs)
+    return GameBatch(scores=totals,
+                     tiebreak=np.stack([-rows[:, :, F_EMPTY_COUNT], rows[:, :, F_MURAL_TILES], rows[:, :, F_COINS]], axis=2),
+                     components={name: rows[:, :, j] for j, name in enumerate(COMPONENTS)}, metrics=metrics,
+                     turns=rows[:, :, F_TURNS],
+                     labels={"shops": (np.repeat(codes.reshape(g, 1), n, axis=1), texts)})
 
 
 def outcome(S: np.ndarray, T: Table) -> Outcome:

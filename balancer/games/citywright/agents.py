@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ...core.fastseed import seed_game
 from .config import DISTRICTS, CitywrightConfig
 from . import kernel
 from .rules import (DISCARD_FOR_TILE, FORCED, G_OVER, MS_INDEX, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, SLOT_LINES,
@@ -1071,6 +1072,30 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng):
     play_to_end(S, T, kinds, weights, game_rng, agent_rng)
     st = views(S, T.lay)
     return final_rows(st, T.rules, score_all(st.tables, T.geo, T.sp))
+
+
+@nb.njit(cache=True)
+def play_chunk_games(T, kinds, weights, run_seed, start, stop, chance, agent_rng, chance_state, chance_flag,
+                     agent_state, agent_flag, scratch):
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
+    seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
+    rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_new_game` with
+    ``chance`` and ``agent_rng`` re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` seeds
+    them (:func:`balancer.core.fastseed.seed_game`). Returns the games' :func:`~.rules.final_rows`,
+    int64[stop - start, n, 12]."""
+    n = T.rules.n_players
+    games = stop - start
+    out = np.zeros((games, n, 12), np.int64)
+    k = np.zeros(4, np.int64)
+    w = np.zeros((4, weights.shape[1]))
+    for j in range(games):
+        i = start + j
+        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
+        for s in range(n):
+            k[s] = kinds[(s + i) % n]
+            w[s, :] = weights[(s + i) % n, :]
+        out[j] = play_new_game(T, k, w, chance, agent_rng)
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

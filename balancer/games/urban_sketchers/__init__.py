@@ -96,6 +96,8 @@ drop_stale_cache(__file__)   # before the compiled modules load: numba's cache m
 import numpy as np
 
 from ...core import protocol
+from ...core.batch import GameBatch
+from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from . import fast, kernel
@@ -215,6 +217,23 @@ def play_game_fast(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random
     rec = np.zeros((0, 4), np.int64) if record is None else record
     fast.play(S, T.L, T.R, weights, kinds, game_rng, agent_rng, _workspace(T), rec)
     return ENGINE.outcome(S, T)
+
+
+def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch | None:
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
+    (:func:`.fast.play_chunk_games`): the games :func:`play_game_fast` plays with
+    ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
+    (:func:`.kernel.batch_of`). None (game-by-game play) for a table with an agent the compiled
+    engine does not play (``rollout``)."""
+    if not all(a in fast.AGENT_KINDS for a in agents):
+        return None
+    T = kernel.compile(cfg, len(agents))
+    weights = kernel.variant_of(T)[2]
+    kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
+    gens = ChunkGenerators()
+    states, comps = fast.play_chunk_games(T.L, T.R, weights, kinds, np.uint64(run_seed), start, stop, gens.chance,
+                                          gens.agents, *gens.views, gens.scratch, _workspace(T))
+    return kernel.batch_of(states, comps, T)
 
 
 _WORKSPACES: dict[int, tuple[kernel.Table, fast.Workspace]] = {}
@@ -345,6 +364,7 @@ def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] 
 SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
                         default_config="urban_sketchers/base.yaml", check_agent=check_agent, engine=ENGINE,
                         extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
-                        score_table_text=score_table_text, describe_config=describe_config),
+                        score_table_text=score_table_text, describe_config=describe_config,
+                        play_chunk=play_chunk),
                  seat_agent=_seat_agent, game_agent=game_agent)
 """This game in the registry (:mod:`balancer.core.registry`)."""

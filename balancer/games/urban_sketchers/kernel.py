@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ...core.batch import GameBatch
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from . import fast
@@ -462,6 +463,40 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
     return Outcome(scores=scores_, tiebreak=[(int(x),) for x in themes.sum(axis=1)],
                    components={k: [int(x) for x in comps[i]] for i, k in enumerate(COMPONENTS)},
                    metrics=metrics, turns=[int(x) for x in st[:, ST_TURNS]])
+
+
+def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
+    """:class:`~balancer.core.batch.GameBatch` of finished games (``states`` int64[g, L.size], their
+    components int64[g, 5, n], from :func:`.fast.play_chunk_games`): the numbers :func:`outcome`
+    gives game by game, in the same order, computed over the whole chunk at once."""
+    L = T.L
+    n = L.n
+    g = states.shape[0]
+
+    def per_seat(at: int, width: int) -> np.ndarray:
+        return states[:, at:at + n * width].reshape(g, n, width)
+
+    st = per_seat(L.o_st, 8)
+    acts, cols, imps = (per_seat(at, 5) for at in (L.o_st_actions, L.o_st_colours, L.o_st_imp))
+    themes = (per_seat(L.o_th_up, 4) + per_seat(L.o_th_down, 4)).sum(axis=2)
+    metrics: dict[str, np.ndarray] = {"game_rounds": np.repeat(states[:, G_ROUND:G_ROUND + 1] + 1, n, axis=1),
+                                      "paid_players": st[:, :, ST_PAID_PLAYERS], "paid_bank": st[:, :, ST_PAID_BANK],
+                                      "received_from_players": st[:, :, ST_RECEIVED]}
+    for a, name in enumerate(ACTIONS):
+        metrics[f"actions_{name}"] = acts[:, :, a]
+    for c, name in enumerate((*COLOURS, "white")):
+        metrics[f"dice_{name}"] = cols[:, :, c]
+    metrics["white_dice_on_actions"] = st[:, :, ST_WHITE]
+    metrics["published"] = st[:, :, ST_PUB_COUNT]
+    count = st[:, :, ST_PUB_COUNT].astype(np.float64)
+    metrics["mean_publish_size"] = np.divide(st[:, :, ST_PUB_SIZES].astype(np.float64), count,
+                                             out=np.zeros_like(count), where=count != 0)
+    for t, name in enumerate(IMPROVEMENT_NAMES):
+        metrics[f"improvement_{name}"] = imps[:, :, t]
+    metrics["prestige_overflow_money"] = st[:, :, ST_PRESTIGE_MONEY]
+    return GameBatch(scores=comps.sum(axis=1), tiebreak=themes[:, :, None],
+                     components={k: comps[:, i, :] for i, k in enumerate(COMPONENTS)},
+                     metrics={k: v.astype(np.float64) for k, v in metrics.items()}, turns=st[:, :, ST_TURNS])
 
 
 def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:

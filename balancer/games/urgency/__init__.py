@@ -83,11 +83,14 @@ from ...core import protocol
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
-                     play_new_game_no_chance_agents, play_race_fast)
+from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
+from ...core.fastseed import ChunkGenerators
+from .agents import (AGENTS, CHUNK_FIELDS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_chunk_games,
+                     play_new_game, play_new_game_no_chance_agents, play_race_fast)
 from .config import ANIMAL_DECKS, UrgencyConfig
 from .kernel import ENGINE, Table, move_code, outcome as kernel_outcome, table, unpack
 from .narrate import Narrator, cards_of
+from .scoring import METRICS
 from .rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PICK_KIND, PS, ROLLV, SCORED, SCORED_TILE, SUP, TRIGGER,
                     Rules, advance, decide, decisions, new_state, setup_state, unpack_event)
 
@@ -246,6 +249,46 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
         S = play_new_game_no_chance_agents(rules, decks, kinds, T.prio, weights, game_rng)
     return kernel_outcome(S, T)
 
+
+def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
+    (:func:`~.agents.play_chunk_games`): the games :func:`play_game` plays with
+    ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same engine choice
+    (the no-card race for greedy and random seats), the same records. ``agents``: the seats of game 0.
+    Raises ValueError as :func:`play_game` does."""
+    _check_players(len(agents))
+    T, decks, kinds, weights = _seated(cfg, tuple(agents))
+    race = not cfg.cards.enabled and bool(((kinds == RANDOM) | (kinds == GREEDY)).all())
+    gens = ChunkGenerators()
+    rows = play_chunk_games(T.rules, kinds, decks, T.prio, weights, race, np.uint64(run_seed), start, stop,
+                            gens.chance, gens.agents, *gens.views, gens.scratch)
+    field = {name: rows[:, :, k] for k, name in enumerate(CHUNK_FIELDS)}
+    per_game = {f"game_{m}": np.repeat(field[m].sum(axis=1, keepdims=True), 2, axis=1)
+                for m in ("turns", "captures", "roll_agains")}
+    metrics = {m: (per_game[m] if m in per_game else field[m]).astype(np.float64) for m in METRICS}
+    if cfg.cards.enabled:
+        labels = {"deck": (field["deck"], ANIMAL_DECKS)}
+    else:
+        labels = {"deck": (np.zeros_like(field["deck"]), ("none",))}
+    return GameBatch(scores=field["scored"], tiebreak=np.zeros((stop - start, 2, 0), np.int64),
+                     components={"scored": field["scored"]}, metrics=metrics, turns=field["turns"], labels=labels)
+
+
+RACE_CHUNK_GAMES = 50_000
+CARD_CHUNK_GAMES = 10_000
+
+
+def chunk_games(cfg: UrgencyConfig, agents: list[str]) -> int:
+    """The most games of a default chunk (about a second of play, ``GameSpec.chunk_games``): the
+    no-card race of greedy and random seats plays about 100,000 games a second, tables of greedy
+    and random seats with cards about 10,000, tables with expectimax seats about 600 (the runner's
+    default then)."""
+    kinds = [parse_agent(cfg, a)[0] for a in agents]
+    if any(k not in (RANDOM, GREEDY) for k in kinds):
+        return DEFAULT_CHUNK_GAMES
+    return CARD_CHUNK_GAMES if cfg.cards.enabled else RACE_CHUNK_GAMES
+
+
 _SEATED: dict[tuple[int, tuple[str, ...]], tuple] = {}
 
 
@@ -366,6 +409,7 @@ def _mcts_table(cfg: UrgencyConfig, agents: list[str]):
 SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urgency",
                                   default_config="urgency/standard.yaml", check_agent=check_agent,
                                   agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES, engine=ENGINE,
-                                  table_note=table_note),
+                                  table_note=table_note, play_chunk=play_chunk,
+                                  chunk_games=chunk_games),
                  seat_agent=_seat_agent, game_agent=game_agent, compile_table=_mcts_table)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -48,12 +48,14 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from ...core.fastseed import seed_game
 from .rules import (ACTIVE, CAPT, CAPTURED_N, CB, CF, DECK, DICE_N, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT,
-                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS, P_PIP,
+                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, NPLAY, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS, P_PIP,
                     P_ROSETTES, P_SAFE, P_TO_WIN, P_TOKENS, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PIP_ONE, PS, RAS, ROLLV,
                     SCORED, SCORED_TILE, STATE_SIZE, SUP, TURNS, apply_decision, below, decisions, dice_of, free_tile,
-                    new_state, roll_pips, safe_mask, seat_to_move)
+                    new_state, popcount, roll_pips, safe_mask, seat_to_move)
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "expectimax", "expectimax1")
 """Agent names; a seat's name may add ``+<deck>`` (``greedy+ibex``) to play that deck."""
@@ -349,20 +351,73 @@ def play_new_game_no_chance_agents(R, decks, agent_kinds, prio, weights, game_rn
 
 # ----------------------------------------------------------------------------------- no-card fast path
 
+@nb.njit(cache=True, inline="always")
+def highest_bit(x):
+    """The index of the highest set bit of ``x`` (> 0)."""
+    return 63 - np.int64(leading_zeros(np.uint64(x)))
+
+
+@nb.njit(cache=True, inline="always")
+def lowest_bit(x):
+    """The index of the lowest set bit of ``x`` (> 0)."""
+    return np.int64(trailing_zeros(np.uint64(x)))
+
+
+@nb.njit(cache=True, inline="always")
+def race_legal(mp, mo, has_supply, r, centre_safe):
+    """The legal moves of the race as a bit set of the tiles moved from (bit 0: enter a token):
+    a token of ``mp`` (or a new one when ``has_supply``) moves ``r`` tiles, to at most the scoring
+    space, never onto an own token, nor onto an opponent's token on a safe centre tile
+    (``centre_safe``: the safe tiles of the centre row). The same set as :func:`~.rules.decisions`."""
+    from_mask = (mp | (1 if has_supply else 0)) & ((1 << (SCORED_TILE + 1 - r)) - 1)
+    blocked = ((from_mask << r) & (mp | (mo & centre_safe))) >> r
+    return from_mask & ~blocked
+
+
+@nb.njit(cache=True, inline="always")
+def greedy_from(legal, r, mo, centre, safe, ros):
+    """Greedy's move as the tile moved from, by the priority list (module docstring), over the
+    legal set ``legal`` (bits: tiles moved from): the same move as :func:`greedy_index` over the
+    same moves listed in tile order, computed on bit sets (the first non-empty rule wins; within a
+    rule the furthest token, or for rule 5 the rearmost)."""
+    land = legal << r
+    if (land >> SCORED_TILE) & 1:
+        return SCORED_TILE - r
+    x = land & mo & centre
+    if x:
+        return highest_bit(x) - r
+    x = land & ros & safe
+    if x:
+        return highest_bit(x) - r
+    x = land & ros
+    if x:
+        return highest_bit(x) - r
+    m = mo & ~1
+    x = legal & ((m << 1) | (m << 2) | (m << 3) | (m << 4)) & centre & ~safe
+    if x:
+        return lowest_bit(x)
+    if legal & 1:
+        return 0
+    return highest_bit(legal)
+
+
 @nb.njit(cache=True)
 def play_race_fast(R, agent_kinds, game_rng, agent_rng):
-    """The game without rule cards for ``random`` and ``greedy`` seats, written as one loop over six
-    integers: the same rules, the same draws in the same order and the same choices as
-    :func:`play_new_game` (tests/games/urgency/test_fast_path.py checks that they agree game by
-    game), about ten times faster. Returns a state array with the fields :func:`~.scoring.final_rows`
-    reads (masks, supplies, scored, turns, captures, roll agains)."""
+    """The game without rule cards for ``random`` and ``greedy`` seats, written as one loop over a
+    few integers with the legal moves as a bit set (:func:`race_legal`, :func:`greedy_from`): the
+    same rules, the same draws in the same order and the same choices as :func:`play_new_game`
+    (tests/games/urgency/test_fast_path.py checks that they agree game by game), much faster. A
+    random seat takes the k-th legal move in tile order, k drawn as :func:`~.rules.below` draws it.
+    Returns a state array with the fields :func:`~.scoring.final_rows` reads (masks, supplies,
+    scored, turns, captures, roll agains)."""
     S = np.zeros(STATE_SIZE, np.int64)
     lo, hi = R[P_C_LO], R[P_C_HI]
     ros, safe, to_win, dice, max_turns = R[P_ROSETTES], R[P_SAFE], R[P_TO_WIN], R[P_DICE], R[P_MAX_TURNS]
+    centre = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+    centre_safe = centre & safe
     mask = np.zeros(2, np.int64)
     sup = np.full(2, R[P_TOKENS], np.int64)
     sc = np.zeros(2, np.int64)
-    moves = np.empty(16, np.int64)
     p = 0
     total = 0
     over = False
@@ -376,33 +431,22 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
             r = roll_pips(game_rng, dice, R)
             if r == 0:
                 break
-            n = 0                                   # legal moves, in gen_moves order
             mp, mo = mask[p], mask[o]
-            for f in range(0, SCORED_TILE - r + 1):
-                if f == 0:
-                    if sup[p] == 0:
-                        continue
-                elif not (mp >> f) & 1:
-                    continue
-                t = f + r
-                if t < SCORED_TILE:
-                    if (mp >> t) & 1:
-                        continue
-                    if lo <= t <= hi and (mo >> t) & 1 and (safe >> t) & 1:
-                        continue
-                moves[n] = f
-                n += 1
-            if n == 0:
+            legal = race_legal(mp, mo, sup[p] > 0, r, centre_safe)
+            if legal == 0:
                 break
             if agent_kinds[p] == RANDOM:
-                f = moves[below(agent_rng, n)]
+                x = legal
+                for _ in range(below(agent_rng, popcount(legal))):
+                    x &= x - 1
+                f = lowest_bit(x)
             else:
-                f = moves[greedy_index(moves, n, r, mo, lo, hi, safe, ros)]
+                f = greedy_from(legal, r, mo, centre, safe, ros)
             t = f + r
             if f == 0:
                 sup[p] -= 1
             else:
-                mask[p] &= ~(1 << f)
+                mask[p] = mp & ~(1 << f)
             if t == SCORED_TILE:
                 sc[p] += 1
                 if sc[p] >= to_win:
@@ -410,8 +454,8 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
                     break
                 continue
             mask[p] |= 1 << t
-            if lo <= t <= hi and (mask[o] >> t) & 1:
-                mask[o] &= ~(1 << t)
+            if (centre >> t) & 1 and (mo >> t) & 1:
+                mask[o] = mo & ~(1 << t)
                 sup[o] += 1
                 S[p * PS + CAPT] += 1
                 S[o * PS + CAPTURED_N] += 1
@@ -426,3 +470,59 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
         S[q * PS + DICE_N] = dice
         S[q * PS + DECK] = -1
     return S
+
+
+# ----------------------------------------------------------------------------------- whole chunks
+
+CHUNK_FIELDS: tuple[str, ...] = ("scored", "turns", "captures", "captured", "roll_agains", "tokens_on_board",
+                                 "cards_in_play", "deck")
+"""The per-seat numbers :func:`play_chunk_games` records of each finished game, in this order (the
+fields :func:`~.scoring.final_rows` reads, and the deck code)."""
+
+
+@nb.njit(cache=True)
+def record_final(S, out, g):
+    """Write the :data:`CHUNK_FIELDS` of the finished state ``S`` to ``out[g]`` (int64[2, 8])."""
+    for p in range(2):
+        b = p * PS
+        m = S[b + MASK]
+        on_board = 0
+        while m:
+            m &= m - 1
+            on_board += 1
+        out[g, p, 0] = S[b + SCORED]
+        out[g, p, 1] = S[b + TURNS]
+        out[g, p, 2] = S[b + CAPT]
+        out[g, p, 3] = S[b + CAPTURED_N]
+        out[g, p, 4] = S[b + RAS]
+        out[g, p, 5] = on_board
+        out[g, p, 6] = S[b + NPLAY]
+        out[g, p, 7] = S[b + DECK]
+
+
+@nb.njit(cache=True)
+def play_chunk_games(R, kinds, decks, prio, weights, race, run_seed, start, stop, chance, agent_rng,
+                     chance_state, chance_flag, agent_state, agent_flag, scratch):
+    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
+    seats ``kinds[(s + i) % 2]`` with deck ``decks[(s + i) % 2]`` at seat ``s`` (the runner's seat
+    rotation, :func:`balancer.core.tables.seat_agents`), and plays with ``chance`` and ``agent_rng``
+    re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` would seed them
+    (:func:`balancer.core.fastseed.seed_game` on the generators' state views). ``race``: play
+    :func:`play_race_fast` (no cards, greedy and random seats only), else :func:`play_new_game`.
+    Returns int64[stop - start, 2, len(CHUNK_FIELDS)]."""
+    games = stop - start
+    out = np.zeros((games, 2, 8), np.int64)
+    k = np.empty(2, np.int64)
+    d = np.empty(2, np.int64)
+    for j in range(games):
+        i = start + j
+        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
+        for s in range(2):
+            k[s] = kinds[(s + i) % 2]
+            d[s] = decks[(s + i) % 2]
+        if race:
+            S = play_race_fast(R, k, chance, agent_rng)
+        else:
+            S = play_new_game(R, d, k, prio, weights, chance, agent_rng)
+        record_final(S, out, j)
+    return out
