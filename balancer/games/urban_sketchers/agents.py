@@ -50,12 +50,32 @@ class Weights:
               "opportunity", "improvement", "advanced", "bonus_tile", "card_bonus_icon", "card_theme_icon",
               "card_cost_share", "wander_steps")
     __slots__ = (*FIELDS, "_rules", "_card_base", "_books", "_by_discounts")
+    # the slots' types (annotations only; config.Greedy's fields, in points unless said)
+    money: float
+    resource: float
+    hand_card: float
+    hand_cap: int
+    book_fraction: float
+    growth: float
+    theme_tile: float
+    opportunity: float
+    improvement: float
+    advanced: float
+    bonus_tile: float
+    card_bonus_icon: float
+    card_theme_icon: float
+    card_cost_share: float
+    wander_steps: int
+    _rules: Rules | None
+    _card_base: tuple[float, ...]
+    _books: dict[tuple[int, ...], float]
+    _by_discounts: dict[tuple[int, ...], tuple[float, ...]]
 
     def __init__(self, cfg: UrbanSketchersConfig):
         g = cfg.agents.greedy
         for name in self.FIELDS:
             setattr(self, name, getattr(g, name))
-        self._rules: Rules | None = None
+        self._rules = None
 
     def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
         """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card

@@ -246,6 +246,76 @@ class State:
         "st_paid_players", "st_paid_bank", "st_actions", "st_colours", "st_white", "st_pub_sizes", "st_pub_count",
         "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
     )
+    # The slots' types (annotations only: no class attribute, so they do not clash with __slots__).
+    rules: Rules
+    rng: np.random.Generator
+    phase: int                     # P_SETUP .. P_OVER
+    seat: int                      # 0-based seat who decides next
+    setup_seat: int
+    round: int
+    first: int                     # the First player's seat
+    tturn: int                     # turns played this round
+    acted: bool
+    over: bool
+    end_triggered: bool
+    # table
+    dice: list[int]                # values rolled, 1..faces
+    dcol: list[int]                # each die's colour (WHITE for the white dice)
+    dused: list[bool]
+    occ: list[list[bool]]          # [colour action][seat]
+    cuser: list[int]
+    cval: list[int]
+    act_tile: int
+    sup_tile: list[int]
+    sup_occ: list[bool]
+    theme_at: list[int]
+    deck: list[int]
+    discard: list[int]
+    board: list[int]
+    bag: list[int]
+    display: list[int]
+    bdiscard: list[int]
+    total_pub: int
+    reserve: list[int]
+    theme_supply: list[int]
+    imp_supply: list[int]
+    # players (indexed by seat)
+    money: list[int]
+    bp: list[list[int]]            # Backpack, oldest first
+    hand: list[list[int]]
+    books: list[list[list[int]]]   # [seat][sketchbook] -> cards
+    btiles: list[list[list[int]]]  # [seat][sketchbook] -> bonus tiles
+    vp: list[int]
+    prestige: list[int]
+    pubs: list[int]
+    th_up: list[list[int]]
+    th_down: list[list[int]]
+    opp: list[list[int]]
+    imp: list[list[int]]
+    pos: list[int]
+    # the action in progress
+    t_cost: int
+    s_fee: list[int]
+    s_icons: int
+    s_cards: int
+    sup_left: int
+    p_bonus: int
+    p_xtheme: int
+    x_allowed: list[int]
+    p_imp: int
+    p_unflip: int
+    # statistics (metrics)
+    st_paid_players: list[int]
+    st_paid_bank: list[int]
+    st_actions: list[list[int]]
+    st_colours: list[list[int]]
+    st_white: list[int]
+    st_pub_sizes: list[int]
+    st_pub_count: list[int]
+    st_imp_taken: list[list[int]]
+    st_turns: list[int]
+    st_prestige_money: list[int]
+    st_received: list[int]
 
     def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> "State":
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
