@@ -263,11 +263,12 @@ def validate(
             return
         if game not in GAMES:
             try:
-                game = resolve_yaml(config).data.get("game")
+                named = resolve_yaml(config).data.get("game")
             except ConfigError as exc:
                 _fail(str(exc))
-            if game not in GAMES:
-                _fail(f"{config}: game: unknown or missing game {game!r}, allowed: {', '.join(sorted(GAMES))}")
+            if not isinstance(named, str) or named not in GAMES:
+                _fail(f"{config}: game: unknown or missing game {named!r}, allowed: {', '.join(sorted(GAMES))}")
+            game = named
         typer.echo(json.dumps(export_schema(game), indent=2))
         return
     head = _read_yaml_head(config)

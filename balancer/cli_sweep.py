@@ -150,7 +150,7 @@ def tune(
         raise typer.Exit(130) from None
     written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
     report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
-    if written_text:
+    if write is not None and written_text:
         try:
             write_variant(write, written_text)
         except (ConfigError, OSError) as exc:

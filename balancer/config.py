@@ -21,10 +21,13 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+
+from balancer.core.config import GameConfig
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
@@ -221,7 +224,7 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
 # validation and error messages
 
 
-def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
+def _model_for_game(resolved: ResolvedYaml) -> type[GameConfig]:
     """The config model of the game named by the ``game:`` key; ConfigError if missing or unknown."""
     from balancer.games import GAMES, get_spec
 
@@ -235,7 +238,7 @@ def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
     return get_spec(name).config_model
 
 
-def load_config(path: Path | str) -> BaseModel:
+def load_config(path: Path | str) -> GameConfig:
     """Load, resolve ``extends:``, and validate the config at ``path`` with its game's config model.
 
     Validation is strict (pydantic strict mode): a quoted ``"4"`` is not an integer, ``"yes"`` not
@@ -329,7 +332,7 @@ def parse_key_path(text: str) -> KeyPath:
     return tuple(parts)
 
 
-def _split_message_path(err: dict, model: type[BaseModel], loc: KeyPath, message: str) -> tuple[KeyPath, str]:
+def _split_message_path(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath, message: str) -> tuple[KeyPath, str]:
     """A validator message ``"seat_bonus.4: needs 4 values"`` raised at ``loc`` ->
     (``loc + ('seat_bonus', '4')``, ``"needs 4 values"``), when its first part is a key of the
     model or the mapping at ``loc``; else (``loc``, ``message``)."""
@@ -385,7 +388,7 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
     return lines
 
 
-def _describe_error(err: dict, model: type[BaseModel], loc: KeyPath) -> str:
+def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath) -> str:
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}
     msg = str(err.get("msg", "invalid value"))

@@ -131,12 +131,13 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
     if spec.engine is None:
         raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
     base_play, base_transcript, base_make, base_chunk = spec.play_game, spec.transcript, spec.make_agent, spec.play_chunk
+    engine = spec.engine
 
     def play_game(cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
         if not has_mcts(agents):
             return base_play(cfg, agents, seed)
         S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table)
-        return spec.engine.outcome(S, T)
+        return engine.outcome(S, T)
 
     def transcript(cfg: Any, agents: Sequence[str], seed: Seed) -> str:
         if not has_mcts(agents):
@@ -149,7 +150,7 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
         params = params_for_name(name, mcts_params(cfg))
         if params is None:
             return base_make(cfg, name)
-        return MCTSAgent(spec.engine, params=params, name=name)
+        return MCTSAgent(engine, params=params, name=name)
 
     play_chunk = None
     if base_chunk is not None:

@@ -290,6 +290,7 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
                     notes.append(f"{i.name}: no longer reported by the game (its baseline has it)")
                 if i.verdict is not None:
                     continue
+                assert i.design is not None  # planned above for every number of the cell
                 n, mean, var = moments(np.concatenate(values[i.number]))
                 se = math.sqrt(var / n + i.ref_var)
                 # a target passes early only when its interval lies inside the target (no tolerance

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from pydantic import BaseModel
 
 from .batch import GameBatch
+from .config import GameConfig
 from .game import Outcome
 from .kernel import Engine
 
@@ -66,7 +66,7 @@ class GameSpec:
 
     name: str
     display_name: str
-    config_model: type[BaseModel]
+    config_model: type[GameConfig]
     default_config: str
     agents: tuple[str, ...]
     check_agent: Callable[[str, Any], str | None]
@@ -74,7 +74,7 @@ class GameSpec:
     transcript: Callable[[Any, Sequence[str], Seed], str]
     make_agent: Callable[[Any, str], Any]
     new_game: Callable[[Any, int, Seed], Any]
-    legal_moves: Callable[[Any], list]
+    legal_moves: Callable[[Any], list[Any]]
     apply: Callable[[Any, Any], Any]
     is_over: Callable[[Any], bool]
     outcome: Callable[[Any], Outcome]
@@ -118,7 +118,8 @@ def get_spec(name: str) -> GameSpec:
 
 def spec_at(module_path: str) -> GameSpec:
     """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports)."""
-    return importlib.import_module(module_path).SPEC
+    spec: GameSpec = importlib.import_module(module_path).SPEC
+    return spec
 
 
 def all_specs() -> list[GameSpec]:

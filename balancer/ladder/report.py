@@ -40,8 +40,8 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
     fair share dashed, published seat rates (if any) as diamonds at the right."""
     rungs = t.rungs
     x = np.arange(len(rungs))
-    fig = figs._new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
-    with matplotlib.rc_context(figs._STYLE):
+    fig = figs.new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
+    with matplotlib.rc_context(figs.STYLE):
         ax = fig.add_subplot()
         for s in range(t.players):
             colour = figs.PALETTE[s % len(figs.PALETTE)]
@@ -55,13 +55,13 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
                            linewidth=0.6, zorder=5)
         ax.axhline(t.fair * 100, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
                    label=f"fair share ({t.fair * 100:.1f}%)")
-        labels = [figs._label(r) for r in rungs] + (["published"] if t.published is not None else [])
+        labels = [figs.text_label(r) for r in rungs] + (["published"] if t.published is not None else [])
         ax.set_xticks(range(len(labels)), labels)
         ax.set_xlim(-0.3, len(labels) - 0.7)
         ax.set_xlabel("rung (agents of rising strength)")
         ax.set_ylabel("seat win rate (%, 95% band)")
         if title:
-            ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+            ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
@@ -91,9 +91,9 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     panels = matchup_panels(t)
     k = len(t.rungs)
     width = max(5.2 if len(panels) == 1 else 0.0, 0.9 + 3.3 * len(panels) * max(1.0, k / 4.5))
-    fig = figs._new_figure((width, 1.3 + 0.62 * k))
+    fig = figs.new_figure((width, 1.3 + 0.62 * k))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         image = None
         for ax, (order, name) in zip(axes, panels):
@@ -109,18 +109,18 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
                             color="white" if dark else "black")
                     ax.text(j, i + 0.25, f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}", ha="center",
                             va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
-            labels = [figs._label(r) for r in t.rungs]
+            labels = [figs.text_label(r) for r in t.rungs]
             ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(k), labels)
             ax.set_xlabel("against (column)")
-            ax.set_title("\n".join(textwrap.wrap(figs._label(name), 34)), loc="left")
+            ax.set_title("\n".join(textwrap.wrap(figs.text_label(name), 34)), loc="left")
             for side in ("top", "right", "left", "bottom"):
                 ax.spines[side].set_visible(False)
         axes[0].set_ylabel("win rate of (row)")
         if image is not None:
             fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
         if title:
-            fig.suptitle(figs._label(title), x=0.01, ha="left", fontsize=10)
+            fig.suptitle(figs.text_label(title), x=0.01, ha="left", fontsize=10)
     return fig
 
 
@@ -128,19 +128,19 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
     """Each rung's rating (Elo scale: 400 log10 of the strength, the bottom rung at 0) with its 95%
     bootstrap interval, weakest at the bottom."""
     rows = t.ratings.rows() if t.ratings is not None else []
-    fig = figs._new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid.axis": "x"}):
+    fig = figs.new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid.axis": "x"}):
         ax = fig.add_subplot()
         y = np.arange(len(rows))
         vals = np.array([r["elo"] for r in rows])
         err = np.array([vals - np.array([r["elo_low"] for r in rows]), np.array([r["elo_high"] for r in rows]) - vals])
         ax.errorbar(vals, y, xerr=err, fmt="o", color=figs.BAR_COLOUR, ecolor="#222222", elinewidth=0.9, capsize=3)
-        ax.set_yticks(y, [figs._label(r["item"]) for r in rows])
+        ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)
-        ax.set_xlabel(f"rating (Elo scale, {figs._label(t.rungs[0])} = 0; 95% bootstrap interval)")
+        ax.set_xlabel(f"rating (Elo scale, {figs.text_label(t.rungs[0])} = 0; 95% bootstrap interval)")
         if title:
-            ax.set_title(figs._label(title), loc="left")
+            ax.set_title(figs.text_label(title), loc="left")
     return fig
 
 

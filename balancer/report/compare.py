@@ -18,6 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 from balancer.report.figures import svg_string
 from balancer.report.render import display_name, metric_label
@@ -30,7 +31,7 @@ UP_COLOUR = "#0072B2"
 DOWN_COLOUR = "#D55E00"
 NEUTRAL_COLOUR = "#777777"
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "balancer-compare",
     "font.family": "sans-serif",
@@ -62,12 +63,12 @@ def _missing(value: Any) -> bool:
 
 def fmt_value(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"``."""
-    return "–" if _missing(value) else f"{scale * value:,.{digits}f}"
+    return "–" if value is None or _missing(value) else f"{scale * value:,.{digits}f}"
 
 
 def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """Signed difference: ``"+2.50"``, ``"−0.10"``, ``"0"`` for an exact zero; ``None`` -> ``"–"``."""
-    if _missing(value):
+    if value is None or _missing(value):
         return "–"
     v = scale * value
     if v == 0:
@@ -77,7 +78,7 @@ def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
 
 def fmt_p(p: float | None) -> str:
     """``"0.31"``, ``"0.012"``, ``"< 0.001"``; ``None`` -> ``"–"``."""
-    if _missing(p):
+    if p is None or _missing(p):
         return "–"
     if p < 0.001:
         return "< 0.001"

@@ -33,7 +33,7 @@ from balancer.stats.aggregate import (
     summarize_dir,
     wilson_interval,
 )
-from balancer.stats.labels import LABEL_PREFIX, matchup_matrix, win_rate_by_label
+from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
@@ -147,7 +147,7 @@ def is_rate_metric(name: str, values: Sequence[float] | None = None) -> bool:
     ``_win`` (``solo_win``), or its per-player ``values`` are all 0 or 1 (an indicator)."""
     if str(name).removesuffix(PER_PLAYER).endswith("_win"):
         return True
-    return bool(values) and all(v in (0, 1) for v in values)
+    return values is not None and len(values) > 0 and all(v in (0, 1) for v in values)
 
 
 # --------------------------------------------------------------------------- wording
@@ -291,7 +291,8 @@ def solo_result(summary: Mapping[str, Any]) -> dict | None:
 def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence: float) -> Markup:
     """Heatmaps of label ``name``'s 2-player match-ups: the row value moving first, and second."""
     panels = []
-    for order, panel in (("first", "row moves first"), ("second", "row moves second")):
+    orders: tuple[tuple[Order, str], ...] = (("first", "row moves first"), ("second", "row moves second"))
+    for order, panel in orders:
         rows = matchup_matrix(lf, name, order, confidence).iter_rows(named=True)
         panels.append((panel, *figures.matrix_panel(values, rows)))
     return Markup(figures.svg_string(figures.matchup_heatmap(values, panels, f"{name}: match-ups")))

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure as MplFigure
 from balancer.report import figures as figs
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
-from balancer.stats.labels import matchup_matrix
+from balancer.stats.labels import Order, matchup_matrix
 from balancer.study.runner import StudyResult
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -102,6 +102,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         for label in labels:
             summary = result.cells[(fig.run, label)].summary
             pub = (fig.published or {}).get(label)
+            published: list[float | None]
             if fig.show == "seat_win_rate":
                 rows = sorted(summary["seat_win_rate"], key=lambda r: r["seat"])
                 vals = [(r["rate"], r["ci_low"], r["ci_high"]) for r in rows]
@@ -109,7 +110,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
             elif fig.show == "agent_win_rate":
                 by_agent = {r["agent"]: r for r in summary["agent_win_rate"]}
                 vals = [(by_agent[a]["rate"], by_agent[a]["ci_low"], by_agent[a]["ci_high"]) for a in categories]
-                published = [pub.get(a) / 100 if isinstance(pub, dict) and a in pub else None for a in categories]
+                published = [pub[a] / 100 if isinstance(pub, dict) and a in pub else None for a in categories]
             else:
                 m = summary["metrics"][_metric_name(fig.show) + "_per_player"]
                 vals = [(m["mean"], m["ci_low"], m["ci_high"])]
@@ -124,7 +125,8 @@ def figure_data(result: StudyResult) -> list[FigureData]:
     return out
 
 
-ORDERS = (("first", "row moves first"), ("second", "row moves second"), ("any", "both seat orders"))
+ORDERS: tuple[tuple[Order, str], ...] = (("first", "row moves first"), ("second", "row moves second"),
+                                         ("any", "both seat orders"))
 
 
 def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, Any]]:
@@ -152,7 +154,7 @@ def matchup_chart(data: FigureData) -> MplFigure:
 
 def grouped_chart(data: FigureData) -> MplFigure:
     """Bars per category, one per variant, with 95% whiskers; published values as black markers."""
-    with matplotlib.rc_context(figs._STYLE):
+    with matplotlib.rc_context(figs.STYLE):
         fig = MplFigure(figsize=(max(5.2, 1.6 + 1.15 * len(data.categories)), 3.6), layout="constrained")
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -164,7 +166,7 @@ def grouped_chart(data: FigureData) -> MplFigure:
             vals = np.array(s.values) * data.scale
             err = np.array([vals - np.array(s.lows) * data.scale, np.array(s.highs) * data.scale - vals])
             ax.bar(pos, vals, width * 0.92, color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
-                   label=f"{figs._label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)", yerr=err, capsize=3,
+                   label=f"{figs.text_label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)", yerr=err, capsize=3,
                    error_kw={"elinewidth": 0.9, "ecolor": "#222222"})
             pub = [(p, v) for p, v in zip(pos, s.published) if v is not None]
             if pub:
@@ -173,12 +175,12 @@ def grouped_chart(data: FigureData) -> MplFigure:
         if data.fair is not None:
             ax.axhline(data.fair * data.scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
                        label=f"fair share ({data.fair * 100:.1f}%)")
-        ax.set_xticks(x, [figs._label(c) for c in data.categories])
+        ax.set_xticks(x, [figs.text_label(c) for c in data.categories])
         if data.show in ("seat_win_rate", "agent_win_rate"):
             ax.set_ylabel("win rate (%)")
         else:
-            ax.set_ylabel(figs._label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(data.title), 58)), loc="left")
+            ax.set_ylabel(figs.text_label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(data.title), 58)), loc="left")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     return fig
 
@@ -187,7 +189,7 @@ def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]
     """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
-    with matplotlib.rc_context(figs._STYLE):
+    with matplotlib.rc_context(figs.STYLE):
         fig.savefig(paths[0], format="svg", metadata={"Date": None})
         fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
     return paths

@@ -53,8 +53,8 @@ def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], S
     ``xs`` to scale when numeric, else evenly spaced categories; ``scale``: 100 to show fractions in
     percent; ``fair``: a dashed line (the fair share); ``band``: a shaded target range; ``mark``: an
     x value to mark with a vertical dotted line (the base variant's value, or the optimum)."""
-    with matplotlib.rc_context(figs._STYLE):
-        fig = figs._new_figure((5.6, 3.4))
+    with matplotlib.rc_context(figs.STYLE):
+        fig = figs.new_figure((5.6, 3.4))
         ax = fig.add_subplot()
         to_scale = numeric(xs)
         pos = np.asarray(xs, dtype=float) if to_scale else np.arange(len(xs), dtype=float)
@@ -62,7 +62,7 @@ def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], S
         offset = 0.012 * span if len(series) > 1 else 0.0
         if fair is not None:
             ax.axhline(fair * scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
-                       label=f"fair share ({figs._label(f'{fair * 100:.1f}%')})")
+                       label=f"fair share ({figs.text_label(f'{fair * 100:.1f}%')})")
         if mark is not None and (not to_scale or isinstance(mark, (int, float))):
             mx = float(mark) if to_scale else (list(xs).index(mark) if mark in list(xs) else None)
             if mx is not None:
@@ -75,16 +75,16 @@ def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], S
             err = np.nan_to_num(err)
             x = pos + (j - (len(series) - 1) / 2) * offset
             ax.errorbar(x, m, yerr=err, fmt="-o", markersize=3.5, linewidth=1.2, capsize=2.5, elinewidth=0.8,
-                        color=figs.PALETTE[j % len(figs.PALETTE)], label=figs._label(name))
+                        color=figs.PALETTE[j % len(figs.PALETTE)], label=figs.text_label(name))
         if band is not None:
             _draw_band(ax, band, scale)
         if not to_scale:
-            ax.set_xticks(pos, [figs._label(value_text(v)) for v in xs])
+            ax.set_xticks(pos, [figs.text_label(value_text(v)) for v in xs])
         elif all(float(v).is_integer() for v in xs) and len(xs) <= 15:
             ax.set_xticks(pos, [value_text(v) for v in xs])
-        ax.set_xlabel(figs._label(xlabel))
-        ax.set_ylabel(figs._label(ylabel))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+        ax.set_xlabel(figs.text_label(xlabel))
+        ax.set_ylabel(figs.text_label(ylabel))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
         if len(series) > 1 or fair is not None or band is not None:
             ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return figs.svg_string(fig)
@@ -111,8 +111,8 @@ def heatmap_chart(rows: Sequence[Any], cols: Sequence[Any], means: np.ndarray, l
     each cell with its value and 95% interval; ``centre``: the value shown white (the fair share),
     else the colours span the values; ``met``: cells outlined where the targets are met. Inline SVG."""
     digits = 1
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
-        fig = figs._new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
+        fig = figs.new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
         ax = fig.add_subplot()
         m = np.asarray(means, dtype=float) * scale
         finite = m[np.isfinite(m)]
@@ -132,11 +132,11 @@ def heatmap_chart(rows: Sequence[Any], cols: Sequence[Any], means: np.ndarray, l
                 if met is not None and met[i, j]:
                     ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
                                                               edgecolor="black", linewidth=1.6))
-        ax.set_xticks(range(len(cols)), [figs._label(value_text(c)) for c in cols])
-        ax.set_yticks(range(len(rows)), [figs._label(value_text(r)) for r in rows])
-        ax.set_xlabel(figs._label(col_label))
-        ax.set_ylabel(figs._label(row_label))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 60)), loc="left")
+        ax.set_xticks(range(len(cols)), [figs.text_label(value_text(c)) for c in cols])
+        ax.set_yticks(range(len(rows)), [figs.text_label(value_text(r)) for r in rows])
+        ax.set_xlabel(figs.text_label(col_label))
+        ax.set_ylabel(figs.text_label(row_label))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 60)), loc="left")
         fig.colorbar(image, ax=ax, shrink=0.85)
         return figs.svg_string(fig)
 

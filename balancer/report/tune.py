@@ -21,7 +21,7 @@ from balancer.report.render import _write_atomically
 from balancer.report.sweep import environment, line_chart, number_label
 from balancer.sweep.paths import changes_text, get_path, parse_path, value_text
 from balancer.sweep.targets import is_rate
-from balancer.tune.search import TuneResult
+from balancer.tune.search import Candidate, Evaluation, TuneResult
 
 RUNG_COLOURS = ("#bbbbbb", "#56B4E9", "#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#000000")
 
@@ -31,8 +31,8 @@ def trajectory_chart(result: TuneResult) -> str:
     the best objective at the top rung so far as a step line. Inline SVG."""
     cands = {c.index: c for c in result.candidates}
     top = max((len(r) for r in result.plan.rungs.values()), default=1) - 1
-    with matplotlib.rc_context(figs._STYLE):
-        fig = figs._new_figure((7.4, 3.6))
+    with matplotlib.rc_context(figs.STYLE):
+        fig = figs.new_figure((7.4, 3.6))
         ax = fig.add_subplot()
         best_x, best_y, best = [], [], math.inf
         seen_rungs = set()
@@ -65,10 +65,18 @@ def trajectory_chart(result: TuneResult) -> str:
         return figs.svg_string(fig)
 
 
+def _top(candidate: Candidate) -> Evaluation:
+    """A candidate's evaluation at the highest rung it reached (every ranked or response candidate has one)."""
+    top = candidate.top
+    if top is None:
+        raise ValueError(f"tune candidate {candidate.label} was never evaluated")
+    return top
+
+
 def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
     """Per tuned path: the objective and each targeted number against the path's value around the
     optimum (the other paths at the best), measured at the top rung: ``{path, svgs}``."""
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     best = result.best
     if best is None:
         return blocks
@@ -78,7 +86,7 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
             continue
         cands = sorted(cands, key=lambda c: _sort_key(c.values[path]))
         xs = [c.values[path] for c in cands]
-        tops = [c.top for c in cands]
+        tops = [_top(c) for c in cands]
         svgs = [line_chart(xs, [("objective", [t.objective for t in tops], [t.low for t in tops],
                                  [t.high for t in tops])],
                            xlabel=path, ylabel="objective", title=f"Objective by {path} (others at the best)",
@@ -120,7 +128,7 @@ def best_rows(result: TuneResult, limit: int = 10) -> list[dict[str, Any]]:
     seat win rates per run."""
     rows = []
     for i, c in enumerate(result.ranked[:limit]):
-        ev = c.top
+        ev = _top(c)
         rows.append({"rank": i + 1, "vals": [value_text(c.values[p]) for p in result.plan.tune.space],
                      "objective": ev.objective, "low": ev.low, "high": ev.high, "games": sum(ev.games.values()),
                      "seats": {r: _seat_text(ev.estimates[r], run.players)

@@ -48,7 +48,7 @@ def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start
     failures = [f for _, _, fs in results for f in fs]
     if failures:
         raise GameRaisedError(failures)
-    tables = [t for _, t, _ in results]
+    tables = [t for _, t, _ in results if t is not None]   # a chunk without a table had failures
     return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
 
 
@@ -189,7 +189,7 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
     def whole(games: float) -> int:
         return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
 
-    request = {"format": MANIFEST_FORMAT, "game": spec.name,
+    request: dict[str, Any] = {"format": MANIFEST_FORMAT, "game": spec.name,
                "variant": str(getattr(cfg, "variant", "")), "config_path": str(config_path),
                "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec),
                "n_players": players, "agents": agents, "games": 0, "seed": seed, "chunk_size": step,

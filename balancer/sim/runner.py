@@ -179,7 +179,8 @@ def _int_or_float(values: list) -> pa.Array:
 
 def _check_outcome(outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str],
                    labels: list[str]) -> None:
-    per_seat = {"scores": outcome.scores, "tiebreak": outcome.tiebreak, "turns": outcome.turns}
+    per_seat: dict[str, Sequence[Any]] = {"scores": outcome.scores, "tiebreak": outcome.tiebreak,
+                                          "turns": outcome.turns}
     per_seat |= {f"components[{k!r}]": v for k, v in outcome.components.items()}
     per_seat |= {f"metrics[{k!r}]": v for k, v in outcome.metrics.items()}
     per_seat |= {f"labels[{k!r}]": v for k, v in outcome.labels.items()}
@@ -251,10 +252,10 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
         turns.extend(outcome.turns)
         for k, v in outcome.components.items():
             comps[k].extend(v)
-        for k, v in outcome.metrics.items():
-            mets[k].extend(v)
-        for k, v in outcome.labels.items():
-            labs[k].extend(map(str, v))
+        for k, m in outcome.metrics.items():
+            mets[k].extend(m)
+        for k, lab in outcome.labels.items():
+            labs[k].extend(map(str, lab))
     if comps is None:  # every game of the chunk failed
         return None, failures
     rows = len(seats)
@@ -733,7 +734,7 @@ def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chun
     return diffs
 
 
-def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: dict[int, tuple[int, int]]) -> dict[int, dict]:
+def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> dict[int, dict]:
     """Manifest entries whose chunk file is present with its checksum (or that hold no rows)."""
     kept = {}
     for entry in manifest["chunks"]:

@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 from scipy import stats
@@ -40,7 +40,7 @@ SEAT_BONUS_COLUMN = "score_seat_bonus"
 REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
 """Columns :func:`summarize` cannot do without (the others are optional)."""
 
-_ENGINE = "streaming"
+_ENGINE: Final = "streaming"
 
 
 # --------------------------------------------------------------------------- intervals
@@ -54,14 +54,14 @@ def _z(confidence: float) -> float:
 
 
 def wilson_interval(
-    successes: float, n: int, confidence: float = DEFAULT_CONFIDENCE
+    successes: float, n: float, confidence: float = DEFAULT_CONFIDENCE
 ) -> tuple[float, float]:
     """Wilson (1927) score interval for a binomial proportion.
 
     Args:
         successes: number of successes, may be fractional (a shared win counts 1/k per winner);
             must satisfy ``0 <= successes <= n``.
-        n: number of trials (games, or agent-seat appearances), ``n >= 1``.
+        n: number of trials (games, or agent-seat appearances; an effective, fractional count allowed), ``n >= 1``.
         confidence: two-sided confidence level in (0, 1).
 
     Returns:
@@ -358,7 +358,7 @@ def _score_query(
     if without_bonus is not None:
         both_int = score_dtype.is_integer() and without_bonus.is_integer()
         diff = lf.select((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_d")).collect_schema()["_d"]
-        pair = _exact("_nobonus", pl.Int64 if both_int else diff)
+        pair = _exact("_nobonus", pl.Int64() if both_int else diff)
         exprs += _moment_exprs("_nobonus", pair)
         lf = lf.with_columns((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_nobonus"))
     return lf.group_by(by).agg(exprs).sort(by)

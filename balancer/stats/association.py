@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
@@ -64,7 +64,7 @@ from balancer.stats.aggregate import (
     wilson_interval,
 )
 
-_ENGINE = "streaming"
+_ENGINE: Final = "streaming"
 
 
 def difference_interval(

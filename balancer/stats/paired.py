@@ -80,7 +80,7 @@ def _t_quantile(confidence: float, df: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2.0, df))
 
 
-def paired_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def paired_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     """Paired comparison of two equal-length samples (one value per game, ``a[i]`` and ``b[i]`` from
     the same game).
 
@@ -120,7 +120,7 @@ def paired_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFA
     return out | {"ci_low": low, "ci_high": high, "p_value": p, "significant": bool(low > 0 or high < 0)}
 
 
-def welch_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def welch_test(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     """Unpaired comparison of two independent samples (one value per game) by Welch's t-test.
 
     Returns the same keys as :func:`paired_test` with ``test = "Welch t-test"``: ``difference`` is

@@ -36,7 +36,7 @@ def pair_table(results: pl.DataFrame | pl.LazyFrame, label: str, sep: str = " + 
     if col not in df.columns:
         labels = [c.removeprefix("label_") for c in df.columns if c.startswith("label_")]
         raise KeyError(f"no column {col!r} in the results; labels: {', '.join(labels) or 'none'}")
-    seats = int(df["seat"].max())
+    seats = int(df.select(pl.max("seat")).item())
     if seats < 2:
         raise ValueError("a pair table needs games of 2 or more seats")
     check_pair_label(df, label, sep)
@@ -69,10 +69,10 @@ def check_pair_label(df: pl.DataFrame, label: str, sep: str = " + ") -> None:
     for every seat) and some value is a pair ``A<sep>B``. The message names the label and, for a
     per-seat label of 2-player games, points to the match-up matrix of a study instead."""
     col = f"label_{label}"
-    per_seat = df.group_by("game_index").agg(pl.col(col).n_unique().alias("_k"))["_k"].max()
+    per_seat = df.group_by("game_index").agg(pl.col(col).n_unique().alias("_k")).select(pl.max("_k")).item()
     if per_seat is not None and per_seat > 1:
         hint = (f"for 2-player games use a study figure 'show: matchups:{label}' (its match-up matrix)"
-                if int(df["seat"].max()) == 2 else "a pair page needs one pair per game")
+                if int(df.select(pl.max("seat")).item()) == 2 else "a pair page needs one pair per game")
         raise ValueError(f"label {label!r} holds one value per seat, not one pair 'A{sep}B' per game; {hint}")
     if not df[col].cast(pl.String).str.contains(sep, literal=True).any():
         raise ValueError(f"label {label!r} holds single values, not pairs 'A{sep}B'; "

@@ -106,7 +106,7 @@ def design(games: Sequence[int], alpha_side: float, beta: float, var: float = 1.
 GRID = 401  # points of the numerical integration over z (Simpson's rule on [-c, c])
 
 
-def efficacy_boundaries(t: Sequence[float], alpha_side: float) -> np.ndarray:
+def efficacy_boundaries(t: Sequence[float] | np.ndarray, alpha_side: float) -> np.ndarray:
     """Symmetric boundaries ``c_k`` at information fractions ``t`` (increasing, last 1) such that an
     unchanged number first crosses ``|Z_k| >= c_k`` at look ``k`` with probability exactly
     ``2 (a(t_k) - a(t_{k-1}))``, where ``a`` is O'Brien-Fleming-type spending of ``alpha_side`` per
@@ -123,12 +123,13 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
     from scipy.integrate import simpson
     from scipy.optimize import brentq
 
-    t = np.asarray(t, dtype=float)
-    spend = _increments(obf_spending(t, 2 * alpha_side) / 2)  # per side
-    bounds = np.full(len(t), np.inf)
-    z = h = None  # grid and sub-density of Z_{k-1} over the paths still running
+    fractions = np.asarray(t, dtype=float)
+    spend = _increments(obf_spending(fractions, 2 * alpha_side) / 2)  # per side
+    bounds = np.full(len(fractions), np.inf)
+    z: np.ndarray | None = None  # grid of Z_{k-1} over the paths still running
+    h = np.empty(0)              # the sub-density of Z_{k-1} on that grid
     prev_t = 0.0
-    for k, (tk, a) in enumerate(zip(t, spend)):
+    for k, (tk, a) in enumerate(zip(fractions, spend)):
         dt = tk - prev_t
         if dt <= 1e-12 or a <= 0:
             continue
@@ -138,9 +139,10 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
             h = stats.norm.pdf(z)
         else:
             r_prev, r, sd = math.sqrt(prev_t), math.sqrt(tk), math.sqrt(dt)
+            z_prev, h_prev = z, h
 
             def crossing(c: float) -> float:  # P(still running, Z_k >= c)
-                return float(simpson(h * stats.norm.sf((c * r - z * r_prev) / sd), x=z))
+                return float(simpson(h_prev * stats.norm.sf((c * r - z_prev * r_prev) / sd), x=z_prev))
 
             if crossing(40.0) >= a:
                 c = 40.0

@@ -38,7 +38,7 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
     paired_cache: dict[tuple[str, str, str], dict[str, Any]] = {}
     out: dict[int, list[dict[str, Any]]] = {}
     for i, fig in enumerate(result.study.figures):
-        rows = []
+        rows: list[dict[str, Any]] = []
         if fig.show.startswith("matchups:"):      # a matrix, not a list of categories: no changes table
             out[i] = rows
             continue

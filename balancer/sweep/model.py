@@ -27,6 +27,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import yaml
@@ -178,7 +179,7 @@ def load_base(file: Path, rel: str) -> Base:
     return Base(path, resolved, cfg, get_spec(cfg.game))
 
 
-def check_runs(file: Path, base: Base, runs: dict[str, Run], jobs: int) -> list[str]:
+def check_runs(file: Path, base: Base, runs: Mapping[str, Run], jobs: int) -> list[str]:
     """Problems (lines naming ``file: runs.<name>``) of runs the base cannot play."""
     problems = []
     for name, run in runs.items():
@@ -216,7 +217,7 @@ def check_value(file: Path, where: str, base: Base, changes: dict[str, Any]) -> 
     return None
 
 
-def probe_shapes(base: Base, runs: dict[str, Run], seed: int, needed: bool) -> dict[str, RunShape]:
+def probe_shapes(base: Base, runs: Mapping[str, Run], seed: int, needed: bool) -> dict[str, RunShape]:
     """Run name -> what the run reports (:class:`RunShape`). When ``needed`` (a target names a metric
     or a label), one game of each run is played under the base, in this process, to learn its metric
     and label columns; else they are left empty. A run whose probe game raises reports nothing."""

@@ -120,7 +120,7 @@ def _key_prefix(path: KeyPath) -> KeyPath:
 def _nest(keys: KeyPath, value: Any) -> dict:
     for key in reversed(keys):
         value = {key: value}
-    return value  # type: ignore[return-value]
+    return value
 
 
 def overlay(base: dict, changes: dict[str, Any]) -> dict:

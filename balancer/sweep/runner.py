@@ -115,7 +115,8 @@ def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int =
             numbers[(run_name, p.label)] = nums
             estimates[(run_name, p.label)] = {name: estimate(v, name) for name, v in nums.items()}
             if log and not cell.reused:
-                seats = [estimates[(run_name, p.label)].get(f"seat_win_rate:{s}") for s in range(1, run.players + 1)]
-                if all(seats) and run.players > 1:
+                got = [estimates[(run_name, p.label)].get(f"seat_win_rate:{s}") for s in range(1, run.players + 1)]
+                seats = [e for e in got if e]
+                if len(seats) == len(got) and run.players > 1:
                     log("    seat win rates: " + " / ".join(f"{100 * e['mean']:.1f}" for e in seats))
     return SweepResult(plan, cells, numbers, estimates, played, time.perf_counter() - t0)

@@ -203,7 +203,7 @@ class Term:
             prefix = f"{MATCHUP}:{label}:"
             played = [n for n in available if n.startswith(prefix)]
             if self.target.matrix is not None:
-                out = []
+                out: list[tuple[str, float | None]] = []
                 for row, cols in self.target.matrix.items():
                     for col, rate in cols.items():
                         name = f"{prefix}{row}:{col}"
@@ -390,7 +390,7 @@ def bootstrap_objective(terms: Sequence[Term], numbers: dict[str, dict[str, np.n
     used = {t.run: {name for name, _ in t.members(list(numbers[t.run]))} for t in terms}
     samples = np.empty(rounds)
     for b in range(rounds):
-        boot = {}
+        boot: dict[str, dict[str, float]] = {}
         for run, nums in numbers.items():
             names = used.get(run, set())
             if not names:

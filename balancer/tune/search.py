@@ -277,7 +277,7 @@ class Tuner:
         study = optuna.create_study(direction="minimize", sampler=make_sampler(sampler_name, tune.seed,
                                                                                tune.search.startup), pruner=pruner)
         trials: list[dict[str, Any]] = []
-        state = {"reason": "", "idle": 0}
+        state: dict[str, Any] = {"reason": "", "idle": 0}
         budget = tune.budget
         size = self.plan.space_size
 

@@ -272,7 +272,7 @@ class AguedaConfig(GameConfig):
     """An Águeda rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["agueda"]
-    players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")
+    players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")  # type: ignore[assignment]  # narrows GameConfig.players
     umbrellas: Umbrellas
     market: Market
     coins: Coins

@@ -114,7 +114,8 @@ def is_legal_move(game: Game, move: int) -> bool:
 
 def apply(game: Game, move: int) -> Game:
     """Take decision ``move`` in place and return the game. Raises ValueError for an illegal move."""
-    return protocol.apply(game, move)
+    protocol.apply(game, move)
+    return game
 
 
 def is_over(game: Game) -> bool:

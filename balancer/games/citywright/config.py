@@ -231,7 +231,7 @@ class CitywrightConfig(GameConfig):
     """A Citywright rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["citywright"]
-    players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")
+    players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")  # type: ignore[assignment]  # narrows GameConfig.players
     table: Table
     site: Site
     rulers: Rulers

@@ -240,7 +240,8 @@ def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> 
     return out
 
 
-def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, size: int):
+def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None,
+                    size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every distinct way to lay a shape on the table: all orientations and positions with at
     least one cell landing (§5 step 3, overhang allowed). Placements that land the same cells
     (and the star on the same cell) are one placement.
@@ -266,15 +267,15 @@ def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, 
                     found[(mask, star_cell)] = (sorted(landed), star_cell)
     keys = sorted(found)
     masks = np.array([k[0] for k in keys], np.uint64)
-    landed = np.full((len(keys), 4), -1, np.int8)
+    landed_cells = np.full((len(keys), 4), -1, np.int8)
     k = np.zeros(len(keys), np.int8)
     stars = np.zeros(len(keys), np.int8)
     for i, key in enumerate(keys):
-        cells_i, st = found[key]
-        landed[i, : len(cells_i)] = cells_i
+        cells_i, star_i = found[key]
+        landed_cells[i, : len(cells_i)] = cells_i
         k[i] = len(cells_i)
-        stars[i] = st
-    return masks, landed, k, stars
+        stars[i] = star_i
+    return masks, landed_cells, k, stars
 
 
 def placement_adjacency(pl_cells: np.ndarray, pl_k: np.ndarray, pl_star: np.ndarray, nbr: np.ndarray) -> np.ndarray:
@@ -295,10 +296,17 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
     names = cfg.rulers.names
     specs = {**cfg.rulers.four_cell, **cfg.rulers.five_cell}
     size = cfg.table.size
-    masks, cells, ks, stars, off = [], [], [], [], [0]
+    masks: list[np.ndarray] = []
+    cells: list[np.ndarray] = []
+    ks: list[np.ndarray] = []
+    stars: list[np.ndarray] = []
+    off = [0]
     for name in names:
         m, c, k, s = placement_table(specs[name].cells, specs[name].star, size)
-        masks.append(m), cells.append(c), ks.append(k), stars.append(s)
+        masks.append(m)
+        cells.append(c)
+        ks.append(k)
+        stars.append(s)
         off.append(off[-1] + len(m))
     reduced = n_players == 2 and cfg.two_player.reduced_deck
 

@@ -116,7 +116,7 @@ def book_value(s: State, p: int, b: int, w: Weights) -> float:
 def position_value(s: State, p: int, w: Weights) -> float:
     """The greedy heuristic value of seat p's holdings, in points (see the module docstring)."""
     r = s.rules
-    v = s.vp[p] + r.prestige_points[s.prestige[p]]
+    v: float = s.vp[p] + r.prestige_points[s.prestige[p]]
     v += w.money * s.money[p] + w.resource * len(s.bp[p])
     v += w.theme_tile * (sum(s.th_up[p]) + sum(s.th_down[p]))
     v += w.opportunity * sum(s.opp[p])
@@ -468,7 +468,7 @@ def margin(s: State, p: int, w: Weights) -> float:
     """p's lead over the best other seat: final scores once the game is over, else position values."""
     if s.phase == P_OVER:
         comps = final_components(s)
-        scores = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
+        scores: list[float] = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
     else:
         scores = [position_value(s, q, w) for q in range(s.rules.n)]
     return scores[p] - max(scores[q] for q in range(s.rules.n) if q != p)

@@ -303,7 +303,7 @@ class UrbanSketchersConfig(GameConfig):
     """An Urban Sketchers rule variant (the whole YAML file after ``extends:`` is resolved)."""
 
     game: Literal["urban_sketchers"]
-    players: list[Literal[2, 3, 4]] = Field(min_length=1)
+    players: list[Literal[2, 3, 4]] = Field(min_length=1)  # type: ignore[assignment]  # narrows GameConfig.players
     resources: Resources
     themes: Themes
     regions: list[str] = Field(min_length=1, max_length=3)

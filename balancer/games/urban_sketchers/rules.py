@@ -248,7 +248,7 @@ class State:
     )
     # The slots' types (annotations only: no class attribute, so they do not clash with __slots__).
     rules: Rules
-    rng: np.random.Generator
+    rng: np.random.Generator | None   # None on a copy of a compiled position (fast.to_reference), which resolves no chance
     phase: int                     # P_SETUP .. P_OVER
     seat: int                      # 0-based seat who decides next
     setup_seat: int
@@ -490,11 +490,18 @@ def new_state(rules: Rules, rng: np.random.Generator) -> State:
     return s
 
 
+def _chance(s: State) -> np.random.Generator:
+    """The game's chance generator; a copy of a compiled position (``rng`` None) resolves no chance."""
+    if s.rng is None:
+        raise ValueError("this state has no chance generator (a reference copy of a compiled position)")
+    return s.rng
+
+
 def _roll(s: State) -> None:
     """Round Structure 1: the First player rolls the four coloured dice and the white dice."""
     r = s.rules
     k = 4 + r.n_white
-    s.dice = [int(v) + 1 for v in s.rng.integers(0, r.faces, size=k)]
+    s.dice = [int(v) + 1 for v in _chance(s).integers(0, r.faces, size=k)]
     s.dcol = [0, 1, 2, 3] + [WHITE] * r.n_white
     s.dused = [False] * k
     s.occ = [[False] * r.n for _ in range(4)]
@@ -693,12 +700,12 @@ def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.rando
 
 def _refill_board(s: State) -> None:
     """Travel: refill empty spaces from the deck, reshuffling the discard pile when it runs out."""
-    s.deck, s.discard = _refill(s.board, s.deck, s.discard, s.rng)
+    s.deck, s.discard = _refill(s.board, s.deck, s.discard, _chance(s))
 
 
 def _refill_display(s: State) -> None:
     """Bonus Tiles: refill the display from the bag; an empty bag takes back the discarded tiles."""
-    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, s.rng)
+    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, _chance(s))
 
 
 def publish(s: State, p: int, b: int) -> None:

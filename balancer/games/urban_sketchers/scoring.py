@@ -60,7 +60,7 @@ def unpublished_money(s: State, p: int) -> int:
     return sum(book_money(s.rules, s.books[p][b], s.btiles[p][b])[1] for b in range(s.rules.books) if s.books[p][b])
 
 
-def tiebreak(s: State) -> list[tuple[int]]:
+def tiebreak(s: State) -> list[tuple[int, ...]]:
     """The tie-breaker: most theme tiles (face up and flipped), per seat."""
     return [(sum(s.th_up[p]) + sum(s.th_down[p]),) for p in range(s.rules.n)]
 
@@ -100,7 +100,8 @@ def parse_position(text: str, n_themes: int = 4) -> list[dict[str, list[int] | i
             except ValueError:
                 want = f"{n_themes} whole numbers separated by commas" if key == "themes" else "a whole number"
                 raise ValueError(f"line {lineno}: {key}= needs {want}, got {value!r}") from None
-            if min(entry[key]) < 0 if key == "themes" else entry[key] < 0:   # type: ignore[operator]
+            given = entry[key]
+            if min(given) < 0 if isinstance(given, list) else given < 0:
                 raise ValueError(f"line {lineno}: {key}= must be 0 or more")
         missing = [k for k in POSITION_KEYS if k not in entry]
         if missing:

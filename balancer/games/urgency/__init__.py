@@ -161,7 +161,7 @@ def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | 
     return Position(ENGINE, cfg, T, new_state(T.rules, _deck_codes(T, decks), game_rng), game_rng)
 
 
-def _deck_codes(T: Table, decks: tuple[int, int]) -> np.ndarray:
+def _deck_codes(T: Table, decks: tuple[int, ...]) -> np.ndarray:
     """The seats' deck codes for :func:`~.rules.new_state`: -1 replaced by the config's default deck."""
     return np.array([d if d >= 0 else int(T.decks[s]) for s, d in enumerate(decks)], np.int64)
 

@@ -56,7 +56,7 @@ ANIMAL_DECKS: tuple[str, ...] = ("rosette", "ibex", "bull", "lion", "tortoise", 
 class Trigger(Strict):
     """When a card acts (Definitions: Trigger). ``value``: the roll or tile a trigger names."""
 
-    when: Literal[TRIGGERS]  # type: ignore[valid-type]  (not `on`: YAML 1.1 reads a bare on as true)
+    when: Literal[TRIGGERS]  # type: ignore[valid-type]  # (not `on`: YAML 1.1 reads a bare on as true)
     value: int | None = Field(default=None, ge=0, le=15)
 
 
@@ -202,7 +202,7 @@ class UrgencyConfig(GameConfig):
     """An Urgency rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["urgency"]
-    players: list[Literal[2]] = Field(min_length=1)
+    players: list[Literal[2]] = Field(min_length=1)  # type: ignore[assignment]  # narrows GameConfig.players
     tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
     dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
     roll: Roll

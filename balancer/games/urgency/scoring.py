@@ -23,7 +23,7 @@ board at the end, rule cards in play at the end."""
 def final_rows(S: np.ndarray) -> dict[str, list[int]]:
     """Per-seat numbers of a finished game state: scored, turns and each of :data:`METRICS`."""
     v = S[:2 * PS].tolist()                     # plain ints: this runs once per game, outside numba
-    rows: dict[str, list[int]] = {"scored": [], "turns": []} | {m: [] for m in METRICS}
+    rows: dict[str, list[int]] = {"scored": [], "turns": [], **{m: [] for m in METRICS}}
     for p in range(2):
         b = p * PS
         rows["scored"].append(v[b + SCORED])
