@@ -12,9 +12,10 @@ import shlex
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, NoReturn, Optional
+from typing import Any, NoReturn
 
 import typer
 
@@ -165,7 +166,7 @@ def games() -> None:
         typer.echo(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
         configs = sorted((Path("configs") / name).glob("*.yaml"))
         if not configs:
-            typer.echo("  (no configs found under configs/{name}/)".format(name=name))
+            typer.echo(f"  (no configs found under configs/{name}/)")
         for path in configs:
             typer.echo(f"  {path}  {_describe_yaml(path)}")
 
@@ -327,7 +328,7 @@ def _validate_study(path: Path) -> None:
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
+    players: int | None = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
     n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
     agents: str = typer.Option("greedy", "--agents", "-a",
                                help="Agents: one name for every seat, or a comma list with exactly one per "
@@ -336,20 +337,20 @@ def run(
                                                "spawn_key=(i,)), so results do not depend on --jobs."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores, -2 all but one; "
                                                       "capped at the number of cores."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory "
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output directory "
                                                                  "[default: results/<game>-<variant>-<players>p]."),
     force: bool = typer.Option(False, "--force", help="Overwrite results already in the output directory."),
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Games per parallel task "
+    chunk_size: int | None = typer.Option(None, "--chunk-size", help="Games per parallel task "
                                                                         "[default: about games/(jobs*8), 10-2000]."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no win-rate summary."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+    scheduler: str | None = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
                                             help="Play on the Dask cluster whose scheduler is at ADDRESS "
                                                  "(tcp://host:8786) instead of local processes; --jobs is then "
                                                  "ignored (see docs/cluster.md)."),
     resume: bool = typer.Option(False, "--resume", help="Continue the interrupted run in the output directory: "
                                                        "play only the chunks missing from its manifest.json "
                                                        "(the other arguments must be the same)."),
-    until_ci: Optional[float] = typer.Option(None, "--until-ci", metavar="HALF_WIDTH",
+    until_ci: float | None = typer.Option(None, "--until-ci", metavar="HALF_WIDTH",
                                              help="Play in batches until every seat (and, for a mixed table, "
                                                   "agent) win rate has a 95% interval of at most +/-HALF_WIDTH "
                                                   "(0.01 = 1 point), then stop; --games is ignored. The results "
@@ -362,9 +363,19 @@ def run(
     'balancer play' command that replays it). Ctrl-C keeps the finished chunks and prints the
     --resume command.
     """
-    from balancer.sim.runner import (GamesFailedError, ResultsExistError, RunInterrupted, RunRequestError,
-                                     check_out_dir, check_run, default_out_dir, parse_agents, run_to_dir,
-                                     seat_win_rates, table_note)
+    from balancer.sim.runner import (
+        GamesFailedError,
+        ResultsExistError,
+        RunInterrupted,
+        RunRequestError,
+        check_out_dir,
+        check_run,
+        default_out_dir,
+        parse_agents,
+        run_to_dir,
+        seat_win_rates,
+        table_note,
+    )
 
     cfg, spec = _load(config)
     players = _players(players, agents, cfg, 4)
@@ -453,7 +464,7 @@ def run(
 @app.command()
 def report(
     results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
 ) -> None:
     """Render the self-contained HTML report of a results directory (the summary is recomputed
     from results.parquet; a summary.json that disagrees with it is refused)."""
@@ -485,8 +496,8 @@ def report(
 def pairs(
     results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' whose games carry a pair label."),
     label: str = typer.Option(..., "--label", "-l", help="Label naming a pair per game, e.g. 'shops' (column label_shops)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>-<label>.html]."),
-    figures_dir: Optional[Path] = typer.Option(None, "--figures", help="Also write the heatmaps as PNG files into DIR."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>-<label>.html]."),
+    figures_dir: Path | None = typer.Option(None, "--figures", help="Also write the heatmaps as PNG files into DIR."),
 ) -> None:
     """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
     margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
@@ -541,7 +552,7 @@ def score(
 @app.command()
 def play(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) [default: the number of --agents when a list is given, else the variant's only player count, else 2]."),
+    players: int | None = typer.Option(None, "--players", "-p", help="Number of players (seats) [default: the number of --agents when a list is given, else the variant's only player count, else 2]."),
     seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed), 0 to 2^63-1."),
     agents: str = typer.Option("greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."),
     game_index: int = typer.Option(0, "--game-index", min=0,
@@ -571,7 +582,7 @@ def play(
 def compare(
     config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
     config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
-    players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
+    players: int | None = typer.Option(None, "--players", "-p", help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4]."),
     n_games: int = typer.Option(1000, "--games", "-n", help="Games per variant (at least 1); both variants "
                                                            "play the same game seeds."),
     agents: str = typer.Option("greedy", "--agents", "-a",
@@ -580,10 +591,10 @@ def compare(
     seed: int = typer.Option(1, "--seed", help="Run seed shared by both variants (common random numbers): "
                                                "game i uses SeedSequence(seed, spawn_key=(i,)) in A and B."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", metavar="DIR",
+    out: Path | None = typer.Option(None, "--out", "-o", metavar="DIR",
                                        help="Output directory for both runs and comparison.json "
                                             "[default: results/compare-<a>-vs-<b>-<players>p]."),
-    report_html: Optional[Path] = typer.Option(None, "--report", metavar="HTML",
+    report_html: Path | None = typer.Option(None, "--report", metavar="HTML",
                                                help="HTML comparison page to write "
                                                     "[default: reports/compare-<a>-vs-<b>-<players>p.html]."),
     force: bool = typer.Option(False, "--force", help="Play both variants again, overwriting results in the "
@@ -637,9 +648,9 @@ def compare(
 def study(
     study_file: Path = typer.Argument(..., help="Study YAML file: variants, runs (players, agents, games) and "
                                                 "figures with published values (see configs/citywright/appendix.yaml)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+    out_html: Path | None = typer.Option(None, "--out", "-o", metavar="HTML",
                                             help="HTML report to write [default: reports/<study>.html]."),
-    figures: Optional[Path] = typer.Option(None, "--figures", metavar="DIR",
+    figures: Path | None = typer.Option(None, "--figures", metavar="DIR",
                                            help="Also write every figure as SVG and PNG files into DIR."),
     results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
                                  help="Where each cell's results go: DIR/<study>/<run>/<variant>/."),
@@ -647,7 +658,7 @@ def study(
     force: bool = typer.Option(False, "--force", help="Replay every cell, even those already finished "
                                                      "(finished cells of the same request are reused otherwise)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+    scheduler: str | None = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
                                             help="Play on the Dask cluster whose scheduler is at ADDRESS "
                                                  "(tcp://host:8786); --jobs is then ignored."),
 ) -> None:
@@ -757,24 +768,24 @@ def baseline_save(
 def check(
     study_file: Path = typer.Argument(..., help="Study YAML file whose baseline to check against."),
     baseline: Path = typer.Option(..., "--baseline", "-b", metavar="JSON", help="Baseline written by 'balancer baseline save'."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Seed to play [default: derived from the baseline's "
+    seed: int | None = typer.Option(None, "--seed", help="Seed to play [default: derived from the baseline's "
                                                             "seed, never equal to it]."),
-    max_games: Optional[int] = typer.Option(None, "--max-games", min=1,
+    max_games: int | None = typer.Option(None, "--max-games", min=1,
                                             help="Game cap per cell [default: the study's check.max_games, else the "
                                                  "baseline's games]."),
-    false_alarm: Optional[float] = typer.Option(None, "--false-alarm", help="Chance that an unchanged study fails, "
+    false_alarm: float | None = typer.Option(None, "--false-alarm", help="Chance that an unchanged study fails, "
                                                                             "over all numbers [default: the study's check: setting, else 0.01]."),
-    miss_rate: Optional[float] = typer.Option(None, "--miss-rate", help="Chance of passing a change as large as the "
+    miss_rate: float | None = typer.Option(None, "--miss-rate", help="Chance of passing a change as large as the "
                                                                         "tolerance [default: the study's check: setting, else 0.1]."),
-    tolerance_win_rate: Optional[float] = typer.Option(None, "--tolerance-win-rate",
+    tolerance_win_rate: float | None = typer.Option(None, "--tolerance-win-rate",
                                                        help="Smallest win-rate change to find, as a fraction "
                                                             "[default: the study's, else 0.02 = 2 points]."),
-    tolerance_metric_sd: Optional[float] = typer.Option(None, "--tolerance-metric-sd",
+    tolerance_metric_sd: float | None = typer.Option(None, "--tolerance-metric-sd",
                                                         help="Smallest metric change to find, in baseline standard "
                                                              "deviations of its per-game value [default: the study's, else 0.1]."),
-    looks: Optional[int] = typer.Option(None, "--looks", help="Looks (batches) per cell [default: the study's, else 4]."),
-    junit: Optional[Path] = typer.Option(None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."),
-    markdown: Optional[Path] = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
+    looks: int | None = typer.Option(None, "--looks", help="Looks (batches) per cell [default: the study's, else 4]."),
+    junit: Path | None = typer.Option(None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."),
+    markdown: Path | None = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
 ) -> None:
@@ -831,8 +842,8 @@ def check(
 
 
 # `sweep` and `tune` live in their own module; importing it registers them on `app`.
-from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
 from balancer import cli_ladder as _cli_ladder  # noqa: E402,F401  (`ladder`)
+from balancer import cli_sweep as _cli_sweep  # noqa: E402,F401
 
 
 def main() -> None:  # pragma: no cover - console entry alternative

@@ -14,13 +14,21 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 import yaml
 
-from balancer.cli import (_check_out_directory, _check_out_file, _compile_note, _fail, _load, _report_failures,
-                          _sigterm_as_interrupt, app)
+from balancer.cli import (
+    _check_out_directory,
+    _check_out_file,
+    _compile_note,
+    _fail,
+    _load,
+    _report_failures,
+    _sigterm_as_interrupt,
+    app,
+)
 from balancer.config import ConfigError
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
@@ -28,7 +36,7 @@ STUDY_FILE = "ladder.yaml"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
-def _players_list(text: Optional[str], cfg: Any) -> list[int]:
+def _players_list(text: str | None, cfg: Any) -> list[int]:
     """``--players``: one count or a comma list; default the variant's only player count."""
     if text is None:
         counts = getattr(cfg, "player_counts", None) or []
@@ -79,15 +87,15 @@ def ladder(
     agents: str = typer.Option(..., "--agents", "-a", help="The rungs: agents in order of rising strength, comma "
                                                            "separated, at least two, each once (random,greedy,"
                                                            "mcts@200,mcts@1000)."),
-    players: Optional[str] = typer.Option(None, "--players", "-p",
+    players: str | None = typer.Option(None, "--players", "-p",
                                           help="Player count, or a comma list (2,4) for a ladder at each "
                                                "[default: the variant's only player count]."),
     n_games: int = typer.Option(2000, "--games", "-n", help="Games per cell, a multiple of every player count "
                                                             "(seats rotate evenly)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+    out_html: Path | None = typer.Option(None, "--out", "-o", metavar="HTML",
                                             help="HTML report to write [default: reports/<name>.html]."),
     seed: int = typer.Option(1, "--seed", help="Seed of every cell, 0 to 2^63-1."),
-    name: Optional[str] = typer.Option(None, "--name", help="The ladder's name: its cells and study file go to "
+    name: str | None = typer.Option(None, "--name", help="The ladder's name: its cells and study file go to "
                                                            "RESULTS/<name>/ [default: ladder-<game>-<variant>]."),
     results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
                                  help="Where the cells go: DIR/<name>/<run>/<variant>/."),
@@ -95,10 +103,10 @@ def ladder(
                                   help="Also play every rung against every other (the matrix, ratings and skill "
                                        "depth need them)."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap replicates of the ratings' intervals."),
-    figures: Optional[Path] = typer.Option(None, "--figures", metavar="DIR",
+    figures: Path | None = typer.Option(None, "--figures", metavar="DIR",
                                            help="Also write every figure as SVG and PNG files into DIR."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+    scheduler: str | None = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
                                             help="Play on the Dask cluster whose scheduler is at ADDRESS "
                                                  "(tcp://host:8786); --jobs is then ignored."),
     force: bool = typer.Option(False, "--force", help="Replay every cell (finished cells of the same request are "
@@ -168,7 +176,7 @@ def ladder(
                f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s")
 
 
-def render_and_echo(result: Any, html: Path, figures: Optional[Path]) -> Path:
+def render_and_echo(result: Any, html: Path, figures: Path | None) -> Path:
     """Analyse a played ladder study, write its report (and figures), print one line per ladder;
     return the report's path (``balancer ladder`` and ``balancer study`` on a ladder study)."""
     from balancer.ladder.analysis import analyze

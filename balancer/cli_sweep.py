@@ -9,12 +9,19 @@ be written), with nothing written for bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from balancer.cli import (_check_out_directory, _check_out_file, _command_line, _compile_note, _fail,
-                          _report_failures, _sigterm_as_interrupt, app)
+from balancer.cli import (
+    _check_out_directory,
+    _check_out_file,
+    _command_line,
+    _compile_note,
+    _fail,
+    _report_failures,
+    _sigterm_as_interrupt,
+    app,
+)
 from balancer.config import ConfigError
 
 
@@ -27,13 +34,13 @@ def sweep(
     sweep_file: Path = typer.Argument(..., help="Sweep YAML file: a base variant, runs (players, agents, games), one "
                                                 "or two YAML paths with the values to try, and targets (see "
                                                 "configs/citywright/sweep-seat-bonus.yaml)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+    out_html: Path | None = typer.Option(None, "--out", "-o", metavar="HTML",
                                             help="HTML report to write [default: reports/<sweep>.html]."),
     results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
                                  help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in "
                                       "DIR/<sweep>/variants/)."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+    scheduler: str | None = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
                                             help="Play on the Dask cluster whose scheduler is at ADDRESS "
                                                  "(tcp://host:8786); --jobs is then ignored."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
@@ -83,9 +90,9 @@ def tune(
     tune_file: Path = typer.Argument(..., help="Tune YAML file: a base variant, runs, a search space of YAML paths "
                                                "(int, float or choices), an objective built from targets, a "
                                                "budget (see configs/citywright/tune-seat-bonus.yaml)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
+    out_html: Path | None = typer.Option(None, "--out", "-o", metavar="HTML",
                                             help="HTML report to write [default: reports/<tune>.html]."),
-    write: Optional[Path] = typer.Option(None, "--write", metavar="VARIANT.yaml",
+    write: Path | None = typer.Option(None, "--write", metavar="VARIANT.yaml",
                                          help="Also write the winning variant: a YAML file that extends the base "
                                               "and sets only the changed keys, with a comment saying how it was "
                                               "found and what the confirmation measured. Refuses an existing file."),
@@ -96,7 +103,7 @@ def tune(
                                  help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, "
                                       "confirm/, search.json)."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
+    scheduler: str | None = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
                                             help="Play on the Dask cluster whose scheduler is at ADDRESS "
                                                  "(tcp://host:8786); --jobs is then ignored."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),

@@ -21,13 +21,22 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
-from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run, engine_sha256,
-                                 parse_agents, run_to_dir)
+from balancer.sim.runner import (
+    RESULTS_FILE,
+    RUN_FILE,
+    ResultsExistError,
+    check_out_dir,
+    check_run,
+    engine_sha256,
+    parse_agents,
+    run_to_dir,
+)
 from balancer.stats.paired import paired_differences
 
 COMPARISON_FILE = "comparison.json"

@@ -19,16 +19,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "agents"))
 
-from balancer.agents.mcts import (I_ITERATIONS, I_ROLLOUT_DECISIONS, play_kernel_game, search,  # noqa: E402
-                                  table_plan, workspace_for)
+from balancer.agents.mcts import I_ITERATIONS, I_ROLLOUT_DECISIONS, play_kernel_game, search, table_plan, workspace_for  # noqa: E402
 from balancer.agents.params import MCTSParams  # noqa: E402
 from balancer.core.kernel import Engine, random_playout  # noqa: E402
 

@@ -31,8 +31,8 @@ TARGET_GREEDY_4P = 200.0
 
 def rate(agent: str, players: int, games: int, repeat: int, engine: str = "play_game") -> float:
     """Games per CPU second: the fastest of ``repeat`` passes over the same ``games`` seeds."""
-    from balancer.config import load_config
     import balancer.games.urban_sketchers as us
+    from balancer.config import load_config
     cfg = load_config(CONFIG)
     play = us.play_game if engine == "play_game" else us.play_game_reference
     play(cfg, [agent] * players, 0)                    # warm-up: compile (or load) the engine once

@@ -10,7 +10,6 @@ commercial specialist from about 55% to under 25%.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import importlib
 import json
 from pathlib import Path
@@ -347,11 +346,10 @@ def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, mo
 
 
 def test_play_game_index_replays_game_i_of_a_run():
+    from balancer.config import load_config
     from balancer.core.seeding import game_seed
     from balancer.core.tables import seat_agents
     from balancer.games import citywright as cw
-
-    from balancer.config import load_config
 
     cfg = load_config(V11)
     result = runner.invoke(app, ["play", str(V11), "--players", "3", "--agents", "greedy,random,random",

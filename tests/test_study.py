@@ -130,8 +130,9 @@ def test_study_command_writes_report_and_figures_then_reuses(tiny, tmp_path):
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
     # same numbers: only the timing line, the "(reused)" marks and the page-unique SVG id prefixes differ
-    strip = lambda h: [re.sub(r"\bf\d+-", "f-", line).replace(" (reused)", "") for line in h.splitlines()
-                       if "this report run" not in line]
+    def strip(h: str) -> list[str]:
+        return [re.sub(r"\bf\d+-", "f-", line).replace(" (reused)", "") for line in h.splitlines()
+                if "this report run" not in line]
     assert strip(html_first) == strip((tmp_path / "s.html").read_text())
 
 
@@ -156,7 +157,8 @@ def test_cells_played_by_other_engine_code_are_replayed(tiny, tmp_path, monkeypa
     root = tmp_path / "results"
     run_study(tiny, results_root=root, jobs=1, progress=False)
     real = sim.engine_sha256
-    changed = lambda spec: "0" * 64 if spec.name == "citywright" else real(spec)
+    def changed(spec):
+        return "0" * 64 if spec.name == "citywright" else real(spec)
     monkeypatch.setattr(sim, "engine_sha256", changed)
     monkeypatch.setattr(study_runner, "engine_sha256", changed)
     again = run_study(tiny, results_root=root, jobs=1, progress=False)

@@ -51,8 +51,9 @@ come from the game's ``seat_agent`` hook (:mod:`balancer.agents.tables`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -60,8 +61,21 @@ import numpy as np
 from ..core.kernel import Engine, uniform_move
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
-from .params import (FINAL_VALUE, MAX_ITERATIONS, N_PARAMS, P_DEPTH, P_EXPLORATION, P_FINAL, P_ITERATIONS,
-                     P_ROLLOUT, P_WIDENING, P_WIDENING_EXPONENT, ROLLOUT_POLICY, MCTSParams, params_for_name)
+from .params import (
+    FINAL_VALUE,
+    MAX_ITERATIONS,
+    N_PARAMS,
+    P_DEPTH,
+    P_EXPLORATION,
+    P_FINAL,
+    P_ITERATIONS,
+    P_ROLLOUT,
+    P_WIDENING,
+    P_WIDENING_EXPONENT,
+    ROLLOUT_POLICY,
+    MCTSParams,
+    params_for_name,
+)
 
 # ws.info fields (what the last search did; for tests, benchmarks and debugging)
 I_NODES = 0

@@ -13,7 +13,8 @@ budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATION
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field

@@ -20,7 +20,8 @@ plays them (contract in :mod:`balancer.agents.mcts`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ..core.game import Outcome
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
-from .params import NAME_NOTE, N_PARAMS, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
+from .params import N_PARAMS, NAME_NOTE, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
 
 SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
 CompileTable = Callable[[Any, list], Any]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -39,7 +40,7 @@ class _Number(BaseModel):
     successes: float | None = Field(None, ge=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
-    def _rates_are_fractions(self) -> "_Number":
+    def _rates_are_fractions(self) -> _Number:
         if self.kind == "win_rate" and not 0.0 <= self.mean <= 1.0:
             raise ValueError(f"a win rate must be between 0 and 1, got {self.mean}")
         if self.successes is not None and self.successes > self.games:
@@ -116,7 +117,7 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
         })
     data = {"format": FORMAT, "kind": KIND, "study": study.study, "game": study.game, "seed": study.seed,
             "balancer_version": balancer.__version__,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cells": cells}
+            "created": datetime.now(UTC).isoformat(timespec="seconds"), "cells": cells}
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

@@ -11,7 +11,7 @@ Nothing here knows a game: seats, agents and metrics come from the results table
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa

@@ -46,8 +46,9 @@ not use ``cache=True``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np

@@ -10,9 +10,10 @@ runner, the compiled interface (:class:`~balancer.core.kernel.Engine`) and the o
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -7,7 +7,7 @@ each seat exactly once, and seat advantage cancels out of agent win rates.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def seat_agents(agents: Sequence[str], game_index: int) -> list[str]:

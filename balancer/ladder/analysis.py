@@ -16,8 +16,15 @@ from typing import Any
 import numpy as np
 
 from balancer.stats.aggregate import scan_results
-from balancer.stats.ladder import (describe_shift, describe_test, game_outcomes, lone_agent_rates, seat_rung_test,
-                                   seat_shift, skill_depth)
+from balancer.stats.ladder import (
+    describe_shift,
+    describe_test,
+    game_outcomes,
+    lone_agent_rates,
+    seat_rung_test,
+    seat_shift,
+    skill_depth,
+)
 from balancer.stats.ratings import RatingData, Ratings, rate
 from balancer.study.runner import Cell, StudyResult
 

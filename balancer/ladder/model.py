@@ -106,7 +106,7 @@ class Ladder(BaseModel):
         return list(self.rungs_at.get(str(players), self.rungs))
 
     @model_validator(mode="after")
-    def _fits(self) -> "Ladder":
+    def _fits(self) -> Ladder:
         for key, subset in self.rungs_at.items():
             if not key.isdigit() or int(key) not in self.players:
                 raise ValueError(f"rungs_at.{key}: not a player count of the ladder ({self.players})")

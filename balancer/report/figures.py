@@ -69,7 +69,7 @@ def text_label(text: object) -> str:
     return str(text).replace("$", r"\$")
 
 
-def _set_category_ticks(ax: "matplotlib.axes.Axes", labels: Sequence[object]) -> None:
+def _set_category_ticks(ax: matplotlib.axes.Axes, labels: Sequence[object]) -> None:
     """Category tick labels, slanted when they would not fit side by side."""
     texts = [text_label(lab) for lab in labels]
     ax.set_xticks(range(len(texts)), texts)

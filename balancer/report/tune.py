@@ -7,13 +7,11 @@ Renders what :mod:`balancer.tune.search` measured; computes nothing else.
 from __future__ import annotations
 
 import math
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import matplotlib.ticker
-import numpy as np
 from markupsafe import Markup
 
 from balancer.report import figures as figs

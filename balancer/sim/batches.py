@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -25,9 +26,22 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
-from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _parallel, _write_chunk, _write_json,
-                     check_out_dir, check_run, default_chunk_size, engine_sha256, play_chunk, play_chunk_safe,
-                     resolve_jobs, run_to_dir)
+from .runner import (
+    CHUNKS_DIR,
+    MANIFEST_FILE,
+    MANIFEST_FORMAT,
+    _conform,
+    _parallel,
+    _write_chunk,
+    _write_json,
+    check_out_dir,
+    check_run,
+    default_chunk_size,
+    engine_sha256,
+    play_chunk_safe,
+    resolve_jobs,
+    run_to_dir,
+)
 
 
 def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
@@ -193,7 +207,7 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
                "variant": str(getattr(cfg, "variant", "")), "config_path": str(config_path),
                "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec),
                "n_players": players, "agents": agents, "games": 0, "seed": seed, "chunk_size": step,
-               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
+               "started": datetime.now(UTC).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
                "chunks": []}
     out_dir.mkdir(parents=True, exist_ok=True)
     locks.enter_context(run_lock(out_dir))

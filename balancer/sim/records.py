@@ -7,7 +7,7 @@ win_share, turns``, then ``score_*``, ``metric_*`` and ``label_*``; rows by game
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa

@@ -28,10 +28,11 @@ import shutil
 import time
 import traceback
 import warnings
-from datetime import datetime, timezone
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -381,8 +382,14 @@ class ChunkPlan:
 
 def _progress(total: int, enabled: bool):
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(),
@@ -886,7 +893,7 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
             shutil.rmtree(chunks_dir, ignore_errors=True)
             done_entries: dict[int, dict] = {}
             manifest = {"format": MANIFEST_FORMAT, **request, "chunk_size": size,
-                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                        "started": datetime.now(UTC).isoformat(timespec="seconds"),
                         "elapsed_seconds": 0.0, "chunks": []}
         else:
             done_entries = _valid_entries(out_dir, manifest, plan)

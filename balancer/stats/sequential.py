@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -142,14 +143,14 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
             z_prev, h_prev = z, h
 
             def crossing(c: float) -> float:  # P(still running, Z_k >= c)
-                return float(simpson(h_prev * stats.norm.sf((c * r - z_prev * r_prev) / sd), x=z_prev))
+                return float(simpson(h_prev * stats.norm.sf((c * r - z_prev * r_prev) / sd), x=z_prev))  # noqa: B023 (called within this iteration)
 
             if crossing(40.0) >= a:
                 c = 40.0
             elif crossing(0.0) <= a:
                 c = 0.0
             else:
-                c = brentq(lambda c: crossing(c) - a, 0.0, 40.0, xtol=1e-10)
+                c = brentq(lambda c: crossing(c) - a, 0.0, 40.0, xtol=1e-10)  # noqa: B023 (called within this iteration)
             grid = np.linspace(-c, c, GRID)
             kernel = stats.norm.pdf((grid[:, None] * r - z[None, :] * r_prev) / sd) * (r / sd)
             h = simpson(kernel * h[None, :], x=z, axis=1)

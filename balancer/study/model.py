@@ -41,7 +41,7 @@ class Bound(_Strict):
     at_least: float | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Bound":
+    def _one_kind(self) -> Bound:
         given = [k for k in ("between", "at_most", "at_least") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of between: [low, high], at_most: x, at_least: x")
@@ -88,7 +88,7 @@ class Run(_Strict):
         return expect
 
     @model_validator(mode="after")
-    def _agents_fit(self) -> "Run":
+    def _agents_fit(self) -> Run:
         if len(self.agents) not in (1, self.players):
             raise ValueError(f"agents: give 1 agent or {self.players} (one per seat), got {len(self.agents)}")
         return self
@@ -165,7 +165,7 @@ class Study(_Strict):
         return expand_study_data(data)
 
     @model_validator(mode="after")
-    def _references(self) -> "Study":
+    def _references(self) -> Study:
         for i, fig in enumerate(self.figures):
             if fig.run not in self.runs:
                 raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")

@@ -9,8 +9,9 @@ an interrupted one of the same request, and played otherwise.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq

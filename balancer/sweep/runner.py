@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -97,7 +98,7 @@ def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int =
     total = len(plan.points) * len(sweep.runs)
     from balancer.config import load_config
 
-    for i, p in enumerate(plan.points):
+    for p in plan.points:
         cfg = load_config(files[p.label])
         for run_name, run in sweep.runs.items():
             k = len(cells) + 1

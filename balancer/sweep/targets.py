@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -68,7 +69,7 @@ class Target(BaseModel):
     weight: float = Field(1.0, gt=0, description="weight of this target in the objective")
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Target":
+    def _one_kind(self) -> Target:
         kinds = [k for k in ("equal", "between", "at_most", "at_least", "matrix")
                  if (getattr(self, k) is not None and getattr(self, k) is not False)]
         if len(kinds) != 1:

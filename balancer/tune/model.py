@@ -31,15 +31,28 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from balancer.core.registry import GameSpec
-from balancer.sweep.model import (NAME_PATTERN, Base, SweepError, SweepRun, check_path, check_runs, check_value,
-                                  load_base, needs_probe, probe_shapes, read_mapping, validation_lines)
+from balancer.sweep.model import (
+    NAME_PATTERN,
+    Base,
+    SweepError,
+    SweepRun,
+    check_path,
+    check_runs,
+    check_value,
+    load_base,
+    needs_probe,
+    probe_shapes,
+    read_mapping,
+    validation_lines,
+)
 from balancer.sweep.paths import inclusive_range
 from balancer.sweep.targets import RunShape, Term, resolve_terms
 
@@ -64,7 +77,7 @@ class Domain(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Domain":
+    def _one_kind(self) -> Domain:
         kinds = [k for k in ("int_", "float_", "choices") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError("give exactly one of int: [low, high], float: [low, high], choices: [a, b, ...]")
@@ -134,7 +147,7 @@ class Budget(_Strict):
     candidates: int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
-    def _some(self) -> "Budget":
+    def _some(self) -> Budget:
         if self.games is None and self.candidates is None:
             raise ValueError("give games: N, candidates: N, or both")
         return self
@@ -149,7 +162,7 @@ class Confirm(_Strict):
     base: bool = Field(True, description="also play the base variant with the confirmation's seeds (paired)")
 
     @model_validator(mode="after")
-    def _one(self) -> "Confirm":
+    def _one(self) -> Confirm:
         if (self.games is None) == (self.half_width is None):
             raise ValueError("give games: N or half_width: h (0.01 = +/-1 point)")
         return self

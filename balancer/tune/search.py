@@ -32,18 +32,19 @@ import math
 import time
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from balancer.config import load_config
 from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
-from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point
+from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
 from balancer.sweep.runner import write_text_if_changed
-from balancer.sweep.paths import variant_yaml
 from balancer.sweep.targets import bootstrap_objective, estimate
 
 from .model import Domain, TunePlan
@@ -384,8 +385,8 @@ class Tuner:
 
     def confirm(self, best: Candidate) -> Confirmation:
         """Play ``best`` (and the base, when asked) with the confirmation seed; see the module docstring."""
-        from balancer.stats.paired import paired_differences
         from balancer.stats.aggregate import scan_results
+        from balancer.stats.paired import paired_differences
 
         self.phase = "confirm"
         tune, base = self.plan.tune, self.plan.base
@@ -496,13 +497,13 @@ def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -
     ``confirm/<run>/<label|base>/``. Raises what :func:`balancer.sim.runner.run_to_dir` raises
     (GamesFailedError when games raised; RunInterrupted on Ctrl-C, after which ``--resume``
     continues)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     t0 = time.perf_counter()
     tuner = Tuner(plan, Path(results_root), jobs, scheduler, log, command)
     spath = state_path(results_root, plan)
     started = (read_state(results_root, plan) or {}).get("started") or \
-        datetime.now(timezone.utc).isoformat(timespec="seconds")
+        datetime.now(UTC).isoformat(timespec="seconds")
     _write_state(spath, {"status": "running", "tune": plan.tune.tune, "file": str(plan.path), "started": started})
     sampler, trials, reason = tuner.search()
     ranked = tuner.ranked()
@@ -515,7 +516,7 @@ def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -
                         confirmation, tuner.games["search"], tuner.games["response"], tuner.games["confirm"],
                         tuner.played, reason, time.perf_counter() - t0)
     _write_state(spath, {"status": "finished", "tune": plan.tune.tune, "file": str(plan.path), "started": started,
-                         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                         "finished": datetime.now(UTC).isoformat(timespec="seconds"),
                          "sampler": sampler, "stopped": reason, "candidates": len(result.candidates),
                          "trials": len(trials), "games_search": result.games_search,
                          "games_response": result.games_response, "games_confirm": result.games_confirm,

@@ -8,16 +8,33 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 import pytest
+from mcts_standins import (
+    NimConfig,
+    build_tree,
+    cards_engine,
+    cards_state,
+    nim_engine,
+    nim_state,
+    tree_engine,
+    tree_new_state,
+    wide_engine,
+)
 
 from balancer.agents import mcts as M
-from balancer.agents.mcts import (GAME_AGENT, MCTSAgent, make_workspace, play_kernel_game, root_children, rollout,
-                                  search, table_plan, workspace_for)
+from balancer.agents.mcts import (
+    GAME_AGENT,
+    MCTSAgent,
+    make_workspace,
+    play_kernel_game,
+    rollout,
+    root_children,
+    search,
+    table_plan,
+    workspace_for,
+)
 from balancer.agents.params import ROLLOUT_POLICY, ROLLOUT_RANDOM, MCTSParams
 from balancer.core import protocol
 from balancer.core.seeding import game_rngs
-
-from mcts_standins import (NimConfig, build_tree, cards_engine, cards_state, nim_engine, nim_state, tree_engine,
-                           tree_new_state, wide_engine)
 
 NIM = nim_engine()
 TREE = tree_engine()

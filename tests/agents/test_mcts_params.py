@@ -73,8 +73,8 @@ def test_bad_parameters_are_refused(bad):
 
 
 def test_accept_mcts_names_extends_a_games_check():
-    from balancer.core.registry import known_agents_check
     from balancer.agents.params import accept_mcts_names
+    from balancer.core.registry import known_agents_check
 
     check = accept_mcts_names(known_agents_check(["greedy", "random", "mcts"]))
     assert check("mcts", None) is None and check("mcts@250", None) is None and check("greedy", None) is None

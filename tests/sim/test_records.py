@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import fake_runner_game as fake
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fake_runner_game as fake
 from balancer.core.batch import GameBatch, ranks_and_shares
 from balancer.core.game import ranks_and_win_shares
 from balancer.sim import runner

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 from pathlib import Path
 
+import fake_runner_game as fake
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-import fake_runner_game as fake
 from balancer.core.tables import seat_agents
 from balancer.sim import runner
 from balancer.sim.runner import ResultsExistError, RunRequestError, check_run, parse_agents, run_games, run_to_dir

@@ -9,8 +9,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from balancer.stats.ladder import (describe_shift, game_outcomes, lone_agent_rates, seat_rung_test, seat_shift,
-                                   skill_depth)
+from balancer.stats.ladder import (
+    describe_shift,
+    game_outcomes,
+    lone_agent_rates,
+    seat_rung_test,
+    seat_shift,
+    skill_depth,
+)
 
 
 def test_seat_rung_test_by_hand():

@@ -9,8 +9,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from balancer.stats.paired import (IDENTICAL, PAIRED_TEST, WELCH_TEST, paired_differences, paired_test,
-                                   welch_test)
+from balancer.stats.paired import IDENTICAL, PAIRED_TEST, WELCH_TEST, paired_differences, paired_test, welch_test
 
 T_975_2 = 4.302652729911275  # Student t, 2 degrees of freedom, 97.5% quantile (printed tables: 4.303)
 

@@ -8,8 +8,7 @@ import pytest
 import yaml
 
 from balancer.config import load_config, resolve_yaml
-from balancer.sweep.paths import (PathError, get_path, inclusive_range, overlay, parse_path, point_label,
-                                  variant_yaml)
+from balancer.sweep.paths import PathError, get_path, inclusive_range, overlay, parse_path, point_label, variant_yaml
 
 V11 = Path(__file__).resolve().parents[2] / "configs" / "citywright" / "v1.1.yaml"
 AGUEDA = Path(__file__).resolve().parents[2] / "configs" / "agueda" / "v1.yaml"

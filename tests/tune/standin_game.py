@@ -39,7 +39,7 @@ class StandinConfig(BaseModel):
     bonus: dict[str, list[int]]
 
     @model_validator(mode="after")
-    def _check(self) -> "StandinConfig":
+    def _check(self) -> StandinConfig:
         for key, values in self.bonus.items():
             if any(v < 0 for v in values):
                 raise ValueError(f"bonus.{key}: a bonus is at least 0, got {values}")

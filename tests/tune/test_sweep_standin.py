@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from standin_game import seat1_rate
 
 from balancer.stats.aggregate import scan_results
 from balancer.stats.paired import paired_differences
 from balancer.sweep import load_sweep, run_sweep
-from standin_game import seat1_rate
 
 
 def _sweep(tmp_path, body: str):

@@ -64,10 +64,20 @@ from ...core import protocol
 from ...core.game import ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from .agents import AGENTS, RANDOM, agent_params, workspace
+from .agents import AGENTS, agent_params, workspace
 from .config import AguedaConfig
-from .kernel import (ENGINE, PH_LINE, G0, agent_decision, config_of, describe_turn, last_turn, outcome_of,
-                     phase, play_table, shop_pair, state, turn_count)
+from .kernel import (
+    ENGINE,
+    PH_LINE,
+    agent_decision,
+    describe_turn,
+    last_turn,
+    outcome_of,
+    phase,
+    play_table,
+    state,
+    turn_count,
+)
 from .kernel import compile as compiled
 from .rules import G_DECK, G_MOVES, MOVE_LEN, ROWS, State
 from .scoring import score_board_text as score_table_text  # `balancer score`
@@ -231,9 +241,8 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
     return "\n".join(lines)
 
 
-from ...core.registry import spec_from_module  # noqa: E402
-
 from ...agents.tables import with_mcts  # noqa: E402
+from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent  # noqa: E402
 
 

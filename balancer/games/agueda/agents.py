@@ -39,9 +39,32 @@ import numba as nb
 import numpy as np
 
 from .config import AguedaConfig
-from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER,
-                    MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, State, apply_move, below,
-                    line_open, line_umbrellas, placing)
+from .rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_BANK,
+    G_OVER,
+    G_SEAT,
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    N_PERMS,
+    PERMS,
+    ROWS,
+    TAKE_BREAK,
+    State,
+    apply_move,
+    below,
+    line_open,
+    line_umbrellas,
+    placing,
+)
 from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "lookahead")

@@ -77,7 +77,7 @@ class Market(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Market":
+    def _check(self) -> Market:
         seen: set[tuple[int, int]] = set()
         for i, line in enumerate(self.lines):
             for cell in line.cells:
@@ -112,7 +112,7 @@ class Board(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Board":
+    def _check(self) -> Board:
         if len(self.paintbrush) != self.rows:
             raise ValueError(f"paintbrush: give one list per row ({self.rows}), got {len(self.paintbrush)}")
         for r, spaces in enumerate(self.paintbrush):
@@ -165,7 +165,7 @@ class ShopCard(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "ShopCard":
+    def _check(self) -> ShopCard:
         if self.kind in ("umbrellas", "rows_with") and self.markers == 0:
             raise ValueError(f"{self.name}: a {self.kind} card counts marked colours; give markers >= 1")
         if self.kind in ("varied_rows", "completed_rows", "coins", "tourists") and self.markers:
@@ -181,7 +181,7 @@ class Shops(Strict):
     cards: list[ShopCard] = Field(min_length=2)
 
     @model_validator(mode="after")
-    def _check(self) -> "Shops":
+    def _check(self) -> Shops:
         names = [c.name for c in self.cards]
         if len(set(names)) != len(names):
             raise ValueError("shop card names must differ")
@@ -223,7 +223,7 @@ class Solo(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Solo":
+    def _check(self) -> Solo:
         if self.difficulty not in self.end_card:
             raise ValueError(f"difficulty: {self.difficulty!r} is not on the end card; allowed: {list(self.end_card)}")
         return self
@@ -286,7 +286,7 @@ class AguedaConfig(GameConfig):
     agents: Agents
 
     @model_validator(mode="after")
-    def _check(self) -> "AguedaConfig":
+    def _check(self) -> AguedaConfig:
         colours = self.umbrellas.colours
         for where, pairs in (("mural.rows", self.mural.rows), ("tourists.tiles", self.tourists.tiles)):
             for i, pair in enumerate(pairs):

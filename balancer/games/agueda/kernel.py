@@ -71,7 +71,7 @@ and far stronger.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -80,13 +80,65 @@ from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
-from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_DECK, G_MOVES, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE,
-                    MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, Rules, State,
-                    O_AI, O_BAG, O_COINS, O_DECK, O_END, O_FILL, O_FLIPPED, O_MARKET, O_OCC, O_SUITCASE, O_TILE_AT,
-                    O_UNLOCKED, apply_move, below, compile_rules, line_open, line_umbrellas, placing, setup, shuffle,
-                    state_offsets, state_views)
-from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED, F_COINS_SPENT, F_EMPTY_COUNT,
-                      F_MURAL_TILES, F_RETURNED, F_TURNS, ai_score, final_rows)
+from .rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_DECK,
+    G_MOVES,
+    G_OVER,
+    G_SEAT,
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    N_PERMS,
+    O_AI,
+    O_BAG,
+    O_COINS,
+    O_DECK,
+    O_END,
+    O_FILL,
+    O_FLIPPED,
+    O_MARKET,
+    O_OCC,
+    O_SUITCASE,
+    O_TILE_AT,
+    O_UNLOCKED,
+    PERMS,
+    ROWS,
+    TAKE_BREAK,
+    Rules,
+    State,
+    apply_move,
+    below,
+    compile_rules,
+    line_open,
+    line_umbrellas,
+    placing,
+    setup,
+    shuffle,
+    state_offsets,
+    state_views,
+)
+from .scoring import (
+    COMPONENTS,
+    F_ATTRACTED,
+    F_BREAKS,
+    F_COINS,
+    F_COINS_GAINED,
+    F_COINS_SPENT,
+    F_EMPTY_COUNT,
+    F_MURAL_TILES,
+    F_RETURNED,
+    F_TURNS,
+    ai_score,
+    final_rows,
+)
 
 # the header of S
 H_PHASE = 0                   # the decision asked: PH_*

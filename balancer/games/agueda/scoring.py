@@ -15,9 +15,24 @@ import numba as nb
 import numpy as np
 
 from .config import AguedaConfig
-from .rules import (G_AI_PTS, ROWS, SK_ADJACENT, SK_COINS, SK_COMPLETED, SK_ROWS_WITH, SK_TOURISTS, SK_UMBRELLAS,
-                    SK_VARIED, ST_ATTRACTED, ST_BREAKS, ST_COINS_GAINED, ST_COINS_SPENT, ST_RETURNED, ST_TOURIST_PTS,
-                    ST_TURNS)
+from .rules import (
+    G_AI_PTS,
+    ROWS,
+    SK_ADJACENT,
+    SK_COINS,
+    SK_COMPLETED,
+    SK_ROWS_WITH,
+    SK_TOURISTS,
+    SK_UMBRELLAS,
+    SK_VARIED,
+    ST_ATTRACTED,
+    ST_BREAKS,
+    ST_COINS_GAINED,
+    ST_COINS_SPENT,
+    ST_RETURNED,
+    ST_TOURIST_PTS,
+    ST_TURNS,
+)
 
 COMPONENTS: tuple[str, ...] = ("tourists", "mural", "shops", "empty_spaces")
 """Score components (points by source), in the order of the columns of :func:`final_rows`."""

@@ -87,7 +87,7 @@ class Game(protocol.Position):
     def sp(self):
         return self.T.sp
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         """An independent copy (position and chance stream)."""
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state

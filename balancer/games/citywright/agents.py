@@ -28,10 +28,25 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .config import DISTRICTS, CitywrightConfig
 from . import kernel
-from .rules import (DISCARD_FOR_TILE, FORCED, G_OVER, MS_INDEX, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, SLOT_LINES,
-                    below, current_seat, final_rows, views)
+from .config import DISTRICTS, CitywrightConfig
+from .rules import (
+    DISCARD_FOR_TILE,
+    FORCED,
+    G_OVER,
+    MS_INDEX,
+    N_EDGE,
+    N_SEQ,
+    N_SLOTS,
+    PLACE,
+    SEQS,
+    SITE,
+    SLOT_LINES,
+    below,
+    current_seat,
+    final_rows,
+    views,
+)
 from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)

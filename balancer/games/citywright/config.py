@@ -60,7 +60,7 @@ class Rulers(Strict):
     five_cell: dict[str, ShapeSpec]
 
     @model_validator(mode="after")
-    def _check(self) -> "Rulers":
+    def _check(self) -> Rulers:
         for name, shape in self.four_cell.items():
             if len(shape.cells) != 4 or shape.star is not None:
                 raise ValueError(f"four_cell.{name}: a four-cell ruler has exactly 4 cells and no '*'")
@@ -191,7 +191,7 @@ class Specialists(Strict):
     industrial: dict[str, float]
 
     @model_validator(mode="after")
-    def _check(self) -> "Specialists":
+    def _check(self) -> Specialists:
         for name in DISTRICTS:
             weights = getattr(self, name)
             if set(weights) != set(DISTRICTS):
@@ -244,7 +244,7 @@ class CitywrightConfig(GameConfig):
     agents: Agents
 
     @model_validator(mode="after")
-    def _check(self) -> "CitywrightConfig":
+    def _check(self) -> CitywrightConfig:
         for n in self.players:
             for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
                 if str(n) not in table:

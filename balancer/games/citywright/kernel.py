@@ -77,9 +77,35 @@ import numpy as np
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from .config import CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FINAL_COLUMNS, FORCED, G_OVER, G_ORDER, G_PHASE, G_PLACE, G_SLOT, G_START,
-                    G_STEP, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, Layout, Rules, apply_move, below, compile_rules,
-                    final_rows, line_multiset, setup, state_layout, state_views, views)
+from .rules import (
+    DISCARD_FOR_TILE,
+    FINAL_COLUMNS,
+    FORCED,
+    G_ORDER,
+    G_OVER,
+    G_PHASE,
+    G_PLACE,
+    G_SLOT,
+    G_START,
+    G_STEP,
+    N_EDGE,
+    N_SEQ,
+    N_SLOTS,
+    PLACE,
+    SEQS,
+    SITE,
+    Layout,
+    Rules,
+    apply_move,
+    below,
+    compile_rules,
+    final_rows,
+    line_multiset,
+    setup,
+    state_layout,
+    state_views,
+    views,
+)
 from .scoring import Geometry, ScoreParams, score_all
 
 DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3

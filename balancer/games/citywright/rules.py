@@ -175,8 +175,8 @@ def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     found: set[tuple[int, ...]] = set()
 
                     def rec(prefix: tuple[int, ...], left: list[int]) -> None:
-                        if len(prefix) == k:
-                            found.add(prefix)
+                        if len(prefix) == k:  # noqa: B023 (called within this iteration)
+                            found.add(prefix)  # noqa: B023 (called within this iteration)
                             return
                         for dist in range(4):
                             if left[dist]:
@@ -221,9 +221,9 @@ def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> 
         for rot in range(4):
             def tf(rc: tuple[int, int]) -> tuple[int, int]:
                 r, c = rc
-                if flip:
+                if flip:  # noqa: B023 (called within this iteration)
                     c = -c
-                for _ in range(rot):
+                for _ in range(rot):  # noqa: B023 (called within this iteration)
                     r, c = c, -r
                 return r, c
             pts = [tf(p) for p in cells]

@@ -61,7 +61,7 @@ class ActionColours(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _distinct(self) -> "ActionColours":
+    def _distinct(self) -> ActionColours:
         if len({self.travel, self.sketch, self.funding, self.publish}) != 4:
             raise ValueError("the four colour actions need four different colours")
         return self
@@ -94,7 +94,7 @@ class TravelBoard(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _edges_on_board(self) -> "TravelBoard":
+    def _edges_on_board(self) -> TravelBoard:
         if self.edges != "ring":
             for i, (a, b) in enumerate(self.edges):
                 if not (0 <= a < self.spaces and 0 <= b < self.spaces and a != b):
@@ -128,7 +128,7 @@ class Sketch(Strict):
     sketchbooks: int = Field(ge=1, le=4)
 
     @model_validator(mode="after")
-    def _long_enough(self) -> "Sketch":
+    def _long_enough(self) -> Sketch:
         if len(self.extra_card_money) < self.max_cards:
             raise ValueError("extra_card_money: needs one value per card a sketchbook can hold (max_cards)")
         return self
@@ -173,7 +173,7 @@ class Tracks(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _on_track(self) -> "Tracks":
+    def _on_track(self) -> Tracks:
         last = len(self.prestige_points) - 1
         bad = [k for k in self.prestige_rewards if not 1 <= k <= last]
         if bad:
@@ -219,7 +219,7 @@ class ThemeBoard(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _spaces(self) -> "ThemeBoard":
+    def _spaces(self) -> ThemeBoard:
         for p in self.pairs:
             a, b = p.spaces
             if not (0 <= a <= 3 and 0 <= b <= 3 and a != b):
@@ -328,7 +328,7 @@ class UrbanSketchersConfig(GameConfig):
     cards: Cards
 
     @model_validator(mode="after")
-    def _check(self) -> "UrbanSketchersConfig":
+    def _check(self) -> UrbanSketchersConfig:
         res, themes, regions = self.resources.names, self.themes.names, self.regions
         for names, key in ((res, "resources.names"), (themes, "themes.names"), (regions, "regions")):
             twice = sorted({x for x in names if names.count(x) > 1})

@@ -66,11 +66,48 @@ from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
-from .fast import (G_BAG_N, G_DECK_N, G_DECK_SEEN, G_FIRST, G_PHASE, G_ROUND, G_SEAT, G_TOTAL_PUB, ST_PAID_BANK,
-                   ST_PAID_PLAYERS, ST_PRESTIGE_MONEY, ST_PUB_COUNT, ST_PUB_SIZES, ST_RECEIVED, ST_TURNS, ST_WHITE)
-from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
-                    K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP,
-                    K_WANDER, P_MAIN, P_OVER, Move, Rules, State, compile_rules)
+from .fast import (
+    G_BAG_N,
+    G_DECK_N,
+    G_DECK_SEEN,
+    G_PHASE,
+    G_ROUND,
+    G_SEAT,
+    ST_PAID_BANK,
+    ST_PAID_PLAYERS,
+    ST_PRESTIGE_MONEY,
+    ST_PUB_COUNT,
+    ST_PUB_SIZES,
+    ST_RECEIVED,
+    ST_TURNS,
+    ST_WHITE,
+)
+from .rules import (
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PASS,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SETUP_DISCARD,
+    K_SETUP_DONE,
+    K_SKETCH,
+    K_STEP,
+    K_THEME_PAIR,
+    K_UNFLIP,
+    K_WANDER,
+    P_MAIN,
+    P_OVER,
+    Move,
+    Rules,
+    State,
+    compile_rules,
+)
 from .scoring import COMPONENTS
 
 jit = nb.njit(cache=True)

@@ -317,7 +317,7 @@ class State:
     st_prestige_money: list[int]
     st_received: list[int]
 
-    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> "State":
+    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> State:
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
         With ``stats=False`` the copy's statistics (the ``st_*`` metrics, which no rule and no
         agent reads) are write-only scratch lists shared by all such copies: for look-aheads,

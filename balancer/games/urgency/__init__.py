@@ -83,13 +83,43 @@ from ...core import protocol
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from .agents import (AGENTS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_new_game,
-                     play_new_game_no_chance_agents, play_race_fast)
+from .agents import (
+    AGENTS,
+    EXPECTIMAX,
+    EXPECTIMAX1,
+    GREEDY,
+    RANDOM,
+    choose,
+    play_new_game,
+    play_new_game_no_chance_agents,
+    play_race_fast,
+)
 from .config import ANIMAL_DECKS, UrgencyConfig
-from .kernel import ENGINE, Table, move_code, outcome as kernel_outcome, table, unpack
+from .kernel import ENGINE, Table, move_code, table, unpack
+from .kernel import outcome as kernel_outcome
 from .narrate import Narrator, cards_of
-from .rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PICK_KIND, PS, ROLLV, SCORED, SCORED_TILE, SUP, TRIGGER,
-                    Rules, advance, decide, decisions, new_state, setup_state, unpack_event)
+from .rules import (
+    LOG,
+    LOG_CAP,
+    LOG_N,
+    LOG_ON,
+    MASK,
+    MOVE,
+    PICK_KIND,
+    PS,
+    ROLLV,
+    SCORED,
+    SCORED_TILE,
+    SUP,
+    TRIGGER,
+    Rules,
+    advance,
+    decide,
+    decisions,
+    new_state,
+    setup_state,
+    unpack_event,
+)
 
 NAME = "urgency"
 CONFIG_MODEL = UrgencyConfig
@@ -343,9 +373,8 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     return "\n".join(lines)
 
 
-from ...core.registry import spec_from_module  # noqa: E402
-
 from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
+from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent, with_decks  # noqa: E402
 
 

@@ -69,7 +69,7 @@ class Effect(Strict):
     target: Literal[TARGETS] = "foremost"  # type: ignore[valid-type]
 
     @model_validator(mode="after")
-    def _check(self) -> "Effect":
+    def _check(self) -> Effect:
         if any(not 1 <= t <= 14 for t in self.tiles):
             raise ValueError("tiles are numbered 1 to 14")
         if self.do in ("attack", "safe_tiles") and not self.tiles:
@@ -94,7 +94,7 @@ class Card(Strict):
     why: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Card":
+    def _check(self) -> Card:
         if self.assumed and not (self.why or "").strip():
             raise ValueError("an assumed card says why in one line (why: ...)")
         if self.effect.do in ("dice", "safe_tiles") and self.trigger.when != "always":
@@ -134,7 +134,7 @@ class Board(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Board":
+    def _check(self) -> Board:
         for name in ("rosettes", "safe"):
             if any(not 1 <= t <= 14 for t in getattr(self, name)):
                 raise ValueError(f"{name}: tiles are numbered 1 to 14")
@@ -221,7 +221,7 @@ class UrgencyConfig(GameConfig):
         return {} if value is None else value     # `decks: null`: a variant without cards drops the decks
 
     @model_validator(mode="after")
-    def _check(self) -> "UrgencyConfig":
+    def _check(self) -> UrgencyConfig:
         if self.to_win > self.tokens:
             raise ValueError(f"to_win: {self.to_win} is more than the {self.tokens} tokens a player has")
         unknown = set(self.decks) - set(ANIMAL_DECKS)

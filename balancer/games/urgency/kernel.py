@@ -58,14 +58,46 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
+from . import rules
 from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
-from .rules import (DECK, DOFF, INPLAY, K_PILE, K_PLAY, K_QUEUE, NEXTPILE, NPLAY, NQUEUE, NROS, OPT_N, OPTS,
-                    P_CARDS, PH_MOVE, PH_OVER, PH_PICK, PHASE, PICK_KIND, PICKER, PILES, PS, QUEUE, QUSED, ROLLV,
-                    ROS, SCORED, SCORED_TILE, MASK, below, compile_rules, decisions, gen_moves, load_options,
-                    seat_to_move)
-from . import rules
+from .rules import (
+    DECK,
+    DOFF,
+    INPLAY,
+    K_PILE,
+    K_PLAY,
+    K_QUEUE,
+    MASK,
+    NEXTPILE,
+    NPLAY,
+    NQUEUE,
+    NROS,
+    OPT_N,
+    OPTS,
+    P_CARDS,
+    PH_MOVE,
+    PH_OVER,
+    PH_PICK,
+    PHASE,
+    PICK_KIND,
+    PICKER,
+    PILES,
+    PS,
+    QUEUE,
+    QUSED,
+    ROLLV,
+    ROS,
+    SCORED,
+    SCORED_TILE,
+    below,
+    compile_rules,
+    decisions,
+    gen_moves,
+    load_options,
+    seat_to_move,
+)
 from .scoring import METRICS, final_rows
 
 N_PLAYERS = 2

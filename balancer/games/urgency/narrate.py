@@ -9,8 +9,25 @@ card effect and capture is narrated where it happens.
 from __future__ import annotations
 
 from .config import ANIMAL_DECKS, Card, UrgencyConfig
-from .rules import (K_DISCARD, K_PILE, K_PLAY, K_QUEUE, K_ROSETTE, LG_AGAIN, LG_CARD, LG_IN_PLAY, LG_NO_MOVE,
-                    LG_REMOVED, LG_ROLL, LG_STOP, LG_TURN, MOVE, PICK, ROLL, SCORED_TILE)
+from .rules import (
+    K_DISCARD,
+    K_PILE,
+    K_PLAY,
+    K_QUEUE,
+    K_ROSETTE,
+    LG_AGAIN,
+    LG_CARD,
+    LG_IN_PLAY,
+    LG_NO_MOVE,
+    LG_REMOVED,
+    LG_ROLL,
+    LG_STOP,
+    LG_TURN,
+    MOVE,
+    PICK,
+    ROLL,
+    SCORED_TILE,
+)
 
 _WHEN = {
     "own_roll": "on their roll{of}", "opponent_roll": "on the opponent's roll{of}",

@@ -713,7 +713,7 @@ def setup_state(R, decks, rng):
             cards = np.arange(lo, hi)
             rng.shuffle(cards)
             k = 0
-            for i in range(prm[P_DISCARD]):
+            for _ in range(prm[P_DISCARD]):
                 S[b + DISC + S[b + NDISC]] = cards[k]
                 S[b + NDISC] += 1
                 k += 1

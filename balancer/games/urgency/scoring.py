@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import CAPT, CAPTURED_N, NPLAY, PS, RAS, SCORED, SUP, TURNS, MASK, popcount
+from .rules import CAPT, CAPTURED_N, MASK, NPLAY, PS, RAS, SCORED, SUP, TURNS, popcount
 
 METRICS: tuple[str, ...] = ("game_turns", "game_captures", "game_roll_agains", "captures", "captured", "roll_agains",
                              "tokens_on_board", "cards_in_play")

@@ -15,8 +15,18 @@ import numpy as np
 import balancer.games.agueda as ag
 from balancer.core.protocol import Position
 from balancer.games.agueda.kernel import last_turn, plan_code, turn_count
-from balancer.games.agueda.rules import (MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST,
-                                         MV_TROW, TAKE_BREAK)
+from balancer.games.agueda.rules import (
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    TAKE_BREAK,
+)
 
 
 class Turn(NamedTuple):
@@ -43,7 +53,7 @@ class Turn(NamedTuple):
         return mv
 
     @classmethod
-    def from_array(cls, mv: np.ndarray) -> "Turn":
+    def from_array(cls, mv: np.ndarray) -> Turn:
         k = int(mv[MV_K])
         return cls(int(mv[MV_LINE]), int(mv[MV_ROW]), tuple(int(c) for c in mv[MV_ORDER:MV_ORDER + k]),
                    int(mv[MV_TOURIST]), int(mv[MV_TROW]), int(mv[MV_TCOL]))

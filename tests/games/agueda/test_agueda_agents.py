@@ -9,13 +9,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from agueda_turns import Turn
 
 import balancer.games.agueda as ag
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games.agueda.kernel import KERNEL, last_turn, turn_count
 from balancer.games.agueda.rules import ATTRACT_TWO
-
-from agueda_turns import Turn
 
 R, O, Y, G, B, P = range(6)
 

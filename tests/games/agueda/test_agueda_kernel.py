@@ -13,15 +13,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from agueda_turns import Turn
+from test_agueda_rules import B, G, O, P, R, Y, position, set_row
 
 import balancer.games.agueda as ag
 from balancer.core.seeding import game_seed
-from balancer.games.agueda.kernel import (ENGINE, HEADER, KERNEL, M_ORDER, M_ROW, M_TOURIST, NO_LINE, PH_LINE,
-                                          PH_ORDER, PH_ROW, PH_TOURIST, last_turn, phase, turn_count)
+from balancer.games.agueda.kernel import (
+    ENGINE,
+    HEADER,
+    KERNEL,
+    M_ORDER,
+    M_ROW,
+    M_TOURIST,
+    NO_LINE,
+    PH_LINE,
+    PH_ORDER,
+    PH_ROW,
+    PH_TOURIST,
+    last_turn,
+    phase,
+    turn_count,
+)
 from balancer.games.agueda.rules import G_AI_PTS, G_DECK, G_OVER, O_AI, O_DECK, TAKE_BREAK
-
-from agueda_turns import Turn
-from test_agueda_rules import B, G, O, P, R, Y, position, set_row
 
 E = -1
 DATA = Path(__file__).resolve().parents[2] / "data" / "agueda" / "main-aee35a5-outcomes.json"

@@ -4,11 +4,11 @@ conserved, rows filled from the left, and every game ends."""
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balancer.games.agueda as ag
+from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games.agueda.rules import umbrellas_accounted
 

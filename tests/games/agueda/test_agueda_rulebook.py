@@ -4,12 +4,11 @@ first tests left a gap or the code read the text differently. Positions as in te
 
 from __future__ import annotations
 
-import balancer.games.agueda as ag
-from balancer.core.protocol import Position
-from balancer.games.agueda.rules import G_BANK
 from agueda_turns import Turn, all_turns, is_legal_turn, play
-
 from test_agueda_rules import B, G, O, P, R, Y, position
+
+import balancer.games.agueda as ag
+from balancer.games.agueda.rules import G_BANK
 
 E = -1   # an empty market space
 

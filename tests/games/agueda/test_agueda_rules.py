@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from agueda_turns import Turn, all_turns, is_legal_turn, play
 
 import balancer.games.agueda as ag
-from balancer.core.protocol import Position
 from balancer.core.game import ranks_and_win_shares
-from balancer.games.agueda.rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, G_TRIGGER, ST_RETURNED,
-                                         TAKE_BREAK, umbrellas_accounted)
-from agueda_turns import Turn, all_turns, is_legal_turn, play
+from balancer.core.protocol import Position
+from balancer.games.agueda.rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_BANK,
+    G_OVER,
+    G_SEAT,
+    G_TRIGGER,
+    ST_RETURNED,
+    TAKE_BREAK,
+    umbrellas_accounted,
+)
 
 R, O, Y, G, B, P = range(6)
 L = 7

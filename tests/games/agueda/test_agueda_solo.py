@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from agueda_turns import Turn, all_turns, play
 
 import balancer.games.agueda as ag
 from balancer.core.protocol import Position
 from balancer.games.agueda.rules import G_AI_PTS, G_DECK, umbrellas_accounted
 from balancer.games.agueda.scoring import ai_score
-from agueda_turns import Turn, all_turns, play
 
 R, O, Y, G, B, P = range(6)
 
@@ -50,7 +50,7 @@ def test_tour_guide_card_takes_from_the_market(ag_cfg, card, taken, points):
 
 def test_solo_ends_after_the_last_card(ag_cfg):
     game = ag.new_game(ag_cfg, 1, 5)
-    for turn in range(10):
+    for _ in range(10):
         assert not ag.is_over(game)
         play(game, all_turns(game)[0])
     assert ag.is_over(game) and ag.game_state(game).stats[0, 1] == 10

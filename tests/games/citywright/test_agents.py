@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from brute import best_keys, copy_game, move_key
+from turns import Move, count_turns, decision_kind, decisions
 
 import balancer.games.citywright as cw
 from balancer.games.citywright.agents import agent_params
 from balancer.games.citywright.rules import DISCARD_FOR_TILE, G_PHASE
-
-from brute import best_keys, copy_game, move_key
-from turns import Move, count_turns, decision_kind, decisions
 
 GREEDY_AGENTS = ["greedy", "residential", "commercial", "park", "industrial"]
 MAX_MOVES = 2000          # legal turns; the brute force costs about 1 ms per turn

@@ -17,14 +17,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from turns import all_turn_decisions, count_turns
 
 import balancer.games.citywright as cw
 from balancer.core.seeding import game_seed
-from balancer.games.citywright.kernel import (D4T0, DRAFT, FORCED_DISCARD, KERNEL, ORDER, ORDER0, PASS, PICK, PICK0,
-                                              PLACE0, PLACEMENT, observation)
+from balancer.games.citywright.kernel import (
+    D4T0,
+    DRAFT,
+    FORCED_DISCARD,
+    KERNEL,
+    ORDER,
+    ORDER0,
+    PASS,
+    PICK,
+    PICK0,
+    PLACE0,
+    PLACEMENT,
+    observation,
+)
 from balancer.games.citywright.rules import G_PHASE, G_SLOT, SLOT_LINES
-
-from turns import all_turn_decisions, count_turns
 
 R, C, P, I = 1, 2, 3, 4
 TL, TR, BR, BL = 16, 17, 18, 19

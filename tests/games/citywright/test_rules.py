@@ -14,14 +14,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from turns import Move, all_turns, is_legal_turn, play_turn
 
 import balancer.games.citywright as cw
 from balancer.core.game import ranks_and_win_shares
 from balancer.games.citywright.kernel import DRAFT, FORCED_DISCARD, PASS, PLACE0
-from balancer.games.citywright.rules import (DISCARD_FOR_TILE, FORCED, G_PHASE, OPPOSITE, PLACE, SLOT_LINES,
-                                             compile_rules, orientations, placement_table)
-
-from turns import Move, all_turns, is_legal_turn, play_turn
+from balancer.games.citywright.rules import (
+    DISCARD_FOR_TILE,
+    FORCED,
+    G_PHASE,
+    OPPOSITE,
+    PLACE,
+    SLOT_LINES,
+    compile_rules,
+    orientations,
+    placement_table,
+)
 
 R, C, P, I = 1, 2, 3, 4
 TL, TR, BR, BL = 16, 17, 18, 19

@@ -15,9 +15,17 @@ from typing import NamedTuple
 import numpy as np
 
 import balancer.games.citywright as cw
-from balancer.games.citywright.kernel import (D4T0, DRAFT, FORCED_DISCARD, ORDER0, PICK0, PLACE0, turn_array,
-                                              turn_decisions)
-from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, G_PHASE, N_SEQ, PLACE, SLOT_LINES, MS_INDEX
+from balancer.games.citywright.kernel import (
+    D4T0,
+    DRAFT,
+    FORCED_DISCARD,
+    ORDER0,
+    PICK0,
+    PLACE0,
+    turn_array,
+    turn_decisions,
+)
+from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, G_PHASE, MS_INDEX, N_SEQ, PLACE, SLOT_LINES
 
 
 class Move(NamedTuple):

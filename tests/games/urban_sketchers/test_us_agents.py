@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.agents import GreedyAgent, candidate_moves, position_value, Weights
-from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, P_OVER, SUPPLY,
-                                                  apply_move, legal_moves)
-from balancer.core.seeding import game_seed
-
 from test_us_examples import place, position
+
+from balancer.core.seeding import game_seed
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, candidate_moves, position_value
+from balancer.games.urban_sketchers.rules import (
+    K_END,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_STEP,
+    P_OVER,
+    SUPPLY,
+    apply_move,
+    legal_moves,
+)
 
 
 def test_agent_names(us_cfg):
@@ -141,9 +149,18 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
     the agent's later random tie-breaks are unchanged. Random 4-player games reach round ends and
     an empty bonus bag often enough that some of the checked decisions do draw."""
     from balancer.games.urban_sketchers.agents import quick_value
-    from balancer.games.urban_sketchers.rules import (K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY,
-                                                      K_THEME_PAIR, K_UNFLIP, P_FUNDING, P_MAIN, P_RESOLVE,
-                                                      P_SKETCH)
+    from balancer.games.urban_sketchers.rules import (
+        K_EXTRA_THEME,
+        K_FUND,
+        K_IMPROVE,
+        K_IMPROVE_MONEY,
+        K_THEME_PAIR,
+        K_UNFLIP,
+        P_FUNDING,
+        P_MAIN,
+        P_RESOLVE,
+        P_SKETCH,
+    )
     kinds = {K_THEME_PAIR, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_UNFLIP, K_EXTRA_THEME}
     w = Weights(us_cfg)
     checked = drew = 0
@@ -199,6 +216,7 @@ def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
     shared scratch lists (State.clone with seat and stats=False): choosing a decision must leave
     every field of the real position as it was, at every decision of a few 4-player games."""
     import copy
+
     from balancer.games.urban_sketchers.rules import State
     fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
     greedy = GreedyAgent(us_cfg)
@@ -225,10 +243,11 @@ def test_travel_weights_come_from_the_config(us_cfg):
     wander_steps 3 (base) greedy steps towards it, with wander_steps 2 it flips Wanderer to it."""
     import dataclasses
 
+    from test_us_examples import take_from_deck
+
     from balancer.games.urban_sketchers import fast
     from balancer.games.urban_sketchers.agents import card_value
     from balancer.games.urban_sketchers.rules import K_WANDER
-    from test_us_examples import take_from_deck
 
     def greedy(**values):
         return us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={

@@ -15,10 +15,44 @@ import pytest
 
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.rules import (
-    B_EXTRA_THEME, B_LONGER, B_MONEY, EFFICIENT, FUNDING, IMP_PUBLISH, IMP_SKETCH, IMP_SUPPLY, IMP_TRAVEL, K_BONUS,
-    K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH,
-    K_STEP, K_UNFLIP, K_WANDER, OPPORTUNIST, P_MAIN, P_RESOLVE, PUBLISH, SKETCH, SUPPLY, TRAVEL, WANDERER, WHITE,
-    State, apply_move, efficient_options, legal_moves, new_state)
+    B_EXTRA_THEME,
+    B_LONGER,
+    B_MONEY,
+    EFFICIENT,
+    FUNDING,
+    IMP_PUBLISH,
+    IMP_SKETCH,
+    IMP_SUPPLY,
+    IMP_TRAVEL,
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SKETCH,
+    K_STEP,
+    K_UNFLIP,
+    K_WANDER,
+    OPPORTUNIST,
+    P_MAIN,
+    P_RESOLVE,
+    PUBLISH,
+    SKETCH,
+    SUPPLY,
+    TRAVEL,
+    WANDERER,
+    WHITE,
+    State,
+    apply_move,
+    efficient_options,
+    legal_moves,
+    new_state,
+)
 from balancer.games.urban_sketchers.scoring import final_components, majority_points
 
 PENCIL, INK, PAINT, PAPER = range(4)

@@ -10,16 +10,26 @@ import math
 
 import numpy as np
 import pytest
+from test_us_examples import final_scoring_position, place, position
 
 from balancer.core import protocol
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast, kernel
-from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_SKETCH, P_OVER, P_SETUP, P_TRAVEL, SKETCH,
-                                                  TRAVEL, State, apply_move, legal_moves, new_state)
+from balancer.games.urban_sketchers.rules import (
+    K_END,
+    K_PICK,
+    K_SKETCH,
+    P_OVER,
+    P_SETUP,
+    SKETCH,
+    TRAVEL,
+    State,
+    apply_move,
+    legal_moves,
+    new_state,
+)
 from balancer.games.urban_sketchers.scoring import final_components, tiebreak
-
-from test_us_examples import final_scoring_position, place, position
 
 FIELDS = [f for f in State.__slots__ if f not in ("rules", "rng")]
 

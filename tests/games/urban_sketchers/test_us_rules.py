@@ -5,19 +5,35 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
+from conftest import BASE
+from test_us_examples import place, play, position
 from typer.testing import CliRunner
 
 from balancer.cli import app
 from balancer.config import ConfigError, load_config, resolve_yaml
 from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.agents import Weights, finish_turn
 from balancer.games.urban_sketchers.config import deck_distribution
 from balancer.games.urban_sketchers.rules import (
-    FUNDING, K_END, K_FUND, K_PASS, K_PLACE, K_SETUP_DISCARD, K_SETUP_DONE, K_THEME_PAIR, P_MAIN, P_OVER, P_RESOLVE,
-    P_SETUP, P_TRAVEL, PUBLISH, SKETCH, SUPPLY, TRAVEL, legal_moves)
-
-from balancer.games.urban_sketchers.agents import Weights, finish_turn
-from conftest import BASE
-from test_us_examples import place, play, position
+    FUNDING,
+    K_END,
+    K_FUND,
+    K_PASS,
+    K_PLACE,
+    K_SETUP_DISCARD,
+    K_SETUP_DONE,
+    K_THEME_PAIR,
+    P_MAIN,
+    P_OVER,
+    P_RESOLVE,
+    P_SETUP,
+    P_TRAVEL,
+    PUBLISH,
+    SKETCH,
+    SUPPLY,
+    TRAVEL,
+    legal_moves,
+)
 
 
 def test_setup(us_cfg):
@@ -282,6 +298,7 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     """`balancer score` on end-of-game holdings: the position of test_final_scoring_by_hand written
     as text (money 12 + 2 from the unpublished sketchbook) gives the same components."""
     from test_us_examples import final_scoring_position
+
     from balancer.games.urban_sketchers.scoring import final_components
     s = final_scoring_position(us_cfg)
     comps = final_components(s)

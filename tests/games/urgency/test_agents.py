@@ -12,9 +12,8 @@ from balancer.config import load_config
 from balancer.core.seeding import game_seed
 from balancer.games import urgency
 from balancer.games.urgency.agents import roll_probs
-from balancer.games.urgency.rules import MOVE, NEXT_ROLL, PS, put_in_play
-
 from balancer.games.urgency.kernel import unpack
+from balancer.games.urgency.rules import MOVE, NEXT_ROLL, PS, put_in_play
 
 from .test_rules import card, decision, position
 

@@ -17,9 +17,28 @@ from balancer.core.kernel import policy_playout, uniform_move
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urgency
 from balancer.games.urgency import kernel as k
-from balancer.games.urgency.rules import (DECK, DISC, K_PILE, MOVE, NDISC, NEXTPILE, NQUEUE, NROS, OPTS, PICK,
-                                          PILES, PS, QUEUE, QUSED, ROLL, ROS, TRIGGER, load_options, push_request,
-                                          put_in_play)
+from balancer.games.urgency.rules import (
+    DECK,
+    DISC,
+    K_PILE,
+    MOVE,
+    NDISC,
+    NEXTPILE,
+    NQUEUE,
+    NROS,
+    OPTS,
+    PICK,
+    PILES,
+    PS,
+    QUEUE,
+    QUSED,
+    ROLL,
+    ROS,
+    TRIGGER,
+    load_options,
+    push_request,
+    put_in_play,
+)
 
 from .test_rules import card, position, std  # noqa: F401  (std: a fixture)
 

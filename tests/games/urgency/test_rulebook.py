@@ -5,10 +5,28 @@ hand with :func:`~tests.games.urgency.test_rules.position`; each derivation is i
 from __future__ import annotations
 
 from balancer.games import urgency
-from balancer.games.urgency.rules import (ACTIVE, DECK, DISC, INPLAY, MOVE, NDISC, NEXT_ROLL, NEXTPILE, NPLAY, NROS,
-                                          OPPSC, PH_OVER, PH_PICK, PHASE, PICK, PILES, PS, ROS, SCORED, WINNER)
-
 from balancer.games.urgency.kernel import unpack
+from balancer.games.urgency.rules import (
+    DECK,
+    DISC,
+    INPLAY,
+    MOVE,
+    NDISC,
+    NEXT_ROLL,
+    NEXTPILE,
+    NPLAY,
+    NROS,
+    OPPSC,
+    PH_OVER,
+    PH_PICK,
+    PHASE,
+    PICK,
+    PILES,
+    PS,
+    ROS,
+    SCORED,
+    WINNER,
+)
 
 from .test_rules import decision, position, std, tiles  # noqa: F401  (std: a fixture)
 

@@ -15,13 +15,49 @@ import pytest
 from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
 from balancer.games.urgency import card_names
-from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
-from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
-                                          OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
-                                          SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
-                                          fire_both, put_in_play, resolve, roll_pips, T_OWN_ROLL, T_OPP_ROLL, compile_rules)
 from balancer.games.urgency.agents import roll_probs
+from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
 from balancer.games.urgency.kernel import deck_labels, move_code, unpack
+from balancer.games.urgency.rules import (
+    ACTIVE,
+    CAPT,
+    DICE_N,
+    INPLAY,
+    LOCK,
+    MASK,
+    MOVE,
+    NEXT_ROLL,
+    NPLAY,
+    OPPSC,
+    PH_MOVE,
+    PH_PICK,
+    PHASE,
+    PICK,
+    PS,
+    RA_TILE,
+    RAS,
+    REQ_HEAD,
+    REQ_TAIL,
+    ROLLED,
+    ROLLV,
+    SAFEM,
+    SCORED,
+    ST_END,
+    ST_TURN_START,
+    STEP,
+    SUP,
+    T_OPP_ROLL,
+    T_OWN_ROLL,
+    TURNS,
+    advance,
+    apply_effect,
+    compile_rules,
+    fire_both,
+    own_move,
+    put_in_play,
+    resolve,
+    roll_pips,
+)
 from balancer.games.urgency.scoring import tokens_accounted
 
 ROOT = Path(__file__).resolve().parents[3]

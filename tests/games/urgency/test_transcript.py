@@ -13,8 +13,26 @@ from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games import urgency
 from balancer.games.urgency.narrate import Narrator
-from balancer.games.urgency.rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, NEXT_ROLL, PS, STATE_SIZE, ST_ROLL,
-                                          STEP, SUP, advance, apply_effect, decide, resolve, setup_state, unpack_event)
+from balancer.games.urgency.rules import (
+    LOG,
+    LOG_CAP,
+    LOG_N,
+    LOG_ON,
+    MASK,
+    MOVE,
+    NEXT_ROLL,
+    PS,
+    ST_ROLL,
+    STATE_SIZE,
+    STEP,
+    SUP,
+    advance,
+    apply_effect,
+    decide,
+    resolve,
+    setup_state,
+    unpack_event,
+)
 
 from .test_rules import STANDARD, card, plain, position, std  # noqa: F401 (plain, std: fixtures)
 
