@@ -59,8 +59,9 @@ def default_compare_names(config_a: Path | str, config_b: Path | str, players: i
     return f"compare-{_safe(Path(config_a).stem)}-vs-{_safe(Path(config_b).stem)}-{players}p"
 
 
-def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[str],
-                  engine: str | None = None) -> bool | None:
+def _matching_run(
+    run_dir: Path, sha: str, seed: int, games: int, agents: list[str], engine: str | None = None
+) -> bool | None:
     """True if ``run_dir`` holds finished results of exactly this request, False if it holds other
     results, None if it holds none."""
     if not (run_dir / RESULTS_FILE).is_file():
@@ -129,8 +130,7 @@ def compare_variants(
     cfg_a, cfg_b = load_config(config_a), load_config(config_b)
     if cfg_a.game != cfg_b.game:
         raise ValueError(
-            f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, "
-            f"{config_b} is {cfg_b.game!r}"
+            f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, {config_b} is {cfg_b.game!r}"
         )
     spec = get_spec(cfg_a.game)
     if players < 1:
@@ -164,8 +164,20 @@ def compare_variants(
 
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
-            run_to_dir(spec, cfg, path, seats, games, seed, jobs, run_dir, force=force,
-                       command=command, progress=progress, resume=None)
+            run_to_dir(
+                spec,
+                cfg,
+                path,
+                seats,
+                games,
+                seed,
+                jobs,
+                run_dir,
+                force=force,
+                command=command,
+                progress=progress,
+                resume=None,
+            )
 
     import polars as pl
 

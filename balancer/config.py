@@ -68,9 +68,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
                 None, None, "a mapping key must be a plain value", key_node.start_mark
             ) from None
         if key in mapping:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         mapping[key] = loader.construct_object(value_node, deep=deep)
     return mapping
 
@@ -87,7 +85,7 @@ def read_yaml_mapping(path: Path) -> dict:
     """
     try:
         exists, is_file = path.exists(), path.is_file()
-    except OSError as exc:   # a name too long for the file system, a loop of links ...
+    except OSError as exc:  # a name too long for the file system, a loop of links ...
         raise ConfigError(f"{_short_path(path)}: cannot read: {exc.strerror or exc}") from None
     if not exists:
         raise ConfigError(f"{path}: file not found")
@@ -98,8 +96,7 @@ def read_yaml_mapping(path: Path) -> dict:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if size > MAX_YAML_BYTES:
-        raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file "
-                          "may have")
+        raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file may have")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -180,7 +177,7 @@ def resolve_yaml(path: Path | str) -> ResolvedYaml:
 def _short_path(path: Path, limit: int = 120) -> str:
     """``path`` for a message, its middle elided past ``limit`` characters."""
     text = str(path)
-    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]}"
+    return text if len(text) <= limit else f"{text[: limit // 2]}...{text[-limit // 2 :]}"
 
 
 def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
@@ -199,19 +196,23 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         parent = path.parent / parent_name
         try:
             found = parent.exists()
-        except OSError as exc:   # e.g. a name longer than the file system allows
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: "
-                              f"{exc.strerror or exc}") from None
+        except OSError as exc:  # e.g. a name longer than the file system allows
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: {exc.strerror or exc}"
+            ) from None
         if not found:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])
         if STUDY_KEY in resolved_parent.data:
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; "
-                              "extend a variant config")
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; extend a variant config"
+            )
         own_game, parent_game = data.get(GAME_KEY), resolved_parent.data.get(GAME_KEY)
         if own_game is not None and parent_game is not None and own_game != parent_game:
-            raise ConfigError(f"{path}: {GAME_KEY}: cannot change game ({own_game!r}) in a file that extends a "
-                              f"{parent_game!r} config ({parent_name})")
+            raise ConfigError(
+                f"{path}: {GAME_KEY}: cannot change game ({own_game!r}) in a file that extends a "
+                f"{parent_game!r} config ({parent_name})"
+            )
         base = resolved_parent.data
         origins.update(resolved_parent.origins)
         chain.extend(resolved_parent.chain)
@@ -253,15 +254,20 @@ def load_config(path: Path | str) -> GameConfig:
         resolved.data["variant"] = resolved.path.stem
         resolved.origins[("variant",)] = resolved.path
     named_by_file = resolved.origins.get(("variant",)) == resolved.path and "variant" not in read_yaml_mapping(
-        resolved.path)
+        resolved.path
+    )
     model = _model_for_game(resolved)
     try:
         return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
         lines = validation_error_lines(resolved, model, exc)
-        if named_by_file:   # the name came from the file's name: say so, and how to give another
-            lines = [line + " (the variant is named after its file; give it a shorter variant: name)"
-                     if f"{resolved.path}: variant: " in line else line for line in lines]
+        if named_by_file:  # the name came from the file's name: say so, and how to give another
+            lines = [
+                line + " (the variant is named after its file; give it a shorter variant: name)"
+                if f"{resolved.path}: variant: " in line
+                else line
+                for line in lines
+            ]
         raise ConfigError(lines) from None
 
 
@@ -332,7 +338,9 @@ def parse_key_path(text: str) -> KeyPath:
     return tuple(parts)
 
 
-def _split_message_path(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath, message: str) -> tuple[KeyPath, str]:
+def _split_message_path(
+    err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath, message: str
+) -> tuple[KeyPath, str]:
     """A validator message ``"seat_bonus.4: needs 4 values"`` raised at ``loc`` ->
     (``loc + ('seat_bonus', '4')``, ``"needs 4 values"``), when its first part is a key of the
     model or the mapping at ``loc``; else (``loc``, ``message``)."""
@@ -361,8 +369,11 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
         loc = tuple(err.get("loc", ()))
         if err.get("type") != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
             continue
-        candidates = [str(m[-1]) for m in missing if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in
-                      {(*k[:-1], v) for k, v in typo_of.items()}]
+        candidates = [
+            str(m[-1])
+            for m in missing
+            if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in {(*k[:-1], v) for k, v in typo_of.items()}
+        ]
         close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6)
         if close:
             typo_of[loc] = close[0]
@@ -375,8 +386,9 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
         if loc in typo_of:
             allowed = _allowed_keys(model, loc[:-1])
             tail = f" allowed: {', '.join(allowed)}" if allowed else ""
-            lines.append(f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, "
-                         f"did you mean {typo_of[loc]!r}?{tail}")
+            lines.append(
+                f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, did you mean {typo_of[loc]!r}?{tail}"
+            )
             continue
         if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
             where, problem = loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}"

@@ -86,9 +86,15 @@ def _numbers(values: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | str = "results", jobs: int = -1,
-                  force_replay: bool = False, progress: bool = True,
-                  log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def save_baseline(
+    study_path: Path | str,
+    out: Path | str,
+    results_root: Path | str = "results",
+    jobs: int = -1,
+    force_replay: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Run the study (finished cells are reused, see :func:`balancer.study.run_study`), compute every
     tracked number of every cell and write the baseline to ``out`` (atomically); return it.
 
@@ -99,25 +105,37 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
     from balancer.study import run_study
 
     check_expect_targets(study_path, jobs)
-    result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress,
-                       log=log)
+    result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress, log=log)
     study = result.study
     cells = []
     for (run_name, variant), cell in result.cells.items():
-        table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"),
-                                                                     ("seat", "ascending")])
+        table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"), ("seat", "ascending")])
         run = study.runs[run_name]
         meta = cell.meta
-        cells.append({
-            "run": run_name, "variant": variant, "players": run.players, "agents": run.table,
-            "games": int(meta["games"]), "seed": int(meta["seed"]),
-            "config_sha256": meta["config_sha256"], "engine_sha256": meta["engine_sha256"],
-            "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
-            "numbers": _numbers(per_game_values(table, run.table)),
-        })
-    data = {"format": FORMAT, "kind": KIND, "study": study.study, "game": study.game, "seed": study.seed,
-            "balancer_version": balancer.__version__,
-            "created": datetime.now(UTC).isoformat(timespec="seconds"), "cells": cells}
+        cells.append(
+            {
+                "run": run_name,
+                "variant": variant,
+                "players": run.players,
+                "agents": run.table,
+                "games": int(meta["games"]),
+                "seed": int(meta["seed"]),
+                "config_sha256": meta["config_sha256"],
+                "engine_sha256": meta["engine_sha256"],
+                "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
+                "numbers": _numbers(per_game_values(table, run.table)),
+            }
+        )
+    data = {
+        "format": FORMAT,
+        "kind": KIND,
+        "study": study.study,
+        "game": study.game,
+        "seed": study.seed,
+        "balancer_version": balancer.__version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cells": cells,
+    }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
@@ -155,7 +173,7 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     path = Path(path)
     try:
         found = path.is_file()
-    except OSError:   # a name too long for the file system, ...
+    except OSError:  # a name too long for the file system, ...
         found = False
     if not found:
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")

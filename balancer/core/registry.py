@@ -128,19 +128,39 @@ def all_specs() -> list[GameSpec]:
     return [get_spec(name) for name in sorted(GAMES)]
 
 
-def spec_from_module(module: Any, *, display_name: str | None = None, default_config: str,
-                     check_agent: Callable[[str, Any], str | None] | None = None,
-                     engine: Engine | None = None, **optional: Any) -> GameSpec:
+def spec_from_module(
+    module: Any,
+    *,
+    display_name: str | None = None,
+    default_config: str,
+    check_agent: Callable[[str, Any], str | None] | None = None,
+    engine: Engine | None = None,
+    **optional: Any,
+) -> GameSpec:
     """The :class:`GameSpec` of a game package whose protocol functions are module-level names
     (``NAME``, ``CONFIG_MODEL``, ``AGENTS``, ``new_game`` ... ``transcript``); the one place that
     reads them, so that a game's ``__init__.py`` ends with ``SPEC = spec_from_module(...)``."""
     agents = tuple(module.AGENTS)
     extra = tuple(optional.pop("extra_agents", ()))
     return GameSpec(
-        name=module.NAME, display_name=display_name or module.NAME.replace("_", " ").title(),
-        config_model=module.CONFIG_MODEL, default_config=default_config, agents=agents,
+        name=module.NAME,
+        display_name=display_name or module.NAME.replace("_", " ").title(),
+        config_model=module.CONFIG_MODEL,
+        default_config=default_config,
+        agents=agents,
         check_agent=check_agent or known_agents_check(agents + extra),
-        play_game=module.play_game, transcript=module.transcript, make_agent=module.make_agent,
-        new_game=module.new_game, legal_moves=module.legal_moves, apply=module.apply, is_over=module.is_over,
-        outcome=module.outcome, is_legal_move=module.is_legal_move, source=Path(module.__file__).parent,
-        module=module.__name__, engine=engine, extra_agents=extra, **optional)
+        play_game=module.play_game,
+        transcript=module.transcript,
+        make_agent=module.make_agent,
+        new_game=module.new_game,
+        legal_moves=module.legal_moves,
+        apply=module.apply,
+        is_over=module.is_over,
+        outcome=module.outcome,
+        is_legal_move=module.is_legal_move,
+        source=Path(module.__file__).parent,
+        module=module.__name__,
+        engine=engine,
+        extra_agents=extra,
+        **optional,
+    )

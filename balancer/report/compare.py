@@ -129,9 +129,18 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
                 hi = scale * r["ci_high"] if not _missing(r.get("ci_high")) else d
                 sig = bool(r.get("significant"))
                 colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
-                ax.errorbar([d], [y], xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]], fmt="o",
-                            color=colour, markerfacecolor=colour if sig else "white",
-                            markersize=4.5, elinewidth=1.1, capsize=2.5, zorder=3)
+                ax.errorbar(
+                    [d],
+                    [y],
+                    xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]],
+                    fmt="o",
+                    color=colour,
+                    markerfacecolor=colour if sig else "white",
+                    markersize=4.5,
+                    elinewidth=1.1,
+                    capsize=2.5,
+                    zorder=3,
+                )
             ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
             ax.set_yticks(ys, [_label(humanize(r["name"])) for r in rows])
             ax.set_ylim(-0.7, len(rows) - 0.3)
@@ -146,26 +155,30 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
 # --------------------------------------------------------------------------- context
 
 
-def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float,
-          metrics: bool = False) -> list[dict[str, Any]]:
+def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics: bool = False) -> list[dict[str, Any]]:
     """Table rows of one section; a metric is named by :func:`balancer.report.render.metric_label`
     (``"turns per player"``, ``"turns per game"`` for a ``game_`` metric)."""
     digits = 1 if scale == 100.0 else 2
     out = []
     for r in section:
-        out.append({
-            "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
-            "from": fmt_value(r.get("from"), scale, digits),
-            "to": fmt_value(r.get("to"), scale, digits),
-            "difference": fmt_diff(r.get("difference"), scale, digits),
-            "ci": ("–" if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
-                   else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"),
-            "p": fmt_p(r.get("p_value")),
-            "test": r.get("test") or "",
-            "significant": bool(r.get("significant")),
-            "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
-            "n": r.get("n"),
-        })
+        out.append(
+            {
+                "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
+                "from": fmt_value(r.get("from"), scale, digits),
+                "to": fmt_value(r.get("to"), scale, digits),
+                "difference": fmt_diff(r.get("difference"), scale, digits),
+                "ci": (
+                    "–"
+                    if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
+                    else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"
+                ),
+                "p": fmt_p(r.get("p_value")),
+                "test": r.get("test") or "",
+                "significant": bool(r.get("significant")),
+                "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
+                "n": r.get("n"),
+            }
+        )
     return out
 
 
@@ -179,8 +192,15 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
         if not rows:
             continue
         diff_unit = "percentage points" if scale == 100.0 else (unit or "the metric's own unit")
-        sections.append({"key": key, "heading": heading, "unit": unit, "diff_unit": diff_unit,
-                         "rows": _rows(rows, unit, scale, metrics=key == "metrics")})
+        sections.append(
+            {
+                "key": key,
+                "heading": heading,
+                "unit": unit,
+                "diff_unit": diff_unit,
+                "rows": _rows(rows, unit, scale, metrics=key == "metrics"),
+            }
+        )
         if key == "metrics":
             rows = [{**r, "name": metric_label(r["name"])} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))

@@ -323,11 +323,25 @@ def matchup_heatmap(
                 for j in range(k):
                     if np.isnan(r[i, j]):
                         continue
-                    dark = abs(r[i, j] - 0.5) > 0.2          # white text on the deepest colours
-                    ax.text(j, i - 0.12, f"{r[i, j] * 100:.0f}", ha="center", va="center", fontsize=8,
-                            color="white" if dark else "black")
-                    ax.text(j, i + 0.24, f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}", ha="center",
-                            va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
+                    dark = abs(r[i, j] - 0.5) > 0.2  # white text on the deepest colours
+                    ax.text(
+                        j,
+                        i - 0.12,
+                        f"{r[i, j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="white" if dark else "black",
+                    )
+                    ax.text(
+                        j,
+                        i + 0.24,
+                        f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=5.5,
+                        color="#eeeeee" if dark else "#333333",
+                    )
             labels = [text_label(v) for v in values]
             ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(k), labels)
@@ -375,8 +389,18 @@ def difference_chart(
         below = [max(0.0, 100.0 * (d - lo)) for d, lo in zip(differences, ci_low)]
         above = [max(0.0, 100.0 * (hi - d)) for d, hi in zip(differences, ci_high)]
         ax.axvline(0.0, color=FAIR_COLOUR, linestyle="--", linewidth=1.0, zorder=1)
-        ax.errorbar(pct, ys, xerr=[below, above], fmt="o", color=BAR_COLOUR, ecolor="#222222",
-                    markersize=4, elinewidth=1.0, capsize=3, zorder=3)
+        ax.errorbar(
+            pct,
+            ys,
+            xerr=[below, above],
+            fmt="o",
+            color=BAR_COLOUR,
+            ecolor="#222222",
+            markersize=4,
+            elinewidth=1.0,
+            capsize=3,
+            zorder=3,
+        )
         ax.set_yticks(ys, [text_label(lab) for lab in labels])
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_xlabel(xlabel)

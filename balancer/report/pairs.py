@@ -49,8 +49,7 @@ wins {{ fair }}% of games. Cells are one pair each; grey cells never occurred.</
 """
 
 
-def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str,
-                 fmt: str = "{:.0f}") -> Figure:
+def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str, fmt: str = "{:.0f}") -> Figure:
     """A symmetric heatmap of ``matrix`` (names x names, NaN shown grey) with each value written in
     its cell. Raises ValueError when the matrix is not square with one row per name."""
     if matrix.shape != (len(names), len(names)):
@@ -70,8 +69,9 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
         for j in range(len(names)):
             v = matrix[i, j]
             if math.isfinite(v):
-                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=5.5,
-                        color="white" if v > mid else "black")
+                ax.text(
+                    j, i, fmt.format(v), ha="center", va="center", fontsize=5.5, color="white" if v > mid else "black"
+                )
     ax.set_title(figs.text_label(title), loc="left")
     fig.colorbar(im, ax=ax, shrink=0.7, label=cbar_label)
     return fig
@@ -80,11 +80,11 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
 def heatmap_cmap():
     """The heatmaps' colour map (viridis, grey for pairs that never occurred)."""
     import matplotlib
+
     return matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
 
 
-def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None,
-                 top: int = 12) -> Path:
+def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None, top: int = 12) -> Path:
     """Write the pair page of the run in ``results_dir`` grouped by ``label`` to ``out_html`` (and
     PNG heatmaps into ``figures_dir``). Raises FileNotFoundError (no results), KeyError (no such
     label), ValueError (games of one seat)."""
@@ -102,10 +102,18 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
     ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     html = env.from_string(_PAGE).render(
-        title=f"Outcomes by {label} pair", games=f"{table['games'].sum():,}", players=players,
-        source=str(results_dir), label=label, pairs=table.height, min_games=int(table.select(pl.min("games")).item()),
-        max_games=int(table.select(pl.max("games")).item()), fair=f"{100 / players:.1f}", charts=charts,
-        top=ranked.iter_rows(named=True))
+        title=f"Outcomes by {label} pair",
+        games=f"{table['games'].sum():,}",
+        players=players,
+        source=str(results_dir),
+        label=label,
+        pairs=table.height,
+        min_games=int(table.select(pl.min("games")).item()),
+        max_games=int(table.select(pl.max("games")).item()),
+        fair=f"{100 / players:.1f}",
+        charts=charts,
+        top=ranked.iter_rows(named=True),
+    )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     out_html.write_text(html, encoding="utf-8")

@@ -138,7 +138,7 @@ def metric_label(name: str) -> str:
     ``"game_turns_per_player" -> "turns per game"``."""
     base = str(name).removesuffix(PER_PLAYER)
     if base.startswith(GAME_PREFIX) and len(base) > len(GAME_PREFIX):
-        return f"{humanize(base[len(GAME_PREFIX):])} per game"
+        return f"{humanize(base[len(GAME_PREFIX) :])} per game"
     return f"{humanize(base)} per player"
 
 
@@ -256,8 +256,10 @@ def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     if not rows:
         return [], None
     chart = figures.difference_chart(
-        [r["name"] for r in rows], [r["difference"] for r in rows],
-        [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
+        [r["name"] for r in rows],
+        [r["difference"] for r in rows],
+        [r["ci_low"] for r in rows],
+        [r["ci_high"] for r in rows],
         xlabel="win rate with it minus without it (percentage points)",
     )
     return rows, Markup(chart)
@@ -269,8 +271,7 @@ def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) ->
         return None
     agent = agents[0]["agent"]
     share = fmt_share(fair) if fair is not None else "1/n"
-    return (f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} "
-            "by construction.")
+    return f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} by construction."
 
 
 SOLO_WIN = "solo_win"
@@ -298,8 +299,7 @@ def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence:
     return Markup(figures.svg_string(figures.matchup_heatmap(values, panels, f"{name}: match-ups")))
 
 
-def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
-                   confidence: float = 0.95) -> list[dict]:
+def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int, confidence: float = 0.95) -> list[dict]:
     """One section per ``label_<name>`` column of the results: the win rate of each label value.
 
     A label that differs between the seats of a game (an Urgency deck) gets one row per value,
@@ -330,8 +330,13 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
             rows = []
             for (value,), group in df.group_by("value", maintain_order=True):
                 by_seat = {r["seat"]: r for r in group.iter_rows(named=True)}
-                rows.append({"value": value, "games": max(r["games"] for r in by_seat.values()),
-                             "seats": [by_seat.get(s) for s in seats]})
+                rows.append(
+                    {
+                        "value": value,
+                        "games": max(r["games"] for r in by_seat.values()),
+                        "seats": [by_seat.get(s) for s in seats],
+                    }
+                )
             values = [r["value"] for r in rows]
         else:
             seats = []
@@ -339,10 +344,19 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
             # by the interval's low end: 3 wins of 3 games (100%, low end 44%) must not lead the table
             rows = sorted(df.iter_rows(named=True), key=lambda r: (-r["ci_low"], -r["rate"], str(r["value"])))
             values = sorted(r["value"] for r in rows)
-        heatmap = (_matchup_svg(lf, name, values, confidence)
-                   if n_players == 2 and not per_game and len(values) >= 2 else None)
-        sections.append({"name": name, "label": humanize(name), "per_game": per_game, "rows": rows,
-                         "seats": seats, "heatmap": heatmap})
+        heatmap = (
+            _matchup_svg(lf, name, values, confidence) if n_players == 2 and not per_game and len(values) >= 2 else None
+        )
+        sections.append(
+            {
+                "name": name,
+                "label": humanize(name),
+                "per_game": per_game,
+                "rows": rows,
+                "seats": seats,
+                "heatmap": heatmap,
+            }
+        )
     return sections
 
 
@@ -354,8 +368,12 @@ def _split_note(note: str) -> tuple[str, str]:
     return "", note
 
 
-def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
-                  labels: Sequence[Mapping[str, Any]] = ()) -> dict:
+def build_context(
+    summary: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    title: str | None = None,
+    labels: Sequence[Mapping[str, Any]] = (),
+) -> dict:
     """Everything the template needs, figures included (as ``Markup`` SVG).
 
     Args:
@@ -404,19 +422,14 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
         "seat_test": describe_seat_uniformity(summary),
         "seat_uniformity_p": summary.get("seat_uniformity_p"),
         "no_bonus": [
-            {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])}
-            for r in no_bonus
+            {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])} for r in no_bonus
         ],
         "components": components,
         "score_agents": score_agents,
         "score_seats": score_seats,
-        "score_agent_chart": (_score_chart(score_agents, "agent", components)
-                              if score_agents and not mirror else None),
+        "score_agent_chart": (_score_chart(score_agents, "agent", components) if score_agents and not mirror else None),
         "score_seat_chart": _score_chart(score_seats, "seat", components) if score_seats else None,
-        "metrics": [
-            {**values, "name": metric_label(name)}
-            for name, values in (summary.get("metrics") or {}).items()
-        ],
+        "metrics": [{**values, "name": metric_label(name)} for name, values in (summary.get("metrics") or {}).items()],
         "indicators": indicators,
         "indicator_chart": indicator_chart,
         "tied_share": summary.get("tied_games_share"),
@@ -455,8 +468,12 @@ def _environment() -> Environment:
     return env
 
 
-def render_html(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
-                labels: Sequence[Mapping[str, Any]] = ()) -> str:
+def render_html(
+    summary: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    title: str | None = None,
+    labels: Sequence[Mapping[str, Any]] = (),
+) -> str:
     """Render the report page to a string (for notebooks: ``IPython.display.HTML(...)``)."""
     context = build_context(summary, meta, title, labels)
     return _environment().get_template(TEMPLATE_NAME).render(**context)
@@ -520,9 +537,7 @@ def _check_stored_summary(stored: Mapping[str, Any], fresh: Mapping[str, Any], p
         stored_rates = {r["seat"]: float(r["rate"]) for r in rates}
     except (TypeError, KeyError, ValueError):
         raise ResultsFileError(f"{path}: seat_win_rate: expected a list of {{seat, rate}} objects") from None
-    if set(stored_rates) != set(fresh_rates) or any(
-        abs(stored_rates[s] - fresh_rates[s]) > 1e-9 for s in fresh_rates
-    ):
+    if set(stored_rates) != set(fresh_rates) or any(abs(stored_rates[s] - fresh_rates[s]) > 1e-9 for s in fresh_rates):
         raise ResultsFileError(
             f"{path}: out of date: its seat win rates differ from those of {results}; "
             "delete it (the report recomputes it) or rerun 'balancer run'"

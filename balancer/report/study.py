@@ -49,12 +49,12 @@ class FigureData:
     run: str
     show: str
     categories: list[str]
-    unit: str                 # "%" for rates, the metric's unit otherwise
-    scale: float              # 100 for rates shown in percent, 1 for metrics
+    unit: str  # "%" for rates, the metric's unit otherwise
+    scale: float  # 100 for rates shown in percent, 1 for metrics
     series: list[Series]
     fair: float | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
-    matrix: list[dict[str, Any]] = field(default_factory=list)   # matchups: one table row per (variant, row, col)
+    matrix: list[dict[str, Any]] = field(default_factory=list)  # matchups: one table row per (variant, row, col)
 
     @property
     def has_published(self) -> bool:
@@ -90,8 +90,19 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         run = result.study.runs[fig.run]
         series = []
         if fig.show.startswith("matchups:"):
-            out.append(FigureData(i, fig.title, fig.run, fig.show, [], "%", 100.0, [],
-                                  matrix=matchup_rows(result, fig.run, fig.show.split(":", 1)[1])))
+            out.append(
+                FigureData(
+                    i,
+                    fig.title,
+                    fig.run,
+                    fig.show,
+                    [],
+                    "%",
+                    100.0,
+                    [],
+                    matrix=matchup_rows(result, fig.run, fig.show.split(":", 1)[1]),
+                )
+            )
             continue
         if fig.show == "seat_win_rate":
             categories = [f"seat {s}" for s in range(1, run.players + 1)]
@@ -116,17 +127,35 @@ def figure_data(result: StudyResult) -> list[FigureData]:
                 vals = [(m["mean"], m["ci_low"], m["ci_high"])]
                 published = [float(pub) if isinstance(pub, (int, float)) else None]
             series.append(Series(label, [v[0] for v in vals], [v[1] for v in vals], [v[2] for v in vals], published))
-        rate = (fig.show in ("seat_win_rate", "agent_win_rate")
-                or _metric_is_rate(result, fig.run, _metric_name(fig.show)))
-        out.append(FigureData(i, fig.title, fig.run, fig.show, categories, "%" if rate else "",
-                              100.0 if rate else 1.0, series,
-                              fair=(1.0 / run.players if fig.show == "seat_win_rate" or
-                                    (fig.show == "agent_win_rate" and len(set(run.table)) == run.players) else None)))
+        rate = fig.show in ("seat_win_rate", "agent_win_rate") or _metric_is_rate(
+            result, fig.run, _metric_name(fig.show)
+        )
+        out.append(
+            FigureData(
+                i,
+                fig.title,
+                fig.run,
+                fig.show,
+                categories,
+                "%" if rate else "",
+                100.0 if rate else 1.0,
+                series,
+                fair=(
+                    1.0 / run.players
+                    if fig.show == "seat_win_rate"
+                    or (fig.show == "agent_win_rate" and len(set(run.table)) == run.players)
+                    else None
+                ),
+            )
+        )
     return out
 
 
-ORDERS: tuple[tuple[Order, str], ...] = (("first", "row moves first"), ("second", "row moves second"),
-                                         ("any", "both seat orders"))
+ORDERS: tuple[tuple[Order, str], ...] = (
+    ("first", "row moves first"),
+    ("second", "row moves second"),
+    ("any", "both seat orders"),
+)
 
 
 def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, Any]]:
@@ -165,16 +194,35 @@ def grouped_chart(data: FigureData) -> MplFigure:
             pos = x - 0.4 + width * (j + 0.5)
             vals = np.array(s.values) * data.scale
             err = np.array([vals - np.array(s.lows) * data.scale, np.array(s.highs) * data.scale - vals])
-            ax.bar(pos, vals, width * 0.92, color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
-                   label=f"{figs.text_label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)", yerr=err, capsize=3,
-                   error_kw={"elinewidth": 0.9, "ecolor": "#222222"})
+            ax.bar(
+                pos,
+                vals,
+                width * 0.92,
+                color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
+                label=f"{figs.text_label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)",
+                yerr=err,
+                capsize=3,
+                error_kw={"elinewidth": 0.9, "ecolor": "#222222"},
+            )
             pub = [(p, v) for p, v in zip(pos, s.published) if v is not None]
             if pub:
-                ax.scatter([p for p, _ in pub], [v * data.scale for _, v in pub], marker="D", s=22, color="black",
-                           zorder=5, label="published" if j == 0 else None)
+                ax.scatter(
+                    [p for p, _ in pub],
+                    [v * data.scale for _, v in pub],
+                    marker="D",
+                    s=22,
+                    color="black",
+                    zorder=5,
+                    label="published" if j == 0 else None,
+                )
         if data.fair is not None:
-            ax.axhline(data.fair * data.scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
-                       label=f"fair share ({data.fair * 100:.1f}%)")
+            ax.axhline(
+                data.fair * data.scale,
+                color=figs.FAIR_COLOUR,
+                linestyle="--",
+                linewidth=0.9,
+                label=f"fair share ({data.fair * 100:.1f}%)",
+            )
         ax.set_xticks(x, [figs.text_label(c) for c in data.categories])
         if data.show in ("seat_win_rate", "agent_win_rate"):
             ax.set_ylabel("win rate (%)")
@@ -201,8 +249,9 @@ def _fmt(value: float | None, scale: float, digits: int = 1) -> str:
     return f"{value * scale:,.{digits}f}"
 
 
-def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path,
-                 figures_dir: Path | None = None) -> Path:
+def render_study(
+    result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
+) -> Path:
     """Write the study's self-contained HTML report (and, with ``figures_dir``, each figure as SVG and
     PNG). ``changes``: figure index -> rows of the changes table (see :func:`balancer.study.changes`)."""
     data = figure_data(result)
@@ -213,18 +262,39 @@ def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], 
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
-    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["fmt"] = _fmt
-    cells = [{"run": c.run, "variant": c.variant, "config": str(c.config_path), "sha": c.meta.get("config_sha256", "")[:12],
-              "games": c.meta.get("games"), "agents": ", ".join(c.meta.get("agents", [])),
-              "seconds": c.meta.get("elapsed_seconds"), "reused": c.reused, "dir": str(c.out_dir)}
-             for c in result.cells.values()]
+    cells = [
+        {
+            "run": c.run,
+            "variant": c.variant,
+            "config": str(c.config_path),
+            "sha": c.meta.get("config_sha256", "")[:12],
+            "games": c.meta.get("games"),
+            "agents": ", ".join(c.meta.get("agents", [])),
+            "seconds": c.meta.get("elapsed_seconds"),
+            "reused": c.reused,
+            "dir": str(c.out_dir),
+        }
+        for c in result.cells.values()
+    ]
     first = next(iter(result.cells.values()))
     html = env.get_template("study.html.j2").render(
-        study=result.study, study_path=str(result.study_path), blocks=blocks, cells=cells,
-        wall_seconds=result.wall_seconds, simulated_seconds=result.simulated_seconds, games=result.games,
-        versions=first.meta.get("versions", {}), variants=list(result.study.variants),
+        study=result.study,
+        study_path=str(result.study_path),
+        blocks=blocks,
+        cells=cells,
+        wall_seconds=result.wall_seconds,
+        simulated_seconds=result.simulated_seconds,
+        games=result.games,
+        versions=first.meta.get("versions", {}),
+        variants=list(result.study.variants),
     )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)

@@ -42,10 +42,24 @@ def trajectory_chart(result: TuneResult) -> str:
             games = sum(ev.games.values())
             label = None if t["rung"] in seen_rungs else f"rung {t['rung']} ({games:,} games)"
             seen_rungs.add(t["rung"])
-            err = [[max(0.0, ev.objective - ev.low)], [max(0.0, ev.high - ev.objective)]] \
-                if math.isfinite(ev.low) else None
-            ax.errorbar([t["trial"]], [ev.objective], yerr=err, fmt="o", markersize=3.2 + 0.8 * t["rung"],
-                        color=colour, ecolor=colour, elinewidth=0.7, capsize=0, label=label, zorder=2 + t["rung"])
+            err = (
+                [[max(0.0, ev.objective - ev.low)], [max(0.0, ev.high - ev.objective)]]
+                if math.isfinite(ev.low)
+                else None
+            )
+            ax.errorbar(
+                [t["trial"]],
+                [ev.objective],
+                yerr=err,
+                fmt="o",
+                markersize=3.2 + 0.8 * t["rung"],
+                color=colour,
+                ecolor=colour,
+                elinewidth=0.7,
+                capsize=0,
+                label=label,
+                zorder=2 + t["rung"],
+            )
             if t["rung"] == top and ev.objective < best:
                 best = ev.objective
             if math.isfinite(best):
@@ -85,26 +99,60 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
         cands = sorted(cands, key=lambda c: _sort_key(c.values[path]))
         xs = [c.values[path] for c in cands]
         tops = [_top(c) for c in cands]
-        svgs = [line_chart(xs, [("objective", [t.objective for t in tops], [t.low for t in tops],
-                                 [t.high for t in tops])],
-                           xlabel=path, ylabel="objective", title=f"Objective by {path} (others at the best)",
-                           mark=best.values[path])]
+        svgs = [
+            line_chart(
+                xs,
+                [("objective", [t.objective for t in tops], [t.low for t in tops], [t.high for t in tops])],
+                xlabel=path,
+                ylabel="objective",
+                title=f"Objective by {path} (others at the best)",
+                mark=best.values[path],
+            )
+        ]
         for run in result.plan.tune.runs:
-            names = list(dict.fromkeys(n for term in result.plan.terms if term.run == run
-                                       for n, _ in term.members(list(tops[0].estimates[run]))))
+            names = list(
+                dict.fromkeys(
+                    n
+                    for term in result.plan.terms
+                    if term.run == run
+                    for n, _ in term.members(list(tops[0].estimates[run]))
+                )
+            )
             if not names:
                 continue
             rate = all(is_rate(n) for n in names)
-            fair = 1.0 / result.plan.tune.runs[run].players if all(n.startswith("seat_win_rate") for n in names) else None
-            series = [(number_label(n), [t.estimates[run].get(n, {}).get("mean", math.nan) for t in tops],
-                       [t.estimates[run].get(n, {}).get("ci_low", math.nan) for t in tops],
-                       [t.estimates[run].get(n, {}).get("ci_high", math.nan) for t in tops]) for n in names[:8]]
-            svgs.append(line_chart(xs, series, xlabel=path, ylabel="win rate (%)" if rate else "value",
-                                   title=f"{run}: targeted numbers by {path}", scale=100.0 if rate else 1.0,
-                                   fair=fair, mark=get_path(base_data, parse_path(path))))
-        blocks.append({"path": path, "svgs": [Markup(s) for s in svgs],
-                       "base": value_text(get_path(base_data, parse_path(path))),
-                       "best": value_text(best.values[path])})
+            fair = (
+                1.0 / result.plan.tune.runs[run].players if all(n.startswith("seat_win_rate") for n in names) else None
+            )
+            series = [
+                (
+                    number_label(n),
+                    [t.estimates[run].get(n, {}).get("mean", math.nan) for t in tops],
+                    [t.estimates[run].get(n, {}).get("ci_low", math.nan) for t in tops],
+                    [t.estimates[run].get(n, {}).get("ci_high", math.nan) for t in tops],
+                )
+                for n in names[:8]
+            ]
+            svgs.append(
+                line_chart(
+                    xs,
+                    series,
+                    xlabel=path,
+                    ylabel="win rate (%)" if rate else "value",
+                    title=f"{run}: targeted numbers by {path}",
+                    scale=100.0 if rate else 1.0,
+                    fair=fair,
+                    mark=get_path(base_data, parse_path(path)),
+                )
+            )
+        blocks.append(
+            {
+                "path": path,
+                "svgs": [Markup(s) for s in svgs],
+                "base": value_text(get_path(base_data, parse_path(path))),
+                "best": value_text(best.values[path]),
+            }
+        )
     return blocks
 
 
@@ -127,12 +175,19 @@ def best_rows(result: TuneResult, limit: int = 10) -> list[dict[str, Any]]:
     rows = []
     for i, c in enumerate(result.ranked[:limit]):
         ev = _top(c)
-        rows.append({"rank": i + 1, "vals": [value_text(c.values[p]) for p in result.plan.tune.space],
-                     "objective": ev.objective, "low": ev.low, "high": ev.high, "games": sum(ev.games.values()),
-                     "seats": {r: _seat_text(ev.estimates[r], run.players)
-                               for r, run in result.plan.tune.runs.items()},
-                     "is_best": result.best is not None and c.label == result.best.label,
-                     "trials": len(c.trials)})
+        rows.append(
+            {
+                "rank": i + 1,
+                "vals": [value_text(c.values[p]) for p in result.plan.tune.space],
+                "objective": ev.objective,
+                "low": ev.low,
+                "high": ev.high,
+                "games": sum(ev.games.values()),
+                "seats": {r: _seat_text(ev.estimates[r], run.players) for r, run in result.plan.tune.runs.items()},
+                "is_best": result.best is not None and c.label == result.best.label,
+                "trials": len(c.trials),
+            }
+        )
     return rows
 
 
@@ -167,9 +222,18 @@ def confirmation_rows(result: TuneResult) -> list[dict[str, Any]]:
             if name.startswith("matchup:"):
                 continue
             p = paired.get(name, {})
-            rows.append({"run": run, "number": number_label(name), "rate": is_rate(name), "best": best[name],
-                         "base": base.get(name), "diff": p.get("difference"), "diff_low": p.get("ci_low"),
-                         "diff_high": p.get("ci_high")})
+            rows.append(
+                {
+                    "run": run,
+                    "number": number_label(name),
+                    "rate": is_rate(name),
+                    "best": best[name],
+                    "base": base.get(name),
+                    "diff": p.get("difference"),
+                    "diff_low": p.get("ci_low"),
+                    "diff_high": p.get("ci_high"),
+                }
+            )
     return rows
 
 
@@ -177,18 +241,41 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
     """Write the tune's self-contained HTML report to ``out_html`` (atomically); return its path."""
     plan = result.plan
     base_data = plan.base.resolved.data
-    space = [{"path": p, "domain": d.text(), "base": value_text(get_path(base_data, parse_path(p))),
-              "best": value_text(result.best.values[p]) if result.best else "–"}
-             for p, d in plan.tune.space.items()]
+    space = [
+        {
+            "path": p,
+            "domain": d.text(),
+            "base": value_text(get_path(base_data, parse_path(p))),
+            "best": value_text(result.best.values[p]) if result.best else "–",
+        }
+        for p, d in plan.tune.space.items()
+    ]
     refused = [c for c in result.candidates if c.refused]
-    html = environment().get_template("tune.html.j2").render(
-        result=result, plan=plan, tune=plan.tune, game=plan.base.spec.display_name, base=str(plan.base.path),
-        base_variant=str(plan.base.cfg.variant), space=space, terms=plan.terms,
-        trajectory=Markup(trajectory_chart(result)) if result.trials else None,
-        best=best_rows(result), response=response_blocks(result), rungs=rung_rows(result),
-        confirmation=result.confirmation, confirm_rows=confirmation_rows(result), refused=refused,
-        written=str(written) if written else None, written_text=written_text,
-        best_text=changes_text(result.best.values) if result.best else "–", changes=result.changes)
+    html = (
+        environment()
+        .get_template("tune.html.j2")
+        .render(
+            result=result,
+            plan=plan,
+            tune=plan.tune,
+            game=plan.base.spec.display_name,
+            base=str(plan.base.path),
+            base_variant=str(plan.base.cfg.variant),
+            space=space,
+            terms=plan.terms,
+            trajectory=Markup(trajectory_chart(result)) if result.trials else None,
+            best=best_rows(result),
+            response=response_blocks(result),
+            rungs=rung_rows(result),
+            confirmation=result.confirmation,
+            confirm_rows=confirmation_rows(result),
+            refused=refused,
+            written=str(written) if written else None,
+            written_text=written_text,
+            best_text=changes_text(result.best.values) if result.best else "–",
+            changes=result.changes,
+        )
+    )
     out = Path(out_html)
     _write_atomically(out, html)
     return out

@@ -100,8 +100,9 @@ def design(games: Sequence[int], alpha_side: float, beta: float, var: float = 1.
     efficacy = efficacy_boundaries(t, alpha_side)
     futility = stats.norm.isf(np.maximum(_increments(pocock_spending(t, beta / 2)), 1e-300))
     futility[-1] = math.inf
-    return Design(games, tuple(map(float, t)), tuple(map(float, efficacy)), tuple(map(float, futility)),
-                  alpha_side, beta)
+    return Design(
+        games, tuple(map(float, t)), tuple(map(float, efficacy)), tuple(map(float, futility)), alpha_side, beta
+    )
 
 
 GRID = 401  # points of the numerical integration over z (Simpson's rule on [-c, c])
@@ -128,7 +129,7 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
     spend = _increments(obf_spending(fractions, 2 * alpha_side) / 2)  # per side
     bounds = np.full(len(fractions), np.inf)
     z: np.ndarray | None = None  # grid of Z_{k-1} over the paths still running
-    h = np.empty(0)              # the sub-density of Z_{k-1} on that grid
+    h = np.empty(0)  # the sub-density of Z_{k-1} on that grid
     prev_t = 0.0
     for k, (tk, a) in enumerate(zip(fractions, spend)):
         dt = tk - prev_t

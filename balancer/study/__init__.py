@@ -8,4 +8,14 @@ from .changes import study_changes
 from .model import Figure, Run, Study, StudyError, load_study
 from .runner import StudyResult, cell_dir, run_study
 
-__all__ = ["Figure", "Run", "Study", "StudyError", "StudyResult", "cell_dir", "load_study", "run_study", "study_changes"]
+__all__ = [
+    "Figure",
+    "Run",
+    "Study",
+    "StudyError",
+    "StudyResult",
+    "cell_dir",
+    "load_study",
+    "run_study",
+    "study_changes",
+]

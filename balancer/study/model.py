@@ -75,16 +75,19 @@ class Run(_Strict):
     players: int = Field(ge=1, le=8, description="players at the table")
     agents: list[str] = Field(min_length=1, description="one agent for every seat, or one per seat (seats rotate)")
     games: int = Field(ge=1, le=MAX_GAMES, description="games per variant")
-    expect: dict[str, Bound] = Field(default_factory=dict,
-                                     description="designer targets checked by 'balancer check', under every variant")
+    expect: dict[str, Bound] = Field(
+        default_factory=dict, description="designer targets checked by 'balancer check', under every variant"
+    )
 
     @field_validator("expect")
     @classmethod
     def _expect_keys(cls, expect: dict[str, Bound]) -> dict[str, Bound]:
         for key in expect:
             if not re.fullmatch(EXPECT_KEY, key):
-                raise ValueError(f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
-                                 "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player")
+                raise ValueError(
+                    f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
+                    "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player"
+                )
         return expect
 
     @model_validator(mode="after")
@@ -128,8 +131,9 @@ class Tolerance(_Strict):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
     win_rate: float = Field(0.02, gt=0, lt=1, description="absolute change of a win rate (0.02 = 2 points)")
-    metric_sd: float = Field(0.1, gt=0, description="change of a metric mean, in standard deviations of its "
-                                                      "per-game value in the baseline")
+    metric_sd: float = Field(
+        0.1, gt=0, description="change of a metric mean, in standard deviations of its per-game value in the baseline"
+    )
 
 
 class CheckSettings(_Strict):
@@ -139,7 +143,9 @@ class CheckSettings(_Strict):
     tolerance: Tolerance = Field(default_factory=Tolerance)
     false_alarm: float = Field(0.01, gt=0, lt=0.5, description="chance that an unchanged study fails (all numbers)")
     miss_rate: float = Field(0.1, gt=0, lt=0.5, description="chance of passing a change as large as the tolerance")
-    max_games: int | None = Field(None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]")
+    max_games: int | None = Field(
+        None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]"
+    )
     looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
     metrics: list[str] | None = Field(None, description="metrics to track (<name>_per_player); default all")
 
@@ -147,8 +153,9 @@ class CheckSettings(_Strict):
 class Study(_Strict):
     """A whole study file (see ``configs/citywright/appendix.yaml``)."""
 
-    study: str = Field(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH,
-                       description="name; results go to results/<study>/")
+    study: str = Field(
+        pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH, description="name; results go to results/<study>/"
+    )
     title: str = Field(min_length=1)
     game: str
     seed: int = Field(ge=0, le=2**63 - 1)
@@ -156,8 +163,9 @@ class Study(_Strict):
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
     check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
-    ladder: Ladder | None = Field(None, description="a skill ladder: rungs, players and games, expanded into runs "
-                                                    "(see balancer/ladder/model.py)")
+    ladder: Ladder | None = Field(
+        None, description="a skill ladder: rungs, players and games, expanded into runs (see balancer/ladder/model.py)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -171,27 +179,35 @@ class Study(_Strict):
                 raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")
             if fig.show.startswith("matchups:"):
                 if self.runs[fig.run].players != 2:
-                    raise ValueError(f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
-                                     f"{self.runs[fig.run].players}")
+                    raise ValueError(
+                        f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
+                        f"{self.runs[fig.run].players}"
+                    )
                 if fig.published:
                     raise ValueError(f"figures.{i}.published: a match-up matrix takes no published values")
             for label, value in (fig.published or {}).items():
                 if label not in self.variants:
-                    raise ValueError(f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}")
+                    raise ValueError(
+                        f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}"
+                    )
                 run = self.runs[fig.run]
                 if fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
                     raise ValueError(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
                 if fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
-                    raise ValueError(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
+                    raise ValueError(
+                        f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}"
+                    )
                 if fig.show.startswith("metric:") and not isinstance(value, (int, float)):
                     raise ValueError(f"figures.{i}.published.{label}: give one number")
         for where, names in (("variants", self.variants), ("runs", self.runs)):
             for name in names:
                 shown = name if len(name) <= 40 else name[:37] + "..."
                 if not re.fullmatch(NAME_PATTERN, name):
-                    raise ValueError(f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
-                                     "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
-                                     "(each is a folder name)")
+                    raise ValueError(
+                        f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
+                        "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
+                        "(each is a folder name)"
+                    )
                 if len(name) > MAX_NAME_LENGTH:
                     raise ValueError(f"{where}.{shown}: {len(name)} characters, at most {MAX_NAME_LENGTH}")
         return self
@@ -230,15 +246,18 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
     try:
-        data = read_yaml_mapping(path)   # size limit, safe loading, duplicate keys refused with line:column
+        data = read_yaml_mapping(path)  # size limit, safe loading, duplicate keys refused with line:column
     except ConfigError as exc:
         if "expected a mapping" in str(exc) or "empty file" in str(exc):
-            raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, "
-                             "runs, figures, check)") from None
+            raise StudyError(
+                f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, figures, check)"
+            ) from None
         raise StudyError(str(exc)) from None
     if "study" not in data and ("extends" in data or "variant" in data or "runs" not in data):
-        raise StudyError(f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
-                         f"figures:); play a variant with 'balancer run {path}'")
+        raise StudyError(
+            f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
+            f"figures:); play a variant with 'balancer run {path}'"
+        )
     try:
         study = Study.model_validate(data)
     except ValidationError as exc:

@@ -84,9 +84,9 @@ class Sweep(_Strict):
     base: str = Field(min_length=1, description="the variant every point starts from, relative to this file")
     seed: int = Field(ge=0, le=2**63 - 1)
     runs: dict[str, SweepRun] = Field(min_length=1)
-    paths: dict[str, list[Any] | Range] = Field(min_length=1, max_length=2,
-                                                description="one or two YAML paths: a list of values or "
-                                                            "{from, to, step}")
+    paths: dict[str, list[Any] | Range] = Field(
+        min_length=1, max_length=2, description="one or two YAML paths: a list of values or {from, to, step}"
+    )
     target: dict[str, Any] = Field(default_factory=dict, description="number -> target (equal, between, ...)")
 
     @field_validator("runs")
@@ -124,8 +124,10 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     return data
 
 
-_SHAPES = {"paths": "give a list of values, or {from: a, to: b, step: s}",
-           "space": "give {int: [low, high]}, {float: [low, high]} or {choices: [a, b, ...]}"}
+_SHAPES = {
+    "paths": "give a list of values, or {from: a, to: b, step: s}",
+    "space": "give {int: [low, high]}, {float: [low, high]} or {choices: [a, b, ...]}",
+}
 
 
 def validation_lines(path: Path, exc: ValidationError) -> list[str]:
@@ -140,8 +142,11 @@ def validation_lines(path: Path, exc: ValidationError) -> list[str]:
             msg = f"unknown key {err['loc'][-1]!r}"
         elif err["type"] == "missing":
             msg = "required key missing"
-        elif top in _SHAPES and len(err["loc"]) >= 2 and err["type"] in ("list_type", "model_type", "dict_type",
-                                                                         "model_attributes_type"):
+        elif (
+            top in _SHAPES
+            and len(err["loc"]) >= 2
+            and err["type"] in ("list_type", "model_type", "dict_type", "model_attributes_type")
+        ):
             msg = _SHAPES[top]
         elif top == "paths" and err["type"] == "too_long":
             msg = "give one or two YAML paths (a heatmap is the most a sweep draws)"
@@ -168,7 +173,7 @@ class Base:
 def load_base(file: Path, rel: str) -> Base:
     """The base variant named ``base: rel`` in ``file``. Raises SweepError naming ``file: base`` for a
     missing file, or with the config's own lines for a variant that is not valid."""
-    path = (file.parent / rel)
+    path = file.parent / rel
     if not path.is_file():
         raise SweepError(f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})")
     try:
@@ -268,8 +273,9 @@ class SweepPlan:
     shapes: dict[str, RunShape] = field(default_factory=dict)
 
 
-def load_sweep(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
-               probe: bool = True) -> SweepPlan:
+def load_sweep(
+    path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None, probe: bool = True
+) -> SweepPlan:
     """Read and check a sweep file; play nothing but (when a target names a metric or label) one game
     per run to learn what the game reports (``probe=False``: no game, and such targets are left
     unchecked and out of the plan). Raises SweepError with every problem, one line each."""

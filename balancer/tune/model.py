@@ -133,10 +133,13 @@ class Domain(_Strict):
 class Search(_Strict):
     """How the search spends games."""
 
-    sampler: str = Field("auto", pattern="^(auto|tpe|grid|random)$",
-                         description="auto: grid when every value fits the budget, else tpe")
+    sampler: str = Field(
+        "auto", pattern="^(auto|tpe|grid|random)$", description="auto: grid when every value fits the budget, else tpe"
+    )
     rungs: int = Field(4, ge=1, le=8, description="successive-halving rungs; the first look is games / eta^(rungs-1)")
-    eta: int = Field(3, ge=2, le=8, description="each rung keeps about 1/eta of the candidates, with eta times the games")
+    eta: int = Field(
+        3, ge=2, le=8, description="each rung keeps about 1/eta of the candidates, with eta times the games"
+    )
     startup: int = Field(10, ge=1, le=1000, description="tpe: random candidates before the model is used")
 
 
@@ -247,8 +250,9 @@ class TunePlan:
             return "tpe"
         budget = self.tune.budget
         first = sum(r[0] for r in self.rungs.values())
-        fits = ((budget.candidates is None or size <= budget.candidates)
-                and (budget.games is None or size * first <= budget.games))
+        fits = (budget.candidates is None or size <= budget.candidates) and (
+            budget.games is None or size * first <= budget.games
+        )
         return "grid" if fits else "tpe"
 
 
@@ -256,20 +260,24 @@ def rung_sizes(games: int, players: int, rungs: int, eta: int) -> list[int]:
     """Cumulative games of each rung: ``games / eta^(rungs-1-k)`` rounded up to a multiple of
     ``players`` (so rotated seats stay balanced), the last exactly ``games`` rounded so; repeats
     (too few games for that many rungs) are dropped."""
+
     def whole(x: float) -> int:
         return max(players, players * math.ceil(x / players))
+
     sizes = [whole(games / eta ** (rungs - 1 - k)) for k in range(rungs)]
     return sorted(set(sizes))
 
 
-def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
-              probe: bool = True) -> TunePlan:
+def load_tune(
+    path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None, probe: bool = True
+) -> TunePlan:
     """Read and check a tune file; play nothing but (when a target names a metric or label) one game
     per run (``probe=False``: no game; such targets are left unchecked and out of the plan). Raises
     SweepError with every problem, one line each naming file and key."""
     path = Path(path)
-    data = read_mapping(path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, "
-                        "response", "tune")
+    data = read_mapping(
+        path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, response", "tune"
+    )
     try:
         tune = Tune.model_validate(data)
     except ValidationError as exc:
@@ -296,8 +304,9 @@ def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], N
         terms = resolve_terms(objective, shapes, f"{path}: objective")
     except ValueError as exc:
         raise SweepError(str(exc)) from None
-    rungs = {name: rung_sizes(run.games, run.players, tune.search.rungs, tune.search.eta)
-             for name, run in tune.runs.items()}
+    rungs = {
+        name: rung_sizes(run.games, run.players, tune.search.rungs, tune.search.eta) for name, run in tune.runs.items()
+    }
     counts = {len(r) for r in rungs.values()}
     if len(counts) > 1:
         n = min(counts)

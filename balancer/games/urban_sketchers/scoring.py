@@ -32,7 +32,7 @@ def majority_points(counts: list[int], values: tuple[int, ...], needs_tiles: boo
             continue
         place = order.index(c)
         tied = order.count(c)
-        out.append(sum(values[place:place + tied]) // tied)
+        out.append(sum(values[place : place + tied]) // tied)
     return out
 
 
@@ -122,14 +122,20 @@ def score_position(rules: Rules, players: list[dict]) -> dict[str, int]:
     out: dict[str, int] = {}
     maj = [0] * n
     for t in range(4):
-        for s, v in enumerate(majority_points([themes[q][t] for q in range(n)], rules.majority, rules.majority_needs_tiles)):
+        for s, v in enumerate(
+            majority_points([themes[q][t] for q in range(n)], rules.majority, rules.majority_needs_tiles)
+        ):
             maj[s] += v
     for s, p in enumerate(players):
         if not 0 <= p["prestige"] <= last:
             raise ValueError(f"line for seat {s + 1}: prestige= must be a space 0-{last}")
-        comps = {"publishing": p["vp"], "sets": min(p["themes"]) * rules.set_points, "majorities": maj[s],
-                 "prestige": rules.prestige_points[p["prestige"]],
-                 "leftovers": (p["money"] + p["resources"]) // rules.per_money}
+        comps = {
+            "publishing": p["vp"],
+            "sets": min(p["themes"]) * rules.set_points,
+            "majorities": maj[s],
+            "prestige": rules.prestige_points[p["prestige"]],
+            "leftovers": (p["money"] + p["resources"]) // rules.per_money,
+        }
         for k, v in comps.items():
             out[f"seat_{s + 1}_{k}"] = v
         out[f"seat_{s + 1}_total"] = sum(comps.values())
