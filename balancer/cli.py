@@ -158,9 +158,12 @@ def _report_failures(exc: Any) -> None:
 
 @app.command()
 def games() -> None:
-    """List the registered games, their configs under configs/<game>/ (relative to the current
-    directory), supported player counts and agents (and the game's extra agents, names it accepts
-    beyond those the conformance suite plays)."""
+    """List the registered games, their agents (and the extra agents, names a game accepts beyond
+    those the conformance suite plays) and the variants and studies that ship with balancer, each
+    with its player counts; name a shipped file as <game>/<name> (citywright/v1.1) in any command,
+    or copy one to edit with 'balancer init'."""
+    from balancer.data import builtin_configs, builtin_name
+
     for name in sorted(GAMES):
         try:
             spec = get_spec(name)
@@ -171,11 +174,11 @@ def games() -> None:
             typer.echo(f"{name}: not available ({exc})")
             continue
         typer.echo(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
-        configs = sorted((Path("configs") / name).glob("*.yaml"))
+        configs = builtin_configs(name)
         if not configs:
-            typer.echo(f"  (no configs found under configs/{name}/)")
+            typer.echo(f"  (no configs ship with {name})")
         for path in configs:
-            typer.echo(f"  {path}  {_describe_yaml(path)}")
+            typer.echo(f"  {builtin_name(path)}.yaml  {_describe_yaml(path)}")
 
 
 def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:

@@ -28,6 +28,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from balancer.core.config import GameConfig
+from balancer.data import builtin_config, locate_config
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
@@ -82,7 +83,9 @@ def read_yaml_mapping(path: Path) -> dict:
 
     Raises ConfigError for a missing or unreadable file, one larger than :data:`MAX_YAML_BYTES`,
     a YAML syntax error or a duplicate key (with line and column) or a document that is not a mapping.
+    A built-in name (``citywright/v1.1``, :func:`balancer.data.locate_config`) reads the shipped file.
     """
+    path = locate_config(path)
     try:
         exists, is_file = path.exists(), path.is_file()
     except OSError as exc:  # a name too long for the file system, a loop of links ...
@@ -168,10 +171,13 @@ def _record_origins(data: Any, path: Path, prefix: KeyPath, origins: dict[KeyPat
 def resolve_yaml(path: Path | str) -> ResolvedYaml:
     """Read ``path`` and every file it ``extends:`` (recursively), and merge them.
 
+    ``path`` and each ``extends:`` may name a shipped file as ``<game>/<name>`` (``citywright/v1.1``)
+    when no file of that name exists (:mod:`balancer.data`).
+
     Raises ConfigError for any unreadable file, an ``extends`` that is not a string or names a
     missing file, or a cycle of ``extends``.
     """
-    return _resolve(Path(path), [])
+    return _resolve(locate_config(path), [])
 
 
 def _short_path(path: Path, limit: int = 120) -> str:
@@ -200,6 +206,8 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
             raise ConfigError(
                 f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: {exc.strerror or exc}"
             ) from None
+        if not found and (shipped := builtin_config(parent_name)) is not None:
+            parent, found = shipped, True   # a built-in variant: extends: citywright/v1.1
         if not found:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])

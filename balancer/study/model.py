@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from balancer.config import ConfigError, read_yaml_mapping
 from balancer.core.seeding import MAX_GAMES
+from balancer.data import builtin_config, locate_config
 from balancer.ladder.model import Ladder, expand_study_data
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -242,7 +243,7 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     Raises StudyError naming the file and key for a missing file, bad YAML, unknown keys, wrong
     types or a variant config that does not exist (the configs themselves are checked when loaded).
     """
-    path = Path(path)
+    path = locate_config(path)  # a shipped study by name: citywright/appendix
     if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
     try:
@@ -275,6 +276,8 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     configs = {}
     for label, rel in study.variants.items():
         cfg_path = (path.parent / rel).resolve()
+        if not _is_file(cfg_path) and (shipped := builtin_config(rel)) is not None:
+            cfg_path = shipped  # a shipped variant by name: citywright/v1.1
         if not _is_file(cfg_path):
             raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
         configs[label] = cfg_path

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from balancer.config import ConfigError, ResolvedYaml, _UniqueKeyLoader, load_config, resolve_yaml
 from balancer.core.registry import GameSpec, get_spec
+from balancer.data import builtin_config, locate_config
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run
@@ -104,7 +105,9 @@ class Sweep(_Strict):
 
 def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     """The top-level mapping of a sweep or tune file. Raises SweepError for a missing file, bad YAML
-    (with its line), a document that is not a mapping, or a rule variant given instead."""
+    (with its line), a document that is not a mapping, or a rule variant given instead. A shipped file
+    may be named ``<game>/<name>`` (:func:`balancer.data.locate_config`)."""
+    path = locate_config(path)
     if not path.is_file():
         raise SweepError(f"{path}: no such {kind} file")
     try:
@@ -174,6 +177,8 @@ def load_base(file: Path, rel: str) -> Base:
     """The base variant named ``base: rel`` in ``file``. Raises SweepError naming ``file: base`` for a
     missing file, or with the config's own lines for a variant that is not valid."""
     path = file.parent / rel
+    if not path.is_file() and (shipped := builtin_config(rel)) is not None:
+        path = shipped  # a shipped variant by name: citywright/v1.1
     if not path.is_file():
         raise SweepError(f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})")
     try:
@@ -279,7 +284,7 @@ def load_sweep(
     """Read and check a sweep file; play nothing but (when a target names a metric or label) one game
     per run to learn what the game reports (``probe=False``: no game, and such targets are left
     unchecked and out of the plan). Raises SweepError with every problem, one line each."""
-    path = Path(path)
+    path = locate_config(path)
     data = read_mapping(path, "sweep", "sweep, title, base, seed, runs, paths, target", "sweep")
     try:
         sweep = Sweep.model_validate(data)

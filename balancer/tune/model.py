@@ -39,6 +39,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from balancer.core.registry import GameSpec
+from balancer.data import locate_config
 from balancer.sweep.model import (
     NAME_PATTERN,
     Base,
@@ -274,7 +275,7 @@ def load_tune(
     """Read and check a tune file; play nothing but (when a target names a metric or label) one game
     per run (``probe=False``: no game; such targets are left unchecked and out of the plan). Raises
     SweepError with every problem, one line each naming file and key."""
-    path = Path(path)
+    path = locate_config(path)
     data = read_mapping(
         path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, response", "tune"
     )
