@@ -7,7 +7,6 @@ bad input prints one clear message on stderr naming the file or key, and writes 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import signal
 import sys
@@ -19,6 +18,7 @@ from typing import Any, NoReturn
 
 import typer
 
+from balancer import api
 from balancer.config import ConfigError, export_schema, load_config, resolve_yaml
 from balancer.games import GAMES, GameSpec, get_spec
 
@@ -45,32 +45,25 @@ def _fail(message: str) -> NoReturn:
 
 
 def _load(config: Path) -> tuple[Any, GameSpec]:
-    """(validated config, its game's spec), or exit 2 with the ConfigError text (one line when the
-    file is a study, not a rule variant)."""
-    head = _read_yaml_head(config)  # None for a missing or unreadable file: load_config says why
-    if _is_study(head):
-        _fail(
-            f"{config}: a study file (study: {head['study']}), not a rule variant; "
-            f"run it with 'balancer study {config}'"
-        )
+    """(validated config, its game's spec) (:func:`balancer.api.load_variant`), or exit 2 with the
+    ConfigError text (one line when the file is a study, not a rule variant)."""
     try:
-        cfg = load_config(config)
+        return api.load_variant(config)
     except ConfigError as exc:
         _fail(str(exc))
-    return cfg, get_spec(cfg.game)
+
+
+def _note(line: str) -> None:
+    """One note of the library (:data:`balancer.api.Note`) on stderr."""
+    typer.echo(line, err=True)
 
 
 def _compile_note(spec: GameSpec) -> None:
     """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
     installing or after an engine change compiles it: up to about a minute with no progress)."""
-    from balancer.core.numba_cache import cache_is_cold
-
-    if cache_is_cold(spec.source / "__init__.py"):
-        typer.echo(
-            f"note: compiling the {spec.name} engine for its first use "
-            "(once after installing or changing it; up to a minute)",
-            err=True,
-        )
+    note = api._compile_note(spec)
+    if note:
+        _note(note)
 
 
 def _counts_text(counts: list[int] | None) -> str:
@@ -181,18 +174,36 @@ def games() -> None:
             typer.echo(f"  {builtin_name(path)}.yaml  {_describe_yaml(path)}")
 
 
+@app.command()
+def init(
+    game: str = typer.Argument(..., help="Registered game whose starter files to write (see 'balancer games')."),
+    directory: Path = typer.Argument(..., help="Folder to write variant.yaml and study.yaml into (created)."),
+    force: bool = typer.Option(False, "--force", help="Replace starter files already in the folder."),
+) -> None:
+    """Write a starter rule variant (variant.yaml, extending the game's shipped main variant by name)
+    and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit."""
+    from balancer.data.starter import StarterError, write_starter
+
+    try:
+        written = write_starter(game, directory, force=force)
+    except StarterError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{directory}: cannot write the starter files ({exc.strerror or exc})")
+    for path in written:
+        typer.echo(f"written: {path}")
+    typer.echo(f"next: balancer validate {written[0]}; balancer study {written[1]}")
+
+
 def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
-    """The player count of a command: ``--players`` if given (at least 1), else the length of an
-    ``--agents`` list, else the variant's only supported count, else ``fallback``."""
-    if players is not None:
-        if players < 1:
-            _fail(f"--players: must be at least 1, got {players}")
-        return players
-    names = [a for a in agents.split(",") if a.strip()]
-    if len(names) > 1:
-        return len(names)
-    counts = getattr(cfg, "player_counts", None) or []
-    return counts[0] if len(counts) == 1 else fallback
+    """The player count of a command (:func:`balancer.api.default_players`), or exit 2 for a count
+    below 1."""
+    from balancer.sim.runner import RunRequestError
+
+    try:
+        return api.default_players(players, agents, cfg, fallback)
+    except RunRequestError as exc:
+        _fail(str(exc))
 
 
 def _extends(path: Path) -> str | None:
@@ -213,12 +224,8 @@ def _read_yaml_head(path: Path) -> Any:
 
 
 def _is_study(head: Any) -> bool:
-    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file rather than a rule variant:
-    it has ``study:``, or ``runs:`` and ``variants:`` without ``game:``'s rule keys (a study whose name
-    was left out is told so, not given a page of missing rule keys)."""
-    return isinstance(head, dict) and (
-        "study" in head or ("runs" in head and "variants" in head and "extends" not in head and "variant" not in head)
-    )
+    """Whether a parsed YAML file (:func:`_read_yaml_head`) is a study file (:func:`balancer.api.is_study`)."""
+    return api.is_study(head)
 
 
 def _fragment_users(path: Path, head: Any) -> list[Path]:
@@ -425,85 +432,30 @@ def run(
         ResultsExistError,
         RunInterrupted,
         RunRequestError,
-        check_out_dir,
-        check_run,
         default_out_dir,
-        parse_agents,
-        run_to_dir,
         seat_win_rates,
-        table_note,
     )
 
-    cfg, spec = _load(config)
+    cfg, _ = _load(config)
     players = _players(players, agents, cfg, 4)
-    try:
-        seats = parse_agents(agents, players)
-        check_run(spec, cfg, seats, n_games, seed, jobs, chunk_size, source=str(config))
-    except RunRequestError as exc:
-        _fail(str(exc))
-    except ValueError as exc:
-        _fail(f"{config}: {exc}")
-    from balancer.core.tables import uneven_rotation_note
-
-    uneven = uneven_rotation_note(seats, n_games) if until_ci is None else None
-    if uneven:
-        typer.echo(uneven, err=True)
-    note = table_note(spec, cfg, seats)
-    if note:
-        typer.echo(f"note: {note}", err=True)
-    cores = os.cpu_count() or 1
-    if jobs > cores and not scheduler:
-        typer.echo(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}", err=True)
-    out_dir = out if out is not None else default_out_dir(cfg.game, getattr(cfg, "variant", ""), players)
+    out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players)
     where = "--out " if out is not None else "output directory "
     failed = None
-    if until_ci is not None and (resume or scheduler):
-        _fail("--until-ci: cannot be combined with --resume or --scheduler")
     try:
-        check_out_dir(out_dir, force, resume)
-        _compile_note(spec)
         with _sigterm_as_interrupt():
-            if until_ci is not None:
-                from balancer.sim.batches import run_until_ci
-
-                _, until = run_until_ci(
-                    spec,
-                    cfg,
-                    config,
-                    seats,
-                    until_ci,
-                    max_games,
-                    seed,
-                    jobs,
-                    out_dir,
-                    force=force,
-                    command=_command_line(),
-                    progress=not quiet,
-                    log=None if quiet else (lambda line: typer.echo(line, err=True)),
-                )
-                reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
-                typer.echo(
-                    f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
-                    f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
-                    f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
-                )
-            else:
-                run_to_dir(
-                    spec,
-                    cfg,
-                    config,
-                    seats,
-                    n_games,
-                    seed,
-                    jobs,
-                    out_dir,
-                    force=force,
-                    command=_command_line(),
-                    chunk_size=chunk_size,
-                    progress=not quiet,
-                    scheduler=scheduler or None,
-                    resume=resume,
-                )
+            result = api.run(
+                config, players, agents, n_games, seed, jobs, out_dir, force=force, resume=resume,
+                chunk_size=chunk_size, scheduler=scheduler or None, until_ci=until_ci, max_games=max_games,
+                progress=not quiet, command=_command_line(), note=_note, log=None if quiet else _note,
+            )  # fmt: skip
+        until = result.until
+        if until_ci is not None and until is not None:
+            reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
+            typer.echo(
+                f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
+                f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
+                f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
+            )
     except GamesFailedError as exc:
         failed = exc
     except RunInterrupted as exc:
@@ -571,12 +523,12 @@ def report(
     for name in ("results.parquet", "run.json"):
         if not (results_dir / name).is_file():
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
-    from balancer.report.render import ReportOutputError, render_report
+    from balancer.report.render import ReportOutputError
 
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
     where = "--out " if out is not None else "report file "
     try:
-        written = render_report(results_dir, target)
+        written = api.report(api.RunResult(results_dir), target)
     except ReportOutputError as exc:
         _fail(f"{where}{exc}")
     except (FileNotFoundError, ValueError) as exc:  # ResultsFileError names the file
@@ -738,8 +690,7 @@ def compare(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
     """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
-    from balancer.compare import compare_variants, default_compare_names
-    from balancer.report.compare import render_comparison
+    from balancer.compare import default_compare_names
     from balancer.sim.runner import GamesFailedError, ResultsExistError
 
     cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
@@ -754,19 +705,10 @@ def compare(
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
     try:
         with _sigterm_as_interrupt():
-            result = compare_variants(
-                config_a,
-                config_b,
-                players,
-                [a.strip() for a in agents.split(",")],
-                n_games,
-                seed,
-                jobs,
-                out_dir,
-                force=force,
-                progress=not quiet,
+            compared = api.compare(
+                config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
                 command=_command_line(),
-            )
+            )  # fmt: skip
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
@@ -777,10 +719,11 @@ def compare(
     except KeyboardInterrupt:
         typer.echo("interrupted; finished runs are kept, and the same command continues the unfinished one", err=True)
         raise typer.Exit(130) from None
-    written = render_comparison(out_dir, html)
+    written = api.report(compared, html)
     typer.echo(f"results: {out_dir / 'comparison.json'}")
     typer.echo(f"report: {written}")
     if not quiet:
+        result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:
             if row["difference"] is None:
                 continue

@@ -207,7 +207,7 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
                 f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: {exc.strerror or exc}"
             ) from None
         if not found and (shipped := builtin_config(parent_name)) is not None:
-            parent, found = shipped, True   # a built-in variant: extends: citywright/v1.1
+            parent, found = shipped, True  # a built-in variant: extends: citywright/v1.1
         if not found:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])
