@@ -16,6 +16,7 @@ The API is imported on first use, so ``import balancer`` (and the command line) 
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -24,11 +25,15 @@ __all__ = ["CompareResult", "RunResult", "__version__", "compare", "load_variant
 _API = frozenset(__all__) - {"__version__"}
 
 if TYPE_CHECKING:
-    from balancer.api import CompareResult, RunResult, compare, load_variant, open_run, report, run
+    from balancer.api import CompareResult, RunResult, load_variant, open_run, run
 
 
 def __getattr__(name: str) -> Any:
-    """``balancer.run`` and the rest of :data:`_API`, from :mod:`balancer.api` on first access."""
+    """``balancer.run`` and the rest of :data:`_API`, from :mod:`balancer.api` on first access.
+    ``compare`` and ``report`` are the modules of those names, which are callable
+    (:mod:`balancer._callable`): ``balancer.report(res, path)`` calls :func:`balancer.api.report`."""
+    if name in ("compare", "report"):
+        return importlib.import_module(f"balancer.{name}")
     if name in _API:
         from balancer import api
 

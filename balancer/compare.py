@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
 from balancer.sim.runner import (
@@ -209,3 +210,6 @@ def compare_variants(
     tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     os.replace(tmp, out_dir / COMPARISON_FILE)
     return result
+
+
+make_callable(__name__)  # balancer.compare(a, b, ...) is balancer.api.compare (balancer._callable)
