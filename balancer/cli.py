@@ -67,12 +67,11 @@ def _compile_note(spec: GameSpec) -> None:
 
 
 def _counts_text(counts: list[int] | None) -> str:
-    """[1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
-    if not counts:
-        return "any"
-    if counts == list(range(counts[0], counts[-1] + 1)) and len(counts) > 1:
-        return f"{counts[0]}-{counts[-1]}"
-    return ", ".join(map(str, counts))
+    """Player counts as the run's refusals write them (:func:`balancer.sim.runner.counts_text`):
+    [1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
+    from balancer.sim.runner import counts_text
+
+    return counts_text(counts)
 
 
 @contextmanager
@@ -486,7 +485,7 @@ def run(
     typer.echo(f"results: {out_dir / 'results.parquet'}")
     if not quiet and players == 1:
         # a solo seat always "wins" its table: the game's own result (solo_win), if it has one
-        from balancer.report.render import solo_result
+        from balancer.stats.solo import solo_result
 
         summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
         solo = solo_result(summary)

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
 from balancer.report.figures import svg_string
-from balancer.report.render import display_name, metric_label
+from balancer.report.render import display_name, humanize, metric_label
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "compare.html.j2"
@@ -83,11 +83,6 @@ def fmt_p(p: float | None) -> str:
     if p < 0.001:
         return "< 0.001"
     return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
-
-
-def humanize(name: str) -> str:
-    """``"wasted_tiles" -> "wasted tiles"``."""
-    return str(name).replace("_", " ")
 
 
 # --------------------------------------------------------------------------- figure

@@ -31,9 +31,9 @@ from balancer.stats.aggregate import (
     read_run_meta,
     scan_results,
     summarize_dir,
-    wilson_interval,
 )
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
+from balancer.stats.solo import PER_PLAYER, SOLO_WIN, solo_result
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
@@ -115,7 +115,7 @@ def fmt_duration(seconds: float | None) -> str:
 
 def humanize(name: str) -> str:
     """``"wasted_tiles_per_player" -> "wasted tiles per player"``."""
-    return name.replace("_", " ")
+    return str(name).replace("_", " ")
 
 
 def fmt_points(value: float | None, digits: int = 1) -> str:
@@ -127,7 +127,6 @@ def fmt_points(value: float | None, digits: int = 1) -> str:
     return "−" + text[1:] if text.startswith("-") else "+" + text
 
 
-PER_PLAYER = "_per_player"
 GAME_PREFIX = "game_"
 
 
@@ -272,21 +271,6 @@ def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) ->
     agent = agents[0]["agent"]
     share = fmt_share(fair) if fair is not None else "1/n"
     return f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} by construction."
-
-
-SOLO_WIN = "solo_win"
-
-
-def solo_result(summary: Mapping[str, Any]) -> dict | None:
-    """A solo game's own result, if the game reports one as the 0/1 metric ``solo_win``: its win
-    rate with a Wilson interval (``{rate, ci_low, ci_high, games, wins}``, fractions); else None."""
-    m = (summary.get("metrics") or {}).get(SOLO_WIN + PER_PLAYER)
-    if not m or not m.get("n"):
-        return None
-    n = int(m["n"])
-    wins = min(max(float(m["mean"]) * n, 0.0), n)
-    low, high = wilson_interval(wins, n, float(summary.get("confidence", 0.95)))
-    return {"rate": float(m["mean"]), "ci_low": low, "ci_high": high, "games": n, "wins": round(wins)}
 
 
 def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence: float) -> Markup:
