@@ -84,14 +84,15 @@ def test_run_refuses_bad_requests_with_the_library_errors(tmp_path):
 
 
 def test_shipped_configs_are_the_repository_configs():
-    # one source of truth: the repository's configs/ is a link to the package data
-    assert (ROOT / "configs").resolve() == CONFIGS_DIR
+    # one source of truth: the package data is a link to the repository's configs/
+    assert CONFIGS_DIR.resolve() == (ROOT / "configs").resolve()
     assert {p.name for p in builtin_configs("citywright")} >= {"v1.0.yaml", "v1.1.yaml", "appendix.yaml", "ci.yaml"}
 
 
 @pytest.mark.parametrize("name", ["citywright/v1.1", "citywright/v1.1.yaml"])
 def test_a_shipped_config_is_found_by_name(name):
     assert builtin_config(name) == CONFIGS_DIR / "citywright" / "v1.1.yaml"
+    assert builtin_config(name).resolve() == (ROOT / "configs" / "citywright" / "v1.1.yaml").resolve()
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """The rule variants and studies that ship with balancer (package data).
 
-Every game's YAML files live in ``balancer/data/configs/<game>/``; the repository's ``configs/`` is a
-link to that folder, so a checkout and an installed wheel read the same files. A built-in file can be
+Every game's YAML files live in the repository's ``configs/<game>/``; ``balancer/data/configs`` is a
+link to that folder, which the wheel ships as package data (the build copies the files), so a
+checkout and an installed wheel read the same files and there is one copy to edit. A built-in file can be
 named without a path as ``<game>/<name>`` (``citywright/v1.1``, ``citywright/v1.1.yaml``): wherever
 a command takes a config or study file, and in ``extends:``. A file that exists on disk under the
 same name always wins over the built-in one.
@@ -13,7 +14,7 @@ import re
 from pathlib import Path
 
 CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
-"""The folder of the shipped configs: one subfolder per game."""
+"""The folder of the shipped configs: one subfolder per game (in a checkout, a link to ``configs/``)."""
 
 _BUILTIN_NAME = re.compile(r"(?P<game>[a-z][a-z0-9_]*)/(?P<name>[A-Za-z0-9_-][A-Za-z0-9._-]*?)(?:\.yaml)?")
 
