@@ -14,16 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
 from balancer.report.figures import svg_string
-from balancer.report.render import display_name, humanize, metric_label
+from balancer.report.render import display_name, environment, humanize, metric_label
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
 FLAG = "◆"
@@ -236,19 +234,9 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _environment() -> Environment:
-    return Environment(
-        loader=FileSystemLoader(str(TEMPLATE_DIR)),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
 def render_comparison_html(comparison: Mapping[str, Any]) -> str:
     """Render the comparison page to a string."""
-    return _environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
+    return environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
 
 
 def render_comparison(out_dir: Path, html: Path) -> Path:

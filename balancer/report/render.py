@@ -436,7 +436,9 @@ def build_context(
     }
 
 
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The jinja2 environment of the run and comparison pages: the report templates, autoescape on,
+    strict undefined, and the number filters (``pct``, ``num``, ``count``, ``pvalue``, ``points``)."""
     env = Environment(
         loader=FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=True,
@@ -460,7 +462,7 @@ def render_html(
 ) -> str:
     """Render the report page to a string (for notebooks: ``IPython.display.HTML(...)``)."""
     context = build_context(summary, meta, title, labels)
-    return _environment().get_template(TEMPLATE_NAME).render(**context)
+    return environment().get_template(TEMPLATE_NAME).render(**context)
 
 
 # --------------------------------------------------------------------------- reading a run
