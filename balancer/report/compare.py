@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
 from balancer.report.figures import svg_string
-from balancer.report.render import display_name, environment, humanize, metric_label
+from balancer.report.render import display_name, environment, humanize, metric_label, p_value_text
 
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
@@ -74,13 +74,9 @@ def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     return f"{v:+,.{digits}f}".replace("-", "−")
 
 
-def fmt_p(p: float | None) -> str:
-    """``"0.31"``, ``"0.012"``, ``"< 0.001"``; ``None`` -> ``"–"``."""
-    if p is None or _missing(p):
-        return "–"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+def p_cell(p: float | None) -> str:
+    """A table cell's p-value: :func:`balancer.report.render.p_value_text`; ``None`` or NaN -> ``"–"``."""
+    return "–" if p is None or _missing(p) else p_value_text(p)
 
 
 # --------------------------------------------------------------------------- figure
@@ -165,7 +161,7 @@ def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics
                     if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
                     else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"
                 ),
-                "p": fmt_p(r.get("p_value")),
+                "p": p_cell(r.get("p_value")),
                 "test": r.get("test") or "",
                 "significant": bool(r.get("significant")),
                 "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",

@@ -90,13 +90,19 @@ def display_name(game: str, meta: Mapping[str, Any] | None = None) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in str(game).replace("_", " ").split()) or str(game)
 
 
+def p_value_text(p: float) -> str:
+    """A p-value's digits: ``"0.31"``, ``"0.012"``, ``"< 0.001"``."""
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
 def fmt_p(p: float | None) -> str:
     """p-value text: ``"p = 0.31"``, ``"p = 0.012"``, ``"p < 0.001"``; ``None`` -> ``"p undefined"``."""
     if p is None:
         return "p undefined"
-    if p < 0.001:
-        return "p < 0.001"
-    return f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+    text = p_value_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def fmt_duration(seconds: float | None) -> str:
