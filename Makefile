@@ -1,12 +1,13 @@
 # balancer: `make report` (set up + the default study), `make test` (set up + tests), `make check`
-# (set up + the balance regression check of configs/citywright/ci.yaml), `make bench`, `make bench-cluster`.
+# (set up + the balance regression check of configs/citywright/ci.yaml), `make lint` (ruff + mypy), `make bench`,
+# `make bench-cluster`.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install browser report test check baseline bench bench-cluster clean
+.PHONY: install dev lint format browser report test check baseline bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -16,6 +17,25 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# The dev tools (ruff, mypy and its stubs, pre-commit) beside the test extras, once per pyproject.toml change.
+DEV_STAMP := $(VENV)/.dev-stamp
+dev: $(DEV_STAMP)
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	touch $(DEV_STAMP)
+
+# Lint (ruff: pyflakes, pycodestyle, isort, bugbear, pyupgrade), the format check, and mypy on balancer/
+# (configured in pyproject.toml; strict on balancer/core/).
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+# Rewrite the code in ruff's format and fix what ruff can fix by itself.
+format: $(DEV_STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 # The default analysis: 10,000 four-player games of greedy mirror tables under Citywright v1.1.
 report: $(STAMP)

@@ -14,13 +14,21 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 import yaml
 
-from balancer.cli import (_check_out_directory, _check_out_file, _compile_note, _fail, _load, _report_failures,
-                          _sigterm_as_interrupt, app)
+from balancer.cli import (
+    _check_out_directory,
+    _check_out_file,
+    _compile_note,
+    _fail,
+    _load,
+    _report_failures,
+    _sigterm_as_interrupt,
+    app,
+)
 from balancer.config import ConfigError
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
@@ -28,14 +36,16 @@ STUDY_FILE = "ladder.yaml"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
-def _players_list(text: Optional[str], cfg: Any) -> list[int]:
+def _players_list(text: str | None, cfg: Any) -> list[int]:
     """``--players``: one count or a comma list; default the variant's only player count."""
     if text is None:
         counts = getattr(cfg, "player_counts", None) or []
         if len(counts) == 1:
             return [counts[0]]
-        _fail(f"--players: give the player count (this variant supports {', '.join(map(str, counts)) or 'any'}), "
-              "or a comma list such as 2,4")
+        _fail(
+            f"--players: give the player count (this variant supports {', '.join(map(str, counts)) or 'any'}), "
+            "or a comma list such as 2,4"
+        )
     out = []
     for part in str(text).split(","):
         part = part.strip()
@@ -52,8 +62,9 @@ def _ladder_model(rungs: list[str], players: list[int], games: int, matchups: bo
     from balancer.ladder.model import Ladder, first_error
 
     try:
-        return Ladder.model_validate({"rungs": rungs, "players": players, "games": games, "matchups": matchups,
-                                      "bootstrap": bootstrap})
+        return Ladder.model_validate(
+            {"rungs": rungs, "players": players, "games": games, "matchups": matchups, "bootstrap": bootstrap}
+        )
     except ValidationError as exc:
         line = first_error(exc, prefix="")
         key, _, msg = line.lstrip(".").partition(": ")
@@ -76,33 +87,55 @@ def _write_study(path: Path, data: dict[str, Any]) -> None:
 @app.command()
 def ladder(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    agents: str = typer.Option(..., "--agents", "-a", help="The rungs: agents in order of rising strength, comma "
-                                                           "separated, at least two, each once (random,greedy,"
-                                                           "mcts@200,mcts@1000)."),
-    players: Optional[str] = typer.Option(None, "--players", "-p",
-                                          help="Player count, or a comma list (2,4) for a ladder at each "
-                                               "[default: the variant's only player count]."),
-    n_games: int = typer.Option(2000, "--games", "-n", help="Games per cell, a multiple of every player count "
-                                                            "(seats rotate evenly)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
-                                            help="HTML report to write [default: reports/<name>.html]."),
+    agents: str = typer.Option(
+        ...,
+        "--agents",
+        "-a",
+        help="The rungs: agents in order of rising strength, comma "
+        "separated, at least two, each once (random,greedy,"
+        "mcts@200,mcts@1000).",
+    ),
+    players: str | None = typer.Option(
+        None,
+        "--players",
+        "-p",
+        help="Player count, or a comma list (2,4) for a ladder at each [default: the variant's only player count].",
+    ),
+    n_games: int = typer.Option(
+        2000, "--games", "-n", help="Games per cell, a multiple of every player count (seats rotate evenly)."
+    ),
+    out_html: Path | None = typer.Option(
+        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<name>.html]."
+    ),
     seed: int = typer.Option(1, "--seed", help="Seed of every cell, 0 to 2^63-1."),
-    name: Optional[str] = typer.Option(None, "--name", help="The ladder's name: its cells and study file go to "
-                                                           "RESULTS/<name>/ [default: ladder-<game>-<variant>]."),
-    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
-                                 help="Where the cells go: DIR/<name>/<run>/<variant>/."),
-    matchups: bool = typer.Option(True, "--matchups/--no-matchups",
-                                  help="Also play every rung against every other (the matrix, ratings and skill "
-                                       "depth need them)."),
+    name: str | None = typer.Option(
+        None,
+        "--name",
+        help="The ladder's name: its cells and study file go to RESULTS/<name>/ [default: ladder-<game>-<variant>].",
+    ),
+    results: Path = typer.Option(
+        Path("results"), "--results", metavar="DIR", help="Where the cells go: DIR/<name>/<run>/<variant>/."
+    ),
+    matchups: bool = typer.Option(
+        True,
+        "--matchups/--no-matchups",
+        help="Also play every rung against every other (the matrix, ratings and skill depth need them).",
+    ),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap replicates of the ratings' intervals."),
-    figures: Optional[Path] = typer.Option(None, "--figures", metavar="DIR",
-                                           help="Also write every figure as SVG and PNG files into DIR."),
+    figures: Path | None = typer.Option(
+        None, "--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR."
+    ),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
-                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
-                                                 "(tcp://host:8786); --jobs is then ignored."),
-    force: bool = typer.Option(False, "--force", help="Replay every cell (finished cells of the same request are "
-                                                     "reused otherwise)."),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replay every cell (finished cells of the same request are reused otherwise)."
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
 ) -> None:
     """Play a skill ladder: each agent (rung, weakest first) in mirror tables and against every other,
@@ -124,8 +157,15 @@ def ladder(
             _fail(f"--agents: {problem}")
     try:
         for c in cells(model):
-            check_run(spec, cfg, list(c.agents) * (c.players if len(c.agents) == 1 else 1), n_games, seed, jobs,
-                      source=str(config))
+            check_run(
+                spec,
+                cfg,
+                list(c.agents) * (c.players if len(c.agents) == 1 else 1),
+                n_games,
+                seed,
+                jobs,
+                source=str(config),
+            )
     except RunRequestError as exc:
         _fail(str(exc))
     label = _slug(str(getattr(cfg, "variant", "") or config.stem))
@@ -138,37 +178,52 @@ def ladder(
         _check_out_directory("--figures", figures)
     _check_out_directory("--results", results)
     study_file = results / name / STUDY_FILE
-    data = {"study": name,
-            "title": f"{spec.display_name} {getattr(cfg, 'variant', '')}: skill ladder {', '.join(rungs)}",
-            "game": spec.name, "seed": seed, "variants": {label: str(config.resolve())},
-            "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups,
-                       "bootstrap": bootstrap}}
+    data = {
+        "study": name,
+        "title": f"{spec.display_name} {getattr(cfg, 'variant', '')}: skill ladder {', '.join(rungs)}",
+        "game": spec.name,
+        "seed": seed,
+        "variants": {label: str(config.resolve())},
+        "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups, "bootstrap": bootstrap},
+    }
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     try:
         _write_study(study_file, data)
         _compile_note(spec)
         with _sigterm_as_interrupt():
-            result = run_study(study_file, results_root=results, jobs=jobs, force=force, progress=not quiet, log=log,
-                               scheduler=scheduler or None)
+            result = run_study(
+                study_file,
+                results_root=results,
+                jobs=jobs,
+                force=force,
+                progress=not quiet,
+                log=log,
+                scheduler=scheduler or None,
+            )
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
-    except (StudyError, ConfigError, ValueError, ResultsExistError) as exc:   # before OSError: a cell being written
+    except (StudyError, ConfigError, ValueError, ResultsExistError) as exc:  # before OSError: a cell being written
         _fail(str(exc))
     except OSError as exc:
         _fail(f"--results {results}: cannot write ({exc.strerror or exc})")
     except KeyboardInterrupt:
-        typer.echo("interrupted; finished cells are kept and reused, the unfinished one is continued when the "
-                   "ladder is run again", err=True)
+        typer.echo(
+            "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
+            "ladder is run again",
+            err=True,
+        )
         raise typer.Exit(130) from None
     written = render_and_echo(result, html, figures)
     typer.echo(f"report: {written}")
     typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")
-    typer.echo(f"{result.games:,} games in {len(result.cells)} cells; playing them took "
-               f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s")
+    typer.echo(
+        f"{result.games:,} games in {len(result.cells)} cells; playing them took "
+        f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
+    )
 
 
-def render_and_echo(result: Any, html: Path, figures: Optional[Path]) -> Path:
+def render_and_echo(result: Any, html: Path, figures: Path | None) -> Path:
     """Analyse a played ladder study, write its report (and figures), print one line per ladder;
     return the report's path (``balancer ladder`` and ``balancer study`` on a ladder study)."""
     from balancer.ladder.analysis import analyze
@@ -184,6 +239,9 @@ def echo_summary(tables: list[Any]) -> None:
     """One line per ladder (variant x player count): seat rates at the bottom and top rung, the
     seat x rung sentence and the skill depth."""
     for t in tables:
-        depth = (f"; skill depth {t.depth['depth']:.2f} [{t.depth['ci_low']:.2f}, {t.depth['ci_high']:.2f}]"
-                 if t.depth else "")
+        depth = (
+            f"; skill depth {t.depth['depth']:.2f} [{t.depth['ci_low']:.2f}, {t.depth['ci_high']:.2f}]"
+            if t.depth
+            else ""
+        )
         typer.echo(f"{t.variant}, {t.players} players: {t.sentence}{depth}")

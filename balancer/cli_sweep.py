@@ -9,12 +9,19 @@ be written), with nothing written for bad input.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from balancer.cli import (_check_out_directory, _check_out_file, _command_line, _compile_note, _fail,
-                          _report_failures, _sigterm_as_interrupt, app)
+from balancer.cli import (
+    _check_out_directory,
+    _check_out_file,
+    _command_line,
+    _compile_note,
+    _fail,
+    _report_failures,
+    _sigterm_as_interrupt,
+    app,
+)
 from balancer.config import ConfigError
 
 
@@ -24,18 +31,29 @@ def _log(quiet: bool):
 
 @app.command()
 def sweep(
-    sweep_file: Path = typer.Argument(..., help="Sweep YAML file: a base variant, runs (players, agents, games), one "
-                                                "or two YAML paths with the values to try, and targets (see "
-                                                "configs/citywright/sweep-seat-bonus.yaml)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
-                                            help="HTML report to write [default: reports/<sweep>.html]."),
-    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
-                                 help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in "
-                                      "DIR/<sweep>/variants/)."),
+    sweep_file: Path = typer.Argument(
+        ...,
+        help="Sweep YAML file: a base variant, runs (players, agents, games), one "
+        "or two YAML paths with the values to try, and targets (see "
+        "configs/citywright/sweep-seat-bonus.yaml).",
+    ),
+    out_html: Path | None = typer.Option(
+        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<sweep>.html]."
+    ),
+    results: Path = typer.Option(
+        Path("results"),
+        "--results",
+        metavar="DIR",
+        help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in DIR/<sweep>/variants/).",
+    ),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
-                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
-                                                 "(tcp://host:8786); --jobs is then ignored."),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
 ) -> None:
     """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
@@ -58,47 +76,73 @@ def sweep(
     try:
         _compile_note(plan.base.spec)
         with _sigterm_as_interrupt():
-            result = run_sweep(plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log,
-                               command=_command_line())
+            result = run_sweep(
+                plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line()
+            )
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(1) from None
-    except (ConfigError, ValueError, ResultsExistError) as exc:   # ResultsExistError: a cell another run is writing
+    except (ConfigError, ValueError, ResultsExistError) as exc:  # ResultsExistError: a cell another run is writing
         _fail(str(exc))
     except KeyboardInterrupt:
-        typer.echo("interrupted; finished cells are kept and reused, the unfinished one is continued when the "
-                   "sweep is run again", err=True)
+        typer.echo(
+            "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
+            "sweep is run again",
+            err=True,
+        )
         raise typer.Exit(130) from None
     written = render_sweep(result, html)
     typer.echo(f"report: {written}")
     from balancer.report.sweep import target_rows
+
     for t in target_rows(result):
         typer.echo(f"target {t['title']}: " + ("; ".join(t["meets"]) if t["meets"] else "no point meets it"))
-    typer.echo(f"{result.games:,} games in {len(result.cells)} cells ({result.games_played:,} played now); "
-               f"this run {result.wall_seconds:,.0f} s")
+    typer.echo(
+        f"{result.games:,} games in {len(result.cells)} cells ({result.games_played:,} played now); "
+        f"this run {result.wall_seconds:,.0f} s"
+    )
 
 
 @app.command()
 def tune(
-    tune_file: Path = typer.Argument(..., help="Tune YAML file: a base variant, runs, a search space of YAML paths "
-                                               "(int, float or choices), an objective built from targets, a "
-                                               "budget (see configs/citywright/tune-seat-bonus.yaml)."),
-    out_html: Optional[Path] = typer.Option(None, "--out", "-o", metavar="HTML",
-                                            help="HTML report to write [default: reports/<tune>.html]."),
-    write: Optional[Path] = typer.Option(None, "--write", metavar="VARIANT.yaml",
-                                         help="Also write the winning variant: a YAML file that extends the base "
-                                              "and sets only the changed keys, with a comment saying how it was "
-                                              "found and what the confirmation measured. Refuses an existing file."),
-    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted search: it is replayed from its "
-                                                       "finished cells (the sampler is seeded) and goes on where "
-                                                       "it stopped."),
-    results: Path = typer.Option(Path("results"), "--results", metavar="DIR",
-                                 help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, "
-                                      "confirm/, search.json)."),
+    tune_file: Path = typer.Argument(
+        ...,
+        help="Tune YAML file: a base variant, runs, a search space of YAML paths "
+        "(int, float or choices), an objective built from targets, a "
+        "budget (see configs/citywright/tune-seat-bonus.yaml).",
+    ),
+    out_html: Path | None = typer.Option(
+        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<tune>.html]."
+    ),
+    write: Path | None = typer.Option(
+        None,
+        "--write",
+        metavar="VARIANT.yaml",
+        help="Also write the winning variant: a YAML file that extends the base "
+        "and sets only the changed keys, with a comment saying how it was "
+        "found and what the confirmation measured. Refuses an existing file.",
+    ),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Continue an interrupted search: it is replayed from its "
+        "finished cells (the sampler is seeded) and goes on where "
+        "it stopped.",
+    ),
+    results: Path = typer.Option(
+        Path("results"),
+        "--results",
+        metavar="DIR",
+        help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, confirm/, search.json).",
+    ),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", envvar="BALANCER_SCHEDULER", metavar="ADDRESS",
-                                            help="Play on the Dask cluster whose scheduler is at ADDRESS "
-                                                 "(tcp://host:8786); --jobs is then ignored."),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Search a tune file's space for the values that best meet its objective (Optuna, successive
@@ -128,11 +172,15 @@ def tune(
     _check_out_file("report file", html, "an HTML file")
     state = read_state(results, plan)
     if resume and state is None:
-        _fail(f"--resume: {state_path(results, plan)} does not exist: there is no search of {plan.tune.tune!r} "
-              "to continue; run without --resume")
+        _fail(
+            f"--resume: {state_path(results, plan)} does not exist: there is no search of {plan.tune.tune!r} "
+            "to continue; run without --resume"
+        )
     if not resume and state is not None and state.get("status") != "finished":
-        _fail(f"{state_path(results, plan)}: an interrupted search of {plan.tune.tune!r}; continue it with "
-              f"--resume (its finished cells are reused)")
+        _fail(
+            f"{state_path(results, plan)}: an interrupted search of {plan.tune.tune!r}; continue it with "
+            f"--resume (its finished cells are reused)"
+        )
     log = _log(quiet)
     try:
         _compile_note(plan.base.spec)
@@ -150,7 +198,7 @@ def tune(
         raise typer.Exit(130) from None
     written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
     report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
-    if written_text:
+    if write is not None and written_text:
         try:
             write_variant(write, written_text)
         except (ConfigError, OSError) as exc:
@@ -159,25 +207,34 @@ def tune(
     if written_text:
         typer.echo(f"tuned variant: {write}")
     from balancer.sweep.paths import changes_text
+
     if result.best is None:
         typer.echo("no candidate was measured (budget too small for a first look?)")
         raise typer.Exit(0)
-    typer.echo(f"best: {changes_text(result.best.values)}"
-               + ("" if result.changes else " (the base's own values)"))
+    typer.echo(f"best: {changes_text(result.best.values)}" + ("" if result.changes else " (the base's own values)"))
     conf = result.confirmation
     if conf is not None:
         for v in conf.verdicts:
-            typer.echo(f"confirmation: {v['title']}: {v['verdict']}"
-                       + (f" (base: {v['base_verdict']})" if v["base_verdict"] else ""))
+            typer.echo(
+                f"confirmation: {v['title']}: {v['verdict']}"
+                + (f" (base: {v['base_verdict']})" if v["base_verdict"] else "")
+            )
         for run, est in conf.best_estimates.items():
             seats = sorted(k for k in est if k.startswith("seat_win_rate:"))
             if seats:
-                typer.echo(f"confirmation {run} ({conf.games[run]:,} games): seat win rates "
-                           + "  ".join(f"{k.split(':')[1]}: {100 * est[k]['mean']:.1f}% "
-                                       f"[{100 * est[k]['ci_low']:.1f}, {100 * est[k]['ci_high']:.1f}]" for k in seats))
-    typer.echo(f"{len(result.candidates):,} candidates; games: search {result.games_search:,}, response "
-               f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
-               f"this run {result.wall_seconds:,.0f} s")
+                typer.echo(
+                    f"confirmation {run} ({conf.games[run]:,} games): seat win rates "
+                    + "  ".join(
+                        f"{k.split(':')[1]}: {100 * est[k]['mean']:.1f}% "
+                        f"[{100 * est[k]['ci_low']:.1f}, {100 * est[k]['ci_high']:.1f}]"
+                        for k in seats
+                    )
+                )
+    typer.echo(
+        f"{len(result.candidates):,} candidates; games: search {result.games_search:,}, response "
+        f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
+        f"this run {result.wall_seconds:,.0f} s"
+    )
 
 
 def is_sweep_or_tune(head: object) -> bool:
@@ -205,8 +262,10 @@ def describe(path: Path, head: dict) -> str:
     if kind == "sweep":
         return f"sweep {plan.sweep.sweep}: {' x '.join(plan.values)} ({len(plan.points)} points); runs {', '.join(plan.sweep.runs)}"
     size = plan.space_size
-    return (f"tune {plan.tune.tune}: {', '.join(plan.tune.space)} ({f'{size:,}' if size else 'continuous'} candidates); "
-            f"runs {', '.join(plan.tune.runs)}")
+    return (
+        f"tune {plan.tune.tune}: {', '.join(plan.tune.space)} ({f'{size:,}' if size else 'continuous'} candidates); "
+        f"runs {', '.join(plan.tune.runs)}"
+    )
 
 
 def validate_file(path: Path, head: dict) -> None:

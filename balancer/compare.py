@@ -21,13 +21,23 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
+from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
-from balancer.sim.runner import (RESULTS_FILE, RUN_FILE, ResultsExistError, check_out_dir, check_run, engine_sha256,
-                                 parse_agents, run_to_dir)
+from balancer.sim.runner import (
+    RESULTS_FILE,
+    RUN_FILE,
+    ResultsExistError,
+    check_out_dir,
+    check_run,
+    engine_sha256,
+    parse_agents,
+    run_to_dir,
+)
 from balancer.stats.paired import paired_differences
 
 COMPARISON_FILE = "comparison.json"
@@ -50,8 +60,9 @@ def default_compare_names(config_a: Path | str, config_b: Path | str, players: i
     return f"compare-{_safe(Path(config_a).stem)}-vs-{_safe(Path(config_b).stem)}-{players}p"
 
 
-def _matching_run(run_dir: Path, sha: str, seed: int, games: int, agents: list[str],
-                  engine: str | None = None) -> bool | None:
+def _matching_run(
+    run_dir: Path, sha: str, seed: int, games: int, agents: list[str], engine: str | None = None
+) -> bool | None:
     """True if ``run_dir`` holds finished results of exactly this request, False if it holds other
     results, None if it holds none."""
     if not (run_dir / RESULTS_FILE).is_file():
@@ -120,8 +131,7 @@ def compare_variants(
     cfg_a, cfg_b = load_config(config_a), load_config(config_b)
     if cfg_a.game != cfg_b.game:
         raise ValueError(
-            f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, "
-            f"{config_b} is {cfg_b.game!r}"
+            f"cannot compare variants of different games: {config_a} is {cfg_a.game!r}, {config_b} is {cfg_b.game!r}"
         )
     spec = get_spec(cfg_a.game)
     if players < 1:
@@ -155,8 +165,20 @@ def compare_variants(
 
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
-            run_to_dir(spec, cfg, path, seats, games, seed, jobs, run_dir, force=force,
-                       command=command, progress=progress, resume=None)
+            run_to_dir(
+                spec,
+                cfg,
+                path,
+                seats,
+                games,
+                seed,
+                jobs,
+                run_dir,
+                force=force,
+                command=command,
+                progress=progress,
+                resume=None,
+            )
 
     import polars as pl
 
@@ -188,3 +210,6 @@ def compare_variants(
     tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     os.replace(tmp, out_dir / COMPARISON_FILE)
     return result
+
+
+make_callable(__name__)  # balancer.compare(a, b, ...) is balancer.api.compare (balancer._callable)

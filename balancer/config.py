@@ -19,12 +19,16 @@ import json
 import re
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
+
+from balancer.core.config import GameConfig
+from balancer.data import builtin_config, locate_config
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
@@ -65,9 +69,7 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
                 None, None, "a mapping key must be a plain value", key_node.start_mark
             ) from None
         if key in mapping:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         mapping[key] = loader.construct_object(value_node, deep=deep)
     return mapping
 
@@ -81,10 +83,12 @@ def read_yaml_mapping(path: Path) -> dict:
 
     Raises ConfigError for a missing or unreadable file, one larger than :data:`MAX_YAML_BYTES`,
     a YAML syntax error or a duplicate key (with line and column) or a document that is not a mapping.
+    A built-in name (``citywright/v1.1``, :func:`balancer.data.locate_config`) reads the shipped file.
     """
+    path = locate_config(path)
     try:
         exists, is_file = path.exists(), path.is_file()
-    except OSError as exc:   # a name too long for the file system, a loop of links ...
+    except OSError as exc:  # a name too long for the file system, a loop of links ...
         raise ConfigError(f"{_short_path(path)}: cannot read: {exc.strerror or exc}") from None
     if not exists:
         raise ConfigError(f"{path}: file not found")
@@ -95,8 +99,7 @@ def read_yaml_mapping(path: Path) -> dict:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if size > MAX_YAML_BYTES:
-        raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file "
-                          "may have")
+        raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file may have")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -168,16 +171,19 @@ def _record_origins(data: Any, path: Path, prefix: KeyPath, origins: dict[KeyPat
 def resolve_yaml(path: Path | str) -> ResolvedYaml:
     """Read ``path`` and every file it ``extends:`` (recursively), and merge them.
 
+    ``path`` and each ``extends:`` may name a shipped file as ``<game>/<name>`` (``citywright/v1.1``)
+    when no file of that name exists (:mod:`balancer.data`).
+
     Raises ConfigError for any unreadable file, an ``extends`` that is not a string or names a
     missing file, or a cycle of ``extends``.
     """
-    return _resolve(Path(path), [])
+    return _resolve(locate_config(path), [])
 
 
 def _short_path(path: Path, limit: int = 120) -> str:
     """``path`` for a message, its middle elided past ``limit`` characters."""
     text = str(path)
-    return text if len(text) <= limit else f"{text[:limit // 2]}...{text[-limit // 2:]}"
+    return text if len(text) <= limit else f"{text[: limit // 2]}...{text[-limit // 2 :]}"
 
 
 def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
@@ -196,19 +202,25 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         parent = path.parent / parent_name
         try:
             found = parent.exists()
-        except OSError as exc:   # e.g. a name longer than the file system allows
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: "
-                              f"{exc.strerror or exc}") from None
+        except OSError as exc:  # e.g. a name longer than the file system allows
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: cannot read {_short_path(parent)}: {exc.strerror or exc}"
+            ) from None
+        if not found and (shipped := builtin_config(parent_name)) is not None:
+            parent, found = shipped, True  # a built-in variant: extends: citywright/v1.1
         if not found:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
         resolved_parent = _resolve(parent, [*stack, path])
         if STUDY_KEY in resolved_parent.data:
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; "
-                              "extend a variant config")
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: {parent_name} is a study file, not a rule variant; extend a variant config"
+            )
         own_game, parent_game = data.get(GAME_KEY), resolved_parent.data.get(GAME_KEY)
         if own_game is not None and parent_game is not None and own_game != parent_game:
-            raise ConfigError(f"{path}: {GAME_KEY}: cannot change game ({own_game!r}) in a file that extends a "
-                              f"{parent_game!r} config ({parent_name})")
+            raise ConfigError(
+                f"{path}: {GAME_KEY}: cannot change game ({own_game!r}) in a file that extends a "
+                f"{parent_game!r} config ({parent_name})"
+            )
         base = resolved_parent.data
         origins.update(resolved_parent.origins)
         chain.extend(resolved_parent.chain)
@@ -221,7 +233,7 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
 # validation and error messages
 
 
-def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
+def _model_for_game(resolved: ResolvedYaml) -> type[GameConfig]:
     """The config model of the game named by the ``game:`` key; ConfigError if missing or unknown."""
     from balancer.games import GAMES, get_spec
 
@@ -235,7 +247,7 @@ def _model_for_game(resolved: ResolvedYaml) -> type[BaseModel]:
     return get_spec(name).config_model
 
 
-def load_config(path: Path | str) -> BaseModel:
+def load_config(path: Path | str) -> GameConfig:
     """Load, resolve ``extends:``, and validate the config at ``path`` with its game's config model.
 
     Validation is strict (pydantic strict mode): a quoted ``"4"`` is not an integer, ``"yes"`` not
@@ -250,15 +262,20 @@ def load_config(path: Path | str) -> BaseModel:
         resolved.data["variant"] = resolved.path.stem
         resolved.origins[("variant",)] = resolved.path
     named_by_file = resolved.origins.get(("variant",)) == resolved.path and "variant" not in read_yaml_mapping(
-        resolved.path)
+        resolved.path
+    )
     model = _model_for_game(resolved)
     try:
         return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
         lines = validation_error_lines(resolved, model, exc)
-        if named_by_file:   # the name came from the file's name: say so, and how to give another
-            lines = [line + " (the variant is named after its file; give it a shorter variant: name)"
-                     if f"{resolved.path}: variant: " in line else line for line in lines]
+        if named_by_file:  # the name came from the file's name: say so, and how to give another
+            lines = [
+                line + " (the variant is named after its file; give it a shorter variant: name)"
+                if f"{resolved.path}: variant: " in line
+                else line
+                for line in lines
+            ]
         raise ConfigError(lines) from None
 
 
@@ -329,7 +346,9 @@ def parse_key_path(text: str) -> KeyPath:
     return tuple(parts)
 
 
-def _split_message_path(err: dict, model: type[BaseModel], loc: KeyPath, message: str) -> tuple[KeyPath, str]:
+def _split_message_path(
+    err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath, message: str
+) -> tuple[KeyPath, str]:
     """A validator message ``"seat_bonus.4: needs 4 values"`` raised at ``loc`` ->
     (``loc + ('seat_bonus', '4')``, ``"needs 4 values"``), when its first part is a key of the
     model or the mapping at ``loc``; else (``loc``, ``message``)."""
@@ -358,8 +377,11 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
         loc = tuple(err.get("loc", ()))
         if err.get("type") != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
             continue
-        candidates = [str(m[-1]) for m in missing if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in
-                      {(*k[:-1], v) for k, v in typo_of.items()}]
+        candidates = [
+            str(m[-1])
+            for m in missing
+            if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in {(*k[:-1], v) for k, v in typo_of.items()}
+        ]
         close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6)
         if close:
             typo_of[loc] = close[0]
@@ -372,8 +394,9 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
         if loc in typo_of:
             allowed = _allowed_keys(model, loc[:-1])
             tail = f" allowed: {', '.join(allowed)}" if allowed else ""
-            lines.append(f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, "
-                         f"did you mean {typo_of[loc]!r}?{tail}")
+            lines.append(
+                f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, did you mean {typo_of[loc]!r}?{tail}"
+            )
             continue
         if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
             where, problem = loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}"
@@ -385,7 +408,7 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
     return lines
 
 
-def _describe_error(err: dict, model: type[BaseModel], loc: KeyPath) -> str:
+def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath) -> str:
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}
     msg = str(err.get("msg", "invalid value"))

@@ -87,8 +87,7 @@ def rate(case: str, players: int, jobs: int, seconds: float) -> float:
     if jobs == 1:
         done, elapsed = _games(case, players, 0, seconds)
         return done / elapsed
-    out = Parallel(n_jobs=jobs, backend="loky")(
-        delayed(_games)(case, players, j * 10**7, seconds) for j in range(jobs))
+    out = Parallel(n_jobs=jobs, backend="loky")(delayed(_games)(case, players, j * 10**7, seconds) for j in range(jobs))
     return sum(d for d, _ in out) / max(e for _, e in out)
 
 
@@ -100,8 +99,13 @@ def main() -> None:
     ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     args = ap.parse_args()
     print(f"Águeda v1, {args.players} players, {os.cpu_count()} cores")
-    labels = {"greedy": "greedy", "random": "random", "lookahead": "lookahead",
-              "playout": "random playouts (interface)", "policy": "policy playouts (interface)"}
+    labels = {
+        "greedy": "greedy",
+        "random": "random",
+        "lookahead": "lookahead",
+        "playout": "random playouts (interface)",
+        "policy": "policy playouts (interface)",
+    }
     for case in args.cases:
         seconds = args.seconds / 3 if case == "lookahead" else args.seconds
         for jobs in sorted(set(args.jobs)):

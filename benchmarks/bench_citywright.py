@@ -25,11 +25,13 @@ TARGETS = {"greedy": 300.0, "random": 5000.0}
 
 def _load():
     from balancer.config import load_config
+
     return load_config(CONFIG)
 
 
 def _play(agent: str, start: int, count: int) -> int:
     import balancer.games.citywright as cw
+
     cfg = _load()
     for i in range(start, start + count):
         cw.play_game(cfg, [agent] * 4, np.random.SeedSequence(12345, spawn_key=(i,)))
@@ -40,7 +42,7 @@ def _rate(agent: str, jobs: int, seconds: float) -> float:
     """Games per second over about ``seconds``, after warming up (compile or cache load) each worker."""
     probe = 400 if agent == "random" else 20
     with Parallel(n_jobs=jobs, backend="loky") as par:
-        par(delayed(_play)(agent, 10**6 + j, 2) for j in range(jobs))   # warm-up
+        par(delayed(_play)(agent, 10**6 + j, 2) for j in range(jobs))  # warm-up
         t0 = time.perf_counter()
         par(delayed(_play)(agent, j * probe, probe) for j in range(jobs))
         per_game = (time.perf_counter() - t0) / (probe * jobs)
@@ -68,7 +70,7 @@ def _playouts(games: int, seed: int) -> float:
         return decisions
 
     out = np.zeros(ENGINE.max_moves(T), np.int64)
-    run(ENGINE.kernel, T, ENGINE.new_state, out, np.random.default_rng(0), 2)   # compile
+    run(ENGINE.kernel, T, ENGINE.new_state, out, np.random.default_rng(0), 2)  # compile
     t0 = time.perf_counter()
     run(ENGINE.kernel, T, ENGINE.new_state, out, np.random.default_rng(seed), games)
     return time.perf_counter() - t0
@@ -92,10 +94,15 @@ def main() -> None:
             rate = _rate(agent, jobs, args.seconds)
             per_core = rate / jobs
             verdict = "meets" if per_core >= TARGETS[agent] else "BELOW"
-            print(f"  {agent:6s} x4  jobs={jobs}: {rate:9.1f} games/s  ({per_core:8.1f} per core; "
-                  f"target {TARGETS[agent]:.0f} per core: {verdict})", flush=True)
+            print(
+                f"  {agent:6s} x4  jobs={jobs}: {rate:9.1f} games/s  ({per_core:8.1f} per core; "
+                f"target {TARGETS[agent]:.0f} per core: {verdict})",
+                flush=True,
+            )
     rate = playout_rate(args.seconds)
-    print(f"  interface random playouts x4, jobs=1: {rate:9.1f} games/s (balancer.core.kernel.random_playout)", flush=True)
+    print(
+        f"  interface random playouts x4, jobs=1: {rate:9.1f} games/s (balancer.core.kernel.random_playout)", flush=True
+    )
 
 
 if __name__ == "__main__":

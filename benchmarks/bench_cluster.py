@@ -29,8 +29,9 @@ def _run(address: str, agents: list[str], games: int, seed: int, out: Path) -> f
 
     cfg = load_config(CONFIG)
     t0 = time.perf_counter()
-    run_to_dir(get_game(cfg.game), cfg, CONFIG, agents, games, seed, -1, out, force=True, progress=False,
-               scheduler=address)
+    run_to_dir(
+        get_game(cfg.game), cfg, CONFIG, agents, games, seed, -1, out, force=True, progress=False, scheduler=address
+    )
     return time.perf_counter() - t0
 
 
@@ -40,15 +41,21 @@ def _rate(workers: int, agents: list[str], seconds: float, tmp: Path) -> tuple[f
     from distributed import LocalCluster
 
     dask.config.set({"distributed.worker.profile.enabled": False})  # no stack sampling in the workers
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      scheduler_port=0, dashboard_address=None) as cluster:
+    with LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        scheduler_port=0,
+        dashboard_address=None,
+    ) as cluster:
         address = cluster.scheduler_address
-        _run(address, agents, 50 * workers, 99, tmp / "warm")          # numba cache load in every worker
+        _run(address, agents, 50 * workers, 99, tmp / "warm")  # numba cache load in every worker
         probe = 1000 * workers
         rate = probe / _run(address, agents, probe, 98, tmp / "probe")
-        games = max(probe, int(rate * seconds * 1.2))                   # the probe's start-up makes rate low
+        games = max(probe, int(rate * seconds * 1.2))  # the probe's start-up makes rate low
         took = _run(address, agents, games, 1, tmp / f"w{workers}")
-        while took < seconds:                                           # still short: play longer
+        while took < seconds:  # still short: play longer
             games = int(games * seconds / took * 1.1)
             took = _run(address, agents, games, 1, tmp / f"w{workers}")
         return games / took, games, took
@@ -63,8 +70,10 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("PYTHONPATH", str(CONFIG.parents[2]))  # workers import this checkout's balancer
     agents = [args.agents] * args.players
-    print(f"Citywright v1.1, {args.players} x {args.agents}, local Dask cluster, {os.cpu_count()} cores, "
-          f"about {args.seconds:.0f} s per case")
+    print(
+        f"Citywright v1.1, {args.players} x {args.agents}, local Dask cluster, {os.cpu_count()} cores, "
+        f"about {args.seconds:.0f} s per case"
+    )
     tmp = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     rates = {}
     try:

@@ -22,16 +22,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "agents"))
 
-from balancer.agents.mcts import (I_ITERATIONS, I_ROLLOUT_DECISIONS, play_kernel_game, search,  # noqa: E402
-                                  table_plan, workspace_for)
+from balancer.agents.mcts import I_ITERATIONS, I_ROLLOUT_DECISIONS, play_kernel_game, search, table_plan, workspace_for  # noqa: E402
 from balancer.agents.params import MCTSParams  # noqa: E402
 from balancer.core.kernel import Engine, random_playout  # noqa: E402
 
@@ -53,12 +53,19 @@ def warm_kernel(engine: Engine, T: Any, S: np.ndarray, rng: np.random.Generator)
     K.heuristic(D, T, values)
     K.scores(D, T, np.zeros(n, np.int64))
     K.policy(D, T, out, rng)
-    random_playout(K, D, T, out, rng, 10**9)                     # legal, apply, is_over
+    random_playout(K, D, T, out, rng, 10**9)  # legal, apply, is_over
     K.returns(D, T, values)
 
 
-def bench_case(label: str, engine: Engine, T: Any, make_state: Callable[[np.random.Generator], np.ndarray],
-               params: MCTSParams, seconds: float, game_budget: int | None) -> None:
+def bench_case(
+    label: str,
+    engine: Engine,
+    T: Any,
+    make_state: Callable[[np.random.Generator], np.ndarray],
+    params: MCTSParams,
+    seconds: float,
+    game_budget: int | None,
+) -> None:
     """Print one line: compile seconds, iterations/s of searches from states ``make_state(rng)``
     (a fresh one per search), rollout decisions per iteration, and seconds per all-mcts game at
     ``game_budget`` iterations per decision (skipped when None)."""
@@ -69,7 +76,7 @@ def bench_case(label: str, engine: Engine, T: Any, make_state: Callable[[np.rand
     ws = workspace_for(engine, T, S, params.iterations)
     row = params.to_array()
     (w0, c0) = _clock()
-    search(K, S, T, row, rng, ws)                                # compiles the search for K
+    search(K, S, T, row, rng, ws)  # compiles the search for K
     (w1, c1) = _clock()
     compile_wall, compile_cpu = w1 - w0, c1 - c0
     iterations = rolled = 0
@@ -80,14 +87,16 @@ def bench_case(label: str, engine: Engine, T: Any, make_state: Callable[[np.rand
         iterations += int(ws.info[I_ITERATIONS])
         rolled += int(ws.info[I_ROLLOUT_DECISIONS])
     (w1, c1) = _clock()
-    line = (f"{label:34s} compile {compile_wall:5.1f} s ({compile_cpu:4.1f} CPU s)  "
-            f"{iterations / (w1 - w0):11,.0f} it/s ({iterations / max(c1 - c0, 1e-9):11,.0f} per CPU s)  "
-            f"{rolled / max(iterations, 1):5.1f} rollout decisions/it")
+    line = (
+        f"{label:34s} compile {compile_wall:5.1f} s ({compile_cpu:4.1f} CPU s)  "
+        f"{iterations / (w1 - w0):11,.0f} it/s ({iterations / max(c1 - c0, 1e-9):11,.0f} per CPU s)  "
+        f"{rolled / max(iterations, 1):5.1f} rollout decisions/it"
+    )
     if game_budget is not None:
         n = engine.n_players(T)
         plan = table_plan([f"mcts@{game_budget}"] * n, params)
         (w0, c0) = _clock()
-        play_kernel_game(engine, T, plan, 0)                     # compiles the table loop for K
+        play_kernel_game(engine, T, plan, 0)  # compiles the table loop for K
         first_cpu = time.process_time() - c0
         games = 0
         (w0, c0) = _clock()
@@ -95,8 +104,10 @@ def bench_case(label: str, engine: Engine, T: Any, make_state: Callable[[np.rand
             play_kernel_game(engine, T, plan, games + 1)
             games += 1
         (w1, c1) = _clock()
-        line += (f"\n{'':34s} {(w1 - w0) / games:7.3f} s/game of mcts@{game_budget} x{n} "
-                 f"({(c1 - c0) / games:.3f} CPU s; the first, compiling the table loop: {first_cpu:.1f} CPU s)")
+        line += (
+            f"\n{'':34s} {(w1 - w0) / games:7.3f} s/game of mcts@{game_budget} x{n} "
+            f"({(c1 - c0) / games:.3f} CPU s; the first, compiling the table loop: {first_cpu:.1f} CPU s)"
+        )
     print(line, flush=True)
 
 
@@ -114,10 +125,18 @@ def standins(seconds: float, budget: int, game_budget: int) -> None:
     bench_case("stand-in show-or-swap, 4p", cards, T, lambda rng: cards.new_state(T, rng), p, seconds, game_budget)
     wide = sd.wide_engine()
     T = wide.compile((2000, 1234, 42, 1_000_003, -77), 1)
-    bench_case("stand-in wide (2,000 moves), solo", wide, T, lambda rng: np.array([0, -1, -1], np.int64),
-               p, seconds, None)
-    bench_case("  same, widening 1, exponent 0.5", wide, T, lambda rng: np.array([0, -1, -1], np.int64),
-               p.model_copy(update={"widening": 1.0}), seconds, None)
+    bench_case(
+        "stand-in wide (2,000 moves), solo", wide, T, lambda rng: np.array([0, -1, -1], np.int64), p, seconds, None
+    )
+    bench_case(
+        "  same, widening 1, exponent 0.5",
+        wide,
+        T,
+        lambda rng: np.array([0, -1, -1], np.int64),
+        p.model_copy(update={"widening": 1.0}),
+        seconds,
+        None,
+    )
 
 
 def registered(seconds: float, budget: int | None, game_budget: int | None) -> None:
@@ -131,24 +150,39 @@ def registered(seconds: float, budget: int | None, game_budget: int | None) -> N
         cfg = load_config(ROOT / "configs" / spec.default_config)
         agents = getattr(cfg, "agents", None)
         params = getattr(agents, "mcts", None) or MCTSParams()
-        per_game = game_budget if game_budget is not None else params.iterations   # the default budget
+        per_game = game_budget if game_budget is not None else params.iterations  # the default budget
         params = params.model_copy(update={"iterations": budget if budget is not None else params.iterations})
         counts = list(cfg.player_counts)
         for n in sorted({c for c in (2, 4 if 4 in counts else max(counts)) if c in counts}):
             engine = spec.engine
             T = engine.compile(cfg, n)
-            bench_case(f"{spec.name}, {n}p", engine, T, lambda rng, e=engine, T=T: e.new_state(T, rng),
-                       params, seconds, per_game)
+            bench_case(
+                f"{spec.name}, {n}p",
+                engine,
+                T,
+                lambda rng, e=engine, T=T: e.new_state(T, rng),
+                params,
+                seconds,
+                per_game,
+            )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=3.0, help="measured seconds per case (default 3)")
-    ap.add_argument("--budget", type=int, default=None,
-                    help="iterations per search for the it/s figure (default: the game's agents.mcts; stand-ins 1000)")
-    ap.add_argument("--game-budget", type=int, default=None,
-                    help="iterations per decision of the all-mcts games (default: the game's agents.mcts, its default"
-                         " budget; stand-ins 200)")
+    ap.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="iterations per search for the it/s figure (default: the game's agents.mcts; stand-ins 1000)",
+    )
+    ap.add_argument(
+        "--game-budget",
+        type=int,
+        default=None,
+        help="iterations per decision of the all-mcts games (default: the game's agents.mcts, its default"
+        " budget; stand-ins 200)",
+    )
     ap.add_argument("--standins-only", action="store_true", help="skip the registered games")
     args = ap.parse_args()
     standins(args.seconds, args.budget or 1000, args.game_budget or 200)

@@ -41,9 +41,29 @@ def run_once(config: str, players: int, agents: str, games: int, jobs: int) -> t
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         t0 = time.perf_counter()
-        subprocess.run([str(BALANCER), "run", str(ROOT / "configs" / config), "--players", str(players),
-                        "--agents", agents, "--games", str(games), "--jobs", str(jobs), "--seed", "1", "--quiet",
-                        "--force", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                str(BALANCER),
+                "run",
+                str(ROOT / "configs" / config),
+                "--players",
+                str(players),
+                "--agents",
+                agents,
+                "--games",
+                str(games),
+                "--jobs",
+                str(jobs),
+                "--seed",
+                "1",
+                "--quiet",
+                "--force",
+                "--out",
+                str(out),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - t0
         return wall, float(json.loads((out / "run.json").read_text())["elapsed_seconds"])
 
@@ -63,8 +83,10 @@ def main() -> None:
             runs = [run_once(config, players, agents, games, jobs) for _ in range(args.repeats)]
             wall = statistics.median(w for w, _ in runs)
             play = statistics.median(e for _, e in runs)
-            print(f"{label:42s} {games:>9,} games, {jobs} job(s): {games / wall:9,.0f} games/s whole process "
-                  f"({wall:.1f} s), {games / play:9,.0f} games/s over the play")
+            print(
+                f"{label:42s} {games:>9,} games, {jobs} job(s): {games / wall:9,.0f} games/s whole process "
+                f"({wall:.1f} s), {games / play:9,.0f} games/s over the play"
+            )
 
 
 if __name__ == "__main__":

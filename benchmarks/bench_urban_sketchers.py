@@ -31,11 +31,12 @@ TARGET_GREEDY_4P = 200.0
 
 def rate(agent: str, players: int, games: int, repeat: int, engine: str = "play_game") -> float:
     """Games per CPU second: the fastest of ``repeat`` passes over the same ``games`` seeds."""
-    from balancer.config import load_config
     import balancer.games.urban_sketchers as us
+    from balancer.config import load_config
+
     cfg = load_config(CONFIG)
     play = us.play_game if engine == "play_game" else us.play_game_reference
-    play(cfg, [agent] * players, 0)                    # warm-up: compile (or load) the engine once
+    play(cfg, [agent] * players, 0)  # warm-up: compile (or load) the engine once
     best = float("inf")
     for _ in range(repeat):
         t0 = time.process_time()
@@ -51,6 +52,7 @@ def playout_rate(kind: str, players: int, playouts: int, repeat: int) -> float:
     from balancer.config import load_config
     from balancer.core.kernel import policy_playout, random_playout
     from balancer.games.urban_sketchers import ENGINE
+
     cfg = load_config(CONFIG)
     T = ENGINE.compile(cfg, players)
     K = ENGINE.kernel
@@ -59,9 +61,9 @@ def playout_rate(kind: str, players: int, playouts: int, repeat: int) -> float:
 
     def game(i: int) -> None:
         rng = np.random.default_rng(np.random.SeedSequence(12345, spawn_key=(i,)))
-        play(K, ENGINE.new_state(T, rng), T, out, rng, 10 ** 7)
+        play(K, ENGINE.new_state(T, rng), T, out, rng, 10**7)
 
-    game(0)                                            # warm-up: compile the generic playout once
+    game(0)  # warm-up: compile the generic playout once
     best = float("inf")
     for _ in range(repeat):
         t0 = time.process_time()
@@ -85,13 +87,17 @@ def main() -> None:
             r = rate(agent, n, args.games, args.repeat, args.engine)
             note = f" (target {TARGET_GREEDY_4P:.0f})" if agent == "greedy" and n == 4 else ""
             engine = "" if args.engine == "play_game" else " (reference engine)"
-            print(f"urban_sketchers {agent:>7} {n}p{engine}, one core: {r:8.1f} games/s "
-                  f"(CPU time, best of {args.repeat} x {args.games} games){note}")
+            print(
+                f"urban_sketchers {agent:>7} {n}p{engine}, one core: {r:8.1f} games/s "
+                f"(CPU time, best of {args.repeat} x {args.games} games){note}"
+            )
     for kind in ("random", "policy") if args.playouts > 0 else ():
         for n in args.players:
             r = playout_rate(kind, n, args.playouts, args.repeat)
-            print(f"urban_sketchers {kind:>7} {n}p through the interface ({kind}_playout from Set Up), one core: "
-                  f"{r:8.1f} games/s (CPU time, best of {args.repeat} x {args.playouts} games)")
+            print(
+                f"urban_sketchers {kind:>7} {n}p through the interface ({kind}_playout from Set Up), one core: "
+                f"{r:8.1f} games/s (CPU time, best of {args.repeat} x {args.playouts} games)"
+            )
 
 
 if __name__ == "__main__":

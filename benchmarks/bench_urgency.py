@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def rate(config: str, agents: list[str], seconds: float) -> tuple[float, float]:
     """(games per wall-clock second, games per CPU second of this process) of ``play_game``."""
     cfg = load_config(ROOT / "configs" / "urgency" / config)
-    urgency.play_game(cfg, agents, game_seed(0, 0))          # compile (or load the numba cache)
+    urgency.play_game(cfg, agents, game_seed(0, 0))  # compile (or load the numba cache)
     n, t0, c0 = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         for _ in range(200):
@@ -59,7 +59,7 @@ def kernel_rate(config: str, use_policy: bool, seconds: float) -> tuple[float, f
     engine = urgency.ENGINE
     T = engine.compile(cfg, 2)
     rng = np.random.default_rng(1)
-    playouts(engine.kernel, engine.new_state, T, 2, rng, use_policy)       # compile
+    playouts(engine.kernel, engine.new_state, T, 2, rng, use_policy)  # compile
     n, d, t0, c0 = 0, 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         d += playouts(engine.kernel, engine.new_state, T, 500, rng, use_policy)
@@ -70,24 +70,34 @@ def kernel_rate(config: str, use_policy: bool, seconds: float) -> tuple[float, f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--only", choices=("play", "kernel"), default=None,
-                        help="only play_game's tables (play) or only the kernel playouts (kernel)")
+    parser.add_argument(
+        "--only",
+        choices=("play", "kernel"),
+        default=None,
+        help="only play_game's tables (play) or only the kernel playouts (kernel)",
+    )
     args = parser.parse_args()
     if args.only != "kernel":
-        for config, agents, target in (("no-cards.yaml", ["greedy", "greedy"], 5000),
-                                       ("standard.yaml", ["greedy", "greedy"], 500),
-                                       ("standard.yaml", ["expectimax", "expectimax"], None),
-                                       ("standard.yaml", ["random", "random"], None)):
+        for config, agents, target in (
+            ("no-cards.yaml", ["greedy", "greedy"], 5000),
+            ("standard.yaml", ["greedy", "greedy"], 500),
+            ("standard.yaml", ["expectimax", "expectimax"], None),
+            ("standard.yaml", ["random", "random"], None),
+        ):
             wall, cpu = rate(config, agents, args.seconds)
             goal = f" (target {target:,}/s)" if target else ""
-            print(f"urgency {config:14s} {' vs '.join(agents):24s} {wall:9,.0f} games/s on one core{goal}; "
-                  f"{cpu:,.0f} per CPU second (the same when the core is not shared)")
+            print(
+                f"urgency {config:14s} {' vs '.join(agents):24s} {wall:9,.0f} games/s on one core{goal}; "
+                f"{cpu:,.0f} per CPU second (the same when the core is not shared)"
+            )
     if args.only != "play":
         for config, use_policy in (("standard.yaml", False), ("no-cards.yaml", False), ("standard.yaml", True)):
             wall, cpu, per_game = kernel_rate(config, use_policy, args.seconds)
             what = "policy (greedy) playouts" if use_policy else "random playouts"
-            print(f"urgency {config:14s} {'kernel ' + what:24s} {wall:9,.0f} games/s on one core "
-                  f"({per_game:.0f} decisions a game, setup included); {cpu:,.0f} per CPU second")
+            print(
+                f"urgency {config:14s} {'kernel ' + what:24s} {wall:9,.0f} games/s on one core "
+                f"({per_game:.0f} decisions a game, setup included); {cpu:,.0f} per CPU second"
+            )
 
 
 if __name__ == "__main__":

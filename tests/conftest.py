@@ -44,13 +44,14 @@ def one_error_line():
     """A checker for a refused CLI command (CliRunner result): exit 2, exactly one output line
     starting ``error: `` (no traceback; a ``note: compiling ...`` line, printed when the engine is not
     in numba's cache yet, is not part of the refusal); returns that line."""
+
     def check(result) -> str:
         assert result.exit_code == 2, result.output
         lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
         assert len(lines) == 1 and lines[0].startswith("error: "), result.output
         return lines[0]
-    return check
 
+    return check
 
 
 def _fuzz_counts() -> dict:

@@ -39,8 +39,16 @@ class Case:
 
     @property
     def argv(self) -> list[str]:
-        return ["play", str(ROOT / self.config), "--players", str(self.players), "--seed", str(self.seed),
-                "--agents", self.agents]
+        return [
+            "play",
+            str(ROOT / self.config),
+            "--players",
+            str(self.players),
+            "--seed",
+            str(self.seed),
+            "--agents",
+            self.agents,
+        ]
 
     @property
     def command(self) -> str:
@@ -83,8 +91,14 @@ def render(case: Case) -> str:
 
 def diff(expected: str, actual: str, name: str) -> str:
     """Unified diff from the stored file to the current transcript."""
-    return "".join(difflib.unified_diff(expected.splitlines(keepends=True), actual.splitlines(keepends=True),
-                                        fromfile=f"stored {name}", tofile="current transcript"))
+    return "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            fromfile=f"stored {name}",
+            tofile="current transcript",
+        )
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,7 +10,6 @@ commercial specialist from about 55% to under 25%.
 from __future__ import annotations
 
 import dataclasses
-
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -68,8 +67,9 @@ def write_study(folder: Path, text: str, variant_extra: str = "") -> Path:
     return path
 
 
-def small_study(folder: Path, variant_extra: str = "", seed: int = 5, games: int = 3000, expect: str = "",
-                extra: str = "") -> Path:
+def small_study(
+    folder: Path, variant_extra: str = "", seed: int = 5, games: int = 3000, expect: str = "", extra: str = ""
+) -> Path:
     return write_study(folder, SMALL_STUDY.format(seed=seed, games=games, expect=expect, extra=extra), variant_extra)
 
 
@@ -106,7 +106,8 @@ def test_baseline_stores_every_number_with_its_provenance(regression_folder, reg
     # a mirror table has no agent win rate (it is 1/3 by construction); a mixed table has one per agent
     assert not any(k.startswith("agent_win_rate") for k in mirror["numbers"])
     assert {k for k in spec["numbers"] if k.startswith("agent_win_rate")} == {
-        f"agent_win_rate:{a}" for a in ("residential", "commercial", "park", "industrial")}
+        f"agent_win_rate:{a}" for a in ("residential", "commercial", "park", "industrial")
+    }
     seats = [mirror["numbers"][f"seat_win_rate:{s}"] for s in (1, 2, 3)]
     # the seats' win shares add up to one per game, so their successes add up to the games
     assert sum(n["successes"] for n in seats) == pytest.approx(4000)
@@ -158,8 +159,9 @@ def test_false_alarm_rate_of_real_checks(tmp_path):
     runs, fails = 12, 0
     for seed in range(runs):
         study = small_study(tmp_path / f"s{seed}", seed=100 + seed, games=300, extra=", false_alarm: 0.25")
-        base = save_baseline(study, tmp_path / f"s{seed}" / "b.json", results_root=tmp_path / f"s{seed}" / "r",
-                             jobs=1, progress=False)
+        base = save_baseline(
+            study, tmp_path / f"s{seed}" / "b.json", results_root=tmp_path / f"s{seed}" / "r", jobs=1, progress=False
+        )
         fails += not run_check(study, base, jobs=1).passed
     limit = stats.binom.ppf(0.999, runs, 0.25)
     assert limit == 8
@@ -171,8 +173,7 @@ def test_false_alarm_rate_of_real_checks(tmp_path):
 
 
 def test_expect_targets_are_checked(tmp_path):
-    expect = ("    expect:\n      seat_win_rate:3: {at_most: 0.20}\n"
-              "      wasted_tiles_per_player: {between: [5, 30]}\n")
+    expect = "    expect:\n      seat_win_rate:3: {at_most: 0.20}\n      wasted_tiles_per_player: {between: [5, 30]}\n"
     study = small_study(tmp_path, expect=expect, games=1200)
     base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
     result = run_check(study, base, jobs=1)
@@ -231,8 +232,21 @@ def test_until_ci_stops_within_ten_percent_of_theory_and_equals_a_plain_run(tmp_
 def cli_study(tmp_path_factory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("cli")
     study = small_study(folder)
-    result = CliRunner().invoke(app, ["baseline", "save", str(study), "-o", str(folder / "base.json"),
-                                      "--results", str(folder / "r"), "-j", "1", "-q"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "baseline",
+            "save",
+            str(study),
+            "-o",
+            str(folder / "base.json"),
+            "--results",
+            str(folder / "r"),
+            "-j",
+            "1",
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     return study, folder / "base.json"
 
@@ -240,8 +254,10 @@ def cli_study(tmp_path_factory) -> tuple[Path, Path]:
 def test_cli_check_passes_and_writes_junit_and_markdown(tmp_path, cli_study):
     study, base = cli_study
     junit, md = tmp_path / "out" / "results.xml", tmp_path / "summary.md"
-    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
-                                      "--junit", str(junit), "--markdown", str(md)])
+    result = CliRunner().invoke(
+        app,
+        ["check", str(study), "--baseline", str(base), "-j", "1", "-q", "--junit", str(junit), "--markdown", str(md)],
+    )
     assert result.exit_code == 0, result.output
     assert "PASS" in result.output
     root = ET.parse(junit).getroot()
@@ -250,17 +266,19 @@ def test_cli_check_passes_and_writes_junit_and_markdown(tmp_path, cli_study):
     assert root.get("failures") == "0" and not root.findall(".//failure")
     lines = md.read_text().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| number |"))
-    assert lines[header].split("|")[1:8] == [f" {c} " for c in ("number", "baseline", "now", "difference",
-                                                                  "interval", "verdict", "games")]
-    assert len([line for line in lines[header + 2:] if line.startswith("|")]) == 4
+    assert lines[header].split("|")[1:8] == [
+        f" {c} " for c in ("number", "baseline", "now", "difference", "interval", "verdict", "games")
+    ]
+    assert len([line for line in lines[header + 2 :] if line.startswith("|")]) == 4
 
 
 def test_cli_check_fails_with_exit_1_on_a_changed_variant(tmp_path, cli_study):
     study, base = cli_study
     changed = small_study(tmp_path, NO_SEAT_BONUS)
     junit = tmp_path / "j.xml"
-    result = CliRunner().invoke(app, ["check", str(changed), "--baseline", str(base), "-j", "1", "-q",
-                                      "--junit", str(junit)])
+    result = CliRunner().invoke(
+        app, ["check", str(changed), "--baseline", str(base), "-j", "1", "-q", "--junit", str(junit)]
+    )
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.output
     failures = ET.parse(junit).getroot().findall(".//testcase/failure/..")
@@ -288,8 +306,14 @@ def test_cli_check_bad_input_exits_2(tmp_path, cli_study, case):
         args += ["--seed", "5"]
         expected = "the baseline's own seed"
     else:
-        args[1] = str(write_study(tmp_path, SMALL_STUDY.format(seed=5, games=90, expect="", extra="")
-                                  .replace("mirror-3p", "mirror-4p").replace("players: 3", "players: 4")))
+        args[1] = str(
+            write_study(
+                tmp_path,
+                SMALL_STUDY.format(seed=5, games=90, expect="", extra="")
+                .replace("mirror-3p", "mirror-4p")
+                .replace("players: 3", "players: 4"),
+            )
+        )
         expected = "its cells do not match"
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2, result.output
@@ -306,8 +330,26 @@ def test_cli_baseline_save_refuses_to_overwrite(cli_study):
 
 
 def test_cli_run_until_ci_says_how_many_games_it_played(tmp_path):
-    result = CliRunner().invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "--until-ci", "0.04",
-                                      "--max-games", "5000", "-j", "1", "-q", "--out", str(tmp_path / "u")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(V11),
+            "-p",
+            "2",
+            "-a",
+            "random",
+            "--until-ci",
+            "0.04",
+            "--max-games",
+            "5000",
+            "-j",
+            "1",
+            "-q",
+            "--out",
+            str(tmp_path / "u"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     played = int(result.output.split("played ")[1].split(" games")[0].replace(",", ""))
     assert played % 2 == 0 and 0.9 * games_for_width(0.5, 0.04) <= played <= 1.1 * games_for_width(0.5, 0.04)
@@ -367,7 +409,7 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
             raise ValueError("engine bug in game 5")
         return real(cfg, agents, seed)
 
-    def fragile_chunk(cfg, agents, run_seed, start, stop):   # the compiled chunk holding game 5 raises too
+    def fragile_chunk(cfg, agents, run_seed, start, stop):  # the compiled chunk holding game 5 raises too
         if start <= 5 < stop:
             raise ValueError("engine bug in game 5")
         return real_chunk(cfg, agents, run_seed, start, stop)
@@ -381,14 +423,17 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("path,value,where", [
-    (("seed",), "abc", "seed: Input should be a valid integer"),
-    (("cells", 0, "numbers", "seat_win_rate:1", "mean"), float("nan"), "cells.0.numbers.seat_win_rate:1.mean"),
-    (("cells", 0, "numbers", "seat_win_rate:1", "games"), 0, "cells.0.numbers.seat_win_rate:1.games"),
-    (("cells", 0, "numbers", "seat_win_rate:1", "mean"), 5.0, "a win rate must be between 0 and 1"),
-    (("cells", 0, "numbers", "seat_win_rate:1", "variance"), -1.0, "cells.0.numbers.seat_win_rate:1.variance"),
-    (("cells", 0, "games"), "many", "cells.0.games"),
-])
+@pytest.mark.parametrize(
+    "path,value,where",
+    [
+        (("seed",), "abc", "seed: Input should be a valid integer"),
+        (("cells", 0, "numbers", "seat_win_rate:1", "mean"), float("nan"), "cells.0.numbers.seat_win_rate:1.mean"),
+        (("cells", 0, "numbers", "seat_win_rate:1", "games"), 0, "cells.0.numbers.seat_win_rate:1.games"),
+        (("cells", 0, "numbers", "seat_win_rate:1", "mean"), 5.0, "a win rate must be between 0 and 1"),
+        (("cells", 0, "numbers", "seat_win_rate:1", "variance"), -1.0, "cells.0.numbers.seat_win_rate:1.variance"),
+        (("cells", 0, "games"), "many", "cells.0.games"),
+    ],
+)
 def test_a_corrupt_baseline_is_bad_input_naming_the_key(tmp_path, cli_study, path, value, where):
     # a baseline edited by hand (or truncated by a merge) must never pass or fail as if it were real
     study, base = cli_study
@@ -403,7 +448,6 @@ def test_a_corrupt_baseline_is_bad_input_naming_the_key(tmp_path, cli_study, pat
     assert result.exit_code == 2, result.output
     assert f"{bad}: " in result.output and where in result.output
     assert "Traceback" not in result.output
-
 
 
 def test_a_target_passes_early_only_inside_its_bound(tmp_path, cli_study, monkeypatch):
@@ -438,8 +482,10 @@ def test_a_target_passes_early_only_inside_its_bound(tmp_path, cli_study, monkey
 def test_cli_check_refuses_one_file_for_junit_and_markdown(tmp_path, cli_study):
     study, base = cli_study
     same = tmp_path / "out.txt"
-    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
-                                      "--junit", str(same), "--markdown", str(same)])
+    result = CliRunner().invoke(
+        app,
+        ["check", str(study), "--baseline", str(base), "-j", "1", "-q", "--junit", str(same), "--markdown", str(same)],
+    )
     assert result.exit_code == 2 and "--junit and --markdown: both name" in result.output
     assert not same.exists()
 
@@ -447,7 +493,8 @@ def test_cli_check_refuses_one_file_for_junit_and_markdown(tmp_path, cli_study):
 def test_the_headline_does_not_claim_power_the_cap_does_not_give(cli_study):
     # --max-games 1 plays a handful of games: no number can be found with the stated probability
     study, base = cli_study
-    result = CliRunner().invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
-                                      "--max-games", "3"])
+    result = CliRunner().invoke(
+        app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q", "--max-games", "3"]
+    )
     assert "each found with probability" not in result.output
     assert "every number is underpowered" in result.output

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import importlib
 import json
 from pathlib import Path
@@ -56,7 +55,9 @@ def test_validate_bad_exits_2_with_message_on_stderr(citywright, tmp_path):
     bad.write_text(f"extends: {V11}\nscoring: {{park: {{per_rows: 3}}}}\n")
     result = runner.invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2
-    assert f"{bad}: scoring.park.per_rows: unknown key 'per_rows', allowed: touching, per_row, per_column" in result.stderr
+    assert (
+        f"{bad}: scoring.park.per_rows: unknown key 'per_rows', allowed: touching, per_row, per_column" in result.stderr
+    )
     assert result.stdout == ""
 
 
@@ -74,13 +75,19 @@ def test_validate_schema(citywright):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--agents", "greedy,wizard,random,random"], "error: --agents: unknown agent 'wizard'; known agents: random, greedy"),
+        (
+            ["--agents", "greedy,wizard,random,random"],
+            "error: --agents: unknown agent 'wizard'; known agents: random, greedy",
+        ),
         (["--agents", "wizard"], "error: --agents: unknown agent 'wizard'"),
         (["--agents", "greedy,,random"], "error: --agents: empty agent name"),
         (["--players", "5"], f"error: --players: 5 players are not supported by {V11} (supported: 1-4)"),
         (["--players", "0"], "error: --players: must be at least 1, got 0"),
         (["--games", "0"], "error: --games: must be at least 1, got 0"),
-        (["--players", "3", "--agents", "greedy,random"], "error: --agents: got 2 agents (greedy, random) for 3 players"),
+        (
+            ["--players", "3", "--agents", "greedy,random"],
+            "error: --agents: got 2 agents (greedy, random) for 3 players",
+        ),
         (["--seed", "-1"], "error: --seed: must be between 0 and 2^63-1, got -1"),
         (["--seed", str(2**63)], f"error: --seed: must be between 0 and 2^63-1, got {2**63}"),
         (["--jobs", "0"], "error: --jobs: must be a positive number of processes"),
@@ -120,6 +127,7 @@ def test_run_writes_results_and_refuses_overwrite(citywright, tmp_path, monkeypa
 def test_run_says_when_it_compiles_the_engine_first(citywright, tmp_path, monkeypatch, cold):
     # a cold numba cache means a silent minute before the first game: the run says so on stderr
     import balancer.core.numba_cache as numba_cache
+
     monkeypatch.setattr(numba_cache, "cache_is_cold", lambda package_file: cold)
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["run", str(V11), "-p", "2", "-n", "4", "-j", "1", "-a", "random", "-q"])
@@ -224,8 +232,7 @@ def test_run_out_is_a_file_or_under_a_file(citywright, tmp_path, monkeypatch):
 def test_run_caps_jobs_at_the_cores(citywright, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
-    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "64", "-q",
-                                 "--out", "r"])
+    result = runner.invoke(app, ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "64", "-q", "--out", "r"])
     assert result.exit_code == 0, result.output
     assert "--jobs 64 is more than the 2 cores of this machine; using 2" in result.stderr
     assert json.loads(Path("r/run.json").read_text())["jobs"] == 2
@@ -240,12 +247,19 @@ def _results_dir(tmp_path: Path) -> Path:
 
     directory = tmp_path / "run"
     directory.mkdir()
-    pl.DataFrame({
-        "game_index": [0, 0, 1, 1], "seat": [1, 2, 1, 2], "agent": ["greedy"] * 4, "score": [3, 1, 2, 2],
-        "rank": [1, 2, 1, 1], "win_share": [1.0, 0.0, 0.5, 0.5],
-    }).write_parquet(directory / "results.parquet")
-    (directory / "run.json").write_text(json.dumps({"game": "citywright", "variant": "v1.1", "n_players": 2,
-                                                    "seed": 1, "games": 2}))
+    pl.DataFrame(
+        {
+            "game_index": [0, 0, 1, 1],
+            "seat": [1, 2, 1, 2],
+            "agent": ["greedy"] * 4,
+            "score": [3, 1, 2, 2],
+            "rank": [1, 2, 1, 1],
+            "win_share": [1.0, 0.0, 0.5, 0.5],
+        }
+    ).write_parquet(directory / "results.parquet")
+    (directory / "run.json").write_text(
+        json.dumps({"game": "citywright", "variant": "v1.1", "n_players": 2, "seed": 1, "games": 2})
+    )
     return directory
 
 
@@ -278,13 +292,16 @@ def test_report_out_under_a_file(tmp_path):
     _assert_bad_input(result, f"--out {blocker / 'r.html'}: cannot be created: {blocker} is a file")
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("results.parquet", b"PAR1 truncated", "results.parquet: not a readable Parquet file ("),
-    ("results.parquet", None, "results.parquet: missing column win_share"),
-    ("run.json", b"{oops", "run.json: not valid JSON ("),
-    ("summary.json", b"[", "summary.json: not valid JSON ("),
-    ("summary.json", json.dumps({"games": 99}).encode(), "summary.json: out of date: it says games = 99"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("results.parquet", b"PAR1 truncated", "results.parquet: not a readable Parquet file ("),
+        ("results.parquet", None, "results.parquet: missing column win_share"),
+        ("run.json", b"{oops", "run.json: not valid JSON ("),
+        ("summary.json", b"[", "summary.json: not valid JSON ("),
+        ("summary.json", json.dumps({"games": 99}).encode(), "summary.json: out of date: it says games = 99"),
+    ],
+)
 def test_report_bad_files_name_the_file(tmp_path, name, content, message):
     import polars as pl
 
@@ -326,13 +343,33 @@ def _breaking(monkeypatch, index: int, exc: BaseException):
 def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):
     _breaking(monkeypatch, 5, RuntimeError("rules broke"))
     out = tmp_path / "r"
-    result = runner.invoke(app, ["run", str(V11), "--players", "3", "--agents", "random,greedy,random",
-                                 "--games", "12", "--seed", "4", "--jobs", "1", "--quiet", "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(V11),
+            "--players",
+            "3",
+            "--agents",
+            "random,greedy,random",
+            "--games",
+            "12",
+            "--seed",
+            "4",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 1
     assert "1 of 12 games failed" in result.stderr
     assert "game 5 (seed 4): RuntimeError: rules broke" in result.stderr
-    assert f"replay: balancer play {V11} --players 3 --agents random,greedy,random --seed 4 --game-index 5" \
+    assert (
+        f"replay: balancer play {V11} --players 3 --agents random,greedy,random --seed 4 --game-index 5"
         in result.stderr
+    )
     assert pl.read_parquet(out / "results.parquet")["game_index"].n_unique() == 11
     assert json.loads((out / "run.json").read_text())["failures"][0]["game_index"] == 5
 
@@ -340,8 +377,23 @@ def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path,
 def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, monkeypatch):
     _breaking(monkeypatch, 25, KeyboardInterrupt())
     out = tmp_path / "r"
-    args = ["run", str(V11), "--players", "2", "--agents", "random", "--games", "40", "--jobs", "1",
-            "--chunk-size", "10", "--quiet", "--out", str(out)]
+    args = [
+        "run",
+        str(V11),
+        "--players",
+        "2",
+        "--agents",
+        "random",
+        "--games",
+        "40",
+        "--jobs",
+        "1",
+        "--chunk-size",
+        "10",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 130
     assert "interrupted: 20 of 40 games are saved" in result.stderr
@@ -353,15 +405,16 @@ def test_ctrl_c_keeps_finished_chunks_and_prints_the_resume_command(tmp_path, mo
 
 
 def test_play_game_index_replays_game_i_of_a_run():
+    from balancer.config import load_config
     from balancer.core.seeding import game_seed
     from balancer.core.tables import seat_agents
     from balancer.games import citywright as cw
 
-    from balancer.config import load_config
-
     cfg = load_config(V11)
-    result = runner.invoke(app, ["play", str(V11), "--players", "3", "--agents", "greedy,random,random",
-                                 "--seed", "4", "--game-index", "7"])
+    result = runner.invoke(
+        app,
+        ["play", str(V11), "--players", "3", "--agents", "greedy,random,random", "--seed", "4", "--game-index", "7"],
+    )
     assert result.exit_code == 0
     expected = cw.transcript(cfg, seat_agents(["greedy", "random", "random"], 7), game_seed(4, 7))
     assert result.stdout.rstrip("\n") == expected.rstrip("\n")
@@ -375,17 +428,33 @@ def test_games_shows_agents_accepted_beyond_the_listed_ones(monkeypatch):
     assert result.exit_code == 0, result.output
     line = next(line for line in result.stdout.splitlines() if line.startswith("urban_sketchers "))
     assert line.startswith("urban_sketchers  agents: random, greedy (mcts@N: ") and line.endswith(
-        "; also accepted: rollout, mcts")
+        "; also accepted: rollout, mcts"
+    )
 
 
-@pytest.mark.parametrize("config,keys", [
-    ("urgency/standard.yaml", ["roll: ", "board: (1)", "(3) tile_15", "(5) change_roll_range"]),
-    ("urban_sketchers/base.yaml", ["setup: ", "(2) money", "dice: none_placeable", "(2) full_backpack",
-                                   "(2) min_cards", "(3) beyond_six", "(2) prestige_overflow_per",
-                                   "(2) per_type", "(2) streak_needs_card", "(2) pair_flips"]),
-    ("citywright/v1.1.yaml", ["achievements: v1.1 is played without achievements"]),
-    ("citywright/achievements.yaml", ["achievements: the three achievements the rulebook names"]),
-])
+@pytest.mark.parametrize(
+    "config,keys",
+    [
+        ("urgency/standard.yaml", ["roll: ", "board: (1)", "(3) tile_15", "(5) change_roll_range"]),
+        (
+            "urban_sketchers/base.yaml",
+            [
+                "setup: ",
+                "(2) money",
+                "dice: none_placeable",
+                "(2) full_backpack",
+                "(2) min_cards",
+                "(3) beyond_six",
+                "(2) prestige_overflow_per",
+                "(2) per_type",
+                "(2) streak_needs_card",
+                "(2) pair_flips",
+            ],
+        ),
+        ("citywright/v1.1.yaml", ["achievements: v1.1 is played without achievements"]),
+        ("citywright/achievements.yaml", ["achievements: the three achievements the rulebook names"]),
+    ],
+)
 def test_validate_assumed_lists_every_assumed_value(config, keys):
     """validate --assumed prints the OK line, then one line per `assumed:` note (its key path and why),
     the notes of issue 14 among them; without the option the output is the OK line alone."""

@@ -40,6 +40,7 @@ def files_under(path: Path) -> list[Path]:
 @pytest.fixture
 def study_file(tmp_path: Path):
     """Write STUDY with the given replacements to tmp_path/study/s.yaml; return its path."""
+
     def write(*edits: tuple[str, str]) -> Path:
         text = STUDY
         for old, new in edits:
@@ -50,6 +51,7 @@ def study_file(tmp_path: Path):
         path = folder / "s.yaml"
         path.write_text(text, encoding="utf-8")
         return path
+
     return write
 
 
@@ -64,12 +66,19 @@ def a_file(tmp_path: Path) -> Path:
 # study: figure names and output paths, before playing
 
 
-@pytest.mark.parametrize("show, message", [
-    ("metric:game_turnz", "figures.0.show: citywright has no metric 'game_turnz' in run 'mirror-2p'; its metrics are "),
-    ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
-])
-def test_study_refuses_a_figure_the_game_does_not_produce_before_playing(tmp_path, study_file, one_error_line,
-                                                                        show, message):
+@pytest.mark.parametrize(
+    "show, message",
+    [
+        (
+            "metric:game_turnz",
+            "figures.0.show: citywright has no metric 'game_turnz' in run 'mirror-2p'; its metrics are ",
+        ),
+        ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
+    ],
+)
+def test_study_refuses_a_figure_the_game_does_not_produce_before_playing(
+    tmp_path, study_file, one_error_line, show, message
+):
     study = study_file(('show: "metric:wasted_tiles"', f'show: "{show}"'))
     res = invoke("study", study, "-o", tmp_path / "s.html", "--results", tmp_path / "results", "-j", "1", "-q")
     line = one_error_line(res)
@@ -84,12 +93,15 @@ def test_study_refuses_matchups_of_a_run_that_is_not_two_player(tmp_path, study_
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("flag, where, message", [
-    ("-o", "plain/s.html", "--out {p}: cannot be created: {a} is a file, not a directory"),
-    ("--results", "plain", "--results {p}: is a file, not a directory"),
-    ("--results", "plain/r", "--results {p}: cannot be created: {a} is a file, not a directory"),
-    ("--figures", "plain", "--figures {p}: is a file, not a directory"),
-])
+@pytest.mark.parametrize(
+    "flag, where, message",
+    [
+        ("-o", "plain/s.html", "--out {p}: cannot be created: {a} is a file, not a directory"),
+        ("--results", "plain", "--results {p}: is a file, not a directory"),
+        ("--results", "plain/r", "--results {p}: cannot be created: {a} is a file, not a directory"),
+        ("--figures", "plain", "--figures {p}: is a file, not a directory"),
+    ],
+)
 def test_study_checks_output_paths_before_playing(tmp_path, study_file, a_file, one_error_line, flag, where, message):
     study = study_file()
     path = tmp_path / where
@@ -103,16 +115,32 @@ def test_study_checks_output_paths_before_playing(tmp_path, study_file, a_file, 
 # compare: output paths before playing
 
 
-@pytest.mark.parametrize("flag, where, message", [
-    ("--report", "plain/c.html", "--report {p}: cannot be created: {a} is a file, not a directory"),
-    ("--report", ".", "--report {p}: is a directory; give the path of an HTML file"),
-    ("-o", "plain", "--out {p}: is a file, not a directory"),
-])
+@pytest.mark.parametrize(
+    "flag, where, message",
+    [
+        ("--report", "plain/c.html", "--report {p}: cannot be created: {a} is a file, not a directory"),
+        ("--report", ".", "--report {p}: is a directory; give the path of an HTML file"),
+        ("-o", "plain", "--out {p}: is a file, not a directory"),
+    ],
+)
 def test_compare_checks_output_paths_before_playing(tmp_path, a_file, one_error_line, flag, where, message):
     path = tmp_path / where
     args = {"-o": tmp_path / "out", "--report": tmp_path / "c.html"} | {flag: path}
-    res = invoke("compare", V10, V11, "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q",
-                 *[x for kv in args.items() for x in kv])
+    res = invoke(
+        "compare",
+        V10,
+        V11,
+        "-p",
+        "2",
+        "-a",
+        "random",
+        "-n",
+        "4",
+        "-j",
+        "1",
+        "-q",
+        *[x for kv in args.items() for x in kv],
+    )
     assert one_error_line(res) == "error: " + message.format(p=path, a=a_file)
     assert files_under(tmp_path) == [a_file]
 
@@ -121,30 +149,41 @@ def test_compare_checks_output_paths_before_playing(tmp_path, a_file, one_error_
 # baseline save: expect: targets as check sees them, and its paths, before playing
 
 
-@pytest.mark.parametrize("expect, message", [
-    ("game_turnz_per_player: {at_most: 6}",
-     "runs.mirror-2p.expect.game_turnz_per_player: no such number in cell mirror-2p/v1.0; numbers are "
-     "seat_win_rate:1, seat_win_rate:2, "),
-    ('"seat_win_rate:3": {at_most: 0.6}',
-     "runs.mirror-2p.expect.seat_win_rate:3: no such number in cell mirror-2p/v1.0"),
-])
-def test_baseline_save_refuses_expect_targets_check_would_refuse(tmp_path, study_file, one_error_line,
-                                                                   expect, message):
+@pytest.mark.parametrize(
+    "expect, message",
+    [
+        (
+            "game_turnz_per_player: {at_most: 6}",
+            "runs.mirror-2p.expect.game_turnz_per_player: no such number in cell mirror-2p/v1.0; numbers are "
+            "seat_win_rate:1, seat_win_rate:2, ",
+        ),
+        (
+            '"seat_win_rate:3": {at_most: 0.6}',
+            "runs.mirror-2p.expect.seat_win_rate:3: no such number in cell mirror-2p/v1.0",
+        ),
+    ],
+)
+def test_baseline_save_refuses_expect_targets_check_would_refuse(tmp_path, study_file, one_error_line, expect, message):
     study = study_file(("games: 6}\n  mirror-3p", f"games: 6, expect: {{{expect}}}}}\n  mirror-3p"))
-    res = invoke("baseline", "save", study, "-o", tmp_path / "b.json", "--results", tmp_path / "results",
-                 "-j", "1", "-q")
+    res = invoke(
+        "baseline", "save", study, "-o", tmp_path / "b.json", "--results", tmp_path / "results", "-j", "1", "-q"
+    )
     line = one_error_line(res)
     assert str(study) in line and message in line
     assert not (tmp_path / "b.json").exists() and not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("flag, where, message", [
-    ("-o", "plain/b.json", "--out {p}: cannot be created: {a} is a file, not a directory"),
-    ("-o", ".", "--out {p}: is a directory; give the path of a JSON file"),
-    ("--results", "plain", "--results {p}: is a file, not a directory"),
-])
-def test_baseline_save_checks_output_paths_before_playing(tmp_path, study_file, a_file, one_error_line, flag,
-                                                          where, message):
+@pytest.mark.parametrize(
+    "flag, where, message",
+    [
+        ("-o", "plain/b.json", "--out {p}: cannot be created: {a} is a file, not a directory"),
+        ("-o", ".", "--out {p}: is a directory; give the path of a JSON file"),
+        ("--results", "plain", "--results {p}: is a file, not a directory"),
+    ],
+)
+def test_baseline_save_checks_output_paths_before_playing(
+    tmp_path, study_file, a_file, one_error_line, flag, where, message
+):
     study = study_file()
     path = tmp_path / where
     args = {"-o": tmp_path / "b.json", "--results": tmp_path / "results"} | {flag: path}
@@ -158,18 +197,38 @@ def test_baseline_save_checks_output_paths_before_playing(tmp_path, study_file, 
 
 
 @pytest.mark.parametrize("flag", ["--junit", "--markdown"])
-@pytest.mark.parametrize("where, message", [
-    ("plain/out.txt", "{f} {p}: cannot be created: {a} is a file, not a directory"),
-    (".", "{f} {p}: is a directory; give the path of a file"),
-])
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ("plain/out.txt", "{f} {p}: cannot be created: {a} is a file, not a directory"),
+        (".", "{f} {p}: is a directory; give the path of a file"),
+    ],
+)
 def test_check_checks_report_paths_before_playing(tmp_path, study_file, a_file, one_error_line, flag, where, message):
     study = study_file()
-    base = tmp_path / "base.json"   # loads as a baseline; the paths are refused before it is compared
-    cell = {"run": "r", "variant": "v", "players": 2, "agents": ["random"], "games": 10, "seed": 5,
-            "config_sha256": "0" * 64, "numbers": {"seat_win_rate:1": {"kind": "win_rate", "games": 10,
-                                                                      "mean": 0.5, "variance": 0.25}}}
-    base.write_text(json.dumps({"format": 1, "kind": "balancer-baseline", "study": "tiny", "game": "citywright",
-                                "seed": 5, "cells": [cell]}))
+    base = tmp_path / "base.json"  # loads as a baseline; the paths are refused before it is compared
+    cell = {
+        "run": "r",
+        "variant": "v",
+        "players": 2,
+        "agents": ["random"],
+        "games": 10,
+        "seed": 5,
+        "config_sha256": "0" * 64,
+        "numbers": {"seat_win_rate:1": {"kind": "win_rate", "games": 10, "mean": 0.5, "variance": 0.25}},
+    }
+    base.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "kind": "balancer-baseline",
+                "study": "tiny",
+                "game": "citywright",
+                "seed": 5,
+                "cells": [cell],
+            }
+        )
+    )
     path = tmp_path / where
     res = invoke("check", study, "--baseline", base, flag, path, "-j", "1", "-q")
     assert one_error_line(res) == "error: " + message.format(f=flag, p=path, a=a_file)
@@ -184,14 +243,21 @@ def test_validate_recognises_a_study(study_file):
     study = study_file()
     res = invoke("validate", study)
     assert res.exit_code == 0, res.output
-    assert res.stdout.strip() == (f"OK: study tiny: runs mirror-2p, mirror-3p; variants v1.0, v1.1 "
-                                  f"(citywright, {study})")
+    assert res.stdout.strip() == (
+        f"OK: study tiny: runs mirror-2p, mirror-3p; variants v1.0, v1.1 (citywright, {study})"
+    )
 
 
-@pytest.mark.parametrize("show, message", [
-    ("metric:wasted_tile", "figures.0.show: citywright has no metric 'wasted_tile' in run 'mirror-2p'; its metrics are "),
-    ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
-])
+@pytest.mark.parametrize(
+    "show, message",
+    [
+        (
+            "metric:wasted_tile",
+            "figures.0.show: citywright has no metric 'wasted_tile' in run 'mirror-2p'; its metrics are ",
+        ),
+        ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
+    ],
+)
 def test_validate_a_study_checks_the_metrics_its_figures_show(study_file, one_error_line, show, message):
     # what `study` would refuse, `validate` refuses too (it plays one game of the run to learn them)
     study = study_file(('show: "metric:wasted_tiles"', f'show: "{show}"'))
@@ -217,7 +283,8 @@ def test_validate_a_fragment_validates_the_files_extending_it(tmp_path):
     assert res.exit_code == 0, res.output
     assert res.output.splitlines() == [
         f"{tmp_path / 'rules.yaml'}: a fragment (no game:), extended by mine.yaml; validating those instead",
-        f"OK: {tmp_path / 'mine.yaml'} (citywright mine, players 1-4)"]
+        f"OK: {tmp_path / 'mine.yaml'} (citywright mine, players 1-4)",
+    ]
 
 
 def test_validate_a_fragment_whose_user_is_bad_exits_2(tmp_path):
@@ -235,15 +302,19 @@ def test_validate_a_fragment_whose_user_is_bad_exits_2(tmp_path):
 def test_run_given_a_study_says_so_in_one_line(study_file, one_error_line):
     study = study_file()
     line = one_error_line(invoke("run", study, "-n", "2"))
-    assert line == f"error: {study}: a study file (study: tiny), not a rule variant; run it with 'balancer study {study}'"
+    assert (
+        line == f"error: {study}: a study file (study: tiny), not a rule variant; run it with 'balancer study {study}'"
+    )
 
 
 @pytest.mark.parametrize("command", [("study",), ("baseline", "save"), ("check",)])
 def test_study_commands_given_a_variant_say_so_in_one_line(tmp_path, command, one_error_line):
     args = [*command, V11, "-o" if command != ("check",) else "--baseline", tmp_path / "out.json"]
     line = one_error_line(invoke(*args))
-    assert line == (f"error: {V11}: a rule variant, not a study file (a study has study:, variants:, runs: and "
-                    f"figures:); play a variant with 'balancer run {V11}'")
+    assert line == (
+        f"error: {V11}: a rule variant, not a study file (a study has study:, variants:, runs: and "
+        f"figures:); play a variant with 'balancer run {V11}'"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -251,8 +322,10 @@ def test_compare_out_is_a_directory_not_the_page(tmp_path, one_error_line):
     # -o names the results directory; an .html there is a mix-up with --report, refused before playing
     page = tmp_path / "cmp.html"
     line = one_error_line(invoke("compare", V11, V11, "-p", "2", "-n", "2", "-o", page))
-    assert line == (f"error: --out {page}: --out is the directory for both variants' results; "
-                    f"give the HTML page with --report {page}")
+    assert line == (
+        f"error: --out {page}: --out is the directory for both variants' results; "
+        f"give the HTML page with --report {page}"
+    )
     assert list(tmp_path.iterdir()) == []
 
 

@@ -31,8 +31,7 @@ def all_rows(result: dict) -> list[dict]:
 def test_identical_variants_differ_by_exactly_zero_in_every_game(tmp_path):
     copy = variant(tmp_path, "copy", "")  # extends v1.1 and changes nothing
     out = tmp_path / "cmp"
-    r = compare_variants(V11, copy, players=4, agents=["greedy"], games=40, seed=3, jobs=1,
-                         out_dir=out, progress=False)
+    r = compare_variants(V11, copy, players=4, agents=["greedy"], games=40, seed=3, jobs=1, out_dir=out, progress=False)
     assert r["paired"] and r["identical"] and r["same_rules"]
     assert r["outcome_changed_games"] == 0 and r["turns_changed_games"] == 0
     assert r["games_paired"] == 40
@@ -59,8 +58,9 @@ def test_doubling_industrial_ring_points_raises_the_industrial_specialists_win_r
     """
     ring4 = variant(tmp_path, "ring4", "variant: ring4\nscoring: {industrial: {ring: 4}}\n")
     out = tmp_path / "cmp"
-    r = compare_variants(V11, ring4, players=4, agents=SPECIALISTS, games=400, seed=1, jobs=2,
-                         out_dir=out, progress=False)
+    r = compare_variants(
+        V11, ring4, players=4, agents=SPECIALISTS, games=400, seed=1, jobs=2, out_dir=out, progress=False
+    )
     assert r["paired"] and not r["identical"]
     assert (r["run_a"], r["run_b"]) == ("a-v1.1", "b-ring4")
     industrial = next(x for x in r["agent_win_rate"] if x["agent"] == "industrial")
@@ -102,11 +102,9 @@ def test_bad_requests_are_refused_before_anything_is_written(tmp_path):
     copy = variant(tmp_path, "copy", "")
     out = tmp_path / "cmp"
     with pytest.raises(ValueError, match="unknown agent"):
-        compare_variants(V11, copy, players=4, agents=["nobody"], games=5, seed=1, jobs=1, out_dir=out,
-                         progress=False)
+        compare_variants(V11, copy, players=4, agents=["nobody"], games=5, seed=1, jobs=1, out_dir=out, progress=False)
     with pytest.raises(ValueError, match="games"):
-        compare_variants(V11, copy, players=4, agents=["greedy"], games=0, seed=1, jobs=1, out_dir=out,
-                         progress=False)
+        compare_variants(V11, copy, players=4, agents=["greedy"], games=0, seed=1, jobs=1, out_dir=out, progress=False)
     assert not out.exists()
 
 
@@ -122,20 +120,50 @@ def test_configs_of_different_games_are_refused_naming_both_files(tmp_path, monk
     games = {"a.yaml": "citywright", "b.yaml": "urgency"}
     monkeypatch.setattr(compare, "load_config", lambda p: types.SimpleNamespace(game=games[Path(p).name]))
     with pytest.raises(ValueError, match=r"a\.yaml is 'citywright', .*b\.yaml is 'urgency'"):
-        compare_variants(tmp_path / "a.yaml", tmp_path / "b.yaml", players=2, agents=["greedy"], games=5,
-                         seed=1, jobs=1, out_dir=tmp_path / "cmp", progress=False)
+        compare_variants(
+            tmp_path / "a.yaml",
+            tmp_path / "b.yaml",
+            players=2,
+            agents=["greedy"],
+            games=5,
+            seed=1,
+            jobs=1,
+            out_dir=tmp_path / "cmp",
+            progress=False,
+        )
 
 
 def test_names_from_data_are_escaped():
     from balancer.report.compare import render_comparison_html
 
     evil = "<script>alert(1)</script>"
-    row = {"name": evil, "from": 0.2, "to": 0.3, "difference": 0.1, "ci_low": 0.05, "ci_high": 0.15,
-           "p_value": 0.01, "test": "Welch t-test", "significant": True}
-    html = render_comparison_html({
-        "game": "citywright", "config_a": evil, "config_b": "b.yaml", "variant_a": evil, "variant_b": "v2",
-        "n_players": 2, "agents": [evil, "greedy"], "games": 10, "seed": 1, "paired": False,
-        "pairing": "player counts differ", "agent_win_rate": [row], "metrics": [row | {"name": "m$x$"}],
-    })
+    row = {
+        "name": evil,
+        "from": 0.2,
+        "to": 0.3,
+        "difference": 0.1,
+        "ci_low": 0.05,
+        "ci_high": 0.15,
+        "p_value": 0.01,
+        "test": "Welch t-test",
+        "significant": True,
+    }
+    html = render_comparison_html(
+        {
+            "game": "citywright",
+            "config_a": evil,
+            "config_b": "b.yaml",
+            "variant_a": evil,
+            "variant_b": "v2",
+            "n_players": 2,
+            "agents": [evil, "greedy"],
+            "games": 10,
+            "seed": 1,
+            "paired": False,
+            "pairing": "player counts differ",
+            "agent_win_rate": [row],
+            "metrics": [row | {"name": "m$x$"}],
+        }
+    )
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "Not paired:" in html and "Welch t-test" in html

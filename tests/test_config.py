@@ -38,11 +38,26 @@ class ToyConfig(_Strict):
 def registry(monkeypatch):
     """Register a toy game (only its config model is used here)."""
     toy = types.ModuleType("toy_config_game")
-    unused = None   # the config layer reads nothing but the config model
-    toy.SPEC = GameSpec(name="toy", display_name="Toy", config_model=ToyConfig, default_config="toy/none.yaml",
-                        agents=("a",), check_agent=known_agents_check(("a",)), play_game=unused, transcript=unused,
-                        make_agent=unused, new_game=unused, legal_moves=unused, apply=unused, is_over=unused,
-                        outcome=unused, is_legal_move=unused, source=Path(__file__), module="toy_config_game")
+    unused = None  # the config layer reads nothing but the config model
+    toy.SPEC = GameSpec(
+        name="toy",
+        display_name="Toy",
+        config_model=ToyConfig,
+        default_config="toy/none.yaml",
+        agents=("a",),
+        check_agent=known_agents_check(("a",)),
+        play_game=unused,
+        transcript=unused,
+        make_agent=unused,
+        new_game=unused,
+        legal_moves=unused,
+        apply=unused,
+        is_over=unused,
+        outcome=unused,
+        is_legal_move=unused,
+        source=Path(__file__),
+        module="toy_config_game",
+    )
     monkeypatch.setitem(sys.modules, "toy_config_game", toy)
     monkeypatch.setitem(games.GAMES, "toy", "toy_config_game")
 
@@ -153,8 +168,11 @@ def test_error_names_the_file_that_set_the_key(tmp_path):
 
 
 def test_citywright_wrong_type_and_literal(tmp_path):
-    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_points: five}}}}\n"
-                 "site: {size: 5}\n")
+    path = write(
+        tmp_path,
+        "v.yaml",
+        f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_points: five}}}}\nsite: {{size: 5}}\n",
+    )
     with pytest.raises(ConfigError) as err:
         load_config(path)
     text = str(err.value)
@@ -163,7 +181,9 @@ def test_citywright_wrong_type_and_literal(tmp_path):
 
 
 def test_citywright_unknown_key_lists_fields(tmp_path):
-    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_point: 3}}}}\n")
+    path = write(
+        tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_point: 3}}}}\n"
+    )
     with pytest.raises(ConfigError) as err:
         load_config(path)
     assert str(err.value) == (
@@ -179,7 +199,7 @@ def test_v10_resolves_from_v11():
     assert v10.scoring.residential.largest_points == 2
     assert v10.rounds["2"].rounds == 4 and v10.rounds["2"].turns == 4
     assert v10.scoring.commercial == v11.scoring.commercial
-    assert v10.player_counts == [2, 3, 4]   # appendix: solo mode (§10) is new in v1.1
+    assert v10.player_counts == [2, 3, 4]  # appendix: solo mode (§10) is new in v1.1
     assert v11.player_counts == [1, 2, 3, 4]
 
 
@@ -203,17 +223,21 @@ def test_quoted_number_is_not_an_integer(tmp_path):
     path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\nrounds: {{"2": {{turns: "4"}}}}\n')
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(err.value) == (f"{path}: rounds.2.turns: expected an integer, got the string '4'; "
-                              "write the value without quotes")
+    assert str(err.value) == (
+        f"{path}: rounds.2.turns: expected an integer, got the string '4'; write the value without quotes"
+    )
 
 
-@pytest.mark.parametrize("text, key", [
-    ("table: {size: 7.0}\n", "table.size"),              # a float is not an integer
-    ('solo: {rival_apprentice: "true"}\n', "solo.rival_apprentice"),
-    ("variant: 11\n", "variant"),                        # a number is not a string
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("table: {size: 7.0}\n", "table.size"),  # a float is not an integer
+        ('solo: {rival_apprentice: "true"}\n', "solo.rival_apprentice"),
+        ("variant: 11\n", "variant"),  # a number is not a string
+    ],
+)
 def test_no_coercion_between_types(tmp_path, text, key):
-    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n{text}')
+    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\n{text}")
     with pytest.raises(ConfigError) as err:
         load_config(path)
     lines = str(err.value).splitlines()
@@ -221,8 +245,9 @@ def test_no_coercion_between_types(tmp_path, text, key):
 
 
 def test_an_integer_is_accepted_where_a_float_is_expected(tmp_path):
-    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n'
-                 "agents: {specialists: {park: {park: 4}}}\n")
+    path = write(
+        tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nagents: {{specialists: {{park: {{park: 4}}}}}}\n"
+    )
     assert load_config(path).agents.specialists.park["park"] == 4.0
 
 
@@ -253,8 +278,9 @@ def test_model_validator_message_gets_its_key_path(tmp_path):
 
 
 def test_nested_model_validator_message_gets_the_full_path(tmp_path):
-    path = write(tmp_path, "v.yaml", f'extends: {CONFIGS / "v1.1.yaml"}\n'
-                 "agents: {specialists: {park: {park: -1}}}\n")
+    path = write(
+        tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nagents: {{specialists: {{park: {{park: -1}}}}}}\n"
+    )
     with pytest.raises(ConfigError) as err:
         load_config(path)
     assert str(err.value) == f"{path}: agents.specialists.park: weights must be 0 or more"
@@ -266,7 +292,7 @@ def test_model_validator_message_without_a_path_stays_top_level(tmp_path):
     path = write(tmp_path, "v.yaml", text.replace('\n  "3": [2, 2, 0]', ""))
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(err.value) == f"{path}: seat_bonus: no entry \"3\", but players lists 3"
+    assert str(err.value) == f'{path}: seat_bonus: no entry "3", but players lists 3'
 
 
 def test_parse_key_path_inverts_format():
@@ -279,8 +305,13 @@ def test_parse_key_path_inverts_format():
 def test_assumed_notes_have_dotted_paths():
     from balancer.config import assumed_notes
 
-    data = {"game": "x", "assumed": "top", "rounds": {"3": {"rounds": 4, "assumed": "missing table"}},
-            "tiers": [{"assumed": "guess"}], "other": {"assumed": None}}
+    data = {
+        "game": "x",
+        "assumed": "top",
+        "rounds": {"3": {"rounds": 4, "assumed": "missing table"}},
+        "tiers": [{"assumed": "guess"}],
+        "other": {"assumed": None},
+    }
     assert assumed_notes(data) == ["top", "rounds.3: missing table", "tiers[0]: guess"]
     cards = {"cards": [{"name": "A", "assumed": True, "why": "invented"}, {"name": "B", "assumed": False}]}
     assert assumed_notes(cards) == ["cards[0]: invented"]
@@ -292,7 +323,7 @@ def test_a_variant_without_its_own_name_is_named_after_its_file(tmp_path):
     # x8.yaml extends v1.1 and changes a rule but sets no variant: it must not pass for "v1.1"
     # (a compare of the two would read "v1.1 -> v1.1"); a file that names itself keeps its name
     v11 = Path(__file__).resolve().parents[1] / "configs" / "citywright" / "v1.1.yaml"
-    (tmp_path / "x8.yaml").write_text(f"extends: {v11}\nseat_bonus:\n  \"2\": [0, 2]\n")
+    (tmp_path / "x8.yaml").write_text(f'extends: {v11}\nseat_bonus:\n  "2": [0, 2]\n')
     assert load_config(tmp_path / "x8.yaml").variant == "x8"
     (tmp_path / "named.yaml").write_text(f"extends: {v11}\nvariant: mine\n")
     assert load_config(tmp_path / "named.yaml").variant == "mine"

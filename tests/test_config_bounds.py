@@ -64,8 +64,9 @@ def integer_fields(annotation, metadata: list, path: str, seen: frozenset = froz
         if annotation in seen:
             return
         for name, info in annotation.model_fields.items():
-            yield from integer_fields(info.annotation, list(info.metadata), f"{path}.{name}" if path else name,
-                                      seen | {annotation})
+            yield from integer_fields(
+                info.annotation, list(info.metadata), f"{path}.{name}" if path else name, seen | {annotation}
+            )
     elif annotation is int:
         yield (path, *_bounds(metadata))
 
@@ -74,8 +75,11 @@ def integer_fields(annotation, metadata: list, path: str, seen: frozenset = froz
 def test_every_integer_field_of_the_config_model_is_bounded(game):
     fields = list(integer_fields(get_spec(game).config_model, [], ""))
     assert fields, "the walk found no integer field: it is not looking where the config keeps its numbers"
-    unbounded = [f"{path} [{low}, {high}]" for path, low, high in fields
-                 if low is None or high is None or low < -INT64_MAX or high > INT64_MAX]
+    unbounded = [
+        f"{path} [{low}, {high}]"
+        for path, low, high in fields
+        if low is None or high is None or low < -INT64_MAX or high > INT64_MAX
+    ]
     assert not unbounded, f"integer keys without both bounds: {unbounded}"
     # the generic bound keeps sums of a game's scores far inside int64 and Decimal(38, 9); agent
     # parameters (agents.*) are no scores: an MCTS budget goes to MAX_ITERATIONS iterations
@@ -95,14 +99,28 @@ def test_the_walk_sees_list_items_and_mapping_values():
     assert {p for p, lo, hi in integer_fields(Part, [], "") if lo is None} == {"counts.<value>", "bonus[]"}
 
 
-@pytest.mark.parametrize("key_path, value, message", [
-    # the issue's cases: a number past int64 (numba's TypingError once a game started) and one at
-    # int64's edge (the summary's decimal sums overflowed after every game was played)
-    (("scoring", "residential", "largest_points"), 99999999999999999999999,
-     "scoring.residential.largest_points: input should be less than or equal to 1000"),
-    (("seat_bonus", "4"), [0, 0, 0, 9223372036854775807], "seat_bonus.4[3]: input should be less than or equal to 1000"),
-    (("rulers", "four_cell", "L", "copies"), -1, "rulers.four_cell.L.copies: input should be greater than or equal to 0"),
-])
+@pytest.mark.parametrize(
+    "key_path, value, message",
+    [
+        # the issue's cases: a number past int64 (numba's TypingError once a game started) and one at
+        # int64's edge (the summary's decimal sums overflowed after every game was played)
+        (
+            ("scoring", "residential", "largest_points"),
+            99999999999999999999999,
+            "scoring.residential.largest_points: input should be less than or equal to 1000",
+        ),
+        (
+            ("seat_bonus", "4"),
+            [0, 0, 0, 9223372036854775807],
+            "seat_bonus.4[3]: input should be less than or equal to 1000",
+        ),
+        (
+            ("rulers", "four_cell", "L", "copies"),
+            -1,
+            "rulers.four_cell.L.copies: input should be greater than or equal to 0",
+        ),
+    ],
+)
 def test_validate_refuses_an_integer_past_its_bound(tmp_path, key_path, value, message, one_error_line):
     data = yaml.safe_load((ROOT / "configs" / "citywright" / "v1.1.yaml").read_text())
     node = data

@@ -34,14 +34,43 @@ from balancer.sim.runner import run_to_dir
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 
-SEEDS = (1, 2, 3)               # run seeds; game 0 of each, as `balancer play` seeds it
-PROTOCOL = ("new_game", "legal_moves", "apply", "is_over", "outcome", "play_game", "transcript",
-            "make_agent", "is_legal_move")
+SEEDS = (1, 2, 3)  # run seeds; game 0 of each, as `balancer play` seeds it
+PROTOCOL = (
+    "new_game",
+    "legal_moves",
+    "apply",
+    "is_over",
+    "outcome",
+    "play_game",
+    "transcript",
+    "make_agent",
+    "is_legal_move",
+)
 # DESIGN.md, "Results": the columns every results.parquet starts with, in this order
-RESULT_COLUMNS = ["variant", "game", "n_players", "game_index", "seed", "seat", "agent",
-                  "score", "rank", "win_share", "turns"]
-SUMMARY_KEYS = {"game", "variant", "n_players", "games", "seed", "seat_win_rate", "agent_win_rate",
-                "metrics", "seat_uniformity_p"}
+RESULT_COLUMNS = [
+    "variant",
+    "game",
+    "n_players",
+    "game_index",
+    "seed",
+    "seat",
+    "agent",
+    "score",
+    "rank",
+    "win_share",
+    "turns",
+]
+SUMMARY_KEYS = {
+    "game",
+    "variant",
+    "n_players",
+    "games",
+    "seed",
+    "seat_win_rate",
+    "agent_win_rate",
+    "metrics",
+    "seat_uniformity_p",
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -82,8 +111,9 @@ GAME_NAMES = [pytest.param(name, id=name) for name in sorted(GAMES)]
 # helpers
 
 
-def step_game(spec: GameSpec, cfg: Any, agents: list[str], seed: Any, check_legal: bool = False,
-              max_moves: int | None = None) -> tuple[Any, list[int]]:
+def step_game(
+    spec: GameSpec, cfg: Any, agents: list[str], seed: Any, check_legal: bool = False, max_moves: int | None = None
+) -> tuple[Any, list[int]]:
     """Play one game move by move (new_game / make_agent(...).choose / apply until is_over).
 
     Returns (final state, moves applied per seat). With ``check_legal``, asserts that every chosen
@@ -105,7 +135,8 @@ def step_game(spec: GameSpec, cfg: Any, agents: list[str], seed: Any, check_lega
         if check_legal:
             assert spec.is_legal_move(state, move), (
                 f"{agents[seat]} agent in seat {seat + 1} chose an illegal move {move!r} "
-                f"(seed {seed}, after {sum(moves)} moves)")
+                f"(seed {seed}, after {sum(moves)} moves)"
+            )
         state = spec.apply(state, move)
         moves[seat] += 1
     assert spec.is_over(state), f"game not over after {max_moves} apply calls (agents {agents}, seed {seed})"
@@ -117,8 +148,11 @@ def _is_int(x: Any) -> bool:
 
 
 def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_)) \
+    return (
+        isinstance(x, (int, float, np.integer, np.floating))
+        and not isinstance(x, (bool, np.bool_))
         and math.isfinite(float(x))
+    )
 
 
 def check_outcome(out: Outcome, n: int) -> None:
@@ -248,7 +282,7 @@ def test_games_end_with_a_valid_outcome(name, n):
         check_ranks(out, n)
         assert list(spec.legal_moves(state)) == [], "legal moves left after the game is over"
         assert spec.outcome(state) == out, "outcome() of a finished game changed when called again"
-    for run_seed in range(10, 30):   # fast path: more seeds, mixed tables
+    for run_seed in range(10, 30):  # fast path: more seeds, mixed tables
         out = spec.play_game(cfg, seat_agents(mixed_table(spec, n), run_seed), game_seed(run_seed, 0))
         check_outcome(out, n)
         check_ranks(out, n)
@@ -272,10 +306,13 @@ def test_random_agent_never_moves_illegally(name, n):
 # (each entry marks those cases xfail(strict), so a fix shows up as an unexpected pass).
 NONCANONICAL_MOVES: dict[str, str] = {}
 CANONICAL_CASES = [
-    pytest.param(*case.values, id=case.id,
-                 marks=[pytest.mark.xfail(strict=True, raises=AssertionError,
-                                        reason=NONCANONICAL_MOVES[case.values[0]])]
-                 if case.values[0] in NONCANONICAL_MOVES else [])
+    pytest.param(
+        *case.values,
+        id=case.id,
+        marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=NONCANONICAL_MOVES[case.values[0]])]
+        if case.values[0] in NONCANONICAL_MOVES
+        else [],
+    )
     for case in CASES
 ]
 
@@ -321,26 +358,39 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
     out_dir = run_to_dir(spec, cfg, path, agents, games, seed, jobs=1, out_dir=tmp_path / "run", progress=False)
     rows = sorted(pq.read_table(out_dir / "results.parquet").to_pylist(), key=lambda r: (r["game_index"], r["seat"]))
     first = spec.play_game(cfg, seat_agents(agents, 0), game_seed(seed, 0))
-    expected = (RESULT_COLUMNS + [f"score_{k}" for k in first.components]
-                + [f"metric_{k}" for k in first.metrics] + [f"label_{k}" for k in first.labels])
+    expected = (
+        RESULT_COLUMNS
+        + [f"score_{k}" for k in first.components]
+        + [f"metric_{k}" for k in first.metrics]
+        + [f"label_{k}" for k in first.labels]
+    )
     assert pq.read_schema(out_dir / "results.parquet").names == expected
     assert len(rows) == games * n
     for i in range(games):
         table = seat_agents(agents, i)
         out = spec.play_game(cfg, table, game_seed(seed, i))
         ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
-        game_rows = rows[i * n:(i + 1) * n]
+        game_rows = rows[i * n : (i + 1) * n]
         assert math.isclose(sum(r["win_share"] for r in game_rows), 1.0)
         for s, row in enumerate(game_rows):
             assert row["variant"] == cfg.variant and row["game"] == name and row["n_players"] == n
             assert (row["game_index"], row["seed"], row["seat"], row["agent"]) == (i, seed, s + 1, table[s])
-            assert (row["score"], row["rank"], row["win_share"], row["turns"]) == \
-                (out.scores[s], ranks[s], shares[s], out.turns[s])
+            assert (row["score"], row["rank"], row["win_share"], row["turns"]) == (
+                out.scores[s],
+                ranks[s],
+                shares[s],
+                out.turns[s],
+            )
             assert all(row[f"score_{k}"] == v[s] for k, v in out.components.items())
             assert all(row[f"metric_{k}"] == pytest.approx(v[s]) for k, v in out.metrics.items())
             assert all(row[f"label_{k}"] == v[s] for k, v in out.labels.items())
     summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
     assert SUMMARY_KEYS <= set(summary), f"summary.json lacks {SUMMARY_KEYS - set(summary)}"
-    assert (summary["game"], summary["variant"], summary["n_players"], summary["games"], summary["seed"]) == \
-        (name, cfg.variant, n, games, seed)
+    assert (summary["game"], summary["variant"], summary["n_players"], summary["games"], summary["seed"]) == (
+        name,
+        cfg.variant,
+        n,
+        games,
+        seed,
+    )
     assert [e["seat"] for e in summary["seat_win_rate"]] == list(range(1, n + 1))

@@ -22,8 +22,25 @@ AGENTS = "greedy,random,park,industrial"
 
 
 def _run(out: Path, *extra: str) -> None:
-    result = runner.invoke(app, ["run", str(V11), "--players", "4", "--agents", AGENTS, "--games", "24",
-                                 "--seed", "3", "--out", str(out), "--quiet", *extra])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(V11),
+            "--players",
+            "4",
+            "--agents",
+            AGENTS,
+            "--games",
+            "24",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--quiet",
+            *extra,
+        ],
+    )
     assert result.exit_code == 0, result.output
 
 

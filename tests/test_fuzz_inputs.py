@@ -19,9 +19,10 @@ import json
 import os
 import shutil
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
@@ -41,10 +42,14 @@ FUZZ_COUNTS: Counter = Counter()
 """(kind, outcome) -> cases run in this session; printed by tests/conftest.py."""
 
 # no shrinking: a failing case is reported with the mutations that made it (shrinking one took minutes)
-settings.register_profile("fuzz", deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
-                          phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                 HealthCheck.function_scoped_fixture])
+settings.register_profile(
+    "fuzz",
+    deadline=None,
+    database=None,
+    derandomize=bool(os.environ.get("CI")),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 
 
 def shipped_variants() -> list[Path]:
@@ -64,8 +69,23 @@ VARIANTS = shipped_variants()
 # --------------------------------------------------------------------------------------------------
 # mutations of a YAML/JSON document (nested dicts, lists, scalars)
 
-HOSTILE_STRINGS = ["../../../escaped", "/srv/elsewhere", "<i>x</i><script>alert(1)</script>", "x" * 300,
-                   "", " ", "\u202eevil", "é", "4", "yes", "null", "a: b", "{", "*", "C:\\temp"]
+HOSTILE_STRINGS = [
+    "../../../escaped",
+    "/srv/elsewhere",
+    "<i>x</i><script>alert(1)</script>",
+    "x" * 300,
+    "",
+    " ",
+    "\u202eevil",
+    "é",
+    "4",
+    "yes",
+    "null",
+    "a: b",
+    "{",
+    "*",
+    "C:\\temp",
+]
 HOSTILE_NUMBERS = [-1, 0, 1, 2, 7, 1000, 1001, -1001, 2**31, 2**63 - 1, 2**63, 2**64 + 1, 10**23, -(10**23)]
 
 
@@ -92,12 +112,26 @@ def _parent(doc: Any, path: tuple) -> Any:
 
 def replacement(draw, old: Any) -> Any:
     """A value of another type, out of range, nested deeper, or hostile, in place of ``old``."""
-    options = [st.sampled_from(HOSTILE_NUMBERS), st.integers(-(2**70), 2**70), st.sampled_from(HOSTILE_STRINGS),
-               st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.none(),
-               st.just([old]), st.just({"value": old}), st.just([]), st.just({})]
+    options = [
+        st.sampled_from(HOSTILE_NUMBERS),
+        st.integers(-(2**70), 2**70),
+        st.sampled_from(HOSTILE_STRINGS),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.booleans(),
+        st.none(),
+        st.just([old]),
+        st.just({"value": old}),
+        st.just([]),
+        st.just({}),
+    ]
     if isinstance(old, int) and not isinstance(old, bool):
-        options += [st.integers(old - 3, old + 3), st.just(-old), st.just(old * 1000), st.just(str(old)),
-                    st.just(float(old))]
+        options += [
+            st.integers(old - 3, old + 3),
+            st.just(-old),
+            st.just(old * 1000),
+            st.just(str(old)),
+            st.just(float(old)),
+        ]
     if isinstance(old, list) and old:
         options += [st.just(old[:-1]), st.just(old + old[-1:]), st.just(old * 3)]
     if isinstance(old, str):
@@ -121,16 +155,20 @@ def mutated(draw, doc: Any, protect: tuple = ()) -> tuple[Any, list[str]]:
         if kind == "delete":
             del parent[key]
         elif kind == "rename" and isinstance(parent, dict):
-            new = draw(st.sampled_from([f"{key}s", f"{key}_", str(key)[:-1] or "x", "extra", str(key).upper()]
-                                       + HOSTILE_STRINGS[:3]))
+            new = draw(
+                st.sampled_from(
+                    [f"{key}s", f"{key}_", str(key)[:-1] or "x", "extra", str(key).upper()] + HOSTILE_STRINGS[:3]
+                )
+            )
             if new in parent:
                 continue
             parent[new] = parent.pop(key)
         elif kind == "nest":
             parent[key] = {str(key): parent[key]} if draw(st.booleans()) else [parent[key], parent[key]]
         elif kind == "add" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["bogus", "assumed", "extends", "variant", "players"]))] = \
-                replacement(draw, parent[key])
+            parent[draw(st.sampled_from(["bogus", "assumed", "extends", "variant", "players"]))] = replacement(
+                draw, parent[key]
+            )
         else:
             parent[key] = replacement(draw, parent[key])
         done.append(f"{kind} {'.'.join(map(str, path))}")
@@ -148,7 +186,8 @@ def tree(folder: Path) -> list[str]:
 def assert_refused_cleanly(result, path: Path, what: str) -> None:
     """Exit 2; every line an ``error:`` line or a line naming the file; no traceback, no crash."""
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"{what}: crashed with {result.exception!r}\n{result.output}")
+        f"{what}: crashed with {result.exception!r}\n{result.output}"
+    )
     assert result.exit_code == 2, f"{what}: exit {result.exit_code}\n{result.output}"
     assert "Traceback" not in result.output, f"{what}: traceback\n{result.output}"
     lines = [x for x in result.output.strip().splitlines() if x and not x.startswith("note: compiling")]
@@ -158,7 +197,8 @@ def assert_refused_cleanly(result, path: Path, what: str) -> None:
 
 def assert_no_crash(result, what: str) -> None:
     assert result.exception is None or isinstance(result.exception, SystemExit), (
-        f"{what}: crashed with {result.exception!r}\n{result.output}")
+        f"{what}: crashed with {result.exception!r}\n{result.output}"
+    )
     assert "Traceback" not in result.output, f"{what}: traceback\n{result.output}"
 
 
@@ -209,22 +249,33 @@ def use_variant(folder: Path, path: Path, what: str) -> str:
     out = folder / "out"
     result = invoke("run", path, "-p", players, "-a", agent, "-n", 1, "-j", 1, "-q", "--seed", 3, "--out", out)
     assert_no_crash(result, what)
-    assert result.exit_code == 0, f"{what}: validated, but its game did not play (exit {result.exit_code})\n" \
-                                  f"{result.output}"
+    assert result.exit_code == 0, (
+        f"{what}: validated, but its game did not play (exit {result.exit_code})\n{result.output}"
+    )
     assert (out / "results.parquet").is_file()
     shutil.rmtree(out)
     return "played"
 
 
 STUDY_BASE = {
-    "study": "fuzz", "title": "A fuzzed study", "game": "citywright", "seed": 5,
+    "study": "fuzz",
+    "title": "A fuzzed study",
+    "game": "citywright",
+    "seed": 5,
     "variants": {"v1.1": str(CONFIGS / "citywright" / "v1.1.yaml"), "v1.0": str(CONFIGS / "citywright" / "v1.0.yaml")},
-    "runs": {"mirror-2p": {"players": 2, "agents": ["random"], "games": 4,
-                           "expect": {"seat_win_rate": {"between": [0.1, 0.9]}}},
-             "mixed-2p": {"players": 2, "agents": ["random", "greedy"], "games": 4}},
-    "figures": [{"title": "Seats", "run": "mirror-2p", "show": "seat_win_rate",
-                 "published": {"v1.1": [50, 50]}},
-                {"title": "Wasted", "run": "mirror-2p", "show": "metric:wasted_tiles"}],
+    "runs": {
+        "mirror-2p": {
+            "players": 2,
+            "agents": ["random"],
+            "games": 4,
+            "expect": {"seat_win_rate": {"between": [0.1, 0.9]}},
+        },
+        "mixed-2p": {"players": 2, "agents": ["random", "greedy"], "games": 4},
+    },
+    "figures": [
+        {"title": "Seats", "run": "mirror-2p", "show": "seat_win_rate", "published": {"v1.1": [50, 50]}},
+        {"title": "Wasted", "run": "mirror-2p", "show": "metric:wasted_tiles"},
+    ],
     "check": {"tolerance": {"win_rate": 0.05}, "looks": 2, "metrics": ["wasted_tiles_per_player"]},
 }
 
@@ -280,13 +331,19 @@ def use_baseline(folder: Path, path: Path, what: str) -> str:
 
 
 SWEEP_BASE = {
-    "sweep": "fuzz", "title": "A fuzzed sweep", "base": str(CONFIGS / "citywright" / "v1.1.yaml"), "seed": 3,
+    "sweep": "fuzz",
+    "title": "A fuzzed sweep",
+    "base": str(CONFIGS / "citywright" / "v1.1.yaml"),
+    "seed": 3,
     "runs": {"mirror-2p": {"players": 2, "agents": ["random"], "games": 6}},
     "paths": {"seat_bonus.2[1]": {"from": 0, "to": 2}},
     "target": {"seat_win_rate": "equal", "seat_win_rate:2": {"between": [0.3, 0.7]}},
 }
 TUNE_BASE = {
-    "tune": "fuzz", "title": "A fuzzed tune", "base": str(CONFIGS / "citywright" / "v1.1.yaml"), "seed": 3,
+    "tune": "fuzz",
+    "title": "A fuzzed tune",
+    "base": str(CONFIGS / "citywright" / "v1.1.yaml"),
+    "seed": 3,
     "runs": {"mirror-2p": {"players": 2, "agents": ["random"], "games": 60}},
     "space": {"seat_bonus.2[0]": {"int": [0, 2]}, "seat_bonus.2[1]": {"int": [0, 2]}},
     "objective": {"seat_win_rate": "equal"},
@@ -298,16 +355,19 @@ TUNE_BASE = {
 
 def yaml_cases(base: dict, name: str):
     """Mutations of the mapping ``base``, written as ``name``."""
+
     @st.composite
     def cases(draw) -> tuple[str, str, str]:
         doc, done = draw(mutated(base))
         return name, yaml.safe_dump(doc, allow_unicode=True, sort_keys=False), "; ".join(done)
+
     return cases
 
 
 def use_validated(command: str | None, games_of: Callable[[dict], int] | None = None, limit: int = 200):
     """``validate`` the file; when it is valid and plays at most ``limit`` games (``games_of``), run it with
     ``command`` (``sweep``: report and cells in the case's folder); check the outcome either way."""
+
     def use(folder: Path, path: Path, what: str) -> str:
         before = tree(folder)
         result = invoke("validate", path)
@@ -318,7 +378,7 @@ def use_validated(command: str | None, games_of: Callable[[dict], int] | None = 
         assert_no_crash(result, what)
         try:
             games = games_of(yaml.safe_load(path.read_text(encoding="utf-8"))) if games_of else limit + 1
-        except (KeyError, TypeError, ValueError):   # a valid form the count above does not read
+        except (KeyError, TypeError, ValueError):  # a valid form the count above does not read
             games = limit + 1
         if command is None or games > limit:
             return "validated"
@@ -327,6 +387,7 @@ def use_validated(command: str | None, games_of: Callable[[dict], int] | None = 
         assert result.exit_code == 0, f"{what}: validated, but '{command}' failed\n{result.output}"
         assert all(str(p.resolve()).startswith(str(folder.resolve())) for p in folder.rglob("*"))
         return "played"
+
     return use
 
 
@@ -341,7 +402,9 @@ FILE_KINDS = [
     FileKind("variant", variant_cases, use_variant, max_examples=50),
     FileKind("study", study_cases, use_study, max_examples=40),
     FileKind("baseline", baseline_cases, use_baseline, max_examples=25),
-    FileKind("sweep", yaml_cases(SWEEP_BASE, "sweep.yaml"), use_validated("sweep", sweep_games, limit=40), max_examples=15),
+    FileKind(
+        "sweep", yaml_cases(SWEEP_BASE, "sweep.yaml"), use_validated("sweep", sweep_games, limit=40), max_examples=15
+    ),
     FileKind("tune", yaml_cases(TUNE_BASE, "tune.yaml"), use_validated(None), max_examples=20),
 ]
 """Every kind of file the CLI reads; a new kind is one more FileKind. Tune files are validated only (a

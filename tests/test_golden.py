@@ -34,8 +34,11 @@ def test_transcript_matches_golden(case):
     expected = path.read_text(encoding="utf-8")
     actual = regen_golden.render(case)
     if actual != expected:
-        pytest.fail(f"`{case.command}` no longer prints {path.name}:\n\n"
-                    f"{regen_golden.diff(expected, actual, path.name)}\n{HOW_TO_REGENERATE}", pytrace=False)
+        pytest.fail(
+            f"`{case.command}` no longer prints {path.name}:\n\n"
+            f"{regen_golden.diff(expected, actual, path.name)}\n{HOW_TO_REGENERATE}",
+            pytrace=False,
+        )
 
 
 def test_every_golden_file_has_a_case():

@@ -136,15 +136,17 @@ def test_the_chunk_plan_of_a_trillion_games_takes_no_memory():
 def test_a_run_of_ten_billion_games_starts_playing_at_once(sandbox):
     # a --games 10000000000 run plays its first chunks without planning them all: interrupted after a
     # few seconds, it has written chunks and its memory stayed small
-    code = (f"import resource, sys; from balancer.cli import app; sys.argv = ['balancer', 'run', {str(V11)!r}, "
-            f"'-p', '2', '-a', 'random', '--games', '10000000000', '-j', '1', '--chunk-size', '200', '-q', "
-            f"'--out', 'big'];\ntry: app()\nfinally: print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    code = (
+        f"import resource, sys; from balancer.cli import app; sys.argv = ['balancer', 'run', {str(V11)!r}, "
+        f"'-p', '2', '-a', 'random', '--games', '10000000000', '-j', '1', '--chunk-size', '200', '-q', "
+        f"'--out', 'big'];\ntry: app()\nfinally: print('maxrss', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     manifest = sandbox / "big" / "manifest.json"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (manifest.is_file() and json.loads(manifest.read_text())["chunks"]):
         time.sleep(0.2)
-    time.sleep(1.0)   # let the run get past writing its first chunk (one interrupted mid-write printed nothing)
+    time.sleep(1.0)  # let the run get past writing its first chunk (one interrupted mid-write printed nothing)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert json.loads(manifest.read_text())["chunks"], out
@@ -170,17 +172,21 @@ def test_jobs_below_minus_the_cores_is_refused(sandbox, one_error_line, jobs):
 def test_a_study_of_an_unregistered_game_is_one_line(sandbox, one_error_line):
     study = write(sandbox, "s.yaml", STUDY.replace("game: citywright", "game: chess"))
     line = study_run(sandbox, study, one_error_line)
-    assert line == (f"error: {study}: game: unknown game 'chess'; known games: agueda, citywright, "
-                    "urban_sketchers, urgency")
+    assert line == (
+        f"error: {study}: game: unknown game 'chess'; known games: agueda, citywright, urban_sketchers, urgency"
+    )
     res = invoke("validate", study)
     assert one_error_line(res) == line
 
 
-@pytest.mark.parametrize("key, where, text", [
-    # line 6 repeats line 5's variants:, line 8 repeats line 7's run (last one silently won)
-    ("variants", "6:1", STUDY.replace("runs:", f"variants: {{v1.1: {V11}}}\nruns:")),
-    ("mirror-2p", "8:3", STUDY + "  mirror-2p: {players: 3, agents: [random], games: 4}\n"),
-])
+@pytest.mark.parametrize(
+    "key, where, text",
+    [
+        # line 6 repeats line 5's variants:, line 8 repeats line 7's run (last one silently won)
+        ("variants", "6:1", STUDY.replace("runs:", f"variants: {{v1.1: {V11}}}\nruns:")),
+        ("mirror-2p", "8:3", STUDY + "  mirror-2p: {players: 3, agents: [random], games: 4}\n"),
+    ],
+)
 def test_duplicate_keys_in_a_study_file_are_refused_with_line_and_key(sandbox, one_error_line, key, where, text):
     study = write(sandbox, "s.yaml", text)
     line = study_run(sandbox, study, one_error_line)
@@ -196,8 +202,9 @@ def test_a_file_larger_than_the_limit_is_refused_before_parsing(sandbox, one_err
     started = time.perf_counter()
     res = invoke("validate", path)
     assert time.perf_counter() - started < 5  # a 50 MB comments-only file took 75 s to validate
-    assert one_error_line(res) == (f"error: {path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or "
-                                   "study file may have")
+    assert one_error_line(res) == (
+        f"error: {path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file may have"
+    )
     res = invoke("run" if kind == "config" else "study", path, "-q", "-j", "1")
     assert one_error_line(res).startswith(f"error: {path}: {size:,} bytes")
     assert files_under(sandbox) == [path]
@@ -210,13 +217,15 @@ def test_a_file_larger_than_the_limit_is_refused_before_parsing(sandbox, one_err
 def test_a_variant_cannot_change_the_game_it_extends(sandbox, one_error_line):
     path = write(sandbox, "u.yaml", f"extends: {V11}\ngame: urgency\n")
     assert one_error_line(invoke("validate", path)) == (
-        f"error: {path}: game: cannot change game ('urgency') in a file that extends a 'citywright' config ({V11})")
+        f"error: {path}: game: cannot change game ('urgency') in a file that extends a 'citywright' config ({V11})"
+    )
 
 
 def test_a_variant_cannot_extend_a_study_file(sandbox, one_error_line):
     path = write(sandbox, "x.yaml", f"extends: {CI_STUDY}\nvariant: x\n")
     assert one_error_line(invoke("validate", path)) == (
-        f"error: {path}: extends: {CI_STUDY} is a study file, not a rule variant; extend a variant config")
+        f"error: {path}: extends: {CI_STUDY} is a study file, not a rule variant; extend a variant config"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -248,6 +257,7 @@ def test_a_baseline_with_a_tracked_number_deleted_is_refused_naming_it(sandbox, 
 def test_a_baseline_with_an_impossible_number_is_refused_naming_it(sandbox, one_error_line, number):
     def add(d):
         d["cells"][1]["numbers"][number] = dict(d["cells"][1]["numbers"]["seat_win_rate:1"])
+
     line = check_refusal(sandbox, edited_baseline(sandbox, add), one_error_line)
     assert f"cells.1.numbers.{number}: no such number in cell mirror-4p/v1.1 (4 players: random, random, " in line
 
@@ -255,16 +265,20 @@ def test_a_baseline_with_an_impossible_number_is_refused_naming_it(sandbox, one_
 def test_a_baseline_with_an_unknown_kind_of_number_is_refused(sandbox, one_error_line):
     def add(d):
         d["cells"][0]["numbers"]["luck"] = dict(d["cells"][0]["numbers"]["seat_win_rate:1"])
-    assert "cells.0.numbers.luck: not a tracked number" in check_refusal(sandbox, edited_baseline(sandbox, add),
-                                                                         one_error_line)
+
+    assert "cells.0.numbers.luck: not a tracked number" in check_refusal(
+        sandbox, edited_baseline(sandbox, add), one_error_line
+    )
 
 
 def test_a_baseline_whose_config_hash_was_edited_gets_a_note(sandbox):
     path = edited_baseline(sandbox, lambda d: d["cells"][0].update(config_sha256="0" * 64))
     res = invoke("check", CI_STUDY, "--baseline", path, "-j", "1", "--max-games", "300")
     assert res.exit_code in (0, 1), res.output
-    assert ("note: mirror-3p/v1.1: the variant file changed since the baseline (its content hash differs from "
-            "the baseline's config_sha256; or the baseline was edited)") in res.output
+    assert (
+        "note: mirror-3p/v1.1: the variant file changed since the baseline (its content hash differs from "
+        "the baseline's config_sha256; or the baseline was edited)"
+    ) in res.output
     assert "note: mirror-4p/v1.1: the variant file changed" not in res.output
 
 
@@ -294,11 +308,17 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_e
     try:
         assert holder.stdout.readline().strip() == "locked"
         before = files_under(sandbox)
-        for args in (["run", V11, "--resume"], ["run", V11, "--force"], ["run", V11],
-                     ["run", V11, "--until-ci", "0.2", "--force"]):
+        for args in (
+            ["run", V11, "--resume"],
+            ["run", V11, "--force"],
+            ["run", V11],
+            ["run", V11, "--until-ci", "0.2", "--force"],
+        ):
             res = invoke(*args, "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q", "--out", out)
-            assert one_error_line(res) == (f"error: --out {out}: another run is writing this directory "
-                                           f"(pid {holder.pid}); wait for it to finish, or choose another --out")
+            assert one_error_line(res) == (
+                f"error: --out {out}: another run is writing this directory "
+                f"(pid {holder.pid}); wait for it to finish, or choose another --out"
+            )
         assert files_under(sandbox) == before
     finally:
         holder.kill()
@@ -325,22 +345,64 @@ def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox,
 
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
     out = sandbox / "r"
-    args = [sys.executable, "-m", "balancer.cli", "run", str(V11), "-p", "2", "-a", "random", "-n", "6000",
-            "--chunk-size", "200", "-j", "1", "-q", "--seed", "4", "--out", str(out)]
+    args = [
+        sys.executable,
+        "-m",
+        "balancer.cli",
+        "run",
+        str(V11),
+        "-p",
+        "2",
+        "-a",
+        "random",
+        "-n",
+        "6000",
+        "--chunk-size",
+        "200",
+        "-j",
+        "1",
+        "-q",
+        "--seed",
+        "4",
+        "--out",
+        str(out),
+    ]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "manifest.json"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (manifest.is_file() and len(json.loads(manifest.read_text())["chunks"]) >= 2):
+    while time.monotonic() < deadline and not (
+        manifest.is_file() and len(json.loads(manifest.read_text())["chunks"]) >= 2
+    ):
         time.sleep(0.1)
     proc.kill()  # SIGKILL: no cleanup, the lock file stays
     proc.wait()
     assert len(json.loads(manifest.read_text())["chunks"]) < 30, "the run finished before it was killed"
     assert (out / LOCK_FILE).read_text().split()[0] == str(proc.pid)
-    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "6000", "--chunk-size", "200", "-j", "1", "-q",
-                 "--seed", "4", "--out", out, "--resume")
+    res = invoke(
+        "run",
+        V11,
+        "-p",
+        "2",
+        "-a",
+        "random",
+        "-n",
+        "6000",
+        "--chunk-size",
+        "200",
+        "-j",
+        "1",
+        "-q",
+        "--seed",
+        "4",
+        "--out",
+        out,
+        "--resume",
+    )
     assert res.exit_code == 0, res.output
-    assert (f"note: {out / LOCK_FILE}: a stale lock of a run that ended without releasing it (pid {proc.pid}, "
-            "no longer running); taking it over") in res.output
+    assert (
+        f"note: {out / LOCK_FILE}: a stale lock of a run that ended without releasing it (pid {proc.pid}, "
+        "no longer running); taking it over"
+    ) in res.output
     assert not (out / LOCK_FILE).exists()
     plain = sandbox / "plain"
     res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "6000", "-j", "1", "-q", "--seed", "4", "--out", plain)

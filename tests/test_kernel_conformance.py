@@ -153,8 +153,9 @@ def test_determinize_keeps_what_the_seat_sees_and_nothing_else(name, n):
             seen = engine.observation(S, T, seat)
             other = S.copy()
             K.determinize(other, T, seat, np.random.default_rng(99))
-            assert np.array_equal(engine.observation(other, T, seat), seen), \
+            assert np.array_equal(engine.observation(other, T, seat), seen), (
                 f"determinize changed what seat {seat + 1} can see"
+            )
             # two states this seat cannot tell apart become the same state for the same generator
             a, b = S.copy(), other.copy()
             K.determinize(a, T, seat, np.random.default_rng(7))

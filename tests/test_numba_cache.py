@@ -33,10 +33,10 @@ def test_cache_dropped_when_any_source_changes(tmp_path):
 def test_cache_is_cold_until_an_index_is_written(tmp_path):
     # a fresh install or a dropped cache has no *.nbi index: the first game compiles the engine
     (tmp_path / "__init__.py").write_text("")
-    assert cache_is_cold(tmp_path / "__init__.py") is True          # no __pycache__ at all
+    assert cache_is_cold(tmp_path / "__init__.py") is True  # no __pycache__ at all
     cache = tmp_path / "__pycache__"
     cache.mkdir()
     (cache / "rules.cpython-311.pyc").write_text("bytecode")
-    assert cache_is_cold(tmp_path / "__init__.py") is True          # bytecode is not compiled code
+    assert cache_is_cold(tmp_path / "__init__.py") is True  # bytecode is not compiled code
     (cache / "rules.f-1.py311.nbi").write_text("index")
     assert cache_is_cold(tmp_path / "__init__.py") is False

@@ -21,8 +21,21 @@ from balancer.cli import app
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "citywright" / "v1.1.yaml"
 GAMES = 3000
-ARGS = ["run", str(CONFIG), "--players", "2", "--agents", "greedy,random", "--games", str(GAMES), "--seed", "9",
-        "--chunk-size", "60", "--quiet"]
+ARGS = [
+    "run",
+    str(CONFIG),
+    "--players",
+    "2",
+    "--agents",
+    "greedy,random",
+    "--games",
+    str(GAMES),
+    "--seed",
+    "9",
+    "--chunk-size",
+    "60",
+    "--quiet",
+]
 
 
 def _env() -> dict[str, str]:
@@ -41,8 +54,12 @@ def _chunks_listed(out: Path) -> int:
 @pytest.mark.slow
 def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
     out = tmp_path / "cut"
-    proc = subprocess.Popen([sys.executable, "-m", "balancer.cli", *ARGS, "--jobs", "1", "--out", str(out)],
-                            env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "balancer.cli", *ARGS, "--jobs", "1", "--out", str(out)],
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while _chunks_listed(out) < 5 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -73,9 +90,21 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
 def test_resume_with_other_arguments_names_them(tmp_path):
     out = tmp_path / "r"
     out.mkdir()
-    manifest = {"format": 1, "game": "citywright", "variant": "v1.1", "config_sha256": "x", "config_path": "c",
-                "n_players": 2, "agents": ["greedy", "random"], "games": 500, "seed": 9, "chunk_size": 60,
-                "started": "2024-01-01T00:00:00+00:00", "elapsed_seconds": 1.0, "chunks": []}
+    manifest = {
+        "format": 1,
+        "game": "citywright",
+        "variant": "v1.1",
+        "config_sha256": "x",
+        "config_path": "c",
+        "n_players": 2,
+        "agents": ["greedy", "random"],
+        "games": 500,
+        "seed": 9,
+        "chunk_size": 60,
+        "started": "2024-01-01T00:00:00+00:00",
+        "elapsed_seconds": 1.0,
+        "chunks": [],
+    }
     (out / "manifest.json").write_text(json.dumps(manifest))
     result = CliRunner().invoke(app, [*ARGS, "--out", str(out), "--resume"])
     assert result.exit_code == 2

@@ -18,7 +18,7 @@ study: tiny
 title: "A tiny study"
 game: citywright
 seed: 5
-variants: {{v1.0: {CONFIGS / 'v1.0.yaml'}, v1.1: {CONFIGS / 'v1.1.yaml'}}}
+variants: {{v1.0: {CONFIGS / "v1.0.yaml"}, v1.1: {CONFIGS / "v1.1.yaml"}}}
 runs:
   specialists: {{players: 4, agents: [residential, commercial, park, industrial], games: 16}}
   mirror-2p: {{players: 2, agents: [greedy], games: 20}}
@@ -47,7 +47,7 @@ def test_the_appendix_study_file_is_valid():
     for run in study.runs.values():
         p = 1 / run.players
         assert run.games >= 1.959964**2 * p * (1 - p) / 0.015**2
-        assert run.games % run.players == 0      # rotated seats stay balanced
+        assert run.games % run.players == 0  # rotated seats stay balanced
 
 
 def test_every_cell_runs_once_and_is_reused(tiny, tmp_path):
@@ -67,8 +67,11 @@ def test_every_cell_runs_once_and_is_reused(tiny, tmp_path):
     tiny.write_text(TINY.replace(str(CONFIGS / "v1.1.yaml"), str(changed)), encoding="utf-8")
     third = run_study(tiny, results_root=root, jobs=1, progress=False)
     assert {k: c.reused for k, c in third.cells.items()} == {
-        ("specialists", "v1.0"): True, ("specialists", "v1.1"): False,
-        ("mirror-2p", "v1.0"): True, ("mirror-2p", "v1.1"): False}
+        ("specialists", "v1.0"): True,
+        ("specialists", "v1.1"): False,
+        ("mirror-2p", "v1.0"): True,
+        ("mirror-2p", "v1.1"): False,
+    }
 
 
 def test_report_has_figures_changes_and_files(tiny, tmp_path):
@@ -89,18 +92,30 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     text = html.read_text()
     assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert files == ["tiny-1-specialists.png", "tiny-1-specialists.svg", "tiny-2-mirror-2p.png",
-                     "tiny-2-mirror-2p.svg", "tiny-3-mirror-2p.png", "tiny-3-mirror-2p.svg"]
+    assert files == [
+        "tiny-1-specialists.png",
+        "tiny-1-specialists.svg",
+        "tiny-2-mirror-2p.png",
+        "tiny-2-mirror-2p.svg",
+        "tiny-3-mirror-2p.png",
+        "tiny-3-mirror-2p.svg",
+    ]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (("seed: 5", "seed: 5\ncolour: red"), "colour: unknown key 'colour'"),
-    (("run: mirror-2p, show: seat_win_rate", "run: mirror-3p, show: seat_win_rate"), "figures.2.run: unknown run 'mirror-3p'"),
-    (("v1.1: [50, 50]", "v1.1: [50, 30, 20]"), "figures.2.published.v1.1: give 2 seat percentages"),
-    (("show: seat_win_rate", "show: seat_rate"), "figures.2.show"),
-    (("games: 20", "games: twenty"), "runs.mirror-2p.games"),
-    (("v1.0.yaml", "v0.9.yaml"), "variants.v1.0: no such config file"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (("seed: 5", "seed: 5\ncolour: red"), "colour: unknown key 'colour'"),
+        (
+            ("run: mirror-2p, show: seat_win_rate", "run: mirror-3p, show: seat_win_rate"),
+            "figures.2.run: unknown run 'mirror-3p'",
+        ),
+        (("v1.1: [50, 50]", "v1.1: [50, 30, 20]"), "figures.2.published.v1.1: give 2 seat percentages"),
+        (("show: seat_win_rate", "show: seat_rate"), "figures.2.show"),
+        (("games: 20", "games: twenty"), "runs.mirror-2p.games"),
+        (("v1.0.yaml", "v0.9.yaml"), "variants.v1.0: no such config file"),
+    ],
+)
 def test_bad_study_files_name_the_file_and_key(tiny, edit, message):
     tiny.write_text(TINY.replace(*edit), encoding="utf-8")
     with pytest.raises(StudyError) as err:
@@ -109,7 +124,9 @@ def test_bad_study_files_name_the_file_and_key(tiny, edit, message):
 
 
 def test_a_study_checks_every_cell_before_playing(tiny, tmp_path):
-    tiny.write_text(TINY.replace("agents: [greedy], games: 20", "agents: [greedy, wizard], games: 20"), encoding="utf-8")
+    tiny.write_text(
+        TINY.replace("agents: [greedy], games: 20", "agents: [greedy, wizard], games: 20"), encoding="utf-8"
+    )
     with pytest.raises(ValueError, match="runs.mirror-2p under v1.0: .*wizard"):
         run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("results.parquet"))
@@ -121,17 +138,34 @@ def test_study_command_writes_report_and_figures_then_reuses(tiny, tmp_path):
     from balancer.cli import app
 
     runner = CliRunner()
-    args = ["study", str(tiny), "-o", str(tmp_path / "s.html"), "--figures", str(tmp_path / "figs"),
-            "--results", str(tmp_path / "results"), "--jobs", "1", "--quiet"]
+    args = [
+        "study",
+        str(tiny),
+        "-o",
+        str(tmp_path / "s.html"),
+        "--figures",
+        str(tmp_path / "figs"),
+        "--results",
+        str(tmp_path / "results"),
+        "--jobs",
+        "1",
+        "--quiet",
+    ]
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     assert (tmp_path / "s.html").is_file() and len(list((tmp_path / "figs").glob("*.png"))) == 3
     html_first = (tmp_path / "s.html").read_text()
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
+
     # same numbers: only the timing line, the "(reused)" marks and the page-unique SVG id prefixes differ
-    strip = lambda h: [re.sub(r"\bf\d+-", "f-", line).replace(" (reused)", "") for line in h.splitlines()
-                       if "this report run" not in line]
+    def strip(h: str) -> list[str]:
+        return [
+            re.sub(r"\bf\d+-", "f-", line).replace(" (reused)", "")
+            for line in h.splitlines()
+            if "this report run" not in line
+        ]
+
     assert strip(html_first) == strip((tmp_path / "s.html").read_text())
 
 
@@ -141,8 +175,9 @@ def test_study_command_bad_file_exits_2_and_writes_nothing(tiny, tmp_path):
     from balancer.cli import app
 
     tiny.write_text(TINY.replace("seed: 5", "seed: -5"), encoding="utf-8")
-    result = CliRunner().invoke(app, ["study", str(tiny), "-o", str(tmp_path / "s.html"),
-                                      "--results", str(tmp_path / "results")])
+    result = CliRunner().invoke(
+        app, ["study", str(tiny), "-o", str(tmp_path / "s.html"), "--results", str(tmp_path / "results")]
+    )
     assert result.exit_code == 2 and "seed" in result.output
     assert not (tmp_path / "s.html").exists() and not (tmp_path / "results").exists()
 
@@ -156,7 +191,10 @@ def test_cells_played_by_other_engine_code_are_replayed(tiny, tmp_path, monkeypa
     root = tmp_path / "results"
     run_study(tiny, results_root=root, jobs=1, progress=False)
     real = sim.engine_sha256
-    changed = lambda spec: "0" * 64 if spec.name == "citywright" else real(spec)
+
+    def changed(spec):
+        return "0" * 64 if spec.name == "citywright" else real(spec)
+
     monkeypatch.setattr(sim, "engine_sha256", changed)
     monkeypatch.setattr(study_runner, "engine_sha256", changed)
     again = run_study(tiny, results_root=root, jobs=1, progress=False)
@@ -178,7 +216,7 @@ study: tiny-matchups
 title: "Deck match-ups"
 game: urgency
 seed: 3
-variants: {{standard: {ROOT / 'configs' / 'urgency' / 'standard.yaml'}}}
+variants: {{standard: {ROOT / "configs" / "urgency" / "standard.yaml"}}}
 runs:
   decks: {{players: 2, agents: [greedy], games: 60}}
 figures:
@@ -202,10 +240,12 @@ def test_matchups_figure_renders_a_heatmap_and_table(tmp_path):
 
 def test_matchups_need_a_two_player_run(tmp_path):
     path = tmp_path / "bad.yaml"
-    path.write_text(TINY.replace("show: seat_win_rate, published: {v1.0: [53, 47], v1.1: [50, 50]}",
-                                 "show: \"matchups:deck\"").replace("run: mirror-2p, show: \"matchups",
-                                                                    "run: specialists, show: \"matchups"),
-                    encoding="utf-8")
+    path.write_text(
+        TINY.replace(
+            "show: seat_win_rate, published: {v1.0: [53, 47], v1.1: [50, 50]}", 'show: "matchups:deck"'
+        ).replace('run: mirror-2p, show: "matchups', 'run: specialists, show: "matchups'),
+        encoding="utf-8",
+    )
     with pytest.raises(StudyError, match="2-player run"):
         load_study(path)
 
@@ -220,24 +260,31 @@ def test_changes_of_three_variants_are_labelled_pair_by_pair(tmp_path):
     pair, and no row of b -> c sits under the a -> b heading (it did: one heading for every row)."""
     (tmp_path / "c.yaml").write_text(f"extends: {CONFIGS / 'v1.1.yaml'}\nvariant: c\n", encoding="utf-8")
     path = tmp_path / "three.yaml"
-    path.write_text(f"""
+    path.write_text(
+        f"""
 study: three
 title: three variants
 game: citywright
 seed: 5
-variants: {{a: {CONFIGS / 'v1.0.yaml'}, b: {CONFIGS / 'v1.1.yaml'}, c: c.yaml}}
+variants: {{a: {CONFIGS / "v1.0.yaml"}, b: {CONFIGS / "v1.1.yaml"}, c: c.yaml}}
 runs:
   mirror-2p: {{players: 2, agents: [random], games: 8}}
 figures:
   - {{title: Seats, run: mirror-2p, show: seat_win_rate}}
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     result = run_study(path, results_root=tmp_path / "results", jobs=1, progress=False)
     rows = study_changes(result)[0]
     assert [(r["from_variant"], r["to_variant"], r["category"]) for r in rows] == [
-        ("a", "b", "seat 1"), ("a", "b", "seat 2"), ("b", "c", "seat 1"), ("b", "c", "seat 2")]
+        ("a", "b", "seat 1"),
+        ("a", "b", "seat 2"),
+        ("b", "c", "seat 1"),
+        ("b", "c", "seat 2"),
+    ]
     text = render_study(result, study_changes(result), tmp_path / "three.html").read_text()
-    table = text[text.index("change a → b"):]
+    table = text[text.index("change a → b") :]
     assert table.count("change a → b") == 1 and table.count("change b → c") == 1
-    first_block = table[:table.index("change b → c")]
+    first_block = table[: table.index("change b → c")]
     assert first_block.count("<td>seat 1</td>") == 1 and first_block.count("<td>seat 2</td>") == 1
     assert "change a → c" not in text

@@ -51,8 +51,9 @@ come from the game's ``seat_agent`` hook (:mod:`balancer.agents.tables`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -60,8 +61,21 @@ import numpy as np
 from ..core.kernel import Engine, uniform_move
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
-from .params import (FINAL_VALUE, MAX_ITERATIONS, N_PARAMS, P_DEPTH, P_EXPLORATION, P_FINAL, P_ITERATIONS,
-                     P_ROLLOUT, P_WIDENING, P_WIDENING_EXPONENT, ROLLOUT_POLICY, MCTSParams, params_for_name)
+from .params import (
+    FINAL_VALUE,
+    MAX_ITERATIONS,
+    N_PARAMS,
+    P_DEPTH,
+    P_EXPLORATION,
+    P_FINAL,
+    P_ITERATIONS,
+    P_ROLLOUT,
+    P_WIDENING,
+    P_WIDENING_EXPONENT,
+    ROLLOUT_POLICY,
+    MCTSParams,
+    params_for_name,
+)
 
 # ws.info fields (what the last search did; for tests, benchmarks and debugging)
 I_NODES = 0
@@ -118,15 +132,15 @@ class Workspace(NamedTuple):
     M = ``max_moves``. Node 0 is the root. (Few arrays, so that the compiled code stays small.)
     """
 
-    nodes: np.ndarray    # int64[N, N_NODE_COLUMNS]: per node the N_* columns
-    value: np.ndarray    # float64[N, P]: per node the sum of backed-up values per seat
-    table: np.ndarray    # int64[H, 3]: per slot (parent, move, child), child -1 when empty
-    state: np.ndarray    # int64[L]: the iteration's determinized copy of the root state
-    moves: np.ndarray    # int64[M]: legal moves scratch
+    nodes: np.ndarray  # int64[N, N_NODE_COLUMNS]: per node the N_* columns
+    value: np.ndarray  # float64[N, P]: per node the sum of backed-up values per seat
+    table: np.ndarray  # int64[H, 3]: per slot (parent, move, child), child -1 when empty
+    state: np.ndarray  # int64[L]: the iteration's determinized copy of the root state
+    moves: np.ndarray  # int64[M]: legal moves scratch
     untried: np.ndarray  # int64[M]: legal moves without a child at the current node
-    path: np.ndarray     # int64[N + 1]: nodes of the current descent
-    ret: np.ndarray      # float64[P]: the value vector being backed up
-    info: np.ndarray     # int64[N_INFO]: what the last search did (I_* fields)
+    path: np.ndarray  # int64[N + 1]: nodes of the current descent
+    ret: np.ndarray  # float64[P]: the value vector being backed up
+    info: np.ndarray  # int64[N_INFO]: what the last search did (I_* fields)
 
 
 def _table_size(iterations: int) -> int:
@@ -147,10 +161,17 @@ def make_workspace(iterations: int, n_players: int, state_len: int, max_moves: i
     n, h = iterations + 1, _table_size(iterations)
     table = np.zeros((h, 3), np.int64)
     table[:, H_CHILD] = -1
-    return Workspace(nodes=np.zeros((n, N_NODE_COLUMNS), np.int64), value=np.zeros((n, n_players), np.float64),
-                     table=table, state=np.zeros(state_len, np.int64), moves=np.zeros(max_moves, np.int64),
-                     untried=np.zeros(max_moves, np.int64), path=np.zeros(n + 1, np.int64),
-                     ret=np.zeros(n_players, np.float64), info=np.zeros(N_INFO, np.int64))
+    return Workspace(
+        nodes=np.zeros((n, N_NODE_COLUMNS), np.int64),
+        value=np.zeros((n, n_players), np.float64),
+        table=table,
+        state=np.zeros(state_len, np.int64),
+        moves=np.zeros(max_moves, np.int64),
+        untried=np.zeros(max_moves, np.int64),
+        path=np.zeros(n + 1, np.int64),
+        ret=np.zeros(n_players, np.float64),
+        info=np.zeros(N_INFO, np.int64),
+    )
 
 
 def workspace_for(engine: Engine, T: Any, S: np.ndarray, iterations: int) -> Workspace:
@@ -496,8 +517,12 @@ class TablePlan:
     max_iterations: int
 
 
-def table_plan(names: Sequence[str], base: MCTSParams, game_agents: Mapping[str, int] | None = None,
-               policy_names: Sequence[str] = ()) -> TablePlan:
+def table_plan(
+    names: Sequence[str],
+    base: MCTSParams,
+    game_agents: Mapping[str, int] | None = None,
+    policy_names: Sequence[str] = (),
+) -> TablePlan:
     """The plan of a table seating ``names`` (one per seat): ``random``, ``mcts``, ``mcts@N``, any
     of ``policy_names`` (the game's compiled policy ``K.policy``) or any of ``game_agents`` (name ->
     code >= GAME_AGENT). ``base`` is the game's ``agents.mcts``. ValueError naming the agent for an
@@ -529,9 +554,15 @@ def table_plan(names: Sequence[str], base: MCTSParams, game_agents: Mapping[str,
     return TablePlan(tuple(names), kinds, rows, top)
 
 
-def play_kernel_game(engine: Engine, T: Any, plan: TablePlan, seed: np.random.SeedSequence | int,
-                     game_agent: Any = None, max_decisions: int = 10_000_000,
-                     log_moves: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+def play_kernel_game(
+    engine: Engine,
+    T: Any,
+    plan: TablePlan,
+    seed: np.random.SeedSequence | int,
+    game_agent: Any = None,
+    max_decisions: int = 10_000_000,
+    log_moves: int = 0,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """One whole game at a compiled table: ``(final state S, the first log_moves moves, decisions)``.
 
     The game's chance comes from child 0 of :func:`balancer.core.seeding.game_rngs` (``new_state``,
@@ -546,8 +577,19 @@ def play_kernel_game(engine: Engine, T: Any, plan: TablePlan, seed: np.random.Se
     S = engine.new_state(T, game_rng)
     ws = workspace_for(engine, T, S, plan.max_iterations)
     log = np.zeros(log_moves, np.int64)
-    played = play_table(engine.kernel, T, S, plan.kinds, plan.params, game_rng, agent_rng, ws,
-                        game_agent if game_agent is not None else no_game_agent, max_decisions, log)
+    played = play_table(
+        engine.kernel,
+        T,
+        S,
+        plan.kinds,
+        plan.params,
+        game_rng,
+        agent_rng,
+        ws,
+        game_agent if game_agent is not None else no_game_agent,
+        max_decisions,
+        log,
+    )
     if not engine.kernel.is_over(S, T):
         raise RuntimeError(f"the game did not end within {max_decisions:,} decisions")
     return S, log, int(played)

@@ -13,7 +13,8 @@ budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATION
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -60,21 +61,40 @@ class MCTSParams(Strict):
     thousands of legal moves is searched below its first few instead of only being sampled flat.
     """
 
-    iterations: int = Field(1000, ge=1, le=MAX_ITERATIONS,
-                            description="iterations (determinize, select, expand, roll out, back up) per decision")
-    exploration: float = Field(0.7, ge=0.0, le=100.0,
-                               description="UCT exploration constant c in mean + c sqrt(ln(available) / visits); values are in [0, 1]")
+    iterations: int = Field(
+        1000,
+        ge=1,
+        le=MAX_ITERATIONS,
+        description="iterations (determinize, select, expand, roll out, back up) per decision",
+    )
+    exploration: float = Field(
+        0.7,
+        ge=0.0,
+        le=100.0,
+        description="UCT exploration constant c in mean + c sqrt(ln(available) / visits); values are in [0, 1]",
+    )
     rollout: Literal["random", "policy"] = Field(
-        "policy", description="rollout moves: uniform random, or the game's cheap compiled policy")
-    depth: int | None = Field(None, ge=0, le=100_000,
-                              description="rollout decisions before the game's heuristic value stands in for the end; null = play to the end")
+        "policy", description="rollout moves: uniform random, or the game's cheap compiled policy"
+    )
+    depth: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="rollout decisions before the game's heuristic value stands in for the end; null = play to the end",
+    )
     final: Literal["visits", "value"] = Field(
-        "visits", description="the move played: the most visited child (robust), or the best mean value")
-    widening: float = Field(0.0, ge=0.0, le=1000.0,
-                            description="progressive widening constant k (0 = off): a node visited n times has at most "
-                                        "max(1, k (n + 1)^exponent) children legal in the current determinization")
-    widening_exponent: float = Field(0.5, ge=0.0, le=1.0,
-                                     description="progressive widening exponent (used when widening > 0)")
+        "visits", description="the move played: the most visited child (robust), or the best mean value"
+    )
+    widening: float = Field(
+        0.0,
+        ge=0.0,
+        le=1000.0,
+        description="progressive widening constant k (0 = off): a node visited n times has at most "
+        "max(1, k (n + 1)^exponent) children legal in the current determinization",
+    )
+    widening_exponent: float = Field(
+        0.5, ge=0.0, le=1.0, description="progressive widening exponent (used when widening > 0)"
+    )
 
     def to_array(self) -> np.ndarray:
         """The flat float64 row of length :data:`N_PARAMS` that the compiled search reads (indices

@@ -20,7 +20,8 @@ plays them (contract in :mod:`balancer.agents.mcts`).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from ..core.game import Outcome
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
-from .params import NAME_NOTE, N_PARAMS, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
+from .params import N_PARAMS, NAME_NOTE, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
 
 SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
 CompileTable = Callable[[Any, list], Any]
@@ -64,9 +65,11 @@ def plan_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seat_agent: Seat
             continue
         hit = seat_agent(cfg, name) if seat_agent is not None else None
         if hit is None:
-            raise ValueError(f"agent {name!r} cannot sit at a {spec.display_name} table with mcts yet "
-                             "(it has no compiled form); seat it beside random or mcts agents only in "
-                             "tables without mcts")
+            raise ValueError(
+                f"agent {name!r} cannot sit at a {spec.display_name} table with mcts yet "
+                "(it has no compiled form); seat it beside random or mcts agents only in "
+                "tables without mcts"
+            )
         codes[name], rows[name] = int(hit[0]), np.asarray(hit[1], np.float64)
     plan = table_plan(list(agents), mcts_params(cfg), game_agents=codes)
     if not rows:
@@ -90,22 +93,41 @@ def table_of(spec: GameSpec, cfg: Any, agents: Sequence[str], compile_table: Com
     return compile_table(cfg, list(agents)) if compile_table is not None else spec.engine.compile(cfg, len(agents))
 
 
-def play_mcts_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed,
-                    seat_agent: SeatAgent | None = None, game_agent: Any = None,
-                    compile_table: CompileTable | None = None,
-                    log_moves: int = 0) -> tuple[np.ndarray, Any, np.ndarray, int]:
+def play_mcts_table(
+    spec: GameSpec,
+    cfg: Any,
+    agents: Sequence[str],
+    seed: Seed,
+    seat_agent: SeatAgent | None = None,
+    game_agent: Any = None,
+    compile_table: CompileTable | None = None,
+    log_moves: int = 0,
+) -> tuple[np.ndarray, Any, np.ndarray, int]:
     """One whole game of ``agents`` through the compiled interface: ``(S, T, log, decisions)``."""
     engine = spec.engine
     assert engine is not None
     T = table_of(spec, cfg, agents, compile_table)
     plan = plan_table(spec, cfg, agents, seat_agent)
-    S, log, played = play_kernel_game(engine, T, plan, seed, game_agent=game_agent or no_game_agent,
-                                      max_decisions=spec.max_protocol_moves, log_moves=log_moves)
+    S, log, played = play_kernel_game(
+        engine,
+        T,
+        plan,
+        seed,
+        game_agent=game_agent or no_game_agent,
+        max_decisions=spec.max_protocol_moves,
+        log_moves=log_moves,
+    )
     return S, T, log, played
 
 
-def kernel_transcript(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed, moves: np.ndarray,
-                      compile_table: CompileTable | None = None) -> str:
+def kernel_transcript(
+    spec: GameSpec,
+    cfg: Any,
+    agents: Sequence[str],
+    seed: Seed,
+    moves: np.ndarray,
+    compile_table: CompileTable | None = None,
+) -> str:
     """The account of a game given its decisions (``moves``): one line per decision, as the
     interface's ``describe_move`` reads it, then the final scores."""
     engine = spec.engine
@@ -113,8 +135,10 @@ def kernel_transcript(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: See
     T = table_of(spec, cfg, agents, compile_table)
     game_rng, _ = game_rngs(seed)
     S = engine.new_state(T, game_rng)
-    lines = [f"{spec.display_name} {cfg.variant}, {len(agents)} player(s): "
-             + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
+    lines = [
+        f"{spec.display_name} {cfg.variant}, {len(agents)} player(s): "
+        + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
+    ]
     for m in moves:
         seat = int(engine.kernel.to_move(S, T))
         lines.append(f"seat {seat + 1} ({agents[seat]}): {engine.describe_move(S, T, int(m))}")
@@ -124,33 +148,45 @@ def kernel_transcript(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: See
     return "\n".join(lines)
 
 
-def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent: Any = None,
-              compile_table: CompileTable | None = None) -> GameSpec:
+def with_mcts(
+    spec: GameSpec,
+    *,
+    seat_agent: SeatAgent | None = None,
+    game_agent: Any = None,
+    compile_table: CompileTable | None = None,
+) -> GameSpec:
     """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module).
     ``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
     agent names change the setup (default ``engine.compile(cfg, len(agents))``)."""
     if spec.engine is None:
         raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
-    base_play, base_transcript, base_make, base_chunk = spec.play_game, spec.transcript, spec.make_agent, spec.play_chunk
+    base_play, base_transcript, base_make, base_chunk = (
+        spec.play_game,
+        spec.transcript,
+        spec.make_agent,
+        spec.play_chunk,
+    )
+    engine = spec.engine
 
     def play_game(cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
         if not has_mcts(agents):
             return base_play(cfg, agents, seed)
         S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table)
-        return spec.engine.outcome(S, T)
+        return engine.outcome(S, T)
 
     def transcript(cfg: Any, agents: Sequence[str], seed: Seed) -> str:
         if not has_mcts(agents):
             return base_transcript(cfg, agents, seed)
-        _, _, log, played = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table,
-                                            log_moves=spec.max_protocol_moves)
+        _, _, log, played = play_mcts_table(
+            spec, cfg, agents, seed, seat_agent, game_agent, compile_table, log_moves=spec.max_protocol_moves
+        )
         return kernel_transcript(spec, cfg, agents, seed, log[:played], compile_table)
 
     def make_agent(cfg: Any, name: str) -> Any:
         params = params_for_name(name, mcts_params(cfg))
         if params is None:
             return base_make(cfg, name)
-        return MCTSAgent(spec.engine, params=params, name=name)
+        return MCTSAgent(engine, params=params, name=name)
 
     chunk_games = None
     if spec.chunk_games is not None:
@@ -161,6 +197,7 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
 
     play_chunk = None
     if base_chunk is not None:
+
         def play_chunk(cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int):  # noqa: F811
             return None if has_mcts(agents) else base_chunk(cfg, agents, run_seed, start, stop)
 
@@ -175,7 +212,15 @@ def with_mcts(spec: GameSpec, *, seat_agent: SeatAgent | None = None, game_agent
         return None
 
     note = "; ".join(n for n in (spec.agent_note, NAME_NOTE) if n)
-    return dataclasses.replace(spec, check_agent=accept_mcts_names(spec.check_agent), play_game=play_game,
-                               transcript=transcript, make_agent=make_agent, play_chunk=play_chunk, chunk_games=chunk_games,
-                               check_table=check_table,
-                               extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))), agent_note=note)
+    return dataclasses.replace(
+        spec,
+        check_agent=accept_mcts_names(spec.check_agent),
+        play_game=play_game,
+        transcript=transcript,
+        make_agent=make_agent,
+        play_chunk=play_chunk,
+        chunk_games=chunk_games,
+        check_table=check_table,
+        extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))),
+        agent_note=note,
+    )

@@ -6,5 +6,15 @@ from .baseline import BaselineError, load_baseline, save_baseline
 from .output import print_table, write_junit, write_markdown
 from .run import CheckResult, Item, check_seed, run_check
 
-__all__ = ["BaselineError", "CheckResult", "Item", "check_seed", "load_baseline", "print_table", "run_check",
-           "save_baseline", "write_junit", "write_markdown"]
+__all__ = [
+    "BaselineError",
+    "CheckResult",
+    "Item",
+    "check_seed",
+    "load_baseline",
+    "print_table",
+    "run_check",
+    "save_baseline",
+    "write_junit",
+    "write_markdown",
+]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -39,7 +40,7 @@ class _Number(BaseModel):
     successes: float | None = Field(None, ge=0, allow_inf_nan=False)
 
     @model_validator(mode="after")
-    def _rates_are_fractions(self) -> "_Number":
+    def _rates_are_fractions(self) -> _Number:
         if self.kind == "win_rate" and not 0.0 <= self.mean <= 1.0:
             raise ValueError(f"a win rate must be between 0 and 1, got {self.mean}")
         if self.successes is not None and self.successes > self.games:
@@ -85,9 +86,15 @@ def _numbers(values: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | str = "results", jobs: int = -1,
-                  force_replay: bool = False, progress: bool = True,
-                  log: Callable[[str], None] | None = None) -> dict[str, Any]:
+def save_baseline(
+    study_path: Path | str,
+    out: Path | str,
+    results_root: Path | str = "results",
+    jobs: int = -1,
+    force_replay: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     """Run the study (finished cells are reused, see :func:`balancer.study.run_study`), compute every
     tracked number of every cell and write the baseline to ``out`` (atomically); return it.
 
@@ -98,25 +105,37 @@ def save_baseline(study_path: Path | str, out: Path | str, results_root: Path | 
     from balancer.study import run_study
 
     check_expect_targets(study_path, jobs)
-    result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress,
-                       log=log)
+    result = run_study(study_path, results_root=results_root, jobs=jobs, force=force_replay, progress=progress, log=log)
     study = result.study
     cells = []
     for (run_name, variant), cell in result.cells.items():
-        table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"),
-                                                                     ("seat", "ascending")])
+        table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"), ("seat", "ascending")])
         run = study.runs[run_name]
         meta = cell.meta
-        cells.append({
-            "run": run_name, "variant": variant, "players": run.players, "agents": run.table,
-            "games": int(meta["games"]), "seed": int(meta["seed"]),
-            "config_sha256": meta["config_sha256"], "engine_sha256": meta["engine_sha256"],
-            "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
-            "numbers": _numbers(per_game_values(table, run.table)),
-        })
-    data = {"format": FORMAT, "kind": KIND, "study": study.study, "game": study.game, "seed": study.seed,
-            "balancer_version": balancer.__version__,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"), "cells": cells}
+        cells.append(
+            {
+                "run": run_name,
+                "variant": variant,
+                "players": run.players,
+                "agents": run.table,
+                "games": int(meta["games"]),
+                "seed": int(meta["seed"]),
+                "config_sha256": meta["config_sha256"],
+                "engine_sha256": meta["engine_sha256"],
+                "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
+                "numbers": _numbers(per_game_values(table, run.table)),
+            }
+        )
+    data = {
+        "format": FORMAT,
+        "kind": KIND,
+        "study": study.study,
+        "game": study.game,
+        "seed": study.seed,
+        "balancer_version": balancer.__version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cells": cells,
+    }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
@@ -154,7 +173,7 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     path = Path(path)
     try:
         found = path.is_file()
-    except OSError:   # a name too long for the file system, ...
+    except OSError:  # a name too long for the file system, ...
         found = False
     if not found:
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")

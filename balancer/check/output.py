@@ -26,8 +26,9 @@ def _fmt(item: Item, value: float, signed: bool = False) -> str:
 def _reference(item: Item) -> str:
     if item.test == "expect":
         if item.kind == "win_rate":
-            return "target " + " ".join(f"{100 * float(w):g}%" if _is_number(w) else w
-                                        for w in item.reference_text.split())
+            return "target " + " ".join(
+                f"{100 * float(w):g}%" if _is_number(w) else w for w in item.reference_text.split()
+            )
         return "target " + item.reference_text
     return _fmt(item, item.baseline_mean)
 
@@ -58,10 +59,12 @@ def _headline(result: CheckResult) -> str:
     s = result.settings
     fails = sum(i.verdict == "fail" for i in result.items)
     verdict = "PASS" if result.passed else f"FAIL ({fails} of {len(result.items)} numbers)"
-    return (f"{verdict}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
-            f"{result.games:,} games in {result.seconds:.1f} s; false-alarm rate {s.false_alarm:g} over all numbers "
-            f"(Bonferroni); tolerance {100 * s.tolerance.win_rate:g} points of win rate, "
-            f"{s.tolerance.metric_sd:g} sd of a metric, " + _power_clause(result))
+    return (
+        f"{verdict}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
+        f"{result.games:,} games in {result.seconds:.1f} s; false-alarm rate {s.false_alarm:g} over all numbers "
+        f"(Bonferroni); tolerance {100 * s.tolerance.win_rate:g} points of win rate, "
+        f"{s.tolerance.metric_sd:g} sd of a metric, " + _power_clause(result)
+    )
 
 
 def _power_clause(result: CheckResult) -> str:
@@ -111,14 +114,27 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
     ``<study>.<run>.<variant>``), a ``failure`` element for a failed number."""
     fails = sum(i.verdict == "fail" for i in result.items)
     suites = ET.Element("testsuites", name="balancer check", tests=str(len(result.items)), failures=str(fails))
-    suite = ET.SubElement(suites, "testsuite", name=result.study.study, tests=str(len(result.items)),
-                          failures=str(fails), errors="0", time=f"{result.seconds:.3f}")
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=result.study.study,
+        tests=str(len(result.items)),
+        failures=str(fails),
+        errors="0",
+        time=f"{result.seconds:.3f}",
+    )
     for item in result.items:
         r = row(item)
-        case = ET.SubElement(suite, "testcase", classname=f"{result.study.study}.{item.run}.{item.variant}",
-                             name=item.number + (" (expect)" if item.test == "expect" else ""))
-        text = (f"baseline {r['baseline']}, now {r['now']}, difference {r['difference']} {r['interval']}, "
-                f"{item.games} games, tolerance {_fmt(item, item.tolerance, True)}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"{result.study.study}.{item.run}.{item.variant}",
+            name=item.number + (" (expect)" if item.test == "expect" else ""),
+        )
+        text = (
+            f"baseline {r['baseline']}, now {r['now']}, difference {r['difference']} {r['interval']}, "
+            f"{item.games} games, tolerance {_fmt(item, item.tolerance, True)}"
+        )
         if item.verdict == "fail":
             ET.SubElement(case, "failure", message=f"{item.name}: changed ({r['difference']})").text = text
         else:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,8 +50,8 @@ class Item:
     run: str
     variant: str
     number: str
-    kind: str                    # "win_rate" or "metric"
-    test: str                    # "baseline" (regression) or "expect" (a designer's target)
+    kind: str  # "win_rate" or "metric"
+    test: str  # "baseline" (regression) or "expect" (a designer's target)
     sides: list[tuple[float, int]]
     reference_text: str
     baseline_mean: float
@@ -99,8 +100,9 @@ class CheckResult:
         return sum(by_cell.values())
 
 
-def expect_items(run_name: str, variant: str, numbers: dict[str, Any], key: str, bound: Bound,
-                 where: str) -> list[tuple[str, Bound]]:
+def expect_items(
+    run_name: str, variant: str, numbers: dict[str, Any], key: str, bound: Bound, where: str
+) -> list[tuple[str, Bound]]:
     """The tracked numbers an ``expect:`` key of run ``run_name`` names, each with its bound, given
     the ``numbers`` (keys: tracked number names) of cell ``run_name/variant``. Raises BaselineError
     naming ``where`` (the study file) and ``runs.<run>.expect.<key>`` when the cell has no such number
@@ -109,12 +111,16 @@ def expect_items(run_name: str, variant: str, numbers: dict[str, Any], key: str,
     if key in (SEAT, AGENT):
         chosen = [n for n in numbers if n.startswith(key + ":")]
         if not chosen:
-            raise BaselineError(f"{where}: runs.{run_name}.expect.{key}: this run has no {key.replace('_', ' ')} "
-                                "(agent win rates exist only for mixed tables)")
+            raise BaselineError(
+                f"{where}: runs.{run_name}.expect.{key}: this run has no {key.replace('_', ' ')} "
+                "(agent win rates exist only for mixed tables)"
+            )
         return [(n, bound) for n in chosen]
     if key not in numbers:
-        raise BaselineError(f"{where}: runs.{run_name}.expect.{key}: no such number in cell {run_name}/{variant}; "
-                            f"numbers are {', '.join(numbers)}")
+        raise BaselineError(
+            f"{where}: runs.{run_name}.expect.{key}: no such number in cell {run_name}/{variant}; "
+            f"numbers are {', '.join(numbers)}"
+        )
     return [(key, bound)]
 
 
@@ -126,8 +132,13 @@ def _tolerance(number: str, var: float, settings: CheckSettings) -> float:
     return max(settings.tolerance.metric_sd * math.sqrt(var), 1e-12)
 
 
-def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], settings: CheckSettings,
-               baseline_path: Path | str = "baseline") -> tuple[list[Item], list[str]]:
+def plan_check(
+    study: Study,
+    study_path: Path,
+    baseline: dict[str, Any],
+    settings: CheckSettings,
+    baseline_path: Path | str = "baseline",
+) -> tuple[list[Item], list[str]]:
     """The items to test and notes for the reader. Raises BaselineError when the baseline belongs to
     another study or no longer matches its cells (naming what differs)."""
     where = str(baseline_path)
@@ -140,30 +151,64 @@ def plan_check(study: Study, study_path: Path, baseline: dict[str, Any], setting
     if set(cells) != wanted:
         missing = ", ".join(f"{r}/{v}" for r, v in sorted(wanted - set(cells))) or "none"
         extra = ", ".join(f"{r}/{v}" for r, v in sorted(set(cells) - wanted)) or "none"
-        raise BaselineError(f"{where}: its cells do not match {study_path} (not in the baseline: {missing}; "
-                            f"only in the baseline: {extra}); save a new baseline")
+        raise BaselineError(
+            f"{where}: its cells do not match {study_path} (not in the baseline: {missing}; "
+            f"only in the baseline: {extra}); save a new baseline"
+        )
     notes: list[str] = []
     planned: list[Item] = []
     for (run_name, variant), cell in sorted(cells.items()):
         run = study.runs[run_name]
         if cell["players"] != run.players or list(cell["agents"]) != run.table:
-            raise BaselineError(f"{where}: cell {run_name}/{variant} was played with {cell['players']} players "
-                                f"({', '.join(cell['agents'])}), the study now asks for {run.players} "
-                                f"({', '.join(run.table)}); save a new baseline")
+            raise BaselineError(
+                f"{where}: cell {run_name}/{variant} was played with {cell['players']} players "
+                f"({', '.join(cell['agents'])}), the study now asks for {run.players} "
+                f"({', '.join(run.table)}); save a new baseline"
+            )
         check_cell_numbers(cell, baseline["cells"].index(cell), where, settings)
-        numbers = {k: v for k, v in cell["numbers"].items()
-                   if kind_of(k) == "win_rate" or settings.metrics is None or k in settings.metrics}
+        numbers = {
+            k: v
+            for k, v in cell["numbers"].items()
+            if kind_of(k) == "win_rate" or settings.metrics is None or k in settings.metrics
+        }
         for key, num in numbers.items():
             var, n_b = float(num["variance"]), int(num["games"])
-            planned.append(Item(run_name, variant, key, kind_of(key), "baseline", [(num["mean"], 1), (num["mean"], -1)],
-                                f"{num['mean']:.4g}", float(num["mean"]), var, var / max(n_b, 1),
-                                _tolerance(key, var, settings), 0.0))
+            planned.append(
+                Item(
+                    run_name,
+                    variant,
+                    key,
+                    kind_of(key),
+                    "baseline",
+                    [(num["mean"], 1), (num["mean"], -1)],
+                    f"{num['mean']:.4g}",
+                    float(num["mean"]),
+                    var,
+                    var / max(n_b, 1),
+                    _tolerance(key, var, settings),
+                    0.0,
+                )
+            )
         for key, bound in run.expect.items():
             for number, b in expect_items(run_name, variant, cell["numbers"], key, bound, str(study_path)):
                 num = cell["numbers"][number]
                 var = float(num["variance"])
-                planned.append(Item(run_name, variant, number, kind_of(number), "expect", b.sides, b.text(),
-                                    float(num["mean"]), var, 0.0, _tolerance(number, var, settings), 0.0))
+                planned.append(
+                    Item(
+                        run_name,
+                        variant,
+                        number,
+                        kind_of(number),
+                        "expect",
+                        b.sides,
+                        b.text(),
+                        float(num["mean"]),
+                        var,
+                        0.0,
+                        _tolerance(number, var, settings),
+                        0.0,
+                    )
+                )
     m = len(planned)
     for item in planned:
         item.alpha_side = settings.false_alarm / m / len(item.sides)  # Bonferroni over numbers and sides
@@ -188,17 +233,23 @@ def check_cell_numbers(cell: dict[str, Any], index: int, where: str, settings: C
     at = f"{where}: cells.{index}.numbers"
     for key in numbers:
         if key.startswith((SEAT + ":", AGENT + ":")) and key not in expected:
-            raise BaselineError(f"{at}.{key}: no such number in cell {cell['run']}/{cell['variant']} "
-                                f"({cell['players']} players: {', '.join(cell['agents'])}); its win rates are "
-                                f"{', '.join(expected)}")
+            raise BaselineError(
+                f"{at}.{key}: no such number in cell {cell['run']}/{cell['variant']} "
+                f"({cell['players']} players: {', '.join(cell['agents'])}); its win rates are "
+                f"{', '.join(expected)}"
+            )
         if not key.startswith((SEAT + ":", AGENT + ":")) and not key.endswith("_per_player"):
-            raise BaselineError(f"{at}.{key}: not a tracked number (seat_win_rate:<seat>, "
-                                "agent_win_rate:<agent> or <metric>_per_player)")
+            raise BaselineError(
+                f"{at}.{key}: not a tracked number (seat_win_rate:<seat>, "
+                "agent_win_rate:<agent> or <metric>_per_player)"
+            )
     for key in expected + list(settings.metrics or []):
         if key not in numbers:
             why = "check.metrics tracks it" if key in (settings.metrics or []) else "every win rate is stored"
-            raise BaselineError(f"{at}: {key} is missing from cell {cell['run']}/{cell['variant']} ({why}); "
-                                "the file was edited or truncated: save a new baseline")
+            raise BaselineError(
+                f"{at}: {key} is missing from cell {cell['run']}/{cell['variant']} ({why}); "
+                "the file was edited or truncated: save a new baseline"
+            )
 
 
 def missing_metrics(cell: dict[str, Any], reported: list[str], settings: CheckSettings) -> list[str]:
@@ -213,9 +264,15 @@ def _schedule(cap: int, looks: int, players: int) -> list[int]:
     return games
 
 
-def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: Path | str = "baseline",
-              settings: CheckSettings | None = None, seed: int | None = None, jobs: int = -1,
-              log: Callable[[str], None] | None = None) -> CheckResult:
+def run_check(
+    study_path: Path | str,
+    baseline: dict[str, Any],
+    baseline_path: Path | str = "baseline",
+    settings: CheckSettings | None = None,
+    seed: int | None = None,
+    jobs: int = -1,
+    log: Callable[[str], None] | None = None,
+) -> CheckResult:
     """Replay every cell of the study with ``seed`` (default :func:`check_seed` of the baseline's
     seed) in batches, test every tracked number, and return the verdicts.
 
@@ -240,25 +297,32 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
     probes = probe_tables(study, loaded, seed, list(study.runs))
     for (run_name, variant), cell in sorted(cells.items()):
         if run_name in probes:
-            lacking = missing_metrics(cell, list(per_game_values(probes[run_name], study.runs[run_name].table)),
-                                      settings)
+            lacking = missing_metrics(
+                cell, list(per_game_values(probes[run_name], study.runs[run_name].table)), settings
+            )
             if lacking:
-                raise BaselineError(f"{baseline_path}: cells.{baseline['cells'].index(cell)}.numbers: "
-                                    f"{', '.join(lacking)} missing from cell {run_name}/{variant}, though the game "
-                                    "reports it; the file was edited, or the game gained a metric since: save a "
-                                    "new baseline")
+                raise BaselineError(
+                    f"{baseline_path}: cells.{baseline['cells'].index(cell)}.numbers: "
+                    f"{', '.join(lacking)} missing from cell {run_name}/{variant}, though the game "
+                    "reports it; the file was edited, or the game gained a metric since: save a "
+                    "new baseline"
+                )
     for (run_name, variant), cell in sorted(cells.items()):
         if cell["config_sha256"] != config_sha256(configs[variant]):
-            notes.append(f"{run_name}/{variant}: the variant file changed since the baseline (its content "
-                         "hash differs from the baseline's config_sha256; or the baseline was edited)")
+            notes.append(
+                f"{run_name}/{variant}: the variant file changed since the baseline (its content "
+                "hash differs from the baseline's config_sha256; or the baseline was edited)"
+            )
         if cell.get("engine_sha256") not in (None, engine):
             notes.append(f"{run_name}/{variant}: the engine code changed since the baseline")
     for (run_name, variant), cell in sorted(cells.items()):
         run = study.runs[run_name]
         mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
         cap = settings.max_games or int(cell["games"])
-        need = max(sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side,
-                                   settings.miss_rate) for i in mine)
+        need = max(
+            sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate)
+            for i in mine
+        )
         games = min(cap, need) if math.isfinite(need) else cap
         for _ in range(20):  # the plan assumed equally informative looks; grow it until the real design is powered
             schedule = _schedule(max(int(math.ceil(games)), run.players), settings.looks, run.players)
@@ -290,6 +354,7 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
                     notes.append(f"{i.name}: no longer reported by the game (its baseline has it)")
                 if i.verdict is not None:
                     continue
+                assert i.design is not None  # planned above for every number of the cell
                 n, mean, var = moments(np.concatenate(values[i.number]))
                 se = math.sqrt(var / n + i.ref_var)
                 # a target passes early only when its interval lies inside the target (no tolerance
@@ -304,6 +369,8 @@ def run_check(study_path: Path | str, baseline: dict[str, Any], baseline_path: P
             log(f"{run_name} / {variant}: {played:,} games, {fails} of {len(mine)} numbers failed")
     unpowered = [i for i in items if not i.powered]
     if unpowered:
-        notes.append(f"{len(unpowered)} of {len(items)} numbers can only find changes larger than their tolerance "
-                     f"(see 'detects'); raise --max-games or the baseline's games")
+        notes.append(
+            f"{len(unpowered)} of {len(items)} numbers can only find changes larger than their tolerance "
+            f"(see 'detects'); raise --max-games or the baseline's games"
+        )
     return CheckResult(study, seed, settings, items, notes, time.perf_counter() - t0)

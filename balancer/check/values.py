@@ -11,7 +11,7 @@ Nothing here knows a game: seats, agents and metrics come from the results table
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +27,9 @@ def kind_of(key: str) -> str:
     return "win_rate" if key.startswith((SEAT, AGENT)) else "metric"
 
 
-def per_game_values(table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+def per_game_values(
+    table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
     """``{number: float64[games]}`` from a results table whose rows are game-major and seat-minor
     (as the runner writes them). ``agents``: the run's agents by seat for game 0; ``metrics``: the
     ``<name>_per_player`` numbers to keep (None keeps every metric).
@@ -46,7 +48,7 @@ def per_game_values(table: pa.Table, agents: Sequence[str], metrics: Sequence[st
             out[f"{AGENT}:{a}"] = (share * mask).sum(axis=1) / mask.sum(axis=1)
     for col in table.column_names:
         if col.startswith(METRIC_PREFIX):
-            name = f"{col[len(METRIC_PREFIX):]}_per_player"
+            name = f"{col[len(METRIC_PREFIX) :]}_per_player"
             if metrics is None or name in metrics:
                 values = table.column(col).to_numpy(zero_copy_only=False).astype(float).reshape(-1, n)
                 with np.errstate(all="ignore"):

@@ -46,11 +46,11 @@ def ranks_and_shares(scores: np.ndarray, tiebreak: np.ndarray) -> tuple[np.ndarr
     """Vectorised :func:`balancer.core.game.ranks_and_win_shares` over a batch: competition ranks
     int32[g, n] (1 best; players equal on score and every tie-breaker share a rank) and win shares
     float64[g, n] (1/k to each of k players tied first, else 0)."""
-    keys = np.concatenate([scores[:, :, None], tiebreak], axis=2).astype(np.int64)   # [g, n, 1 + k]
-    mine, other = keys[:, :, None, :], keys[:, None, :, :]                           # [g, n, n, 1 + k]
+    keys = np.concatenate([scores[:, :, None], tiebreak], axis=2).astype(np.int64)  # [g, n, 1 + k]
+    mine, other = keys[:, :, None, :], keys[:, None, :, :]  # [g, n, n, 1 + k]
     greater = np.zeros(keys.shape[:2] + (keys.shape[1],), dtype=bool)
     equal_so_far = np.ones_like(greater)
-    for c in range(keys.shape[2]):            # lexicographic: the first column that differs decides
+    for c in range(keys.shape[2]):  # lexicographic: the first column that differs decides
         greater |= equal_so_far & (other[..., c] > mine[..., c])
         equal_so_far &= other[..., c] == mine[..., c]
     ranks = (1 + greater.sum(axis=2)).astype(np.int32)

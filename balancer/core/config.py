@@ -30,9 +30,12 @@ class GameConfig(Strict):
     """The keys every rule variant has: the game, the variant's name and its player counts."""
 
     game: str
-    variant: str = Field(min_length=1, max_length=64,
-                         description="the variant's name (default: the file's name); at most 64 characters, "
-                                     "as it names result folders and report files")
+    variant: str = Field(
+        min_length=1,
+        max_length=64,
+        description="the variant's name (default: the file's name); at most 64 characters, "
+        "as it names result folders and report files",
+    )
     players: list[int] = Field(min_length=1, description="player counts this variant supports")
 
     @property

@@ -66,7 +66,7 @@ def seed_state(run_seed, game_index, child, out):
     entropy = np.zeros(12, np.uint64)
     n = _words(np.uint64(run_seed), entropy, 0)
     if n < POOL:
-        n = POOL          # the run entropy is padded to the pool size when a spawn key follows
+        n = POOL  # the run entropy is padded to the pool size when a spawn key follows
     n = _words(np.uint64(game_index), entropy, n)
     n = _words(np.uint64(child), entropy, n)
     pool = np.zeros(POOL, np.uint64)
@@ -145,16 +145,20 @@ def seed_game(run_seed, game_index, chance_state, chance_flag, agent_state, agen
 
 
 class _PCG64State(ctypes.Structure):
-    _fields_ = [("pcg_state", ctypes.POINTER(ctypes.c_uint64)), ("has_uint32", ctypes.c_int),
-                ("uinteger", ctypes.c_uint32)]
+    _fields_ = [
+        ("pcg_state", ctypes.POINTER(ctypes.c_uint64)),
+        ("has_uint32", ctypes.c_int),
+        ("uinteger", ctypes.c_uint32),
+    ]
 
 
 def _views(bit_generator: np.random.PCG64) -> tuple[np.ndarray, np.ndarray]:
     """(uint64[4] view of the PCG64 state and increment, int32[1] view of its has_uint32 flag)."""
     raw = _PCG64State.from_address(bit_generator.ctypes.state_address)
     state = np.ctypeslib.as_array(raw.pcg_state, shape=(4,))
-    flag = np.ctypeslib.as_array(ctypes.cast(ctypes.addressof(raw) + _PCG64State.has_uint32.offset,
-                                             ctypes.POINTER(ctypes.c_int32)), shape=(1,))
+    flag = np.ctypeslib.as_array(
+        ctypes.cast(ctypes.addressof(raw) + _PCG64State.has_uint32.offset, ctypes.POINTER(ctypes.c_int32)), shape=(1,)
+    )
     return state, flag
 
 

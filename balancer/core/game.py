@@ -17,8 +17,9 @@ Agents implement :class:`Agent`. Nothing here knows a game's rules.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 

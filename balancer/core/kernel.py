@@ -46,8 +46,9 @@ not use ``cache=True``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -118,7 +119,7 @@ class Engine:
 
 
 @nb.njit
-def uniform_move(K, S, T, out, rng):
+def uniform_move(K, S, T, out, rng):  # type: ignore[no-untyped-def]  # numba types it
     """A legal move drawn uniformly (one ``rng.random()``); -1 when the game is over."""
     n = K.legal(S, T, out)
     if n == 0:
@@ -127,7 +128,7 @@ def uniform_move(K, S, T, out, rng):
 
 
 @nb.njit
-def random_playout(K, S, T, out, rng, max_moves):
+def random_playout(K, S, T, out, rng, max_moves):  # type: ignore[no-untyped-def]  # numba types it
     """Play uniformly random moves from ``S`` (in place) until the end or ``max_moves`` decisions;
     returns the number of decisions played. Chance and choices both draw from ``rng``."""
     played = 0
@@ -139,7 +140,7 @@ def random_playout(K, S, T, out, rng, max_moves):
 
 
 @nb.njit
-def policy_playout(K, S, T, out, rng, max_moves):
+def policy_playout(K, S, T, out, rng, max_moves):  # type: ignore[no-untyped-def]  # numba types it
     """As :func:`random_playout` with the game's rollout policy ``K.policy``."""
     played = 0
     while played < max_moves and not K.is_over(S, T):

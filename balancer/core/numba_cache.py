@@ -25,7 +25,7 @@ def sources_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def drop_stale_cache(package_file: str | os.PathLike) -> bool:
+def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
     """Delete the numba cache files (``__pycache__/*.nbi``, ``*.nbc``) of the package whose
     ``__init__.py`` is ``package_file`` if its sources changed since the cache was built.
 
@@ -55,7 +55,7 @@ def drop_stale_cache(package_file: str | os.PathLike) -> bool:
     return dropped
 
 
-def cache_is_cold(package_file: str | os.PathLike) -> bool:
+def cache_is_cold(package_file: str | os.PathLike[str]) -> bool:
     """Whether the package whose ``__init__.py`` is ``package_file`` has no compiled functions in
     numba's on-disk cache yet (no ``__pycache__/*.nbi`` index): its first game will compile the
     engine first, which takes seconds to a minute depending on the game."""

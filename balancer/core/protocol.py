@@ -38,7 +38,7 @@ class Position:
     def seat_to_move(self) -> int:
         return int(self.engine.kernel.to_move(self.S, self.T))
 
-    def copy(self) -> "Position":
+    def copy(self) -> Position:
         """An independent copy (state and chance stream)."""
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state

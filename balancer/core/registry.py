@@ -10,14 +10,15 @@ runner, the compiled interface (:class:`~balancer.core.kernel.Engine`) and the o
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel
 
 from .batch import GameBatch
+from .config import GameConfig
 from .game import Outcome
 from .kernel import Engine
 
@@ -69,7 +70,7 @@ class GameSpec:
 
     name: str
     display_name: str
-    config_model: type[BaseModel]
+    config_model: type[GameConfig]
     default_config: str
     agents: tuple[str, ...]
     check_agent: Callable[[str, Any], str | None]
@@ -77,7 +78,7 @@ class GameSpec:
     transcript: Callable[[Any, Sequence[str], Seed], str]
     make_agent: Callable[[Any, str], Any]
     new_game: Callable[[Any, int, Seed], Any]
-    legal_moves: Callable[[Any], list]
+    legal_moves: Callable[[Any], list[Any]]
     apply: Callable[[Any, Any], Any]
     is_over: Callable[[Any], bool]
     outcome: Callable[[Any], Outcome]
@@ -122,7 +123,8 @@ def get_spec(name: str) -> GameSpec:
 
 def spec_at(module_path: str) -> GameSpec:
     """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports)."""
-    return importlib.import_module(module_path).SPEC
+    spec: GameSpec = importlib.import_module(module_path).SPEC
+    return spec
 
 
 def all_specs() -> list[GameSpec]:
@@ -130,19 +132,39 @@ def all_specs() -> list[GameSpec]:
     return [get_spec(name) for name in sorted(GAMES)]
 
 
-def spec_from_module(module: Any, *, display_name: str | None = None, default_config: str,
-                     check_agent: Callable[[str, Any], str | None] | None = None,
-                     engine: Engine | None = None, **optional: Any) -> GameSpec:
+def spec_from_module(
+    module: Any,
+    *,
+    display_name: str | None = None,
+    default_config: str,
+    check_agent: Callable[[str, Any], str | None] | None = None,
+    engine: Engine | None = None,
+    **optional: Any,
+) -> GameSpec:
     """The :class:`GameSpec` of a game package whose protocol functions are module-level names
     (``NAME``, ``CONFIG_MODEL``, ``AGENTS``, ``new_game`` ... ``transcript``); the one place that
     reads them, so that a game's ``__init__.py`` ends with ``SPEC = spec_from_module(...)``."""
     agents = tuple(module.AGENTS)
     extra = tuple(optional.pop("extra_agents", ()))
     return GameSpec(
-        name=module.NAME, display_name=display_name or module.NAME.replace("_", " ").title(),
-        config_model=module.CONFIG_MODEL, default_config=default_config, agents=agents,
+        name=module.NAME,
+        display_name=display_name or module.NAME.replace("_", " ").title(),
+        config_model=module.CONFIG_MODEL,
+        default_config=default_config,
+        agents=agents,
         check_agent=check_agent or known_agents_check(agents + extra),
-        play_game=module.play_game, transcript=module.transcript, make_agent=module.make_agent,
-        new_game=module.new_game, legal_moves=module.legal_moves, apply=module.apply, is_over=module.is_over,
-        outcome=module.outcome, is_legal_move=module.is_legal_move, source=Path(module.__file__).parent,
-        module=module.__name__, engine=engine, extra_agents=extra, **optional)
+        play_game=module.play_game,
+        transcript=module.transcript,
+        make_agent=module.make_agent,
+        new_game=module.new_game,
+        legal_moves=module.legal_moves,
+        apply=module.apply,
+        is_over=module.is_over,
+        outcome=module.outcome,
+        is_legal_move=module.is_legal_move,
+        source=Path(module.__file__).parent,
+        module=module.__name__,
+        engine=engine,
+        extra_agents=extra,
+        **optional,
+    )

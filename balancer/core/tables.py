@@ -7,7 +7,7 @@ each seat exactly once, and seat advantage cancels out of agent win rates.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def seat_agents(agents: Sequence[str], game_index: int) -> list[str]:
@@ -30,8 +30,10 @@ def seat_design(agents: Sequence[str], games: int | None = None) -> str:
     if is_mirror(agents):
         return f"mirror table: {agents[0]} in every seat"
     if games is not None and games % n:
-        return (f"mixed table, seats rotated every game; {games:,} games is not a multiple of the {n} seats, "
-                f"so each agent sits in each seat {games // n:,} or {games // n + 1:,} times")
+        return (
+            f"mixed table, seats rotated every game; {games:,} games is not a multiple of the {n} seats, "
+            f"so each agent sits in each seat {games // n:,} or {games // n + 1:,} times"
+        )
     return "mixed table, seats rotated every game so that each agent sits in each seat equally often"
 
 
@@ -41,5 +43,7 @@ def uneven_rotation_note(agents: Sequence[str], games: int) -> str | None:
     n = len(agents)
     if is_mirror(agents) or games % n == 0:
         return None
-    return (f"note: {games:,} games is not a multiple of the {n} seats: each agent sits in each seat "
-            f"{games // n:,} or {games // n + 1:,} times (use a multiple of {n} for equal seating)")
+    return (
+        f"note: {games:,} games is not a multiple of the {n} seats: each agent sits in each seat "
+        f"{games // n:,} or {games // n + 1:,} times (use a multiple of {n} for equal seating)"
+    )

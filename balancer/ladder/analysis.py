@@ -16,8 +16,15 @@ from typing import Any
 import numpy as np
 
 from balancer.stats.aggregate import scan_results
-from balancer.stats.ladder import (describe_shift, describe_test, game_outcomes, lone_agent_rates, seat_rung_test,
-                                   seat_shift, skill_depth)
+from balancer.stats.ladder import (
+    describe_shift,
+    describe_test,
+    game_outcomes,
+    lone_agent_rates,
+    seat_rung_test,
+    seat_shift,
+    skill_depth,
+)
 from balancer.stats.ratings import RatingData, Ratings, rate
 from balancer.study.runner import Cell, StudyResult
 
@@ -130,13 +137,15 @@ def analyze(result: StudyResult) -> list[LadderTable]:
             rates = [[r["rate"] for r in rows] for rows in seat_rates]
             test = seat_rung_test(wins)
             shift = seat_shift(rates, 1.0 / n)
-            table = LadderTable(variant, n, rungs, mirror, seat_rates, test, shift,
-                                seat_sentence(test, shift, rungs[0], rungs[-1]))
+            table = LadderTable(
+                variant, n, rungs, mirror, seat_rates, test, shift, seat_sentence(test, shift, rungs[0], rungs[-1])
+            )
             pub = ladder.published_for(variant, n)
             if pub is not None:
                 table.published = [p / 100.0 for p in pub]
-                table.distances = [math.sqrt(float(np.mean((np.array(r) - np.array(table.published)) ** 2)))
-                                   for r in rates]
+                table.distances = [
+                    math.sqrt(float(np.mean((np.array(r) - np.array(table.published)) ** 2))) for r in rates
+                ]
                 best = int(np.argmin(table.distances))
                 table.closest = {"rung": rungs[best], "rms": table.distances[best]}
             if ladder.matchups:
@@ -145,16 +154,27 @@ def analyze(result: StudyResult) -> list[LadderTable]:
     return out
 
 
-def _add_matchups(table: LadderTable, matchup_cells: list[LadderCell], result: StudyResult, variant: str,
-                  ladder: Ladder) -> None:
+def _add_matchups(
+    table: LadderTable, matchup_cells: list[LadderCell], result: StudyResult, variant: str, ladder: Ladder
+) -> None:
     """Fill the match-up matrix, the ratings and the skill depth of ``table``."""
     rungs, n = table.rungs, table.players
     if n == 2:
         for r, rows in zip(rungs, table.seat_rates):
             for order, seat in (("first", 0), ("second", 1)):
                 s = rows[seat]
-                table.matchups.append({"row": r, "col": r, "order": order, "games": s["games"], "wins": s["wins"],
-                                       "rate": s["rate"], "ci_low": s["ci_low"], "ci_high": s["ci_high"]})
+                table.matchups.append(
+                    {
+                        "row": r,
+                        "col": r,
+                        "order": order,
+                        "games": s["games"],
+                        "wins": s["wins"],
+                        "rate": s["rate"],
+                        "ci_low": s["ci_low"],
+                        "ci_high": s["ci_high"],
+                    }
+                )
     data = RatingData(list(rungs))
     item_of = {r: i for i, r in enumerate(rungs)}
     for lc in matchup_cells:
@@ -169,8 +189,11 @@ def _add_matchups(table: LadderTable, matchup_cells: list[LadderCell], result: S
         m = table.matchup(upper, lower)
         if m is not None and m["rate"] is not None:
             table.steps.append({"lower": lower, "upper": upper} | skill_depth(m["rate"], m["ci_low"], m["ci_high"], n))
-    table.never = [(m["row"], m["col"]) for m in table.matchups
-                   if m["order"] == "any" and m["row"] != m["col"] and m["games"] and m["wins"] == 0]
+    table.never = [
+        (m["row"], m["col"])
+        for m in table.matchups
+        if m["order"] == "any" and m["row"] != m["col"] and m["games"] and m["wins"] == 0
+    ]
     try:
         table.ratings = rate(data, replicates=ladder.bootstrap, seed=_seed(result.study.seed, variant, n))
     except (ValueError, RuntimeError) as exc:

@@ -49,19 +49,30 @@ class Ladder(BaseModel):
 
     rungs: list[str] = Field(description="agents in order of rising strength, at least two, each once")
     players: list[int] = Field(min_length=1, description="player counts; a ladder is played at each")
-    games: int = Field(ge=1, le=10**9, description="games per cell, a multiple of every player count "
-                                                   "(seats rotate evenly)")
-    matchups: bool = Field(True, description="also play every rung against every other (the matrix, the "
-                                             "ratings and the skill depth need them)")
-    rungs_at: dict[str, list[str]] = Field(default_factory=dict,
-                                           description="player count -> the rungs played there, when not all of "
-                                                       "them (at least two, in the order of rungs)")
-    published: dict[str, list[float]] = Field(default_factory=dict,
-                                              description="player count (every variant) or <variant>/<player count> "
-                                                          "-> seat win rates in percent, set beside every rung's "
-                                                          "(e.g. a rulebook's table)")
-    published_note: str = Field("published", min_length=1, max_length=200,
-                                description="where the published seat rates come from, for the report")
+    games: int = Field(
+        ge=1, le=10**9, description="games per cell, a multiple of every player count (seats rotate evenly)"
+    )
+    matchups: bool = Field(
+        True,
+        description="also play every rung against every other (the matrix, the ratings and the skill depth need them)",
+    )
+    rungs_at: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="player count -> the rungs played there, when not all of "
+        "them (at least two, in the order of rungs)",
+    )
+    published: dict[str, list[float]] = Field(
+        default_factory=dict,
+        description="player count (every variant) or <variant>/<player count> "
+        "-> seat win rates in percent, set beside every rung's "
+        "(e.g. a rulebook's table)",
+    )
+    published_note: str = Field(
+        "published",
+        min_length=1,
+        max_length=200,
+        description="where the published seat rates come from, for the report",
+    )
     bootstrap: int = Field(1000, ge=0, le=100_000, description="bootstrap replicates of the ratings' intervals")
 
     @field_validator("players", mode="before")
@@ -106,7 +117,7 @@ class Ladder(BaseModel):
         return list(self.rungs_at.get(str(players), self.rungs))
 
     @model_validator(mode="after")
-    def _fits(self) -> "Ladder":
+    def _fits(self) -> Ladder:
         for key, subset in self.rungs_at.items():
             if not key.isdigit() or int(key) not in self.players:
                 raise ValueError(f"rungs_at.{key}: not a player count of the ladder ({self.players})")
@@ -120,16 +131,19 @@ class Ladder(BaseModel):
         step = math.lcm(*self.players)
         for n in self.players:
             if self.games % n:
-                raise ValueError(f"games: {self.games} is not a multiple of {n} (the seats of a {n}-player table), "
-                                 f"so the seats cannot rotate evenly; use {self.games + step - self.games % step}")
+                raise ValueError(
+                    f"games: {self.games} is not a multiple of {n} (the seats of a {n}-player table), "
+                    f"so the seats cannot rotate evenly; use {self.games + step - self.games % step}"
+                )
         for key, values in self.published.items():
             m = re.fullmatch(r"(?:([A-Za-z0-9][A-Za-z0-9._-]*)/)?(\d+)", key)
             if not m or int(m.group(2)) not in self.players:
-                raise ValueError(f"published.{key}: not a player count of the ladder ({self.players}), nor "
-                                 "<variant>/<player count>")
+                raise ValueError(
+                    f"published.{key}: not a player count of the ladder ({self.players}), nor <variant>/<player count>"
+                )
             if len(values) != int(m.group(2)):
                 raise ValueError(f"published.{key}: give {m.group(2)} seat percentages, got {len(values)}")
-        cells(self)   # run names must be distinct and short enough
+        cells(self)  # run names must be distinct and short enough
         return self
 
 
@@ -172,8 +186,10 @@ def cells(ladder: Ladder) -> list[LadderCell]:
     names: dict[str, LadderCell] = {}
     for c in out:
         if len(c.run) > MAX_RUN_NAME:
-            raise ValueError(f"rungs: the run {c.run[:40]}... would have {len(c.run)} characters (at most "
-                             f"{MAX_RUN_NAME}); use shorter agent names")
+            raise ValueError(
+                f"rungs: the run {c.run[:40]}... would have {len(c.run)} characters (at most "
+                f"{MAX_RUN_NAME}); use shorter agent names"
+            )
         if c.run in names:
             raise ValueError(f"rungs: two cells would both be named {c.run!r}; rename a rung")
         names[c.run] = c
@@ -191,8 +207,10 @@ def first_error(exc: ValidationError, prefix: str = "ladder") -> str:
     loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        msg = f"unknown key {err['loc'][-1]!r} (a ladder has rungs, players, games, matchups, rungs_at, " \
-              "published, published_note, bootstrap)"
+        msg = (
+            f"unknown key {err['loc'][-1]!r} (a ladder has rungs, players, games, matchups, rungs_at, "
+            "published, published_note, bootstrap)"
+        )
     m = re.match(r"^([\w.]+): (.*)$", msg, re.S)
     if m and not loc:
         loc, msg = m.group(1), m.group(2)
@@ -222,11 +240,12 @@ def expand_study_data(data: Any) -> Any:
     for key in ladder.published:
         label = key.rpartition("/")[0]
         if label and isinstance(variants, dict) and label not in variants:
-            raise ValueError(f"ladder.published.{key}: {label!r} is not a variant of the study "
-                             f"({', '.join(map(str, variants))})")
+            raise ValueError(
+                f"ladder.published.{key}: {label!r} is not a variant of the study ({', '.join(map(str, variants))})"
+            )
     given = data.get("runs") or {}
     if not isinstance(given, dict):
-        return data   # the study model says what runs: must be
+        return data  # the study model says what runs: must be
     runs = dict(given)
     for name, run in runs_of(ladder).items():
         if name in runs:
@@ -240,12 +259,14 @@ def check_rungs(ladder: Ladder, spec: Any, configs: dict[str, Any], where: str) 
     when a rung is not an agent of the game under some variant, or a player count is not supported
     by it. ``spec``: the game's GameSpec; ``configs``: variant label -> loaded config."""
     for label, cfg in configs.items():
-        for rung in ladder.rungs:   # every rung, also one that rungs_at leaves out somewhere
+        for rung in ladder.rungs:  # every rung, also one that rungs_at leaves out somewhere
             problem = spec.check_agent(rung, cfg)
             if problem:
                 raise ValueError(f"{where}: ladder.rungs under {label}: {problem}")
         counts = getattr(cfg, "player_counts", None)
         for n in ladder.players:
             if counts is not None and n not in counts:
-                raise ValueError(f"{where}: ladder.players under {label}: {n} players are not supported by this "
-                                 f"variant (supported: {', '.join(map(str, counts))})")
+                raise ValueError(
+                    f"{where}: ladder.players under {label}: {n} players are not supported by this "
+                    f"variant (supported: {', '.join(map(str, counts))})"
+                )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -40,8 +41,8 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
     fair share dashed, published seat rates (if any) as diamonds at the right."""
     rungs = t.rungs
     x = np.arange(len(rungs))
-    fig = figs._new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
-    with matplotlib.rc_context(figs._STYLE):
+    fig = figs.new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
+    with matplotlib.rc_context(figs.STYLE):
         ax = fig.add_subplot()
         for s in range(t.players):
             colour = figs.PALETTE[s % len(figs.PALETTE)]
@@ -51,17 +52,30 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
             ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
             ax.plot(x, vals, marker="o", markersize=4, color=colour, linewidth=1.6, label=f"seat {s + 1}")
             if t.published is not None:
-                ax.scatter([len(rungs)], [t.published[s] * 100], marker="D", s=26, color=colour, edgecolor="black",
-                           linewidth=0.6, zorder=5)
-        ax.axhline(t.fair * 100, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
-                   label=f"fair share ({t.fair * 100:.1f}%)")
-        labels = [figs._label(r) for r in rungs] + (["published"] if t.published is not None else [])
+                ax.scatter(
+                    [len(rungs)],
+                    [t.published[s] * 100],
+                    marker="D",
+                    s=26,
+                    color=colour,
+                    edgecolor="black",
+                    linewidth=0.6,
+                    zorder=5,
+                )
+        ax.axhline(
+            t.fair * 100,
+            color=figs.FAIR_COLOUR,
+            linestyle="--",
+            linewidth=0.9,
+            label=f"fair share ({t.fair * 100:.1f}%)",
+        )
+        labels = [figs.text_label(r) for r in rungs] + (["published"] if t.published is not None else [])
         ax.set_xticks(range(len(labels)), labels)
         ax.set_xlim(-0.3, len(labels) - 0.7)
         ax.set_xlabel("rung (agents of rising strength)")
         ax.set_ylabel("seat win rate (%, 95% band)")
         if title:
-            ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+            ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
@@ -91,9 +105,9 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     panels = matchup_panels(t)
     k = len(t.rungs)
     width = max(5.2 if len(panels) == 1 else 0.0, 0.9 + 3.3 * len(panels) * max(1.0, k / 4.5))
-    fig = figs._new_figure((width, 1.3 + 0.62 * k))
+    fig = figs.new_figure((width, 1.3 + 0.62 * k))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         image = None
         for ax, (order, name) in zip(axes, panels):
@@ -104,23 +118,37 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
                     if np.isnan(rates[i, j]):
                         ax.text(j, i, "–", ha="center", va="center", fontsize=8, color="#999999")
                         continue
-                    dark = abs(float(norm(rates[i, j] * 100)) - 0.5) > 0.33   # white text on the deepest colours
-                    ax.text(j, i - 0.13, f"{rates[i, j] * 100:.1f}", ha="center", va="center", fontsize=8,
-                            color="white" if dark else "black")
-                    ax.text(j, i + 0.25, f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}", ha="center",
-                            va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
-            labels = [figs._label(r) for r in t.rungs]
+                    dark = abs(float(norm(rates[i, j] * 100)) - 0.5) > 0.33  # white text on the deepest colours
+                    ax.text(
+                        j,
+                        i - 0.13,
+                        f"{rates[i, j] * 100:.1f}",
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="white" if dark else "black",
+                    )
+                    ax.text(
+                        j,
+                        i + 0.25,
+                        f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=5.5,
+                        color="#eeeeee" if dark else "#333333",
+                    )
+            labels = [figs.text_label(r) for r in t.rungs]
             ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(k), labels)
             ax.set_xlabel("against (column)")
-            ax.set_title("\n".join(textwrap.wrap(figs._label(name), 34)), loc="left")
+            ax.set_title("\n".join(textwrap.wrap(figs.text_label(name), 34)), loc="left")
             for side in ("top", "right", "left", "bottom"):
                 ax.spines[side].set_visible(False)
         axes[0].set_ylabel("win rate of (row)")
         if image is not None:
             fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
         if title:
-            fig.suptitle(figs._label(title), x=0.01, ha="left", fontsize=10)
+            fig.suptitle(figs.text_label(title), x=0.01, ha="left", fontsize=10)
     return fig
 
 
@@ -128,19 +156,19 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
     """Each rung's rating (Elo scale: 400 log10 of the strength, the bottom rung at 0) with its 95%
     bootstrap interval, weakest at the bottom."""
     rows = t.ratings.rows() if t.ratings is not None else []
-    fig = figs._new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid.axis": "x"}):
+    fig = figs.new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid.axis": "x"}):
         ax = fig.add_subplot()
         y = np.arange(len(rows))
         vals = np.array([r["elo"] for r in rows])
         err = np.array([vals - np.array([r["elo_low"] for r in rows]), np.array([r["elo_high"] for r in rows]) - vals])
         ax.errorbar(vals, y, xerr=err, fmt="o", color=figs.BAR_COLOUR, ecolor="#222222", elinewidth=0.9, capsize=3)
-        ax.set_yticks(y, [figs._label(r["item"]) for r in rows])
+        ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)
-        ax.set_xlabel(f"rating (Elo scale, {figs._label(t.rungs[0])} = 0; 95% bootstrap interval)")
+        ax.set_xlabel(f"rating (Elo scale, {figs.text_label(t.rungs[0])} = 0; 95% bootstrap interval)")
         if title:
-            ax.set_title(figs._label(title), loc="left")
+            ax.set_title(figs.text_label(title), loc="left")
     return fig
 
 
@@ -159,9 +187,9 @@ def _interval(row: dict[str, Any] | None, scale: float = 100.0, digits: int = 1)
     if row is None or row.get("rate", row.get("mean")) is None:
         return Markup("–")
     value = row.get("rate", row.get("mean"))
-    return Markup('{} <span class="ci">[{}–{}]</span>').format(_fmt(value, scale, digits),
-                                                                _fmt(row["ci_low"], scale, digits),
-                                                                _fmt(row["ci_high"], scale, digits))
+    return Markup('{} <span class="ci">[{}–{}]</span>').format(
+        _fmt(value, scale, digits), _fmt(row["ci_low"], scale, digits), _fmt(row["ci_high"], scale, digits)
+    )
 
 
 def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
@@ -189,8 +217,15 @@ def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
     for rung, m in zip(t.rungs, t.mirror):
         unbonused = {r["seat"]: r for r in m.summary.get("score_without_seat_bonus_by_seat", [])}
         for r in sorted(m.summary.get("score_by_seat", []), key=lambda r: r["seat"]):
-            rows.append({"rung": rung, "seat": r["seat"], "score": r, "without_bonus": unbonused.get(r["seat"]),
-                         "components": [r.get("components", {}).get(c) for c in components]})
+            rows.append(
+                {
+                    "rung": rung,
+                    "seat": r["seat"],
+                    "score": r,
+                    "without_bonus": unbonused.get(r["seat"]),
+                    "components": [r.get("components", {}).get(c) for c in components],
+                }
+            )
     return components, rows
 
 
@@ -201,8 +236,15 @@ def _matchup_table(t: LadderTable) -> list[dict[str, Any]]:
     for m in t.matchups:
         if m["order"] != "any":
             continue
-        rows.append({"row": m["row"], "col": m["col"], "games": m["games"], "any": m,
-                     "orders": [t.matchup(m["row"], m["col"], o) for o in orders]})
+        rows.append(
+            {
+                "row": m["row"],
+                "col": m["col"],
+                "games": m["games"],
+                "any": m,
+                "orders": [t.matchup(m["row"], m["col"], o) for o in orders],
+            }
+        )
     return rows
 
 
@@ -227,35 +269,62 @@ def section(t: LadderTable, figures_dir: Path | None, stem: str) -> dict[str, An
     blocks["components"], blocks["score_rows"] = _score_rows(t)
     blocks["metrics"] = _metric_rows(t)
     blocks["matchup_rows"] = _matchup_table(t)
-    blocks["orders"] = (["moves first", "moves second"] if t.players == 2
-                        else [f"in seat {s}" for s in range(1, t.players + 1)])
+    blocks["orders"] = (
+        ["moves first", "moves second"] if t.players == 2 else [f"in seat {s}" for s in range(1, t.players + 1)]
+    )
     return blocks
 
 
-def render_ladder(result: StudyResult, out_html: Path | str, figures_dir: Path | None = None,
-                  tables: Sequence[LadderTable] | None = None) -> Path:
+def render_ladder(
+    result: StudyResult,
+    out_html: Path | str,
+    figures_dir: Path | None = None,
+    tables: Sequence[LadderTable] | None = None,
+) -> Path:
     """Write the ladder study's self-contained HTML report (and, with ``figures_dir``, every figure
     as SVG and PNG); return the page's path. ``tables``: :func:`balancer.ladder.analysis.analyze`
     of ``result`` (computed here when not given)."""
     tables = list(tables) if tables is not None else analyze(result)
     stem = result.study.study
     sections = [section(t, figures_dir, stem) for t in tables]
-    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["fmt"] = _fmt
     env.filters["ci"] = _interval
     env.filters["pvalue"] = fmt_p
     env.filters["humanize"] = humanize
-    cells = [{"run": c.run, "variant": c.variant, "config": str(c.config_path),
-              "sha": c.meta.get("config_sha256", "")[:12], "games": c.meta.get("games"),
-              "agents": ", ".join(c.meta.get("agents", [])), "seconds": c.meta.get("elapsed_seconds"),
-              "reused": c.reused, "dir": str(c.out_dir)} for c in result.cells.values()]
+    cells = [
+        {
+            "run": c.run,
+            "variant": c.variant,
+            "config": str(c.config_path),
+            "sha": c.meta.get("config_sha256", "")[:12],
+            "games": c.meta.get("games"),
+            "agents": ", ".join(c.meta.get("agents", [])),
+            "seconds": c.meta.get("elapsed_seconds"),
+            "reused": c.reused,
+            "dir": str(c.out_dir),
+        }
+        for c in result.cells.values()
+    ]
     first = next(iter(result.cells.values()))
     ladder = result.study.ladder
     html = env.get_template(TEMPLATE).render(
-        study=result.study, ladder=ladder, study_path=str(result.study_path), sections=sections, cells=cells,
-        game=display_name(result.study.game, first.meta), wall_seconds=result.wall_seconds,
-        simulated_seconds=result.simulated_seconds, games=result.games, versions=first.meta.get("versions", {}),
+        study=result.study,
+        ladder=ladder,
+        study_path=str(result.study_path),
+        sections=sections,
+        cells=cells,
+        game=display_name(result.study.game, first.meta),
+        wall_seconds=result.wall_seconds,
+        simulated_seconds=result.simulated_seconds,
+        games=result.games,
+        versions=first.meta.get("versions", {}),
     )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)

@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 from balancer.report.figures import svg_string
-from balancer.report.render import display_name, metric_label
+from balancer.report.render import display_name, environment, humanize, metric_label, p_value_text
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
 FLAG = "◆"
@@ -30,7 +29,7 @@ UP_COLOUR = "#0072B2"
 DOWN_COLOUR = "#D55E00"
 NEUTRAL_COLOUR = "#777777"
 
-_STYLE = {
+_STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "balancer-compare",
     "font.family": "sans-serif",
@@ -62,12 +61,12 @@ def _missing(value: Any) -> bool:
 
 def fmt_value(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"``."""
-    return "–" if _missing(value) else f"{scale * value:,.{digits}f}"
+    return "–" if value is None or _missing(value) else f"{scale * value:,.{digits}f}"
 
 
 def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """Signed difference: ``"+2.50"``, ``"−0.10"``, ``"0"`` for an exact zero; ``None`` -> ``"–"``."""
-    if _missing(value):
+    if value is None or _missing(value):
         return "–"
     v = scale * value
     if v == 0:
@@ -75,18 +74,9 @@ def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     return f"{v:+,.{digits}f}".replace("-", "−")
 
 
-def fmt_p(p: float | None) -> str:
-    """``"0.31"``, ``"0.012"``, ``"< 0.001"``; ``None`` -> ``"–"``."""
-    if _missing(p):
-        return "–"
-    if p < 0.001:
-        return "< 0.001"
-    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
-
-
-def humanize(name: str) -> str:
-    """``"wasted_tiles" -> "wasted tiles"``."""
-    return str(name).replace("_", " ")
+def p_cell(p: float | None) -> str:
+    """A table cell's p-value: :func:`balancer.report.render.p_value_text`; ``None`` or NaN -> ``"–"``."""
+    return "–" if p is None or _missing(p) else p_value_text(p)
 
 
 # --------------------------------------------------------------------------- figure
@@ -128,9 +118,18 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
                 hi = scale * r["ci_high"] if not _missing(r.get("ci_high")) else d
                 sig = bool(r.get("significant"))
                 colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
-                ax.errorbar([d], [y], xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]], fmt="o",
-                            color=colour, markerfacecolor=colour if sig else "white",
-                            markersize=4.5, elinewidth=1.1, capsize=2.5, zorder=3)
+                ax.errorbar(
+                    [d],
+                    [y],
+                    xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]],
+                    fmt="o",
+                    color=colour,
+                    markerfacecolor=colour if sig else "white",
+                    markersize=4.5,
+                    elinewidth=1.1,
+                    capsize=2.5,
+                    zorder=3,
+                )
             ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
             ax.set_yticks(ys, [_label(humanize(r["name"])) for r in rows])
             ax.set_ylim(-0.7, len(rows) - 0.3)
@@ -145,26 +144,30 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
 # --------------------------------------------------------------------------- context
 
 
-def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float,
-          metrics: bool = False) -> list[dict[str, Any]]:
+def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics: bool = False) -> list[dict[str, Any]]:
     """Table rows of one section; a metric is named by :func:`balancer.report.render.metric_label`
     (``"turns per player"``, ``"turns per game"`` for a ``game_`` metric)."""
     digits = 1 if scale == 100.0 else 2
     out = []
     for r in section:
-        out.append({
-            "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
-            "from": fmt_value(r.get("from"), scale, digits),
-            "to": fmt_value(r.get("to"), scale, digits),
-            "difference": fmt_diff(r.get("difference"), scale, digits),
-            "ci": ("–" if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
-                   else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"),
-            "p": fmt_p(r.get("p_value")),
-            "test": r.get("test") or "",
-            "significant": bool(r.get("significant")),
-            "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
-            "n": r.get("n"),
-        })
+        out.append(
+            {
+                "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
+                "from": fmt_value(r.get("from"), scale, digits),
+                "to": fmt_value(r.get("to"), scale, digits),
+                "difference": fmt_diff(r.get("difference"), scale, digits),
+                "ci": (
+                    "–"
+                    if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
+                    else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"
+                ),
+                "p": p_cell(r.get("p_value")),
+                "test": r.get("test") or "",
+                "significant": bool(r.get("significant")),
+                "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
+                "n": r.get("n"),
+            }
+        )
     return out
 
 
@@ -178,8 +181,15 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
         if not rows:
             continue
         diff_unit = "percentage points" if scale == 100.0 else (unit or "the metric's own unit")
-        sections.append({"key": key, "heading": heading, "unit": unit, "diff_unit": diff_unit,
-                         "rows": _rows(rows, unit, scale, metrics=key == "metrics")})
+        sections.append(
+            {
+                "key": key,
+                "heading": heading,
+                "unit": unit,
+                "diff_unit": diff_unit,
+                "rows": _rows(rows, unit, scale, metrics=key == "metrics"),
+            }
+        )
         if key == "metrics":
             rows = [{**r, "name": metric_label(r["name"])} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
@@ -220,19 +230,9 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _environment() -> Environment:
-    return Environment(
-        loader=FileSystemLoader(str(TEMPLATE_DIR)),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
 def render_comparison_html(comparison: Mapping[str, Any]) -> str:
     """Render the comparison page to a string."""
-    return _environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
+    return environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
 
 
 def render_comparison(out_dir: Path, html: Path) -> Path:

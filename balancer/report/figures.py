@@ -23,6 +23,7 @@ import matplotlib
 import matplotlib.axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.typing import RcKeyType
 
 #: Okabe-Ito colour-blind-safe palette; component i always gets colour i.
 PALETTE: tuple[str, ...] = (
@@ -40,7 +41,8 @@ BAR_COLOUR = "#0072B2"
 FAIR_COLOUR = "#444444"
 FIGSIZE = (5.6, 3.3)  # inches
 
-_STYLE = {
+# matplotlib settings every report figure is drawn with (the other report modules use them too)
+STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "balancer",
     "font.family": "sans-serif",
@@ -62,14 +64,14 @@ _STYLE = {
 _figure_ids = itertools.count(1)
 
 
-def _label(text: object) -> str:
+def text_label(text: object) -> str:
     """A data label safe for matplotlib text: ``$`` escaped so mathtext never parses it."""
     return str(text).replace("$", r"\$")
 
 
-def _set_category_ticks(ax: "matplotlib.axes.Axes", labels: Sequence[object]) -> None:
+def _set_category_ticks(ax: matplotlib.axes.Axes, labels: Sequence[object]) -> None:
     """Category tick labels, slanted when they would not fit side by side."""
-    texts = [_label(lab) for lab in labels]
+    texts = [text_label(lab) for lab in labels]
     ax.set_xticks(range(len(texts)), texts)
     if sum(len(t) for t in texts) > 48 or any(len(t) > 16 for t in texts):
         ax.tick_params(axis="x", labelrotation=25)
@@ -79,7 +81,8 @@ def _set_category_ticks(ax: "matplotlib.axes.Axes", labels: Sequence[object]) ->
     ax.set_xlim(-0.6, len(texts) - 0.4)
 
 
-def _new_figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
+def new_figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
+    """A figure of ``figsize`` inches with constrained layout on an Agg canvas (no pyplot state)."""
     fig = Figure(figsize=figsize, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
@@ -102,7 +105,7 @@ def _namespace_ids(svg: str, prefix: str) -> str:
 def svg_string(fig: Figure) -> str:
     """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique)."""
     buf = io.StringIO()
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(STYLE):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     text = text[text.index("<svg") :]
@@ -137,8 +140,8 @@ def win_rate_chart(
     """
     if not len(labels) == len(rates) == len(ci_low) == len(ci_high):
         raise ValueError("labels, rates, ci_low and ci_high must have the same length")
-    with matplotlib.rc_context(_STYLE):
-        fig = _new_figure()
+    with matplotlib.rc_context(STYLE):
+        fig = new_figure()
         ax = fig.add_subplot()
         xs = list(range(len(labels)))
         pct = [100.0 * r for r in rates]
@@ -171,7 +174,7 @@ def win_rate_chart(
         ax.set_xlabel(xlabel)
         ax.set_ylabel("win rate (%)")
         if title:
-            ax.set_title(_label(title))
+            ax.set_title(text_label(title))
         fig.legend(loc="outside upper center", ncols=3)
         return svg_string(fig)
 
@@ -209,8 +212,8 @@ def score_breakdown_chart(
     for name, values in components.items():
         if len(values) != n:
             raise ValueError(f"component {name!r} has {len(values)} values for {n} labels")
-    with matplotlib.rc_context(_STYLE):
-        fig = _new_figure((FIGSIZE[0], FIGSIZE[1] + 0.4))
+    with matplotlib.rc_context(STYLE):
+        fig = new_figure((FIGSIZE[0], FIGSIZE[1] + 0.4))
         ax = fig.add_subplot()
         xs = list(range(n))
         pos = [0.0] * n
@@ -227,7 +230,7 @@ def score_breakdown_chart(
                 edgecolor="white",
                 linewidth=0.5,
                 zorder=2,
-                label=_label(name.replace("_", " ")),
+                label=text_label(name.replace("_", " ")),
             )
             for j, v in enumerate(vals):
                 if v >= 0:
@@ -266,7 +269,7 @@ def score_breakdown_chart(
         ax.set_xlabel(xlabel)
         ax.set_ylabel("mean points")
         if title:
-            ax.set_title(_label(title))
+            ax.set_title(text_label(title))
         fig.legend(loc="outside right upper")
         return svg_string(fig)
 
@@ -307,8 +310,8 @@ def matchup_heatmap(
     import numpy as np
 
     k = len(values)
-    fig = _new_figure((0.6 + 3.2 * len(panels) * max(1.0, k / 5), 0.9 + 0.55 * k + 0.6))
-    with matplotlib.rc_context(_STYLE | {"axes.grid": False}):
+    fig = new_figure((0.6 + 3.2 * len(panels) * max(1.0, k / 5), 0.9 + 0.55 * k + 0.6))
+    with matplotlib.rc_context(STYLE | {"axes.grid": False}):
         axes = fig.subplots(1, len(panels), squeeze=False)[0]
         image = None
         for ax, (panel_title, rates, lows, highs) in zip(axes, panels):
@@ -320,23 +323,37 @@ def matchup_heatmap(
                 for j in range(k):
                     if np.isnan(r[i, j]):
                         continue
-                    dark = abs(r[i, j] - 0.5) > 0.2          # white text on the deepest colours
-                    ax.text(j, i - 0.12, f"{r[i, j] * 100:.0f}", ha="center", va="center", fontsize=8,
-                            color="white" if dark else "black")
-                    ax.text(j, i + 0.24, f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}", ha="center",
-                            va="center", fontsize=5.5, color="#eeeeee" if dark else "#333333")
-            labels = [_label(v) for v in values]
+                    dark = abs(r[i, j] - 0.5) > 0.2  # white text on the deepest colours
+                    ax.text(
+                        j,
+                        i - 0.12,
+                        f"{r[i, j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=8,
+                        color="white" if dark else "black",
+                    )
+                    ax.text(
+                        j,
+                        i + 0.24,
+                        f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}",
+                        ha="center",
+                        va="center",
+                        fontsize=5.5,
+                        color="#eeeeee" if dark else "#333333",
+                    )
+            labels = [text_label(v) for v in values]
             ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
             ax.set_yticks(range(k), labels)
             ax.set_xlabel("opponent")
-            ax.set_title(_label(panel_title), loc="left")
+            ax.set_title(text_label(panel_title), loc="left")
             for side in ("top", "right", "left", "bottom"):
                 ax.spines[side].set_visible(False)
         axes[0].set_ylabel("win rate of")
         if image is not None:
             fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
         if title:
-            fig.suptitle(_label(title), x=0.01, ha="left", fontsize=10)
+            fig.suptitle(text_label(title), x=0.01, ha="left", fontsize=10)
     return fig
 
 
@@ -364,17 +381,27 @@ def difference_chart(
     """
     if not len(labels) == len(differences) == len(ci_low) == len(ci_high):
         raise ValueError("labels, differences, ci_low and ci_high must have the same length")
-    with matplotlib.rc_context(_STYLE | {"axes.grid.axis": "x"}):
-        fig = _new_figure((FIGSIZE[0], 0.9 + 0.32 * max(1, len(labels))))
+    with matplotlib.rc_context(STYLE | {"axes.grid.axis": "x"}):
+        fig = new_figure((FIGSIZE[0], 0.9 + 0.32 * max(1, len(labels))))
         ax = fig.add_subplot()
         ys = list(range(len(labels)))
         pct = [100.0 * d for d in differences]
         below = [max(0.0, 100.0 * (d - lo)) for d, lo in zip(differences, ci_low)]
         above = [max(0.0, 100.0 * (hi - d)) for d, hi in zip(differences, ci_high)]
         ax.axvline(0.0, color=FAIR_COLOUR, linestyle="--", linewidth=1.0, zorder=1)
-        ax.errorbar(pct, ys, xerr=[below, above], fmt="o", color=BAR_COLOUR, ecolor="#222222",
-                    markersize=4, elinewidth=1.0, capsize=3, zorder=3)
-        ax.set_yticks(ys, [_label(lab) for lab in labels])
+        ax.errorbar(
+            pct,
+            ys,
+            xerr=[below, above],
+            fmt="o",
+            color=BAR_COLOUR,
+            ecolor="#222222",
+            markersize=4,
+            elinewidth=1.0,
+            capsize=3,
+            zorder=3,
+        )
+        ax.set_yticks(ys, [text_label(lab) for lab in labels])
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_xlabel(xlabel)
         return svg_string(fig)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 from jinja2 import Environment, select_autoescape
 from markupsafe import Markup
 from matplotlib.figure import Figure
@@ -48,19 +49,18 @@ wins {{ fair }}% of games. Cells are one pair each; grey cells never occurred.</
 """
 
 
-def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str,
-                 fmt: str = "{:.0f}") -> Figure:
+def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str, fmt: str = "{:.0f}") -> Figure:
     """A symmetric heatmap of ``matrix`` (names x names, NaN shown grey) with each value written in
     its cell. Raises ValueError when the matrix is not square with one row per name."""
     if matrix.shape != (len(names), len(names)):
         raise ValueError(f"matrix of shape {matrix.shape} for {len(names)} names")
     size = max(4.0, 0.32 * len(names) + 2.0)
-    fig = figs._new_figure((size + 1.0, size))
+    fig = figs.new_figure((size + 1.0, size))
     ax = fig.add_subplot()
     ax.grid(False)
     masked = np.ma.masked_invalid(matrix)
     im = ax.imshow(masked, cmap=heatmap_cmap())
-    labels = [figs._label(n) for n in names]
+    labels = [figs.text_label(n) for n in names]
     ax.set_xticks(range(len(names)), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
     ax.set_yticks(range(len(names)), labels, fontsize=7)
     finite = matrix[np.isfinite(matrix)]
@@ -69,9 +69,10 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
         for j in range(len(names)):
             v = matrix[i, j]
             if math.isfinite(v):
-                ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=5.5,
-                        color="white" if v > mid else "black")
-    ax.set_title(figs._label(title), loc="left")
+                ax.text(
+                    j, i, fmt.format(v), ha="center", va="center", fontsize=5.5, color="white" if v > mid else "black"
+                )
+    ax.set_title(figs.text_label(title), loc="left")
     fig.colorbar(im, ax=ax, shrink=0.7, label=cbar_label)
     return fig
 
@@ -79,17 +80,17 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
 def heatmap_cmap():
     """The heatmaps' colour map (viridis, grey for pairs that never occurred)."""
     import matplotlib
+
     return matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
 
 
-def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None,
-                 top: int = 12) -> Path:
+def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None, top: int = 12) -> Path:
     """Write the pair page of the run in ``results_dir`` grouped by ``label`` to ``out_html`` (and
     PNG heatmaps into ``figures_dir``). Raises FileNotFoundError (no results), KeyError (no such
     label), ValueError (games of one seat)."""
     df = scan_results(results_dir).collect()
     table = pair_table(df, label)
-    players = int(df["seat"].max())
+    players = int(df.select(pl.max("seat")).item())
     charts = []
     for column, title, cbar, scale, fmt in HEATMAPS:
         names, matrix = pair_matrix(table, column)
@@ -101,10 +102,18 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
     ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
     html = env.from_string(_PAGE).render(
-        title=f"Outcomes by {label} pair", games=f"{table['games'].sum():,}", players=players,
-        source=str(results_dir), label=label, pairs=table.height, min_games=int(table["games"].min()),
-        max_games=int(table["games"].max()), fair=f"{100 / players:.1f}", charts=charts,
-        top=ranked.iter_rows(named=True))
+        title=f"Outcomes by {label} pair",
+        games=f"{table['games'].sum():,}",
+        players=players,
+        source=str(results_dir),
+        label=label,
+        pairs=table.height,
+        min_games=int(table.select(pl.min("games")).item()),
+        max_games=int(table.select(pl.max("games")).item()),
+        fair=f"{100 / players:.1f}",
+        charts=charts,
+        top=ranked.iter_rows(named=True),
+    )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     out_html.write_text(html, encoding="utf-8")

@@ -31,9 +31,9 @@ from balancer.stats.aggregate import (
     read_run_meta,
     scan_results,
     summarize_dir,
-    wilson_interval,
 )
-from balancer.stats.labels import LABEL_PREFIX, matchup_matrix, win_rate_by_label
+from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
+from balancer.stats.solo import PER_PLAYER, SOLO_WIN, solo_result
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
@@ -90,13 +90,19 @@ def display_name(game: str, meta: Mapping[str, Any] | None = None) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in str(game).replace("_", " ").split()) or str(game)
 
 
+def p_value_text(p: float) -> str:
+    """A p-value's digits: ``"0.31"``, ``"0.012"``, ``"< 0.001"``."""
+    if p < 0.001:
+        return "< 0.001"
+    return f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
 def fmt_p(p: float | None) -> str:
     """p-value text: ``"p = 0.31"``, ``"p = 0.012"``, ``"p < 0.001"``; ``None`` -> ``"p undefined"``."""
     if p is None:
         return "p undefined"
-    if p < 0.001:
-        return "p < 0.001"
-    return f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+    text = p_value_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
 def fmt_duration(seconds: float | None) -> str:
@@ -115,7 +121,7 @@ def fmt_duration(seconds: float | None) -> str:
 
 def humanize(name: str) -> str:
     """``"wasted_tiles_per_player" -> "wasted tiles per player"``."""
-    return name.replace("_", " ")
+    return str(name).replace("_", " ")
 
 
 def fmt_points(value: float | None, digits: int = 1) -> str:
@@ -127,7 +133,6 @@ def fmt_points(value: float | None, digits: int = 1) -> str:
     return "−" + text[1:] if text.startswith("-") else "+" + text
 
 
-PER_PLAYER = "_per_player"
 GAME_PREFIX = "game_"
 
 
@@ -138,7 +143,7 @@ def metric_label(name: str) -> str:
     ``"game_turns_per_player" -> "turns per game"``."""
     base = str(name).removesuffix(PER_PLAYER)
     if base.startswith(GAME_PREFIX) and len(base) > len(GAME_PREFIX):
-        return f"{humanize(base[len(GAME_PREFIX):])} per game"
+        return f"{humanize(base[len(GAME_PREFIX) :])} per game"
     return f"{humanize(base)} per player"
 
 
@@ -147,7 +152,7 @@ def is_rate_metric(name: str, values: Sequence[float] | None = None) -> bool:
     ``_win`` (``solo_win``), or its per-player ``values`` are all 0 or 1 (an indicator)."""
     if str(name).removesuffix(PER_PLAYER).endswith("_win"):
         return True
-    return bool(values) and all(v in (0, 1) for v in values)
+    return values is not None and len(values) > 0 and all(v in (0, 1) for v in values)
 
 
 # --------------------------------------------------------------------------- wording
@@ -256,8 +261,10 @@ def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     if not rows:
         return [], None
     chart = figures.difference_chart(
-        [r["name"] for r in rows], [r["difference"] for r in rows],
-        [r["ci_low"] for r in rows], [r["ci_high"] for r in rows],
+        [r["name"] for r in rows],
+        [r["difference"] for r in rows],
+        [r["ci_low"] for r in rows],
+        [r["ci_high"] for r in rows],
         xlabel="win rate with it minus without it (percentage points)",
     )
     return rows, Markup(chart)
@@ -269,36 +276,20 @@ def _mirror_sentence(agents: Sequence[Mapping[str, Any]], fair: float | None) ->
         return None
     agent = agents[0]["agent"]
     share = fmt_share(fair) if fair is not None else "1/n"
-    return (f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} "
-            "by construction.")
-
-
-SOLO_WIN = "solo_win"
-
-
-def solo_result(summary: Mapping[str, Any]) -> dict | None:
-    """A solo game's own result, if the game reports one as the 0/1 metric ``solo_win``: its win
-    rate with a Wilson interval (``{rate, ci_low, ci_high, games, wins}``, fractions); else None."""
-    m = (summary.get("metrics") or {}).get(SOLO_WIN + PER_PLAYER)
-    if not m or not m.get("n"):
-        return None
-    n = int(m["n"])
-    wins = min(max(float(m["mean"]) * n, 0.0), n)
-    low, high = wilson_interval(wins, n, float(summary.get("confidence", 0.95)))
-    return {"rate": float(m["mean"]), "ci_low": low, "ci_high": high, "games": n, "wins": round(wins)}
+    return f"Mirror table: every seat is played by {agent}, so the agent win rate is {share} by construction."
 
 
 def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence: float) -> Markup:
     """Heatmaps of label ``name``'s 2-player match-ups: the row value moving first, and second."""
     panels = []
-    for order, panel in (("first", "row moves first"), ("second", "row moves second")):
+    orders: tuple[tuple[Order, str], ...] = (("first", "row moves first"), ("second", "row moves second"))
+    for order, panel in orders:
         rows = matchup_matrix(lf, name, order, confidence).iter_rows(named=True)
         panels.append((panel, *figures.matrix_panel(values, rows)))
     return Markup(figures.svg_string(figures.matchup_heatmap(values, panels, f"{name}: match-ups")))
 
 
-def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
-                   confidence: float = 0.95) -> list[dict]:
+def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int, confidence: float = 0.95) -> list[dict]:
     """One section per ``label_<name>`` column of the results: the win rate of each label value.
 
     A label that differs between the seats of a game (an Urgency deck) gets one row per value,
@@ -329,8 +320,13 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
             rows = []
             for (value,), group in df.group_by("value", maintain_order=True):
                 by_seat = {r["seat"]: r for r in group.iter_rows(named=True)}
-                rows.append({"value": value, "games": max(r["games"] for r in by_seat.values()),
-                             "seats": [by_seat.get(s) for s in seats]})
+                rows.append(
+                    {
+                        "value": value,
+                        "games": max(r["games"] for r in by_seat.values()),
+                        "seats": [by_seat.get(s) for s in seats],
+                    }
+                )
             values = [r["value"] for r in rows]
         else:
             seats = []
@@ -338,10 +334,19 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int,
             # by the interval's low end: 3 wins of 3 games (100%, low end 44%) must not lead the table
             rows = sorted(df.iter_rows(named=True), key=lambda r: (-r["ci_low"], -r["rate"], str(r["value"])))
             values = sorted(r["value"] for r in rows)
-        heatmap = (_matchup_svg(lf, name, values, confidence)
-                   if n_players == 2 and not per_game and len(values) >= 2 else None)
-        sections.append({"name": name, "label": humanize(name), "per_game": per_game, "rows": rows,
-                         "seats": seats, "heatmap": heatmap})
+        heatmap = (
+            _matchup_svg(lf, name, values, confidence) if n_players == 2 and not per_game and len(values) >= 2 else None
+        )
+        sections.append(
+            {
+                "name": name,
+                "label": humanize(name),
+                "per_game": per_game,
+                "rows": rows,
+                "seats": seats,
+                "heatmap": heatmap,
+            }
+        )
     return sections
 
 
@@ -353,8 +358,12 @@ def _split_note(note: str) -> tuple[str, str]:
     return "", note
 
 
-def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
-                  labels: Sequence[Mapping[str, Any]] = ()) -> dict:
+def build_context(
+    summary: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    title: str | None = None,
+    labels: Sequence[Mapping[str, Any]] = (),
+) -> dict:
     """Everything the template needs, figures included (as ``Markup`` SVG).
 
     Args:
@@ -403,19 +412,14 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
         "seat_test": describe_seat_uniformity(summary),
         "seat_uniformity_p": summary.get("seat_uniformity_p"),
         "no_bonus": [
-            {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])}
-            for r in no_bonus
+            {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])} for r in no_bonus
         ],
         "components": components,
         "score_agents": score_agents,
         "score_seats": score_seats,
-        "score_agent_chart": (_score_chart(score_agents, "agent", components)
-                              if score_agents and not mirror else None),
+        "score_agent_chart": (_score_chart(score_agents, "agent", components) if score_agents and not mirror else None),
         "score_seat_chart": _score_chart(score_seats, "seat", components) if score_seats else None,
-        "metrics": [
-            {**values, "name": metric_label(name)}
-            for name, values in (summary.get("metrics") or {}).items()
-        ],
+        "metrics": [{**values, "name": metric_label(name)} for name, values in (summary.get("metrics") or {}).items()],
         "indicators": indicators,
         "indicator_chart": indicator_chart,
         "tied_share": summary.get("tied_games_share"),
@@ -438,7 +442,9 @@ def build_context(summary: Mapping[str, Any], meta: Mapping[str, Any], title: st
     }
 
 
-def _environment() -> Environment:
+def environment() -> Environment:
+    """The jinja2 environment of the run and comparison pages: the report templates, autoescape on,
+    strict undefined, and the number filters (``pct``, ``num``, ``count``, ``pvalue``, ``points``)."""
     env = Environment(
         loader=FileSystemLoader(str(TEMPLATE_DIR)),
         autoescape=True,
@@ -454,11 +460,15 @@ def _environment() -> Environment:
     return env
 
 
-def render_html(summary: Mapping[str, Any], meta: Mapping[str, Any], title: str | None = None,
-                labels: Sequence[Mapping[str, Any]] = ()) -> str:
+def render_html(
+    summary: Mapping[str, Any],
+    meta: Mapping[str, Any],
+    title: str | None = None,
+    labels: Sequence[Mapping[str, Any]] = (),
+) -> str:
     """Render the report page to a string (for notebooks: ``IPython.display.HTML(...)``)."""
     context = build_context(summary, meta, title, labels)
-    return _environment().get_template(TEMPLATE_NAME).render(**context)
+    return environment().get_template(TEMPLATE_NAME).render(**context)
 
 
 # --------------------------------------------------------------------------- reading a run
@@ -519,9 +529,7 @@ def _check_stored_summary(stored: Mapping[str, Any], fresh: Mapping[str, Any], p
         stored_rates = {r["seat"]: float(r["rate"]) for r in rates}
     except (TypeError, KeyError, ValueError):
         raise ResultsFileError(f"{path}: seat_win_rate: expected a list of {{seat, rate}} objects") from None
-    if set(stored_rates) != set(fresh_rates) or any(
-        abs(stored_rates[s] - fresh_rates[s]) > 1e-9 for s in fresh_rates
-    ):
+    if set(stored_rates) != set(fresh_rates) or any(abs(stored_rates[s] - fresh_rates[s]) > 1e-9 for s in fresh_rates):
         raise ResultsFileError(
             f"{path}: out of date: its seat win rates differ from those of {results}; "
             "delete it (the report recomputes it) or rerun 'balancer run'"

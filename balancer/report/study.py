@@ -21,7 +21,7 @@ from matplotlib.figure import Figure as MplFigure
 from balancer.report import figures as figs
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
-from balancer.stats.labels import matchup_matrix
+from balancer.stats.labels import Order, matchup_matrix
 from balancer.study.runner import StudyResult
 
 TEMPLATE_DIR = Path(__file__).parent / "templates"
@@ -49,12 +49,12 @@ class FigureData:
     run: str
     show: str
     categories: list[str]
-    unit: str                 # "%" for rates, the metric's unit otherwise
-    scale: float              # 100 for rates shown in percent, 1 for metrics
+    unit: str  # "%" for rates, the metric's unit otherwise
+    scale: float  # 100 for rates shown in percent, 1 for metrics
     series: list[Series]
     fair: float | None = None
     changes: list[dict[str, Any]] = field(default_factory=list)
-    matrix: list[dict[str, Any]] = field(default_factory=list)   # matchups: one table row per (variant, row, col)
+    matrix: list[dict[str, Any]] = field(default_factory=list)  # matchups: one table row per (variant, row, col)
 
     @property
     def has_published(self) -> bool:
@@ -90,8 +90,19 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         run = result.study.runs[fig.run]
         series = []
         if fig.show.startswith("matchups:"):
-            out.append(FigureData(i, fig.title, fig.run, fig.show, [], "%", 100.0, [],
-                                  matrix=matchup_rows(result, fig.run, fig.show.split(":", 1)[1])))
+            out.append(
+                FigureData(
+                    i,
+                    fig.title,
+                    fig.run,
+                    fig.show,
+                    [],
+                    "%",
+                    100.0,
+                    [],
+                    matrix=matchup_rows(result, fig.run, fig.show.split(":", 1)[1]),
+                )
+            )
             continue
         if fig.show == "seat_win_rate":
             categories = [f"seat {s}" for s in range(1, run.players + 1)]
@@ -102,6 +113,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         for label in labels:
             summary = result.cells[(fig.run, label)].summary
             pub = (fig.published or {}).get(label)
+            published: list[float | None]
             if fig.show == "seat_win_rate":
                 rows = sorted(summary["seat_win_rate"], key=lambda r: r["seat"])
                 vals = [(r["rate"], r["ci_low"], r["ci_high"]) for r in rows]
@@ -109,22 +121,41 @@ def figure_data(result: StudyResult) -> list[FigureData]:
             elif fig.show == "agent_win_rate":
                 by_agent = {r["agent"]: r for r in summary["agent_win_rate"]}
                 vals = [(by_agent[a]["rate"], by_agent[a]["ci_low"], by_agent[a]["ci_high"]) for a in categories]
-                published = [pub.get(a) / 100 if isinstance(pub, dict) and a in pub else None for a in categories]
+                published = [pub[a] / 100 if isinstance(pub, dict) and a in pub else None for a in categories]
             else:
                 m = summary["metrics"][_metric_name(fig.show) + "_per_player"]
                 vals = [(m["mean"], m["ci_low"], m["ci_high"])]
                 published = [float(pub) if isinstance(pub, (int, float)) else None]
             series.append(Series(label, [v[0] for v in vals], [v[1] for v in vals], [v[2] for v in vals], published))
-        rate = (fig.show in ("seat_win_rate", "agent_win_rate")
-                or _metric_is_rate(result, fig.run, _metric_name(fig.show)))
-        out.append(FigureData(i, fig.title, fig.run, fig.show, categories, "%" if rate else "",
-                              100.0 if rate else 1.0, series,
-                              fair=(1.0 / run.players if fig.show == "seat_win_rate" or
-                                    (fig.show == "agent_win_rate" and len(set(run.table)) == run.players) else None)))
+        rate = fig.show in ("seat_win_rate", "agent_win_rate") or _metric_is_rate(
+            result, fig.run, _metric_name(fig.show)
+        )
+        out.append(
+            FigureData(
+                i,
+                fig.title,
+                fig.run,
+                fig.show,
+                categories,
+                "%" if rate else "",
+                100.0 if rate else 1.0,
+                series,
+                fair=(
+                    1.0 / run.players
+                    if fig.show == "seat_win_rate"
+                    or (fig.show == "agent_win_rate" and len(set(run.table)) == run.players)
+                    else None
+                ),
+            )
+        )
     return out
 
 
-ORDERS = (("first", "row moves first"), ("second", "row moves second"), ("any", "both seat orders"))
+ORDERS: tuple[tuple[Order, str], ...] = (
+    ("first", "row moves first"),
+    ("second", "row moves second"),
+    ("any", "both seat orders"),
+)
 
 
 def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, Any]]:
@@ -152,7 +183,7 @@ def matchup_chart(data: FigureData) -> MplFigure:
 
 def grouped_chart(data: FigureData) -> MplFigure:
     """Bars per category, one per variant, with 95% whiskers; published values as black markers."""
-    with matplotlib.rc_context(figs._STYLE):
+    with matplotlib.rc_context(figs.STYLE):
         fig = MplFigure(figsize=(max(5.2, 1.6 + 1.15 * len(data.categories)), 3.6), layout="constrained")
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
@@ -163,22 +194,41 @@ def grouped_chart(data: FigureData) -> MplFigure:
             pos = x - 0.4 + width * (j + 0.5)
             vals = np.array(s.values) * data.scale
             err = np.array([vals - np.array(s.lows) * data.scale, np.array(s.highs) * data.scale - vals])
-            ax.bar(pos, vals, width * 0.92, color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
-                   label=f"{figs._label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)", yerr=err, capsize=3,
-                   error_kw={"elinewidth": 0.9, "ecolor": "#222222"})
+            ax.bar(
+                pos,
+                vals,
+                width * 0.92,
+                color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
+                label=f"{figs.text_label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)",
+                yerr=err,
+                capsize=3,
+                error_kw={"elinewidth": 0.9, "ecolor": "#222222"},
+            )
             pub = [(p, v) for p, v in zip(pos, s.published) if v is not None]
             if pub:
-                ax.scatter([p for p, _ in pub], [v * data.scale for _, v in pub], marker="D", s=22, color="black",
-                           zorder=5, label="published" if j == 0 else None)
+                ax.scatter(
+                    [p for p, _ in pub],
+                    [v * data.scale for _, v in pub],
+                    marker="D",
+                    s=22,
+                    color="black",
+                    zorder=5,
+                    label="published" if j == 0 else None,
+                )
         if data.fair is not None:
-            ax.axhline(data.fair * data.scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
-                       label=f"fair share ({data.fair * 100:.1f}%)")
-        ax.set_xticks(x, [figs._label(c) for c in data.categories])
+            ax.axhline(
+                data.fair * data.scale,
+                color=figs.FAIR_COLOUR,
+                linestyle="--",
+                linewidth=0.9,
+                label=f"fair share ({data.fair * 100:.1f}%)",
+            )
+        ax.set_xticks(x, [figs.text_label(c) for c in data.categories])
         if data.show in ("seat_win_rate", "agent_win_rate"):
             ax.set_ylabel("win rate (%)")
         else:
-            ax.set_ylabel(figs._label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(data.title), 58)), loc="left")
+            ax.set_ylabel(figs.text_label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(data.title), 58)), loc="left")
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
     return fig
 
@@ -187,7 +237,7 @@ def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]
     """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
-    with matplotlib.rc_context(figs._STYLE):
+    with matplotlib.rc_context(figs.STYLE):
         fig.savefig(paths[0], format="svg", metadata={"Date": None})
         fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
     return paths
@@ -199,8 +249,9 @@ def _fmt(value: float | None, scale: float, digits: int = 1) -> str:
     return f"{value * scale:,.{digits}f}"
 
 
-def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path,
-                 figures_dir: Path | None = None) -> Path:
+def render_study(
+    result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
+) -> Path:
     """Write the study's self-contained HTML report (and, with ``figures_dir``, each figure as SVG and
     PNG). ``changes``: figure index -> rows of the changes table (see :func:`balancer.study.changes`)."""
     data = figure_data(result)
@@ -211,18 +262,39 @@ def render_study(result: StudyResult, changes: dict[int, list[dict[str, Any]]], 
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
-    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["fmt"] = _fmt
-    cells = [{"run": c.run, "variant": c.variant, "config": str(c.config_path), "sha": c.meta.get("config_sha256", "")[:12],
-              "games": c.meta.get("games"), "agents": ", ".join(c.meta.get("agents", [])),
-              "seconds": c.meta.get("elapsed_seconds"), "reused": c.reused, "dir": str(c.out_dir)}
-             for c in result.cells.values()]
+    cells = [
+        {
+            "run": c.run,
+            "variant": c.variant,
+            "config": str(c.config_path),
+            "sha": c.meta.get("config_sha256", "")[:12],
+            "games": c.meta.get("games"),
+            "agents": ", ".join(c.meta.get("agents", [])),
+            "seconds": c.meta.get("elapsed_seconds"),
+            "reused": c.reused,
+            "dir": str(c.out_dir),
+        }
+        for c in result.cells.values()
+    ]
     first = next(iter(result.cells.values()))
     html = env.get_template("study.html.j2").render(
-        study=result.study, study_path=str(result.study_path), blocks=blocks, cells=cells,
-        wall_seconds=result.wall_seconds, simulated_seconds=result.simulated_seconds, games=result.games,
-        versions=first.meta.get("versions", {}), variants=list(result.study.variants),
+        study=result.study,
+        study_path=str(result.study_path),
+        blocks=blocks,
+        cells=cells,
+        wall_seconds=result.wall_seconds,
+        simulated_seconds=result.simulated_seconds,
+        games=result.games,
+        versions=first.meta.get("versions", {}),
+        variants=list(result.study.variants),
     )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -45,24 +46,38 @@ def number_label(name: str) -> str:
     return metric_label(name.removesuffix("_per_player"))
 
 
-def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]], *,
-               xlabel: str, ylabel: str, title: str, scale: float = 1.0, fair: float | None = None,
-               band: tuple[float, float] | None = None, mark: Any = None) -> str:
+def line_chart(
+    xs: Sequence[Any],
+    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    xlabel: str,
+    ylabel: str,
+    title: str,
+    scale: float = 1.0,
+    fair: float | None = None,
+    band: tuple[float, float] | None = None,
+    mark: Any = None,
+) -> str:
     """Each series (label, means, lows, highs) against ``xs`` with 95% whiskers, as inline SVG.
 
     ``xs`` to scale when numeric, else evenly spaced categories; ``scale``: 100 to show fractions in
     percent; ``fair``: a dashed line (the fair share); ``band``: a shaded target range; ``mark``: an
     x value to mark with a vertical dotted line (the base variant's value, or the optimum)."""
-    with matplotlib.rc_context(figs._STYLE):
-        fig = figs._new_figure((5.6, 3.4))
+    with matplotlib.rc_context(figs.STYLE):
+        fig = figs.new_figure((5.6, 3.4))
         ax = fig.add_subplot()
         to_scale = numeric(xs)
         pos = np.asarray(xs, dtype=float) if to_scale else np.arange(len(xs), dtype=float)
         span = (pos.max() - pos.min()) if len(pos) > 1 else 1.0
         offset = 0.012 * span if len(series) > 1 else 0.0
         if fair is not None:
-            ax.axhline(fair * scale, color=figs.FAIR_COLOUR, linestyle="--", linewidth=0.9,
-                       label=f"fair share ({figs._label(f'{fair * 100:.1f}%')})")
+            ax.axhline(
+                fair * scale,
+                color=figs.FAIR_COLOUR,
+                linestyle="--",
+                linewidth=0.9,
+                label=f"fair share ({figs.text_label(f'{fair * 100:.1f}%')})",
+            )
         if mark is not None and (not to_scale or isinstance(mark, (int, float))):
             mx = float(mark) if to_scale else (list(xs).index(mark) if mark in list(xs) else None)
             if mx is not None:
@@ -74,17 +89,27 @@ def line_chart(xs: Sequence[Any], series: Sequence[tuple[str, Sequence[float], S
             err = np.vstack([np.clip(m - lo, 0, None), np.clip(hi - m, 0, None)])
             err = np.nan_to_num(err)
             x = pos + (j - (len(series) - 1) / 2) * offset
-            ax.errorbar(x, m, yerr=err, fmt="-o", markersize=3.5, linewidth=1.2, capsize=2.5, elinewidth=0.8,
-                        color=figs.PALETTE[j % len(figs.PALETTE)], label=figs._label(name))
+            ax.errorbar(
+                x,
+                m,
+                yerr=err,
+                fmt="-o",
+                markersize=3.5,
+                linewidth=1.2,
+                capsize=2.5,
+                elinewidth=0.8,
+                color=figs.PALETTE[j % len(figs.PALETTE)],
+                label=figs.text_label(name),
+            )
         if band is not None:
             _draw_band(ax, band, scale)
         if not to_scale:
-            ax.set_xticks(pos, [figs._label(value_text(v)) for v in xs])
+            ax.set_xticks(pos, [figs.text_label(value_text(v)) for v in xs])
         elif all(float(v).is_integer() for v in xs) and len(xs) <= 15:
             ax.set_xticks(pos, [value_text(v) for v in xs])
-        ax.set_xlabel(figs._label(xlabel))
-        ax.set_ylabel(figs._label(ylabel))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 70)), loc="left")
+        ax.set_xlabel(figs.text_label(xlabel))
+        ax.set_ylabel(figs.text_label(ylabel))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
         if len(series) > 1 or fair is not None or band is not None:
             ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return figs.svg_string(fig)
@@ -97,29 +122,48 @@ def _draw_band(ax: Any, band: tuple[float, float], scale: float) -> None:
     edges = [b * scale for b in band if math.isfinite(b)]
     lo_view, hi_view = min([y0, *edges]), max([y1, *edges])
     pad = 0.04 * (hi_view - lo_view or 1.0)
-    lo_view, hi_view = lo_view - (pad if edges and min(edges) <= y0 else 0), hi_view + (pad if edges and max(edges) >= y1 else 0)
+    lo_view, hi_view = (
+        lo_view - (pad if edges and min(edges) <= y0 else 0),
+        hi_view + (pad if edges and max(edges) >= y1 else 0),
+    )
     lo = band[0] * scale if math.isfinite(band[0]) else lo_view
     hi = band[1] * scale if math.isfinite(band[1]) else hi_view
     ax.axhspan(lo, hi, color="#009E73", alpha=0.12, lw=0, label="target")
     ax.set_ylim(lo_view, hi_view)
 
 
-def heatmap_chart(rows: Sequence[Any], cols: Sequence[Any], means: np.ndarray, lows: np.ndarray, highs: np.ndarray, *,
-                  row_label: str, col_label: str, title: str, scale: float = 1.0, centre: float | None = None,
-                  met: np.ndarray | None = None) -> str:
+def heatmap_chart(
+    rows: Sequence[Any],
+    cols: Sequence[Any],
+    means: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    *,
+    row_label: str,
+    col_label: str,
+    title: str,
+    scale: float = 1.0,
+    centre: float | None = None,
+    met: np.ndarray | None = None,
+) -> str:
     """A heatmap of one number over two swept paths (``means[i][j]`` at ``rows[i]``, ``cols[j]``),
     each cell with its value and 95% interval; ``centre``: the value shown white (the fair share),
     else the colours span the values; ``met``: cells outlined where the targets are met. Inline SVG."""
     digits = 1
-    with matplotlib.rc_context(figs._STYLE | {"axes.grid": False}):
-        fig = figs._new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
+    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
+        fig = figs.new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
         ax = fig.add_subplot()
         m = np.asarray(means, dtype=float) * scale
         finite = m[np.isfinite(m)]
         if centre is not None and finite.size:
             reach = max(abs(finite - centre * scale).max(), 1e-9)
-            image = ax.imshow(np.ma.masked_invalid(m), cmap="RdBu_r", vmin=centre * scale - reach,
-                              vmax=centre * scale + reach, aspect="auto")
+            image = ax.imshow(
+                np.ma.masked_invalid(m),
+                cmap="RdBu_r",
+                vmin=centre * scale - reach,
+                vmax=centre * scale + reach,
+                aspect="auto",
+            )
         else:
             image = ax.imshow(np.ma.masked_invalid(m), cmap="viridis", aspect="auto")
         for i in range(len(rows)):
@@ -127,16 +171,26 @@ def heatmap_chart(rows: Sequence[Any], cols: Sequence[Any], means: np.ndarray, l
                 if not math.isfinite(m[i, j]):
                     continue
                 ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center", fontsize=7.5)
-                ax.text(j, i + 0.22, f"{lows[i, j] * scale:.{digits}f}–{highs[i, j] * scale:.{digits}f}",
-                        ha="center", va="center", fontsize=5.5, color="#333333")
+                ax.text(
+                    j,
+                    i + 0.22,
+                    f"{lows[i, j] * scale:.{digits}f}–{highs[i, j] * scale:.{digits}f}",
+                    ha="center",
+                    va="center",
+                    fontsize=5.5,
+                    color="#333333",
+                )
                 if met is not None and met[i, j]:
-                    ax.add_patch(matplotlib.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False,
-                                                              edgecolor="black", linewidth=1.6))
-        ax.set_xticks(range(len(cols)), [figs._label(value_text(c)) for c in cols])
-        ax.set_yticks(range(len(rows)), [figs._label(value_text(r)) for r in rows])
-        ax.set_xlabel(figs._label(col_label))
-        ax.set_ylabel(figs._label(row_label))
-        ax.set_title("\n".join(textwrap.wrap(figs._label(title), 60)), loc="left")
+                    ax.add_patch(
+                        matplotlib.patches.Rectangle(
+                            (j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.6
+                        )
+                    )
+        ax.set_xticks(range(len(cols)), [figs.text_label(value_text(c)) for c in cols])
+        ax.set_yticks(range(len(rows)), [figs.text_label(value_text(r)) for r in rows])
+        ax.set_xlabel(figs.text_label(col_label))
+        ax.set_ylabel(figs.text_label(row_label))
+        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 60)), loc="left")
         fig.colorbar(image, ax=ax, shrink=0.85)
         return figs.svg_string(fig)
 
@@ -186,18 +240,35 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
             rate = all(is_rate(n) for n in group)
             scale = 100.0 if rate else 1.0
             unit = " (%)" if rate else ""
-            fair = 1.0 / run.players if group[0].startswith(("seat_win_rate", "agent_win_rate")) else (
-                0.5 if group[0].startswith("matchup:") else None)
+            fair = (
+                1.0 / run.players
+                if group[0].startswith(("seat_win_rate", "agent_win_rate"))
+                else (0.5 if group[0].startswith("matchup:") else None)
+            )
             if len(paths) == 1:
                 xs = plan.values[paths[0]]
                 series = []
                 for n in group:
                     ests = [result.estimates[(run_name, p.label)].get(n, _nan()) for p in plan.points]
-                    series.append((number_label(n), [e["mean"] for e in ests], [e["ci_low"] for e in ests],
-                                   [e["ci_high"] for e in ests]))
-                svg = line_chart(xs, series, xlabel=paths[0], ylabel=title + unit,
-                                 title=f"{run_name}: {title} by {paths[0]}", scale=scale, fair=fair,
-                                 band=_band(result, run_name, group), mark=base_value[paths[0]])
+                    series.append(
+                        (
+                            number_label(n),
+                            [e["mean"] for e in ests],
+                            [e["ci_low"] for e in ests],
+                            [e["ci_high"] for e in ests],
+                        )
+                    )
+                svg = line_chart(
+                    xs,
+                    series,
+                    xlabel=paths[0],
+                    ylabel=title + unit,
+                    title=f"{run_name}: {title} by {paths[0]}",
+                    scale=scale,
+                    fair=fair,
+                    band=_band(result, run_name, group),
+                    mark=base_value[paths[0]],
+                )
                 blocks.append({"run": run_name, "title": title, "svg": Markup(svg)})
             else:
                 rows, cols = plan.values[paths[0]], plan.values[paths[1]]
@@ -210,9 +281,19 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
                         e = result.estimates[(run_name, p.label)].get(n, _nan())
                         mean[i, j], low[i, j], high[i, j] = e["mean"], e["ci_low"], e["ci_high"]
                         met[i, j] = _all_met(result, run_name, p.label)
-                    svg = heatmap_chart(rows, cols, mean, low, high, row_label=paths[0], col_label=paths[1],
-                                        title=f"{run_name}: {number_label(n)}{unit}", scale=scale, centre=fair,
-                                        met=met if plan.terms else None)
+                    svg = heatmap_chart(
+                        rows,
+                        cols,
+                        mean,
+                        low,
+                        high,
+                        row_label=paths[0],
+                        col_label=paths[1],
+                        title=f"{run_name}: {number_label(n)}{unit}",
+                        scale=scale,
+                        centre=fair,
+                        met=met if plan.terms else None,
+                    )
                     blocks.append({"run": run_name, "title": number_label(n), "svg": Markup(svg)})
     return blocks
 
@@ -223,6 +304,7 @@ def _nan() -> dict[str, float]:
 
 def _base_value(result: SweepResult, path: str) -> Any:
     from balancer.sweep.paths import get_path, parse_path
+
     return get_path(result.plan.base.resolved.data, parse_path(path))
 
 
@@ -241,13 +323,27 @@ def target_rows(result: SweepResult) -> list[dict[str, Any]]:
             est = result.estimates[(term.run, p.label)]
             verdict = term.verdict(est)
             nums = term.verdicts(est)
-            rows.append({"point": changes_text(p.values), "verdict": verdict,
-                         "distance": term.distance({k: v["mean"] for k, v in est.items()}),
-                         "numbers": nums, "rate": all(is_rate(n["number"]) for n in nums)})
+            rows.append(
+                {
+                    "point": changes_text(p.values),
+                    "verdict": verdict,
+                    "distance": term.distance({k: v["mean"] for k, v in est.items()}),
+                    "numbers": nums,
+                    "rate": all(is_rate(n["number"]) for n in nums),
+                }
+            )
             if verdict in ("met", "consistent"):
                 meets.append(changes_text(p.values))
-        out.append({"title": term.title, "meets": meets, "rows": rows, "kind": "consistent" if (
-            term.target.equal and term.target.within is None) or term.target.matrix is not None else "met"})
+        out.append(
+            {
+                "title": term.title,
+                "meets": meets,
+                "rows": rows,
+                "kind": "consistent"
+                if (term.target.equal and term.target.within is None) or term.target.matrix is not None
+                else "met",
+            }
+        )
     return out
 
 
@@ -259,8 +355,13 @@ def _fmt(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
 
 def environment() -> Environment:
     """The jinja2 environment of the sweep and tune pages (autoescape on, strict undefined)."""
-    env = Environment(loader=FileSystemLoader(TEMPLATE_DIR), autoescape=select_autoescape(default=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATE_DIR),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["fmt"] = _fmt
     env.filters["count"] = lambda v: f"{int(v):,}" if v is not None else "–"
     env.filters["label"] = number_label
@@ -272,18 +373,42 @@ def environment() -> Environment:
 def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
     """Write the sweep's self-contained HTML report to ``out_html`` (atomically); return its path."""
     plan = result.plan
-    cells = [{"run": c.run, "point": changes_text(next(p.values for p in plan.points if p.label == c.variant)),
-              "games": c.meta.get("games"), "seconds": c.meta.get("elapsed_seconds"), "reused": c.reused,
-              "dir": str(c.out_dir), "config": str(c.config_path)} for c in result.cells.values()]
+    cells = [
+        {
+            "run": c.run,
+            "point": changes_text(next(p.values for p in plan.points if p.label == c.variant)),
+            "games": c.meta.get("games"),
+            "seconds": c.meta.get("elapsed_seconds"),
+            "reused": c.reused,
+            "dir": str(c.out_dir),
+            "config": str(c.config_path),
+        }
+        for c in result.cells.values()
+    ]
     first = next(iter(result.cells.values()))
-    html = environment().get_template("sweep.html.j2").render(
-        plan=plan, sweep=plan.sweep, base=str(plan.base.path), base_variant=str(plan.base.cfg.variant),
-        game=plan.base.spec.display_name, paths=list(plan.values),
-        base_values={p: value_text(_base_value(result, p)) for p in plan.values},
-        blocks=sweep_figures(result), targets=target_rows(result), cells=cells, games=result.games,
-        played=result.games_played, wall_seconds=result.wall_seconds, simulated_seconds=result.simulated_seconds,
-        versions=first.meta.get("versions", {}), seed=plan.sweep.seed,
-        engine=first.meta.get("engine_sha256", "")[:12])
+    html = (
+        environment()
+        .get_template("sweep.html.j2")
+        .render(
+            plan=plan,
+            sweep=plan.sweep,
+            base=str(plan.base.path),
+            base_variant=str(plan.base.cfg.variant),
+            game=plan.base.spec.display_name,
+            paths=list(plan.values),
+            base_values={p: value_text(_base_value(result, p)) for p in plan.values},
+            blocks=sweep_figures(result),
+            targets=target_rows(result),
+            cells=cells,
+            games=result.games,
+            played=result.games_played,
+            wall_seconds=result.wall_seconds,
+            simulated_seconds=result.simulated_seconds,
+            versions=first.meta.get("versions", {}),
+            seed=plan.sweep.seed,
+            engine=first.meta.get("engine_sha256", "")[:12],
+        )
+    )
     out = Path(out_html)
     _write_atomically(out, html)
     return out

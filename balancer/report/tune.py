@@ -7,13 +7,11 @@ Renders what :mod:`balancer.tune.search` measured; computes nothing else.
 from __future__ import annotations
 
 import math
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import matplotlib.ticker
-import numpy as np
 from markupsafe import Markup
 
 from balancer.report import figures as figs
@@ -21,7 +19,7 @@ from balancer.report.render import _write_atomically
 from balancer.report.sweep import environment, line_chart, number_label
 from balancer.sweep.paths import changes_text, get_path, parse_path, value_text
 from balancer.sweep.targets import is_rate
-from balancer.tune.search import TuneResult
+from balancer.tune.search import Candidate, Evaluation, TuneResult
 
 RUNG_COLOURS = ("#bbbbbb", "#56B4E9", "#0072B2", "#E69F00", "#D55E00", "#CC79A7", "#009E73", "#000000")
 
@@ -31,8 +29,8 @@ def trajectory_chart(result: TuneResult) -> str:
     the best objective at the top rung so far as a step line. Inline SVG."""
     cands = {c.index: c for c in result.candidates}
     top = max((len(r) for r in result.plan.rungs.values()), default=1) - 1
-    with matplotlib.rc_context(figs._STYLE):
-        fig = figs._new_figure((7.4, 3.6))
+    with matplotlib.rc_context(figs.STYLE):
+        fig = figs.new_figure((7.4, 3.6))
         ax = fig.add_subplot()
         best_x, best_y, best = [], [], math.inf
         seen_rungs = set()
@@ -44,10 +42,24 @@ def trajectory_chart(result: TuneResult) -> str:
             games = sum(ev.games.values())
             label = None if t["rung"] in seen_rungs else f"rung {t['rung']} ({games:,} games)"
             seen_rungs.add(t["rung"])
-            err = [[max(0.0, ev.objective - ev.low)], [max(0.0, ev.high - ev.objective)]] \
-                if math.isfinite(ev.low) else None
-            ax.errorbar([t["trial"]], [ev.objective], yerr=err, fmt="o", markersize=3.2 + 0.8 * t["rung"],
-                        color=colour, ecolor=colour, elinewidth=0.7, capsize=0, label=label, zorder=2 + t["rung"])
+            err = (
+                [[max(0.0, ev.objective - ev.low)], [max(0.0, ev.high - ev.objective)]]
+                if math.isfinite(ev.low)
+                else None
+            )
+            ax.errorbar(
+                [t["trial"]],
+                [ev.objective],
+                yerr=err,
+                fmt="o",
+                markersize=3.2 + 0.8 * t["rung"],
+                color=colour,
+                ecolor=colour,
+                elinewidth=0.7,
+                capsize=0,
+                label=label,
+                zorder=2 + t["rung"],
+            )
             if t["rung"] == top and ev.objective < best:
                 best = ev.objective
             if math.isfinite(best):
@@ -65,10 +77,18 @@ def trajectory_chart(result: TuneResult) -> str:
         return figs.svg_string(fig)
 
 
+def _top(candidate: Candidate) -> Evaluation:
+    """A candidate's evaluation at the highest rung it reached (every ranked or response candidate has one)."""
+    top = candidate.top
+    if top is None:
+        raise ValueError(f"tune candidate {candidate.label} was never evaluated")
+    return top
+
+
 def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
     """Per tuned path: the objective and each targeted number against the path's value around the
     optimum (the other paths at the best), measured at the top rung: ``{path, svgs}``."""
-    blocks = []
+    blocks: list[dict[str, Any]] = []
     best = result.best
     if best is None:
         return blocks
@@ -78,27 +98,61 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
             continue
         cands = sorted(cands, key=lambda c: _sort_key(c.values[path]))
         xs = [c.values[path] for c in cands]
-        tops = [c.top for c in cands]
-        svgs = [line_chart(xs, [("objective", [t.objective for t in tops], [t.low for t in tops],
-                                 [t.high for t in tops])],
-                           xlabel=path, ylabel="objective", title=f"Objective by {path} (others at the best)",
-                           mark=best.values[path])]
+        tops = [_top(c) for c in cands]
+        svgs = [
+            line_chart(
+                xs,
+                [("objective", [t.objective for t in tops], [t.low for t in tops], [t.high for t in tops])],
+                xlabel=path,
+                ylabel="objective",
+                title=f"Objective by {path} (others at the best)",
+                mark=best.values[path],
+            )
+        ]
         for run in result.plan.tune.runs:
-            names = list(dict.fromkeys(n for term in result.plan.terms if term.run == run
-                                       for n, _ in term.members(list(tops[0].estimates[run]))))
+            names = list(
+                dict.fromkeys(
+                    n
+                    for term in result.plan.terms
+                    if term.run == run
+                    for n, _ in term.members(list(tops[0].estimates[run]))
+                )
+            )
             if not names:
                 continue
             rate = all(is_rate(n) for n in names)
-            fair = 1.0 / result.plan.tune.runs[run].players if all(n.startswith("seat_win_rate") for n in names) else None
-            series = [(number_label(n), [t.estimates[run].get(n, {}).get("mean", math.nan) for t in tops],
-                       [t.estimates[run].get(n, {}).get("ci_low", math.nan) for t in tops],
-                       [t.estimates[run].get(n, {}).get("ci_high", math.nan) for t in tops]) for n in names[:8]]
-            svgs.append(line_chart(xs, series, xlabel=path, ylabel="win rate (%)" if rate else "value",
-                                   title=f"{run}: targeted numbers by {path}", scale=100.0 if rate else 1.0,
-                                   fair=fair, mark=get_path(base_data, parse_path(path))))
-        blocks.append({"path": path, "svgs": [Markup(s) for s in svgs],
-                       "base": value_text(get_path(base_data, parse_path(path))),
-                       "best": value_text(best.values[path])})
+            fair = (
+                1.0 / result.plan.tune.runs[run].players if all(n.startswith("seat_win_rate") for n in names) else None
+            )
+            series = [
+                (
+                    number_label(n),
+                    [t.estimates[run].get(n, {}).get("mean", math.nan) for t in tops],
+                    [t.estimates[run].get(n, {}).get("ci_low", math.nan) for t in tops],
+                    [t.estimates[run].get(n, {}).get("ci_high", math.nan) for t in tops],
+                )
+                for n in names[:8]
+            ]
+            svgs.append(
+                line_chart(
+                    xs,
+                    series,
+                    xlabel=path,
+                    ylabel="win rate (%)" if rate else "value",
+                    title=f"{run}: targeted numbers by {path}",
+                    scale=100.0 if rate else 1.0,
+                    fair=fair,
+                    mark=get_path(base_data, parse_path(path)),
+                )
+            )
+        blocks.append(
+            {
+                "path": path,
+                "svgs": [Markup(s) for s in svgs],
+                "base": value_text(get_path(base_data, parse_path(path))),
+                "best": value_text(best.values[path]),
+            }
+        )
     return blocks
 
 
@@ -120,13 +174,20 @@ def best_rows(result: TuneResult, limit: int = 10) -> list[dict[str, Any]]:
     seat win rates per run."""
     rows = []
     for i, c in enumerate(result.ranked[:limit]):
-        ev = c.top
-        rows.append({"rank": i + 1, "vals": [value_text(c.values[p]) for p in result.plan.tune.space],
-                     "objective": ev.objective, "low": ev.low, "high": ev.high, "games": sum(ev.games.values()),
-                     "seats": {r: _seat_text(ev.estimates[r], run.players)
-                               for r, run in result.plan.tune.runs.items()},
-                     "is_best": result.best is not None and c.label == result.best.label,
-                     "trials": len(c.trials)})
+        ev = _top(c)
+        rows.append(
+            {
+                "rank": i + 1,
+                "vals": [value_text(c.values[p]) for p in result.plan.tune.space],
+                "objective": ev.objective,
+                "low": ev.low,
+                "high": ev.high,
+                "games": sum(ev.games.values()),
+                "seats": {r: _seat_text(ev.estimates[r], run.players) for r, run in result.plan.tune.runs.items()},
+                "is_best": result.best is not None and c.label == result.best.label,
+                "trials": len(c.trials),
+            }
+        )
     return rows
 
 
@@ -161,9 +222,18 @@ def confirmation_rows(result: TuneResult) -> list[dict[str, Any]]:
             if name.startswith("matchup:"):
                 continue
             p = paired.get(name, {})
-            rows.append({"run": run, "number": number_label(name), "rate": is_rate(name), "best": best[name],
-                         "base": base.get(name), "diff": p.get("difference"), "diff_low": p.get("ci_low"),
-                         "diff_high": p.get("ci_high")})
+            rows.append(
+                {
+                    "run": run,
+                    "number": number_label(name),
+                    "rate": is_rate(name),
+                    "best": best[name],
+                    "base": base.get(name),
+                    "diff": p.get("difference"),
+                    "diff_low": p.get("ci_low"),
+                    "diff_high": p.get("ci_high"),
+                }
+            )
     return rows
 
 
@@ -171,18 +241,41 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
     """Write the tune's self-contained HTML report to ``out_html`` (atomically); return its path."""
     plan = result.plan
     base_data = plan.base.resolved.data
-    space = [{"path": p, "domain": d.text(), "base": value_text(get_path(base_data, parse_path(p))),
-              "best": value_text(result.best.values[p]) if result.best else "–"}
-             for p, d in plan.tune.space.items()]
+    space = [
+        {
+            "path": p,
+            "domain": d.text(),
+            "base": value_text(get_path(base_data, parse_path(p))),
+            "best": value_text(result.best.values[p]) if result.best else "–",
+        }
+        for p, d in plan.tune.space.items()
+    ]
     refused = [c for c in result.candidates if c.refused]
-    html = environment().get_template("tune.html.j2").render(
-        result=result, plan=plan, tune=plan.tune, game=plan.base.spec.display_name, base=str(plan.base.path),
-        base_variant=str(plan.base.cfg.variant), space=space, terms=plan.terms,
-        trajectory=Markup(trajectory_chart(result)) if result.trials else None,
-        best=best_rows(result), response=response_blocks(result), rungs=rung_rows(result),
-        confirmation=result.confirmation, confirm_rows=confirmation_rows(result), refused=refused,
-        written=str(written) if written else None, written_text=written_text,
-        best_text=changes_text(result.best.values) if result.best else "–", changes=result.changes)
+    html = (
+        environment()
+        .get_template("tune.html.j2")
+        .render(
+            result=result,
+            plan=plan,
+            tune=plan.tune,
+            game=plan.base.spec.display_name,
+            base=str(plan.base.path),
+            base_variant=str(plan.base.cfg.variant),
+            space=space,
+            terms=plan.terms,
+            trajectory=Markup(trajectory_chart(result)) if result.trials else None,
+            best=best_rows(result),
+            response=response_blocks(result),
+            rungs=rung_rows(result),
+            confirmation=result.confirmation,
+            confirm_rows=confirmation_rows(result),
+            refused=refused,
+            written=str(written) if written else None,
+            written_text=written_text,
+            best_text=changes_text(result.best.values) if result.best else "–",
+            changes=result.changes,
+        )
+    )
     out = Path(out_html)
     _write_atomically(out, html)
     return out

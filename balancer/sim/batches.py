@@ -11,11 +11,12 @@ from __future__ import annotations
 import math
 import shutil
 import time
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -25,13 +26,28 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
-from .runner import (CHUNKS_DIR, MANIFEST_FILE, MANIFEST_FORMAT, _conform, _parallel, _write_chunk, _write_json,
-                     check_out_dir, check_run, default_chunk_size, engine_sha256, play_chunk, play_chunk_safe,
-                     resolve_jobs, run_to_dir, table_chunk_games)
+from .runner import (
+    CHUNKS_DIR,
+    MANIFEST_FILE,
+    MANIFEST_FORMAT,
+    _conform,
+    _parallel,
+    _write_chunk,
+    _write_json,
+    check_out_dir,
+    check_run,
+    default_chunk_size,
+    engine_sha256,
+    play_chunk_safe,
+    resolve_jobs,
+    run_to_dir,
+    table_chunk_games,
+)
 
 
-def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int,
-               jobs: int = -1) -> pa.Table:
+def play_range(
+    spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int, jobs: int = -1
+) -> pa.Table:
     """The rows of games ``start..stop-1`` of the run ``(cfg, agents, seed)``, in game order
     (``(stop - start) * len(agents)`` rows, the same as in a plain run). ``jobs == 1`` plays in this
     process. Raises GameRaisedError (listing every failing game) when games raise; the other games of
@@ -42,13 +58,15 @@ def play_range(spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start
         results = [play_chunk_safe(0, spec.module, cfg, agents, seed, start, stop)]
     else:
         size = default_chunk_size(stop - start, n_jobs, table_chunk_games(spec, cfg, agents))
-        tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
-                 for i, a in enumerate(range(start, stop, size)))
+        tasks = (
+            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
+            for i, a in enumerate(range(start, stop, size))
+        )
         results = list(_parallel(n_jobs, None, ordered=True)(tasks))
     failures = [f for _, _, fs in results for f in fs]
     if failures:
         raise GameRaisedError(failures)
-    tables = [t for _, t, _ in results]
+    tables = [t for _, t, _ in results if t is not None]  # a chunk without a table had failures
     return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
 
 
@@ -59,8 +77,10 @@ class GameRaisedError(RuntimeError):
     def __init__(self, failures: list[dict[str, Any]]):
         self.failures = failures
         first = failures[0]
-        super().__init__(f"{len(failures)} game(s) raised; first: game {first['game_index']} "
-                         f"(seed {first['seed']}): {first['error']}")
+        super().__init__(
+            f"{len(failures)} game(s) raised; first: game {first['game_index']} "
+            f"(seed {first['seed']}): {first['error']}"
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -143,9 +163,21 @@ def _theory_games(tally: WinTally, width: float, players: int) -> tuple[float, s
     return best, name
 
 
-def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
-                 max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
-                 progress: bool = True, log: Callable[[str], None] | None = None) -> tuple[Path, UntilCiResult]:
+def run_until_ci(
+    spec: GameSpec,
+    cfg: Any,
+    config_path: Path | str,
+    agents: Sequence[str],
+    width: float,
+    max_games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path | str,
+    force: bool = False,
+    command: str = "",
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> tuple[Path, UntilCiResult]:
     """Play the run ``(cfg, agents, seed)`` in batches until every seat win rate (and, for a mixed
     table, every agent win rate) has a 95% Wilson half-width of at most ``width``, or ``max_games``.
 
@@ -160,13 +192,27 @@ def run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequ
     ``max_games`` below the player count. Holds the directory's lock (``run.lock``) throughout.
     """
     with ExitStack() as locks:
-        return _run_until_ci(spec, cfg, config_path, agents, width, max_games, seed, jobs, out_dir, force, command,
-                             progress, log, locks)
+        return _run_until_ci(
+            spec, cfg, config_path, agents, width, max_games, seed, jobs, out_dir, force, command, progress, log, locks
+        )
 
 
-def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], width: float,
-                  max_games: int, seed: int, jobs: int, out_dir: Path | str, force: bool, command: str,
-                  progress: bool, log: Callable[[str], None] | None, locks: ExitStack) -> tuple[Path, UntilCiResult]:
+def _run_until_ci(
+    spec: GameSpec,
+    cfg: Any,
+    config_path: Path | str,
+    agents: Sequence[str],
+    width: float,
+    max_games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path | str,
+    force: bool,
+    command: str,
+    progress: bool,
+    log: Callable[[str], None] | None,
+    locks: ExitStack,
+) -> tuple[Path, UntilCiResult]:
     """:func:`run_until_ci`, taking the directory's lock into ``locks`` once the directory exists."""
     from .runner import RunRequestError, run_lock
 
@@ -189,12 +235,22 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
     def whole(games: float) -> int:
         return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
 
-    request = {"format": MANIFEST_FORMAT, "game": spec.name,
-               "variant": str(getattr(cfg, "variant", "")), "config_path": str(config_path),
-               "config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec),
-               "n_players": players, "agents": agents, "games": 0, "seed": seed, "chunk_size": step,
-               "started": datetime.now(timezone.utc).isoformat(timespec="seconds"), "elapsed_seconds": 0.0,
-               "chunks": []}
+    request: dict[str, Any] = {
+        "format": MANIFEST_FORMAT,
+        "game": spec.name,
+        "variant": str(getattr(cfg, "variant", "")),
+        "config_path": str(config_path),
+        "config_sha256": config_sha256(config_path),
+        "engine_sha256": engine_sha256(spec),
+        "n_players": players,
+        "agents": agents,
+        "games": 0,
+        "seed": seed,
+        "chunk_size": step,
+        "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        "elapsed_seconds": 0.0,
+        "chunks": [],
+    }
     out_dir.mkdir(parents=True, exist_ok=True)
     locks.enter_context(run_lock(out_dir))
     for name in ("results.parquet", "run.json", "summary.json"):
@@ -210,10 +266,15 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
     def play_to(target: int) -> None:
         nonlocal failed
         done = batches[-1] if batches else 0
-        tasks = [delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
-                 for a in range(done, target, step)]
-        results = ([play_chunk_safe(*t[1], **t[2]) for t in tasks] if n_jobs == 1
-                   else _parallel(n_jobs, None, ordered=True)(tasks))
+        tasks = [
+            delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
+            for a in range(done, target, step)
+        ]
+        results = (
+            [play_chunk_safe(*t[1], **t[2]) for t in tasks]
+            if n_jobs == 1
+            else _parallel(n_jobs, None, ordered=True)(tasks)
+        )
         for idx, table, failures in results:
             a = idx * step
             request["chunks"].append(_write_chunk(out_dir, idx, a, a + step, seed, table, failures))
@@ -235,8 +296,21 @@ def _run_until_ci(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seq
     while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
         play_to(batches[-1] + step)
     games = batches[-1]
-    run_to_dir(spec, cfg, config_path, agents, games, seed, jobs, out_dir, force=True, command=command,
-               chunk_size=step, progress=False, resume=True)
+    run_to_dir(
+        spec,
+        cfg,
+        config_path,
+        agents,
+        games,
+        seed,
+        jobs,
+        out_dir,
+        force=True,
+        command=command,
+        chunk_size=step,
+        progress=False,
+        resume=True,
+    )
     need, name = _theory_games(tally, width, players)
     rates = tally.rates()
     return out_dir, UntilCiResult(games, need, name, half_width(*rates[name]), batches)

@@ -7,7 +7,7 @@ win_share, turns``, then ``score_*``, ``metric_*`` and ``label_*``; rows by game
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -20,19 +20,21 @@ def _repeat(text: str, rows: int) -> pa.Array:
 
 
 def _coded(codes: np.ndarray, names: Sequence[str]) -> pa.Array:
-    return pa.DictionaryArray.from_arrays(pa.array(codes.reshape(-1).astype(np.int32)),
-                                          pa.array(list(names), pa.string())).cast(pa.string())
+    return pa.DictionaryArray.from_arrays(
+        pa.array(codes.reshape(-1).astype(np.int32)), pa.array(list(names), pa.string())
+    ).cast(pa.string())
 
 
-def batch_table(batch: GameBatch, game: str, variant: str, agents: Sequence[str], run_seed: int,
-                start: int) -> pa.Table:
+def batch_table(
+    batch: GameBatch, game: str, variant: str, agents: Sequence[str], run_seed: int, start: int
+) -> pa.Table:
     """The rows of games ``start .. start + batch.games - 1`` of a run seeded ``run_seed`` whose
     game 0 seats ``agents`` (rotated per game as :func:`balancer.core.tables.seat_agents`)."""
     g, n = batch.scores.shape
     rows = g * n
     index = np.arange(start, start + g, dtype=np.int64)
     seat = np.arange(n, dtype=np.int64)
-    agent_codes = (seat[None, :] + index[:, None]) % n           # seat s of game i: agents[(s + i) % n]
+    agent_codes = (seat[None, :] + index[:, None]) % n  # seat s of game i: agents[(s + i) % n]
     names = list(dict.fromkeys(agents))
     by_position = np.array([names.index(a) for a in agents], dtype=np.int64)
     ranks, shares = ranks_and_shares(batch.scores, batch.tiebreak)

@@ -28,10 +28,11 @@ import shutil
 import time
 import traceback
 import warnings
-from datetime import datetime, timezone
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -75,8 +76,9 @@ def parse_agents(spec: str | Sequence[str], n_players: int) -> list[str]:
     """
     names = [a.strip() for a in spec.split(",")] if isinstance(spec, str) else [str(a).strip() for a in spec]
     if not names or any(not a for a in names):
-        raise RunRequestError("--agents", f"empty agent name in {spec!r}; give one name, or one per seat "
-                                          "separated by commas")
+        raise RunRequestError(
+            "--agents", f"empty agent name in {spec!r}; give one name, or one per seat separated by commas"
+        )
     if len(names) == 1:
         return names * n_players
     if len(names) != n_players:
@@ -104,8 +106,16 @@ def counts_text(counts: Sequence[int] | None) -> str:
     return ", ".join(map(str, counts))
 
 
-def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed: int,
-              jobs: int = -1, chunk_size: int | None = None, source: str = "this variant") -> None:
+def check_run(
+    spec: GameSpec,
+    cfg: Any,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int = -1,
+    chunk_size: int | None = None,
+    source: str = "this variant",
+) -> None:
     """Raise RunRequestError (a ValueError naming the option at fault) if the run cannot be played
     as asked; play nothing.
 
@@ -138,12 +148,14 @@ def check_run(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed:
     if not 0 <= seed <= MAX_SEED:
         raise RunRequestError("--seed", f"must be between 0 and 2^63-1, got {seed}")
     if jobs == 0:
-        raise RunRequestError("--jobs", "must be a positive number of processes, or negative "
-                                        "(-1 = all cores), got 0")
+        raise RunRequestError("--jobs", "must be a positive number of processes, or negative (-1 = all cores), got 0")
     cores = os.cpu_count() or 1
     if jobs < -cores:
-        raise RunRequestError("--jobs", f"{jobs} means all cores but {-jobs - 1} (joblib's convention), and this "
-                                        f"machine has {cores}; give -1 to {-cores}, or a positive number")
+        raise RunRequestError(
+            "--jobs",
+            f"{jobs} means all cores but {-jobs - 1} (joblib's convention), and this "
+            f"machine has {cores}; give -1 to {-cores}, or a positive number",
+        )
     if chunk_size is not None and chunk_size < 1:
         raise RunRequestError("--chunk-size", f"must be at least 1, got {chunk_size}")
 
@@ -187,9 +199,14 @@ def _int_or_float(values: list) -> pa.Array:
     return pa.array(arr.astype(np.float64))
 
 
-def _check_outcome(outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str],
-                   labels: list[str]) -> None:
-    per_seat = {"scores": outcome.scores, "tiebreak": outcome.tiebreak, "turns": outcome.turns}
+def _check_outcome(
+    outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str], labels: list[str]
+) -> None:
+    per_seat: dict[str, Sequence[Any]] = {
+        "scores": outcome.scores,
+        "tiebreak": outcome.tiebreak,
+        "turns": outcome.turns,
+    }
     per_seat |= {f"components[{k!r}]": v for k, v in outcome.components.items()}
     per_seat |= {f"metrics[{k!r}]": v for k, v in outcome.metrics.items()}
     per_seat |= {f"labels[{k!r}]": v for k, v in outcome.labels.items()}
@@ -207,12 +224,17 @@ def _failure(game_index: int, run_seed: int, exc: BaseException) -> dict[str, An
     """What is kept of a failing game: index, run seed, ``"Type: message"`` and the last frames."""
     frames = traceback.extract_tb(exc.__traceback__)[-4:]
     where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
-    return {"game_index": game_index, "seed": run_seed, "error": f"{type(exc).__name__}: {exc}",
-            "traceback": " <- ".join(reversed(where))}
+    return {
+        "game_index": game_index,
+        "seed": run_seed,
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": " <- ".join(reversed(where)),
+    }
 
 
-def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int,
-          catch: bool) -> tuple[pa.Table | None, list[dict[str, Any]]]:
+def _play(
+    module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
+) -> tuple[pa.Table | None, list[dict[str, Any]]]:
     spec = spec_at(module_name)
     n = len(agents)
     variant = str(cfg.variant)
@@ -261,10 +283,10 @@ def _play(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, star
         turns.extend(outcome.turns)
         for k, v in outcome.components.items():
             comps[k].extend(v)
-        for k, v in outcome.metrics.items():
-            mets[k].extend(v)
-        for k, v in outcome.labels.items():
-            labs[k].extend(map(str, v))
+        for k, m in outcome.metrics.items():
+            mets[k].extend(m)
+        for k, lab in outcome.labels.items():
+            labs[k].extend(map(str, lab))
     if comps is None:  # every game of the chunk failed
         return None, failures
     rows = len(seats)
@@ -300,8 +322,9 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
     return table
 
 
-def play_chunk_safe(chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int,
-                    stop: int) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
+def play_chunk_safe(
+    chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int
+) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
     """Play games ``start..stop-1`` like :func:`play_chunk`, but a game that raises is skipped and
     recorded instead of stopping the chunk.
 
@@ -390,14 +413,27 @@ class ChunkPlan:
 
 def _progress(total: int, enabled: bool):
     from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
-        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("elapsed,"),
-        TimeRemainingColumn(), TextColumn("left"),
-        console=Console(stderr=True), disable=not enabled, transient=False,
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("elapsed,"),
+        TimeRemainingColumn(),
+        TextColumn("left"),
+        console=Console(stderr=True),
+        disable=not enabled,
+        transient=False,
     )
 
 
@@ -413,8 +449,16 @@ def _parallel(n_jobs: int, client, ordered: bool):
         return Parallel(n_jobs=-1, return_as=return_as)
 
 
-def run_games(spec: GameSpec, cfg: Any, agents: Sequence[str], games: int, seed: int,
-              jobs: int = -1, chunk_size: int | None = None, progress: bool = True) -> Iterator[pa.Table]:
+def run_games(
+    spec: GameSpec,
+    cfg: Any,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int = -1,
+    chunk_size: int | None = None,
+    progress: bool = True,
+) -> Iterator[pa.Table]:
     """Play ``games`` games and yield one ``pyarrow.Table`` per chunk, in game order.
 
     ``agents``: agent names by seat for game 0 (rotated each game, see core/tables.py); their number
@@ -492,8 +536,11 @@ class GamesFailedError(RuntimeError):
     def __init__(self, out_dir: Path, failures: list[dict[str, Any]], count: int, games: int):
         self.out_dir, self.failures, self.count, self.games = out_dir, failures, count, games
         first = failures[0]["error"] if failures else ""
-        super().__init__(f"{count} of {games} games failed (first: game {failures[0]['game_index']}: {first})"
-                         if failures else f"{count} of {games} games failed")
+        super().__init__(
+            f"{count} of {games} games failed (first: game {failures[0]['game_index']}: {first})"
+            if failures
+            else f"{count} of {games} games failed"
+        )
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -514,8 +561,9 @@ class RunLockedError(ResultsExistError):
     def __init__(self, out_dir: Path, pid: int | None):
         self.out_dir, self.pid = out_dir, pid
         who = f" (pid {pid})" if pid else ""
-        super().__init__(f"{out_dir}: another run is writing this directory{who}; wait for it to finish, "
-                         "or choose another --out")
+        super().__init__(
+            f"{out_dir}: another run is writing this directory{who}; wait for it to finish, or choose another --out"
+        )
 
 
 def _lock_holder(path: Path) -> int | None:
@@ -583,7 +631,8 @@ def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> I
     if stale is not None:
         (log or (lambda line: print(line, file=sys.stderr)))(
             f"note: {path}: a stale lock of a run that ended without releasing it (pid {stale}, no longer "
-            "running); taking it over")
+            "running); taking it over"
+        )
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
     _HELD_LOCKS[key] = fd
@@ -614,17 +663,22 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
     if not ancestor.is_dir():
         raise OutDirError(f"{out_dir}: cannot be created: {ancestor} is a file, not a directory")
     if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise OutDirError(f"{out_dir}: cannot be {'written' if ancestor == out_dir.absolute() else 'created'}: "
-                          f"{ancestor} is not writable")
+        raise OutDirError(
+            f"{out_dir}: cannot be {'written' if ancestor == out_dir.absolute() else 'created'}: "
+            f"{ancestor} is not writable"
+        )
     check_lock(out_dir)
     if resume is True or force:
         return
     if (out_dir / RESULTS_FILE).exists():
-        raise ResultsExistError(f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, "
-                                "or choose another --out")
+        raise ResultsExistError(
+            f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, or choose another --out"
+        )
     if resume is False and (out_dir / MANIFEST_FILE).exists():
-        raise ResultsExistError(f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with --resume, "
-                                "or start over with --force")
+        raise ResultsExistError(
+            f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with --resume, "
+            "or start over with --force"
+        )
 
 
 def package_versions() -> dict[str, str]:
@@ -659,8 +713,21 @@ def _write_summary(out_dir: Path) -> None:
 
 def replay_command(config_path: Path | str, agents: Sequence[str], seed: int, game_index: int) -> str:
     """The ``balancer play`` command that replays game ``game_index`` of a run (shell-quoted)."""
-    return shlex.join(["balancer", "play", str(config_path), "--players", str(len(agents)),
-                       "--agents", ",".join(agents), "--seed", str(seed), "--game-index", str(game_index)])
+    return shlex.join(
+        [
+            "balancer",
+            "play",
+            str(config_path),
+            "--players",
+            str(len(agents)),
+            "--agents",
+            ",".join(agents),
+            "--seed",
+            str(seed),
+            "--game-index",
+            str(game_index),
+        ]
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -711,19 +778,27 @@ def engine_sha256(spec: GameSpec) -> str:
     root = spec.source
     files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
     for path in files:
-        digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode() + b"\0"
-                      + path.read_bytes() + b"\0")
+        digest.update(
+            str(path.relative_to(root.parent if root.is_file() else root)).encode() + b"\0" + path.read_bytes() + b"\0"
+        )
     package = Path(balancer.__file__).parent
     for name in SHARED_ENGINE_CODE:
         shared = package / name
-        for path in (sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []):
+        for path in sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []:
             digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
-_REQUEST_FLAGS = {"game": "game", "variant": "variant", "config_sha256": "config content",
-                  "engine_sha256": "engine code",
-                  "agents": "--agents", "n_players": "--players", "games": "--games", "seed": "--seed"}
+_REQUEST_FLAGS = {
+    "game": "game",
+    "variant": "variant",
+    "config_sha256": "config content",
+    "engine_sha256": "engine code",
+    "agents": "--agents",
+    "n_players": "--players",
+    "games": "--games",
+    "seed": "--seed",
+}
 
 
 def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chunk_size: int | None) -> list[str]:
@@ -744,7 +819,7 @@ def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chun
     return diffs
 
 
-def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: dict[int, tuple[int, int]]) -> dict[int, dict]:
+def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> dict[int, dict]:
     """Manifest entries whose chunk file is present with its checksum (or that hold no rows)."""
     kept = {}
     for entry in manifest["chunks"]:
@@ -774,11 +849,19 @@ def _read_chunk(path: Path) -> pa.Table:
         return pa.ipc.open_file(source).read_all()
 
 
-def _write_chunk(out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None,
-                 failures: list[dict[str, Any]]) -> dict[str, Any]:
+def _write_chunk(
+    out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
+) -> dict[str, Any]:
     """Write one chunk's rows (temporary name, then rename) and return its manifest entry."""
-    entry: dict[str, Any] = {"chunk": idx, "start": start, "stop": stop, "seed": seed,
-                             "rows": 0 if table is None else table.num_rows, "file": None, "sha256": None}
+    entry: dict[str, Any] = {
+        "chunk": idx,
+        "start": start,
+        "stop": stop,
+        "seed": seed,
+        "rows": 0 if table is None else table.num_rows,
+        "file": None,
+        "sha256": None,
+    }
     if table is not None:
         path = out_dir / _chunk_file(idx)
         tmp = path.with_name(path.name + ".tmp")
@@ -827,10 +910,22 @@ def _merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
     return rows
 
 
-def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
-               seed: int, jobs: int, out_dir: Path | str, force: bool = False, command: str = "",
-               chunk_size: int | None = None, progress: bool = True, scheduler: str | None = None,
-               resume: bool | None = False) -> Path:
+def run_to_dir(
+    spec: GameSpec,
+    cfg: Any,
+    config_path: Path | str,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path | str,
+    force: bool = False,
+    command: str = "",
+    chunk_size: int | None = None,
+    progress: bool = True,
+    scheduler: str | None = None,
+    resume: bool | None = False,
+) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
     While it writes, the run holds ``out_dir/run.lock`` (:func:`run_lock`): a second run on the same
@@ -858,13 +953,42 @@ def run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequen
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
     with ExitStack() as locks:
-        return _run_to_dir(spec, cfg, config_path, agents, games, seed, jobs, out_dir, force, command, chunk_size,
-                           progress, scheduler, resume, locks)
+        return _run_to_dir(
+            spec,
+            cfg,
+            config_path,
+            agents,
+            games,
+            seed,
+            jobs,
+            out_dir,
+            force,
+            command,
+            chunk_size,
+            progress,
+            scheduler,
+            resume,
+            locks,
+        )
 
 
-def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Sequence[str], games: int,
-                seed: int, jobs: int, out_dir: Path | str, force: bool, command: str, chunk_size: int | None,
-                progress: bool, scheduler: str | None, resume: bool | None, locks: ExitStack) -> Path:
+def _run_to_dir(
+    spec: GameSpec,
+    cfg: Any,
+    config_path: Path | str,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path | str,
+    force: bool,
+    command: str,
+    chunk_size: int | None,
+    progress: bool,
+    scheduler: str | None,
+    resume: bool | None,
+    locks: ExitStack,
+) -> Path:
     """:func:`run_to_dir`, taking the directory's lock into ``locks`` once the directory exists."""
     from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
@@ -887,8 +1011,11 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
     if resume is True:
         if manifest is None:
             what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
-            raise ResumeError(f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue"
-                              .replace("  ", " ") + "; run without --resume" + (" --force" if what else ""))
+            raise ResumeError(
+                f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace("  ", " ")
+                + "; run without --resume"
+                + (" --force" if what else "")
+            )
         diffs = _request_differences(manifest, request, chunk_size)
         if diffs:
             raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
@@ -898,8 +1025,11 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
     client = connect_scheduler(scheduler) if scheduler else None
     try:
         n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
-        size = int(manifest["chunk_size"]) if manifest else (
-            chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
+        size = (
+            int(manifest["chunk_size"])
+            if manifest
+            else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
+        )
         plan = ChunkPlan(games, size)
         out_dir.mkdir(parents=True, exist_ok=True)
         locks.enter_context(run_lock(out_dir))
@@ -907,9 +1037,14 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
         if manifest is None:
             shutil.rmtree(chunks_dir, ignore_errors=True)
             done_entries: dict[int, dict] = {}
-            manifest = {"format": MANIFEST_FORMAT, **request, "chunk_size": size,
-                        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                        "elapsed_seconds": 0.0, "chunks": []}
+            manifest = {
+                "format": MANIFEST_FORMAT,
+                **request,
+                "chunk_size": size,
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                "elapsed_seconds": 0.0,
+                "chunks": [],
+            }
         else:
             done_entries = _valid_entries(out_dir, manifest, plan)
         chunks_dir.mkdir(exist_ok=True)
@@ -926,7 +1061,7 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
         elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
         t0 = time.perf_counter()
         session_games = 0
-        unlisted = 0          # chunks written but not yet in the manifest on disk
+        unlisted = 0  # chunks written but not yet in the manifest on disk
         listed_at = time.perf_counter()
 
         def list_chunks() -> None:
@@ -939,8 +1074,7 @@ def _run_to_dir(spec: GameSpec, cfg: Any, config_path: Path | str, agents: Seque
             with _progress(games, progress) as bar:
                 task = bar.add_task("games", total=games, completed=done, rate="")
                 if done < games:
-                    tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b)
-                             for i, a, b in pending)
+                    tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending)
                     for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
                         a, b = plan[idx]
                         for f in failures:

@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 from scipy import stats
@@ -40,7 +40,7 @@ SEAT_BONUS_COLUMN = "score_seat_bonus"
 REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
 """Columns :func:`summarize` cannot do without (the others are optional)."""
 
-_ENGINE = "streaming"
+_ENGINE: Final = "streaming"
 
 
 # --------------------------------------------------------------------------- intervals
@@ -53,15 +53,13 @@ def _z(confidence: float) -> float:
     return float(stats.norm.ppf(0.5 + confidence / 2.0))
 
 
-def wilson_interval(
-    successes: float, n: int, confidence: float = DEFAULT_CONFIDENCE
-) -> tuple[float, float]:
+def wilson_interval(successes: float, n: float, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
     """Wilson (1927) score interval for a binomial proportion.
 
     Args:
         successes: number of successes, may be fractional (a shared win counts 1/k per winner);
             must satisfy ``0 <= successes <= n``.
-        n: number of trials (games, or agent-seat appearances), ``n >= 1``.
+        n: number of trials (games, or agent-seat appearances; an effective, fractional count allowed), ``n >= 1``.
         confidence: two-sided confidence level in (0, 1).
 
     Returns:
@@ -87,9 +85,7 @@ def wilson_interval(
     return low, high
 
 
-def mean_interval(
-    mean: float, sd: float | None, n: int, confidence: float = DEFAULT_CONFIDENCE
-) -> tuple[float, float]:
+def mean_interval(mean: float, sd: float | None, n: int, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
     """Student-t interval ``mean +- t(n-1) * sd / sqrt(n)`` for a sample mean.
 
     Args:
@@ -235,15 +231,13 @@ def _win_rate_rows(
         n, wins, _ = counts[key]
         wins = min(max(wins, Fraction(0)), Fraction(n))
         low, high = wilson_interval(float(wins), n, confidence)
-        rows.append(
-            {by: key, "rate": float(wins / n), "ci_low": low, "ci_high": high, "games": n,
-             "wins": float(wins)}
-        )
+        rows.append({by: key, "rate": float(wins / n), "ci_low": low, "ci_high": high, "games": n, "wins": float(wins)})
     return rows
 
 
-def agent_win_rate_row(agent: Any, wins: float, seats: int, games: int, every_seat: bool,
-                       confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def agent_win_rate_row(
+    agent: Any, wins: float, seats: int, games: int, every_seat: bool, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, Any]:
     """An agent's win rate per seat it holds, with an interval that counts *games* as the units.
 
     The agent's seats of one game are not independent (two greedy seats of one table: at most one of
@@ -277,12 +271,22 @@ def agent_win_rate_row(agent: Any, wins: float, seats: int, games: int, every_se
         low, high = low / m, high / m
         binomial = rate * (1.0 - rate) / seats
         deff = share * (1.0 - share) / (games * m * m) / binomial if binomial > 0 else 1.0
-    return {"agent": agent, "rate": rate, "ci_low": low, "ci_high": high, "games": games, "seats": seats,
-            "wins": wins, "design_effect": deff, "by_construction": every_seat}
+    return {
+        "agent": agent,
+        "rate": rate,
+        "ci_low": low,
+        "ci_high": high,
+        "games": games,
+        "seats": seats,
+        "wins": wins,
+        "design_effect": deff,
+        "by_construction": every_seat,
+    }
 
 
-def _agent_rows(counts: dict[Any, tuple[int, Fraction, Fraction]], games: int, n_players: int,
-                confidence: float) -> list[dict[str, Any]]:
+def _agent_rows(
+    counts: dict[Any, tuple[int, Fraction, Fraction]], games: int, n_players: int, confidence: float
+) -> list[dict[str, Any]]:
     """``agent_win_rate`` rows (sorted by agent) from the exact win counts per agent over ``games`` games."""
     rows = []
     for agent in sorted(counts):
@@ -314,9 +318,14 @@ def _metric_game_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.
     for m in metrics:
         s_, k = pl.col(f"{m}__gs"), pl.col(f"{m}__gk")
         sf = s_.cast(pl.Float64)
-        exprs += [s_.sum().alias(f"{m}__S"), k.sum().alias(f"{m}__K"), (k > 0).sum().alias(f"{m}__G"),
-                  (sf * sf).cast(_DECIMAL).sum().alias(f"{m}__SS"),
-                  (sf * k).cast(_DECIMAL).sum().alias(f"{m}__SK"), (k * k).sum().alias(f"{m}__KK")]
+        exprs += [
+            s_.sum().alias(f"{m}__S"),
+            k.sum().alias(f"{m}__K"),
+            (k > 0).sum().alias(f"{m}__G"),
+            (sf * sf).cast(_DECIMAL).sum().alias(f"{m}__SS"),
+            (sf * k).cast(_DECIMAL).sum().alias(f"{m}__SK"),
+            (k * k).sum().alias(f"{m}__KK"),
+        ]
     return per_game.select(exprs)
 
 
@@ -347,7 +356,10 @@ def _clustered_mean_row(rec: dict, name: str, confidence: float) -> dict[str, An
 
 
 def _score_query(
-    lf: pl.LazyFrame, by: str, components: dict[str, pl.DataType], score_dtype: pl.DataType,
+    lf: pl.LazyFrame,
+    by: str,
+    components: dict[str, pl.DataType],
+    score_dtype: pl.DataType,
     without_bonus: pl.DataType | None = None,
 ) -> pl.LazyFrame:
     """Per ``by`` value: rows, exact sums of the total score and of every component; with
@@ -358,7 +370,7 @@ def _score_query(
     if without_bonus is not None:
         both_int = score_dtype.is_integer() and without_bonus.is_integer()
         diff = lf.select((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_d")).collect_schema()["_d"]
-        pair = _exact("_nobonus", pl.Int64 if both_int else diff)
+        pair = _exact("_nobonus", pl.Int64() if both_int else diff)
         exprs += _moment_exprs("_nobonus", pair)
         lf = lf.with_columns((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_nobonus"))
     return lf.group_by(by).agg(exprs).sort(by)
@@ -370,9 +382,7 @@ def _mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
     return {"n": n, "mean": mean, "ci_low": low, "ci_high": high}
 
 
-def _score_rows(
-    df: pl.DataFrame, by: str, components: Sequence[str], confidence: float
-) -> list[dict[str, Any]]:
+def _score_rows(df: pl.DataFrame, by: str, components: Sequence[str], confidence: float) -> list[dict[str, Any]]:
     """``[{by, n, mean, ci_low, ci_high, components: {name: mean}}]`` (points per player)."""
     rows = []
     for rec in df.iter_rows(named=True):
@@ -496,14 +506,18 @@ def summarize(
     metric_summary: dict[str, dict[str, Any]] = {}
     metric_rec = metric_df[0].row(0, named=True) if clustered else None
     for m in metrics:
-        name = f"{m[len(METRIC_PREFIX):]}_per_player"
+        name = f"{m[len(METRIC_PREFIX) :]}_per_player"
         if metric_rec is not None:
             row = _clustered_mean_row(metric_rec, m, confidence)
             metric_summary[name] = {k: row[k] for k in ("mean", "ci_low", "ci_high", "n", "games")}
         else:
             row = _mean_row(game_rec, m, confidence)
-            metric_summary[name] = {"mean": row["mean"], "ci_low": row["ci_low"], "ci_high": row["ci_high"],
-                                    "n": row["n"]}
+            metric_summary[name] = {
+                "mean": row["mean"],
+                "ci_low": row["ci_low"],
+                "ci_high": row["ci_high"],
+                "n": row["n"],
+            }
 
     seat_rows = _win_rate_rows(seat_counts, "seat", confidence)
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
@@ -612,8 +626,7 @@ def read_run_meta(results_dir: Path) -> dict:
     return read_json_object(path)
 
 
-def summarize_dir(results_dir: Path, meta: dict | None = None,
-                  confidence: float = DEFAULT_CONFIDENCE) -> dict:
+def summarize_dir(results_dir: Path, meta: dict | None = None, confidence: float = DEFAULT_CONFIDENCE) -> dict:
     """:func:`summarize` of a results directory's Parquet data (``meta``: its run.json, read if None).
 
     Raises:

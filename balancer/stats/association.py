@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 import polars as pl
 
@@ -64,7 +64,7 @@ from balancer.stats.aggregate import (
     wilson_interval,
 )
 
-_ENGINE = "streaming"
+_ENGINE: Final = "streaming"
 
 
 def difference_interval(
@@ -101,15 +101,19 @@ def indicator_columns(results: pl.LazyFrame | pl.DataFrame) -> list[str]:
     """
     lf = _as_lazy(results)
     schema = lf.collect_schema()
-    candidates = [c for c in prefixed_columns(schema.names(), METRIC_PREFIX)
-                  if schema[c].is_numeric() or schema[c] == pl.Boolean]
+    candidates = [
+        c for c in prefixed_columns(schema.names(), METRIC_PREFIX) if schema[c].is_numeric() or schema[c] == pl.Boolean
+    ]
     if not candidates:
         return []
     exprs = []
     for i, c in enumerate(candidates):
         x = pl.col(c).cast(pl.Float64)
-        exprs += [(x == 1).sum().alias(f"{i}_1"), (x == 0).sum().alias(f"{i}_0"),
-                  (x.is_not_nan() & (x != 0) & (x != 1)).sum().alias(f"{i}_other")]
+        exprs += [
+            (x == 1).sum().alias(f"{i}_1"),
+            (x == 0).sum().alias(f"{i}_0"),
+            (x.is_not_nan() & (x != 0) & (x != 1)).sum().alias(f"{i}_other"),
+        ]
     rec = lf.select(exprs).collect(engine=_ENGINE).row(0, named=True)
     return [c for i, c in enumerate(candidates) if rec[f"{i}_1"] and rec[f"{i}_0"] and not rec[f"{i}_other"]]
 
@@ -131,8 +135,10 @@ def _game_sums_query(lf: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
         x = pl.col(c).cast(pl.Float64)
         for v in (1, 0):
             hit = x == v
-            aggs += [pl.when(hit).then(share).otherwise(pl.lit(0).cast(_DECIMAL)).sum().alias(f"{i}s{v}"),
-                     hit.cast(pl.Int64).sum().alias(f"{i}k{v}")]
+            aggs += [
+                pl.when(hit).then(share).otherwise(pl.lit(0).cast(_DECIMAL)).sum().alias(f"{i}s{v}"),
+                hit.cast(pl.Int64).sum().alias(f"{i}k{v}"),
+            ]
     per_game = lf.group_by(key).agg(aggs)
     exprs = []
     for i in range(len(columns)):
@@ -140,31 +146,45 @@ def _game_sums_query(lf: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
         f1, f0 = s1.cast(pl.Float64), s0.cast(pl.Float64)
         exprs += [
             ((k1 + k0) > 0).sum().alias(f"{i}G"),
-            s1.sum().alias(f"{i}S1"), k1.sum().alias(f"{i}K1"),
-            s0.sum().alias(f"{i}S0"), k0.sum().alias(f"{i}K0"),
-            (f1 * f1).cast(_DECIMAL).sum().alias(f"{i}S1S1"), (f1 * k1).cast(_DECIMAL).sum().alias(f"{i}S1K1"),
+            s1.sum().alias(f"{i}S1"),
+            k1.sum().alias(f"{i}K1"),
+            s0.sum().alias(f"{i}S0"),
+            k0.sum().alias(f"{i}K0"),
+            (f1 * f1).cast(_DECIMAL).sum().alias(f"{i}S1S1"),
+            (f1 * k1).cast(_DECIMAL).sum().alias(f"{i}S1K1"),
             (k1 * k1).sum().alias(f"{i}K1K1"),
-            (f0 * f0).cast(_DECIMAL).sum().alias(f"{i}S0S0"), (f0 * k0).cast(_DECIMAL).sum().alias(f"{i}S0K0"),
+            (f0 * f0).cast(_DECIMAL).sum().alias(f"{i}S0S0"),
+            (f0 * k0).cast(_DECIMAL).sum().alias(f"{i}S0K0"),
             (k0 * k0).sum().alias(f"{i}K0K0"),
-            (f1 * f0).cast(_DECIMAL).sum().alias(f"{i}S1S0"), (f1 * k0).cast(_DECIMAL).sum().alias(f"{i}S1K0"),
-            (k1 * f0).cast(_DECIMAL).sum().alias(f"{i}K1S0"), (k1 * k0).sum().alias(f"{i}K1K0"),
+            (f1 * f0).cast(_DECIMAL).sum().alias(f"{i}S1S0"),
+            (f1 * k0).cast(_DECIMAL).sum().alias(f"{i}S1K0"),
+            (k1 * f0).cast(_DECIMAL).sum().alias(f"{i}K1S0"),
+            (k1 * k0).sum().alias(f"{i}K1K0"),
         ]
     return per_game.select(exprs)
 
 
-def _group(rate: Fraction, k: int, var: Fraction | None, wins: Fraction, confidence: float,
-           suffix: str) -> dict[str, Any]:
+def _group(
+    rate: Fraction, k: int, var: Fraction | None, wins: Fraction, confidence: float, suffix: str
+) -> dict[str, Any]:
     """One group's row fields: rate, its design-adjusted Wilson interval, counts, design effect."""
     binomial = rate * (1 - rate) / k
     deff = float(var / binomial) if var and binomial > 0 else 1.0
     n_eff = k / deff
     low, high = wilson_interval(float(rate) * n_eff, n_eff, confidence)
-    return {f"players_{suffix}": k, f"wins_{suffix}": float(wins), f"rate_{suffix}": float(rate),
-            f"ci_low_{suffix}": low, f"ci_high_{suffix}": high, f"design_effect_{suffix}": deff}
+    return {
+        f"players_{suffix}": k,
+        f"wins_{suffix}": float(wins),
+        f"rate_{suffix}": float(rate),
+        f"ci_low_{suffix}": low,
+        f"ci_high_{suffix}": high,
+        f"design_effect_{suffix}": deff,
+    }
 
 
 def _indicator_row(rec: dict, i: int, column: str, confidence: float) -> dict[str, Any]:
     """The comparison of one indicator from the sums of :func:`_game_sums_query`."""
+
     def get(name: str) -> Fraction:
         return Fraction(rec[f"{i}{name}"] or 0)
 
@@ -182,11 +202,15 @@ def _indicator_row(rec: dict, i: int, column: str, confidence: float) -> dict[st
         v1, v0 = max(v1, Fraction(0)), max(v0, Fraction(0))
     rho = float(cov) / math.sqrt(float(v1) * float(v0)) if cov is not None and v1 and v0 else 0.0
     rho = min(1.0, max(-1.0, rho))
-    row = {"indicator": column[len(METRIC_PREFIX):], "games": G,
-           **_group(r1, K1, v1, get("S1"), confidence, "1"),
-           **_group(r0, K0, v0, get("S0"), confidence, "0")}
-    low, high = difference_interval(row["rate_1"], (row["ci_low_1"], row["ci_high_1"]),
-                                    row["rate_0"], (row["ci_low_0"], row["ci_high_0"]), rho)
+    row = {
+        "indicator": column[len(METRIC_PREFIX) :],
+        "games": G,
+        **_group(r1, K1, v1, get("S1"), confidence, "1"),
+        **_group(r0, K0, v0, get("S0"), confidence, "0"),
+    }
+    low, high = difference_interval(
+        row["rate_1"], (row["ci_low_1"], row["ci_high_1"]), row["rate_0"], (row["ci_low_0"], row["ci_high_0"]), rho
+    )
     row |= {"difference": float(r1 - r0), "ci_low": low, "ci_high": high, "correlation": rho}
     return row
 

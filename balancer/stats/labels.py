@@ -52,8 +52,11 @@ def _with_interval(df: pl.DataFrame, confidence: float) -> pl.DataFrame:
         lows.append(lo)
         highs.append(hi)
         deffs.append(deff)
-    out = df.with_columns((pl.col("wins") / pl.col("games")).alias("rate"),
-                          pl.Series("ci_low", lows, pl.Float64), pl.Series("ci_high", highs, pl.Float64))
+    out = df.with_columns(
+        (pl.col("wins") / pl.col("games")).alias("rate"),
+        pl.Series("ci_low", lows, pl.Float64),
+        pl.Series("ci_high", highs, pl.Float64),
+    )
     if clustered:
         out = out.with_columns(pl.Series("design_effect", deffs, pl.Float64)).drop("clusters", "ss", "sk", "kk")
     return out
@@ -75,8 +78,9 @@ def _design_effect(rec: dict) -> float:
     return var / binomial if var > 0 else 1.0
 
 
-def win_rate_by_label(results: pl.LazyFrame | pl.DataFrame, name: str, by: Sequence[str] = (),
-                      confidence: float = DEFAULT_CONFIDENCE) -> pl.DataFrame:
+def win_rate_by_label(
+    results: pl.LazyFrame | pl.DataFrame, name: str, by: Sequence[str] = (), confidence: float = DEFAULT_CONFIDENCE
+) -> pl.DataFrame:
     """Win rate of the seats carrying each value of label ``name``, optionally split further by
     other result columns ``by`` (e.g. ``("seat",)``: for a label that is the same for every seat of
     a game, such as Águeda's shop-card pair, the seat win rates under each value).
@@ -96,18 +100,28 @@ def win_rate_by_label(results: pl.LazyFrame | pl.DataFrame, name: str, by: Seque
     if missing:
         raise ValueError(f"no column {', '.join(map(repr, missing))} in the results")
     keys = [pl.col(column).alias("value"), *map(pl.col, by)]
-    per_game = lf.group_by([*keys, pl.col("game_index")]).agg(pl.col("win_share").sum().alias("s"),
-                                                               pl.len().cast(pl.Float64).alias("k"))
-    df = (per_game.group_by(["value", *by])
-          .agg(pl.col("k").sum().cast(pl.Int64).alias("games"), pl.col("s").sum().alias("wins"),
-               pl.len().alias("clusters"), (pl.col("s") * pl.col("s")).sum().alias("ss"),
-               (pl.col("s") * pl.col("k")).sum().alias("sk"), (pl.col("k") * pl.col("k")).sum().alias("kk"))
-          .sort(["value", *by]).collect())
+    per_game = lf.group_by([*keys, pl.col("game_index")]).agg(
+        pl.col("win_share").sum().alias("s"), pl.len().cast(pl.Float64).alias("k")
+    )
+    df = (
+        per_game.group_by(["value", *by])
+        .agg(
+            pl.col("k").sum().cast(pl.Int64).alias("games"),
+            pl.col("s").sum().alias("wins"),
+            pl.len().alias("clusters"),
+            (pl.col("s") * pl.col("s")).sum().alias("ss"),
+            (pl.col("s") * pl.col("k")).sum().alias("sk"),
+            (pl.col("k") * pl.col("k")).sum().alias("kk"),
+        )
+        .sort(["value", *by])
+        .collect()
+    )
     return _with_interval(df, confidence)
 
 
-def matchup_matrix(results: pl.LazyFrame | pl.DataFrame, name: str, order: Order = "any",
-                   confidence: float = DEFAULT_CONFIDENCE) -> pl.DataFrame:
+def matchup_matrix(
+    results: pl.LazyFrame | pl.DataFrame, name: str, order: Order = "any", confidence: float = DEFAULT_CONFIDENCE
+) -> pl.DataFrame:
     """Win rate of label value ``row`` against ``col`` in 2-player games (long format).
 
     Args:
@@ -140,6 +154,10 @@ def matchup_matrix(results: pl.LazyFrame | pl.DataFrame, name: str, order: Order
         pairs = pairs.filter(pl.col("seat") == 1)
     elif order == "second":
         pairs = pairs.filter(pl.col("seat") == 2)
-    df = (pairs.group_by("row", "col").agg(pl.len().alias("games"), pl.col("win_share").sum().alias("wins"))
-          .sort("row", "col").collect())
+    df = (
+        pairs.group_by("row", "col")
+        .agg(pl.len().alias("games"), pl.col("win_share").sum().alias("wins"))
+        .sort("row", "col")
+        .collect()
+    )
     return _with_interval(df, confidence)

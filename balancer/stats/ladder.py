@@ -100,14 +100,18 @@ def describe_shift(shift: Mapping[str, Any], bottom: str, top: str) -> str:
     if (a > 0) == (b > 0) and abs(a) >= 0.05 and abs(b) >= 0.05:
         verb = "grows" if abs(b) > abs(a) else ("shrinks" if abs(b) < abs(a) else "stays")
         where = "above" if a > 0 else "below"
-        return (f"seat {s}'s {side(a)} {verb} from {abs(a):.1f} to {abs(b):.1f} points {where} the fair share "
-                f"from {bottom} to {top}")
+        return (
+            f"seat {s}'s {side(a)} {verb} from {abs(a):.1f} to {abs(b):.1f} points {where} the fair share "
+            f"from {bottom} to {top}"
+        )
     if abs(a) < 0.05:
         return f"seat {s} goes from the fair share at {bottom} to {a_side(b)} of {abs(b):.1f} points at {top}"
     if abs(b) < 0.05:
         return f"seat {s}'s {side(a)} of {abs(a):.1f} points at {bottom} disappears at {top}"
-    return (f"seat {s} turns from {a_side(a)} of {abs(a):.1f} points at {bottom} into {a_side(b)} of "
-            f"{abs(b):.1f} points at {top}")
+    return (
+        f"seat {s} turns from {a_side(a)} of {abs(a):.1f} points at {bottom} into {a_side(b)} of "
+        f"{abs(b):.1f} points at {top}"
+    )
 
 
 def describe_test(test: Mapping[str, Any], alpha: float = 0.05) -> str:
@@ -119,8 +123,10 @@ def describe_test(test: Mapping[str, Any], alpha: float = 0.05) -> str:
     stat = f"G = {test['statistic']:.1f} on {test['df']} degree{'s' if test['df'] != 1 else ''} of freedom, {ptext}"
     if p < alpha:
         return f"the seat effect changes with the players' strength (seat x rung likelihood-ratio test: {stat})"
-    return (f"the games show no change of the seat effect with strength (seat x rung likelihood-ratio test: "
-            f"{stat}): the seat shares are consistent with being the same at every rung")
+    return (
+        f"the games show no change of the seat effect with strength (seat x rung likelihood-ratio test: "
+        f"{stat}): the seat shares are consistent with being the same at every rung"
+    )
 
 
 def winner_table(results: pl.LazyFrame | pl.DataFrame, players: int) -> np.ndarray:
@@ -132,8 +138,9 @@ def winner_table(results: pl.LazyFrame | pl.DataFrame, players: int) -> np.ndarr
     return out
 
 
-def lone_agent_rates(results: pl.LazyFrame | pl.DataFrame, agent: str, players: int,
-                     confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def lone_agent_rates(
+    results: pl.LazyFrame | pl.DataFrame, agent: str, players: int, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, Any]:
     """Win rate of ``agent``, which sits once at every table of ``results`` (a match-up cell), over games.
 
     Returns ``{games, wins, rate, ci_low, ci_high, by_seat: [{seat, games, wins, rate, ci_low,
@@ -142,8 +149,11 @@ def lone_agent_rates(results: pl.LazyFrame | pl.DataFrame, agent: str, players: 
     does not sit exactly once at some table.
     """
     lf = _as_lazy(results).filter(pl.col("agent") == agent)
-    df = lf.group_by("game_index").agg(pl.len().alias("k"), pl.col("seat").first(),
-                                       pl.col("win_share").sum().alias("w")).collect()
+    df = (
+        lf.group_by("game_index")
+        .agg(pl.len().alias("k"), pl.col("seat").first(), pl.col("win_share").sum().alias("w"))
+        .collect()
+    )
     if df.height == 0 or (df["k"] != 1).any():
         raise ValueError(f"agent {agent!r} must sit exactly once at every table of the cell")
 
@@ -182,8 +192,14 @@ def game_outcomes(results: pl.LazyFrame | pl.DataFrame, item_of: Mapping[str, in
     ties spread over their orders (:func:`balancer.stats.ratings.outcome_from_places`); the place of
     a seat is its ``rank`` (1 best, tied players share a rank). Raises ValueError for an agent not
     in ``item_of``."""
-    df = (_as_lazy(results).select("game_index", "seat", "agent", "rank").sort("game_index", "seat")
-          .group_by("game_index", maintain_order=True).agg(pl.col("agent"), pl.col("rank")).collect())
+    df = (
+        _as_lazy(results)
+        .select("game_index", "seat", "agent", "rank")
+        .sort("game_index", "seat")
+        .group_by("game_index", maintain_order=True)
+        .agg(pl.col("agent"), pl.col("rank"))
+        .collect()
+    )
     unknown = set(df["agent"].explode().unique().to_list()) - set(item_of)
     if unknown:
         raise ValueError(f"agents {sorted(unknown)} have no rating item")

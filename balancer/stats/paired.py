@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -80,7 +81,9 @@ def _t_quantile(confidence: float, df: float) -> float:
     return float(stats.t.ppf(0.5 + confidence / 2.0, df))
 
 
-def paired_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def paired_test(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, Any]:
     """Paired comparison of two equal-length samples (one value per game, ``a[i]`` and ``b[i]`` from
     the same game).
 
@@ -101,26 +104,48 @@ def paired_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFA
     if n == 0:
         raise ValueError("paired samples are empty")
     d = xb - xa
-    out: dict[str, Any] = {"from": float(xa.mean()), "to": float(xb.mean()), "n": n, "n_a": n, "n_b": n,
-                           "paired": True, "test": PAIRED_TEST, "identical": False}
+    out: dict[str, Any] = {
+        "from": float(xa.mean()),
+        "to": float(xb.mean()),
+        "n": n,
+        "n_a": n,
+        "n_b": n,
+        "paired": True,
+        "test": PAIRED_TEST,
+        "identical": False,
+    }
     if not np.any(d):
-        return out | {"difference": 0.0, "ci_low": 0.0, "ci_high": 0.0, "p_value": 1.0,
-                      "test": IDENTICAL, "identical": True, "significant": False}
+        return out | {
+            "difference": 0.0,
+            "ci_low": 0.0,
+            "ci_high": 0.0,
+            "p_value": 1.0,
+            "test": IDENTICAL,
+            "identical": True,
+            "significant": False,
+        }
     diff = float(d.mean())
     out["difference"] = diff
     if n < 2:
         return out | {"ci_low": None, "ci_high": None, "p_value": None, "significant": False}
     sd = float(d.std(ddof=1))
     if sd == 0.0:  # every game moved by exactly the same non-zero amount
-        return out | {"ci_low": diff, "ci_high": diff, "p_value": 0.0, "significant": True,
-                      "test": f"{PAIRED_TEST} (every game differs by the same amount)"}
+        return out | {
+            "ci_low": diff,
+            "ci_high": diff,
+            "p_value": 0.0,
+            "significant": True,
+            "test": f"{PAIRED_TEST} (every game differs by the same amount)",
+        }
     half = _t_quantile(confidence, n - 1) * sd / math.sqrt(n)
     p = _scipy_p(stats.ttest_rel, xb, xa)
     low, high = diff - half, diff + half
     return out | {"ci_low": low, "ci_high": high, "p_value": p, "significant": bool(low > 0 or high < 0)}
 
 
-def welch_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+def welch_test(
+    a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, Any]:
     """Unpaired comparison of two independent samples (one value per game) by Welch's t-test.
 
     Returns the same keys as :func:`paired_test` with ``test = "Welch t-test"``: ``difference`` is
@@ -134,9 +159,19 @@ def welch_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAU
     xb = np.asarray(b, dtype=np.float64)
     na, nb = int(xa.size), int(xb.size)
     out: dict[str, Any] = {
-        "from": float(xa.mean()) if na else None, "to": float(xb.mean()) if nb else None,
-        "n": min(na, nb), "n_a": na, "n_b": nb, "paired": False, "test": WELCH_TEST, "identical": False,
-        "difference": None, "ci_low": None, "ci_high": None, "p_value": None, "significant": False,
+        "from": float(xa.mean()) if na else None,
+        "to": float(xb.mean()) if nb else None,
+        "n": min(na, nb),
+        "n_a": na,
+        "n_b": nb,
+        "paired": False,
+        "test": WELCH_TEST,
+        "identical": False,
+        "difference": None,
+        "ci_low": None,
+        "ci_high": None,
+        "p_value": None,
+        "significant": False,
     }
     if na == 0 or nb == 0:
         out["test"] = f"not compared: no values in {'A' if na == 0 else 'B'}"
@@ -148,8 +183,7 @@ def welch_test(a: Sequence[float], b: Sequence[float], confidence: float = DEFAU
     va, vb = float(xa.var(ddof=1)), float(xb.var(ddof=1))
     se2 = va / na + vb / nb
     if se2 == 0.0:
-        return out | {"ci_low": diff, "ci_high": diff, "p_value": 1.0 if diff == 0 else 0.0,
-                      "significant": diff != 0}
+        return out | {"ci_low": diff, "ci_high": diff, "p_value": 1.0 if diff == 0 else 0.0, "significant": diff != 0}
     df = se2 * se2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1))
     half = _t_quantile(confidence, df) * math.sqrt(se2)
     p = _scipy_p(stats.ttest_ind, xb, xa, equal_var=False)
@@ -194,13 +228,25 @@ def _pairing(a: pl.DataFrame, b: pl.DataFrame) -> tuple[bool, str, int]:
     joined = a.select(*KEYS, "agent").join(b.select(*KEYS, "agent"), on=list(KEYS), how="full", coalesce=True)
     unmatched = joined.filter(pl.col("agent").is_null() | pl.col("agent_right").is_null()).height
     if unmatched:
-        return False, (f"the tables do not hold the same games and seats ({len(games_a)} games in A, "
-                       f"{len(games_b)} in B, {unmatched} (game, seat) rows without a partner)"), common
+        return (
+            False,
+            (
+                f"the tables do not hold the same games and seats ({len(games_a)} games in A, "
+                f"{len(games_b)} in B, {unmatched} (game, seat) rows without a partner)"
+            ),
+            common,
+        )
     mismatch = joined.filter(pl.col("agent") != pl.col("agent_right"))
     if mismatch.height:
         g = mismatch["game_index"][0]
-        return False, (f"the agents by seat differ in {mismatch['game_index'].n_unique()} games "
-                       f"(first: game {g}), so games cannot be paired"), common
+        return (
+            False,
+            (
+                f"the agents by seat differ in {mismatch['game_index'].n_unique()} games "
+                f"(first: game {g}), so games cannot be paired"
+            ),
+            common,
+        )
     return True, f"paired by (game_index, seat): the same {common} games and seats in both", common
 
 
@@ -221,9 +267,11 @@ def _values(frame: pl.DataFrame, key: str) -> np.ndarray:
 
 def _compare(ga: pl.DataFrame, gb: pl.DataFrame, key: str, paired: bool, confidence: float) -> dict[str, Any]:
     if paired and key in ga.columns and key in gb.columns:
-        both = ga.select("game_index", pl.col(key).alias("a")).join(
-            gb.select("game_index", pl.col(key).alias("b")), on="game_index", how="inner"
-        ).drop_nulls()
+        both = (
+            ga.select("game_index", pl.col(key).alias("a"))
+            .join(gb.select("game_index", pl.col(key).alias("b")), on="game_index", how="inner")
+            .drop_nulls()
+        )
         if both.height:
             return paired_test(both["a"].to_numpy(), both["b"].to_numpy(), confidence)
     return welch_test(_values(ga, key), _values(gb, key), confidence)
@@ -287,10 +335,12 @@ def paired_differences(
     paired, reason, common = _pairing(da, db)
 
     seats = sorted(set(da["seat"].unique().to_list()) | set(db["seat"].unique().to_list()))
-    agents = list(dict.fromkeys(
-        da.sort(KEYS)["agent"].unique(maintain_order=True).to_list()
-        + db.sort(KEYS)["agent"].unique(maintain_order=True).to_list()
-    ))
+    agents = list(
+        dict.fromkeys(
+            da.sort(KEYS)["agent"].unique(maintain_order=True).to_list()
+            + db.sort(KEYS)["agent"].unique(maintain_order=True).to_list()
+        )
+    )
     comps_a, comps_b = _prefixed(da.columns, SCORE_PREFIX), _prefixed(db.columns, SCORE_PREFIX)
     mets_a, mets_b = _prefixed(da.columns, METRIC_PREFIX), _prefixed(db.columns, METRIC_PREFIX)
     comps = comps_a + [c for c in comps_b if c not in comps_a]
@@ -310,8 +360,8 @@ def paired_differences(
     score_rows = []
     if "score" in extra:
         score_rows.append(row("total", "score", "col:score"))
-    score_rows += [row(c[len(SCORE_PREFIX):], "score", f"col:{c}") for c in comps]
-    metric_rows = [row(c[len(METRIC_PREFIX):], "metric", f"col:{c}") for c in mets]
+    score_rows += [row(c[len(SCORE_PREFIX) :], "score", f"col:{c}") for c in comps]
+    metric_rows = [row(c[len(METRIC_PREFIX) :], "metric", f"col:{c}") for c in mets]
     if "turns" in extra:
         metric_rows.append(row("turns", "metric", "col:turns"))
 
@@ -319,7 +369,9 @@ def paired_differences(
     if paired:
         j = da.select(*KEYS, "win_share", *(["turns"] if "turns" in da.columns else [])).join(
             db.select(*KEYS, "win_share", *(["turns"] if "turns" in db.columns else [])),
-            on=list(KEYS), how="inner", suffix="_b",
+            on=list(KEYS),
+            how="inner",
+            suffix="_b",
         )
         changed = j.filter((pl.col("win_share") > 0) != (pl.col("win_share_b") > 0))
         outcome_changed = int(changed["game_index"].n_unique())

@@ -171,8 +171,10 @@ def _require_connected(beats: np.ndarray) -> None:
                     seen.add(int(j))
                     stack.append(int(j))
         if len(seen) < n:
-            raise ValueError("the games do not connect every pair of items both ways (some item never won or "
-                             "never lost against the others); add the pseudo-games (shrink) or more match-ups")
+            raise ValueError(
+                "the games do not connect every pair of items both ways (some item never won or "
+                "never lost against the others); add the pseudo-games (shrink) or more match-ups"
+            )
 
 
 def _flat_orders(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -182,8 +184,11 @@ def _flat_orders(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray, n
     lengths = {len(order) for order, _, _ in rows}
     if len(lengths) != 1:
         raise ValueError(f"Plackett-Luce here takes games of one player count, got orders of lengths {sorted(lengths)}")
-    return (np.array([r[0] for r in rows], dtype=np.int64), np.array([r[1] for r in rows], dtype=np.int64),
-            np.array([r[2] for r in rows], dtype=float))
+    return (
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.array([r[1] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=float),
+    )
 
 
 def _lsr_chain(n_items: int, orders: np.ndarray, weight: np.ndarray, strengths: np.ndarray) -> np.ndarray:
@@ -192,7 +197,7 @@ def _lsr_chain(n_items: int, orders: np.ndarray, weight: np.ndarray, strengths: 
     strengths)`` to the one who took it. ``orders``: (orders, places) item indices."""
     chain = np.zeros((n_items, n_items))
     places = orders.shape[1]
-    remaining = strengths[orders][:, ::-1].cumsum(axis=1)[:, ::-1]   # [r, k]: strength still unplaced at place k
+    remaining = strengths[orders][:, ::-1].cumsum(axis=1)[:, ::-1]  # [r, k]: strength still unplaced at place k
     for k in range(places - 1):
         rate = weight / remaining[:, k]
         for loser in range(k + 1, places):
@@ -201,8 +206,14 @@ def _lsr_chain(n_items: int, orders: np.ndarray, weight: np.ndarray, strengths: 
     return chain
 
 
-def plackett_luce(n_items: int, outcomes: Sequence[Outcome], counts: np.ndarray, tol: float = 1e-10,
-                  max_iter: int = 10_000, start: np.ndarray | None = None) -> np.ndarray:
+def plackett_luce(
+    n_items: int,
+    outcomes: Sequence[Outcome],
+    counts: np.ndarray,
+    tol: float = 1e-10,
+    max_iter: int = 10_000,
+    start: np.ndarray | None = None,
+) -> np.ndarray:
     """Plackett-Luce log-strengths (maximum likelihood, I-LSR) from distinct outcomes and their
     counts; anchored so that item 0 has rating 0. Items may repeat within an order. ``start``: the
     log-strengths to start the iteration from (a bootstrap starts from the point estimate).
@@ -216,7 +227,7 @@ def plackett_luce(n_items: int, outcomes: Sequence[Outcome], counts: np.ndarray,
         if count > 0:
             for order, _ in outcome:
                 for k, winner in enumerate(order[:-1]):
-                    for loser in order[k + 1:]:
+                    for loser in order[k + 1 :]:
                         if winner != loser:
                             beats[winner, loser] = True
     _require_connected(beats)
@@ -258,13 +269,26 @@ class Ratings:
     def rows(self) -> list[dict]:
         """One dict per item: item, theta, ci_low, ci_high, elo (400 theta / ln 10) and its interval."""
         k = 400.0 / np.log(10.0)
-        return [{"item": name, "theta": float(t), "ci_low": float(lo), "ci_high": float(hi), "elo": float(k * t),
-                 "elo_low": float(k * lo), "elo_high": float(k * hi)}
-                for name, t, lo, hi in zip(self.items, self.theta, self.low, self.high)]
+        return [
+            {
+                "item": name,
+                "theta": float(t),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "elo": float(k * t),
+                "elo_low": float(k * lo),
+                "elo_high": float(k * hi),
+            }
+            for name, t, lo, hi in zip(self.items, self.theta, self.low, self.high)
+        ]
 
 
-def rate(data: RatingData, replicates: int = 1000, seed: int | np.random.SeedSequence = 0,
-         confidence: float = DEFAULT_CONFIDENCE) -> Ratings:
+def rate(
+    data: RatingData,
+    replicates: int = 1000,
+    seed: int | np.random.SeedSequence = 0,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Ratings:
     """Fit ``data`` and bootstrap it over games (``replicates`` redraws, generator seeded by ``seed``):
     the point estimate, and percentile intervals at ``confidence``. ``replicates`` 0 gives intervals
     equal to the estimate. Raises what :func:`fit` raises."""
@@ -279,5 +303,13 @@ def rate(data: RatingData, replicates: int = 1000, seed: int | np.random.SeedSeq
         draws = np.array([fit(data, data.counts(rng), start=theta) for _ in range(replicates)])
         tail = (1.0 - confidence) / 2.0
         low, high = np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)
-    return Ratings(list(data.items), theta, np.asarray(low), np.asarray(high),
-                   "Bradley-Terry" if two else "Plackett-Luce", replicates, data.games, confidence)
+    return Ratings(
+        list(data.items),
+        theta,
+        np.asarray(low),
+        np.asarray(high),
+        "Bradley-Terry" if two else "Plackett-Luce",
+        replicates,
+        data.games,
+        confidence,
+    )

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 from scipy import stats
@@ -99,14 +100,15 @@ def design(games: Sequence[int], alpha_side: float, beta: float, var: float = 1.
     efficacy = efficacy_boundaries(t, alpha_side)
     futility = stats.norm.isf(np.maximum(_increments(pocock_spending(t, beta / 2)), 1e-300))
     futility[-1] = math.inf
-    return Design(games, tuple(map(float, t)), tuple(map(float, efficacy)), tuple(map(float, futility)),
-                  alpha_side, beta)
+    return Design(
+        games, tuple(map(float, t)), tuple(map(float, efficacy)), tuple(map(float, futility)), alpha_side, beta
+    )
 
 
 GRID = 401  # points of the numerical integration over z (Simpson's rule on [-c, c])
 
 
-def efficacy_boundaries(t: Sequence[float], alpha_side: float) -> np.ndarray:
+def efficacy_boundaries(t: Sequence[float] | np.ndarray, alpha_side: float) -> np.ndarray:
     """Symmetric boundaries ``c_k`` at information fractions ``t`` (increasing, last 1) such that an
     unchanged number first crosses ``|Z_k| >= c_k`` at look ``k`` with probability exactly
     ``2 (a(t_k) - a(t_{k-1}))``, where ``a`` is O'Brien-Fleming-type spending of ``alpha_side`` per
@@ -123,12 +125,13 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
     from scipy.integrate import simpson
     from scipy.optimize import brentq
 
-    t = np.asarray(t, dtype=float)
-    spend = _increments(obf_spending(t, 2 * alpha_side) / 2)  # per side
-    bounds = np.full(len(t), np.inf)
-    z = h = None  # grid and sub-density of Z_{k-1} over the paths still running
+    fractions = np.asarray(t, dtype=float)
+    spend = _increments(obf_spending(fractions, 2 * alpha_side) / 2)  # per side
+    bounds = np.full(len(fractions), np.inf)
+    z: np.ndarray | None = None  # grid of Z_{k-1} over the paths still running
+    h = np.empty(0)  # the sub-density of Z_{k-1} on that grid
     prev_t = 0.0
-    for k, (tk, a) in enumerate(zip(t, spend)):
+    for k, (tk, a) in enumerate(zip(fractions, spend)):
         dt = tk - prev_t
         if dt <= 1e-12 or a <= 0:
             continue
@@ -138,16 +141,17 @@ def _efficacy_boundaries(t: tuple[float, ...], alpha_side: float) -> tuple[float
             h = stats.norm.pdf(z)
         else:
             r_prev, r, sd = math.sqrt(prev_t), math.sqrt(tk), math.sqrt(dt)
+            z_prev, h_prev = z, h
 
             def crossing(c: float) -> float:  # P(still running, Z_k >= c)
-                return float(simpson(h * stats.norm.sf((c * r - z * r_prev) / sd), x=z))
+                return float(simpson(h_prev * stats.norm.sf((c * r - z_prev * r_prev) / sd), x=z_prev))  # noqa: B023 (called within this iteration)
 
             if crossing(40.0) >= a:
                 c = 40.0
             elif crossing(0.0) <= a:
                 c = 0.0
             else:
-                c = brentq(lambda c: crossing(c) - a, 0.0, 40.0, xtol=1e-10)
+                c = brentq(lambda c: crossing(c) - a, 0.0, 40.0, xtol=1e-10)  # noqa: B023 (called within this iteration)
             grid = np.linspace(-c, c, GRID)
             kernel = stats.norm.pdf((grid[:, None] * r - z[None, :] * r_prev) / sd) * (r / sd)
             h = simpson(kernel * h[None, :], x=z, axis=1)

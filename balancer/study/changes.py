@@ -21,8 +21,10 @@ def _verdict(ours: dict[str, Any], published: float | None) -> tuple[str, str]:
     if published is None:
         return ("no published value", "unclear")
     if published == 0:
-        return ("published: no change" + ("; ours changed" if ours["significant"] else "; ours too"),
-                "disagree" if ours["significant"] else "agree")
+        return (
+            "published: no change" + ("; ours changed" if ours["significant"] else "; ours too"),
+            "disagree" if ours["significant"] else "agree",
+        )
     if not ours["significant"]:
         return ("not significant", "unclear")
     same = (ours["difference"] > 0) == (published > 0)
@@ -38,15 +40,18 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
     paired_cache: dict[tuple[str, str, str], dict[str, Any]] = {}
     out: dict[int, list[dict[str, Any]]] = {}
     for i, fig in enumerate(result.study.figures):
-        rows = []
-        if fig.show.startswith("matchups:"):      # a matrix, not a list of categories: no changes table
+        rows: list[dict[str, Any]] = []
+        if fig.show.startswith("matchups:"):  # a matrix, not a list of categories: no changes table
             out[i] = rows
             continue
         for a, b in zip(labels, labels[1:]):
             key = (fig.run, a, b)
             if key not in paired_cache:
-                paired_cache[key] = paired_differences(scan_results(result.cells[(fig.run, a)].out_dir),
-                                                       scan_results(result.cells[(fig.run, b)].out_dir), confidence)
+                paired_cache[key] = paired_differences(
+                    scan_results(result.cells[(fig.run, a)].out_dir),
+                    scan_results(result.cells[(fig.run, b)].out_dir),
+                    confidence,
+                )
             diffs = paired_cache[key]
             pub = fig.published or {}
             if fig.show == "seat_win_rate":
@@ -60,15 +65,33 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
                 pa, pb = pub.get(a), pub.get(b)
                 if fig.show == "seat_win_rate" and isinstance(pa, list) and isinstance(pb, list):
                     published = (pb[key_pub] - pa[key_pub]) / 100
-                elif fig.show == "agent_win_rate" and isinstance(pa, dict) and isinstance(pb, dict) and key_pub in pa and key_pub in pb:
+                elif (
+                    fig.show == "agent_win_rate"
+                    and isinstance(pa, dict)
+                    and isinstance(pb, dict)
+                    and key_pub in pa
+                    and key_pub in pb
+                ):
                     published = (pb[key_pub] - pa[key_pub]) / 100
                 elif isinstance(pa, (int, float)) and isinstance(pb, (int, float)):
                     published = float(pb) - float(pa)
                 else:
                     published = None
                 verdict, css = _verdict(r, published)
-                rows.append({"category": category, "from_variant": a, "to_variant": b, "published": published,
-                             "diff": r["difference"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
-                             "p_value": r["p_value"], "test": r["test"], "verdict": verdict, "css": css})
+                rows.append(
+                    {
+                        "category": category,
+                        "from_variant": a,
+                        "to_variant": b,
+                        "published": published,
+                        "diff": r["difference"],
+                        "ci_low": r["ci_low"],
+                        "ci_high": r["ci_high"],
+                        "p_value": r["p_value"],
+                        "test": r["test"],
+                        "verdict": verdict,
+                        "css": css,
+                    }
+                )
         out[i] = rows
     return out

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from balancer.config import ConfigError, read_yaml_mapping
 from balancer.core.seeding import MAX_GAMES
+from balancer.data import builtin_config, locate_config
 from balancer.ladder.model import Ladder, expand_study_data
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
@@ -41,7 +42,7 @@ class Bound(_Strict):
     at_least: float | None = None
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Bound":
+    def _one_kind(self) -> Bound:
         given = [k for k in ("between", "at_most", "at_least") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of between: [low, high], at_most: x, at_least: x")
@@ -75,20 +76,23 @@ class Run(_Strict):
     players: int = Field(ge=1, le=8, description="players at the table")
     agents: list[str] = Field(min_length=1, description="one agent for every seat, or one per seat (seats rotate)")
     games: int = Field(ge=1, le=MAX_GAMES, description="games per variant")
-    expect: dict[str, Bound] = Field(default_factory=dict,
-                                     description="designer targets checked by 'balancer check', under every variant")
+    expect: dict[str, Bound] = Field(
+        default_factory=dict, description="designer targets checked by 'balancer check', under every variant"
+    )
 
     @field_validator("expect")
     @classmethod
     def _expect_keys(cls, expect: dict[str, Bound]) -> dict[str, Bound]:
         for key in expect:
             if not re.fullmatch(EXPECT_KEY, key):
-                raise ValueError(f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
-                                 "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player")
+                raise ValueError(
+                    f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
+                    "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player"
+                )
         return expect
 
     @model_validator(mode="after")
-    def _agents_fit(self) -> "Run":
+    def _agents_fit(self) -> Run:
         if len(self.agents) not in (1, self.players):
             raise ValueError(f"agents: give 1 agent or {self.players} (one per seat), got {len(self.agents)}")
         return self
@@ -128,8 +132,9 @@ class Tolerance(_Strict):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
     win_rate: float = Field(0.02, gt=0, lt=1, description="absolute change of a win rate (0.02 = 2 points)")
-    metric_sd: float = Field(0.1, gt=0, description="change of a metric mean, in standard deviations of its "
-                                                      "per-game value in the baseline")
+    metric_sd: float = Field(
+        0.1, gt=0, description="change of a metric mean, in standard deviations of its per-game value in the baseline"
+    )
 
 
 class CheckSettings(_Strict):
@@ -139,7 +144,9 @@ class CheckSettings(_Strict):
     tolerance: Tolerance = Field(default_factory=Tolerance)
     false_alarm: float = Field(0.01, gt=0, lt=0.5, description="chance that an unchanged study fails (all numbers)")
     miss_rate: float = Field(0.1, gt=0, lt=0.5, description="chance of passing a change as large as the tolerance")
-    max_games: int | None = Field(None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]")
+    max_games: int | None = Field(
+        None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]"
+    )
     looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
     metrics: list[str] | None = Field(None, description="metrics to track (<name>_per_player); default all")
 
@@ -147,8 +154,9 @@ class CheckSettings(_Strict):
 class Study(_Strict):
     """A whole study file (see ``configs/citywright/appendix.yaml``)."""
 
-    study: str = Field(pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH,
-                       description="name; results go to results/<study>/")
+    study: str = Field(
+        pattern=NAME_PATTERN, max_length=MAX_NAME_LENGTH, description="name; results go to results/<study>/"
+    )
     title: str = Field(min_length=1)
     game: str
     seed: int = Field(ge=0, le=2**63 - 1)
@@ -156,8 +164,9 @@ class Study(_Strict):
     runs: dict[str, Run] = Field(min_length=1)
     figures: list[Figure] = Field(default_factory=list)
     check: CheckSettings = Field(default_factory=CheckSettings, description="settings of 'balancer check'")
-    ladder: Ladder | None = Field(None, description="a skill ladder: rungs, players and games, expanded into runs "
-                                                    "(see balancer/ladder/model.py)")
+    ladder: Ladder | None = Field(
+        None, description="a skill ladder: rungs, players and games, expanded into runs (see balancer/ladder/model.py)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -165,33 +174,41 @@ class Study(_Strict):
         return expand_study_data(data)
 
     @model_validator(mode="after")
-    def _references(self) -> "Study":
+    def _references(self) -> Study:
         for i, fig in enumerate(self.figures):
             if fig.run not in self.runs:
                 raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")
             if fig.show.startswith("matchups:"):
                 if self.runs[fig.run].players != 2:
-                    raise ValueError(f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
-                                     f"{self.runs[fig.run].players}")
+                    raise ValueError(
+                        f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
+                        f"{self.runs[fig.run].players}"
+                    )
                 if fig.published:
                     raise ValueError(f"figures.{i}.published: a match-up matrix takes no published values")
             for label, value in (fig.published or {}).items():
                 if label not in self.variants:
-                    raise ValueError(f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}")
+                    raise ValueError(
+                        f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}"
+                    )
                 run = self.runs[fig.run]
                 if fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
                     raise ValueError(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
                 if fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
-                    raise ValueError(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
+                    raise ValueError(
+                        f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}"
+                    )
                 if fig.show.startswith("metric:") and not isinstance(value, (int, float)):
                     raise ValueError(f"figures.{i}.published.{label}: give one number")
         for where, names in (("variants", self.variants), ("runs", self.runs)):
             for name in names:
                 shown = name if len(name) <= 40 else name[:37] + "..."
                 if not re.fullmatch(NAME_PATTERN, name):
-                    raise ValueError(f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
-                                     "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
-                                     "(each is a folder name)")
+                    raise ValueError(
+                        f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
+                        "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
+                        "(each is a folder name)"
+                    )
                 if len(name) > MAX_NAME_LENGTH:
                     raise ValueError(f"{where}.{shown}: {len(name)} characters, at most {MAX_NAME_LENGTH}")
         return self
@@ -226,19 +243,22 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     Raises StudyError naming the file and key for a missing file, bad YAML, unknown keys, wrong
     types or a variant config that does not exist (the configs themselves are checked when loaded).
     """
-    path = Path(path)
+    path = locate_config(path)  # a shipped study by name: citywright/appendix
     if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
     try:
-        data = read_yaml_mapping(path)   # size limit, safe loading, duplicate keys refused with line:column
+        data = read_yaml_mapping(path)  # size limit, safe loading, duplicate keys refused with line:column
     except ConfigError as exc:
         if "expected a mapping" in str(exc) or "empty file" in str(exc):
-            raise StudyError(f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, "
-                             "runs, figures, check)") from None
+            raise StudyError(
+                f"{path}: a study file is a mapping of keys (study, title, game, seed, variants, runs, figures, check)"
+            ) from None
         raise StudyError(str(exc)) from None
     if "study" not in data and ("extends" in data or "variant" in data or "runs" not in data):
-        raise StudyError(f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
-                         f"figures:); play a variant with 'balancer run {path}'")
+        raise StudyError(
+            f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
+            f"figures:); play a variant with 'balancer run {path}'"
+        )
     try:
         study = Study.model_validate(data)
     except ValidationError as exc:
@@ -256,6 +276,8 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
     configs = {}
     for label, rel in study.variants.items():
         cfg_path = (path.parent / rel).resolve()
+        if not _is_file(cfg_path) and (shipped := builtin_config(rel)) is not None:
+            cfg_path = shipped  # a shipped variant by name: citywright/v1.1
         if not _is_file(cfg_path):
             raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
         configs[label] = cfg_path

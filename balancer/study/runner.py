@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
@@ -76,10 +77,13 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
     for label, path in configs.items():
         cfg = load_config(path)
         if cfg.game != study.game:
-            raise ValueError(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}")
+            raise ValueError(
+                f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}"
+            )
         loaded[label] = cfg
-    if study.ladder is not None:   # a rung or player count the game refuses, named as the ladder: section says it
+    if study.ladder is not None:  # a rung or player count the game refuses, named as the ladder: section says it
         from balancer.ladder.model import check_rungs
+
         check_rungs(study.ladder, game, loaded, str(study_path))
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
@@ -122,13 +126,21 @@ def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> Non
         columns = tables[fig.run].column_names
         if prefix + name not in columns:
             known = [c.removeprefix(prefix) for c in columns if c.startswith(prefix)]
-            raise StudyError(f"{study_path}: figures.{i}.show: {study.game} has no {what} {name!r} in run "
-                             f"{fig.run!r}; its {what}s are {', '.join(known) or 'none'}")
+            raise StudyError(
+                f"{study_path}: figures.{i}.show: {study.game} has no {what} {name!r} in run "
+                f"{fig.run!r}; its {what}s are {', '.join(known) or 'none'}"
+            )
 
 
-def run_study(study_path: Path | str, results_root: Path | str = "results", jobs: int = -1, force: bool = False,
-              progress: bool = True, log: Callable[[str], None] | None = None,
-              scheduler: str | None = None) -> StudyResult:
+def run_study(
+    study_path: Path | str,
+    results_root: Path | str = "results",
+    jobs: int = -1,
+    force: bool = False,
+    progress: bool = True,
+    log: Callable[[str], None] | None = None,
+    scheduler: str | None = None,
+) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
     same deals) and return them with their summaries. A cell whose results already exist for the
     same config content, seed, games and agents is reused unless ``force``. ``scheduler``: play on
@@ -149,9 +161,14 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
             out = cell_dir(Path(results_root), study, run_name, label)
-            expected = {"config_sha256": config_sha256(configs[label]), "engine_sha256": engine_sha256(game),
-                        "seed": study.seed, "games": run.games,
-                        "agents": run.table, "n_players": run.players}
+            expected = {
+                "config_sha256": config_sha256(configs[label]),
+                "engine_sha256": engine_sha256(game),
+                "seed": study.seed,
+                "games": run.games,
+                "agents": run.table,
+                "n_players": run.players,
+            }
             cell = Cell(run_name, label, configs[label], out)
             if not force and _finished(out, expected):
                 cell.reused = True
@@ -161,8 +178,21 @@ def run_study(study_path: Path | str, results_root: Path | str = "results", jobs
                 if log:
                     log(f"{run_name} / {label}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}")
                 command = f"balancer study {study_path} (cell {run_name} / {label})"
-                run_to_dir(game, cfg, configs[label], run.table, run.games, study.seed, jobs, out, force=True,
-                           command=command, progress=progress, scheduler=scheduler, resume=None)
+                run_to_dir(
+                    game,
+                    cfg,
+                    configs[label],
+                    run.table,
+                    run.games,
+                    study.seed,
+                    jobs,
+                    out,
+                    force=True,
+                    command=command,
+                    progress=progress,
+                    scheduler=scheduler,
+                    resume=None,
+                )
             cell.meta = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
             cell.summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
             cells[(run_name, label)] = cell

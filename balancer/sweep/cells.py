@@ -9,8 +9,9 @@ an interrupted one of the same request, and played otherwise.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -26,13 +27,34 @@ from .targets import game_numbers
 
 def cell_request(spec: GameSpec, config_path: Path, agents: Sequence[str], games: int, seed: int) -> dict[str, Any]:
     """What a finished cell must have been played with to be reused (run.json keys and values)."""
-    return {"config_sha256": config_sha256(config_path), "engine_sha256": engine_sha256(spec), "seed": seed,
-            "games": games, "agents": list(agents), "n_players": len(agents)}
+    return {
+        "config_sha256": config_sha256(config_path),
+        "engine_sha256": engine_sha256(spec),
+        "seed": seed,
+        "games": games,
+        "agents": list(agents),
+        "n_players": len(agents),
+    }
 
 
-def play_cell(spec: GameSpec, cfg: Any, config_path: Path, run: str, label: str, agents: Sequence[str], games: int,
-              seed: int, out_dir: Path, *, jobs: int = -1, scheduler: str | None = None, progress: bool = False,
-              command: str = "", log: Callable[[str], None] | None = None, what: str = "") -> Cell:
+def play_cell(
+    spec: GameSpec,
+    cfg: Any,
+    config_path: Path,
+    run: str,
+    label: str,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    out_dir: Path,
+    *,
+    jobs: int = -1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    command: str = "",
+    log: Callable[[str], None] | None = None,
+    what: str = "",
+) -> Cell:
     """The cell ``out_dir`` of ``games`` games of ``agents`` under the variant ``config_path`` with
     ``seed``: reused if finished for the same request, else played (an interrupted cell of the same
     request is continued). ``cell.reused`` says which; ``cell.meta``/``cell.summary`` are its run.json
@@ -44,8 +66,21 @@ def play_cell(spec: GameSpec, cfg: Any, config_path: Path, run: str, label: str,
     else:
         if log:
             log(f"{what or label}: {games:,} games")
-        run_to_dir(spec, cfg, config_path, list(agents), games, seed, jobs, out_dir, force=True, command=command,
-                   progress=progress, scheduler=scheduler, resume=None)
+        run_to_dir(
+            spec,
+            cfg,
+            config_path,
+            list(agents),
+            games,
+            seed,
+            jobs,
+            out_dir,
+            force=True,
+            command=command,
+            progress=progress,
+            scheduler=scheduler,
+            resume=None,
+        )
     cell.meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
     cell.summary = json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
     return cell

@@ -25,15 +25,17 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from balancer.config import ConfigError, ResolvedYaml, _UniqueKeyLoader, load_config, resolve_yaml
 from balancer.core.registry import GameSpec, get_spec
+from balancer.data import builtin_config, locate_config
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run
@@ -83,9 +85,9 @@ class Sweep(_Strict):
     base: str = Field(min_length=1, description="the variant every point starts from, relative to this file")
     seed: int = Field(ge=0, le=2**63 - 1)
     runs: dict[str, SweepRun] = Field(min_length=1)
-    paths: dict[str, list[Any] | Range] = Field(min_length=1, max_length=2,
-                                                description="one or two YAML paths: a list of values or "
-                                                            "{from, to, step}")
+    paths: dict[str, list[Any] | Range] = Field(
+        min_length=1, max_length=2, description="one or two YAML paths: a list of values or {from, to, step}"
+    )
     target: dict[str, Any] = Field(default_factory=dict, description="number -> target (equal, between, ...)")
 
     @field_validator("runs")
@@ -103,7 +105,9 @@ class Sweep(_Strict):
 
 def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     """The top-level mapping of a sweep or tune file. Raises SweepError for a missing file, bad YAML
-    (with its line), a document that is not a mapping, or a rule variant given instead."""
+    (with its line), a document that is not a mapping, or a rule variant given instead. A shipped file
+    may be named ``<game>/<name>`` (:func:`balancer.data.locate_config`)."""
+    path = locate_config(path)
     if not path.is_file():
         raise SweepError(f"{path}: no such {kind} file")
     try:
@@ -123,8 +127,10 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     return data
 
 
-_SHAPES = {"paths": "give a list of values, or {from: a, to: b, step: s}",
-           "space": "give {int: [low, high]}, {float: [low, high]} or {choices: [a, b, ...]}"}
+_SHAPES = {
+    "paths": "give a list of values, or {from: a, to: b, step: s}",
+    "space": "give {int: [low, high]}, {float: [low, high]} or {choices: [a, b, ...]}",
+}
 
 
 def validation_lines(path: Path, exc: ValidationError) -> list[str]:
@@ -139,8 +145,11 @@ def validation_lines(path: Path, exc: ValidationError) -> list[str]:
             msg = f"unknown key {err['loc'][-1]!r}"
         elif err["type"] == "missing":
             msg = "required key missing"
-        elif top in _SHAPES and len(err["loc"]) >= 2 and err["type"] in ("list_type", "model_type", "dict_type",
-                                                                         "model_attributes_type"):
+        elif (
+            top in _SHAPES
+            and len(err["loc"]) >= 2
+            and err["type"] in ("list_type", "model_type", "dict_type", "model_attributes_type")
+        ):
             msg = _SHAPES[top]
         elif top == "paths" and err["type"] == "too_long":
             msg = "give one or two YAML paths (a heatmap is the most a sweep draws)"
@@ -167,7 +176,9 @@ class Base:
 def load_base(file: Path, rel: str) -> Base:
     """The base variant named ``base: rel`` in ``file``. Raises SweepError naming ``file: base`` for a
     missing file, or with the config's own lines for a variant that is not valid."""
-    path = (file.parent / rel)
+    path = file.parent / rel
+    if not path.is_file() and (shipped := builtin_config(rel)) is not None:
+        path = shipped  # a shipped variant by name: citywright/v1.1
     if not path.is_file():
         raise SweepError(f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})")
     try:
@@ -178,7 +189,7 @@ def load_base(file: Path, rel: str) -> Base:
     return Base(path, resolved, cfg, get_spec(cfg.game))
 
 
-def check_runs(file: Path, base: Base, runs: dict[str, Run], jobs: int) -> list[str]:
+def check_runs(file: Path, base: Base, runs: Mapping[str, Run], jobs: int) -> list[str]:
     """Problems (lines naming ``file: runs.<name>``) of runs the base cannot play."""
     problems = []
     for name, run in runs.items():
@@ -216,7 +227,7 @@ def check_value(file: Path, where: str, base: Base, changes: dict[str, Any]) -> 
     return None
 
 
-def probe_shapes(base: Base, runs: dict[str, Run], seed: int, needed: bool) -> dict[str, RunShape]:
+def probe_shapes(base: Base, runs: Mapping[str, Run], seed: int, needed: bool) -> dict[str, RunShape]:
     """Run name -> what the run reports (:class:`RunShape`). When ``needed`` (a target names a metric
     or a label), one game of each run is played under the base, in this process, to learn its metric
     and label columns; else they are left empty. A run whose probe game raises reports nothing."""
@@ -267,12 +278,13 @@ class SweepPlan:
     shapes: dict[str, RunShape] = field(default_factory=dict)
 
 
-def load_sweep(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
-               probe: bool = True) -> SweepPlan:
+def load_sweep(
+    path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None, probe: bool = True
+) -> SweepPlan:
     """Read and check a sweep file; play nothing but (when a target names a metric or label) one game
     per run to learn what the game reports (``probe=False``: no game, and such targets are left
     unchecked and out of the plan). Raises SweepError with every problem, one line each."""
-    path = Path(path)
+    path = locate_config(path)
     data = read_mapping(path, "sweep", "sweep, title, base, seed, runs, paths, target", "sweep")
     try:
         sweep = Sweep.model_validate(data)

@@ -40,8 +40,10 @@ class PathError(ValueError):
 def parse_path(text: str) -> KeyPath:
     """``'seat_bonus.4[3]'`` -> ``('seat_bonus', '4', 3)``. Raises PathError for a malformed path."""
     if not isinstance(text, str) or not PATH_PATTERN.match(text):
-        raise PathError(f"{text!r} is not a YAML path (keys joined by '.', list indices in brackets: "
-                        "seat_bonus.4[3], board.row_length)")
+        raise PathError(
+            f"{text!r} is not a YAML path (keys joined by '.', list indices in brackets: "
+            "seat_bonus.4[3], board.row_length)"
+        )
     parts: list[Any] = []
     for piece in re.findall(r"\[\d+\]|[^.\[\]]+", text):
         parts.append(int(piece[1:-1]) if piece.startswith("[") else piece)
@@ -78,8 +80,10 @@ def get_path(data: Any, path: KeyPath) -> Any:
             if not isinstance(current, list):
                 raise PathError(f"{where} is {_describe(current)}, not a list: [{part}] does not exist")
             if part >= len(current):
-                raise PathError(f"{where} has {len(current)} value{'s' if len(current) != 1 else ''}: "
-                                f"[{part}] does not exist (indices start at 0)")
+                raise PathError(
+                    f"{where} has {len(current)} value{'s' if len(current) != 1 else ''}: "
+                    f"[{part}] does not exist (indices start at 0)"
+                )
             current = current[part]
         else:
             if not isinstance(current, dict):
@@ -120,7 +124,7 @@ def _key_prefix(path: KeyPath) -> KeyPath:
 def _nest(keys: KeyPath, value: Any) -> dict:
     for key in reversed(keys):
         value = {key: value}
-    return value  # type: ignore[return-value]
+    return value
 
 
 def overlay(base: dict, changes: dict[str, Any]) -> dict:
@@ -166,8 +170,7 @@ def validate_point(resolved: ResolvedYaml, model: type[BaseModel], changes: dict
         return model.model_validate(data, strict=True)
     except ValidationError as exc:
         point = ResolvedYaml(path=resolved.path, data=data, origins={}, chain=[resolved.path])
-        lines = [line.split(": ", 1)[1] if ": " in line else line
-                 for line in validation_error_lines(point, model, exc)]
+        lines = [line.split(": ", 1)[1] if ": " in line else line for line in validation_error_lines(point, model, exc)]
         raise ValueError("; ".join(lines)) from None
 
 
@@ -212,8 +215,14 @@ def relative_extends(variant_file: Path, base: Path) -> str:
         return str(Path(base).resolve())
 
 
-def variant_yaml(variant_file: Path, base_file: Path, base_data: dict, changes: dict[str, Any],
-                 variant: str | None, comment: list[str] | None = None) -> str:
+def variant_yaml(
+    variant_file: Path,
+    base_file: Path,
+    base_data: dict,
+    changes: dict[str, Any],
+    variant: str | None,
+    comment: list[str] | None = None,
+) -> str:
     """The text of a variant file that ``extends:`` ``base_file`` and sets only what ``changes``
     changes (:func:`overlay`), named ``variant`` (None: no ``variant:`` key, so the file is named
     after itself), preceded by ``comment`` lines (each written as ``# line``)."""

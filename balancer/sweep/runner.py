@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,9 +50,17 @@ class SweepResult:
         for term in self.plan.terms:
             for p in self.plan.points:
                 est = self.estimates[(term.run, p.label)]
-                out.append({"term": term.title, "run": term.run, "point": p.label, "values": p.values,
-                            "verdict": term.verdict(est), "rows": term.verdicts(est),
-                            "distance": term.distance({k: v["mean"] for k, v in est.items()})})
+                out.append(
+                    {
+                        "term": term.title,
+                        "run": term.run,
+                        "point": p.label,
+                        "values": p.values,
+                        "verdict": term.verdict(est),
+                        "rows": term.verdicts(est),
+                        "distance": term.distance({k: v["mean"] for k, v in est.items()}),
+                    }
+                )
         return out
 
 
@@ -79,8 +88,15 @@ def write_point(plan_path: Path, base_path: Path, base_data: dict, file: Path, p
     write_text_if_changed(file, variant_yaml(file, base_path, base_data, point.values, point.variant, comment))
 
 
-def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int = -1, scheduler: str | None = None,
-              progress: bool = False, log: Callable[[str], None] | None = None, command: str = "") -> SweepResult:
+def run_sweep(
+    plan: SweepPlan,
+    results_root: Path | str = "results",
+    jobs: int = -1,
+    scheduler: str | None = None,
+    progress: bool = False,
+    log: Callable[[str], None] | None = None,
+    command: str = "",
+) -> SweepResult:
     """Play every cell of a checked sweep (:func:`balancer.sweep.model.load_sweep`), reusing finished
     ones, and return them with their per-game numbers and estimates. Raises what
     :func:`balancer.sim.runner.run_to_dir` raises (GamesFailedError when games raised)."""
@@ -97,14 +113,27 @@ def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int =
     total = len(plan.points) * len(sweep.runs)
     from balancer.config import load_config
 
-    for i, p in enumerate(plan.points):
+    for p in plan.points:
         cfg = load_config(files[p.label])
         for run_name, run in sweep.runs.items():
             k = len(cells) + 1
-            cell = play_cell(base.spec, cfg, files[p.label], run_name, p.label, run.table, run.games, sweep.seed,
-                             root / sweep.sweep / run_name / p.label, jobs=jobs, scheduler=scheduler,
-                             progress=progress, command=command or f"balancer sweep {plan.path}", log=log,
-                             what=f"[{k}/{total}] {run_name} / {changes_text(p.values)}")
+            cell = play_cell(
+                base.spec,
+                cfg,
+                files[p.label],
+                run_name,
+                p.label,
+                run.table,
+                run.games,
+                sweep.seed,
+                root / sweep.sweep / run_name / p.label,
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=progress,
+                command=command or f"balancer sweep {plan.path}",
+                log=log,
+                what=f"[{k}/{total}] {run_name} / {changes_text(p.values)}",
+            )
             if cell.reused:
                 if log:
                     log(f"[{k}/{total}] {run_name} / {changes_text(p.values)}: finished earlier, reused")
@@ -115,7 +144,8 @@ def run_sweep(plan: SweepPlan, results_root: Path | str = "results", jobs: int =
             numbers[(run_name, p.label)] = nums
             estimates[(run_name, p.label)] = {name: estimate(v, name) for name, v in nums.items()}
             if log and not cell.reused:
-                seats = [estimates[(run_name, p.label)].get(f"seat_win_rate:{s}") for s in range(1, run.players + 1)]
-                if all(seats) and run.players > 1:
+                got = [estimates[(run_name, p.label)].get(f"seat_win_rate:{s}") for s in range(1, run.players + 1)]
+                seats = [e for e in got if e]
+                if len(seats) == len(got) and run.players > 1:
                     log("    seat win rates: " + " / ".join(f"{100 * e['mean']:.1f}" for e in seats))
     return SweepResult(plan, cells, numbers, estimates, played, time.perf_counter() - t0)

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -46,13 +47,17 @@ from balancer.core.tables import is_mirror
 from balancer.stats.aggregate import mean_interval, wilson_interval
 
 SEAT, AGENT, MATCHUP = "seat_win_rate", "agent_win_rate", "matchup"
-NUMBER_KEY = (r"(?P<number>seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.+\-]+)?|"
-              r"matchups:[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*_per_player)")
+NUMBER_KEY = (
+    r"(?P<number>seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.+\-]+)?|"
+    r"matchups:[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*_per_player)"
+)
 TARGET_KEY = re.compile(rf"^(?:(?P<run>[A-Za-z0-9][A-Za-z0-9._-]*)/)?{NUMBER_KEY}$")
 """A target's key: ``[<run>/]<number>``; the run prefix is needed only when the file has several runs."""
 
-TARGET_KEYS_TEXT = ("seat_win_rate, seat_win_rate:<seat>, agent_win_rate, agent_win_rate:<agent>, "
-                    "matchups:<label> or <metric>_per_player (each optionally prefixed by '<run>/')")
+TARGET_KEYS_TEXT = (
+    "seat_win_rate, seat_win_rate:<seat>, agent_win_rate, agent_win_rate:<agent>, "
+    "matchups:<label> or <metric>_per_player (each optionally prefixed by '<run>/')"
+)
 
 
 class Target(BaseModel):
@@ -68,12 +73,17 @@ class Target(BaseModel):
     weight: float = Field(1.0, gt=0, description="weight of this target in the objective")
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Target":
-        kinds = [k for k in ("equal", "between", "at_most", "at_least", "matrix")
-                 if (getattr(self, k) is not None and getattr(self, k) is not False)]
+    def _one_kind(self) -> Target:
+        kinds = [
+            k
+            for k in ("equal", "between", "at_most", "at_least", "matrix")
+            if (getattr(self, k) is not None and getattr(self, k) is not False)
+        ]
         if len(kinds) != 1:
-            raise ValueError("give exactly one of equal, between: [low, high], at_most: x, at_least: x, "
-                             "matrix: {row: {column: rate}}")
+            raise ValueError(
+                "give exactly one of equal, between: [low, high], at_most: x, at_least: x, "
+                "matrix: {row: {column: rate}}"
+            )
         if self.within is not None and not self.equal:
             raise ValueError("within: goes with equal: true")
         if self.between is not None and not self.between[0] < self.between[1]:
@@ -111,8 +121,9 @@ def parse_target(value: Any) -> Target:
         return Target(equal=True)
     if isinstance(value, dict):
         return Target.model_validate(value)
-    raise ValueError("give equal, or a mapping with one of between, at_most, at_least, equal, matrix "
-                     "(and an optional weight)")
+    raise ValueError(
+        "give equal, or a mapping with one of between, at_most, at_least, equal, matrix (and an optional weight)"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -133,8 +144,9 @@ def game_numbers(table: pa.Table, agents: Sequence[str]) -> dict[str, np.ndarray
                 continue
             name = col.removeprefix("label_")
             labels = np.asarray(table.column(col).to_pylist(), dtype=object).reshape(-1, 2)
-            for a, b in sorted({(x, y) for x, y in labels.tolist() if x != y} |
-                               {(y, x) for x, y in labels.tolist() if x != y}):
+            for a, b in sorted(
+                {(x, y) for x, y in labels.tolist() if x != y} | {(y, x) for x, y in labels.tolist() if x != y}
+            ):
                 values = np.full(share.shape[0], np.nan)
                 first = (labels[:, 0] == a) & (labels[:, 1] == b)
                 second = (labels[:, 1] == a) & (labels[:, 0] == b)
@@ -190,9 +202,9 @@ class Term:
 
     key: str
     run: str
-    group: str                 # the number or group as written: seat_win_rate, seat_win_rate:4, matchups:deck
+    group: str  # the number or group as written: seat_win_rate, seat_win_rate:4, matchups:deck
     target: Target
-    numbers: list[str] = field(default_factory=list)   # fixed numbers; empty for a matchups group
+    numbers: list[str] = field(default_factory=list)  # fixed numbers; empty for a matchups group
     fair: float | None = None
 
     def members(self, available: Sequence[str]) -> list[tuple[str, float | None]]:
@@ -203,7 +215,7 @@ class Term:
             prefix = f"{MATCHUP}:{label}:"
             played = [n for n in available if n.startswith(prefix)]
             if self.target.matrix is not None:
-                out = []
+                out: list[tuple[str, float | None]] = []
                 for row, cols in self.target.matrix.items():
                     for col, rate in cols.items():
                         name = f"{prefix}{row}:{col}"
@@ -245,8 +257,13 @@ class Term:
                     verdict = "consistent" if lo <= centre <= hi else "missed"  # type: ignore[operator]
             else:
                 low, high = self.target.bounds(centre if centre is not None else 0.0)  # type: ignore[misc]
-                where = (f"{low:.3g} to {high:.3g}" if math.isfinite(low) and math.isfinite(high)
-                         else f"at most {high:.3g}" if math.isfinite(high) else f"at least {low:.3g}")
+                where = (
+                    f"{low:.3g} to {high:.3g}"
+                    if math.isfinite(low) and math.isfinite(high)
+                    else f"at most {high:.3g}"
+                    if math.isfinite(high)
+                    else f"at least {low:.3g}"
+                )
                 if not (math.isfinite(lo) and math.isfinite(hi)):
                     verdict = "no games"
                 elif low <= lo and hi <= high:
@@ -299,8 +316,10 @@ def resolve_terms(targets: dict[str, Any], runs: dict[str, RunShape], where: str
         except ValueError as exc:
             msg = exc.errors()[0]["msg"].removeprefix("Value error, ") if hasattr(exc, "errors") else str(exc)
             if hasattr(exc, "errors") and exc.errors()[0]["type"] == "extra_forbidden":
-                msg = (f"unknown key {exc.errors()[0]['loc'][-1]!r}; allowed: equal, within, between, at_most, "
-                       "at_least, matrix, weight")
+                msg = (
+                    f"unknown key {exc.errors()[0]['loc'][-1]!r}; allowed: equal, within, between, at_most, "
+                    "at_least, matrix, weight"
+                )
             problems.append(f"{at}: {msg}")
             continue
         run_names = [m.group("run")] if m.group("run") else list(runs)
@@ -335,8 +354,10 @@ def _term_problem(number: str, target: Target, run: RunShape) -> str | None:
             return f"{number}: the run has {n} seats"
     elif number.startswith(AGENT):
         if is_mirror(run.agents):
-            return (f"a mirror table of {run.agents[0]}: every agent win rate is 1/{n} by construction; "
-                    "target seat_win_rate instead")
+            return (
+                f"a mirror table of {run.agents[0]}: every agent win rate is 1/{n} by construction; "
+                "target seat_win_rate instead"
+            )
         if ":" in number and number.split(":", 1)[1] not in run.agents:
             return f"{number.split(':', 1)[1]!r} does not sit at the table ({', '.join(dict.fromkeys(run.agents))})"
     elif number.startswith("matchups:"):
@@ -374,15 +395,22 @@ def objective(terms: Sequence[Term], means: dict[str, dict[str, float]]) -> floa
     return float(sum(t.target.weight * t.distance(means[t.run]) for t in terms))
 
 
-def bootstrap_objective(terms: Sequence[Term], numbers: dict[str, dict[str, np.ndarray]], rounds: int = 400,
-                        seed: int = 0, confidence: float = 0.95) -> tuple[float, float, float]:
+def bootstrap_objective(
+    terms: Sequence[Term],
+    numbers: dict[str, dict[str, np.ndarray]],
+    rounds: int = 400,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> tuple[float, float, float]:
     """(objective at the means, low, high): a percentile bootstrap interval over games (each run's
     games resampled with replacement, ``rounds`` times, from ``default_rng(seed)``). ``numbers``:
     run -> number -> per-game values (:func:`game_numbers`). The interval says how much the
     objective would move with other deals; it is not corrected for the upward bias of a distance
     estimated with noise (the same for every candidate measured on the same games)."""
-    means = {run: {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in nums.items()}
-             for run, nums in numbers.items()}
+    means = {
+        run: {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in nums.items()}
+        for run, nums in numbers.items()
+    }
     value = objective(terms, means)
     if rounds <= 0:
         return value, math.nan, math.nan
@@ -390,7 +418,7 @@ def bootstrap_objective(terms: Sequence[Term], numbers: dict[str, dict[str, np.n
     used = {t.run: {name for name, _ in t.members(list(numbers[t.run]))} for t in terms}
     samples = np.empty(rounds)
     for b in range(rounds):
-        boot = {}
+        boot: dict[str, dict[str, float]] = {}
         for run, nums in numbers.items():
             names = used.get(run, set())
             if not names:

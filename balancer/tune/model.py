@@ -31,15 +31,29 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from balancer.core.registry import GameSpec
-from balancer.sweep.model import (NAME_PATTERN, Base, SweepError, SweepRun, check_path, check_runs, check_value,
-                                  load_base, needs_probe, probe_shapes, read_mapping, validation_lines)
+from balancer.data import locate_config
+from balancer.sweep.model import (
+    NAME_PATTERN,
+    Base,
+    SweepError,
+    SweepRun,
+    check_path,
+    check_runs,
+    check_value,
+    load_base,
+    needs_probe,
+    probe_shapes,
+    read_mapping,
+    validation_lines,
+)
 from balancer.sweep.paths import inclusive_range
 from balancer.sweep.targets import RunShape, Term, resolve_terms
 
@@ -64,7 +78,7 @@ class Domain(_Strict):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="after")
-    def _one_kind(self) -> "Domain":
+    def _one_kind(self) -> Domain:
         kinds = [k for k in ("int_", "float_", "choices") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError("give exactly one of int: [low, high], float: [low, high], choices: [a, b, ...]")
@@ -120,10 +134,13 @@ class Domain(_Strict):
 class Search(_Strict):
     """How the search spends games."""
 
-    sampler: str = Field("auto", pattern="^(auto|tpe|grid|random)$",
-                         description="auto: grid when every value fits the budget, else tpe")
+    sampler: str = Field(
+        "auto", pattern="^(auto|tpe|grid|random)$", description="auto: grid when every value fits the budget, else tpe"
+    )
     rungs: int = Field(4, ge=1, le=8, description="successive-halving rungs; the first look is games / eta^(rungs-1)")
-    eta: int = Field(3, ge=2, le=8, description="each rung keeps about 1/eta of the candidates, with eta times the games")
+    eta: int = Field(
+        3, ge=2, le=8, description="each rung keeps about 1/eta of the candidates, with eta times the games"
+    )
     startup: int = Field(10, ge=1, le=1000, description="tpe: random candidates before the model is used")
 
 
@@ -134,7 +151,7 @@ class Budget(_Strict):
     candidates: int | None = Field(None, ge=1)
 
     @model_validator(mode="after")
-    def _some(self) -> "Budget":
+    def _some(self) -> Budget:
         if self.games is None and self.candidates is None:
             raise ValueError("give games: N, candidates: N, or both")
         return self
@@ -149,7 +166,7 @@ class Confirm(_Strict):
     base: bool = Field(True, description="also play the base variant with the confirmation's seeds (paired)")
 
     @model_validator(mode="after")
-    def _one(self) -> "Confirm":
+    def _one(self) -> Confirm:
         if (self.games is None) == (self.half_width is None):
             raise ValueError("give games: N or half_width: h (0.01 = +/-1 point)")
         return self
@@ -234,8 +251,9 @@ class TunePlan:
             return "tpe"
         budget = self.tune.budget
         first = sum(r[0] for r in self.rungs.values())
-        fits = ((budget.candidates is None or size <= budget.candidates)
-                and (budget.games is None or size * first <= budget.games))
+        fits = (budget.candidates is None or size <= budget.candidates) and (
+            budget.games is None or size * first <= budget.games
+        )
         return "grid" if fits else "tpe"
 
 
@@ -243,20 +261,24 @@ def rung_sizes(games: int, players: int, rungs: int, eta: int) -> list[int]:
     """Cumulative games of each rung: ``games / eta^(rungs-1-k)`` rounded up to a multiple of
     ``players`` (so rotated seats stay balanced), the last exactly ``games`` rounded so; repeats
     (too few games for that many rungs) are dropped."""
+
     def whole(x: float) -> int:
         return max(players, players * math.ceil(x / players))
+
     sizes = [whole(games / eta ** (rungs - 1 - k)) for k in range(rungs)]
     return sorted(set(sizes))
 
 
-def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None,
-              probe: bool = True) -> TunePlan:
+def load_tune(
+    path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], None] | None = None, probe: bool = True
+) -> TunePlan:
     """Read and check a tune file; play nothing but (when a target names a metric or label) one game
     per run (``probe=False``: no game; such targets are left unchecked and out of the plan). Raises
     SweepError with every problem, one line each naming file and key."""
-    path = Path(path)
-    data = read_mapping(path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, "
-                        "response", "tune")
+    path = locate_config(path)
+    data = read_mapping(
+        path, "tune", "tune, title, base, seed, runs, space, objective, search, budget, confirm, response", "tune"
+    )
     try:
         tune = Tune.model_validate(data)
     except ValidationError as exc:
@@ -283,8 +305,9 @@ def load_tune(path: Path | str, jobs: int = -1, on_probe: Callable[[GameSpec], N
         terms = resolve_terms(objective, shapes, f"{path}: objective")
     except ValueError as exc:
         raise SweepError(str(exc)) from None
-    rungs = {name: rung_sizes(run.games, run.players, tune.search.rungs, tune.search.eta)
-             for name, run in tune.runs.items()}
+    rungs = {
+        name: rung_sizes(run.games, run.players, tune.search.rungs, tune.search.eta) for name, run in tune.runs.items()
+    }
     counts = {len(r) for r in rungs.values()}
     if len(counts) > 1:
         n = min(counts)

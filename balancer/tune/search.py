@@ -32,18 +32,19 @@ import math
 import time
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from balancer.config import load_config
 from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
-from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point
+from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
 from balancer.sweep.runner import write_text_if_changed
-from balancer.sweep.paths import variant_yaml
 from balancer.sweep.targets import bootstrap_objective, estimate
 
 from .model import Domain, TunePlan
@@ -173,7 +174,7 @@ def make_sampler(name: str, seed: int, startup: int):
 
     sampler_seed = int(seed % (2**32))
     if name == "grid":
-        with warnings.catch_warnings():   # "experimental" since Optuna 3.1; the interface we use is stable
+        with warnings.catch_warnings():  # "experimental" since Optuna 3.1; the interface we use is stable
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             return optuna.samplers.BruteForceSampler(seed=sampler_seed)
     if name == "random":
@@ -184,8 +185,15 @@ def make_sampler(name: str, seed: int, startup: int):
 class Tuner:
     """One tune's search state: candidates, cells used, games spent; see :func:`run_tune`."""
 
-    def __init__(self, plan: TunePlan, results_root: Path, jobs: int, scheduler: str | None,
-                 log: Callable[[str], None] | None, command: str):
+    def __init__(
+        self,
+        plan: TunePlan,
+        results_root: Path,
+        jobs: int,
+        scheduler: str | None,
+        log: Callable[[str], None] | None,
+        command: str,
+    ):
         self.plan, self.jobs, self.scheduler, self.log, self.command = plan, jobs, scheduler, log, command
         self.root = Path(results_root) / plan.tune.tune
         self.candidates: dict[str, Candidate] = {}
@@ -212,8 +220,10 @@ class Tuner:
         except ValueError as exc:
             cand.refused = str(exc)
         else:
-            comment = [f"a candidate of the tune {self.plan.path}: {changes_text(values)}",
-                       "written by balancer; regenerated on every run"]
+            comment = [
+                f"a candidate of the tune {self.plan.path}: {changes_text(values)}",
+                "written by balancer; regenerated on every run",
+            ]
             write_text_if_changed(file, variant_yaml(file, base.path, base.resolved.data, values, variant, comment))
             cand.cfg = load_config(file)
         self.candidates[label] = cand
@@ -242,9 +252,20 @@ class Tuner:
                 key = (cand.label, run_name, k)
                 games = sizes[k] - (sizes[k - 1] if k else 0)
                 if key not in self.numbers:
-                    cell = play_cell(spec, cand.cfg, cand.file, run_name, cand.label, run.table, games,
-                                     segment_seed(tune.seed, k), self.root / run_name / cand.label / f"seg-{k}",
-                                     jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+                    cell = play_cell(
+                        spec,
+                        cand.cfg,
+                        cand.file,
+                        run_name,
+                        cand.label,
+                        run.table,
+                        games,
+                        segment_seed(tune.seed, k),
+                        self.root / run_name / cand.label / f"seg-{k}",
+                        jobs=self.jobs,
+                        scheduler=self.scheduler,
+                        command=self.command,
+                    )
                     if not cell.reused:
                         self.played += games
                     self.numbers[key] = cell_numbers(cell, run.table)
@@ -252,9 +273,12 @@ class Tuner:
                     self.used.add(key)
                     self.games[self.phase] += games
                 parts.append(self.numbers[key])
-            per_run[run_name] = {name: np.concatenate([p[name] if name in p else np.full(len(next(iter(p.values()))), np.nan)
-                                                       for p in parts])
-                                 for name in dict.fromkeys(n for p in parts for n in p)}
+            per_run[run_name] = {
+                name: np.concatenate(
+                    [p[name] if name in p else np.full(len(next(iter(p.values()))), np.nan) for p in parts]
+                )
+                for name in dict.fromkeys(n for p in parts for n in p)
+            }
         boot_seed = zlib.crc32(f"{tune.seed}:{cand.label}:{rung}".encode())
         value, low, high = bootstrap_objective(self.plan.terms, per_run, seed=boot_seed)
         estimates = {run: {name: estimate(v, name) for name, v in nums.items()} for run, nums in per_run.items()}
@@ -272,12 +296,12 @@ class Tuner:
         tune = self.plan.tune
         sampler_name = self.plan.sampler_name()
         eta = tune.search.eta
-        pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=eta,
-                                                        min_early_stopping_rate=0)
-        study = optuna.create_study(direction="minimize", sampler=make_sampler(sampler_name, tune.seed,
-                                                                               tune.search.startup), pruner=pruner)
+        pruner = optuna.pruners.SuccessiveHalvingPruner(min_resource=1, reduction_factor=eta, min_early_stopping_rate=0)
+        study = optuna.create_study(
+            direction="minimize", sampler=make_sampler(sampler_name, tune.seed, tune.search.startup), pruner=pruner
+        )
         trials: list[dict[str, Any]] = []
-        state = {"reason": "", "idle": 0}
+        state: dict[str, Any] = {"reason": "", "idle": 0}
         budget = tune.budget
         size = self.plan.space_size
 
@@ -289,15 +313,17 @@ class Tuner:
             trials.append(record)
             if cand.refused is not None:
                 record["refused"] = cand.refused
-                self._line(f"candidate {cand.index} {changes_text(values)}: refused by the config model "
-                           f"({cand.refused})")
+                self._line(
+                    f"candidate {cand.index} {changes_text(values)}: refused by the config model ({cand.refused})"
+                )
                 return math.nan
             before = self.games["search"]
             for k in range(self.top + 1):
                 need = self.new_games(cand, k)
                 if budget.games is not None and self.games["search"] + need > budget.games:
-                    state["reason"] = (f"the games budget ({budget.games:,}) cannot pay for the next rung "
-                                       f"({need:,} games)")
+                    state["reason"] = (
+                        f"the games budget ({budget.games:,}) cannot pay for the next rung ({need:,} games)"
+                    )
                     record["budget_stop"] = True
                     raise _Stop
                 ev = self.evaluate(cand, k)
@@ -305,15 +331,16 @@ class Tuner:
                 record["new_games"] = self.games["search"] - before
                 last = k == self.top
                 if not last:
-                    trial.report(ev.objective, step=eta ** k)
+                    trial.report(ev.objective, step=eta**k)
                     pruned = trial.should_prune()
                 else:
                     pruned = False
                 verdict = "top rung" if last else ("stops here" if pruned else "goes on")
-                self._line(f"candidate {cand.index} {changes_text(values)}: {sum(ev.games.values()):,} games, "
-                           f"objective {_num(ev.objective)} [{_num(ev.low)}, {_num(ev.high)}] -> {verdict}  "
-                           f"(search games {self.games['search']:,}"
-                           + (f" of {budget.games:,}" if budget.games else "") + ")")
+                self._line(
+                    f"candidate {cand.index} {changes_text(values)}: {sum(ev.games.values()):,} games, "
+                    f"objective {_num(ev.objective)} [{_num(ev.low)}, {_num(ev.high)}] -> {verdict}  "
+                    f"(search games {self.games['search']:,}" + (f" of {budget.games:,}" if budget.games else "") + ")"
+                )
                 if pruned:
                     record["pruned"] = True
                     raise optuna.TrialPruned()
@@ -384,8 +411,8 @@ class Tuner:
 
     def confirm(self, best: Candidate) -> Confirmation:
         """Play ``best`` (and the base, when asked) with the confirmation seed; see the module docstring."""
-        from balancer.stats.paired import paired_differences
         from balancer.stats.aggregate import scan_results
+        from balancer.stats.paired import paired_differences
 
         self.phase = "confirm"
         tune, base = self.plan.tune, self.plan.base
@@ -401,15 +428,39 @@ class Tuner:
             games[run_name] = n
             root = self.root / "confirm" / run_name
             self._line(f"confirmation {run_name}: {n:,} games of {changes_text(best.values)} (seed {seed})")
-            cell = play_cell(base.spec, best.cfg, best.file, run_name, best.label, run.table, n, seed,
-                             root / best.label, jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+            cell = play_cell(
+                base.spec,
+                best.cfg,
+                best.file,
+                run_name,
+                best.label,
+                run.table,
+                n,
+                seed,
+                root / best.label,
+                jobs=self.jobs,
+                scheduler=self.scheduler,
+                command=self.command,
+            )
             self._count(cell, n)
             best_cells[run_name] = cell
             best_nums[run_name] = cell_numbers(cell, run.table)
             if tune.confirm.base:
                 self._line(f"confirmation {run_name}: {n:,} games of the base {base.cfg.variant}")
-                bcell = play_cell(base.spec, base.cfg, base.path, run_name, "base", run.table, n, seed,
-                                  root / "base", jobs=self.jobs, scheduler=self.scheduler, command=self.command)
+                bcell = play_cell(
+                    base.spec,
+                    base.cfg,
+                    base.path,
+                    run_name,
+                    "base",
+                    run.table,
+                    n,
+                    seed,
+                    root / "base",
+                    jobs=self.jobs,
+                    scheduler=self.scheduler,
+                    command=self.command,
+                )
                 self._count(bcell, n)
                 base_cells[run_name] = bcell
                 base_nums[run_name] = cell_numbers(bcell, run.table)
@@ -421,11 +472,19 @@ class Tuner:
         base_obj = bootstrap_objective(self.plan.terms, base_nums, seed=boot) if base_nums else None
         verdicts = []
         for term in self.plan.terms:
-            verdicts.append({"title": term.title, "run": term.run, "verdict": term.verdict(best_est[term.run]),
-                             "rows": term.verdicts(best_est[term.run]),
-                             "base_verdict": term.verdict(base_est[term.run]) if base_est else None,
-                             "base_rows": term.verdicts(base_est[term.run]) if base_est else []})
-        return Confirmation(seed, games, best_cells, base_cells, best_est, base_est, best_obj, base_obj, verdicts, paired)
+            verdicts.append(
+                {
+                    "title": term.title,
+                    "run": term.run,
+                    "verdict": term.verdict(best_est[term.run]),
+                    "rows": term.verdicts(best_est[term.run]),
+                    "base_verdict": term.verdict(base_est[term.run]) if base_est else None,
+                    "base_rows": term.verdicts(base_est[term.run]) if base_est else [],
+                }
+            )
+        return Confirmation(
+            seed, games, best_cells, base_cells, best_est, base_est, best_obj, base_obj, verdicts, paired
+        )
 
     def _count(self, cell: Cell, games: int) -> None:
         self.games["confirm"] += games
@@ -441,11 +500,11 @@ def _neighbours(domain: Domain, value: Any, steps: int) -> list[Any]:
         if domain.choices is not None:
             return list(grid)
         i = min(range(len(grid)), key=lambda j: abs(grid[j] - value))
-        return grid[max(0, i - steps): i + steps + 1]
+        return grid[max(0, i - steps) : i + steps + 1]
     low, high = domain.float_  # type: ignore[misc]
     if domain.log:
         ratio = (high / low) ** 0.1
-        values = [value * ratio ** k for k in range(-steps, steps + 1)]
+        values = [value * ratio**k for k in range(-steps, steps + 1)]
     else:
         width = (high - low) / 10
         values = [value + k * width for k in range(-steps, steps + 1)]
@@ -458,10 +517,13 @@ def confirm_games(confirm: Any, estimates: dict[str, dict[str, float]], players:
     if confirm.games is not None:
         n = confirm.games
     else:
-        rates = [e["mean"] for k, e in estimates.items() if k.startswith(("seat_win_rate:", "agent_win_rate:"))
-                 and math.isfinite(e["mean"])]
+        rates = [
+            e["mean"]
+            for k, e in estimates.items()
+            if k.startswith(("seat_win_rate:", "agent_win_rate:")) and math.isfinite(e["mean"])
+        ]
         p = max((r * (1 - r) for r in rates), default=0.25)
-        n = min(confirm.max_games, math.ceil(Z95 * Z95 * p / confirm.half_width ** 2))
+        n = min(confirm.max_games, math.ceil(Z95 * Z95 * p / confirm.half_width**2))
     return max(players, players * math.ceil(n / players))
 
 
@@ -487,8 +549,14 @@ def _write_state(path: Path, data: dict[str, Any]) -> None:
     write_text_if_changed(path, json.dumps(data, indent=1) + "\n")
 
 
-def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -1, scheduler: str | None = None,
-             log: Callable[[str], None] | None = None, command: str = "") -> TuneResult:
+def run_tune(
+    plan: TunePlan,
+    results_root: Path | str = "results",
+    jobs: int = -1,
+    scheduler: str | None = None,
+    log: Callable[[str], None] | None = None,
+    command: str = "",
+) -> TuneResult:
     """Search, measure the response around the optimum, and confirm it (see the module docstring).
 
     Writes ``<results>/<tune>/``: ``search.json`` (running, then finished, with a summary),
@@ -496,13 +564,12 @@ def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -
     ``confirm/<run>/<label|base>/``. Raises what :func:`balancer.sim.runner.run_to_dir` raises
     (GamesFailedError when games raised; RunInterrupted on Ctrl-C, after which ``--resume``
     continues)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     t0 = time.perf_counter()
     tuner = Tuner(plan, Path(results_root), jobs, scheduler, log, command)
     spath = state_path(results_root, plan)
-    started = (read_state(results_root, plan) or {}).get("started") or \
-        datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = (read_state(results_root, plan) or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds")
     _write_state(spath, {"status": "running", "tune": plan.tune.tune, "file": str(plan.path), "started": started})
     sampler, trials, reason = tuner.search()
     ranked = tuner.ranked()
@@ -511,13 +578,38 @@ def run_tune(plan: TunePlan, results_root: Path | str = "results", jobs: int = -
     ranked = tuner.ranked()  # the response measures neighbours at the top rung: a better one becomes the best
     best = ranked[0] if ranked else None
     confirmation = tuner.confirm(best) if best is not None else None
-    result = TuneResult(plan, sampler, list(tuner.candidates.values()), trials, best, ranked, response,
-                        confirmation, tuner.games["search"], tuner.games["response"], tuner.games["confirm"],
-                        tuner.played, reason, time.perf_counter() - t0)
-    _write_state(spath, {"status": "finished", "tune": plan.tune.tune, "file": str(plan.path), "started": started,
-                         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                         "sampler": sampler, "stopped": reason, "candidates": len(result.candidates),
-                         "trials": len(trials), "games_search": result.games_search,
-                         "games_response": result.games_response, "games_confirm": result.games_confirm,
-                         "best": best.values if best else None})
+    result = TuneResult(
+        plan,
+        sampler,
+        list(tuner.candidates.values()),
+        trials,
+        best,
+        ranked,
+        response,
+        confirmation,
+        tuner.games["search"],
+        tuner.games["response"],
+        tuner.games["confirm"],
+        tuner.played,
+        reason,
+        time.perf_counter() - t0,
+    )
+    _write_state(
+        spath,
+        {
+            "status": "finished",
+            "tune": plan.tune.tune,
+            "file": str(plan.path),
+            "started": started,
+            "finished": datetime.now(UTC).isoformat(timespec="seconds"),
+            "sampler": sampler,
+            "stopped": reason,
+            "candidates": len(result.candidates),
+            "trials": len(trials),
+            "games_search": result.games_search,
+            "games_response": result.games_response,
+            "games_confirm": result.games_confirm,
+            "best": best.values if best else None,
+        },
+    )
     return result

@@ -29,30 +29,42 @@ def provenance(result: TuneResult, command: str = "") -> list[str]:
     plan, conf = result.plan, result.confirmation
     tune = plan.tune
     rungs = "; ".join(f"{r}: {' -> '.join(f'{g:,}' for g in sizes)} games" for r, sizes in plan.rungs.items())
-    lines = [f"Tuned by balancer: {command or f'balancer tune {plan.path}'}",
-             f"Search: {result.sampler} sampler (Optuna) over {', '.join(tune.space)}; successive halving "
-             f"(eta {tune.search.eta}; {rungs}); {len(result.candidates):,} candidates, "
-             f"{result.games_search + result.games_response:,} games, common random numbers (seed {tune.seed}).",
-             f"Objective: {' + '.join(t.title + (f' (weight {t.target.weight:g})' if t.target.weight != 1 else '') for t in plan.terms)}.",
-             f"Found: {changes_text(result.best.values) if result.best else '-'}"
-             + ("" if result.changes else " (the base's own values)") + "."]
+    lines = [
+        f"Tuned by balancer: {command or f'balancer tune {plan.path}'}",
+        f"Search: {result.sampler} sampler (Optuna) over {', '.join(tune.space)}; successive halving "
+        f"(eta {tune.search.eta}; {rungs}); {len(result.candidates):,} candidates, "
+        f"{result.games_search + result.games_response:,} games, common random numbers (seed {tune.seed}).",
+        f"Objective: {' + '.join(t.title + (f' (weight {t.target.weight:g})' if t.target.weight != 1 else '') for t in plan.terms)}.",
+        f"Found: {changes_text(result.best.values) if result.best else '-'}"
+        + ("" if result.changes else " (the base's own values)")
+        + ".",
+    ]
     if conf is not None:
         for run, run_def in tune.runs.items():
             best = conf.best_estimates[run]
             seats = [f"seat_win_rate:{s}" for s in range(1, run_def.players + 1) if f"seat_win_rate:{s}" in best]
-            text = f"Confirmation ({run}, {conf.games[run]:,} fresh games, seed {conf.seed}): seat win rates " + \
-                   ", ".join(_est_text(s, best[s]) for s in seats)
+            text = (
+                f"Confirmation ({run}, {conf.games[run]:,} fresh games, seed {conf.seed}): seat win rates "
+                + ", ".join(_est_text(s, best[s]) for s in seats)
+            )
             if conf.base_estimates:
                 base = conf.base_estimates[run]
-                text += f"; the base {plan.base.cfg.variant} with the same seeds: " + \
-                        ", ".join(_est_text(s, base[s]) for s in seats)
+                text += f"; the base {plan.base.cfg.variant} with the same seeds: " + ", ".join(
+                    _est_text(s, base[s]) for s in seats
+                )
             lines.append(text + ".")
         for v in conf.verdicts:
-            lines.append(f"Target {v['title']}: {v['verdict']}"
-                         + (f" (base: {v['base_verdict']})" if v["base_verdict"] else "") + ".")
+            lines.append(
+                f"Target {v['title']}: {v['verdict']}"
+                + (f" (base: {v['base_verdict']})" if v["base_verdict"] else "")
+                + "."
+            )
         lo, hi = conf.best_objective[1], conf.best_objective[2]
-        lines.append(f"Objective at the confirmation: {conf.best_objective[0]:.4f} [{lo:.4f}, {hi:.4f}]"
-                     + (f"; base {conf.base_objective[0]:.4f}" if conf.base_objective else "") + ".")
+        lines.append(
+            f"Objective at the confirmation: {conf.best_objective[0]:.4f} [{lo:.4f}, {hi:.4f}]"
+            + (f"; base {conf.base_objective[0]:.4f}" if conf.base_objective else "")
+            + "."
+        )
     out: list[str] = []
     for line in lines:
         out.extend(textwrap.wrap(line, 98, subsequent_indent="  ", break_on_hyphens=False) or [""])
@@ -66,8 +78,9 @@ def tuned_text(result: TuneResult, target: Path | str, command: str = "") -> str
     if result.best is None:
         raise ValueError("the search measured no candidate; nothing to write")
     plan = result.plan
-    return variant_yaml(Path(target), plan.base.path, plan.base.resolved.data, result.changes, None,
-                        provenance(result, command))
+    return variant_yaml(
+        Path(target), plan.base.path, plan.base.resolved.data, result.changes, None, provenance(result, command)
+    )
 
 
 def write_variant(target: Path | str, text: str) -> Path:

@@ -42,8 +42,7 @@ def _no_hidden(S, T, seat, rng):
 
 def _outcome(scores: list[int], turns: list[int]) -> Outcome:
     n = len(scores)
-    return Outcome(scores=scores, tiebreak=[(0,)] * n, components={"points": list(scores)}, metrics={},
-                   turns=turns)
+    return Outcome(scores=scores, tiebreak=[(0,)] * n, components={"points": list(scores)}, metrics={}, turns=turns)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -109,8 +108,9 @@ def nim_policy(S, T, out, rng):
     return k if k > 0 else 1
 
 
-NIM_KERNEL = Kernel(nim_to_move, nim_legal, nim_apply, nim_is_over, nim_scores, nim_returns, nim_heuristic,
-                    _no_hidden, nim_policy)
+NIM_KERNEL = Kernel(
+    nim_to_move, nim_legal, nim_apply, nim_is_over, nim_scores, nim_returns, nim_heuristic, _no_hidden, nim_policy
+)
 
 
 @dataclass(frozen=True)
@@ -226,8 +226,17 @@ def tree_policy(S, T, out, rng):
     return _uniform(out, tree_legal(S, T, out), rng)
 
 
-TREE_KERNEL = Kernel(tree_to_move, tree_legal, tree_apply, tree_is_over, tree_scores, tree_returns,
-                     tree_heuristic, _no_hidden, tree_policy)
+TREE_KERNEL = Kernel(
+    tree_to_move,
+    tree_legal,
+    tree_apply,
+    tree_is_over,
+    tree_scores,
+    tree_returns,
+    tree_heuristic,
+    _no_hidden,
+    tree_policy,
+)
 
 
 def build_tree(spec: Any, n_players: int) -> tuple[TreeTable, dict[str, int]]:
@@ -266,10 +275,17 @@ def build_tree(spec: Any, n_players: int) -> tuple[TreeTable, dict[str, int]]:
 
     add(spec)
     i64 = lambda x: np.array(x, np.int64)  # noqa: E731
-    table = TreeTable(kind=i64(kind), seat=i64(seat), first=i64(first), count=i64(count),
-                      child=i64(child or [0]), code=i64(code or [0]),
-                      prob=np.array(prob if prob else [0.0], np.float64), value=np.array(value, np.float64),
-                      heur=np.array(heur, np.float64))
+    table = TreeTable(
+        kind=i64(kind),
+        seat=i64(seat),
+        first=i64(first),
+        count=i64(count),
+        child=i64(child or [0]),
+        code=i64(code or [0]),
+        prob=np.array(prob if prob else [0.0], np.float64),
+        value=np.array(value, np.float64),
+        heur=np.array(heur, np.float64),
+    )
     return table, labels
 
 
@@ -417,8 +433,17 @@ def cards_policy(S, T, out, rng):
     return _uniform(out, cards_legal(S, T, out), rng)
 
 
-CARDS_KERNEL = Kernel(cards_to_move, cards_legal, cards_apply, cards_is_over, cards_scores, cards_returns,
-                      cards_heuristic, cards_determinize, cards_policy)
+CARDS_KERNEL = Kernel(
+    cards_to_move,
+    cards_legal,
+    cards_apply,
+    cards_is_over,
+    cards_scores,
+    cards_returns,
+    cards_heuristic,
+    cards_determinize,
+    cards_policy,
+)
 
 
 def cards_state(T: np.ndarray, hands: list[int], to_move: int = 0, discards: list[int] | None = None) -> np.ndarray:
@@ -429,10 +454,10 @@ def cards_state(T: np.ndarray, hands: list[int], to_move: int = 0, discards: lis
     deck = [x for x in range(c) if x not in used]
     S = np.full(2 + 2 * n + 1 + c, -1, np.int64)
     S[0], S[1] = to_move, 0
-    S[2:2 + n] = hands
-    S[2 + n:2 + 2 * n] = discards
+    S[2 : 2 + n] = hands
+    S[2 + n : 2 + 2 * n] = discards
     S[2 + 2 * n] = len(deck)
-    S[3 + 2 * n:3 + 2 * n + len(deck)] = deck
+    S[3 + 2 * n : 3 + 2 * n + len(deck)] = deck
     return S
 
 
@@ -441,14 +466,14 @@ def cards_new_state(T: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     n, c = int(T[0]), int(T[1])
     order = rng.permutation(c)
     S = cards_state(T, [int(x) for x in order[:n]])
-    S[3 + 2 * n:3 + 2 * n + c - n] = order[n:]
+    S[3 + 2 * n : 3 + 2 * n + c - n] = order[n:]
     return S
 
 
 def cards_observation(S: np.ndarray, T: np.ndarray, seat: int) -> np.ndarray:
     """What ``seat`` sees: whose turn, over or not, its own card, every discard, the deck's size."""
     n = int(T[0])
-    return np.array([S[0], S[1], S[2 + seat], *S[2 + n:2 + 2 * n], S[2 + 2 * n]], np.int64)
+    return np.array([S[0], S[1], S[2 + seat], *S[2 + n : 2 + 2 * n], S[2 + 2 * n]], np.int64)
 
 
 def cards_engine() -> Engine:
@@ -519,8 +544,17 @@ def wide_policy(S, T, out, rng):
     return _uniform(out, wide_legal(S, T, out), rng)
 
 
-WIDE_KERNEL = Kernel(wide_to_move, wide_legal, wide_apply, wide_is_over, wide_scores, wide_returns,
-                     wide_heuristic, _no_hidden, wide_policy)
+WIDE_KERNEL = Kernel(
+    wide_to_move,
+    wide_legal,
+    wide_apply,
+    wide_is_over,
+    wide_scores,
+    wide_returns,
+    wide_heuristic,
+    _no_hidden,
+    wide_policy,
+)
 
 
 def wide_engine() -> Engine:

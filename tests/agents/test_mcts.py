@@ -8,16 +8,33 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 import pytest
+from mcts_standins import (
+    NimConfig,
+    build_tree,
+    cards_engine,
+    cards_state,
+    nim_engine,
+    nim_state,
+    tree_engine,
+    tree_new_state,
+    wide_engine,
+)
 
 from balancer.agents import mcts as M
-from balancer.agents.mcts import (GAME_AGENT, MCTSAgent, make_workspace, play_kernel_game, root_children, rollout,
-                                  search, table_plan, workspace_for)
+from balancer.agents.mcts import (
+    GAME_AGENT,
+    MCTSAgent,
+    make_workspace,
+    play_kernel_game,
+    rollout,
+    root_children,
+    search,
+    table_plan,
+    workspace_for,
+)
 from balancer.agents.params import ROLLOUT_POLICY, ROLLOUT_RANDOM, MCTSParams
 from balancer.core import protocol
 from balancer.core.seeding import game_rngs
-
-from mcts_standins import (NimConfig, build_tree, cards_engine, cards_state, nim_engine, nim_state, tree_engine,
-                           tree_new_state, wide_engine)
 
 NIM = nim_engine()
 TREE = tree_engine()
@@ -92,10 +109,17 @@ def test_policy_rollouts_are_the_games_policy():
 # max^n: seat 0 plays R; at R seat 1 plays 22. A search that backed up seat 0's value everywhere
 # (the others helping seat 0) would play L (hoping for 21, worth 1); one that let seat 2 help
 # seat 1 would play 23 at R (hoping for 31).
-KINGMAKER = {"seat": 0, "moves": {
-    10: {"seat": 1, "label": "L", "moves": {20: [0, 1, 0], 21: [1, 0, 0]}},
-    11: {"seat": 1, "label": "R", "moves": {22: [0.5, 0.5, 0], 23: {"seat": 2, "label": "R23", "moves": {
-        30: [0, 0, 1], 31: [0, 1, 0]}}}}}}
+KINGMAKER = {
+    "seat": 0,
+    "moves": {
+        10: {"seat": 1, "label": "L", "moves": {20: [0, 1, 0], 21: [1, 0, 0]}},
+        11: {
+            "seat": 1,
+            "label": "R",
+            "moves": {22: [0.5, 0.5, 0], 23: {"seat": 2, "label": "R23", "moves": {30: [0, 0, 1], 31: [0, 1, 0]}}},
+        },
+    },
+}
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -135,19 +159,22 @@ def test_max_n_four_and_five_players(n):
 def test_solo_with_chance_maximises_the_expected_value():
     # One player. A (1) -> .6 for sure; B (2) -> 1 or 0 with probability .5 each (mean .5); C (3) ->
     # 1 with probability .7, else 0 (mean .7). The solo value is maximised in expectation by C.
-    spec = {"seat": 0, "moves": {1: [0.6], 2: {"chance": [(0.5, [1.0]), (0.5, [0.0])]},
-                                 3: {"chance": [(0.7, [1.0]), (0.3, [0.0])]}}}
+    spec = {
+        "seat": 0,
+        "moves": {1: [0.6], 2: {"chance": [(0.5, [1.0]), (0.5, [0.0])]}, 3: {"chance": [(0.7, [1.0]), (0.3, [0.0])]}},
+    }
     T, _ = build_tree(spec, 1)
     for seed in range(3):
         move, ws = run(TREE, T, tree_new_state(T, np.random.default_rng(0)), seed, iterations=3000)
         assert move == 3
         means = {m: x[0] for m, _, _, x in root_children(ws)}
-        assert means[1] == pytest.approx(0.6, abs=1e-12)   # every visit of A is worth exactly .6
+        assert means[1] == pytest.approx(0.6, abs=1e-12)  # every visit of A is worth exactly .6
         assert means[3] == pytest.approx(0.7, abs=0.06)
 
 
 # --------------------------------------------------------------------------------------------------
 # hidden information and chance: show or swap
+
 
 def test_cards_determinize_keeps_the_observation():
     # the stand-in itself: a determinized state keeps what the seat sees, and changes what it does not
@@ -160,7 +187,7 @@ def test_cards_determinize_keeps_the_observation():
         D = S.copy()
         CARDS.kernel.determinize(D, T, 2, rng)
         assert np.array_equal(CARDS.observation(D, T, 2), seen)
-        assert sorted(D[2:4].tolist() + D[9:9 + D[8]].tolist()) == [0, 2, 3, 4, 5, 7, 8, 9]
+        assert sorted(D[2:4].tolist() + D[9 : 9 + D[8]].tolist()) == [0, 2, 3, 4, 5, 7, 8, 9]
         hidden.add((int(D[2]), int(D[3])))
     assert len(hidden) > 10
 
@@ -217,7 +244,7 @@ def test_first_seat_same_observation_same_search():
         m1, ws1 = run(CARDS, T, a, seed, iterations=800)
         m2, ws2 = run(CARDS, T, b, seed, iterations=800)
         assert m1 == m2 and stats(ws1) == stats(ws2)
-        assert ws1.info[M.I_MAX_DEPTH] == 2   # seat 1's decision is in the tree
+        assert ws1.info[M.I_MAX_DEPTH] == 2  # seat 1's decision is in the tree
 
 
 # --------------------------------------------------------------------------------------------------
@@ -247,7 +274,7 @@ def test_the_budget_is_the_number_of_iterations(budget):
     children = root_children(ws)
     assert sum(v for _, v, _, _ in children) == budget
     assert ws.info[M.I_NODES] <= budget + 1
-    assert len(children) == min(budget, 3)     # the root expands one untried take per iteration
+    assert len(children) == min(budget, 3)  # the root expands one untried take per iteration
     if budget == 1:
         assert move == children[0][0]
 
@@ -259,8 +286,10 @@ def test_a_forced_move_is_played_without_searching():
 
 
 def test_search_leaves_the_state_and_the_game_stream_alone():
-    for engine, T, S in ((CARDS, CARDS.compile(10, 2), cards_state(CARDS.compile(10, 2), [3, 7])),
-                         (NIM, NIM.compile(NimConfig(3, 12), 2), nim_state(12))):
+    for engine, T, S in (
+        (CARDS, CARDS.compile(10, 2), cards_state(CARDS.compile(10, 2), [3, 7])),
+        (NIM, NIM.compile(NimConfig(3, 12), 2), nim_state(12)),
+    ):
         before = S.copy()
         run(engine, T, S, 0, iterations=300)
         assert np.array_equal(S, before)
@@ -295,6 +324,7 @@ def test_a_workspace_too_small_for_the_budget_is_refused():
 # --------------------------------------------------------------------------------------------------
 # the depth cut-off and the heuristic
 
+
 def _chain(length: int, h: list[float], end: list[float], first: int) -> dict:
     node: dict | list = end
     for i in range(length):
@@ -309,8 +339,10 @@ def _chain(length: int, h: list[float], end: list[float], first: int) -> dict:
 # backed up is the heuristic's and the search plays B; without one, every rollout ends at the leaf
 # and it plays A.
 CHAIN = 100
-LIAR = {"seat": 0, "moves": {1: _chain(CHAIN, [0.2, 0.8], [1.0, 0.0], 1000),
-                             2: _chain(CHAIN, [0.9, 0.1], [0.0, 1.0], 5000)}}
+LIAR = {
+    "seat": 0,
+    "moves": {1: _chain(CHAIN, [0.2, 0.8], [1.0, 0.0], 1000), 2: _chain(CHAIN, [0.9, 0.1], [0.0, 1.0], 5000)},
+}
 
 
 @pytest.mark.parametrize("depth, best", [(None, 1), (0, 2), (5, 2)])
@@ -382,7 +414,7 @@ def test_progressive_widening_bounds_the_children(widening, children):
     move, ws = _wide_search(WIDE_T, S, iterations=100, widening=widening, widening_exponent=0.5)
     assert len(root_children(ws)) == children
     if widening:
-        assert ws.info[M.I_MAX_DEPTH] == 2     # the search went below the first picks
+        assert ws.info[M.I_MAX_DEPTH] == 2  # the search went below the first picks
 
 
 def test_child_table_against_a_dict():
@@ -394,7 +426,7 @@ def test_child_table_against_a_dict():
     expected = {}
     while len(expected) < 20_000:
         node = int(rng.integers(0, min(len(expected) + 1, 50)))
-        move = int(rng.integers(-2**62, 2**62))
+        move = int(rng.integers(-(2**62), 2**62))
         if (node, move) in expected:
             continue
         expected[(node, move)] = int(M.add_child(ws.nodes, ws.value, ws.table, ws.info, mask, node, move))
@@ -402,7 +434,7 @@ def test_child_table_against_a_dict():
         assert M.find_child(ws.table, mask, node, move) == child
         assert ws.nodes[child, M.N_MOVE] == move and ws.nodes[child, M.N_PARENT] == node
     for _ in range(2000):
-        node, move = int(rng.integers(0, 50)), int(rng.integers(-2**62, 2**62))
+        node, move = int(rng.integers(0, 50)), int(rng.integers(-(2**62), 2**62))
         if (node, move) not in expected:
             assert M.find_child(ws.table, mask, node, move) == -1
     # the children lists agree with the table
@@ -449,11 +481,14 @@ def _protocol_game(engine, cfg, n, agents, seed):
     return pos.S, moves
 
 
-@pytest.mark.parametrize("engine, cfg, names", [
-    (CARDS, 10, ["mcts@150", "random"]),
-    (CARDS, 10, ["random", "mcts@60", "mcts@90"]),
-    (NIM, NimConfig(3, 15), ["mcts@80", "random", "policy"]),
-])
+@pytest.mark.parametrize(
+    "engine, cfg, names",
+    [
+        (CARDS, 10, ["mcts@150", "random"]),
+        (CARDS, 10, ["random", "mcts@60", "mcts@90"]),
+        (NIM, NimConfig(3, 15), ["mcts@80", "random", "policy"]),
+    ],
+)
 def test_compiled_table_equals_the_python_protocol(engine, cfg, names):
     n = len(names)
     T = engine.compile(cfg, n)
@@ -529,8 +564,9 @@ def test_every_seat_count_plays_to_the_end():
     # 1 to 5 players of Nim, all MCTS: every game ends, every move legal (the protocol checks it)
     for n in range(1, 6):
         T = NIM.compile(NimConfig(3, 13), n)
-        S, log, played = play_kernel_game(NIM, T, table_plan(["mcts@40"] * n, MCTSParams(rollout="random")), n,
-                                          log_moves=64)
+        S, log, played = play_kernel_game(
+            NIM, T, table_plan(["mcts@40"] * n, MCTSParams(rollout="random")), n, log_moves=64
+        )
         assert S[0] == 0 and 0 <= S[3] < n
         assert sum(log[:played]) == 13 and all(1 <= m <= 3 for m in log[:played])
 

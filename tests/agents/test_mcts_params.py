@@ -10,31 +10,37 @@ from balancer.agents import params as P
 from balancer.agents.params import MCTSParams, params_for_name, parse_mcts_name
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("mcts", None),            # the YAML's budget
-    ("mcts@1", 1),
-    ("mcts@1000", 1000),
-    ("mcts@1000000", 1_000_000),
-    ("greedy", False),         # not an MCTS name: the game's own check says whether it knows it
-    ("random", False),
-    ("mctsx", False),
-    ("MCTS", False),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("mcts", None),  # the YAML's budget
+        ("mcts@1", 1),
+        ("mcts@1000", 1000),
+        ("mcts@1000000", 1_000_000),
+        ("greedy", False),  # not an MCTS name: the game's own check says whether it knows it
+        ("random", False),
+        ("mctsx", False),
+        ("MCTS", False),
+    ],
+)
 def test_parse_mcts_name(name, expected):
     assert parse_mcts_name(name) == expected
 
 
-@pytest.mark.parametrize("name, phrase", [
-    ("mcts@", "whole number"),
-    ("mcts@x", "whole number"),
-    ("mcts@1e3", "whole number"),
-    ("mcts@1_000", "whole number"),
-    ("mcts@-5", "whole number"),
-    ("mcts@ 10", "whole number"),
-    ("mcts@10@2", "whole number"),
-    ("mcts@0", "1 to 1,000,000"),
-    ("mcts@1000001", "1 to 1,000,000"),
-])
+@pytest.mark.parametrize(
+    "name, phrase",
+    [
+        ("mcts@", "whole number"),
+        ("mcts@x", "whole number"),
+        ("mcts@1e3", "whole number"),
+        ("mcts@1_000", "whole number"),
+        ("mcts@-5", "whole number"),
+        ("mcts@ 10", "whole number"),
+        ("mcts@10@2", "whole number"),
+        ("mcts@0", "1 to 1,000,000"),
+        ("mcts@1000001", "1 to 1,000,000"),
+    ],
+)
 def test_malformed_mcts_names_are_refused_with_the_name(name, phrase):
     with pytest.raises(ValueError) as err:
         parse_mcts_name(name)
@@ -53,8 +59,9 @@ def test_params_for_name_overrides_only_the_budget():
 
 
 def test_to_array_layout():
-    row = MCTSParams(iterations=321, exploration=1.5, rollout="random", depth=4, final="value",
-                     widening=2.0, widening_exponent=0.25).to_array()
+    row = MCTSParams(
+        iterations=321, exploration=1.5, rollout="random", depth=4, final="value", widening=2.0, widening_exponent=0.25
+    ).to_array()
     assert row.dtype == np.float64 and row.shape == (P.N_PARAMS,)
     assert row[P.P_ITERATIONS] == 321 and row[P.P_EXPLORATION] == 1.5
     assert row[P.P_ROLLOUT] == P.ROLLOUT_RANDOM and row[P.P_DEPTH] == 4 and row[P.P_FINAL] == P.FINAL_VALUE
@@ -64,17 +71,28 @@ def test_to_array_layout():
     assert default[P.P_FINAL] == P.FINAL_VISITS and default[P.P_WIDENING] == 0.0
 
 
-@pytest.mark.parametrize("bad", [{"iterations": 0}, {"iterations": 2_000_000}, {"exploration": -1},
-                                 {"rollout": "greedy"}, {"depth": -1}, {"final": "mean"},
-                                 {"widening": -0.5}, {"widening_exponent": 1.5}, {"iteration": 10}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"iterations": 0},
+        {"iterations": 2_000_000},
+        {"exploration": -1},
+        {"rollout": "greedy"},
+        {"depth": -1},
+        {"final": "mean"},
+        {"widening": -0.5},
+        {"widening_exponent": 1.5},
+        {"iteration": 10},
+    ],
+)
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(ValidationError):
         MCTSParams(**bad)
 
 
 def test_accept_mcts_names_extends_a_games_check():
-    from balancer.core.registry import known_agents_check
     from balancer.agents.params import accept_mcts_names
+    from balancer.core.registry import known_agents_check
 
     check = accept_mcts_names(known_agents_check(["greedy", "random", "mcts"]))
     assert check("mcts", None) is None and check("mcts@250", None) is None and check("greedy", None) is None

@@ -50,10 +50,12 @@ def test_small_values_and_word_boundaries_match_numpy():
 def test_reseeded_generators_draw_what_fresh_ones_draw():
     gens = ChunkGenerators()
     for run_seed, index in ((1, 0), (1, 1), (2026, 12345), (2**63 - 1, 7)):
-        gens.agents.integers(0, 3, dtype=np.int32)     # leave a buffered 32-bit half behind
+        gens.agents.integers(0, 3, dtype=np.int32)  # leave a buffered 32-bit half behind
         gens.seed(run_seed, index)
         chance, agents = game_rngs(game_seed(run_seed, index))
         assert gens.chance.random(16).tolist() == chance.random(16).tolist()
-        assert gens.agents.integers(0, 5, size=16, dtype=np.int32).tolist() == \
-            agents.integers(0, 5, size=16, dtype=np.int32).tolist()
+        assert (
+            gens.agents.integers(0, 5, size=16, dtype=np.int32).tolist()
+            == agents.integers(0, 5, size=16, dtype=np.int32).tolist()
+        )
         assert gens.agents.permutation(9).tolist() == agents.permutation(9).tolist()

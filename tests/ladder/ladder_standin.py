@@ -72,8 +72,13 @@ def play_game(cfg: LadderStandinConfig, agents: list[str], seed) -> Outcome:
         seat = left.pop(int(chance.choice(len(left), p=p)))
         place[seat] = k + 1
     scores = [n - p for p in place]
-    return Outcome(scores=scores, tiebreak=[(0,)] * n, components={"place_points": scores},
-                   metrics={"place": [float(p) for p in place]}, turns=[1] * n)
+    return Outcome(
+        scores=scores,
+        tiebreak=[(0,)] * n,
+        components={"place_points": scores},
+        metrics={"place": [float(p) for p in place]},
+        turns=[1] * n,
+    )
 
 
 def transcript(cfg: LadderStandinConfig, agents: list[str], seed) -> str:
@@ -84,8 +89,22 @@ def _not_stepwise(*args, **kwargs):
     raise NotImplementedError("the stand-in game is played whole")
 
 
-SPEC = GameSpec(name=NAME, display_name="Ladder stand-in", config_model=LadderStandinConfig,
-                default_config="ladderstandin/base.yaml", agents=AGENTS, check_agent=check_agent,
-                play_game=play_game, transcript=transcript, make_agent=_not_stepwise, new_game=_not_stepwise,
-                legal_moves=_not_stepwise, apply=_not_stepwise, is_over=_not_stepwise, outcome=_not_stepwise,
-                is_legal_move=_not_stepwise, source=Path(__file__), module=__name__)
+SPEC = GameSpec(
+    name=NAME,
+    display_name="Ladder stand-in",
+    config_model=LadderStandinConfig,
+    default_config="ladderstandin/base.yaml",
+    agents=AGENTS,
+    check_agent=check_agent,
+    play_game=play_game,
+    transcript=transcript,
+    make_agent=_not_stepwise,
+    new_game=_not_stepwise,
+    legal_moves=_not_stepwise,
+    apply=_not_stepwise,
+    is_over=_not_stepwise,
+    outcome=_not_stepwise,
+    is_legal_move=_not_stepwise,
+    source=Path(__file__),
+    module=__name__,
+)

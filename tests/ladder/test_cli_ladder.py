@@ -38,21 +38,37 @@ def _nothing_written(tmp_path: Path) -> None:
 
 
 def _ladder(tmp_path: Path, base: Path, *args: str):
-    return runner.invoke(app, ["ladder", str(base), *args, "--results", str(tmp_path / "results"), "-o",
-                               str(tmp_path / "out" / "ladder.html"), "--jobs", "1", "--quiet"])
+    return runner.invoke(
+        app,
+        [
+            "ladder",
+            str(base),
+            *args,
+            "--results",
+            str(tmp_path / "results"),
+            "-o",
+            str(tmp_path / "out" / "ladder.html"),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+    )
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--agents", "weak,nobody", "--players", "2"], "--agents: unknown agent 'nobody'; known agents: weak, mid"),
-    (["--agents", "weak,mid,weak", "--players", "2"], "--agents: 'weak' is listed twice"),
-    (["--agents", "weak", "--players", "2"], "--agents: a ladder needs at least two rungs"),
-    (["--agents", "weak,mid", "--players", "3", "--games", "100"], "--games: 100 is not a multiple of 3"),
-    (["--agents", "weak,mid", "--players", "2,4", "--games", "102"], "--games: 102 is not a multiple of 4"),
-    (["--agents", "weak,mid", "--players", "5"], "--players: 5 players are not supported"),
-    (["--agents", "weak,mid"], "--players: give the player count"),
-    (["--agents", "weak,mid", "--players", "1"], "--players: a ladder is played at 2 to 8 players, got 1"),
-    (["--agents", "weak,mid", "--players", "2", "--name", "../x"], "--name: '../x': letters, digits"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--agents", "weak,nobody", "--players", "2"], "--agents: unknown agent 'nobody'; known agents: weak, mid"),
+        (["--agents", "weak,mid,weak", "--players", "2"], "--agents: 'weak' is listed twice"),
+        (["--agents", "weak", "--players", "2"], "--agents: a ladder needs at least two rungs"),
+        (["--agents", "weak,mid", "--players", "3", "--games", "100"], "--games: 100 is not a multiple of 3"),
+        (["--agents", "weak,mid", "--players", "2,4", "--games", "102"], "--games: 102 is not a multiple of 4"),
+        (["--agents", "weak,mid", "--players", "5"], "--players: 5 players are not supported"),
+        (["--agents", "weak,mid"], "--players: give the player count"),
+        (["--agents", "weak,mid", "--players", "1"], "--players: a ladder is played at 2 to 8 players, got 1"),
+        (["--agents", "weak,mid", "--players", "2", "--name", "../x"], "--name: '../x': letters, digits"),
+    ],
+)
 def test_bad_ladder_commands(ladder_game, tmp_path, args, expected):
     result = _ladder(tmp_path, ladder_game, *args)
     assert result.exit_code == 2, result.output
@@ -62,23 +78,42 @@ def test_bad_ladder_commands(ladder_game, tmp_path, args, expected):
     _nothing_written(tmp_path)
 
 
-@pytest.mark.parametrize("ladder, expected", [
-    ("{rungs: [weak, nobody], players: 2, games: 10}", "ladder.rungs under base: unknown agent 'nobody'"),
-    ("{rungs: [weak, mid], players: 5, games: 10}", "ladder.players under base: 5 players are not supported"),
-    ("{rungs: [weak, weak], players: 2, games: 10}", "ladder.rungs: 'weak' is listed twice"),
-    ("{rungs: [weak], players: 2, games: 10}", "ladder.rungs: a ladder needs at least two rungs"),
-    ("{rungs: [weak, mid], players: [2, 3], games: 10}", "ladder.games: 10 is not a multiple of 3"),
-    ("{rungs: [weak, mid], players: 2, games: 10, rounds: 3}", "ladder.rounds: unknown key 'rounds'"),
-    ("{rungs: [weak, mid], players: 2, games: 10, published: {'3': [30, 30, 40]}}",
-     "ladder.published.3: not a player count of the ladder"),
-    ("{rungs: [weak, mid], players: 2, games: 10, published: {'other/2': [50, 50]}}",
-     "ladder.published.other/2: 'other' is not a variant of the study (base)"),
-])
+@pytest.mark.parametrize(
+    "ladder, expected",
+    [
+        ("{rungs: [weak, nobody], players: 2, games: 10}", "ladder.rungs under base: unknown agent 'nobody'"),
+        ("{rungs: [weak, mid], players: 5, games: 10}", "ladder.players under base: 5 players are not supported"),
+        ("{rungs: [weak, weak], players: 2, games: 10}", "ladder.rungs: 'weak' is listed twice"),
+        ("{rungs: [weak], players: 2, games: 10}", "ladder.rungs: a ladder needs at least two rungs"),
+        ("{rungs: [weak, mid], players: [2, 3], games: 10}", "ladder.games: 10 is not a multiple of 3"),
+        ("{rungs: [weak, mid], players: 2, games: 10, rounds: 3}", "ladder.rounds: unknown key 'rounds'"),
+        (
+            "{rungs: [weak, mid], players: 2, games: 10, published: {'3': [30, 30, 40]}}",
+            "ladder.published.3: not a player count of the ladder",
+        ),
+        (
+            "{rungs: [weak, mid], players: 2, games: 10, published: {'other/2': [50, 50]}}",
+            "ladder.published.other/2: 'other' is not a variant of the study (base)",
+        ),
+    ],
+)
 def test_bad_ladder_study_files(ladder_game, tmp_path, ladder, expected):
     study = tmp_path / "configs" / "ladder.yaml"
     study.write_text(STUDY.format(ladder=ladder), encoding="utf-8")
-    for command in (["study", str(study), "-o", str(tmp_path / "out" / "r.html"), "--results",
-                     str(tmp_path / "results"), "--jobs", "1", "--quiet"], ["validate", str(study)]):
+    for command in (
+        [
+            "study",
+            str(study),
+            "-o",
+            str(tmp_path / "out" / "r.html"),
+            "--results",
+            str(tmp_path / "results"),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+        ["validate", str(study)],
+    ):
         result = runner.invoke(app, command)
         assert result.exit_code == 2, result.output
         errors = _errors(result)
@@ -88,22 +123,60 @@ def test_bad_ladder_study_files(ladder_game, tmp_path, ladder, expected):
 
 
 def test_ladder_command_writes_report_and_study_file_that_replays_it(ladder_game, tmp_path):
-    result = _ladder(tmp_path, ladder_game, "--agents", "weak,strong", "--players", "2,4", "--games", "200",
-                     "--bootstrap", "50", "--name", "lad")
+    result = _ladder(
+        tmp_path,
+        ladder_game,
+        "--agents",
+        "weak,strong",
+        "--players",
+        "2,4",
+        "--games",
+        "200",
+        "--bootstrap",
+        "50",
+        "--name",
+        "lad",
+    )
     assert result.exit_code == 0, result.output
     html = (tmp_path / "out" / "ladder.html").read_text(encoding="utf-8")
-    for heading in ("Seat win rates by rung", "Match-ups", "Ratings", "Skill depth", "Definitions",
-                    "base, 2 players", "base, 4 players", "Plackett-Luce", "Bradley-Terry"):
+    for heading in (
+        "Seat win rates by rung",
+        "Match-ups",
+        "Ratings",
+        "Skill depth",
+        "Definitions",
+        "base, 2 players",
+        "base, 4 players",
+        "Plackett-Luce",
+        "Bradley-Terry",
+    ):
         assert heading in html, heading
     study = tmp_path / "results" / "lad" / "ladder.yaml"
     assert study.is_file() and "skill depth" in result.output
     cells = sorted(p.name for p in (tmp_path / "results" / "lad").iterdir() if p.is_dir())
     # 2 players: two mirrors and one pair; 4 players: two mirrors and both one-against-three tables
-    assert cells == ["ladder-2p-mirror-strong", "ladder-2p-mirror-weak", "ladder-2p-weak-vs-strong",
-                     "ladder-4p-mirror-strong", "ladder-4p-mirror-weak", "ladder-4p-strong-vs-weak",
-                     "ladder-4p-weak-vs-strong"]
-    replay = runner.invoke(app, ["study", str(study), "-o", str(tmp_path / "out" / "again.html"), "--results",
-                                 str(tmp_path / "results"), "--jobs", "1"])
+    assert cells == [
+        "ladder-2p-mirror-strong",
+        "ladder-2p-mirror-weak",
+        "ladder-2p-weak-vs-strong",
+        "ladder-4p-mirror-strong",
+        "ladder-4p-mirror-weak",
+        "ladder-4p-strong-vs-weak",
+        "ladder-4p-weak-vs-strong",
+    ]
+    replay = runner.invoke(
+        app,
+        [
+            "study",
+            str(study),
+            "-o",
+            str(tmp_path / "out" / "again.html"),
+            "--results",
+            str(tmp_path / "results"),
+            "--jobs",
+            "1",
+        ],
+    )
     assert replay.exit_code == 0, replay.output
     assert replay.output.count("finished earlier, reused") == 7
     assert (tmp_path / "out" / "again.html").is_file()
@@ -115,13 +188,28 @@ def test_baseline_and_check_work_on_a_ladder_study(ladder_game, tmp_path):
     study = tmp_path / "configs" / "ladder.yaml"
     study.write_text(STUDY.format(ladder="{rungs: [weak, strong], players: 2, games: 400}"), encoding="utf-8")
     baseline = tmp_path / "b.json"
-    saved = runner.invoke(app, ["baseline", "save", str(study), "-o", str(baseline), "--results",
-                                str(tmp_path / "results"), "--jobs", "1", "--quiet"])
+    saved = runner.invoke(
+        app,
+        [
+            "baseline",
+            "save",
+            str(study),
+            "-o",
+            str(baseline),
+            "--results",
+            str(tmp_path / "results"),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+    )
     assert saved.exit_code == 0, saved.output
     assert "3 cells" in saved.output
-    checked = runner.invoke(app, ["check", str(study), "--baseline", str(baseline), "--jobs", "1", "--quiet",
-                                  "--tolerance-win-rate", "0.15"])
-    assert checked.exit_code in (0, 1), checked.output   # a verdict, not bad input
+    checked = runner.invoke(
+        app,
+        ["check", str(study), "--baseline", str(baseline), "--jobs", "1", "--quiet", "--tolerance-win-rate", "0.15"],
+    )
+    assert checked.exit_code in (0, 1), checked.output  # a verdict, not bad input
     assert "ladder-2p-weak-vs-strong" in checked.output
 
 
@@ -129,19 +217,40 @@ def test_rungs_at_plays_fewer_rungs_at_one_player_count(ladder_game, tmp_path):
     # rungs weak, mid, strong at 2 players (3 mirrors + 3 pairs) and only weak, strong at 4 (2 mirrors
     # + 2 one-against-three tables): 10 cells
     study = tmp_path / "configs" / "ladder.yaml"
-    study.write_text(STUDY.format(ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, bootstrap: 20, "
-                                         "rungs_at: {'4': [weak, strong]}}"), encoding="utf-8")
-    result = runner.invoke(app, ["study", str(study), "-o", str(tmp_path / "out" / "r.html"), "--results",
-                                 str(tmp_path / "results"), "--jobs", "1", "--quiet"])
+    study.write_text(
+        STUDY.format(
+            ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, bootstrap: 20, "
+            "rungs_at: {'4': [weak, strong]}}"
+        ),
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        app,
+        [
+            "study",
+            str(study),
+            "-o",
+            str(tmp_path / "out" / "r.html"),
+            "--results",
+            str(tmp_path / "results"),
+            "--jobs",
+            "1",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "10 cells" in result.output
     assert not (tmp_path / "results" / "lad" / "ladder-4p-mirror-mid").exists()
     html = (tmp_path / "out" / "r.html").read_text(encoding="utf-8")
     assert "weak → mid → strong" in html and "weak → strong" in html
-    for ladder, expected in (("rungs_at: {'4': [strong, weak]}", "rungs_at.4: keep the order of rungs"),
-                             ("rungs_at: {'4': [weak, top]}", "rungs_at.4: 'top' is not one of the rungs"),
-                             ("rungs_at: {'3': [weak, mid]}", "rungs_at.3: not a player count of the ladder")):
-        study.write_text(STUDY.format(ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, "
-                                             + ladder + "}"), encoding="utf-8")
+    for ladder, expected in (
+        ("rungs_at: {'4': [strong, weak]}", "rungs_at.4: keep the order of rungs"),
+        ("rungs_at: {'4': [weak, top]}", "rungs_at.4: 'top' is not one of the rungs"),
+        ("rungs_at: {'3': [weak, mid]}", "rungs_at.3: not a player count of the ladder"),
+    ):
+        study.write_text(
+            STUDY.format(ladder="{rungs: [weak, mid, strong], players: [2, 4], games: 40, " + ladder + "}"),
+            encoding="utf-8",
+        )
         bad = runner.invoke(app, ["validate", str(study)])
         assert bad.exit_code == 2 and f"ladder.{expected}" in bad.output, bad.output

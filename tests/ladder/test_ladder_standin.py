@@ -16,7 +16,8 @@ from balancer.study import run_study
 
 def _study(tmp_path, rungs, players, games, *, extra="", base="base.yaml", bootstrap=300):
     path = tmp_path / "configs" / "ladder.yaml"
-    path.write_text(f"""\
+    path.write_text(
+        f"""\
 study: lad
 title: a ladder of the stand-in
 game: ladderstandin
@@ -27,7 +28,9 @@ ladder:
   players: {players}
   games: {games}
   bootstrap: {bootstrap}
-{extra}""", encoding="utf-8")
+{extra}""",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -47,11 +50,10 @@ def test_two_player_ladder_matches_bradley_terry_by_construction(ladder_game, tm
     # weak-mid 1/3, weak-strong 1/5, mid-strong 1/3 (and the complements); ratings ln 2 and ln 4 above
     # weak; skill depth (4/5 - 1/2) / (1 - 1/2) = 0.6
     games = 4000
-    result = run_study(_study(tmp_path, "[weak, mid, strong]", 2, games), tmp_path / "results", jobs=1,
-                       progress=False)
+    result = run_study(_study(tmp_path, "[weak, mid, strong]", 2, games), tmp_path / "results", jobs=1, progress=False)
     [t] = analyze(result)
     w = {"weak": 1.0, "mid": 2.0, "strong": 4.0}
-    assert len(result.cells) == 3 + 3   # three mirrors, three pairs
+    assert len(result.cells) == 3 + 3  # three mirrors, three pairs
     for row in w:
         for col in w:
             if row == col:
@@ -61,7 +63,7 @@ def test_two_player_ladder_matches_bradley_terry_by_construction(ladder_game, tm
                 m = t.matchup(row, col, order)
                 n = games if order == "any" else games // 2
                 assert m["games"] == n and _close(m["rate"], p, n), (row, col, order, m)
-    for rows in t.seat_rates:   # mirror tables: seats equal by construction
+    for rows in t.seat_rates:  # mirror tables: seats equal by construction
         assert _close(rows[0]["rate"], 0.5, games)
     assert t.ratings.model == "Bradley-Terry"
     assert _rating_close(t.ratings, 1, math.log(2)) and _rating_close(t.ratings, 2, math.log(4))
@@ -94,8 +96,7 @@ def test_four_player_ladder_matches_plackett_luce_by_construction(ladder_game, t
 def test_random_against_random_shows_no_skill(ladder_game, tmp_path):
     # weak and twin have the same strength: every match-up is the fair share, the rating difference
     # 0 and the skill depth 0, each inside its interval
-    result = run_study(_study(tmp_path, "[weak, twin]", "[2, 4]", 2000), tmp_path / "results", jobs=1,
-                       progress=False)
+    result = run_study(_study(tmp_path, "[weak, twin]", "[2, 4]", 2000), tmp_path / "results", jobs=1, progress=False)
     two, four = analyze(result)
     assert two.matchup("twin", "weak")["ci_low"] <= 0.5 <= two.matchup("twin", "weak")["ci_high"]
     assert four.matchup("twin", "weak")["ci_low"] <= 0.25 <= four.matchup("twin", "weak")["ci_high"]
@@ -110,8 +111,11 @@ def test_seat_effect_that_grows_with_strength_is_found_and_seat_orders_apart(lad
     # rung interaction by construction. Match-ups by seat order: strong (4) moving first against weak
     # (1): 8 / (8 + 1) = 8/9; moving second: 4 / (4 + 1) = 4/5 (weak's weight is 1 in either seat).
     base = tmp_path / "configs" / "base.yaml"
-    base.write_text(base.read_text().replace("seat_power: {}", "seat_power: {weak: 0, strong: 1}")
-                    .replace("seat_factor: {}", 'seat_factor: {"2": [2, 1]}'))
+    base.write_text(
+        base.read_text()
+        .replace("seat_power: {}", "seat_power: {weak: 0, strong: 1}")
+        .replace("seat_factor: {}", 'seat_factor: {"2": [2, 1]}')
+    )
     games = 2000
     result = run_study(_study(tmp_path, "[weak, strong]", 2, games), tmp_path / "results", jobs=1, progress=False)
     [t] = analyze(result)

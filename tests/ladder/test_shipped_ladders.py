@@ -15,13 +15,16 @@ from balancer.study import load_study
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("game, cells, games", [
-    # 2p: R mirrors + R(R-1)/2 pairs; n > 2: R mirrors + R(R-1) one-against-the-rest tables
-    ("citywright", 6 + 9 + 9, 24 * 2004),               # 3 rungs at 2, 3 and 4 players
-    ("urgency", 2 * (4 + 6), 20 * 2000),                 # 4 rungs at 2 players, two variants
-    ("agueda", 6 + 9, 15 * 2000),                        # 3 rungs at 2 and 4 players
-    ("urban_sketchers", 6 + 4, 10 * 2000),               # 3 rungs at 2 players, 2 at 4 (rungs_at)
-])
+@pytest.mark.parametrize(
+    "game, cells, games",
+    [
+        # 2p: R mirrors + R(R-1)/2 pairs; n > 2: R mirrors + R(R-1) one-against-the-rest tables
+        ("citywright", 6 + 9 + 9, 24 * 2004),  # 3 rungs at 2, 3 and 4 players
+        ("urgency", 2 * (4 + 6), 20 * 2000),  # 4 rungs at 2 players, two variants
+        ("agueda", 6 + 9, 15 * 2000),  # 3 rungs at 2 and 4 players
+        ("urban_sketchers", 6 + 4, 10 * 2000),  # 3 rungs at 2 players, 2 at 4 (rungs_at)
+    ],
+)
 def test_shipped_ladder_validates_with_the_stated_cells(game, cells, games):
     path = ROOT / "configs" / game / "ladder.yaml"
     result = CliRunner().invoke(app, ["validate", str(path)])

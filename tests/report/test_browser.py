@@ -25,8 +25,16 @@ CHROMIUM = Path(os.environ.get("BALANCER_CHROMIUM", "/usr/bin/chromium"))
 ROOT = Path(__file__).resolve().parents[2]
 CW = ROOT / "configs" / "citywright"
 US = ROOT / "configs" / "urban_sketchers" / "base.yaml"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-extensions",
+]
 """Chromium flags that work on a closed network (no update, sync or field-trial requests)."""
 
 STUDY = f"""\
@@ -34,7 +42,7 @@ study: browser
 title: "A small study <for> the browser"
 game: citywright
 seed: 5
-variants: {{v1.0: {CW / 'v1.0.yaml'}, v1.1: {CW / 'v1.1.yaml'}}}
+variants: {{v1.0: {CW / "v1.0.yaml"}, v1.1: {CW / "v1.1.yaml"}}}
 runs:
   mirror-2p: {{players: 2, agents: [random], games: 40}}
   mixed-2p: {{players: 2, agents: [random, greedy], games: 20}}
@@ -73,10 +81,15 @@ def browser():
     with sync_playwright() as p:
         profile = Path(os.environ.get("TMPDIR", "/tmp")) / f"balancer-chromium-{os.getpid()}"
         shutil.rmtree(profile, ignore_errors=True)
-        profile.mkdir()   # an empty --user-data-dir, removed afterwards
-        context = p.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), headless=True,
-                                                       args=FLAGS, viewport={"width": 1280, "height": 900},
-                                                       offline=True)
+        profile.mkdir()  # an empty --user-data-dir, removed afterwards
+        context = p.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=FLAGS,
+            viewport={"width": 1280, "height": 900},
+            offline=True,
+        )
         try:
             yield context
         finally:
@@ -100,8 +113,24 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     cli("report", d / "cw", "-o", d / "run-citywright.html")
     cli("run", US, "-p", "3", "-a", "random", "-n", "30", "-j", "1", "-q", "--out", d / "us")
     cli("report", d / "us", "-o", d / "run-urban-sketchers.html")
-    cli("compare", CW / "v1.0.yaml", CW / "v1.1.yaml", "-p", "2", "-a", "random", "-n", "40", "-j", "1", "-q",
-        "--out", d / "cmp", "--report", d / "compare.html")
+    cli(
+        "compare",
+        CW / "v1.0.yaml",
+        CW / "v1.1.yaml",
+        "-p",
+        "2",
+        "-a",
+        "random",
+        "-n",
+        "40",
+        "-j",
+        "1",
+        "-q",
+        "--out",
+        d / "cmp",
+        "--report",
+        d / "compare.html",
+    )
     (d / "study.yaml").write_text(STUDY, encoding="utf-8")
     cli("study", d / "study.yaml", "-o", d / "study.html", "--results", d / "results", "-j", "1", "-q")
     return {p.stem: p for p in sorted(d.glob("*.html"))}
@@ -148,8 +177,10 @@ def test_the_report_works_in_a_real_browser(browser, pages, kind):
 def test_the_browser_test_sees_a_broken_page(browser, tmp_path):
     # the checks above can fail: a script error, a request for a remote file, an empty figure
     page = tmp_path / "broken.html"
-    page.write_text("<html><body><figure style='display:none'><svg width='0' height='0'></svg></figure>"
-                    "<img src='https://example.invalid/x.png'><script>undefinedFunction()</script></body></html>")
+    page.write_text(
+        "<html><body><figure style='display:none'><svg width='0' height='0'></svg></figure>"
+        "<img src='https://example.invalid/x.png'><script>undefinedFunction()</script></body></html>"
+    )
     seen = open_page(browser, page)
     assert any("undefinedFunction" in e for e in seen["errors"])
     assert seen["requests"] == ["https://example.invalid/x.png"]

@@ -12,11 +12,12 @@ import pytest
 
 from balancer.report import render_report
 from balancer.report.compare import render_comparison_html
-from balancer.report.render import display_name, is_rate_metric, label_sections, metric_label, solo_result
+from balancer.report.render import display_name, is_rate_metric, label_sections, metric_label
 from balancer.report.study import figure_data, render_study
+from balancer.stats.aggregate import summarize_dir
+from balancer.stats.solo import solo_result
 from balancer.study import load_study
 from balancer.study.runner import Cell, StudyResult
-from balancer.stats.aggregate import summarize_dir
 
 EVIL = "<script>alert(1)</script>"
 
@@ -29,19 +30,33 @@ def _text(html: str) -> str:
 
 def _section(html: str, section_id: str) -> str:
     start = html.index(f'id="{section_id}"')
-    return html[start: html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 def write_run(directory: Path, data: dict, **meta) -> Path:
     directory.mkdir(parents=True)
     n = max(data["seat"])
     games = len(data["seat"]) // n
-    frame = {"variant": ["v1"] * len(data["seat"]), "game": [meta.get("game", "toy")] * len(data["seat"]),
-             "n_players": [n] * len(data["seat"]), "seed": [1] * len(data["seat"]),
-             "agent": ["greedy"] * len(data["seat"]), "turns": [5] * len(data["seat"]), **data}
+    frame = {
+        "variant": ["v1"] * len(data["seat"]),
+        "game": [meta.get("game", "toy")] * len(data["seat"]),
+        "n_players": [n] * len(data["seat"]),
+        "seed": [1] * len(data["seat"]),
+        "agent": ["greedy"] * len(data["seat"]),
+        "turns": [5] * len(data["seat"]),
+        **data,
+    }
     pl.DataFrame(frame).write_parquet(directory / "results.parquet")
-    info = {"game": "toy", "variant": "v1", "n_players": n, "games": games, "seed": 1,
-            "agents": ["greedy"], "seat_design": "mirror table: greedy in every seat", **meta}
+    info = {
+        "game": "toy",
+        "variant": "v1",
+        "n_players": n,
+        "games": games,
+        "seed": 1,
+        "agents": ["greedy"],
+        "seat_design": "mirror table: greedy in every seat",
+        **meta,
+    }
     (directory / "run.json").write_text(json.dumps(info), encoding="utf-8")
     return directory
 
@@ -58,10 +73,18 @@ def test_metric_label_says_per_game_for_game_metrics() -> None:
 
 def test_run_report_names_game_metrics_per_game(tmp_path: Path) -> None:
     # 2 games of 2 seats; game_turns is the game's length on both seats (7 and 9 -> mean 8)
-    run = write_run(tmp_path / "r", {
-        "game_index": [0, 0, 1, 1], "seat": [1, 2, 1, 2], "score": [3, 1, 0, 2], "rank": [1, 2, 2, 1],
-        "win_share": [1.0, 0.0, 0.0, 1.0], "metric_game_turns": [7.0, 7.0, 9.0, 9.0],
-        "metric_captures": [1.0, 0.0, 2.0, 1.0]})
+    run = write_run(
+        tmp_path / "r",
+        {
+            "game_index": [0, 0, 1, 1],
+            "seat": [1, 2, 1, 2],
+            "score": [3, 1, 0, 2],
+            "rank": [1, 2, 2, 1],
+            "win_share": [1.0, 0.0, 0.0, 1.0],
+            "metric_game_turns": [7.0, 7.0, 9.0, 9.0],
+            "metric_captures": [1.0, 0.0, 2.0, 1.0],
+        },
+    )
     metrics = _text(_section(render_report(run, tmp_path / "r.html").read_text("utf-8"), "metrics"))
     assert "turns per game 8.00" in metrics
     assert "captures per player 1.00" in metrics
@@ -73,17 +96,29 @@ def test_run_report_names_game_metrics_per_game(tmp_path: Path) -> None:
 
 def solo_data(wins: list[float] | None) -> dict:
     """4 solo games: score 10, 20, 30, 40; the solo seat 'wins' its table every game."""
-    data = {"game_index": [0, 1, 2, 3], "seat": [1] * 4, "score": [10, 20, 30, 40], "rank": [1] * 4,
-            "win_share": [1.0] * 4, "score_tourists": [6, 12, 18, 24], "score_mural": [4, 8, 12, 16],
-            "label_shops": ["A + B", "A + B", "C + D", "A + B"]}
+    data = {
+        "game_index": [0, 1, 2, 3],
+        "seat": [1] * 4,
+        "score": [10, 20, 30, 40],
+        "rank": [1] * 4,
+        "win_share": [1.0] * 4,
+        "score_tourists": [6, 12, 18, 24],
+        "score_mural": [4, 8, 12, 16],
+        "label_shops": ["A + B", "A + B", "C + D", "A + B"],
+    }
     if wins is not None:
         data["metric_solo_win"] = wins
     return data
 
 
 def test_solo_report_headlines_the_solo_win_rate(tmp_path: Path) -> None:
-    run = write_run(tmp_path / "solo", solo_data([1.0, 0.0, 1.0, 1.0]), variant="v1-solo-hard",
-                    game="agueda", game_title="Águeda: City of Umbrellas")
+    run = write_run(
+        tmp_path / "solo",
+        solo_data([1.0, 0.0, 1.0, 1.0]),
+        variant="v1-solo-hard",
+        game="agueda",
+        game_title="Águeda: City of Umbrellas",
+    )
     html = render_report(run, tmp_path / "solo.html").read_text("utf-8")
     text = _text(html)
     # no seat or agent win rates: the one seat always "wins" its table
@@ -137,10 +172,15 @@ def deck_results() -> pl.DataFrame:
     """4 two-player games with a per-seat deck label:
     game 0: bull (seat 1, wins) v eagle; game 1: eagle (wins) v bull; game 2: bull (wins) v eagle;
     game 3: bull v bull, seat 2 wins."""
-    return pl.DataFrame({
-        "game_index": [0, 0, 1, 1, 2, 2, 3, 3], "seat": [1, 2] * 4, "n_players": [2] * 8,
-        "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0],
-        "label_deck": ["bull", "eagle", "eagle", "bull", "bull", "eagle", "bull", "bull"]})
+    return pl.DataFrame(
+        {
+            "game_index": [0, 0, 1, 1, 2, 2, 3, 3],
+            "seat": [1, 2] * 4,
+            "n_players": [2] * 8,
+            "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+            "label_deck": ["bull", "eagle", "eagle", "bull", "bull", "eagle", "bull", "bull"],
+        }
+    )
 
 
 def test_label_section_of_a_per_seat_label() -> None:
@@ -191,7 +231,7 @@ def test_run_report_has_the_label_section(tmp_path: Path) -> None:
     section = _section(html, "label-deck")
     assert "Win rate by deck" in section and "few games have wide intervals" in section
     assert EVIL not in html and "&lt;script&gt;" in section
-    assert "<svg" in section   # 2 players, 3 deck values: the match-up heatmap
+    assert "<svg" in section  # 2 players, 3 deck values: the match-up heatmap
 
 
 # --------------------------------------------------------------------------- 6. game names
@@ -204,8 +244,11 @@ def test_display_name_comes_from_the_game_module() -> None:
 
 
 def test_report_title_uses_the_game_module_name_when_run_json_lacks_it(tmp_path: Path) -> None:
-    run = write_run(tmp_path / "r", {"game_index": [0, 0], "seat": [1, 2], "score": [1, 0], "rank": [1, 2],
-                                     "win_share": [1.0, 0.0]}, game="agueda")
+    run = write_run(
+        tmp_path / "r",
+        {"game_index": [0, 0], "seat": [1, 2], "score": [1, 0], "rank": [1, 2], "win_share": [1.0, 0.0]},
+        game="agueda",
+    )
     html = render_report(run, tmp_path / "r.html").read_text("utf-8")
     assert "<title>Águeda: City of Umbrellas v1: balance report</title>" in html
     meta = json.loads((run / "run.json").read_text()) | {"game_title": "A & <B>"}
@@ -219,10 +262,21 @@ def test_report_title_uses_the_game_module_name_when_run_json_lacks_it(tmp_path:
 
 def test_compare_page_is_game_neutral() -> None:
     row = {"difference": 1.0, "ci_low": 0.5, "ci_high": 1.5, "p_value": 0.01, "significant": True, "n": 10}
-    comparison = {"game": "agueda", "variant_a": "v1", "variant_b": "rows-8", "games": 10, "seed": 1,
-                  "n_players": 2, "paired": True, "pairing": "paired", "confidence": 0.95,
-                  "metrics": [{**row, "name": "game_turns", "from": 20.0, "to": 21.0},
-                              {**row, "name": "coins_left", "from": 1.0, "to": 2.0}]}
+    comparison = {
+        "game": "agueda",
+        "variant_a": "v1",
+        "variant_b": "rows-8",
+        "games": 10,
+        "seed": 1,
+        "n_players": 2,
+        "paired": True,
+        "pairing": "paired",
+        "confidence": 0.95,
+        "metrics": [
+            {**row, "name": "game_turns", "from": 20.0, "to": 21.0},
+            {**row, "name": "coins_left", "from": 1.0, "to": 2.0},
+        ],
+    }
     html = render_comparison_html(comparison)
     text = _text(html)
     assert "site boards" not in text and "deals, shuffles, dice" in text
@@ -249,7 +303,7 @@ def study_result(tmp_path: Path, published: bool = True) -> StudyResult:
     configs = Path(__file__).resolve().parents[2] / "configs" / "citywright"
     path = tmp_path / "neutral.yaml"
     text = STUDY.format(configs=configs)
-    if not published:   # the seat figure without its published values
+    if not published:  # the seat figure without its published values
         text = text.replace(", published: {easy: [60, 40], hard: [50, 50]}", "")
     path.write_text(text, encoding="utf-8")
     study, config_paths = load_study(path)
@@ -257,15 +311,28 @@ def study_result(tmp_path: Path, published: bool = True) -> StudyResult:
     for variant, wins in (("easy", [1.0, 1.0, 1.0, 0.0]), ("hard", [1.0, 0.0, 0.0, 0.0])):
         # 4 games of 2 seats; seat 1 wins the games where solo_win is 1; game_turns 10 in every game
         seat_wins = [w for w in wins for _ in (0, 1)]
-        data = {"game_index": [g for g in range(4) for _ in (0, 1)], "seat": [1, 2] * 4,
-                "score": [1] * 8, "rank": [1] * 8,
-                "win_share": [w if s == 1 else 1.0 - w for w, s in zip(seat_wins, [1, 2] * 4)],
-                "metric_solo_win": seat_wins, "metric_game_turns": [10.0] * 8}
-        out = write_run(tmp_path / variant, data, variant=variant, games=4, elapsed_seconds=1.0,
-                        versions={"balancer": "0"}, config_sha256="0" * 64)
+        data = {
+            "game_index": [g for g in range(4) for _ in (0, 1)],
+            "seat": [1, 2] * 4,
+            "score": [1] * 8,
+            "rank": [1] * 8,
+            "win_share": [w if s == 1 else 1.0 - w for w, s in zip(seat_wins, [1, 2] * 4)],
+            "metric_solo_win": seat_wins,
+            "metric_game_turns": [10.0] * 8,
+        }
+        out = write_run(
+            tmp_path / variant,
+            data,
+            variant=variant,
+            games=4,
+            elapsed_seconds=1.0,
+            versions={"balancer": "0"},
+            config_sha256="0" * 64,
+        )
         meta = json.loads((out / "run.json").read_text())
-        cells[("solo", variant)] = Cell("solo", variant, config_paths[variant], out,
-                                        summary=summarize_dir(out, meta), meta=meta)
+        cells[("solo", variant)] = Cell(
+            "solo", variant, config_paths[variant], out, summary=summarize_dir(out, meta), meta=meta
+        )
     return StudyResult(study, path, cells, 2.0)
 
 
@@ -286,12 +353,12 @@ def test_study_shows_rates_in_percent_and_published_columns_only_where_published
     assert "published" in seat_text and "60.0" in seat_text
     note = _text(blocks[0])
     assert "site boards" not in note and "deals, shuffles, dice" in note
-    assert "published values" in note   # one figure has them
+    assert "published values" in note  # one figure has them
 
 
 def test_study_without_published_values_has_no_legend_or_note(tmp_path: Path) -> None:
     result = study_result(tmp_path, published=False)
     html = render_study(result, {}, tmp_path / "s.html").read_text("utf-8")
-    page = _text(html).replace(str(tmp_path), "TMP")   # the test's directory name says "published"
+    page = _text(html).replace(str(tmp_path), "TMP")  # the test's directory name says "published"
     assert "published" not in page and "black diamonds" not in html
-    assert "ours, 95% CI" not in html and "easy (95% CI)" in html   # the figure legend
+    assert "ours, 95% CI" not in html and "easy (95% CI)" in html  # the figure legend

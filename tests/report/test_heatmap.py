@@ -15,9 +15,9 @@ def test_heatmap_annotates_every_played_cell():
     lows = [[0.4, 0.6], [0.2, nan]]
     highs = [[0.6, 0.8], [0.4, nan]]
     fig = matchup_heatmap(["bull", "ibex"], [("first", rates, lows, highs), ("second", rates, lows, highs)], "T")
-    assert len(fig.axes) == 3                      # two panels and the colour bar
+    assert len(fig.axes) == 3  # two panels and the colour bar
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert texts == ["50", "40–60", "70", "60–80", "30", "20–40"]   # the unplayed cell stays empty
+    assert texts == ["50", "40–60", "70", "60–80", "30", "20–40"]  # the unplayed cell stays empty
     assert "<svg" in svg_string(fig)
 
 

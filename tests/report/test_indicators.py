@@ -23,15 +23,24 @@ def results() -> pl.DataFrame:
     with 3/4 = 75.0% [36.5, 94.0], without 1/4 = 25.0% [6.0, 63.5], difference +50.0 [-12.9, +81.0]),
     plus an indicator whose name is markup and a count that is not an indicator."""
     took = [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0]
-    return pl.DataFrame({
-        "variant": ["v"] * 8, "game": ["toy"] * 8, "n_players": [2] * 8,
-        "game_index": [0, 0, 1, 1, 2, 2, 3, 3], "seed": [1] * 8, "seat": [1, 2] * 4, "agent": ["a", "b"] * 4,
-        "score": [1] * 8, "rank": [1, 2, 1, 2, 1, 2, 1, 1], "turns": [3] * 8,
-        "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 0.5],
-        "metric_took_the_bridge": took,
-        f"metric_{EVIL}": [1.0 - t for t in took],
-        "metric_coins": [3.0, 0.0, 2.0, 5.0, 1.0, 1.0, 0.0, 4.0],
-    })
+    return pl.DataFrame(
+        {
+            "variant": ["v"] * 8,
+            "game": ["toy"] * 8,
+            "n_players": [2] * 8,
+            "game_index": [0, 0, 1, 1, 2, 2, 3, 3],
+            "seed": [1] * 8,
+            "seat": [1, 2] * 4,
+            "agent": ["a", "b"] * 4,
+            "score": [1] * 8,
+            "rank": [1, 2, 1, 2, 1, 2, 1, 1],
+            "turns": [3] * 8,
+            "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 0.5],
+            "metric_took_the_bridge": took,
+            f"metric_{EVIL}": [1.0 - t for t in took],
+            "metric_coins": [3.0, 0.0, 2.0, 5.0, 1.0, 1.0, 0.0, 4.0],
+        }
+    )
 
 
 def report(tmp_path: Path, df: pl.DataFrame, meta: dict) -> str:
@@ -44,18 +53,33 @@ def report(tmp_path: Path, df: pl.DataFrame, meta: dict) -> str:
 
 def test_section_with_table_and_forest_plot(tmp_path: Path) -> None:
     html = report(tmp_path, results(), META)
-    section = html[html.index('id="indicators"'): html.index('id="methods"')]
+    section = html[html.index('id="indicators"') : html.index('id="methods"')]
     assert "Indicators and win rate (association)" in section
     assert "association, not a cause" in section
     assert section.count("<svg") == 1
-    rows = re.findall(r"<tr><td>([^<]+)</td><td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
-                      r"<td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
-                      r"<td><b>([^<]+)</b></td><td>([^<]+) – ([^<]+)</td></tr>", section)
+    rows = re.findall(
+        r"<tr><td>([^<]+)</td><td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
+        r"<td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
+        r"<td><b>([^<]+)</b></td><td>([^<]+) – ([^<]+)</td></tr>",
+        section,
+    )
     # names through the prettifier; the markup name escaped, and its groups the other way round
     assert rows == [
         ("took the bridge", "4", "75.0", "36.5", "94.0", "4", "25.0", "6.0", "63.5", "+50.0", "−12.9", "+81.0"),
-        ("&lt;script&gt;alert(1)&lt;/script&gt;", "4", "25.0", "6.0", "63.5", "4", "75.0", "36.5", "94.0",
-         "−50.0", "−81.0", "+12.9"),
+        (
+            "&lt;script&gt;alert(1)&lt;/script&gt;",
+            "4",
+            "25.0",
+            "6.0",
+            "63.5",
+            "4",
+            "75.0",
+            "36.5",
+            "94.0",
+            "−50.0",
+            "−81.0",
+            "+12.9",
+        ),
     ]
     assert EVIL not in html
     assert "coins" not in section
@@ -70,9 +94,24 @@ def test_no_section_for_citywright_results(tmp_path: Path) -> None:
     # a real run: Citywright's metrics are counts (wasted tiles, empty cells, rulers placed, forced
     # discards), none of them a 0/1 indicator in these games
     out = tmp_path / "cw"
-    result = CliRunner().invoke(app, ["run", str(ROOT / "configs" / "citywright" / "v1.1.yaml"), "--players", "2",
-                                      "--agents", "greedy,random", "--games", "6", "--seed", "1",
-                                      "--out", str(out), "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(ROOT / "configs" / "citywright" / "v1.1.yaml"),
+            "--players",
+            "2",
+            "--agents",
+            "greedy,random",
+            "--games",
+            "6",
+            "--seed",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads((out / "summary.json").read_text())["indicators"] == []
     html = render_report(out, tmp_path / "cw.html").read_text(encoding="utf-8")

@@ -112,11 +112,14 @@ def test_report_recomputes_and_accepts_a_matching_summary(run_dir: Path, tmp_pat
     assert "<title>My title</title>" in html
 
 
-@pytest.mark.parametrize("edit", [
-    lambda s: s["seat_win_rate"][0].update(rate=0.123),   # edited or stale rates
-    lambda s: s.update(games=40),                          # from another run
-    lambda s: s.update(rows=80),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda s: s["seat_win_rate"][0].update(rate=0.123),  # edited or stale rates
+        lambda s: s.update(games=40),  # from another run
+        lambda s: s.update(rows=80),
+    ],
+)
 def test_report_refuses_a_stale_summary(run_dir: Path, tmp_path: Path, edit) -> None:
     from balancer.stats import ResultsFileError, write_summary
 
@@ -176,8 +179,11 @@ def make_run(tmp_path: Path, df: pl.DataFrame, **meta) -> Path:
     directory = tmp_path / "big"
     directory.mkdir()
     df.write_parquet(directory / "results.parquet")
-    (directory / "run.json").write_text(json.dumps({"game": "citywright", "variant": "v1.1", "n_players": 4,
-                                                     "seed": 1, "games": df.height // 4, **meta}))
+    (directory / "run.json").write_text(
+        json.dumps(
+            {"game": "citywright", "variant": "v1.1", "n_players": 4, "seed": 1, "games": df.height // 4, **meta}
+        )
+    )
     return directory
 
 
@@ -193,8 +199,7 @@ def test_mirror_table_has_a_sentence_instead_of_an_agent_chart(tmp_path: Path) -
     run = make_run(tmp_path, big_results(40, ["greedy"]))
     html = render_report(run, tmp_path / "r.html").read_text(encoding="utf-8")
     agents = html[html.index('id="agents"') : html.index('id="scores"')]
-    assert ("Mirror table: every seat is played by greedy, so the agent win rate is 25% by construction."
-            in agents)
+    assert "Mirror table: every seat is played by greedy, so the agent win rate is 25% by construction." in agents
     assert "<svg" not in agents and "<table" not in agents
 
 
@@ -212,8 +217,12 @@ def test_seat_table_without_the_seat_bonus(tmp_path: Path) -> None:
     assert "tie-breakers" in table  # says why win rates without the bonus are not shown
     # every seat: 10 points, +5 in the 10 of 40 games it wins -> 11.25 without its bonus
     rows = re.findall(r"<tr><td>(\d)</td><td>([\d.]+)</td><td>([\d.]+)</td>\s*<td><b>([\d.]+)</b>", table)
-    assert rows == [("1", "13.2", "2.0", "11.2"), ("2", "13.2", "2.0", "11.2"),
-                    ("3", "12.2", "1.0", "11.2"), ("4", "11.2", "0.0", "11.2")]
+    assert rows == [
+        ("1", "13.2", "2.0", "11.2"),
+        ("2", "13.2", "2.0", "11.2"),
+        ("3", "12.2", "1.0", "11.2"),
+        ("4", "11.2", "0.0", "11.2"),
+    ]
 
 
 def test_no_seat_bonus_table_without_the_column(run_dir: Path, tmp_path: Path) -> None:
@@ -240,18 +249,22 @@ def test_report_out_is_a_directory_or_under_a_file(run_dir: Path, tmp_path: Path
         render_report(run_dir, tmp_path)
     blocker = tmp_path / "file.txt"
     blocker.write_text("x")
-    with pytest.raises(ReportOutputError, match=re.escape(f"{blocker / 'sub' / 'r.html'}: cannot be created: "
-                                                          f"{blocker} is a file")):
+    with pytest.raises(
+        ReportOutputError, match=re.escape(f"{blocker / 'sub' / 'r.html'}: cannot be created: {blocker} is a file")
+    ):
         render_report(run_dir, blocker / "sub" / "r.html")
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "not a readable Parquet file ("),
-    (lambda p: p.write_text("not parquet at all"), "not a readable Parquet file ("),
-    (lambda p: results().drop("win_share").write_parquet(p), "missing column win_share"),
-    (lambda p: results().drop("seat", "agent").write_parquet(p), "missing columns seat, agent"),
-    (lambda p: results().clear().write_parquet(p), "empty"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]), "not a readable Parquet file ("),
+        (lambda p: p.write_text("not parquet at all"), "not a readable Parquet file ("),
+        (lambda p: results().drop("win_share").write_parquet(p), "missing column win_share"),
+        (lambda p: results().drop("seat", "agent").write_parquet(p), "missing columns seat, agent"),
+        (lambda p: results().clear().write_parquet(p), "empty"),
+    ],
+)
 def test_report_bad_parquet_names_the_file(run_dir: Path, tmp_path: Path, damage, message) -> None:
     from balancer.stats import ResultsFileError
 
@@ -263,14 +276,17 @@ def test_report_bad_parquet_names_the_file(run_dir: Path, tmp_path: Path, damage
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("run.json", "{not json", "not valid JSON (Expecting property name"),
-    ("run.json", "[1, 2]", "must hold a JSON object, got list"),
-    ("run.json", json.dumps({**META, "elapsed_seconds": "soon"}), "elapsed_seconds: expected a number"),
-    ("run.json", json.dumps({**META, "agents": "greedy"}), "agents: expected a list of agent names"),
-    ("summary.json", "{\"games\": 4,", "not valid JSON"),
-    ("summary.json", json.dumps({"seat_win_rate": 3}), "seat_win_rate: expected a list"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("run.json", "{not json", "not valid JSON (Expecting property name"),
+        ("run.json", "[1, 2]", "must hold a JSON object, got list"),
+        ("run.json", json.dumps({**META, "elapsed_seconds": "soon"}), "elapsed_seconds: expected a number"),
+        ("run.json", json.dumps({**META, "agents": "greedy"}), "agents: expected a list of agent names"),
+        ("summary.json", '{"games": 4,', "not valid JSON"),
+        ("summary.json", json.dumps({"seat_win_rate": 3}), "seat_win_rate: expected a list"),
+    ],
+)
 def test_report_corrupt_json_names_the_file(run_dir: Path, tmp_path: Path, name, text, message) -> None:
     from balancer.stats import ResultsFileError
 

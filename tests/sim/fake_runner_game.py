@@ -84,8 +84,23 @@ def _not_stepwise(*args, **kwargs):
     raise NotImplementedError("the fake game is played whole (play_game), never step by step")
 
 
-SPEC = GameSpec(name=NAME, display_name="Fake", config_model=FakeConfig, default_config="fake/none.yaml",
-                agents=AGENTS, check_agent=known_agents_check(AGENTS), play_game=play_game, transcript=transcript,
-                make_agent=_not_stepwise, new_game=_not_stepwise, legal_moves=_not_stepwise, apply=_not_stepwise,
-                is_over=_not_stepwise, outcome=_not_stepwise, is_legal_move=_not_stepwise,
-                source=Path(__file__), module=__name__, play_chunk=play_chunk)
+SPEC = GameSpec(
+    name=NAME,
+    display_name="Fake",
+    config_model=FakeConfig,
+    default_config="fake/none.yaml",
+    agents=AGENTS,
+    check_agent=known_agents_check(AGENTS),
+    play_game=play_game,
+    transcript=transcript,
+    make_agent=_not_stepwise,
+    new_game=_not_stepwise,
+    legal_moves=_not_stepwise,
+    apply=_not_stepwise,
+    is_over=_not_stepwise,
+    outcome=_not_stepwise,
+    is_legal_move=_not_stepwise,
+    source=Path(__file__),
+    module=__name__,
+    play_chunk=play_chunk,
+)

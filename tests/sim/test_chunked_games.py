@@ -34,14 +34,14 @@ TABLES = [
     ("urgency", "urgency/full-force.yaml", ["greedy+eagle", "random"], 100),
     ("citywright", "citywright/v1.1.yaml", ["random"] * 4, 60),
     ("citywright", "citywright/v1.1.yaml", ["greedy"] * 4, 12),
-    ("citywright", "citywright/v1.1.yaml", ["greedy", "random"], 30),     # two players: discard for a tile
+    ("citywright", "citywright/v1.1.yaml", ["greedy", "random"], 30),  # two players: discard for a tile
     ("citywright", "citywright/v1.1.yaml", ["commercial", "random", "greedy"], 9),
-    ("citywright", "citywright/v1.1.yaml", ["greedy"], 10),               # solo, against the rival apprentice
+    ("citywright", "citywright/v1.1.yaml", ["greedy"], 10),  # solo, against the rival apprentice
     ("citywright", "citywright/v1.0.yaml", ["random", "greedy", "random", "random"], 12),
     ("agueda", "agueda/v1.yaml", ["greedy"] * 4, 40),
     ("agueda", "agueda/v1.yaml", ["random"] * 4, 40),
     ("agueda", "agueda/v1.yaml", ["greedy", "random", "lookahead"], 3),
-    ("agueda", "agueda/solo-hard.yaml", ["greedy"], 40),                 # solo: ai_score and solo_win
+    ("agueda", "agueda/solo-hard.yaml", ["greedy"], 40),  # solo: ai_score and solo_win
     ("agueda", "agueda/rows-5.yaml", ["random", "greedy"], 40),
     ("urban_sketchers", "urban_sketchers/base.yaml", ["greedy"] * 4, 12),
     ("urban_sketchers", "urban_sketchers/base.yaml", ["random"] * 4, 12),
@@ -54,8 +54,9 @@ def _ids(table: tuple) -> str:
     return f"{table[1]}:{','.join(table[2])}"
 
 
-def _rows(game: str, cfg, agents: list[str], seed: int, start: int, stop: int, chunked: bool,
-          monkeypatch: pytest.MonkeyPatch) -> pa.Table:
+def _rows(
+    game: str, cfg, agents: list[str], seed: int, start: int, stop: int, chunked: bool, monkeypatch: pytest.MonkeyPatch
+) -> pa.Table:
     spec = get_spec(game)
     module = __import__(spec.module, fromlist=["SPEC"])
     monkeypatch.setattr(module, "SPEC", spec if chunked else dataclasses.replace(spec, play_chunk=None))
@@ -73,7 +74,7 @@ def test_a_chunk_equals_game_by_game_play(table, monkeypatch):
     cfg = load_config(ROOT / "configs" / config)
     spec = get_spec(game)
     assert spec.play_chunk is not None and spec.play_chunk(cfg, agents, 11, 0, 1) is not None
-    start = 7                                   # an odd start: the seat rotation does not begin at game 0
+    start = 7  # an odd start: the seat rotation does not begin at game 0
     chunked = _rows(game, cfg, agents, 11, start, start + games, True, monkeypatch)
     per_game = _rows(game, cfg, agents, 11, start, start + games, False, monkeypatch)
     assert chunked.schema.equals(per_game.schema), (chunked.schema, per_game.schema)
@@ -102,8 +103,9 @@ def test_one_job_and_two_jobs_give_the_same_results():
     spec = get_spec("urgency")
     cfg = load_config(ROOT / "configs" / "urgency" / "no-cards.yaml")
     one = pa.concat_tables(runner.run_games(spec, cfg, ["greedy", "random"], 3000, 5, jobs=1, progress=False))
-    two = pa.concat_tables(runner.run_games(spec, cfg, ["greedy", "random"], 3000, 5, jobs=2, chunk_size=700,
-                                            progress=False))
+    two = pa.concat_tables(
+        runner.run_games(spec, cfg, ["greedy", "random"], 3000, 5, jobs=2, chunk_size=700, progress=False)
+    )
     assert one.equals(two)
 
 
@@ -115,4 +117,5 @@ def test_a_table_without_a_compiled_chunk_falls_back_to_game_by_game_play(monkey
     agents = ["rollout", "greedy"]
     assert spec.play_chunk(cfg, agents, 1, 0, 2) is None
     assert _rows("urban_sketchers", cfg, agents, 1, 0, 2, True, monkeypatch).equals(
-        _rows("urban_sketchers", cfg, agents, 1, 0, 2, False, monkeypatch))
+        _rows("urban_sketchers", cfg, agents, 1, 0, 2, False, monkeypatch)
+    )

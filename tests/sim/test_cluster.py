@@ -44,8 +44,23 @@ def child_env() -> dict[str, str]:
 
 
 def run_cli(*args: str) -> None:
-    result = CliRunner().invoke(app, ["run", str(CONFIG), "--players", "4", "--agents", "random",
-                                      "--games", str(GAMES), "--seed", "3", "--quiet", *args])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(CONFIG),
+            "--players",
+            "4",
+            "--agents",
+            "random",
+            "--games",
+            str(GAMES),
+            "--seed",
+            "3",
+            "--quiet",
+            *args,
+        ],
+    )
     assert result.exit_code == 0, result.output + str(result.exception)
 
 
@@ -62,14 +77,36 @@ def dask_cli_cluster():
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = child_env()
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     try:
         for _ in range(2):
-            procs.append(subprocess.Popen(
-                [str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
-                 "--no-dashboard", "--no-nanny"],
-                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    [
+                        str(DASK),
+                        "worker",
+                        address,
+                        "--host",
+                        "127.0.0.1",
+                        "--nthreads",
+                        "1",
+                        "--nworkers",
+                        "1",
+                        "--no-dashboard",
+                        "--no-nanny",
+                    ],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         with distributed.Client(address, timeout="20s") as client:
             client.wait_for_workers(2, timeout=30)
         yield address
@@ -95,8 +132,9 @@ def test_dask_scheduler_and_two_workers_equal_a_local_run(dask_cli_cluster, loca
 
 def test_scheduler_from_the_environment_with_a_local_cluster(local_results, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", child_env()["PYTHONPATH"])
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  scheduler_port=0, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", scheduler_port=0, dashboard_address=None
+    ) as cluster:
         monkeypatch.setenv("BALANCER_SCHEDULER", cluster.scheduler_address)
         out = tmp_path / "local-cluster"
         run_cli("--out", str(out))
@@ -109,8 +147,22 @@ def test_unreachable_scheduler_is_bad_input(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 1.0)
     address = f"tcp://127.0.0.1:{free_port()}"
-    result = CliRunner().invoke(app, ["run", str(CONFIG), "--agents", "random", "--games", "10", "--quiet",
-                                      "--scheduler", address, "--out", str(tmp_path / "x")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            str(CONFIG),
+            "--agents",
+            "random",
+            "--games",
+            "10",
+            "--quiet",
+            "--scheduler",
+            address,
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
     assert result.exit_code == 2
     assert result.stderr.startswith(f"error: --scheduler {address}: cannot connect (")
     assert not (tmp_path / "x").exists()
@@ -126,20 +178,62 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = child_env()
-    procs = [subprocess.Popen([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                               "--no-dashboard"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    procs = [
+        subprocess.Popen(
+            [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
     out = tmp_path / "dask"
-    args = ["run", str(CONFIG), "--players", "4", "--agents", "random", "--games", str(FAULT_GAMES), "--seed", "3",
-            "--chunk-size", "100", "--quiet"]
+    args = [
+        "run",
+        str(CONFIG),
+        "--players",
+        "4",
+        "--agents",
+        "random",
+        "--games",
+        str(FAULT_GAMES),
+        "--seed",
+        "3",
+        "--chunk-size",
+        "100",
+        "--quiet",
+    ]
     try:
-        workers = [subprocess.Popen([str(DASK), "worker", address, "--host", "127.0.0.1", "--nthreads", "1",
-                                     "--nworkers", "1", "--no-dashboard", "--no-nanny"],
-                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+        workers = [
+            subprocess.Popen(
+                [
+                    str(DASK),
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--nworkers",
+                    "1",
+                    "--no-dashboard",
+                    "--no-nanny",
+                ],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(2)
+        ]
         procs += workers
         with distributed.Client(address, timeout="20s") as client:
             client.wait_for_workers(2, timeout=60)
-        run = subprocess.Popen([sys.executable, "-m", "balancer.cli", *args, "--scheduler", address, "--out", str(out)],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "balancer.cli", *args, "--scheduler", address, "--out", str(out)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         procs.append(run)
         manifest = out / "manifest.json"
         deadline = time.monotonic() + 120

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import fake_runner_game as fake
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fake_runner_game as fake
 from balancer.core.batch import GameBatch, ranks_and_shares
 from balancer.core.game import ranks_and_win_shares
 from balancer.sim import runner
@@ -17,10 +17,18 @@ from balancer.sim.records import batch_table
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 5).flatmap(lambda n: st.lists(
-    st.tuples(st.lists(st.integers(0, 3), min_size=n, max_size=n),
-              st.lists(st.tuples(st.integers(-2, 0), st.integers(0, 1)), min_size=n, max_size=n)),
-    min_size=1, max_size=6)))
+@given(
+    st.integers(1, 5).flatmap(
+        lambda n: st.lists(
+            st.tuples(
+                st.lists(st.integers(0, 3), min_size=n, max_size=n),
+                st.lists(st.tuples(st.integers(-2, 0), st.integers(0, 1)), min_size=n, max_size=n),
+            ),
+            min_size=1,
+            max_size=6,
+        )
+    )
+)
 def test_vectorised_ranks_equal_the_per_game_definition(games):
     # small score and tie-break ranges make ties on the score, on the first and on every tie-breaker common
     scores = np.array([g[0] for g in games], np.int64)
@@ -35,9 +43,14 @@ def test_a_hand_worked_batch():
     # game 0: scores 5, 7, 7 with tie-breakers (0,), (-1,), (-1,): seats 2 and 3 tie on everything,
     # so both rank 1 and share the win, seat 1 ranks 3. game 1: 4, 4, 2 with (1,), (0,), (9,):
     # seat 1 wins on the tie-breaker, seat 2 ranks 2, seat 3 ranks 3 (its tie-breaker comes after the score).
-    batch = GameBatch(scores=np.array([[5, 7, 7], [4, 4, 2]]), tiebreak=np.array([[[0], [-1], [-1]], [[1], [0], [9]]]),
-                      components={"a": np.array([[5, 7, 7], [4, 4, 2]])}, metrics={"m": np.zeros((2, 3))},
-                      turns=np.full((2, 3), 3), labels={"hand": (np.array([[0, 1, 0], [1, 1, 1]]), ("high", "low"))})
+    batch = GameBatch(
+        scores=np.array([[5, 7, 7], [4, 4, 2]]),
+        tiebreak=np.array([[[0], [-1], [-1]], [[1], [0], [9]]]),
+        components={"a": np.array([[5, 7, 7], [4, 4, 2]])},
+        metrics={"m": np.zeros((2, 3))},
+        turns=np.full((2, 3), 3),
+        labels={"hand": (np.array([[0, 1, 0], [1, 1, 1]]), ("high", "low"))},
+    )
     table = batch_table(batch, "fake", "v", ["x", "y", "x"], 9, 10).to_pydict()
     assert table["rank"] == [3, 1, 1, 1, 2, 3]
     assert table["win_share"] == [0.0, 0.5, 0.5, 1.0, 0.0, 0.0]

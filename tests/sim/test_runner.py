@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 from pathlib import Path
 
+import fake_runner_game as fake
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
 
-import fake_runner_game as fake
 from balancer.core.tables import seat_agents
 from balancer.sim import runner
 from balancer.sim.runner import ResultsExistError, RunRequestError, check_run, parse_agents, run_games, run_to_dir
@@ -45,8 +44,21 @@ def collect(cfg, agents, games=40, seed=7, jobs=1, chunk_size=None) -> pl.DataFr
 def test_columns_follow_the_results_schema(cfg):
     df = collect(cfg, ["random", "strong"], games=5)
     assert df.columns == [
-        "variant", "game", "n_players", "game_index", "seed", "seat", "agent", "score", "rank",
-        "win_share", "turns", "score_base", "score_bonus", "metric_luck", "label_hand",
+        "variant",
+        "game",
+        "n_players",
+        "game_index",
+        "seed",
+        "seat",
+        "agent",
+        "score",
+        "rank",
+        "win_share",
+        "turns",
+        "score_base",
+        "score_bonus",
+        "metric_luck",
+        "label_hand",
     ]
     assert df.height == 10
     # fake labels a seat "high" when its base draw is at least max_points // 2 = 3
@@ -103,9 +115,11 @@ def test_parse_agents():
 
 @pytest.mark.parametrize(
     "agents, games, match",
-    [(["nobody"], 5, "--agents: unknown agent 'nobody'; known agents: random, strong"),
-     (["random"] * 5, 5, r"--players: 5 players are not supported by this variant \(supported: 1-4\)"),
-     (["random"], 0, "--games: must be at least 1, got 0")],
+    [
+        (["nobody"], 5, "--agents: unknown agent 'nobody'; known agents: random, strong"),
+        (["random"] * 5, 5, r"--players: 5 players are not supported by this variant \(supported: 1-4\)"),
+        (["random"], 0, "--games: must be at least 1, got 0"),
+    ],
 )
 def test_bad_requests_raise_before_playing(cfg, config_file, tmp_path, agents, games, match):
     out = tmp_path / "out" / "run"
@@ -115,8 +129,18 @@ def test_bad_requests_raise_before_playing(cfg, config_file, tmp_path, agents, g
 
 
 def test_run_to_dir_writes_results_and_run_json(cfg, config_file, tmp_path, no_summary):
-    out = run_to_dir(fake.SPEC, cfg, config_file, ["random", "strong"], 30, 3, 1, tmp_path / "r",
-                     command="balancer run x", progress=False)
+    out = run_to_dir(
+        fake.SPEC,
+        cfg,
+        config_file,
+        ["random", "strong"],
+        30,
+        3,
+        1,
+        tmp_path / "r",
+        command="balancer run x",
+        progress=False,
+    )
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
     info = json.loads((out / "run.json").read_text())
     assert info["games"] == 30 and info["seed"] == 3 and info["n_players"] == 2
@@ -154,15 +178,17 @@ def test_failing_games_are_recorded_and_the_rest_written(cfg, config_file, tmp_p
     assert info["failed_games"] == 3
     first = info["failures"][0]
     assert first["seed"] == 1 and first["error"] == "ValueError: fragile agent broke in game 3"
-    assert first["replay"] == (f"balancer play {config_file} --players 2 --agents random,fragile "
-                               "--seed 1 --game-index 3")
+    assert first["replay"] == (
+        f"balancer play {config_file} --players 2 --agents random,fragile --seed 1 --game-index 3"
+    )
     assert "play_game" in first["traceback"]
     assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json"]
     # the games that did not fail are those of an unbroken run
     clean = run_to_dir(fake.SPEC, cfg, config_file, ["random", "strong"], 20, 1, 1, tmp_path / "clean", progress=False)
     ok = pl.read_parquet(clean / "results.parquet").filter(~pl.col("game_index").is_in(failing))
     assert df.drop("agent", "score", "score_bonus", "win_share", "rank").equals(
-        ok.drop("agent", "score", "score_bonus", "win_share", "rank"))
+        ok.drop("agent", "score", "score_bonus", "win_share", "rank")
+    )
 
 
 def test_every_game_failing_writes_no_results(cfg, config_file, tmp_path):
@@ -184,8 +210,15 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c["chunk"] for c in manifest["chunks"]] == [0, 1, 2, 3]
     assert manifest["chunks"][1] | {"sha256": None} == {
-        "chunk": 1, "start": 8, "stop": 16, "seed": 4, "rows": 24, "file": "chunks/chunk-000001.arrow",
-        "sha256": None, "failures": []}
+        "chunk": 1,
+        "start": 8,
+        "stop": 16,
+        "seed": 4,
+        "rows": 24,
+        "file": "chunks/chunk-000001.arrow",
+        "sha256": None,
+        "failures": [],
+    }
     # a fresh run refuses the interrupted directory; a different request cannot resume it
     with pytest.raises(ResultsExistError, match="--resume"):
         run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 1, out, progress=False)
@@ -223,12 +256,15 @@ def test_summary_written_by_stats(cfg, config_file, tmp_path, monkeypatch):
     assert summary["games"] == 40
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"seed": -1}, "--seed: must be between 0 and 2^63-1, got -1"),
-    ({"seed": 2**63}, f"--seed: must be between 0 and 2^63-1, got {2**63}"),
-    ({"jobs": 0}, "--jobs: must be a positive number"),
-    ({"chunk_size": 0}, "--chunk-size: must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"seed": -1}, "--seed: must be between 0 and 2^63-1, got -1"),
+        ({"seed": 2**63}, f"--seed: must be between 0 and 2^63-1, got {2**63}"),
+        ({"jobs": 0}, "--jobs: must be a positive number"),
+        ({"chunk_size": 0}, "--chunk-size: must be at least 1, got 0"),
+    ],
+)
 def test_check_run_names_the_flag(cfg, kwargs, message):
     args = {"games": 5, "seed": 1, "jobs": 1, "chunk_size": None} | kwargs
     with pytest.raises(runner.RunRequestError) as err:
@@ -274,8 +310,9 @@ def test_summary_is_bit_identical_for_any_jobs_and_chunk_size(cfg, config_file, 
     agents = ["random", "strong", "random"]
     texts = []
     for name, jobs, size in [("a", 1, 1), ("b", 2, 7), ("c", 2, 64), ("d", 1, None)]:
-        out = run_to_dir(fake.SPEC, cfg, config_file, agents, 300, 11, jobs, tmp_path / name, chunk_size=size,
-                         progress=False)
+        out = run_to_dir(
+            fake.SPEC, cfg, config_file, agents, 300, 11, jobs, tmp_path / name, chunk_size=size, progress=False
+        )
         texts.append((out / "summary.json").read_bytes())
     assert all(t == texts[0] for t in texts[1:])
     # the luck metric is a float in [0, 1): its mean is summed from floats, not integers
@@ -300,6 +337,6 @@ def test_a_game_may_check_agent_names_itself(cfg, monkeypatch):
 
     monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, check_agent=check))
     check_run(fake.SPEC, cfg, ["random+x", "random"], 10, 1)
-    assert seen == [cfg, cfg]       # the hook sees the variant (a deck the variant lacks is refused)
+    assert seen == [cfg, cfg]  # the hook sees the variant (a deck the variant lacks is refused)
     with pytest.raises(RunRequestError, match="no 'strong'"):
         check_run(fake.SPEC, cfg, ["random", "strong"], 10, 1)

@@ -18,7 +18,7 @@ from balancer.sim.batches import WinTally, half_width
 from balancer.stats import summarize
 from balancer.stats.aggregate import agent_win_rate_row
 
-Z2 = 1.959963984540054 ** 2  # 3.8414588206941254
+Z2 = 1.959963984540054**2  # 3.8414588206941254
 
 
 def table(agents: list[str], games: int, winner) -> pl.DataFrame:
@@ -46,8 +46,7 @@ def test_greedy_greedy_random_random_interval_derived_by_hand():
     # [1 / (1 + z^2/400), 1] = [400 / 403.84146, 1] = [0.990488, 1]; it holds 2 seats per game, so
     # per seat [0.495244, 0.5]. Random's share is 0 in every game: Wilson(0, 400) =
     # [0, (z^2/400) / (1 + z^2/400)] = [0, 3.84146 / 403.84146] = [0, 0.009512]; per seat [0, 0.004756].
-    df = table(["greedy", "greedy", "random", "random"], 400,
-               lambda i, seats: seats.index("greedy"))
+    df = table(["greedy", "greedy", "random", "random"], 400, lambda i, seats: seats.index("greedy"))
     s = summarize(df, {"n_players": 4, "seed": 1})
     rows = {r["agent"]: r for r in s["agent_win_rate"]}
     g, r = rows["greedy"], rows["random"]
@@ -89,8 +88,10 @@ def test_shared_wins_stay_inside_the_games_interval():
     for i in range(400):
         seats = seat_agents(["greedy", "greedy", "random", "random"], i)
         g, r = seats.index("greedy"), seats.index("random")
-        rows += [{"game_index": i, "seat": s + 1, "agent": seats[s], "score": 0,
-                  "win_share": 0.5 if s in (g, r) else 0.0} for s in range(4)]
+        rows += [
+            {"game_index": i, "seat": s + 1, "agent": seats[s], "score": 0, "win_share": 0.5 if s in (g, r) else 0.0}
+            for s in range(4)
+        ]
     out = {r["agent"]: r for r in summarize(pl.DataFrame(rows), {"n_players": 4, "seed": 1})["agent_win_rate"]}
     assert out["greedy"]["rate"] == 0.25
     assert out["greedy"]["ci_low"] == pytest.approx(0.451234 / 2, abs=1e-5)

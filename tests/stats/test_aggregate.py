@@ -99,7 +99,12 @@ META = {"game": "toy", "variant": "v", "n_players": 2, "seed": 7, "games": 4}
 def test_summarize_win_rates_by_hand() -> None:
     s = summarize(four_games().lazy(), META)
     assert (s["game"], s["variant"], s["n_players"], s["games"], s["seed"], s["rows"]) == (
-        "toy", "v", 2, 4, 7, 8,
+        "toy",
+        "v",
+        2,
+        4,
+        7,
+        8,
     )
     # seat 1: 1 + 0.5 + 0 + 1 = 2.5 of 4; seat 2: 0 + 0.5 + 1 + 0 = 1.5 of 4
     seats = {r["seat"]: r for r in s["seat_win_rate"]}
@@ -191,9 +196,7 @@ def test_seat_uniformity_in_summary() -> None:
 
 
 def test_seat_uniformity_perfectly_uniform_is_one() -> None:
-    df = four_games().with_columns(
-        pl.Series("win_share", [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0])
-    )
+    df = four_games().with_columns(pl.Series("win_share", [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0]))
     s = summarize(df, META)
     assert s["seat_uniformity_p"] == 1.0
     assert seat_uniformity_p([10, 10, 10]) == 1.0

@@ -20,15 +20,17 @@ def clustered() -> pl.DataFrame:
     game 2: seat 1 took=1 wins;  seat 2 took=1
     game 3: seat 1 took=0, seat 2 took=0, a shared win (1/2 each)
     """
-    return pl.DataFrame({
-        "game_index": [0, 0, 1, 1, 2, 2, 3, 3],
-        "seat": [1, 2] * 4,
-        "agent": ["a", "b"] * 4,
-        "score": [1] * 8,
-        "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 0.5],
-        "metric_took": [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0],
-        "metric_count": [1.0, 0.0, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0],
-    })
+    return pl.DataFrame(
+        {
+            "game_index": [0, 0, 1, 1, 2, 2, 3, 3],
+            "seat": [1, 2] * 4,
+            "agent": ["a", "b"] * 4,
+            "score": [1] * 8,
+            "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.5, 0.5],
+            "metric_took": [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0],
+            "metric_count": [1.0, 0.0, 2.0, 0.0, 1.0, 1.0, 0.0, 0.0],
+        }
+    )
 
 
 def wilson(p: float, n: float) -> tuple[float, float]:
@@ -66,9 +68,11 @@ def test_counts_rates_design_effects_and_difference_by_hand() -> None:
 
 def test_newcombe_hybrid_score_interval_matches_the_published_examples() -> None:
     # Newcombe (1998), Stat. Med. 17:873, Table II, method 10 (score, no continuity correction)
-    for (x1, n1, x0, n0), expected in [((56, 70, 48, 80), (0.0524, 0.3339)),
-                                       ((5, 56, 0, 29), (-0.0381, 0.1926)),
-                                       ((0, 10, 0, 10), (-0.2775, 0.2775))]:
+    for (x1, n1, x0, n0), expected in [
+        ((56, 70, 48, 80), (0.0524, 0.3339)),
+        ((5, 56, 0, 29), (-0.0381, 0.1926)),
+        ((0, 10, 0, 10), (-0.2775, 0.2775)),
+    ]:
         ci1 = stats.binomtest(x1, n1).proportion_ci(method="wilson")
         ci0 = stats.binomtest(x0, n0).proportion_ci(method="wilson")
         got = difference_interval(x1 / n1, (ci1.low, ci1.high), x0 / n0, (ci0.low, ci0.high))
@@ -95,8 +99,15 @@ def test_without_clusters_it_is_newcombe_up_to_the_small_sample_factor() -> None
     # (V1 = G/(G-1) * K1 r1 (1-r1) / K1^2); 12 rows, 5 with the indicator (3 wins), 7 without (1 win)
     flag = [1] * 5 + [0] * 7
     wins = [1, 1, 1, 0, 0] + [1, 0, 0, 0, 0, 0, 0]
-    df = pl.DataFrame({"seat": [1] * 12, "agent": ["a"] * 12, "score": [0] * 12,
-                       "win_share": [float(w) for w in wins], "metric_flag": [float(f) for f in flag]})
+    df = pl.DataFrame(
+        {
+            "seat": [1] * 12,
+            "agent": ["a"] * 12,
+            "score": [0] * 12,
+            "win_share": [float(w) for w in wins],
+            "metric_flag": [float(f) for f in flag],
+        }
+    )
     r = indicator_win_rates(df)[0]
     assert r["correlation"] == 0.0
     assert r["design_effect_1"] == pytest.approx(12 / 11) and r["design_effect_0"] == pytest.approx(12 / 11)
@@ -105,17 +116,18 @@ def test_without_clusters_it_is_newcombe_up_to_the_small_sample_factor() -> None
     assert (r["ci_low_1"], r["ci_high_1"]) == pytest.approx((l1, u1), rel=1e-9)
     a, b, c, e = 3 / 5 - l1, u0 - 1 / 7, u1 - 3 / 5, 1 / 7 - l0
     assert (r["ci_low"], r["ci_high"]) == pytest.approx(
-        (3 / 5 - 1 / 7 - math.hypot(a, b), 3 / 5 - 1 / 7 + math.hypot(c, e)), rel=1e-9)
+        (3 / 5 - 1 / 7 - math.hypot(a, b), 3 / 5 - 1 / 7 + math.hypot(c, e)), rel=1e-9
+    )
 
 
 def test_which_columns_are_indicators() -> None:
     df = clustered().with_columns(
-        pl.lit(0.0).alias("metric_never"),                                  # constant: compares nothing
-        pl.Series("metric_flag", [True, False] * 4),                        # booleans count
+        pl.lit(0.0).alias("metric_never"),  # constant: compares nothing
+        pl.Series("metric_flag", [True, False] * 4),  # booleans count
         pl.Series("metric_gaps", [1.0, None, 0.0, float("nan"), 1.0, 0.0, 0.0, 1.0]),  # missing values skipped
-        pl.Series("metric_half", [0.5, 0.0] * 4),                           # a fraction is not 0/1
-        pl.Series("metric_name", ["1", "0"] * 4),                           # not numeric
-        pl.Series("score_bonus", [1, 0] * 4),                               # not a metric
+        pl.Series("metric_half", [0.5, 0.0] * 4),  # a fraction is not 0/1
+        pl.Series("metric_name", ["1", "0"] * 4),  # not numeric
+        pl.Series("score_bonus", [1, 0] * 4),  # not a metric
     )
     assert indicator_columns(df) == ["metric_took", "metric_flag", "metric_gaps"]
     assert indicator_columns(df.drop("metric_took", "metric_flag", "metric_gaps")) == []

@@ -20,8 +20,13 @@ def results(games: list[tuple[str, str, float]]) -> pl.DataFrame:
 
 
 # 4 games: ibex (seat 1) beats bull twice, loses once; bull (seat 1) beats ibex once; one shared win.
-GAMES = [("ibex", "bull", 1.0), ("ibex", "bull", 1.0), ("ibex", "bull", 0.0), ("bull", "ibex", 1.0),
-         ("ibex", "ibex", 0.5)]
+GAMES = [
+    ("ibex", "bull", 1.0),
+    ("ibex", "bull", 1.0),
+    ("ibex", "bull", 0.0),
+    ("bull", "ibex", 1.0),
+    ("ibex", "ibex", 0.5),
+]
 
 
 def test_win_rate_by_label():
@@ -53,7 +58,7 @@ def test_matchup_matrix_by_seat_order():
     pooled = {(r["row"], r["col"]): r for r in matchup_matrix(results(GAMES), "deck").iter_rows(named=True)}
     # ibex against bull in both orders: 2 wins of 3 as seat 1, 0 of 1 as seat 2 -> 2 of 4
     assert pooled[("ibex", "bull")]["games"] == 4 and pooled[("ibex", "bull")]["rate"] == 0.5
-    assert pooled[("ibex", "ibex")]["games"] == 2 and pooled[("ibex", "ibex")]["rate"] == 0.5   # the mirror
+    assert pooled[("ibex", "ibex")]["games"] == 2 and pooled[("ibex", "ibex")]["rate"] == 0.5  # the mirror
 
 
 def test_matchup_errors():

@@ -9,8 +9,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from balancer.stats.ladder import (describe_shift, game_outcomes, lone_agent_rates, seat_rung_test, seat_shift,
-                                   skill_depth)
+from balancer.stats.ladder import (
+    describe_shift,
+    game_outcomes,
+    lone_agent_rates,
+    seat_rung_test,
+    seat_shift,
+    skill_depth,
+)
 
 
 def test_seat_rung_test_by_hand():
@@ -21,7 +27,7 @@ def test_seat_rung_test_by_hand():
     test = seat_rung_test([[30, 10], [20, 20]])
     assert test["statistic"] == pytest.approx(g, rel=1e-12)
     assert test["df"] == 1
-    assert test["p"] == pytest.approx(math.erfc(math.sqrt(g / 2)), rel=1e-9)   # chi-square(1) tail
+    assert test["p"] == pytest.approx(math.erfc(math.sqrt(g / 2)), rel=1e-9)  # chi-square(1) tail
     # a seat that never wins is left out: 3 seats, one empty -> still 1 degree of freedom
     assert seat_rung_test([[30, 10, 0], [20, 20, 0]])["df"] == 1
     # identical rows: nothing changes, G = 0, p = 1
@@ -64,8 +70,14 @@ def test_power_against_a_real_interaction():
     rng = np.random.default_rng(7)
     hits = 0
     for _ in range(200):
-        table = np.array([rng.multinomial(2000, [0.25] * 4), rng.multinomial(2000, [0.25] * 4),
-                          rng.multinomial(2000, [0.25 + 0.05 / 3] * 3 + [0.20])], dtype=float)
+        table = np.array(
+            [
+                rng.multinomial(2000, [0.25] * 4),
+                rng.multinomial(2000, [0.25] * 4),
+                rng.multinomial(2000, [0.25 + 0.05 / 3] * 3 + [0.20]),
+            ],
+            dtype=float,
+        )
         hits += seat_rung_test(table)["p"] < 0.05
     assert hits / 200 > 0.8
 
@@ -97,8 +109,18 @@ def test_lone_agent_rates_by_hand():
     # 4 two-player games of a against b, seats swapped each game: a wins game 0 (seat 1), loses game 1
     # (seat 2), draws game 2 (seat 1: half a win), wins game 3 (seat 2).
     # pooled (1 + 0 + 0.5 + 1) / 4 = 0.625; moving first (games 0, 2) 1.5 / 2; second (1, 3) 1 / 2
-    df = _cell([(0, 1, "a", 1, 1.0), (0, 2, "b", 2, 0.0), (1, 1, "b", 1, 1.0), (1, 2, "a", 2, 0.0),
-                (2, 1, "a", 1, 0.5), (2, 2, "b", 1, 0.5), (3, 1, "b", 2, 0.0), (3, 2, "a", 1, 1.0)])
+    df = _cell(
+        [
+            (0, 1, "a", 1, 1.0),
+            (0, 2, "b", 2, 0.0),
+            (1, 1, "b", 1, 1.0),
+            (1, 2, "a", 2, 0.0),
+            (2, 1, "a", 1, 0.5),
+            (2, 2, "b", 1, 0.5),
+            (3, 1, "b", 2, 0.0),
+            (3, 2, "a", 1, 1.0),
+        ]
+    )
     r = lone_agent_rates(df, "a", 2)
     assert (r["games"], r["rate"]) == (4, 0.625)
     assert [(s["games"], s["rate"]) for s in r["by_seat"]] == [(2, 0.75), (2, 0.5)]
@@ -119,15 +141,17 @@ def test_skill_depth_by_hand():
     d = skill_depth(8 / 11, 0.6, 0.8, 4)
     assert d["depth"] == pytest.approx(7 / 11)
     assert d["ci_low"] == pytest.approx((0.6 - 0.25) / 0.75) and d["ci_high"] == pytest.approx((0.8 - 0.25) / 0.75)
-    assert skill_depth(0.25, 0.2, 0.3, 4)["depth"] == 0.0   # the fair share: no skill shows
+    assert skill_depth(0.25, 0.2, 0.3, 4)["depth"] == 0.0  # the fair share: no skill shows
 
 
 def test_seat_shift_words():
     # seat 4 moves from 21% to 16% at four players (fair share 25%): deficit 4 -> 9 points
     shift = seat_shift([[0.27, 0.26, 0.26, 0.21], [0.30, 0.28, 0.26, 0.16]], 0.25)
     assert (shift["seat"], round(shift["bottom"], 3), round(shift["top"], 3)) == (4, -0.04, -0.09)
-    assert describe_shift(shift, "random", "mcts") == ("seat 4's deficit grows from 4.0 to 9.0 points below the "
-                                                       "fair share from random to mcts")
+    assert describe_shift(shift, "random", "mcts") == (
+        "seat 4's deficit grows from 4.0 to 9.0 points below the fair share from random to mcts"
+    )
     flip = seat_shift([[0.55, 0.45], [0.47, 0.53]], 0.5)
-    assert describe_shift(flip, "a", "b") == ("seat 1 turns from an advantage of 5.0 points at a into a "
-                                         "deficit of 3.0 points at b")
+    assert describe_shift(flip, "a", "b") == (
+        "seat 1 turns from an advantage of 5.0 points at a into a deficit of 3.0 points at b"
+    )

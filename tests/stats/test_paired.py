@@ -9,14 +9,14 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from balancer.stats.paired import (IDENTICAL, PAIRED_TEST, WELCH_TEST, paired_differences, paired_test,
-                                   welch_test)
+from balancer.stats.paired import IDENTICAL, PAIRED_TEST, WELCH_TEST, paired_differences, paired_test, welch_test
 
 T_975_2 = 4.302652729911275  # Student t, 2 degrees of freedom, 97.5% quantile (printed tables: 4.303)
 
 
-def table(win_share: list[float], metric: list[float], *, agents: list[str] | None = None,
-          games: int = 3, n_players: int = 2) -> pl.DataFrame:
+def table(
+    win_share: list[float], metric: list[float], *, agents: list[str] | None = None, games: int = 3, n_players: int = 2
+) -> pl.DataFrame:
     """``games`` games x 2 seats, rows in (game, seat) order; agents x, y rotate every game."""
     rows = games * n_players
     gi = [g for g in range(games) for _ in range(n_players)]
@@ -24,13 +24,23 @@ def table(win_share: list[float], metric: list[float], *, agents: list[str] | No
     names = ["x", "y", "z"][:n_players]
     if agents is None:
         agents = [names[(s - 1 + g) % n_players] for g, s in zip(gi, seat)]
-    return pl.DataFrame({
-        "variant": ["v"] * rows, "game": ["toy"] * rows, "n_players": [n_players] * rows,
-        "game_index": gi, "seed": [1] * rows, "seat": seat, "agent": agents,
-        "score": [10] * rows, "rank": [1] * rows, "win_share": [float(w) for w in win_share], "turns": [12] * rows,
-        "score_x": [7, 3] * games if n_players == 2 else [7] * rows,
-        "metric_m": [float(v) for v in metric],
-    })
+    return pl.DataFrame(
+        {
+            "variant": ["v"] * rows,
+            "game": ["toy"] * rows,
+            "n_players": [n_players] * rows,
+            "game_index": gi,
+            "seed": [1] * rows,
+            "seat": seat,
+            "agent": agents,
+            "score": [10] * rows,
+            "rank": [1] * rows,
+            "win_share": [float(w) for w in win_share],
+            "turns": [12] * rows,
+            "score_x": [7, 3] * games if n_players == 2 else [7] * rows,
+            "metric_m": [float(v) for v in metric],
+        }
+    )
 
 
 # Three games, two seats. Agents rotate: game 0 x|y, game 1 y|x, game 2 x|y.
@@ -132,8 +142,10 @@ def test_different_player_counts_fall_back_to_welch():
     c = table([1, 0, 0] * 3, [1.0] * 9, n_players=3)
     r = paired_differences(A, c)
     assert r["paired"] is False and "player counts differ" in r["pairing"]
-    assert all(row["test"].startswith(WELCH_TEST) or row["test"].startswith("not compared")
-               for row in r["seat_win_rate"] + r["metrics"])
+    assert all(
+        row["test"].startswith(WELCH_TEST) or row["test"].startswith("not compared")
+        for row in r["seat_win_rate"] + r["metrics"]
+    )
     seat3 = by_name(r["seat_win_rate"], "seat 3")
     assert seat3["difference"] is None and seat3["test"] == "not compared: no values in A"
 

@@ -19,7 +19,12 @@ def results() -> pl.DataFrame:
     game 0: scores 10/7, seat 1 wins (margin 3); game 1: 5/9, seat 2 wins (4);
     game 2: 8/8 shared (0); game 3: 12/2, seat 1 wins (10)."""
     rows = []
-    games = [("A + B", 10, 7, 1.0, 0.0), ("A + B", 5, 9, 0.0, 1.0), ("A + B", 8, 8, 0.5, 0.5), ("A + C", 12, 2, 1.0, 0.0)]
+    games = [
+        ("A + B", 10, 7, 1.0, 0.0),
+        ("A + B", 5, 9, 0.0, 1.0),
+        ("A + B", 8, 8, 0.5, 0.5),
+        ("A + C", 12, 2, 1.0, 0.0),
+    ]
     for i, (pair, s1, s2, w1, w2) in enumerate(games):
         rows.append({"game_index": i, "seat": 1, "score": s1, "win_share": w1, "label_shops": pair})
         rows.append({"game_index": i, "seat": 2, "score": s2, "win_share": w2, "label_shops": pair})
@@ -57,7 +62,9 @@ def test_pairs_command_writes_a_page(tmp_path):
     d.mkdir()
     results().write_parquet(d / "results.parquet")
     out = tmp_path / "p.html"
-    res = CliRunner().invoke(app, ["pairs", str(d), "--label", "shops", "-o", str(out), "--figures", str(tmp_path / "f")])
+    res = CliRunner().invoke(
+        app, ["pairs", str(d), "--label", "shops", "-o", str(out), "--figures", str(tmp_path / "f")]
+    )
     assert res.exit_code == 0, res.output
     html = out.read_text(encoding="utf-8")
     assert html.count("<svg") == 3 and "A + B" in html
@@ -76,8 +83,9 @@ def _run_dir(tmp_path, df: pl.DataFrame):
 def test_pairs_refuses_a_per_seat_label_of_two_player_games(tmp_path, one_error_line):
     """Urgency's deck: one value per seat (lizard vs ibex), not a pair per game: exit 2, pointing
     to the study's match-up matrix, and no page written."""
-    df = results().with_columns(pl.when(pl.col("seat") == 1).then(pl.lit("lizard")).otherwise(pl.lit("ibex"))
-                                .alias("label_deck"))
+    df = results().with_columns(
+        pl.when(pl.col("seat") == 1).then(pl.lit("lizard")).otherwise(pl.lit("ibex")).alias("label_deck")
+    )
     out = tmp_path / "x.html"
     res = CliRunner().invoke(app, ["pairs", str(_run_dir(tmp_path, df)), "--label", "deck", "-o", str(out)])
     line = one_error_line(res)
@@ -86,21 +94,21 @@ def test_pairs_refuses_a_per_seat_label_of_two_player_games(tmp_path, one_error_
 
 
 def test_pairs_refuses_a_label_of_single_values(tmp_path, one_error_line):
-    df = results().with_columns(pl.lit("coast").alias("label_board"))   # the same for both seats, no " + "
+    df = results().with_columns(pl.lit("coast").alias("label_board"))  # the same for both seats, no " + "
     out = tmp_path / "x.html"
     res = CliRunner().invoke(app, ["pairs", str(_run_dir(tmp_path, df)), "--label", "board", "-o", str(out)])
     assert "label 'board' holds single values, not pairs 'A + B'" in one_error_line(res)
     assert not out.exists()
 
 
-@pytest.mark.parametrize("where, message", [("file/x.html", "is a file, not a directory"),
-                                            ("adir", "is a directory")])
+@pytest.mark.parametrize("where, message", [("file/x.html", "is a file, not a directory"), ("adir", "is a directory")])
 def test_pairs_checks_the_output_path_first(tmp_path, where, message, one_error_line):
     d = _run_dir(tmp_path, results())
     (tmp_path / "file").write_text("not a directory")
     (tmp_path / "adir").mkdir()
-    res = CliRunner().invoke(app, ["pairs", str(d), "--label", "shops", "-o", str(tmp_path / where),
-                                   "--figures", str(tmp_path / "figs")])
+    res = CliRunner().invoke(
+        app, ["pairs", str(d), "--label", "shops", "-o", str(tmp_path / where), "--figures", str(tmp_path / "figs")]
+    )
     line = one_error_line(res)
     assert line.startswith("error: --out ") and message in line
     assert not (tmp_path / "figs").exists() and list((tmp_path / "adir").iterdir()) == []

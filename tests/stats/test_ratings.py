@@ -8,8 +8,16 @@ import choix
 import numpy as np
 import pytest
 
-from balancer.stats.ratings import (RatingData, bradley_terry, draw_outcome, fit, outcome_from_places,
-                                    pairwise_wins, plackett_luce, rate)
+from balancer.stats.ratings import (
+    RatingData,
+    bradley_terry,
+    draw_outcome,
+    fit,
+    outcome_from_places,
+    pairwise_wins,
+    plackett_luce,
+    rate,
+)
 
 
 def _game(*order):
@@ -22,8 +30,9 @@ def test_outcome_of_a_tie_is_spread_over_its_orders():
     # a repeated item tied with itself is one order: (1, 0, 0) places [2, 1, 1] -> 0 and 0 first, then 1
     assert outcome_from_places([1, 0, 0], [2, 1, 1]) == (((0, 0, 1), 1.0),)
     # the pseudo-game of a 1-against-3 table: the lone item in each of the 4 places, a quarter each
-    assert draw_outcome([0, 1, 1, 1]) == tuple(((o, 0.25) for o in [(0, 1, 1, 1), (1, 0, 1, 1), (1, 1, 0, 1),
-                                                                      (1, 1, 1, 0)]))
+    assert draw_outcome([0, 1, 1, 1]) == tuple(
+        (o, 0.25) for o in [(0, 1, 1, 1), (1, 0, 1, 1), (1, 1, 0, 1), (1, 1, 1, 0)]
+    )
 
 
 def test_bradley_terry_of_two_items_is_the_log_odds_with_the_pseudo_game():
@@ -123,6 +132,6 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     np.testing.assert_array_equal(a.high, b.high)
     assert a.model == "Bradley-Terry" and a.games == 1200
     assert np.all(a.low <= a.theta) and np.all(a.theta <= a.high)
-    assert np.all(a.high[1:] - a.low[1:] > 0.05)   # 400 games per pair: intervals of a few tenths
+    assert np.all(a.high[1:] - a.low[1:] > 0.05)  # 400 games per pair: intervals of a few tenths
     none = rate(data, replicates=0)
     np.testing.assert_array_equal(none.low, none.theta)

@@ -8,8 +8,7 @@ import pytest
 import yaml
 
 from balancer.config import load_config, resolve_yaml
-from balancer.sweep.paths import (PathError, get_path, inclusive_range, overlay, parse_path, point_label,
-                                  variant_yaml)
+from balancer.sweep.paths import PathError, get_path, inclusive_range, overlay, parse_path, point_label, variant_yaml
 
 V11 = Path(__file__).resolve().parents[2] / "configs" / "citywright" / "v1.1.yaml"
 AGUEDA = Path(__file__).resolve().parents[2] / "configs" / "agueda" / "v1.yaml"
@@ -25,7 +24,7 @@ def test_parse_path():
 
 def test_get_path_reads_the_merged_variant_and_says_what_is_missing():
     data = resolve_yaml(V11).data
-    assert get_path(data, parse_path("seat_bonus.4[3]")) == 0          # v1.1's score sheet: 2, 2, 1, 0
+    assert get_path(data, parse_path("seat_bonus.4[3]")) == 0  # v1.1's score sheet: 2, 2, 1, 0
     assert get_path(data, parse_path("scoring.commercial.tiers[1].points")) == 15
     with pytest.raises(PathError, match=r"seat_bonus.4 has 4 values: \[4\] does not exist"):
         get_path(data, parse_path("seat_bonus.4[4]"))

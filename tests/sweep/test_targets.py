@@ -23,7 +23,7 @@ def test_equal_distance_is_the_rms_gap_from_the_fair_share():
     means = {"seat_win_rate:1": 0.30, "seat_win_rate:2": 0.20, "seat_win_rate:3": 0.26, "seat_win_rate:4": 0.24}
     assert term.distance(means) == pytest.approx(math.sqrt(0.0052 / 4))
     held = {k: _est(v, v - 0.06, v + 0.06) for k, v in means.items()}
-    assert term.verdict(held) == "consistent"       # every interval holds 0.25
+    assert term.verdict(held) == "consistent"  # every interval holds 0.25
     held["seat_win_rate:1"] = _est(0.30, 0.26, 0.34)
     assert term.verdict(held) == "missed"
 
@@ -37,14 +37,23 @@ def test_bounds_verdicts_and_distance():
     assert term.verdict({"seat_win_rate:4": _est(0.20, 0.18, 0.22)}) == "missed"
     (metric,) = resolve_terms({"wasted_tiles_per_player": {"at_most": 6, "weight": 0.5}}, SHAPE, "f: target")
     assert metric.distance({"wasted_tiles_per_player": 7.5}) == pytest.approx(1.5)
-    assert objective([term, metric], {"four": {"seat_win_rate:4": 0.20, "wasted_tiles_per_player": 7.5}}) \
-        == pytest.approx(0.03 + 0.75)
+    assert objective(
+        [term, metric], {"four": {"seat_win_rate:4": 0.20, "wasted_tiles_per_player": 7.5}}
+    ) == pytest.approx(0.03 + 0.75)
 
 
 def test_unknown_numbers_are_refused_one_line_each():
     with pytest.raises(ValueError) as err:
-        resolve_terms({"seat_win_rate:5": "equal", "nope_per_player": {"at_most": 1}, "x/seat_win_rate": "equal",
-                       "agent_win_rate": "equal"}, SHAPE, "f.yaml: objective")
+        resolve_terms(
+            {
+                "seat_win_rate:5": "equal",
+                "nope_per_player": {"at_most": 1},
+                "x/seat_win_rate": "equal",
+                "agent_win_rate": "equal",
+            },
+            SHAPE,
+            "f.yaml: objective",
+        )
     lines = str(err.value).splitlines()
     assert len(lines) == 4
     assert lines[0] == "f.yaml: objective.seat_win_rate:5: seat_win_rate:5: the run has 4 seats"
@@ -54,8 +63,14 @@ def test_unknown_numbers_are_refused_one_line_each():
 
 def test_numbers_per_game_and_matchups():
     # two games of two players: game 0 deck a (seat 1) beats b; game 1 b (seat 1) and a tie
-    table = pa.table({"win_share": [1.0, 0.0, 0.5, 0.5], "agent": ["x", "x", "x", "x"],
-                      "label_deck": ["a", "b", "b", "a"], "metric_m": [1.0, 3.0, 2.0, 2.0]})
+    table = pa.table(
+        {
+            "win_share": [1.0, 0.0, 0.5, 0.5],
+            "agent": ["x", "x", "x", "x"],
+            "label_deck": ["a", "b", "b", "a"],
+            "metric_m": [1.0, 3.0, 2.0, 2.0],
+        }
+    )
     nums = game_numbers(table, ["x", "x"])
     np.testing.assert_array_equal(nums["seat_win_rate:1"], [1.0, 0.5])
     np.testing.assert_array_equal(nums["m_per_player"], [2.0, 2.0])

@@ -39,7 +39,7 @@ class StandinConfig(BaseModel):
     bonus: dict[str, list[int]]
 
     @model_validator(mode="after")
-    def _check(self) -> "StandinConfig":
+    def _check(self) -> StandinConfig:
         for key, values in self.bonus.items():
             if any(v < 0 for v in values):
                 raise ValueError(f"bonus.{key}: a bonus is at least 0, got {values}")
@@ -70,9 +70,14 @@ def play_game(cfg: StandinConfig, agents: list[str], seed) -> Outcome:
     edge, bonus = cfg.edge[str(n)], cfg.bonus[str(n)]
     luck = [1 if a == "lucky" else 0 for a in agents]
     scores = [d + e + b + k for d, e, b, k in zip(dice, edge, bonus, luck)]
-    return Outcome(scores=scores, tiebreak=[(0,) for _ in agents], components={"die": dice, "bonus": list(bonus)},
-                   metrics={"die": [float(d) for d in dice]}, turns=[1] * n,
-                   labels={"parity": ["odd" if d % 2 else "even" for d in dice]})
+    return Outcome(
+        scores=scores,
+        tiebreak=[(0,) for _ in agents],
+        components={"die": dice, "bonus": list(bonus)},
+        metrics={"die": [float(d) for d in dice]},
+        turns=[1] * n,
+        labels={"parity": ["odd" if d % 2 else "even" for d in dice]},
+    )
 
 
 def transcript(cfg: StandinConfig, agents: list[str], seed) -> str:
@@ -83,8 +88,22 @@ def _not_stepwise(*args, **kwargs):
     raise NotImplementedError("the stand-in game is played whole")
 
 
-SPEC = GameSpec(name=NAME, display_name="Stand-in", config_model=StandinConfig, default_config="standin/base.yaml",
-                agents=AGENTS, check_agent=known_agents_check(AGENTS), play_game=play_game, transcript=transcript,
-                make_agent=_not_stepwise, new_game=_not_stepwise, legal_moves=_not_stepwise, apply=_not_stepwise,
-                is_over=_not_stepwise, outcome=_not_stepwise, is_legal_move=_not_stepwise,
-                source=Path(__file__), module=__name__)
+SPEC = GameSpec(
+    name=NAME,
+    display_name="Stand-in",
+    config_model=StandinConfig,
+    default_config="standin/base.yaml",
+    agents=AGENTS,
+    check_agent=known_agents_check(AGENTS),
+    play_game=play_game,
+    transcript=transcript,
+    make_agent=_not_stepwise,
+    new_game=_not_stepwise,
+    legal_moves=_not_stepwise,
+    apply=_not_stepwise,
+    is_over=_not_stepwise,
+    outcome=_not_stepwise,
+    is_legal_move=_not_stepwise,
+    source=Path(__file__),
+    module=__name__,
+)

@@ -49,8 +49,10 @@ def _invoke(tmp_path: Path, kind: str, text: str, *extra: str):
     file = tmp_path / "configs" / f"{kind}.yaml"
     file.write_text(text, encoding="utf-8")
     report = tmp_path / "out" / "report.html"
-    return runner.invoke(app, [kind, str(file), "-o", str(report), "--results", str(tmp_path / "results"), "--jobs",
-                               "1", "--quiet", *extra]), report
+    return runner.invoke(
+        app,
+        [kind, str(file), "-o", str(report), "--results", str(tmp_path / "results"), "--jobs", "1", "--quiet", *extra],
+    ), report
 
 
 def _errors(result) -> list[str]:
@@ -67,17 +69,40 @@ def _nothing_written(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("path, values, target, expected", [
-    ("bonus.5[0]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.5[0]: no key '5' under bonus; keys there: 2, 4"),
-    ("bonus.2[2]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.2[2]: bonus.2 has 2 values: [2] does not exist"),
-    ("bonus.2[1]", "[1, -1]", "seat_win_rate: equal", "paths.bonus.2[1]: bonus.2[1]=-1 is refused: bonus.2: a bonus is at least 0"),
-    ("faces", "[6, 6.5]", "seat_win_rate: equal", "paths.faces: faces=6.5 is refused: faces: input should be a valid integer, got 6.5"),
-    ("bonus.2[1]", "[]", "seat_win_rate: equal", "paths.bonus.2[1]: no values to try"),
-    ("bonus.2[1]", "[1, 2]", "nope_per_player: {at_most: 3}", "target.nope_per_player: the game reports no metric 'nope'"),
-    ("bonus.2[1]", "[1, 2]", "seat_win_rate:3: equal", "target.seat_win_rate:3: seat_win_rate:3: the run has 2 seats"),
-    ("bonus.2[1]", "[1, 2]", "agent_win_rate: equal", "target.agent_win_rate: a mirror table of roller"),
-    ("bonus.2[1]", "[1, 2]", "die_per_player: equal", "target.die_per_player: equal applies to win rates only"),
-])
+@pytest.mark.parametrize(
+    "path, values, target, expected",
+    [
+        ("bonus.5[0]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.5[0]: no key '5' under bonus; keys there: 2, 4"),
+        ("bonus.2[2]", "[1, 2]", "seat_win_rate: equal", "paths.bonus.2[2]: bonus.2 has 2 values: [2] does not exist"),
+        (
+            "bonus.2[1]",
+            "[1, -1]",
+            "seat_win_rate: equal",
+            "paths.bonus.2[1]: bonus.2[1]=-1 is refused: bonus.2: a bonus is at least 0",
+        ),
+        (
+            "faces",
+            "[6, 6.5]",
+            "seat_win_rate: equal",
+            "paths.faces: faces=6.5 is refused: faces: input should be a valid integer, got 6.5",
+        ),
+        ("bonus.2[1]", "[]", "seat_win_rate: equal", "paths.bonus.2[1]: no values to try"),
+        (
+            "bonus.2[1]",
+            "[1, 2]",
+            "nope_per_player: {at_most: 3}",
+            "target.nope_per_player: the game reports no metric 'nope'",
+        ),
+        (
+            "bonus.2[1]",
+            "[1, 2]",
+            "seat_win_rate:3: equal",
+            "target.seat_win_rate:3: seat_win_rate:3: the run has 2 seats",
+        ),
+        ("bonus.2[1]", "[1, 2]", "agent_win_rate: equal", "target.agent_win_rate: a mirror table of roller"),
+        ("bonus.2[1]", "[1, 2]", "die_per_player: equal", "target.die_per_player: equal applies to win rates only"),
+    ],
+)
 def test_bad_sweep_files(standin, tmp_path, path, values, target, expected):
     result, _ = _invoke(tmp_path, "sweep", SWEEP.format(path=path, values=values, target=target))
     assert result.exit_code == 2, result.output
@@ -87,20 +112,45 @@ def test_bad_sweep_files(standin, tmp_path, path, values, target, expected):
     _nothing_written(tmp_path)
 
 
-@pytest.mark.parametrize("space, objective, agents, expected", [
-    ("{}", "seat_win_rate: equal", "roller", "space: empty: give at least one YAML path"),
-    ("bonus.2[1]: {int: [3, 1]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: empty: low 3 is above high 1"),
-    ("bonus.2[1]: {choices: []}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: empty: give at least one choice"),
-    ("bonus.3[1]: {int: [0, 3]}", "seat_win_rate: equal", "roller", "space.bonus.3[1]: no key '3' under bonus"),
-    ("bonus.2[1]: {int: [-2, 3]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: bonus.2[1]=-2 is refused"),
-    ("bonus.2[1]: {int: [0, 3]}", "{}", "roller", "objective: empty: give at least one target"),
-    ("bonus.2[1]: {int: [0, 3]}", "score_per_player: {at_least: 1}", "roller",
-     "objective.score_per_player: the game reports no metric 'score'; its metrics are die"),
-    ("bonus.2[1]: {int: [0, 3]}", "agent_win_rate:greedy: equal", "roller, lucky",
-     "objective.agent_win_rate:greedy: 'greedy' does not sit at the table (roller, lucky)"),
-    ("bonus.2[1]: {int: [0, 3]}", "seat_win_rate: {between: [0.6, 0.4]}", "roller",
-     "objective.seat_win_rate: between: low must be below high"),
-])
+@pytest.mark.parametrize(
+    "space, objective, agents, expected",
+    [
+        ("{}", "seat_win_rate: equal", "roller", "space: empty: give at least one YAML path"),
+        (
+            "bonus.2[1]: {int: [3, 1]}",
+            "seat_win_rate: equal",
+            "roller",
+            "space.bonus.2[1]: empty: low 3 is above high 1",
+        ),
+        (
+            "bonus.2[1]: {choices: []}",
+            "seat_win_rate: equal",
+            "roller",
+            "space.bonus.2[1]: empty: give at least one choice",
+        ),
+        ("bonus.3[1]: {int: [0, 3]}", "seat_win_rate: equal", "roller", "space.bonus.3[1]: no key '3' under bonus"),
+        ("bonus.2[1]: {int: [-2, 3]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: bonus.2[1]=-2 is refused"),
+        ("bonus.2[1]: {int: [0, 3]}", "{}", "roller", "objective: empty: give at least one target"),
+        (
+            "bonus.2[1]: {int: [0, 3]}",
+            "score_per_player: {at_least: 1}",
+            "roller",
+            "objective.score_per_player: the game reports no metric 'score'; its metrics are die",
+        ),
+        (
+            "bonus.2[1]: {int: [0, 3]}",
+            "agent_win_rate:greedy: equal",
+            "roller, lucky",
+            "objective.agent_win_rate:greedy: 'greedy' does not sit at the table (roller, lucky)",
+        ),
+        (
+            "bonus.2[1]: {int: [0, 3]}",
+            "seat_win_rate: {between: [0.6, 0.4]}",
+            "roller",
+            "objective.seat_win_rate: between: low must be below high",
+        ),
+    ],
+)
 def test_bad_tune_files(standin, tmp_path, space, objective, agents, expected):
     result, _ = _invoke(tmp_path, "tune", TUNE.format(space=space, objective=objective, agents=agents))
     assert result.exit_code == 2, result.output
@@ -111,8 +161,11 @@ def test_bad_tune_files(standin, tmp_path, space, objective, agents, expected):
 
 
 def test_bad_citywright_sweep_is_refused_before_any_game(tmp_path):
-    text = SWEEP.format(path="seat_bonus.4[4]", values="[0, 1]", target="seat_win_rate: equal").replace(
-        "base: base.yaml", f"base: {ROOT / 'configs' / 'citywright' / 'v1.1.yaml'}").replace("roller", "greedy")
+    text = (
+        SWEEP.format(path="seat_bonus.4[4]", values="[0, 1]", target="seat_win_rate: equal")
+        .replace("base: base.yaml", f"base: {ROOT / 'configs' / 'citywright' / 'v1.1.yaml'}")
+        .replace("roller", "greedy")
+    )
     (tmp_path / "configs").mkdir()
     result, _ = _invoke(tmp_path, "sweep", text)
     assert result.exit_code == 2
@@ -121,8 +174,9 @@ def test_bad_citywright_sweep_is_refused_before_any_game(tmp_path):
 
 
 def test_sweep_and_tune_write_their_reports(standin, tmp_path):
-    result, report = _invoke(tmp_path, "sweep", SWEEP.format(path="bonus.2[1]", values="{from: 2, to: 4}",
-                                                             target="seat_win_rate: equal"))
+    result, report = _invoke(
+        tmp_path, "sweep", SWEEP.format(path="bonus.2[1]", values="{from: 2, to: 4}", target="seat_win_rate: equal")
+    )
     assert result.exit_code == 0, result.output
     assert report.is_file() and "target seat_win_rate: equal:" in result.output
     assert sorted(p.name for p in (tmp_path / "results" / "s" / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from standin_game import seat1_rate
 
 from balancer.stats.aggregate import scan_results
 from balancer.stats.paired import paired_differences
 from balancer.sweep import load_sweep, run_sweep
-from standin_game import seat1_rate
 
 
 def _sweep(tmp_path, body: str):
@@ -21,7 +21,9 @@ def _sweep(tmp_path, body: str):
 def test_identical_points_differ_by_exactly_zero(standin, tmp_path):
     # bonus.2[1] is not read at four players: the two points are different files with identical
     # rules, so common random numbers must make every game, and every paired difference, identical.
-    path = _sweep(tmp_path, """\
+    path = _sweep(
+        tmp_path,
+        """\
 sweep: crn
 title: two points with identical rules
 base: base.yaml
@@ -30,7 +32,8 @@ runs:
   four: {players: 4, agents: [roller], games: 200}
 paths:
   bonus.2[1]: [0, 5]
-""")
+""",
+    )
     result = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
     a, b = (result.cells[("four", label)].out_dir for label in ("0", "5"))
     assert result.cells[("four", "0")].meta["config_sha256"] != result.cells[("four", "5")].meta["config_sha256"]
@@ -46,7 +49,9 @@ paths:
 
 def test_points_that_differ_see_the_same_dice(standin, tmp_path):
     # seat 2's bonus changes the winner but not the dice: the die column is identical point to point
-    path = _sweep(tmp_path, """\
+    path = _sweep(
+        tmp_path,
+        """\
 sweep: dice
 title: same dice
 base: base.yaml
@@ -55,18 +60,25 @@ runs:
   two: {players: 2, agents: [roller], games: 300}
 paths:
   bonus.2[1]: [1, 3]
-""")
+""",
+    )
     result = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
-    dice = [pq.read_table(result.cells[("two", label)].out_dir / "results.parquet").column("score_die").to_pylist()
-            for label in ("1", "3")]
+    dice = [
+        pq.read_table(result.cells[("two", label)].out_dir / "results.parquet").column("score_die").to_pylist()
+        for label in ("1", "3")
+    ]
     assert dice[0] == dice[1]
-    share = [pq.read_table(result.cells[("two", label)].out_dir / "results.parquet").column("win_share").to_pylist()
-             for label in ("1", "3")]
+    share = [
+        pq.read_table(result.cells[("two", label)].out_dir / "results.parquet").column("win_share").to_pylist()
+        for label in ("1", "3")
+    ]
     assert share[0] != share[1]
 
 
 def test_sweep_follows_the_formula_and_marks_targets(standin, tmp_path):
-    path = _sweep(tmp_path, """\
+    path = _sweep(
+        tmp_path,
+        """\
 sweep: formula
 title: seat 2's bonus
 base: base.yaml
@@ -78,7 +90,8 @@ paths:
 target:
   seat_win_rate: equal
   seat_win_rate:1: {between: [0.40, 0.60]}
-""")
+""",
+    )
     result = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
     for x in range(7):
         est = result.estimates[("two", str(x))]["seat_win_rate:1"]
@@ -95,7 +108,9 @@ target:
 
 
 def test_a_sweep_run_again_reuses_every_cell(standin, tmp_path):
-    path = _sweep(tmp_path, """\
+    path = _sweep(
+        tmp_path,
+        """\
 sweep: again
 title: reuse
 base: base.yaml
@@ -105,7 +120,8 @@ runs:
 paths:
   bonus.2[1]: [0, 1]
   faces: [6, 8]
-""")
+""",
+    )
     first = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
     assert first.games_played == 400 and len(first.cells) == 4
     second = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
@@ -116,7 +132,9 @@ paths:
 def test_two_path_report_has_a_heatmap_per_number(standin, tmp_path):
     from balancer.report.sweep import render_sweep
 
-    path = _sweep(tmp_path, """\
+    path = _sweep(
+        tmp_path,
+        """\
 sweep: grid
 title: a grid
 base: base.yaml
@@ -128,7 +146,8 @@ paths:
   faces: [6, 8, 10]
 target:
   seat_win_rate: equal
-""")
+""",
+    )
     result = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
     html = render_sweep(result, tmp_path / "report.html").read_text(encoding="utf-8")
     # seats 1 and 2, the die metric and the even-vs-odd match-up of the parity label: one heatmap each
@@ -140,7 +159,9 @@ target:
 def test_values_that_are_not_a_sweep(standin, tmp_path, values):
     from balancer.sweep import SweepError
 
-    path = _sweep(tmp_path, f"""\
+    path = _sweep(
+        tmp_path,
+        f"""\
 sweep: bad
 title: bad
 base: base.yaml
@@ -149,7 +170,8 @@ runs:
   two: {{players: 2, agents: [roller], games: 10}}
 paths:
   bonus.2[1]: {values}
-""")
+""",
+    )
     with pytest.raises(SweepError) as err:
         load_sweep(path)
     assert str(err.value).count("\n") == 0 and "paths.bonus.2[1]" in str(err.value)

@@ -39,7 +39,7 @@ response: {steps: 2}
 def test_grid_tune_finds_the_bonus_that_equalizes_two_seats(standin, tmp_path):
     plan = _tune(tmp_path, TWO)
     assert plan.rungs == {"two": [100, 300, 900]}
-    assert plan.sampler_name() == "grid"          # 9 candidates x 100 games fit the budget
+    assert plan.sampler_name() == "grid"  # 9 candidates x 100 games fit the budget
     result = run_tune(plan, tmp_path / "results", jobs=1)
     assert result.best.values == {"bonus.2[1]": 3}
     assert {c.values["bonus.2[1]"] for c in result.candidates} == set(range(9))
@@ -51,18 +51,21 @@ def test_grid_tune_finds_the_bonus_that_equalizes_two_seats(standin, tmp_path):
     conf = result.confirmation
     assert conf.games == {"two": 3000}
     assert conf.verdicts[0]["verdict"] == "consistent"
-    assert conf.verdicts[0]["base_verdict"] == "missed"   # the base (bonus 0): seat 1 wins 87.5%
+    assert conf.verdicts[0]["base_verdict"] == "missed"  # the base (bonus 0): seat 1 wins 87.5%
     e = conf.best_estimates["two"]["seat_win_rate:1"]
     assert e["ci_low"] <= 0.5 <= e["ci_high"]
     # the response around 3: 1..5, measured at the top rung
-    assert [c.values["bonus.2[1]"] for c in sorted(result.response["bonus.2[1]"], key=lambda c: c.values["bonus.2[1]"])] \
-        == [1, 2, 3, 4, 5]
+    assert [
+        c.values["bonus.2[1]"] for c in sorted(result.response["bonus.2[1]"], key=lambda c: c.values["bonus.2[1]"])
+    ] == [1, 2, 3, 4, 5]
 
 
 def test_tpe_tune_finds_the_four_player_compensation(standin, tmp_path):
     # edge [3, 2, 1, 0]; seat 1 gets no bonus, seats 2-4 get 0-4 each (125 candidates): the seats are
     # equal exactly at [1, 2, 3] (every total a die + 3); one unit off moves a seat by several points
-    plan = _tune(tmp_path, """\
+    plan = _tune(
+        tmp_path,
+        """\
 tune: four
 title: four seats
 base: base.yaml
@@ -79,8 +82,9 @@ search: {sampler: auto, rungs: 3, eta: 3, startup: 10}
 budget: {candidates: 50}
 confirm: {games: 2000}
 response: {steps: 1}
-""")
-    assert plan.sampler_name() == "tpe"           # 125 candidates do not fit a budget of 50
+""",
+    )
+    assert plan.sampler_name() == "tpe"  # 125 candidates do not fit a budget of 50
     result = run_tune(plan, tmp_path / "results", jobs=1)
     assert result.best.values == {"bonus.4[1]": 1, "bonus.4[2]": 2, "bonus.4[3]": 3}
     searched = {c.label for c in result.candidates} - {c.label for row in result.response.values() for c in row}
@@ -93,8 +97,9 @@ def test_tune_resumed_replays_the_same_search_from_its_cells(standin, tmp_path):
     first = run_tune(plan, tmp_path / "results", jobs=1)
     state = json.loads((tmp_path / "results" / "two" / "search.json").read_text())
     assert state["status"] == "finished" and state["trials"] == len(first.trials)
-    again = run_tune(_tune(tmp_path, TWO.replace("budget: {games: 20000}", "budget: {candidates: 5}")),
-                     tmp_path / "results", jobs=1)
+    again = run_tune(
+        _tune(tmp_path, TWO.replace("budget: {games: 20000}", "budget: {candidates: 5}")), tmp_path / "results", jobs=1
+    )
     assert again.games_played == 0
     assert [t["candidate"] for t in again.trials] == [t["candidate"] for t in first.trials]
     assert again.best.values == first.best.values

@@ -56,20 +56,32 @@ import sys
 
 from ...core.numba_cache import drop_stale_cache
 
-drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses cross-module changes
 
 import numpy as np
 
 from ...core import protocol
+from ...core.batch import DEFAULT_CHUNK_GAMES
+from ...core.fastseed import ChunkGenerators
 from ...core.game import ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from ...core.batch import DEFAULT_CHUNK_GAMES
-from ...core.fastseed import ChunkGenerators
 from .agents import AGENTS, GREEDY, RANDOM, agent_params, workspace
 from .config import AguedaConfig
-from .kernel import (ENGINE, PH_LINE, G0, agent_decision, batch_of, play_chunk_games, config_of, describe_turn, last_turn, outcome_of,
-                     phase, play_table, shop_pair, state, turn_count)
+from .kernel import (
+    ENGINE,
+    PH_LINE,
+    agent_decision,
+    batch_of,
+    describe_turn,
+    last_turn,
+    outcome_of,
+    phase,
+    play_chunk_games,
+    play_table,
+    state,
+    turn_count,
+)
 from .kernel import compile as compiled
 from .rules import G_DECK, G_MOVES, MOVE_LEN, ROWS, State
 from .scoring import score_board_text as score_table_text  # `balancer score`
@@ -83,11 +95,28 @@ MAX_MOVES = 8_000
 """apply() calls (decisions) after which the conformance suite calls a game endless: up to 4
 decisions a turn, and far more turns than any game takes (about 10 a player)."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "ENGINE", "new_game", "legal_moves", "apply", "is_over", "outcome",
-           "play_game", "transcript", "make_agent", "is_legal_move", "score_table_text", "state", "compiled"]
+__all__ = [
+    "NAME",
+    "CONFIG_MODEL",
+    "AGENTS",
+    "ENGINE",
+    "new_game",
+    "legal_moves",
+    "apply",
+    "is_over",
+    "outcome",
+    "play_game",
+    "transcript",
+    "make_agent",
+    "is_legal_move",
+    "score_table_text",
+    "state",
+    "compiled",
+]
 
 
 # --------------------------------------------------------------------------- the Python protocol (from the kernel)
+
 
 def new_game(cfg: AguedaConfig, n_players: int, seed: np.random.SeedSequence | int) -> Position:
     """A game after Setup, the first player's line decision asked. ``seed`` drives only the game's
@@ -127,8 +156,11 @@ class AguedaAgent:
         turn = turn_count(pos.S)
         fresh = phase(pos.S) == PH_LINE or turn != self._turn
         self._turn = turn
-        return int(agent_decision(pos.S, pos.T, self.kind, self.weights, self.candidates, self.rollouts, rng,
-                                  self._plan, fresh, *self._ws))
+        return int(
+            agent_decision(
+                pos.S, pos.T, self.kind, self.weights, self.candidates, self.rollouts, rng, self._plan, fresh, *self._ws
+            )
+        )
 
 
 def make_agent(cfg: AguedaConfig, name: str) -> AguedaAgent | protocol.UniformAgent:
@@ -154,8 +186,7 @@ def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence
         kinds[s], weights[s] = agent_params(cfg, name)
     game_rng, agent_rng = game_rngs(seed)
     look = cfg.agents.lookahead
-    _, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng,
-                                    *_WORKSPACE)
+    _, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *_WORKSPACE)
     return outcome_of(cfg, rows, shops, int(ai))
 
 
@@ -172,8 +203,21 @@ def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, 
         kinds[s], weights[s] = agent_params(cfg, name)
     look = cfg.agents.lookahead
     gens = ChunkGenerators()
-    rows, shops, ai = play_chunk_games(T, kinds, weights, look.candidates, look.rollouts, np.uint64(run_seed), start,
-                                       stop, gens.chance, gens.agents, *gens.views, gens.scratch, *workspace())
+    rows, shops, ai = play_chunk_games(
+        T,
+        kinds,
+        weights,
+        look.candidates,
+        look.rollouts,
+        np.uint64(run_seed),
+        start,
+        stop,
+        gens.chance,
+        gens.agents,
+        *gens.views,
+        gens.scratch,
+        *workspace(),
+    )
     return batch_of(cfg, rows, shops, ai)
 
 
@@ -185,6 +229,7 @@ def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:
 
 
 # --------------------------------------------------------------------------- transcripts
+
 
 def draw_board(cfg: AguedaConfig, st: State, seat: int) -> list[str]:
     """The player board as text: one line per row, a colour's first letter per umbrella, '.' empty,
@@ -213,11 +258,19 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
     names = cfg.umbrellas.colours
     st = game_state(game)
     head = "solo" if n == 1 else f"{n} players"
-    lines = [f"Águeda {cfg.variant}, {head}: " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents)),
-             "Shop cards: " + "; ".join(
-                 cfg.shops.cards[int(st.shops[i])].name
-                 + (" [" + ", ".join(names[c] for c in range(len(names)) if (int(st.shop_mask[i]) >> c) & 1) + "]"
-                    if st.shop_mask[i] else "") for i in range(2))]
+    lines = [
+        f"Águeda {cfg.variant}, {head}: " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents)),
+        "Shop cards: "
+        + "; ".join(
+            cfg.shops.cards[int(st.shops[i])].name
+            + (
+                " [" + ", ".join(names[c] for c in range(len(names)) if (int(st.shop_mask[i]) >> c) & 1) + "]"
+                if st.shop_mask[i]
+                else ""
+            )
+            for i in range(2)
+        ),
+    ]
     turn = 0
     while not is_over(game):
         seat = game.seat_to_move
@@ -226,22 +279,27 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
         coins = int(st.coins[seat])
         deck_pos = int(st.g[G_DECK])
         played = int(st.g[G_MOVES])
-        while not is_over(game) and int(st.g[G_MOVES]) == played:   # the decisions of one turn
+        while not is_over(game) and int(st.g[G_MOVES]) == played:  # the decisions of one turn
             apply(game, players[seat].choose(game, seat, agent_rng))
         turn += 1
         gained = int(st.stats[seat, 0]) - before
-        lines.append(f"{turn:3d}. seat {seat + 1} [market {market}; coins {coins}]: "
-                     f"{describe_turn(cfg, game.T, last_turn(game.S))}" + (f" (+{gained})" if gained else ""))
+        lines.append(
+            f"{turn:3d}. seat {seat + 1} [market {market}; coins {coins}]: "
+            f"{describe_turn(cfg, game.T, last_turn(game.S))}" + (f" (+{gained})" if gained else "")
+        )
         if game.T.rules.solo:
             card = cfg.solo.deck[int(st.deck[deck_pos])]
-            lines.append(f"     tour guide: {card.name} ({card.take} {card.index}); AI took "
-                         f"{int(st.ai.sum())} umbrellas so far")
+            lines.append(
+                f"     tour guide: {card.name} ({card.take} {card.index}); AI took {int(st.ai.sum())} umbrellas so far"
+            )
     out = outcome(game)
     lines.append("\nFinal boards:")
     for s in range(n):
-        lines.append(f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
-                     + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
-                     + f"; coins {int(st.coins[s])}, mural tiles {int(out.tiebreak[s][1])}")
+        lines.append(
+            f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
+            + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
+            + f"; coins {int(st.coins[s])}, mural tiles {int(out.tiebreak[s][1])}"
+        )
         lines += ["  " + row for row in draw_board(cfg, st, s)]
     if n == 1:
         ai = int(out.metrics["ai_score"][0])
@@ -253,14 +311,16 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
     if len(winners) == 1:
         lines.append(f"\nWinner: seat {winners[0] + 1} ({agents[winners[0]]}) with {out.scores[winners[0]]} points.")
     else:
-        lines.append("\nShared victory: " + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
-                     + f", {out.scores[winners[0]]} points, equal on every tie-breaker.")
+        lines.append(
+            "\nShared victory: "
+            + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
+            + f", {out.scores[winners[0]]} points, equal on every tie-breaker."
+        )
     return "\n".join(lines)
 
 
-from ...core.registry import spec_from_module  # noqa: E402
-
 from ...agents.tables import with_mcts  # noqa: E402
+from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent  # noqa: E402
 
 
@@ -273,8 +333,18 @@ def _seat_agent(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray] | None:
     return GAME_AGENT + kind, np.concatenate([weights, [look.candidates, look.rollouts]])
 
 
-SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name=DISPLAY_NAME, default_config="agueda/v1.yaml",
-                                  engine=ENGINE, max_protocol_moves=MAX_MOVES, score_table_text=score_table_text,
-                                  play_chunk=play_chunk, chunk_games=chunk_games),
-                 seat_agent=_seat_agent, game_agent=game_agent)
+SPEC = with_mcts(
+    spec_from_module(
+        sys.modules[__name__],
+        display_name=DISPLAY_NAME,
+        default_config="agueda/v1.yaml",
+        engine=ENGINE,
+        max_protocol_moves=MAX_MOVES,
+        score_table_text=score_table_text,
+        play_chunk=play_chunk,
+        chunk_games=chunk_games,
+    ),
+    seat_agent=_seat_agent,
+    game_agent=game_agent,
+)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -39,9 +39,32 @@ import numba as nb
 import numpy as np
 
 from .config import AguedaConfig
-from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER,
-                    MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, State, apply_move, below,
-                    line_open, line_umbrellas, placing)
+from .rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_BANK,
+    G_OVER,
+    G_SEAT,
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    N_PERMS,
+    PERMS,
+    ROWS,
+    TAKE_BREAK,
+    State,
+    apply_move,
+    below,
+    line_open,
+    line_umbrellas,
+    placing,
+)
 from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "lookahead")
@@ -65,6 +88,7 @@ def agent_params(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray]:
 
 # --------------------------------------------------------------------------- greedy
 
+
 @nb.njit(cache=True, inline="always")
 def _offer(v, best, ties, rng):
     """Reservoir step for exact ties: (take it?, new best, new tie count)."""
@@ -77,8 +101,7 @@ def _offer(v, best, ties, rng):
 
 
 @nb.njit(cache=True)
-def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_line=FREE, only_row=FREE,
-                  only_perm=FREE):
+def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_line=FREE, only_row=FREE, only_perm=FREE):
     """The greedy agent's move for the seat to move, written to ``best_mv``. With ``store``, every
     distinct placement with its best tourist option also goes to ``cand_mv``/``cand_val`` (for the
     lookahead agent). ``only_line``/``only_row``/``only_perm`` (FREE: any) restrict the search to
@@ -146,7 +169,7 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
         for row in range(ROWS):
             full = fill[row] == L
             if k == 0 and row > 0:
-                break   # nothing to place: every row is the same
+                break  # nothing to place: every row is the same
             if only_row != FREE and row != only_row:
                 continue
             if full:
@@ -191,14 +214,22 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
                             r1 = v
                         else:
                             r2 = v
-                        shop_d += card_points(sk[i], sp[i], sper[i], sal[i], scap[i], L, r0, r1, r2, coin_after,
-                                              occ_total)
+                        shop_d += card_points(
+                            sk[i], sp[i], sper[i], sal[i], scap[i], L, r0, r1, r2, coin_after, occ_total
+                        )
                     shop_d -= s0
                     for j in range(placed):
                         board[row, fr + j] = -1
-                base = (mural_pts[f0 + nf] - mural_pts[f0] + w[W_FLIP] * nf + w[W_UNLOCK] * done * lpr
-                        + w[W_FILL] * placed + w[W_COIN] * (coin_after - coins) + w[W_TILE] * match
-                        + w[W_SHOPS] * shop_d)
+                base = (
+                    mural_pts[f0 + nf]
+                    - mural_pts[f0]
+                    + w[W_FLIP] * nf
+                    + w[W_UNLOCK] * done * lpr
+                    + w[W_FILL] * placed
+                    + w[W_COIN] * (coin_after - coins)
+                    + w[W_TILE] * match
+                    + w[W_SHOPS] * shop_d
+                )
                 suit = st.suitcase[seat] + done * lpr
                 # tourist options: the best of this placement (ties uniformly)
                 pb = base + w[W_SUITCASE] * (suit + occ_total)
@@ -219,9 +250,10 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
                                     n1 += 1
                                 if order[j] == c2 and c2 != c1:
                                     n2 += 1
-                        for ci in range(2 if c2 != c1 else 1):   # attract 1, scoring one colour
-                            take, pb, pties = _offer(base + (n2 if ci else n1) + w[W_SUITCASE] * (suit - 1),
-                                                     pb, pties, rng)
+                        for ci in range(2 if c2 != c1 else 1):  # attract 1, scoring one colour
+                            take, pb, pties = _offer(
+                                base + (n2 if ci else n1) + w[W_SUITCASE] * (suit - 1), pb, pties, rng
+                            )
                             if take:
                                 pt, ptr, ptc = ATTRACT_ONE, tr, (c2 if ci else c1)
                         if suit >= 2:
@@ -251,12 +283,28 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
 
 # --------------------------------------------------------------------------- lookahead
 
+
 @nb.njit(cache=True)
 def clone(st):
     """A deep copy of a State inside compiled code."""
-    return State(st.market.copy(), st.bag.copy(), st.board.copy(), st.fill.copy(), st.flipped.copy(),
-                 st.unlocked.copy(), st.suitcase.copy(), st.tile_at.copy(), st.occ.copy(), st.coins.copy(),
-                 st.stats.copy(), st.shops.copy(), st.shop_mask.copy(), st.deck.copy(), st.ai.copy(), st.g.copy())
+    return State(
+        st.market.copy(),
+        st.bag.copy(),
+        st.board.copy(),
+        st.fill.copy(),
+        st.flipped.copy(),
+        st.unlocked.copy(),
+        st.suitcase.copy(),
+        st.tile_at.copy(),
+        st.occ.copy(),
+        st.coins.copy(),
+        st.stats.copy(),
+        st.shops.copy(),
+        st.shop_mask.copy(),
+        st.deck.copy(),
+        st.ai.copy(),
+        st.g.copy(),
+    )
 
 
 @nb.njit(cache=True)
@@ -302,6 +350,7 @@ def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_va
 
 
 # --------------------------------------------------------------------------- one turn
+
 
 @nb.njit(cache=True)
 def choose_move(st, rules, kind, w, candidates, rollouts, rng, mv, cand_mv, cand_val):

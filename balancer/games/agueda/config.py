@@ -20,8 +20,15 @@ from pydantic import Field, field_validator, model_validator
 from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
-SHOP_KINDS: tuple[str, ...] = ("umbrellas", "rows_with", "adjacent_pairs", "varied_rows",
-                               "completed_rows", "coins", "tourists")
+SHOP_KINDS: tuple[str, ...] = (
+    "umbrellas",
+    "rows_with",
+    "adjacent_pairs",
+    "varied_rows",
+    "completed_rows",
+    "coins",
+    "tourists",
+)
 """The shop-card vocabulary (end-game conditions over the final board), in the order of their codes:
 
 - ``umbrellas``: ``points`` for every ``per`` umbrellas of the marked colour(s) on the board;
@@ -61,7 +68,9 @@ class Umbrellas(Strict):
 class Line(Strict):
     """One line of the market: its cells as [row, column] pairs (1-based)."""
 
-    cells: list[list[RuleInt]] = Field(min_length=1, max_length=4, description="at most 4 cells (the engine's move size)")
+    cells: list[list[RuleInt]] = Field(
+        min_length=1, max_length=4, description="at most 4 cells (the engine's move size)"
+    )
 
 
 class Market(Strict):
@@ -72,12 +81,13 @@ class Market(Strict):
     lines: list[Line] = Field(min_length=1, max_length=16, description="the lines a player may take")
     coins_by_umbrellas: dict[RuleInt, RuleInt] = Field(
         description="coins taking a line that holds that many umbrellas gives (+) or costs (-); a cost is "
-                    "paid first and needs the coins (Pick Umbrellas: \"the diagonal with 1 umbrella\", \"a column "
-                    "with 3 umbrellas\")")
+        'paid first and needs the coins (Pick Umbrellas: "the diagonal with 1 umbrella", "a column '
+        'with 3 umbrellas")'
+    )
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Market":
+    def _check(self) -> Market:
         seen: set[tuple[int, int]] = set()
         for i, line in enumerate(self.lines):
             for cell in line.cells:
@@ -112,7 +122,7 @@ class Board(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Board":
+    def _check(self) -> Board:
         if len(self.paintbrush) != self.rows:
             raise ValueError(f"paintbrush: give one list per row ({self.rows}), got {len(self.paintbrush)}")
         for r, spaces in enumerate(self.paintbrush):
@@ -134,8 +144,9 @@ class Tourists(Strict):
 
     in_suitcases: int = Field(ge=0, le=10, description="tourists starting in suitcases")
     locked_per_mural_row: int = Field(ge=0, le=5, description="tourists beside each mural row, unlocked by it")
-    tiles: list[list[str]] = Field(min_length=3, max_length=3,
-                                         description="the two colours of each tourist tile, top row first at setup")
+    tiles: list[list[str]] = Field(
+        min_length=3, max_length=3, description="the two colours of each tourist tile, top row first at setup"
+    )
     assumed: str | None = None
 
 
@@ -165,7 +176,7 @@ class ShopCard(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "ShopCard":
+    def _check(self) -> ShopCard:
         if self.kind in ("umbrellas", "rows_with") and self.markers == 0:
             raise ValueError(f"{self.name}: a {self.kind} card counts marked colours; give markers >= 1")
         if self.kind in ("varied_rows", "completed_rows", "coins", "tourists") and self.markers:
@@ -181,7 +192,7 @@ class Shops(Strict):
     cards: list[ShopCard] = Field(min_length=2)
 
     @model_validator(mode="after")
-    def _check(self) -> "Shops":
+    def _check(self) -> Shops:
         names = [c.name for c in self.cards]
         if len(set(names)) != len(names):
             raise ValueError("shop card names must differ")
@@ -223,7 +234,7 @@ class Solo(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _check(self) -> "Solo":
+    def _check(self) -> Solo:
         if self.difficulty not in self.end_card:
             raise ValueError(f"difficulty: {self.difficulty!r} is not on the end card; allowed: {list(self.end_card)}")
         return self
@@ -237,7 +248,9 @@ class GreedyWeights(Strict):
     fill: float = Field(ge=0, le=MAX_RULE_INT, description="per umbrella placed (an empty space less at the end)")
     coin: float = Field(ge=0, le=MAX_RULE_INT, description="per coin gained (and lost per coin spent)")
     suitcase: float = Field(ge=0, le=MAX_RULE_INT, description="per tourist in a suitcase after the turn")
-    tile_match: float = Field(ge=0, le=MAX_RULE_INT, description="per umbrella placed in a colour of that row's tourist tile")
+    tile_match: float = Field(
+        ge=0, le=MAX_RULE_INT, description="per umbrella placed in a colour of that row's tourist tile"
+    )
     shops: float = Field(ge=0, le=MAX_RULE_INT, description="per shop-card point the board would score now")
     assumed: str | None = None
 
@@ -272,7 +285,7 @@ class AguedaConfig(GameConfig):
     """An Águeda rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["agueda"]
-    players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")
+    players: list[Literal[1, 2, 3, 4, 5]] = Field(min_length=1, description="player counts (1 = solo mode)")  # type: ignore[assignment]  # narrows GameConfig.players
     umbrellas: Umbrellas
     market: Market
     coins: Coins
@@ -286,7 +299,7 @@ class AguedaConfig(GameConfig):
     agents: Agents
 
     @model_validator(mode="after")
-    def _check(self) -> "AguedaConfig":
+    def _check(self) -> AguedaConfig:
         colours = self.umbrellas.colours
         for where, pairs in (("mural.rows", self.mural.rows), ("tourists.tiles", self.tourists.tiles)):
             for i, pair in enumerate(pairs):
@@ -302,21 +315,28 @@ class AguedaConfig(GameConfig):
             raise ValueError(f"mural.points: flipped-tile counts must be within 0..{len(colours)}")
         most = max(self.players)
         if self.coins.start * most > self.coins.bank:
-            raise ValueError(f"coins.start: {most} player(s) taking {self.coins.start} coins each need "
-                             f"{self.coins.start * most}, more than the bank's {self.coins.bank} (coins.bank)")
+            raise ValueError(
+                f"coins.start: {most} player(s) taking {self.coins.start} coins each need "
+                f"{self.coins.start * most}, more than the bank's {self.coins.bank} (coins.bank)"
+            )
         cells = self.market.rows * self.market.columns
         if self.umbrellas.per_colour * len(colours) < cells:
             raise ValueError(f"umbrellas: the bag holds fewer umbrellas than the {cells} market spaces")
         if 2 * max(c.markers for c in self.shops.cards) > len(colours):
             raise ValueError(f"shops.cards: two cards could need more markers than the {len(colours)} shop markers")
         for i, card in enumerate(self.solo.deck):
-            limit = {"line": len(self.market.lines), "row": self.market.rows, "column": self.market.columns,
-                     "most_common_colour": 0}[card.take]
+            limit = {
+                "line": len(self.market.lines),
+                "row": self.market.rows,
+                "column": self.market.columns,
+                "most_common_colour": 0,
+            }[card.take]
             if (limit and not 1 <= card.index <= limit) or (not limit and card.index):
-                raise ValueError(f"solo.deck[{i}] ({card.name}): index {card.index} for take {card.take!r} "
-                                 f"must be {'within 1..' + str(limit) if limit else '0'}")
+                raise ValueError(
+                    f"solo.deck[{i}] ({card.name}): index {card.index} for take {card.take!r} "
+                    f"must be {'within 1..' + str(limit) if limit else '0'}"
+                )
         return self
-
 
     def colour(self, name: str) -> int:
         """Code (0-based index in ``umbrellas.colours``) of a colour name."""

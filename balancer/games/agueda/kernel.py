@@ -71,7 +71,7 @@ and far stronger.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -82,21 +82,74 @@ from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
-from .rules import (ATTRACT_ONE, ATTRACT_TWO, G_DECK, G_MOVES, G_OVER, G_SEAT, MAX_LINE, MOVE_LEN, MV_K, MV_LINE,
-                    MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST, MV_TROW, N_PERMS, PERMS, ROWS, TAKE_BREAK, Rules, State,
-                    O_AI, O_BAG, O_COINS, O_DECK, O_END, O_FILL, O_FLIPPED, O_MARKET, O_OCC, O_SUITCASE, O_TILE_AT,
-                    O_UNLOCKED, apply_move, below, compile_rules, line_open, line_umbrellas, placing, setup, shuffle,
-                    state_offsets, state_views)
-from .scoring import (COMPONENTS, F_ATTRACTED, F_BREAKS, F_COINS, F_COINS_GAINED, F_COINS_SPENT, F_EMPTY_COUNT,
-                      F_MURAL_TILES, F_RETURNED, F_TURNS, N_FINAL, ai_score, final_rows)
+from .rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_DECK,
+    G_MOVES,
+    G_OVER,
+    G_SEAT,
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    N_PERMS,
+    O_AI,
+    O_BAG,
+    O_COINS,
+    O_DECK,
+    O_END,
+    O_FILL,
+    O_FLIPPED,
+    O_MARKET,
+    O_OCC,
+    O_SUITCASE,
+    O_TILE_AT,
+    O_UNLOCKED,
+    PERMS,
+    ROWS,
+    TAKE_BREAK,
+    Rules,
+    State,
+    apply_move,
+    below,
+    compile_rules,
+    line_open,
+    line_umbrellas,
+    placing,
+    setup,
+    shuffle,
+    state_offsets,
+    state_views,
+)
+from .scoring import (
+    COMPONENTS,
+    F_ATTRACTED,
+    F_BREAKS,
+    F_COINS,
+    F_COINS_GAINED,
+    F_COINS_SPENT,
+    F_EMPTY_COUNT,
+    F_MURAL_TILES,
+    F_RETURNED,
+    F_TURNS,
+    N_FINAL,
+    ai_score,
+    final_rows,
+)
 
 # the header of S
-H_PHASE = 0                   # the decision asked: PH_*
-H_PERM = 1                    # the order chosen this turn (p of PERMS[k, p]), -1 before
-H_MV = 2                      # the turn assembled so far (rules' int64[MOVE_LEN]; -1 where not decided)
-H_LAST = H_MV + MOVE_LEN      # the last complete turn played (-1 before the first)
+H_PHASE = 0  # the decision asked: PH_*
+H_PERM = 1  # the order chosen this turn (p of PERMS[k, p]), -1 before
+H_MV = 2  # the turn assembled so far (rules' int64[MOVE_LEN]; -1 where not decided)
+H_LAST = H_MV + MOVE_LEN  # the last complete turn played (-1 before the first)
 HEADER = H_LAST + MOVE_LEN
-G0 = HEADER                   # g (seat, trigger, over, ...) is the State's first field
+G0 = HEADER  # g (seat, trigger, over, ...) is the State's first field
 PH_LINE, PH_ROW, PH_ORDER, PH_TOURIST = 0, 1, 2, 3
 M_ROW, M_ORDER, M_TOURIST = 100, 200, 300
 NO_LINE = 99
@@ -109,10 +162,10 @@ class Table(NamedTuple):
     parameters the kernel's policy and heuristic use."""
 
     rules: Rules
-    weights: np.ndarray   # float64[N_WEIGHTS]: agents.greedy (the rollout policy)
-    scale: float          # agents.heuristic.scale: points of margin per logistic unit
-    max_moves: int        # a bound on legal()'s count
-    off: np.ndarray       # int64[17]: where each State field starts in S (rules.state_offsets after the header)
+    weights: np.ndarray  # float64[N_WEIGHTS]: agents.greedy (the rollout policy)
+    scale: float  # agents.heuristic.scale: points of margin per logistic unit
+    max_moves: int  # a bound on legal()'s count
+    off: np.ndarray  # int64[17]: where each State field starts in S (rules.state_offsets after the header)
 
 
 # --------------------------------------------------------------------------- compile (Python)
@@ -121,7 +174,7 @@ _TABLES: dict[tuple[int, int], tuple[AguedaConfig, Table]] = {}
 _CFG_OF: dict[int, tuple[Table, AguedaConfig]] = {}
 
 
-def compile(cfg: AguedaConfig, n_players: int) -> Table:   # noqa: A001 (the Engine's name)
+def compile(cfg: AguedaConfig, n_players: int) -> Table:  # noqa: A001 (the Engine's name)
     """The variant compiled for ``n_players`` (1 = solo), cached per config and count. Raises
     ValueError for an unsupported count or a market line longer than MAX_LINE."""
     hit = _TABLES.get((id(cfg), n_players))
@@ -133,8 +186,13 @@ def compile(cfg: AguedaConfig, n_players: int) -> Table:   # noqa: A001 (the Eng
         raise ValueError(f"market.lines: at most {MAX_LINES} lines")
     longest = int(rules.line_len.max())
     _, weights = agent_params(cfg, "greedy")
-    T = Table(rules, weights, float(cfg.agents.heuristic.scale),
-              max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS, rules.n_colours), state_offsets(rules, HEADER))
+    T = Table(
+        rules,
+        weights,
+        float(cfg.agents.heuristic.scale),
+        max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS, rules.n_colours),
+        state_offsets(rules, HEADER),
+    )
     _TABLES[(id(cfg), n_players)] = (cfg, T)
     _CFG_OF[id(T)] = (T, cfg)
     return T
@@ -154,6 +212,7 @@ def max_moves(T: Table) -> int:
 
 
 # --------------------------------------------------------------------------- compiled interface
+
 
 @nb.njit(cache=True, inline="always")
 def views(S, T):
@@ -219,7 +278,7 @@ def _legal(S, T, out):
     ph = S[H_PHASE]
     if ph == PH_LINE:
         n = 0
-        market = S[off[O_MARKET]:off[O_BAG]]
+        market = S[off[O_MARKET] : off[O_BAG]]
         coins = S[off[O_COINS] + seat]
         for line in range(rules.line_len.shape[0]):
             if line_open(market, rules.line_cells, rules.line_len, rules.coins_by_count, coins, line):
@@ -237,7 +296,7 @@ def _legal(S, T, out):
     row = S[H_MV + MV_ROW]
     fill = S[off[O_FILL] + ROWS * seat + row]
     if ph == PH_ORDER:
-        u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE]
+        u = S[H_MV + MV_ORDER : H_MV + MV_ORDER + MAX_LINE]
         placed = min(k, rules.row_len - fill)
         n = 0
         for p in range(N_PERMS[k]):
@@ -248,9 +307,17 @@ def _legal(S, T, out):
     # the tourists, after this turn's placement (a tourist it unlocks may be used at once)
     C = rules.n_colours
     flips = out[:C]
-    _, _, done = placing(fill, rules.row_len, rules.brush[row], S[off[O_FLIPPED] + C * seat:off[O_FLIPPED] + C * seat + C],
-                         S[off[O_UNLOCKED] + ROWS * seat:off[O_UNLOCKED] + ROWS * seat + ROWS], rules.mural_row,
-                         S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE], k, flips)
+    _, _, done = placing(
+        fill,
+        rules.row_len,
+        rules.brush[row],
+        S[off[O_FLIPPED] + C * seat : off[O_FLIPPED] + C * seat + C],
+        S[off[O_UNLOCKED] + ROWS * seat : off[O_UNLOCKED] + ROWS * seat + ROWS],
+        rules.mural_row,
+        S[H_MV + MV_ORDER : H_MV + MV_ORDER + MAX_LINE],
+        k,
+        flips,
+    )
     suit = S[off[O_SUITCASE] + seat] + done * rules.locked_per_row
     out[0] = M_TOURIST
     n = 1
@@ -292,8 +359,13 @@ def _decide(S, T, move):
             S[H_PHASE] = PH_TOURIST
         else:
             S[H_MV + MV_LINE] = move
-            S[H_MV + MV_K] = line_umbrellas(S[off[O_MARKET]:off[O_BAG]], rules.line_cells, rules.line_len, move,
-                                            S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE])
+            S[H_MV + MV_K] = line_umbrellas(
+                S[off[O_MARKET] : off[O_BAG]],
+                rules.line_cells,
+                rules.line_len,
+                move,
+                S[H_MV + MV_ORDER : H_MV + MV_ORDER + MAX_LINE],
+            )
             S[H_PHASE] = PH_ROW
         return False
     if ph == PH_ROW:
@@ -304,7 +376,7 @@ def _decide(S, T, move):
         p = move - M_ORDER
         k = S[H_MV + MV_K]
         o = H_MV + MV_ORDER
-        u = (S[o], S[o + 1], S[o + 2], S[o + 3])   # the line order (MAX_LINE = 4)
+        u = (S[o], S[o + 1], S[o + 2], S[o + 3])  # the line order (MAX_LINE = 4)
         for j in range(k):
             S[o + j] = u[PERMS[k, p, j]]
         S[H_PERM] = p
@@ -333,7 +405,7 @@ def _finish_turn(S, rules, st, rng):
     """Play the assembled turn (rules.apply_move, chance from ``rng``) and ask the next line."""
     for j in range(MOVE_LEN):
         S[H_LAST + j] = S[H_MV + j]
-    apply_move(st, rules, S[H_MV:H_MV + MOVE_LEN], rng)
+    apply_move(st, rules, S[H_MV : H_MV + MOVE_LEN], rng)
     _begin_turn(S)
 
 
@@ -410,7 +482,7 @@ def _returns(st, rules, out):
     pts = np.zeros(n, np.int64)
     rows = _points(st, rules, pts)
     if n == 1:
-        out[0] = 1.0 if pts[0] > ai_score(st, rules) else 0.0   # Solo: the AI wins ties
+        out[0] = 1.0 if pts[0] > ai_score(st, rules) else 0.0  # Solo: the AI wins ties
         return
     # Winning the Game: points, then fewer empty spaces, more mural tiles, more coins; then shared
     best = 0
@@ -460,7 +532,7 @@ def heuristic(S, T, out):
 def determinize(S, T, seat, rng):
     """Reshuffle the tour-guide cards not yet revealed (sorted first: the result depends only on
     what ``seat`` sees); nothing else is hidden (module docstring)."""
-    rest = S[T.off[O_DECK] + S[G0 + G_DECK]:T.off[O_AI]]
+    rest = S[T.off[O_DECK] + S[G0 + G_DECK] : T.off[O_AI]]
     rest.sort()
     shuffle(rest, rest.shape[0], rng)
 
@@ -472,8 +544,8 @@ def _order_code(S, T, order, k_plan):
     if k_plan != k:
         return -1
     rules = T.rules
-    u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + MAX_LINE]
-    for c in range(rules.n_colours):   # the order must be the line's umbrellas
+    u = S[H_MV + MV_ORDER : H_MV + MV_ORDER + MAX_LINE]
+    for c in range(rules.n_colours):  # the order must be the line's umbrellas
         a = 0
         b = 0
         for j in range(k):
@@ -504,7 +576,7 @@ def _plan_code(S, T, mv):
     if ph == PH_ROW:
         return M_ROW + mv[MV_ROW] if 0 <= mv[MV_ROW] < ROWS else -1
     if ph == PH_ORDER:
-        return _order_code(S, T, mv[MV_ORDER:MV_ORDER + MAX_LINE], mv[MV_K])
+        return _order_code(S, T, mv[MV_ORDER : MV_ORDER + MAX_LINE], mv[MV_K])
     t, tr, tc = mv[MV_TOURIST], mv[MV_TROW], mv[MV_TCOL]
     if t == TAKE_BREAK:
         return M_TOURIST if tr == -1 and tc == -1 else -1
@@ -582,7 +654,7 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
     rules = T.rules
     mv = np.zeros(MOVE_LEN, np.int64)
     buf = np.zeros(T.max_moves, np.int64)
-    listed = -1   # the options of the decision asked, when _run has listed them into buf
+    listed = -1  # the options of the decision asked, when _run has listed them into buf
     while st.g[G_OVER] == 0:
         seat = st.g[G_SEAT]
         kind = kinds[seat]
@@ -598,8 +670,25 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
 
 
 @nb.njit(cache=True)
-def play_chunk_games(T, kinds, weights, candidates, rollouts, run_seed, start, stop, chance, agent_rng,
-                     chance_state, chance_flag, agent_state, agent_flag, scratch, cand_mv, cand_val):
+def play_chunk_games(
+    T,
+    kinds,
+    weights,
+    candidates,
+    rollouts,
+    run_seed,
+    start,
+    stop,
+    chance,
+    agent_rng,
+    chance_state,
+    chance_flag,
+    agent_state,
+    agent_flag,
+    scratch,
+    cand_mv,
+    cand_val,
+):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
     seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
     rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_table` with
@@ -671,11 +760,21 @@ def game_agent(code, S, T, row, out, rng):
             return k
 
 
-KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
-                heuristic=heuristic, determinize=determinize, policy=policy)
+KERNEL = Kernel(
+    to_move=to_move,
+    legal=legal,
+    apply=apply,
+    is_over=is_over,
+    scores=scores,
+    returns=returns,
+    heuristic=heuristic,
+    determinize=determinize,
+    policy=policy,
+)
 
 
 # --------------------------------------------------------------------------- Python hooks
+
 
 def state(S: np.ndarray, T: Table) -> State:
     """The rules' State over ``S`` (views: writing to it writes to ``S``)."""
@@ -686,7 +785,7 @@ def observation(S: np.ndarray, T: Table, seat: int) -> np.ndarray:
     """What ``seat`` sees: ``S`` with the tour-guide cards not yet revealed sorted (their order is
     the only secret, module docstring)."""
     out = S.copy()
-    out[int(T.off[O_DECK]) + int(S[G0 + G_DECK]):int(T.off[O_AI])].sort()
+    out[int(T.off[O_DECK]) + int(S[G0 + G_DECK]) : int(T.off[O_AI])].sort()
     return out
 
 
@@ -701,40 +800,66 @@ def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) 
     r = rows.tolist()
     n = len(r)
     components = {name: [row[j] for row in r] for j, name in enumerate(COMPONENTS)}
-    totals = [sum(row[:len(COMPONENTS)]) for row in r]
-    metrics = {name: [float(row[j]) for row in r] for name, j in
-               (("coins_gained", F_COINS_GAINED), ("coins_spent", F_COINS_SPENT), ("coins_left", F_COINS),
-                ("umbrellas_returned", F_RETURNED), ("tourists_attracted", F_ATTRACTED), ("breaks", F_BREAKS),
-                ("mural_tiles", F_MURAL_TILES), ("empty_spaces", F_EMPTY_COUNT))}
-    metrics["game_turns"] = [float(sum(row[F_TURNS] for row in r))] * n   # game length, every seat's turns
+    totals = [sum(row[: len(COMPONENTS)]) for row in r]
+    metrics = {
+        name: [float(row[j]) for row in r]
+        for name, j in (
+            ("coins_gained", F_COINS_GAINED),
+            ("coins_spent", F_COINS_SPENT),
+            ("coins_left", F_COINS),
+            ("umbrellas_returned", F_RETURNED),
+            ("tourists_attracted", F_ATTRACTED),
+            ("breaks", F_BREAKS),
+            ("mural_tiles", F_MURAL_TILES),
+            ("empty_spaces", F_EMPTY_COUNT),
+        )
+    }
+    metrics["game_turns"] = [float(sum(row[F_TURNS] for row in r))] * n  # game length, every seat's turns
     if n == 1:
         metrics["ai_score"] = [float(ai)]
-        metrics["solo_win"] = [1.0 if totals[0] > ai else 0.0]   # Solo: the AI wins ties
-    return Outcome(scores=totals, tiebreak=[(-row[F_EMPTY_COUNT], row[F_MURAL_TILES], row[F_COINS]) for row in r],
-                   components=components, metrics=metrics, turns=[row[F_TURNS] for row in r],
-                   labels={"shops": [shop_pair(cfg, shops)] * n})
+        metrics["solo_win"] = [1.0 if totals[0] > ai else 0.0]  # Solo: the AI wins ties
+    return Outcome(
+        scores=totals,
+        tiebreak=[(-row[F_EMPTY_COUNT], row[F_MURAL_TILES], row[F_COINS]) for row in r],
+        components=components,
+        metrics=metrics,
+        turns=[row[F_TURNS] for row in r],
+        labels={"shops": [shop_pair(cfg, shops)] * n},
+    )
 
 
 def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndarray) -> GameBatch:
     """:class:`~balancer.core.batch.GameBatch` of a chunk from :func:`play_chunk_games`' arrays: the
     same numbers, in the same order, as :func:`outcome_of` gives game by game."""
     g, n, _ = rows.shape
-    totals = rows[:, :, :len(COMPONENTS)].sum(axis=2)
-    metrics = {name: rows[:, :, j].astype(np.float64) for name, j in
-               (("coins_gained", F_COINS_GAINED), ("coins_spent", F_COINS_SPENT), ("coins_left", F_COINS),
-                ("umbrellas_returned", F_RETURNED), ("tourists_attracted", F_ATTRACTED), ("breaks", F_BREAKS),
-                ("mural_tiles", F_MURAL_TILES), ("empty_spaces", F_EMPTY_COUNT))}
+    totals = rows[:, :, : len(COMPONENTS)].sum(axis=2)
+    metrics = {
+        name: rows[:, :, j].astype(np.float64)
+        for name, j in (
+            ("coins_gained", F_COINS_GAINED),
+            ("coins_spent", F_COINS_SPENT),
+            ("coins_left", F_COINS),
+            ("umbrellas_returned", F_RETURNED),
+            ("tourists_attracted", F_ATTRACTED),
+            ("breaks", F_BREAKS),
+            ("mural_tiles", F_MURAL_TILES),
+            ("empty_spaces", F_EMPTY_COUNT),
+        )
+    }
     metrics["game_turns"] = np.repeat(rows[:, :, F_TURNS].sum(axis=1, keepdims=True), n, axis=1).astype(np.float64)
     if n == 1:
         metrics["ai_score"] = ai[:, None].astype(np.float64)
-        metrics["solo_win"] = (totals > ai[:, None]).astype(np.float64)    # Solo: the AI wins ties
+        metrics["solo_win"] = (totals > ai[:, None]).astype(np.float64)  # Solo: the AI wins ties
     pairs, codes = np.unique(np.sort(shops, axis=1), axis=0, return_inverse=True)
     texts = tuple(shop_pair(cfg, pair) for pair in pairs)
-    return GameBatch(scores=totals,
-                     tiebreak=np.stack([-rows[:, :, F_EMPTY_COUNT], rows[:, :, F_MURAL_TILES], rows[:, :, F_COINS]], axis=2),
-                     components={name: rows[:, :, j] for j, name in enumerate(COMPONENTS)}, metrics=metrics,
-                     turns=rows[:, :, F_TURNS],
-                     labels={"shops": (np.repeat(codes.reshape(g, 1), n, axis=1), texts)})
+    return GameBatch(
+        scores=totals,
+        tiebreak=np.stack([-rows[:, :, F_EMPTY_COUNT], rows[:, :, F_MURAL_TILES], rows[:, :, F_COINS]], axis=2),
+        components={name: rows[:, :, j] for j, name in enumerate(COMPONENTS)},
+        metrics=metrics,
+        turns=rows[:, :, F_TURNS],
+        labels={"shops": (np.repeat(codes.reshape(g, 1), n, axis=1), texts)},
+    )
 
 
 def outcome(S: np.ndarray, T: Table) -> Outcome:
@@ -749,7 +874,7 @@ def describe_turn(cfg: AguedaConfig, T: Table, mv: np.ndarray) -> str:
     """One line for a whole turn (rules' int64[MOVE_LEN], e.g. ``S[H_LAST:H_LAST + MOVE_LEN]``)."""
     names = cfg.umbrellas.colours
     line, row, k = int(mv[MV_LINE]), int(mv[MV_ROW]), int(mv[MV_K])
-    order = [int(c) for c in mv[MV_ORDER:MV_ORDER + k]]
+    order = [int(c) for c in mv[MV_ORDER : MV_ORDER + k]]
     if line < 0:
         take = "cannot take a line"
     else:
@@ -785,7 +910,7 @@ def describe_move(S: np.ndarray, T: Table, move: int) -> str:
         return f"into row {move - M_ROW + 1}"
     if ph == PH_ORDER:
         k = int(S[H_MV + MV_K])
-        u = S[H_MV + MV_ORDER:H_MV + MV_ORDER + k]
+        u = S[H_MV + MV_ORDER : H_MV + MV_ORDER + k]
         return "places " + ", ".join(names[int(u[PERMS[k, move - M_ORDER, j]])] for j in range(k))
     t = move - M_TOURIST
     if t == 0:
@@ -804,7 +929,7 @@ def turn_count(S: np.ndarray) -> int:
 
 def last_turn(S: np.ndarray) -> np.ndarray:
     """The last whole turn played (rules' int64[MOVE_LEN]; -1s before the first)."""
-    return S[H_LAST:H_LAST + MOVE_LEN]
+    return S[H_LAST : H_LAST + MOVE_LEN]
 
 
 def phase(S: np.ndarray) -> int:
@@ -812,10 +937,39 @@ def phase(S: np.ndarray) -> int:
     return int(S[H_PHASE])
 
 
-ENGINE = Engine(kernel=KERNEL, compile=compile, new_state=new_state, n_players=n_players, max_moves=max_moves,
-                observation=observation, outcome=outcome, describe_move=describe_move)
+ENGINE = Engine(
+    kernel=KERNEL,
+    compile=compile,
+    new_state=new_state,
+    n_players=n_players,
+    max_moves=max_moves,
+    observation=observation,
+    outcome=outcome,
+    describe_move=describe_move,
+)
 """Águeda's compiled interface (registered as ``SPEC.engine``)."""
 
-__all__ = ["ENGINE", "KERNEL", "Table", "compile", "new_state", "views", "state", "play_table", "play_turn",
-           "agent_decision", "plan_code", "NO_LINE", "M_ROW", "M_ORDER", "M_TOURIST", "PH_LINE", "PH_ROW",
-           "PH_ORDER", "PH_TOURIST", "GREEDY", "LOOKAHEAD", "RANDOM"]
+__all__ = [
+    "ENGINE",
+    "KERNEL",
+    "Table",
+    "compile",
+    "new_state",
+    "views",
+    "state",
+    "play_table",
+    "play_turn",
+    "agent_decision",
+    "plan_code",
+    "NO_LINE",
+    "M_ROW",
+    "M_ORDER",
+    "M_TOURIST",
+    "PH_LINE",
+    "PH_ROW",
+    "PH_ORDER",
+    "PH_TOURIST",
+    "GREEDY",
+    "LOOKAHEAD",
+    "RANDOM",
+]

@@ -38,8 +38,7 @@ MAX_LINE = 4
 MOVE_LEN = MV_ORDER + MAX_LINE
 ROWS = 3
 # per-seat statistics
-(ST_TOURIST_PTS, ST_TURNS, ST_COINS_GAINED, ST_COINS_SPENT, ST_RETURNED, ST_ATTRACTED, ST_BREAKS,
- ST_TAKEN) = range(8)
+(ST_TOURIST_PTS, ST_TURNS, ST_COINS_GAINED, ST_COINS_SPENT, ST_RETURNED, ST_ATTRACTED, ST_BREAKS, ST_TAKEN) = range(8)
 N_STATS = 8
 # game-wide counters
 G_SEAT, G_TRIGGER, G_OVER, G_BANK, G_DECK, G_AI_PTS, G_MOVES = range(7)
@@ -53,6 +52,7 @@ assert len(SHOP_KINDS) == 7 and len(TAKE_KINDS) == 4
 def _permutations() -> np.ndarray:
     """PERMS[k, p, :k]: the k! orders of k items (-1 padding), for k up to MAX_LINE."""
     from itertools import permutations
+
     out = np.full((MAX_LINE + 1, 24, MAX_LINE), -1, np.int64)
     for k in range(MAX_LINE + 1):
         for p, perm in enumerate(permutations(range(k))):
@@ -73,32 +73,32 @@ class Rules(NamedTuple):
     per_colour: int
     market_rows: int
     market_cols: int
-    line_cells: np.ndarray     # int64[lines, MAX_LINE]: market cells of each line, -1 padding
-    line_len: np.ndarray       # int64[lines]
+    line_cells: np.ndarray  # int64[lines, MAX_LINE]: market cells of each line, -1 padding
+    line_len: np.ndarray  # int64[lines]
     coins_by_count: np.ndarray  # int64[MAX_LINE + 1]: +gain / -cost of a line holding that many umbrellas
-    bank: int                  # coins in the bank before setup
+    bank: int  # coins in the bank before setup
     start_coins: int
     row_len: int
-    brush: np.ndarray          # int8[3, row_len]: 1 on a paintbrush space
-    mural_row: np.ndarray      # int64[C]: the mural row of each colour's tile
-    mural_pts: np.ndarray      # int64[C+1]: points for that many flipped tiles
-    tile_col: np.ndarray       # int64[3, 2]: colours of tourist tile t (t = its setup row)
+    brush: np.ndarray  # int8[3, row_len]: 1 on a paintbrush space
+    mural_row: np.ndarray  # int64[C]: the mural row of each colour's tile
+    mural_pts: np.ndarray  # int64[C+1]: points for that many flipped tiles
+    tile_col: np.ndarray  # int64[3, 2]: colours of tourist tile t (t = its setup row)
     in_suitcases: int
     locked_per_row: int
-    empty_pts: int             # points per empty space (<= 0)
+    empty_pts: int  # points per empty space (<= 0)
     bag_trigger: bool
-    card_kind: np.ndarray      # int64[cards] (SK_*)
-    card_markers: np.ndarray   # int64[cards]
+    card_kind: np.ndarray  # int64[cards] (SK_*)
+    card_markers: np.ndarray  # int64[cards]
     card_points: np.ndarray
     card_at_least: np.ndarray
     card_per: np.ndarray
-    card_max: np.ndarray       # int64[cards]: cap, -1 none
-    fixed: np.ndarray          # int64[2]: shop cards of every game, or -1 -1 to draw them
-    deck_take: np.ndarray      # int64[D] (TK_*)
-    deck_index: np.ndarray     # int64[D]: 0-based line/row/column
-    deck_ppu: np.ndarray       # int64[D]: AI points per umbrella taken
-    deck_points: np.ndarray    # int64[D]: AI flat points
-    ai_points: int             # Solo End Game Scoring card, chosen difficulty
+    card_max: np.ndarray  # int64[cards]: cap, -1 none
+    fixed: np.ndarray  # int64[2]: shop cards of every game, or -1 -1 to draw them
+    deck_take: np.ndarray  # int64[D] (TK_*)
+    deck_index: np.ndarray  # int64[D]: 0-based line/row/column
+    deck_ppu: np.ndarray  # int64[D]: AI points per umbrella taken
+    deck_points: np.ndarray  # int64[D]: AI flat points
+    ai_points: int  # Solo End Game Scoring card, chosen difficulty
     ai_per_umbrella: int
     ai_group_k: int
     ai_group_pts: int
@@ -108,22 +108,22 @@ class State(NamedTuple):
     """One game in progress (all arrays are mutated in place by :func:`apply_move`). Every field is
     an int64 view into one buffer (:func:`state_views`), so the buffer is the whole position."""
 
-    market: np.ndarray    # int64[M]: colour per market cell, -1 empty
-    bag: np.ndarray       # int64[C]: umbrellas of each colour in the bag
-    board: np.ndarray     # int64[n, 3, row_len]: colour per space, -1 empty
-    fill: np.ndarray      # int64[n, 3]: filled spaces of each row (always a prefix)
-    flipped: np.ndarray   # int64[n, C]: 1 where that colour's mural tile is flipped
+    market: np.ndarray  # int64[M]: colour per market cell, -1 empty
+    bag: np.ndarray  # int64[C]: umbrellas of each colour in the bag
+    board: np.ndarray  # int64[n, 3, row_len]: colour per space, -1 empty
+    fill: np.ndarray  # int64[n, 3]: filled spaces of each row (always a prefix)
+    flipped: np.ndarray  # int64[n, C]: 1 where that colour's mural tile is flipped
     unlocked: np.ndarray  # int64[n, 3]: 1 where the mural row's tourist has been unlocked
     suitcase: np.ndarray  # int64[n]: tourists in suitcases
-    tile_at: np.ndarray   # int64[n, 3]: tourist tile beside each board row
-    occ: np.ndarray       # int64[n, 3]: tourists standing on the tile beside each board row
-    coins: np.ndarray     # int64[n]
-    stats: np.ndarray     # int64[n, N_STATS]
-    shops: np.ndarray     # int64[2]: shop cards in play
+    tile_at: np.ndarray  # int64[n, 3]: tourist tile beside each board row
+    occ: np.ndarray  # int64[n, 3]: tourists standing on the tile beside each board row
+    coins: np.ndarray  # int64[n]
+    stats: np.ndarray  # int64[n, N_STATS]
+    shops: np.ndarray  # int64[2]: shop cards in play
     shop_mask: np.ndarray  # int64[2]: bit c set when a shop marker of colour c is on that card
-    deck: np.ndarray      # int64[D]: tour-guide deck order (solo)
-    ai: np.ndarray        # int64[C]: umbrellas the solo AI took, by colour
-    g: np.ndarray         # int64[N_G]: seat to move, end trigger seat, over, bank, deck position, AI card points, moves
+    deck: np.ndarray  # int64[D]: tour-guide deck order (solo)
+    ai: np.ndarray  # int64[C]: umbrellas the solo AI took, by colour
+    g: np.ndarray  # int64[N_G]: seat to move, end trigger seat, over, bank, deck position, AI card points, moves
 
 
 def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
@@ -131,8 +131,10 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
     unsupported player count or a market line longer than MAX_LINE."""
     if n_players not in cfg.player_counts:
         noun = "player is" if n_players == 1 else "players is"
-        raise ValueError(f"{n_players} {noun} not supported by variant {cfg.variant!r} "
-                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
+        raise ValueError(
+            f"{n_players} {noun} not supported by variant {cfg.variant!r} "
+            f"(supported: {', '.join(map(str, cfg.player_counts))})"
+        )
     m = cfg.market
     n_lines = len(m.lines)
     line_cells = np.full((n_lines, MAX_LINE), -1, np.int64)
@@ -158,7 +160,7 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
         for name in pair:
             mural_row[cfg.colour(name)] = r
     mural_pts = np.zeros(C + 1, np.int64)
-    for k in range(C + 1):   # the highest threshold reached
+    for k in range(C + 1):  # the highest threshold reached
         best = 0
         for at, pts in cfg.mural.points.items():
             if k >= at and at >= best:
@@ -171,11 +173,25 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
     deck = cfg.solo.deck
     end = cfg.solo.end_card[cfg.solo.difficulty]
     return Rules(
-        n_players=n_players, solo=n_players == 1, n_colours=C, per_colour=cfg.umbrellas.per_colour,
-        market_rows=m.rows, market_cols=m.columns, line_cells=line_cells, line_len=line_len,
-        coins_by_count=coins_by_count, bank=cfg.coins.bank, start_coins=cfg.coins.start, row_len=L, brush=brush,
-        mural_row=mural_row, mural_pts=mural_pts, tile_col=tile_col, in_suitcases=cfg.tourists.in_suitcases,
-        locked_per_row=cfg.tourists.locked_per_mural_row, empty_pts=cfg.scoring.empty_space,
+        n_players=n_players,
+        solo=n_players == 1,
+        n_colours=C,
+        per_colour=cfg.umbrellas.per_colour,
+        market_rows=m.rows,
+        market_cols=m.columns,
+        line_cells=line_cells,
+        line_len=line_len,
+        coins_by_count=coins_by_count,
+        bank=cfg.coins.bank,
+        start_coins=cfg.coins.start,
+        row_len=L,
+        brush=brush,
+        mural_row=mural_row,
+        mural_pts=mural_pts,
+        tile_col=tile_col,
+        in_suitcases=cfg.tourists.in_suitcases,
+        locked_per_row=cfg.tourists.locked_per_mural_row,
+        empty_pts=cfg.scoring.empty_space,
         bag_trigger=cfg.end.bag_empty_triggers_end,
         card_kind=np.array([SHOP_KINDS.index(c.kind) for c in cards], np.int64),
         card_markers=np.array([c.markers for c in cards], np.int64),
@@ -188,14 +204,33 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
         deck_index=np.array([max(d.index - 1, 0) for d in deck], np.int64),
         deck_ppu=np.array([d.points_per_umbrella for d in deck], np.int64),
         deck_points=np.array([d.points for d in deck], np.int64),
-        ai_points=end.points, ai_per_umbrella=end.per_umbrella, ai_group_k=end.colour_group_at_least,
+        ai_points=end.points,
+        ai_per_umbrella=end.per_umbrella,
+        ai_group_k=end.colour_group_at_least,
         ai_group_pts=end.group_points,
     )
 
 
 # where each State field starts in the buffer (state_offsets), in this order
-(O_G, O_MARKET, O_BAG, O_BOARD, O_FILL, O_FLIPPED, O_UNLOCKED, O_SUITCASE, O_TILE_AT, O_OCC, O_COINS, O_STATS,
- O_SHOPS, O_SHOP_MASK, O_DECK, O_AI, O_END) = range(17)
+(
+    O_G,
+    O_MARKET,
+    O_BAG,
+    O_BOARD,
+    O_FILL,
+    O_FLIPPED,
+    O_UNLOCKED,
+    O_SUITCASE,
+    O_TILE_AT,
+    O_OCC,
+    O_COINS,
+    O_STATS,
+    O_SHOPS,
+    O_SHOP_MASK,
+    O_DECK,
+    O_AI,
+    O_END,
+) = range(17)
 
 
 @nb.njit(cache=True, inline="always")
@@ -205,8 +240,24 @@ def state_offsets(rules, base):
     flipped, unlocked, suitcase, tile_at, occ, coins, stats, shops, shop_mask, deck, ai; each field
     C-ordered with the shape of :class:`State`."""
     n, C, L = rules.n_players, rules.n_colours, rules.row_len
-    sizes = (N_G, rules.market_rows * rules.market_cols, C, n * ROWS * L, n * ROWS, n * C, n * ROWS, n,
-             n * ROWS, n * ROWS, n, n * N_STATS, 2, 2, rules.deck_take.shape[0], C)
+    sizes = (
+        N_G,
+        rules.market_rows * rules.market_cols,
+        C,
+        n * ROWS * L,
+        n * ROWS,
+        n * C,
+        n * ROWS,
+        n,
+        n * ROWS,
+        n * ROWS,
+        n,
+        n * N_STATS,
+        2,
+        2,
+        rules.deck_take.shape[0],
+        C,
+    )
     out = np.empty(17, np.int64)
     o = base
     for i in range(16):
@@ -227,13 +278,24 @@ def state_views(S, rules, o):
     """The :class:`State` whose fields are views into ``S`` where ``o`` (:func:`state_offsets`)
     says. Writing to a field writes to ``S``; ``S`` is the whole position."""
     n, C, L = rules.n_players, rules.n_colours, rules.row_len
-    return State(S[o[O_MARKET]:o[O_BAG]], S[o[O_BAG]:o[O_BOARD]],
-                 S[o[O_BOARD]:o[O_FILL]].reshape((n, ROWS, L)), S[o[O_FILL]:o[O_FLIPPED]].reshape((n, ROWS)),
-                 S[o[O_FLIPPED]:o[O_UNLOCKED]].reshape((n, C)), S[o[O_UNLOCKED]:o[O_SUITCASE]].reshape((n, ROWS)),
-                 S[o[O_SUITCASE]:o[O_TILE_AT]], S[o[O_TILE_AT]:o[O_OCC]].reshape((n, ROWS)),
-                 S[o[O_OCC]:o[O_COINS]].reshape((n, ROWS)), S[o[O_COINS]:o[O_STATS]],
-                 S[o[O_STATS]:o[O_SHOPS]].reshape((n, N_STATS)), S[o[O_SHOPS]:o[O_SHOP_MASK]],
-                 S[o[O_SHOP_MASK]:o[O_DECK]], S[o[O_DECK]:o[O_AI]], S[o[O_AI]:o[O_END]], S[o[O_G]:o[O_MARKET]])
+    return State(
+        S[o[O_MARKET] : o[O_BAG]],
+        S[o[O_BAG] : o[O_BOARD]],
+        S[o[O_BOARD] : o[O_FILL]].reshape((n, ROWS, L)),
+        S[o[O_FILL] : o[O_FLIPPED]].reshape((n, ROWS)),
+        S[o[O_FLIPPED] : o[O_UNLOCKED]].reshape((n, C)),
+        S[o[O_UNLOCKED] : o[O_SUITCASE]].reshape((n, ROWS)),
+        S[o[O_SUITCASE] : o[O_TILE_AT]],
+        S[o[O_TILE_AT] : o[O_OCC]].reshape((n, ROWS)),
+        S[o[O_OCC] : o[O_COINS]].reshape((n, ROWS)),
+        S[o[O_COINS] : o[O_STATS]],
+        S[o[O_STATS] : o[O_SHOPS]].reshape((n, N_STATS)),
+        S[o[O_SHOPS] : o[O_SHOP_MASK]],
+        S[o[O_SHOP_MASK] : o[O_DECK]],
+        S[o[O_DECK] : o[O_AI]],
+        S[o[O_AI] : o[O_END]],
+        S[o[O_G] : o[O_MARKET]],
+    )
 
 
 def empty_state(rules: Rules) -> State:
@@ -246,6 +308,7 @@ def empty_state(rules: Rules) -> State:
 
 
 # --------------------------------------------------------------------------- compiled transitions
+
 
 @nb.njit(cache=True, inline="always")
 def below(rng, n):
@@ -342,6 +405,7 @@ def setup(st, rules, rng):
 # The helpers below take arrays, not the State and Rules tuples: a call that passes those tuples
 # costs about a microsecond (numba counts references to every array in them), too much for the
 # greedy search's inner loop.
+
 
 @nb.njit(cache=True, inline="always")
 def line_umbrellas(market, line_cells, line_len, line, out):
@@ -461,7 +525,7 @@ def apply_move(st, rules, mv, rng):
     n = rules.n_players
     line, row, k = mv[MV_LINE], mv[MV_ROW], mv[MV_K]
     if line >= 0:
-        d = rules.coins_by_count[k]                  # k: the umbrellas the line holds
+        d = rules.coins_by_count[k]  # k: the umbrellas the line holds
         if d < 0:
             st.coins[seat] += d
             st.g[G_BANK] -= d
@@ -481,7 +545,7 @@ def apply_move(st, rules, mv, rng):
         if f < rules.row_len:
             st.board[seat, row, f] = c
             st.fill[seat, row] = f + 1
-            if rules.brush[row, f] and flipped[c] == 0:   # Update Mural: flip; a full mural row unlocks
+            if rules.brush[row, f] and flipped[c] == 0:  # Update Mural: flip; a full mural row unlocks
                 flipped[c] = 1
                 r = mural_row[c]
                 if unlocked[r] == 0:

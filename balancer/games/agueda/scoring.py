@@ -15,21 +15,53 @@ import numba as nb
 import numpy as np
 
 from .config import AguedaConfig
-from .rules import (G_AI_PTS, ROWS, SK_ADJACENT, SK_COINS, SK_COMPLETED, SK_ROWS_WITH, SK_TOURISTS, SK_UMBRELLAS,
-                    SK_VARIED, ST_ATTRACTED, ST_BREAKS, ST_COINS_GAINED, ST_COINS_SPENT, ST_RETURNED, ST_TOURIST_PTS,
-                    ST_TURNS)
+from .rules import (
+    G_AI_PTS,
+    ROWS,
+    SK_ADJACENT,
+    SK_COINS,
+    SK_COMPLETED,
+    SK_ROWS_WITH,
+    SK_TOURISTS,
+    SK_UMBRELLAS,
+    SK_VARIED,
+    ST_ATTRACTED,
+    ST_BREAKS,
+    ST_COINS_GAINED,
+    ST_COINS_SPENT,
+    ST_RETURNED,
+    ST_TOURIST_PTS,
+    ST_TURNS,
+)
 
 COMPONENTS: tuple[str, ...] = ("tourists", "mural", "shops", "empty_spaces")
 """Score components (points by source), in the order of the columns of :func:`final_rows`."""
-(F_TOURISTS, F_MURAL, F_SHOPS, F_EMPTY, F_EMPTY_COUNT, F_MURAL_TILES, F_COINS, F_TURNS, F_COINS_GAINED,
- F_COINS_SPENT, F_RETURNED, F_ATTRACTED, F_BREAKS, F_SHOP1, F_SHOP2) = range(15)
+(
+    F_TOURISTS,
+    F_MURAL,
+    F_SHOPS,
+    F_EMPTY,
+    F_EMPTY_COUNT,
+    F_MURAL_TILES,
+    F_COINS,
+    F_TURNS,
+    F_COINS_GAINED,
+    F_COINS_SPENT,
+    F_RETURNED,
+    F_ATTRACTED,
+    F_BREAKS,
+    F_SHOP1,
+    F_SHOP2,
+) = range(15)
 N_FINAL = 15
 
 
 # --------------------------------------------------------------------------- reference scorer
 
-def shop_points_reference(cfg: AguedaConfig, card: int, marked: set[int], board: list[list[int]],
-                          coins: int, tourists: int) -> int:
+
+def shop_points_reference(
+    cfg: AguedaConfig, card: int, marked: set[int], board: list[list[int]], coins: int, tourists: int
+) -> int:
     """Points of shop card ``card`` (index in ``cfg.shops.cards``) for one player: ``marked`` the
     colour codes of its shop markers, ``board`` rows of colour codes (-1 empty), ``coins`` left,
     ``tourists`` standing on tourist tiles. The vocabulary is :data:`config.SHOP_KINDS`."""
@@ -40,8 +72,9 @@ def shop_points_reference(cfg: AguedaConfig, card: int, marked: set[int], board:
     elif spec.kind == "rows_with":
         pts = spec.points * sum(1 for row in rows if sum(c in marked for c in row) >= spec.at_least)
     elif spec.kind == "adjacent_pairs":
-        pts = spec.points * sum(1 for row in rows for a, b in zip(row, row[1:])
-                                if a == b and (not spec.markers or a in marked))
+        pts = spec.points * sum(
+            1 for row in rows for a, b in zip(row, row[1:]) if a == b and (not spec.markers or a in marked)
+        )
     elif spec.kind == "varied_rows":
         pts = spec.points * sum(1 for row in rows if len(set(row)) >= spec.at_least)
     elif spec.kind == "completed_rows":
@@ -53,8 +86,15 @@ def shop_points_reference(cfg: AguedaConfig, card: int, marked: set[int], board:
     return pts if spec.max_points is None else min(pts, spec.max_points)
 
 
-def final_reference(cfg: AguedaConfig, board: list[list[int]], flipped: int, tourist_points: int,
-                    shops: list[tuple[int, set[int]]], coins: int, tourists: int) -> dict[str, int]:
+def final_reference(
+    cfg: AguedaConfig,
+    board: list[list[int]],
+    flipped: int,
+    tourist_points: int,
+    shops: list[tuple[int, set[int]]],
+    coins: int,
+    tourists: int,
+) -> dict[str, int]:
     """One player's final score by source (Final Scoring 1-3): tourists (scored during play),
     mural (by flipped tiles), shops (each card in ``shops``: (card index, marked colours)), and
     empty spaces (points per empty space). Returns the components and ``total``."""
@@ -70,6 +110,7 @@ def final_reference(cfg: AguedaConfig, board: list[list[int]], flipped: int, tou
 
 
 # --------------------------------------------------------------------------- compiled scorer
+
 
 @nb.njit(cache=True, inline="always")
 def row_raw(kind, mask, marked_only, board_row, n):
@@ -141,8 +182,19 @@ def shop_points(rules, card, mask, board, fill, coins, tourists):
     r0 = row_raw(kind, mask, marked, board[0], fill[0])
     r1 = row_raw(kind, mask, marked, board[1], fill[1])
     r2 = row_raw(kind, mask, marked, board[2], fill[2])
-    return card_points(kind, rules.card_points[card], rules.card_per[card], rules.card_at_least[card],
-                       rules.card_max[card], rules.row_len, r0, r1, r2, coins, tourists)
+    return card_points(
+        kind,
+        rules.card_points[card],
+        rules.card_per[card],
+        rules.card_at_least[card],
+        rules.card_max[card],
+        rules.row_len,
+        r0,
+        r1,
+        r2,
+        coins,
+        tourists,
+    )
 
 
 @nb.njit(cache=True)
@@ -205,7 +257,9 @@ spaces between cells optional), then optional lines `mural N` (flipped mural til
 and one `shop NAME` or `shop NAME: colour, colour` line per shop card in play (its marker colours)."""
 
 
-def parse_board_text(cfg: AguedaConfig, text: str) -> tuple[list[list[int]], dict[str, int], list[tuple[int, set[int]]]]:
+def parse_board_text(
+    cfg: AguedaConfig, text: str
+) -> tuple[list[list[int]], dict[str, int], list[tuple[int, set[int]]]]:
     """Read :data:`BOARD_TEXT_HELP`'s format. Returns (rows of colour codes with -1 for empty,
     counts {mural, tourist_points, tourists, coins}, shop cards [(index, marked colour codes)]).
     Raises ValueError naming the first bad line."""
@@ -255,7 +309,8 @@ def score_board_text(cfg: AguedaConfig, text: str) -> dict[str, int]:
     """``balancer score``: one player's final score by source (:func:`final_reference`) from a
     board written as :data:`BOARD_TEXT_HELP` says, plus ``empty_space_count``. Raises ValueError."""
     rows, counts, shops = parse_board_text(cfg, text)
-    out = final_reference(cfg, rows, counts["mural"], counts["tourist_points"], shops, counts["coins"],
-                          counts["tourists"])
+    out = final_reference(
+        cfg, rows, counts["mural"], counts["tourist_points"], shops, counts["coins"], counts["tourists"]
+    )
     out["empty_space_count"] = sum(1 for row in rows for c in row if c < 0)
     return out

@@ -45,15 +45,15 @@ import sys
 
 from ...core.numba_cache import drop_stale_cache
 
-drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses cross-module changes
 
 import numpy as np
 
 from ...core import protocol
-from ...core.game import Outcome, ranks_and_win_shares
-from ...core.seeding import game_rngs
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.fastseed import ChunkGenerators
+from ...core.game import Outcome, ranks_and_win_shares
+from ...core.seeding import game_rngs
 from .agents import AGENTS, RANDOM, agent_params, greedy_move, play_chunk_games, play_new_game, workspace
 from .config import CitywrightConfig
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
@@ -63,9 +63,26 @@ from .scoring import draw_table, parse_table, score_table
 NAME = "citywright"
 CONFIG_MODEL = CitywrightConfig
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "Game", "new_game", "legal_moves", "apply", "is_over", "is_legal_move",
-           "outcome", "play_game", "transcript", "score_table", "score_table_text", "parse_table", "draw_table",
-           "ENGINE", "compile_variant"]
+__all__ = [
+    "NAME",
+    "CONFIG_MODEL",
+    "AGENTS",
+    "Game",
+    "new_game",
+    "legal_moves",
+    "apply",
+    "is_over",
+    "is_legal_move",
+    "outcome",
+    "play_game",
+    "transcript",
+    "score_table",
+    "score_table_text",
+    "parse_table",
+    "draw_table",
+    "ENGINE",
+    "compile_variant",
+]
 
 
 class Game(protocol.Position):
@@ -89,7 +106,7 @@ class Game(protocol.Position):
     def sp(self):
         return self.T.sp
 
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         """An independent copy (position and chance stream)."""
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = self.rng.bit_generator.state
@@ -116,7 +133,8 @@ def is_legal_move(game: Game, move: int) -> bool:
 
 def apply(game: Game, move: int) -> Game:
     """Take decision ``move`` in place and return the game. Raises ValueError for an illegal move."""
-    return protocol.apply(game, move)
+    protocol.apply(game, move)
+    return game
 
 
 def is_over(game: Game) -> bool:
@@ -159,8 +177,9 @@ class CitywrightAgent:
             self._plan = self.plan(game, rng)
             self._slot = self._plan[0]
         elif not self._plan or game.S[G_SLOT] != self._slot:
-            raise ValueError(f"the {self.name} agent plans whole turns: it cannot take over a turn another "
-                             "player began")
+            raise ValueError(
+                f"the {self.name} agent plans whole turns: it cannot take over a turn another player began"
+            )
         return self._plan.pop(0)
 
 
@@ -197,12 +216,16 @@ def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: i
     T = compile_variant(cfg, n)
     kinds, weights = _table_params(cfg, tuple(agents))
     gens = ChunkGenerators()
-    rows = play_chunk_games(T, kinds, weights, np.uint64(run_seed), start, stop, gens.chance, gens.agents,
-                            *gens.views, gens.scratch)
-    return GameBatch(scores=rows[:, :, :6].sum(axis=2), tiebreak=np.stack([-rows[:, :, 6], rows[:, :, 7]], axis=2),
-                     components={name: rows[:, :, j] for j, name in enumerate(FINAL_COLUMNS[:6])},
-                     metrics={name: rows[:, :, j].astype(np.float64) for name, j in METRIC_COLUMNS},
-                     turns=rows[:, :, 11])
+    rows = play_chunk_games(
+        T, kinds, weights, np.uint64(run_seed), start, stop, gens.chance, gens.agents, *gens.views, gens.scratch
+    )
+    return GameBatch(
+        scores=rows[:, :, :6].sum(axis=2),
+        tiebreak=np.stack([-rows[:, :, 6], rows[:, :, 7]], axis=2),
+        components={name: rows[:, :, j] for j, name in enumerate(FINAL_COLUMNS[:6])},
+        metrics={name: rows[:, :, j].astype(np.float64) for name, j in METRIC_COLUMNS},
+        turns=rows[:, :, 11],
+    )
 
 
 def chunk_games(cfg: CitywrightConfig, agents: list[str]) -> int:
@@ -210,7 +233,7 @@ def chunk_games(cfg: CitywrightConfig, agents: list[str]) -> int:
     of random agents play about 10,000 four-player games a second, tables with a greedy seat
     (or a specialist) a few hundred (the runner's default)."""
     kinds, _ = _table_params(cfg, tuple(agents))
-    return 10_000 if all(k == RANDOM for k in kinds[:len(agents)]) else DEFAULT_CHUNK_GAMES
+    return 10_000 if all(k == RANDOM for k in kinds[: len(agents)]) else DEFAULT_CHUNK_GAMES
 
 
 _TABLES: dict[tuple[int, tuple[str, ...]], tuple[CitywrightConfig, np.ndarray, np.ndarray]] = {}
@@ -239,7 +262,9 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
     game = new_game(cfg, n, seed)
     _, agent_rng = game_rngs(seed)
     players = [make_agent(cfg, a) for a in agents]
-    lines = [f"Citywright {cfg.variant}, {n} player(s): " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
+    lines = [
+        f"Citywright {cfg.variant}, {n} player(s): " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
+    ]
     last_round = -1
     while not is_over(game):
         rnd = int(game.state.g[0])
@@ -261,17 +286,22 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
     out = outcome(game)
     lines.append("\nFinal tables:")
     for s in range(n):
-        lines.append(f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
-                     + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
-                     + f"; empty cells {int(-out.tiebreak[s][0])}, wasted tiles {int(out.metrics['wasted_tiles'][s])}")
+        lines.append(
+            f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
+            + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
+            + f"; empty cells {int(-out.tiebreak[s][0])}, wasted tiles {int(out.metrics['wasted_tiles'][s])}"
+        )
         lines += ["  " + row for row in draw_table(game.state.tables[s], cfg.table.size).splitlines()]
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     winners = [s for s in range(n) if shares[s] > 0]
     if len(winners) == 1:
         lines.append(f"\nWinner: seat {winners[0] + 1} ({agents[winners[0]]}) with {out.scores[winners[0]]} points.")
     else:
-        lines.append("\nShared victory (§8): " + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
-                     + f", {out.scores[winners[0]]} points, equal on every tie-breaker.")
+        lines.append(
+            "\nShared victory (§8): "
+            + ", ".join(f"seat {s + 1} ({agents[s]})" for s in winners)
+            + f", {out.scores[winners[0]]} points, equal on every tie-breaker."
+        )
     return "\n".join(lines)
 
 
@@ -285,8 +315,17 @@ from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .agents import game_agent, seat_agent  # noqa: E402
 
-SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Citywright",
-                                  default_config="citywright/v1.1.yaml", score_table_text=score_table_text,
-                                  engine=ENGINE, play_chunk=play_chunk, chunk_games=chunk_games),
-                 seat_agent=seat_agent, game_agent=game_agent)
+SPEC = with_mcts(
+    spec_from_module(
+        sys.modules[__name__],
+        display_name="Citywright",
+        default_config="citywright/v1.1.yaml",
+        score_table_text=score_table_text,
+        engine=ENGINE,
+        play_chunk=play_chunk,
+        chunk_games=chunk_games,
+    ),
+    seat_agent=seat_agent,
+    game_agent=game_agent,
+)
 """This game in the registry (:mod:`balancer.core.registry`)."""

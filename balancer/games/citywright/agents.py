@@ -29,10 +29,25 @@ import numba as nb
 import numpy as np
 
 from ...core.fastseed import seed_game
-from .config import DISTRICTS, CitywrightConfig
 from . import kernel
-from .rules import (DISCARD_FOR_TILE, FORCED, G_OVER, MS_INDEX, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, SLOT_LINES,
-                    below, current_seat, final_rows, views)
+from .config import DISTRICTS, CitywrightConfig
+from .rules import (
+    DISCARD_FOR_TILE,
+    FORCED,
+    G_OVER,
+    MS_INDEX,
+    N_EDGE,
+    N_SEQ,
+    N_SLOTS,
+    PLACE,
+    SEQS,
+    SITE,
+    SLOT_LINES,
+    below,
+    current_seat,
+    final_rows,
+    views,
+)
 from .scoring import popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
@@ -53,8 +68,6 @@ def agent_params(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray]:
         w = getattr(cfg.agents.specialists, name)
         return GREEDY, np.array([w[d] for d in DISTRICTS] + [1.0])
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
-
-
 
 
 def _skip_table() -> np.ndarray:
@@ -351,7 +364,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     L1 = comp_size[order[0]] if ncomp > 0 else 0
     L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = ws.adjcl
-    adjcl[:] = 0   # cells + 1 entries: the last one stays 0
+    adjcl[:] = 0  # cells + 1 entries: the last one stays 0
     cc_adj = ws.cc_adj
     cc_n = ws.cc_n
     for j in range(ncomp):
@@ -416,10 +429,13 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         lonely = popcount(nb_ & lonely_p)
         ub[c, 1] = wp * sp.park_touching * lonely
         ub[c, 2] = wc * sp.com_isolated * (1 if nb_ & C == 0 else 0) + wp * sp.park_touching * lonely
-        ub[c, 3] = wp * (sp.park_touching + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
-                         + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0))
+        ub[c, 3] = wp * (
+            sp.park_touching
+            + (sp.park_row if rows_p & geo.row_bit[c] == 0 else 0)
+            + (sp.park_col if cols_p & geo.col_bit[c] == 0 else 0)
+        )
         ub[c, 4] = wi * sp.ind_ring * (1 if geo.ring & (np.uint64(1) << np.uint64(c)) else 0)
-    ubmax = ws.ubmax   # filled below for the district sets in use
+    ubmax = ws.ubmax  # filled below for the district sets in use
 
     site_pres = 0
     for i in range(SITE):
@@ -469,7 +485,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     best_val = -1e18
     best_sec = -1
     best_key = -1e300
-    best_u = 0.0   # exp(best_key)
+    best_u = 0.0  # exp(best_key)
     salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
     b_kind = -1
     b_group = -1
@@ -484,8 +500,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     memo_turn = ws.memo_turn
     memo_turn[0] += 1
     stamp = memo_turn[0]
-    n_memo = memo_r.shape[0]   # a power of two, 2^(64-53)
-    memo_n = 0   # entries this move; at most half the table, so a probe always ends
+    n_memo = memo_r.shape[0]  # a power of two, 2^(64-53)
+    memo_n = 0  # entries this move; at most half the table, so a probe always ends
     dist = ws.dist
     cell = ws.cell
     U = ws.U
@@ -566,8 +582,13 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 t_adj = 0
                 if need_r:
                     # padding cells and an absent star (-1) read adjcl's last entry, always 0
-                    adj = (adjcl[rules.pl_cells[p, 0]] | adjcl[rules.pl_cells[p, 1]] | adjcl[rules.pl_cells[p, 2]]
-                           | adjcl[rules.pl_cells[p, 3]] | adjcl[rules.pl_star[p]])
+                    adj = (
+                        adjcl[rules.pl_cells[p, 0]]
+                        | adjcl[rules.pl_cells[p, 1]]
+                        | adjcl[rules.pl_cells[p, 2]]
+                        | adjcl[rules.pl_cells[p, 3]]
+                        | adjcl[rules.pl_star[p]]
+                    )
                     while adj:
                         j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
                         t_adj += comp_size[j]
@@ -585,8 +606,10 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         um = ubmax[pres]
         for landed in range(6):
             for sd in range(5 if rules.shape_five[shape] else 1):
-                t_term[landed, sd] = (dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
-                                      + di_max[min(n_in + (1 if sd == 4 else 0), landed)])
+                t_term[landed, sd] = (
+                    dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                    + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
+                )
                 t_mr[landed, sd] = min(n_r + (1 if sd == 1 else 0), landed)
         for vi in range(nvalid):
             p = v_p[vi]
@@ -594,8 +617,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
             # padding cells (-1) read ubmax's last column, always 0
-            ub_cell = (um[rules.pl_cells[p, 0]] + um[rules.pl_cells[p, 1]] + um[rules.pl_cells[p, 2]]
-                       + um[rules.pl_cells[p, 3]])
+            ub_cell = (
+                um[rules.pl_cells[p, 0]]
+                + um[rules.pl_cells[p, 1]]
+                + um[rules.pl_cells[p, 2]]
+                + um[rules.pl_cells[p, 3]]
+            )
             if cs < 0:
                 best_star = t_term[k, 0]
                 if t_mr[k, 0] > 0:
@@ -630,8 +657,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             sec = 0
             wgt = float(g_w[gi])
             key = _tie_key(salt, 1 + 4 * gi, wgt)
-            if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
-                    or (val >= best_val - EPS and sec == best_sec and key > best_key)):
+            if (
+                val > best_val + EPS
+                or (val >= best_val - EPS and sec > best_sec)
+                or (val >= best_val - EPS and sec == best_sec and key > best_key)
+            ):
                 best_val, best_sec, best_key = val, sec, key
                 best_u = np.exp(key)
                 b_kind, b_group = FORCED, gi
@@ -640,7 +670,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     # the rest fall below it
     width = max(1.0, (ub_hi - ub_lo) / BUCKETS) if nc_ > 0 else 1.0
     n_buckets = int((ub_hi - ub_lo) / width) + 1 if nc_ > 0 else 0
-    b_start = ws.b_start[:n_buckets + 1]
+    b_start = ws.b_start[: n_buckets + 1]
     b_start[:] = 0
     for i in range(nc_):
         b_start[int((cand_ub[i] - ub_lo) / width) + 1] += 1
@@ -827,8 +857,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                         if memo_stamp[h] == stamp:
                             g_r = memo_r[h]
                         else:
-                            g_r = float(_residential_after(lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt,
-                                                           sp2, cc_adj, cc_n) - cur_r)
+                            g_r = float(
+                                _residential_after(
+                                    lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt, sp2, cc_adj, cc_n
+                                )
+                                - cur_r
+                            )
                             if memo_n < n_memo // 2:
                                 memo_r[h] = g_r
                                 memo_key[h] = mR
@@ -839,9 +873,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     if ub2 < (best_val + EPS if sec < best_sec else best_val - EPS):
                         q += 1
                         continue
-                    if (sec == best_sec and ub2 <= best_val + EPS
-                            and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)):
-                        q += 1   # at best a tie, lost on its random priority
+                    if (
+                        sec == best_sec
+                        and ub2 <= best_val + EPS
+                        and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)
+                    ):
+                        q += 1  # at best a tie, lost on its random priority
                         continue
                     nc_new = 0
                     ni_new = 0
@@ -862,8 +899,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                                 if nbj & cn == 0:
                                     iso_new += 1
                                 lost |= nbj & iso_c
-                        g_c = float(sp.com_count[n_c + nc_new] - sp.com_count[n_c]
-                                    + sp.com_isolated * (iso_new - popcount(lost)))
+                        g_c = float(
+                            sp.com_count[n_c + nc_new]
+                            - sp.com_count[n_c]
+                            + sp.com_isolated * (iso_new - popcount(lost))
+                        )
                     # park §6.3
                     g_p = 0.0
                     rc_new = mR | mC
@@ -884,13 +924,17 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                             elif d == 1 or d == 2:
                                 touched |= geo.nbr[cj]
                         t += popcount(touched & lonely_p)
-                        g_p = float(sp.park_touching * t + sp.park_row * popcount(np.uint64(rows & ~rows_p))
-                                    + sp.park_col * popcount(np.uint64(cols & ~cols_p)))
+                        g_p = float(
+                            sp.park_touching * t
+                            + sp.park_row * popcount(np.uint64(rows & ~rows_p))
+                            + sp.park_col * popcount(np.uint64(cols & ~cols_p))
+                        )
                     # industrial §6.4
                     g_i = 0.0
                     if mI:
-                        g_i = float(sp.ind_ring * popcount(mI & geo.ring)
-                                    + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i])
+                        g_i = float(
+                            sp.ind_ring * popcount(mI & geo.ring) + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i]
+                        )
                     val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + g_ach[gi] - tree_ub
                     if rules.ach_on:
                         after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
@@ -930,8 +974,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 sec = 2
                 wgt = float(n_corner)
                 key = _tie_key(salt, 2 + 4 * (c * 8 + d), wgt)
-                if (val > best_val + EPS or (val >= best_val - EPS and sec > best_sec)
-                        or (val >= best_val - EPS and sec == best_sec and key > best_key)):
+                if (
+                    val > best_val + EPS
+                    or (val >= best_val - EPS and sec > best_sec)
+                    or (val >= best_val - EPS and sec == best_sec and key > best_key)
+                ):
                     best_val, best_sec, best_key = val, sec, key
                     best_u = np.exp(key)
                     b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
@@ -979,51 +1026,51 @@ def workspace(rules, cells):
         per_shape = max(per_shape, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max = per_shape * N_SLOTS
     return Workspace(
-        np.zeros(32, np.uint64),                    # comp_mask
-        np.zeros(32, np.int64),                     # comp_size
-        np.zeros(32, np.int64),                     # order
-        np.zeros(cells + 1, np.uint64),             # adjcl (a last entry of 0)
-        np.zeros(5, np.uint64),                     # cc_adj
-        np.zeros(5, np.int64),                      # cc_n
-        np.zeros(6),                                # dc_max
-        np.zeros(6),                                # di_max
-        np.zeros((cells, 5)),                       # ub
-        np.zeros((16, cells + 1)),                  # ubmax (a last column of zeros)
-        np.zeros(cells + 6),                        # rb_tab
-        np.zeros(N_SLOTS, np.int64),                # g_shape
-        np.zeros(N_SLOTS, np.int64),                # g_ms
-        np.zeros(N_SLOTS, np.int64),                # g_w
-        np.zeros((N_SLOTS, 5), np.int64),           # g_cnt
-        np.zeros(N_SLOTS, np.int64),                # slot_group
-        np.zeros(5, np.int64),                      # cnt
-        np.zeros(2048),                             # memo_r
-        np.zeros(2048, np.int64),                   # memo_stamp
-        np.zeros(2048, np.uint64),                  # memo_key
-        np.zeros(1, np.int64),                      # memo_turn
-        np.zeros(5, np.int64),                      # dist
-        np.zeros(5, np.int64),                      # cell
-        np.zeros((5, 5)),                           # U
-        np.zeros(5, np.int64),                      # adjloc
-        np.zeros(5),                                # iso_b
-        np.zeros(5, np.int64),                      # row_free
-        np.zeros(5, np.int64),                      # col_free
-        np.zeros((5, 16)),                          # restm
-        np.zeros(N_SLOTS, np.int64),                # g_pres
-        np.zeros(N_SLOTS),                          # g_ach
-        np.zeros(N_SLOTS, np.int64),                # g_new
-        np.zeros(n_max),                            # cand_ub
-        np.zeros(n_max),                            # cand_cell
-        np.zeros(n_max),                            # cand_star
-        np.zeros(n_max, np.int64),                  # cand_g
-        np.zeros(n_max, np.int64),                  # cand_p
-        np.zeros(n_max, np.int64),                  # cand_tadj
-        np.zeros(n_max, np.int64),                  # sorted_i
-        np.zeros(N_SLOTS, np.int64),                # g_sorted
-        np.zeros(per_shape, np.int64),              # v_p
-        np.zeros(per_shape, np.int64),              # v_tadj
-        np.zeros(BUCKETS + 2, np.int64),            # b_start
-        np.zeros((6, 5)),                           # t_term
-        np.zeros((6, 5), np.int64),                 # t_mr
+        np.zeros(32, np.uint64),  # comp_mask
+        np.zeros(32, np.int64),  # comp_size
+        np.zeros(32, np.int64),  # order
+        np.zeros(cells + 1, np.uint64),  # adjcl (a last entry of 0)
+        np.zeros(5, np.uint64),  # cc_adj
+        np.zeros(5, np.int64),  # cc_n
+        np.zeros(6),  # dc_max
+        np.zeros(6),  # di_max
+        np.zeros((cells, 5)),  # ub
+        np.zeros((16, cells + 1)),  # ubmax (a last column of zeros)
+        np.zeros(cells + 6),  # rb_tab
+        np.zeros(N_SLOTS, np.int64),  # g_shape
+        np.zeros(N_SLOTS, np.int64),  # g_ms
+        np.zeros(N_SLOTS, np.int64),  # g_w
+        np.zeros((N_SLOTS, 5), np.int64),  # g_cnt
+        np.zeros(N_SLOTS, np.int64),  # slot_group
+        np.zeros(5, np.int64),  # cnt
+        np.zeros(2048),  # memo_r
+        np.zeros(2048, np.int64),  # memo_stamp
+        np.zeros(2048, np.uint64),  # memo_key
+        np.zeros(1, np.int64),  # memo_turn
+        np.zeros(5, np.int64),  # dist
+        np.zeros(5, np.int64),  # cell
+        np.zeros((5, 5)),  # U
+        np.zeros(5, np.int64),  # adjloc
+        np.zeros(5),  # iso_b
+        np.zeros(5, np.int64),  # row_free
+        np.zeros(5, np.int64),  # col_free
+        np.zeros((5, 16)),  # restm
+        np.zeros(N_SLOTS, np.int64),  # g_pres
+        np.zeros(N_SLOTS),  # g_ach
+        np.zeros(N_SLOTS, np.int64),  # g_new
+        np.zeros(n_max),  # cand_ub
+        np.zeros(n_max),  # cand_cell
+        np.zeros(n_max),  # cand_star
+        np.zeros(n_max, np.int64),  # cand_g
+        np.zeros(n_max, np.int64),  # cand_p
+        np.zeros(n_max, np.int64),  # cand_tadj
+        np.zeros(n_max, np.int64),  # sorted_i
+        np.zeros(N_SLOTS, np.int64),  # g_sorted
+        np.zeros(per_shape, np.int64),  # v_p
+        np.zeros(per_shape, np.int64),  # v_tadj
+        np.zeros(BUCKETS + 2, np.int64),  # b_start
+        np.zeros((6, 5)),  # t_term
+        np.zeros((6, 5), np.int64),  # t_mr
     )
 
 
@@ -1075,8 +1122,21 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng):
 
 
 @nb.njit(cache=True)
-def play_chunk_games(T, kinds, weights, run_seed, start, stop, chance, agent_rng, chance_state, chance_flag,
-                     agent_state, agent_flag, scratch):
+def play_chunk_games(
+    T,
+    kinds,
+    weights,
+    run_seed,
+    start,
+    stop,
+    chance,
+    agent_rng,
+    chance_state,
+    chance_flag,
+    agent_state,
+    agent_flag,
+    scratch,
+):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
     seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
     rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_new_game` with

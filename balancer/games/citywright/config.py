@@ -60,7 +60,7 @@ class Rulers(Strict):
     five_cell: dict[str, ShapeSpec]
 
     @model_validator(mode="after")
-    def _check(self) -> "Rulers":
+    def _check(self) -> Rulers:
         for name, shape in self.four_cell.items():
             if len(shape.cells) != 4 or shape.star is not None:
                 raise ValueError(f"four_cell.{name}: a four-cell ruler has exactly 4 cells and no '*'")
@@ -191,7 +191,7 @@ class Specialists(Strict):
     industrial: dict[str, float]
 
     @model_validator(mode="after")
-    def _check(self) -> "Specialists":
+    def _check(self) -> Specialists:
         for name in DISTRICTS:
             weights = getattr(self, name)
             if set(weights) != set(DISTRICTS):
@@ -205,10 +205,12 @@ class Heuristic(Strict):
     """The value in [0, 1] a search reads (``kernel.heuristic``, ``kernel.returns`` solo): agent
     parameters, not rules."""
 
-    scale: float = Field(10.0, gt=0, le=1000,
-                         description="points of score margin per unit of the logistic 1/(1+exp(-margin/scale))")
-    solo_par: float = Field(130.0, ge=0, le=1000,
-                            description="solo (§10.3 prints no rank table): the final total valued 0.5")
+    scale: float = Field(
+        10.0, gt=0, le=1000, description="points of score margin per unit of the logistic 1/(1+exp(-margin/scale))"
+    )
+    solo_par: float = Field(
+        130.0, ge=0, le=1000, description="solo (§10.3 prints no rank table): the final total valued 0.5"
+    )
     assumed: str | None = None
 
 
@@ -231,7 +233,7 @@ class CitywrightConfig(GameConfig):
     """A Citywright rule variant (the whole YAML file after `extends:` is resolved)."""
 
     game: Literal["citywright"]
-    players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")
+    players: list[Literal[1, 2, 3, 4]] = Field(min_length=1, description="player counts this variant supports")  # type: ignore[assignment]  # narrows GameConfig.players
     table: Table
     site: Site
     rulers: Rulers
@@ -244,26 +246,29 @@ class CitywrightConfig(GameConfig):
     agents: Agents
 
     @model_validator(mode="after")
-    def _check(self) -> "CitywrightConfig":
+    def _check(self) -> CitywrightConfig:
         for n in self.players:
             for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
                 if str(n) not in table:
-                    raise ValueError(f"{name}: no entry \"{n}\", but players lists {n}")
+                    raise ValueError(f'{name}: no entry "{n}", but players lists {n}')
         for key, plan in self.rounds.items():
             # each turn drafts one ruler from the 20 slots (§2.2, §5); solo, the rival removes a second (§10.2)
             drafts = int(key) * plan.turns * (2 if key == "1" and self.solo.rival_apprentice else 1)
             if drafts > 20:
-                raise ValueError(f"rounds.{key}.turns: {key} player(s) x {plan.turns} turns"
-                                 f"{' x 2 (rival apprentice)' if key == '1' and self.solo.rival_apprentice else ''}"
-                                 f" = {drafts} rulers a round, but the site board has 20 ruler slots")
+                raise ValueError(
+                    f"rounds.{key}.turns: {key} player(s) x {plan.turns} turns"
+                    f"{' x 2 (rival apprentice)' if key == '1' and self.solo.rival_apprentice else ''}"
+                    f" = {drafts} rulers a round, but the site board has 20 ruler slots"
+                )
         for key, bonus in self.seat_bonus.items():
             if len(bonus) != int(key):
                 raise ValueError(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")
         unknown = set(self.two_player.remove_copies) - set(self.rulers.names)
         if unknown:
-            raise ValueError(f"two_player.remove_copies: unknown shapes {sorted(unknown)}; shapes are {self.rulers.names}")
+            raise ValueError(
+                f"two_player.remove_copies: unknown shapes {sorted(unknown)}; shapes are {self.rulers.names}"
+            )
         return self
-
 
     def round_plan(self, n_players: int) -> RoundPlan:
         """The §4.1 round plan for n_players; raises ValueError for an unsupported count."""

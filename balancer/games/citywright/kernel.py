@@ -77,9 +77,35 @@ import numpy as np
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from .config import CitywrightConfig
-from .rules import (DISCARD_FOR_TILE, FINAL_COLUMNS, FORCED, G_OVER, G_ORDER, G_PHASE, G_PLACE, G_SLOT, G_START,
-                    G_STEP, N_EDGE, N_SEQ, N_SLOTS, PLACE, SEQS, SITE, Layout, Rules, apply_move, below, compile_rules,
-                    final_rows, line_multiset, setup, state_layout, state_views, views)
+from .rules import (
+    DISCARD_FOR_TILE,
+    FINAL_COLUMNS,
+    FORCED,
+    G_ORDER,
+    G_OVER,
+    G_PHASE,
+    G_PLACE,
+    G_SLOT,
+    G_START,
+    G_STEP,
+    N_EDGE,
+    N_SEQ,
+    N_SLOTS,
+    PLACE,
+    SEQS,
+    SITE,
+    Layout,
+    Rules,
+    apply_move,
+    below,
+    compile_rules,
+    final_rows,
+    line_multiset,
+    setup,
+    state_layout,
+    state_views,
+    views,
+)
 from .scoring import Geometry, ScoreParams, score_all
 
 DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3
@@ -87,9 +113,13 @@ DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3
 PASS, FORCED_DISCARD, PICK0, ORDER0, D4T0, PLACE0 = 20, 21, 22, 32, 1024, 2048
 """Move codes (see the module docstring)."""
 
-SLOT_NAMES = ([f"row {r + 1} left" for r in range(4)] + [f"row {r + 1} right" for r in range(4)]
-              + [f"column {c + 1} top" for c in range(4)] + [f"column {c + 1} bottom" for c in range(4)]
-              + ["top-left corner", "top-right corner", "bottom-right corner", "bottom-left corner"])
+SLOT_NAMES = (
+    [f"row {r + 1} left" for r in range(4)]
+    + [f"row {r + 1} right" for r in range(4)]
+    + [f"column {c + 1} top" for c in range(4)]
+    + [f"column {c + 1} bottom" for c in range(4)]
+    + ["top-left corner", "top-right corner", "bottom-right corner", "bottom-left corner"]
+)
 LETTERS = ".RCPI"
 
 
@@ -100,30 +130,40 @@ class Compiled(NamedTuple):
     geo: Geometry
     sp: ScoreParams
     lay: Layout
-    max_moves: int       # a bound on legal()'s count: the size of a move buffer
-    scale: float         # heuristic: points of margin per unit of the logistic (agents.heuristic.scale)
-    solo_par: float      # solo: the final total valued 0.5 (agents.heuristic.solo_par)
-    turns_total: int     # turns in a game, all seats (solo heuristic's share of the game played)
+    max_moves: int  # a bound on legal()'s count: the size of a move buffer
+    scale: float  # heuristic: points of margin per unit of the logistic (agents.heuristic.scale)
+    solo_par: float  # solo: the final total valued 0.5 (agents.heuristic.solo_par)
+    turns_total: int  # turns in a game, all seats (solo heuristic's share of the game played)
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
     if n_players not in cfg.player_counts:
         noun = "player is" if n_players == 1 else "players is"
-        raise ValueError(f"{n_players} {noun} not supported by variant {cfg.variant!r} "
-                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
+        raise ValueError(
+            f"{n_players} {noun} not supported by variant {cfg.variant!r} "
+            f"(supported: {', '.join(map(str, cfg.player_counts))})"
+        )
 
 
 @lru_cache(maxsize=64)
 def _compile_json(cfg_json: str, n_players: int) -> Compiled:
     cfg = CitywrightConfig.model_validate_json(cfg_json)
     rules, geo, sp = compile_rules(cfg, n_players)
-    cells = cfg.table.size ** 2
+    cells = cfg.table.size**2
     per_shape = int(np.max(np.diff(rules.pl_off)))
     # phase 2 is the largest: every placement of a shape, the forced discard, 4 districts x every cell
     max_moves = max(N_SLOTS + 1, per_shape + 1 + 4 * cells, int(N_SEQ.max()), 4)
     h = cfg.agents.heuristic
-    return Compiled(rules, geo, sp, state_layout(rules, cells), max_moves, float(h.scale), float(h.solo_par),
-                    rules.rounds * rules.turns * n_players)
+    return Compiled(
+        rules,
+        geo,
+        sp,
+        state_layout(rules, cells),
+        max_moves,
+        float(h.scale),
+        float(h.solo_par),
+        rules.rounds * rules.turns * n_players,
+    )
 
 
 _BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, Compiled]] = {}
@@ -239,7 +279,7 @@ def legal(S, T, out):
                         k += 1
         return k
     if phase == ORDER:
-        ms = line_multiset(S[lay.site:lay.site + SITE], slot)
+        ms = line_multiset(S[lay.site : lay.site + SITE], slot)
         kk = rules.pl_k[S[G_PLACE]]
         n = N_SEQ[ms, kk]
         for q in range(n):
@@ -311,7 +351,7 @@ def apply(S, T, m, rng):
             return
         p = m - PLACE0
         S[G_PLACE] = p
-        ms = line_multiset(S[lay.site:lay.site + SITE], slot)
+        ms = line_multiset(S[lay.site : lay.site + SITE], slot)
         k = T.rules.pl_k[p]
         if N_SEQ[ms, k] > 1:
             S[G_PHASE] = ORDER
@@ -353,7 +393,7 @@ def turn_decisions(S, T, mv, out):
     n = 2
     lay = T.lay
     k = T.rules.pl_k[p]
-    if N_SEQ[line_multiset(S[lay.site:lay.site + SITE], slot), k] > 1:
+    if N_SEQ[line_multiset(S[lay.site : lay.site + SITE], slot), k] > 1:
         code = 0
         mult = 1
         for j in range(k):
@@ -476,8 +516,17 @@ def policy(S, T, out, rng):
     return out[min(int(rng.random() * n), n - 1)]
 
 
-KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
-                heuristic=heuristic, determinize=determinize, policy=policy)
+KERNEL = Kernel(
+    to_move=to_move,
+    legal=legal,
+    apply=apply,
+    is_over=is_over,
+    scores=scores,
+    returns=returns,
+    heuristic=heuristic,
+    determinize=determinize,
+    policy=policy,
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -495,10 +544,17 @@ def outcome_of_rows(rows: np.ndarray) -> Outcome:
     """:class:`Outcome` from :func:`~.rules.final_rows` (int64[n, 12], columns FINAL_COLUMNS)."""
     r = rows.tolist()
     components = {name: [row[j] for row in r] for j, name in enumerate(FINAL_COLUMNS[:6])}
-    metrics = {name: [float(row[j]) for row in r] for j, name in
-               ((8, "wasted_tiles"), (6, "empty_cells"), (9, "rulers_placed"), (10, "forced_discards"))}
-    return Outcome(scores=[sum(row[:6]) for row in r], tiebreak=[(-row[6], row[7]) for row in r],
-                   components=components, metrics=metrics, turns=[row[11] for row in r])
+    metrics = {
+        name: [float(row[j]) for row in r]
+        for j, name in ((8, "wasted_tiles"), (6, "empty_cells"), (9, "rulers_placed"), (10, "forced_discards"))
+    }
+    return Outcome(
+        scores=[sum(row[:6]) for row in r],
+        tiebreak=[(-row[6], row[7]) for row in r],
+        components=components,
+        metrics=metrics,
+        turns=[row[11] for row in r],
+    )
 
 
 def outcome(S: np.ndarray, T: Compiled) -> Outcome:
@@ -533,8 +589,9 @@ def turn_array(S: np.ndarray, T: Compiled, decisions: list[int]) -> np.ndarray:
     mv[0], mv[2] = PLACE, p
     orders = [int(d) for d in decisions[2:] if ORDER0 <= d < D4T0]
     picks = [int(d) for d in decisions[2:] if PICK0 <= d < PICK0 + 4]
-    code = (orders[0] if orders else
-            int(_order_code(int(line_multiset(S[T.lay.site:T.lay.site + SITE], first)), k, 0))) - ORDER0
+    code = (
+        orders[0] if orders else int(_order_code(int(line_multiset(S[T.lay.site : T.lay.site + SITE], first)), k, 0))
+    ) - ORDER0
     for j in range(k):
         mv[3 + j] = code % 5
         code //= 5
@@ -558,16 +615,21 @@ def describe_turn(S: np.ndarray, T: Compiled, mv: np.ndarray) -> str:
         return f"drafts {names[shape]} from the {where}: no legal placement, ruler and tiles discarded (§5)"
     if kind == DISCARD_FOR_TILE:
         r, c = divmod(int(mv[2]), size)
-        return (f"drafts {names[shape]} from the {where} and discards it for a {LETTERS[int(mv[3])]} "
-                f"at row {r + 1}, column {c + 1} (§9.2)")
+        return (
+            f"drafts {names[shape]} from the {where} and discards it for a {LETTERS[int(mv[3])]} "
+            f"at row {r + 1}, column {c + 1} (§9.2)"
+        )
     p = int(mv[2])
     cells = [int(c) for c in rules.pl_cells[p, : rules.pl_k[p]]]
-    put = ", ".join(f"{LETTERS[int(d)]}@{_cell(c, size)}" for c, d in zip(cells, mv[3:3 + len(cells)]))
+    put = ", ".join(f"{LETTERS[int(d)]}@{_cell(c, size)}" for c, d in zip(cells, mv[3 : 3 + len(cells)]))
     star = int(rules.pl_star[p])
     five = bool(rules.shape_five[shape])
     if five:
-        put += (f"; free pick {LETTERS[int(mv[7])]}@{_cell(star, size)}" if star >= 0
-                else "; free pick wasted off the table")
+        put += (
+            f"; free pick {LETTERS[int(mv[7])]}@{_cell(star, size)}"
+            if star >= 0
+            else "; free pick wasted off the table"
+        )
     lost = (5 if five else 4) - len(cells) - (1 if star >= 0 else 0)
     return f"drafts {names[shape]} from the {where}: {put}" + (f" ({lost} wasted off the table)" if lost else "")
 
@@ -609,7 +671,14 @@ def describe_move(S: np.ndarray, T: Compiled, move: int) -> str:
     return f"free pick {LETTERS[move - PICK0 + 1]}@{_cell(int(rules.pl_star[p]), size)}"
 
 
-ENGINE = Engine(kernel=KERNEL, compile=compile_variant, new_state=new_state, n_players=lambda T: T.rules.n_players,
-                max_moves=lambda T: T.max_moves, observation=observation, outcome=outcome,
-                describe_move=describe_move)
+ENGINE = Engine(
+    kernel=KERNEL,
+    compile=compile_variant,
+    new_state=new_state,
+    n_players=lambda T: T.rules.n_players,
+    max_moves=lambda T: T.max_moves,
+    observation=observation,
+    outcome=outcome,
+    describe_move=describe_move,
+)
 """Citywright's compiled interface, as the registry and the conformance suite see it."""

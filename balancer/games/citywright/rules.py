@@ -66,22 +66,22 @@ class Rules(NamedTuple):
 
     n_players: int
     rounds: int
-    turns: int                 # turns per player per round
-    seat_bonus: np.ndarray     # int64[n] points (§6.5)
+    turns: int  # turns per player per round
+    seat_bonus: np.ndarray  # int64[n] points (§6.5)
     n_shapes: int
-    shape_five: np.ndarray     # int8[n_shapes]: 1 for a five-cell (corner) ruler
-    pl_off: np.ndarray         # int64[n_shapes+1]: placements of shape s are rows pl_off[s]:pl_off[s+1]
-    pl_mask: np.ndarray        # uint64[P]: cells the placement covers on the table
-    pl_cells: np.ndarray       # int8[P, 4]: landed non-star cells (-1 padding)
-    pl_k: np.ndarray           # int8[P]: number of landed non-star cells
-    pl_star: np.ndarray        # int8[P]: the star cell, or -1 (off the table or a four-cell ruler)
-    pl_adj: np.ndarray         # int8[P, 5]: per landed cell j (landed non-star cells, then the star),
-                               #   the placement's other landed cells touching it, as bits j
-    deck4: np.ndarray          # int16[...]: four-cell deck composition, shape ids
-    deck5: np.ndarray          # int16[...]: five-cell deck composition
-    discard_for_tile: bool     # §9.2
-    rival: bool                # §10.2
-    ach_on: bool               # §7
+    shape_five: np.ndarray  # int8[n_shapes]: 1 for a five-cell (corner) ruler
+    pl_off: np.ndarray  # int64[n_shapes+1]: placements of shape s are rows pl_off[s]:pl_off[s+1]
+    pl_mask: np.ndarray  # uint64[P]: cells the placement covers on the table
+    pl_cells: np.ndarray  # int8[P, 4]: landed non-star cells (-1 padding)
+    pl_k: np.ndarray  # int8[P]: number of landed non-star cells
+    pl_star: np.ndarray  # int8[P]: the star cell, or -1 (off the table or a four-cell ruler)
+    pl_adj: np.ndarray  # int8[P, 5]: per landed cell j (landed non-star cells, then the star),
+    #   the placement's other landed cells touching it, as bits j
+    deck4: np.ndarray  # int16[...]: four-cell deck composition, shape ids
+    deck5: np.ndarray  # int16[...]: five-cell deck composition
+    discard_for_tile: bool  # §9.2
+    rival: bool  # §10.2
+    ach_on: bool  # §7
     vers_k: int
     vers_pts: int
     mast_k: int
@@ -94,27 +94,29 @@ class State(NamedTuple):
     """One game in progress, as views into its buffer ``S`` (:func:`views`; every field int64, so
     writing a field writes ``S``). Seats are 0-based here (seat 1 of the rulebook is 0)."""
 
-    tables: np.ndarray   # [n, size*size]: district codes, 0 empty
-    site: np.ndarray     # [16]: the site board, district codes
-    slots: np.ndarray    # [20]: shape id of the ruler in each slot, -1 empty
-    dealt: np.ndarray    # [20]: shape dealt to each slot this round, -1 none
-    gone: np.ndarray     # [20]: 1 where the dealt ruler left the game (§9.2)
-    piles: np.ndarray    # [4, cap]: draw and discard piles: 0 draw4, 1 discard4, 2 draw5, 3 discard5
-                         #   (a pile's cards are piles[i, :pile_n[i]], its top card last)
-    pile_n: np.ndarray   # [4]: cards in each pile
-    ticks: np.ndarray    # [n, n_shapes]: rulers placed per shape (score-sheet ticks, §5 step 3)
-    stats: np.ndarray    # [n, N_STATS]: wasted tiles, forced discards, rulers placed, turns, tiles taken, discards-for-tile
-    g: np.ndarray        # [N_G]: round, step within round, start seat, game over, and the turn's pending decisions
+    tables: np.ndarray  # [n, size*size]: district codes, 0 empty
+    site: np.ndarray  # [16]: the site board, district codes
+    slots: np.ndarray  # [20]: shape id of the ruler in each slot, -1 empty
+    dealt: np.ndarray  # [20]: shape dealt to each slot this round, -1 none
+    gone: np.ndarray  # [20]: 1 where the dealt ruler left the game (§9.2)
+    piles: np.ndarray  # [4, cap]: draw and discard piles: 0 draw4, 1 discard4, 2 draw5, 3 discard5
+    #   (a pile's cards are piles[i, :pile_n[i]], its top card last)
+    pile_n: np.ndarray  # [4]: cards in each pile
+    ticks: np.ndarray  # [n, n_shapes]: rulers placed per shape (score-sheet ticks, §5 step 3)
+    stats: (
+        np.ndarray
+    )  # [n, N_STATS]: wasted tiles, forced discards, rulers placed, turns, tiles taken, discards-for-tile
+    g: np.ndarray  # [N_G]: round, step within round, start seat, game over, and the turn's pending decisions
 
 
 class Layout(NamedTuple):
     """Where each :class:`State` field lives in the position buffer ``S`` (offsets into int64[size]).
     ``g`` is first (offset 0), so the seat to move and the turn's phase are read at fixed places."""
 
-    n: int          # players
-    cells: int      # cells of a drawing table
+    n: int  # players
+    cells: int  # cells of a drawing table
     n_shapes: int
-    cap: int        # capacity of each pile
+    cap: int  # capacity of each pile
     tables: int
     site: int
     slots: int
@@ -124,7 +126,7 @@ class Layout(NamedTuple):
     pile_n: int
     ticks: int
     stats: int
-    size: int       # length of S
+    size: int  # length of S
 
 
 def state_layout(rules: Rules, cells: int) -> Layout:
@@ -142,11 +144,18 @@ def state_layout(rules: Rules, cells: int) -> Layout:
 def views(S, lay):
     """The :class:`State` of buffer ``S`` (int64[lay.size]): each field a view into ``S``."""
     n = lay.n
-    return State(S[lay.tables:lay.tables + n * lay.cells].reshape((n, lay.cells)),
-                 S[lay.site:lay.site + SITE], S[lay.slots:lay.slots + N_SLOTS], S[lay.dealt:lay.dealt + N_SLOTS],
-                 S[lay.gone:lay.gone + N_SLOTS], S[lay.piles:lay.piles + 4 * lay.cap].reshape((4, lay.cap)),
-                 S[lay.pile_n:lay.pile_n + 4], S[lay.ticks:lay.ticks + n * lay.n_shapes].reshape((n, lay.n_shapes)),
-                 S[lay.stats:lay.stats + n * N_STATS].reshape((n, N_STATS)), S[0:N_G])
+    return State(
+        S[lay.tables : lay.tables + n * lay.cells].reshape((n, lay.cells)),
+        S[lay.site : lay.site + SITE],
+        S[lay.slots : lay.slots + N_SLOTS],
+        S[lay.dealt : lay.dealt + N_SLOTS],
+        S[lay.gone : lay.gone + N_SLOTS],
+        S[lay.piles : lay.piles + 4 * lay.cap].reshape((4, lay.cap)),
+        S[lay.pile_n : lay.pile_n + 4],
+        S[lay.ticks : lay.ticks + n * lay.n_shapes].reshape((n, lay.n_shapes)),
+        S[lay.stats : lay.stats + n * N_STATS].reshape((n, N_STATS)),
+        S[0:N_G],
+    )
 
 
 def state_views(S: np.ndarray, lay: Layout) -> State:
@@ -175,14 +184,15 @@ def _sequence_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                     found: set[tuple[int, ...]] = set()
 
                     def rec(prefix: tuple[int, ...], left: list[int]) -> None:
-                        if len(prefix) == k:
-                            found.add(prefix)
+                        if len(prefix) == k:  # noqa: B023 (called within this iteration)
+                            found.add(prefix)  # noqa: B023 (called within this iteration)
                             return
                         for dist in range(4):
                             if left[dist]:
                                 left[dist] -= 1
                                 rec(prefix + (dist + 1,), left)
                                 left[dist] += 1
+
                     rec((), list(counts))
                     for i, sq in enumerate(sorted(found)):
                         seqs[ms, k, i, :k] = sq
@@ -211,7 +221,9 @@ def line_multiset(site, slot):
     return MS_INDEX[c1, c2, c3, 4 - c1 - c2 - c3]
 
 
-def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, int] | None]]:
+def orientations(
+    cells: list[tuple[int, int]], star: tuple[int, int] | None
+) -> list[tuple[tuple[tuple[int, int], ...], tuple[int, int] | None]]:
     """The distinct rotations and reflections of a shape (§5: turn it freely, flip it either way).
 
     Each is (cells normalised to start at row 0 and column 0, sorted; star cell or None).
@@ -219,13 +231,15 @@ def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> 
     seen, out = set(), []
     for flip in (False, True):
         for rot in range(4):
+
             def tf(rc: tuple[int, int]) -> tuple[int, int]:
                 r, c = rc
-                if flip:
+                if flip:  # noqa: B023 (called within this iteration)
                     c = -c
-                for _ in range(rot):
+                for _ in range(rot):  # noqa: B023 (called within this iteration)
                     r, c = c, -r
                 return r, c
+
             pts = [tf(p) for p in cells]
             r0, c0 = min(p[0] for p in pts), min(p[1] for p in pts)
             norm = tuple(sorted((r - r0, c - c0) for r, c in pts))
@@ -240,7 +254,9 @@ def orientations(cells: list[tuple[int, int]], star: tuple[int, int] | None) -> 
     return out
 
 
-def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, size: int):
+def placement_table(
+    cells: list[tuple[int, int]], star: tuple[int, int] | None, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every distinct way to lay a shape on the table: all orientations and positions with at
     least one cell landing (§5 step 3, overhang allowed). Placements that land the same cells
     (and the star on the same cell) are one placement.
@@ -266,15 +282,15 @@ def placement_table(cells: list[tuple[int, int]], star: tuple[int, int] | None, 
                     found[(mask, star_cell)] = (sorted(landed), star_cell)
     keys = sorted(found)
     masks = np.array([k[0] for k in keys], np.uint64)
-    landed = np.full((len(keys), 4), -1, np.int8)
+    landed_cells = np.full((len(keys), 4), -1, np.int8)
     k = np.zeros(len(keys), np.int8)
     stars = np.zeros(len(keys), np.int8)
     for i, key in enumerate(keys):
-        cells_i, st = found[key]
-        landed[i, : len(cells_i)] = cells_i
+        cells_i, star_i = found[key]
+        landed_cells[i, : len(cells_i)] = cells_i
         k[i] = len(cells_i)
-        stars[i] = st
-    return masks, landed, k, stars
+        stars[i] = star_i
+    return masks, landed_cells, k, stars
 
 
 def placement_adjacency(pl_cells: np.ndarray, pl_k: np.ndarray, pl_star: np.ndarray, nbr: np.ndarray) -> np.ndarray:
@@ -295,10 +311,17 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
     names = cfg.rulers.names
     specs = {**cfg.rulers.four_cell, **cfg.rulers.five_cell}
     size = cfg.table.size
-    masks, cells, ks, stars, off = [], [], [], [], [0]
+    masks: list[np.ndarray] = []
+    cells: list[np.ndarray] = []
+    ks: list[np.ndarray] = []
+    stars: list[np.ndarray] = []
+    off = [0]
     for name in names:
         m, c, k, s = placement_table(specs[name].cells, specs[name].star, size)
-        masks.append(m), cells.append(c), ks.append(k), stars.append(s)
+        masks.append(m)
+        cells.append(c)
+        ks.append(k)
+        stars.append(s)
         off.append(off[-1] + len(m))
     reduced = n_players == 2 and cfg.two_player.reduced_deck
 
@@ -313,23 +336,35 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
     geo = geometry(size)
     pl_cells, pl_k, pl_star = np.concatenate(cells), np.concatenate(ks), np.concatenate(stars)
     rules = Rules(
-        n_players=n_players, rounds=plan.rounds, turns=plan.turns,
+        n_players=n_players,
+        rounds=plan.rounds,
+        turns=plan.turns,
         seat_bonus=np.array(cfg.seat_bonus[str(n_players)], np.int64),  # type: ignore[index]
         n_shapes=len(names),
         shape_five=np.array([1 if n in cfg.rulers.five_cell else 0 for n in names], np.int8),
-        pl_off=np.array(off, np.int64), pl_mask=np.concatenate(masks), pl_cells=pl_cells,
-        pl_k=pl_k, pl_star=pl_star, pl_adj=placement_adjacency(pl_cells, pl_k, pl_star, geo.nbr),
-        deck4=deck(cfg.rulers.four_cell), deck5=deck(cfg.rulers.five_cell),
+        pl_off=np.array(off, np.int64),
+        pl_mask=np.concatenate(masks),
+        pl_cells=pl_cells,
+        pl_k=pl_k,
+        pl_star=pl_star,
+        pl_adj=placement_adjacency(pl_cells, pl_k, pl_star, geo.nbr),
+        deck4=deck(cfg.rulers.four_cell),
+        deck5=deck(cfg.rulers.five_cell),
         discard_for_tile=bool(n_players == 2 and cfg.two_player.discard_for_tile),
         rival=bool(n_players == 1 and cfg.solo.rival_apprentice),
-        ach_on=a.enabled, vers_k=a.versatile.distinct_shapes, vers_pts=a.versatile.points,
-        mast_k=a.mastery.same_shape, mast_pts=a.mastery.points,
-        tree_pts=a.tree_lined.points, tree_solo=a.tree_lined.solo_park_at_least,
+        ach_on=a.enabled,
+        vers_k=a.versatile.distinct_shapes,
+        vers_pts=a.versatile.points,
+        mast_k=a.mastery.same_shape,
+        mast_pts=a.mastery.points,
+        tree_pts=a.tree_lined.points,
+        tree_solo=a.tree_lined.solo_park_at_least,
     )
     return rules, geo, score_params(cfg)
 
 
 # --------------------------------------------------------------------------- compiled transitions
+
 
 @nb.njit(cache=True, inline="always")
 def below(rng, n):
@@ -508,8 +543,20 @@ def any_ruler(st):
     return False
 
 
-FINAL_COLUMNS = ("residential", "commercial", "park", "industrial", "achievements", "seat_bonus",
-                 "empty_cells", "distinct_shapes", "wasted_tiles", "rulers_placed", "forced_discards", "turns")
+FINAL_COLUMNS = (
+    "residential",
+    "commercial",
+    "park",
+    "industrial",
+    "achievements",
+    "seat_bonus",
+    "empty_cells",
+    "distinct_shapes",
+    "wasted_tiles",
+    "rulers_placed",
+    "forced_discards",
+    "turns",
+)
 """Columns of :func:`final_rows`."""
 
 

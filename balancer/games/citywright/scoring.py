@@ -24,17 +24,17 @@ LETTERS = ".RCPI"
 class ScoreParams(NamedTuple):
     """Scoring numbers of a variant, flattened for compiled code (all in points unless said)."""
 
-    size: int                 # table side, cells (§2.1)
-    res_largest_points: int   # §6.1
-    res_largest_per: int      # §6.1 tiles per group of the largest cluster
-    res_second_points: int    # §6.1 points per tile of the second-largest cluster
-    com_isolated: int         # §6.2
-    park_touching: int        # §6.3
-    park_row: int             # §6.3
-    park_col: int             # §6.3
-    ind_ring: int             # §6.4
-    com_count: np.ndarray     # int64[size*size+1]: tier + beyond points for N commercial tiles (§6.2)
-    ind_count: np.ndarray     # int64[size*size+1]: group points for N industrial tiles (§6.4)
+    size: int  # table side, cells (§2.1)
+    res_largest_points: int  # §6.1
+    res_largest_per: int  # §6.1 tiles per group of the largest cluster
+    res_second_points: int  # §6.1 points per tile of the second-largest cluster
+    com_isolated: int  # §6.2
+    park_touching: int  # §6.3
+    park_row: int  # §6.3
+    park_col: int  # §6.3
+    ind_ring: int  # §6.4
+    com_count: np.ndarray  # int64[size*size+1]: tier + beyond points for N commercial tiles (§6.2)
+    ind_count: np.ndarray  # int64[size*size+1]: group points for N industrial tiles (§6.4)
 
 
 def score_params(cfg: CitywrightConfig) -> ScoreParams:
@@ -47,9 +47,19 @@ def score_params(cfg: CitywrightConfig) -> ScoreParams:
     for n in range(cells + 1):
         com[n] = commercial_count_points(cfg, n)
         ind[n] = s.industrial.per_group_points * (n // s.industrial.group_size)
-    return ScoreParams(size, s.residential.largest_points, s.residential.largest_per_tiles,
-                       s.residential.second_points_per_tile, s.commercial.isolated, s.park.touching,
-                       s.park.per_row, s.park.per_column, s.industrial.ring, com, ind)
+    return ScoreParams(
+        size,
+        s.residential.largest_points,
+        s.residential.largest_per_tiles,
+        s.residential.second_points_per_tile,
+        s.commercial.isolated,
+        s.park.touching,
+        s.park.per_row,
+        s.park.per_column,
+        s.industrial.ring,
+        com,
+        ind,
+    )
 
 
 def commercial_count_points(cfg: CitywrightConfig, n: int) -> int:
@@ -64,9 +74,11 @@ def commercial_count_points(cfg: CitywrightConfig, n: int) -> int:
 
 # --------------------------------------------------------------------------- reference scorer
 
+
 def _neighbours(size: int, r: int, c: int) -> list[tuple[int, int]]:
-    return [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-            if 0 <= r + dr < size and 0 <= c + dc < size]
+    return [
+        (r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)) if 0 <= r + dr < size and 0 <= c + dc < size
+    ]
 
 
 def residential_clusters(grid: np.ndarray) -> list[int]:
@@ -103,12 +115,18 @@ def score_reference(cfg: CitywrightConfig, table: np.ndarray) -> dict[str, int]:
     clusters = residential_clusters(grid)
     largest = clusters[0] if clusters else 0
     second = clusters[1] if len(clusters) > 1 else 0
-    residential = (s.residential.largest_points * (largest // s.residential.largest_per_tiles)
-                   + s.residential.second_points_per_tile * second)
+    residential = (
+        s.residential.largest_points * (largest // s.residential.largest_per_tiles)
+        + s.residential.second_points_per_tile * second
+    )
 
     n_com = int((grid == COM).sum())
-    isolated = sum(1 for r in range(size) for c in range(size) if grid[r, c] == COM
-                   and all(grid[y, x] != COM for y, x in _neighbours(size, r, c)))
+    isolated = sum(
+        1
+        for r in range(size)
+        for c in range(size)
+        if grid[r, c] == COM and all(grid[y, x] != COM for y, x in _neighbours(size, r, c))
+    )
     commercial = commercial_count_points(cfg, n_com) + s.commercial.isolated * isolated
 
     parks = [(r, c) for r in range(size) for c in range(size) if grid[r, c] == PARK]
@@ -121,8 +139,13 @@ def score_reference(cfg: CitywrightConfig, table: np.ndarray) -> dict[str, int]:
     on_ring = sum(1 for r, c in ind if r in (0, size - 1) or c in (0, size - 1))
     industrial = s.industrial.ring * on_ring + s.industrial.per_group_points * (len(ind) // s.industrial.group_size)
 
-    return {"residential": residential, "commercial": commercial, "park": park, "industrial": industrial,
-            "empty_cells": int((grid == EMPTY).sum())}
+    return {
+        "residential": residential,
+        "commercial": commercial,
+        "park": park,
+        "industrial": industrial,
+        "empty_cells": int((grid == EMPTY).sum()),
+    }
 
 
 def parse_table(text: str, size: int) -> np.ndarray:
@@ -152,17 +175,18 @@ def draw_table(table: np.ndarray, size: int) -> str:
 
 # --------------------------------------------------------------------------- fast bitboard scorer
 
+
 class Geometry(NamedTuple):
     """Bit masks of a size x size table (cell r*size+c is bit r*size+c of a uint64)."""
 
     size: int
     full: np.uint64
     ring: np.uint64
-    nbr: np.ndarray        # uint64[cells]: the cells touching each cell
-    row_bit: np.ndarray    # int64[cells]: 1 << row
-    col_bit: np.ndarray    # int64[cells]: 1 << column
-    not_left: np.uint64    # cells not in column 0
-    not_right: np.uint64   # cells not in the last column
+    nbr: np.ndarray  # uint64[cells]: the cells touching each cell
+    row_bit: np.ndarray  # int64[cells]: 1 << row
+    col_bit: np.ndarray  # int64[cells]: 1 << column
+    not_left: np.uint64  # cells not in column 0
+    not_right: np.uint64  # cells not in the last column
 
 
 def geometry(size: int) -> Geometry:
@@ -188,8 +212,9 @@ def geometry(size: int) -> Geometry:
                 not_right |= 1 << i
     rows = np.array([1 << (i // size) for i in range(cells)], np.int64)
     cols = np.array([1 << (i % size) for i in range(cells)], np.int64)
-    return Geometry(size, np.uint64((1 << cells) - 1), np.uint64(ring), nbr, rows, cols,
-                    np.uint64(not_left), np.uint64(not_right))
+    return Geometry(
+        size, np.uint64((1 << cells) - 1), np.uint64(ring), nbr, rows, cols, np.uint64(not_left), np.uint64(not_right)
+    )
 
 
 _M1 = np.uint64(0x5555555555555555)
@@ -212,8 +237,9 @@ def popcount(x: np.uint64) -> int:
 def spread(x, geo):
     """Cells touching any cell of mask ``x`` (not including ``x`` itself unless touched)."""
     s = np.uint64(geo.size)
-    return (((x << np.uint64(1)) & geo.not_left) | ((x >> np.uint64(1)) & geo.not_right)
-            | (x << s) | (x >> s)) & geo.full
+    return (
+        ((x << np.uint64(1)) & geo.not_left) | ((x >> np.uint64(1)) & geo.not_right) | (x << s) | (x >> s)
+    ) & geo.full
 
 
 @nb.njit(cache=True)
@@ -269,8 +295,9 @@ def score_masks(res, com, park, ind, geo, sp):
         rows |= geo.row_bit[i]
         cols |= geo.col_bit[i]
         x &= x - np.uint64(1)
-    p_pts = (sp.park_touching * touching + sp.park_row * popcount(np.uint64(rows))
-             + sp.park_col * popcount(np.uint64(cols)))
+    p_pts = (
+        sp.park_touching * touching + sp.park_row * popcount(np.uint64(rows)) + sp.park_col * popcount(np.uint64(cols))
+    )
     i_pts = sp.ind_ring * popcount(ind & geo.ring) + sp.ind_count[popcount(ind)]
     return r_pts, c_pts, p_pts, i_pts
 

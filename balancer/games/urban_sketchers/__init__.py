@@ -91,7 +91,7 @@ import sys
 
 from ...core.numba_cache import drop_stale_cache
 
-drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses cross-module changes
 
 import numpy as np
 
@@ -101,9 +101,11 @@ from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from . import fast, kernel
-from .agents import AGENTS, SEARCH_AGENTS, make, make_agent as _make_agent
+from .agents import AGENTS, SEARCH_AGENTS, make
+from .agents import make_agent as _make_agent
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
-from .kernel import ENGINE, IMPROVEMENT_NAMES, decode_move, encode_move, fast_tables
+from .kernel import ENGINE, IMPROVEMENT_NAMES, decode_move, encode_move
+from .kernel import fast_tables as fast_tables  # the tests' door to the compiled tables
 from .rules import P_OVER, Move, Rules, State, apply_move, new_state
 from .scoring import COMPONENTS, final_components, parse_position, score_position, tiebreak
 
@@ -114,9 +116,29 @@ MAX_MOVES = 100_000
 EXTRA_AGENTS: tuple[str, ...] = SEARCH_AGENTS
 """Agents :func:`check_agent` accepts beyond :data:`AGENTS` (``balancer games`` lists them)."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "EXTRA_AGENTS", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "play_game_reference", "play_game_fast", "transcript", "make_agent", "check_agent",
-           "is_legal_move", "describe_config", "score_table_text", "encode_move", "decode_move"]
+__all__ = [
+    "NAME",
+    "CONFIG_MODEL",
+    "AGENTS",
+    "EXTRA_AGENTS",
+    "ENGINE",
+    "new_game",
+    "legal_moves",
+    "apply",
+    "is_over",
+    "outcome",
+    "play_game",
+    "play_game_reference",
+    "play_game_fast",
+    "transcript",
+    "make_agent",
+    "check_agent",
+    "is_legal_move",
+    "describe_config",
+    "score_table_text",
+    "encode_move",
+    "decode_move",
+]
 
 
 def compiled(cfg: UrbanSketchersConfig, n: int) -> Rules:
@@ -200,8 +222,9 @@ def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.Seed
     return ENGINE.outcome(pos.S, pos.T)
 
 
-def play_game_fast(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int,
-                   record: np.ndarray | None = None) -> Outcome:
+def play_game_fast(
+    cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int, record: np.ndarray | None = None
+) -> Outcome:
     """:func:`play_game` on the compiled engine in one call (Set Up, the decisions of
     :data:`.fast.AGENT_KINDS` seats only, final scoring), ValueError for other agents. With
     ``record`` (int64[k, 4]), its first rows receive the game's decisions ``(kind, a, b, c)``, in
@@ -231,8 +254,20 @@ def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, star
     weights = kernel.variant_of(T)[2]
     kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
     gens = ChunkGenerators()
-    states, comps = fast.play_chunk_games(T.L, T.R, weights, kinds, np.uint64(run_seed), start, stop, gens.chance,
-                                          gens.agents, *gens.views, gens.scratch, _workspace(T))
+    states, comps = fast.play_chunk_games(
+        T.L,
+        T.R,
+        weights,
+        kinds,
+        np.uint64(run_seed),
+        start,
+        stop,
+        gens.chance,
+        gens.agents,
+        *gens.views,
+        gens.scratch,
+        _workspace(T),
+    )
     return kernel.batch_of(states, comps, T)
 
 
@@ -276,13 +311,19 @@ def reference_outcome(state: State) -> Outcome:
         metrics[f"dice_{name}"] = [float(s.st_colours[p][c]) for p in range(n)]
     metrics["white_dice_on_actions"] = [float(x) for x in s.st_white]
     metrics["published"] = [float(x) for x in s.st_pub_count]
-    metrics["mean_publish_size"] = [s.st_pub_sizes[p] / s.st_pub_count[p] if s.st_pub_count[p] else 0.0
-                                    for p in range(n)]
+    metrics["mean_publish_size"] = [
+        s.st_pub_sizes[p] / s.st_pub_count[p] if s.st_pub_count[p] else 0.0 for p in range(n)
+    ]
     for t, name in enumerate(IMPROVEMENT_NAMES):
         metrics[f"improvement_{name}"] = [float(s.st_imp_taken[p][t]) for p in range(n)]
     metrics["prestige_overflow_money"] = [float(x) for x in s.st_prestige_money]
-    return Outcome(scores=scores, tiebreak=tiebreak(s), components={k: comps[k] for k in COMPONENTS},
-                   metrics=metrics, turns=list(s.st_turns))
+    return Outcome(
+        scores=scores,
+        tiebreak=tiebreak(s),
+        components={k: comps[k] for k in COMPONENTS},
+        metrics=metrics,
+        turns=list(s.st_turns),
+    )
 
 
 def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
@@ -310,26 +351,34 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
     pos = new_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     L = pos.T.L
-    lines = [f"Urban Sketchers {cfg.variant}, {len(agents)} players: "
-             + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))]
+    lines = [
+        f"Urban Sketchers {cfg.variant}, {len(agents)} players: "
+        + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
+    ]
     last_round = -1
     while not is_over(pos):
         S = pos.S
         if S[fast.G_PHASE] != 0 and S[fast.G_ROUND] != last_round:
             last_round = int(S[fast.G_ROUND])
             k = int(S[fast.G_NDICE])
-            dice = ", ".join(f"{(*COLOURS, 'white')[int(c)]} {int(v)}"
-                             for c, v in zip(S[L.o_dcol:L.o_dcol + k], S[L.o_dice:L.o_dice + k]))
-            lines.append(f"\nRound {last_round + 1}, first player seat {int(S[fast.G_FIRST]) + 1}; dice {dice}; "
-                         f"published {int(S[fast.G_TOTAL_PUB])}")
+            dice = ", ".join(
+                f"{(*COLOURS, 'white')[int(c)]} {int(v)}"
+                for c, v in zip(S[L.o_dcol : L.o_dcol + k], S[L.o_dice : L.o_dice + k])
+            )
+            lines.append(
+                f"\nRound {last_round + 1}, first player seat {int(S[fast.G_FIRST]) + 1}; dice {dice}; "
+                f"published {int(S[fast.G_TOTAL_PUB])}"
+            )
         seat = pos.seat_to_move
         move = players[seat].choose(pos, seat, agent_rng)
         lines.append(f"  seat {seat + 1}: {protocol.describe_move(pos, move)}")
         apply(pos, move)
     out = outcome(pos)
     for s in range(len(agents)):
-        lines.append(f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
-                     + " + ".join(f"{k} {v[s]}" for k, v in out.components.items()))
+        lines.append(
+            f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "
+            + " + ".join(f"{k} {v[s]}" for k, v in out.components.items())
+        )
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     winners = [s + 1 for s in range(len(agents)) if shares[s] > 0]
     lines.append("Winner: seat " + ", ".join(map(str, winners)))
@@ -341,7 +390,9 @@ def score_table_text(cfg: UrbanSketchersConfig, text: str) -> dict[str, int]:
     player (:func:`.scoring.parse_position`). ValueError names the bad line."""
     players = parse_position(text, len(cfg.themes.names))
     if len(players) not in cfg.players:
-        raise ValueError(f"{len(players)} player lines; this variant is for {', '.join(map(str, cfg.player_counts))} players")
+        raise ValueError(
+            f"{len(players)} player lines; this variant is for {', '.join(map(str, cfg.player_counts))} players"
+        )
     return score_position(compiled(cfg, len(players)), players)
 
 
@@ -350,9 +401,8 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
     return deck_report(cfg)
 
 
-from ...core.registry import spec_from_module  # noqa: E402
-
 from ...agents.tables import with_mcts  # noqa: E402
+from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT_GREEDY, game_agent  # noqa: E402
 
 
@@ -361,10 +411,20 @@ def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] 
     return (GAME_AGENT_GREEDY, np.zeros(0)) if name == "greedy" else None
 
 
-SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urban Sketchers",
-                        default_config="urban_sketchers/base.yaml", check_agent=check_agent, engine=ENGINE,
-                        extra_agents=EXTRA_AGENTS, max_protocol_moves=MAX_MOVES,
-                        score_table_text=score_table_text, describe_config=describe_config,
-                        play_chunk=play_chunk),
-                 seat_agent=_seat_agent, game_agent=game_agent)
+SPEC = with_mcts(
+    spec_from_module(
+        sys.modules[__name__],
+        display_name="Urban Sketchers",
+        default_config="urban_sketchers/base.yaml",
+        check_agent=check_agent,
+        engine=ENGINE,
+        extra_agents=EXTRA_AGENTS,
+        max_protocol_moves=MAX_MOVES,
+        score_table_text=score_table_text,
+        describe_config=describe_config,
+        play_chunk=play_chunk,
+    ),
+    seat_agent=_seat_agent,
+    game_agent=game_agent,
+)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -32,11 +32,49 @@ from __future__ import annotations
 import numpy as np
 
 from .config import UrbanSketchersConfig
-from .rules import (BEN_BONUS, BEN_UNFLIP, IMP_FUNDING, IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME,
-                    K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH, K_STEP, K_THEME_PAIR,
-                    K_UNFLIP, K_WANDER, P_FUNDING, P_MAIN, P_OVER, P_RESOLVE, P_SKETCH, P_SUPPLY, P_TRAVEL, R_MONEY,
-                    SUPPLY, WANDERER, Rules, State, apply_move, book_discounts, book_money, card_need, continue_draws,
-                    efficient_options, legal_moves, longest_streak, place_cost, refill_display_draws)
+from .rules import (
+    BEN_BONUS,
+    BEN_UNFLIP,
+    IMP_FUNDING,
+    IMP_TRAVEL,
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SKETCH,
+    K_STEP,
+    K_THEME_PAIR,
+    K_UNFLIP,
+    K_WANDER,
+    P_FUNDING,
+    P_MAIN,
+    P_OVER,
+    P_RESOLVE,
+    P_SKETCH,
+    P_SUPPLY,
+    P_TRAVEL,
+    R_MONEY,
+    SUPPLY,
+    WANDERER,
+    Rules,
+    State,
+    apply_move,
+    book_discounts,
+    book_money,
+    card_need,
+    continue_draws,
+    efficient_options,
+    legal_moves,
+    longest_streak,
+    place_cost,
+    refill_display_draws,
+)
 from .scoring import final_components
 
 AGENTS: tuple[str, ...] = ("random", "greedy")
@@ -46,16 +84,50 @@ class Weights:
     """The greedy weights as plain floats (read once from the config), and per-variant tables the
     hot paths use (:meth:`tables`)."""
 
-    FIELDS = ("money", "resource", "hand_card", "hand_cap", "book_fraction", "growth", "theme_tile",
-              "opportunity", "improvement", "advanced", "bonus_tile", "card_bonus_icon", "card_theme_icon",
-              "card_cost_share", "wander_steps")
+    FIELDS = (
+        "money",
+        "resource",
+        "hand_card",
+        "hand_cap",
+        "book_fraction",
+        "growth",
+        "theme_tile",
+        "opportunity",
+        "improvement",
+        "advanced",
+        "bonus_tile",
+        "card_bonus_icon",
+        "card_theme_icon",
+        "card_cost_share",
+        "wander_steps",
+    )
     __slots__ = (*FIELDS, "_rules", "_card_base", "_books", "_by_discounts")
+    # the slots' types (annotations only; config.Greedy's fields, in points unless said)
+    money: float
+    resource: float
+    hand_card: float
+    hand_cap: int
+    book_fraction: float
+    growth: float
+    theme_tile: float
+    opportunity: float
+    improvement: float
+    advanced: float
+    bonus_tile: float
+    card_bonus_icon: float
+    card_theme_icon: float
+    card_cost_share: float
+    wander_steps: int
+    _rules: Rules | None
+    _card_base: tuple[float, ...]
+    _books: dict[tuple[int, ...], float]
+    _by_discounts: dict[tuple[int, ...], tuple[float, ...]]
 
     def __init__(self, cfg: UrbanSketchersConfig):
         g = cfg.agents.greedy
         for name in self.FIELDS:
             setattr(self, name, getattr(g, name))
-        self._rules: Rules | None = None
+        self._rules = None
 
     def tables(self, r: Rules) -> tuple[tuple[float, ...], dict]:
         """For the variant ``r``: each card's :func:`card_value` before its resource cost, by card
@@ -63,8 +135,10 @@ class Weights:
         cache of :func:`board_values` by discounts. Rebuilt when the variant changes."""
         if r is not self._rules:
             self._rules = r
-            self._card_base = tuple(self.hand_card + self.card_bonus_icon * r.bonus[c]
-                                    + self.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards))
+            self._card_base = tuple(
+                self.hand_card + self.card_bonus_icon * r.bonus[c] + self.card_theme_icon * len(r.themes[c])
+                for c in range(r.n_cards)
+            )
             self._books = {}
             self._by_discounts = {}
         return self._card_base, self._books
@@ -88,15 +162,18 @@ def book_value(s: State, p: int, b: int, w: Weights) -> float:
         young = max(0.0, 1.0 - s.total_pub / r.end_total)
         if len(books) >= 1 << 17:
             books.clear()
-        value = books[key] = (w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
-                              + w.bonus_tile * len(tiles) + w.growth * young * (r.max_cards - len(cards)))
+        value = books[key] = (
+            w.book_fraction * (vp + w.money * money + w.theme_tile * icons + streak)
+            + w.bonus_tile * len(tiles)
+            + w.growth * young * (r.max_cards - len(cards))
+        )
     return value
 
 
 def position_value(s: State, p: int, w: Weights) -> float:
     """The greedy heuristic value of seat p's holdings, in points (see the module docstring)."""
     r = s.rules
-    v = s.vp[p] + r.prestige_points[s.prestige[p]]
+    v: float = s.vp[p] + r.prestige_points[s.prestige[p]]
     v += w.money * s.money[p] + w.resource * len(s.bp[p])
     v += w.theme_tile * (sum(s.th_up[p]) + sum(s.th_down[p]))
     v += w.opportunity * sum(s.opp[p])
@@ -119,8 +196,12 @@ def card_value(s: State, p: int, card: int, w: Weights, discounts: list[list[int
     if discounts is None:
         discounts = [book_discounts(s, p, b) for b in range(r.books)]
     best = min(sum(card_need(r, card, d)) for d in discounts)
-    return (w.hand_card + w.card_bonus_icon * r.bonus[card] + w.card_theme_icon * len(r.themes[card])
-            - w.card_cost_share * w.resource * best)
+    return (
+        w.hand_card
+        + w.card_bonus_icon * r.bonus[card]
+        + w.card_theme_icon * len(r.themes[card])
+        - w.card_cost_share * w.resource * best
+    )
 
 
 def board_values(s: State, p: int, w: Weights) -> list[float | None]:
@@ -140,8 +221,12 @@ def board_values(s: State, p: int, w: Weights) -> list[float | None]:
         for c, (c0, c1, c2, c3) in enumerate(r.cost):
             best = -1
             for d0, d1, d2, d3 in discounts:
-                need = ((c0 - d0 if c0 > d0 else 0) + (c1 - d1 if c1 > d1 else 0) + (c2 - d2 if c2 > d2 else 0)
-                        + (c3 - d3 if c3 > d3 else 0))
+                need = (
+                    (c0 - d0 if c0 > d0 else 0)
+                    + (c1 - d1 if c1 > d1 else 0)
+                    + (c2 - d2 if c2 > d2 else 0)
+                    + (c3 - d3 if c3 > d3 else 0)
+                )
                 if best < 0 or need < best:
                     best = need
             values.append(card_base[c] - k * best)
@@ -232,8 +317,15 @@ def pick_best(moves: list, values: list[float], rng: np.random.Generator):
     return best[0] if len(best) == 1 else best[int(rng.integers(len(best)))]
 
 
-def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
-                rng: np.random.Generator | None = None, memo: dict | None = None) -> float | None:
+def quick_value(
+    s: State,
+    p: int,
+    mv: tuple[int, int, int, int],
+    w: Weights,
+    base: float,
+    rng: np.random.Generator | None = None,
+    memo: dict | None = None,
+) -> float | None:
     """:func:`position_value` after ``mv`` without copying the state, given ``base``, the value
     before the move: the decisions inside Sketch (a card, or ending), bonus tiles, theme-tile pairs
     during an action, Funding and the pending choices (improvements, unflips, extra themes); None
@@ -261,9 +353,15 @@ def quick_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
         book.append(card)
         after = book_value(s, p, b, w)
         book.pop()
-        return (base - w.resource * sum(need) - w.money * r.extra_card_money[s.s_fee[b]]
-                + w.hand_card * (min(h - 1, w.hand_cap) - min(h, w.hand_cap))
-                - (w.opportunity if eff >= 0 else 0.0) + after - before)
+        return (
+            base
+            - w.resource * sum(need)
+            - w.money * r.extra_card_money[s.s_fee[b]]
+            + w.hand_card * (min(h - 1, w.hand_cap) - min(h, w.hand_cap))
+            - (w.opportunity if eff >= 0 else 0.0)
+            + after
+            - before
+        )
     if kind == K_END and s.phase == P_SKETCH:
         return base
     if kind == K_BONUS and s.phase == P_RESOLVE:
@@ -321,11 +419,19 @@ def _try(s: State, pending: str, by: int, where: list[int] | None, i: int, value
         setattr(s, pending, getattr(s, pending) - by)
         if where is not None:
             where[i] = old
+
     return undo
 
 
-def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, base: float,
-                rng: np.random.Generator | None, memo: dict | None) -> float:
+def _pair_value(
+    s: State,
+    p: int,
+    mv: tuple[int, int, int, int],
+    w: Weights,
+    base: float,
+    rng: np.random.Generator | None,
+    memo: dict | None,
+) -> float:
     """:func:`quick_value` of a theme-tile pair flipped during an action (no :func:`.rules._continue`
     then): the flips keep the theme-tile count; the benefit adds its own value."""
     r = s.rules
@@ -334,7 +440,7 @@ def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
         return base + w.opportunity
     if ben == BEN_BONUS:
         slot, b = mv[2], mv[3]
-        if slot < 0:                     # money instead of the tile; the display is refilled all the same
+        if slot < 0:  # money instead of the tile; the display is refilled all the same
             if rng is not None:
                 refill_display_draws(s, rng)
             return base + w.money * r.bonus_money
@@ -358,8 +464,12 @@ def _pair_value(s: State, p: int, mv: tuple[int, int, int, int], w: Weights, bas
     if at >= last:
         return base + w.money * r.prestige_overflow
     code = r.prestige_reward[at + 1]
-    return (base + r.prestige_points[at + 1] - r.prestige_points[at]
-            + (w.money * r.reward_money if code == R_MONEY else 0.0))
+    return (
+        base
+        + r.prestige_points[at + 1]
+        - r.prestige_points[at]
+        + (w.money * r.reward_money if code == R_MONEY else 0.0)
+    )
 
 
 def finish_turn(s: State, p: int, w: Weights, scratch: np.random.Generator) -> None:
@@ -448,7 +558,7 @@ def margin(s: State, p: int, w: Weights) -> float:
     """p's lead over the best other seat: final scores once the game is over, else position values."""
     if s.phase == P_OVER:
         comps = final_components(s)
-        scores = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
+        scores: list[float] = [sum(v[q] for v in comps.values()) for q in range(s.rules.n)]
     else:
         scores = [position_value(s, q, w) for q in range(s.rules.n)]
     return scores[p] - max(scores[q] for q in range(s.rules.n) if q != p)
@@ -480,6 +590,7 @@ class RolloutAgent:
             playout(c, self.w, rng, self.horizon)
             return c
         from . import fast
+
         if self._fast is None or self._fast[0] is not c.rules:
             lay, table = fast.compile_fast(c.rules)
             self._fast = (c.rules, lay, table, fast.fast_weights(self.cfg, c.rules), fast.workspace(lay))
@@ -503,7 +614,7 @@ class RolloutAgent:
             ranked.append((-position_value(c, seat, w), i, mv))
         ranked.sort()
         best, best_v = ranked[0][2], -1e18
-        for _, _, mv in ranked[:self.candidates]:
+        for _, _, mv in ranked[: self.candidates]:
             total = 0.0
             for _ in range(self.playouts):
                 c = s.clone(rng, stats=False)
@@ -549,6 +660,7 @@ class CompiledGreedyAgent:
 
     def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
         from . import fast, kernel
+
         T = pos.T
         if self._for is None or self._for[0] is not T:
             cfg, rules, _ = kernel.variant_of(T)
@@ -568,6 +680,7 @@ class OnReference:
 
     def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
         from . import kernel
+
         return kernel.encode_move(self.agent.choose(kernel.to_reference(pos.S, pos.T), seat, rng))
 
 
@@ -577,6 +690,7 @@ def make_agent(cfg: UrbanSketchersConfig, name: str):
     ``rollout`` :class:`RolloutAgent` on the reference state (its playouts compiled). ValueError for
     an unknown name."""
     from ...core.protocol import UniformAgent
+
     if name == "random":
         return UniformAgent()
     if name == "greedy":
@@ -586,5 +700,15 @@ def make_agent(cfg: UrbanSketchersConfig, name: str):
     raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
 
 
-__all__ = ["AGENTS", "SEARCH_AGENTS", "RandomAgent", "GreedyAgent", "RolloutAgent", "make", "make_agent",
-           "CompiledGreedyAgent", "OnReference", "position_value"]
+__all__ = [
+    "AGENTS",
+    "SEARCH_AGENTS",
+    "RandomAgent",
+    "GreedyAgent",
+    "RolloutAgent",
+    "make",
+    "make_agent",
+    "CompiledGreedyAgent",
+    "OnReference",
+    "position_value",
+]

@@ -19,8 +19,18 @@ COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green")
 """The four coloured dice (Components); a die's colour code is its index, white is 4."""
 ACTIONS: tuple[str, ...] = ("travel", "sketch", "publish", "funding", "supply")
 """The five actions (Actions); codes 0-4. Supply is the neutral one."""
-BONUS_KINDS: tuple[str, ...] = ("discount_0", "discount_1", "discount_2", "discount_3", "streak_0", "streak_1",
-                                "streak_2", "money", "extra_theme", "longer")
+BONUS_KINDS: tuple[str, ...] = (
+    "discount_0",
+    "discount_1",
+    "discount_2",
+    "discount_3",
+    "streak_0",
+    "streak_1",
+    "streak_2",
+    "money",
+    "extra_theme",
+    "longer",
+)
 """Bonus tile kinds (Bonus Tiles) by code; discount_r and streak_g name resource r and region g."""
 REWARDS: tuple[str, ...] = ("unflip", "improvement", "money")
 """Track rewards (Track Rewards) by code."""
@@ -34,7 +44,8 @@ class Resources(Strict):
     backpack: int = Field(ge=1, le=MAX_RULE_INT, description="Backpack capacity, resources (Personal Boards F)")
     full_backpack: Literal["discard_oldest"] = Field(
         description="a resource gained with a full Backpack: the oldest one goes back to the reserve first (the "
-                    "rulebook: the player 'may discard older ones'; no choice of which)")
+        "rulebook: the player 'may discard older ones'; no choice of which)"
+    )
     assumed: str | None = None
 
 
@@ -47,9 +58,11 @@ class Themes(Strict):
 class Dice(Strict):
     faces: int = Field(ge=2, le=MAX_RULE_INT)
     white: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_RULE_INT)]] = Field(
-        description="white dice by player count (Set Up 7)")
+        description="white dice by player count (Set Up 7)"
+    )
     none_placeable: Literal["pass"] = Field(
-        description="a player with no die they can place (Choose a Die) passes the turn")
+        description="a player with no die they can place (Choose a Die) passes the turn"
+    )
     assumed: str | None = None
 
 
@@ -61,7 +74,7 @@ class ActionColours(Strict):
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _distinct(self) -> "ActionColours":
+    def _distinct(self) -> ActionColours:
         if len({self.travel, self.sketch, self.funding, self.publish}) != 4:
             raise ValueError("the four colour actions need four different colours")
         return self
@@ -75,7 +88,8 @@ MAX_SUPPLY_SPACES = 8
 class DiceTiles(Strict):
     values: list[RuleInt] = Field(min_length=2)
     supply_spaces: dict[Literal["2", "3", "4"], Annotated[int, Field(ge=0, le=MAX_SUPPLY_SPACES)]] = Field(
-        description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}")
+        description=f"Supply spaces by player count (Choose a Die), 0-{MAX_SUPPLY_SPACES}"
+    )
     assumed: str | None = None
 
 
@@ -90,11 +104,12 @@ class Setup(Strict):
 class TravelBoard(Strict):
     spaces: int = Field(ge=2, le=MAX_RULE_INT)
     edges: Literal["ring"] | list[Annotated[list[RuleInt], Field(min_length=2, max_length=2)]] = Field(
-        description="'ring', or the board's connections as pairs of spaces 0..spaces-1")
+        description="'ring', or the board's connections as pairs of spaces 0..spaces-1"
+    )
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _edges_on_board(self) -> "TravelBoard":
+    def _edges_on_board(self) -> TravelBoard:
         if self.edges != "ring":
             for i, (a, b) in enumerate(self.edges):
                 if not (0 <= a < self.spaces and 0 <= b < self.spaces and a != b):
@@ -115,7 +130,9 @@ class TravelBoard(Strict):
 
 
 class Travel(Strict):
-    step_money: int = Field(ge=1, le=MAX_RULE_INT, description="money per space moved (at least 1, so every Travel ends)")
+    step_money: int = Field(
+        ge=1, le=MAX_RULE_INT, description="money per space moved (at least 1, so every Travel ends)"
+    )
     pick_money: int = Field(ge=0, le=MAX_RULE_INT)
 
 
@@ -128,7 +145,7 @@ class Sketch(Strict):
     sketchbooks: int = Field(ge=1, le=4)
 
     @model_validator(mode="after")
-    def _long_enough(self) -> "Sketch":
+    def _long_enough(self) -> Sketch:
         if len(self.extra_card_money) < self.max_cards:
             raise ValueError("extra_card_money: needs one value per card a sketchbook can hold (max_cards)")
         return self
@@ -153,7 +170,8 @@ class Publish(Strict):
     beyond_six_money: int = Field(ge=0, le=MAX_RULE_INT)
     beyond_six: Literal["extra", "instead"] = Field(
         description="a card beyond six (longer tiles) earns beyond_six_money on top of its money_per_card (extra) "
-                    "or instead of it (instead)")
+        "or instead of it (instead)"
+    )
     money_tile: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
@@ -166,14 +184,15 @@ class Tracks(Strict):
     prestige_rewards: dict[RuleInt, Reward]
     prestige_overflow_money: int = Field(ge=0, le=MAX_RULE_INT)
     prestige_overflow_per: Literal["step", "advance"] = Field(
-        description="prestige_overflow_money for every step past the last space (step) or once per advance (advance)")
+        description="prestige_overflow_money for every step past the last space (step) or once per advance (advance)"
+    )
     published_rewards: dict[RuleInt, Reward]
     reward_money: int = Field(ge=0, le=MAX_RULE_INT)
     improvement_money: int = Field(ge=0, le=MAX_RULE_INT)
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _on_track(self) -> "Tracks":
+    def _on_track(self) -> Tracks:
         last = len(self.prestige_points) - 1
         bad = [k for k in self.prestige_rewards if not 1 <= k <= last]
         if bad:
@@ -200,7 +219,8 @@ class BonusTiles(Strict):
     mix: dict[str, RuleInt]
     streak_needs_card: bool = Field(
         description="a region's streak tile makes the streak one longer only if the sketchbook has a card of that "
-                    "region (true), or also makes a streak of 1 from none (false)")
+        "region (true), or also makes a streak of 1 from none (false)"
+    )
     assumed: str | None = None
 
 
@@ -214,12 +234,13 @@ class ThemeBoard(Strict):
     funding_space: int = Field(ge=0, le=3)
     pair_flips: Literal["own_decisions"] = Field(
         description="when a pair may be flipped ('During your turn'): at any of the player's own decisions, the die "
-                    "and every decision inside the action, but not while rewards or bonus tiles are being chosen "
-                    "and not after the action, which ends the turn")
+        "and every decision inside the action, but not while rewards or bonus tiles are being chosen "
+        "and not after the action, which ends the turn"
+    )
     assumed: str | None = None
 
     @model_validator(mode="after")
-    def _spaces(self) -> "ThemeBoard":
+    def _spaces(self) -> ThemeBoard:
         for p in self.pairs:
             a, b = p.spaces
             if not (0 <= a <= 3 and 0 <= b <= 3 and a != b):
@@ -256,14 +277,18 @@ class Greedy(Strict):
     card_bonus_icon: float = Field(description="a card's value per bonus icon, points (Travel)")
     card_theme_icon: float = Field(description="a card's value per theme icon, points (Travel)")
     card_cost_share: float = Field(description="share of ``resource`` a card's cost takes off its value (Travel)")
-    wander_steps: int = Field(ge=1, le=MAX_RULE_INT, description="Travel uses Wanderer for a card this many steps away or more")
+    wander_steps: int = Field(
+        ge=1, le=MAX_RULE_INT, description="Travel uses Wanderer for a card this many steps away or more"
+    )
     assumed: str | None = None
 
 
 class Rollout(Strict):
     playouts: int = Field(ge=1, le=MAX_RULE_INT, description="playouts per candidate choice")
     candidates: int = Field(ge=1, le=MAX_RULE_INT, description="best choices by the greedy value that get playouts")
-    horizon_rounds: int = Field(ge=0, le=MAX_RULE_INT, description="rounds a playout runs on; 0: to the end of the game")
+    horizon_rounds: int = Field(
+        ge=0, le=MAX_RULE_INT, description="rounds a playout runs on; 0: to the end of the game"
+    )
     assumed: str | None = None
 
 
@@ -271,8 +296,12 @@ class Heuristic(Strict):
     """The compiled interface's value of an unfinished game (``kernel.heuristic``), for searches that
     stop before the end: an agent parameter, not a rule."""
 
-    scale: float = Field(gt=0, le=1000, description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
-                         "margin = its score if the game ended now minus the best other seat's")
+    scale: float = Field(
+        gt=0,
+        le=1000,
+        description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
+        "margin = its score if the game ended now minus the best other seat's",
+    )
     assumed: str | None = None
 
 
@@ -303,7 +332,7 @@ class UrbanSketchersConfig(GameConfig):
     """An Urban Sketchers rule variant (the whole YAML file after ``extends:`` is resolved)."""
 
     game: Literal["urban_sketchers"]
-    players: list[Literal[2, 3, 4]] = Field(min_length=1)
+    players: list[Literal[2, 3, 4]] = Field(min_length=1)  # type: ignore[assignment]  # narrows GameConfig.players
     resources: Resources
     themes: Themes
     regions: list[str] = Field(min_length=1, max_length=3)
@@ -328,7 +357,7 @@ class UrbanSketchersConfig(GameConfig):
     cards: Cards
 
     @model_validator(mode="after")
-    def _check(self) -> "UrbanSketchersConfig":
+    def _check(self) -> UrbanSketchersConfig:
         res, themes, regions = self.resources.names, self.themes.names, self.regions
         for names, key in ((res, "resources.names"), (themes, "themes.names"), (regions, "regions")):
             twice = sorted({x for x in names if names.count(x) > 1})
@@ -336,15 +365,22 @@ class UrbanSketchersConfig(GameConfig):
                 raise ValueError(f"{key}: {', '.join(twice)} named more than once; each name must be different")
         for n in self.players:
             k = str(n)
-            for table, name in ((self.dice.white, "dice.white"), (self.dice_tiles.supply_spaces, "dice_tiles.supply_spaces"),
-                                (self.end.total_published, "end.total_published")):
+            for table, name in (
+                (self.dice.white, "dice.white"),
+                (self.dice_tiles.supply_spaces, "dice_tiles.supply_spaces"),
+                (self.end.total_published, "end.total_published"),
+            ):
                 if k not in table:
-                    raise ValueError(f"{name}: no entry \"{n}\", but players lists {n}")
+                    raise ValueError(f'{name}: no entry "{n}", but players lists {n}')
             if 1 + self.dice_tiles.supply_spaces[k] > len(self.dice_tiles.values):  # type: ignore[index]
-                raise ValueError(f"dice_tiles: {n} players need {1 + self.dice_tiles.supply_spaces[k]} tiles "  # type: ignore[index]
-                                 f"(one for the colour actions, one per Supply space), values has {len(self.dice_tiles.values)}")
+                raise ValueError(
+                    f"dice_tiles: {n} players need {1 + self.dice_tiles.supply_spaces[k]} tiles "  # type: ignore[index]
+                    f"(one for the colour actions, one per Supply space), values has {len(self.dice_tiles.values)}"
+                )
             if n * self.setup.hand + self.travel_board.spaces > len(self.cards.deck):
-                raise ValueError(f"cards.deck: {len(self.cards.deck)} cards cannot fill the travel board and deal {n} hands")
+                raise ValueError(
+                    f"cards.deck: {len(self.cards.deck)} cards cannot fill the travel board and deal {n} hands"
+                )
         if len(self.publish.victory_points) != self.sketch.max_cards + 1:
             raise ValueError("publish.victory_points: needs one value per sketchbook size 0..sketch.max_cards")
         kinds = bonus_kind_names(self)
@@ -363,7 +399,9 @@ class UrbanSketchersConfig(GameConfig):
             if set(c.cost) - set(res) or any(v < 0 for v in c.cost.values()):
                 raise ValueError(f"{where}.cost: card id {c.id}: resources {', '.join(res)} with counts 0 or more")
             if c.discount != "none" and c.cost.get(c.discount, 0) < 1:
-                raise ValueError(f"{where}.discount: card id {c.id}: the discount resource {c.discount!r} must be part of the cost")
+                raise ValueError(
+                    f"{where}.discount: card id {c.id}: the discount resource {c.discount!r} must be part of the cost"
+                )
             if c.region != "none" and c.region not in regions:
                 raise ValueError(f"{where}.region: card id {c.id}: {c.region!r}; allowed: none, {', '.join(regions)}")
             if set(c.themes) - set(themes):
@@ -371,11 +409,13 @@ class UrbanSketchersConfig(GameConfig):
         return self
 
 
-
 def bonus_kind_names(cfg: UrbanSketchersConfig) -> list[str]:
     """The YAML names of the bonus tile kinds, in code order (:data:`BONUS_KINDS`)."""
-    return ([f"discount_{r}" for r in cfg.resources.names] + [f"streak_{g}" for g in cfg.regions]
-            + ["money", "extra_theme", "longer"])
+    return (
+        [f"discount_{r}" for r in cfg.resources.names]
+        + [f"streak_{g}" for g in cfg.regions]
+        + ["money", "extra_theme", "longer"]
+    )
 
 
 def deck_distribution(cfg: UrbanSketchersConfig) -> dict[str, dict[str, RuleInt]]:

@@ -32,36 +32,135 @@ import numpy as np
 
 from ...core.fastseed import seed_game
 from .config import UrbanSketchersConfig
-from .rules import (B_EXTRA_THEME, B_LONGER, B_MONEY, B_STREAK0, BEN_BONUS, BEN_UNFLIP, EFFICIENT, IMP_FUNDING,
-                    IMP_PUBLISH, IMP_SKETCH, IMP_SUPPLY, IMP_TRAVEL, K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME,
-                    K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK, K_PLACE, K_RESOURCE, K_SETUP_DISCARD,
-                    K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP, K_WANDER, OPPORTUNIST, P_FUNDING, P_MAIN,
-                    P_OVER, P_RESOLVE, P_SETUP, P_SKETCH, P_SUPPLY, P_TRAVEL, PUBLISH, R_IMPROVEMENT, R_MONEY,
-                    R_UNFLIP, SUPPLY, TRAVEL, SKETCH, FUNDING, WANDERER, WHITE, Rules, State)
+from .rules import (
+    B_EXTRA_THEME,
+    B_LONGER,
+    B_MONEY,
+    B_STREAK0,
+    BEN_BONUS,
+    BEN_UNFLIP,
+    EFFICIENT,
+    FUNDING,
+    IMP_FUNDING,
+    IMP_PUBLISH,
+    IMP_SKETCH,
+    IMP_SUPPLY,
+    IMP_TRAVEL,
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PASS,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SETUP_DISCARD,
+    K_SETUP_DONE,
+    K_SKETCH,
+    K_STEP,
+    K_THEME_PAIR,
+    K_UNFLIP,
+    K_WANDER,
+    OPPORTUNIST,
+    P_FUNDING,
+    P_MAIN,
+    P_OVER,
+    P_RESOLVE,
+    P_SETUP,
+    P_SKETCH,
+    P_SUPPLY,
+    P_TRAVEL,
+    PUBLISH,
+    R_IMPROVEMENT,
+    R_MONEY,
+    R_UNFLIP,
+    SKETCH,
+    SUPPLY,
+    TRAVEL,
+    WANDERER,
+    WHITE,
+    Rules,
+    State,
+)
 
 jit = nb.njit(cache=True)
 
 # scalars in FastState.g
-(G_PHASE, G_SEAT, G_SETUP_SEAT, G_ROUND, G_FIRST, G_TTURN, G_ACTED, G_OVER, G_END, G_ACT_TILE, G_TOTAL_PUB,
- G_T_COST, G_S_ICONS, G_S_CARDS, G_SUP_LEFT, G_P_BONUS, G_P_XTHEME, G_P_IMP, G_P_UNFLIP, G_X_N, G_DECK_N,
- G_DISCARD_N, G_BAG_N, G_BDISC_N, G_NDICE, G_DECK_SEEN) = range(26)
+(
+    G_PHASE,
+    G_SEAT,
+    G_SETUP_SEAT,
+    G_ROUND,
+    G_FIRST,
+    G_TTURN,
+    G_ACTED,
+    G_OVER,
+    G_END,
+    G_ACT_TILE,
+    G_TOTAL_PUB,
+    G_T_COST,
+    G_S_ICONS,
+    G_S_CARDS,
+    G_SUP_LEFT,
+    G_P_BONUS,
+    G_P_XTHEME,
+    G_P_IMP,
+    G_P_UNFLIP,
+    G_X_N,
+    G_DECK_N,
+    G_DISCARD_N,
+    G_BAG_N,
+    G_BDISC_N,
+    G_NDICE,
+    G_DECK_SEEN,
+) = range(26)
 N_G = 26
 # G_DECK_SEEN: 1 once the travel deck has been rebuilt from the discard pile (every card in it has then been
 # seen by every player); with ``secret`` (per seat, how many cards at the front of the hand are still the ones
 # dealt face down at Set Up 10) it is what the compiled interface's determinize needs to know what is hidden
 # (kernel.py). Neither is a rule: the reference has no such fields.
-G_NAMES = ("phase", "seat", "setup_seat", "round", "first", "tturn", "acted", "over", "end_triggered", "act_tile",
-           "total_pub", "t_cost", "s_icons", "s_cards", "sup_left", "p_bonus", "p_xtheme", "p_imp", "p_unflip")
+G_NAMES = (
+    "phase",
+    "seat",
+    "setup_seat",
+    "round",
+    "first",
+    "tturn",
+    "acted",
+    "over",
+    "end_triggered",
+    "act_tile",
+    "total_pub",
+    "t_cost",
+    "s_icons",
+    "s_cards",
+    "sup_left",
+    "p_bonus",
+    "p_xtheme",
+    "p_imp",
+    "p_unflip",
+)
 """The reference's scalar attributes held in ``g[0:19]``, in order."""
 # per-seat statistics in FastState.st
-ST_NAMES = ("st_paid_players", "st_paid_bank", "st_white", "st_pub_sizes", "st_pub_count", "st_turns",
-            "st_prestige_money", "st_received")
+ST_NAMES = (
+    "st_paid_players",
+    "st_paid_bank",
+    "st_white",
+    "st_pub_sizes",
+    "st_pub_count",
+    "st_turns",
+    "st_prestige_money",
+    "st_received",
+)
 ST_PAID_PLAYERS, ST_PAID_BANK, ST_WHITE, ST_PUB_SIZES, ST_PUB_COUNT, ST_TURNS, ST_PRESTIGE_MONEY, ST_RECEIVED = range(8)
 
 AGENT_KINDS = {"random": 0, "greedy": 1}
 """The agents this engine plays, by the code :func:`play` takes per seat."""
 
-TIE = 1e-9   # agents.TIE
+TIE = 1e-9  # agents.TIE
 
 
 class Layout(NamedTuple):
@@ -73,16 +172,16 @@ class Layout(NamedTuple):
     n: int
     first_player: int
     n_white: int
-    hand: int           # cards dealt to each player (Set Up 10)
-    start_money: int    # money of each player at the start (setup.money, assumed: Set Up gives none)
+    hand: int  # cards dealt to each player (Set Up 10)
+    start_money: int  # money of each player at the start (setup.money, assumed: Set Up gives none)
     n_tile_values: int  # dice tiles (Set Up 2)
     imp_per_type: int
     themes_per_type: int
     res_per_type: int
-    set_points: int     # final scoring 2
-    per_money: int      # final scoring 5
+    set_points: int  # final scoring 2
+    per_money: int  # final scoring 5
     majority_needs_tiles: int
-    n_majority: int     # majority values (final scoring 3)
+    n_majority: int  # majority values (final scoring 3)
     n_dice: int
     faces: int
     n_supply: int
@@ -91,7 +190,7 @@ class Layout(NamedTuple):
     pick_money: int
     max_cards: int
     max_tiles: int
-    tiles_w: int        # btiles row width (max_tiles, at least 1)
+    tiles_w: int  # btiles row width (max_tiles, at least 1)
     bonus_money: int
     efficient: int
     books: int
@@ -105,7 +204,7 @@ class Layout(NamedTuple):
     prestige_overflow: int
     reward_money: int
     improvement_money: int
-    beyond_extra: int   # publish.beyond_six == extra
+    beyond_extra: int  # publish.beyond_six == extra
     publish_min: int
     overflow_per_step: int
     streak_needs_card: int
@@ -119,12 +218,12 @@ class Layout(NamedTuple):
     n_tiles: int
     n_regions: int
     n_pairs: int
-    n_prestige: int     # spaces of the Prestige track (its last is n_prestige - 1)
-    n_published: int    # entries of the Published track's reward table
+    n_prestige: int  # spaces of the Prestige track (its last is n_prestige - 1)
+    n_published: int  # entries of the Published track's reward table
     nbr_w: int
     themes_w: int
-    max_moves: int      # rows of a legal-move buffer that always suffice
-    size: int           # int64s in a state buffer
+    max_moves: int  # rows of a legal-move buffer that always suffice
+    size: int  # int64s in a state buffer
     # rule tables in T
     t_action_colour: int
     t_nbr: int
@@ -225,30 +324,85 @@ def state_shapes(r: Rules) -> list[tuple[str, tuple[int, ...]]]:
     """The fields of a state buffer in order, with their shapes (``g`` first)."""
     n, books, cards, tiles = r.n, r.books, r.n_cards, len(r.tile_kind)
     dice = 4 + r.n_white
-    return [("g", (N_G,)), ("dice", (dice,)), ("dcol", (dice,)), ("dused", (dice,)), ("occ", (4, n)),
-            ("cuser", (4,)), ("cval", (4,)), ("sup_tile", (r.n_supply,)), ("sup_occ", (r.n_supply,)),
-            ("theme_at", (4,)), ("deck", (cards,)), ("discard", (cards,)), ("board", (r.spaces,)), ("bag", (tiles,)),
-            ("display", (r.display,)), ("bdiscard", (tiles,)), ("reserve", (4,)), ("theme_supply", (4,)),
-            ("imp_supply", (5,)), ("money", (n,)), ("bp", (n, r.backpack)), ("bp_n", (n,)), ("hand", (n, cards)),
-            ("hand_n", (n,)), ("books", (n, books, r.max_cards)), ("books_n", (n, books)),
-            ("btiles", (n, books, max(1, r.max_tiles))), ("btiles_n", (n, books)), ("vp", (n,)), ("prestige", (n,)),
-            ("pubs", (n,)), ("th_up", (n, 4)), ("th_down", (n, 4)), ("opp", (n, 3)), ("imp", (n, 5)), ("pos", (n,)),
-            ("s_fee", (books,)), ("x_allowed", (4,)), ("st", (n, 8)), ("st_actions", (n, 5)),
-            ("st_colours", (n, 5)), ("st_imp", (n, 5)), ("secret", (n,))]
+    return [
+        ("g", (N_G,)),
+        ("dice", (dice,)),
+        ("dcol", (dice,)),
+        ("dused", (dice,)),
+        ("occ", (4, n)),
+        ("cuser", (4,)),
+        ("cval", (4,)),
+        ("sup_tile", (r.n_supply,)),
+        ("sup_occ", (r.n_supply,)),
+        ("theme_at", (4,)),
+        ("deck", (cards,)),
+        ("discard", (cards,)),
+        ("board", (r.spaces,)),
+        ("bag", (tiles,)),
+        ("display", (r.display,)),
+        ("bdiscard", (tiles,)),
+        ("reserve", (4,)),
+        ("theme_supply", (4,)),
+        ("imp_supply", (5,)),
+        ("money", (n,)),
+        ("bp", (n, r.backpack)),
+        ("bp_n", (n,)),
+        ("hand", (n, cards)),
+        ("hand_n", (n,)),
+        ("books", (n, books, r.max_cards)),
+        ("books_n", (n, books)),
+        ("btiles", (n, books, max(1, r.max_tiles))),
+        ("btiles_n", (n, books)),
+        ("vp", (n,)),
+        ("prestige", (n,)),
+        ("pubs", (n,)),
+        ("th_up", (n, 4)),
+        ("th_down", (n, 4)),
+        ("opp", (n, 3)),
+        ("imp", (n, 5)),
+        ("pos", (n,)),
+        ("s_fee", (books,)),
+        ("x_allowed", (4,)),
+        ("st", (n, 8)),
+        ("st_actions", (n, 5)),
+        ("st_colours", (n, 5)),
+        ("st_imp", (n, 5)),
+        ("secret", (n,)),
+    ]
 
 
 def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
     """(:class:`Layout`, rule table ``T`` int64[...]) of the reference's compiled variant ``r``."""
     nbr, nbr_n, nbr_w = _padded(r.neighbours)
     themes, themes_n, themes_w = _padded(r.themes)
-    tables = [("action_colour", r.action_colour), ("nbr", nbr), ("nbr_n", nbr_n), ("dist", r.dist),
-              ("next", r.next_step), ("extra", r.extra_card_money), ("vp", r.vp), ("pp", r.prestige_points),
-              ("prew", r.prestige_reward), ("pubrew", r.published_reward), ("travel_disc", r.travel_discount),
-              ("sketch_bonus", r.sketch_bonus), ("prestige_extra", r.prestige_extra),
-              ("funding_extra", r.funding_extra), ("funding_tiles", r.funding_tiles),
-              ("supply_extra", r.supply_extra), ("tile_kind", r.tile_kind), ("pairs", r.pairs), ("cost", r.cost),
-              ("discount", r.discount), ("bonus", r.bonus), ("region", r.region), ("themes", themes),
-              ("themes_n", themes_n), ("tile_values", r.tile_values), ("majority", r.majority)]
+    tables = [
+        ("action_colour", r.action_colour),
+        ("nbr", nbr),
+        ("nbr_n", nbr_n),
+        ("dist", r.dist),
+        ("next", r.next_step),
+        ("extra", r.extra_card_money),
+        ("vp", r.vp),
+        ("pp", r.prestige_points),
+        ("prew", r.prestige_reward),
+        ("pubrew", r.published_reward),
+        ("travel_disc", r.travel_discount),
+        ("sketch_bonus", r.sketch_bonus),
+        ("prestige_extra", r.prestige_extra),
+        ("funding_extra", r.funding_extra),
+        ("funding_tiles", r.funding_tiles),
+        ("supply_extra", r.supply_extra),
+        ("tile_kind", r.tile_kind),
+        ("pairs", r.pairs),
+        ("cost", r.cost),
+        ("discount", r.discount),
+        ("bonus", r.bonus),
+        ("region", r.region),
+        ("themes", themes),
+        ("themes_n", themes_n),
+        ("tile_values", r.tile_values),
+        ("majority", r.majority),
+    ]
     parts, offsets, at = [], {}, 0
     for name, values in tables:
         flat = np.asarray(values, dtype=np.int64).ravel()
@@ -262,37 +416,98 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
             offsets["o_" + name] = at
         at += prod(shape)
     dice = 4 + r.n_white
-    max_moves = (dice * (8 * r.books + r.n_supply) + len(r.pairs) * (max(3, r.books * r.display) + 1)
-                 + r.books * r.n_cards * 11 + 2 * r.spaces + r.themes_per_type * 4 + r.n_cards + 64)
+    max_moves = (
+        dice * (8 * r.books + r.n_supply)
+        + len(r.pairs) * (max(3, r.books * r.display) + 1)
+        + r.books * r.n_cards * 11
+        + 2 * r.spaces
+        + r.themes_per_type * 4
+        + r.n_cards
+        + 64
+    )
     lay = Layout(
-        n=r.n, first_player=r.first_player, n_white=r.n_white, hand=r.hand, start_money=r.start_money,
-        n_tile_values=len(r.tile_values), imp_per_type=r.imp_per_type, themes_per_type=r.themes_per_type,
-        res_per_type=r.res_per_type, set_points=r.set_points, per_money=r.per_money,
-        majority_needs_tiles=int(r.majority_needs_tiles), n_majority=len(r.majority), n_dice=dice, faces=r.faces, n_supply=r.n_supply,
-        spaces=r.spaces, step_money=r.step_money, pick_money=r.pick_money, max_cards=r.max_cards,
-        max_tiles=r.max_tiles, tiles_w=max(1, r.max_tiles), bonus_money=r.bonus_money, efficient=r.efficient,
-        books=r.books, fund_money=r.fund_money, fund_per_pub=r.fund_per_pub, fund_all=int(r.fund_all),
-        fund_flip=r.fund_flip, money_per_card=r.money_per_card, beyond_money=r.beyond_money,
-        money_tile=r.money_tile, prestige_overflow=r.prestige_overflow, reward_money=r.reward_money,
-        improvement_money=r.improvement_money, beyond_extra=int(r.beyond_extra),
-        publish_min=r.publish_min, overflow_per_step=int(r.overflow_per_step),
-        streak_needs_card=int(r.streak_needs_card), slots=r.slots, display=r.display, funding_space=r.funding_space,
-        end_total=r.end_total, max_rounds=r.max_rounds, backpack=r.backpack, n_cards=r.n_cards,
-        n_tiles=len(r.tile_kind), n_regions=r.n_regions, n_pairs=len(r.pairs), n_prestige=len(r.prestige_points),
-        n_published=len(r.published_reward), nbr_w=nbr_w, themes_w=themes_w, max_moves=max_moves, size=at,
-        **offsets)
+        n=r.n,
+        first_player=r.first_player,
+        n_white=r.n_white,
+        hand=r.hand,
+        start_money=r.start_money,
+        n_tile_values=len(r.tile_values),
+        imp_per_type=r.imp_per_type,
+        themes_per_type=r.themes_per_type,
+        res_per_type=r.res_per_type,
+        set_points=r.set_points,
+        per_money=r.per_money,
+        majority_needs_tiles=int(r.majority_needs_tiles),
+        n_majority=len(r.majority),
+        n_dice=dice,
+        faces=r.faces,
+        n_supply=r.n_supply,
+        spaces=r.spaces,
+        step_money=r.step_money,
+        pick_money=r.pick_money,
+        max_cards=r.max_cards,
+        max_tiles=r.max_tiles,
+        tiles_w=max(1, r.max_tiles),
+        bonus_money=r.bonus_money,
+        efficient=r.efficient,
+        books=r.books,
+        fund_money=r.fund_money,
+        fund_per_pub=r.fund_per_pub,
+        fund_all=int(r.fund_all),
+        fund_flip=r.fund_flip,
+        money_per_card=r.money_per_card,
+        beyond_money=r.beyond_money,
+        money_tile=r.money_tile,
+        prestige_overflow=r.prestige_overflow,
+        reward_money=r.reward_money,
+        improvement_money=r.improvement_money,
+        beyond_extra=int(r.beyond_extra),
+        publish_min=r.publish_min,
+        overflow_per_step=int(r.overflow_per_step),
+        streak_needs_card=int(r.streak_needs_card),
+        slots=r.slots,
+        display=r.display,
+        funding_space=r.funding_space,
+        end_total=r.end_total,
+        max_rounds=r.max_rounds,
+        backpack=r.backpack,
+        n_cards=r.n_cards,
+        n_tiles=len(r.tile_kind),
+        n_regions=r.n_regions,
+        n_pairs=len(r.pairs),
+        n_prestige=len(r.prestige_points),
+        n_published=len(r.published_reward),
+        nbr_w=nbr_w,
+        themes_w=themes_w,
+        max_moves=max_moves,
+        size=at,
+        **offsets,
+    )
     return lay, table
 
 
 def fast_weights(cfg: UrbanSketchersConfig, r: Rules) -> FastWeights:
     """``agents.Weights`` of ``cfg`` for the variant ``r`` (card values computed as the reference does)."""
     g = cfg.agents.greedy
-    base = [g.hand_card + g.card_bonus_icon * r.bonus[c] + g.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards)]
-    return FastWeights(money=g.money, resource=g.resource, hand_card=g.hand_card, hand_cap=g.hand_cap,
-                       book_fraction=g.book_fraction, growth=g.growth, theme_tile=g.theme_tile,
-                       opportunity=g.opportunity, improvement=g.improvement, advanced=g.advanced,
-                       bonus_tile=g.bonus_tile, card_cost_share=g.card_cost_share, wander_steps=g.wander_steps,
-                       card_base=np.asarray(base, np.float64))
+    base = [
+        g.hand_card + g.card_bonus_icon * r.bonus[c] + g.card_theme_icon * len(r.themes[c]) for c in range(r.n_cards)
+    ]
+    return FastWeights(
+        money=g.money,
+        resource=g.resource,
+        hand_card=g.hand_card,
+        hand_cap=g.hand_cap,
+        book_fraction=g.book_fraction,
+        growth=g.growth,
+        theme_tile=g.theme_tile,
+        opportunity=g.opportunity,
+        improvement=g.improvement,
+        advanced=g.advanced,
+        bonus_tile=g.bonus_tile,
+        card_cost_share=g.card_cost_share,
+        wander_steps=g.wander_steps,
+        card_base=np.asarray(base, np.float64),
+    )
 
 
 _SLICES: dict[int, tuple[Rules, list[tuple[str, int, int, tuple[int, ...]]], int]] = {}
@@ -329,28 +544,48 @@ def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
     for i, name in enumerate(G_NAMES):
         f["g"][i] = int(getattr(s, name))
     f["g"][G_X_N] = len(s.x_allowed)
-    f["x_allowed"][:len(s.x_allowed)] = s.x_allowed
+    f["x_allowed"][: len(s.x_allowed)] = s.x_allowed
     for name, key in (("deck", G_DECK_N), ("discard", G_DISCARD_N), ("bag", G_BAG_N), ("bdiscard", G_BDISC_N)):
         items = getattr(s, name)
         f["g"][key] = len(items)
-        f[name][:len(items)] = items
+        f[name][: len(items)] = items
     f["g"][G_NDICE] = len(s.dice)
     for name in ("dice", "dcol", "dused"):
-        f[name][:len(s.dice)] = [int(x) for x in getattr(s, name)]
-    for name in ("occ", "cuser", "cval", "sup_tile", "sup_occ", "theme_at", "board", "display", "reserve",
-                 "theme_supply", "imp_supply", "money", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp",
-                 "pos", "s_fee"):
+        f[name][: len(s.dice)] = [int(x) for x in getattr(s, name)]
+    for name in (
+        "occ",
+        "cuser",
+        "cval",
+        "sup_tile",
+        "sup_occ",
+        "theme_at",
+        "board",
+        "display",
+        "reserve",
+        "theme_supply",
+        "imp_supply",
+        "money",
+        "vp",
+        "prestige",
+        "pubs",
+        "th_up",
+        "th_down",
+        "opp",
+        "imp",
+        "pos",
+        "s_fee",
+    ):
         f[name][...] = np.asarray(getattr(s, name), dtype=np.int64)
     for p in range(r.n):
         f["bp_n"][p] = len(s.bp[p])
-        f["bp"][p, :len(s.bp[p])] = s.bp[p]
+        f["bp"][p, : len(s.bp[p])] = s.bp[p]
         f["hand_n"][p] = len(s.hand[p])
-        f["hand"][p, :len(s.hand[p])] = s.hand[p]
+        f["hand"][p, : len(s.hand[p])] = s.hand[p]
         for b in range(r.books):
             f["books_n"][p, b] = len(s.books[p][b])
-            f["books"][p, b, :len(s.books[p][b])] = s.books[p][b]
+            f["books"][p, b, : len(s.books[p][b])] = s.books[p][b]
             f["btiles_n"][p, b] = len(s.btiles[p][b])
-            f["btiles"][p, b, :len(s.btiles[p][b])] = s.btiles[p][b]
+            f["btiles"][p, b, : len(s.btiles[p][b])] = s.btiles[p][b]
     for i, name in enumerate(ST_NAMES):
         f["st"][:, i] = getattr(s, name)
     f["st_actions"][...] = s.st_actions
@@ -371,27 +606,50 @@ def to_reference(buf: np.ndarray, r: Rules, rng: np.random.Generator | None = No
         setattr(s, name, g[i])
     for name in ("acted", "over", "end_triggered"):
         setattr(s, name, bool(getattr(s, name)))
-    s.x_allowed = [int(x) for x in f["x_allowed"][:g[G_X_N]]]
-    s.deck = f["deck"][:g[G_DECK_N]].tolist()
-    s.discard = f["discard"][:g[G_DISCARD_N]].tolist()
-    s.bag = f["bag"][:g[G_BAG_N]].tolist()
-    s.bdiscard = f["bdiscard"][:g[G_BDISC_N]].tolist()
+    s.x_allowed = [int(x) for x in f["x_allowed"][: g[G_X_N]]]
+    s.deck = f["deck"][: g[G_DECK_N]].tolist()
+    s.discard = f["discard"][: g[G_DISCARD_N]].tolist()
+    s.bag = f["bag"][: g[G_BAG_N]].tolist()
+    s.bdiscard = f["bdiscard"][: g[G_BDISC_N]].tolist()
     k = g[G_NDICE]
     s.dice, s.dcol = f["dice"][:k].tolist(), f["dcol"][:k].tolist()
     s.dused = [bool(x) for x in f["dused"][:k]]
     s.occ = [[bool(x) for x in row] for row in f["occ"]]
     s.sup_occ = [bool(x) for x in f["sup_occ"]]
-    for name in ("cuser", "cval", "sup_tile", "theme_at", "board", "display", "reserve", "theme_supply", "imp_supply",
-                 "money", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp", "pos", "s_fee"):
+    for name in (
+        "cuser",
+        "cval",
+        "sup_tile",
+        "theme_at",
+        "board",
+        "display",
+        "reserve",
+        "theme_supply",
+        "imp_supply",
+        "money",
+        "vp",
+        "prestige",
+        "pubs",
+        "th_up",
+        "th_down",
+        "opp",
+        "imp",
+        "pos",
+        "s_fee",
+    ):
         setattr(s, name, f[name].tolist())
     n = r.n
-    s.bp = [f["bp"][p, :f["bp_n"][p]].tolist() for p in range(n)]
-    s.hand = [f["hand"][p, :f["hand_n"][p]].tolist() for p in range(n)]
-    s.books = [[f["books"][p, b, :f["books_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
-    s.btiles = [[f["btiles"][p, b, :f["btiles_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
+    s.bp = [f["bp"][p, : f["bp_n"][p]].tolist() for p in range(n)]
+    s.hand = [f["hand"][p, : f["hand_n"][p]].tolist() for p in range(n)]
+    s.books = [[f["books"][p, b, : f["books_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
+    s.btiles = [[f["btiles"][p, b, : f["btiles_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
     for i, name in enumerate(ST_NAMES):
         setattr(s, name, f["st"][:, i].tolist())
-    s.st_actions, s.st_colours, s.st_imp_taken = f["st_actions"].tolist(), f["st_colours"].tolist(), f["st_imp"].tolist()
+    s.st_actions, s.st_colours, s.st_imp_taken = (
+        f["st_actions"].tolist(),
+        f["st_colours"].tolist(),
+        f["st_imp"].tolist(),
+    )
     return s
 
 
@@ -402,21 +660,29 @@ class Workspace(NamedTuple):
 
     a: np.ndarray
     b: np.ndarray
-    cand: np.ndarray   # int64[max_moves, 4]: greedy's candidate die choices
-    tmp: np.ndarray    # int64[max_moves, 4]: legal moves behind the candidates
-    sub: np.ndarray    # int64[max_moves, 4]: legal moves inside an action
-    vals: np.ndarray   # float64[max_moves]
+    cand: np.ndarray  # int64[max_moves, 4]: greedy's candidate die choices
+    tmp: np.ndarray  # int64[max_moves, 4]: legal moves behind the candidates
+    sub: np.ndarray  # int64[max_moves, 4]: legal moves inside an action
+    vals: np.ndarray  # float64[max_moves]
     subvals: np.ndarray
-    keys: np.ndarray   # int64[81]: candidate slot per (place target, Opportunist) key
-    opts: np.ndarray   # int64[10, 5]: Efficient options
+    keys: np.ndarray  # int64[81]: candidate slot per (place target, Opportunist) key
+    opts: np.ndarray  # int64[10, 5]: Efficient options
 
 
 def workspace(lay: Layout) -> Workspace:
     """A :class:`Workspace` for the variant."""
     m = lay.max_moves
-    return Workspace(a=np.zeros(lay.size, np.int64), b=np.zeros(lay.size, np.int64), cand=np.zeros((m, 4), np.int64),
-                     tmp=np.zeros((m, 4), np.int64), sub=np.zeros((m, 4), np.int64), vals=np.zeros(m),
-                     subvals=np.zeros(m), keys=np.zeros(81, np.int64), opts=np.zeros((10, 5), np.int64))
+    return Workspace(
+        a=np.zeros(lay.size, np.int64),
+        b=np.zeros(lay.size, np.int64),
+        cand=np.zeros((m, 4), np.int64),
+        tmp=np.zeros((m, 4), np.int64),
+        sub=np.zeros((m, 4), np.int64),
+        vals=np.zeros(m),
+        subvals=np.zeros(m),
+        keys=np.zeros(81, np.int64),
+        opts=np.zeros((10, 5), np.int64),
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -494,8 +760,7 @@ def card_need(L, T, card, d0, d1, d2, d3):
     """Resources (4 counts) still to pay for ``card`` after the discounts ``d0..d3`` (:func:`.rules.card_need`)."""
     o = L.t_cost + card * 4
     c0, c1, c2, c3 = T[o], T[o + 1], T[o + 2], T[o + 3]
-    return (c0 - d0 if c0 > d0 else 0, c1 - d1 if c1 > d1 else 0, c2 - d2 if c2 > d2 else 0,
-            c3 - d3 if c3 > d3 else 0)
+    return (c0 - d0 if c0 > d0 else 0, c1 - d1 if c1 > d1 else 0, c2 - d2 if c2 > d2 else 0, c3 - d3 if c3 > d3 else 0)
 
 
 @jit
@@ -526,8 +791,12 @@ def efficient_options(n0, n1, n2, n3, amount, opts):
                 continue
             dup = False
             for j in range(k):
-                if (opts[j, 1] == opts[k, 1] and opts[j, 2] == opts[k, 2] and opts[j, 3] == opts[k, 3]
-                        and opts[j, 4] == opts[k, 4]):
+                if (
+                    opts[j, 1] == opts[k, 1]
+                    and opts[j, 2] == opts[k, 2]
+                    and opts[j, 3] == opts[k, 3]
+                    and opts[j, 4] == opts[k, 4]
+                ):
                     dup = True
                     break
             if not dup:
@@ -1143,7 +1412,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
                 S[L.o_money + p] -= pay
                 S[L.o_st + p * 8 + ST_PAID_BANK] += pay
             if S[G_DISCARD_N] > 0 and _empty_slots(S, L.o_board, L.spaces) > S[G_DECK_N]:
-                S[G_DECK_SEEN] = 1          # the refill rebuilds the deck from the (seen) discards
+                S[G_DECK_SEEN] = 1  # the refill rebuilds the deck from the (seen) discards
             _refill(S, L.o_board, L.spaces, L.o_deck, G_DECK_N, L.o_discard, G_DISCARD_N, rng)
         elif S[G_PHASE] == P_SKETCH:
             if S[G_S_CARDS]:
@@ -1284,14 +1553,14 @@ def setup(S, L, T, rng):
     hand is ``secret`` (dealt face down)."""
     S[:] = 0
     S[G_PHASE] = P_SETUP
-    tiles = _shuffled_range(L.n_tile_values, rng)                      # Set Up 2
+    tiles = _shuffled_range(L.n_tile_values, rng)  # Set Up 2
     S[G_ACT_TILE] = T[L.t_tile_values + tiles[0]]
     for i in range(L.n_supply):
         S[L.o_sup_tile + i] = T[L.t_tile_values + tiles[1 + i]]
-    theme = _shuffled_range(4, rng)                                   # Set Up 3
+    theme = _shuffled_range(4, rng)  # Set Up 3
     for i in range(4):
         S[L.o_theme_at + i] = theme[i]
-    bag = _shuffled_range(L.n_tiles, rng)                             # Set Up 4
+    bag = _shuffled_range(L.n_tiles, rng)  # Set Up 4
     for i in range(L.n_tiles):
         S[L.o_bag + i] = bag[i]
     S[G_BAG_N] = L.n_tiles
@@ -1301,17 +1570,17 @@ def setup(S, L, T, rng):
             S[L.o_display + i] = S[L.o_bag + S[G_BAG_N]]
         else:
             S[L.o_display + i] = -1
-    for t in range(5):                                                # Set Up 5
+    for t in range(5):  # Set Up 5
         S[L.o_imp_supply + t] = L.imp_per_type
-    for t in range(4):                                                # Set Up 6, Components
+    for t in range(4):  # Set Up 6, Components
         S[L.o_theme_supply + t] = L.themes_per_type
         S[L.o_reserve + t] = L.res_per_type
     for p in range(L.n):
-        for o in range(3):                                            # Set Up 9
+        for o in range(3):  # Set Up 9
             S[L.o_opp + p * 3 + o] = 1
-        S[L.o_pos + p] = (p * L.spaces) // L.n                         # setup.start_spaces: spread
-        S[L.o_money + p] = L.start_money                               # setup.money
-    deck = _shuffled_range(L.n_cards, rng)                            # Set Up 10
+        S[L.o_pos + p] = (p * L.spaces) // L.n  # setup.start_spaces: spread
+        S[L.o_money + p] = L.start_money  # setup.money
+    deck = _shuffled_range(L.n_cards, rng)  # Set Up 10
     for i in range(L.n_cards):
         S[L.o_deck + i] = deck[i]
     S[G_DECK_N] = L.n_cards
@@ -1397,8 +1666,11 @@ def book_value(S, L, T, W, p, b):
         icons += T[L.t_themes_n + S[bk + i]]
     streak = longest_streak(S, L, T, p, b)
     young = max(0.0, 1.0 - S[G_TOTAL_PUB] / L.end_total)
-    return (W.book_fraction * (vp + W.money * money + W.theme_tile * icons + streak)
-            + W.bonus_tile * nt + W.growth * young * (L.max_cards - nc))
+    return (
+        W.book_fraction * (vp + W.money * money + W.theme_tile * icons + streak)
+        + W.bonus_tile * nt
+        + W.growth * young * (L.max_cards - nc)
+    )
 
 
 @jit
@@ -1534,8 +1806,7 @@ def _pair_value(S, L, T, W, p, a, b, c, base, rng):
     if at >= last:
         return base + W.money * L.prestige_overflow
     code = T[L.t_prew + at + 1]
-    return (base + T[L.t_pp + at + 1] - T[L.t_pp + at]
-            + (W.money * L.reward_money if code == R_MONEY else 0.0))
+    return base + T[L.t_pp + at + 1] - T[L.t_pp + at] + (W.money * L.reward_money if code == R_MONEY else 0.0)
 
 
 @jit
@@ -1551,10 +1822,15 @@ def quick_value(S, L, T, W, p, kind, a, b, c, base, rng, opts):
             need = efficient_need(L, need, c, opts)
         h = S[L.o_hand_n + p]
         after = _with_card(S, L, T, W, p, b, a)
-        return True, (base - W.resource * (need[0] + need[1] + need[2] + need[3])
-                      - W.money * T[L.t_extra + S[L.o_s_fee + b]]
-                      + W.hand_card * (min(h - 1, W.hand_cap) - min(h, W.hand_cap))
-                      - (W.opportunity if c >= 0 else 0.0) + after - before)
+        return True, (
+            base
+            - W.resource * (need[0] + need[1] + need[2] + need[3])
+            - W.money * T[L.t_extra + S[L.o_s_fee + b]]
+            + W.hand_card * (min(h - 1, W.hand_cap) - min(h, W.hand_cap))
+            - (W.opportunity if c >= 0 else 0.0)
+            + after
+            - before
+        )
     if kind == K_END and ph == P_SKETCH:
         return True, base
     if kind == K_BONUS and ph == P_RESOLVE:
@@ -1764,8 +2040,23 @@ def playout(S, L, T, W, rng, ws, stop_round):
 
 
 @jit
-def play_chunk_games(L, T, W, kinds, run_seed, start, stop, chance, agent_rng, chance_state, chance_flag,
-                     agent_state, agent_flag, scratch, ws):
+def play_chunk_games(
+    L,
+    T,
+    W,
+    kinds,
+    run_seed,
+    start,
+    stop,
+    chance,
+    agent_rng,
+    chance_state,
+    chance_flag,
+    agent_state,
+    agent_flag,
+    scratch,
+    ws,
+):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
     seats ``kinds[(s + i) % n]`` at seat ``s`` (the runner's seat rotation,
     :func:`balancer.core.tables.seat_agents`), set up (:func:`setup`) and played (:func:`play`) with

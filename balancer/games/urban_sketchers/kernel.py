@@ -67,11 +67,48 @@ from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
-from .fast import (G_BAG_N, G_DECK_N, G_DECK_SEEN, G_FIRST, G_PHASE, G_ROUND, G_SEAT, G_TOTAL_PUB, ST_PAID_BANK,
-                   ST_PAID_PLAYERS, ST_PRESTIGE_MONEY, ST_PUB_COUNT, ST_PUB_SIZES, ST_RECEIVED, ST_TURNS, ST_WHITE)
-from .rules import (K_BONUS, K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PASS, K_PICK,
-                    K_PLACE, K_RESOURCE, K_SETUP_DISCARD, K_SETUP_DONE, K_SKETCH, K_STEP, K_THEME_PAIR, K_UNFLIP,
-                    K_WANDER, P_MAIN, P_OVER, Move, Rules, State, compile_rules)
+from .fast import (
+    G_BAG_N,
+    G_DECK_N,
+    G_DECK_SEEN,
+    G_PHASE,
+    G_ROUND,
+    G_SEAT,
+    ST_PAID_BANK,
+    ST_PAID_PLAYERS,
+    ST_PRESTIGE_MONEY,
+    ST_PUB_COUNT,
+    ST_PUB_SIZES,
+    ST_RECEIVED,
+    ST_TURNS,
+    ST_WHITE,
+)
+from .rules import (
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PASS,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SETUP_DISCARD,
+    K_SETUP_DONE,
+    K_SKETCH,
+    K_STEP,
+    K_THEME_PAIR,
+    K_UNFLIP,
+    K_WANDER,
+    P_MAIN,
+    P_OVER,
+    Move,
+    Rules,
+    State,
+    compile_rules,
+)
 from .scoring import COMPONENTS
 
 jit = nb.njit(cache=True)
@@ -326,8 +363,17 @@ def game_agent(code, S, T, row, out, rng):
     return 1
 
 
-KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
-                heuristic=heuristic, determinize=determinize, policy=policy)
+KERNEL = Kernel(
+    to_move=to_move,
+    legal=legal,
+    apply=apply,
+    is_over=is_over,
+    scores=scores,
+    returns=returns,
+    heuristic=heuristic,
+    determinize=determinize,
+    policy=policy,
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -349,15 +395,23 @@ def _entry(cfg: UrbanSketchersConfig, n: int) -> _Compiled:
     hit = _BY_CFG.get((id(cfg), n))
     if hit is not None and hit.cfg is cfg:
         return hit
-    rules = compile_rules(cfg, n)          # ValueError for an unsupported player count
+    rules = compile_rules(cfg, n)  # ValueError for an unsupported player count
     lay, table = fast.compile_fast(rules)
     if lay.n_cards > 65535 or lay.spaces > 65535 or lay.display > 255 or lay.books > 255:
-        raise ValueError("urban_sketchers: the move code holds at most 65,535 cards and spaces, 255 display slots "
-                         "and sketchbooks")
+        raise ValueError(
+            "urban_sketchers: the move code holds at most 65,535 cards and spaces, 255 display slots and sketchbooks"
+        )
     weights = fast.fast_weights(cfg, rules)
-    T = Table(L=lay, R=table, mv=np.zeros((lay.max_moves, 4), np.int64), opts=np.zeros((10, 5), np.int64),
-              comps=np.zeros((5, n), np.int64), scale=float(cfg.agents.heuristic.scale),
-              W=weights, ws=fast.workspace(lay))
+    T = Table(
+        L=lay,
+        R=table,
+        mv=np.zeros((lay.max_moves, 4), np.int64),
+        opts=np.zeros((10, 5), np.int64),
+        comps=np.zeros((5, n), np.int64),
+        scale=float(cfg.agents.heuristic.scale),
+        W=weights,
+        ws=fast.workspace(lay),
+    )
     hit = _Compiled(cfg, rules, T, weights)
     _BY_CFG[(id(cfg), n)] = hit
     _BY_TABLE[id(T)] = hit
@@ -412,23 +466,23 @@ def observation(S: np.ndarray, T: Table, seat: int) -> np.ndarray:
     L = T.L
     O = S.copy()
     nc = L.n_cards
-    deck = O[L.o_deck:L.o_deck + nc]
+    deck = O[L.o_deck : L.o_deck + nc]
     k = int(S[G_DECK_N])
-    contents = np.sort(S[L.o_deck:L.o_deck + k]) if S[G_DECK_SEEN] else None
+    contents = np.sort(S[L.o_deck : L.o_deck + k]) if S[G_DECK_SEEN] else None
     deck[:] = -1
     if contents is not None:
         deck[:k] = contents
-    O[L.o_bag:L.o_bag + L.n_tiles] = -1
+    O[L.o_bag : L.o_bag + L.n_tiles] = -1
     for q in range(L.n):
         if q != seat:
             row = L.o_hand + q * nc
-            O[row:row + int(S[L.o_secret + q])] = -1
-            O[row + int(S[L.o_hand_n + q]):row + nc] = -1
+            O[row : row + int(S[L.o_secret + q])] = -1
+            O[row + int(S[L.o_hand_n + q]) : row + nc] = -1
     return O
 
 
 def _per_seat(S: np.ndarray, at: int, n: int, width: int) -> np.ndarray:
-    return S[at:at + n * width].reshape(n, width)
+    return S[at : at + n * width].reshape(n, width)
 
 
 def outcome(S: np.ndarray, T: Table) -> Outcome:
@@ -446,23 +500,31 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
     def col(values) -> list[float]:
         return [float(x) for x in values]
 
-    metrics: dict[str, list[float]] = {"game_rounds": [float(S[G_ROUND] + 1)] * n,
-                                       "paid_players": col(st[:, ST_PAID_PLAYERS]), "paid_bank": col(st[:, ST_PAID_BANK]),
-                                       "received_from_players": col(st[:, ST_RECEIVED])}
+    metrics: dict[str, list[float]] = {
+        "game_rounds": [float(S[G_ROUND] + 1)] * n,
+        "paid_players": col(st[:, ST_PAID_PLAYERS]),
+        "paid_bank": col(st[:, ST_PAID_BANK]),
+        "received_from_players": col(st[:, ST_RECEIVED]),
+    }
     for a, name in enumerate(ACTIONS):
         metrics[f"actions_{name}"] = col(acts[:, a])
     for c, name in enumerate((*COLOURS, "white")):
         metrics[f"dice_{name}"] = col(cols[:, c])
     metrics["white_dice_on_actions"] = col(st[:, ST_WHITE])
     metrics["published"] = col(st[:, ST_PUB_COUNT])
-    metrics["mean_publish_size"] = [float(st[p, ST_PUB_SIZES]) / float(st[p, ST_PUB_COUNT]) if st[p, ST_PUB_COUNT]
-                                    else 0.0 for p in range(n)]
+    metrics["mean_publish_size"] = [
+        float(st[p, ST_PUB_SIZES]) / float(st[p, ST_PUB_COUNT]) if st[p, ST_PUB_COUNT] else 0.0 for p in range(n)
+    ]
     for t, name in enumerate(IMPROVEMENT_NAMES):
         metrics[f"improvement_{name}"] = col(imps[:, t])
     metrics["prestige_overflow_money"] = col(st[:, ST_PRESTIGE_MONEY])
-    return Outcome(scores=scores_, tiebreak=[(int(x),) for x in themes.sum(axis=1)],
-                   components={k: [int(x) for x in comps[i]] for i, k in enumerate(COMPONENTS)},
-                   metrics=metrics, turns=[int(x) for x in st[:, ST_TURNS]])
+    return Outcome(
+        scores=scores_,
+        tiebreak=[(int(x),) for x in themes.sum(axis=1)],
+        components={k: [int(x) for x in comps[i]] for i, k in enumerate(COMPONENTS)},
+        metrics=metrics,
+        turns=[int(x) for x in st[:, ST_TURNS]],
+    )
 
 
 def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
@@ -474,14 +536,17 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     g = states.shape[0]
 
     def per_seat(at: int, width: int) -> np.ndarray:
-        return states[:, at:at + n * width].reshape(g, n, width)
+        return states[:, at : at + n * width].reshape(g, n, width)
 
     st = per_seat(L.o_st, 8)
     acts, cols, imps = (per_seat(at, 5) for at in (L.o_st_actions, L.o_st_colours, L.o_st_imp))
     themes = (per_seat(L.o_th_up, 4) + per_seat(L.o_th_down, 4)).sum(axis=2)
-    metrics: dict[str, np.ndarray] = {"game_rounds": np.repeat(states[:, G_ROUND:G_ROUND + 1] + 1, n, axis=1),
-                                      "paid_players": st[:, :, ST_PAID_PLAYERS], "paid_bank": st[:, :, ST_PAID_BANK],
-                                      "received_from_players": st[:, :, ST_RECEIVED]}
+    metrics: dict[str, np.ndarray] = {
+        "game_rounds": np.repeat(states[:, G_ROUND : G_ROUND + 1] + 1, n, axis=1),
+        "paid_players": st[:, :, ST_PAID_PLAYERS],
+        "paid_bank": st[:, :, ST_PAID_BANK],
+        "received_from_players": st[:, :, ST_RECEIVED],
+    }
     for a, name in enumerate(ACTIONS):
         metrics[f"actions_{name}"] = acts[:, :, a]
     for c, name in enumerate((*COLOURS, "white")):
@@ -489,14 +554,19 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     metrics["white_dice_on_actions"] = st[:, :, ST_WHITE]
     metrics["published"] = st[:, :, ST_PUB_COUNT]
     count = st[:, :, ST_PUB_COUNT].astype(np.float64)
-    metrics["mean_publish_size"] = np.divide(st[:, :, ST_PUB_SIZES].astype(np.float64), count,
-                                             out=np.zeros_like(count), where=count != 0)
+    metrics["mean_publish_size"] = np.divide(
+        st[:, :, ST_PUB_SIZES].astype(np.float64), count, out=np.zeros_like(count), where=count != 0
+    )
     for t, name in enumerate(IMPROVEMENT_NAMES):
         metrics[f"improvement_{name}"] = imps[:, :, t]
     metrics["prestige_overflow_money"] = st[:, :, ST_PRESTIGE_MONEY]
-    return GameBatch(scores=comps.sum(axis=1), tiebreak=themes[:, :, None],
-                     components={k: comps[:, i, :] for i, k in enumerate(COMPONENTS)},
-                     metrics={k: v.astype(np.float64) for k, v in metrics.items()}, turns=st[:, :, ST_TURNS])
+    return GameBatch(
+        scores=comps.sum(axis=1),
+        tiebreak=themes[:, :, None],
+        components={k: comps[:, i, :] for i, k in enumerate(COMPONENTS)},
+        metrics={k: v.astype(np.float64) for k, v in metrics.items()},
+        turns=st[:, :, ST_TURNS],
+    )
 
 
 def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
@@ -525,22 +595,27 @@ def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
-        K_THEME_PAIR: lambda: (f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
-                               if state.rules.pairs[a][2] == 1 and b < 0 else
-                               f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"),
+        K_THEME_PAIR: lambda: (
+            f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
+            if state.rules.pairs[a][2] == 1 and b < 0
+            else f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"
+        ),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
         K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",
         K_WANDER: lambda: f"flips Wanderer to space {a + 1}",
         K_END: lambda: "ends the action",
-        K_BONUS: lambda: (f"takes bonus tile {bonus_kind_names(cfg)[state.rules.tile_kind[state.display[a]]]} "
-                          f"into sketchbook {b + 1}"),
+        K_BONUS: lambda: (
+            f"takes bonus tile {bonus_kind_names(cfg)[state.rules.tile_kind[state.display[a]]]} into sketchbook {b + 1}"
+        ),
         K_BONUS_MONEY: lambda: f"takes {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile",
         K_FUND: lambda: f"takes funding, flipping {a} theme tile(s)",
         K_RESOURCE: lambda: f"takes {res[a]}",
         K_EXTRA_THEME: lambda: f"takes the extra theme tile {themes[a]}",
         K_UNFLIP: lambda: f"unflips {('Wanderer', 'Efficient', 'Opportunist')[a]}",
-        K_IMPROVE: lambda: f"{('takes', 'flips to advanced', 'takes advanced')[b]} the {IMPROVEMENT_NAMES[a]} improvement",
+        K_IMPROVE: lambda: (
+            f"{('takes', 'flips to advanced', 'takes advanced')[b]} the {IMPROVEMENT_NAMES[a]} improvement"
+        ),
         K_IMPROVE_MONEY: lambda: f"takes {cfg.tracks.improvement_money} money instead of an improvement",
     }
     return texts[kind]()
@@ -556,6 +631,14 @@ def describe_move(S: np.ndarray, T: Table, move: int) -> str:
     return describe(to_reference(S, T), decode_move(move), variant_of(T)[0])
 
 
-ENGINE = Engine(kernel=KERNEL, compile=compile, new_state=new_state, n_players=n_players, max_moves=max_moves,
-                observation=observation, outcome=outcome, describe_move=describe_move)
+ENGINE = Engine(
+    kernel=KERNEL,
+    compile=compile,
+    new_state=new_state,
+    n_players=n_players,
+    max_moves=max_moves,
+    observation=observation,
+    outcome=outcome,
+    describe_move=describe_move,
+)
 """Urban Sketchers' compiled interface (registered as ``SPEC.engine``)."""

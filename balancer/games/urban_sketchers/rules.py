@@ -35,29 +35,46 @@ R_UNFLIP, R_IMPROVEMENT, R_MONEY = range(3)
 BEN_UNFLIP, BEN_BONUS, BEN_PRESTIGE = range(3)
 
 # move kinds
-K_SETUP_DISCARD = 0   # (card): Set Up 11, discard a card from hand for its printed resources
-K_SETUP_DONE = 1      # keep the rest of the hand
-K_THEME_PAIR = 2      # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves;
-                      # for the bonus-tile pair x = -1 is the money instead of a tile)
-K_PLACE = 3           # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
-K_PASS = 4            # no die can be placed (not in the rulebook; see place_moves)
-K_STEP = 5            # (space): Travel, move to an adjacent space
-K_PICK = 6            # Travel, pick up the card on the traveller's space
-K_WANDER = 7          # (space): Wanderer, move anywhere for free
-K_END = 8             # end Travel / Sketch / Supply
-K_SKETCH = 9          # (card, sketchbook, efficient): sketch a card; efficient -1 or r1*4+r2
-K_BONUS = 10          # (display slot, sketchbook): take a bonus tile
-K_BONUS_MONEY = 11    # 1 money instead of a bonus tile
-K_FUND = 12           # (k): Funding, flipping k theme tiles of the funding theme
-K_RESOURCE = 13       # (r): Supply, take one resource of type r
-K_EXTRA_THEME = 14    # (theme): the extra-theme bonus tile's choice
-K_UNFLIP = 15         # (tile): unflip an opportunity tile
-K_IMPROVE = 16        # (type, mode): mode 0 new basic, 1 flip to advanced, 2 new on its advanced side (two improvements)
+K_SETUP_DISCARD = 0  # (card): Set Up 11, discard a card from hand for its printed resources
+K_SETUP_DONE = 1  # keep the rest of the hand
+K_THEME_PAIR = 2  # (pair, x, y): Theme Tiles, flip two theme tiles for the benefit between them (theme_pair_moves;
+# for the bonus-tile pair x = -1 is the money instead of a tile)
+K_PLACE = 3  # (die, action, arg, opportunist): Choose a Die; arg = sketchbook (publish) or Supply space
+K_PASS = 4  # no die can be placed (not in the rulebook; see place_moves)
+K_STEP = 5  # (space): Travel, move to an adjacent space
+K_PICK = 6  # Travel, pick up the card on the traveller's space
+K_WANDER = 7  # (space): Wanderer, move anywhere for free
+K_END = 8  # end Travel / Sketch / Supply
+K_SKETCH = 9  # (card, sketchbook, efficient): sketch a card; efficient -1 or r1*4+r2
+K_BONUS = 10  # (display slot, sketchbook): take a bonus tile
+K_BONUS_MONEY = 11  # 1 money instead of a bonus tile
+K_FUND = 12  # (k): Funding, flipping k theme tiles of the funding theme
+K_RESOURCE = 13  # (r): Supply, take one resource of type r
+K_EXTRA_THEME = 14  # (theme): the extra-theme bonus tile's choice
+K_UNFLIP = 15  # (tile): unflip an opportunity tile
+K_IMPROVE = 16  # (type, mode): mode 0 new basic, 1 flip to advanced, 2 new on its advanced side (two improvements)
 K_IMPROVE_MONEY = 17  # 3 money instead of an improvement
 
-KIND_NAMES = ("setup-discard", "setup-done", "theme-pair", "place", "pass", "step", "pick", "wander", "end",
-              "sketch", "bonus", "bonus-money", "fund", "resource", "extra-theme", "unflip", "improve",
-              "improve-money")
+KIND_NAMES = (
+    "setup-discard",
+    "setup-done",
+    "theme-pair",
+    "place",
+    "pass",
+    "step",
+    "pick",
+    "wander",
+    "end",
+    "sketch",
+    "bonus",
+    "bonus-money",
+    "fund",
+    "resource",
+    "extra-theme",
+    "unflip",
+    "improve",
+    "improve-money",
+)
 
 # phases
 P_SETUP, P_MAIN, P_TRAVEL, P_SKETCH, P_FUNDING, P_SUPPLY, P_RESOLVE, P_OVER = range(8)
@@ -71,16 +88,16 @@ class Rules:
 
     n: int
     first_player: int
-    start_money: int                    # money of each player at the start (setup.money)
+    start_money: int  # money of each player at the start (setup.money)
     n_white: int
     faces: int
-    action_colour: tuple[int, ...]      # colour code of travel, sketch, publish, funding
+    action_colour: tuple[int, ...]  # colour code of travel, sketch, publish, funding
     tile_values: tuple[int, ...]
     n_supply: int
     hand: int
     spaces: int
     neighbours: tuple[tuple[int, ...], ...]
-    dist: tuple[tuple[int, ...], ...]   # shortest-path steps between spaces
+    dist: tuple[tuple[int, ...], ...]  # shortest-path steps between spaces
     next_step: tuple[tuple[int, ...], ...]  # first step of a shortest path from a to b (a itself if a == b)
     step_money: int
     pick_money: int
@@ -97,27 +114,27 @@ class Rules:
     vp: tuple[int, ...]
     money_per_card: int
     beyond_money: int
-    beyond_extra: bool                  # publish.beyond_six: extra (1 + 5 a card beyond six) or instead (5)
-    publish_min: int                    # publish.min_cards: cards a sketchbook needs to be published
+    beyond_extra: bool  # publish.beyond_six: extra (1 + 5 a card beyond six) or instead (5)
+    publish_min: int  # publish.min_cards: cards a sketchbook needs to be published
     money_tile: int
     prestige_points: tuple[int, ...]
-    prestige_reward: tuple[int, ...]    # reward code per Prestige space, -1 none
+    prestige_reward: tuple[int, ...]  # reward code per Prestige space, -1 none
     prestige_overflow: int
-    overflow_per_step: bool             # tracks.prestige_overflow_per: step (every step) or advance (once)
-    published_reward: tuple[int, ...]   # reward code per Published space, -1 none
+    overflow_per_step: bool  # tracks.prestige_overflow_per: step (every step) or advance (once)
+    published_reward: tuple[int, ...]  # reward code per Published space, -1 none
     reward_money: int
     improvement_money: int
     slots: int
     imp_per_type: int
-    travel_discount: tuple[int, int, int]   # by improvement level 0, 1, 2
+    travel_discount: tuple[int, int, int]  # by improvement level 0, 1, 2
     sketch_bonus: tuple[int, int, int]
     prestige_extra: tuple[int, int, int]
     funding_extra: tuple[int, int, int]
     funding_tiles: tuple[int, int, int]
     supply_extra: tuple[int, int, int]
     display: int
-    tile_kind: tuple[int, ...]          # kind of each of the bonus tiles, by tile id
-    streak_needs_card: bool             # bonus_tiles.streak_needs_card: a streak tile needs a card of its region
+    tile_kind: tuple[int, ...]  # kind of each of the bonus tiles, by tile id
+    streak_needs_card: bool  # bonus_tiles.streak_needs_card: a streak tile needs a card of its region
     pairs: tuple[tuple[int, int, int], ...]  # (space, space, benefit)
     funding_space: int
     end_total: int
@@ -130,11 +147,11 @@ class Rules:
     backpack: int
     themes_per_type: int
     n_cards: int
-    cost: tuple[tuple[int, int, int, int], ...]   # by card id (0-based index in the deck)
+    cost: tuple[tuple[int, int, int, int], ...]  # by card id (0-based index in the deck)
     cost_total: tuple[int, ...]
-    discount: tuple[int, ...]           # resource code or -1
-    bonus: tuple[int, ...]              # 0/1
-    region: tuple[int, ...]             # region code or -1
+    discount: tuple[int, ...]  # resource code or -1
+    bonus: tuple[int, ...]  # 0/1
+    region: tuple[int, ...]  # region code or -1
     themes: tuple[tuple[int, ...], ...]
     n_regions: int
 
@@ -144,7 +161,7 @@ def _paths(neighbours: list[list[int]]) -> tuple[tuple[tuple[int, ...], ...], tu
     n = len(neighbours)
     dist, first = [], []
     for a in range(n):
-        d = [10 ** 6] * n
+        d = [10**6] * n
         f = [a] * n
         d[a] = 0
         frontier = [a]
@@ -166,8 +183,10 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
     """The variant's numbers as :class:`Rules` for ``n`` players. Raises ValueError for an
     unsupported player count."""
     if n not in cfg.players:
-        raise ValueError(f"{n} players is not supported by variant {cfg.variant!r} "
-                         f"(supported: {', '.join(map(str, cfg.player_counts))})")
+        raise ValueError(
+            f"{n} players is not supported by variant {cfg.variant!r} "
+            f"(supported: {', '.join(map(str, cfg.player_counts))})"
+        )
     key = str(n)
     res, themes, regions = cfg.resources.names, cfg.themes.names, cfg.regions
     a = cfg.actions
@@ -177,11 +196,14 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
     tile_kind = tuple(kinds.index(k) for k, c in cfg.bonus_tiles.mix.items() for _ in range(c))
     reward_code = {"unflip": R_UNFLIP, "improvement": R_IMPROVEMENT, "money": R_MONEY}
     last = len(cfg.tracks.prestige_points) - 1
-    prestige_reward = tuple(reward_code[cfg.tracks.prestige_rewards[i]] if i in cfg.tracks.prestige_rewards else -1
-                            for i in range(last + 1))
+    prestige_reward = tuple(
+        reward_code[cfg.tracks.prestige_rewards[i]] if i in cfg.tracks.prestige_rewards else -1 for i in range(last + 1)
+    )
     top = max([0, *cfg.tracks.published_rewards])
-    published_reward = tuple(reward_code[cfg.tracks.published_rewards[i]] if i in cfg.tracks.published_rewards else -1
-                             for i in range(top + 1))
+    published_reward = tuple(
+        reward_code[cfg.tracks.published_rewards[i]] if i in cfg.tracks.published_rewards else -1
+        for i in range(top + 1)
+    )
     imp = cfg.improvements
 
     def lv(pair: list[int]) -> tuple[int, int, int]:
@@ -190,39 +212,74 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
     deck = cfg.cards.deck
     ben = {"unflip": BEN_UNFLIP, "bonus": BEN_BONUS, "prestige": BEN_PRESTIGE}
     return Rules(
-        n=n, first_player=cfg.setup.first_player % n, start_money=cfg.setup.money, n_white=cfg.dice.white[key], faces=cfg.dice.faces,  # type: ignore[index]
+        n=n,
+        first_player=cfg.setup.first_player % n,
+        start_money=cfg.setup.money,
+        n_white=cfg.dice.white[key],  # type: ignore[index]
+        faces=cfg.dice.faces,
         action_colour=tuple(COLOURS.index(c) for c in (a.travel, a.sketch, a.publish, a.funding)),
-        tile_values=tuple(cfg.dice_tiles.values), n_supply=cfg.dice_tiles.supply_spaces[key],  # type: ignore[index]
-        hand=cfg.setup.hand, spaces=cfg.travel_board.spaces, neighbours=tuple(tuple(x) for x in nb),
-        dist=dist, next_step=first, step_money=cfg.travel.step_money, pick_money=cfg.travel.pick_money,
-        max_cards=cfg.sketch.max_cards, max_tiles=cfg.sketch.max_bonus_tiles,
-        extra_card_money=tuple(cfg.sketch.extra_card_money), bonus_money=cfg.sketch.money_instead_of_bonus,
-        efficient=cfg.sketch.efficient_reduction, books=cfg.sketch.sketchbooks,
-        fund_money=cfg.funding.money, fund_per_pub=cfg.funding.per_published,
-        fund_all=cfg.funding.count_published == "all", fund_flip=cfg.funding.theme_flip_money,
-        vp=tuple(cfg.publish.victory_points), money_per_card=cfg.publish.money_per_card,
-        beyond_money=cfg.publish.beyond_six_money, beyond_extra=cfg.publish.beyond_six == "extra",
-        publish_min=cfg.publish.min_cards, money_tile=cfg.publish.money_tile,
-        prestige_points=tuple(cfg.tracks.prestige_points), prestige_reward=prestige_reward,
+        tile_values=tuple(cfg.dice_tiles.values),
+        n_supply=cfg.dice_tiles.supply_spaces[key],  # type: ignore[index]
+        hand=cfg.setup.hand,
+        spaces=cfg.travel_board.spaces,
+        neighbours=tuple(tuple(x) for x in nb),
+        dist=dist,
+        next_step=first,
+        step_money=cfg.travel.step_money,
+        pick_money=cfg.travel.pick_money,
+        max_cards=cfg.sketch.max_cards,
+        max_tiles=cfg.sketch.max_bonus_tiles,
+        extra_card_money=tuple(cfg.sketch.extra_card_money),
+        bonus_money=cfg.sketch.money_instead_of_bonus,
+        efficient=cfg.sketch.efficient_reduction,
+        books=cfg.sketch.sketchbooks,
+        fund_money=cfg.funding.money,
+        fund_per_pub=cfg.funding.per_published,
+        fund_all=cfg.funding.count_published == "all",
+        fund_flip=cfg.funding.theme_flip_money,
+        vp=tuple(cfg.publish.victory_points),
+        money_per_card=cfg.publish.money_per_card,
+        beyond_money=cfg.publish.beyond_six_money,
+        beyond_extra=cfg.publish.beyond_six == "extra",
+        publish_min=cfg.publish.min_cards,
+        money_tile=cfg.publish.money_tile,
+        prestige_points=tuple(cfg.tracks.prestige_points),
+        prestige_reward=prestige_reward,
         prestige_overflow=cfg.tracks.prestige_overflow_money,
-        overflow_per_step=cfg.tracks.prestige_overflow_per == "step", published_reward=published_reward,
-        reward_money=cfg.tracks.reward_money, improvement_money=cfg.tracks.improvement_money,
-        slots=imp.slots, imp_per_type=imp.per_type, travel_discount=lv(imp.travel_discount),
-        sketch_bonus=lv(imp.sketch_bonus), prestige_extra=lv(imp.prestige_extra), funding_extra=lv(imp.funding_money),
-        funding_tiles=lv(imp.funding_bonus_tiles), supply_extra=lv(imp.supply_extra),
-        display=cfg.bonus_tiles.display, tile_kind=tile_kind, streak_needs_card=cfg.bonus_tiles.streak_needs_card,
+        overflow_per_step=cfg.tracks.prestige_overflow_per == "step",
+        published_reward=published_reward,
+        reward_money=cfg.tracks.reward_money,
+        improvement_money=cfg.tracks.improvement_money,
+        slots=imp.slots,
+        imp_per_type=imp.per_type,
+        travel_discount=lv(imp.travel_discount),
+        sketch_bonus=lv(imp.sketch_bonus),
+        prestige_extra=lv(imp.prestige_extra),
+        funding_extra=lv(imp.funding_money),
+        funding_tiles=lv(imp.funding_bonus_tiles),
+        supply_extra=lv(imp.supply_extra),
+        display=cfg.bonus_tiles.display,
+        tile_kind=tile_kind,
+        streak_needs_card=cfg.bonus_tiles.streak_needs_card,
         pairs=tuple((p.spaces[0], p.spaces[1], ben[p.benefit]) for p in cfg.theme_board.pairs),
-        funding_space=cfg.theme_board.funding_space, end_total=cfg.end.total_published[key],  # type: ignore[index]
-        max_rounds=cfg.end.max_rounds, set_points=cfg.final_scoring.set_points,
-        majority=tuple(cfg.final_scoring.majority), majority_needs_tiles=cfg.final_scoring.majority_needs_tiles,
-        per_money=cfg.final_scoring.per_money, res_per_type=cfg.resources.per_type, backpack=cfg.resources.backpack,
-        themes_per_type=cfg.themes.tiles_per_type, n_cards=len(deck),
+        funding_space=cfg.theme_board.funding_space,
+        end_total=cfg.end.total_published[key],  # type: ignore[index]
+        max_rounds=cfg.end.max_rounds,
+        set_points=cfg.final_scoring.set_points,
+        majority=tuple(cfg.final_scoring.majority),
+        majority_needs_tiles=cfg.final_scoring.majority_needs_tiles,
+        per_money=cfg.final_scoring.per_money,
+        res_per_type=cfg.resources.per_type,
+        backpack=cfg.resources.backpack,
+        themes_per_type=cfg.themes.tiles_per_type,
+        n_cards=len(deck),
         cost=tuple(tuple(c.cost.get(r, 0) for r in res) for c in deck),  # type: ignore[misc]
         cost_total=tuple(sum(c.cost.values()) for c in deck),
         discount=tuple(res.index(c.discount) if c.discount != "none" else -1 for c in deck),
         bonus=tuple(int(c.bonus) for c in deck),
         region=tuple(regions.index(c.region) if c.region != "none" else -1 for c in deck),
-        themes=tuple(tuple(themes.index(t) for t in c.themes) for c in deck), n_regions=len(regions),
+        themes=tuple(tuple(themes.index(t) for t in c.themes) for c in deck),
+        n_regions=len(regions),
     )
 
 
@@ -234,20 +291,150 @@ class State:
     """
 
     __slots__ = (
-        "rules", "rng", "phase", "seat", "setup_seat", "round", "first", "tturn", "acted", "over", "end_triggered",
+        "rules",
+        "rng",
+        "phase",
+        "seat",
+        "setup_seat",
+        "round",
+        "first",
+        "tturn",
+        "acted",
+        "over",
+        "end_triggered",
         # table
-        "dice", "dcol", "dused", "occ", "cuser", "cval", "act_tile", "sup_tile", "sup_occ", "theme_at",
-        "deck", "discard", "board", "bag", "display", "bdiscard", "total_pub", "reserve", "theme_supply", "imp_supply",
+        "dice",
+        "dcol",
+        "dused",
+        "occ",
+        "cuser",
+        "cval",
+        "act_tile",
+        "sup_tile",
+        "sup_occ",
+        "theme_at",
+        "deck",
+        "discard",
+        "board",
+        "bag",
+        "display",
+        "bdiscard",
+        "total_pub",
+        "reserve",
+        "theme_supply",
+        "imp_supply",
         # players
-        "money", "bp", "hand", "books", "btiles", "vp", "prestige", "pubs", "th_up", "th_down", "opp", "imp", "pos",
+        "money",
+        "bp",
+        "hand",
+        "books",
+        "btiles",
+        "vp",
+        "prestige",
+        "pubs",
+        "th_up",
+        "th_down",
+        "opp",
+        "imp",
+        "pos",
         # the action in progress
-        "t_cost", "s_fee", "s_icons", "s_cards", "sup_left", "p_bonus", "p_xtheme", "x_allowed", "p_imp", "p_unflip",
+        "t_cost",
+        "s_fee",
+        "s_icons",
+        "s_cards",
+        "sup_left",
+        "p_bonus",
+        "p_xtheme",
+        "x_allowed",
+        "p_imp",
+        "p_unflip",
         # statistics (metrics)
-        "st_paid_players", "st_paid_bank", "st_actions", "st_colours", "st_white", "st_pub_sizes", "st_pub_count",
-        "st_imp_taken", "st_turns", "st_prestige_money", "st_received",
+        "st_paid_players",
+        "st_paid_bank",
+        "st_actions",
+        "st_colours",
+        "st_white",
+        "st_pub_sizes",
+        "st_pub_count",
+        "st_imp_taken",
+        "st_turns",
+        "st_prestige_money",
+        "st_received",
     )
+    # The slots' types (annotations only: no class attribute, so they do not clash with __slots__).
+    rules: Rules
+    rng: (
+        np.random.Generator | None
+    )  # None on a copy of a compiled position (fast.to_reference), which resolves no chance
+    phase: int  # P_SETUP .. P_OVER
+    seat: int  # 0-based seat who decides next
+    setup_seat: int
+    round: int
+    first: int  # the First player's seat
+    tturn: int  # turns played this round
+    acted: bool
+    over: bool
+    end_triggered: bool
+    # table
+    dice: list[int]  # values rolled, 1..faces
+    dcol: list[int]  # each die's colour (WHITE for the white dice)
+    dused: list[bool]
+    occ: list[list[bool]]  # [colour action][seat]
+    cuser: list[int]
+    cval: list[int]
+    act_tile: int
+    sup_tile: list[int]
+    sup_occ: list[bool]
+    theme_at: list[int]
+    deck: list[int]
+    discard: list[int]
+    board: list[int]
+    bag: list[int]
+    display: list[int]
+    bdiscard: list[int]
+    total_pub: int
+    reserve: list[int]
+    theme_supply: list[int]
+    imp_supply: list[int]
+    # players (indexed by seat)
+    money: list[int]
+    bp: list[list[int]]  # Backpack, oldest first
+    hand: list[list[int]]
+    books: list[list[list[int]]]  # [seat][sketchbook] -> cards
+    btiles: list[list[list[int]]]  # [seat][sketchbook] -> bonus tiles
+    vp: list[int]
+    prestige: list[int]
+    pubs: list[int]
+    th_up: list[list[int]]
+    th_down: list[list[int]]
+    opp: list[list[int]]
+    imp: list[list[int]]
+    pos: list[int]
+    # the action in progress
+    t_cost: int
+    s_fee: list[int]
+    s_icons: int
+    s_cards: int
+    sup_left: int
+    p_bonus: int
+    p_xtheme: int
+    x_allowed: list[int]
+    p_imp: int
+    p_unflip: int
+    # statistics (metrics)
+    st_paid_players: list[int]
+    st_paid_bank: list[int]
+    st_actions: list[list[int]]
+    st_colours: list[list[int]]
+    st_white: list[int]
+    st_pub_sizes: list[int]
+    st_pub_count: list[int]
+    st_imp_taken: list[list[int]]
+    st_turns: list[int]
+    st_prestige_money: list[int]
+    st_received: list[int]
 
-    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> "State":
+    def clone(self, rng: np.random.Generator | None = None, stats: bool = True, seat: int | None = None) -> State:
         """An independent copy (lists copied); ``rng`` replaces the chance generator if given.
         With ``stats=False`` the copy's statistics (the ``st_*`` metrics, which no rule and no
         agent reads) are write-only scratch lists shared by all such copies: for look-aheads,
@@ -360,8 +547,19 @@ def _scratch_stats(c: State) -> None:
     lists = _SCRATCH_STATS.get(n)
     if lists is None:
         lists = _SCRATCH_STATS[n] = (*([0] * n for _ in range(8)), *([[0] * 5 for _ in range(n)] for _ in range(3)))
-    (c.st_paid_players, c.st_paid_bank, c.st_white, c.st_pub_sizes, c.st_pub_count, c.st_turns,
-     c.st_prestige_money, c.st_received, c.st_actions, c.st_colours, c.st_imp_taken) = lists
+    (
+        c.st_paid_players,
+        c.st_paid_bank,
+        c.st_white,
+        c.st_pub_sizes,
+        c.st_pub_count,
+        c.st_turns,
+        c.st_prestige_money,
+        c.st_received,
+        c.st_actions,
+        c.st_colours,
+        c.st_imp_taken,
+    ) = lists
 
 
 # --------------------------------------------------------------------------------------------------
@@ -382,27 +580,27 @@ def new_state(rules: Rules, rng: np.random.Generator) -> State:
     # Set Up 2: dice tiles at random; the first beside the colour actions, then one per Supply space
     tiles = _shuffled(list(rules.tile_values), rng)
     s.act_tile = tiles[0]
-    s.sup_tile = tiles[1:1 + rules.n_supply]
+    s.sup_tile = tiles[1 : 1 + rules.n_supply]
     s.sup_occ = [False] * rules.n_supply
-    s.theme_at = _shuffled(list(range(4)), rng)                 # Set Up 3
-    s.bag = _shuffled(list(range(len(rules.tile_kind))), rng)   # Set Up 4
+    s.theme_at = _shuffled(list(range(4)), rng)  # Set Up 3
+    s.bag = _shuffled(list(range(len(rules.tile_kind))), rng)  # Set Up 4
     s.display = [s.bag.pop() if s.bag else -1 for _ in range(rules.display)]
     s.bdiscard = []
     s.imp_supply = [rules.imp_per_type] * 5
     s.theme_supply = [rules.themes_per_type] * 4
     s.reserve = [rules.res_per_type] * 4
     s.total_pub = 0
-    s.money = [rules.start_money] * n                           # setup.money (assumed: Set Up gives none)
+    s.money = [rules.start_money] * n  # setup.money (assumed: Set Up gives none)
     s.bp = [[] for _ in range(n)]
     s.books = [[[] for _ in range(rules.books)] for _ in range(n)]
     s.btiles = [[[] for _ in range(rules.books)] for _ in range(n)]
     s.vp, s.prestige, s.pubs = [0] * n, [0] * n, [0] * n
     s.th_up = [[0] * 4 for _ in range(n)]
     s.th_down = [[0] * 4 for _ in range(n)]
-    s.opp = [[1, 1, 1] for _ in range(n)]                       # Set Up 9
+    s.opp = [[1, 1, 1] for _ in range(n)]  # Set Up 9
     s.imp = [[0] * 5 for _ in range(n)]
     s.pos = [(p * rules.spaces) // n for p in range(n)]
-    s.deck = _shuffled(list(range(rules.n_cards)), rng)         # Set Up 10
+    s.deck = _shuffled(list(range(rules.n_cards)), rng)  # Set Up 10
     s.discard = []
     s.board = [s.deck.pop() for _ in range(rules.spaces)]
     s.hand = [[s.deck.pop() for _ in range(rules.hand)] for _ in range(n)]
@@ -420,11 +618,18 @@ def new_state(rules: Rules, rng: np.random.Generator) -> State:
     return s
 
 
+def _chance(s: State) -> np.random.Generator:
+    """The game's chance generator; a copy of a compiled position (``rng`` None) resolves no chance."""
+    if s.rng is None:
+        raise ValueError("this state has no chance generator (a reference copy of a compiled position)")
+    return s.rng
+
+
 def _roll(s: State) -> None:
     """Round Structure 1: the First player rolls the four coloured dice and the white dice."""
     r = s.rules
     k = 4 + r.n_white
-    s.dice = [int(v) + 1 for v in s.rng.integers(0, r.faces, size=k)]
+    s.dice = [int(v) + 1 for v in _chance(s).integers(0, r.faces, size=k)]
     s.dcol = [0, 1, 2, 3] + [WHITE] * r.n_white
     s.dused = [False] * k
     s.occ = [[False] * r.n for _ in range(4)]
@@ -504,8 +709,12 @@ def book_discounts(s: State, p: int, b: int) -> list[int]:
 def card_need(rules: Rules, card: int, disc: list[int]) -> list[int]:
     """Resources still to pay for ``card`` after the sketchbook's discounts."""
     c = rules.cost[card]
-    return [c[0] - disc[0] if c[0] > disc[0] else 0, c[1] - disc[1] if c[1] > disc[1] else 0,
-            c[2] - disc[2] if c[2] > disc[2] else 0, c[3] - disc[3] if c[3] > disc[3] else 0]
+    return [
+        c[0] - disc[0] if c[0] > disc[0] else 0,
+        c[1] - disc[1] if c[1] > disc[1] else 0,
+        c[2] - disc[2] if c[2] > disc[2] else 0,
+        c[3] - disc[3] if c[3] > disc[3] else 0,
+    ]
 
 
 def efficient_options(need: list[int], amount: int) -> list[tuple[int, list[int]]]:
@@ -576,8 +785,10 @@ def book_money(rules: Rules, cards: list[int], tiles: list[int]) -> tuple[int, i
     size = len(cards) + longer
     top = rules.max_cards
     vp = rules.vp[size if size <= top else top]
-    paid = size if (size <= top or rules.beyond_extra) else top         # cards that earn money_per_card
-    money = paid * rules.money_per_card + (size - top) * rules.beyond_money * (size > top) + money_tiles * rules.money_tile
+    paid = size if (size <= top or rules.beyond_extra) else top  # cards that earn money_per_card
+    money = (
+        paid * rules.money_per_card + (size - top) * rules.beyond_money * (size > top) + money_tiles * rules.money_tile
+    )
     return vp, money
 
 
@@ -609,7 +820,9 @@ def advance_prestige(s: State, p: int, steps: int) -> None:
             paid = True
 
 
-def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.random.Generator) -> tuple[list[int], list[int]]:
+def _refill(
+    slots: list[int], pile: list[int], discard: list[int], rng: np.random.Generator
+) -> tuple[list[int], list[int]]:
     """Fill the empty (-1) slots from the top of ``pile``; an empty pile takes back the shuffled
     ``discard``. Returns the (pile, discard) lists to keep."""
     for i, x in enumerate(slots):
@@ -623,12 +836,12 @@ def _refill(slots: list[int], pile: list[int], discard: list[int], rng: np.rando
 
 def _refill_board(s: State) -> None:
     """Travel: refill empty spaces from the deck, reshuffling the discard pile when it runs out."""
-    s.deck, s.discard = _refill(s.board, s.deck, s.discard, s.rng)
+    s.deck, s.discard = _refill(s.board, s.deck, s.discard, _chance(s))
 
 
 def _refill_display(s: State) -> None:
     """Bonus Tiles: refill the display from the bag; an empty bag takes back the discarded tiles."""
-    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, s.rng)
+    s.bag, s.bdiscard = _refill(s.display, s.bag, s.bdiscard, _chance(s))
 
 
 def publish(s: State, p: int, b: int) -> None:
@@ -636,10 +849,10 @@ def publish(s: State, p: int, b: int) -> None:
     r = s.rules
     cards, tiles = s.books[p][b], s.btiles[p][b]
     vp, money = book_money(r, cards, tiles)
-    s.vp[p] += vp                                              # 1
-    s.money[p] += money                                        # 2
+    s.vp[p] += vp  # 1
+    s.money[p] += money  # 2
     gained = []
-    for c in cards:                                            # 3
+    for c in cards:  # 3
         for t in r.themes[c]:
             if s.theme_supply[t] > 0:
                 s.theme_supply[t] -= 1
@@ -650,15 +863,15 @@ def publish(s: State, p: int, b: int) -> None:
     if extra and gained:
         s.p_xtheme += extra
         s.x_allowed = sorted(gained)
-    s.pubs[p] += 1                                             # 4
+    s.pubs[p] += 1  # 4
     s.total_pub += 1
     if s.pubs[p] < len(r.published_reward) and r.published_reward[s.pubs[p]] >= 0:
-        _reward(s, p, r.published_reward[s.pubs[p]])           # 6 (Published track)
+        _reward(s, p, r.published_reward[s.pubs[p]])  # 6 (Published track)
     steps = longest_streak(r, cards, tiles) + r.prestige_extra[s.imp[p][IMP_PUBLISH]]
-    advance_prestige(s, p, steps)                              # 5, 6 (Prestige track)
+    advance_prestige(s, p, steps)  # 5, 6 (Prestige track)
     s.st_pub_sizes[p] += len(cards)
     s.st_pub_count[p] += 1
-    s.discard.extend(cards)                                    # 7
+    s.discard.extend(cards)  # 7
     s.bdiscard.extend(tiles)
     s.books[p][b] = []
     s.btiles[p][b] = []
@@ -759,7 +972,7 @@ def place_moves(s: State) -> list[Move]:
                 continue
             cost, _ = place_cost(s, p, d, a)
             args = [0]
-            if a == PUBLISH:          # publish.min_cards (assumed 1: an empty sketchbook is not published)
+            if a == PUBLISH:  # publish.min_cards (assumed 1: an empty sketchbook is not published)
                 args = [b for b in range(r.books) if len(s.books[p][b]) >= r.publish_min]
             for arg in args:
                 if cost <= money:
@@ -789,7 +1002,7 @@ def theme_pair_moves(s: State) -> list[Move]:
         if ben == BEN_UNFLIP:
             out.extend((K_THEME_PAIR, i, o, 0) for o in range(3) if not s.opp[p][o])
         elif ben == BEN_BONUS:
-            out.append((K_THEME_PAIR, i, -1, 0))                 # the money instead of the tile
+            out.append((K_THEME_PAIR, i, -1, 0))  # the money instead of the tile
             for b in range(r.books):
                 if len(s.btiles[p][b]) < r.max_tiles:
                     out.extend((K_THEME_PAIR, i, slot, b) for slot, t in enumerate(s.display) if t >= 0)
@@ -927,7 +1140,7 @@ def apply_move(s: State, mv: Move) -> None:
             cost, payee = place_cost(s, p, a, action)
             if col == WHITE:
                 s.st_white[p] += 1
-                if c:                                    # Opportunist: the payee gets it from the bank
+                if c:  # Opportunist: the payee gets it from the bank
                     s.opp[p][OPPORTUNIST] = 0
                     if payee >= 0:
                         s.money[payee] += cost
@@ -1036,14 +1249,14 @@ def apply_move(s: State, mv: Move) -> None:
         if ben == BEN_UNFLIP:
             s.opp[p][b] = 1
         elif ben == BEN_BONUS:
-            if b < 0:                          # money instead of a bonus tile
+            if b < 0:  # money instead of a bonus tile
                 s.money[p] += r.bonus_money
             else:
                 s.btiles[p][c].append(s.display[b])
                 s.display[b] = -1
             _refill_display(s)
         else:
-            advance_prestige(s, p, 1)          # its rewards wait until the action is over
+            advance_prestige(s, p, 1)  # its rewards wait until the action is over
         if s.phase == P_MAIN:
             _continue(s)
     elif kind == K_PASS:

@@ -32,7 +32,7 @@ def majority_points(counts: list[int], values: tuple[int, ...], needs_tiles: boo
             continue
         place = order.index(c)
         tied = order.count(c)
-        out.append(sum(values[place:place + tied]) // tied)
+        out.append(sum(values[place : place + tied]) // tied)
     return out
 
 
@@ -60,7 +60,7 @@ def unpublished_money(s: State, p: int) -> int:
     return sum(book_money(s.rules, s.books[p][b], s.btiles[p][b])[1] for b in range(s.rules.books) if s.books[p][b])
 
 
-def tiebreak(s: State) -> list[tuple[int]]:
+def tiebreak(s: State) -> list[tuple[int, ...]]:
     """The tie-breaker: most theme tiles (face up and flipped), per seat."""
     return [(sum(s.th_up[p]) + sum(s.th_down[p]),) for p in range(s.rules.n)]
 
@@ -100,7 +100,8 @@ def parse_position(text: str, n_themes: int = 4) -> list[dict[str, list[int] | i
             except ValueError:
                 want = f"{n_themes} whole numbers separated by commas" if key == "themes" else "a whole number"
                 raise ValueError(f"line {lineno}: {key}= needs {want}, got {value!r}") from None
-            if min(entry[key]) < 0 if key == "themes" else entry[key] < 0:   # type: ignore[operator]
+            given = entry[key]
+            if min(given) < 0 if isinstance(given, list) else given < 0:
                 raise ValueError(f"line {lineno}: {key}= must be 0 or more")
         missing = [k for k in POSITION_KEYS if k not in entry]
         if missing:
@@ -121,14 +122,20 @@ def score_position(rules: Rules, players: list[dict]) -> dict[str, int]:
     out: dict[str, int] = {}
     maj = [0] * n
     for t in range(4):
-        for s, v in enumerate(majority_points([themes[q][t] for q in range(n)], rules.majority, rules.majority_needs_tiles)):
+        for s, v in enumerate(
+            majority_points([themes[q][t] for q in range(n)], rules.majority, rules.majority_needs_tiles)
+        ):
             maj[s] += v
     for s, p in enumerate(players):
         if not 0 <= p["prestige"] <= last:
             raise ValueError(f"line for seat {s + 1}: prestige= must be a space 0-{last}")
-        comps = {"publishing": p["vp"], "sets": min(p["themes"]) * rules.set_points, "majorities": maj[s],
-                 "prestige": rules.prestige_points[p["prestige"]],
-                 "leftovers": (p["money"] + p["resources"]) // rules.per_money}
+        comps = {
+            "publishing": p["vp"],
+            "sets": min(p["themes"]) * rules.set_points,
+            "majorities": maj[s],
+            "prestige": rules.prestige_points[p["prestige"]],
+            "leftovers": (p["money"] + p["resources"]) // rules.per_money,
+        }
         for k, v in comps.items():
             out[f"seat_{s + 1}_{k}"] = v
         out[f"seat_{s + 1}_total"] = sum(comps.values())

@@ -75,24 +75,56 @@ import sys
 
 from ...core.numba_cache import drop_stale_cache
 
-drop_stale_cache(__file__)   # before the compiled modules load: numba's cache misses cross-module changes
+drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses cross-module changes
 
 import numpy as np
 
 from ...core import protocol
+from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
+from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
-from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
-from ...core.fastseed import ChunkGenerators
-from .agents import (AGENTS, CHUNK_FIELDS, EXPECTIMAX, EXPECTIMAX1, GREEDY, RANDOM, choose, play_chunk_games,
-                     play_new_game, play_new_game_no_chance_agents, play_race_fast)
+from .agents import (
+    AGENTS,
+    CHUNK_FIELDS,
+    EXPECTIMAX,
+    EXPECTIMAX1,
+    GREEDY,
+    RANDOM,
+    choose,
+    play_chunk_games,
+    play_new_game,
+    play_new_game_no_chance_agents,
+    play_race_fast,
+)
 from .config import ANIMAL_DECKS, UrgencyConfig
-from .kernel import ENGINE, Table, move_code, outcome as kernel_outcome, table, unpack
+from .kernel import ENGINE, Table, move_code, table, unpack
+from .kernel import outcome as kernel_outcome
 from .narrate import Narrator, cards_of
+from .rules import (
+    LOG,
+    LOG_CAP,
+    LOG_N,
+    LOG_ON,
+    MASK,
+    MOVE,
+    PICK_KIND,
+    PS,
+    ROLLV,
+    SCORED,
+    SCORED_TILE,
+    SUP,
+    TRIGGER,
+    Rules,
+    advance,
+    decide,
+    decisions,
+    new_state,
+    setup_state,
+    unpack_event,
+)
 from .scoring import METRICS
-from .rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, PICK_KIND, PS, ROLLV, SCORED, SCORED_TILE, SUP, TRIGGER,
-                    Rules, advance, decide, decisions, new_state, setup_state, unpack_event)
 
 NAME = "urgency"
 CONFIG_MODEL = UrgencyConfig
@@ -103,9 +135,25 @@ _DECKS = ANIMAL_DECKS[1:]
 AGENT_NOTE = f"add +<deck> to choose a seat's deck in a variant with cards: {', '.join(_DECKS)}; e.g. greedy+ibex"
 """One line for ``balancer games`` after :data:`AGENTS`: agent names take a deck suffix."""
 
-__all__ = ["NAME", "CONFIG_MODEL", "AGENTS", "AGENT_NOTE", "ENGINE", "new_game", "legal_moves", "apply", "is_over",
-           "outcome", "play_game", "transcript", "check_agent", "make_agent", "is_legal_move", "move_code",
-           "table_note"]
+__all__ = [
+    "NAME",
+    "CONFIG_MODEL",
+    "AGENTS",
+    "AGENT_NOTE",
+    "ENGINE",
+    "new_game",
+    "legal_moves",
+    "apply",
+    "is_over",
+    "outcome",
+    "play_game",
+    "transcript",
+    "check_agent",
+    "make_agent",
+    "is_legal_move",
+    "move_code",
+    "table_note",
+]
 
 
 def compiled(cfg: UrgencyConfig) -> Rules:
@@ -119,15 +167,21 @@ def check_agent(name: str, cfg: UrgencyConfig | None = None) -> str | None:
     the variant's ``cards.animal_decks``, and a variant without rule cards takes no deck."""
     agent, _, deck = name.partition("+")
     if agent not in _KIND or (deck and deck not in _DECKS) or (_ and not deck):
-        return (f"unknown agent {name!r}; agents: {', '.join(AGENTS)}, each optionally with +<deck> "
-                f"(decks: {', '.join(_DECKS)}), e.g. greedy+ibex")
+        return (
+            f"unknown agent {name!r}; agents: {', '.join(AGENTS)}, each optionally with +<deck> "
+            f"(decks: {', '.join(_DECKS)}), e.g. greedy+ibex"
+        )
     if deck and cfg is not None:
         if not cfg.cards.enabled:
-            return (f"agent {name!r}: variant {cfg.variant!r} plays without rule cards (cards.enabled: false), "
-                    f"so a seat has no deck; name the agent without +{deck}")
+            return (
+                f"agent {name!r}: variant {cfg.variant!r} plays without rule cards (cards.enabled: false), "
+                f"so a seat has no deck; name the agent without +{deck}"
+            )
         if deck not in cfg.cards.animal_decks:
-            return (f"agent {name!r}: deck {deck!r} is not one of variant {cfg.variant!r}'s cards.animal_decks "
-                    f"({', '.join(cfg.cards.animal_decks)})")
+            return (
+                f"agent {name!r}: deck {deck!r} is not one of variant {cfg.variant!r}'s cards.animal_decks "
+                f"({', '.join(cfg.cards.animal_decks)})"
+            )
     return None
 
 
@@ -152,8 +206,9 @@ def _check_players(n_players: int) -> None:
         raise ValueError(f"{n_players} player(s) is not supported by Urgency (supported: 2)")
 
 
-def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | int,
-             decks: tuple[int, int] = (-1, -1)) -> Position:
+def new_game(
+    cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | int, decks: tuple[int, int] = (-1, -1)
+) -> Position:
     """A game after Setup, as the protocol's :class:`~balancer.core.protocol.Position` over the kernel
     (:mod:`.kernel`); ``decks``: deck codes of the seats (:data:`~.config.ANIMAL_DECKS`), -1 for the
     config's default deck. ``seed`` drives only the game's own chance (child 0 of
@@ -164,7 +219,7 @@ def new_game(cfg: UrgencyConfig, n_players: int, seed: np.random.SeedSequence | 
     return Position(ENGINE, cfg, T, new_state(T.rules, _deck_codes(T, decks), game_rng), game_rng)
 
 
-def _deck_codes(T: Table, decks: tuple[int, int]) -> np.ndarray:
+def _deck_codes(T: Table, decks: tuple[int, ...]) -> np.ndarray:
     """The seats' deck codes for :func:`~.rules.new_state`: -1 replaced by the config's default deck."""
     return np.array([d if d >= 0 else int(T.decks[s]) for s, d in enumerate(decks)], np.int64)
 
@@ -228,8 +283,10 @@ def table_note(cfg: UrgencyConfig, agents: list[str]) -> str | None:
     if codes[0] < 0 or codes[0] != codes[1]:
         return None
     deck = ANIMAL_DECKS[int(codes[0])]
-    return (f"both seats play the {deck.capitalize()} deck ({', '.join(agents)}): the table uses one deck twice, "
-            "which the printed game cannot (it has one copy of each animal deck)")
+    return (
+        f"both seats play the {deck.capitalize()} deck ({', '.join(agents)}): the table uses one deck twice, "
+        "which the printed game cannot (it has one copy of each animal deck)"
+    )
 
 
 def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
@@ -260,18 +317,39 @@ def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int,
     T, decks, kinds, weights = _seated(cfg, tuple(agents))
     race = not cfg.cards.enabled and bool(((kinds == RANDOM) | (kinds == GREEDY)).all())
     gens = ChunkGenerators()
-    rows = play_chunk_games(T.rules, kinds, decks, T.prio, weights, race, np.uint64(run_seed), start, stop,
-                            gens.chance, gens.agents, *gens.views, gens.scratch)
+    rows = play_chunk_games(
+        T.rules,
+        kinds,
+        decks,
+        T.prio,
+        weights,
+        race,
+        np.uint64(run_seed),
+        start,
+        stop,
+        gens.chance,
+        gens.agents,
+        *gens.views,
+        gens.scratch,
+    )
     field = {name: rows[:, :, k] for k, name in enumerate(CHUNK_FIELDS)}
-    per_game = {f"game_{m}": np.repeat(field[m].sum(axis=1, keepdims=True), 2, axis=1)
-                for m in ("turns", "captures", "roll_agains")}
+    per_game = {
+        f"game_{m}": np.repeat(field[m].sum(axis=1, keepdims=True), 2, axis=1)
+        for m in ("turns", "captures", "roll_agains")
+    }
     metrics = {m: (per_game[m] if m in per_game else field[m]).astype(np.float64) for m in METRICS}
     if cfg.cards.enabled:
         labels = {"deck": (field["deck"], ANIMAL_DECKS)}
     else:
         labels = {"deck": (np.zeros_like(field["deck"]), ("none",))}
-    return GameBatch(scores=field["scored"], tiebreak=np.zeros((stop - start, 2, 0), np.int64),
-                     components={"scored": field["scored"]}, metrics=metrics, turns=field["turns"], labels=labels)
+    return GameBatch(
+        scores=field["scored"],
+        tiebreak=np.zeros((stop - start, 2, 0), np.int64),
+        components={"scored": field["scored"]},
+        metrics=metrics,
+        turns=field["turns"],
+        labels=labels,
+    )
 
 
 RACE_CHUNK_GAMES = 50_000
@@ -299,8 +377,15 @@ def _seated(cfg: UrgencyConfig, agents: tuple[str, ...]) -> tuple:
     if hit is None or hit[0] is not cfg:
         parsed = [parse_agent(cfg, a) for a in agents]
         T = table(cfg)
-        hit = (cfg, (T, _deck_codes(T, tuple(d for _, d in parsed)), np.array([k for k, _ in parsed], np.int64),
-                     np.tile(T.weights, (2, 1))))
+        hit = (
+            cfg,
+            (
+                T,
+                _deck_codes(T, tuple(d for _, d in parsed)),
+                np.array([k for k, _ in parsed], np.int64),
+                np.tile(T.weights, (2, 1)),
+            ),
+        )
         _SEATED[key] = hit
     return hit[1]
 
@@ -317,15 +402,17 @@ def draw_board(S: np.ndarray) -> str:
         b = p * PS
         m = int(S[b + MASK])
         tiles = "".join("x" if (m >> t) & 1 else "." for t in range(1, SCORED_TILE))
-        lines.append(f"seat {p + 1}: {tiles[:4]} {tiles[4:12]} {tiles[12:]}  supply {int(S[b + SUP])}, "
-                     f"scored {int(S[b + SCORED])}")
+        lines.append(
+            f"seat {p + 1}: {tiles[:4]} {tiles[4:12]} {tiles[12:]}  supply {int(S[b + SUP])}, "
+            f"scored {int(S[b + SCORED])}"
+        )
     return "\n".join(lines)
 
 
 def _take_events(S: np.ndarray) -> tuple[list[tuple[int, int, int, int, int]], int]:
     """The events recorded since the last call (and how many the log had no room for); empties the log."""
     n = int(S[LOG_N])
-    events = [unpack_event(int(x)) for x in S[LOG:LOG + min(n, LOG_CAP)]]
+    events = [unpack_event(int(x)) for x in S[LOG : LOG + min(n, LOG_CAP)]]
     S[LOG_N] = 0
     return events, max(n - LOG_CAP, 0)
 
@@ -342,12 +429,14 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     rules = T.rules
     game_rng, agent_rng = game_rngs(seed)
     state = setup_state(rules, _deck_codes(T, (players[0].deck, players[1].deck)), game_rng)
-    state[LOG_ON] = 1                        # record events; the game itself is the same as new_game's
+    state[LOG_ON] = 1  # record events; the game itself is the same as new_game's
     pos = Position(ENGINE, cfg, T, state, game_rng)
     decks = kernel_outcome(state, T).labels["deck"]
-    lines = [f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
-             "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
-             "chosen when the opponent scores is listed under the turn of that score)"]
+    lines = [
+        f"Urgency {cfg.variant}: " + ", ".join(f"seat {s + 1} {a} (deck {decks[s]})" for s, a in enumerate(agents)),
+        "(turns are numbered for the whole game: seat 1 plays the odd ones, seat 2 the even ones; a card "
+        "chosen when the opponent scores is listed under the turn of that score)",
+    ]
     twice = table_note(cfg, agents)
     if twice:
         lines.append(f"(note: {twice})")
@@ -376,8 +465,10 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     lines.append("")
     for s in range(2):
-        lines.append(f"Seat {s + 1} ({agents[s]}, deck {out.labels['deck'][s]}): scored {out.scores[s]}, "
-                     f"turns {out.turns[s]}, " + ", ".join(f"{k} {int(v[s])}" for k, v in out.metrics.items()))
+        lines.append(
+            f"Seat {s + 1} ({agents[s]}, deck {out.labels['deck'][s]}): scored {out.scores[s]}, "
+            f"turns {out.turns[s]}, " + ", ".join(f"{k} {int(v[s])}" for k, v in out.metrics.items())
+        )
     winners = [s for s in range(2) if shares[s] > 0]
     if len(winners) == 1:
         lines.append(f"Winner: seat {winners[0] + 1} ({agents[winners[0]]}).")
@@ -386,9 +477,8 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     return "\n".join(lines)
 
 
-from ...core.registry import spec_from_module  # noqa: E402
-
 from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
+from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent, with_decks  # noqa: E402
 
 
@@ -406,10 +496,21 @@ def _mcts_table(cfg: UrgencyConfig, agents: list[str]):
     return with_decks(T, _deck_codes(T, tuple(-1 if is_mcts_name(a) else parse_agent(cfg, a)[1] for a in agents)))
 
 
-SPEC = with_mcts(spec_from_module(sys.modules[__name__], display_name="Urgency",
-                                  default_config="urgency/standard.yaml", check_agent=check_agent,
-                                  agent_note=AGENT_NOTE, max_protocol_moves=MAX_MOVES, engine=ENGINE,
-                                  table_note=table_note, play_chunk=play_chunk,
-                                  chunk_games=chunk_games),
-                 seat_agent=_seat_agent, game_agent=game_agent, compile_table=_mcts_table)
+SPEC = with_mcts(
+    spec_from_module(
+        sys.modules[__name__],
+        display_name="Urgency",
+        default_config="urgency/standard.yaml",
+        check_agent=check_agent,
+        agent_note=AGENT_NOTE,
+        max_protocol_moves=MAX_MOVES,
+        engine=ENGINE,
+        table_note=table_note,
+        play_chunk=play_chunk,
+        chunk_games=chunk_games,
+    ),
+    seat_agent=_seat_agent,
+    game_agent=game_agent,
+    compile_table=_mcts_table,
+)
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -51,11 +51,59 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from ...core.fastseed import seed_game
-from .rules import (ACTIVE, CAPT, CAPTURED_N, CB, CF, DECK, DICE_N, E_ATTACK, E_MOVE_OPP, E_REENTER, E_SET_OPP_NEXT,
-                    F_EFF, F_TILES, F_VAL, MASK, NEXT_ROLL, NPLAY, OPT_N, OPTS, P_C_HI, P_C_LO, P_DICE, P_MAX_TURNS, P_PIP,
-                    P_ROSETTES, P_SAFE, P_TO_WIN, P_TOKENS, PH_CHOOSE, PH_OVER, PH_PICK, PHASE, PIP_ONE, PS, RAS, ROLLV,
-                    SCORED, SCORED_TILE, STATE_SIZE, SUP, TURNS, apply_decision, below, decisions, dice_of, free_tile,
-                    new_state, popcount, roll_pips, safe_mask, seat_to_move)
+from .rules import (
+    ACTIVE,
+    CAPT,
+    CAPTURED_N,
+    CB,
+    CF,
+    DECK,
+    DICE_N,
+    E_ATTACK,
+    E_MOVE_OPP,
+    E_REENTER,
+    E_SET_OPP_NEXT,
+    F_EFF,
+    F_TILES,
+    F_VAL,
+    MASK,
+    NEXT_ROLL,
+    NPLAY,
+    OPT_N,
+    OPTS,
+    P_C_HI,
+    P_C_LO,
+    P_DICE,
+    P_MAX_TURNS,
+    P_PIP,
+    P_ROSETTES,
+    P_SAFE,
+    P_TO_WIN,
+    P_TOKENS,
+    PH_CHOOSE,
+    PH_OVER,
+    PH_PICK,
+    PHASE,
+    PIP_ONE,
+    PS,
+    RAS,
+    ROLLV,
+    SCORED,
+    SCORED_TILE,
+    STATE_SIZE,
+    SUP,
+    TURNS,
+    apply_decision,
+    below,
+    decisions,
+    dice_of,
+    free_tile,
+    new_state,
+    popcount,
+    roll_pips,
+    safe_mask,
+    seat_to_move,
+)
 
 AGENTS: tuple[str, ...] = ("random", "greedy", "expectimax", "expectimax1")
 """Agent names; a seat's name may add ``+<deck>`` (``greedy+ibex``) to play that deck."""
@@ -64,6 +112,7 @@ WIN_VALUE = 1.0e6
 
 
 # ----------------------------------------------------------------------------------- cards
+
 
 @nb.njit(cache=True)
 def pick_card(S, R, kind, prio, rng):
@@ -111,6 +160,7 @@ def choose_instead(S, R, kind, rng, kinds, args, n):
 
 # ----------------------------------------------------------------------------------- greedy
 
+
 @nb.njit(cache=True)
 def threatened(t, mo, lo, hi, safe):
     """A token on tile ``t`` can be hit: an unsafe centre tile with an opponent's token 1-4 behind."""
@@ -151,7 +201,7 @@ def greedy_index(moves, n, r, mo, lo, hi, safe, ros):
         elif (ros >> t) & 1:
             cls, key = 3, f
         elif f > 0 and threatened(f, mo, lo, hi, safe):
-            cls, key = 4, SCORED_TILE - f          # the rearmost first
+            cls, key = 4, SCORED_TILE - f  # the rearmost first
         elif f == 0:
             cls, key = 5, 0
         else:
@@ -163,6 +213,7 @@ def greedy_index(moves, n, r, mo, lo, hi, safe, ros):
 
 # ----------------------------------------------------------------------------------- expectimax
 
+
 @nb.njit(cache=True)
 def roll_probs(S, R, p, out):
     """Probability of each roll 0-4 for player ``p``'s next roll (int64 -> float64[5])."""
@@ -172,10 +223,10 @@ def roll_probs(S, R, p, out):
         out[S[p * PS + NEXT_ROLL]] = 1.0
         return
     n = dice_of(S, R, p)
-    q = R[P_PIP] / PIP_ONE            # roll.pip_chance: 1/2 gives binomial(n, k) / 2^n exactly
+    q = R[P_PIP] / PIP_ONE  # roll.pip_chance: 1/2 gives binomial(n, k) / 2^n exactly
     c = 1
-    for k in range(n + 1):            # binomial(n, k) q^k (1 - q)^(n - k)
-        out[k] = c * q ** k * (1.0 - q) ** (n - k)
+    for k in range(n + 1):  # binomial(n, k) q^k (1 - q)^(n - k)
+        out[k] = c * q**k * (1.0 - q) ** (n - k)
         c = c * (n - k) // (k + 1)
 
 
@@ -205,8 +256,9 @@ def evaluate(pos, lo, hi, safe, w, pp, po, to_win):
         return WIN_VALUE
     if pos[5] >= to_win:
         return -WIN_VALUE
-    return (side_value(pos[0], pos[1], pos[2], pos[3], po, lo, hi, safe, w)
-            - side_value(pos[3], pos[4], pos[5], pos[0], pp, lo, hi, safe, w))
+    return side_value(pos[0], pos[1], pos[2], pos[3], po, lo, hi, safe, w) - side_value(
+        pos[3], pos[4], pos[5], pos[0], pp, lo, hi, safe, w
+    )
 
 
 @nb.njit(cache=True)
@@ -284,8 +336,10 @@ def expectimax_move(S, R, moves, n, depth, w):
     po = np.empty(5)
     roll_probs(S, R, p, pp)
     roll_probs(S, R, o, po)
-    pos = np.array([S[p * PS + MASK], S[p * PS + SUP], S[p * PS + SCORED],
-                    S[o * PS + MASK], S[o * PS + SUP], S[o * PS + SCORED]], np.int64)
+    pos = np.array(
+        [S[p * PS + MASK], S[p * PS + SUP], S[p * PS + SCORED], S[o * PS + MASK], S[o * PS + SUP], S[o * PS + SCORED]],
+        np.int64,
+    )
     after = np.empty(6, np.int64)
     flipped = np.empty(6, np.int64)
     best, best_v = 0, -1.0e18
@@ -307,6 +361,7 @@ def expectimax_move(S, R, moves, n, depth, w):
 
 
 # ----------------------------------------------------------------------------------- dispatch
+
 
 @nb.njit(cache=True)
 def choose(S, R, kind, prio, w, rng, kinds, args, n):
@@ -350,6 +405,7 @@ def play_new_game_no_chance_agents(R, decks, agent_kinds, prio, weights, game_rn
 
 
 # ----------------------------------------------------------------------------------- no-card fast path
+
 
 @nb.njit(cache=True, inline="always")
 def highest_bit(x):
@@ -474,8 +530,16 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
 
 # ----------------------------------------------------------------------------------- whole chunks
 
-CHUNK_FIELDS: tuple[str, ...] = ("scored", "turns", "captures", "captured", "roll_agains", "tokens_on_board",
-                                 "cards_in_play", "deck")
+CHUNK_FIELDS: tuple[str, ...] = (
+    "scored",
+    "turns",
+    "captures",
+    "captured",
+    "roll_agains",
+    "tokens_on_board",
+    "cards_in_play",
+    "deck",
+)
 """The per-seat numbers :func:`play_chunk_games` records of each finished game, in this order (the
 fields :func:`~.scoring.final_rows` reads, and the deck code)."""
 
@@ -501,8 +565,24 @@ def record_final(S, out, g):
 
 
 @nb.njit(cache=True)
-def play_chunk_games(R, kinds, decks, prio, weights, race, run_seed, start, stop, chance, agent_rng,
-                     chance_state, chance_flag, agent_state, agent_flag, scratch):
+def play_chunk_games(
+    R,
+    kinds,
+    decks,
+    prio,
+    weights,
+    race,
+    run_seed,
+    start,
+    stop,
+    chance,
+    agent_rng,
+    chance_state,
+    chance_flag,
+    agent_state,
+    agent_flag,
+    scratch,
+):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
     seats ``kinds[(s + i) % 2]`` with deck ``decks[(s + i) % 2]`` at seat ``s`` (the runner's seat
     rotation, :func:`balancer.core.tables.seat_agents`), and plays with ``chance`` and ``agent_rng``

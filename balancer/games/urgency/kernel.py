@@ -58,14 +58,46 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
+from . import rules
 from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
-from .rules import (DECK, DOFF, INPLAY, K_PILE, K_PLAY, K_QUEUE, NEXTPILE, NPLAY, NQUEUE, NROS, OPT_N, OPTS,
-                    P_CARDS, PH_MOVE, PH_OVER, PH_PICK, PHASE, PICK_KIND, PICKER, PILES, PS, QUEUE, QUSED, ROLLV,
-                    ROS, SCORED, SCORED_TILE, MASK, below, compile_rules, decisions, gen_moves, load_options,
-                    seat_to_move)
-from . import rules
+from .rules import (
+    DECK,
+    DOFF,
+    INPLAY,
+    K_PILE,
+    K_PLAY,
+    K_QUEUE,
+    MASK,
+    NEXTPILE,
+    NPLAY,
+    NQUEUE,
+    NROS,
+    OPT_N,
+    OPTS,
+    P_CARDS,
+    PH_MOVE,
+    PH_OVER,
+    PH_PICK,
+    PHASE,
+    PICK_KIND,
+    PICKER,
+    PILES,
+    PS,
+    QUEUE,
+    QUSED,
+    ROLLV,
+    ROS,
+    SCORED,
+    SCORED_TILE,
+    below,
+    compile_rules,
+    decisions,
+    gen_moves,
+    load_options,
+    seat_to_move,
+)
 from .scoring import METRICS, final_rows
 
 N_PLAYERS = 2
@@ -98,6 +130,7 @@ class Table(NamedTuple):
 
 # ----------------------------------------------------------------------------------------- codes
 
+
 @nb.njit(cache=True, inline="always")
 def code(kind, arg):
     """The move code of decision (kind, arg): ``kind << 8 | arg``."""
@@ -127,6 +160,7 @@ def unpack(move: int) -> tuple[int, int]:
 
 # ------------------------------------------------------------------------------------ the kernel
 
+
 @nb.njit(cache=True)
 def new_state(T, rng):
     """A game after Setup with the table's decks, advanced to the first decision (:func:`~.rules.new_state`)."""
@@ -142,7 +176,7 @@ def to_move(S, T):
 def legal(S, T, out):
     """The legal decisions' codes in :func:`~.rules.decisions`' order; 0 once the game is over."""
     if S[PHASE] == PH_MOVE:
-        return gen_moves(S, T.rules, out)           # MOVE is 0: a token move's code is its tile
+        return gen_moves(S, T.rules, out)  # MOVE is 0: a token move's code is its tile
     kinds = np.empty(MAX_MOVES, np.int64)
     args = np.empty(MAX_MOVES, np.int64)
     n = decisions(S, T.rules, kinds, args)
@@ -215,6 +249,7 @@ def policy(S, T, out, rng):
 
 # ----------------------------------------------------------------------------- hidden information
 
+
 @nb.njit(cache=True)
 def pile_seen(S, seat, p, i):
     """Can ``seat`` see the card in player ``p``'s pile slot ``i`` (0-5, pile ``i // 2``)? Only ``p``
@@ -269,7 +304,7 @@ def determinize(S, T, seat, rng):
     are then listed again from the new slots (:func:`~.rules.load_options`), stale ones cleared."""
     R = T.rules
     if R[P_CARDS] == 0:
-        return                                          # without cards nothing is hidden
+        return  # without cards nothing is hidden
     mask = np.zeros(S.shape[0], np.bool_)
     hidden_mask(S, T, seat, mask)
     pool = np.empty(16, np.int64)
@@ -277,7 +312,7 @@ def determinize(S, T, seat, rng):
     for p in range(N_PLAYERS):
         b = p * PS
         n = 0
-        for j in range(b + PILES, b + QUEUE + 4):       # the pile and queue slots (PILES, DISC, QUEUE)
+        for j in range(b + PILES, b + QUEUE + 4):  # the pile and queue slots (PILES, DISC, QUEUE)
             if mask[j]:
                 pool[n] = S[j]
                 slots[n] = j
@@ -290,7 +325,7 @@ def determinize(S, T, seat, rng):
     bo, bs = o * PS, seat * PS
     k = S[bo + NROS]
     if k > 0:
-        lo, hi = R[DOFF], R[DOFF + 1]                   # the Rosette deck's card ids
+        lo, hi = R[DOFF], R[DOFF + 1]  # the Rosette deck's card ids
         kept = -1
         if S[bo + NPLAY] > 0 and lo <= S[bo + INPLAY] < hi:
             kept = S[bo + INPLAY]
@@ -343,11 +378,21 @@ def game_agent(agent, S, T, row, out, rng):
     return 1
 
 
-KERNEL = Kernel(to_move=to_move, legal=legal, apply=apply, is_over=is_over, scores=scores, returns=returns,
-                heuristic=heuristic, determinize=determinize, policy=policy)
+KERNEL = Kernel(
+    to_move=to_move,
+    legal=legal,
+    apply=apply,
+    is_over=is_over,
+    scores=scores,
+    returns=returns,
+    heuristic=heuristic,
+    determinize=determinize,
+    policy=policy,
+)
 
 
 # ---------------------------------------------------------------------------------- Python hooks
+
 
 def priority(cfg: UrgencyConfig) -> np.ndarray:
     """Rank of each effect code in ``agents.card_priority`` (lower is better; unlisted effects last)."""
@@ -420,9 +465,14 @@ def deck_labels(S: np.ndarray, cards_enabled: bool) -> list[str]:
 def outcome(S: np.ndarray, T: Table) -> Outcome:
     """Tokens scored per seat (the score), turns, metrics and the deck of each seat."""
     rows = final_rows(S)
-    return Outcome(scores=rows["scored"], tiebreak=[(), ()], components={"scored": rows["scored"]},
-                   metrics={m: [float(v) for v in rows[m]] for m in METRICS}, turns=rows["turns"],
-                   labels={"deck": deck_labels(S, bool(T.rules[P_CARDS]))})
+    return Outcome(
+        scores=rows["scored"],
+        tiebreak=[(), ()],
+        components={"scored": rows["scored"]},
+        metrics={m: [float(v) for v in rows[m]] for m in METRICS},
+        turns=rows["turns"],
+        labels={"deck": deck_labels(S, bool(T.rules[P_CARDS]))},
+    )
 
 
 def with_decks(T: Table, decks: np.ndarray) -> Table:
@@ -446,6 +496,14 @@ def describe_move(S: np.ndarray, T: Table, move: int) -> str:
     return f"seat {seat + 1}: {line}"
 
 
-ENGINE = Engine(kernel=KERNEL, compile=compile_table, new_state=new_state, n_players=lambda T: N_PLAYERS,
-                max_moves=lambda T: MAX_MOVES, observation=observation, outcome=outcome, describe_move=describe_move)
+ENGINE = Engine(
+    kernel=KERNEL,
+    compile=compile_table,
+    new_state=new_state,
+    n_players=lambda T: N_PLAYERS,
+    max_moves=lambda T: MAX_MOVES,
+    observation=observation,
+    outcome=outcome,
+    describe_move=describe_move,
+)
 """Urgency's compiled interface, as registered in its ``SPEC``."""

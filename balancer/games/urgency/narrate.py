@@ -9,15 +9,39 @@ card effect and capture is narrated where it happens.
 from __future__ import annotations
 
 from .config import ANIMAL_DECKS, Card, UrgencyConfig
-from .rules import (K_DISCARD, K_PILE, K_PLAY, K_QUEUE, K_ROSETTE, LG_AGAIN, LG_CARD, LG_IN_PLAY, LG_NO_MOVE,
-                    LG_REMOVED, LG_ROLL, LG_STOP, LG_TURN, MOVE, PICK, ROLL, SCORED_TILE)
+from .rules import (
+    K_DISCARD,
+    K_PILE,
+    K_PLAY,
+    K_QUEUE,
+    K_ROSETTE,
+    LG_AGAIN,
+    LG_CARD,
+    LG_IN_PLAY,
+    LG_NO_MOVE,
+    LG_REMOVED,
+    LG_ROLL,
+    LG_STOP,
+    LG_TURN,
+    MOVE,
+    PICK,
+    ROLL,
+    SCORED_TILE,
+)
 
 _WHEN = {
-    "own_roll": "on their roll{of}", "opponent_roll": "on the opponent's roll{of}",
-    "land_tile": "landing on tile {v}", "land_rosette": "landing on a rosette", "land_centre": "landing in the centre row",
-    "capture": "on their capture", "captured": "when a token of theirs is removed", "score": "on their score",
-    "opponent_score": "on the opponent's score", "turn_start": "at the start of their turn",
-    "instead_of_roll": "instead of rolling", "always": "always",
+    "own_roll": "on their roll{of}",
+    "opponent_roll": "on the opponent's roll{of}",
+    "land_tile": "landing on tile {v}",
+    "land_rosette": "landing on a rosette",
+    "land_centre": "landing in the centre row",
+    "capture": "on their capture",
+    "captured": "when a token of theirs is removed",
+    "score": "on their score",
+    "opponent_score": "on the opponent's score",
+    "turn_start": "at the start of their turn",
+    "instead_of_roll": "instead of rolling",
+    "always": "always",
 }
 
 _PICK = {
@@ -60,8 +84,9 @@ def card_effect(card: Card, p: int, a: int, b: int) -> str:
             return f"no effect (seat {p + 1} has no token on the board)"
         if b == 0 or b == a:
             return f"no effect ({_token(e.target, p)}, on tile {a}, cannot move {e.value:+d})"
-        return (f"extra move: {_token(e.target, p)} moves from tile {a} "
-                + ("and scores" if b == SCORED_TILE else f"to tile {b}"))
+        return f"extra move: {_token(e.target, p)} moves from tile {a} " + (
+            "and scores" if b == SCORED_TILE else f"to tile {b}"
+        )
     if do == "attack":
         tiles = ", ".join(map(str, e.tiles))
         return f"attacks tile(s) {tiles}" + ("" if a else f": no seat {o + 1} token there that is not safe")
@@ -72,9 +97,12 @@ def card_effect(card: Card, p: int, a: int, b: int) -> str:
             return f"no effect ({_token(e.target, o)}, on tile {a}, has no free tile to move to)"
         return f"moves {_token(e.target, o)} from tile {a} to tile {b}"
     if do == "reenter":
-        return (f"enters a token from seat {p + 1}'s supply onto tile {a}" if a
-                else f"no effect (no token in the supply, or tile {e.value} taken)")
-    return do          # dice, safe_tiles: always-on effects, never fired
+        return (
+            f"enters a token from seat {p + 1}'s supply onto tile {a}"
+            if a
+            else f"no effect (no token in the supply, or tile {e.value} taken)"
+        )
+    return do  # dice, safe_tiles: always-on effects, never fired
 
 
 def card_line(cfg_cards: list[tuple[str, Card]], p: int, c: int, a: int, b: int) -> str:
@@ -96,8 +124,8 @@ class Narrator:
         self.cards = cards_of(cfg)
         self.lines: list[str] = []
         self.turn = 0
-        self.pending: str | None = None      # a roll not yet followed by the move it allows
-        self.attacker = -1                   # seat whose card attack is removing tokens (-1: none)
+        self.pending: str | None = None  # a roll not yet followed by the move it allows
+        self.attacker = -1  # seat whose card attack is removing tokens (-1: none)
 
     def head(self, seat: int) -> str:
         return f"  turn {self.turn:3d} seat {seat + 1}: "
@@ -120,7 +148,11 @@ class Narrator:
                 self.pending = self.head(p) + f"rolls {a}" + (" (set by a card: no dice rolled)" if b else "")
             elif kind == LG_NO_MOVE:
                 why = "a roll of 0 moves nothing" if a == 0 else f"no token can move {a}"
-                line = f"{self.pending}: no move" if self.pending is not None else self.head(p) + f"no move with the roll of {a}"
+                line = (
+                    f"{self.pending}: no move"
+                    if self.pending is not None
+                    else self.head(p) + f"no move with the roll of {a}"
+                )
                 self.pending = None
                 self.lines.append(f"{line} ({why})")
             elif kind == LG_CARD:
@@ -131,16 +163,18 @@ class Narrator:
             elif kind == LG_REMOVED:
                 self.flush()
                 verb = "removes" if self.attacker >= 0 else "captures"
-                self.lines.append(self.INDENT + f"seat {2 - p} {verb} seat {p + 1}'s token on tile {a}, "
-                                  "which returns to their supply")
+                self.lines.append(
+                    self.INDENT + f"seat {2 - p} {verb} seat {p + 1}'s token on tile {a}, which returns to their supply"
+                )
             elif kind == LG_AGAIN:
                 self.flush()
                 why = f"landed on the rosette on tile {a}" if a else "a card"
                 self.lines.append(self.INDENT + f"seat {p + 1} rolls again ({why})")
             elif kind == LG_IN_PLAY:
                 self.flush()
-                self.lines.append(self.INDENT + f"seat {p + 1}'s card {self.cards[c][0]} comes into play "
-                                  "(next in their order)")
+                self.lines.append(
+                    self.INDENT + f"seat {p + 1}'s card {self.cards[c][0]} comes into play (next in their order)"
+                )
             elif kind == LG_STOP:
                 self.flush()
                 self.lines.append(f"  the game stops after {self.turn} turns (cards.max_turns)")
@@ -156,12 +190,13 @@ class Narrator:
             self.lines.append(line)
             return
         self.flush()
-        self.lines.append(self.head(seat) + describe_decision([name for name, _ in self.cards], kind, arg, roll,
-                                                              pick_kind))
+        self.lines.append(
+            self.head(seat) + describe_decision([name for name, _ in self.cards], kind, arg, roll, pick_kind)
+        )
 
 
 def move_words(arg: int, roll: int) -> str:
-    """"enters a token and scores it", "moves the token on tile 5 to tile 8": a token move by ``roll``
+    """ "enters a token and scores it", "moves the token on tile 5 to tile 8": a token move by ``roll``
     from tile ``arg`` (0 = the supply)."""
     t = arg + roll
     what = "enters a token" if arg == 0 else f"moves the token on tile {arg}"

@@ -49,10 +49,32 @@ import numpy as np
 from .config import ANIMAL_DECKS, EFFECTS, TARGETS, TRIGGERS, UrgencyConfig
 
 # ------------------------------------------------------------------------------------------ codes
-T_ALWAYS, T_OWN_ROLL, T_OPP_ROLL, T_LAND_TILE, T_LAND_ROSETTE, T_LAND_CENTRE, T_CAPTURE, T_CAPTURED, \
-    T_SCORE, T_OPP_SCORE, T_TURN_START, T_INSTEAD = range(len(TRIGGERS))
-E_ROLL_AGAIN, E_SET_NEXT, E_SET_OPP_NEXT, E_CHANGE_ROLL, E_DICE, E_EXTRA_MOVE, E_SAFE, E_ATTACK, \
-    E_MOVE_OPP, E_REENTER = range(len(EFFECTS))
+(
+    T_ALWAYS,
+    T_OWN_ROLL,
+    T_OPP_ROLL,
+    T_LAND_TILE,
+    T_LAND_ROSETTE,
+    T_LAND_CENTRE,
+    T_CAPTURE,
+    T_CAPTURED,
+    T_SCORE,
+    T_OPP_SCORE,
+    T_TURN_START,
+    T_INSTEAD,
+) = range(len(TRIGGERS))
+(
+    E_ROLL_AGAIN,
+    E_SET_NEXT,
+    E_SET_OPP_NEXT,
+    E_CHANGE_ROLL,
+    E_DICE,
+    E_EXTRA_MOVE,
+    E_SAFE,
+    E_ATTACK,
+    E_MOVE_OPP,
+    E_REENTER,
+) = range(len(EFFECTS))
 FOREMOST, REARMOST = range(len(TARGETS))
 
 # move kinds
@@ -69,24 +91,59 @@ SCORED_TILE = 15
 
 # -------------------------------------------------------------------------------- state layout
 # per player p, at p * PS
-MASK, SUP, SCORED, NEXT_ROLL, LOCK, TURNS, CAPT, RAS, NPLAY, NEXTPILE, NDISC, NQUEUE, QUSED, OPPSC, DECK, NROS, \
-    CAPTURED_N, DICE_N = range(18)
-INPLAY = 18      # 8 card slots
-PILES = 26       # 6 slots, pile k = slots 2k, 2k+1; -1 once used
-DISC = 32        # 8 slots
-QUEUE = 40       # 4 slots
-ROS = 44         # 3 slots: the Rosette cards drawn
+(
+    MASK,
+    SUP,
+    SCORED,
+    NEXT_ROLL,
+    LOCK,
+    TURNS,
+    CAPT,
+    RAS,
+    NPLAY,
+    NEXTPILE,
+    NDISC,
+    NQUEUE,
+    QUSED,
+    OPPSC,
+    DECK,
+    NROS,
+    CAPTURED_N,
+    DICE_N,
+) = range(18)
+INPLAY = 18  # 8 card slots
+PILES = 26  # 6 slots, pile k = slots 2k, 2k+1; -1 once used
+DISC = 32  # 8 slots
+QUEUE = 40  # 4 slots
+ROS = 44  # 3 slots: the Rosette cards drawn
 PS = 48
 G = 2 * PS
-ACTIVE, PHASE, STEP, ROLLV, RA_CARD, RA_TILE, REQ_HEAD, REQ_TAIL, OPT_N, PICKER, PICK_KIND, WINNER, EV_N, \
-    EV_HEAD, TOTAL_TURNS, ROLLED, SAFEM = range(G, G + 17)
-REQ = G + 17     # 16 pick requests: player + 2 * kind + 16 * last
-OPTS = G + 33    # 8 options (card ids)
-EVQ = G + 41     # EVQ_CAP queued card activations: owner + 2 * card (more is an error, :func:`fire`)
+(
+    ACTIVE,
+    PHASE,
+    STEP,
+    ROLLV,
+    RA_CARD,
+    RA_TILE,
+    REQ_HEAD,
+    REQ_TAIL,
+    OPT_N,
+    PICKER,
+    PICK_KIND,
+    WINNER,
+    EV_N,
+    EV_HEAD,
+    TOTAL_TURNS,
+    ROLLED,
+    SAFEM,
+) = range(G, G + 17)
+REQ = G + 17  # 16 pick requests: player + 2 * kind + 16 * last
+OPTS = G + 33  # 8 options (card ids)
+EVQ = G + 41  # EVQ_CAP queued card activations: owner + 2 * card (more is an error, :func:`fire`)
 EVQ_CAP = 64
 LOG_ON = G + 105  # 1: record what happens in the event log (transcripts only; 0 in play)
-LOG_N = G + 106   # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
-LOG = G + 107     # LOG_CAP events, each packed by :func:`log_event`
+LOG_N = G + 106  # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
+LOG = G + 107  # LOG_CAP events, each packed by :func:`log_event`
 LOG_CAP = 64
 STATE_SIZE = LOG + LOG_CAP
 
@@ -94,16 +151,34 @@ STATE_SIZE = LOG + LOG_CAP
 LG_TURN, LG_ROLL, LG_NO_MOVE, LG_CARD, LG_REMOVED, LG_AGAIN, LG_IN_PLAY, LG_STOP = range(1, 9)
 
 # rules.params
-P_TOKENS, P_DICE, P_TO_WIN, P_C_LO, P_C_HI, P_ROSETTES, P_SAFE, P_CARDS, P_MODE, P_ROS_DRAW, P_DISCARD, P_PILES, \
-    P_UNLOCK, P_MAX_TURNS, P_N_ANIMAL, P_FORCED_TRIG, P_LOCK_MOVE, P_PIP = range(18)
+(
+    P_TOKENS,
+    P_DICE,
+    P_TO_WIN,
+    P_C_LO,
+    P_C_HI,
+    P_ROSETTES,
+    P_SAFE,
+    P_CARDS,
+    P_MODE,
+    P_ROS_DRAW,
+    P_DISCARD,
+    P_PILES,
+    P_UNLOCK,
+    P_MAX_TURNS,
+    P_N_ANIMAL,
+    P_FORCED_TRIG,
+    P_LOCK_MOVE,
+    P_PIP,
+) = range(18)
 PIP_ONE = 1 << 30  # R[P_PIP] is roll.pip_chance in units of 1/PIP_ONE
 
 
 # the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
-DOFF = 18        # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
-DDICE = 26       # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
-ANIM = 33        # animal[7]: deck codes a seat may play
-CB = 40          # per card id c: CF fields at CB + CF * c
+DOFF = 18  # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 26  # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 33  # animal[7]: deck codes a seat may play
+CB = 40  # per card id c: CF fields at CB + CF * c
 F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
 CF = 7
 Rules = np.ndarray
@@ -125,28 +200,53 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
     deck_off, deck_dice = [0], []
     for name in ANIMAL_DECKS:
         spec = cfg.decks.get(name)
-        for card in (spec.cards if spec is not None else []):
-            cards.append([TRIGGERS.index(card.trigger.when), -1 if card.trigger.value is None else card.trigger.value,
-                          EFFECTS.index(card.effect.do), card.effect.value, _mask(card.effect.tiles),
-                          TARGETS.index(card.effect.target), ANIMAL_DECKS.index(name)])
+        for card in spec.cards if spec is not None else []:
+            cards.append(
+                [
+                    TRIGGERS.index(card.trigger.when),
+                    -1 if card.trigger.value is None else card.trigger.value,
+                    EFFECTS.index(card.effect.do),
+                    card.effect.value,
+                    _mask(card.effect.tiles),
+                    TARGETS.index(card.effect.target),
+                    ANIMAL_DECKS.index(name),
+                ]
+            )
         deck_off.append(len(cards))
         deck_dice.append((spec.dice_while_in_play or 0) if spec is not None else 0)
     c = cfg.cards
-    params = [cfg.tokens, cfg.dice, cfg.to_win, cfg.board.centre[0], cfg.board.centre[1],
-              _mask(cfg.board.rosettes), _mask(cfg.board.safe), int(c.enabled), MODES.index(c.mode),
-              c.rosette_draw, c.discard_at_setup, c.piles, c.unlock_scores, c.max_turns, len(c.animal_decks),
-              int(c.forced_rolls_trigger), int(c.trigger_again_after == "move"), round(cfg.roll.pip_chance * PIP_ONE)]
+    params = [
+        cfg.tokens,
+        cfg.dice,
+        cfg.to_win,
+        cfg.board.centre[0],
+        cfg.board.centre[1],
+        _mask(cfg.board.rosettes),
+        _mask(cfg.board.safe),
+        int(c.enabled),
+        MODES.index(c.mode),
+        c.rosette_draw,
+        c.discard_at_setup,
+        c.piles,
+        c.unlock_scores,
+        c.max_turns,
+        len(c.animal_decks),
+        int(c.forced_rolls_trigger),
+        int(c.trigger_again_after == "move"),
+        round(cfg.roll.pip_chance * PIP_ONE),
+    ]
     animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
     R = np.zeros(CB + CF * len(cards), np.int64)
-    R[:len(params)] = params
-    R[DOFF:DOFF + 8] = deck_off
-    R[DDICE:DDICE + 7] = deck_dice
-    R[ANIM:ANIM + len(animal)] = animal
+    R[: len(params)] = params
+    R[DOFF : DOFF + 8] = deck_off
+    R[DDICE : DDICE + 7] = deck_dice
+    R[ANIM : ANIM + len(animal)] = animal
     R[CB:] = np.array(cards, np.int64).reshape(-1)
     return R
 
 
 # ------------------------------------------------------------------------------------ helpers
+
 
 @nb.njit(cache=True, inline="always")
 def log_event(S, kind, p, c, a, b):
@@ -318,6 +418,7 @@ def target_token(S, p, which):
 
 # ---------------------------------------------------------------------------- card activations
 
+
 @nb.njit(cache=True)
 def fire(S, R, trigger, p, value):
     """Queue the activations of player ``p``'s cards in play whose trigger is ``trigger`` with
@@ -328,10 +429,14 @@ def fire(S, R, trigger, p, value):
     b = p * PS
     for i in range(S[b + NPLAY]):
         c = S[b + INPLAY + i]
-        if R[CB + CF * (c) + F_TRIG] == trigger and (R[CB + CF * (c) + F_TVAL] < 0 or R[CB + CF * (c) + F_TVAL] == value):
+        if R[CB + CF * (c) + F_TRIG] == trigger and (
+            R[CB + CF * (c) + F_TVAL] < 0 or R[CB + CF * (c) + F_TVAL] == value
+        ):
             if S[EV_N] >= EVQ_CAP:
-                raise ValueError("more than 64 card activations at one moment: rule cards that trigger each "
-                                 "other in a loop (see decks.yaml)")
+                raise ValueError(
+                    "more than 64 card activations at one moment: rule cards that trigger each "
+                    "other in a loop (see decks.yaml)"
+                )
             S[EVQ + S[EV_N]] = p + 2 * c
             S[EV_N] += 1
 
@@ -376,9 +481,9 @@ def own_move(S, R, p, f, t, by_roll):
     else:
         S[b + MASK] &= ~(1 << f)
         if S[RA_TILE] == f:
-            S[RA_TILE] = 0      # moved off the rosette that earned the roll again
+            S[RA_TILE] = 0  # moved off the rosette that earned the roll again
     if by_roll:
-        S[b + LOCK] = 0         # a token moved by a roll (scoring too) frees the Eagle (cards.trigger_again_after)
+        S[b + LOCK] = 0  # a token moved by a roll (scoring too) frees the Eagle (cards.trigger_again_after)
     if t == SCORED_TILE:
         score_token(S, R, p)
         return
@@ -509,6 +614,7 @@ def resolve(S, R):
 
 # --------------------------------------------------------------------------------- rule cards
 
+
 @nb.njit(cache=True)
 def push_request(S, p, kind, last):
     S[REQ + S[REQ_TAIL] % 16] = p + 2 * kind + 16 * last
@@ -588,7 +694,7 @@ def apply_pick(S, R, c):
     last = x // 16
     b = p * PS
     if kind == K_ROSETTE:
-        put_in_play(S, R, p, c)                       # the other is removed from the game
+        put_in_play(S, R, p, c)  # the other is removed from the game
     elif kind == K_PILE:
         k = S[b + NEXTPILE]
         for i in range(2):
@@ -617,7 +723,7 @@ def apply_pick(S, R, c):
             S[b + NQUEUE] += 1
         else:
             put_in_play(S, R, p, c)
-        if last:                                   # the cards not chosen go to the discard pile
+        if last:  # the cards not chosen go to the discard pile
             for i in range(6):
                 if S[b + PILES + i] >= 0:
                     S[b + DISC + S[b + NDISC]] = S[b + PILES + i]
@@ -653,6 +759,7 @@ def instead_cards(S, R, p, out):
 
 
 # ------------------------------------------------------------------------------------- setup
+
 
 @nb.njit(cache=True)
 def new_state(R, decks, rng):
@@ -713,7 +820,7 @@ def setup_state(R, decks, rng):
             cards = np.arange(lo, hi)
             rng.shuffle(cards)
             k = 0
-            for i in range(prm[P_DISCARD]):
+            for _ in range(prm[P_DISCARD]):
                 S[b + DISC + S[b + NDISC]] = cards[k]
                 S[b + NDISC] += 1
                 k += 1
@@ -747,6 +854,7 @@ def setup_state(R, decks, rng):
 
 
 # -------------------------------------------------------------------------------- the turn machine
+
 
 @nb.njit(cache=True)
 def roll_dice(S, R, rng):
@@ -816,7 +924,7 @@ def advance(S, R, rng):
                 S[PHASE] = PH_MOVE
                 return
             log_event(S, LG_NO_MOVE, S[ACTIVE], 0, S[ROLLV], 0)
-        else:   # ST_END
+        else:  # ST_END
             if end_if_won(S, R):
                 return
             p = S[ACTIVE]

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import CAPT, CAPTURED_N, NPLAY, PS, RAS, SCORED, SUP, TURNS, MASK, popcount
+from .rules import CAPT, CAPTURED_N, MASK, NPLAY, PS, RAS, SCORED, SUP, TURNS, popcount
 
-METRICS: tuple[str, ...] = ("game_turns", "game_captures", "game_roll_agains", "captures", "captured", "roll_agains",
-                             "tokens_on_board", "cards_in_play")
+METRICS: tuple[str, ...] = (
+    "game_turns",
+    "game_captures",
+    "game_roll_agains",
+    "captures",
+    "captured",
+    "roll_agains",
+    "tokens_on_board",
+    "cards_in_play",
+)
 """Metrics. Per game (the same value on both seats, so the per-player mean is the per-game mean):
 turns of both players, tokens removed by both, roll agains taken by both. Per seat: tokens this seat
 removed (basic and special attacks), tokens of this seat removed, roll agains taken, tokens on the
@@ -22,8 +30,8 @@ board at the end, rule cards in play at the end."""
 
 def final_rows(S: np.ndarray) -> dict[str, list[int]]:
     """Per-seat numbers of a finished game state: scored, turns and each of :data:`METRICS`."""
-    v = S[:2 * PS].tolist()                     # plain ints: this runs once per game, outside numba
-    rows: dict[str, list[int]] = {"scored": [], "turns": []} | {m: [] for m in METRICS}
+    v = S[: 2 * PS].tolist()  # plain ints: this runs once per game, outside numba
+    rows: dict[str, list[int]] = {"scored": [], "turns": [], **{m: [] for m in METRICS}}
     for p in range(2):
         b = p * PS
         rows["scored"].append(v[b + SCORED])
@@ -40,5 +48,6 @@ def final_rows(S: np.ndarray) -> dict[str, list[int]]:
 
 def tokens_accounted(S: np.ndarray, tokens: int) -> bool:
     """True when each player's supply + board + scored tokens make ``tokens`` (Setup: 7 each)."""
-    return all(int(S[p * PS + SUP]) + popcount(int(S[p * PS + MASK])) + int(S[p * PS + SCORED]) == tokens
-               for p in range(2))
+    return all(
+        int(S[p * PS + SUP]) + popcount(int(S[p * PS + MASK])) + int(S[p * PS + SCORED]) == tokens for p in range(2)
+    )

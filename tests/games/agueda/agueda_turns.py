@@ -15,8 +15,18 @@ import numpy as np
 import balancer.games.agueda as ag
 from balancer.core.protocol import Position
 from balancer.games.agueda.kernel import last_turn, plan_code, turn_count
-from balancer.games.agueda.rules import (MAX_LINE, MOVE_LEN, MV_K, MV_LINE, MV_ORDER, MV_ROW, MV_TCOL, MV_TOURIST,
-                                         MV_TROW, TAKE_BREAK)
+from balancer.games.agueda.rules import (
+    MAX_LINE,
+    MOVE_LEN,
+    MV_K,
+    MV_LINE,
+    MV_ORDER,
+    MV_ROW,
+    MV_TCOL,
+    MV_TOURIST,
+    MV_TROW,
+    TAKE_BREAK,
+)
 
 
 class Turn(NamedTuple):
@@ -39,14 +49,20 @@ class Turn(NamedTuple):
         for j, c in enumerate(self.order[:MAX_LINE]):
             mv[MV_ORDER + j] = c
         if len(self.order) > MAX_LINE:
-            mv[MV_K] = MAX_LINE + 1   # never legal
+            mv[MV_K] = MAX_LINE + 1  # never legal
         return mv
 
     @classmethod
-    def from_array(cls, mv: np.ndarray) -> "Turn":
+    def from_array(cls, mv: np.ndarray) -> Turn:
         k = int(mv[MV_K])
-        return cls(int(mv[MV_LINE]), int(mv[MV_ROW]), tuple(int(c) for c in mv[MV_ORDER:MV_ORDER + k]),
-                   int(mv[MV_TOURIST]), int(mv[MV_TROW]), int(mv[MV_TCOL]))
+        return cls(
+            int(mv[MV_LINE]),
+            int(mv[MV_ROW]),
+            tuple(int(c) for c in mv[MV_ORDER : MV_ORDER + k]),
+            int(mv[MV_TOURIST]),
+            int(mv[MV_TROW]),
+            int(mv[MV_TCOL]),
+        )
 
 
 def decisions(game: Position, turn: Turn) -> list[int] | None:
@@ -68,8 +84,12 @@ def decisions(game: Position, turn: Turn) -> list[int] | None:
     if turn.line >= 0:
         st = ag.game_state(game)
         placed = min(len(turn.order), int(game.T.rules.row_len - st.fill[game.seat_to_move, turn.row]))
-        same = (played.line, played.row, sorted(played.order), played.order[:placed]) == \
-            (turn.line, turn.row, sorted(turn.order), turn.order[:placed])
+        same = (played.line, played.row, sorted(played.order), played.order[:placed]) == (
+            turn.line,
+            turn.row,
+            sorted(turn.order),
+            turn.order[:placed],
+        )
     else:
         same = played.line == -1 and turn.order == ()
     if not same or played[3:] != turn[3:]:

@@ -9,13 +9,12 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from agueda_turns import Turn
 
 import balancer.games.agueda as ag
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games.agueda.kernel import KERNEL, last_turn, turn_count
 from balancer.games.agueda.rules import ATTRACT_TWO
-
-from agueda_turns import Turn
 
 R, O, Y, G, B, P = range(6)
 
@@ -51,7 +50,7 @@ def test_greedy_breaks_exact_ties_at_random(ag_cfg):
     game = ag.new_game(cfg, 2, 4)
     agent = ag.make_agent(cfg, "greedy")
     rows = Counter(agent_turn(game.copy(), agent, np.random.default_rng(i)).row for i in range(60))
-    assert len(rows) == 3 and min(rows.values()) >= 8   # about 20 each
+    assert len(rows) == 3 and min(rows.values()) >= 8  # about 20 each
 
 
 def test_lookahead_plays_legal_moves(ag_cfg):
@@ -88,8 +87,10 @@ def step(cfg, agents, seed):
     return game.S, ag.outcome(game)
 
 
-@pytest.mark.parametrize("agents", [["greedy"] * 4, ["random", "greedy", "greedy"], ["greedy"], ["random", "random"],
-                                    ["lookahead", "random"]])
+@pytest.mark.parametrize(
+    "agents",
+    [["greedy"] * 4, ["random", "greedy", "greedy"], ["greedy"], ["random", "random"], ["lookahead", "random"]],
+)
 def test_protocol_games_are_the_fast_paths(ag_cfg, agents):
     """The runner's compiled play_table (greedy and lookahead play a planned turn at once; random one
     draw per decision) and the protocol's agents (plans handed out decision by decision) play the
@@ -102,8 +103,9 @@ def test_protocol_games_are_the_fast_paths(ag_cfg, agents):
         weights = np.tile(T.weights, (len(agents), 1))
         game_rng, agent_rng = game_rngs(seed)
         look = ag_cfg.agents.lookahead
-        S, _, _, _ = ag.play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng,
-                                   *ag.workspace())
+        S, _, _, _ = ag.play_table(
+            T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *ag.workspace()
+        )
         S2, out = step(ag_cfg, agents, seed)
         assert np.array_equal(S, S2), (agents, i)
         assert out == ag.play_game(ag_cfg, agents, seed)
@@ -123,7 +125,7 @@ def test_greedy_and_policy_decisions_are_legal_on_random_positions(ag_cfg, n):
         uniform = ag.make_agent(ag_cfg, "random")
         while not ag.is_over(game):
             legal = ag.legal_moves(game)
-            greedy = ag.make_agent(ag_cfg, "greedy")   # a fresh agent: plans from whatever is decided
+            greedy = ag.make_agent(ag_cfg, "greedy")  # a fresh agent: plans from whatever is decided
             assert greedy.choose(game, game.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(KERNEL.policy(game.S, T, out, np.random.default_rng(checked))) in legal
             checked += 1

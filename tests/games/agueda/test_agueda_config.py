@@ -19,18 +19,24 @@ def write(tmp_path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("body,needle", [
-    ("board: {row_length: 5}\n", "paintbrush[0]"),
-    ("mural: {rows: [[red, orange], [yellow, green], [blue, pink]]}\n", "unknown colours ['pink']"),
-    ("shops: {fixed: [\"Shop 03\", \"No Such Shop\"]}\n", "unknown shop cards ['No Such Shop']"),
-    ("solo: {difficulty: nightmare}\n", "'nightmare' is not on the end card"),
-    ("market: {lines: [{cells: [[1, 1], [1, 2], [1, 3], [2, 1]]}]}\n", "no entry for it"),
-    ("players: [2, 6]\n", "players"),
-    # start money the bank cannot give: 2 coins each for up to 5 players need 10
-    ("coins: {bank: 1, start: 2}\n", "coins.start: 5 player(s) taking 2 coins each need 10, more than the bank's 1"),
-    ("coins: {bank: 9}\n", "coins.start"),
-    ("players: [1, 2]\ncoins: {bank: 3}\n", "coins.start: 2 player(s) taking 2 coins each need 4"),
-])
+@pytest.mark.parametrize(
+    "body,needle",
+    [
+        ("board: {row_length: 5}\n", "paintbrush[0]"),
+        ("mural: {rows: [[red, orange], [yellow, green], [blue, pink]]}\n", "unknown colours ['pink']"),
+        ('shops: {fixed: ["Shop 03", "No Such Shop"]}\n', "unknown shop cards ['No Such Shop']"),
+        ("solo: {difficulty: nightmare}\n", "'nightmare' is not on the end card"),
+        ("market: {lines: [{cells: [[1, 1], [1, 2], [1, 3], [2, 1]]}]}\n", "no entry for it"),
+        ("players: [2, 6]\n", "players"),
+        # start money the bank cannot give: 2 coins each for up to 5 players need 10
+        (
+            "coins: {bank: 1, start: 2}\n",
+            "coins.start: 5 player(s) taking 2 coins each need 10, more than the bank's 1",
+        ),
+        ("coins: {bank: 9}\n", "coins.start"),
+        ("players: [1, 2]\ncoins: {bank: 3}\n", "coins.start: 2 player(s) taking 2 coins each need 4"),
+    ],
+)
 def test_bad_values_name_the_key(tmp_path, body, needle):
     with pytest.raises(ConfigError) as err:
         load_config(write(tmp_path, body))
@@ -39,7 +45,7 @@ def test_bad_values_name_the_key(tmp_path, body, needle):
 
 
 def test_a_bank_that_covers_every_start_is_accepted(tmp_path):
-    assert load_config(write(tmp_path, "coins: {bank: 10}\n")).coins.bank == 10     # 5 players x 2 = 10
+    assert load_config(write(tmp_path, "coins: {bank: 10}\n")).coins.bank == 10  # 5 players x 2 = 10
 
 
 def test_the_empty_bank_is_an_assumed_value():

@@ -13,15 +13,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from agueda_turns import Turn
+from test_agueda_rules import B, G, O, P, R, Y, position, set_row
 
 import balancer.games.agueda as ag
 from balancer.core.seeding import game_seed
-from balancer.games.agueda.kernel import (ENGINE, HEADER, KERNEL, M_ORDER, M_ROW, M_TOURIST, NO_LINE, PH_LINE,
-                                          PH_ORDER, PH_ROW, PH_TOURIST, last_turn, phase, turn_count)
+from balancer.games.agueda.kernel import (
+    ENGINE,
+    HEADER,
+    KERNEL,
+    M_ORDER,
+    M_ROW,
+    M_TOURIST,
+    NO_LINE,
+    PH_LINE,
+    PH_ORDER,
+    PH_ROW,
+    PH_TOURIST,
+    last_turn,
+    phase,
+    turn_count,
+)
 from balancer.games.agueda.rules import G_AI_PTS, G_DECK, G_OVER, O_AI, O_DECK, TAKE_BREAK
-
-from agueda_turns import Turn
-from test_agueda_rules import B, G, O, P, R, Y, position, set_row
 
 E = -1
 DATA = Path(__file__).resolve().parents[2] / "data" / "agueda" / "main-aee35a5-outcomes.json"
@@ -33,6 +46,7 @@ def legal(game) -> list[int]:
 
 # ------------------------------------------------------------------------------------------ the encoding
 
+
 def test_a_fresh_turn_is_asked_as_line_row_order_tourists(ag_cfg):
     """Market R O Y / G B P / R O Y: every line can be taken (codes 0..4); the 3-line (R, B, Y) into
     an empty row: 3 rows, 3! = 6 orders, then 1 break + 3 open tiles x (2 colours + 1 pair) = 10."""
@@ -43,11 +57,11 @@ def test_a_fresh_turn_is_asked_as_line_row_order_tourists(ag_cfg):
     ag.apply(game, M_ROW + 1)
     assert phase(game.S) == PH_ORDER and legal(game) == [M_ORDER + p for p in range(6)]
     assert ENGINE.describe_move(game.S, game.T, M_ORDER + 0) == "places red, blue, yellow"
-    ag.apply(game, M_ORDER + 5)            # PERMS[3, 5] = (2, 1, 0): yellow, blue, red
+    ag.apply(game, M_ORDER + 5)  # PERMS[3, 5] = (2, 1, 0): yellow, blue, red
     assert phase(game.S) == PH_TOURIST
     assert legal(game) == [M_TOURIST] + [M_TOURIST + j + 3 * r for r in range(3) for j in (1, 2, 3)]
     assert turn_count(game.S) == 0
-    ag.apply(game, M_TOURIST + 2 + 3 * 1)   # attract 1 tourist to row 2 scoring its second colour (G)
+    ag.apply(game, M_TOURIST + 2 + 3 * 1)  # attract 1 tourist to row 2 scoring its second colour (G)
     assert turn_count(game.S) == 1 and game.seat_to_move == 1 and phase(game.S) == PH_LINE
     assert Turn.from_array(last_turn(game.S)) == Turn(2, 1, (Y, B, R), 1, 1, G)
     st = ag.game_state(game)
@@ -83,7 +97,7 @@ def test_orders_that_land_alike_are_one_option(ag_cfg):
     game = position(ag_cfg, market=(R, P, Y, G, B, P, R, O, Y))
     ag.apply(game, 1)
     ag.apply(game, M_ROW + 2)
-    assert phase(game.S) == PH_TOURIST        # P, P: a single order, taken by the kernel
+    assert phase(game.S) == PH_TOURIST  # P, P: a single order, taken by the kernel
 
 
 def test_no_line_can_be_taken_is_the_one_line_decision(ag_cfg):
@@ -113,6 +127,7 @@ def test_the_position_is_one_buffer(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ hidden information
 
+
 def _deck_slice(game) -> slice:
     """Where the tour-guide deck lies in the buffer S."""
     return slice(int(game.T.off[O_DECK]), int(game.T.off[O_AI]))
@@ -133,15 +148,15 @@ def test_determinize_reshuffles_only_the_unrevealed_tour_guides(ag_cfg):
         S = before.copy()
         KERNEL.determinize(S, game.T, 0, np.random.default_rng(seed))
         rest = np.ones(S.shape[0], bool)
-        rest[deck.start + 3:deck.stop] = False
-        assert np.array_equal(S[rest], before[rest])                       # all else, revealed cards too
+        rest[deck.start + 3 : deck.stop] = False
+        assert np.array_equal(S[rest], before[rest])  # all else, revealed cards too
         assert sorted(S[deck][3:]) == sorted(before[deck][3:])
         assert np.array_equal(ENGINE.observation(S, game.T, 0), ENGINE.observation(before, game.T, 0))
         orders.add(tuple(S[deck][3:]))
     assert len(orders) > 1
     # two positions that differ only in the unrevealed order become the same position
     other = before.copy()
-    other[deck.start + 3:deck.stop] = other[deck.start + 3:deck.stop][::-1]
+    other[deck.start + 3 : deck.stop] = other[deck.start + 3 : deck.stop][::-1]
     a, b = before.copy(), other.copy()
     KERNEL.determinize(a, game.T, 0, np.random.default_rng(1))
     KERNEL.determinize(b, game.T, 0, np.random.default_rng(1))
@@ -196,6 +211,7 @@ def test_with_several_players_nothing_on_the_table_is_hidden(ag_cfg):
 
 
 # ------------------------------------------------------------------------------------------ values
+
 
 def _values(game) -> tuple[np.ndarray, np.ndarray]:
     n = game.n_players
@@ -266,6 +282,7 @@ def test_returns_break_ties_as_winning_the_game_says(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ same games as before
 
+
 def test_the_kernel_plays_the_games_of_the_engine_before_it(ag_cfg):
     """Greedy tables at 1 to 5 players (30 games each) and lookahead tables (6 games), run seed
     2026: every Outcome (scores, tie-breakers, turns, metrics, labels) equals what main at aee35a5
@@ -275,6 +292,11 @@ def test_the_kernel_plays_the_games_of_the_engine_before_it(ag_cfg):
     assert len(data["games"]) == 156
     for row in data["games"]:
         out = ag.play_game(ag_cfg, row["agents"], game_seed(data["run_seed"], row["game_index"]))
-        got = {"scores": out.scores, "tiebreak": [list(t) for t in out.tiebreak], "turns": out.turns,
-               "metrics": out.metrics, "labels": out.labels}
+        got = {
+            "scores": out.scores,
+            "tiebreak": [list(t) for t in out.tiebreak],
+            "turns": out.turns,
+            "metrics": out.metrics,
+            "labels": out.labels,
+        }
         assert got == {k: row[k] for k in got}, (row["agents"], row["game_index"])

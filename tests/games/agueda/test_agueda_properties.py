@@ -4,11 +4,11 @@ conserved, rows filled from the left, and every game ends."""
 
 from __future__ import annotations
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balancer.games.agueda as ag
+from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games.agueda.rules import umbrellas_accounted
 
@@ -29,8 +29,11 @@ def check_invariants(cfg, game: Position) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(1, 5), seed=st.integers(0, 2**32 - 1),
-       agents=st.lists(st.sampled_from(["random", "greedy"]), min_size=5, max_size=5))
+@given(
+    n=st.integers(1, 5),
+    seed=st.integers(0, 2**32 - 1),
+    agents=st.lists(st.sampled_from(["random", "greedy"]), min_size=5, max_size=5),
+)
 def test_invariants_hold_through_random_games(ag_cfg, n, seed, agents):
     game = ag.new_game(ag_cfg, n, seed)
     _, rng = game_rngs(seed)
@@ -51,7 +54,10 @@ def test_invariants_hold_through_random_games(ag_cfg, n, seed, agents):
 @given(n=st.integers(2, 5), seed=st.integers(0, 2**32 - 1), row_length=st.integers(3, 12))
 def test_every_game_ends_whatever_the_row_length(ag_cfg, n, seed, row_length):
     """Longer rows than the bag can fill end by the empty bag (end.bag_empty_triggers_end)."""
-    cfg = ag_cfg.model_copy(update={"board": ag_cfg.board.model_copy(
-        update={"row_length": row_length, "paintbrush": [[1, row_length]] * 3})})
+    cfg = ag_cfg.model_copy(
+        update={
+            "board": ag_cfg.board.model_copy(update={"row_length": row_length, "paintbrush": [[1, row_length]] * 3})
+        }
+    )
     out = ag.play_game(cfg, ["random"] * n, seed)
     assert max(out.turns) <= 6 * 20 and min(out.turns) >= 1

@@ -4,14 +4,13 @@ first tests left a gap or the code read the text differently. Positions as in te
 
 from __future__ import annotations
 
-import balancer.games.agueda as ag
-from balancer.core.protocol import Position
-from balancer.games.agueda.rules import G_BANK
 from agueda_turns import Turn, all_turns, is_legal_turn, play
-
 from test_agueda_rules import B, G, O, P, R, Y, position
 
-E = -1   # an empty market space
+import balancer.games.agueda as ag
+from balancer.games.agueda.rules import G_BANK
+
+E = -1  # an empty market space
 
 
 def test_a_long_diagonal_holding_one_umbrella_gains_a_coin(ag_cfg):
@@ -65,5 +64,6 @@ def test_more_mural_beats_more_coins(ag_cfg):
     players on 20 points and 1 empty space each, 4 flipped tiles and 0 coins against 3 tiles and
     9 coins: the first wins alone."""
     from balancer.core.game import ranks_and_win_shares
+
     _, shares = ranks_and_win_shares([20, 20], [(-1, 4, 0), (-1, 3, 9)])
     assert shares == [1.0, 0.0]

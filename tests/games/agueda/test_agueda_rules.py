@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from agueda_turns import Turn, all_turns, is_legal_turn, play
 
 import balancer.games.agueda as ag
-from balancer.core.protocol import Position
 from balancer.core.game import ranks_and_win_shares
-from balancer.games.agueda.rules import (ATTRACT_ONE, ATTRACT_TWO, G_BANK, G_OVER, G_SEAT, G_TRIGGER, ST_RETURNED,
-                                         TAKE_BREAK, umbrellas_accounted)
-from agueda_turns import Turn, all_turns, is_legal_turn, play
+from balancer.core.protocol import Position
+from balancer.games.agueda.rules import (
+    ATTRACT_ONE,
+    ATTRACT_TWO,
+    G_BANK,
+    G_OVER,
+    G_SEAT,
+    G_TRIGGER,
+    ST_RETURNED,
+    TAKE_BREAK,
+    umbrellas_accounted,
+)
 
 R, O, Y, G, B, P = range(6)
 L = 7
@@ -31,7 +40,7 @@ def position(cfg, n: int = 2, market=(R, O, Y, G, B, P, R, O, Y), seed: int = 1)
     still accounted for), every board empty."""
     game = ag.new_game(cfg, n, seed)
     st = ag.game_state(game)
-    st.bag[:] += np.bincount(st.market[st.market >= 0], minlength=6)   # put the dealt market back
+    st.bag[:] += np.bincount(st.market[st.market >= 0], minlength=6)  # put the dealt market back
     for cell, c in enumerate(market):
         st.market[cell] = c
         if c >= 0:
@@ -44,18 +53,19 @@ def set_row(game: Position, seat: int, row: int, colours) -> None:
     """Fill board ``row`` of ``seat`` with ``colours`` from the left (taken out of the bag)."""
     st = ag.game_state(game)
     st.board[seat, row, :] = -1
-    st.board[seat, row, :len(colours)] = colours
+    st.board[seat, row, : len(colours)] = colours
     st.fill[seat, row] = len(colours)
     for c in colours:
         st.bag[c] -= 1
 
 
 def market_line(game: Position, line: int) -> tuple[int, ...]:
-    cells = game.T.rules.line_cells[line, :game.T.rules.line_len[line]]
+    cells = game.T.rules.line_cells[line, : game.T.rules.line_len[line]]
     return tuple(int(ag.game_state(game).market[c]) for c in cells)
 
 
 # ------------------------------------------------------------------------------------------ Pick Umbrellas
+
 
 @pytest.mark.parametrize("line,coins_after", [(0, 3), (1, 2), (2, 1), (3, 2), (4, 3)])
 def test_pick_umbrellas_each_diagonal_cost_and_coin(ag_cfg, line, coins_after):
@@ -68,7 +78,7 @@ def test_pick_umbrellas_each_diagonal_cost_and_coin(ag_cfg, line, coins_after):
     play(game, Turn(line, 0, taken))
     assert ag.game_state(game).coins[0] == coins_after
     assert ag.game_state(game).g[G_BANK] == bank - (coins_after - 2)
-    assert tuple(ag.game_state(game).board[0, 0, :len(taken)]) == taken
+    assert tuple(ag.game_state(game).board[0, 0, : len(taken)]) == taken
 
 
 def test_pick_umbrellas_three_line_needs_a_coin(ag_cfg):
@@ -93,7 +103,7 @@ def test_pick_umbrellas_empty_bank_pays_nothing(ag_cfg):
 
 
 def test_pick_umbrellas_order_must_be_the_lines_umbrellas(ag_cfg):
-    game = position(ag_cfg)   # line 1 holds O (cell 1) and P (cell 5)
+    game = position(ag_cfg)  # line 1 holds O (cell 1) and P (cell 5)
     assert is_legal_turn(game, Turn(1, 0, (P, O)))
     assert not is_legal_turn(game, Turn(1, 0, (O, O)))
     assert not is_legal_turn(game, Turn(1, 0, (O,)))
@@ -101,8 +111,9 @@ def test_pick_umbrellas_order_must_be_the_lines_umbrellas(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ Place Umbrellas
 
+
 def test_place_umbrellas_from_the_leftmost_empty_space_in_the_chosen_order(ag_cfg):
-    game = position(ag_cfg)   # line 2: R (cell 0), B (cell 4), Y (cell 8)
+    game = position(ag_cfg)  # line 2: R (cell 0), B (cell 4), Y (cell 8)
     set_row(game, 0, 1, [G, G])
     play(game, Turn(2, 1, (Y, R, B)))
     assert list(ag.game_state(game).board[0, 1, :5]) == [G, G, Y, R, B] and ag.game_state(game).fill[0, 1] == 5
@@ -115,6 +126,7 @@ def test_place_umbrellas_overflow_goes_back_into_the_bag(ag_cfg):
     game = position(ag_cfg)
     st = ag.game_state(game)
     set_row(game, 0, 0, [O, O, G, G, P, P])
+
     def pool() -> np.ndarray:
         return st.bag.copy() + np.bincount(st.market[st.market >= 0], minlength=6)
 
@@ -139,18 +151,19 @@ def test_place_umbrellas_into_a_full_row_returns_all(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ Update Mural
 
+
 def test_update_mural_paintbrush_flips_that_colour_once(ag_cfg):
     """Update Mural: filling a paintbrush space (index 2) flips the tile of that umbrella's colour;
     an already flipped colour on a later paintbrush space does nothing."""
     game = position(ag_cfg)
     st = ag.game_state(game)
     set_row(game, 0, 0, [G, G])
-    play(game, Turn(0, 0, (Y,)))            # line 0 = cell 2 = Y onto index 2 (paintbrush)
+    play(game, Turn(0, 0, (Y,)))  # line 0 = cell 2 = Y onto index 2 (paintbrush)
     assert list(st.flipped[0]) == [0, 0, 1, 0, 0, 0]
     assert st.suitcase[0] == 3 and list(st.unlocked[0]) == [0, 0, 0]
     # a non-paintbrush space flips nothing
     game2 = position(ag_cfg)
-    play(game2, Turn(0, 0, (Y,)))           # Y onto index 0
+    play(game2, Turn(0, 0, (Y,)))  # Y onto index 0
     assert ag.game_state(game2).flipped[0].sum() == 0
 
 
@@ -158,14 +171,14 @@ def test_update_mural_row_unlocks_its_tourist_usable_the_same_turn(ag_cfg):
     """Update Mural + Attract Tourists: with R flipped and no tourist in a suitcase, placing O on a
     paintbrush space flips O, completes mural row (R, O) and unlocks its tourist, which may be
     attracted at once: to the open tile of row 1 (tile (Y, G)), scoring G, 2 umbrellas -> 2 points."""
-    game = position(ag_cfg)                        # line 1: O (cell 1), P (cell 5)
+    game = position(ag_cfg)  # line 1: O (cell 1), P (cell 5)
     st = ag.game_state(game)
     st.flipped[0, R] = 1
     st.suitcase[0] = 0
-    st.occ[0] = [1, 0, 2]                          # tiles of rows 0 and 2 are taken
+    st.occ[0] = [1, 0, 2]  # tiles of rows 0 and 2 are taken
     set_row(game, 0, 1, [G, G])
     move = Turn(1, 1, (O, P), ATTRACT_ONE, 1, G)
-    without_unlock = Turn(1, 1, (P, O), ATTRACT_ONE, 1, G)   # P lands on the paintbrush instead
+    without_unlock = Turn(1, 1, (P, O), ATTRACT_ONE, 1, G)  # P lands on the paintbrush instead
     assert not is_legal_turn(game, without_unlock)
     assert is_legal_turn(game, move)
     play(game, move)
@@ -175,6 +188,7 @@ def test_update_mural_row_unlocks_its_tourist_usable_the_same_turn(ag_cfg):
 
 
 # ------------------------------------------------------------------------------------------ Attract Tourists
+
 
 def _tourist_position(cfg) -> Position:
     """Seat 0: row 0 = R R O Y, row 1 = Y G G, 3 tourists in suitcases, every tile open."""
@@ -208,14 +222,14 @@ def test_attract_two_tourists_scores_both_colours(ag_cfg):
 
 
 def test_attract_needs_an_open_tile_and_enough_tourists(ag_cfg):
-    """"A Tourist Tile is considered open ONLY when it is empty"; 2 tourists need 2 in suitcases."""
+    """ "A Tourist Tile is considered open ONLY when it is empty"; 2 tourists need 2 in suitcases."""
     game = _tourist_position(ag_cfg)
     st = ag.game_state(game)
     st.occ[0, 0] = 1
     st.suitcase[0] = 1
-    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 0, R))      # tile taken
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 0, R))  # tile taken
     assert is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_ONE, 1, G))
-    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_TWO, 1))         # only 1 tourist
+    assert not is_legal_turn(game, Turn(4, 0, (R,), ATTRACT_TWO, 1))  # only 1 tourist
 
 
 def test_take_a_break_returns_tourists_and_shifts_tiles(ag_cfg):
@@ -231,7 +245,7 @@ def test_take_a_break_returns_tourists_and_shifts_tiles(ag_cfg):
 
 
 def test_no_tourist_in_a_suitcase_forces_a_break(ag_cfg):
-    """"If all of your Tourist Meeples have already been placed, you ... must Take a Break"."""
+    """ "If all of your Tourist Meeples have already been placed, you ... must Take a Break"."""
     game = _tourist_position(ag_cfg)
     st = ag.game_state(game)
     st.suitcase[0] = 0
@@ -252,6 +266,7 @@ def test_legal_moves_count_on_a_fresh_market(ag_cfg):
 
 
 # ------------------------------------------------------------------------------------------ Game End
+
 
 def test_end_trigger_gives_every_other_player_one_last_turn(ag_cfg):
     """Game End: seat 1 of 3 fills its last space; seats 2 and 0 each take one final turn, then the
@@ -284,6 +299,7 @@ def test_end_trigger_by_the_last_seat(ag_cfg):
 
 # ------------------------------------------------------------------------------------------ Winning the Game
 
+
 def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
     """Final Scoring and Winning the Game, 3 seats on an ended game with shop cards fixed to
     Shop 07 (2 per full row) and Shop 09 (1 per tourist on a tile):
@@ -306,15 +322,19 @@ def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
     st.flipped[2, :4] = 1
     st.occ[0] = [1, 0, 0]
     st.coins[:] = [1, 0, 3]
-    st.g[G_OVER] = 1                                  # the game has ended
+    st.g[G_OVER] = 1  # the game has ended
     out = ag.outcome(game)
     assert out.scores == [14, 13, 14]
-    assert out.components == {"tourists": [10, 11, 11], "mural": [2, 4, 2], "shops": [5, 2, 4],
-                              "empty_spaces": [-3, -4, -3]}
+    assert out.components == {
+        "tourists": [10, 11, 11],
+        "mural": [2, 4, 2],
+        "shops": [5, 2, 4],
+        "empty_spaces": [-3, -4, -3],
+    }
     assert out.tiebreak == [(-3, 4, 1), (-4, 5, 0), (-3, 4, 3)]
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert ranks == [2, 3, 1] and shares == [0.0, 0.0, 1.0]
-    st.coins[2] = 1                                   # equal on every tie-breaker: shared victory
+    st.coins[2] = 1  # equal on every tie-breaker: shared victory
     tied = ag.outcome(game)
     ranks, shares = ranks_and_win_shares(tied.scores, tied.tiebreak)
     assert shares == [0.5, 0.0, 0.5]

@@ -63,7 +63,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,marked,coins,tourists,expected,why", CASES, ids=[f"{c[0]}-{c[5].split(':')[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "name,marked,coins,tourists,expected,why",
+    CASES,
+    ids=[f"{c[0]}-{c[5].split(':')[0]}-{i}" for i, c in enumerate(CASES)],
+)
 def test_shop_card_conditions(ag_cfg, name, marked, coins, tourists, expected, why):
     idx = card(ag_cfg, name)
     assert shop_points_reference(ag_cfg, idx, marked, BOARD, coins, tourists) == expected, why
@@ -100,13 +104,19 @@ def boards(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(board=boards(), card_idx=st.integers(0, 17), marker_seed=st.integers(0, 2**32 - 1),
-       coins=st.integers(0, 20), tourists=st.integers(0, 6))
+@given(
+    board=boards(),
+    card_idx=st.integers(0, 17),
+    marker_seed=st.integers(0, 2**32 - 1),
+    coins=st.integers(0, 20),
+    tourists=st.integers(0, 6),
+)
 def test_compiled_shop_points_agree_with_the_reference(ag_cfg, board, card_idx, marker_seed, coins, tourists):
     n_markers = ag_cfg.shops.cards[card_idx].markers
     marked = set(np.random.default_rng(marker_seed).choice(6, size=n_markers, replace=False).tolist())
-    assert compiled_points(ag_cfg, card_idx, marked, board, coins, tourists) == \
-        shop_points_reference(ag_cfg, card_idx, marked, board, coins, tourists)
+    assert compiled_points(ag_cfg, card_idx, marked, board, coins, tourists) == shop_points_reference(
+        ag_cfg, card_idx, marked, board, coins, tourists
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -125,8 +135,15 @@ def test_outcome_agrees_with_the_reference_on_played_games(ag_cfg, n, seed):
     s = ag.game_state(game)
     shops = [(int(s.shops[i]), {c for c in range(6) if (int(s.shop_mask[i]) >> c) & 1}) for i in range(2)]
     for seat in range(n):
-        ref = final_reference(ag_cfg, s.board[seat].tolist(), int(s.flipped[seat].sum()), int(s.stats[seat, 0]),
-                              shops, int(s.coins[seat]), int(s.occ[seat].sum()))
+        ref = final_reference(
+            ag_cfg,
+            s.board[seat].tolist(),
+            int(s.flipped[seat].sum()),
+            int(s.stats[seat, 0]),
+            shops,
+            int(s.coins[seat]),
+            int(s.occ[seat].sum()),
+        )
         assert {k: out.components[k][seat] for k in out.components} == {k: v for k, v in ref.items() if k != "total"}
         assert out.scores[seat] == ref["total"]
 
@@ -141,21 +158,31 @@ def test_score_command_on_the_hand_board():
     from balancer.cli import app
 
     root = Path(__file__).resolve().parents[3]
-    res = CliRunner().invoke(app, ["score", str(root / "configs/agueda/v1.yaml"),
-                                   str(root / "tests/data/agueda/hand-board.txt"), "--json"])
+    res = CliRunner().invoke(
+        app, ["score", str(root / "configs/agueda/v1.yaml"), str(root / "tests/data/agueda/hand-board.txt"), "--json"]
+    )
     assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout) == {"tourists": 12, "mural": 4, "shops": 6, "empty_spaces": -7, "total": 15,
-                                      "empty_space_count": 7}
+    assert json.loads(res.stdout) == {
+        "tourists": 12,
+        "mural": 4,
+        "shops": 6,
+        "empty_spaces": -7,
+        "total": 15,
+        "empty_space_count": 7,
+    }
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("RROY...\nROYGBPR\n", "expected 3 board rows"),
-    ("RRO.Y..\nROYGBPR\nBBB....\n", "without gaps"),
-    ("RROX...\nROYGBPR\nBBB....\n", "a board row is 7"),
-    ("RROY...\nROYGBPR\nBBB....\nshop Nowhere\n", "unknown shop card"),
-    ("RROY...\nROYGBPR\nBBB....\nshop Shop 10: pink\n", "unknown colour 'pink'"),
-    ("RROY...\nROYGBPR\nBBB....\ncoins many\n", "whole number"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("RROY...\nROYGBPR\n", "expected 3 board rows"),
+        ("RRO.Y..\nROYGBPR\nBBB....\n", "without gaps"),
+        ("RROX...\nROYGBPR\nBBB....\n", "a board row is 7"),
+        ("RROY...\nROYGBPR\nBBB....\nshop Nowhere\n", "unknown shop card"),
+        ("RROY...\nROYGBPR\nBBB....\nshop Shop 10: pink\n", "unknown colour 'pink'"),
+        ("RROY...\nROYGBPR\nBBB....\ncoins many\n", "whole number"),
+    ],
+)
 def test_board_text_errors_name_the_line(ag_cfg, text, needle):
     from balancer.games.agueda.scoring import score_board_text
 

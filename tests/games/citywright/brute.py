@@ -4,12 +4,11 @@ decisions, ``turns.all_turn_decisions``) on a copy and rescore the whole table."
 from __future__ import annotations
 
 import numpy as np
+from turns import all_turn_decisions, play_decisions
 
 import balancer.games.citywright as cw
 from balancer.games.citywright.kernel import PLACE0
 from balancer.games.citywright.scoring import score_fast
-
-from turns import all_turn_decisions, play_decisions
 
 
 def copy_game(game: cw.Game) -> cw.Game:

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from brute import best_keys, copy_game, move_key
+from turns import Move, count_turns, decision_kind, decisions
 
 import balancer.games.citywright as cw
 from balancer.games.citywright.agents import agent_params
 from balancer.games.citywright.rules import DISCARD_FOR_TILE, G_PHASE
 
-from brute import best_keys, copy_game, move_key
-from turns import Move, count_turns, decision_kind, decisions
-
 GREEDY_AGENTS = ["greedy", "residential", "commercial", "park", "industrial"]
-MAX_MOVES = 2000          # legal turns; the brute force costs about 1 ms per turn
+MAX_MOVES = 2000  # legal turns; the brute force costs about 1 ms per turn
 STATES_PER_GAME = 3
 
 
@@ -35,7 +34,7 @@ def collect_states(cfg, n: int, agents: list[str], seed: int) -> list[cw.Game]:
     candidates = []
     step = 0
     while not cw.is_over(game):
-        if game.S[G_PHASE] == 0:       # the start of a turn
+        if game.S[G_PHASE] == 0:  # the start of a turn
             if step >= total // 2 and count_turns(game) <= MAX_MOVES:
                 candidates.append(copy_game(game))
             step += 1
@@ -50,7 +49,7 @@ def collect_states(cfg, n: int, agents: list[str], seed: int) -> list[cw.Game]:
 def build_pool(cfg, counts) -> dict[int, list[cw.Game]]:
     pool = {}
     for n in counts:
-        mixed = (GREEDY_AGENTS * 2)[n: 2 * n]              # a different mix of specialists per count
+        mixed = (GREEDY_AGENTS * 2)[n : 2 * n]  # a different mix of specialists per count
         states = collect_states(cfg, n, mixed, 100 + n)
         states += collect_states(cfg, n, ["random"] * n, 200 + n)
         assert len(states) >= 3, n
@@ -108,13 +107,14 @@ def test_discard_for_tile_is_searched_by_greedy(cw_cfg):
     # So the best moves put a park on either cell, from any of the 4 corners.
     game = cw.new_game(cw_cfg, 2, 7)
     seat = game.seat_to_move
-    game.state.tables[seat][:] = 4            # all industrial
+    game.state.tables[seat][:] = 4  # all industrial
     game.state.tables[seat][[24, 32]] = 0
     _, weights = agent_params(cw_cfg, "greedy")
     best, best_moves = best_keys(game, weights)
     assert best == (4, 2)
-    assert sorted(best_moves) == sorted(tuple(decisions(game, Move(DISCARD_FOR_TILE, slot, c, (3,))))
-                                        for slot in range(16, 20) for c in (24, 32))
+    assert sorted(best_moves) == sorted(
+        tuple(decisions(game, Move(DISCARD_FOR_TILE, slot, c, (3,)))) for slot in range(16, 20) for c in (24, 32)
+    )
     move = tuple(cw.make_agent(cw_cfg, "greedy").plan(game, np.random.default_rng(0)))
     assert move in best_moves
 
@@ -136,10 +136,10 @@ def test_greedy_breaks_ties_at_random_but_reproducibly(cw_cfg):
     for s in range(40):
         a = tuple(player.plan(copy_game(state), np.random.default_rng(s)))
         b = tuple(player.plan(copy_game(state), np.random.default_rng(s)))
-        assert a == b                                   # same generator seed, same move
-        assert a in best_moves                          # every pick is one of the best
+        assert a == b  # same generator seed, same move
+        assert a in best_moves  # every pick is one of the best
         chosen.append(a)
-    assert len(set(chosen)) >= 2                        # the generator does pick between them
+    assert len(set(chosen)) >= 2  # the generator does pick between them
 
 
 @pytest.mark.parametrize("version", ["v1.1", "v1.0"])
@@ -186,7 +186,7 @@ def test_greedy_breaks_exact_ties_uniformly(cw_cfg):
         game = cw.new_game(cw_cfg, 2, seed)
         rng = np.random.default_rng(seed)
         turns = 0
-        while turns < 14:                         # into the second round: few empty cells, small tie sets
+        while turns < 14:  # into the second round: few empty cells, small tie sets
             cw.apply(game, mover.choose(game, game.seat_to_move, rng))
             turns += int(game.S[G_PHASE] == 0)
         _, ties = best_keys(game, greedy.weights)

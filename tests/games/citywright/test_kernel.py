@@ -17,14 +17,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from turns import all_turn_decisions, count_turns
 
 import balancer.games.citywright as cw
 from balancer.core.seeding import game_seed
-from balancer.games.citywright.kernel import (D4T0, DRAFT, FORCED_DISCARD, KERNEL, ORDER, ORDER0, PASS, PICK, PICK0,
-                                              PLACE0, PLACEMENT, observation)
+from balancer.games.citywright.kernel import (
+    D4T0,
+    DRAFT,
+    FORCED_DISCARD,
+    KERNEL,
+    ORDER,
+    ORDER0,
+    PASS,
+    PICK,
+    PICK0,
+    PLACE0,
+    PLACEMENT,
+    observation,
+)
 from balancer.games.citywright.rules import G_PHASE, G_SLOT, SLOT_LINES
-
-from turns import all_turn_decisions, count_turns
 
 R, C, P, I = 1, 2, 3, 4
 TL, TR, BR, BL = 16, 17, 18, 19
@@ -40,9 +51,12 @@ def placements(game: cw.Game, shape: int) -> list[int]:
 
 
 def find_placement(game: cw.Game, shape: int, cells: set[int], star: int = -1) -> int:
-    found = [p for p in placements(game, shape)
-             if {int(c) for c in game.rules.pl_cells[p, : game.rules.pl_k[p]]} == cells
-             and int(game.rules.pl_star[p]) == star]
+    found = [
+        p
+        for p in placements(game, shape)
+        if {int(c) for c in game.rules.pl_cells[p, : game.rules.pl_k[p]]} == cells
+        and int(game.rules.pl_star[p]) == star
+    ]
     assert len(found) == 1
     return found[0]
 
@@ -77,7 +91,7 @@ def test_every_placement_of_the_drafted_ruler_is_a_decision_on_an_empty_table(cw
     cw.apply(game, 0)
     assert game.S[G_PHASE] == PLACEMENT and game.S[G_SLOT] == 0 and game.seat_to_move == 0
     assert cw.legal_moves(game) == [PLACE0 + p for p in placements(game, O)]
-    assert len(cw.legal_moves(game)) == 64           # the O: top-left corner at rows -1..6 x columns -1..6
+    assert len(cw.legal_moves(game)) == 64  # the O: top-left corner at rows -1..6 x columns -1..6
 
 
 def test_two_players_may_discard_a_corner_ruler_for_any_tile_on_any_empty_cell(cw_cfg):
@@ -90,7 +104,7 @@ def test_two_players_may_discard_a_corner_ruler_for_any_tile_on_any_empty_cell(c
     free = [p for p in placements(game, shape) if int(game.rules.pl_mask[p]) & (1 | 1 << 48) == 0]
     d4t = [D4T0 + 4 * c + d for c in range(49) if c not in (0, 48) for d in range(4)]
     assert moves == [PLACE0 + p for p in free] + d4t
-    cw.apply(game, D4T0 + 4 * 24 + (I - 1))          # an industrial tile on cell 24 (row 4, column 4)
+    cw.apply(game, D4T0 + 4 * 24 + (I - 1))  # an industrial tile on cell 24 (row 4, column 4)
     st = game.state
     assert st.tables[0][24] == I and st.gone[TL] == 1 and st.slots[TL] == -1
     assert game.S[G_PHASE] == DRAFT and game.seat_to_move == 1
@@ -137,7 +151,7 @@ def test_the_free_pick_is_a_decision_only_when_the_star_lands(cw_cfg):
     st = game.state
     T5 = sid(cw_cfg, "T5")
     st.slots[TL] = T5
-    st.site[:] = [R, R, R, C, C, C, C, P, P, P, P, I, I, I, R, I]   # the TL diagonal 0, 5, 10, 15: R, C, P, I
+    st.site[:] = [R, R, R, C, C, C, C, P, P, P, P, I, I, I, R, I]  # the TL diagonal 0, 5, 10, 15: R, C, P, I
     on = find_placement(game, T5, {0, 2, 8, 15}, star=1)
     cw.apply(game, TL)
     cw.apply(game, PLACE0 + on)
@@ -286,8 +300,8 @@ def test_determinize_reshuffles_the_draw_piles_and_keeps_everything_else(cw_cfg)
         # everything else, the discard piles included, is what every seat sees: unchanged
         mask = np.ones(S.shape[0], bool)
         lay = game.T.lay
-        mask[lay.piles:lay.piles + 4] = False
-        mask[lay.piles + 2 * lay.cap:lay.piles + 2 * lay.cap + 3] = False
+        mask[lay.piles : lay.piles + 4] = False
+        mask[lay.piles + 2 * lay.cap : lay.piles + 2 * lay.cap + 3] = False
         assert np.array_equal(other[mask], S[mask])
     # 4!/2! = 12 orders of I, I, L, O times 3! = 6 of W, V, P: 72 equally likely pairs; 60 draws
     # meet at least 30 of them (the expected number is 72 (1 - (71/72)^60) = 41)
@@ -387,7 +401,7 @@ def test_line_tiles_come_from_the_slot_line(cw_cfg):
     st = game.state
     st.site[:] = [R, R, R, C, C, C, C, P, P, P, P, I, I, I, I, R]
     O = sid(cw_cfg, "O")
-    st.slots[12] = O                                  # column 1 bottom: site cells 0, 4, 8, 12 = R, C, P, I
+    st.slots[12] = O  # column 1 bottom: site cells 0, 4, 8, 12 = R, C, P, I
     assert [int(st.site[c]) for c in SLOT_LINES[12]] == [R, C, P, I]
     cw.apply(game, 12)
     cw.apply(game, PLACE0 + find_placement(game, O, {0, 1, 7, 8}))

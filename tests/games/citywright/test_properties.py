@@ -46,8 +46,9 @@ class DiscardForTile:
         moves = cw.legal_moves(game)
         if game.S[G_PHASE] == DRAFT:
             corners = [s for s in range(16, 20) if s in moves]
-            self.discarding = bool(game.rules.discard_for_tile and corners
-                                   and (game.state.tables[seat] == 0).any() and rng.random() < 0.7)
+            self.discarding = bool(
+                game.rules.discard_for_tile and corners and (game.state.tables[seat] == 0).any() and rng.random() < 0.7
+            )
             if self.discarding:
                 return int(rng.choice(corners))
         elif self.discarding:
@@ -61,8 +62,8 @@ class DiscardForTile:
 class Played:
     game: cw.Game
     moves: int = 0
-    overwritten: list = field(default_factory=list)      # (move number, seat, cell) of every erased cell
-    d4t_gone: Counter = field(default_factory=Counter)   # shapes discarded for a tile (§9.2)
+    overwritten: list = field(default_factory=list)  # (move number, seat, cell) of every erased cell
+    d4t_gone: Counter = field(default_factory=Counter)  # shapes discarded for a tile (§9.2)
     five_cell_leaks: list = field(default_factory=list)  # moves after which the five-cell cards did not add up
     kinds: Counter = field(default_factory=Counter)
 
@@ -148,7 +149,7 @@ def test_every_game_ends_and_everyone_gets_rounds_x_turns_turns(cw_cfg, cw_cfg_v
     n = len(names)
     turns = expected_turns(version, n)
     assert cw.is_over(p.game) and cw.legal_moves(p.game) == []
-    assert p.moves == turns * n           # turns
+    assert p.moves == turns * n  # turns
     assert list(p.game.state.stats[:, 3]) == [turns] * n
     out = cw.outcome(p.game)
     assert out.turns == [turns] * n

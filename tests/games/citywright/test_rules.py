@@ -14,14 +14,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from turns import Move, all_turns, is_legal_turn, play_turn
 
 import balancer.games.citywright as cw
 from balancer.core.game import ranks_and_win_shares
 from balancer.games.citywright.kernel import DRAFT, FORCED_DISCARD, PASS, PLACE0
-from balancer.games.citywright.rules import (DISCARD_FOR_TILE, FORCED, G_PHASE, OPPOSITE, PLACE, SLOT_LINES,
-                                             compile_rules, orientations, placement_table)
-
-from turns import Move, all_turns, is_legal_turn, play_turn
+from balancer.games.citywright.rules import (
+    DISCARD_FOR_TILE,
+    FORCED,
+    G_PHASE,
+    OPPOSITE,
+    PLACE,
+    SLOT_LINES,
+    compile_rules,
+    orientations,
+    placement_table,
+)
 
 R, C, P, I = 1, 2, 3, 4
 TL, TR, BR, BL = 16, 17, 18, 19
@@ -42,8 +50,9 @@ def landed_cells(game: cw.Game, p: int) -> set[int]:
 
 def find_placement(game: cw.Game, shape: int, cells: set[int], star: int = -1) -> int:
     """The placement of ``shape`` landing exactly ``cells`` (non-star) and its star on ``star``."""
-    found = [p for p in placements(game, shape)
-             if landed_cells(game, p) == cells and int(game.rules.pl_star[p]) == star]
+    found = [
+        p for p in placements(game, shape) if landed_cells(game, p) == cells and int(game.rules.pl_star[p]) == star
+    ]
     assert len(found) == 1, (shape, cells, star, found)
     return found[0]
 
@@ -162,16 +171,26 @@ def test_3_unsupported_player_count_is_rejected(cw_cfg):
 
 # --------------------------------------------------------------------------- §5 step 2: slots
 
-@pytest.mark.parametrize("slot, cells", [
-    # §2.2/§5: the rulers at the two ends of a line each give the full set of its 4 tiles;
-    # site cell = 4 x row + column, 0-based.
-    (0, [0, 1, 2, 3]), (4, [0, 1, 2, 3]),            # row 1, left and right end
-    (3, [12, 13, 14, 15]), (7, [12, 13, 14, 15]),    # row 4
-    (8, [0, 4, 8, 12]), (12, [0, 4, 8, 12]),         # column 1, top and bottom
-    (11, [3, 7, 11, 15]), (15, [3, 7, 11, 15]),      # column 4
-    (TL, [0, 5, 10, 15]), (BR, [0, 5, 10, 15]),      # "top-left and bottom-right share one diagonal"
-    (TR, [3, 6, 9, 12]), (BL, [3, 6, 9, 12]),        # "top-right and bottom-left share the other"
-])
+
+@pytest.mark.parametrize(
+    "slot, cells",
+    [
+        # §2.2/§5: the rulers at the two ends of a line each give the full set of its 4 tiles;
+        # site cell = 4 x row + column, 0-based.
+        (0, [0, 1, 2, 3]),
+        (4, [0, 1, 2, 3]),  # row 1, left and right end
+        (3, [12, 13, 14, 15]),
+        (7, [12, 13, 14, 15]),  # row 4
+        (8, [0, 4, 8, 12]),
+        (12, [0, 4, 8, 12]),  # column 1, top and bottom
+        (11, [3, 7, 11, 15]),
+        (15, [3, 7, 11, 15]),  # column 4
+        (TL, [0, 5, 10, 15]),
+        (BR, [0, 5, 10, 15]),  # "top-left and bottom-right share one diagonal"
+        (TR, [3, 6, 9, 12]),
+        (BL, [3, 6, 9, 12]),  # "top-right and bottom-left share the other"
+    ],
+)
 def test_5_step2_slot_gives_its_line(slot, cells):
     assert sorted(int(c) for c in SLOT_LINES[slot]) == cells
 
@@ -179,7 +198,7 @@ def test_5_step2_slot_gives_its_line(slot, cells):
 def test_5_step2_tiles_must_come_from_the_drafted_line(cw_cfg):
     # §5 step 2/3: the tiles laid are the line's 4 tiles; a tile the line does not give is illegal.
     game = cw.new_game(cw_cfg, 3, 1)
-    game.state.site[:] = [R, R, R, R, C, C, C, C, P, P, P, P, I, I, I, I]   # row 1 is all R
+    game.state.site[:] = [R, R, R, R, C, C, C, C, P, P, P, P, I, I, I, I]  # row 1 is all R
     game.state.slots[0] = sid(cw_cfg, "O")
     p = find_placement(game, sid(cw_cfg, "O"), {0, 1, 7, 8})
     assert not is_legal_turn(game, Move(PLACE, 0, p, (R, R, R, C)))
@@ -197,24 +216,28 @@ def test_q2_site_board_never_depletes(cw_cfg):
     game = cw.new_game(cw_cfg, 3, 2)
     site = game.state.site.copy()
     play_turn(game, first_place_move(game, 0))
-    play_turn(game, first_place_move(game, 4))       # the other end of the same row
+    play_turn(game, first_place_move(game, 4))  # the other end of the same row
     assert np.array_equal(game.state.site, site)
 
 
 # --------------------------------------------------------------------------- §5 step 3: orientations
 
-@pytest.mark.parametrize("name, expected", [
-    # §5 "Rotate the shape 90, 180 or 270 degrees, and flip it either way": 8 transforms at most.
-    ("I", 2),   # a straight bar: horizontal or vertical; flips and half turns give the same cells
-    ("O", 1),   # a square is the same every way
-    ("L", 8),   # no symmetry at all: 4 turns x 2 flips
-    ("T", 4),   # mirror-symmetric about its stem: the flips repeat the 4 turns
-    ("Z", 4),   # a half turn maps it onto itself (2 turns) and the flip gives the S (x 2)
-    ("W", 4),   # the staircase is symmetric about its anti-diagonal, which keeps the ★ (centre) fixed
-    ("T5", 4),  # mirror-symmetric about its stem, the ★ sits on the axis
-    ("P", 8),   # the P pentomino has no symmetry
-    ("V", 4),   # symmetric about the diagonal through its corner, where the ★ sits
-])
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # §5 "Rotate the shape 90, 180 or 270 degrees, and flip it either way": 8 transforms at most.
+        ("I", 2),  # a straight bar: horizontal or vertical; flips and half turns give the same cells
+        ("O", 1),  # a square is the same every way
+        ("L", 8),  # no symmetry at all: 4 turns x 2 flips
+        ("T", 4),  # mirror-symmetric about its stem: the flips repeat the 4 turns
+        ("Z", 4),  # a half turn maps it onto itself (2 turns) and the flip gives the S (x 2)
+        ("W", 4),  # the staircase is symmetric about its anti-diagonal, which keeps the ★ (centre) fixed
+        ("T5", 4),  # mirror-symmetric about its stem, the ★ sits on the axis
+        ("P", 8),  # the P pentomino has no symmetry
+        ("V", 4),  # symmetric about the diagonal through its corner, where the ★ sits
+    ],
+)
 def test_5_step3_distinct_orientations(name, expected):
     cells, star = RULEBOOK_SHAPES[name]
     assert len(orientations(cells, star)) == expected
@@ -248,19 +271,23 @@ def test_5_step3_every_placement_lands_at_least_one_tile(name):
         assert star is not None or s == -1
 
 
-@pytest.mark.parametrize("name, star_alone", [
-    # Can the ★ land alone (the free pick only, the 4 line tiles off the table)? Every other cell must be
-    # off the table. In each of these shapes some other cell shares the ★'s row and another its column,
-    # so it can happen only on a table corner, say bottom-right, with every other cell's offset from the
-    # ★ having a negative row or a negative column in some orientation:
-    # V: ★ at the corner of the V; turned so the ★ is bottom-right, the arms go up and left -> yes.
-    ("V", True),
-    # W: offsets (-1,-1), (0,-1), (1,0), (1,1); flipped upside down: (1,-1), (0,-1), (-1,0), (-1,1) -> yes.
-    ("W", True),
-    # T5 and P: the ★ has cells on both sides of it in one line ((0,-1) and (0,1)); one of them always
-    # ends up below or right of the ★ -> no.
-    ("T5", False), ("P", False),
-])
+@pytest.mark.parametrize(
+    "name, star_alone",
+    [
+        # Can the ★ land alone (the free pick only, the 4 line tiles off the table)? Every other cell must be
+        # off the table. In each of these shapes some other cell shares the ★'s row and another its column,
+        # so it can happen only on a table corner, say bottom-right, with every other cell's offset from the
+        # ★ having a negative row or a negative column in some orientation:
+        # V: ★ at the corner of the V; turned so the ★ is bottom-right, the arms go up and left -> yes.
+        ("V", True),
+        # W: offsets (-1,-1), (0,-1), (1,0), (1,1); flipped upside down: (1,-1), (0,-1), (-1,0), (-1,1) -> yes.
+        ("W", True),
+        # T5 and P: the ★ has cells on both sides of it in one line ((0,-1) and (0,1)); one of them always
+        # ends up below or right of the ★ -> no.
+        ("T5", False),
+        ("P", False),
+    ],
+)
 def test_5_step3_star_alone_overhang(name, star_alone):
     masks, landed, k, stars = placement_table(*RULEBOOK_SHAPES[name], SIZE)
     alone = [int(s) for kk, s in zip(k, stars) if kk == 0 and s >= 0]
@@ -275,12 +302,9 @@ def test_5_example_l_ruler_with_its_foot_off_the_left_edge(cw_cfg):
     game = cw.new_game(cw_cfg, 3, 5)
     st = game.state
     # a site board with 4 of each district whose column 2 (site cells 1, 5, 9, 13) reads P, R, R, I
-    st.site[:] = [C, P, C, I,
-                  I, R, C, P,
-                  P, R, C, R,
-                  P, I, I, R]
+    st.site[:] = [C, P, C, I, I, R, C, P, P, R, C, R, P, I, I, R]
     assert sorted(Counter(int(x) for x in st.site).values()) == [4, 4, 4, 4]
-    slot = 9                          # column 2, top end
+    slot = 9  # column 2, top end
     assert line(game, slot) == [P, R, R, I]
     L = sid(cw_cfg, "L")
     st.slots[slot] = L
@@ -293,9 +317,9 @@ def test_5_example_l_ruler_with_its_foot_off_the_left_edge(cw_cfg):
     table = st.tables[seat]
     assert [int(table[c]) for c in (0, 7, 14)] == [R, R, P]
     assert int((table != 0).sum()) == 3
-    assert st.stats[seat, 0] == 1          # wasted: the Industrial
-    assert st.stats[seat, 4] == 4          # taken: the 4 tiles of the line
-    assert st.stats[seat, 2] == 1          # rulers placed
+    assert st.stats[seat, 0] == 1  # wasted: the Industrial
+    assert st.stats[seat, 4] == 4  # taken: the 4 tiles of the line
+    assert st.stats[seat, 2] == 1  # rulers placed
     assert st.ticks[seat, L] == 1 and st.ticks[seat].sum() == 1
 
 
@@ -305,7 +329,7 @@ def test_5_step3_no_overwriting(cw_cfg):
     st = game.state
     O = sid(cw_cfg, "O")
     st.slots[0] = O
-    st.tables[0][8] = P                      # one tile already at row 2, column 2
+    st.tables[0][8] = P  # one tile already at row 2, column 2
     tiles = tuple(line(game, 0))
     overlapping = find_placement(game, O, {0, 1, 7, 8})
     with pytest.raises(ValueError):
@@ -397,27 +421,44 @@ def test_5_apply_refuses_every_decision_that_is_not_a_legal_move(cw_cfg):
 
 # --------------------------------------------------------------------------- §5 no legal placement
 
-CORNER, EDGE, INSIDE = 0, 3, 24       # cells (1,1), (1,4), (4,4) of the table
+CORNER, EDGE, INSIDE = 0, 3, 24  # cells (1,1), (1,4), (4,4) of the table
 
 
-@pytest.mark.parametrize("shape, empty, fits", [
-    # One empty cell, all others filled. A placement must cover only empty on-table cells and land
-    # >= 1 tile, so it must land exactly that cell with the other cells off the table.
-    # O (2x2): the three other cells can all be off the table only at a corner.
-    ("O", CORNER, True), ("O", EDGE, False), ("O", INSIDE, False),
-    # I, L, T, Z each have an orientation with a single lowest cell (the end of a bar, the end of the
-    # L's long arm, the T's stem, the end of an upright Z): put it on a top-edge cell with the rest
-    # above the table. Turned, the same works on any edge, so any ring cell fits; an inner cell never.
-    ("I", CORNER, True), ("I", EDGE, True), ("I", INSIDE, False),
-    ("L", CORNER, True), ("L", EDGE, True), ("L", INSIDE, False),
-    ("T", CORNER, True), ("T", EDGE, True), ("T", INSIDE, False),
-    ("Z", CORNER, True), ("Z", EDGE, True), ("Z", INSIDE, False),
-    # Five-cell rulers the same way: T5's stem end; P turned over its diagonal ("##", "##", "#." upside
-    # down) has a single lowest cell; W's staircase always has a row holding one cell at one end.
-    # (The ★ then hangs off the table with the rest: the free pick is lost, still a legal placement.)
-    ("T5", EDGE, True), ("T5", INSIDE, False), ("P", EDGE, True), ("P", INSIDE, False),
-    ("W", EDGE, True), ("W", INSIDE, False),
-])
+@pytest.mark.parametrize(
+    "shape, empty, fits",
+    [
+        # One empty cell, all others filled. A placement must cover only empty on-table cells and land
+        # >= 1 tile, so it must land exactly that cell with the other cells off the table.
+        # O (2x2): the three other cells can all be off the table only at a corner.
+        ("O", CORNER, True),
+        ("O", EDGE, False),
+        ("O", INSIDE, False),
+        # I, L, T, Z each have an orientation with a single lowest cell (the end of a bar, the end of the
+        # L's long arm, the T's stem, the end of an upright Z): put it on a top-edge cell with the rest
+        # above the table. Turned, the same works on any edge, so any ring cell fits; an inner cell never.
+        ("I", CORNER, True),
+        ("I", EDGE, True),
+        ("I", INSIDE, False),
+        ("L", CORNER, True),
+        ("L", EDGE, True),
+        ("L", INSIDE, False),
+        ("T", CORNER, True),
+        ("T", EDGE, True),
+        ("T", INSIDE, False),
+        ("Z", CORNER, True),
+        ("Z", EDGE, True),
+        ("Z", INSIDE, False),
+        # Five-cell rulers the same way: T5's stem end; P turned over its diagonal ("##", "##", "#." upside
+        # down) has a single lowest cell; W's staircase always has a row holding one cell at one end.
+        # (The ★ then hangs off the table with the rest: the free pick is lost, still a legal placement.)
+        ("T5", EDGE, True),
+        ("T5", INSIDE, False),
+        ("P", EDGE, True),
+        ("P", INSIDE, False),
+        ("W", EDGE, True),
+        ("W", INSIDE, False),
+    ],
+)
 def test_5_forced_discard_only_when_no_placement_exists(cw_cfg, shape, empty, fits):
     # §5 No legal placement / Q13: discard the ruler and its tiles only when it truly has no legal
     # placement; if one exists it must be made.
@@ -445,7 +486,13 @@ def test_5_forced_discard_only_when_no_placement_exists(cw_cfg, shape, empty, fi
     # unchanged, no tick (forced discards do not count toward achievements), the turn ends
     n = 5 if five else 4
     assert np.array_equal(st.tables[seat], before)
-    assert (st.stats[seat, 0], st.stats[seat, 1], st.stats[seat, 2], st.stats[seat, 3], st.stats[seat, 4]) == (n, 1, 0, 1, n)
+    assert (st.stats[seat, 0], st.stats[seat, 1], st.stats[seat, 2], st.stats[seat, 3], st.stats[seat, 4]) == (
+        n,
+        1,
+        0,
+        1,
+        n,
+    )
     assert not st.ticks[seat].any()
     assert st.slots[slot] == -1
     assert game.seat_to_move == (seat + 1) % 3
@@ -470,11 +517,12 @@ def test_q8_no_passing_a_full_table_still_drafts(cw_cfg):
 
 # --------------------------------------------------------------------------- §9.2 discard-for-tile
 
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_9_2_discard_for_tile_only_two_players_and_corner_slots(cw_cfg, n):
     # §9.2 is a two-player rule (§10.1: solo has no discard-for-tile), for corner rulers only.
     game = cw.new_game(cw_cfg, n, 13)
-    fill_all_but(game, game.seat_to_move, [24, 30])     # keeps the list of turns short
+    fill_all_but(game, game.seat_to_move, [24, 30])  # keeps the list of turns short
     d4t = {m for m in all_turns(game) if m.kind == DISCARD_FOR_TILE}
     for slot in range(20):
         legal = n == 2 and slot >= 16
@@ -493,7 +541,7 @@ def test_9_2_discard_for_tile_places_one_tile_and_no_tick(cw_cfg):
     st = game.state
     seat = game.seat_to_move
     st.tables[seat][30] = R
-    assert not is_legal_turn(game, Move(DISCARD_FOR_TILE, TR, 30, (I,)))   # cell taken
+    assert not is_legal_turn(game, Move(DISCARD_FOR_TILE, TR, 30, (I,)))  # cell taken
     play_turn(game, Move(DISCARD_FOR_TILE, TR, 31, (I,)))
     assert st.tables[seat][31] == I and int((st.tables[seat] != 0).sum()) == 2
     assert st.slots[TR] == -1 and st.gone[TR] == 1
@@ -535,11 +583,24 @@ def test_9_2_discarded_corner_rulers_never_come_back_and_corners_stay_empty(cw_c
 
 # --------------------------------------------------------------------------- §10.2 the rival apprentice
 
-@pytest.mark.parametrize("slot, opposite", [
-    # §10.2 "the ruler at the opposite end of the same line": row left <-> right, column top <-> bottom,
-    # and the corners sharing a diagonal: top-left <-> bottom-right, top-right <-> bottom-left.
-    (0, 4), (3, 7), (5, 1), (8, 12), (11, 15), (14, 10), (TL, BR), (BR, TL), (TR, BL), (BL, TR),
-])
+
+@pytest.mark.parametrize(
+    "slot, opposite",
+    [
+        # §10.2 "the ruler at the opposite end of the same line": row left <-> right, column top <-> bottom,
+        # and the corners sharing a diagonal: top-left <-> bottom-right, top-right <-> bottom-left.
+        (0, 4),
+        (3, 7),
+        (5, 1),
+        (8, 12),
+        (11, 15),
+        (14, 10),
+        (TL, BR),
+        (BR, TL),
+        (TR, BL),
+        (BL, TR),
+    ],
+)
 def test_10_2_rival_removes_the_opposite_ruler_after_a_draft(cw_cfg, slot, opposite):
     assert OPPOSITE[slot] == opposite
     game = cw.new_game(cw_cfg, 1, 16)
@@ -564,9 +625,9 @@ def test_10_2_rival_skips_an_already_empty_opposite_slot(cw_cfg):
     # "if it is still there": drafting from a line whose other end is already empty removes nothing else.
     game = cw.new_game(cw_cfg, 1, 18)
     st = game.state
-    play_turn(game, first_place_move(game, 2))          # removes 2 and 6
+    play_turn(game, first_place_move(game, 2))  # removes 2 and 6
     assert int((st.slots >= 0).sum()) == 18
-    play_turn(game, first_place_move(game, 10))         # removes 10 and 14
+    play_turn(game, first_place_move(game, 10))  # removes 10 and 14
     assert int((st.slots >= 0).sum()) == 16
 
 
@@ -578,6 +639,7 @@ def test_10_2_no_rival_with_two_or_more_players(cw_cfg, n):
 
 
 # --------------------------------------------------------------------------- §4 rounds and turns
+
 
 def play_random(game: cw.Game, seed: int, on_move=None) -> None:
     """Play to the end with the random agent, checking each decision is legal; ``on_move(game)`` is
@@ -597,26 +659,29 @@ def play_random(game: cw.Game, seed: int, on_move=None) -> None:
     assert guard > 0
 
 
-@pytest.mark.parametrize("version, n, rounds, turns", [
-    ("v1.1", 1, 3, 4),    # §10.1 solo: 12 turns over 3 rounds
-    ("v1.1", 2, 3, 4),    # §9.1 two players: 3 rounds of 4 turns
-    ("v1.1", 3, 4, 3),    # §4.1 everyone takes 12 turns (config: 4 rounds of 3, assumed)
-    ("v1.1", 4, 4, 3),
-    ("v1.0", 2, 4, 4),    # appendix: two players played 4 rounds of 4 turns (16 turns)
-    ("v1.0", 3, 4, 3),
-])
+@pytest.mark.parametrize(
+    "version, n, rounds, turns",
+    [
+        ("v1.1", 1, 3, 4),  # §10.1 solo: 12 turns over 3 rounds
+        ("v1.1", 2, 3, 4),  # §9.1 two players: 3 rounds of 4 turns
+        ("v1.1", 3, 4, 3),  # §4.1 everyone takes 12 turns (config: 4 rounds of 3, assumed)
+        ("v1.1", 4, 4, 3),
+        ("v1.0", 2, 4, 4),  # appendix: two players played 4 rounds of 4 turns (16 turns)
+        ("v1.0", 3, 4, 3),
+    ],
+)
 def test_4_rounds_turns_and_start_marker(cw_cfg, cw_cfg_v10, version, n, rounds, turns):
     # §4.2: starting with the start player and going clockwise, one turn each, around and around; after
     # every round but the last the marker passes one seat clockwise; Q14 seats never change.
     cfg = cw_cfg if version == "v1.1" else cw_cfg_v10
     game = cw.new_game(cfg, n, 20 + n)
-    log: list[tuple[int, int, int]] = []      # (round, start seat, seat to move) before each move
+    log: list[tuple[int, int, int]] = []  # (round, start seat, seat to move) before each move
     play_random(game, 99, lambda g: log.append((int(g.state.g[0]), int(g.state.g[2]), g.seat_to_move)))
     assert len(log) == rounds * turns * n
     for r in range(rounds):
         moves = [x for x in log if x[0] == r]
         assert len(moves) == turns * n
-        start = r % n                       # seat 1 starts round 1, then one seat clockwise each round
+        start = r % n  # seat 1 starts round 1, then one seat clockwise each round
         assert all(x[1] == start for x in moves)
         assert [x[2] for x in moves] == [(start + i) % n for i in range(turns * n)]
     assert list(game.state.stats[:, 3]) == [rounds * turns] * n
@@ -644,6 +709,7 @@ def test_q14_a_move_changes_only_the_movers_table(cw_cfg):
 
 
 # --------------------------------------------------------------------------- §4.2 cleanup
+
 
 def deck_total(st, which: int) -> Counter:
     """Cards of the four-cell (0) or five-cell (1) deck in its draw and discard piles and dealt this
@@ -698,7 +764,10 @@ def test_4_2_cleanup_refreshes_the_site_board(cw_cfg):
 
 # --------------------------------------------------------------------------- §6.5 seat bonus, §8 ties
 
-def final_game(cfg, n: int, tables: dict[int, np.ndarray] | None = None, ticks: dict[int, dict[str, int]] | None = None):
+
+def final_game(
+    cfg, n: int, tables: dict[int, np.ndarray] | None = None, ticks: dict[int, dict[str, int]] | None = None
+):
     """A game set up by hand as finished: the given tables and ticks, everything else empty."""
     game = cw.new_game(cfg, n, 0)
     st = game.state
@@ -720,12 +789,19 @@ def table_with(cells: dict[int, int]) -> np.ndarray:
     return t
 
 
-@pytest.mark.parametrize("version, n, bonus", [
-    # §6.5 / appendix: 2 players 0 / +1, 3 players +2 / +2 / 0, 4 players +2 / +2 / +1 / 0;
-    # §10.1 solo: no seat bonus; v1.0 had none.
-    ("v1.1", 1, [0]), ("v1.1", 2, [0, 1]), ("v1.1", 3, [2, 2, 0]), ("v1.1", 4, [2, 2, 1, 0]),
-    ("v1.0", 2, [0, 0]), ("v1.0", 4, [0, 0, 0, 0]),
-])
+@pytest.mark.parametrize(
+    "version, n, bonus",
+    [
+        # §6.5 / appendix: 2 players 0 / +1, 3 players +2 / +2 / 0, 4 players +2 / +2 / +1 / 0;
+        # §10.1 solo: no seat bonus; v1.0 had none.
+        ("v1.1", 1, [0]),
+        ("v1.1", 2, [0, 1]),
+        ("v1.1", 3, [2, 2, 0]),
+        ("v1.1", 4, [2, 2, 1, 0]),
+        ("v1.0", 2, [0, 0]),
+        ("v1.0", 4, [0, 0, 0, 0]),
+    ],
+)
 def test_6_5_seat_bonus_is_added_to_the_total(cw_cfg, cw_cfg_v10, version, n, bonus):
     cfg = cw_cfg if version == "v1.1" else cw_cfg_v10
     # every seat has the same table: one park in the middle (1 row x 2 + 1 column x 2 = 4 points)
@@ -794,7 +870,7 @@ def test_4_2_decks_too_small_for_a_round_lose_turns_not_the_game(cw_cfg):
         out = cw.play_game(small, [agent] * 4, 11)
         assert out.turns == [12, 12, 12, 12]
         placed_or_discarded = [out.metrics["rulers_placed"][s] + out.metrics["forced_discards"][s] for s in range(4)]
-        assert sum(placed_or_discarded) <= 9 * 4          # 4 rounds of at most 9 rulers
+        assert sum(placed_or_discarded) <= 9 * 4  # 4 rounds of at most 9 rulers
 
 
 def test_4_2_more_drafts_than_slots_is_refused(cw_cfg):
@@ -814,12 +890,14 @@ def test_achievements_are_off_in_v1_1_and_on_in_achievements_yaml():
     """§2.5, §7: v1.1 is played without achievement cards (achievements.enabled: false, assumed: their
     texts are not printed); achievements.yaml turns on the three the rulebook names, at v1.1's values."""
     from balancer.config import load_config
+
     v11 = load_config(ROOT_CONFIGS / "v1.1.yaml")
     ach = load_config(ROOT_CONFIGS / "achievements.yaml")
     assert not v11.achievements.enabled and v11.achievements.assumed
     assert ach.achievements.enabled and ach.variant == "v1.1-achievements"
     assert ach.achievements.model_dump(exclude={"enabled", "assumed"}) == v11.achievements.model_dump(
-        exclude={"enabled", "assumed"})
+        exclude={"enabled", "assumed"}
+    )
     assert ach.model_dump(exclude={"achievements", "variant"}) == v11.model_dump(exclude={"achievements", "variant"})
 
 
@@ -835,6 +913,7 @@ def test_achievement_points_at_the_end_of_the_game(name, expected):
     Without achievements (v1.1) every seat scores 0 in the category."""
     from balancer.config import load_config
     from balancer.games.citywright.rules import final_rows
+
     cfg = load_config(ROOT_CONFIGS / name)
     game = cw.new_game(cfg, 3, 1)
     st, names = game.state, cfg.rulers.names

@@ -57,17 +57,12 @@ def run(start: tuple[int, int], length: int, vertical: bool = False) -> list[tup
 
 # --------------------------------------------------------------------------- §6.2 commercial
 
+
 def test_6_2_commercial_worked_example_11_tiles_3_isolated_scores_21(cw_cfg):
     # §6.2 example: "11 tiles, 3 of them isolated: 15 + 3 x 2 = 21".
     # 7 C across row 1 plus 1 below its first cell: one group of 8 (none isolated);
     # 3 lone C on row 4 at columns 1, 3, 5, touching no C (row 3 and their row neighbours empty).
-    t = grid("CCCCCCC",
-             "C......",
-             ".......",
-             "C.C.C..",
-             ".......",
-             ".......",
-             ".......")
+    t = grid("CCCCCCC", "C......", ".......", "C.C.C..", ".......", ".......", ".......")
     s = score(cw_cfg, t)
     # N = 11 is in the 10-14 tier -> 15; isolated 3 x 2 = 6; no other district.
     assert s["commercial"] == 21
@@ -77,24 +72,30 @@ def test_6_2_commercial_worked_example_11_tiles_3_isolated_scores_21(cw_cfg):
 def test_6_2_commercial_worked_example_17_tiles_1_isolated_scores_34(cw_cfg):
     # §6.2 example: "17 tiles, 1 isolated: 30 + 2 + 1 x 2 = 34".
     # Rows 1-2 full (14) plus r3c1, r3c2: one group of 16; a lone C in the bottom-right corner.
-    t = grid("CCCCCCC",
-             "CCCCCCC",
-             "CC.....",
-             ".......",
-             ".......",
-             ".......",
-             "......C")
+    t = grid("CCCCCCC", "CCCCCCC", "CC.....", ".......", ".......", ".......", "......C")
     # N = 17 >= 15 -> 30; beyond 15: 17 - 15 = 2 -> +2; isolated 1 x 2 = 2.
     assert score(cw_cfg, t)["commercial"] == 34
 
 
-@pytest.mark.parametrize("n, expected", [
-    # §6.2 tiers on one connected run of n tiles (filled in reading order, so none is isolated
-    # when n >= 2): fewer than 5 -> 0; 5-9 -> 5; 10-14 -> 15; 15 or more -> 30, +1 per tile over 15.
-    (0, 0), (2, 0), (4, 0), (5, 5), (9, 5), (10, 15), (14, 15), (15, 30), (16, 31), (20, 35),
-    # a full table of C: 30 + (49 - 15) = 64
-    (49, 64),
-])
+@pytest.mark.parametrize(
+    "n, expected",
+    [
+        # §6.2 tiers on one connected run of n tiles (filled in reading order, so none is isolated
+        # when n >= 2): fewer than 5 -> 0; 5-9 -> 5; 10-14 -> 15; 15 or more -> 30, +1 per tile over 15.
+        (0, 0),
+        (2, 0),
+        (4, 0),
+        (5, 5),
+        (9, 5),
+        (10, 15),
+        (14, 15),
+        (15, 30),
+        (16, 31),
+        (20, 35),
+        # a full table of C: 30 + (49 - 15) = 64
+        (49, 64),
+    ],
+)
 def test_6_2_commercial_tiers_and_beyond_15(cw_cfg, n, expected):
     t = np.zeros(49, np.int8)
     t[:n] = CODE["C"]
@@ -117,19 +118,14 @@ def test_6_2_diagonal_neighbour_does_not_end_isolation(cw_cfg):
 
 # --------------------------------------------------------------------------- §6.3 park
 
+
 def test_6_3_park_worked_example_6_parks_5_rows_4_columns_4_touching_scores_22(cw_cfg):
     # §6.3 example: "6 parks in 5 rows and 4 columns, 4 of them touching residential or commercial:
     # 4 + 5 x 2 + 4 x 2 = 22".
     # Parks (0-based): (0,0) (0,1) (2,0) (3,3) (4,5) (6,5) -> rows {0,2,3,4,6} = 5, columns {0,1,3,5} = 4.
     # R at (1,0) touches parks (0,0) and (2,0); C at (3,4) touches (3,3); C at (4,6) touches (4,5).
     # (0,1) touches (0,0) P, (1,1) and (0,2) empty; (6,5) touches (5,5), (6,4), (6,6) empty -> not touching.
-    t = grid("PP.....",
-             "R......",
-             "P......",
-             "...PC..",
-             ".....PC",
-             ".......",
-             ".....P.")
+    t = grid("PP.....", "R......", "P......", "...PC..", ".....PC", ".......", ".....P.")
     s = score(cw_cfg, t)
     assert s["park"] == 22
     # the helpers score too: one lone R -> largest 1 -> 5 x (1 // 2) = 0; two lone C -> tier 0 + 2 x 2 = 4
@@ -145,10 +141,15 @@ def test_6_3_park_rows_and_columns_top_out_at_28(cw_cfg):
     assert score(cw_cfg, full)["park"] == 28
 
 
-@pytest.mark.parametrize("neighbour, expected", [
-    # one park at (3,3) and one tile at (3,4): 1 row x 2 + 1 column x 2 = 4, plus 1 if the tile is R or C.
-    ("R", 5), ("C", 5), ("I", 4),
-])
+@pytest.mark.parametrize(
+    "neighbour, expected",
+    [
+        # one park at (3,3) and one tile at (3,4): 1 row x 2 + 1 column x 2 = 4, plus 1 if the tile is R or C.
+        ("R", 5),
+        ("C", 5),
+        ("I", 4),
+    ],
+)
 def test_6_3_park_touching_counts_only_residential_and_commercial(cw_cfg, neighbour, expected):
     t = cells_table(P=[(3, 3)], **{neighbour: [(3, 4)]})
     assert score(cw_cfg, t)["park"] == expected
@@ -176,26 +177,24 @@ def test_6_3_park_touching_several_homes_counts_once(cw_cfg):
 
 # --------------------------------------------------------------------------- §6.4 industrial
 
+
 def test_6_4_industrial_worked_example_7_tiles_5_on_ring_scores_19(cw_cfg):
     # §6.4 example: "7 tiles, 5 of them on the ring: 5 x 2 + 3 x 3 = 19".
     # Ring: (0,0) (0,1) (0,2) (3,0) (6,6); inside: (2,2) (3,3). 7 // 2 = 3 pairs.
-    t = grid("III....",
-             ".......",
-             "..I....",
-             "I..I...",
-             ".......",
-             ".......",
-             "......I")
+    t = grid("III....", ".......", "..I....", "I..I...", ".......", ".......", "......I")
     assert score(cw_cfg, t)["industrial"] == 19
 
 
-@pytest.mark.parametrize("cells, expected", [
-    ([(3, 3)], 0),                         # one inner tile: no ring, 1 // 2 = 0 pairs
-    ([(3, 3), (1, 5)], 3),                 # two inner tiles (not even touching): one pair -> 3
-    ([(0, 3)], 2),                         # one ring tile (top edge): +2, no pair
-    ([(6, 0), (0, 6)], 2 + 2 + 3),         # two corners: both on the ring and one pair
-    ([(1, 1), (5, 5), (1, 5)], 3),         # the cells just inside the ring are not on it: 3 // 2 = 1 pair
-])
+@pytest.mark.parametrize(
+    "cells, expected",
+    [
+        ([(3, 3)], 0),  # one inner tile: no ring, 1 // 2 = 0 pairs
+        ([(3, 3), (1, 5)], 3),  # two inner tiles (not even touching): one pair -> 3
+        ([(0, 3)], 2),  # one ring tile (top edge): +2, no pair
+        ([(6, 0), (0, 6)], 2 + 2 + 3),  # two corners: both on the ring and one pair
+        ([(1, 1), (5, 5), (1, 5)], 3),  # the cells just inside the ring are not on it: 3 // 2 = 1 pair
+    ],
+)
 def test_6_4_industrial_ring_and_pairs(cw_cfg, cells, expected):
     assert score(cw_cfg, cells_table(I=cells))["industrial"] == expected
 
@@ -208,10 +207,19 @@ def test_6_4_ring_has_24_cells(cw_cfg):
 
 # --------------------------------------------------------------------------- §6.1 residential
 
-@pytest.mark.parametrize("size, expected", [
-    # §6.1 largest cluster: +5 per 2 tiles, rounded down; a single cluster has no second (0).
-    (1, 0), (2, 5), (3, 5), (4, 10), (5, 10), (7, 15),
-])
+
+@pytest.mark.parametrize(
+    "size, expected",
+    [
+        # §6.1 largest cluster: +5 per 2 tiles, rounded down; a single cluster has no second (0).
+        (1, 0),
+        (2, 5),
+        (3, 5),
+        (4, 10),
+        (5, 10),
+        (7, 15),
+    ],
+)
 def test_6_1_residential_single_cluster_has_no_second(cw_cfg, size, expected):
     t = cells_table(R=run((3, 0), size))
     assert score(cw_cfg, t)["residential"] == expected
@@ -250,13 +258,16 @@ def test_q7_diagonal_residential_tiles_are_separate_clusters(cw_cfg):
     assert score(cw_cfg, t)["residential"] == 1
 
 
-@pytest.mark.parametrize("sizes, expected", [
-    # Appendix (v1.0): largest residential cluster scored size x 2; the second stays size x 1.
-    ((7,), 14),        # v1.1 would give 15
-    ((3, 2), 8),       # 3 x 2 + 2; v1.1 would give 5 + 2 = 7
-    ((4, 4), 12),      # tie: 4 x 2 + 4
-    ((1,), 2),         # v1.1 would give 0
-])
+@pytest.mark.parametrize(
+    "sizes, expected",
+    [
+        # Appendix (v1.0): largest residential cluster scored size x 2; the second stays size x 1.
+        ((7,), 14),  # v1.1 would give 15
+        ((3, 2), 8),  # 3 x 2 + 2; v1.1 would give 5 + 2 = 7
+        ((4, 4), 12),  # tie: 4 x 2 + 4
+        ((1,), 2),  # v1.1 would give 0
+    ],
+)
 def test_appendix_v1_0_residential_largest_size_x2(cw_cfg_v10, sizes, expected):
     t = cells_table(R=[cell for i, n in enumerate(sizes) for cell in run((2 * i, 0), n)])
     assert score(cw_cfg_v10, t)["residential"] == expected
@@ -264,13 +275,7 @@ def test_appendix_v1_0_residential_largest_size_x2(cw_cfg_v10, sizes, expected):
 
 def test_appendix_v1_0_other_districts_unchanged(cw_cfg, cw_cfg_v10):
     # The appendix changes only the largest residential cluster: a table without R scores the same.
-    t = grid("CCCCCCC",
-             "C...P..",
-             "..I....",
-             "C.C.C.I",
-             "P......",
-             ".......",
-             "I.....P")
+    t = grid("CCCCCCC", "C...P..", "..I....", "C.C.C.I", "P......", ".......", "I.....P")
     a, b = score(cw_cfg, t), score(cw_cfg_v10, t)
     assert a == b
 
@@ -301,6 +306,7 @@ def test_6_hand_scored_tables(cw_cfg, cw_cfg_v10, name, version):
 
 # --------------------------------------------------------------------------- reference vs fast
 
+
 @pytest.mark.parametrize("version", ["v1.1", "v1.0"])
 def test_reference_and_fast_scorers_agree_on_500_random_tables(cw_cfg, cw_cfg_v10, version):
     cfg = cw_cfg if version == "v1.1" else cw_cfg_v10
@@ -320,6 +326,7 @@ def test_reference_and_fast_scorers_agree_on_500_random_tables(cw_cfg, cw_cfg_v1
 
 # --------------------------------------------------------------------------- parsing a drawn table
 
+
 def test_parse_table_reads_draw_table_back():
     rng = np.random.default_rng(3)
     t = rng.integers(0, 5, 49).astype(np.int8)
@@ -329,18 +336,21 @@ def test_parse_table_reads_draw_table_back():
     assert np.array_equal(parse_table(text.replace(" ", "").lower(), 7), t)
 
 
-@pytest.mark.parametrize("text, message", [
-    # too few lines
-    ("RRRRRRR\n" * 6, "got 6 lines"),
-    # too many lines
-    ("RRRRRRR\n" * 8, "got 8 lines"),
-    # line 3 is one cell short
-    ("RRRRRRR\nRRRRRRR\nRRRRRR\nRRRRRRR\nRRRRRRR\nRRRRRRR\nRRRRRRR\n", "line 3"),
-    # line 5 is one cell long
-    ("RRRRRRR\n" * 4 + "RRRRRRRR\n" + "RRRRRRR\n" * 2, "line 5"),
-    # line 2, column 4 holds an unknown district
-    ("RRRRRRR\nRRRXRRR\n" + "RRRRRRR\n" * 5, "line 2, column 4"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        # too few lines
+        ("RRRRRRR\n" * 6, "got 6 lines"),
+        # too many lines
+        ("RRRRRRR\n" * 8, "got 8 lines"),
+        # line 3 is one cell short
+        ("RRRRRRR\nRRRRRRR\nRRRRRR\nRRRRRRR\nRRRRRRR\nRRRRRRR\nRRRRRRR\n", "line 3"),
+        # line 5 is one cell long
+        ("RRRRRRR\n" * 4 + "RRRRRRRR\n" + "RRRRRRR\n" * 2, "line 5"),
+        # line 2, column 4 holds an unknown district
+        ("RRRRRRR\nRRRXRRR\n" + "RRRRRRR\n" * 5, "line 2, column 4"),
+    ],
+)
 def test_score_table_text_rejects_malformed_tables_naming_the_line(cw_cfg, text, message):
     with pytest.raises(ValueError, match=message):
         cw.score_table_text(cw_cfg, text)

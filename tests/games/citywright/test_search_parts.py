@@ -27,8 +27,13 @@ def test_best_of_is_the_sum_of_the_m_largest_of_the_first_k(vals, k, m):
 
 
 @settings(max_examples=300, deadline=None)
-@given(salt=st.integers(1, 2**63), a=st.integers(0, 2**40), b=st.integers(0, 2**40),
-       wa=st.sampled_from([1.0, 2.0, 3.0]), wb=st.sampled_from([1.0, 2.0, 3.0]))
+@given(
+    salt=st.integers(1, 2**63),
+    a=st.integers(0, 2**40),
+    b=st.integers(0, 2**40),
+    wa=st.sampled_from([1.0, 2.0, 3.0]),
+    wb=st.sampled_from([1.0, 2.0, 3.0]),
+)
 def test_tie_beats_orders_moves_as_their_log_priorities(salt, a, b, wa, wb):
     # the shortcut for one-slot moves (compare u with exp(best key)) must agree with the
     # Efraimidis-Spirakis keys log(u)/w whenever the two keys differ

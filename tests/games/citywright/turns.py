@@ -15,9 +15,17 @@ from typing import NamedTuple
 import numpy as np
 
 import balancer.games.citywright as cw
-from balancer.games.citywright.kernel import (D4T0, DRAFT, FORCED_DISCARD, ORDER0, PICK0, PLACE0, turn_array,
-                                              turn_decisions)
-from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, G_PHASE, N_SEQ, PLACE, SLOT_LINES, MS_INDEX
+from balancer.games.citywright.kernel import (
+    D4T0,
+    DRAFT,
+    FORCED_DISCARD,
+    ORDER0,
+    PICK0,
+    PLACE0,
+    turn_array,
+    turn_decisions,
+)
+from balancer.games.citywright.rules import DISCARD_FOR_TILE, FORCED, G_PHASE, MS_INDEX, N_SEQ, PLACE, SLOT_LINES
 
 
 class Move(NamedTuple):
@@ -52,7 +60,7 @@ def move_of(game: cw.Game, decisions: list[int] | tuple[int, ...]) -> Move:
         return Move(kind, int(mv[1]), int(mv[2]), (int(mv[3]),))
     p = int(mv[2])
     k = int(game.rules.pl_k[p])
-    return Move(PLACE, int(mv[1]), p, tuple(int(d) for d in mv[3:3 + k]), int(mv[7]))
+    return Move(PLACE, int(mv[1]), p, tuple(int(d) for d in mv[3 : 3 + k]), int(mv[7]))
 
 
 def decisions(game: cw.Game, move: Move) -> list[int] | None:
@@ -71,7 +79,7 @@ def decisions(game: cw.Game, move: Move) -> list[int] | None:
     if move.kind == PLACE:
         # the tile order is no decision when the line allows only one: the move must be that one
         landed = move_of(game, dec).districts
-        if list(landed) != list(move.districts[:len(landed)]):
+        if list(landed) != list(move.districts[: len(landed)]):
             return None
     return dec
 
@@ -148,7 +156,9 @@ def count_turns(game: cw.Game) -> int:
         lo, hi = int(rules.pl_off[shape]), int(rules.pl_off[shape + 1])
         free = (rules.pl_mask[lo:hi] & filled) == 0
         orders = N_SEQ[ms, rules.pl_k[lo:hi].astype(np.int64)]
-        picks = np.where(rules.pl_star[lo:hi] >= 0, len(set(int(x) for x in st.site)), 1) if rules.shape_five[shape] else 1
+        picks = (
+            np.where(rules.pl_star[lo:hi] >= 0, len(set(int(x) for x in st.site)), 1) if rules.shape_five[shape] else 1
+        )
         n = int((free * orders * picks).sum())
         total += n if n else 1
         if rules.discard_for_tile and slot >= 16:

@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.agents import GreedyAgent, candidate_moves, position_value, Weights
-from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_RESOURCE, K_STEP, P_OVER, SUPPLY,
-                                                  apply_move, legal_moves)
-from balancer.core.seeding import game_seed
-
 from test_us_examples import place, position
+
+from balancer.core.seeding import game_seed
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, candidate_moves, position_value
+from balancer.games.urban_sketchers.rules import (
+    K_END,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_STEP,
+    P_OVER,
+    SUPPLY,
+    apply_move,
+    legal_moves,
+)
 
 
 def test_agent_names(us_cfg):
@@ -60,7 +68,7 @@ def test_greedy_supply_takes_what_the_hand_lacks(us_cfg):
     s.hand[0] = [c for c in s.deck[:3]]
     for c in s.hand[0]:
         s.deck.remove(c)
-    apply_move(s, place(1, SUPPLY, 0))      # the blue 1 under the 6: five resources
+    apply_move(s, place(1, SUPPLY, 0))  # the blue 1 under the 6: five resources
     totals = [sum(s.rules.cost[c][r] for c in s.hand[0]) for r in range(4)]
     mv = GreedyAgent(us_cfg).choose(s, 0, np.random.default_rng(0))
     assert mv[0] == K_RESOURCE and totals[mv[1]] == max(totals)
@@ -91,8 +99,17 @@ def test_greedy_beats_random(us_cfg):
 def test_rollout_plays_a_legal_deterministic_game(us_cfg):
     """Rollout on a cheap configuration (1 playout, 2 candidates, 1 round on): every decision legal,
     the same seed twice the same game."""
-    cheap = us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
-        "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 2, "horizon_rounds": 1})})})
+    cheap = us_cfg.model_copy(
+        update={
+            "agents": us_cfg.agents.model_copy(
+                update={
+                    "rollout": us_cfg.agents.rollout.model_copy(
+                        update={"playouts": 1, "candidates": 2, "horizon_rounds": 1}
+                    )
+                }
+            )
+        }
+    )
     outs = []
     for _ in range(2):
         pos = us.new_game(cheap, 2, 3)
@@ -111,6 +128,7 @@ def test_quick_value_equals_value_of_a_copy(us_cfg):
     after applying the move to a copy, at every such decision of a few random games."""
     from balancer.games.urban_sketchers.agents import quick_value
     from balancer.games.urban_sketchers.rules import P_RESOLVE, P_SKETCH
+
     w = Weights(us_cfg)
     checked = 0
     for seed in range(4):
@@ -141,9 +159,19 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
     the agent's later random tie-breaks are unchanged. Random 4-player games reach round ends and
     an empty bonus bag often enough that some of the checked decisions do draw."""
     from balancer.games.urban_sketchers.agents import quick_value
-    from balancer.games.urban_sketchers.rules import (K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY,
-                                                      K_THEME_PAIR, K_UNFLIP, P_FUNDING, P_MAIN, P_RESOLVE,
-                                                      P_SKETCH)
+    from balancer.games.urban_sketchers.rules import (
+        K_EXTRA_THEME,
+        K_FUND,
+        K_IMPROVE,
+        K_IMPROVE_MONEY,
+        K_THEME_PAIR,
+        K_UNFLIP,
+        P_FUNDING,
+        P_MAIN,
+        P_RESOLVE,
+        P_SKETCH,
+    )
+
     kinds = {K_THEME_PAIR, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_UNFLIP, K_EXTRA_THEME}
     w = Weights(us_cfg)
     checked = drew = 0
@@ -177,6 +205,7 @@ def test_board_values_equal_card_value(us_cfg):
     the readable card_value for every card on the board, for every seat, along a few random games
     (hands above and below the cap, sketchbooks with and without discounts)."""
     from balancer.games.urban_sketchers.agents import board_values, card_value
+
     w = Weights(us_cfg)
     checked = 0
     for seed in range(3):
@@ -199,7 +228,9 @@ def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
     shared scratch lists (State.clone with seat and stats=False): choosing a decision must leave
     every field of the real position as it was, at every decision of a few 4-player games."""
     import copy
+
     from balancer.games.urban_sketchers.rules import State
+
     fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
     greedy = GreedyAgent(us_cfg)
     for seed in range(2):
@@ -225,19 +256,28 @@ def test_travel_weights_come_from_the_config(us_cfg):
     wander_steps 3 (base) greedy steps towards it, with wander_steps 2 it flips Wanderer to it."""
     import dataclasses
 
+    from test_us_examples import take_from_deck
+
     from balancer.games.urban_sketchers import fast
     from balancer.games.urban_sketchers.agents import card_value
     from balancer.games.urban_sketchers.rules import K_WANDER
-    from test_us_examples import take_from_deck
 
     def greedy(**values):
-        return us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
-            "greedy": us_cfg.agents.greedy.model_copy(update=values)})})
+        return us_cfg.model_copy(
+            update={
+                "agents": us_cfg.agents.model_copy(update={"greedy": us_cfg.agents.greedy.model_copy(update=values)})
+            }
+        )
 
     v = greedy(card_bonus_icon=2.0, card_theme_icon=1.0, card_cost_share=0.5)
     r = us.compiled(v, 2)
-    rules = dataclasses.replace(r, cost=((3, 0, 0, 0), *r.cost[1:]), discount=(-1, *r.discount[1:]),
-                                bonus=(1, *r.bonus[1:]), themes=((0, 1), *r.themes[1:]))
+    rules = dataclasses.replace(
+        r,
+        cost=((3, 0, 0, 0), *r.cost[1:]),
+        discount=(-1, *r.discount[1:]),
+        bonus=(1, *r.bonus[1:]),
+        themes=((0, 1), *r.themes[1:]),
+    )
     s = position(v, 2, rules)
     assert card_value(s, 0, 0, Weights(v)) == pytest.approx(4.3)
     assert fast.fast_weights(v, rules).card_base[0] == pytest.approx(4.9), "before its cost"

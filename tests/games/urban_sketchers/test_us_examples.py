@@ -15,10 +15,44 @@ import pytest
 
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.rules import (
-    B_EXTRA_THEME, B_LONGER, B_MONEY, EFFICIENT, FUNDING, IMP_PUBLISH, IMP_SKETCH, IMP_SUPPLY, IMP_TRAVEL, K_BONUS,
-    K_BONUS_MONEY, K_END, K_EXTRA_THEME, K_FUND, K_IMPROVE, K_IMPROVE_MONEY, K_PICK, K_PLACE, K_RESOURCE, K_SKETCH,
-    K_STEP, K_UNFLIP, K_WANDER, OPPORTUNIST, P_MAIN, P_RESOLVE, PUBLISH, SKETCH, SUPPLY, TRAVEL, WANDERER, WHITE,
-    State, apply_move, efficient_options, legal_moves, new_state)
+    B_EXTRA_THEME,
+    B_LONGER,
+    B_MONEY,
+    EFFICIENT,
+    FUNDING,
+    IMP_PUBLISH,
+    IMP_SKETCH,
+    IMP_SUPPLY,
+    IMP_TRAVEL,
+    K_BONUS,
+    K_BONUS_MONEY,
+    K_END,
+    K_EXTRA_THEME,
+    K_FUND,
+    K_IMPROVE,
+    K_IMPROVE_MONEY,
+    K_PICK,
+    K_PLACE,
+    K_RESOURCE,
+    K_SKETCH,
+    K_STEP,
+    K_UNFLIP,
+    K_WANDER,
+    OPPORTUNIST,
+    P_MAIN,
+    P_RESOLVE,
+    PUBLISH,
+    SKETCH,
+    SUPPLY,
+    TRAVEL,
+    WANDERER,
+    WHITE,
+    State,
+    apply_move,
+    efficient_options,
+    legal_moves,
+    new_state,
+)
 from balancer.games.urban_sketchers.scoring import final_components, majority_points
 
 PENCIL, INK, PAINT, PAPER = range(4)
@@ -29,13 +63,21 @@ RED, BLUE, YELLOW, GREEN = range(4)
 
 def card(rules, cid, cost, discount=-1, bonus=0, region=-1, themes=()):
     """Rules with card ``cid`` replaced by the given one (cost: 4 resource counts)."""
+
     def put(seq, value):
         out = list(seq)
         out[cid] = value
         return tuple(out)
-    return dataclasses.replace(rules, cost=put(rules.cost, tuple(cost)), cost_total=put(rules.cost_total, sum(cost)),
-                               discount=put(rules.discount, discount), bonus=put(rules.bonus, bonus),
-                               region=put(rules.region, region), themes=put(rules.themes, tuple(themes)))
+
+    return dataclasses.replace(
+        rules,
+        cost=put(rules.cost, tuple(cost)),
+        cost_total=put(rules.cost_total, sum(cost)),
+        discount=put(rules.discount, discount),
+        bonus=put(rules.bonus, bonus),
+        region=put(rules.region, region),
+        themes=put(rules.themes, tuple(themes)),
+    )
 
 
 def tile_of(rules, kind):
@@ -52,7 +94,7 @@ def position(cfg, n, rules=None) -> State:
         s.discard.extend(s.hand[p])
         s.hand[p] = []
     s.phase, s.seat, s.first, s.tturn = P_MAIN, 0, 0, 0
-    s.dice = [4, 1, 2, 3] + [5, 3, 6, 2, 1][:rules.n_white]
+    s.dice = [4, 1, 2, 3] + [5, 3, 6, 2, 1][: rules.n_white]
     s.dcol = [0, 1, 2, 3] + [WHITE] * rules.n_white
     s.dused = [False] * len(s.dice)
     s.occ = [[False] * n for _ in range(4)]
@@ -97,9 +139,20 @@ def test_travel_example(us_cfg, improvement, paid):
     s.money[0] = 10
     s.imp[0][IMP_TRAVEL] = improvement
     cards = {sp: s.board[sp] for sp in (a, b, c, d)}
-    play(s, place(RED, TRAVEL), (K_STEP, a, 0, 0), (K_PICK, 0, 0, 0), (K_STEP, start, 0, 0), (K_STEP, b, 0, 0),
-         (K_PICK, 0, 0, 0), (K_WANDER, c, 0, 0), (K_PICK, 0, 0, 0), (K_STEP, d, 0, 0), (K_PICK, 0, 0, 0),
-         (K_END, 0, 0, 0))
+    play(
+        s,
+        place(RED, TRAVEL),
+        (K_STEP, a, 0, 0),
+        (K_PICK, 0, 0, 0),
+        (K_STEP, start, 0, 0),
+        (K_STEP, b, 0, 0),
+        (K_PICK, 0, 0, 0),
+        (K_WANDER, c, 0, 0),
+        (K_PICK, 0, 0, 0),
+        (K_STEP, d, 0, 0),
+        (K_PICK, 0, 0, 0),
+        (K_END, 0, 0, 0),
+    )
     assert s.money[0] == 10 - paid
     assert sorted(s.hand[0]) == sorted(cards.values())
     assert s.opp[0][WANDERER] == 0 and s.pos[0] == d
@@ -252,6 +305,7 @@ def test_region_streak_is_broken_by_other_cards(us_cfg):
     """Publish step 5: Africa, Africa, none, Africa, Africa, Africa: the streak is 3, not 5; an
     Africa streak tile makes it 4."""
     from balancer.games.urban_sketchers.rules import B_STREAK0, longest_streak
+
     rules = us.compiled(us_cfg, 2)
     regions = [AFRICA, AFRICA, -1, AFRICA, AFRICA, AFRICA]
     for cid, g in enumerate(regions):
@@ -267,8 +321,10 @@ def test_a_streak_tile_needs_a_card_of_its_region(us_cfg, needs_card, streak):
     without a region and an Asia streak tile. Read as lengthening an Asia streak that exists, the
     tile finds none: 0 Prestige spaces. Read the other way (false), it is a streak of 0 + 1 = 1."""
     from balancer.games.urban_sketchers.rules import B_STREAK0, longest_streak
-    cfg = us_cfg.model_copy(update={"bonus_tiles": us_cfg.bonus_tiles.model_copy(
-        update={"streak_needs_card": needs_card})})
+
+    cfg = us_cfg.model_copy(
+        update={"bonus_tiles": us_cfg.bonus_tiles.model_copy(update={"streak_needs_card": needs_card})}
+    )
     assert us_cfg.bonus_tiles.streak_needs_card is True
     rules = us.compiled(cfg, 2)
     for cid in range(2):
@@ -283,6 +339,7 @@ def test_prestige_past_the_last_space_gives_money(us_cfg, per, overflows):
     space (its reward) and would pass it twice: tracks.prestige_overflow_per: step (assumed) pays
     2 x 5 = 10 money, once per advance pays 5."""
     from balancer.games.urban_sketchers.rules import advance_prestige
+
     cfg = us_cfg.model_copy(update={"tracks": us_cfg.tracks.model_copy(update={"prestige_overflow_per": per})})
     assert us_cfg.tracks.prestige_overflow_per == "step"
     s = position(cfg, 2)
@@ -291,7 +348,9 @@ def test_prestige_past_the_last_space_gives_money(us_cfg, per, overflows):
     reward = s.rules.prestige_reward[last]
     advance_prestige(s, 0, 3)
     assert s.prestige[0] == last
-    assert s.money[0] == overflows * us_cfg.tracks.prestige_overflow_money + (us_cfg.tracks.reward_money if reward == 2 else 0)
+    assert s.money[0] == overflows * us_cfg.tracks.prestige_overflow_money + (
+        us_cfg.tracks.reward_money if reward == 2 else 0
+    )
 
 
 @pytest.mark.parametrize("beyond,money", [("extra", 7 + 5), ("instead", 6 + 5)])
@@ -302,6 +361,7 @@ def test_cards_beyond_six_earn_five_money_more(us_cfg, beyond, money):
     publish.beyond_six: extra (assumed) 7 x 1 money + 5 for the seventh = 12; read as instead of
     its card money, 6 x 1 + 5 = 11."""
     from balancer.games.urban_sketchers.rules import book_money
+
     cfg = us_cfg.model_copy(update={"publish": us_cfg.publish.model_copy(update={"beyond_six": beyond})})
     assert us_cfg.publish.beyond_six == "extra"
     rules = us.compiled(cfg, 2)
@@ -355,9 +415,9 @@ def test_example_01_white_die_pays_the_coloured_die_user(us_cfg):
     """Choose a Die, example 01: Black used the red die (4) to travel; a white 3 on travel pays 1 to Black."""
     s = position(us_cfg, 4)
     s.seat, s.money[0] = 1, 0
-    play(s, place(RED, TRAVEL), (K_END, 0, 0, 0))   # seat 2 (Black) travels with the red 4
+    play(s, place(RED, TRAVEL), (K_END, 0, 0, 0))  # seat 2 (Black) travels with the red 4
     s.seat, s.money[0], s.money[1] = 0, 5, 0
-    play(s, place(5, TRAVEL))                        # seat 1: the white 3
+    play(s, place(5, TRAVEL))  # seat 1: the white 3
     assert (s.money[0], s.money[1]) == (4, 1)
 
 
@@ -383,7 +443,7 @@ def test_supply_example(us_cfg):
     s = position(us_cfg, 2)
     s.sup_tile[0] = 5
     s.imp[0][IMP_SUPPLY] = 2
-    play(s, place(YELLOW, SUPPLY, 0))                # the yellow die shows 2
+    play(s, place(YELLOW, SUPPLY, 0))  # the yellow die shows 2
     for res in (PENCIL, PENCIL, INK, PAPER, PAPER):
         play(s, (K_RESOURCE, res, 0, 0))
     assert s.bp[0] == [PENCIL, PENCIL, INK, PAPER, PAPER]
@@ -399,7 +459,7 @@ def test_full_backpack_loses_its_oldest_resource(us_cfg):
     s.reserve[INK] -= 1
     s.reserve[PENCIL] -= 11
     s.sup_tile[0] = 3
-    play(s, place(RED, SUPPLY, 0), (K_RESOURCE, PAPER, 0, 0))   # red 4 on tile 3: one resource
+    play(s, place(RED, SUPPLY, 0), (K_RESOURCE, PAPER, 0, 0))  # red 4 on tile 3: one resource
     assert s.bp[0] == [PENCIL] * 11 + [PAPER] and s.reserve[INK] == us_cfg.resources.per_type
 
 
@@ -457,4 +517,4 @@ def test_final_scoring_by_hand(us_cfg):
     assert comps["leftovers"] == [3, 0, 0]
     assert comps["publishing"] == [16, 0, 0]
     out = us.reference_outcome(s)
-    assert out.tiebreak == [(5,), (5,), (1,)]   # theme tiles: 2+1+1+1, 2+3, 1
+    assert out.tiebreak == [(5,), (5,), (1,)]  # theme tiles: 2+1+1+1, 2+3, 1

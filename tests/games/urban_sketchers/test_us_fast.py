@@ -143,6 +143,7 @@ def test_efficient_options_match_the_reference():
     """The compiled Efficient options (code and reduced need, in order) are the reference's for every
     need up to 3 of each type and reductions 0-3."""
     from balancer.games.urban_sketchers.rules import efficient_options
+
     opts = np.zeros((10, 5), np.int64)
     for need in np.ndindex(4, 4, 4, 4):
         for amount in range(4):
@@ -157,9 +158,18 @@ def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg,
     of the same agent with reference playouts: a whole cheap two-player game with a 2-round horizon,
     and one with playouts to the end of the game up to the rollout seat's third choice of a die."""
     from balancer.games.urban_sketchers.agents import RolloutAgent
-    cheap = us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
-        "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 2, "candidates": 2,
-                                                            "horizon_rounds": horizon})})})
+
+    cheap = us_cfg.model_copy(
+        update={
+            "agents": us_cfg.agents.model_copy(
+                update={
+                    "rollout": us_cfg.agents.rollout.model_copy(
+                        update={"playouts": 2, "candidates": 2, "horizon_rounds": horizon}
+                    )
+                }
+            )
+        }
+    )
     games = []
     for compiled in (True, False):
         state = us.new_reference_game(cheap, 2, 11)
@@ -188,16 +198,32 @@ def test_fast_games_equal_reference_games_in_other_variants(us_cfg):
     a streak tile without a card of its region, 5 money instead of 1 + 5 beyond six cards, the
     Prestige overflow once per advance, two cards to publish."""
     variants = [
-        _variant(_variant(_variant(us_cfg, "setup", money=6), "bonus_tiles", streak_needs_card=False),
-                 "publish", beyond_six="instead", min_cards=2),
-        _variant(_variant(us_cfg, "tracks", prestige_overflow_per="advance", prestige_points=[0, 1, 2, 3, 4],
-                          prestige_rewards={3: "improvement"}),
-                 "publish", min_cards=2),
+        _variant(
+            _variant(_variant(us_cfg, "setup", money=6), "bonus_tiles", streak_needs_card=False),
+            "publish",
+            beyond_six="instead",
+            min_cards=2,
+        ),
+        _variant(
+            _variant(
+                us_cfg,
+                "tracks",
+                prestige_overflow_per="advance",
+                prestige_points=[0, 1, 2, 3, 4],
+                prestige_rewards={3: "improvement"},
+            ),
+            "publish",
+            min_cards=2,
+        ),
         _variant(_variant(us_cfg, "sketch", efficient_reduction=1, sketchbooks=3), "funding", count_published="all"),
         _variant(us_cfg, "sketch", efficient_reduction=3, max_bonus_tiles=1),
         _variant(_variant(us_cfg, "sketch", max_bonus_tiles=0), "improvements", slots=2, per_type=1),
-        _variant(us_cfg, "travel_board", spaces=8,
-                 edges=[[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [0, 4], [2, 6]]),
+        _variant(
+            us_cfg,
+            "travel_board",
+            spaces=8,
+            edges=[[0, 1], [1, 2], [2, 3], [3, 0], [4, 5], [5, 6], [6, 7], [0, 4], [2, 6]],
+        ),
     ]
     for v in variants:
         for agents in (["random"] * 3, ["greedy"] * 4, ["greedy", "random"]):
@@ -216,6 +242,7 @@ def test_blue_improvement_minimum_is_read_from_the_config(us_cfg, level, tiles):
     from test_us_examples import BLUE, place, position, take_from_deck
 
     from balancer.games.urban_sketchers.rules import IMP_SKETCH, K_END, K_SKETCH, P_RESOLVE, SKETCH
+
     v = _variant(us_cfg, "improvements", sketch_bonus=[2, 1])
     rules = us.compiled(v, 2)
     rules = dataclasses.replace(rules, cost=((0, 0, 0, 0),) + rules.cost[1:], bonus=(0,) + rules.bonus[1:])

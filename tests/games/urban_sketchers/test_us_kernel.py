@@ -10,16 +10,26 @@ import math
 
 import numpy as np
 import pytest
+from test_us_examples import final_scoring_position, place, position
 
 from balancer.core import protocol
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast, kernel
-from balancer.games.urban_sketchers.rules import (K_END, K_PICK, K_PLACE, K_SKETCH, P_OVER, P_SETUP, P_TRAVEL, SKETCH,
-                                                  TRAVEL, State, apply_move, legal_moves, new_state)
+from balancer.games.urban_sketchers.rules import (
+    K_END,
+    K_PICK,
+    K_SKETCH,
+    P_OVER,
+    P_SETUP,
+    SKETCH,
+    TRAVEL,
+    State,
+    apply_move,
+    legal_moves,
+    new_state,
+)
 from balancer.games.urban_sketchers.scoring import final_components, tiebreak
-
-from test_us_examples import final_scoring_position, place, position
 
 FIELDS = [f for f in State.__slots__ if f not in ("rules", "rng")]
 
@@ -50,7 +60,7 @@ def test_compiled_setup_equals_the_reference(us_cfg, n):
         s = new_state(rules, b)
         same_state(S, T, s)
         assert a.bit_generator.state == b.bit_generator.state
-        assert S[L.o_secret:L.o_secret + n].tolist() == [rules.hand] * n and S[fast.G_DECK_SEEN] == 0
+        assert S[L.o_secret : L.o_secret + n].tolist() == [rules.hand] * n and S[fast.G_DECK_SEEN] == 0
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -169,7 +179,7 @@ def test_greedy_and_policy_pick_legal_interface_moves(us_cfg, n):
             assert greedy.choose(pos, pos.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(kernel.greedy(pos.S, T, out, np.random.default_rng(checked))) in legal
             assert int(kernel.policy(pos.S, T, out, np.random.default_rng(checked))) in legal
-            same_state(pos.S, T, before)   # (the look-ahead may write stale slots past a list's count)
+            same_state(pos.S, T, before)  # (the look-ahead may write stale slots past a list's count)
             checked += 1
             codes = sorted(legal)
             us.apply(pos, codes[min(int(rng.random() * len(codes)), len(codes) - 1)])
@@ -189,11 +199,22 @@ def test_compiled_greedy_agent_plays_the_reference_games(us_cfg):
 def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     """A table with a rollout seat plays through the protocol (greedy compiled, rollout on the
     reference state equal to the compiled one): the same game as on the reference engine."""
-    cheap = us_cfg.model_copy(update={"agents": us_cfg.agents.model_copy(update={
-        "rollout": us_cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 2, "horizon_rounds": 1})})})
+    cheap = us_cfg.model_copy(
+        update={
+            "agents": us_cfg.agents.model_copy(
+                update={
+                    "rollout": us_cfg.agents.rollout.model_copy(
+                        update={"playouts": 1, "candidates": 2, "horizon_rounds": 1}
+                    )
+                }
+            )
+        }
+    )
     for i in range(2):
         seed = game_seed(5, i)
-        assert us.play_game(cheap, ["rollout", "greedy"], seed) == us.play_game_reference(cheap, ["rollout", "greedy"], seed)
+        assert us.play_game(cheap, ["rollout", "greedy"], seed) == us.play_game_reference(
+            cheap, ["rollout", "greedy"], seed
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -201,7 +222,7 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
 
 
 def _cards(S, at, k):
-    return [int(x) for x in S[at:at + k]]
+    return [int(x) for x in S[at : at + k]]
 
 
 def test_determinize_at_set_up_redeals_the_other_hand_and_the_deck(us_cfg):
@@ -211,9 +232,9 @@ def test_determinize_at_set_up_redeals_the_other_hand_and_the_deck(us_cfg):
     T = kernel.compile(us_cfg, 2)
     L = T.L
     S = kernel.new_state(T, np.random.default_rng(1))
-    hand = lambda X, p: _cards(X, L.o_hand + p * L.n_cards, int(X[L.o_hand_n + p]))   # noqa: E731
-    deck = lambda X: _cards(X, L.o_deck, int(X[fast.G_DECK_N]))                       # noqa: E731
-    bag = lambda X: _cards(X, L.o_bag, int(X[fast.G_BAG_N]))                          # noqa: E731
+    hand = lambda X, p: _cards(X, L.o_hand + p * L.n_cards, int(X[L.o_hand_n + p]))  # noqa: E731
+    deck = lambda X: _cards(X, L.o_deck, int(X[fast.G_DECK_N]))  # noqa: E731
+    bag = lambda X: _cards(X, L.o_bag, int(X[fast.G_BAG_N]))  # noqa: E731
     assert S[fast.G_PHASE] == P_SETUP and len(hand(S, 1)) == 5 and len(deck(S)) == 65 - 12 - 10
     changed_hand = changed_bag = 0
     for r in range(8):
@@ -229,8 +250,11 @@ def test_determinize_at_set_up_redeals_the_other_hand_and_the_deck(us_cfg):
         changed_bag += bag(D) != bag(S)
         # only the deck, the bag and seat 2's hand row may differ
         diff = np.flatnonzero(D != S)
-        hidden = set(range(L.o_deck, L.o_deck + L.n_cards)) | set(range(L.o_bag, L.o_bag + L.n_tiles)) \
+        hidden = (
+            set(range(L.o_deck, L.o_deck + L.n_cards))
+            | set(range(L.o_bag, L.o_bag + L.n_tiles))
             | set(range(L.o_hand + L.n_cards, L.o_hand + 2 * L.n_cards))
+        )
         assert set(diff.tolist()) <= hidden
     assert changed_hand >= 7 and changed_bag >= 7
 
@@ -276,7 +300,7 @@ def test_determinize_keeps_cards_picked_up_from_the_board(us_cfg):
 
 def kernel_legal(S, T) -> list[int]:
     out = np.zeros(T.L.max_moves, np.int64)
-    return out[:kernel.legal(S, T, out)].tolist()
+    return out[: kernel.legal(S, T, out)].tolist()
 
 
 def test_a_rebuilt_deck_is_shuffled_on_its_own(us_cfg):
@@ -319,7 +343,7 @@ def test_observation_hides_exactly_the_hidden_items(us_cfg):
     S = kernel.new_state(T, np.random.default_rng(4))
     X = S.copy()
     row = L.o_hand + L.n_cards
-    X[row], X[L.o_deck] = S[L.o_deck], S[row]           # swap a face-down card of seat 2 with the deck's
+    X[row], X[L.o_deck] = S[L.o_deck], S[row]  # swap a face-down card of seat 2 with the deck's
     X[L.o_bag], X[L.o_bag + 1] = S[L.o_bag + 1], S[L.o_bag]
     assert np.array_equal(kernel.observation(X, T, 0), kernel.observation(S, T, 0))
     assert not np.array_equal(kernel.observation(X, T, 1), kernel.observation(S, T, 1)), "seat 2 sees its hand"

@@ -65,7 +65,7 @@ def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2 ** 31), n=st.sampled_from([2, 3, 4]))
+@given(seed=st.integers(0, 2**31), n=st.sampled_from([2, 3, 4]))
 def test_random_games_keep_the_invariants(us_cfg, seed, n):
     s = play_checked(us_cfg, n, seed, "random")
     assert s.end_triggered or s.round + 1 >= s.rules.max_rounds
@@ -74,7 +74,7 @@ def test_random_games_keep_the_invariants(us_cfg, seed, n):
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2 ** 31), n=st.sampled_from([2, 3, 4]))
+@given(seed=st.integers(0, 2**31), n=st.sampled_from([2, 3, 4]))
 def test_greedy_games_keep_the_invariants_and_end_by_publishing(us_cfg, seed, n):
     s = play_checked(us_cfg, n, seed, "greedy")
     assert s.end_triggered, "greedy games end by the Total published token, not the safety cap"

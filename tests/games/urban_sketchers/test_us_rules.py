@@ -5,19 +5,35 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
+from conftest import BASE
+from test_us_examples import place, play, position
 from typer.testing import CliRunner
 
 from balancer.cli import app
 from balancer.config import ConfigError, load_config, resolve_yaml
 from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.agents import Weights, finish_turn
 from balancer.games.urban_sketchers.config import deck_distribution
 from balancer.games.urban_sketchers.rules import (
-    FUNDING, K_END, K_FUND, K_PASS, K_PLACE, K_SETUP_DISCARD, K_SETUP_DONE, K_THEME_PAIR, P_MAIN, P_OVER, P_RESOLVE,
-    P_SETUP, P_TRAVEL, PUBLISH, SKETCH, SUPPLY, TRAVEL, legal_moves)
-
-from balancer.games.urban_sketchers.agents import Weights, finish_turn
-from conftest import BASE
-from test_us_examples import place, play, position
+    FUNDING,
+    K_END,
+    K_FUND,
+    K_PASS,
+    K_PLACE,
+    K_SETUP_DISCARD,
+    K_SETUP_DONE,
+    K_THEME_PAIR,
+    P_MAIN,
+    P_OVER,
+    P_RESOLVE,
+    P_SETUP,
+    P_TRAVEL,
+    PUBLISH,
+    SKETCH,
+    SUPPLY,
+    TRAVEL,
+    legal_moves,
+)
 
 
 def test_setup(us_cfg):
@@ -33,7 +49,7 @@ def test_setup(us_cfg):
     assert s.opp == [[1, 1, 1]] * 3 and s.money == [0, 0, 0]
     assert sorted(s.theme_at) == [0, 1, 2, 3]
     assert r.n_white == 3
-    assert s.imp_supply == [4] * 5            # improvements.per_type (assumed): 20 tiles, 4 of each of 5 types
+    assert s.imp_supply == [4] * 5  # improvements.per_type (assumed): 20 tiles, 4 of each of 5 types
 
 
 def test_players_start_with_setup_money(us_cfg):
@@ -114,7 +130,7 @@ def test_opportunist_pays_the_other_player_from_the_bank(us_cfg):
     s = position(us_cfg, 2)
     s.cuser[TRAVEL], s.cval[TRAVEL], s.dused[0], s.occ[TRAVEL][1] = 1, 1, True, True
     s.money[0] = 10
-    play(s, place(4, TRAVEL, opportunist=1))      # white 5 vs red 1: 4
+    play(s, place(4, TRAVEL, opportunist=1))  # white 5 vs red 1: 4
     assert (s.money[0], s.money[1]) == (10, 4) and s.st_paid_players[0] == 0
 
 
@@ -135,13 +151,13 @@ def test_theme_pair_benefits(us_cfg):
     s = position(us_cfg, 2)
     r = s.rules
     kinds = {ben: (k, x, y) for k, (x, y, ben) in enumerate(r.pairs)}
-    i, x, y = kinds[2]                                   # the Prestige pair
+    i, x, y = kinds[2]  # the Prestige pair
     a, b = s.theme_at[x], s.theme_at[y]
     s.th_up[0][a], s.th_up[0][b] = 1, 1
     play(s, (K_THEME_PAIR, i, 0, 0))
     assert s.prestige[0] == 1 and s.th_up[0][a] == 0 and s.th_down[0][a] == 1 and s.phase == P_MAIN
     assert (K_THEME_PAIR, i, 0, 0) not in legal_moves(s)
-    j, ux, uy = kinds[0]                                 # the unflip pair
+    j, ux, uy = kinds[0]  # the unflip pair
     s.th_up[0][s.theme_at[ux]] += 1
     s.th_up[0][s.theme_at[uy]] += 1
     assert not [m for m in legal_moves(s) if m[0] == K_THEME_PAIR], "nothing to unflip"
@@ -149,7 +165,7 @@ def test_theme_pair_benefits(us_cfg):
     assert [m for m in legal_moves(s) if m[0] == K_THEME_PAIR] == [(K_THEME_PAIR, j, 1, 0)]
     play(s, (K_THEME_PAIR, j, 1, 0))
     assert s.opp[0] == [1, 1, 1] and s.phase == P_MAIN and s.seat == 0
-    k, bx, by = kinds[1]                                 # the bonus-tile pair, during a Travel
+    k, bx, by = kinds[1]  # the bonus-tile pair, during a Travel
     s.th_up[0][s.theme_at[bx]] += 1
     s.th_up[0][s.theme_at[by]] += 1
     s.money[0] = 3
@@ -168,6 +184,7 @@ def test_theme_pair_bonus_tile_or_one_money_instead(us_cfg):
     they were. With room in sketchbook 2, the money comes first, then each display slot into
     sketchbook 2. The compiled engine lists and plays the same."""
     from balancer.games.urban_sketchers import fast
+
     s = position(us_cfg, 2)
     k, x, y = next((i, x, y) for i, (x, y, ben) in enumerate(s.rules.pairs) if ben == 1)
     a, b = s.theme_at[x], s.theme_at[y]
@@ -190,7 +207,8 @@ def test_theme_pair_bonus_tile_or_one_money_instead(us_cfg):
     s.th_up[0][a], s.th_up[0][b] = 1, 1
     s.btiles[0][0] = [s.bag.pop() for _ in range(3)]
     assert [m for m in legal_moves(s) if m[0] == K_THEME_PAIR] == (
-        [(K_THEME_PAIR, k, -1, 0)] + [(K_THEME_PAIR, k, slot, 1) for slot in range(5)])
+        [(K_THEME_PAIR, k, -1, 0)] + [(K_THEME_PAIR, k, slot, 1) for slot in range(5)]
+    )
 
 
 def test_theme_pairs_are_flipped_at_the_players_own_decisions_only(us_cfg):
@@ -247,7 +265,7 @@ def test_board_refill_reshuffles_the_discard_pile(us_cfg):
     s.discard.extend(s.deck)
     s.deck = []
     s.money[0] = 5
-    play(s, place(0, TRAVEL), (9 - 3, 0, 0, 0), (K_END, 0, 0, 0))   # K_PICK at the start space
+    play(s, place(0, TRAVEL), (9 - 3, 0, 0, 0), (K_END, 0, 0, 0))  # K_PICK at the start space
     assert all(c >= 0 for c in s.board)
 
 
@@ -272,7 +290,10 @@ def test_bad_card_is_refused_with_its_key(tmp_path):
     deck[0] = {**deck[0], "cost": {"ink": 2}, "discount": "paper"}
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({"extends": str(BASE), "cards": {"deck": deck}}), encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"cards\.deck\[0\]\.discount: card id 1: the discount resource 'paper' must be part of the cost"):
+    with pytest.raises(
+        ConfigError,
+        match=r"cards\.deck\[0\]\.discount: card id 1: the discount resource 'paper' must be part of the cost",
+    ):
         load_config(bad)
     result = CliRunner().invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2 and "bad.yaml" in result.output
@@ -282,12 +303,16 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     """`balancer score` on end-of-game holdings: the position of test_final_scoring_by_hand written
     as text (money 12 + 2 from the unpublished sketchbook) gives the same components."""
     from test_us_examples import final_scoring_position
+
     from balancer.games.urban_sketchers.scoring import final_components
+
     s = final_scoring_position(us_cfg)
     comps = final_components(s)
-    text = ("vp=16 prestige=3 money=14 resources=3 themes=2,1,1,1   # seat 1\n"
-            "vp=0 prestige=0 money=0 resources=0 themes=2,0,0,3\n\n"
-            "vp=0 prestige=0 money=0 resources=0 themes=0,1,0,0\n")
+    text = (
+        "vp=16 prestige=3 money=14 resources=3 themes=2,1,1,1   # seat 1\n"
+        "vp=0 prestige=0 money=0 resources=0 themes=2,0,0,3\n\n"
+        "vp=0 prestige=0 money=0 resources=0 themes=0,1,0,0\n"
+    )
     scored = us.score_table_text(us_cfg, text)
     for seat in range(3):
         for name, values in comps.items():
@@ -304,21 +329,38 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
         us.score_table_text(us_cfg, "vp=1 prestige=0 money=0 resources=0 themes=1,0,0,0")
 
 
-@pytest.mark.parametrize("section,values,key", [
-    # nine Supply spaces would need the space number 8 in a die placement, which the move encoding
-    # action * 8 + space reads as another action (the compiled engine wrote past its arrays)
-    ("dice_tiles", {"values": list(range(1, 11)), "supply_spaces": {"2": 9, "3": 4, "4": 5}},
-     r"dice_tiles\.supply_spaces\.2: input should be less than or equal to 8"),
-    ("dice", {"white": {"2": -1, "3": 3, "4": 5}}, r"dice\.white\.2: input should be greater than or equal to 0"),
-    # the token's space 0 would divide by zero in the greedy value (share of the game gone)
-    ("end", {"total_published": {"2": 0, "3": 9, "4": 12}}, r"end\.total_published\.2: input should be greater than or equal to 1"),
-    # a connection to a space the board does not have: every game raised IndexError
-    ("travel_board", {"spaces": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 20]]},
-     r"travel_board\.edges\[3\]: \[3, 20\] must be two different spaces 0-3"),
-    # a name twice: a card's cost counted in both slots of the name, or a region never reachable
-    ("regions", ["africa", "america", "africa"], r"regions: africa named more than once"),
-    ("travel_board", {"spaces": 4, "edges": [[0, 1, 2], [2, 3]]}, r"travel_board\.edges.*\[0\]: list should have at most 2 items"),
-])
+@pytest.mark.parametrize(
+    "section,values,key",
+    [
+        # nine Supply spaces would need the space number 8 in a die placement, which the move encoding
+        # action * 8 + space reads as another action (the compiled engine wrote past its arrays)
+        (
+            "dice_tiles",
+            {"values": list(range(1, 11)), "supply_spaces": {"2": 9, "3": 4, "4": 5}},
+            r"dice_tiles\.supply_spaces\.2: input should be less than or equal to 8",
+        ),
+        ("dice", {"white": {"2": -1, "3": 3, "4": 5}}, r"dice\.white\.2: input should be greater than or equal to 0"),
+        # the token's space 0 would divide by zero in the greedy value (share of the game gone)
+        (
+            "end",
+            {"total_published": {"2": 0, "3": 9, "4": 12}},
+            r"end\.total_published\.2: input should be greater than or equal to 1",
+        ),
+        # a connection to a space the board does not have: every game raised IndexError
+        (
+            "travel_board",
+            {"spaces": 4, "edges": [[0, 1], [1, 2], [2, 3], [3, 20]]},
+            r"travel_board\.edges\[3\]: \[3, 20\] must be two different spaces 0-3",
+        ),
+        # a name twice: a card's cost counted in both slots of the name, or a region never reachable
+        ("regions", ["africa", "america", "africa"], r"regions: africa named more than once"),
+        (
+            "travel_board",
+            {"spaces": 4, "edges": [[0, 1, 2], [2, 3]]},
+            r"travel_board\.edges.*\[0\]: list should have at most 2 items",
+        ),
+    ],
+)
 def test_numbers_the_engines_cannot_play_are_refused(tmp_path, section, values, key):
     """A variant the engines cannot play is bad input at load time (file and key named, exit 2),
     not a crash or a wrong game later."""
@@ -336,11 +378,15 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
     ``discount_paper``, code 5 ``streak_america``), and the variant's money for a skipped bonus tile
     (2) or improvement (7)."""
     from balancer.games.urban_sketchers.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
+
     deck = [c.model_copy(update={"id": c.id + 100}) for c in us_cfg.cards.deck]
-    v = us_cfg.model_copy(update={
-        "cards": us_cfg.cards.model_copy(update={"deck": deck}),
-        "sketch": us_cfg.sketch.model_copy(update={"money_instead_of_bonus": 2}),
-        "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7})})
+    v = us_cfg.model_copy(
+        update={
+            "cards": us_cfg.cards.model_copy(update={"deck": deck}),
+            "sketch": us_cfg.sketch.model_copy(update={"money_instead_of_bonus": 2}),
+            "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7}),
+        }
+    )
     s = us.new_reference_game(v, 2, 1)
     kinds = s.rules.tile_kind
     s.display[0], s.display[1] = kinds.index(3), kinds.index(5)

@@ -12,9 +12,8 @@ from balancer.config import load_config
 from balancer.core.seeding import game_seed
 from balancer.games import urgency
 from balancer.games.urgency.agents import roll_probs
-from balancer.games.urgency.rules import MOVE, NEXT_ROLL, PS, put_in_play
-
 from balancer.games.urgency.kernel import unpack
+from balancer.games.urgency.rules import MOVE, NEXT_ROLL, PS, put_in_play
 
 from .test_rules import card, decision, position
 
@@ -35,15 +34,18 @@ def greedy_pick(cfg, game):
     return urgency.make_agent(cfg, "greedy").choose(game, game.seat_to_move, np.random.default_rng(0))
 
 
-@pytest.mark.parametrize("mine,theirs,roll,expected,why", [
-    ([13, 5], [7], 2, 13, "score beats capture (5 -> 7)"),
-    ([5, 2], [7], 2, 5, "capture beats the safe rosette (6 -> 8 is not possible: 2 -> 4 rosette)"),
-    ([6, 1], [], 2, 6, "safe rosette 8 beats rosette 4 (1 -> 3 is neither; 6 -> 8)"),
-    ([2, 9], [], 2, 2, "rosette 4 beats everything below"),
-    ([6, 10], [3, 5], 1, 6, "the rearmost threatened token (6, with 3 and 5 behind) before 10"),
-    ([2], [], 1, 0, "enter rather than move 2 -> 3 (nothing threatened)"),
-    ([3, 9], [], 2, 9, "else the foremost token (no supply left): 9 -> 11 rather than 3 -> 5"),
-])
+@pytest.mark.parametrize(
+    "mine,theirs,roll,expected,why",
+    [
+        ([13, 5], [7], 2, 13, "score beats capture (5 -> 7)"),
+        ([5, 2], [7], 2, 5, "capture beats the safe rosette (6 -> 8 is not possible: 2 -> 4 rosette)"),
+        ([6, 1], [], 2, 6, "safe rosette 8 beats rosette 4 (1 -> 3 is neither; 6 -> 8)"),
+        ([2, 9], [], 2, 2, "rosette 4 beats everything below"),
+        ([6, 10], [3, 5], 1, 6, "the rearmost threatened token (6, with 3 and 5 behind) before 10"),
+        ([2], [], 1, 0, "enter rather than move 2 -> 3 (nothing threatened)"),
+        ([3, 9], [], 2, 9, "else the foremost token (no supply left): 9 -> 11 rather than 3 -> 5"),
+    ],
+)
 def test_greedy_priority_list(plain, mine, theirs, roll, expected, why):
     game = position(plain, mine=mine, theirs=theirs, roll=roll, my_supply=0 if expected == 9 else None)
     assert greedy_pick(plain, game) == decision(MOVE, expected), why
@@ -76,9 +78,15 @@ def test_greedy_card_priority(std):
     opts = [unpack(m)[1] for m in urgency.legal_moves(game)]
     prio = std.agents.card_priority
     names = urgency.card_names(std)
-    effect = {i: prio.index(std.decks[n.split(":")[0].lower()].cards[
-        [c.name for c in std.decks[n.split(":")[0].lower()].cards].index(n.split(": ")[1])].effect.do)
-        for i, n in enumerate(names) if i in opts}
+    effect = {
+        i: prio.index(
+            std.decks[n.split(":")[0].lower()]
+            .cards[[c.name for c in std.decks[n.split(":")[0].lower()].cards].index(n.split(": ")[1])]
+            .effect.do
+        )
+        for i, n in enumerate(names)
+        if i in opts
+    }
     assert unpack(greedy_pick(std, game))[1] == min(opts, key=lambda c: (effect[c], opts.index(c)))
 
 

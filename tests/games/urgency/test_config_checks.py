@@ -60,12 +60,14 @@ def test_a_deck_on_a_variant_without_cards_is_refused():
         urgency.make_agent(plain, "random+bull")
 
 
-@pytest.mark.parametrize("decks,match", [([], "at least 1"), (["rosette"], "Rosette deck is shared"),
-                                         (["ibex", "rosette"], "Rosette deck is shared")])
+@pytest.mark.parametrize(
+    "decks,match",
+    [([], "at least 1"), (["rosette"], "Rosette deck is shared"), (["ibex", "rosette"], "Rosette deck is shared")],
+)
 def test_animal_decks_needs_a_real_animal_deck(decks, match):
     with pytest.raises(ValidationError, match=match):
         UrgencyConfig.model_validate(_data(animal_decks=decks))
-    with pytest.raises(ValidationError, match=match):      # also in a variant without cards
+    with pytest.raises(ValidationError, match=match):  # also in a variant without cards
         UrgencyConfig.model_validate(_data(animal_decks=decks, enabled=False))
 
 
@@ -113,8 +115,10 @@ def test_an_unknown_animal_deck_is_blamed_on_the_variant_that_names_it(tmp_path)
     bad.write_text(f"extends: {STANDARD}\nvariant: dragon\ncards: {{animal_decks: [dragon, bull]}}\n")
     result = CliRunner().invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2
-    assert result.stderr.strip() == (f"error: {bad}: cards.animal_decks: no deck 'dragon'; decks are bull, eagle, "
-                                     "ibex, lion, lizard, rosette, tortoise")
+    assert result.stderr.strip() == (
+        f"error: {bad}: cards.animal_decks: no deck 'dragon'; decks are bull, eagle, "
+        "ibex, lion, lizard, rosette, tortoise"
+    )
 
 
 def test_random_decks_need_two_animal_decks():
@@ -122,7 +126,7 @@ def test_random_decks_need_two_animal_decks():
     with pytest.raises(ValidationError, match="cards.animal_decks needs at least 2 decks"):
         UrgencyConfig.model_validate(_data(animal_decks=["bull"]))
     data = _data(animal_decks=["bull"])
-    data["default_deck"] = "bull"                      # naming the deck is a mirror-deck table, allowed
+    data["default_deck"] = "bull"  # naming the deck is a mirror-deck table, allowed
     assert UrgencyConfig.model_validate(data).default_deck == "bull"
 
 
@@ -130,8 +134,22 @@ def test_run_and_its_report_say_that_a_table_uses_one_deck_twice(tmp_path):
     """`run` prints the mirror-deck note, run.json keeps it and the report shows it; a dealt table has none."""
     out = tmp_path / "bulls"
     runner = CliRunner()
-    result = runner.invoke(app, ["run", str(STANDARD), "--agents", "greedy+bull,greedy+bull", "--games", "4",
-                                 "--jobs", "1", "--quiet", "--out", str(out)])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            str(STANDARD),
+            "--agents",
+            "greedy+bull,greedy+bull",
+            "--games",
+            "4",
+            "--jobs",
+            "1",
+            "--quiet",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "note: both seats play the Bull deck" in result.stderr and "one deck twice" in result.stderr
     assert "printed game cannot" in json.loads((out / "run.json").read_text())["table_note"]
@@ -145,11 +163,15 @@ def test_run_and_its_report_say_that_a_table_uses_one_deck_twice(tmp_path):
     assert "table_note" not in json.loads((dealt / "run.json").read_text())
 
 
-@pytest.mark.parametrize("key,value,match", [
-    (("roll", "pip_chance"), 0.0, "greater than 0"), (("roll", "pip_chance"), 1.0, "less than 1"),
-    (("board", "tile_15"), "path_tile", "scoring_space"),
-    (("cards", "change_roll_range"), "four", "dice_in_play"),
-])
+@pytest.mark.parametrize(
+    "key,value,match",
+    [
+        (("roll", "pip_chance"), 0.0, "greater than 0"),
+        (("roll", "pip_chance"), 1.0, "less than 1"),
+        (("board", "tile_15"), "path_tile", "scoring_space"),
+        (("cards", "change_roll_range"), "four", "dice_in_play"),
+    ],
+)
 def test_the_assumed_readings_refuse_other_values(key, value, match):
     """roll.pip_chance is a chance strictly between 0 and 1; board.tile_15 and cards.change_roll_range
     name the one reading the engine implements."""

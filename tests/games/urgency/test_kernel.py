@@ -17,9 +17,28 @@ from balancer.core.kernel import policy_playout, uniform_move
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urgency
 from balancer.games.urgency import kernel as k
-from balancer.games.urgency.rules import (DECK, DISC, K_PILE, MOVE, NDISC, NEXTPILE, NQUEUE, NROS, OPTS, PICK,
-                                          PILES, PS, QUEUE, QUSED, ROLL, ROS, TRIGGER, load_options, push_request,
-                                          put_in_play)
+from balancer.games.urgency.rules import (
+    DECK,
+    DISC,
+    K_PILE,
+    MOVE,
+    NDISC,
+    NEXTPILE,
+    NQUEUE,
+    NROS,
+    OPTS,
+    PICK,
+    PILES,
+    PS,
+    QUEUE,
+    QUSED,
+    ROLL,
+    ROS,
+    TRIGGER,
+    load_options,
+    push_request,
+    put_in_play,
+)
 
 from .test_rules import card, position, std  # noqa: F401  (std: a fixture)
 
@@ -57,15 +76,15 @@ def mid_game(cfg):
     for p, deck, drawn, kept in ((0, 1, (crown, oracle), crown), (1, 2, (veil, scarab), scarab)):
         b = p * PS
         S[b + DECK] = deck
-        S[b + ROS:b + ROS + 2] = drawn
+        S[b + ROS : b + ROS + 2] = drawn
         S[b + NROS] = 2
         put_in_play(S, R, p, kept)
     put_in_play(S, R, 0, ibex[6])
     S[NEXTPILE] = 1
-    S[PILES:PILES + 6] = [-1, -1, ibex[1], ibex[2], ibex[3], ibex[4]]
-    S[DISC:DISC + 2] = [ibex[0], ibex[5]]
+    S[PILES : PILES + 6] = [-1, -1, ibex[1], ibex[2], ibex[3], ibex[4]]
+    S[DISC : DISC + 2] = [ibex[0], ibex[5]]
     S[NDISC] = 2
-    S[PS + PILES:PS + PILES + 6] = bull[1:7]
+    S[PS + PILES : PS + PILES + 6] = bull[1:7]
     S[PS + DISC] = bull[0]
     S[PS + NDISC] = 1
     return game, ibex, bull, ros, (crown, oracle, veil, scarab)
@@ -127,14 +146,14 @@ def test_the_chooser_sees_its_pile_and_the_opponent_does_not(std):  # noqa: F811
     for seed in range(50):
         D = determinized(game, 1, seed)
         assert unchanged_outside(S, D, [*range(PS + PILES + 2, PS + PILES + 6), *range(PILES + 2, PILES + 6), ROS + 1])
-        assert D[OPTS:OPTS + 2].tolist() == bull[1:3]
+        assert D[OPTS : OPTS + 2].tolist() == bull[1:3]
     offered = set()
     for seed in range(200):
         D = determinized(game, 0, seed)
-        first = D[PS + PILES:PS + PILES + 2].tolist()
+        first = D[PS + PILES : PS + PILES + 2].tolist()
         pos = protocol.Position(urgency.ENGINE, std, game.T, D, game.rng)
         assert urgency.legal_moves(pos) == [256 + c for c in first]
-        assert D[OPTS + 2:OPTS + 8].tolist() == [0] * 6
+        assert D[OPTS + 2 : OPTS + 8].tolist() == [0] * 6
         offered |= set(first)
     assert offered == set(bull[1:7])
 
@@ -144,18 +163,19 @@ def test_the_opponents_set_in_stone_order_is_hidden(std):  # noqa: F811
     come (Bull 2 and 3) but not their order; seat 2 knows it: its view changes nothing."""
     game, ibex, bull, ros, _ = mid_game(std)
     S, R = game.S, game.T.rules
-    S[PS + PILES:PS + PILES + 6] = -1
-    S[PS + QUEUE:PS + QUEUE + 3] = bull[1:4]
+    S[PS + PILES : PS + PILES + 6] = -1
+    S[PS + QUEUE : PS + QUEUE + 3] = bull[1:4]
     S[PS + NQUEUE], S[PS + QUSED] = 3, 1
     put_in_play(S, R, 1, bull[1])
     orders = set()
     for seed in range(60):
         D = determinized(game, 0, seed)
-        assert unchanged_outside(S, D, [PS + QUEUE + 1, PS + QUEUE + 2, PS + ROS, PS + ROS + 1,
-                                        *range(PILES + 2, PILES + 6)])
-        orders.add(tuple(D[PS + QUEUE:PS + QUEUE + 3]))
+        assert unchanged_outside(
+            S, D, [PS + QUEUE + 1, PS + QUEUE + 2, PS + ROS, PS + ROS + 1, *range(PILES + 2, PILES + 6)]
+        )
+        orders.add(tuple(D[PS + QUEUE : PS + QUEUE + 3]))
         D = determinized(game, 1, seed)
-        assert D[PS + QUEUE:PS + QUEUE + 3].tolist() == bull[1:4]
+        assert D[PS + QUEUE : PS + QUEUE + 3].tolist() == bull[1:4]
     assert orders == {(bull[1], bull[2], bull[3]), (bull[1], bull[3], bull[2])}
 
 
@@ -214,8 +234,10 @@ def test_the_kernel_plays_play_games_games(variant):
     for agents in (["greedy", "greedy"], ["random", "random"], ["random", "greedy"], ["greedy", "random"]):
         for i in range(12):
             seed = game_seed(21, i)
-            assert urgency.ENGINE.outcome(kernel_game(cfg, agents, seed), T) == urgency.play_game(cfg, agents, seed), \
-                (agents, i)
+            assert urgency.ENGINE.outcome(kernel_game(cfg, agents, seed), T) == urgency.play_game(cfg, agents, seed), (
+                agents,
+                i,
+            )
 
 
 def test_policy_playout_is_the_greedy_mirror():
@@ -255,9 +277,14 @@ def test_agents_choose_among_the_kernels_legal_moves(variant):
 
 def test_describe_move_uses_the_transcripts_words(std):  # noqa: F811
     game = position(std, mine=[5], roll=3)
-    assert urgency.ENGINE.describe_move(game.S, game.T, 5) == "seat 1: with the roll of 3, moves the token on tile 5 to tile 8"
+    assert (
+        urgency.ENGINE.describe_move(game.S, game.T, 5)
+        == "seat 1: with the roll of 3, moves the token on tile 5 to tile 8"
+    )
     pos = urgency.new_game(std, 2, 1)
     first = urgency.legal_moves(pos)[0]
     name = urgency.card_names(std)[first - 256]
-    assert urgency.ENGINE.describe_move(pos.S, pos.T, first) == \
-        f"seat 1: keeps the Rosette card {name} (the other Rosette card leaves the game)"
+    assert (
+        urgency.ENGINE.describe_move(pos.S, pos.T, first)
+        == f"seat 1: keeps the Rosette card {name} (the other Rosette card leaves the game)"
+    )

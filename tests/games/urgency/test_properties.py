@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from balancer.config import load_config
 from balancer.core.seeding import game_rngs, game_seed
@@ -27,8 +28,9 @@ def seated(cfg, names: list[str]) -> list[str]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32), a=st.sampled_from(AGENTS),
-       b=st.sampled_from(AGENTS))
+@given(
+    variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32), a=st.sampled_from(AGENTS), b=st.sampled_from(AGENTS)
+)
 def test_tokens_conserved_and_games_end(variant, seed, a, b):
     cfg = CONFIGS[variant]
     players = [urgency.make_agent(cfg, name) for name in seated(cfg, [a, b])]

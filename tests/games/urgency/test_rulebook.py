@@ -5,10 +5,28 @@ hand with :func:`~tests.games.urgency.test_rules.position`; each derivation is i
 from __future__ import annotations
 
 from balancer.games import urgency
-from balancer.games.urgency.rules import (ACTIVE, DECK, DISC, INPLAY, MOVE, NDISC, NEXT_ROLL, NEXTPILE, NPLAY, NROS,
-                                          OPPSC, PH_OVER, PH_PICK, PHASE, PICK, PILES, PS, ROS, SCORED, WINNER)
-
 from balancer.games.urgency.kernel import unpack
+from balancer.games.urgency.rules import (
+    DECK,
+    DISC,
+    INPLAY,
+    MOVE,
+    NDISC,
+    NEXT_ROLL,
+    NEXTPILE,
+    NPLAY,
+    NROS,
+    OPPSC,
+    PH_OVER,
+    PH_PICK,
+    PHASE,
+    PICK,
+    PILES,
+    PS,
+    ROS,
+    SCORED,
+    WINNER,
+)
 
 from .test_rules import decision, position, std, tiles  # noqa: F401  (std: a fixture)
 
@@ -45,7 +63,7 @@ def _piles_used(S, unlocks: int, discard: list[int]) -> None:
     S[o + OPPSC] = unlocks
     S[o + NEXTPILE] = 3
     S[o + NDISC] = len(discard)
-    S[o + DISC:o + DISC + len(discard)] = discard
+    S[o + DISC : o + DISC + len(discard)] = discard
     S[o + NEXT_ROLL] = 0
 
 
@@ -65,7 +83,7 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     assert sorted(unpack(m)[1] for m in urgency.legal_moves(game)) == sorted(ibex[:4])
     urgency.apply(game, decision(PICK, ibex[2]))
     assert S[o + NPLAY] == 1 and S[o + INPLAY] == ibex[2]
-    assert S[o + NDISC] == 3 and sorted(S[o + DISC:o + DISC + 3].tolist()) == sorted([ibex[0], ibex[1], ibex[3]])
+    assert S[o + NDISC] == 3 and sorted(S[o + DISC : o + DISC + 3].tolist()) == sorted([ibex[0], ibex[1], ibex[3]])
     # my 5th score (12 + 3 = 15), the opponent having had 4 unlocks: nothing more comes into play
     game = position(std, mine=[12], roll=3, my_supply=2, scored=(4, 0))
     S = game.S
@@ -90,16 +108,16 @@ def test_setup_deals_one_discard_three_piles_of_two_and_two_rosette_cards(std): 
             b = p * PS
             deck = urgency.rules.ANIMAL_DECKS[int(S[b + DECK])].capitalize()
             assert S[b + NDISC] == 1
-            cards = [int(S[b + DISC])] + S[b + PILES:b + PILES + 6].tolist()
+            cards = [int(S[b + DISC])] + S[b + PILES : b + PILES + 6].tolist()
             assert len(set(cards)) == 7 and all(names[c].startswith(deck + ":") for c in cards)
             assert S[b + NROS] == 2
-            offered = S[b + ROS:b + ROS + 2].tolist()
+            offered = S[b + ROS : b + ROS + 2].tolist()
             assert all(names[c].startswith("Rosette:") for c in offered)
             ros |= set(offered)
         assert len(ros) == 4
         while S[PHASE] == PH_PICK:
             p = game.seat_to_move
-            offered = S[p * PS + ROS:p * PS + ROS + 2].tolist()
+            offered = S[p * PS + ROS : p * PS + ROS + 2].tolist()
             urgency.apply(game, decision(PICK, offered[1]))
             assert S[p * PS + INPLAY + S[p * PS + NPLAY] - 1] == offered[1]
-            assert offered[0] not in S[p * PS + DISC:p * PS + DISC + int(S[p * PS + NDISC])].tolist()
+            assert offered[0] not in S[p * PS + DISC : p * PS + DISC + int(S[p * PS + NDISC])].tolist()

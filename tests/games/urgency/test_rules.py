@@ -15,13 +15,49 @@ import pytest
 from balancer.config import load_config, resolve_yaml
 from balancer.games import urgency
 from balancer.games.urgency import card_names
-from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
-from balancer.games.urgency.rules import (ACTIVE, CAPT, DICE_N, INPLAY, LOCK, MASK, MOVE, NEXT_ROLL, NPLAY, PH_MOVE, PH_PICK,
-                                          OPPSC, PHASE, PICK, PS, RA_TILE, RAS, REQ_HEAD, REQ_TAIL, ROLLED, ROLLV, SAFEM,
-                                          SCORED, STEP, ST_END, ST_TURN_START, SUP, TURNS, advance, apply_effect, own_move,
-                                          fire_both, put_in_play, resolve, roll_pips, T_OWN_ROLL, T_OPP_ROLL, compile_rules)
 from balancer.games.urgency.agents import roll_probs
+from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
 from balancer.games.urgency.kernel import deck_labels, move_code, unpack
+from balancer.games.urgency.rules import (
+    ACTIVE,
+    CAPT,
+    DICE_N,
+    INPLAY,
+    LOCK,
+    MASK,
+    MOVE,
+    NEXT_ROLL,
+    NPLAY,
+    OPPSC,
+    PH_MOVE,
+    PH_PICK,
+    PHASE,
+    PICK,
+    PS,
+    RA_TILE,
+    RAS,
+    REQ_HEAD,
+    REQ_TAIL,
+    ROLLED,
+    ROLLV,
+    SAFEM,
+    SCORED,
+    ST_END,
+    ST_TURN_START,
+    STEP,
+    SUP,
+    T_OPP_ROLL,
+    T_OWN_ROLL,
+    TURNS,
+    advance,
+    apply_effect,
+    compile_rules,
+    fire_both,
+    own_move,
+    put_in_play,
+    resolve,
+    roll_pips,
+)
 from balancer.games.urgency.scoring import tokens_accounted
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -57,8 +93,8 @@ def position(cfg, mine=(), theirs=(), roll=0, my_supply=None, their_supply=None,
         S[b + NEXT_ROLL] = -1
         S[b + DICE_N] = cfg.dice
         for i in range(6):
-            S[b + 26 + i] = -1          # no piles
-        S[b + OPPSC] = 99               # and no card to come into play when the opponent scores
+            S[b + 26 + i] = -1  # no piles
+        S[b + OPPSC] = 99  # and no card to come into play when the opponent scores
     S[SAFEM] = tiles(*cfg.board.safe)
     S[ACTIVE] = p
     S[ROLLV] = roll
@@ -112,7 +148,7 @@ def test_capture_in_the_centre_row(plain):
     """Attacks: my token on 3 rolls 3 and lands on 6, where the opponent stands: removed to its supply."""
     game = position(plain, mine=[3], theirs=[6], roll=3)
     S = game.S
-    S[1 * PS + NEXT_ROLL] = 0            # the opponent then passes, so the position stays readable
+    S[1 * PS + NEXT_ROLL] = 0  # the opponent then passes, so the position stays readable
     S[0 * PS + NEXT_ROLL] = 0
     urgency.apply(game, decision(MOVE, 3))
     assert S[MASK] == tiles(6)
@@ -145,7 +181,7 @@ def test_roll_again_on_a_rosette(plain):
     S[NEXT_ROLL] = 2
     urgency.apply(game, decision(MOVE, 1))
     assert S[ACTIVE] == 0 and S[PHASE] == PH_MOVE and S[ROLLV] == 2
-    assert S[RAS] == 1 and S[PS + TURNS] == 0          # the opponent has not had a turn
+    assert S[RAS] == 1 and S[PS + TURNS] == 0  # the opponent has not had a turn
 
 
 def test_binary_dice_show_a_pip_with_roll_pip_chance():
@@ -162,10 +198,13 @@ def test_binary_dice_show_a_pip_with_roll_pip_chance():
     assert roll_pips(np.random.default_rng(3), 4, half) == 1
 
 
-@pytest.mark.parametrize("chance,probs", [
-    (0.5, [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]),                  # binomial(4, k) / 16
-    (0.25, [0.75 ** 4, 4 * 0.25 * 0.75 ** 3, 6 * 0.25 ** 2 * 0.75 ** 2, 4 * 0.25 ** 3 * 0.75, 0.25 ** 4]),
-])
+@pytest.mark.parametrize(
+    "chance,probs",
+    [
+        (0.5, [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]),  # binomial(4, k) / 16
+        (0.25, [0.75**4, 4 * 0.25 * 0.75**3, 6 * 0.25**2 * 0.75**2, 4 * 0.25**3 * 0.75, 0.25**4]),
+    ],
+)
 def test_expectimax_sees_the_dice_distribution_of_roll_pip_chance(chance, probs):
     """The search's roll probabilities: binomial(4, k) c^k (1 - c)^(4 - k) for pip chance c; at 1/4:
     0.31640625, 0.421875, 0.2109375, 0.046875, 0.00390625."""
@@ -208,7 +247,7 @@ def test_forced_move(plain):
 def test_own_tokens_never_share_a_tile(plain):
     game = position(plain, mine=[2, 4], roll=2)
     assert 2 not in moves_of(game)
-    assert 0 not in moves_of(game)          # entering with 2 lands on my token on 2
+    assert 0 not in moves_of(game)  # entering with 2 lands on my token on 2
 
 
 def test_pass_on_zero(plain):
@@ -230,7 +269,7 @@ def test_unlock_pile_when_the_opponent_scores(std):
     """Rule Cards: when I score, the opponent chooses one card of their next pile; the other goes to
     their discard pile."""
     game = urgency.new_game(std, 2, 3)
-    while game.S[PHASE] == PH_PICK:              # both Rosette cards
+    while game.S[PHASE] == PH_PICK:  # both Rosette cards
         urgency.apply(game, urgency.legal_moves(game)[0])
     S = game.S
     p = int(S[ACTIVE])
@@ -279,8 +318,8 @@ def test_attack_card(std):
 
 def test_set_next_roll_cards(std):
     game = position(std, mine=[1])
-    _effect(std, game, 0, "Rosette: Oracle")           # my next roll is 4
-    _effect(std, game, 0, "Rosette: Veil")             # the opponent's next roll is 1
+    _effect(std, game, 0, "Rosette: Oracle")  # my next roll is 4
+    _effect(std, game, 0, "Rosette: Veil")  # the opponent's next roll is 1
     assert game.S[NEXT_ROLL] == 4 and game.S[PS + NEXT_ROLL] == 1
 
 
@@ -298,8 +337,17 @@ def test_a_changed_roll_stays_within_the_dice_in_play(tortoise, expect):
     """cards.change_roll_range: dice_in_play. I roll 3; the opponent's card adds 2 to my roll of 3
     (3 + 2 = 5). With 4 dice the result is clamped to 4, the most pips 4 dice show; with a Tortoise
     card in play I roll 3 dice (the deck rule), so the result is clamped to 3, not 4."""
-    cfg = with_cards({"lion": [{"name": "Gust", "trigger": {"when": "opponent_roll", "value": 3},
-                                "effect": {"do": "change_roll", "value": 2}}]})
+    cfg = with_cards(
+        {
+            "lion": [
+                {
+                    "name": "Gust",
+                    "trigger": {"when": "opponent_roll", "value": 3},
+                    "effect": {"do": "change_roll", "value": 2},
+                }
+            ]
+        }
+    )
     game = position(cfg, mine=[1], roll=3)
     S = game.S
     if tortoise:
@@ -314,8 +362,9 @@ def test_a_changed_roll_stays_within_the_dice_in_play(tortoise, expect):
 def test_roll_again_card_counts_once():
     """Definitions (roll again): a card's roll again on landing on a rosette and the rosette's own roll
     again are one roll again, taken after the move (the forced 3 is then to be moved, same player)."""
-    cfg = with_cards({"lizard": [{"name": "Bask", "trigger": {"when": "land_rosette"},
-                                  "effect": {"do": "roll_again"}}]})
+    cfg = with_cards(
+        {"lizard": [{"name": "Bask", "trigger": {"when": "land_rosette"}, "effect": {"do": "roll_again"}}]}
+    )
     game = position(cfg, mine=[1], roll=3)
     put_in_play(game.S, game.T.rules, 0, card(cfg, "Lizard: Bask"))
     game.S[NEXT_ROLL] = 3
@@ -364,8 +413,9 @@ def test_nothing_moves_back_off_the_start(std):
 
 def test_nobody_scores_the_opponents_tokens():
     """Ruling: a forward push of the opponent's token on 12 by 5 stops on 14, it does not score."""
-    cfg = with_cards({"lion": [{"name": "Shove", "trigger": {"when": "own_roll"},
-                                "effect": {"do": "move_opponent", "value": 5}}]})
+    cfg = with_cards(
+        {"lion": [{"name": "Shove", "trigger": {"when": "own_roll"}, "effect": {"do": "move_opponent", "value": 5}}]}
+    )
     game = position(cfg, mine=[1], theirs=[12])
     _effect(cfg, game, 0, "Lion: Shove")
     assert game.S[PS + MASK] == tiles(14) and game.S[PS + SCORED] == 0
@@ -375,10 +425,24 @@ def test_later_triggered_card_wins():
     """Rulings: contradicting cards, the later-triggered wins; at one moment the active player orders
     them (opponent's first, own last). I roll 2: the opponent's card sets my next roll to 0, mine sets
     it to 4 afterwards: 4."""
-    cfg = with_cards({"lion": [{"name": "Freeze", "trigger": {"when": "opponent_roll", "value": 2},
-                                "effect": {"do": "set_opponent_next_roll", "value": 0}}],
-                      "ibex": [{"name": "Bound", "trigger": {"when": "own_roll", "value": 2},
-                                "effect": {"do": "set_next_roll", "value": 4}}]})
+    cfg = with_cards(
+        {
+            "lion": [
+                {
+                    "name": "Freeze",
+                    "trigger": {"when": "opponent_roll", "value": 2},
+                    "effect": {"do": "set_opponent_next_roll", "value": 0},
+                }
+            ],
+            "ibex": [
+                {
+                    "name": "Bound",
+                    "trigger": {"when": "own_roll", "value": 2},
+                    "effect": {"do": "set_next_roll", "value": 4},
+                }
+            ],
+        }
+    )
     game = position(cfg, mine=[1], roll=2)
     put_in_play(game.S, game.T.rules, 0, card(cfg, "Ibex: Bound"))
     put_in_play(game.S, game.T.rules, 1, card(cfg, "Lion: Freeze"))
@@ -394,11 +458,18 @@ def test_cards_that_trigger_each_other_for_ever_are_an_error_not_a_silent_stop()
     attack on 5 starts it: each round of the loop queues 4 activations (attack, re-enter, attack,
     re-enter) and removes the same two tokens again, so one moment never ends. The engine stops
     with an error after 64 activations instead of dropping the rest of the queue silently."""
-    cfg = with_cards({
-        "lizard": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 5}},
-                   {"name": "Bite", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [6]}}],
-        "bull": [{"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 6}},
-                 {"name": "Horn", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [5]}}]})
+    cfg = with_cards(
+        {
+            "lizard": [
+                {"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 5}},
+                {"name": "Bite", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [6]}},
+            ],
+            "bull": [
+                {"name": "Back", "trigger": {"when": "captured"}, "effect": {"do": "reenter", "value": 6}},
+                {"name": "Horn", "trigger": {"when": "captured"}, "effect": {"do": "attack", "tiles": [5]}},
+            ],
+        }
+    )
     game = position(cfg, mine=[5], theirs=[6])
     S = game.S
     for name in ("Lizard: Back", "Lizard: Bite"):
@@ -412,8 +483,9 @@ def test_cards_that_trigger_each_other_for_ever_are_an_error_not_a_silent_stop()
 def test_token_moved_off_its_rosette_loses_the_roll_again():
     """Ruling: my token lands on 4 (a rosette) and my card then moves it on to 5: no roll again,
     the turn passes (the opponent's forced 0 then passes back, so I am to move with my forced 1)."""
-    cfg = with_cards({"eagle": [{"name": "Drift", "trigger": {"when": "land_rosette"},
-                                 "effect": {"do": "extra_move", "value": 1}}]})
+    cfg = with_cards(
+        {"eagle": [{"name": "Drift", "trigger": {"when": "land_rosette"}, "effect": {"do": "extra_move", "value": 1}}]}
+    )
     game = position(cfg, mine=[1], roll=3)
     S = game.S
     put_in_play(S, game.T.rules, 0, card(cfg, "Eagle: Drift"))
@@ -438,7 +510,7 @@ def test_eagle_triggers_instead_of_rolling(std):
     at_turn_start(game, [card(std, "Eagle: Talon Dive")])
     advance(S, game.T.rules, game.rng)
     kinds = {unpack(m)[0] for m in urgency.legal_moves(game)}
-    assert kinds == {2, 3}                                # ROLL, TRIGGER
+    assert kinds == {2, 3}  # ROLL, TRIGGER
     urgency.apply(game, decision(3, card(std, "Eagle: Talon Dive")))
     # the opponent rolled the forced 0 and passed; my next turn has no choice phase (locked)
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
@@ -461,7 +533,7 @@ def test_a_move_by_roll_frees_the_eagle_even_when_it_scores(std, start, scores):
     assert S[SCORED] == (1 if scores else 0)
     assert S[MASK] == (0 if scores else tiles(3))
     assert S[LOCK] == 0
-    assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] == 2       # PH_CHOOSE: ROLL or TRIGGER
+    assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] == 2  # PH_CHOOSE: ROLL or TRIGGER
     assert {unpack(m)[0] for m in urgency.legal_moves(game)} == {2, 3}
 
 
@@ -507,6 +579,7 @@ def test_kernel_created_games_deal_distinct_decks_too(std):
     from the five others, int(0.4492 x 5) = 2, tortoise (the derivation above). Over seeds 0-199 the
     two seats never share a deck, and each of the six decks is dealt to each seat at some seed."""
     from balancer.core.seeding import game_rngs
+
     T = urgency.ENGINE.compile(std, 2)
     assert T.decks.tolist() == [-1, -1]
     assert deck_labels(urgency.ENGINE.new_state(T, game_rngs(9)[0]), True) == ["bull", "tortoise"]
@@ -528,7 +601,7 @@ def test_one_deck_at_both_seats_is_allowed_and_said(std):
     assert urgency.table_note(std, ["greedy", "greedy"]) is None
     assert urgency.table_note(std, ["greedy+bull", "greedy"]) is None
     assert urgency.table_note(std, ["greedy+bull", "greedy+ibex"]) is None
-    fixed = std.model_copy(update={"default_deck": "lion"})        # plain seats of a fixed default deck
+    fixed = std.model_copy(update={"default_deck": "lion"})  # plain seats of a fixed default deck
     assert "Lion deck" in urgency.table_note(fixed, ["greedy", "expectimax"])
 
 
@@ -546,19 +619,31 @@ def test_deck_labels(std, plain):
     assert urgency.play_game(plain, ["greedy", "greedy"], 5).labels == {"deck": ["none", "none"]}
 
 
-@pytest.mark.parametrize("when,value,owner,expect", [
-    # my token on 3 rolls 3 and lands on 6 (a centre tile) where the opponent stands: each trigger below
-    # fires for its owner (0 = me, the active player; 1 = the opponent) and sets that owner's next roll to 3
-    ("land_tile", 6, 0, 3),
-    ("land_tile", 7, 0, -1),          # another tile: no
-    ("land_centre", None, 0, 3),
-    ("capture", None, 0, 3),
-    ("captured", None, 1, 3),
-    ("land_rosette", None, 0, -1),    # 6 is no rosette
-])
+@pytest.mark.parametrize(
+    "when,value,owner,expect",
+    [
+        # my token on 3 rolls 3 and lands on 6 (a centre tile) where the opponent stands: each trigger below
+        # fires for its owner (0 = me, the active player; 1 = the opponent) and sets that owner's next roll to 3
+        ("land_tile", 6, 0, 3),
+        ("land_tile", 7, 0, -1),  # another tile: no
+        ("land_centre", None, 0, 3),
+        ("capture", None, 0, 3),
+        ("captured", None, 1, 3),
+        ("land_rosette", None, 0, -1),  # 6 is no rosette
+    ],
+)
 def test_landing_triggers(when, value, owner, expect):
-    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when, "value": value},
-                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    cfg = with_cards(
+        {
+            "lizard": [
+                {
+                    "name": "Test",
+                    "trigger": {"when": when, "value": value},
+                    "effect": {"do": "set_next_roll", "value": 3},
+                }
+            ]
+        }
+    )
     game = position(cfg, mine=[3], theirs=[6], roll=3)
     S = game.S
     put_in_play(S, game.T.rules, owner, card(cfg, "Lizard: Test"))
@@ -570,8 +655,9 @@ def test_landing_triggers(when, value, owner, expect):
 @pytest.mark.parametrize("when,owner", [("score", 0), ("opponent_score", 1)])
 def test_scoring_triggers(when, owner):
     """My token scores from 13 with a 2: ``score`` fires for me, ``opponent_score`` for the opponent."""
-    cfg = with_cards({"lizard": [{"name": "Test", "trigger": {"when": when},
-                                  "effect": {"do": "set_next_roll", "value": 3}}]})
+    cfg = with_cards(
+        {"lizard": [{"name": "Test", "trigger": {"when": when}, "effect": {"do": "set_next_roll", "value": 3}}]}
+    )
     game = position(cfg, mine=[13], roll=2)
     S = game.S
     put_in_play(S, game.T.rules, owner, card(cfg, "Lizard: Test"))

@@ -13,8 +13,26 @@ from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games import urgency
 from balancer.games.urgency.narrate import Narrator
-from balancer.games.urgency.rules import (LOG, LOG_CAP, LOG_N, LOG_ON, MASK, MOVE, NEXT_ROLL, PS, STATE_SIZE, ST_ROLL,
-                                          STEP, SUP, advance, apply_effect, decide, resolve, setup_state, unpack_event)
+from balancer.games.urgency.rules import (
+    LOG,
+    LOG_CAP,
+    LOG_N,
+    LOG_ON,
+    MASK,
+    MOVE,
+    NEXT_ROLL,
+    PS,
+    ST_ROLL,
+    STATE_SIZE,
+    STEP,
+    SUP,
+    advance,
+    apply_effect,
+    decide,
+    resolve,
+    setup_state,
+    unpack_event,
+)
 
 from .test_rules import STANDARD, card, plain, position, std  # noqa: F401 (plain, std: fixtures)
 
@@ -25,7 +43,7 @@ def narrate(cfg, game) -> list[str]:
     """The lines for the events recorded in ``game`` (logging switched on by the caller)."""
     S = game.S
     say = Narrator(cfg)
-    say.events([unpack_event(int(x)) for x in S[LOG:LOG + min(int(S[LOG_N]), LOG_CAP)]])
+    say.events([unpack_event(int(x)) for x in S[LOG : LOG + min(int(S[LOG_N]), LOG_CAP)]])
     say.flush()
     return [line.strip() for line in say.lines]
 
@@ -48,18 +66,32 @@ def test_an_attack_card_names_the_tokens_it_removes(std):
     assert narrate(std, game) == [
         "Bull: Stampede (seat 1's card, on their roll of 4): attacks tile(s) 5, 6, 7",
         "seat 1 removes seat 2's token on tile 5, which returns to their supply",
-        "seat 1 removes seat 2's token on tile 7, which returns to their supply"]
+        "seat 1 removes seat 2's token on tile 7, which returns to their supply",
+    ]
 
 
-@pytest.mark.parametrize("name,seat,theirs,line", [
-    ("Rosette: Oracle", 0, [], "Rosette: Oracle (seat 1's card, on their score): sets seat 1's next roll to 4"),
-    ("Rosette: Veil", 0, [], "Rosette: Veil (seat 1's card, on their score): sets seat 2's next roll to 1"),
-    # King of Beasts moves the opponent's foremost token 3 back: 12 -> 9 (free)
-    ("Lion: King of Beasts", 0, [6, 12], "Lion: King of Beasts (seat 1's card, when a token of theirs is removed): "
-                                         "moves seat 2's foremost token from tile 12 to tile 9"),
-    ("Lion: King of Beasts", 0, [], "Lion: King of Beasts (seat 1's card, when a token of theirs is removed): "
-                                    "no effect (seat 2 has no token on the board)"),
-])
+@pytest.mark.parametrize(
+    "name,seat,theirs,line",
+    [
+        ("Rosette: Oracle", 0, [], "Rosette: Oracle (seat 1's card, on their score): sets seat 1's next roll to 4"),
+        ("Rosette: Veil", 0, [], "Rosette: Veil (seat 1's card, on their score): sets seat 2's next roll to 1"),
+        # King of Beasts moves the opponent's foremost token 3 back: 12 -> 9 (free)
+        (
+            "Lion: King of Beasts",
+            0,
+            [6, 12],
+            "Lion: King of Beasts (seat 1's card, when a token of theirs is removed): "
+            "moves seat 2's foremost token from tile 12 to tile 9",
+        ),
+        (
+            "Lion: King of Beasts",
+            0,
+            [],
+            "Lion: King of Beasts (seat 1's card, when a token of theirs is removed): "
+            "no effect (seat 2 has no token on the board)",
+        ),
+    ],
+)
 def test_card_effects_are_narrated(std, name, seat, theirs, line):
     game = position(std, mine=[1], theirs=theirs)
     game.S[LOG_ON] = 1
@@ -86,8 +118,11 @@ def _transcript(path, agents, seed):
 
 
 def test_turns_never_run_backwards_and_alternate():
-    for path, agents, seed in ((STANDARD, ["greedy+lion", "greedy+bull"], 3), (STANDARD, ["greedy", "greedy"], 7),
-                               (FULL_FORCE, ["random+eagle", "greedy+tortoise"], 3)):
+    for path, agents, seed in (
+        (STANDARD, ["greedy+lion", "greedy+bull"], 3),
+        (STANDARD, ["greedy", "greedy"], 7),
+        (FULL_FORCE, ["random+eagle", "greedy+tortoise"], 3),
+    ):
         last = 0
         for line in _transcript(path, agents, seed):
             m = re.match(r"  turn +(\d+) seat (\d): (rolls|with|no move|triggers)?", line)
@@ -95,7 +130,7 @@ def test_turns_never_run_backwards_and_alternate():
                 turn = int(m.group(1))
                 assert turn >= last, line
                 last = turn
-                if m.group(3):                        # the seat whose turn it is: seat 1 odd, seat 2 even
+                if m.group(3):  # the seat whose turn it is: seat 1 odd, seat 2 even
                     assert int(m.group(2)) == 2 - turn % 2, line
         assert last > 20
 

@@ -1,0 +1,370 @@
+"""The library API: what ``balancer run``, ``balancer compare`` and ``balancer report`` call, for
+notebooks and scripts (re-exported by :mod:`balancer`)::
+
+    import balancer
+
+    res = balancer.run("citywright/v1.1", players=4, agents="greedy", games=2000, seed=1)
+    res.frame                     # polars DataFrame: one row per seat per game (DESIGN.md, "Results")
+    res.summary["seat_win_rate"]  # win rates with Wilson intervals, as in summary.json
+    balancer.report(res, "reports/cw.html")
+
+A config is a YAML path or a shipped file named ``<game>/<name>`` (:mod:`balancer.data`). Results go
+to a run directory (``out``; default ``results/<game>-<variant>-<n>p``, as on the command line) and
+the returned objects read them from there, so a result can be reopened later with
+:func:`open_run`. Errors are the library's own exceptions (the command line maps them to exit
+code 2 and one line naming the file or flag): :class:`balancer.config.ConfigError`,
+:class:`balancer.sim.runner.RunRequestError` (a ValueError naming the flag),
+:class:`balancer.sim.runner.ResultsExistError`, :class:`balancer.sim.runner.GamesFailedError`, ...
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from balancer.config import ConfigError, load_config, read_yaml_mapping
+from balancer.core.config import GameConfig
+from balancer.core.registry import GameSpec
+from balancer.data import locate_config
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from balancer.sim.batches import UntilCiResult
+
+__all__ = [
+    "CompareResult",
+    "RunResult",
+    "compare",
+    "default_players",
+    "load_variant",
+    "open_run",
+    "report",
+    "run",
+]
+
+Note = Callable[[str], None]
+"""Where notes go (an uneven seat rotation, an engine compiling for its first use, ...): one line each."""
+
+
+def _warn(note: str) -> None:
+    warnings.warn(note, UserWarning, stacklevel=3)
+
+
+# --------------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished run directory (``results.parquet``, ``run.json``, ``summary.json``), read lazily.
+
+    ``until``: what ``until_ci`` did (games, batches, widest interval), for a run played that way.
+    """
+
+    out_dir: Path
+    until: UntilCiResult | None = field(default=None, compare=False)
+
+    @cached_property
+    def frame(self) -> pl.DataFrame:
+        """The results: one row per seat per game, long format (DESIGN.md, "Results")."""
+        import polars as pl
+
+        return pl.read_parquet(self.out_dir / "results.parquet")
+
+    def scan(self) -> pl.LazyFrame:
+        """The results as a polars LazyFrame (nothing read until collected)."""
+        import polars as pl
+
+        return pl.scan_parquet(self.out_dir / "results.parquet")
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """``summary.json``: seat and agent win rates with Wilson intervals, score and metric means,
+        the seat-uniformity test (DESIGN.md, "Results")."""
+        data: dict[str, Any] = json.loads((self.out_dir / "summary.json").read_text(encoding="utf-8"))
+        return data
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        """``run.json``: what was run (game, variant, config and engine hashes, agents, games, seed),
+        versions and timing."""
+        data: dict[str, Any] = json.loads((self.out_dir / "run.json").read_text(encoding="utf-8"))
+        return data
+
+    def seat_win_rates(self) -> dict[str, list[tuple[Any, float, int]]]:
+        """Mean win share by seat and by agent, ``{"seat": [(1, 0.26, rows), ...], "agent": [...]}``
+        (:func:`balancer.sim.runner.seat_win_rates`)."""
+        from balancer.sim.runner import seat_win_rates
+
+        return seat_win_rates(self.out_dir)
+
+
+def open_run(out_dir: Path | str) -> RunResult:
+    """The finished run in ``out_dir`` (written by :func:`run` or ``balancer run``). Raises
+    FileNotFoundError when it holds no ``results.parquet``."""
+    path = Path(out_dir)
+    if not (path / "results.parquet").is_file():
+        raise FileNotFoundError(f"{path}: no results.parquet; is this a directory written by 'balancer run'?")
+    return RunResult(path)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Two variants played with the same seeds and their paired differences (``comparison.json``).
+
+    ``comparison``: the dict written to ``comparison.json`` (:func:`balancer.compare.compare_variants`);
+    ``a``/``b``: the two runs.
+    """
+
+    out_dir: Path
+    comparison: dict[str, Any]
+
+    @property
+    def a(self) -> RunResult:
+        """Variant A's run (the "from" side)."""
+        return RunResult(self.out_dir / self.comparison["run_a"])
+
+    @property
+    def b(self) -> RunResult:
+        """Variant B's run (the "to" side)."""
+        return RunResult(self.out_dir / self.comparison["run_b"])
+
+
+# --------------------------------------------------------------------------------------------------
+# requests
+
+
+def load_variant(config: Path | str) -> tuple[GameConfig, GameSpec]:
+    """(validated config, its game's spec) of a rule variant: a YAML path or a shipped name
+    (``citywright/v1.1``). Raises ConfigError (one line per problem, naming file and key), also for
+    a study file given where a variant is expected."""
+    from balancer.games import get_spec
+
+    try:
+        head: Any = read_yaml_mapping(locate_config(config))
+    except ConfigError:
+        head = None  # load_config says why
+    if is_study(head):
+        raise ConfigError(
+            f"{config}: a study file (study: {head['study']}), not a rule variant; "
+            f"run it with 'balancer study {config}'"
+        )
+    cfg = load_config(config)
+    return cfg, get_spec(cfg.game)
+
+
+def is_study(head: Any) -> bool:
+    """Whether a parsed YAML mapping is a study file rather than a rule variant: it has ``study:``, or
+    ``runs:`` and ``variants:`` without a variant's ``extends:`` or ``variant:`` (a study whose name was
+    left out is told so, not given a page of missing rule keys)."""
+    return isinstance(head, dict) and (
+        "study" in head or ("runs" in head and "variants" in head and "extends" not in head and "variant" not in head)
+    )
+
+
+def default_players(players: int | None, agents: str | Sequence[str], cfg: GameConfig, fallback: int = 4) -> int:
+    """The player count of a request: ``players`` if given (at least 1), else the length of an agents
+    list, else the variant's only supported count, else ``fallback``. Raises RunRequestError
+    (``--players``) for a count below 1."""
+    from balancer.sim.runner import RunRequestError
+
+    if players is not None:
+        if players < 1:
+            raise RunRequestError("--players", f"must be at least 1, got {players}")
+        return players
+    names = [a for a in (agents.split(",") if isinstance(agents, str) else agents) if a.strip()]
+    if len(names) > 1:
+        return len(names)
+    counts = cfg.player_counts
+    return counts[0] if len(counts) == 1 else fallback
+
+
+def _compile_note(spec: GameSpec) -> str | None:
+    """A note when the game's compiled engine is not in numba's cache yet (the first game after
+    installing or after an engine change compiles it: up to about a minute with no progress)."""
+    from balancer.core.numba_cache import cache_is_cold
+
+    if cache_is_cold(spec.source / "__init__.py"):
+        return (
+            f"note: compiling the {spec.name} engine for its first use "
+            "(once after installing or changing it; up to a minute)"
+        )
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# the three calls
+
+
+def run(
+    config: Path | str,
+    players: int | None = None,
+    agents: str | Sequence[str] = "greedy",
+    games: int = 2000,
+    seed: int = 1,
+    jobs: int = 1,
+    out: Path | str | None = None,
+    *,
+    force: bool = False,
+    resume: bool = False,
+    chunk_size: int | None = None,
+    scheduler: str | None = None,
+    until_ci: float | None = None,
+    max_games: int = 200_000,
+    progress: bool = False,
+    command: str = "",
+    note: Note | None = None,
+    log: Note | None = None,
+) -> RunResult:
+    """Play ``games`` games of a rule variant and write its run directory; the command ``balancer run``.
+
+    Args:
+        config: rule-variant YAML path, or a shipped variant by name (``"citywright/v1.1"``).
+        players: seats per game [default: the number of agents when a list is given, else the
+            variant's only player count, else 4].
+        agents: one agent for every seat (``"greedy"``), or one per seat (``"greedy,random"`` or a
+            list), rotated every game.
+        games: games to play (ignored with ``until_ci``).
+        seed: run seed; game *i* uses ``SeedSequence(seed, spawn_key=(i,))``, so results do not
+            depend on ``jobs``, ``chunk_size`` or ``scheduler``.
+        jobs: worker processes (-1: all cores).
+        out: run directory [default: ``results/<game>-<variant>-<players>p``].
+        force: overwrite finished results in ``out``; resume: continue the interrupted run there.
+        chunk_size: games per parallel task; scheduler: a Dask scheduler address (``tcp://host:8786``).
+        until_ci: play in batches until every win rate's 95% interval is at most +/- this (0.01 = 1
+            point), at most ``max_games`` games.
+        progress: show a progress bar; command: the command line recorded in ``run.json``.
+        note: where notes go before playing (an uneven seat rotation, a table note, more jobs than
+            cores, an engine compiling) [default: :func:`warnings.warn`]; log: ``until_ci``'s lines.
+
+    Returns:
+        the finished :class:`RunResult`.
+
+    Raises:
+        ConfigError: a missing or invalid config, or a study file. RunRequestError (a ValueError,
+        naming the flag): an unknown agent, an unsupported player count, games < 1, a bad seed,
+        ``until_ci`` with ``resume`` or ``scheduler``, a resume of a different request. ValueError:
+        other refusals of the game (prefixed with the file by the CLI). ResultsExistError /
+        OutDirError: ``out`` holds finished results (without ``force``) or cannot be a directory.
+        GamesFailedError: some games raised (the others are written). RunInterrupted: Ctrl-C or
+        SIGTERM (the finished chunks are kept for ``resume``).
+    """
+    from balancer.core.tables import uneven_rotation_note
+    from balancer.sim.runner import (
+        RunRequestError,
+        check_out_dir,
+        check_run,
+        default_out_dir,
+        parse_agents,
+        run_to_dir,
+        table_note,
+    )
+
+    tell = note if note is not None else _warn
+    cfg, spec = load_variant(config)
+    n = default_players(players, agents, cfg)
+    seats = parse_agents(agents, n)
+    check_run(spec, cfg, seats, games, seed, jobs, chunk_size, source=str(config))
+    uneven = uneven_rotation_note(seats, games) if until_ci is None else None
+    if uneven:
+        tell(uneven)
+    table = table_note(spec, cfg, seats)
+    if table:
+        tell(f"note: {table}")
+    cores = os.cpu_count() or 1
+    if jobs > cores and not scheduler:
+        tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
+    out_dir = Path(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
+    if until_ci is not None and (resume or scheduler):
+        raise RunRequestError("--until-ci", "cannot be combined with --resume or --scheduler")
+    check_out_dir(out_dir, force, resume)
+    compiling = _compile_note(spec)
+    if compiling:
+        tell(compiling)
+    if until_ci is not None:
+        from balancer.sim.batches import run_until_ci
+
+        _, until = run_until_ci(
+            spec, cfg, config, seats, until_ci, max_games, seed, jobs, out_dir,
+            force=force, command=command, progress=progress, log=log,
+        )  # fmt: skip
+        return RunResult(out_dir, until)
+    run_to_dir(
+        spec, cfg, config, seats, games, seed, jobs, out_dir, force=force, command=command,
+        chunk_size=chunk_size, progress=progress, scheduler=scheduler or None, resume=resume,
+    )  # fmt: skip
+    return RunResult(out_dir)
+
+
+def default_compare_dir(config_a: Path | str, config_b: Path | str, players: int) -> Path:
+    """``results/compare-<a>-vs-<b>-<players>p``: where :func:`compare` writes by default."""
+    from balancer.compare import default_compare_names
+
+    return Path("results") / default_compare_names(config_a, config_b, players)
+
+
+def compare(
+    config_a: Path | str,
+    config_b: Path | str,
+    players: int | None = None,
+    agents: str | Sequence[str] = "greedy",
+    games: int = 2000,
+    seed: int = 1,
+    jobs: int = 1,
+    out: Path | str | None = None,
+    *,
+    force: bool = False,
+    progress: bool = False,
+    command: str = "",
+) -> CompareResult:
+    """Play variants A and B with the same seeds (common random numbers) and compare them game by
+    game; the command ``balancer compare`` (:func:`balancer.compare.compare_variants`).
+
+    ``players`` defaults as in :func:`run` (from A); ``out`` to
+    ``results/compare-<a>-vs-<b>-<players>p`` (A's and B's runs and ``comparison.json``). A matching
+    finished run in ``out`` is reused unless ``force``. Raises ConfigError, ValueError (configs of two
+    games, a bad request: nothing is played), ResultsExistError, GamesFailedError.
+    """
+    from balancer.compare import compare_variants
+
+    cfg_a, _ = load_variant(config_a)
+    load_variant(config_b)
+    n = default_players(players, agents, cfg_a)
+    out_dir = Path(out) if out is not None else default_compare_dir(config_a, config_b, n)
+    seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
+    result = compare_variants(
+        Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,
+        force=force, progress=progress, command=command,
+    )  # fmt: skip
+    return CompareResult(out_dir, result)
+
+
+def report(result: RunResult | CompareResult | Path | str, path: Path | str, title: str | None = None) -> Path:
+    """Render the self-contained HTML page of a run (:func:`balancer.report.render.render_report`) or
+    of a comparison (:func:`balancer.report.compare.render_comparison`) to ``path``; return it.
+
+    ``result``: what :func:`run` or :func:`compare` returned, or a directory they (or the command
+    line) wrote; a directory with ``comparison.json`` is a comparison. The page is written atomically
+    (nothing is left on error). Raises FileNotFoundError / ResultsFileError (a ValueError) naming a
+    missing or inconsistent results file, ReportOutputError (an OSError) naming ``path``.
+    """
+    from balancer.compare import COMPARISON_FILE
+
+    if isinstance(result, CompareResult) or (
+        not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
+    ):
+        from balancer.report.compare import render_comparison
+
+        out_dir = result.out_dir if isinstance(result, CompareResult) else Path(result)
+        return render_comparison(out_dir, Path(path))
+    from balancer.report.render import render_report
+
+    out_dir = result.out_dir if isinstance(result, RunResult) else Path(result)
+    return render_report(out_dir, Path(path), title=title)

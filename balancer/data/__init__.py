@@ -1,0 +1,53 @@
+"""The rule variants and studies that ship with balancer (package data).
+
+Every game's YAML files live in the repository's ``configs/<game>/``; ``balancer/data/configs`` is a
+link to that folder, which the wheel ships as package data (the build copies the files), so a
+checkout and an installed wheel read the same files and there is one copy to edit. A built-in file can be
+named without a path as ``<game>/<name>`` (``citywright/v1.1``, ``citywright/v1.1.yaml``): wherever
+a command takes a config or study file, and in ``extends:``. A file that exists on disk under the
+same name always wins over the built-in one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CONFIGS_DIR = Path(__file__).resolve().parent / "configs"
+"""The folder of the shipped configs: one subfolder per game (in a checkout, a link to ``configs/``)."""
+
+_BUILTIN_NAME = re.compile(r"(?P<game>[a-z][a-z0-9_]*)/(?P<name>[A-Za-z0-9_-][A-Za-z0-9._-]*?)(?:\.yaml)?")
+
+
+def builtin_config(name: str | Path) -> Path | None:
+    """The shipped file named ``<game>/<name>`` (``.yaml`` optional), or None when ``name`` is not of
+    that form or no such file ships. ``name`` never reaches outside :data:`CONFIGS_DIR` (no ``..``,
+    no absolute path, no deeper folder)."""
+    match = _BUILTIN_NAME.fullmatch(str(name))
+    if match is None or match["name"].startswith("."):
+        return None
+    path = CONFIGS_DIR / match["game"] / f"{match['name']}.yaml"
+    return path if path.is_file() else None
+
+
+def locate_config(path: str | Path) -> Path:
+    """``path`` as given when it exists on disk (or is not a built-in name), else the built-in file it
+    names (:func:`builtin_config`). Never raises: a missing file is reported by whoever reads it."""
+    given = Path(path)
+    try:
+        if given.exists():
+            return given
+    except OSError:  # a name too long for the file system: the reader says so
+        return given
+    return builtin_config(path) or given
+
+
+def builtin_configs(game: str) -> list[Path]:
+    """The shipped YAML files of ``game`` (variants, fragments and studies), sorted by name; [] for a
+    game that ships none."""
+    return sorted((CONFIGS_DIR / game).glob("*.yaml"))
+
+
+def builtin_name(path: Path) -> str:
+    """``<game>/<stem>`` of a shipped file (``citywright/v1.1``), the name that finds it again."""
+    return f"{path.parent.name}/{path.stem}"

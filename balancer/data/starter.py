@@ -1,0 +1,96 @@
+"""``balancer init GAME DIR``: a starter rule variant and study for a designer to edit.
+
+``DIR/variant.yaml`` extends the game's shipped main variant by name (``extends: citywright/v1.1``)
+and changes nothing yet; ``DIR/study.yaml`` plays it against that variant on mirror tables of the
+game's greedy agent and shows the seat win rates of both. Nothing else is written, and nothing is
+overwritten unless asked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from balancer.data import builtin_config
+
+VARIANT_FILE = "variant.yaml"
+STUDY_FILE = "study.yaml"
+STARTER_VARIANT = "mine"
+STARTER_GAMES = 2000
+
+
+class StarterError(ValueError):
+    """``balancer init`` cannot write its files (unknown game, a file in the way); the message names it."""
+
+
+def _variant_text(game: str, parent: str, title: str) -> str:
+    return f"""\
+# A {title} rule variant. It extends the shipped variant {parent}: every key not set here comes
+# from there. Copy a key of that file here and change its value to test a rule change, e.g. see
+#   balancer validate --assumed {parent}     (the values the rulebook left open)
+#   balancer validate --schema {game}        (every key, for editor completion)
+# then play it:  balancer run {VARIANT_FILE} --games 2000   or the study beside it:  balancer study {STUDY_FILE}
+extends: {parent}
+variant: {STARTER_VARIANT}
+"""
+
+
+def _study_text(game: str, parent: str, parent_label: str, title: str, players: int, agent: str) -> str:
+    return f"""\
+# My variant ({VARIANT_FILE}) against the shipped {parent}: the same seeds for both (common random
+# numbers), {STARTER_GAMES:,} games of {players}-player mirror tables of {agent}.
+#   balancer study {STUDY_FILE} -o reports/{game}-{STARTER_VARIANT}.html
+study: {game}-{STARTER_VARIANT}
+title: "{title}: my variant against {parent_label}"
+game: {game}
+seed: 1
+variants:
+  {parent_label}: {parent}
+  {STARTER_VARIANT}: {VARIANT_FILE}
+
+runs:
+  mirror-{players}p: {{players: {players}, agents: [{agent}], games: {STARTER_GAMES}}}
+
+figures:
+  - {{title: "Seat win rates, {players} players", run: mirror-{players}p, show: seat_win_rate}}
+"""
+
+
+def write_starter(game: str, directory: Path | str, force: bool = False) -> list[Path]:
+    """Write ``directory/variant.yaml`` and ``directory/study.yaml`` for ``game`` (created with its
+    parents); return their paths.
+
+    Raises StarterError for an unknown game, a ``directory`` that is a file, or an existing starter
+    file when not ``force`` (nothing is written then).
+    """
+    from balancer.config import load_config
+    from balancer.games import GAMES, get_spec
+
+    if game not in GAMES:
+        raise StarterError(f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+    spec = get_spec(game)
+    parent = spec.default_config.removesuffix(".yaml")
+    shipped = builtin_config(parent)
+    if shipped is None:  # pragma: no cover - every registered game ships its default config
+        raise StarterError(f"{game}: its main variant {parent} does not ship with this installation")
+    cfg = load_config(shipped)
+    counts = cfg.player_counts
+    players = 4 if 4 in counts else max(counts)
+    agent = "greedy" if "greedy" in spec.agents else spec.agents[0]
+    label = cfg.variant if cfg.variant != STARTER_VARIANT else f"{cfg.variant}-shipped"
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise StarterError(f"{out}: exists and is not a directory")
+    files = {
+        out / VARIANT_FILE: _variant_text(game, parent, spec.display_name),
+        out / STUDY_FILE: _study_text(game, parent, label, spec.display_name, players, agent),
+    }
+    existing = [str(p) for p in files if p.exists()]
+    if existing and not force:
+        raise StarterError(f"{', '.join(existing)}: already exists; use --force to replace the starter files")
+    out.mkdir(parents=True, exist_ok=True)
+    for path, text in files.items():
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return list(files)
