@@ -21,17 +21,41 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["CompareResult", "RunResult", "__version__", "compare", "load_variant", "open_run", "report", "run"]
-_API = frozenset(__all__) - {"__version__"}
+__all__ = [
+    "CompareResult",
+    "ConfigError",
+    "GamesFailedError",
+    "ResultsExistError",
+    "RunRequestError",
+    "RunResult",
+    "__version__",
+    "compare",
+    "load_variant",
+    "open_run",
+    "report",
+    "run",
+]
+_ERRORS = {
+    "ConfigError": "balancer.config",
+    "GamesFailedError": "balancer.sim.runner",
+    "ResultsExistError": "balancer.sim.runner",
+    "RunRequestError": "balancer.sim.runner",
+}
+"""The errors the API raises (``except balancer.ConfigError``), from the modules that define them."""
+_API = frozenset(__all__) - {"__version__"} - set(_ERRORS)
 
 if TYPE_CHECKING:
     from balancer.api import CompareResult, RunResult, load_variant, open_run, run
+    from balancer.config import ConfigError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError, RunRequestError
 
 
 def __getattr__(name: str) -> Any:
     """``balancer.run`` and the rest of :data:`_API`, from :mod:`balancer.api` on first access.
     ``compare`` and ``report`` are the modules of those names, which are callable
     (:mod:`balancer._callable`): ``balancer.report(res, path)`` calls :func:`balancer.api.report`."""
+    if name in _ERRORS:
+        return getattr(importlib.import_module(_ERRORS[name]), name)
     if name in ("compare", "report"):
         return importlib.import_module(f"balancer.{name}")
     if name in _API:

@@ -20,6 +20,7 @@ code 2 and one line naming the file or flag): :class:`balancer.config.ConfigErro
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -203,6 +204,29 @@ def _compile_note(spec: GameSpec) -> str | None:
 # the three calls
 
 
+def _check_types(**values: object) -> None:
+    """RunRequestError naming the parameter (as its flag) when a count is not an int (a bool is not
+    one; numpy's integers are) or ``agents`` is neither a string nor a sequence of strings: what the command line's parser
+    guarantees, checked here for callers from Python."""
+    from balancer.sim.runner import RunRequestError
+
+    for name, value in values.items():
+        flag = "--" + name.replace("_", "-")
+        if name == "agents":
+            ok = isinstance(value, str) or (
+                isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
+            )
+            if not ok:
+                raise RunRequestError(flag, f"must be an agent name or a list of agent names, got {value!r}")
+        elif value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+            raise RunRequestError(flag, f"must be a whole number, got {value!r}")
+
+
+def _int_or_none(value: int | None) -> int | None:
+    """``int(value)`` (a numpy integer made Python's, for ``run.json``), None kept."""
+    return None if value is None else int(value)
+
+
 def run(
     config: Path | str,
     players: int | None = None,
@@ -267,6 +291,11 @@ def run(
         table_note,
     )
 
+    _check_types(
+        players=players, agents=agents, games=games, seed=seed, jobs=jobs, chunk_size=chunk_size, max_games=max_games
+    )
+    players, chunk_size = _int_or_none(players), _int_or_none(chunk_size)
+    games, seed, jobs, max_games = int(games), int(seed), int(jobs), int(max_games)  # numpy's into Python's
     tell = note if note is not None else _warn
     cfg, spec = load_variant(config)
     n = default_players(players, agents, cfg)
@@ -334,6 +363,8 @@ def compare(
     """
     from balancer.compare import compare_variants
 
+    _check_types(players=players, agents=agents, games=games, seed=seed, jobs=jobs)
+    players, games, seed, jobs = _int_or_none(players), int(games), int(seed), int(jobs)
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
     n = default_players(players, agents, cfg_a)

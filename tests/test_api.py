@@ -142,3 +142,66 @@ def test_init_refuses_an_unknown_game_and_existing_files(tmp_path):
     assert (out / "variant.yaml").read_text().startswith("# edited")  # nothing overwritten
     assert runner.invoke(app, ["init", "urgency", str(out), "--force"]).exit_code == 0
     assert not (out / "variant.yaml").read_text().startswith("# edited")
+
+
+@pytest.mark.parametrize(
+    "kwargs, flag",
+    [
+        ({"games": 2.5}, "--games"),  # would play 2 games and record 2.5
+        ({"games": True}, "--games"),  # a bool is an int to Python, not a count
+        ({"games": "10"}, "--games"),
+        ({"seed": "x"}, "--seed"),
+        ({"agents": None}, "--agents"),
+        ({"agents": 5}, "--agents"),
+        ({"agents": []}, "--agents"),
+    ],
+)
+def test_the_api_refuses_wrong_types_naming_the_parameter(tmp_path, kwargs, flag):
+    args = {"players": 2, "agents": "random", "games": 2, "out": tmp_path / "r", **kwargs}
+    with pytest.raises(balancer.RunRequestError) as err:
+        balancer.run("citywright/v1.1", **args)
+    assert str(err.value).startswith(f"{flag}: must be ")
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_api_accepts_numpy_integers(tmp_path):
+    import numpy as np
+
+    res = balancer.run(
+        "citywright/v1.1", players=2, agents="random", games=np.int64(4), seed=np.int32(3), out=tmp_path / "r"
+    )
+    assert res.frame["game_index"].n_unique() == 4
+
+
+def test_the_api_errors_are_importable_from_the_package():
+    from balancer.config import ConfigError
+    from balancer.sim.runner import GamesFailedError, ResultsExistError, RunRequestError
+
+    assert (balancer.ConfigError, balancer.RunRequestError) == (ConfigError, RunRequestError)
+    assert (balancer.ResultsExistError, balancer.GamesFailedError) == (ResultsExistError, GamesFailedError)
+
+
+def test_an_agent_without_a_compiled_form_beside_mcts_is_one_clear_line(tmp_path):
+    # Urban Sketchers' rollout agent is Python only, so it cannot share a compiled mcts table.
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "urban_sketchers/base",
+            "-p",
+            "2",
+            "-a",
+            "mcts@5,rollout",
+            "-n",
+            "2",
+            "-q",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+    )
+    assert res.exit_code == 2
+    assert (
+        "agent 'rollout' cannot sit at the same Urban Sketchers table as an mcts seat yet (it has no "
+        "compiled form); play it at tables without mcts"
+    ) in res.output
+    assert not (tmp_path / "r").exists()

@@ -25,7 +25,7 @@ MAX_ITERATIONS = 1_000_000
 """The largest budget per decision an agent name or a YAML may ask for (the tree holds one node per
 iteration)."""
 
-_NAME = re.compile(r"^mcts(?:@(\d+))?$")
+_NAME = re.compile(r"^mcts(?:@([0-9]+))?$")  # ASCII digits only: mcts@٥٠ is no budget
 
 NAME_NOTE = "mcts@N: mcts with a budget of N iterations per decision (1 to 1,000,000), e.g. mcts@1000"
 """The line a game's ``GameSpec.agent_note`` can carry for ``balancer games``."""
@@ -125,7 +125,11 @@ def parse_mcts_name(name: str) -> int | None | Literal[False]:
         return False
     if match.group(1) is None:
         return None
-    budget = int(match.group(1))
+    digits = match.group(1)
+    if len(digits) > 1 and digits[0] == "0":
+        # mcts@050 and mcts@50 would play alike but count as two agents in the results
+        raise ValueError(f"agent {name!r}: write the budget without leading zeros, e.g. mcts@{int(digits) or 1}")
+    budget = int(digits)
     if not 1 <= budget <= MAX_ITERATIONS:
         raise ValueError(f"agent {name!r}: the budget must be 1 to {MAX_ITERATIONS:,} iterations")
     return budget

@@ -66,9 +66,8 @@ def plan_table(spec: GameSpec, cfg: Any, agents: Sequence[str], seat_agent: Seat
         hit = seat_agent(cfg, name) if seat_agent is not None else None
         if hit is None:
             raise ValueError(
-                f"agent {name!r} cannot sit at a {spec.display_name} table with mcts yet "
-                "(it has no compiled form); seat it beside random or mcts agents only in "
-                "tables without mcts"
+                f"agent {name!r} cannot sit at the same {spec.display_name} table as an mcts seat yet "
+                "(it has no compiled form); play it at tables without mcts"
             )
         codes[name], rows[name] = int(hit[0]), np.asarray(hit[1], np.float64)
     plan = table_plan(list(agents), mcts_params(cfg), game_agents=codes)

@@ -39,6 +39,9 @@ def test_parse_mcts_name(name, expected):
         ("mcts@10@2", "whole number"),
         ("mcts@0", "1 to 1,000,000"),
         ("mcts@1000001", "1 to 1,000,000"),
+        ("mcts@050", "without leading zeros, e.g. mcts@50"),  # else mcts@050 and mcts@50 count as two agents
+        ("mcts@00", "without leading zeros"),
+        ("mcts@\u0665\u0660", "whole number"),  # Arabic-Indic 5 0: str.isdigit, but not a budget
     ],
 )
 def test_malformed_mcts_names_are_refused_with_the_name(name, phrase):
