@@ -11,6 +11,8 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -302,11 +304,21 @@ with run_lock(out):
 """
 
 
-def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_error_line):
-    out = sandbox / "r"
+@contextmanager
+def lock_held(out: Path) -> Iterator[subprocess.Popen]:
+    """Another live process holding ``out``'s run lock (HOLD_LOCK) while the block runs."""
     holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
+        yield holder
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_error_line):
+    out = sandbox / "r"
+    with lock_held(out) as holder:
         before = files_under(sandbox)
         for args in (
             ["run", V11, "--resume"],
@@ -320,9 +332,6 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_e
                 f"(pid {holder.pid}); wait for it to finish, or choose another --out"
             )
         assert files_under(sandbox) == before
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox, one_error_line):
@@ -331,16 +340,11 @@ def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox,
     # never a traceback (a bug seen when two studies ran at once).
     study = write(sandbox, "s.yaml", STUDY)
     cell = sandbox / "results" / "tiny" / "mirror-2p" / "v1.1"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(cell)], stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with lock_held(cell) as holder:
         res = invoke("study", study, "-o", sandbox / "s.html", "--results", sandbox / "results", "-j", "1", "-q")
         line = one_error_line(res)
         assert f"{cell}: another run is writing this directory (pid {holder.pid})" in line
         assert not (sandbox / "s.html").exists()
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
