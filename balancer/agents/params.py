@@ -25,7 +25,7 @@ MAX_ITERATIONS = 1_000_000
 """The largest budget per decision an agent name or a YAML may ask for (the tree holds one node per
 iteration)."""
 
-_NAME = re.compile(r"^mcts(?:@([0-9]+))?$")  # ASCII digits only: mcts@٥٠ is no budget
+_NAME = re.compile(r"^mcts(?:\+([a-z][a-z0-9_]*))?(?:@([0-9]+))?$")  # ASCII digits only: mcts@٥٠ is no budget
 
 NAME_NOTE = "mcts@N: mcts with a budget of N iterations per decision (1 to 1,000,000), e.g. mcts@1000"
 """The line a game's ``GameSpec.agent_note`` can carry for ``balancer games``."""
@@ -112,27 +112,43 @@ class MCTSParams(Strict):
 
 def parse_mcts_name(name: str) -> int | None | Literal[False]:
     """For ``mcts`` None (the YAML's budget), for ``mcts@N`` the budget N, for any other name False.
+    A value style may stand between the two (``mcts+STYLE``, ``mcts+STYLE@N``: see :func:`mcts_style`).
 
     Raises ValueError for a malformed budget (``mcts@``, ``mcts@x``, ``mcts@1e3``, ``mcts@0``,
-    ``mcts@10000000``).
+    ``mcts@10000000``) or style (``mcts+``, ``mcts+Park``).
     """
-    if not name.startswith("mcts"):
+    if not (name == "mcts" or name.startswith(("mcts@", "mcts+"))):
         return False
     match = _NAME.match(name)
     if match is None:
-        if name.startswith("mcts@"):
-            raise ValueError(f"agent {name!r}: the budget after @ must be a whole number of iterations, e.g. mcts@1000")
-        return False
-    if match.group(1) is None:
+        head = name.partition("@")[0]
+        if not _NAME.match(head):
+            raise ValueError(
+                f"agent {name!r}: after mcts+ give a value style in lower-case letters, e.g. mcts+commercial@200"
+            )
+        raise ValueError(f"agent {name!r}: the budget after @ must be a whole number of iterations, e.g. mcts@1000")
+    if match.group(2) is None:
         return None
-    digits = match.group(1)
+    digits = match.group(2)
     if len(digits) > 1 and digits[0] == "0":
         # mcts@050 and mcts@50 would play alike but count as two agents in the results
-        raise ValueError(f"agent {name!r}: write the budget without leading zeros, e.g. mcts@{int(digits) or 1}")
+        fixed = name.rpartition("@")[0] + f"@{int(digits) or 1}"
+        raise ValueError(f"agent {name!r}: write the budget without leading zeros, e.g. {fixed}")
     budget = int(digits)
     if not 1 <= budget <= MAX_ITERATIONS:
         raise ValueError(f"agent {name!r}: the budget must be 1 to {MAX_ITERATIONS:,} iterations")
     return budget
+
+
+def mcts_style(name: str) -> str | None:
+    """The value style of an MCTS name: ``commercial`` for ``mcts+commercial`` or
+    ``mcts+commercial@200``, None for ``mcts``/``mcts@N`` and for names that are not MCTS names.
+
+    A style changes only the value the search backs up (a game's ``compile_table`` hook reads it,
+    e.g. Citywright's specialists: own district's points weighted as the greedy specialist weights
+    them); which styles a game has, it says (``with_mcts(styles=...)``)."""
+    match = _NAME.match(name)
+    return None if match is None else match.group(1)
 
 
 def params_for_name(name: str, base: MCTSParams) -> MCTSParams | None:

@@ -30,7 +30,7 @@ from ..core.game import Outcome
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
-from .params import N_PARAMS, NAME_NOTE, MCTSParams, accept_mcts_names, params_for_name, parse_mcts_name
+from .params import N_PARAMS, NAME_NOTE, MCTSParams, accept_mcts_names, mcts_style, params_for_name, parse_mcts_name
 
 SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
 CompileTable = Callable[[Any, list], Any]
@@ -153,10 +153,15 @@ def with_mcts(
     seat_agent: SeatAgent | None = None,
     game_agent: Any = None,
     compile_table: CompileTable | None = None,
+    styles: Sequence[str] = (),
+    style_note: str = "",
 ) -> GameSpec:
     """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module).
     ``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
-    agent names change the setup (default ``engine.compile(cfg, len(agents))``)."""
+    agent names change the setup or the value a seat's search backs up (default
+    ``engine.compile(cfg, len(agents))``). ``styles``: the value styles of ``mcts+STYLE[@N]`` names
+    the game's ``compile_table`` gives a seat (:func:`~.params.mcts_style`; none by default), with
+    ``style_note`` (a line for ``balancer games``)."""
     if spec.engine is None:
         raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
     base_play, base_transcript, base_make, base_chunk = (
@@ -166,16 +171,38 @@ def with_mcts(
         spec.play_chunk,
     )
     engine = spec.engine
+    base_check = accept_mcts_names(spec.check_agent)
+
+    def style_error(name: str) -> str | None:
+        style = mcts_style(name)
+        if style is None or style in styles:
+            return None
+        if not styles:
+            return f"agent {name!r}: {spec.display_name}'s mcts has no value styles (mcts+{style}); use mcts or mcts@N"
+        return f"agent {name!r}: unknown mcts value style {style!r}; {spec.display_name} has " + ", ".join(
+            f"mcts+{s}" for s in styles
+        )
+
+    def check_agent(name: str, cfg: Any = None) -> str | None:
+        return style_error(name) or base_check(name, cfg)
+
+    def check_styles(agents: Sequence[str]) -> None:
+        for name in agents:
+            problem = style_error(name)
+            if problem:
+                raise ValueError(problem)
 
     def play_game(cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
         if not has_mcts(agents):
             return base_play(cfg, agents, seed)
+        check_styles(agents)
         S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table)
         return engine.outcome(S, T)
 
     def transcript(cfg: Any, agents: Sequence[str], seed: Seed) -> str:
         if not has_mcts(agents):
             return base_transcript(cfg, agents, seed)
+        check_styles(agents)
         _, _, log, played = play_mcts_table(
             spec, cfg, agents, seed, seat_agent, game_agent, compile_table, log_moves=spec.max_protocol_moves
         )
@@ -185,6 +212,10 @@ def with_mcts(
         params = params_for_name(name, mcts_params(cfg))
         if params is None:
             return base_make(cfg, name)
+        if mcts_style(name) is not None:
+            raise ValueError(
+                f"agent {name!r}: a value style plays only at compiled tables (balancer run, study), not here"
+            )
         return MCTSAgent(engine, params=params, name=name)
 
     chunk_games = None
@@ -204,16 +235,17 @@ def with_mcts(
         if not has_mcts(agents):
             return None if spec.check_table is None else spec.check_table(agents, cfg)
         try:
+            check_styles(agents)
             table_of(spec, cfg, agents, compile_table)
             plan_table(spec, cfg, agents, seat_agent)
         except ValueError as exc:
             return str(exc)
         return None
 
-    note = "; ".join(n for n in (spec.agent_note, NAME_NOTE) if n)
+    note = "; ".join(n for n in (spec.agent_note, NAME_NOTE, style_note) if n)
     return dataclasses.replace(
         spec,
-        check_agent=accept_mcts_names(spec.check_agent),
+        check_agent=check_agent,
         play_game=play_game,
         transcript=transcript,
         make_agent=make_agent,

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from balancer.agents import params as P
-from balancer.agents.params import MCTSParams, params_for_name, parse_mcts_name
+from balancer.agents.params import MCTSParams, mcts_style, params_for_name, parse_mcts_name
 
 
 @pytest.mark.parametrize(
@@ -21,10 +21,21 @@ from balancer.agents.params import MCTSParams, params_for_name, parse_mcts_name
         ("random", False),
         ("mctsx", False),
         ("MCTS", False),
+        ("mcts+commercial", None),  # a value style (the game says which it has), the YAML's budget
+        ("mcts+commercial@200", 200),
+        ("mcts+park_2@7", 7),
     ],
 )
 def test_parse_mcts_name(name, expected):
     assert parse_mcts_name(name) == expected
+
+
+@pytest.mark.parametrize(
+    "name, style",
+    [("mcts", None), ("mcts@50", None), ("mcts+commercial", "commercial"), ("mcts+park@3", "park"), ("greedy", None)],
+)
+def test_mcts_style_is_the_word_after_the_plus(name, style):
+    assert mcts_style(name) == style
 
 
 @pytest.mark.parametrize(
@@ -42,6 +53,10 @@ def test_parse_mcts_name(name, expected):
         ("mcts@050", "without leading zeros, e.g. mcts@50"),  # else mcts@050 and mcts@50 count as two agents
         ("mcts@00", "without leading zeros"),
         ("mcts@\u0665\u0660", "whole number"),  # Arabic-Indic 5 0: str.isdigit, but not a budget
+        ("mcts+", "value style in lower-case letters"),
+        ("mcts+Park@20", "value style in lower-case letters"),
+        ("mcts+park@", "whole number"),
+        ("mcts+park@050", "without leading zeros, e.g. mcts+park@50"),
     ],
 )
 def test_malformed_mcts_names_are_refused_with_the_name(name, phrase):

@@ -311,9 +311,28 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
     return score_table(cfg, parse_table(text, cfg.table.size))
 
 
+from ...agents.params import mcts_style  # noqa: E402
 from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .agents import game_agent, seat_agent  # noqa: E402
+from .config import DISTRICTS  # noqa: E402
+from .kernel import Compiled, with_value_weights  # noqa: E402
+
+
+def mcts_table(cfg: CitywrightConfig, agents: list[str]) -> Compiled:
+    """The rule table of a table with MCTS seats: an ``mcts+<district>`` seat (``mcts+commercial@200``)
+    values its own points with that specialist's weights (``agents.specialists``), so its search
+    plays as the specialists' greedy does, weighing its own district's points half again."""
+    T = compile_variant(cfg, len(agents))
+    styles = [mcts_style(a) for a in agents]
+    if not any(styles):
+        return T
+    weights = np.ones((len(agents), len(DISTRICTS)))
+    for seat, style in enumerate(styles):
+        if style is not None:
+            weights[seat] = agent_params(cfg, style)[1][: len(DISTRICTS)]
+    return with_value_weights(cfg, T, weights)
+
 
 SPEC = with_mcts(
     spec_from_module(
@@ -327,5 +346,9 @@ SPEC = with_mcts(
     ),
     seat_agent=seat_agent,
     game_agent=game_agent,
+    compile_table=mcts_table,
+    styles=DISTRICTS,
+    style_note="mcts+<district>[@N]: mcts whose value counts its own district's points as that specialist does, "
+    "e.g. mcts+commercial@200",
 )
 """This game in the registry (:mod:`balancer.core.registry`)."""

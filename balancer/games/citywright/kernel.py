@@ -76,7 +76,7 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel
-from .config import CitywrightConfig
+from .config import DISTRICTS, CitywrightConfig
 from .rules import (
     DISCARD_FOR_TILE,
     FINAL_COLUMNS,
@@ -134,6 +134,7 @@ class Compiled(NamedTuple):
     scale: float  # heuristic: points of margin per unit of the logistic (agents.heuristic.scale)
     solo_par: float  # solo: the final total valued 0.5 (agents.heuristic.solo_par)
     turns_total: int  # turns in a game, all seats (solo heuristic's share of the game played)
+    value_w: np.ndarray  # float64[n, 4]: per seat, the weight of each district's points in its heuristic
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
@@ -163,6 +164,7 @@ def _compile_json(cfg_json: str, n_players: int) -> Compiled:
         float(h.scale),
         float(h.solo_par),
         rules.rounds * rules.turns * n_players,
+        np.ones((n_players, len(DISTRICTS))),
     )
 
 
@@ -181,6 +183,19 @@ def compile_variant(cfg: CitywrightConfig, n_players: int) -> Compiled:
     _BY_ID[(id(cfg), n_players)] = (cfg, T)
     _CFG_OF.setdefault(id(T), (T, cfg))
     return T
+
+
+def with_value_weights(cfg: CitywrightConfig, T: Compiled, weights: np.ndarray) -> Compiled:
+    """``T`` whose heuristic counts seat ``s``'s district points with ``weights[s]`` (float64[n, 4],
+    residential, commercial, park, industrial; agent parameters, e.g. a specialist's
+    ``agents.specialists``): an ``mcts+commercial`` seat's search values its own table as the
+    commercial specialist does. The rules, and :func:`returns` at the end, are unchanged."""
+    w = np.array(weights, np.float64)
+    if w.shape != T.value_w.shape or (w < 0).any():
+        raise ValueError(f"value weights: need {T.value_w.shape[0]} x 4 weights of 0 or more, got shape {w.shape}")
+    styled = T._replace(value_w=w)
+    _CFG_OF[id(styled)] = (styled, cfg)
+    return styled
 
 
 def config_of(T: Compiled) -> CitywrightConfig:
@@ -441,12 +456,17 @@ def _values(S, T, out, final):
         out[0] = _logistic((total[0] - par) / T.scale)
         return
     if not final:
+        w = T.value_w
         for s in range(n):
             best = -(1 << 62)
             for o in range(n):
                 if o != s and total[o] > best:
                     best = total[o]
-            out[s] = _logistic((total[s] - best) / T.scale)
+            # own districts weighted (1 each unless an mcts+<specialist> seat), the other seats at face value
+            own = (w[s, 0] * rows[s, 0] + w[s, 1] * rows[s, 1] + w[s, 2] * rows[s, 2] + w[s, 3] * rows[s, 3]) + float(
+                rows[s, 4] + rows[s, 5]
+            )
+            out[s] = _logistic((own - best) / T.scale)
         return
     # §8: the total, then fewer empty cells, then more distinct shapes; still tied: shared victory
     winners = 0
@@ -473,8 +493,9 @@ def returns(S, T, out):
 
 @nb.njit(cache=True)
 def heuristic(S, T, out):
-    """Per seat, in [0, 1]: a logistic of the score margin over the best other seat (solo: of the
-    total against the share of ``solo_par`` due by now); :func:`returns` at the end."""
+    """Per seat, in [0, 1]: a logistic of the score margin over the best other seat, the seat's own
+    district points weighted by ``T.value_w`` (1 unless set by :func:`with_value_weights`); solo, of
+    the total against the share of ``solo_par`` due by now; :func:`returns` at the end."""
     _values(S, T, out, S[G_OVER] != 0)
 
 

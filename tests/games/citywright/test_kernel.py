@@ -375,6 +375,25 @@ def test_the_heuristic_is_a_logistic_of_the_margin_over_the_best_other_seat(cw_c
     assert values(KERNEL.heuristic, game) == pytest.approx([0.5987, 0.4013, 0.3543], abs=1e-4)
 
 
+def test_a_specialist_mcts_seat_values_its_own_district_points_with_the_specialist_weights(cw_cfg):
+    # The position above (seat 1 a park: 4 district points + seat bonus 2 = 6; seat 2 bonus 2;
+    # seat 3 nothing), seat 1 an mcts+park seat: its own park points count 1.5x (agents.specialists
+    # .park), so its margin is 1.5 x 4 + 2 - 2 = +6 -> 1 / (1 + e^-0.6) = 0.6457; the other seats
+    # still compare their own points with seat 1's face-value 6: margins -4 and -6, as before.
+    game = finished(cw_cfg, 3, {0: {24: P}})
+    styled = cw.mcts_table(cw_cfg, ["mcts+park@10", "mcts", "greedy"])
+    assert styled.value_w.tolist() == [[1.0, 1.0, 1.5, 1.0], [1.0] * 4, [1.0] * 4]
+    out = np.zeros(3)
+    KERNEL.heuristic(game.S, styled, out)
+    assert out.tolist() == pytest.approx([0.6457, 0.4013, 0.3543], abs=1e-4)
+    # the end is scored by the rules: the value weights never change who won
+    game.state.g[3] = 1
+    KERNEL.returns(game.S, styled, out)
+    assert out.tolist() == values(KERNEL.returns, game) == [1.0, 0.0, 0.0]
+    # a table without a styled seat is the variant's own rule table
+    assert cw.mcts_table(cw_cfg, ["mcts", "greedy", "random"]) is game.T
+
+
 def test_solo_value_is_a_logistic_of_the_total_against_par(cw_cfg):
     # solo (§10.3 prints no rank table): 1 / (1 + exp(-(total - solo_par) / scale)), solo_par 130,
     # scale 10. Industrial on the 24 ring cells: 24 x 2 + 12 pairs x 3 = 84 (§6.4); parks on the 25
@@ -407,3 +426,17 @@ def test_line_tiles_come_from_the_slot_line(cw_cfg):
     cw.apply(game, PLACE0 + find_placement(game, O, {0, 1, 7, 8}))
     orders = {decode_order(m, 4) for m in cw.legal_moves(game)}
     assert orders == set(permutations((R, C, P, I)))
+
+
+def test_mcts_value_styles_are_the_four_districts_and_nothing_else(cw_cfg):
+    from balancer.games.urgency import SPEC as URGENCY
+
+    assert cw.SPEC.check_agent("mcts+commercial@200", cw_cfg) is None
+    assert cw.SPEC.check_agent("mcts+industrial", cw_cfg) is None
+    message = cw.SPEC.check_agent("mcts+banana@5", cw_cfg)
+    assert message is not None and "'banana'" in message and "mcts+residential" in message
+    message = URGENCY.check_agent("mcts+commercial", None)
+    assert message is not None and "no value styles" in message
+    # the Python protocol's agent has no styled table to read, so it refuses rather than ignore the style
+    with pytest.raises(ValueError, match="compiled tables"):
+        cw.SPEC.make_agent(cw_cfg, "mcts+park@5")
