@@ -19,14 +19,22 @@ ROOT = Path(__file__).resolve().parents[2]
     "game, cells, games",
     [
         # 2p: R mirrors + R(R-1)/2 pairs; n > 2: R mirrors + R(R-1) one-against-the-rest tables
-        ("citywright", 6 + 9 + 9, 24 * 2004),  # 3 rungs at 2, 3 and 4 players
-        ("urgency", 2 * (4 + 6), 20 * 2000),  # 4 rungs at 2 players, two variants
-        ("agueda", 6 + 9, 15 * 2000),  # 3 rungs at 2 and 4 players
+        ("citywright", 15 + 9 + 16, 40 * 2004),  # 5 rungs at 2 players, 3 at 3, 4 at 4 (rungs_at)
+        ("urgency", 5 + 10, 15 * 2000),  # 5 rungs at 2 players, one variant (no cards)
+        ("agueda", 10 + 9, 19 * 2000),  # 4 rungs at 2 players, 3 at 4 (rungs_at)
         ("urban_sketchers", 6 + 4, 10 * 2000),  # 3 rungs at 2 players, 2 at 4 (rungs_at)
     ],
 )
 def test_shipped_ladder_validates_with_the_stated_cells(game, cells, games):
     path = ROOT / "configs" / game / "ladder.yaml"
+    _check(path, cells, games)
+
+
+def test_urgency_ladder_with_decks_validates_with_the_stated_cells():
+    _check(ROOT / "configs" / "urgency" / "ladder-decks.yaml", 4 + 6, 10 * 2000)  # 4 rungs, one variant
+
+
+def _check(path: Path, cells: int, games: int) -> None:
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 0, result.output
     study, _ = load_study(path)
