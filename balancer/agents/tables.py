@@ -20,6 +20,7 @@ plays them (contract in :mod:`balancer.agents.mcts`).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -183,8 +184,17 @@ def with_mcts(
             f"mcts+{s}" for s in styles
         )
 
+    search_names = "mcts, mcts@N" + (f", mcts+STYLE[@N] ({', '.join(styles)})" if styles else "")
+
     def check_agent(name: str, cfg: Any = None) -> str | None:
-        return style_error(name) or base_check(name, cfg)
+        problem = style_error(name) or base_check(name, cfg)
+        if problem is None or is_mcts_name(name) or name.startswith(("mcts@", "mcts+")):
+            return problem
+        # an unknown name: the game's own list, then the search's names and the closest known name
+        problem += f"; and the search: {search_names}"
+        known = [*spec.agents, *spec.extra_agents, "mcts"]
+        close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+        return problem + (f" (did you mean {close[0]!r}?)" if close and close[0] != name else "")
 
     def check_styles(agents: Sequence[str]) -> None:
         for name in agents:

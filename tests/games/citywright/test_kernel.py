@@ -440,3 +440,12 @@ def test_mcts_value_styles_are_the_four_districts_and_nothing_else(cw_cfg):
     # the Python protocol's agent has no styled table to read, so it refuses rather than ignore the style
     with pytest.raises(ValueError, match="compiled tables"):
         cw.SPEC.make_agent(cw_cfg, "mcts+park@5")
+
+
+def test_an_unknown_agent_hears_of_the_search_and_of_the_closest_name(cw_cfg):
+    message = cw.SPEC.check_agent("MCTS", cw_cfg)
+    assert message is not None and message.startswith("unknown agent 'MCTS'; known agents: random, greedy")
+    assert "and the search: mcts, mcts@N, mcts+STYLE[@N] (residential, commercial, park, industrial)" in message
+    assert message.endswith("(did you mean 'mcts'?)")
+    assert cw.SPEC.check_agent("Greedy", cw_cfg).endswith("(did you mean 'greedy'?)")
+    assert "did you mean" not in cw.SPEC.check_agent("banana", cw_cfg)
