@@ -28,7 +28,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from balancer.core.config import GameConfig
-from balancer.data import builtin_config, locate_config
+from balancer.data import builtin_config, locate_config, missing_note
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
@@ -85,13 +85,13 @@ def read_yaml_mapping(path: Path) -> dict:
     a YAML syntax error or a duplicate key (with line and column) or a document that is not a mapping.
     A built-in name (``citywright/v1.1``, :func:`balancer.data.locate_config`) reads the shipped file.
     """
-    path = locate_config(path)
+    given, path = path, locate_config(path)
     try:
         exists, is_file = path.exists(), path.is_file()
     except OSError as exc:  # a name too long for the file system, a loop of links ...
         raise ConfigError(f"{_short_path(path)}: cannot read: {exc.strerror or exc}") from None
     if not exists:
-        raise ConfigError(f"{path}: file not found")
+        raise ConfigError(f"{path}: file not found{missing_note(given)}")
     if not is_file:
         raise ConfigError(f"{path}: not a file")
     try:

@@ -64,6 +64,19 @@ def test_validate_bad_exits_2_with_message_on_stderr(citywright, tmp_path):
 def test_validate_missing_file_exits_2(tmp_path):
     result = runner.invoke(app, ["validate", str(tmp_path / "none.yaml")])
     assert result.exit_code == 2 and "file not found" in result.stderr
+    assert "built-in" not in result.stderr  # a path, not a <game>/<name>: nothing to suggest
+
+
+def test_a_missing_built_in_name_gets_the_closest_shipped_names(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no citywright/ folder here: the name can only be a built-in one
+    result = runner.invoke(app, ["validate", "citywright/v1.2"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith(
+        "error: citywright/v1.2: file not found (not a file, nor a built-in name; closest: "
+    )
+    assert "citywright/v1.1" in result.stderr and "`balancer games` lists citywright's files" in result.stderr
+    result = runner.invoke(app, ["validate", "citywrite/v1.1"])  # no such game ships files
+    assert result.exit_code == 2 and "`balancer games` lists the games and their files" in result.stderr
 
 
 def test_validate_schema(citywright):

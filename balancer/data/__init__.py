@@ -42,6 +42,23 @@ def locate_config(path: str | Path) -> Path:
     return builtin_config(path) or given
 
 
+def missing_note(name: str | Path) -> str:
+    """What to add to "file not found" for ``name``: for a ``<game>/<name>`` that no file on disk and
+    no shipped file answers to, the shipped names closest to it and where to list them all; else ""."""
+    match = _BUILTIN_NAME.fullmatch(str(name))
+    if match is None or str(name).endswith(".yaml") and Path(name).parent.exists():
+        return ""
+    game = match["game"]
+    shipped = [builtin_name(p) for p in builtin_configs(game)]
+    if not shipped:
+        return " (not a file, nor a built-in name: `balancer games` lists the games and their files)"
+    import difflib
+
+    close = difflib.get_close_matches(f"{game}/{match['name']}", shipped, n=3, cutoff=0.6)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    return f" (not a file, nor a built-in name{hint}; `balancer games` lists {game}'s files)"
+
+
 def builtin_configs(game: str) -> list[Path]:
     """The shipped YAML files of ``game`` (variants, fragments and studies), sorted by name; [] for a
     game that ships none."""
