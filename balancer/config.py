@@ -411,7 +411,7 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
 def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath) -> str:
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}
-    msg = str(err.get("msg", "invalid value"))
+    msg = re.sub(r" or instance of \w+", "", str(err.get("msg", "invalid value")))  # no class names
     got = _short_repr(err.get("input"))
     if kind == "extra_forbidden":
         allowed = _allowed_keys(model, loc[:-1])
@@ -517,6 +517,33 @@ def _expected_type(model: type[BaseModel], loc: KeyPath) -> str:
     target = _annotation_at(model, loc)
     if target is None:
         return ""
+    return type_words(target)
+
+
+_SIMPLE_TYPES = {int: "int", float: "a number", str: "text", bool: "true or false", type(None): "null"}
+
+
+def type_words(target: Any) -> str:
+    """A type as a designer reads it, never a class path: ``int``, ``a number``, ``a mapping``,
+    ``a list of int``, ``a mapping from '1', '2', '3' or '4' to a mapping``, ``one of 'a' or 'b'``."""
+    origin, args = typing.get_origin(target), typing.get_args(target)
+    if origin is typing.Annotated:
+        return type_words(args[0])
+    if origin is typing.Literal:
+        words = [repr(a) for a in args]
+        return words[0] if len(words) == 1 else "one of " + ", ".join(words[:-1]) + f" or {words[-1]}"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(dict.fromkeys(type_words(a) for a in args))
+    if origin in (list, tuple, set, frozenset, collections.abc.Sequence):
+        inner = [a for a in args if a is not Ellipsis]
+        return "a list" + (f" of {type_words(inner[0])}" if len(inner) == 1 else "")
+    if origin in (dict, collections.abc.Mapping):
+        if len(args) == 2:
+            key = type_words(args[0]).removeprefix("one of ")
+            return f"a mapping from {key} to {type_words(args[1])}"
+        return "a mapping"
     if isinstance(target, type):
-        return "a mapping" if issubclass(target, BaseModel) else target.__name__
-    return str(target).replace("typing.", "")
+        if issubclass(target, BaseModel) or issubclass(target, Mapping):
+            return "a mapping"
+        return _SIMPLE_TYPES.get(target, target.__name__)
+    return re.sub(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)", r"\1", str(target).replace("typing.", ""))

@@ -180,6 +180,33 @@ def test_citywright_wrong_type_and_literal(tmp_path):
     assert f"{path}: site.size: got 5, allowed values: 4" in text
 
 
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        (
+            "rounds: nope",
+            "rounds: input should be a valid dictionary, got 'nope' (expected a mapping from '1', '2', '3' or '4' to a mapping)",
+        ),
+        ("seat_bonus: {'4': 3}", "seat_bonus.4: input should be a valid list, got 3 (expected a list of int)"),
+        (
+            "agents: {specialists: {park: [1, 2]}}",
+            "agents.specialists.park: input should be a valid dictionary, got a list (expected a mapping from text to a number)",
+        ),
+        ("scoring: {park: 5}", "scoring.park: input should be a valid dictionary, got 5 (expected a mapping)"),
+    ],
+)
+def test_a_wrong_type_is_named_in_words_not_as_a_python_type(tmp_path, body, expected):
+    # pydantic's own words would be "dict[Literal['1', ...], balancer...RoundPlan]", "Annotated[int,
+    # FieldInfo(...)]" and "instance of Park": a designer editing YAML reads none of those
+    path = write(tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\n{body}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    text = str(err.value)
+    assert f"{path}: {expected}" in text, text
+    for leak in ("Annotated", "FieldInfo", "Literal", "balancer.", "instance of", "dict[", "list["):
+        assert leak not in text
+
+
 def test_citywright_unknown_key_lists_fields(tmp_path):
     path = write(
         tmp_path, "v.yaml", f"extends: {CONFIGS / 'v1.1.yaml'}\nscoring: {{residential: {{largest_point: 3}}}}\n"
