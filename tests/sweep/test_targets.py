@@ -88,3 +88,18 @@ def test_bootstrap_interval_is_zero_width_for_identical_games_and_brackets_the_v
     wins = (rng.random(400) < 0.6).astype(float)
     value, low, high = bootstrap_objective([term], {"two": {"seat_win_rate:1": wins, "seat_win_rate:2": 1 - wins}})
     assert low <= value <= high and value == pytest.approx(abs(wins.mean() - 0.5))
+
+
+def test_bootstrap_interval_brackets_a_distance_at_its_target():
+    # 400 games won exactly half by each seat: the distance |rate - 1/2| is 0, and every bootstrap
+    # replicate's distance is 0 or more (most above 0), so a percentile interval would lie above the
+    # value. The normal interval is 0 +/- 1.96 sd, floored at 0: [0, 1.96 sd]. The replicate's rate
+    # has sd sqrt(0.25 / 400) = 0.025, and |N(0, 0.025)| has sd 0.025 sqrt(1 - 2/pi) = 0.01507, so
+    # the upper end is about 1.96 x 0.01507 = 0.0295.
+    (term,) = resolve_terms({"seat_win_rate": "equal"}, {"two": RunShape("two", ["g", "g"], [], [])}, "f: target")
+    wins = np.tile([1.0, 0.0], 200)
+    value, low, high = bootstrap_objective(
+        [term], {"two": {"seat_win_rate:1": wins, "seat_win_rate:2": 1 - wins}}, rounds=4000
+    )
+    assert value == 0.0 and low == 0.0
+    assert high == pytest.approx(1.96 * 0.025 * np.sqrt(1 - 2 / np.pi), rel=0.1)
