@@ -19,9 +19,9 @@ ROOT = Path(__file__).resolve().parents[2]
     "game, cells, games",
     [
         # 2p: R mirrors + R(R-1)/2 pairs; n > 2: R mirrors + R(R-1) one-against-the-rest tables
-        ("citywright", 15 + 9 + 16, 40 * 2004),  # 5 rungs at 2 players, 3 at 3, 4 at 4 (rungs_at)
+        ("citywright", 10 + 9 + 16, 35 * 2004),  # 4 rungs at 2 and 4 players, 3 at 3 (rungs_at)
         ("urgency", 5 + 10, 15 * 2000),  # 5 rungs at 2 players, one variant (no cards)
-        ("agueda", 10 + 9, 19 * 2000),  # 4 rungs at 2 players, 3 at 4 (rungs_at)
+        ("agueda", 6 + 9, 15 * 2000),  # 3 rungs at 2 and 4 players
         ("urban_sketchers", 6 + 4, 10 * 2000),  # 3 rungs at 2 players, 2 at 4 (rungs_at)
     ],
 )
