@@ -91,6 +91,7 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     html = render_study(result, changes, tmp_path / "study.html", figures_dir=tmp_path / "figs")
     text = html.read_text()
     assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
+    assert "The changes are paired differences" in text  # two variants, one seed: common random numbers
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert files == [
         "tiny-1-specialists.png",
@@ -236,6 +237,7 @@ def test_matchups_figure_renders_a_heatmap_and_table(tmp_path):
     html = render_study(result, study_changes(result), tmp_path / "m.html", figures_dir=tmp_path / "figs").read_text()
     assert "row moves first" in html and "row moves second" in html and "win rate of the row" in html
     assert (tmp_path / "figs" / "tiny-matchups-1-decks.png").is_file()
+    assert "paired differences" not in html  # one variant: there is no change to pair
 
 
 def test_matchups_need_a_two_player_run(tmp_path):
