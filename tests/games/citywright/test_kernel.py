@@ -449,3 +449,13 @@ def test_an_unknown_agent_hears_of_the_search_and_of_the_closest_name(cw_cfg):
     assert message.endswith("(did you mean 'mcts'?)")
     assert cw.SPEC.check_agent("Greedy", cw_cfg).endswith("(did you mean 'greedy'?)")
     assert "did you mean" not in cw.SPEC.check_agent("banana", cw_cfg)
+
+
+def test_a_table_with_styled_mcts_seats_plays_whole_games_the_same_way_twice(cw_cfg):
+    agents = ["mcts+commercial@8", "mcts+park@8"]
+    first = cw.SPEC.play_game(cw_cfg, agents, 11)
+    again = cw.SPEC.play_game(cw_cfg, agents, 11)
+    assert first == again and len(first.scores) == 2
+    # every game ends with every turn taken: 12 turns each at two players (§4.1, v1.1)
+    assert first.turns == [12, 12]
+    assert "seat 1 (mcts+commercial@8)" in cw.SPEC.transcript(cw_cfg, agents, 11)
