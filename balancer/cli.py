@@ -484,11 +484,11 @@ def run(
         raise typer.Exit(1)
     typer.echo(f"results: {out_dir / 'results.parquet'}")
     if not quiet and players == 1:
-        # a solo seat always "wins" its table: the game's own result (solo_win), if it has one
+        # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
         from balancer.stats.solo import solo_result
 
         summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
-        solo = solo_result(summary)
+        solo = solo_result(summary, get_spec(cfg.game).metrics)
         if solo is not None:
             typer.echo(
                 f"solo win rate: {solo['rate']:.1%} ({solo['ci_low']:.1%} to {solo['ci_high']:.1%}, "

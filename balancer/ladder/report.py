@@ -21,9 +21,12 @@ from markupsafe import Markup
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from balancer.core.metrics import humanize
+from balancer.core.registry import metric_specs_of
 from balancer.report import figures as figs
-from balancer.report.render import display_name, fmt_p, humanize, is_rate_metric, metric_label
+from balancer.report.render import display_name, fmt_p, is_rate_metric, metric_label
 from balancer.report.study import write_figure_files
+from balancer.stats.aggregate import without_bonus_rows
 from balancer.study.runner import StudyResult
 
 from .analysis import LadderTable, analyze
@@ -202,7 +205,9 @@ def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
     out = []
     for name in names:
         values = [m.summary.get("metrics", {}).get(name) for m in t.mirror]
-        out.append({"name": name, "label": metric_label(name), "rate": is_rate_metric(name), "values": values})
+        specs = metric_specs_of(t.mirror[0].meta) if t.mirror else None
+        label, rate = metric_label(name, specs), is_rate_metric(name, specs=specs)
+        out.append({"name": name, "label": label, "rate": rate, "values": values})
     return out
 
 
@@ -215,7 +220,7 @@ def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
                 components.append(c)
     rows = []
     for rung, m in zip(t.rungs, t.mirror):
-        unbonused = {r["seat"]: r for r in m.summary.get("score_without_seat_bonus_by_seat", [])}
+        unbonused = {r["seat"]: r for r in without_bonus_rows(m.summary, metric_specs_of(m.meta))}
         for r in sorted(m.summary.get("score_by_seat", []), key=lambda r: r["seat"]):
             rows.append(
                 {

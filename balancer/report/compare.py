@@ -19,8 +19,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
+from balancer.core.metrics import MetricSpecs, humanize
+from balancer.core.registry import metric_specs_of
 from balancer.report.figures import svg_string
-from balancer.report.render import display_name, environment, humanize, metric_label, p_value_text
+from balancer.report.render import display_name, environment, metric_label, p_value_text
 
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
@@ -144,15 +146,21 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
 # --------------------------------------------------------------------------- context
 
 
-def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics: bool = False) -> list[dict[str, Any]]:
+def _rows(
+    section: Sequence[Mapping[str, Any]],
+    unit: str,
+    scale: float,
+    metrics: bool = False,
+    specs: MetricSpecs | None = None,
+) -> list[dict[str, Any]]:
     """Table rows of one section; a metric is named by :func:`balancer.report.render.metric_label`
-    (``"turns per player"``, ``"turns per game"`` for a ``game_`` metric)."""
+    as the game's ``specs`` declare it (``"turns per player"``, ``"turns per game"``)."""
     digits = 1 if scale == 100.0 else 2
     out = []
     for r in section:
         out.append(
             {
-                "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
+                "name": metric_label(r["name"], specs) if metrics else humanize(r["name"]),
                 "from": fmt_value(r.get("from"), scale, digits),
                 "to": fmt_value(r.get("to"), scale, digits),
                 "difference": fmt_diff(r.get("difference"), scale, digits),
@@ -174,6 +182,7 @@ def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics
 def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
     """Everything ``compare.html.j2`` needs, from a ``comparison.json`` dict (figure as ``Markup``)."""
     c = comparison
+    specs = metric_specs_of({"game": c.get("game")})
     sections = []
     panels = []
     for key, heading, unit, scale in SECTIONS:
@@ -187,11 +196,11 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
                 "heading": heading,
                 "unit": unit,
                 "diff_unit": diff_unit,
-                "rows": _rows(rows, unit, scale, metrics=key == "metrics"),
+                "rows": _rows(rows, unit, scale, metrics=key == "metrics", specs=specs),
             }
         )
         if key == "metrics":
-            rows = [{**r, "name": metric_label(r["name"])} for r in rows]
+            rows = [{**r, "name": metric_label(r["name"], specs)} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})

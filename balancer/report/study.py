@@ -18,6 +18,8 @@ from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
+from balancer.core.metrics import MetricSpec, MetricSpecs
+from balancer.core.registry import metric_specs_of
 from balancer.report import figures as figs
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
@@ -66,9 +68,27 @@ def _metric_name(show: str) -> str:
     return show.split(":", 1)[1]
 
 
+def _specs(result: StudyResult, run: str) -> MetricSpecs | None:
+    """The metric specs of ``run``'s cells (the first variant's run.json, else the study's game)."""
+    for variant in result.study.variants:
+        cell = result.cells.get((run, variant))
+        if cell is not None:
+            return metric_specs_of(cell.meta or {"game": result.study.game})
+    return metric_specs_of({"game": result.study.game})
+
+
+def _declared(result: StudyResult, run: str, name: str) -> MetricSpec | None:
+    specs = _specs(result, run)
+    return specs.metric(name) if specs is not None else None
+
+
 def _metric_is_rate(result: StudyResult, run: str, name: str) -> bool:
-    """True if metric ``name`` is a rate in every variant's cell of ``run`` (see
-    :func:`balancer.report.render.is_rate_metric`: named ``*_win``, or every per-player value 0 or 1)."""
+    """True if metric ``name`` is a rate: as the game declares it (the cells' ``metric_specs``), else
+    by the convention of :func:`balancer.report.render.is_rate_metric` in every variant's cell of
+    ``run`` (named ``*_win``, or every per-player value 0 or 1)."""
+    declared = _declared(result, run, name)
+    if declared is not None:
+        return declared.is_rate
     if is_rate_metric(name):
         return True
     column = f"metric_{name}"
@@ -109,7 +129,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         elif fig.show == "agent_win_rate":
             categories = list(dict.fromkeys(run.table))
         else:
-            categories = [metric_label(_metric_name(fig.show))]
+            categories = [metric_label(_metric_name(fig.show), _specs(result, fig.run))]
         for label in labels:
             summary = result.cells[(fig.run, label)].summary
             pub = (fig.published or {}).get(label)

@@ -1124,6 +1124,8 @@ def _run_to_dir(
             "failures": failures[:MAX_LISTED_FAILURES],
             "versions": package_versions(),
             "command": command,
+            # what the score_* and metric_* columns mean (balancer.core.metrics)
+            **({"metric_specs": spec.metrics.to_json()} if spec.metrics is not None else {}),
         }
         # how the report names the game ("Águeda: City of Umbrellas")
         run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}

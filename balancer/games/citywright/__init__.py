@@ -314,6 +314,7 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
 from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .agents import game_agent, seat_agent  # noqa: E402
+from .metrics import METRICS  # noqa: E402
 
 SPEC = with_mcts(
     spec_from_module(
@@ -322,6 +323,7 @@ SPEC = with_mcts(
         default_config="citywright/v1.1.yaml",
         score_table_text=score_table_text,
         engine=ENGINE,
+        metrics=METRICS,
         play_chunk=play_chunk,
         chunk_games=chunk_games,
     ),
