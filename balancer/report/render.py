@@ -253,13 +253,9 @@ def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     rows = [{**r, "name": humanize(r["indicator"])} for r in summary.get("indicators") or []]
     if not rows:
         return [], None
-    chart = figures.difference_chart(
-        [r["name"] for r in rows],
-        [r["difference"] for r in rows],
-        [r["ci_low"] for r in rows],
-        [r["ci_high"] for r in rows],
-        xlabel="win rate with it minus without it (percentage points)",
-    )
+    # an interval that excludes 0 is drawn as a significant difference (filled marker)
+    marked = [{**r, "significant": r["ci_low"] > 0 or r["ci_high"] < 0} for r in rows]
+    chart = figures.difference_chart([("win rate with it minus without it (percentage points)", marked, 100.0)])
     return rows, Markup(chart)
 
 
