@@ -17,6 +17,7 @@ from markupsafe import Markup
 from balancer.core.metrics import MetricSpecs, humanize
 from balancer.core.registry import metric_specs_of
 from balancer.report.figures import difference_chart, is_missing
+from balancer.report.pages import fmt_scaled
 from balancer.report.render import display_name, environment, metric_label, p_value_text
 
 TEMPLATE_NAME = "compare.html.j2"
@@ -35,8 +36,8 @@ SECTIONS: tuple[tuple[str, str, str, float], ...] = (
 
 
 def fmt_value(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"``."""
-    return "–" if value is None or is_missing(value) else f"{scale * value:,.{digits}f}"
+    """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"`` (:func:`balancer.report.pages.fmt_scaled`)."""
+    return fmt_scaled(value, scale, digits)
 
 
 def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup
 
 from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
-from balancer.report import figures
+from balancer.report import figures, pages
 from balancer.stats.aggregate import (
     METRIC_PREFIX,
     RESULTS_FILE,
@@ -39,7 +39,6 @@ from balancer.stats.aggregate import (
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
 from balancer.stats.solo import solo_result
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
 SIGNIFICANCE = 0.05
 
@@ -447,19 +446,7 @@ def build_context(
 def environment() -> Environment:
     """The jinja2 environment of the run and comparison pages: the report templates, autoescape on,
     strict undefined, and the number filters (``pct``, ``num``, ``count``, ``pvalue``, ``points``)."""
-    env = Environment(
-        loader=FileSystemLoader(str(TEMPLATE_DIR)),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["pct"] = fmt_pct
-    env.filters["num"] = fmt_num
-    env.filters["count"] = fmt_count
-    env.filters["pvalue"] = fmt_p
-    env.filters["points"] = fmt_points
-    return env
+    return pages.environment(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, points=fmt_points)
 
 
 def render_html(
@@ -584,7 +571,7 @@ def check_report_target(out_html: Path | str) -> None:
         raise ReportOutputError(f"{out_html}: cannot be created: {ancestor} is not writable")
 
 
-def _write_atomically(out_html: Path, text: str) -> None:
+def write_atomically(out_html: Path, text: str) -> None:
     """Write ``text`` to ``out_html`` via a temporary sibling; on failure nothing is left behind
     (neither the file nor directories created for it)."""
     created = []
@@ -648,5 +635,5 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
     n = int(summary.get("n_players") or meta.get("n_players") or 0)
     labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)), metric_specs_of(meta))
     html = render_html(summary, meta, title, labels)
-    _write_atomically(out_html, html)
+    write_atomically(out_html, html)
     return out_html

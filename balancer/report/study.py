@@ -4,7 +4,6 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 
 from __future__ import annotations
 
-import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +12,6 @@ from typing import Any
 import matplotlib
 import numpy as np
 import polars as pl
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
@@ -21,12 +19,13 @@ from matplotlib.figure import Figure as MplFigure
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
 from balancer.report import figures as figs
+from balancer.report import pages
+from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
 from balancer.stats.labels import Order, matchup_matrix
 from balancer.study.runner import StudyResult
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 VARIANT_COLOURS = ("#999999", "#0072B2", "#E69F00", "#009E73", "#CC79A7")
 """The first ("from") variant grey, the second ("to") blue, further ones in the report palette."""
 
@@ -263,12 +262,6 @@ def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]
     return paths
 
 
-def _fmt(value: float | None, scale: float, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value * scale:,.{digits}f}"
-
-
 def render_study(
     result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
 ) -> Path:
@@ -282,14 +275,7 @@ def render_study(
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATE_DIR),
-        autoescape=select_autoescape(default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["fmt"] = _fmt
+    env = pages.environment(fmt=fmt_scaled)
     cells = [
         {
             "run": c.run,

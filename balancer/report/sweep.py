@@ -16,17 +16,17 @@ from typing import Any
 
 import matplotlib
 import numpy as np
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
 from balancer.report import figures as figs
-from balancer.report.render import _write_atomically, metric_label
+from balancer.report import pages
+from balancer.report.pages import fmt_scaled
+from balancer.report.render import metric_label, write_atomically
 from balancer.sweep.paths import changes_text, value_text
 from balancer.sweep.runner import SweepResult
 from balancer.sweep.targets import is_rate
-
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 def numeric(values: Sequence[Any]) -> bool:
@@ -350,28 +350,16 @@ def target_rows(result: SweepResult) -> list[dict[str, Any]]:
     return out
 
 
-def _fmt(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{value * scale:,.{digits}f}"
-
-
 def environment(specs: MetricSpecs | None = None) -> Environment:
     """The jinja2 environment of the sweep and tune pages (autoescape on, strict undefined); the
     ``label`` filter names metrics as the game's ``specs`` declare them."""
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATE_DIR),
-        autoescape=select_autoescape(default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
+    return pages.environment(
+        fmt=fmt_scaled,
+        count=lambda v: f"{int(v):,}" if v is not None else "–",
+        label=lambda name: number_label(name, specs),
+        value=value_text,
+        changes=changes_text,
     )
-    env.filters["fmt"] = _fmt
-    env.filters["count"] = lambda v: f"{int(v):,}" if v is not None else "–"
-    env.filters["label"] = lambda name: number_label(name, specs)
-    env.filters["value"] = value_text
-    env.filters["changes"] = changes_text
-    return env
 
 
 def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
@@ -414,5 +402,5 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
         )
     )
     out = Path(out_html)
-    _write_atomically(out, html)
+    write_atomically(out, html)
     return out

@@ -15,7 +15,7 @@ import matplotlib.ticker
 from markupsafe import Markup
 
 from balancer.report import figures as figs
-from balancer.report.render import _write_atomically
+from balancer.report.render import write_atomically
 from balancer.report.sweep import environment, line_chart, number_label
 from balancer.sweep.paths import changes_text, get_path, parse_path, value_text
 from balancer.sweep.targets import is_rate
@@ -277,5 +277,5 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
         )
     )
     out = Path(out_html)
-    _write_atomically(out, html)
+    write_atomically(out, html)
     return out
