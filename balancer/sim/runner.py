@@ -952,195 +952,162 @@ def run_to_dir(
     GamesFailedError when games raised (listed in run.json, with replay commands). On Ctrl-C /
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
-    with ExitStack() as locks:
-        return _run_to_dir(
-            spec,
-            cfg,
-            config_path,
-            agents,
-            games,
-            seed,
-            jobs,
-            out_dir,
-            force,
-            command,
-            chunk_size,
-            progress,
-            scheduler,
-            resume,
-            locks,
-        )
+    with ExitStack() as locks:  # the directory's lock, once the directory exists
+        from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
-
-def _run_to_dir(
-    spec: GameSpec,
-    cfg: Any,
-    config_path: Path | str,
-    agents: Sequence[str],
-    games: int,
-    seed: int,
-    jobs: int,
-    out_dir: Path | str,
-    force: bool,
-    command: str,
-    chunk_size: int | None,
-    progress: bool,
-    scheduler: str | None,
-    resume: bool | None,
-    locks: ExitStack,
-) -> Path:
-    """:func:`run_to_dir`, taking the directory's lock into ``locks`` once the directory exists."""
-    from balancer.config import assumed_notes, config_sha256, resolve_yaml
-
-    out_dir = Path(out_dir)
-    agents = list(agents)
-    check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
-    check_out_dir(out_dir, force, resume)
-    request = {
-        "game": spec.name,
-        "variant": str(getattr(cfg, "variant", "")),
-        "config_path": str(config_path),
-        "config_sha256": config_sha256(config_path),
-        "engine_sha256": engine_sha256(spec),
-        "n_players": len(agents),
-        "agents": agents,
-        "games": games,
-        "seed": seed,
-    }
-    manifest = read_manifest(out_dir) if resume is not False else None
-    if resume is True:
-        if manifest is None:
-            what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
-            raise ResumeError(
-                f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace("  ", " ")
-                + "; run without --resume"
-                + (" --force" if what else "")
-            )
-        diffs = _request_differences(manifest, request, chunk_size)
-        if diffs:
-            raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
-    elif manifest is not None and _request_differences(manifest, request, chunk_size):
-        manifest = None  # resume=None: a different request starts over
-
-    client = connect_scheduler(scheduler) if scheduler else None
-    try:
-        n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
-        size = (
-            int(manifest["chunk_size"])
-            if manifest
-            else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
-        )
-        plan = ChunkPlan(games, size)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        locks.enter_context(run_lock(out_dir))
-        chunks_dir = out_dir / CHUNKS_DIR
-        if manifest is None:
-            shutil.rmtree(chunks_dir, ignore_errors=True)
-            done_entries: dict[int, dict] = {}
-            manifest = {
-                "format": MANIFEST_FORMAT,
-                **request,
-                "chunk_size": size,
-                "started": datetime.now(UTC).isoformat(timespec="seconds"),
-                "elapsed_seconds": 0.0,
-                "chunks": [],
-            }
-        else:
-            done_entries = _valid_entries(out_dir, manifest, plan)
-        chunks_dir.mkdir(exist_ok=True)
-        listed = {e["file"].rsplit("/", 1)[-1] for e in done_entries.values() if e.get("file")}
-        for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
-            if stray.name not in listed:
-                stray.unlink()
-        manifest["chunks"] = [done_entries[i] for i in sorted(done_entries)]
-        manifest["config_path"] = str(config_path)
-        _write_json(out_dir / MANIFEST_FILE, manifest)
-
-        pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
-        done = sum(plan[i][1] - plan[i][0] for i in done_entries)
-        elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
-        t0 = time.perf_counter()
-        session_games = 0
-        unlisted = 0  # chunks written but not yet in the manifest on disk
-        listed_at = time.perf_counter()
-
-        def list_chunks() -> None:
-            nonlocal unlisted, listed_at
-            manifest["elapsed_seconds"] = round(elapsed_before + time.perf_counter() - t0, 3)
-            _write_json(out_dir / MANIFEST_FILE, manifest)
-            unlisted, listed_at = 0, time.perf_counter()
-
-        try:
-            with _progress(games, progress) as bar:
-                task = bar.add_task("games", total=games, completed=done, rate="")
-                if done < games:
-                    tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending)
-                    for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
-                        a, b = plan[idx]
-                        for f in failures:
-                            f["replay"] = replay_command(config_path, agents, seed, f["game_index"])
-                        entry = _write_chunk(out_dir, idx, a, b, seed, table, failures)
-                        manifest["chunks"].append(entry)
-                        unlisted += 1
-                        # the manifest (every chunk so far) is rewritten at most every MANIFEST_EVERY
-                        # seconds: a run of many small chunks would spend more time on it than on play
-                        if time.perf_counter() - listed_at >= MANIFEST_EVERY:
-                            list_chunks()
-                        done += b - a
-                        session_games += b - a
-                        rate = session_games / max(time.perf_counter() - t0, 1e-9)
-                        bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
-        except KeyboardInterrupt:
-            if unlisted:
-                list_chunks()
-            raise RunInterrupted(out_dir, done, games) from None
-        if unlisted:
-            list_chunks()
-    finally:
-        if client is not None:
-            client.close()
-
-    elapsed = elapsed_before + time.perf_counter() - t0
-    entries = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    failures = [f for e in entries for f in e.get("failures", [])]
-    try:
-        rows = _merge_chunks(out_dir, entries)
-        run_info = {
-            **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256", "engine_sha256")},
-            "assumed": assumed_notes(resolve_yaml(config_path).data),
+        out_dir = Path(out_dir)
+        agents = list(agents)
+        check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
+        check_out_dir(out_dir, force, resume)
+        request = {
+            "game": spec.name,
+            "variant": str(getattr(cfg, "variant", "")),
+            "config_path": str(config_path),
+            "config_sha256": config_sha256(config_path),
+            "engine_sha256": engine_sha256(spec),
             "n_players": len(agents),
             "agents": agents,
-            "seat_design": seat_design(agents, games),
-            **({"table_note": note} if (note := table_note(spec, cfg, agents)) else {}),
             "games": games,
             "seed": seed,
-            "jobs": n_jobs,
-            "scheduler": scheduler,
-            "chunk_size": size,
-            "started": manifest["started"],
-            "elapsed_seconds": round(elapsed, 3),
-            "games_per_second": round(games / max(elapsed, 1e-9), 1),
-            "failed_games": len(failures),
-            "failures": failures[:MAX_LISTED_FAILURES],
-            "versions": package_versions(),
-            "command": command,
-            # what the score_* and metric_* columns mean (balancer.core.metrics)
-            **({"metric_specs": spec.metrics.to_json()} if spec.metrics is not None else {}),
         }
-        # how the report names the game ("Águeda: City of Umbrellas")
-        run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}
-        _write_json(out_dir / RUN_FILE, run_info)
-        if rows:
-            _write_summary(out_dir)
-        else:
-            (out_dir / "summary.json").unlink(missing_ok=True)
-        (out_dir / MANIFEST_FILE).unlink()
-        shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
-    except KeyboardInterrupt:
-        raise RunInterrupted(out_dir, games, games) from None
-    if failures:
-        raise GamesFailedError(out_dir, failures[:MAX_LISTED_FAILURES], len(failures), games)
-    return out_dir
+        manifest = read_manifest(out_dir) if resume is not False else None
+        if resume is True:
+            if manifest is None:
+                what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
+                raise ResumeError(
+                    f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace(
+                        "  ", " "
+                    )
+                    + "; run without --resume"
+                    + (" --force" if what else "")
+                )
+            diffs = _request_differences(manifest, request, chunk_size)
+            if diffs:
+                raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
+        elif manifest is not None and _request_differences(manifest, request, chunk_size):
+            manifest = None  # resume=None: a different request starts over
+
+        client = connect_scheduler(scheduler) if scheduler else None
+        try:
+            n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
+            size = (
+                int(manifest["chunk_size"])
+                if manifest
+                else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
+            )
+            plan = ChunkPlan(games, size)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            locks.enter_context(run_lock(out_dir))
+            chunks_dir = out_dir / CHUNKS_DIR
+            if manifest is None:
+                shutil.rmtree(chunks_dir, ignore_errors=True)
+                done_entries: dict[int, dict] = {}
+                manifest = {
+                    "format": MANIFEST_FORMAT,
+                    **request,
+                    "chunk_size": size,
+                    "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "elapsed_seconds": 0.0,
+                    "chunks": [],
+                }
+            else:
+                done_entries = _valid_entries(out_dir, manifest, plan)
+            chunks_dir.mkdir(exist_ok=True)
+            listed = {e["file"].rsplit("/", 1)[-1] for e in done_entries.values() if e.get("file")}
+            for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
+                if stray.name not in listed:
+                    stray.unlink()
+            manifest["chunks"] = [done_entries[i] for i in sorted(done_entries)]
+            manifest["config_path"] = str(config_path)
+            _write_json(out_dir / MANIFEST_FILE, manifest)
+
+            pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
+            done = sum(plan[i][1] - plan[i][0] for i in done_entries)
+            elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
+            t0 = time.perf_counter()
+            session_games = 0
+            unlisted = 0  # chunks written but not yet in the manifest on disk
+            listed_at = time.perf_counter()
+
+            def list_chunks() -> None:
+                nonlocal unlisted, listed_at
+                manifest["elapsed_seconds"] = round(elapsed_before + time.perf_counter() - t0, 3)
+                _write_json(out_dir / MANIFEST_FILE, manifest)
+                unlisted, listed_at = 0, time.perf_counter()
+
+            try:
+                with _progress(games, progress) as bar:
+                    task = bar.add_task("games", total=games, completed=done, rate="")
+                    if done < games:
+                        tasks = (
+                            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending
+                        )
+                        for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
+                            a, b = plan[idx]
+                            for f in failures:
+                                f["replay"] = replay_command(config_path, agents, seed, f["game_index"])
+                            entry = _write_chunk(out_dir, idx, a, b, seed, table, failures)
+                            manifest["chunks"].append(entry)
+                            unlisted += 1
+                            # the manifest (every chunk so far) is rewritten at most every MANIFEST_EVERY
+                            # seconds: a run of many small chunks would spend more time on it than on play
+                            if time.perf_counter() - listed_at >= MANIFEST_EVERY:
+                                list_chunks()
+                            done += b - a
+                            session_games += b - a
+                            rate = session_games / max(time.perf_counter() - t0, 1e-9)
+                            bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+            except KeyboardInterrupt:
+                if unlisted:
+                    list_chunks()
+                raise RunInterrupted(out_dir, done, games) from None
+            if unlisted:
+                list_chunks()
+        finally:
+            if client is not None:
+                client.close()
+
+        elapsed = elapsed_before + time.perf_counter() - t0
+        entries = sorted(manifest["chunks"], key=lambda e: e["chunk"])
+        failures = [f for e in entries for f in e.get("failures", [])]
+        try:
+            rows = _merge_chunks(out_dir, entries)
+            run_info = {
+                **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256", "engine_sha256")},
+                "assumed": assumed_notes(resolve_yaml(config_path).data),
+                "n_players": len(agents),
+                "agents": agents,
+                "seat_design": seat_design(agents, games),
+                **({"table_note": note} if (note := table_note(spec, cfg, agents)) else {}),
+                "games": games,
+                "seed": seed,
+                "jobs": n_jobs,
+                "scheduler": scheduler,
+                "chunk_size": size,
+                "started": manifest["started"],
+                "elapsed_seconds": round(elapsed, 3),
+                "games_per_second": round(games / max(elapsed, 1e-9), 1),
+                "failed_games": len(failures),
+                "failures": failures[:MAX_LISTED_FAILURES],
+                "versions": package_versions(),
+                "command": command,
+                # what the score_* and metric_* columns mean (balancer.core.metrics)
+                **({"metric_specs": spec.metrics.to_json()} if spec.metrics is not None else {}),
+            }
+            # how the report names the game ("Águeda: City of Umbrellas")
+            run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}
+            _write_json(out_dir / RUN_FILE, run_info)
+            if rows:
+                _write_summary(out_dir)
+            else:
+                (out_dir / "summary.json").unlink(missing_ok=True)
+            (out_dir / MANIFEST_FILE).unlink()
+            shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
+        except KeyboardInterrupt:
+            raise RunInterrupted(out_dir, games, games) from None
+        if failures:
+            raise GamesFailedError(out_dir, failures[:MAX_LISTED_FAILURES], len(failures), games)
+        return out_dir
 
 
 def seat_win_rates(out_dir: Path | str) -> dict[str, list[tuple[Any, float, int]]]:
