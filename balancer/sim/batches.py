@@ -26,18 +26,13 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
+from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, RunDir, conform
 from .runner import (
-    CHUNKS_DIR,
-    MANIFEST_FILE,
-    MANIFEST_FORMAT,
-    _conform,
-    _parallel,
-    _write_chunk,
-    _write_json,
     check_out_dir,
     check_run,
     default_chunk_size,
     engine_sha256,
+    parallel,
     play_chunk_safe,
     resolve_jobs,
     run_to_dir,
@@ -62,12 +57,12 @@ def play_range(
             delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
             for i, a in enumerate(range(start, stop, size))
         )
-        results = list(_parallel(n_jobs, None, ordered=True)(tasks))
+        results = list(parallel(n_jobs, None, ordered=True)(tasks))
     failures = [f for _, _, fs in results for f in fs]
     if failures:
         raise GameRaisedError(failures)
     tables = [t for _, t, _ in results if t is not None]  # a chunk without a table had failures
-    return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
+    return pa.concat_tables([tables[0]] + [conform(t, tables[0].schema) for t in tables[1:]])
 
 
 class GameRaisedError(RuntimeError):
@@ -251,17 +246,17 @@ def run_until_ci(
             results = (
                 [play_chunk_safe(*t[1], **t[2]) for t in tasks]
                 if n_jobs == 1
-                else _parallel(n_jobs, None, ordered=True)(tasks)
+                else parallel(n_jobs, None, ordered=True)(tasks)
             )
             for idx, table, failures in results:
                 a = idx * step
-                request["chunks"].append(_write_chunk(out_dir, idx, a, a + step, seed, table, failures))
+                request["chunks"].append(RunDir(out_dir).write_chunk(idx, a, a + step, seed, table, failures))
                 failed = failed or bool(failures)
                 if table is not None and not failures:
                     tally.add(table)
             request["games"] = target
             request["elapsed_seconds"] = round(time.perf_counter() - t0, 3)
-            _write_json(out_dir / MANIFEST_FILE, request)
+            RunDir(out_dir).write_manifest(request)
             batches.append(target)
             if log:
                 need, name = _theory_games(tally, width, players)
