@@ -28,9 +28,9 @@ from typing import Any
 from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
+from balancer.sim.rundir import RunDir
 from balancer.sim.runner import (
     RESULTS_FILE,
-    RUN_FILE,
     ResultsExistError,
     check_out_dir,
     check_run,
@@ -65,22 +65,13 @@ def _matching_run(
 ) -> bool | None:
     """True if ``run_dir`` holds finished results of exactly this request, False if it holds other
     results, None if it holds none."""
-    if not (run_dir / RESULTS_FILE).is_file():
+    run = RunDir(run_dir)
+    if not run.holds_results():
         return None
-    try:
-        meta = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return (
-        isinstance(meta, dict)
-        and meta.get("config_sha256") == sha
-        and (engine is None or meta.get("engine_sha256") == engine)
-        and meta.get("seed") == seed
-        and meta.get("games") == games
-        and list(meta.get("agents") or []) == agents
-        and meta.get("n_players") == len(agents)
-        and not meta.get("failed_games")
-    )
+    expected = {"config_sha256": sha, "seed": seed, "games": games, "agents": agents, "n_players": len(agents)}
+    if engine is not None:
+        expected["engine_sha256"] = engine
+    return run.is_finished(expected)
 
 
 def compare_variants(

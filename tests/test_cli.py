@@ -480,3 +480,14 @@ def test_validate_assumed_lists_every_assumed_value(config, keys):
     assert header.startswith(f"assumed ({len(notes)};") and notes
     for key in keys:
         assert any(key in note for note in notes), (key, notes)
+
+
+def test_python_dash_m_balancer_is_the_command_line():
+    # `python -m balancer` and `python -m balancer.cli` run the same Typer app as the console script
+    import subprocess
+    import sys
+
+    for module in ("balancer", "balancer.cli"):
+        done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "Usage: balancer" in done.stdout and "validate" in done.stdout

@@ -394,3 +394,26 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
         seed,
     )
     assert [e["seat"] for e in summary["seat_win_rate"]] == list(range(1, n + 1))
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_declared_metrics_are_the_outcome_columns(name):
+    """The game's metric specs (games/<game>/metrics.py) name exactly the score categories and
+    metrics its outcomes carry, over all its player counts (Águeda's solo metrics exist only at one
+    player); a per-game metric has one value on every seat; an indicator is 0 or 1."""
+    spec, _, cfg = loaded(name)
+    assert spec.metrics is not None, f"{name} declares no metric specs"
+    declared = {m.name: m for m in spec.metrics.metrics}
+    produced: set[str] = set()
+    for n in cfg.player_counts:
+        for run_seed in SEEDS:
+            out = spec.play_game(cfg, seat_agents(mixed_table(spec, n), run_seed), game_seed(run_seed, 0))
+            assert list(out.components) == [c.name for c in spec.metrics.scores]
+            assert set(out.metrics) <= set(declared), f"undeclared: {set(out.metrics) - set(declared)}"
+            produced |= set(out.metrics)
+            for metric, values in out.metrics.items():
+                if declared[metric].per == "game":
+                    assert len(set(values)) == 1, f"{metric} differs between seats: {values}"
+                if declared[metric].kind == "indicator":
+                    assert set(values) <= {0.0, 1.0}, f"{metric} is not 0/1: {values}"
+    assert produced == set(declared), f"declared but never written: {set(declared) - produced}"

@@ -25,7 +25,7 @@ from balancer.study.model import Bound, CheckSettings, Study, load_study
 from balancer.study.runner import load_variants, probe_tables
 
 from .baseline import BaselineError
-from .values import AGENT, SEAT, kind_of, moments, per_game_values
+from .values import AGENT, SEAT, is_tracked, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
 
@@ -166,11 +166,7 @@ def plan_check(
                 f"({', '.join(run.table)}); save a new baseline"
             )
         check_cell_numbers(cell, baseline["cells"].index(cell), where, settings)
-        numbers = {
-            k: v
-            for k, v in cell["numbers"].items()
-            if kind_of(k) == "win_rate" or settings.metrics is None or k in settings.metrics
-        }
+        numbers = {k: v for k, v in cell["numbers"].items() if is_tracked(k, settings.metrics)}
         for key, num in numbers.items():
             var, n_b = float(num["variance"]), int(num["games"])
             planned.append(

@@ -11,7 +11,8 @@ Nothing here knows a game: seats, agents and metrics come from the results table
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -25,6 +26,18 @@ SEAT, AGENT = "seat_win_rate", "agent_win_rate"
 def kind_of(key: str) -> str:
     """``"win_rate"`` for seat and agent win rates, ``"metric"`` for the rest."""
     return "win_rate" if key.startswith((SEAT, AGENT)) else "metric"
+
+
+def is_tracked(key: str, metrics: Sequence[str] | None) -> bool:
+    """Whether ``balancer check`` tests number ``key``: every seat and agent win rate, and the
+    metrics of ``check.metrics`` (all of them when it is None)."""
+    return kind_of(key) == "win_rate" or metrics is None or key in metrics
+
+
+def count_tracked(baseline: Mapping[str, Any], metrics: Sequence[str] | None) -> tuple[int, int]:
+    """(numbers stored, numbers tracked by :func:`is_tracked`) over the cells of a baseline dict."""
+    keys = [key for cell in baseline["cells"] for key in cell["numbers"]]
+    return len(keys), sum(1 for key in keys if is_tracked(key, metrics))
 
 
 def per_game_values(

@@ -10,7 +10,7 @@ runner, the compiled interface (:class:`~balancer.core.kernel.Engine`) and the o
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from .batch import GameBatch
 from .config import GameConfig
 from .game import Outcome
 from .kernel import Engine
+from .metrics import MetricSpecs
 
 GAMES: dict[str, str] = {
     "agueda": "balancer.games.agueda",
@@ -64,6 +65,8 @@ class GameSpec:
     table (each name having passed ``check_agent``), or None for a game where any mix can.
     table_note: ``(cfg, agents by seat) -> sentence | None``: what ``run`` and the report must say
     about a table the printed game cannot seat (Urgency: one deck at both seats), or None.
+    metrics: the game's score categories and metrics (:mod:`balancer.core.metrics`, declared in
+    ``games/<game>/metrics.py``), or None for a game that declares none.
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -95,6 +98,7 @@ class GameSpec:
     chunk_games: Callable[[Any, Sequence[str]], int] | None = None
     check_table: Callable[[Sequence[str], Any], str | None] | None = None
     table_note: Callable[[Any, Sequence[str]], str | None] | None = None
+    metrics: MetricSpecs | None = None
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:
@@ -125,6 +129,27 @@ def spec_at(module_path: str) -> GameSpec:
     """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports)."""
     spec: GameSpec = importlib.import_module(module_path).SPEC
     return spec
+
+
+def metric_specs_of(meta: Mapping[str, Any] | None) -> MetricSpecs | None:
+    """The metric specs of a run: ``run.json``'s ``metric_specs`` (``meta``), else those of the
+    registered game ``meta["game"]`` (run directories written before run.json recorded them), else
+    None (a game that is not registered or declares none; see
+    :func:`balancer.core.metrics.convention_spec`). A malformed ``metric_specs`` raises ValueError."""
+    if not meta:
+        return None
+    recorded = meta.get("metric_specs")
+    if isinstance(recorded, Mapping):
+        return MetricSpecs.from_json(recorded)
+    if recorded is not None:
+        raise ValueError(f"metric_specs: must be an object, got {type(recorded).__name__}")
+    game = meta.get("game")
+    if not isinstance(game, str) or game not in GAMES:
+        return None
+    try:
+        return get_spec(game).metrics
+    except (ImportError, TypeError):
+        return None
 
 
 def all_specs() -> list[GameSpec]:

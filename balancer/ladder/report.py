@@ -8,7 +8,6 @@ agent, study) is escaped by jinja2's autoescape, and by matplotlib in the figure
 
 from __future__ import annotations
 
-import math
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,19 +15,22 @@ from typing import Any
 
 import matplotlib
 import numpy as np
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
+from balancer.core.metrics import humanize
+from balancer.core.registry import metric_specs_of
 from balancer.report import figures as figs
-from balancer.report.render import display_name, fmt_p, humanize, is_rate_metric, metric_label
+from balancer.report import pages
+from balancer.report.pages import fmt_scaled
+from balancer.report.render import display_name, fmt_p, is_rate_metric, metric_label
 from balancer.report.study import write_figure_files
+from balancer.stats.aggregate import without_bonus_rows
 from balancer.study.runner import StudyResult
 
 from .analysis import LadderTable, analyze
 
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "report" / "templates"
 TEMPLATE = "ladder.html.j2"
 
 
@@ -177,9 +179,8 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
 
 
 def _fmt(value: float | None, scale: float = 100.0, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value * scale:,.{digits}f}"
+    """:func:`balancer.report.pages.fmt_scaled` in percent unless told otherwise."""
+    return fmt_scaled(value, scale, digits)
 
 
 def _interval(row: dict[str, Any] | None, scale: float = 100.0, digits: int = 1) -> Markup:
@@ -202,7 +203,9 @@ def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
     out = []
     for name in names:
         values = [m.summary.get("metrics", {}).get(name) for m in t.mirror]
-        out.append({"name": name, "label": metric_label(name), "rate": is_rate_metric(name), "values": values})
+        specs = metric_specs_of(t.mirror[0].meta) if t.mirror else None
+        label, rate = metric_label(name, specs), is_rate_metric(name, specs=specs)
+        out.append({"name": name, "label": label, "rate": rate, "values": values})
     return out
 
 
@@ -215,7 +218,7 @@ def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
                 components.append(c)
     rows = []
     for rung, m in zip(t.rungs, t.mirror):
-        unbonused = {r["seat"]: r for r in m.summary.get("score_without_seat_bonus_by_seat", [])}
+        unbonused = {r["seat"]: r for r in without_bonus_rows(m.summary, metric_specs_of(m.meta))}
         for r in sorted(m.summary.get("score_by_seat", []), key=lambda r: r["seat"]):
             rows.append(
                 {
@@ -287,17 +290,7 @@ def render_ladder(
     tables = list(tables) if tables is not None else analyze(result)
     stem = result.study.study
     sections = [section(t, figures_dir, stem) for t in tables]
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATE_DIR),
-        autoescape=select_autoescape(default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["fmt"] = _fmt
-    env.filters["ci"] = _interval
-    env.filters["pvalue"] = fmt_p
-    env.filters["humanize"] = humanize
+    env = pages.environment(fmt=_fmt, ci=_interval, pvalue=fmt_p, humanize=humanize)
     cells = [
         {
             "run": c.run,

@@ -8,41 +8,21 @@ variants, agents, metric names) is escaped; only the SVG figure made here is mar
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 from markupsafe import Markup
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.typing import RcKeyType
 
-from balancer.report.figures import svg_string
-from balancer.report.render import display_name, environment, humanize, metric_label, p_value_text
+from balancer.core.metrics import MetricSpecs, humanize
+from balancer.core.registry import metric_specs_of
+from balancer.report.figures import difference_chart, is_missing
+from balancer.report.pages import fmt_scaled
+from balancer.report.render import display_name, environment, metric_label, p_value_text
 
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
 FLAG = "◆"
-UP_COLOUR = "#0072B2"
-DOWN_COLOUR = "#D55E00"
-NEUTRAL_COLOUR = "#777777"
-
-_STYLE: dict[RcKeyType, Any] = {
-    "svg.fonttype": "none",
-    "svg.hashsalt": "balancer-compare",
-    "font.family": "sans-serif",
-    "font.size": 8.5,
-    "axes.titlesize": 9.5,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "axes.grid.axis": "x",
-    "grid.color": "#dddddd",
-    "grid.linewidth": 0.6,
-}
-
 # section key in comparison.json -> (heading, unit shown, scale applied to values)
 SECTIONS: tuple[tuple[str, str, str, float], ...] = (
     ("seat_win_rate", "Seat win rates", "%", 100.0),
@@ -55,18 +35,14 @@ SECTIONS: tuple[tuple[str, str, str, float], ...] = (
 # --------------------------------------------------------------------------- formatting
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def fmt_value(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
-    """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"``."""
-    return "–" if value is None or _missing(value) else f"{scale * value:,.{digits}f}"
+    """``0.2634, scale 100, digits 1 -> "26.3"``; ``None`` -> ``"–"`` (:func:`balancer.report.pages.fmt_scaled`)."""
+    return fmt_scaled(value, scale, digits)
 
 
 def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     """Signed difference: ``"+2.50"``, ``"−0.10"``, ``"0"`` for an exact zero; ``None`` -> ``"–"``."""
-    if value is None or _missing(value):
+    if value is None or is_missing(value):
         return "–"
     v = scale * value
     if v == 0:
@@ -76,89 +52,36 @@ def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
 
 def p_cell(p: float | None) -> str:
     """A table cell's p-value: :func:`balancer.report.render.p_value_text`; ``None`` or NaN -> ``"–"``."""
-    return "–" if p is None or _missing(p) else p_value_text(p)
+    return "–" if p is None or is_missing(p) else p_value_text(p)
 
 
 # --------------------------------------------------------------------------- figure
 
 
-def _label(text: object) -> str:
-    return str(text).replace("$", r"\$")
-
-
-def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]]) -> str:
-    """Paired differences (B - A) with their interval whiskers and a zero line, one panel per group.
-
-    Args:
-        panels: ``(title with unit, rows, scale)``; each row needs ``name``, ``difference``,
-            ``ci_low``, ``ci_high``, ``significant``; values are multiplied by ``scale`` (100 for
-            win rates in percentage points). Rows without a difference are skipped.
-
-    Returns:
-        an inline ``<svg>`` string. Significant differences are filled markers (blue up, orange
-        down); the others hollow grey.
-    """
-    panels = [(t, [r for r in rows if not _missing(r.get("difference"))], s) for t, rows, s in panels]
-    panels = [p for p in panels if p[1]]
-    heights = [max(len(rows), 1) * 0.24 + 0.55 for _, rows, _ in panels] or [1.0]
-    with matplotlib.rc_context(_STYLE):
-        fig = Figure(figsize=(6.4, sum(heights) + 0.3), layout="constrained")
-        FigureCanvasAgg(fig)
-        if not panels:
-            ax = fig.add_subplot()
-            ax.text(0.5, 0.5, "nothing to compare", ha="center", va="center")
-            ax.set_axis_off()
-            return svg_string(fig)
-        axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
-        for ax, (title, rows, scale) in zip(axes, panels):
-            ys = list(range(len(rows)))[::-1]
-            for y, r in zip(ys, rows):
-                d = scale * r["difference"]
-                lo = scale * r["ci_low"] if not _missing(r.get("ci_low")) else d
-                hi = scale * r["ci_high"] if not _missing(r.get("ci_high")) else d
-                sig = bool(r.get("significant"))
-                colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
-                ax.errorbar(
-                    [d],
-                    [y],
-                    xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]],
-                    fmt="o",
-                    color=colour,
-                    markerfacecolor=colour if sig else "white",
-                    markersize=4.5,
-                    elinewidth=1.1,
-                    capsize=2.5,
-                    zorder=3,
-                )
-            ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
-            ax.set_yticks(ys, [_label(humanize(r["name"])) for r in rows])
-            ax.set_ylim(-0.7, len(rows) - 0.3)
-            ax.set_title(_label(title), loc="left")
-            lows = [scale * (r["ci_low"] if not _missing(r.get("ci_low")) else r["difference"]) for r in rows]
-            highs = [scale * (r["ci_high"] if not _missing(r.get("ci_high")) else r["difference"]) for r in rows]
-            span = max(abs(min(lows + [0.0])), abs(max(highs + [0.0])), 1e-9)
-            ax.set_xlim(-span * 1.1, span * 1.1)
-        return svg_string(fig)
-
-
 # --------------------------------------------------------------------------- context
 
 
-def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics: bool = False) -> list[dict[str, Any]]:
+def _rows(
+    section: Sequence[Mapping[str, Any]],
+    unit: str,
+    scale: float,
+    metrics: bool = False,
+    specs: MetricSpecs | None = None,
+) -> list[dict[str, Any]]:
     """Table rows of one section; a metric is named by :func:`balancer.report.render.metric_label`
-    (``"turns per player"``, ``"turns per game"`` for a ``game_`` metric)."""
+    as the game's ``specs`` declare it (``"turns per player"``, ``"turns per game"``)."""
     digits = 1 if scale == 100.0 else 2
     out = []
     for r in section:
         out.append(
             {
-                "name": metric_label(r["name"]) if metrics else humanize(r["name"]),
+                "name": metric_label(r["name"], specs) if metrics else humanize(r["name"]),
                 "from": fmt_value(r.get("from"), scale, digits),
                 "to": fmt_value(r.get("to"), scale, digits),
                 "difference": fmt_diff(r.get("difference"), scale, digits),
                 "ci": (
                     "–"
-                    if _missing(r.get("ci_low")) or _missing(r.get("ci_high"))
+                    if is_missing(r.get("ci_low")) or is_missing(r.get("ci_high"))
                     else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"
                 ),
                 "p": p_cell(r.get("p_value")),
@@ -174,6 +97,7 @@ def _rows(section: Sequence[Mapping[str, Any]], unit: str, scale: float, metrics
 def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
     """Everything ``compare.html.j2`` needs, from a ``comparison.json`` dict (figure as ``Markup``)."""
     c = comparison
+    specs = metric_specs_of({"game": c.get("game")})
     sections = []
     panels = []
     for key, heading, unit, scale in SECTIONS:
@@ -187,11 +111,11 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
                 "heading": heading,
                 "unit": unit,
                 "diff_unit": diff_unit,
-                "rows": _rows(rows, unit, scale, metrics=key == "metrics"),
+                "rows": _rows(rows, unit, scale, metrics=key == "metrics", specs=specs),
             }
         )
         if key == "metrics":
-            rows = [{**r, "name": metric_label(r["name"])} for r in rows]
+            rows = [{**r, "name": metric_label(r["name"], specs)} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})

@@ -25,6 +25,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
+from balancer.core.metrics import humanize
+
 #: Okabe-Ito colour-blind-safe palette; component i always gets colour i.
 PALETTE: tuple[str, ...] = (
     "#0072B2",
@@ -357,51 +359,81 @@ def matchup_heatmap(
     return fig
 
 
-def difference_chart(
-    labels: Sequence[object],
-    differences: Sequence[float],
-    ci_low: Sequence[float],
-    ci_high: Sequence[float],
-    *,
-    xlabel: str,
-) -> str:
-    """Forest plot: one row per label, a point at the difference and a line over its interval.
+UP_COLOUR = "#0072B2"
+DOWN_COLOUR = "#D55E00"
+NEUTRAL_COLOUR = "#777777"
+
+DIFFERENCE_STYLE: dict[RcKeyType, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "balancer-compare",
+    "font.family": "sans-serif",
+    "font.size": 8.5,
+    "axes.titlesize": 9.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "x",
+    "grid.color": "#dddddd",
+    "grid.linewidth": 0.6,
+}
+
+
+def is_missing(value: Any) -> bool:
+    """None or NaN."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]]) -> str:
+    """Differences with their interval whiskers and a zero line, one panel per group: a
+    comparison's paired differences (B - A), a run's win rate with an indicator minus without it.
 
     Args:
-        labels: one row label per difference, drawn top to bottom in this order.
-        differences: differences of two rates, as fractions in [-1, 1]; drawn in percentage points.
-        ci_low, ci_high: interval bounds as fractions.
-        xlabel: x-axis label.
+        panels: ``(title with unit, rows, scale)``; each row needs ``name``, ``difference``,
+            ``ci_low``, ``ci_high``, ``significant``; values are multiplied by ``scale`` (100 for
+            win rates in percentage points). Rows without a difference are skipped.
 
     Returns:
-        an inline ``<svg>`` string, with a vertical line at 0 (no difference).
-
-    Raises:
-        ValueError: if the sequences differ in length.
+        an inline ``<svg>`` string. Significant differences are filled markers (blue up, orange
+        down); the others hollow grey.
     """
-    if not len(labels) == len(differences) == len(ci_low) == len(ci_high):
-        raise ValueError("labels, differences, ci_low and ci_high must have the same length")
-    with matplotlib.rc_context(STYLE | {"axes.grid.axis": "x"}):
-        fig = new_figure((FIGSIZE[0], 0.9 + 0.32 * max(1, len(labels))))
-        ax = fig.add_subplot()
-        ys = list(range(len(labels)))
-        pct = [100.0 * d for d in differences]
-        below = [max(0.0, 100.0 * (d - lo)) for d, lo in zip(differences, ci_low)]
-        above = [max(0.0, 100.0 * (hi - d)) for d, hi in zip(differences, ci_high)]
-        ax.axvline(0.0, color=FAIR_COLOUR, linestyle="--", linewidth=1.0, zorder=1)
-        ax.errorbar(
-            pct,
-            ys,
-            xerr=[below, above],
-            fmt="o",
-            color=BAR_COLOUR,
-            ecolor="#222222",
-            markersize=4,
-            elinewidth=1.0,
-            capsize=3,
-            zorder=3,
-        )
-        ax.set_yticks(ys, [text_label(lab) for lab in labels])
-        ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.set_xlabel(xlabel)
+    panels = [(t, [r for r in rows if not is_missing(r.get("difference"))], s) for t, rows, s in panels]
+    panels = [p for p in panels if p[1]]
+    heights = [max(len(rows), 1) * 0.24 + 0.55 for _, rows, _ in panels] or [1.0]
+    with matplotlib.rc_context(DIFFERENCE_STYLE):
+        fig = Figure(figsize=(6.4, sum(heights) + 0.3), layout="constrained")
+        FigureCanvasAgg(fig)
+        if not panels:
+            ax = fig.add_subplot()
+            ax.text(0.5, 0.5, "nothing to compare", ha="center", va="center")
+            ax.set_axis_off()
+            return svg_string(fig)
+        axes = fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights)[:, 0]
+        for ax, (title, rows, scale) in zip(axes, panels):
+            ys = list(range(len(rows)))[::-1]
+            for y, r in zip(ys, rows):
+                d = scale * r["difference"]
+                lo = scale * r["ci_low"] if not is_missing(r.get("ci_low")) else d
+                hi = scale * r["ci_high"] if not is_missing(r.get("ci_high")) else d
+                sig = bool(r.get("significant"))
+                colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
+                ax.errorbar(
+                    [d],
+                    [y],
+                    xerr=[[max(0.0, d - lo)], [max(0.0, hi - d)]],
+                    fmt="o",
+                    color=colour,
+                    markerfacecolor=colour if sig else "white",
+                    markersize=4.5,
+                    elinewidth=1.1,
+                    capsize=2.5,
+                    zorder=3,
+                )
+            ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
+            ax.set_yticks(ys, [text_label(humanize(r["name"])) for r in rows])
+            ax.set_ylim(-0.7, len(rows) - 0.3)
+            ax.set_title(text_label(title), loc="left")
+            lows = [scale * (r["ci_low"] if not is_missing(r.get("ci_low")) else r["difference"]) for r in rows]
+            highs = [scale * (r["ci_high"] if not is_missing(r.get("ci_high")) else r["difference"]) for r in rows]
+            span = max(abs(min(lows + [0.0])), abs(max(highs + [0.0])), 1e-9)
+            ax.set_xlim(-span * 1.1, span * 1.1)
         return svg_string(fig)

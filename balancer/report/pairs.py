@@ -14,39 +14,21 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from jinja2 import Environment, select_autoescape
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
 from ..stats.aggregate import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
+from . import pages
+
+TEMPLATE_NAME = "pairs.html.j2"
 
 HEATMAPS = (  # column of the pair table, title, colour-bar label, scale, format
     ("seat1_rate", "First seat's win rate by pair", "win rate of seat 1 (%)", 100.0, "{:.0f}"),
     ("seat_spread", "Seat spread by pair (best minus worst seat's win rate)", "points", 100.0, "{:.0f}"),
     ("margin_mean", "Mean winning margin by pair (winner minus runner-up)", "points", 1.0, "{:.1f}"),
 )
-
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
-<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:right}
-td:first-child,th:first-child{text-align:left}figure{margin:1.5rem 0}</style></head><body>
-<h1>{{ title }}</h1>
-<p>{{ games }} games of {{ players }} players from <code>{{ source }}</code>, grouped by the label
-<code>{{ label }}</code> ({{ pairs }} pairs, {{ min_games }} to {{ max_games }} games each). A fair seat
-wins {{ fair }}% of games. Cells are one pair each; grey cells never occurred.</p>
-{% for svg in charts %}<figure>{{ svg }}</figure>{% endfor %}
-<h2>Most one-sided pairs</h2>
-<table><tr><th>pair</th><th>games</th><th>seat 1 win rate (95% CI)</th><th>seat spread</th>
-<th>winning margin (95% CI)</th></tr>
-{% for r in top %}<tr><td>{{ r.pair }}</td><td>{{ r.games }}</td>
-<td>{{ "%.1f"|format(r.seat1_rate * 100) }}% ({{ "%.1f"|format(r.seat1_low * 100) }}-{{ "%.1f"|format(r.seat1_high * 100) }})</td>
-<td>{{ "%.1f"|format(r.seat_spread * 100) }}</td>
-<td>{{ "%.2f"|format(r.margin_mean) }} ({{ "%.2f"|format(r.margin_low) }}-{{ "%.2f"|format(r.margin_high) }})</td></tr>
-{% endfor %}</table></body></html>
-"""
 
 
 def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str, fmt: str = "{:.0f}") -> Figure:
@@ -100,19 +82,22 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
             Path(figures_dir).mkdir(parents=True, exist_ok=True)
             fig.savefig(Path(figures_dir) / f"pairs-{label}-{column}.png", dpi=150)
     ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
-    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
-    html = env.from_string(_PAGE).render(
-        title=f"Outcomes by {label} pair",
-        games=f"{table['games'].sum():,}",
-        players=players,
-        source=str(results_dir),
-        label=label,
-        pairs=table.height,
-        min_games=int(table.select(pl.min("games")).item()),
-        max_games=int(table.select(pl.max("games")).item()),
-        fair=f"{100 / players:.1f}",
-        charts=charts,
-        top=ranked.iter_rows(named=True),
+    html = (
+        pages.environment()
+        .get_template(TEMPLATE_NAME)
+        .render(
+            title=f"Outcomes by {label} pair",
+            games=f"{table['games'].sum():,}",
+            players=players,
+            source=str(results_dir),
+            label=label,
+            pairs=table.height,
+            min_games=int(table.select(pl.min("games")).item()),
+            max_games=int(table.select(pl.max("games")).item()),
+            fair=f"{100 / players:.1f}",
+            charts=charts,
+            top=ranked.iter_rows(named=True),
+        )
     )
     out_html = Path(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)

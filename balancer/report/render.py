@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from markupsafe import Markup
 
-from balancer.report import figures
+from balancer.core.metrics import MetricSpecs, humanize, spec_of
+from balancer.core.registry import metric_specs_of
+from balancer.report import figures, pages
 from balancer.stats.aggregate import (
+    METRIC_PREFIX,
     RESULTS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
@@ -31,11 +34,11 @@ from balancer.stats.aggregate import (
     read_run_meta,
     scan_results,
     summarize_dir,
+    without_bonus_rows,
 )
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
-from balancer.stats.solo import PER_PLAYER, SOLO_WIN, solo_result
+from balancer.stats.solo import solo_result
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 TEMPLATE_NAME = "report.html.j2"
 SIGNIFICANCE = 0.05
 
@@ -119,11 +122,6 @@ def fmt_duration(seconds: float | None) -> str:
     return f"{minutes} min {secs:02d} s"
 
 
-def humanize(name: str) -> str:
-    """``"wasted_tiles_per_player" -> "wasted tiles per player"``."""
-    return str(name).replace("_", " ")
-
-
 def fmt_points(value: float | None, digits: int = 1) -> str:
     """Difference of two fractions -> signed percentage points: ``0.123 -> "+12.3"``, ``-0.05 -> "−5.0"``,
     a difference that rounds to zero -> ``"0.0"``; ``None`` -> ``"–"``."""
@@ -133,26 +131,20 @@ def fmt_points(value: float | None, digits: int = 1) -> str:
     return "−" + text[1:] if text.startswith("-") else "+" + text
 
 
-GAME_PREFIX = "game_"
+def metric_label(name: str, specs: MetricSpecs | None = None) -> str:
+    """How a metric is named on every page (:attr:`balancer.core.metrics.MetricSpec.label`): its
+    name or summary key (``"wasted_tiles_per_player"``) -> ``"wasted tiles per player"``, a
+    per-game metric ``"turns per game"``. ``specs``: the game's declared metrics; a metric they do
+    not declare is named by the results format's convention
+    (:func:`balancer.core.metrics.convention_spec`)."""
+    return spec_of(name, specs).label
 
 
-def metric_label(name: str) -> str:
-    """How a metric is named on every page: ``"wasted_tiles"`` or its summary key
-    ``"wasted_tiles_per_player"`` -> ``"wasted tiles per player"``; a metric named ``game_<x>``
-    has the same value on every seat (the game's length, its captures), so it is per game:
-    ``"game_turns_per_player" -> "turns per game"``."""
-    base = str(name).removesuffix(PER_PLAYER)
-    if base.startswith(GAME_PREFIX) and len(base) > len(GAME_PREFIX):
-        return f"{humanize(base[len(GAME_PREFIX) :])} per game"
-    return f"{humanize(base)} per player"
-
-
-def is_rate_metric(name: str, values: Sequence[float] | None = None) -> bool:
-    """True if a metric is a rate, shown in percent: its name (summary key or plain) ends in
-    ``_win`` (``solo_win``), or its per-player ``values`` are all 0 or 1 (an indicator)."""
-    if str(name).removesuffix(PER_PLAYER).endswith("_win"):
-        return True
-    return values is not None and len(values) > 0 and all(v in (0, 1) for v in values)
+def is_rate_metric(name: str, values: Sequence[float] | None = None, specs: MetricSpecs | None = None) -> bool:
+    """True if a metric is a rate or a 0/1 indicator, shown in percent: as ``specs`` declare it;
+    an undeclared metric by the convention of :func:`balancer.core.metrics.convention_spec` (named
+    ``*_win``, or its per-player ``values`` all 0 or 1)."""
+    return spec_of(name, specs, values).is_rate
 
 
 # --------------------------------------------------------------------------- wording
@@ -260,13 +252,9 @@ def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     rows = [{**r, "name": humanize(r["indicator"])} for r in summary.get("indicators") or []]
     if not rows:
         return [], None
-    chart = figures.difference_chart(
-        [r["name"] for r in rows],
-        [r["difference"] for r in rows],
-        [r["ci_low"] for r in rows],
-        [r["ci_high"] for r in rows],
-        xlabel="win rate with it minus without it (percentage points)",
-    )
+    # an interval that excludes 0 is drawn as a significant difference (filled marker)
+    marked = [{**r, "significant": r["ci_low"] > 0 or r["ci_high"] < 0} for r in rows]
+    chart = figures.difference_chart([("win rate with it minus without it (percentage points)", marked, 100.0)])
     return rows, Markup(chart)
 
 
@@ -289,14 +277,20 @@ def _matchup_svg(lf: pl.LazyFrame, name: str, values: Sequence[str], confidence:
     return Markup(figures.svg_string(figures.matchup_heatmap(values, panels, f"{name}: match-ups")))
 
 
-def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int, confidence: float = 0.95) -> list[dict]:
+def label_sections(
+    results: pl.LazyFrame | pl.DataFrame,
+    n_players: int,
+    confidence: float = 0.95,
+    specs: MetricSpecs | None = None,
+) -> list[dict]:
     """One section per ``label_<name>`` column of the results: the win rate of each label value.
 
     A label that differs between the seats of a game (an Urgency deck) gets one row per value,
     ranked by the low end of its interval (best-supported first); with 2 players and 2+ values, also the match-up heatmap. A
     label shared by every seat of a game (an Águeda shop-card pair) gets one row per value with
-    each seat's win rate, sorted by value. In a solo game the win is the game's own ``solo_win``
-    metric (a solo seat always "wins" its table); without one there is no label section.
+    each seat's win rate, sorted by value. In a solo game the win is the game's own solo result
+    (the metric ``specs`` declare one; a solo seat always "wins" its table); without one there is
+    no label section.
 
     Returns:
         dicts ``{name, per_game, rows, seats, heatmap}``; a row is ``{value, games, rate,
@@ -306,9 +300,10 @@ def label_sections(results: pl.LazyFrame | pl.DataFrame, n_players: int, confide
     columns = lf.collect_schema().names()
     names = [c.removeprefix(LABEL_PREFIX) for c in columns if c.startswith(LABEL_PREFIX)]
     if n_players == 1:
-        if "metric_" + SOLO_WIN not in columns:
+        solo = specs.solo_result if specs is not None else None
+        if solo is None or METRIC_PREFIX + solo not in columns:
             return []
-        lf = lf.with_columns(pl.col("metric_" + SOLO_WIN).cast(pl.Float64).alias("win_share"))
+        lf = lf.with_columns(pl.col(METRIC_PREFIX + solo).cast(pl.Float64).alias("win_share"))
     sections = []
     for name in names:
         column = LABEL_PREFIX + name
@@ -374,7 +369,10 @@ def build_context(
 
     A solo run (1 player) has no seat or agent win rates to show (the one seat always "wins"):
     ``solo`` is True and ``solo_result`` is the game's own result (:func:`solo_result`) or None.
+    What the metrics and score categories mean comes from ``meta``'s ``metric_specs``, else from
+    the registered game (:func:`balancer.core.registry.metric_specs_of`).
     """
+    specs = metric_specs_of(meta)
     n = int(summary.get("n_players") or meta.get("n_players") or len(summary["seat_win_rate"]))
     fair = 1.0 / n if n > 0 else None
     seats = sorted(summary["seat_win_rate"], key=lambda r: r["seat"])
@@ -383,8 +381,9 @@ def build_context(
     components = list(summary.get("score_components") or [])
     score_agents = _order_agents(summary.get("score_by_agent") or [], meta.get("agents"))
     score_seats = sorted(summary.get("score_by_seat") or [], key=lambda r: r["seat"])
-    no_bonus = sorted(summary.get("score_without_seat_bonus_by_seat") or [], key=lambda r: r["seat"])
-    bonus_by_seat = {r["seat"]: (r.get("components") or {}).get("seat_bonus") for r in score_seats}
+    no_bonus = sorted(without_bonus_rows(summary, specs), key=lambda r: r["seat"])
+    bonus = specs.position_bonus if specs is not None else None
+    bonus_by_seat = {r["seat"]: (r.get("components") or {}).get(bonus) for r in score_seats} if bonus else {}
     score_by_seat = {r["seat"]: r.get("mean") for r in score_seats}
     game = summary.get("game") or meta.get("game") or "game"
     variant = summary.get("variant") or meta.get("variant") or "variant"
@@ -398,7 +397,7 @@ def build_context(
         "variant": variant,
         "n_players": n,
         "solo": n == 1,
-        "solo_result": solo_result(summary) if n == 1 else None,
+        "solo_result": solo_result(summary, specs) if n == 1 else None,
         "labels": list(labels),
         "games": summary.get("games"),
         "rows": summary.get("rows"),
@@ -419,7 +418,9 @@ def build_context(
         "score_seats": score_seats,
         "score_agent_chart": (_score_chart(score_agents, "agent", components) if score_agents and not mirror else None),
         "score_seat_chart": _score_chart(score_seats, "seat", components) if score_seats else None,
-        "metrics": [{**values, "name": metric_label(name)} for name, values in (summary.get("metrics") or {}).items()],
+        "metrics": [
+            {**values, "name": metric_label(name, specs)} for name, values in (summary.get("metrics") or {}).items()
+        ],
         "indicators": indicators,
         "indicator_chart": indicator_chart,
         "tied_share": summary.get("tied_games_share"),
@@ -445,19 +446,7 @@ def build_context(
 def environment() -> Environment:
     """The jinja2 environment of the run and comparison pages: the report templates, autoescape on,
     strict undefined, and the number filters (``pct``, ``num``, ``count``, ``pvalue``, ``points``)."""
-    env = Environment(
-        loader=FileSystemLoader(str(TEMPLATE_DIR)),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["pct"] = fmt_pct
-    env.filters["num"] = fmt_num
-    env.filters["count"] = fmt_count
-    env.filters["pvalue"] = fmt_p
-    env.filters["points"] = fmt_points
-    return env
+    return pages.environment(pct=fmt_pct, num=fmt_num, count=fmt_count, pvalue=fmt_p, points=fmt_points)
 
 
 def render_html(
@@ -493,6 +482,7 @@ _META_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "versions": ((dict,), "an object"),
     "command": ((str,), "a string"),
     "assumed": ((list,), "a list of strings"),
+    "metric_specs": ((dict,), "an object"),
 }
 
 
@@ -508,6 +498,11 @@ def check_run_meta(meta: Mapping[str, Any], path: Path | str) -> None:
             ok = all(isinstance(v, str) for v in value)
         if ok and key == "versions":
             ok = all(isinstance(v, (str, int, float)) for v in value.values())
+        if ok and key == "metric_specs":
+            try:
+                MetricSpecs.from_json(value)
+            except ValueError as exc:
+                raise ResultsFileError(f"{path}: {exc}") from None
         if not ok:
             raise ResultsFileError(f"{path}: {key}: expected {what}, got {value!r:.60}")
 
@@ -576,7 +571,7 @@ def check_report_target(out_html: Path | str) -> None:
         raise ReportOutputError(f"{out_html}: cannot be created: {ancestor} is not writable")
 
 
-def _write_atomically(out_html: Path, text: str) -> None:
+def write_atomically(out_html: Path, text: str) -> None:
     """Write ``text`` to ``out_html`` via a temporary sibling; on failure nothing is left behind
     (neither the file nor directories created for it)."""
     created = []
@@ -638,7 +633,7 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
     check_run_meta(meta, results_dir / RUN_FILE)
     summary = _load_summary(results_dir, meta)
     n = int(summary.get("n_players") or meta.get("n_players") or 0)
-    labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)))
+    labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)), metric_specs_of(meta))
     html = render_html(summary, meta, title, labels)
-    _write_atomically(out_html, html)
+    write_atomically(out_html, html)
     return out_html

@@ -4,7 +4,6 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 
 from __future__ import annotations
 
-import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,18 +12,20 @@ from typing import Any
 import matplotlib
 import numpy as np
 import polars as pl
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
+from balancer.core.metrics import MetricSpec, MetricSpecs
+from balancer.core.registry import metric_specs_of
 from balancer.report import figures as figs
+from balancer.report import pages
+from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.stats.aggregate import scan_results
 from balancer.stats.labels import Order, matchup_matrix
 from balancer.study.runner import StudyResult
 
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 VARIANT_COLOURS = ("#999999", "#0072B2", "#E69F00", "#009E73", "#CC79A7")
 """The first ("from") variant grey, the second ("to") blue, further ones in the report palette."""
 
@@ -66,9 +67,27 @@ def _metric_name(show: str) -> str:
     return show.split(":", 1)[1]
 
 
+def _specs(result: StudyResult, run: str) -> MetricSpecs | None:
+    """The metric specs of ``run``'s cells (the first variant's run.json, else the study's game)."""
+    for variant in result.study.variants:
+        cell = result.cells.get((run, variant))
+        if cell is not None:
+            return metric_specs_of(cell.meta or {"game": result.study.game})
+    return metric_specs_of({"game": result.study.game})
+
+
+def _declared(result: StudyResult, run: str, name: str) -> MetricSpec | None:
+    specs = _specs(result, run)
+    return specs.metric(name) if specs is not None else None
+
+
 def _metric_is_rate(result: StudyResult, run: str, name: str) -> bool:
-    """True if metric ``name`` is a rate in every variant's cell of ``run`` (see
-    :func:`balancer.report.render.is_rate_metric`: named ``*_win``, or every per-player value 0 or 1)."""
+    """True if metric ``name`` is a rate: as the game declares it (the cells' ``metric_specs``), else
+    by the convention of :func:`balancer.report.render.is_rate_metric` in every variant's cell of
+    ``run`` (named ``*_win``, or every per-player value 0 or 1)."""
+    declared = _declared(result, run, name)
+    if declared is not None:
+        return declared.is_rate
     if is_rate_metric(name):
         return True
     column = f"metric_{name}"
@@ -109,7 +128,7 @@ def figure_data(result: StudyResult) -> list[FigureData]:
         elif fig.show == "agent_win_rate":
             categories = list(dict.fromkeys(run.table))
         else:
-            categories = [metric_label(_metric_name(fig.show))]
+            categories = [metric_label(_metric_name(fig.show), _specs(result, fig.run))]
         for label in labels:
             summary = result.cells[(fig.run, label)].summary
             pub = (fig.published or {}).get(label)
@@ -243,12 +262,6 @@ def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]
     return paths
 
 
-def _fmt(value: float | None, scale: float, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value * scale:,.{digits}f}"
-
-
 def render_study(
     result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
 ) -> Path:
@@ -262,14 +275,7 @@ def render_study(
             write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATE_DIR),
-        autoescape=select_autoescape(default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["fmt"] = _fmt
+    env = pages.environment(fmt=fmt_scaled)
     cells = [
         {
             "run": c.run,

@@ -16,16 +16,17 @@ from typing import Any
 
 import matplotlib
 import numpy as np
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
+from balancer.core.metrics import PER_PLAYER, MetricSpecs
 from balancer.report import figures as figs
-from balancer.report.render import _write_atomically, metric_label
+from balancer.report import pages
+from balancer.report.pages import fmt_scaled
+from balancer.report.render import metric_label, write_atomically
 from balancer.sweep.paths import changes_text, value_text
 from balancer.sweep.runner import SweepResult
 from balancer.sweep.targets import is_rate
-
-TEMPLATE_DIR = Path(__file__).parent / "templates"
 
 
 def numeric(values: Sequence[Any]) -> bool:
@@ -33,9 +34,10 @@ def numeric(values: Sequence[Any]) -> bool:
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
-def number_label(name: str) -> str:
+def number_label(name: str, specs: MetricSpecs | None = None) -> str:
     """``seat_win_rate:4`` -> ``seat 4``; ``agent_win_rate:greedy`` -> ``greedy``;
-    ``wasted_tiles_per_player`` -> the metric's label; ``matchup:deck:a:b`` -> ``a vs b``."""
+    ``wasted_tiles_per_player`` -> the metric's label (as the game's ``specs`` declare it);
+    ``matchup:deck:a:b`` -> ``a vs b``."""
     if name.startswith("seat_win_rate:"):
         return f"seat {name.split(':')[1]}"
     if name.startswith("agent_win_rate:"):
@@ -43,7 +45,7 @@ def number_label(name: str) -> str:
     if name.startswith("matchup:"):
         _, _, a, b = name.split(":", 3)
         return f"{a} vs {b}"
-    return metric_label(name.removesuffix("_per_player"))
+    return metric_label(name.removesuffix(PER_PLAYER), specs)
 
 
 def line_chart(
@@ -195,7 +197,7 @@ def heatmap_chart(
         return figs.svg_string(fig)
 
 
-def _groups(numbers: Sequence[str]) -> list[tuple[str, list[str]]]:
+def _groups(numbers: Sequence[str], specs: MetricSpecs | None = None) -> list[tuple[str, list[str]]]:
     """Figures of a run: seat win rates together, agent win rates together, each metric alone,
     match-ups by label."""
     seats = [n for n in numbers if n.startswith("seat_win_rate:")]
@@ -207,7 +209,7 @@ def _groups(numbers: Sequence[str]) -> list[tuple[str, list[str]]]:
         out.append(("agent win rates", agents))
     for n in numbers:
         if not n.startswith(("seat_win_rate:", "agent_win_rate:", "matchup:")):
-            out.append((number_label(n), [n]))
+            out.append((number_label(n, specs), [n]))
     labels = dict.fromkeys(n.split(":")[1] for n in numbers if n.startswith("matchup:"))
     for label in labels:
         pairs = [n for n in numbers if n.startswith(f"matchup:{label}:") and n.split(":")[2] < n.split(":")[3]]
@@ -230,13 +232,14 @@ def _band(result: SweepResult, run: str, names: Sequence[str]) -> tuple[float, f
 def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
     """One block per run and figure: ``{run, title, svg}``."""
     plan = result.plan
+    specs = plan.base.spec.metrics
     paths = list(plan.values)
     base_value = {p: _base_value(result, p) for p in paths}
     blocks = []
     for run_name, run in plan.sweep.runs.items():
         first = plan.points[0].label
         names = list(result.estimates[(run_name, first)])
-        for title, group in _groups(names):
+        for title, group in _groups(names, specs):
             rate = all(is_rate(n) for n in group)
             scale = 100.0 if rate else 1.0
             unit = " (%)" if rate else ""
@@ -252,7 +255,7 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
                     ests = [result.estimates[(run_name, p.label)].get(n, _nan()) for p in plan.points]
                     series.append(
                         (
-                            number_label(n),
+                            number_label(n, specs),
                             [e["mean"] for e in ests],
                             [e["ci_low"] for e in ests],
                             [e["ci_high"] for e in ests],
@@ -289,12 +292,12 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
                         high,
                         row_label=paths[0],
                         col_label=paths[1],
-                        title=f"{run_name}: {number_label(n)}{unit}",
+                        title=f"{run_name}: {number_label(n, specs)}{unit}",
                         scale=scale,
                         centre=fair,
                         met=met if plan.terms else None,
                     )
-                    blocks.append({"run": run_name, "title": number_label(n), "svg": Markup(svg)})
+                    blocks.append({"run": run_name, "title": number_label(n, specs), "svg": Markup(svg)})
     return blocks
 
 
@@ -347,27 +350,16 @@ def target_rows(result: SweepResult) -> list[dict[str, Any]]:
     return out
 
 
-def _fmt(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{value * scale:,.{digits}f}"
-
-
-def environment() -> Environment:
-    """The jinja2 environment of the sweep and tune pages (autoescape on, strict undefined)."""
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATE_DIR),
-        autoescape=select_autoescape(default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
+def environment(specs: MetricSpecs | None = None) -> Environment:
+    """The jinja2 environment of the sweep and tune pages (autoescape on, strict undefined); the
+    ``label`` filter names metrics as the game's ``specs`` declare them."""
+    return pages.environment(
+        fmt=fmt_scaled,
+        count=lambda v: f"{int(v):,}" if v is not None else "–",
+        label=lambda name: number_label(name, specs),
+        value=value_text,
+        changes=changes_text,
     )
-    env.filters["fmt"] = _fmt
-    env.filters["count"] = lambda v: f"{int(v):,}" if v is not None else "–"
-    env.filters["label"] = number_label
-    env.filters["value"] = value_text
-    env.filters["changes"] = changes_text
-    return env
 
 
 def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
@@ -387,7 +379,7 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
     ]
     first = next(iter(result.cells.values()))
     html = (
-        environment()
+        environment(plan.base.spec.metrics)
         .get_template("sweep.html.j2")
         .render(
             plan=plan,
@@ -410,5 +402,5 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
         )
     )
     out = Path(out_html)
-    _write_atomically(out, html)
+    write_atomically(out, html)
     return out

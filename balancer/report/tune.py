@@ -15,7 +15,7 @@ import matplotlib.ticker
 from markupsafe import Markup
 
 from balancer.report import figures as figs
-from balancer.report.render import _write_atomically
+from balancer.report.render import write_atomically
 from balancer.report.sweep import environment, line_chart, number_label
 from balancer.sweep.paths import changes_text, get_path, parse_path, value_text
 from balancer.sweep.targets import is_rate
@@ -126,7 +126,7 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
             )
             series = [
                 (
-                    number_label(n),
+                    number_label(n, result.plan.base.spec.metrics),
                     [t.estimates[run].get(n, {}).get("mean", math.nan) for t in tops],
                     [t.estimates[run].get(n, {}).get("ci_low", math.nan) for t in tops],
                     [t.estimates[run].get(n, {}).get("ci_high", math.nan) for t in tops],
@@ -225,7 +225,7 @@ def confirmation_rows(result: TuneResult) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "run": run,
-                    "number": number_label(name),
+                    "number": number_label(name, result.plan.base.spec.metrics),
                     "rate": is_rate(name),
                     "best": best[name],
                     "base": base.get(name),
@@ -252,7 +252,7 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
     ]
     refused = [c for c in result.candidates if c.refused]
     html = (
-        environment()
+        environment(plan.base.spec.metrics)
         .get_template("tune.html.j2")
         .render(
             result=result,
@@ -277,5 +277,5 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
         )
     )
     out = Path(out_html)
-    _write_atomically(out, html)
+    write_atomically(out, html)
     return out

@@ -26,18 +26,13 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
+from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, RunDir, conform
 from .runner import (
-    CHUNKS_DIR,
-    MANIFEST_FILE,
-    MANIFEST_FORMAT,
-    _conform,
-    _parallel,
-    _write_chunk,
-    _write_json,
     check_out_dir,
     check_run,
     default_chunk_size,
     engine_sha256,
+    parallel,
     play_chunk_safe,
     resolve_jobs,
     run_to_dir,
@@ -62,12 +57,12 @@ def play_range(
             delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
             for i, a in enumerate(range(start, stop, size))
         )
-        results = list(_parallel(n_jobs, None, ordered=True)(tasks))
+        results = list(parallel(n_jobs, None, ordered=True)(tasks))
     failures = [f for _, _, fs in results for f in fs]
     if failures:
         raise GameRaisedError(failures)
     tables = [t for _, t, _ in results if t is not None]  # a chunk without a table had failures
-    return pa.concat_tables([tables[0]] + [_conform(t, tables[0].schema) for t in tables[1:]])
+    return pa.concat_tables([tables[0]] + [conform(t, tables[0].schema) for t in tables[1:]])
 
 
 class GameRaisedError(RuntimeError):
@@ -191,129 +186,107 @@ def run_until_ci(
     Raises what :func:`run_to_dir` raises, and RunRequestError for ``width`` outside (0, 0.5) or
     ``max_games`` below the player count. Holds the directory's lock (``run.lock``) throughout.
     """
-    with ExitStack() as locks:
-        return _run_until_ci(
-            spec, cfg, config_path, agents, width, max_games, seed, jobs, out_dir, force, command, progress, log, locks
+    with ExitStack() as locks:  # the directory's lock, once the directory exists
+        from .runner import RunRequestError, run_lock
+
+        agents = list(agents)
+        players = len(agents)
+        out_dir = Path(out_dir)
+        if not 0 < width < 0.5:
+            raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
+        if max_games < players:
+            raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
+        try:
+            check_run(spec, cfg, agents, max_games, seed, jobs, None)
+        except RunRequestError as exc:
+            raise RunRequestError("--max-games" if exc.flag == "--games" else exc.flag, exc.problem) from None
+        check_out_dir(out_dir, force, False)
+        worst = games_for_width(0.5, width)
+        cap = max_games - max_games % players
+        step = players * max(1, int(0.005 * min(worst, cap) / players))  # chunk size: every batch is whole chunks
+
+        def whole(games: float) -> int:
+            return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
+
+        request: dict[str, Any] = {
+            "format": MANIFEST_FORMAT,
+            "game": spec.name,
+            "variant": str(getattr(cfg, "variant", "")),
+            "config_path": str(config_path),
+            "config_sha256": config_sha256(config_path),
+            "engine_sha256": engine_sha256(spec),
+            "n_players": players,
+            "agents": agents,
+            "games": 0,
+            "seed": seed,
+            "chunk_size": step,
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            "elapsed_seconds": 0.0,
+            "chunks": [],
+        }
+        out_dir.mkdir(parents=True, exist_ok=True)
+        locks.enter_context(run_lock(out_dir))
+        for name in ("results.parquet", "run.json", "summary.json"):
+            (out_dir / name).unlink(missing_ok=True)
+        shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
+        (out_dir / CHUNKS_DIR).mkdir()
+        n_jobs = resolve_jobs(jobs)
+        tally = WinTally(agents)
+        batches: list[int] = []
+        t0 = time.perf_counter()
+        failed = False
+
+        def play_to(target: int) -> None:
+            nonlocal failed
+            done = batches[-1] if batches else 0
+            tasks = [
+                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
+                for a in range(done, target, step)
+            ]
+            results = (
+                [play_chunk_safe(*t[1], **t[2]) for t in tasks]
+                if n_jobs == 1
+                else parallel(n_jobs, None, ordered=True)(tasks)
+            )
+            for idx, table, failures in results:
+                a = idx * step
+                request["chunks"].append(RunDir(out_dir).write_chunk(idx, a, a + step, seed, table, failures))
+                failed = failed or bool(failures)
+                if table is not None and not failures:
+                    tally.add(table)
+            request["games"] = target
+            request["elapsed_seconds"] = round(time.perf_counter() - t0, 3)
+            RunDir(out_dir).write_manifest(request)
+            batches.append(target)
+            if log:
+                need, name = _theory_games(tally, width, players)
+                log(f"{target:,} games played; the widest number ({name}) needs about {need:,.0f}")
+
+        play_to(whole(max(10 * players, 0.1 * min(worst, cap))))
+        need, _ = _theory_games(tally, width, players)
+        if not failed and batches[-1] < cap and not _narrow(tally, width):
+            play_to(max(batches[-1] + step, whole(0.97 * need)))
+        while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
+            play_to(batches[-1] + step)
+        games = batches[-1]
+        run_to_dir(
+            spec,
+            cfg,
+            config_path,
+            agents,
+            games,
+            seed,
+            jobs,
+            out_dir,
+            force=True,
+            command=command,
+            chunk_size=step,
+            progress=False,
+            resume=True,
         )
-
-
-def _run_until_ci(
-    spec: GameSpec,
-    cfg: Any,
-    config_path: Path | str,
-    agents: Sequence[str],
-    width: float,
-    max_games: int,
-    seed: int,
-    jobs: int,
-    out_dir: Path | str,
-    force: bool,
-    command: str,
-    progress: bool,
-    log: Callable[[str], None] | None,
-    locks: ExitStack,
-) -> tuple[Path, UntilCiResult]:
-    """:func:`run_until_ci`, taking the directory's lock into ``locks`` once the directory exists."""
-    from .runner import RunRequestError, run_lock
-
-    agents = list(agents)
-    players = len(agents)
-    out_dir = Path(out_dir)
-    if not 0 < width < 0.5:
-        raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
-    if max_games < players:
-        raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
-    try:
-        check_run(spec, cfg, agents, max_games, seed, jobs, None)
-    except RunRequestError as exc:
-        raise RunRequestError("--max-games" if exc.flag == "--games" else exc.flag, exc.problem) from None
-    check_out_dir(out_dir, force, False)
-    worst = games_for_width(0.5, width)
-    cap = max_games - max_games % players
-    step = players * max(1, int(0.005 * min(worst, cap) / players))  # chunk size: every batch is whole chunks
-
-    def whole(games: float) -> int:
-        return int(min(cap - cap % step, max(step, step * math.ceil(games / step))))
-
-    request: dict[str, Any] = {
-        "format": MANIFEST_FORMAT,
-        "game": spec.name,
-        "variant": str(getattr(cfg, "variant", "")),
-        "config_path": str(config_path),
-        "config_sha256": config_sha256(config_path),
-        "engine_sha256": engine_sha256(spec),
-        "n_players": players,
-        "agents": agents,
-        "games": 0,
-        "seed": seed,
-        "chunk_size": step,
-        "started": datetime.now(UTC).isoformat(timespec="seconds"),
-        "elapsed_seconds": 0.0,
-        "chunks": [],
-    }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    locks.enter_context(run_lock(out_dir))
-    for name in ("results.parquet", "run.json", "summary.json"):
-        (out_dir / name).unlink(missing_ok=True)
-    shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
-    (out_dir / CHUNKS_DIR).mkdir()
-    n_jobs = resolve_jobs(jobs)
-    tally = WinTally(agents)
-    batches: list[int] = []
-    t0 = time.perf_counter()
-    failed = False
-
-    def play_to(target: int) -> None:
-        nonlocal failed
-        done = batches[-1] if batches else 0
-        tasks = [
-            delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
-            for a in range(done, target, step)
-        ]
-        results = (
-            [play_chunk_safe(*t[1], **t[2]) for t in tasks]
-            if n_jobs == 1
-            else _parallel(n_jobs, None, ordered=True)(tasks)
-        )
-        for idx, table, failures in results:
-            a = idx * step
-            request["chunks"].append(_write_chunk(out_dir, idx, a, a + step, seed, table, failures))
-            failed = failed or bool(failures)
-            if table is not None and not failures:
-                tally.add(table)
-        request["games"] = target
-        request["elapsed_seconds"] = round(time.perf_counter() - t0, 3)
-        _write_json(out_dir / MANIFEST_FILE, request)
-        batches.append(target)
-        if log:
-            need, name = _theory_games(tally, width, players)
-            log(f"{target:,} games played; the widest number ({name}) needs about {need:,.0f}")
-
-    play_to(whole(max(10 * players, 0.1 * min(worst, cap))))
-    need, _ = _theory_games(tally, width, players)
-    if not failed and batches[-1] < cap and not _narrow(tally, width):
-        play_to(max(batches[-1] + step, whole(0.97 * need)))
-    while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
-        play_to(batches[-1] + step)
-    games = batches[-1]
-    run_to_dir(
-        spec,
-        cfg,
-        config_path,
-        agents,
-        games,
-        seed,
-        jobs,
-        out_dir,
-        force=True,
-        command=command,
-        chunk_size=step,
-        progress=False,
-        resume=True,
-    )
-    need, name = _theory_games(tally, width, players)
-    rates = tally.rates()
-    return out_dir, UntilCiResult(games, need, name, half_width(*rates[name]), batches)
+        need, name = _theory_games(tally, width, players)
+        rates = tally.rates()
+        return out_dir, UntilCiResult(games, need, name, half_width(*rates[name]), batches)
 
 
 def _narrow(tally: WinTally, width: float) -> bool:

@@ -18,7 +18,6 @@ key, in the order the game reports them.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import platform
@@ -36,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 from joblib import Parallel, delayed, effective_n_jobs
 
 from balancer.core.batch import DEFAULT_CHUNK_GAMES
@@ -45,9 +43,18 @@ from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import MAX_GAMES, game_seed
 from balancer.core.tables import seat_agents, seat_design
 from balancer.sim.records import batch_table
+from balancer.sim.rundir import (  # noqa: F401  (the layout names, imported from here by older code)
+    CHUNKS_DIR,
+    MANIFEST_FILE,
+    MANIFEST_FORMAT,
+    RESULTS_FILE,
+    RUN_FILE,
+    RunDir,
+    conform,
+    read_manifest,
+    sha256_of,
+)
 
-RESULTS_FILE = "results.parquet"
-RUN_FILE = "run.json"
 MAX_SEED = 2**63 - 1
 _VERSION_PACKAGES = ("numpy", "numba", "polars", "pyarrow", "joblib", "scipy", "matplotlib")
 
@@ -437,7 +444,7 @@ def _progress(total: int, enabled: bool):
     )
 
 
-def _parallel(n_jobs: int, client, ordered: bool):
+def parallel(n_jobs: int, client, ordered: bool):
     """A joblib ``Parallel`` returning a generator: loky with ``n_jobs`` processes, or the Dask
     backend on ``client`` (every worker thread of the cluster)."""
     return_as = "generator" if ordered else "generator_unordered"
@@ -477,35 +484,20 @@ def run_games(
     with _progress(games, progress) as bar:
         task = bar.add_task("games", total=games, rate="")
         done = 0
-        for table in _parallel(n_jobs, None, ordered=True)(tasks):
+        for table in parallel(n_jobs, None, ordered=True)(tasks):
             if schema is None:
                 schema = table.schema
             elif not table.schema.equals(schema):
-                table = _conform(table, schema)
+                table = conform(table, schema)
             done += table.num_rows // len(agents)
             rate = done / max(time.perf_counter() - started, 1e-9)
             bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
             yield table
 
 
-def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """Cast a chunk to the first chunk's schema; RuntimeError if the columns differ."""
-    if table.schema.names != schema.names:
-        raise RuntimeError(f"a chunk's columns {table.schema.names} differ from the first chunk's {schema.names}")
-    return table.cast(schema, safe=True)
-
-
 # --------------------------------------------------------------------------------------------------
-# a run directory
-#
-#   <out>/manifest.json            while a run is unfinished: the request and every chunk written
-#   <out>/chunks/chunk-NNNNNN.arrow   one file per finished chunk, Arrow IPC (written before its manifest entry)
-#   <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
-#                                  streaming, one chunk in memory at a time; manifest and chunks removed)
+# a run directory: balancer.sim.rundir (layout, chunks, manifest, merge)
 
-CHUNKS_DIR = "chunks"
-MANIFEST_FILE = "manifest.json"
-MANIFEST_FORMAT = 1
 MAX_LISTED_FAILURES = 1000  # failures kept with details in run.json (all are counted)
 MANIFEST_EVERY = 0.5  # seconds between rewrites of the manifest while chunks finish (and once at the end)
 
@@ -730,38 +722,6 @@ def replay_command(config_path: Path | str, agents: Sequence[str], seed: int, ga
     )
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
-    """The manifest of an unfinished run in ``out_dir``, or None if there is none.
-
-    Raises ResumeError if it exists but is not a readable manifest.
-    """
-    path = Path(out_dir) / MANIFEST_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ResumeError(f"{path}: not a readable manifest ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("chunks"), list):
-        raise ResumeError(f"{path}: not a balancer manifest (format {MANIFEST_FORMAT})")
-    return data
-
-
 SHARED_ENGINE_CODE = ("core/kernel.py", "core/protocol.py", "agents")
 """Code every game's play depends on beside its own package (paths under ``balancer/``): the compiled
 interface and the generic agents (MCTS) over it."""
@@ -829,85 +789,12 @@ def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> 
                 continue
             if entry["rows"]:
                 path = out_dir / entry["file"]
-                if not path.is_file() or _sha256(path) != entry["sha256"]:
+                if not path.is_file() or sha256_of(path) != entry["sha256"]:
                     continue
         except (KeyError, TypeError, ValueError):
             continue
         kept[idx] = entry
     return kept
-
-
-def _chunk_file(idx: int) -> str:
-    """A chunk's file: Arrow IPC (uncompressed), written and read back about ten times faster than
-    Parquet; only results.parquet, merged from them at the end, is kept."""
-    return f"{CHUNKS_DIR}/chunk-{idx:06d}.arrow"
-
-
-def _read_chunk(path: Path) -> pa.Table:
-    """The rows of a chunk file written by :func:`_write_chunk`."""
-    with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).read_all()
-
-
-def _write_chunk(
-    out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """Write one chunk's rows (temporary name, then rename) and return its manifest entry."""
-    entry: dict[str, Any] = {
-        "chunk": idx,
-        "start": start,
-        "stop": stop,
-        "seed": seed,
-        "rows": 0 if table is None else table.num_rows,
-        "file": None,
-        "sha256": None,
-    }
-    if table is not None:
-        path = out_dir / _chunk_file(idx)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-            entry["sha256"] = _sha256(tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        entry["file"] = _chunk_file(idx)
-    entry["failures"] = failures
-    return entry
-
-
-def _merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
-    """Stream the chunks, in game order, into ``results.parquet`` (one chunk in memory at a time);
-    return the rows written. With no rows, removes any older results.parquet instead."""
-    target = out_dir / RESULTS_FILE
-    tmp = out_dir / (RESULTS_FILE + ".tmp")
-    writer: pq.ParquetWriter | None = None
-    rows = 0
-    try:
-        for entry in sorted(entries, key=lambda e: e["chunk"]):
-            if not entry["rows"]:
-                continue
-            table = _read_chunk(out_dir / entry["file"])
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
-            elif not table.schema.equals(writer.schema):
-                table = _conform(table, writer.schema)
-            writer.write_table(table)
-            rows += table.num_rows
-            del table
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    if writer is None:
-        target.unlink(missing_ok=True)
-        return 0
-    writer.close()
-    os.replace(tmp, target)
-    return rows
 
 
 def run_to_dir(
@@ -952,193 +839,162 @@ def run_to_dir(
     GamesFailedError when games raised (listed in run.json, with replay commands). On Ctrl-C /
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
-    with ExitStack() as locks:
-        return _run_to_dir(
-            spec,
-            cfg,
-            config_path,
-            agents,
-            games,
-            seed,
-            jobs,
-            out_dir,
-            force,
-            command,
-            chunk_size,
-            progress,
-            scheduler,
-            resume,
-            locks,
-        )
+    with ExitStack() as locks:  # the directory's lock, once the directory exists
+        from balancer.config import assumed_notes, config_sha256, resolve_yaml
 
-
-def _run_to_dir(
-    spec: GameSpec,
-    cfg: Any,
-    config_path: Path | str,
-    agents: Sequence[str],
-    games: int,
-    seed: int,
-    jobs: int,
-    out_dir: Path | str,
-    force: bool,
-    command: str,
-    chunk_size: int | None,
-    progress: bool,
-    scheduler: str | None,
-    resume: bool | None,
-    locks: ExitStack,
-) -> Path:
-    """:func:`run_to_dir`, taking the directory's lock into ``locks`` once the directory exists."""
-    from balancer.config import assumed_notes, config_sha256, resolve_yaml
-
-    out_dir = Path(out_dir)
-    agents = list(agents)
-    check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
-    check_out_dir(out_dir, force, resume)
-    request = {
-        "game": spec.name,
-        "variant": str(getattr(cfg, "variant", "")),
-        "config_path": str(config_path),
-        "config_sha256": config_sha256(config_path),
-        "engine_sha256": engine_sha256(spec),
-        "n_players": len(agents),
-        "agents": agents,
-        "games": games,
-        "seed": seed,
-    }
-    manifest = read_manifest(out_dir) if resume is not False else None
-    if resume is True:
-        if manifest is None:
-            what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
-            raise ResumeError(
-                f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace("  ", " ")
-                + "; run without --resume"
-                + (" --force" if what else "")
-            )
-        diffs = _request_differences(manifest, request, chunk_size)
-        if diffs:
-            raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
-    elif manifest is not None and _request_differences(manifest, request, chunk_size):
-        manifest = None  # resume=None: a different request starts over
-
-    client = connect_scheduler(scheduler) if scheduler else None
-    try:
-        n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
-        size = (
-            int(manifest["chunk_size"])
-            if manifest
-            else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
-        )
-        plan = ChunkPlan(games, size)
-        out_dir.mkdir(parents=True, exist_ok=True)
-        locks.enter_context(run_lock(out_dir))
-        chunks_dir = out_dir / CHUNKS_DIR
-        if manifest is None:
-            shutil.rmtree(chunks_dir, ignore_errors=True)
-            done_entries: dict[int, dict] = {}
-            manifest = {
-                "format": MANIFEST_FORMAT,
-                **request,
-                "chunk_size": size,
-                "started": datetime.now(UTC).isoformat(timespec="seconds"),
-                "elapsed_seconds": 0.0,
-                "chunks": [],
-            }
-        else:
-            done_entries = _valid_entries(out_dir, manifest, plan)
-        chunks_dir.mkdir(exist_ok=True)
-        listed = {e["file"].rsplit("/", 1)[-1] for e in done_entries.values() if e.get("file")}
-        for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
-            if stray.name not in listed:
-                stray.unlink()
-        manifest["chunks"] = [done_entries[i] for i in sorted(done_entries)]
-        manifest["config_path"] = str(config_path)
-        _write_json(out_dir / MANIFEST_FILE, manifest)
-
-        pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
-        done = sum(plan[i][1] - plan[i][0] for i in done_entries)
-        elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
-        t0 = time.perf_counter()
-        session_games = 0
-        unlisted = 0  # chunks written but not yet in the manifest on disk
-        listed_at = time.perf_counter()
-
-        def list_chunks() -> None:
-            nonlocal unlisted, listed_at
-            manifest["elapsed_seconds"] = round(elapsed_before + time.perf_counter() - t0, 3)
-            _write_json(out_dir / MANIFEST_FILE, manifest)
-            unlisted, listed_at = 0, time.perf_counter()
-
-        try:
-            with _progress(games, progress) as bar:
-                task = bar.add_task("games", total=games, completed=done, rate="")
-                if done < games:
-                    tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending)
-                    for idx, table, failures in _parallel(n_jobs, client, ordered=False)(tasks):
-                        a, b = plan[idx]
-                        for f in failures:
-                            f["replay"] = replay_command(config_path, agents, seed, f["game_index"])
-                        entry = _write_chunk(out_dir, idx, a, b, seed, table, failures)
-                        manifest["chunks"].append(entry)
-                        unlisted += 1
-                        # the manifest (every chunk so far) is rewritten at most every MANIFEST_EVERY
-                        # seconds: a run of many small chunks would spend more time on it than on play
-                        if time.perf_counter() - listed_at >= MANIFEST_EVERY:
-                            list_chunks()
-                        done += b - a
-                        session_games += b - a
-                        rate = session_games / max(time.perf_counter() - t0, 1e-9)
-                        bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
-        except KeyboardInterrupt:
-            if unlisted:
-                list_chunks()
-            raise RunInterrupted(out_dir, done, games) from None
-        if unlisted:
-            list_chunks()
-    finally:
-        if client is not None:
-            client.close()
-
-    elapsed = elapsed_before + time.perf_counter() - t0
-    entries = sorted(manifest["chunks"], key=lambda e: e["chunk"])
-    failures = [f for e in entries for f in e.get("failures", [])]
-    try:
-        rows = _merge_chunks(out_dir, entries)
-        run_info = {
-            **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256", "engine_sha256")},
-            "assumed": assumed_notes(resolve_yaml(config_path).data),
+        out_dir = Path(out_dir)
+        agents = list(agents)
+        check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
+        check_out_dir(out_dir, force, resume)
+        request = {
+            "game": spec.name,
+            "variant": str(getattr(cfg, "variant", "")),
+            "config_path": str(config_path),
+            "config_sha256": config_sha256(config_path),
+            "engine_sha256": engine_sha256(spec),
             "n_players": len(agents),
             "agents": agents,
-            "seat_design": seat_design(agents, games),
-            **({"table_note": note} if (note := table_note(spec, cfg, agents)) else {}),
             "games": games,
             "seed": seed,
-            "jobs": n_jobs,
-            "scheduler": scheduler,
-            "chunk_size": size,
-            "started": manifest["started"],
-            "elapsed_seconds": round(elapsed, 3),
-            "games_per_second": round(games / max(elapsed, 1e-9), 1),
-            "failed_games": len(failures),
-            "failures": failures[:MAX_LISTED_FAILURES],
-            "versions": package_versions(),
-            "command": command,
         }
-        # how the report names the game ("Águeda: City of Umbrellas")
-        run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}
-        _write_json(out_dir / RUN_FILE, run_info)
-        if rows:
-            _write_summary(out_dir)
-        else:
-            (out_dir / "summary.json").unlink(missing_ok=True)
-        (out_dir / MANIFEST_FILE).unlink()
-        shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
-    except KeyboardInterrupt:
-        raise RunInterrupted(out_dir, games, games) from None
-    if failures:
-        raise GamesFailedError(out_dir, failures[:MAX_LISTED_FAILURES], len(failures), games)
-    return out_dir
+        manifest = read_manifest(out_dir) if resume is not False else None
+        if resume is True:
+            if manifest is None:
+                what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
+                raise ResumeError(
+                    f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace(
+                        "  ", " "
+                    )
+                    + "; run without --resume"
+                    + (" --force" if what else "")
+                )
+            diffs = _request_differences(manifest, request, chunk_size)
+            if diffs:
+                raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
+        elif manifest is not None and _request_differences(manifest, request, chunk_size):
+            manifest = None  # resume=None: a different request starts over
+
+        client = connect_scheduler(scheduler) if scheduler else None
+        try:
+            n_jobs = cluster_threads(client) if client is not None else resolve_jobs(jobs)
+            size = (
+                int(manifest["chunk_size"])
+                if manifest
+                else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents)))
+            )
+            plan = ChunkPlan(games, size)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            locks.enter_context(run_lock(out_dir))
+            chunks_dir = out_dir / CHUNKS_DIR
+            if manifest is None:
+                shutil.rmtree(chunks_dir, ignore_errors=True)
+                done_entries: dict[int, dict] = {}
+                manifest = {
+                    "format": MANIFEST_FORMAT,
+                    **request,
+                    "chunk_size": size,
+                    "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                    "elapsed_seconds": 0.0,
+                    "chunks": [],
+                }
+            else:
+                done_entries = _valid_entries(out_dir, manifest, plan)
+            chunks_dir.mkdir(exist_ok=True)
+            listed = {e["file"].rsplit("/", 1)[-1] for e in done_entries.values() if e.get("file")}
+            for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
+                if stray.name not in listed:
+                    stray.unlink()
+            manifest["chunks"] = [done_entries[i] for i in sorted(done_entries)]
+            manifest["config_path"] = str(config_path)
+            RunDir(out_dir).write_manifest(manifest)
+
+            pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
+            done = sum(plan[i][1] - plan[i][0] for i in done_entries)
+            elapsed_before = float(manifest.get("elapsed_seconds", 0.0))
+            t0 = time.perf_counter()
+            session_games = 0
+            unlisted = 0  # chunks written but not yet in the manifest on disk
+            listed_at = time.perf_counter()
+
+            def list_chunks() -> None:
+                nonlocal unlisted, listed_at
+                manifest["elapsed_seconds"] = round(elapsed_before + time.perf_counter() - t0, 3)
+                RunDir(out_dir).write_manifest(manifest)
+                unlisted, listed_at = 0, time.perf_counter()
+
+            try:
+                with _progress(games, progress) as bar:
+                    task = bar.add_task("games", total=games, completed=done, rate="")
+                    if done < games:
+                        tasks = (
+                            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending
+                        )
+                        for idx, table, failures in parallel(n_jobs, client, ordered=False)(tasks):
+                            a, b = plan[idx]
+                            for f in failures:
+                                f["replay"] = replay_command(config_path, agents, seed, f["game_index"])
+                            entry = RunDir(out_dir).write_chunk(idx, a, b, seed, table, failures)
+                            manifest["chunks"].append(entry)
+                            unlisted += 1
+                            # the manifest (every chunk so far) is rewritten at most every MANIFEST_EVERY
+                            # seconds: a run of many small chunks would spend more time on it than on play
+                            if time.perf_counter() - listed_at >= MANIFEST_EVERY:
+                                list_chunks()
+                            done += b - a
+                            session_games += b - a
+                            rate = session_games / max(time.perf_counter() - t0, 1e-9)
+                            bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+            except KeyboardInterrupt:
+                if unlisted:
+                    list_chunks()
+                raise RunInterrupted(out_dir, done, games) from None
+            if unlisted:
+                list_chunks()
+        finally:
+            if client is not None:
+                client.close()
+
+        elapsed = elapsed_before + time.perf_counter() - t0
+        entries = sorted(manifest["chunks"], key=lambda e: e["chunk"])
+        failures = [f for e in entries for f in e.get("failures", [])]
+        try:
+            rows = RunDir(out_dir).merge(entries)
+            run_info = {
+                **{k: request[k] for k in ("game", "variant", "config_path", "config_sha256", "engine_sha256")},
+                "assumed": assumed_notes(resolve_yaml(config_path).data),
+                "n_players": len(agents),
+                "agents": agents,
+                "seat_design": seat_design(agents, games),
+                **({"table_note": note} if (note := table_note(spec, cfg, agents)) else {}),
+                "games": games,
+                "seed": seed,
+                "jobs": n_jobs,
+                "scheduler": scheduler,
+                "chunk_size": size,
+                "started": manifest["started"],
+                "elapsed_seconds": round(elapsed, 3),
+                "games_per_second": round(games / max(elapsed, 1e-9), 1),
+                "failed_games": len(failures),
+                "failures": failures[:MAX_LISTED_FAILURES],
+                "versions": package_versions(),
+                "command": command,
+                # what the score_* and metric_* columns mean (balancer.core.metrics)
+                **({"metric_specs": spec.metrics.to_json()} if spec.metrics is not None else {}),
+            }
+            # how the report names the game ("Águeda: City of Umbrellas")
+            run_info = {"game": run_info["game"], "game_title": spec.display_name, **run_info}
+            RunDir(out_dir).write_run_json(run_info)
+            if rows:
+                _write_summary(out_dir)
+            else:
+                (out_dir / "summary.json").unlink(missing_ok=True)
+            (out_dir / MANIFEST_FILE).unlink()
+            shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
+        except KeyboardInterrupt:
+            raise RunInterrupted(out_dir, games, games) from None
+        if failures:
+            raise GamesFailedError(out_dir, failures[:MAX_LISTED_FAILURES], len(failures), games)
+        return out_dir
 
 
 def seat_win_rates(out_dir: Path | str) -> dict[str, list[tuple[Any, float, int]]]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Final
@@ -30,13 +30,15 @@ from typing import Any, Final
 import polars as pl
 from scipy import stats
 
+from balancer.core.metrics import MetricSpecs
+from balancer.core.registry import metric_specs_of
+
 SCORE_PREFIX = "score_"
 METRIC_PREFIX = "metric_"
 DEFAULT_CONFIDENCE = 0.95
 SUMMARY_FILE = "summary.json"
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
-SEAT_BONUS_COLUMN = "score_seat_bonus"
 REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
 """Columns :func:`summarize` cannot do without (the others are optional)."""
 
@@ -360,19 +362,20 @@ def _score_query(
     by: str,
     components: dict[str, pl.DataType],
     score_dtype: pl.DataType,
-    without_bonus: pl.DataType | None = None,
+    bonus: tuple[str, pl.DataType] | None = None,
 ) -> pl.LazyFrame:
     """Per ``by`` value: rows, exact sums of the total score and of every component; with
-    ``without_bonus`` (dtype of ``score_seat_bonus``), also of ``score - score_seat_bonus``."""
+    ``bonus`` (the seat-bonus column and its dtype), also of ``score`` minus that column."""
     exprs = [pl.len().alias("_n"), *_moment_exprs("_score", _exact("score", score_dtype))]
     for c, dtype in components.items():
         exprs += _moment_exprs(c, _exact(c, dtype))
-    if without_bonus is not None:
+    if bonus is not None:
+        column, without_bonus = bonus
         both_int = score_dtype.is_integer() and without_bonus.is_integer()
-        diff = lf.select((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_d")).collect_schema()["_d"]
+        diff = lf.select((pl.col("score") - pl.col(column)).alias("_d")).collect_schema()["_d"]
         pair = _exact("_nobonus", pl.Int64() if both_int else diff)
         exprs += _moment_exprs("_nobonus", pair)
-        lf = lf.with_columns((pl.col("score") - pl.col(SEAT_BONUS_COLUMN)).alias("_nobonus"))
+        lf = lf.with_columns((pl.col("score") - pl.col(column)).alias("_nobonus"))
     return lf.group_by(by).agg(exprs).sort(by)
 
 
@@ -419,6 +422,19 @@ def _json_clean(value: Any) -> Any:
 # --------------------------------------------------------------------------- public API
 
 
+def score_without_key(category: str) -> str:
+    """The ``summary.json`` key of each seat's score without the seat-bonus category ``category``:
+    ``score_without_<category>_by_seat``."""
+    return f"score_without_{category}_by_seat"
+
+
+def without_bonus_rows(summary: Mapping[str, Any], specs: MetricSpecs | None) -> list[dict[str, Any]]:
+    """The rows of ``summary``'s seat scores without the game's seat bonus (``[]`` when the game
+    declares none, or the run has no such column)."""
+    category = specs.position_bonus if specs is not None else None
+    return list(summary.get(score_without_key(category)) or []) if category else []
+
+
 def summarize(
     results: pl.LazyFrame | pl.DataFrame,
     meta: dict,
@@ -431,7 +447,9 @@ def summarize(
             ``seat, agent, score, win_share``; ``score_*`` and ``metric_*`` columns are
             discovered by prefix.
         meta: the run's ``run.json`` dict; ``game``, ``variant``, ``n_players`` and ``seed`` are
-            taken from it (falling back to the table's first row).
+            taken from it (falling back to the table's first row); its ``metric_specs`` (else the
+            registered game's, :func:`balancer.core.registry.metric_specs_of`) say which score
+            category is a seat bonus and which metrics are 0/1 indicators.
         confidence: level of every interval (default 0.95).
 
     Returns:
@@ -461,8 +479,9 @@ def summarize(
           rate of players with it at 1 against those at 0, with intervals that treat games as
           clusters (an association, not a cause; see :mod:`balancer.stats.association`); ``[]``
           when there is none;
-        * ``score_without_seat_bonus_by_seat`` (only when a ``score_seat_bonus`` column exists):
-          ``[{seat, n, mean, ci_low, ci_high}]``, the mean of ``score - score_seat_bonus``.
+        * ``score_without_<category>_by_seat`` (only when the game declares a seat-bonus score
+          category and its ``score_<category>`` column exists; :func:`score_without_key`):
+          ``[{seat, n, mean, ci_low, ci_high}]``, the mean of ``score - score_<category>``.
 
         Every sum is exact (see "exact sums" above), so the result is bit-identical whatever the
         row order or Parquet row groups of the input (any ``--jobs`` or chunk size).
@@ -479,7 +498,10 @@ def summarize(
     _require(columns, REQUIRED_COLUMNS)
     components = {c: schema[c] for c in prefixed_columns(columns, SCORE_PREFIX)}
     metrics = {m: schema[m] for m in prefixed_columns(columns, METRIC_PREFIX)}
-    bonus = schema[SEAT_BONUS_COLUMN] if SEAT_BONUS_COLUMN in columns else None
+    specs = metric_specs_of(meta)
+    category = specs.position_bonus if specs is not None else None
+    bonus_column = SCORE_PREFIX + category if category else None
+    bonus = (bonus_column, schema[bonus_column]) if bonus_column and bonus_column in columns else None
 
     clustered = bool(metrics) and "game_index" in columns
     seat_df, agent_df, game_df, score_agent_df, score_seat_df, *metric_df = pl.collect_all(
@@ -544,9 +566,9 @@ def summarize(
     }
     from balancer.stats.association import indicator_win_rates  # imports this module
 
-    summary["indicators"] = indicator_win_rates(lf, confidence)
-    if bonus is not None:
-        summary["score_without_seat_bonus_by_seat"] = [
+    summary["indicators"] = indicator_win_rates(lf, confidence, specs)
+    if bonus is not None and category:
+        summary[score_without_key(category)] = [
             {"seat": rec["seat"], **_mean_row(rec, "_nobonus", confidence)}
             for rec in score_seat_df.iter_rows(named=True)
         ]

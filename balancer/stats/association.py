@@ -54,6 +54,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from balancer.core.metrics import MetricSpecs
 from balancer.stats.aggregate import (
     _DECIMAL,
     DEFAULT_CONFIDENCE,
@@ -93,16 +94,21 @@ def difference_interval(
     return max(-1.0, low), min(1.0, high)
 
 
-def indicator_columns(results: pl.LazyFrame | pl.DataFrame) -> list[str]:
+def indicator_columns(results: pl.LazyFrame | pl.DataFrame, specs: MetricSpecs | None = None) -> list[str]:
     """The ``metric_*`` columns that are per-seat indicators, in table order.
 
     An indicator is a numeric (or boolean) metric column whose non-null, non-NaN values are all
-    0 or 1 and include both.  One pass over the table.
+    0 or 1 and include both; with ``specs`` (the game's declared metrics), only a metric declared a
+    0/1 indicator is one (a count that happens to be 0 or 1 in every game is not).  One pass over
+    the table.
     """
     lf = _as_lazy(results)
     schema = lf.collect_schema()
+    declared = None if specs is None else {METRIC_PREFIX + name for name in specs.indicators}
     candidates = [
-        c for c in prefixed_columns(schema.names(), METRIC_PREFIX) if schema[c].is_numeric() or schema[c] == pl.Boolean
+        c
+        for c in prefixed_columns(schema.names(), METRIC_PREFIX)
+        if (schema[c].is_numeric() or schema[c] == pl.Boolean) and (declared is None or c in declared)
     ]
     if not candidates:
         return []
@@ -216,7 +222,7 @@ def _indicator_row(rec: dict, i: int, column: str, confidence: float) -> dict[st
 
 
 def indicator_win_rates(
-    results: pl.LazyFrame | pl.DataFrame, confidence: float = DEFAULT_CONFIDENCE
+    results: pl.LazyFrame | pl.DataFrame, confidence: float = DEFAULT_CONFIDENCE, specs: MetricSpecs | None = None
 ) -> list[dict[str, Any]]:
     """Win rate of players with each indicator at 1 against those with it at 0 (association).
 
@@ -225,6 +231,7 @@ def indicator_win_rates(
             ``win_share``; ``game_index`` groups players into games (without it every row is
             treated as independent).
         confidence: level of every interval (default 0.95).
+        specs: the game's declared metrics (see :func:`indicator_columns`), or None.
 
     Returns:
         one dict per indicator (see :func:`indicator_columns`), in table order::
@@ -242,7 +249,7 @@ def indicator_win_rates(
         ValueError: if ``confidence`` is not in (0, 1).
     """
     lf = _as_lazy(results)
-    columns = indicator_columns(lf)
+    columns = indicator_columns(lf, specs)
     if not columns:
         return []
     rec = _game_sums_query(lf, columns).collect(engine=_ENGINE).row(0, named=True)

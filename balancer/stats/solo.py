@@ -1,23 +1,23 @@
-"""A solo game's own result: the win rate of the game's 0/1 metric ``solo_win`` with its interval."""
+"""A solo game's own result: the win rate of the game's declared solo-result metric (a 0/1
+indicator, :attr:`balancer.core.metrics.MetricSpec.solo_result`) with its interval."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from balancer.core.metrics import PER_PLAYER, MetricSpecs
 from balancer.stats.aggregate import wilson_interval
 
-SOLO_WIN = "solo_win"
-"""The 0/1 metric a game reports when a solo player can win or lose (Águeda's solo mode)."""
-PER_PLAYER = "_per_player"
-"""The suffix of a metric's per-player mean in ``summary.json`` (``metrics.<name>_per_player``)."""
+__all__ = ["PER_PLAYER", "solo_result"]
 
 
-def solo_result(summary: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A solo game's own result, if the game reports one as the 0/1 metric ``solo_win``: its win
-    rate with a Wilson interval over the games (``{rate, ci_low, ci_high, games, wins}``, fractions,
-    at ``summary["confidence"]``, default 0.95); else None."""
-    m = (summary.get("metrics") or {}).get(SOLO_WIN + PER_PLAYER)
+def solo_result(summary: Mapping[str, Any], specs: MetricSpecs | None) -> dict[str, Any] | None:
+    """A solo game's own result, if the game declares one (``specs.solo_result``, a 0/1 metric):
+    its win rate with a Wilson interval over the games (``{rate, ci_low, ci_high, games, wins}``,
+    fractions, at ``summary["confidence"]``, default 0.95); else None."""
+    name = specs.solo_result if specs is not None else None
+    m = (summary.get("metrics") or {}).get(name + PER_PLAYER) if name else None
     if not m or not m.get("n"):
         return None
     n = int(m["n"])

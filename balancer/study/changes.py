@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from balancer.core.registry import metric_specs_of
 from balancer.report.render import metric_label
 from balancer.stats.aggregate import scan_results
 from balancer.stats.paired import paired_differences
@@ -60,7 +61,8 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
                 items = [(r["agent"], r, r["agent"]) for r in diffs["agent_win_rate"]]
             else:
                 name = fig.show.split(":", 1)[1]
-                items = [(metric_label(name), r, None) for r in diffs["metrics"] if r["name"] == name]
+                specs = metric_specs_of(result.cells[(fig.run, a)].meta or {"game": result.study.game})
+                items = [(metric_label(name, specs), r, None) for r in diffs["metrics"] if r["name"] == name]
             for category, r, key_pub in items:
                 pa, pb = pub.get(a), pub.get(b)
                 if fig.show == "seat_win_rate" and isinstance(pa, list) and isinstance(pb, list):

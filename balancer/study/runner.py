@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -13,11 +12,10 @@ from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import get_spec
 from balancer.sim.batches import GameRaisedError, play_range
-from balancer.sim.runner import RESULTS_FILE, RUN_FILE, check_run, engine_sha256, run_to_dir
+from balancer.sim.rundir import RunDir
+from balancer.sim.runner import check_run, engine_sha256, run_to_dir
 
 from .model import Study, StudyError, load_study
-
-SUMMARY_FILE = "summary.json"
 
 
 @dataclass
@@ -59,13 +57,7 @@ def cell_dir(results_root: Path, study: Study, run: str, variant: str) -> Path:
 
 def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:
     """True when ``out_dir`` holds a finished run of exactly this request."""
-    try:
-        meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not (out_dir / RESULTS_FILE).is_file() or not (out_dir / SUMMARY_FILE).is_file():
-        return False
-    return not meta.get("failed_games") and all(meta.get(k) == v for k, v in expected.items())
+    return RunDir(out_dir).is_finished(expected, summary=True)
 
 
 def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed: int, jobs: int) -> dict[str, Any]:
@@ -193,7 +185,7 @@ def run_study(
                     scheduler=scheduler,
                     resume=None,
                 )
-            cell.meta = json.loads((out / RUN_FILE).read_text(encoding="utf-8"))
-            cell.summary = json.loads((out / SUMMARY_FILE).read_text(encoding="utf-8"))
+            cell.meta = RunDir(out).read_meta()
+            cell.summary = RunDir(out).read_summary()
             cells[(run_name, label)] = cell
     return StudyResult(study, study_path, cells, time.perf_counter() - t0)

@@ -8,7 +8,6 @@ an interrupted one of the same request, and played otherwise.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,9 @@ import pyarrow.parquet as pq
 
 from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
-from balancer.sim.runner import RESULTS_FILE, RUN_FILE, engine_sha256, run_to_dir
-from balancer.study.runner import SUMMARY_FILE, Cell
+from balancer.sim.rundir import RESULTS_FILE, RunDir
+from balancer.sim.runner import engine_sha256, run_to_dir
+from balancer.study.runner import Cell
 from balancer.study.runner import _finished as finished_cell
 
 from .targets import game_numbers
@@ -81,8 +81,8 @@ def play_cell(
             scheduler=scheduler,
             resume=None,
         )
-    cell.meta = json.loads((out_dir / RUN_FILE).read_text(encoding="utf-8"))
-    cell.summary = json.loads((out_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    cell.meta = RunDir(out_dir).read_meta()
+    cell.summary = RunDir(out_dir).read_summary()
     return cell
 
 

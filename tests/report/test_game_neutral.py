@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from balancer.games import get_spec
 from balancer.report import render_report
 from balancer.report.compare import render_comparison_html
 from balancer.report.render import display_name, is_rate_metric, label_sections, metric_label
@@ -147,12 +148,13 @@ def test_solo_report_without_a_solo_result_says_nothing_of_one(tmp_path: Path) -
 
 def test_solo_result_is_a_wilson_interval() -> None:
     summary = {"metrics": {"solo_win_per_player": {"mean": 0.5, "ci_low": 0.1, "ci_high": 0.9, "n": 2}}}
-    result = solo_result(summary)
+    agueda = get_spec("agueda").metrics  # declares solo_win the game's solo result
+    result = solo_result(summary, agueda)
     # 1 win of 2 (z = 1.96): Wilson 9.45% to 90.55%
     assert result["wins"] == 1 and result["games"] == 2
     assert result["ci_low"] == pytest.approx(0.0945312, abs=1e-6)
     assert result["ci_high"] == pytest.approx(0.9054688, abs=1e-6)
-    assert solo_result({"metrics": {}}) is None
+    assert solo_result({"metrics": {}}, agueda) is None
 
 
 # --------------------------------------------------------------------------- 4. rates in percent

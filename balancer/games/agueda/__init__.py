@@ -322,6 +322,7 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
 from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent  # noqa: E402
+from .metrics import METRICS  # noqa: E402
 
 
 def _seat_agent(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray] | None:
@@ -342,6 +343,7 @@ SPEC = with_mcts(
         max_protocol_moves=MAX_MOVES,
         score_table_text=score_table_text,
         play_chunk=play_chunk,
+        metrics=METRICS,
         chunk_games=chunk_games,
     ),
     seat_agent=_seat_agent,

@@ -317,6 +317,7 @@ from ...core.registry import spec_from_module  # noqa: E402
 from .agents import game_agent, seat_agent  # noqa: E402
 from .config import DISTRICTS  # noqa: E402
 from .kernel import Compiled, with_value_weights  # noqa: E402
+from .metrics import METRICS  # noqa: E402
 
 
 def mcts_table(cfg: CitywrightConfig, agents: list[str]) -> Compiled:
@@ -341,6 +342,7 @@ SPEC = with_mcts(
         default_config="citywright/v1.1.yaml",
         score_table_text=score_table_text,
         engine=ENGINE,
+        metrics=METRICS,
         play_chunk=play_chunk,
         chunk_games=chunk_games,
     ),

@@ -404,6 +404,7 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
 from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT_GREEDY, game_agent  # noqa: E402
+from .metrics import METRICS  # noqa: E402
 
 
 def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] | None:
@@ -422,6 +423,7 @@ SPEC = with_mcts(
         max_protocol_moves=MAX_MOVES,
         score_table_text=score_table_text,
         describe_config=describe_config,
+        metrics=METRICS,
         play_chunk=play_chunk,
     ),
     seat_agent=_seat_agent,

@@ -480,6 +480,7 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
 from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent, with_decks  # noqa: E402
+from .metrics import METRICS as METRIC_SPECS  # noqa: E402
 
 
 def _seat_agent(cfg: UrgencyConfig, name: str) -> tuple[int, np.ndarray]:
@@ -506,6 +507,7 @@ SPEC = with_mcts(
         max_protocol_moves=MAX_MOVES,
         engine=ENGINE,
         table_note=table_note,
+        metrics=METRIC_SPECS,
         play_chunk=play_chunk,
         chunk_games=chunk_games,
     ),

@@ -19,17 +19,16 @@ from typing import Any
 import typer
 import yaml
 
-from balancer.cli import (
+from .app import (
     _check_out_directory,
     _check_out_file,
     _compile_note,
     _fail,
     _load,
-    _report_failures,
     _sigterm_as_interrupt,
     app,
 )
-from balancer.config import ConfigError
+from .errors import library_errors
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
 STUDY_FILE = "ladder.yaml"
@@ -142,8 +141,8 @@ def ladder(
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on
     one scale and the skill depth, with 95% intervals. Exit 0 done, 1 games raised, 2 bad input."""
     from balancer.ladder.model import cells
-    from balancer.sim.runner import GamesFailedError, ResultsExistError, RunRequestError, check_run
-    from balancer.study import StudyError, run_study
+    from balancer.sim.runner import RunRequestError, check_run
+    from balancer.study import run_study
 
     cfg, spec = _load(config)
     rungs = [a.strip() for a in agents.split(",")]
@@ -187,7 +186,13 @@ def ladder(
         "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups, "bootstrap": bootstrap},
     }
     log = None if quiet else (lambda line: typer.echo(line, err=True))
-    try:
+    with library_errors(
+        interrupted=(
+            "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
+            "ladder is run again"
+        ),
+        cannot_write=f"--results {results}",
+    ):
         _write_study(study_file, data)
         _compile_note(spec)
         with _sigterm_as_interrupt():
@@ -200,20 +205,6 @@ def ladder(
                 log=log,
                 scheduler=scheduler or None,
             )
-    except GamesFailedError as exc:
-        _report_failures(exc)
-        raise typer.Exit(1) from None
-    except (StudyError, ConfigError, ValueError, ResultsExistError) as exc:  # before OSError: a cell being written
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"--results {results}: cannot write ({exc.strerror or exc})")
-    except KeyboardInterrupt:
-        typer.echo(
-            "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
-            "ladder is run again",
-            err=True,
-        )
-        raise typer.Exit(130) from None
     written = render_and_echo(result, html, figures)
     typer.echo(f"report: {written}")
     typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")

@@ -12,17 +12,19 @@ from pathlib import Path
 
 import typer
 
-from balancer.cli import (
+from balancer.config import ConfigError
+from balancer.files import describe_sweep_or_tune
+
+from .app import (
     _check_out_directory,
     _check_out_file,
     _command_line,
     _compile_note,
     _fail,
-    _report_failures,
     _sigterm_as_interrupt,
     app,
 )
-from balancer.config import ConfigError
+from .errors import library_errors
 
 
 def _log(quiet: bool):
@@ -60,7 +62,6 @@ def sweep(
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
     that meet each target. Finished cells are reused; an interrupted one is continued."""
     from balancer.report.sweep import render_sweep
-    from balancer.sim.runner import GamesFailedError, ResultsExistError
     from balancer.sweep import SweepError, load_sweep, run_sweep
 
     _check_out_directory("--results", results)
@@ -73,24 +74,19 @@ def sweep(
     html = out_html if out_html is not None else Path("reports") / f"{plan.sweep.sweep}.html"
     _check_out_file("report file", html, "an HTML file")
     log = _log(quiet)
-    try:
-        _compile_note(plan.base.spec)
-        with _sigterm_as_interrupt():
-            result = run_sweep(
-                plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line()
+    _compile_note(plan.base.spec)
+    with (
+        library_errors(
+            interrupted=(
+                "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
+                "sweep is run again"
             )
-    except GamesFailedError as exc:
-        _report_failures(exc)
-        raise typer.Exit(1) from None
-    except (ConfigError, ValueError, ResultsExistError) as exc:  # ResultsExistError: a cell another run is writing
-        _fail(str(exc))
-    except KeyboardInterrupt:
-        typer.echo(
-            "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
-            "sweep is run again",
-            err=True,
+        ),
+        _sigterm_as_interrupt(),
+    ):
+        result = run_sweep(
+            plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line()
         )
-        raise typer.Exit(130) from None
     written = render_sweep(result, html)
     typer.echo(f"report: {written}")
     from balancer.report.sweep import target_rows
@@ -149,7 +145,6 @@ def tune(
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
     from balancer.report.tune import render_tune
-    from balancer.sim.runner import GamesFailedError, ResultsExistError
     from balancer.sweep import SweepError
     from balancer.tune import load_tune, run_tune
     from balancer.tune.search import read_state, state_path
@@ -182,20 +177,14 @@ def tune(
             f"--resume (its finished cells are reused)"
         )
     log = _log(quiet)
-    try:
-        _compile_note(plan.base.spec)
-        with _sigterm_as_interrupt():
-            result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line())
-    except GamesFailedError as exc:
-        _report_failures(exc)
-        raise typer.Exit(1) from None
-    except (ConfigError, ValueError, ResultsExistError) as exc:
-        _fail(str(exc))
-    except KeyboardInterrupt:
-        args = [a for a in _command_line().split(" ")]
-        again = " ".join(args) + ("" if "--resume" in args else " --resume")
-        typer.echo(f"interrupted; the finished cells are kept; continue the search with:\n  {again}", err=True)
-        raise typer.Exit(130) from None
+    args = [a for a in _command_line().split(" ")]
+    again = " ".join(args) + ("" if "--resume" in args else " --resume")
+    _compile_note(plan.base.spec)
+    with (
+        library_errors(interrupted=f"interrupted; the finished cells are kept; continue the search with:\n  {again}"),
+        _sigterm_as_interrupt(),
+    ):
+        result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line())
     written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
     report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
     if write is not None and written_text:
@@ -237,38 +226,7 @@ def tune(
     )
 
 
-def is_sweep_or_tune(head: object) -> bool:
-    """Whether a parsed YAML file is a sweep file (``sweep:``) or a tune file (``tune:``)."""
-    return isinstance(head, dict) and ("sweep" in head or "tune" in head) and "game" not in head
-
-
-def _check_file(path: Path, head: dict):
-    """Load a sweep or tune file without playing (no probe game): SweepError/ConfigError on a problem."""
-    from balancer.sweep import load_sweep
-    from balancer.tune import load_tune
-
-    return load_sweep(path, probe=False) if "sweep" in head else load_tune(path, probe=False)
-
-
-def describe(path: Path, head: dict) -> str:
-    """One line for ``balancer games``: a sweep (paths, points) or a tune (space, candidates)."""
-    from balancer.sweep import SweepError
-
-    kind = "sweep" if "sweep" in head else "tune"
-    try:
-        plan = _check_file(path, head)
-    except (SweepError, ConfigError) as exc:
-        return f"INVALID {kind}: {str(exc).splitlines()[0]}"
-    if kind == "sweep":
-        return f"sweep {plan.sweep.sweep}: {' x '.join(plan.values)} ({len(plan.points)} points); runs {', '.join(plan.sweep.runs)}"
-    size = plan.space_size
-    return (
-        f"tune {plan.tune.tune}: {', '.join(plan.tune.space)} ({f'{size:,}' if size else 'continuous'} candidates); "
-        f"runs {', '.join(plan.tune.runs)}"
-    )
-
-
-def validate_file(path: Path, head: dict) -> None:
+def validate_sweep_or_tune(path: Path, head: dict) -> None:
     """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
     naming a metric or label plays one game of each run to learn them)."""
     from balancer.sweep import SweepError
@@ -280,4 +238,4 @@ def validate_file(path: Path, head: dict) -> None:
         plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
     except (SweepError, ConfigError) as exc:
         _fail(str(exc))
-    typer.echo(f"OK: {describe(path, head)} ({plan.base.spec.name}, base {plan.base.path})")
+    typer.echo(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})")

@@ -1,0 +1,5 @@
+"""``python -m balancer.cli``: the command line."""
+
+from balancer.cli import app
+
+app(prog_name="balancer")

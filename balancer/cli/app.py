@@ -1,0 +1,155 @@
+"""The ``balancer`` command line's Typer app and what its commands share: loading a variant,
+messages, the exit codes, the player count, output checks.
+
+Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
+bad input prints one clear message on stderr naming the file or key, and writes nothing.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+
+from balancer import api
+from balancer.config import ConfigError
+from balancer.games import GameSpec
+
+app = typer.Typer(
+    name="balancer",
+    help="If I change this rule, who wins more often? Play many games between AI players and report win rates.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+BAD_INPUT = 2
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _fail(message: str) -> NoReturn:
+    """Print ``message`` on stderr and exit with code 2 (bad input)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(BAD_INPUT)
+
+
+def _load(config: Path) -> tuple[Any, GameSpec]:
+    """(validated config, its game's spec) (:func:`balancer.api.load_variant`), or exit 2 with the
+    ConfigError text (one line when the file is a study, not a rule variant)."""
+    try:
+        return api.load_variant(config)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def _note(line: str) -> None:
+    """One note of the library (:data:`balancer.api.Note`) on stderr."""
+    typer.echo(line, err=True)
+
+
+def _compile_note(spec: GameSpec) -> None:
+    """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
+    installing or after an engine change compiles it: up to about a minute with no progress)."""
+    note = api._compile_note(spec)
+    if note:
+        _note(note)
+
+
+def _counts_text(counts: list[int] | None) -> str:
+    """Player counts as the run's refusals write them (:func:`balancer.sim.runner.counts_text`):
+    [1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
+    from balancer.sim.runner import counts_text
+
+    return counts_text(counts)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """While active, SIGTERM raises KeyboardInterrupt, so a killed run cleans up like Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, _raise)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _command_line() -> str:
+    return " ".join(shlex.quote(a) for a in ["balancer", *sys.argv[1:]])
+
+
+def _resume_command(out_dir: Path) -> str:
+    """This command line with ``--resume`` (and ``--out``), without ``--force``."""
+    args = [a for a in sys.argv[1:] if a != "--force"]
+    if not any(a in ("--out", "-o") or a.startswith("--out=") for a in args):
+        args += ["--out", str(out_dir)]
+    if "--resume" not in args:
+        args.append("--resume")
+    return " ".join(shlex.quote(a) for a in ["balancer", *args])
+
+
+def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
+    a file, in a writable directory (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    from balancer.report.render import ReportOutputError, check_report_target
+
+    if path.is_dir():
+        _fail(f"{flag} {path}: is a directory; give the path of {kind}")
+    try:
+        check_report_target(path)
+    except ReportOutputError as exc:
+        _fail(f"{flag} {exc}")
+
+
+def _check_out_directory(flag: str, path: Path) -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` is or can be created as a writable directory
+    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command). Creates nothing."""
+    from balancer.sim.runner import OutDirError, check_out_dir
+
+    try:
+        check_out_dir(path, resume=True)
+    except OutDirError as exc:
+        _fail(f"{flag} {exc}")
+
+
+MAX_PRINTED_FAILURES = 20
+
+
+def _report_failures(exc: Any) -> None:
+    """Print the failing games of a GamesFailedError on stderr: index, seed, error, replay command."""
+    typer.echo(
+        f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
+    )
+    for f in exc.failures[:MAX_PRINTED_FAILURES]:
+        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
+        typer.echo(f"    replay: {f['replay']}", err=True)
+    if exc.count > MAX_PRINTED_FAILURES:
+        typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
+
+
+def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
+    """The player count of a command (:func:`balancer.api.default_players`), or exit 2 for a count
+    below 1."""
+    from balancer.sim.runner import RunRequestError
+
+    try:
+        return api.default_players(players, agents, cfg, fallback)
+    except RunRequestError as exc:
+        _fail(str(exc))

@@ -1,0 +1,164 @@
+"""``balancer baseline save`` and ``balancer check``: the balance regression check of CI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from .app import (
+    _check_out_directory,
+    _check_out_file,
+    _fail,
+    _sigterm_as_interrupt,
+    app,
+)
+from .errors import library_errors
+
+baseline_app = typer.Typer(
+    help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(baseline_app, name="baseline")
+
+
+@baseline_app.command("save")
+def baseline_save(
+    study_file: Path = typer.Argument(..., help="Study YAML file (see configs/citywright/ci.yaml)."),
+    out: Path = typer.Option(
+        ..., "--out", "-o", metavar="JSON", help="Baseline file to write, e.g. baselines/NAME.json."
+    ),
+    results: Path = typer.Option(
+        Path("results"),
+        "--results",
+        metavar="DIR",
+        help="Where the study's cells are played: DIR/<study>/<run>/<variant>/.",
+    ),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),
+    replay: bool = typer.Option(False, "--replay", help="Replay every cell (finished cells are reused otherwise)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+) -> None:
+    """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
+    games, successes or mean and variance), the seed, config and engine hashes and the version."""
+    from balancer.check import save_baseline
+    from balancer.study import StudyError, load_study
+
+    try:
+        spec, _ = load_study(study_file)
+    except StudyError as exc:
+        _fail(str(exc))
+    _check_out_file("--out", out, "a JSON file")
+    if out.exists() and not force:
+        _fail(f"--out {out}: already exists; use --force to replace the baseline")
+    _check_out_directory("--results", results)
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    with (
+        library_errors(interrupted="interrupted; no baseline was written", cannot_write=f"--out {out}"),
+        _sigterm_as_interrupt(),
+    ):
+        data = save_baseline(
+            study_file, out, results_root=results, jobs=jobs, force_replay=replay, progress=not quiet, log=log
+        )
+    from balancer.check.values import count_tracked
+
+    numbers, tracked = count_tracked(data, spec.check.metrics)
+    note = (
+        ""
+        if tracked == numbers
+        else (
+            f"; check tracks {tracked} of them (the win rates and the metrics "
+            f"in check.metrics), the rest are stored for a later choice"
+        )
+    )
+    typer.echo(f"baseline: {out} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']}{note})")
+
+
+@app.command()
+def check(
+    study_file: Path = typer.Argument(..., help="Study YAML file whose baseline to check against."),
+    baseline: Path = typer.Option(
+        ..., "--baseline", "-b", metavar="JSON", help="Baseline written by 'balancer baseline save'."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed to play [default: derived from the baseline's seed, never equal to it]."
+    ),
+    max_games: int | None = typer.Option(
+        None,
+        "--max-games",
+        min=1,
+        help="Game cap per cell [default: the study's check.max_games, else the baseline's games].",
+    ),
+    false_alarm: float | None = typer.Option(
+        None,
+        "--false-alarm",
+        help="Chance that an unchanged study fails, over all numbers [default: the study's check: setting, else 0.01].",
+    ),
+    miss_rate: float | None = typer.Option(
+        None,
+        "--miss-rate",
+        help="Chance of passing a change as large as the tolerance [default: the study's check: setting, else 0.1].",
+    ),
+    tolerance_win_rate: float | None = typer.Option(
+        None,
+        "--tolerance-win-rate",
+        help="Smallest win-rate change to find, as a fraction [default: the study's, else 0.02 = 2 points].",
+    ),
+    tolerance_metric_sd: float | None = typer.Option(
+        None,
+        "--tolerance-metric-sd",
+        help="Smallest metric change to find, in baseline standard "
+        "deviations of its per-game value [default: the study's, else 0.1].",
+    ),
+    looks: int | None = typer.Option(None, "--looks", help="Looks (batches) per cell [default: the study's, else 4]."),
+    junit: Path | None = typer.Option(
+        None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."
+    ),
+    markdown: Path | None = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+) -> None:
+    """Replay a study with a new seed and test every tracked number against its baseline and the study's
+    expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
+    from pydantic import ValidationError
+
+    from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.study import StudyError, load_study
+
+    try:
+        spec, _ = load_study(study_file)
+        data = load_baseline(baseline)
+    except (StudyError, BaselineError) as exc:
+        _fail(str(exc))
+    for flag, path in (("--junit", junit), ("--markdown", markdown)):
+        if path is not None:
+            _check_out_file(flag, path)
+    if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
+        _fail(f"--junit and --markdown: both name {junit}; give two files")
+    overrides: dict[str, Any] = {
+        "max_games": max_games,
+        "false_alarm": false_alarm,
+        "miss_rate": miss_rate,
+        "looks": looks,
+    }
+    settings_data = spec.check.model_dump()
+    settings_data.update({k: v for k, v in overrides.items() if v is not None})
+    for key, value in (("win_rate", tolerance_win_rate), ("metric_sd", tolerance_metric_sd)):
+        if value is not None:
+            settings_data["tolerance"][key] = value
+    try:
+        settings = type(spec.check).model_validate(settings_data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    with library_errors(interrupted="interrupted; nothing was written"), _sigterm_as_interrupt():
+        result = run_check(study_file, data, baseline, settings=settings, seed=seed, jobs=jobs, log=log)
+    print_table(result)
+    for writer, path in ((write_junit, junit), (write_markdown, markdown)):
+        if path is not None:
+            try:
+                typer.echo(f"written: {writer(result, path)}")
+            except OSError as exc:
+                _fail(f"{path}: cannot write ({exc.strerror or exc})")
+    raise typer.Exit(0 if result.passed else 1)

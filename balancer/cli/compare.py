@@ -1,0 +1,103 @@
+"""``balancer compare``: two variants on the same seeds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from balancer import api
+
+from .app import (
+    _check_out_directory,
+    _check_out_file,
+    _command_line,
+    _fail,
+    _load,
+    _players,
+    _sigterm_as_interrupt,
+    app,
+)
+from .errors import library_errors
+
+
+@app.command()
+def compare(
+    config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
+    config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
+    players: int | None = typer.Option(
+        None,
+        "--players",
+        "-p",
+        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
+    ),
+    n_games: int = typer.Option(
+        1000, "--games", "-n", help="Games per variant (at least 1); both variants play the same game seeds."
+    ),
+    agents: str = typer.Option(
+        "greedy",
+        "--agents",
+        "-a",
+        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
+    ),
+    seed: int = typer.Option(
+        1,
+        "--seed",
+        help="Run seed shared by both variants (common random numbers): "
+        "game i uses SeedSequence(seed, spawn_key=(i,)) in A and B.",
+    ),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        "-o",
+        metavar="DIR",
+        help="Output directory for both runs and comparison.json [default: results/compare-<a>-vs-<b>-<players>p].",
+    ),
+    report_html: Path | None = typer.Option(
+        None,
+        "--report",
+        metavar="HTML",
+        help="HTML comparison page to write [default: reports/compare-<a>-vs-<b>-<players>p.html].",
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Play both variants again, overwriting results in the "
+        "output directory (matching runs are reused otherwise).",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+) -> None:
+    """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
+    from balancer.compare import default_compare_names
+
+    cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
+    _load(config_b)
+    players = _players(players, agents, cfg_a, 4)
+    name = default_compare_names(config_a, config_b, players)
+    out_dir = out if out is not None else Path("results") / name
+    html = report_html if report_html is not None else Path("reports") / f"{name}.html"
+    if out is not None and out.suffix.lower() in (".html", ".htm"):
+        _fail(f"--out {out}: --out is the directory for both variants' results; give the HTML page with --report {out}")
+    _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
+    _check_out_directory("--out" if out is not None else "output directory", out_dir)
+    with (
+        library_errors(
+            interrupted="interrupted; finished runs are kept, and the same command continues the unfinished one"
+        ),
+        _sigterm_as_interrupt(),
+    ):
+        compared = api.compare(
+            config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
+            command=_command_line(),
+        )  # fmt: skip
+    written = api.report(compared, html)
+    typer.echo(f"results: {out_dir / 'comparison.json'}")
+    typer.echo(f"report: {written}")
+    if not quiet:
+        result = compared.comparison
+        for row in result["agent_win_rate"] + result["seat_win_rate"]:
+            if row["difference"] is None:
+                continue
+            mark = " *" if row["significant"] else ""
+            typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){mark}")

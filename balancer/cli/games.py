@@ -1,0 +1,61 @@
+"""``balancer games`` and ``balancer init``: the shipped games and variants, a starter variant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from balancer.files import describe_yaml
+from balancer.games import GAMES, get_spec
+
+from .app import (
+    _fail,
+    app,
+)
+
+
+@app.command()
+def games() -> None:
+    """List the registered games, their agents (and the extra agents, names a game accepts beyond
+    those the conformance suite plays) and the variants and studies that ship with balancer, each
+    with its player counts; name a shipped file as <game>/<name> (citywright/v1.1) in any command,
+    or copy one to edit with 'balancer init'."""
+    from balancer.data import builtin_configs, builtin_name
+
+    for name in sorted(GAMES):
+        try:
+            spec = get_spec(name)
+            agents = ", ".join(spec.agents) or "?"
+            extra = ", ".join(spec.extra_agents)
+            agents += f" ({spec.agent_note})" if spec.agent_note else ""
+        except Exception as exc:  # a game being written must not break the listing
+            typer.echo(f"{name}: not available ({exc})")
+            continue
+        typer.echo(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
+        configs = builtin_configs(name)
+        if not configs:
+            typer.echo(f"  (no configs ship with {name})")
+        for path in configs:
+            typer.echo(f"  {builtin_name(path)}.yaml  {describe_yaml(path)}")
+
+
+@app.command()
+def init(
+    game: str = typer.Argument(..., help="Registered game whose starter files to write (see 'balancer games')."),
+    directory: Path = typer.Argument(..., help="Folder to write variant.yaml and study.yaml into (created)."),
+    force: bool = typer.Option(False, "--force", help="Replace starter files already in the folder."),
+) -> None:
+    """Write a starter rule variant (variant.yaml, extending the game's shipped main variant by name)
+    and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit."""
+    from balancer.data.starter import StarterError, write_starter
+
+    try:
+        written = write_starter(game, directory, force=force)
+    except StarterError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{directory}: cannot write the starter files ({exc.strerror or exc})")
+    for path in written:
+        typer.echo(f"written: {path}")
+    typer.echo(f"next: balancer validate {written[0]}; balancer study {written[1]}")

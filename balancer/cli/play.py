@@ -1,0 +1,89 @@
+"""``balancer score`` and ``balancer play``: one table scored from text, one game told move by move."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from .app import (
+    _fail,
+    _load,
+    _players,
+    app,
+)
+
+
+@app.command()
+def score(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file whose scoring rules to use."),
+    table_file: Path = typer.Argument(
+        ...,
+        help="Text file with a final position drawn as the game's section of the "
+        "README shows (Citywright: a drawn table, one line per row, one "
+        "character per cell; Águeda and Urban Sketchers: their own formats).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the breakdown as a JSON object."),
+) -> None:
+    """Score a hand-drawn final position (a table, a board) and print its category breakdown."""
+    cfg, spec = _load(config)
+    scorer = spec.score_table_text
+    if scorer is None:
+        _fail(f"game {cfg.game!r} cannot score a table from text")
+    try:
+        text = table_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{table_file}: file not found")
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"{table_file}: cannot read: {exc}")
+    try:
+        breakdown = scorer(cfg, text)
+    except ValueError as exc:
+        _fail(f"{table_file}: {exc}")
+    if as_json:
+        typer.echo(json.dumps(breakdown, indent=2))
+        return
+    width = max(len(str(k)) for k in breakdown)
+    for key, value in breakdown.items():
+        typer.echo(f"{str(key).replace('_', ' '):<{width}}  {value:>5}")
+
+
+@app.command()
+def play(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file."),
+    players: int | None = typer.Option(
+        None,
+        "--players",
+        "-p",
+        help="Number of players (seats) [default: the number of --agents when a list is given, else the variant's only player count, else 2].",
+    ),
+    seed: int = typer.Option(1, "--seed", help="Game seed (game 0 of a run with this seed), 0 to 2^63-1."),
+    agents: str = typer.Option(
+        "greedy", "--agents", "-a", help="One agent for every seat, or one per seat, comma-separated."
+    ),
+    game_index: int = typer.Option(
+        0,
+        "--game-index",
+        min=0,
+        help="Play game I of the run with this seed (its seed SeedSequence(seed, "
+        "spawn_key=(I,)) and its seats, rotated I times), as a failing game "
+        "of 'balancer run' is reported.",
+    ),
+) -> None:
+    """Play one game and print its turn-by-turn transcript."""
+    from balancer.core.seeding import game_seed
+    from balancer.core.tables import seat_agents
+    from balancer.sim.runner import RunRequestError, check_run, parse_agents
+
+    cfg, spec = _load(config)
+    players = _players(players, agents, cfg, 2)
+    try:
+        seats = parse_agents(agents, players)
+        check_run(spec, cfg, seats, 1, seed, source=str(config))
+        text = spec.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
+    except RunRequestError as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(f"{config}: {exc}")
+    typer.echo(text.rstrip("\n"))

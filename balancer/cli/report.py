@@ -1,0 +1,80 @@
+"""``balancer report`` and ``balancer pairs``: the HTML pages of a run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from balancer import api
+
+from .app import (
+    _check_out_directory,
+    _check_out_file,
+    _fail,
+    app,
+)
+
+
+@app.command()
+def report(
+    results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
+) -> None:
+    """Render the self-contained HTML report of a results directory (the summary is recomputed
+    from results.parquet; a summary.json that disagrees with it is refused)."""
+    if not results_dir.is_dir():
+        _fail(f"{results_dir}: no such results directory")
+    from balancer.sim.runner import MANIFEST_FILE
+
+    if (results_dir / MANIFEST_FILE).is_file() and not (results_dir / "results.parquet").is_file():
+        _fail(
+            f"{results_dir}: an unfinished run ({MANIFEST_FILE}, no results.parquet yet); finish it by repeating "
+            f"its 'balancer run' command with --resume, then report it"
+        )
+    for name in ("results.parquet", "run.json"):
+        if not (results_dir / name).is_file():
+            _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
+    from balancer.report.render import ReportOutputError
+
+    target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
+    where = "--out " if out is not None else "report file "
+    try:
+        written = api.report(api.RunResult(results_dir), target)
+    except ReportOutputError as exc:
+        _fail(f"{where}{exc}")
+    except (FileNotFoundError, ValueError) as exc:  # ResultsFileError names the file
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{results_dir}: cannot read ({exc.strerror or exc})")
+    typer.echo(f"report: {written}")
+
+
+@app.command()
+def pairs(
+    results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' whose games carry a pair label."),
+    label: str = typer.Option(
+        ..., "--label", "-l", help="Label naming a pair per game, e.g. 'shops' (column label_shops)."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="HTML file to write [default: reports/<dirname>-<label>.html]."
+    ),
+    figures_dir: Path | None = typer.Option(None, "--figures", help="Also write the heatmaps as PNG files into DIR."),
+) -> None:
+    """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
+    margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
+    from balancer.report.pairs import render_pairs
+
+    if not results_dir.is_dir():
+        _fail(f"{results_dir}: no such results directory")
+    target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
+    _check_out_file("--out" if out is not None else "report file", target, "an HTML file")
+    if figures_dir is not None:
+        _check_out_directory("--figures", figures_dir)
+    try:
+        written = render_pairs(results_dir, label, target, figures_dir)
+    except KeyError as exc:
+        _fail(f"{results_dir}: --label {label}: {exc.args[0]}")
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(f"{results_dir}: {exc}")
+    typer.echo(f"pairs: {written}")

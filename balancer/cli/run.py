@@ -1,0 +1,167 @@
+"""``balancer run``: play a variant and write its run directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from balancer import api
+from balancer.config import ConfigError
+from balancer.games import get_spec
+
+from .app import (
+    _command_line,
+    _fail,
+    _load,
+    _note,
+    _players,
+    _report_failures,
+    _resume_command,
+    _sigterm_as_interrupt,
+    app,
+)
+
+
+@app.command()
+def run(
+    config: Path = typer.Argument(..., help="Rule-variant YAML file."),
+    players: int | None = typer.Option(
+        None,
+        "--players",
+        "-p",
+        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
+    ),
+    n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
+    agents: str = typer.Option(
+        "greedy",
+        "--agents",
+        "-a",
+        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
+    ),
+    seed: int = typer.Option(
+        1,
+        "--seed",
+        help="Run seed, 0 to 2^63-1; game i uses SeedSequence(seed, "
+        "spawn_key=(i,)), so results do not depend on --jobs.",
+    ),
+    jobs: int = typer.Option(
+        -1, "--jobs", "-j", help="Worker processes; -1 uses all cores, -2 all but one; capped at the number of cores."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Output directory [default: results/<game>-<variant>-<players>p]."
+    ),
+    force: bool = typer.Option(False, "--force", help="Overwrite results already in the output directory."),
+    chunk_size: int | None = typer.Option(
+        None, "--chunk-size", help="Games per parallel task [default: about games/(jobs*8), 10-2000]."
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no win-rate summary."),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://host:8786) instead of local processes; --jobs is then "
+        "ignored (see docs/cluster.md).",
+    ),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Continue the interrupted run in the output directory: "
+        "play only the chunks missing from its manifest.json "
+        "(the other arguments must be the same).",
+    ),
+    until_ci: float | None = typer.Option(
+        None,
+        "--until-ci",
+        metavar="HALF_WIDTH",
+        help="Play in batches until every seat (and, for a mixed table, "
+        "agent) win rate has a 95% interval of at most +/-HALF_WIDTH "
+        "(0.01 = 1 point), then stop; --games is ignored. The results "
+        "equal a plain run of the games it played.",
+    ),
+    max_games: int = typer.Option(200_000, "--max-games", help="With --until-ci: the most games to play."),
+) -> None:
+    """Play games between AI players and write results.parquet, run.json and summary.json.
+
+    Exit 1 when some games raised (the others are written; each failing game is listed with the
+    'balancer play' command that replays it). Ctrl-C keeps the finished chunks and prints the
+    --resume command.
+    """
+    from balancer.sim.runner import (
+        GamesFailedError,
+        ResultsExistError,
+        RunInterrupted,
+        RunRequestError,
+        default_out_dir,
+        seat_win_rates,
+    )
+
+    cfg, _ = _load(config)
+    players = _players(players, agents, cfg, 4)
+    out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players)
+    where = "--out " if out is not None else "output directory "
+    failed = None
+    try:
+        with _sigterm_as_interrupt():
+            result = api.run(
+                config, players, agents, n_games, seed, jobs, out_dir, force=force, resume=resume,
+                chunk_size=chunk_size, scheduler=scheduler or None, until_ci=until_ci, max_games=max_games,
+                progress=not quiet, command=_command_line(), note=_note, log=None if quiet else _note,
+            )  # fmt: skip
+        until = result.until
+        if until_ci is not None and until is not None:
+            reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
+            typer.echo(
+                f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
+                f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
+                f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
+            )
+    except GamesFailedError as exc:
+        failed = exc
+    except RunInterrupted as exc:
+        typer.echo(
+            f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
+            f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}",
+            err=True,
+        )
+        raise typer.Exit(130) from None
+    except (ResultsExistError, NotADirectoryError) as exc:
+        _fail(f"{where}{exc}")
+    except ConfigError as exc:
+        _fail(str(exc))
+    except RunRequestError as exc:
+        _fail(str(exc))
+    except ValueError as exc:
+        _fail(f"{config}: {exc}")
+    except OSError as exc:
+        _fail(f"{where}{out_dir}: cannot write results ({exc.strerror or exc})")
+    except KeyboardInterrupt:
+        typer.echo("interrupted; nothing was written", err=True)
+        raise typer.Exit(130) from None
+    if failed is not None:
+        if (out_dir / "results.parquet").is_file():
+            typer.echo(f"results: {out_dir / 'results.parquet'} (without the failing games)")
+        _report_failures(failed)
+        raise typer.Exit(1)
+    typer.echo(f"results: {out_dir / 'results.parquet'}")
+    if not quiet and players == 1:
+        # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
+        from balancer.stats.solo import solo_result
+
+        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+        solo = solo_result(summary, get_spec(cfg.game).metrics)
+        if solo is not None:
+            typer.echo(
+                f"solo win rate: {solo['rate']:.1%} ({solo['ci_low']:.1%} to {solo['ci_high']:.1%}, "
+                f"{solo['wins']:,} of {solo['games']:,} games)"
+            )
+        for row in summary.get("score_by_seat", [])[:1]:
+            typer.echo(f"solo score: {row['mean']:.1f} points ({row['ci_low']:.1f} to {row['ci_high']:.1f})")
+    elif not quiet:
+        rates = seat_win_rates(out_dir)
+        typer.echo("seat win rates: " + "  ".join(f"{s}: {r:.1%}" for s, r, _ in rates["seat"]))
+        if len(rates["agent"]) > 1:
+            typer.echo("agent win rates: " + "  ".join(f"{a}: {r:.1%}" for a, r, _ in rates["agent"]))

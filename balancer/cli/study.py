@@ -1,0 +1,106 @@
+"""``balancer study``: every cell of a study file, and its page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from balancer.games import get_spec
+
+from .app import (
+    _check_out_directory,
+    _check_out_file,
+    _compile_note,
+    _fail,
+    _sigterm_as_interrupt,
+    app,
+)
+from .errors import library_errors
+
+
+@app.command()
+def study(
+    study_file: Path = typer.Argument(
+        ...,
+        help="Study YAML file: variants, runs (players, agents, games) and "
+        "figures with published values (see configs/citywright/appendix.yaml).",
+    ),
+    out_html: Path | None = typer.Option(
+        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<study>.html]."
+    ),
+    figures: Path | None = typer.Option(
+        None, "--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR."
+    ),
+    results: Path = typer.Option(
+        Path("results"), "--results", metavar="DIR", help="Where each cell's results go: DIR/<study>/<run>/<variant>/."
+    ),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Replay every cell, even those already finished "
+        "(finished cells of the same request are reused otherwise).",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
+) -> None:
+    """Run every cell of a study (variants x runs) and render one report with the published values beside ours
+    (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
+    from balancer.report.study import render_study
+    from balancer.study import StudyError, load_study, run_study, study_changes
+
+    try:
+        spec, _ = load_study(study_file)
+    except StudyError as exc:
+        _fail(str(exc))
+    html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
+    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
+    if figures is not None:
+        _check_out_directory("--figures", figures)
+    _check_out_directory("--results", results)
+    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    _compile_note(get_spec(spec.game))
+    with (
+        library_errors(
+            interrupted=(
+                "interrupted; finished cells are kept and will be reused, the unfinished one is continued "
+                "when the study is run again"
+            )
+        ),
+        _sigterm_as_interrupt(),
+    ):
+        result = run_study(
+            study_file,
+            results_root=results,
+            jobs=jobs,
+            force=force,
+            progress=not quiet,
+            log=log,
+            scheduler=scheduler or None,
+        )
+    try:
+        if spec.ladder is not None:
+            from balancer.cli.ladder import render_and_echo as render_ladder_and_echo
+
+            written = render_ladder_and_echo(result, html, figures)
+        else:
+            written = render_study(result, study_changes(result), html, figures_dir=figures)
+    except (KeyError, ValueError, OSError) as exc:  # checked before playing; a last guard, never a traceback
+        _fail(
+            f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
+            f"{results} and reused when the study is run again"
+        )
+    typer.echo(f"report: {written}")
+    if figures is not None:
+        typer.echo(f"figures: {figures}")
+    typer.echo(
+        f"{result.games:,} games in {len(result.cells)} cells; playing them took "
+        f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
+    )

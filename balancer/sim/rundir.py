@@ -1,0 +1,229 @@
+"""The run directory: what ``balancer run`` writes and how it is read back (one place that knows
+the layout; :class:`RunDir`).
+
+::
+
+    <out>/manifest.json            while a run is unfinished: the request and every chunk written
+    <out>/chunks/chunk-NNNNNN.arrow   one file per finished chunk, Arrow IPC (written before its manifest entry)
+    <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
+                                   streaming, one chunk in memory at a time; manifest and chunks removed)
+    <out>/run.lock                 while a run writes (balancer.sim.runner.run_lock)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+RESULTS_FILE = "results.parquet"
+RUN_FILE = "run.json"
+SUMMARY_FILE = "summary.json"
+CHUNKS_DIR = "chunks"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """A run directory at ``path`` (see the module docstring); it need not exist yet."""
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))
+
+    @property
+    def results(self) -> Path:
+        return self.path / RESULTS_FILE
+
+    @property
+    def run_file(self) -> Path:
+        return self.path / RUN_FILE
+
+    @property
+    def summary_file(self) -> Path:
+        return self.path / SUMMARY_FILE
+
+    @property
+    def manifest_file(self) -> Path:
+        return self.path / MANIFEST_FILE
+
+    @property
+    def chunks_dir(self) -> Path:
+        return self.path / CHUNKS_DIR
+
+    def meta(self) -> dict[str, Any] | None:
+        """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
+        try:
+            meta = json.loads(self.run_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return meta if isinstance(meta, dict) else None
+
+    def read_meta(self) -> dict[str, Any]:
+        """``run.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
+        data: dict[str, Any] = json.loads(self.run_file.read_text(encoding="utf-8"))
+        return data
+
+    def read_summary(self) -> dict[str, Any]:
+        """``summary.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
+        data: dict[str, Any] = json.loads(self.summary_file.read_text(encoding="utf-8"))
+        return data
+
+    def holds_results(self) -> bool:
+        """Whether finished results (``results.parquet``) are there."""
+        return self.results.is_file()
+
+    def is_finished(self, expected: Mapping[str, Any] | None = None, *, summary: bool = False) -> bool:
+        """Whether the directory holds a finished run without failed games (``summary``: and its
+        summary.json) whose run.json has every ``expected`` key at its value."""
+        if not self.holds_results() or (summary and not self.summary_file.is_file()):
+            return False
+        meta = self.meta()
+        if meta is None or meta.get("failed_games"):
+            return False
+        return all(meta.get(k) == v for k, v in (expected or {}).items())
+
+    def read_manifest(self) -> dict[str, Any] | None:
+        """The manifest of an unfinished run here (:func:`read_manifest`)."""
+        return read_manifest(self.path)
+
+    def write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        """Rewrite manifest.json atomically."""
+        write_json(self.manifest_file, manifest)
+
+    def write_run_json(self, info: Mapping[str, Any]) -> None:
+        """Write run.json atomically."""
+        write_json(self.run_file, info)
+
+    def write_chunk(
+        self, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Write chunk ``idx`` (games ``start..stop-1``) and return its manifest entry (:func:`write_chunk`)."""
+        return write_chunk(self.path, idx, start, stop, seed, table, failures)
+
+    def merge(self, entries: list[dict[str, Any]]) -> int:
+        """Merge the chunks of ``entries`` into results.parquet (:func:`merge_chunks`); the rows written."""
+        return merge_chunks(self.path, entries)
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """Cast a chunk to the first chunk's schema; RuntimeError if the columns differ."""
+    if table.schema.names != schema.names:
+        raise RuntimeError(f"a chunk's columns {table.schema.names} differ from the first chunk's {schema.names}")
+    return table.cast(schema, safe=True)
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temporary file, then rename)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
+    """The manifest of an unfinished run in ``out_dir``, or None if there is none.
+
+    Raises ResumeError if it exists but is not a readable manifest.
+    """
+    from .runner import ResumeError  # a RunRequestError: the runner's errors name a flag
+
+    path = Path(out_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResumeError(f"{path}: not a readable manifest ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("chunks"), list):
+        raise ResumeError(f"{path}: not a balancer manifest (format {MANIFEST_FORMAT})")
+    return data
+
+
+def chunk_file(idx: int) -> str:
+    """A chunk's file: Arrow IPC (uncompressed), written and read back about ten times faster than
+    Parquet; only results.parquet, merged from them at the end, is kept."""
+    return f"{CHUNKS_DIR}/chunk-{idx:06d}.arrow"
+
+
+def read_chunk(path: Path) -> pa.Table:
+    """The rows of a chunk file written by :meth:`RunDir.write_chunk`."""
+    with pa.OSFile(str(path), "rb") as source:
+        return pa.ipc.open_file(source).read_all()
+
+
+def write_chunk(
+    out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Write one chunk's rows (temporary name, then rename) and return its manifest entry."""
+    entry: dict[str, Any] = {
+        "chunk": idx,
+        "start": start,
+        "stop": stop,
+        "seed": seed,
+        "rows": 0 if table is None else table.num_rows,
+        "file": None,
+        "sha256": None,
+    }
+    if table is not None:
+        path = out_dir / chunk_file(idx)
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+            entry["sha256"] = sha256_of(tmp)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        entry["file"] = chunk_file(idx)
+    entry["failures"] = failures
+    return entry
+
+
+def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
+    """Stream the chunks, in game order, into ``results.parquet`` (one chunk in memory at a time);
+    return the rows written. With no rows, removes any older results.parquet instead."""
+    target = out_dir / RESULTS_FILE
+    tmp = out_dir / (RESULTS_FILE + ".tmp")
+    writer: pq.ParquetWriter | None = None
+    rows = 0
+    try:
+        for entry in sorted(entries, key=lambda e: e["chunk"]):
+            if not entry["rows"]:
+                continue
+            table = read_chunk(out_dir / entry["file"])
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
+            elif not table.schema.equals(writer.schema):
+                table = conform(table, writer.schema)
+            writer.write_table(table)
+            rows += table.num_rows
+            del table
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    if writer is None:
+        target.unlink(missing_ok=True)
+        return 0
+    writer.close()
+    os.replace(tmp, target)
+    return rows

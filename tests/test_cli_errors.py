@@ -1,0 +1,59 @@
+"""The command line's one mapping of library errors to exit codes and messages (balancer/cli/errors.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer
+
+from balancer.check.baseline import BaselineError
+from balancer.cli.errors import library_errors
+from balancer.config import ConfigError
+from balancer.sim.runner import GamesFailedError, RunLockedError, RunRequestError
+from balancer.study import StudyError
+
+
+def outcome(exc: BaseException, capsys, **kwargs) -> tuple[int, str]:
+    """(exit code, stderr) of a command whose library call raised ``exc``."""
+    with pytest.raises(typer.Exit) as caught:
+        with library_errors(interrupted="interrupted; nothing was written", **kwargs):
+            raise exc
+    return caught.value.exit_code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        ConfigError("v.yaml: board.rows: must be at least 1"),
+        StudyError("s.yaml: runs.x.games: must be at least 1"),
+        BaselineError("b.json: cells.0.seed: not an integer"),
+        RunRequestError("--players", "must be 2-4, got 9"),
+        RunLockedError(Path("results/x"), 123),
+    ],
+)
+def test_bad_input_is_exit_2_with_the_errors_own_message(exc, capsys) -> None:
+    code, err = outcome(exc, capsys)
+    assert code == 2 and err.strip() == f"error: {exc}"
+
+
+def test_games_that_raised_are_listed_and_exit_1(capsys) -> None:
+    failure = {"game_index": 7, "seed": 99, "error": "ZeroDivisionError: boom", "replay": "balancer play v.yaml"}
+    code, err = outcome(GamesFailedError(Path("results/x"), [failure], 1, 10), capsys)
+    assert code == 1
+    assert "1 of 10 games failed" in err and "game 7 (seed 99): ZeroDivisionError: boom" in err
+    assert "replay: balancer play v.yaml" in err
+
+
+def test_interrupt_says_what_was_kept_and_exits_130(capsys) -> None:
+    code, err = outcome(KeyboardInterrupt(), capsys)
+    assert code == 130 and err.strip() == "interrupted; nothing was written"
+
+
+def test_other_write_errors_name_the_output(capsys) -> None:
+    code, err = outcome(PermissionError(13, "Permission denied"), capsys, cannot_write="--out results/x")
+    assert code == 2 and err.strip() == "error: --out results/x: cannot write (Permission denied)"
+    # without a cannot_write prefix an OSError is not the command's to explain: it propagates
+    with pytest.raises(PermissionError):
+        with library_errors(interrupted="x"):
+            raise PermissionError(13, "Permission denied")

@@ -1,0 +1,92 @@
+"""Layers (issue 19): nothing outside ``balancer/games/`` names a game's score category or metric.
+
+The names are collected from the games' own declarations (``GameSpec.metrics``,
+``games/<game>/metrics.py``); every other module of ``balancer/`` is parsed and each string
+literal (f-string pieces included; docstrings are prose and pass) is compared with each name as
+code would use it: the plain name, the results column (``score_<name>``, ``metric_<name>``) and
+the summary key (``<name>_per_player``).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from balancer.games import all_specs
+
+PACKAGE = Path(__file__).resolve().parents[1] / "balancer"
+
+ORDINARY_WORDS = {
+    # balancer's own vocabulary that one game also uses as a metric name: a study's and a ladder's
+    # "published" values are the rulebook's printed numbers, not Urban Sketchers' count of
+    # publications
+    "published": "a study's published (printed) values",
+}
+
+
+def declared_names() -> dict[str, str]:
+    """Every spelling of every game's declared name -> ``"<game>: <name>"``."""
+    out: dict[str, str] = {}
+    for spec in all_specs():
+        assert spec.metrics is not None, f"{spec.name} declares no metric specs"
+        for c in spec.metrics.scores:
+            for text in (c.name, f"score_{c.name}"):
+                out[text] = f"{spec.name}: score category {c.name}"
+        for m in spec.metrics.metrics:
+            for text in (m.name, f"metric_{m.name}", f"{m.name}_per_player"):
+                out[text] = f"{spec.name}: metric {m.name}"
+    return {k: v for k, v in out.items() if k not in ORDINARY_WORDS}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring nodes of a module, its classes and functions."""
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                ids.add(id(body[0].value))
+    return ids
+
+
+def strings_outside_games() -> list[tuple[str, int, str]]:
+    """(path, line, text) of every non-docstring string literal of balancer/ outside games/."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "games") in path.parents:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                found.append((str(path.relative_to(PACKAGE.parent)), node.lineno, node.value))
+    return found
+
+
+def test_the_scan_sees_what_it_looks_for() -> None:
+    # the scan finds a literal that names a metric, in a module outside games/ as it parses them
+    names = declared_names()
+    assert "score_seat_bonus" in names and "metric_game_turns" in names and "solo_win_per_player" in names
+    tree = ast.parse('COLUMN = "score_seat_bonus"\ndef f():\n    """score_seat_bonus"""\n    return f"{x}solo_win"\n')
+    skip = _docstrings(tree)
+    texts = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    hits = [t for n in ast.walk(tree) if isinstance(n, ast.Constant) and id(n) not in skip and (t := n.value) in names]
+    assert len(texts) == 3 and hits == ["score_seat_bonus", "solo_win"]
+
+
+@pytest.mark.parametrize("word", sorted(ORDINARY_WORDS))
+def test_ordinary_words_are_still_declared_names(word: str) -> None:
+    # an exemption that no game declares any more is stale
+    assert any(
+        word in {m.name for m in s.metrics.metrics} | {c.name for c in s.metrics.scores}
+        for s in all_specs()
+        if s.metrics
+    )
+
+
+def test_no_module_outside_games_names_a_games_metric() -> None:
+    names = declared_names()
+    hits = [f"{path}:{line}: {text!r} ({names[text]})" for path, line, text in strings_outside_games() if text in names]
+    assert hits == [], "\n".join(hits)
