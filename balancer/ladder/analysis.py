@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,17 +85,37 @@ class LadderTable:
         return None
 
 
-def seat_sentence(test: dict[str, Any], shift: dict[str, Any], bottom: str, top: str) -> str:
+def seat_sentence(
+    test: dict[str, Any],
+    shift: dict[str, Any],
+    bottom: str,
+    top: str,
+    rates: Sequence[Sequence[float]] = (),
+    rungs: Sequence[str] = (),
+) -> str:
     """The headline in words: the test's verdict, and the seat whose distance from the fair share
     moves most from the bottom rung to the top (as a finding when the test says the seat effect
-    changes, as the largest move of the estimates otherwise)."""
+    changes, as the largest move of the estimates otherwise). With the (rungs, seats) ``rates`` and
+    the ``rungs``' names: when the largest distance of any seat from the fair share is at a middle
+    rung, a sentence says so (a bottom-to-top comparison would not show it)."""
     move = describe_shift(shift, bottom, top)
     verdict = describe_test(test)
     if test.get("p") is not None and test["p"] < 0.05:
         text = f"{move}: {verdict}"
     else:
         text = f"{verdict}. The largest move of the estimates: {move}"
-    return text[0].upper() + text[1:]
+    text = text[0].upper() + text[1:]
+    r = np.asarray(rates, dtype=float)
+    if r.ndim == 2 and r.shape[0] > 2 and len(rungs) == r.shape[0]:
+        dist = r - 1.0 / r.shape[1]
+        k, s = np.unravel_index(int(np.argmax(np.abs(dist))), dist.shape)
+        if 0 < k < r.shape[0] - 1:
+            where = "above" if dist[k, s] > 0 else "below"
+            text += (
+                f". The largest distance from the fair share is at {rungs[k]}: seat {s + 1} at "
+                f"{100 * r[k, s]:.1f}%, {100 * abs(dist[k, s]):.1f} points {where} it"
+            )
+    return text
 
 
 def _seed(study_seed: int, variant: str, players: int) -> np.random.SeedSequence:
@@ -138,7 +159,14 @@ def analyze(result: StudyResult) -> list[LadderTable]:
             test = seat_rung_test(wins)
             shift = seat_shift(rates, 1.0 / n)
             table = LadderTable(
-                variant, n, rungs, mirror, seat_rates, test, shift, seat_sentence(test, shift, rungs[0], rungs[-1])
+                variant,
+                n,
+                rungs,
+                mirror,
+                seat_rates,
+                test,
+                shift,
+                seat_sentence(test, shift, rungs[0], rungs[-1], rates, rungs),
             )
             pub = ladder.published_for(variant, n)
             if pub is not None:

@@ -155,3 +155,25 @@ def test_seat_shift_words():
     assert describe_shift(flip, "a", "b") == (
         "seat 1 turns from an advantage of 5.0 points at a into a deficit of 3.0 points at b"
     )
+
+
+def test_the_headline_names_a_middle_rung_that_holds_the_largest_seat_effect():
+    from balancer.ladder.analysis import seat_sentence
+
+    # Citywright's two-player ladder (1 Dec 2026): seat 1 at 46.3%, 39.6%, 46.7%, 47.1% by rung. From
+    # bottom to top the seats' distance from the fair 50% shrinks from 3.7 to 2.9 points, but the
+    # largest distance is at the second rung: 10.4 points (two seats are equally far: the first, seat
+    # 1 at 39.6%, is named)
+    rates = [[0.463, 0.537], [0.396, 0.604], [0.467, 0.533], [0.471, 0.529]]
+    rungs = ["random", "mcts@100", "greedy", "commercial"]
+    test = {"statistic": 30.9, "df": 3, "p": 1e-6, "rungs": 4, "seats": 2}
+    text = seat_sentence(test, seat_shift(rates, 0.5), rungs[0], rungs[-1], rates, rungs)
+    assert text.startswith(
+        "Seat 2's advantage shrinks from 3.7 to 2.9 points above the fair share from random to commercial"
+    )
+    assert text.endswith(
+        ". The largest distance from the fair share is at mcts@100: seat 1 at 39.6%, 10.4 points below it"
+    )
+    # when the extreme is at an end of the ladder, the bottom-to-top sentence already shows it
+    ends = [[0.46, 0.54], [0.48, 0.52], [0.40, 0.60]]
+    assert "largest distance" not in seat_sentence(test, seat_shift(ends, 0.5), "a", "c", ends, ["a", "b", "c"])
