@@ -156,10 +156,16 @@ class Workspace(NamedTuple):
     cand_g: np.ndarray
     cand_p: np.ndarray
     cand_tadj: np.ndarray
+    cand_urank: np.ndarray
     sorted_i: np.ndarray
     g_sorted: np.ndarray
     v_p: np.ndarray
     v_tadj: np.ndarray
+    v_urank: np.ndarray
+    v_feat: np.ndarray
+    t_smax: np.ndarray
+    pl_rows: np.ndarray
+    pl_cols: np.ndarray
     b_start: np.ndarray
     t_term: np.ndarray
     t_mr: np.ndarray
@@ -307,19 +313,27 @@ def _best_of(u0, u1, u2, u3, k, m):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _residential_bound(T, L1, L2, lp, lt, sp2):
-    """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
-    best = lp * (L1 // lt) + sp2 * L2
-    m = min(T, L1)
-    v = lp * (T // lt) + sp2 * m
-    if v > best:
-        best = v
-    v = lp * (L1 // lt) + sp2 * m
-    if v > best:
-        best = v
-    v = lp * (T // lt) + sp2 * (T // 2)
-    if v > best:
-        best = v
+def _residential_bound(T, U1, lp, lt, sp2):
+    """Upper bound on §6.1 points after a placement whose new residential tiles and the clusters
+    they may join total ``T`` tiles, when the largest cluster the placement does not touch has
+    ``U1`` tiles (clusters it does not touch keep their sizes; the touched part splits into
+    clusters of at most ``T`` tiles in all). The two scoring clusters are then either one of the
+    touched part with the largest untouched one (``T`` and ``U1``, the larger scoring as largest),
+    or two of the touched part, ``T - y`` and ``y`` tiles (y >= 1); on each residue of ``T - y``
+    modulo ``lt`` the points are linear in ``y``, so only the ends of each residue need a look.
+    Nondecreasing in ``T`` and in ``U1``."""
+    a = max(T, U1)
+    best = lp * (a // lt) + sp2 * min(T, U1)
+    half = T // 2
+    if half >= 1:
+        for y in range(1, min(half, lt) + 1):
+            v = lp * ((T - y) // lt) + sp2 * y
+            if v > best:
+                best = v
+        for y in range(max(1, half - lt + 1), half + 1):
+            v = lp * ((T - y) // lt) + sp2 * y
+            if v > best:
+                best = v
     return best
 
 
@@ -361,8 +375,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             order[j] = order[j - 1]
             j -= 1
         order[j] = q
-    L1 = comp_size[order[0]] if ncomp > 0 else 0
-    L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = ws.adjcl
     adjcl[:] = 0  # cells + 1 entries: the last one stays 0
     cc_adj = ws.cc_adj
@@ -440,12 +452,16 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
-    # rb_tab[T]: weighted bound on the residential gain when new cells and the clusters they touch total T tiles
+    # rb_tab[j, T]: weighted bound on the residential gain when new cells and the clusters they touch
+    # total T tiles and the largest cluster the placement does not touch is at most the j-th largest
+    # (j = 0..3; none when j >= ncomp)
     rb_tab = ws.rb_tab
-    rb_tab[:] = 0.0
+    rb_tab[:, :] = 0.0
     if wr > 0:
-        for t_ in range(cells + 6):
-            rb_tab[t_] = wr * max(0.0, float(_residential_bound(t_, L1, L2, lp, lt, sp2) - cur_r))
+        for j in range(4):
+            u1 = comp_size[order[j]] if j < ncomp else 0
+            for t_ in range(cells + 6):
+                rb_tab[j, t_] = wr * max(0.0, float(_residential_bound(t_, u1, lp, lt, sp2) - cur_r))
 
     # ruler groups: slots with the same shape and the same tiles are the same choice
     g_shape = ws.g_shape
@@ -547,6 +563,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     cand_g = ws.cand_g
     cand_p = ws.cand_p
     cand_tadj = ws.cand_tadj
+    cand_urank = ws.cand_urank
     nc_ = 0
     ub_lo = 1e18
     ub_hi = -1e18
@@ -560,6 +577,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         g_sorted[j] = gi
     v_p = ws.v_p
     v_tadj = ws.v_tadj
+    v_urank = ws.v_urank
+    v_feat = ws.v_feat
+    t_smax = ws.t_smax
+    pl_rows = ws.pl_rows
+    pl_cols = ws.pl_cols
+    no_c_nbr = ~spread(C, geo) & ~filled
     prev_shape = -1
     nvalid = 0
     for gx in range(ng):
@@ -580,21 +603,34 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 if rules.pl_mask[p] & filled:
                     continue
                 t_adj = 0
+                u_rank = 0
                 if need_r:
                     # padding cells and an absent star (-1) read adjcl's last entry, always 0
-                    adj = (
+                    touched = (
                         adjcl[rules.pl_cells[p, 0]]
                         | adjcl[rules.pl_cells[p, 1]]
                         | adjcl[rules.pl_cells[p, 2]]
                         | adjcl[rules.pl_cells[p, 3]]
                         | adjcl[rules.pl_star[p]]
                     )
+                    adj = touched
                     while adj:
                         j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
                         t_adj += comp_size[j]
                         adj &= adj - np.uint64(1)
+                    # the rank of the largest cluster it does not touch (capped at 3: a bound)
+                    while u_rank < min(ncomp, 3) and touched & (np.uint64(1) << np.uint64(order[u_rank])):
+                        u_rank += 1
                 v_p[nvalid] = p
                 v_tadj[nvalid] = t_adj
+                v_urank[nvalid] = u_rank
+                # features of its landed cells (the star included) that bound each district's points
+                lm = rules.pl_mask[p]
+                v_feat[nvalid, 0] = popcount(lm & no_c_nbr)  # cells a commercial tile would be isolated on
+                v_feat[nvalid, 1] = popcount(lm & geo.ring)  # ring cells (industrial)
+                v_feat[nvalid, 2] = popcount(spread(lm, geo) & lonely_p)  # parks a new tile could make touch
+                v_feat[nvalid, 3] = popcount(np.uint64(pl_rows[p] & ~rows_p))  # rows without a park
+                v_feat[nvalid, 4] = popcount(np.uint64(pl_cols[p] & ~cols_p))  # columns without a park
                 nvalid += 1
         any_valid = nvalid > 0
         # per group: its tile counts, and the count and residential terms of a placement landing
@@ -603,51 +639,53 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         n_cm = g_cnt[gi, 2]
         n_in = g_cnt[gi, 4]
         ach_g = g_ach[gi]
-        um = ubmax[pres]
         for landed in range(6):
             for sd in range(5 if rules.shape_five[shape] else 1):
                 t_term[landed, sd] = (
                     dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
                     + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
                 )
-                t_mr[landed, sd] = min(n_r + (1 if sd == 1 else 0), landed)
+        # the free pick may be any district on the site board: a wildcard tile for the count bound
+        five_g = rules.shape_five[shape] != 0
+        for landed in range(6):
+            tsm = t_term[landed, 0]
+            if five_g:
+                for si in range(4):
+                    if site_pres & (1 << si):
+                        tsm = max(tsm, t_term[landed, si + 1])
+            t_smax[landed] = tsm
+        n_pk = g_cnt[gi, 3]
         for vi in range(nvalid):
             p = v_p[vi]
             t_adj = v_tadj[vi]
+            rbr = rb_tab[v_urank[vi]]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
-            # padding cells (-1) read ubmax's last column, always 0
-            ub_cell = (
-                um[rules.pl_cells[p, 0]]
-                + um[rules.pl_cells[p, 1]]
-                + um[rules.pl_cells[p, 2]]
-                + um[rules.pl_cells[p, 3]]
+            # per district: at most as many tiles as it has (the free pick counted as any district)
+            # and as the placement lands, each earning its district's points at most once per feature
+            wild = 1 if cs >= 0 else 0
+            landed = k + wild
+            m_r = min(n_r + (wild & site_pres), landed)
+            m_c = min(n_cm + (wild & (site_pres >> 1)), landed)
+            m_p = min(n_pk + (wild & (site_pres >> 2)), landed)
+            m_i = min(n_in + (wild & (site_pres >> 3)), landed)
+            fb = (
+                ach_g
+                + wp * (sp.park_touching * m_p + sp.park_row * min(m_p, v_feat[vi, 3]) + sp.park_col * min(m_p, v_feat[vi, 4]))
+                + wc * sp.com_isolated * min(m_c, v_feat[vi, 0])
+                + wi * sp.ind_ring * min(m_i, v_feat[vi, 1])
+                + (t_smax[landed] if cs >= 0 else t_term[k, 0])
             )
-            if cs < 0:
-                best_star = t_term[k, 0]
-                if t_mr[k, 0] > 0:
-                    best_star += rb_tab[t_mr[k, 0] + t_adj]
-            else:
-                # the free pick is one district: the best of its choices, not each part's best
-                landed = k + 1
-                best_star = -1e18
-                for si in range(4):
-                    if site_pres & (1 << si) == 0:
-                        continue
-                    sd = si + 1
-                    term = ub[cs, sd]
-                    term += t_term[landed, sd]
-                    if t_mr[landed, sd] > 0:
-                        term += rb_tab[t_mr[landed, sd] + t_adj]
-                    if term > best_star:
-                        best_star = term
-            ubv = ach_g + ub_cell + best_star
+            if m_r + m_c > 0:
+                fb += wp * sp.park_touching * v_feat[vi, 2]
+            if m_r > 0:
+                fb += rbr[m_r + t_adj]
+            ubv = fb
             cand_g[nc_] = gi
             cand_p[nc_] = p
             cand_ub[nc_] = ubv
-            cand_cell[nc_] = ub_cell
-            cand_star[nc_] = best_star
             cand_tadj[nc_] = t_adj
+            cand_urank[nc_] = v_urank[vi]
             nc_ += 1
             ub_lo = min(ub_lo, ubv)
             ub_hi = max(ub_hi, ubv)
@@ -702,10 +740,46 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             ubv = cand_ub[i]
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
-            # tighter bound: per district its best cells, when lower than per cell its best district
-            ub_cell = cand_cell[i]
             t_adj = cand_tadj[i]
-            best_star = cand_star[i]
+            rbr = rb_tab[cand_urank[i]]
+            # the count and residential terms of a placement landing `landed` tiles with free pick sd
+            # (0: none; the ruler's tiles are fixed, only how many land varies)
+            n_r = g_cnt[gi, 1]
+            n_cm = g_cnt[gi, 2]
+            n_in = g_cnt[gi, 4]
+            # padding cells (-1) read ubmax's last column, always 0
+            um = ubmax[pres]
+            ub_cell = (
+                um[rules.pl_cells[p, 0]]
+                + um[rules.pl_cells[p, 1]]
+                + um[rules.pl_cells[p, 2]]
+                + um[rules.pl_cells[p, 3]]
+            )
+            if cs < 0:
+                best_star = dc_max[min(n_cm, k)] + di_max[min(n_in, k)]
+                if min(n_r, k) > 0:
+                    best_star += rbr[min(n_r, k) + t_adj]
+            else:
+                # the free pick is one district: the best of its choices, not each part's best
+                best_star = -1e18
+                for si in range(4):
+                    if site_pres & (1 << si) == 0:
+                        continue
+                    sd = si + 1
+                    term = (
+                        ub[cs, sd]
+                        + dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                        + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
+                    )
+                    mr1 = min(n_r + (1 if sd == 1 else 0), landed)
+                    if mr1 > 0:
+                        term += rbr[mr1 + t_adj]
+                    if term > best_star:
+                        best_star = term
+            ubv = min(ubv, g_ach[gi] + ub_cell + best_star)
+            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+                continue
+            # tighter bound: per district its best cells, when lower than per cell its best district
             ub_dist = 0.0
             c0 = rules.pl_cells[p, 0]
             c1 = rules.pl_cells[p, 1]
@@ -716,7 +790,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 if m > 0:
                     ub_dist += _best_of(ub[c0, d], ub[c1, d], ub[c2, d], ub[c3, d], k, m)
             if ub_dist < ub_cell:
-                ubv = g_ach[gi] + ub_dist + best_star
+                ubv = min(ubv, g_ach[gi] + ub_dist + best_star)
             if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                 continue
             # every distinct assignment (and free pick) whose bound can reach the best: sequences
@@ -767,7 +841,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                     base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
                 else:
                     base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
-                rb_term = rb_tab[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
+                rb_term = rbr[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
                 base += rb_term
                 if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
                     continue
@@ -1025,6 +1099,20 @@ def workspace(rules, cells):
     for s in range(rules.n_shapes):
         per_shape = max(per_shape, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max = per_shape * N_SLOTS
+    # the rows and columns (as bits) of each placement's landed cells
+    size = 1
+    while size * size < cells:
+        size += 1
+    n_pl = rules.pl_mask.shape[0]
+    pl_rows = np.zeros(n_pl, np.int64)
+    pl_cols = np.zeros(n_pl, np.int64)
+    for p in range(n_pl):
+        x = rules.pl_mask[p]
+        while x:
+            c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            pl_rows[p] |= 1 << (c // size)
+            pl_cols[p] |= 1 << (c % size)
+            x &= x - np.uint64(1)
     return Workspace(
         np.zeros(32, np.uint64),  # comp_mask
         np.zeros(32, np.int64),  # comp_size
@@ -1036,7 +1124,7 @@ def workspace(rules, cells):
         np.zeros(6),  # di_max
         np.zeros((cells, 5)),  # ub
         np.zeros((16, cells + 1)),  # ubmax (a last column of zeros)
-        np.zeros(cells + 6),  # rb_tab
+        np.zeros((4, cells + 6)),  # rb_tab
         np.zeros(N_SLOTS, np.int64),  # g_shape
         np.zeros(N_SLOTS, np.int64),  # g_ms
         np.zeros(N_SLOTS, np.int64),  # g_w
@@ -1064,10 +1152,16 @@ def workspace(rules, cells):
         np.zeros(n_max, np.int64),  # cand_g
         np.zeros(n_max, np.int64),  # cand_p
         np.zeros(n_max, np.int64),  # cand_tadj
+        np.zeros(n_max, np.int64),  # cand_urank
         np.zeros(n_max, np.int64),  # sorted_i
         np.zeros(N_SLOTS, np.int64),  # g_sorted
         np.zeros(per_shape, np.int64),  # v_p
         np.zeros(per_shape, np.int64),  # v_tadj
+        np.zeros(per_shape, np.int64),  # v_urank
+        np.zeros((per_shape, 5), np.int64),  # v_feat
+        np.zeros(6),  # t_smax
+        pl_rows,
+        pl_cols,
         np.zeros(BUCKETS + 2, np.int64),  # b_start
         np.zeros((6, 5)),  # t_term
         np.zeros((6, 5), np.int64),  # t_mr
