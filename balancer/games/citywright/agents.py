@@ -167,6 +167,8 @@ class Workspace(NamedTuple):
     t_smax: np.ndarray
     pl_rows: np.ndarray
     pl_cols: np.ndarray
+    pl_ring: np.ndarray
+    pl_spread: np.ndarray
     sh_n: np.ndarray
     sh_max: np.ndarray
     g_ub: np.ndarray
@@ -578,6 +580,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     t_smax = ws.t_smax
     pl_rows = ws.pl_rows
     pl_cols = ws.pl_cols
+    pl_ring = ws.pl_ring
+    pl_spread = ws.pl_spread
     sh_n = ws.sh_n
     sh_max = ws.sh_max
     g_ub = ws.g_ub
@@ -627,8 +631,8 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             # features of its landed cells (the star included) that bound each district's points
             lm = rules.pl_mask[p]
             f0 = popcount(lm & no_c_nbr)  # cells a commercial tile would be isolated on
-            f1 = popcount(lm & geo.ring)  # ring cells (industrial)
-            f2 = popcount(spread(lm, geo) & lonely_p)  # parks a new tile could make touch
+            f1 = pl_ring[p]  # ring cells (industrial)
+            f2 = popcount(pl_spread[p] & lonely_p)  # parks a new tile could make touch
             f3 = popcount(np.uint64(pl_rows[p] & ~rows_p))  # rows without a park
             f4 = popcount(np.uint64(pl_cols[p] & ~cols_p))  # columns without a park
             v_feat[vi, 0] = f0
@@ -1193,12 +1197,25 @@ def workspace(rules, cells):
     n_pl = rules.pl_mask.shape[0]
     pl_rows = np.zeros(n_pl, np.int64)
     pl_cols = np.zeros(n_pl, np.int64)
+    pl_ring = np.zeros(n_pl, np.int64)  # landed cells on the outer ring
+    pl_spread = np.zeros(n_pl, np.uint64)  # cells touching the landed cells
     for p in range(n_pl):
         x = rules.pl_mask[p]
         while x:
             c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
             pl_rows[p] |= 1 << (c // size)
             pl_cols[p] |= 1 << (c % size)
+            r_, c_ = c // size, c % size
+            if r_ == 0 or c_ == 0 or r_ == size - 1 or c_ == size - 1:
+                pl_ring[p] += 1
+            if r_ > 0:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c - size)
+            if r_ < size - 1:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c + size)
+            if c_ > 0:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c - 1)
+            if c_ < size - 1:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c + 1)
             x &= x - np.uint64(1)
     return Workspace(
         np.zeros(32, np.uint64),  # comp_mask
@@ -1250,6 +1267,8 @@ def workspace(rules, cells):
         np.zeros(6),  # t_smax
         pl_rows,
         pl_cols,
+        pl_ring,
+        pl_spread,
         np.zeros(rules.n_shapes, np.int64),  # sh_n
         np.zeros((rules.n_shapes, 7), np.int64),  # sh_max
         np.zeros(N_SLOTS),  # g_ub
