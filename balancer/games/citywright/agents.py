@@ -10,7 +10,10 @@
   orientation, position, tile assignment and free pick; exact ties are broken uniformly at random
   (each move gets a priority hashed from a salt the agent draws from its generator once a turn;
   a ruler held by k slots counts k times). Branch and bound skips placements whose upper bound on
-  the gain cannot reach the best move found so far; the chosen move is the same as a full search's.
+  the gain cannot reach the best move found so far (rulers best bound first, each skipped whole
+  when its bound over all its placements falls short; then each placement, free pick and prefix of
+  a tile order); it skips only moves strictly worse than the best found, so the chosen move and the
+  generator's draws are the same as an exhaustive search's (``tests/games/citywright/test_pruning.py``).
   How the bounds work: the comments in :func:`greedy_move`; what it costs: ``make bench``.
 - ``residential``, ``commercial``, ``park``, ``industrial``: greedy on a weighted gain, the weights
   per scoring category from the config (``agents.specialists``).
