@@ -687,7 +687,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
         if five_g:
             for si in range(4):
                 if site_pres & (1 << si):
-                    tsm = max(tsm, dc_max[min(n_cm + (1 if si == 1 else 0), landed)] + di_max[min(n_in + (1 if si == 3 else 0), landed)])
+                    tsm = max(
+                        tsm,
+                        dc_max[min(n_cm + (1 if si == 1 else 0), landed)]
+                        + di_max[min(n_in + (1 if si == 3 else 0), landed)],
+                    )
         gb = (
             g_ach[gi]
             + wp * (sp.park_touching * m_p + sp.park_row * min(m_p, fm[3]) + sp.park_col * min(m_p, fm[4]))
@@ -756,7 +760,12 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             m_i = min(n_in + (wild & (site_pres >> 3)), landed)
             fb = (
                 ach_g
-                + wp * (sp.park_touching * m_p + sp.park_row * min(m_p, v_feat[vi, 3]) + sp.park_col * min(m_p, v_feat[vi, 4]))
+                + wp
+                * (
+                    sp.park_touching * m_p
+                    + sp.park_row * min(m_p, v_feat[vi, 3])
+                    + sp.park_col * min(m_p, v_feat[vi, 4])
+                )
                 + wc * sp.com_isolated * min(m_c, v_feat[vi, 0])
                 + wi * sp.ind_ring * min(m_i, v_feat[vi, 1])
                 + (t_smax[landed] if cs >= 0 else t_term[k, 0])
