@@ -10,7 +10,10 @@
   orientation, position, tile assignment and free pick; exact ties are broken uniformly at random
   (each move gets a priority hashed from a salt the agent draws from its generator once a turn;
   a ruler held by k slots counts k times). Branch and bound skips placements whose upper bound on
-  the gain cannot reach the best move found so far; the chosen move is the same as a full search's.
+  the gain cannot reach the best move found so far (rulers best bound first, each skipped whole
+  when its bound over all its placements falls short; then each placement, free pick and prefix of
+  a tile order); it skips only moves strictly worse than the best found, so the chosen move and the
+  generator's draws are the same as an exhaustive search's (``tests/games/citywright/test_pruning.py``).
   How the bounds work: the comments in :func:`greedy_move`; what it costs: ``make bench``.
 - ``residential``, ``commercial``, ``park``, ``industrial``: greedy on a weighted gain, the weights
   per scoring category from the config (``agents.specialists``).
@@ -156,10 +159,22 @@ class Workspace(NamedTuple):
     cand_g: np.ndarray
     cand_p: np.ndarray
     cand_tadj: np.ndarray
+    cand_urank: np.ndarray
+    cand_vi: np.ndarray
     sorted_i: np.ndarray
     g_sorted: np.ndarray
     v_p: np.ndarray
     v_tadj: np.ndarray
+    v_urank: np.ndarray
+    v_feat: np.ndarray
+    t_smax: np.ndarray
+    pl_rows: np.ndarray
+    pl_cols: np.ndarray
+    pl_ring: np.ndarray
+    pl_spread: np.ndarray
+    sh_n: np.ndarray
+    sh_max: np.ndarray
+    g_ub: np.ndarray
     b_start: np.ndarray
     t_term: np.ndarray
     t_mr: np.ndarray
@@ -307,19 +322,27 @@ def _best_of(u0, u1, u2, u3, k, m):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _residential_bound(T, L1, L2, lp, lt, sp2):
-    """Upper bound on §6.1 points when the new cells and the clusters they touch total T tiles."""
-    best = lp * (L1 // lt) + sp2 * L2
-    m = min(T, L1)
-    v = lp * (T // lt) + sp2 * m
-    if v > best:
-        best = v
-    v = lp * (L1 // lt) + sp2 * m
-    if v > best:
-        best = v
-    v = lp * (T // lt) + sp2 * (T // 2)
-    if v > best:
-        best = v
+def _residential_bound(T, U1, lp, lt, sp2):
+    """Upper bound on §6.1 points after a placement whose new residential tiles and the clusters
+    they may join total ``T`` tiles, when the largest cluster the placement does not touch has
+    ``U1`` tiles (clusters it does not touch keep their sizes; the touched part splits into
+    clusters of at most ``T`` tiles in all). The two scoring clusters are then either one of the
+    touched part with the largest untouched one (``T`` and ``U1``, the larger scoring as largest),
+    or two of the touched part, ``T - y`` and ``y`` tiles (y >= 1); on each residue of ``T - y``
+    modulo ``lt`` the points are linear in ``y``, so only the ends of each residue need a look.
+    Nondecreasing in ``T`` and in ``U1``."""
+    a = max(T, U1)
+    best = lp * (a // lt) + sp2 * min(T, U1)
+    half = T // 2
+    if half >= 1:
+        for y in range(1, min(half, lt) + 1):
+            v = lp * ((T - y) // lt) + sp2 * y
+            if v > best:
+                best = v
+        for y in range(max(1, half - lt + 1), half + 1):
+            v = lp * ((T - y) // lt) + sp2 * y
+            if v > best:
+                best = v
     return best
 
 
@@ -361,8 +384,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             order[j] = order[j - 1]
             j -= 1
         order[j] = q
-    L1 = comp_size[order[0]] if ncomp > 0 else 0
-    L2 = comp_size[order[1]] if ncomp > 1 else 0
     adjcl = ws.adjcl
     adjcl[:] = 0  # cells + 1 entries: the last one stays 0
     cc_adj = ws.cc_adj
@@ -440,12 +461,19 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     site_pres = 0
     for i in range(SITE):
         site_pres |= 1 << (st.site[i] - 1)
-    # rb_tab[T]: weighted bound on the residential gain when new cells and the clusters they touch total T tiles
+    # rb_tab[j, T]: weighted bound on the residential gain when new cells and the clusters they touch
+    # total T tiles and the largest cluster the placement does not touch is at most the j-th largest
+    # (j = 0..3; none when j >= ncomp)
+    # (a placement adds at most 5 tiles to the clusters it touches; ranks past min(ncomp, 3) are never read)
     rb_tab = ws.rb_tab
-    rb_tab[:] = 0.0
     if wr > 0:
-        for t_ in range(cells + 6):
-            rb_tab[t_] = wr * max(0.0, float(_residential_bound(t_, L1, L2, lp, lt, sp2) - cur_r))
+        n_res = popcount(R)
+        for j in range(min(ncomp, 3) + 1):
+            u1 = comp_size[order[j]] if j < ncomp else 0
+            for t_ in range(n_res + 6):
+                rb_tab[j, t_] = wr * max(0.0, float(_residential_bound(t_, u1, lp, lt, sp2) - cur_r))
+    else:
+        rb_tab[:, :] = 0.0
 
     # ruler groups: slots with the same shape and the same tiles are the same choice
     g_shape = ws.g_shape
@@ -540,119 +568,97 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             d = 1 if low == 1 else (2 if low == 2 else (3 if low == 4 else 4))
             ubmax[m, c] = max(ubmax[m & (m - 1), c], ub[c, d])
 
-    # pass 1: every legal placement of every group with a cheap upper bound on its gain
+    # pass 1: every legal placement of each shape present, with the features its bounds need
+    # (shared by every ruler of that shape), and per shape the largest of each feature
     cand_ub = ws.cand_ub
-    cand_cell = ws.cand_cell
-    cand_star = ws.cand_star
     cand_g = ws.cand_g
     cand_p = ws.cand_p
     cand_tadj = ws.cand_tadj
-    nc_ = 0
-    ub_lo = 1e18
-    ub_hi = -1e18
-    # groups of one shape share its legal placements and the clusters each touches: list those once
-    g_sorted = ws.g_sorted
-    for gi in range(ng):
-        j = gi
-        while j > 0 and g_shape[g_sorted[j - 1]] > g_shape[gi]:
-            g_sorted[j] = g_sorted[j - 1]
-            j -= 1
-        g_sorted[j] = gi
+    cand_urank = ws.cand_urank
+    cand_vi = ws.cand_vi
     v_p = ws.v_p
     v_tadj = ws.v_tadj
-    prev_shape = -1
-    nvalid = 0
-    for gx in range(ng):
-        gi = g_sorted[gx]
+    v_urank = ws.v_urank
+    v_feat = ws.v_feat
+    t_smax = ws.t_smax
+    pl_rows = ws.pl_rows
+    pl_cols = ws.pl_cols
+    pl_ring = ws.pl_ring
+    pl_spread = ws.pl_spread
+    sh_n = ws.sh_n
+    sh_max = ws.sh_max
+    g_ub = ws.g_ub
+    g_sorted = ws.g_sorted
+    no_c_nbr = ~spread(C, geo) & ~filled
+    sh_n[:] = -1
+    for gi in range(ng):
         shape = g_shape[gi]
-        pres = g_pres[gi]
-        if shape != prev_shape:
-            prev_shape = shape
-            nvalid = 0
-            # the clusters a placement touches matter only when a residential tile can land
-            need_r = wr > 0 and rules.shape_five[shape] != 0 and (site_pres & 1) != 0
-            gx2 = gx
-            while gx2 < ng and g_shape[g_sorted[gx2]] == shape:
-                if g_cnt[g_sorted[gx2], 1] > 0:
-                    need_r = wr > 0
-                gx2 += 1
-            for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
-                if rules.pl_mask[p] & filled:
-                    continue
-                t_adj = 0
-                if need_r:
-                    # padding cells and an absent star (-1) read adjcl's last entry, always 0
-                    adj = (
-                        adjcl[rules.pl_cells[p, 0]]
-                        | adjcl[rules.pl_cells[p, 1]]
-                        | adjcl[rules.pl_cells[p, 2]]
-                        | adjcl[rules.pl_cells[p, 3]]
-                        | adjcl[rules.pl_star[p]]
-                    )
-                    while adj:
-                        j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
-                        t_adj += comp_size[j]
-                        adj &= adj - np.uint64(1)
-                v_p[nvalid] = p
-                v_tadj[nvalid] = t_adj
-                nvalid += 1
-        any_valid = nvalid > 0
-        # per group: its tile counts, and the count and residential terms of a placement landing
-        # `landed` tiles with free pick sd (0: none; the ruler's tiles are fixed, only how many land varies)
-        n_r = g_cnt[gi, 1]
-        n_cm = g_cnt[gi, 2]
-        n_in = g_cnt[gi, 4]
-        ach_g = g_ach[gi]
-        um = ubmax[pres]
-        for landed in range(6):
-            for sd in range(5 if rules.shape_five[shape] else 1):
-                t_term[landed, sd] = (
-                    dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
-                    + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
+        if sh_n[shape] >= 0:
+            continue
+        # the clusters a placement touches matter only when a residential tile can land
+        need_r = wr > 0 and rules.shape_five[shape] != 0 and (site_pres & 1) != 0
+        for gx2 in range(ng):
+            if g_shape[gx2] == shape and g_cnt[gx2, 1] > 0:
+                need_r = wr > 0
+        off = rules.pl_off[shape]
+        nvalid = 0
+        fm = sh_max[shape]
+        fm[:] = 0
+        fm[6] = 3  # the smallest rank of the largest untouched cluster
+        for p in range(off, rules.pl_off[shape + 1]):
+            if rules.pl_mask[p] & filled:
+                continue
+            t_adj = 0
+            u_rank = 0
+            if need_r:
+                # padding cells and an absent star (-1) read adjcl's last entry, always 0
+                touched = (
+                    adjcl[rules.pl_cells[p, 0]]
+                    | adjcl[rules.pl_cells[p, 1]]
+                    | adjcl[rules.pl_cells[p, 2]]
+                    | adjcl[rules.pl_cells[p, 3]]
+                    | adjcl[rules.pl_star[p]]
                 )
-                t_mr[landed, sd] = min(n_r + (1 if sd == 1 else 0), landed)
-        for vi in range(nvalid):
-            p = v_p[vi]
-            t_adj = v_tadj[vi]
-            k = rules.pl_k[p]
-            cs = rules.pl_star[p]
-            # padding cells (-1) read ubmax's last column, always 0
-            ub_cell = (
-                um[rules.pl_cells[p, 0]]
-                + um[rules.pl_cells[p, 1]]
-                + um[rules.pl_cells[p, 2]]
-                + um[rules.pl_cells[p, 3]]
-            )
-            if cs < 0:
-                best_star = t_term[k, 0]
-                if t_mr[k, 0] > 0:
-                    best_star += rb_tab[t_mr[k, 0] + t_adj]
-            else:
-                # the free pick is one district: the best of its choices, not each part's best
-                landed = k + 1
-                best_star = -1e18
-                for si in range(4):
-                    if site_pres & (1 << si) == 0:
-                        continue
-                    sd = si + 1
-                    term = ub[cs, sd]
-                    term += t_term[landed, sd]
-                    if t_mr[landed, sd] > 0:
-                        term += rb_tab[t_mr[landed, sd] + t_adj]
-                    if term > best_star:
-                        best_star = term
-            ubv = ach_g + ub_cell + best_star
-            cand_g[nc_] = gi
-            cand_p[nc_] = p
-            cand_ub[nc_] = ubv
-            cand_cell[nc_] = ub_cell
-            cand_star[nc_] = best_star
-            cand_tadj[nc_] = t_adj
-            nc_ += 1
-            ub_lo = min(ub_lo, ubv)
-            ub_hi = max(ub_hi, ubv)
-        if not any_valid:
-            # forced discard (§5): nothing lands, nothing scores
+                adj = touched
+                while adj:
+                    j = popcount((adj & (~adj + np.uint64(1))) - np.uint64(1))
+                    t_adj += comp_size[j]
+                    adj &= adj - np.uint64(1)
+                # the rank of the largest cluster it does not touch (capped at 3: a bound)
+                while u_rank < min(ncomp, 3) and touched & (np.uint64(1) << np.uint64(order[u_rank])):
+                    u_rank += 1
+            vi = off + nvalid
+            v_p[vi] = p
+            v_tadj[vi] = t_adj
+            v_urank[vi] = u_rank
+            # features of its landed cells (the star included) that bound each district's points
+            lm = rules.pl_mask[p]
+            f0 = popcount(lm & no_c_nbr)  # cells a commercial tile would be isolated on
+            f1 = pl_ring[p]  # ring cells (industrial)
+            f2 = popcount(pl_spread[p] & lonely_p)  # parks a new tile could make touch
+            f3 = popcount(np.uint64(pl_rows[p] & ~rows_p))  # rows without a park
+            f4 = popcount(np.uint64(pl_cols[p] & ~cols_p))  # columns without a park
+            v_feat[vi, 0] = f0
+            v_feat[vi, 1] = f1
+            v_feat[vi, 2] = f2
+            v_feat[vi, 3] = f3
+            v_feat[vi, 4] = f4
+            fm[0] = max(fm[0], f0)
+            fm[1] = max(fm[1], f1)
+            fm[2] = max(fm[2], f2)
+            fm[3] = max(fm[3], f3)
+            fm[4] = max(fm[4], f4)
+            fm[5] = max(fm[5], t_adj)
+            fm[6] = min(fm[6], u_rank)
+            nvalid += 1
+        sh_n[shape] = nvalid
+
+    # a bound per ruler over all its placements (the features at their largest), and the rulers
+    # in decreasing order of it; a ruler without a legal placement is a forced discard (§5)
+    ng_live = 0
+    for gi in range(ng):
+        shape = g_shape[gi]
+        if sh_n[shape] == 0:
             val = 0.0
             sec = 0
             wgt = float(g_w[gi])
@@ -665,295 +671,466 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
                 best_val, best_sec, best_key = val, sec, key
                 best_u = np.exp(key)
                 b_kind, b_group = FORCED, gi
+            continue
+        fm = sh_max[shape]
+        five_g = rules.shape_five[shape] != 0
+        wild = 1 if five_g else 0
+        landed = 4 + wild
+        n_r = g_cnt[gi, 1]
+        n_cm = g_cnt[gi, 2]
+        n_in = g_cnt[gi, 4]
+        m_r = min(n_r + (wild & site_pres), landed)
+        m_c = min(n_cm + (wild & (site_pres >> 1)), landed)
+        m_p = min(g_cnt[gi, 3] + (wild & (site_pres >> 2)), landed)
+        m_i = min(n_in + (wild & (site_pres >> 3)), landed)
+        tsm = dc_max[min(n_cm, landed)] + di_max[min(n_in, landed)]
+        if five_g:
+            for si in range(4):
+                if site_pres & (1 << si):
+                    tsm = max(
+                        tsm,
+                        dc_max[min(n_cm + (1 if si == 1 else 0), landed)]
+                        + di_max[min(n_in + (1 if si == 3 else 0), landed)],
+                    )
+        gb = (
+            g_ach[gi]
+            + wp * (sp.park_touching * m_p + sp.park_row * min(m_p, fm[3]) + sp.park_col * min(m_p, fm[4]))
+            + wc * sp.com_isolated * min(m_c, fm[0])
+            + wi * sp.ind_ring * min(m_i, fm[1])
+            + tsm
+        )
+        if m_r + m_c > 0:
+            gb += wp * sp.park_touching * fm[2]
+        if m_r > 0:
+            gb += rb_tab[fm[6], m_r + fm[5]]
+        g_ub[gi] = gb
+        j = ng_live
+        while j > 0 and g_ub[g_sorted[j - 1]] < gb:
+            g_sorted[j] = g_sorted[j - 1]
+            j -= 1
+        g_sorted[j] = gi
+        ng_live += 1
 
-    # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
-    # the rest fall below it
-    width = max(1.0, (ub_hi - ub_lo) / BUCKETS) if nc_ > 0 else 1.0
-    n_buckets = int((ub_hi - ub_lo) / width) + 1 if nc_ > 0 else 0
-    b_start = ws.b_start[: n_buckets + 1]
-    b_start[:] = 0
-    for i in range(nc_):
-        b_start[int((cand_ub[i] - ub_lo) / width) + 1] += 1
-    for bk in range(n_buckets):
-        b_start[bk + 1] += b_start[bk]
-    sorted_i = ws.sorted_i
-    for i in range(nc_):
-        bk = int((cand_ub[i] - ub_lo) / width)
-        sorted_i[b_start[bk]] = i
-        b_start[bk] += 1
-    # b_start[bk] now ends bucket bk; shift back so bucket bk is sorted_i[b_start[bk - 1]:b_start[bk]]
-    for bk in range(n_buckets - 1, -1, -1):
-        if ub_lo + (bk + 1) * width < best_val - EPS:
-            break
-        lo_i = b_start[bk - 1] if bk > 0 else 0
-        for ii in range(lo_i, b_start[bk]):
-            i = sorted_i[ii]
-            gi = cand_g[i]
-            p = cand_p[i]
-            shape = g_shape[gi]
-            five = rules.shape_five[shape]
-            ms = g_ms[gi]
-            pres = g_pres[gi]
-            newshape = g_new[gi]
+    # ruler by ruler, best bound first: its placements' bounds, then (pass 2) those that can still
+    # reach the best move, highest bounds first
+    for gx in range(ng_live):
+        gi = g_sorted[gx]
+        if g_ub[gi] < best_val - EPS:
+            break  # no placement of this ruler, or of any after it, can reach the best move
+        shape = g_shape[gi]
+        off = rules.pl_off[shape]
+        nvalid = sh_n[shape]
+        # per ruler: its tile counts, and the count terms of a placement landing `landed` tiles with
+        # free pick sd (0: none; the ruler's tiles are fixed, only how many land varies)
+        n_r = g_cnt[gi, 1]
+        n_cm = g_cnt[gi, 2]
+        n_in = g_cnt[gi, 4]
+        n_pk = g_cnt[gi, 3]
+        ach_g = g_ach[gi]
+        five_g = rules.shape_five[shape] != 0
+        for landed in range(6):
+            for sd in range(5 if five_g else 1):
+                t_term[landed, sd] = (
+                    dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                    + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
+                )
+        # the free pick may be any district on the site board: a wildcard tile for the count bound
+        for landed in range(6):
+            tsm = t_term[landed, 0]
+            if five_g:
+                for si in range(4):
+                    if site_pres & (1 << si):
+                        tsm = max(tsm, t_term[landed, si + 1])
+            t_smax[landed] = tsm
+        nc_ = 0
+        ub_lo = 1e18
+        ub_hi = -1e18
+        cut = best_val - EPS
+        for vi in range(off, off + nvalid):
+            p = v_p[vi]
             k = rules.pl_k[p]
             cs = rules.pl_star[p]
-            landed = k + (1 if cs >= 0 else 0)
-            sec_ub = 2 * landed + newshape
-            ubv = cand_ub[i]
-            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+            # per district: at most as many tiles as it has (the free pick counted as any district)
+            # and as the placement lands, each earning its district's points at most once per feature
+            wild = 1 if cs >= 0 else 0
+            landed = k + wild
+            m_r = min(n_r + (wild & site_pres), landed)
+            m_c = min(n_cm + (wild & (site_pres >> 1)), landed)
+            m_p = min(n_pk + (wild & (site_pres >> 2)), landed)
+            m_i = min(n_in + (wild & (site_pres >> 3)), landed)
+            fb = (
+                ach_g
+                + wp
+                * (
+                    sp.park_touching * m_p
+                    + sp.park_row * min(m_p, v_feat[vi, 3])
+                    + sp.park_col * min(m_p, v_feat[vi, 4])
+                )
+                + wc * sp.com_isolated * min(m_c, v_feat[vi, 0])
+                + wi * sp.ind_ring * min(m_i, v_feat[vi, 1])
+                + (t_smax[landed] if cs >= 0 else t_term[k, 0])
+            )
+            if m_r + m_c > 0:
+                fb += wp * sp.park_touching * v_feat[vi, 2]
+            if m_r > 0:
+                fb += rb_tab[v_urank[vi], m_r + v_tadj[vi]]
+            if fb < cut:
                 continue
-            # tighter bound: per district its best cells, when lower than per cell its best district
-            ub_cell = cand_cell[i]
-            t_adj = cand_tadj[i]
-            best_star = cand_star[i]
-            ub_dist = 0.0
-            c0 = rules.pl_cells[p, 0]
-            c1 = rules.pl_cells[p, 1]
-            c2 = rules.pl_cells[p, 2]
-            c3 = rules.pl_cells[p, 3]
-            for d in range(1, 5):
-                m = g_cnt[gi, d]
-                if m > 0:
-                    ub_dist += _best_of(ub[c0, d], ub[c1, d], ub[c2, d], ub[c3, d], k, m)
-            if ub_dist < ub_cell:
-                ubv = g_ach[gi] + ub_dist + best_star
-            if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
-                continue
-            # every distinct assignment (and free pick) whose bound can reach the best: sequences
-            # are walked in order, and a prefix whose bound fails skips all that share it
-            for j in range(k):
-                c = rules.pl_cells[p, j]
-                cell[j] = c
-                for d in range(1, 5):
-                    U[j, d] = ub[c, d]
-            # restm[j, m]: the best the cells from j on can add using only the districts in mask m
-            for m in range(16):
-                restm[k, m] = 0.0
-            for j in range(k - 1, -1, -1):
-                c = cell[j]
-                m = pres
-                while m:
-                    restm[j, m] = restm[j + 1, m] + ubmax[m, c]
-                    m = (m - 1) & pres
-            star_on = five and cs >= 0
-            if star_on:
-                cell[k] = cs
-            # pairs inside the placement: touching cells (commercial isolation), shared rows and
-            # columns (park), so a prefix's bound can drop what two of its own tiles cannot both earn
-            nloc = k + (1 if star_on else 0)
-            for j in range(nloc):
-                cj = cell[j]
-                adjloc[j] = rules.pl_adj[p, j]
-                iso_b[j] = wc * sp.com_isolated if geo.nbr[cj] & C == 0 else 0.0
-                row_free[j] = rows_p & geo.row_bit[cj] == 0
-                col_free[j] = cols_p & geo.col_bit[cj] == 0
-            wgt = float(g_w[gi])
-            n_seq = N_SEQ[ms, k]
-            for si in range(4 if star_on else 1):
-                sd = si + 1 if star_on else 0
-                if star_on and site_pres & (1 << si) == 0:
+            cand_g[nc_] = gi
+            cand_p[nc_] = p
+            cand_ub[nc_] = fb
+            cand_tadj[nc_] = v_tadj[vi]
+            cand_urank[nc_] = v_urank[vi]
+            cand_vi[nc_] = vi
+            nc_ += 1
+            ub_lo = min(ub_lo, fb)
+            ub_hi = max(ub_hi, fb)
+
+        # pass 2: highest bounds first (bucket sort on the bound), so the best move is met early and
+        # the rest fall below it
+        width = max(1.0, (ub_hi - ub_lo) / BUCKETS) if nc_ > 0 else 1.0
+        n_buckets = int((ub_hi - ub_lo) / width) + 1 if nc_ > 0 else 0
+        b_start = ws.b_start[: n_buckets + 1]
+        b_start[:] = 0
+        for i in range(nc_):
+            b_start[int((cand_ub[i] - ub_lo) / width) + 1] += 1
+        for bk in range(n_buckets):
+            b_start[bk + 1] += b_start[bk]
+        sorted_i = ws.sorted_i
+        for i in range(nc_):
+            bk = int((cand_ub[i] - ub_lo) / width)
+            sorted_i[b_start[bk]] = i
+            b_start[bk] += 1
+        # b_start[bk] now ends bucket bk; shift back so bucket bk is sorted_i[b_start[bk - 1]:b_start[bk]]
+        for bk in range(n_buckets - 1, -1, -1):
+            if ub_lo + (bk + 1) * width < best_val - EPS:
+                break
+            lo_i = b_start[bk - 1] if bk > 0 else 0
+            for ii in range(lo_i, b_start[bk]):
+                i = sorted_i[ii]
+                gi = cand_g[i]
+                p = cand_p[i]
+                shape = g_shape[gi]
+                five = rules.shape_five[shape]
+                ms = g_ms[gi]
+                pres = g_pres[gi]
+                newshape = g_new[gi]
+                k = rules.pl_k[p]
+                cs = rules.pl_star[p]
+                landed = k + (1 if cs >= 0 else 0)
+                sec_ub = 2 * landed + newshape
+                ubv = cand_ub[i]
+                if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                     continue
-                nn = k + (1 if sd > 0 else 0)
-                sec = 2 * nn + newshape
-                base = g_ach[gi]
-                if sd > 0:
-                    base += ub[cs, sd]
-                    dist[k] = sd
-                mc_ = g_cnt[gi, 2] + (1 if sd == 2 else 0)
-                mi_ = g_cnt[gi, 4] + (1 if sd == 4 else 0)
-                mr_ = g_cnt[gi, 1] + (1 if sd == 1 else 0)
-                if k == 4:
-                    base += wc * (sp.com_count[n_c + mc_] - sp.com_count[n_c])
-                    base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
+                t_adj = cand_tadj[i]
+                rbr = rb_tab[cand_urank[i]]
+                vf = cand_vi[i]
+                ft0 = v_feat[vf, 0]
+                ft1 = v_feat[vf, 1]
+                ft2 = v_feat[vf, 2]
+                ft3 = v_feat[vf, 3]
+                ft4 = v_feat[vf, 4]
+                # the count and residential terms of a placement landing `landed` tiles with free pick sd
+                # (0: none; the ruler's tiles are fixed, only how many land varies)
+                n_r = g_cnt[gi, 1]
+                n_cm = g_cnt[gi, 2]
+                n_in = g_cnt[gi, 4]
+                # padding cells (-1) read ubmax's last column, always 0
+                um = ubmax[pres]
+                ub_cell = (
+                    um[rules.pl_cells[p, 0]]
+                    + um[rules.pl_cells[p, 1]]
+                    + um[rules.pl_cells[p, 2]]
+                    + um[rules.pl_cells[p, 3]]
+                )
+                if cs < 0:
+                    best_star = dc_max[min(n_cm, k)] + di_max[min(n_in, k)]
+                    if min(n_r, k) > 0:
+                        best_star += rbr[min(n_r, k) + t_adj]
                 else:
-                    base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
-                rb_term = rb_tab[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
-                base += rb_term
-                if restm[0, pres] < (best_val + EPS if sec < best_sec else best_val - EPS) - base:
+                    # the free pick is one district: the best of its choices, not each part's best
+                    best_star = -1e18
+                    for si in range(4):
+                        if site_pres & (1 << si) == 0:
+                            continue
+                        sd = si + 1
+                        term = (
+                            ub[cs, sd]
+                            + dc_max[min(n_cm + (1 if sd == 2 else 0), landed)]
+                            + di_max[min(n_in + (1 if sd == 4 else 0), landed)]
+                        )
+                        mr1 = min(n_r + (1 if sd == 1 else 0), landed)
+                        if mr1 > 0:
+                            term += rbr[mr1 + t_adj]
+                        if term > best_star:
+                            best_star = term
+                ubv = min(ubv, g_ach[gi] + ub_cell + best_star)
+                if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
                     continue
-                cm0 = 0
-                pr0 = 0
-                pc0 = 0
-                if sd == 2:
-                    cm0 = 1 << k
-                elif sd == 3:
-                    if row_free[k]:
-                        pr0 = geo.row_bit[cs]
-                    if col_free[k]:
-                        pc0 = geo.col_bit[cs]
-                q = 0
-                while q < n_seq:
-                    thr = (best_val + EPS if sec < best_sec else best_val - EPS) - base
-                    partial = 0.0
-                    ok = True
-                    cmask = cm0
-                    cdead = 0
-                    prow = pr0
-                    pcol = pc0
-                    for j in range(k):
-                        d = SEQS[ms, k, q, j]
-                        dist[j] = d
-                        partial += U[j, d]
-                        if d == 2:
-                            a_ = adjloc[j] & cmask
-                            if a_:
-                                a_ |= 1 << j
-                                a_ &= ~cdead
-                                while a_:
-                                    jj = popcount(np.uint64((a_ & -a_) - 1))
-                                    partial -= iso_b[jj]
-                                    a_ &= a_ - 1
-                                cdead |= adjloc[j] & cmask | (1 << j)
-                            cmask |= 1 << j
-                        elif d == 3:
-                            rb = geo.row_bit[cell[j]]
-                            if row_free[j]:
-                                if prow & rb:
-                                    partial -= wp * sp.park_row
-                                prow |= rb
-                            cb = geo.col_bit[cell[j]]
-                            if col_free[j]:
-                                if pcol & cb:
-                                    partial -= wp * sp.park_col
-                                pcol |= cb
-                        if partial + restm[j + 1, PRES_LEFT[ms, k, q, j]] < thr:
-                            q = SKIP[ms, k, q, j]
-                            ok = False
-                            break
-                    if not ok:
+                # tighter bound: per district its best cells, when lower than per cell its best district
+                ub_dist = 0.0
+                c0 = rules.pl_cells[p, 0]
+                c1 = rules.pl_cells[p, 1]
+                c2 = rules.pl_cells[p, 2]
+                c3 = rules.pl_cells[p, 3]
+                for d in range(1, 5):
+                    m = g_cnt[gi, d]
+                    if m > 0:
+                        ub_dist += _best_of(ub[c0, d], ub[c1, d], ub[c2, d], ub[c3, d], k, m)
+                if ub_dist < ub_cell:
+                    ubv = min(ubv, g_ach[gi] + ub_dist + best_star)
+                if ubv < best_val - EPS or (ubv <= best_val + EPS and sec_ub < best_sec):
+                    continue
+                # every distinct assignment (and free pick) whose bound can reach the best: sequences
+                # are walked in order, and a prefix whose bound fails skips all that share it
+                for j in range(k):
+                    c = rules.pl_cells[p, j]
+                    cell[j] = c
+                    for d in range(1, 5):
+                        U[j, d] = ub[c, d]
+                # restm[j, m]: the best the cells from j on can add using only the districts in mask m
+                for m in range(16):
+                    restm[k, m] = 0.0
+                for j in range(k - 1, -1, -1):
+                    c = cell[j]
+                    m = pres
+                    while m:
+                        restm[j, m] = restm[j + 1, m] + ubmax[m, c]
+                        m = (m - 1) & pres
+                star_on = five and cs >= 0
+                if star_on:
+                    cell[k] = cs
+                # pairs inside the placement: touching cells (commercial isolation), shared rows and
+                # columns (park), so a prefix's bound can drop what two of its own tiles cannot both earn
+                nloc = k + (1 if star_on else 0)
+                for j in range(nloc):
+                    cj = cell[j]
+                    adjloc[j] = rules.pl_adj[p, j]
+                    iso_b[j] = wc * sp.com_isolated if geo.nbr[cj] & C == 0 else 0.0
+                    row_free[j] = rows_p & geo.row_bit[cj] == 0
+                    col_free[j] = cols_p & geo.col_bit[cj] == 0
+                wgt = float(g_w[gi])
+                n_seq = N_SEQ[ms, k]
+                for si in range(4 if star_on else 1):
+                    sd = si + 1 if star_on else 0
+                    if star_on and site_pres & (1 << si) == 0:
                         continue
-                    if k == 0 and 0.0 < thr:
-                        q += 1
+                    nn = k + (1 if sd > 0 else 0)
+                    sec = 2 * nn + newshape
+                    base = g_ach[gi]
+                    if sd > 0:
+                        base += ub[cs, sd]
+                        dist[k] = sd
+                    mc_ = g_cnt[gi, 2] + (1 if sd == 2 else 0)
+                    mi_ = g_cnt[gi, 4] + (1 if sd == 4 else 0)
+                    mr_ = g_cnt[gi, 1] + (1 if sd == 1 else 0)
+                    if k == 4:
+                        base += wc * (sp.com_count[n_c + mc_] - sp.com_count[n_c])
+                        base += wi * (sp.ind_count[n_i + mi_] - sp.ind_count[n_i])
+                    else:
+                        base += dc_max[min(mc_, nn)] + di_max[min(mi_, nn)]
+                    rb_term = rbr[min(mr_, nn) + t_adj] if min(mr_, nn) > 0 else 0.0
+                    base += rb_term
+                    thr0 = (best_val + EPS if sec < best_sec else best_val - EPS) - base
+                    if restm[0, pres] < thr0:
                         continue
-                    if sec == best_sec and base + partial <= best_val + EPS:
-                        # at best a tie: it can only win on its random priority
-                        if not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u):
+                    # a bound per free pick: the placement's features with this pick's tile counts
+                    mp_ = min(g_cnt[gi, 3] + (1 if sd == 3 else 0), nn)
+                    mcc = min(mc_, nn)
+                    fp = (
+                        wp * (sp.park_touching * mp_ + sp.park_row * min(mp_, ft3) + sp.park_col * min(mp_, ft4))
+                        + wc * sp.com_isolated * min(mcc, ft0)
+                        + wi * sp.ind_ring * min(min(mi_, nn), ft1)
+                    )
+                    if min(mr_, nn) + mcc > 0:
+                        fp += wp * sp.park_touching * ft2
+                    if sd > 0:
+                        fp -= ub[cs, sd]
+                    if fp < thr0:
+                        continue
+                    cm0 = 0
+                    pr0 = 0
+                    pc0 = 0
+                    if sd == 2:
+                        cm0 = 1 << k
+                    elif sd == 3:
+                        if row_free[k]:
+                            pr0 = geo.row_bit[cs]
+                        if col_free[k]:
+                            pc0 = geo.col_bit[cs]
+                    q = 0
+                    while q < n_seq:
+                        thr = (best_val + EPS if sec < best_sec else best_val - EPS) - base
+                        partial = 0.0
+                        ok = True
+                        cmask = cm0
+                        cdead = 0
+                        prow = pr0
+                        pcol = pc0
+                        for j in range(k):
+                            d = SEQS[ms, k, q, j]
+                            dist[j] = d
+                            partial += U[j, d]
+                            if d == 2:
+                                a_ = adjloc[j] & cmask
+                                if a_:
+                                    a_ |= 1 << j
+                                    a_ &= ~cdead
+                                    while a_:
+                                        jj = popcount(np.uint64((a_ & -a_) - 1))
+                                        partial -= iso_b[jj]
+                                        a_ &= a_ - 1
+                                    cdead |= adjloc[j] & cmask | (1 << j)
+                                cmask |= 1 << j
+                            elif d == 3:
+                                rb = geo.row_bit[cell[j]]
+                                if row_free[j]:
+                                    if prow & rb:
+                                        partial -= wp * sp.park_row
+                                    prow |= rb
+                                cb = geo.col_bit[cell[j]]
+                                if col_free[j]:
+                                    if pcol & cb:
+                                        partial -= wp * sp.park_col
+                                    pcol |= cb
+                            if partial + restm[j + 1, PRES_LEFT[ms, k, q, j]] < thr:
+                                q = SKIP[ms, k, q, j]
+                                ok = False
+                                break
+                        if not ok:
+                            continue
+                        if k == 0 and 0.0 < thr:
                             q += 1
                             continue
-                    mR = np.uint64(0)
-                    mC = np.uint64(0)
-                    mP = np.uint64(0)
-                    mI = np.uint64(0)
-                    lr = 0
-                    for j in range(nn):
-                        bit = np.uint64(1) << np.uint64(cell[j])
-                        d = dist[j]
-                        if d == 1:
-                            mR |= bit
-                            lr |= 1 << j
-                        elif d == 2:
-                            mC |= bit
-                        elif d == 3:
-                            mP |= bit
+                        if sec == best_sec and base + partial <= best_val + EPS:
+                            # at best a tie: it can only win on its random priority
+                            if not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u):
+                                q += 1
+                                continue
+                        mR = np.uint64(0)
+                        mC = np.uint64(0)
+                        mP = np.uint64(0)
+                        mI = np.uint64(0)
+                        lr = 0
+                        for j in range(nn):
+                            bit = np.uint64(1) << np.uint64(cell[j])
+                            d = dist[j]
+                            if d == 1:
+                                mR |= bit
+                                lr |= 1 << j
+                            elif d == 2:
+                                mC |= bit
+                            elif d == 3:
+                                mP |= bit
+                            else:
+                                mI |= bit
+                        # residential (memoised by the set of new residential cells)
+                        if lr == 0:
+                            g_r = 0.0
                         else:
-                            mI |= bit
-                    # residential (memoised by the set of new residential cells)
-                    if lr == 0:
-                        g_r = 0.0
-                    else:
-                        h = np.int64((mR * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(53))
-                        while memo_stamp[h] == stamp and memo_key[h] != mR:
-                            h = (h + 1) & (n_memo - 1)
-                        if memo_stamp[h] == stamp:
-                            g_r = memo_r[h]
-                        else:
-                            g_r = float(
-                                _residential_after(
-                                    lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt, sp2, cc_adj, cc_n
+                            h = np.int64((mR * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(53))
+                            while memo_stamp[h] == stamp and memo_key[h] != mR:
+                                h = (h + 1) & (n_memo - 1)
+                            if memo_stamp[h] == stamp:
+                                g_r = memo_r[h]
+                            else:
+                                g_r = float(
+                                    _residential_after(
+                                        lr, cell, adjloc, comp_size, order, ncomp, adjcl, lp, lt, sp2, cc_adj, cc_n
+                                    )
+                                    - cur_r
                                 )
-                                - cur_r
-                            )
-                            if memo_n < n_memo // 2:
-                                memo_r[h] = g_r
-                                memo_key[h] = mR
-                                memo_stamp[h] = stamp
-                                memo_n += 1
-                    # the bound again with this residential gain in place of its bound
-                    ub2 = base - rb_term + wr * g_r + partial
-                    if ub2 < (best_val + EPS if sec < best_sec else best_val - EPS):
-                        q += 1
-                        continue
-                    if (
-                        sec == best_sec
-                        and ub2 <= best_val + EPS
-                        and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)
-                    ):
-                        q += 1  # at best a tie, lost on its random priority
-                        continue
-                    nc_new = 0
-                    ni_new = 0
-                    for j in range(nn):
-                        if dist[j] == 2:
-                            nc_new += 1
-                        elif dist[j] == 4:
-                            ni_new += 1
-                    # commercial §6.2
-                    g_c = 0.0
-                    if mC:
-                        cn = C | mC
-                        iso_new = 0
-                        lost = np.uint64(0)
+                                if memo_n < n_memo // 2:
+                                    memo_r[h] = g_r
+                                    memo_key[h] = mR
+                                    memo_stamp[h] = stamp
+                                    memo_n += 1
+                        # the bound again with this residential gain in place of its bound
+                        ub2 = base - rb_term + wr * g_r + partial
+                        if ub2 < (best_val + EPS if sec < best_sec else best_val - EPS):
+                            q += 1
+                            continue
+                        if (
+                            sec == best_sec
+                            and ub2 <= best_val + EPS
+                            and not _tie_beats(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi), wgt, best_key, best_u)
+                        ):
+                            q += 1  # at best a tie, lost on its random priority
+                            continue
+                        nc_new = 0
+                        ni_new = 0
                         for j in range(nn):
                             if dist[j] == 2:
-                                nbj = geo.nbr[cell[j]]
-                                if nbj & cn == 0:
-                                    iso_new += 1
-                                lost |= nbj & iso_c
-                        g_c = float(
-                            sp.com_count[n_c + nc_new]
-                            - sp.com_count[n_c]
-                            + sp.com_isolated * (iso_new - popcount(lost))
-                        )
-                    # park §6.3
-                    g_p = 0.0
-                    rc_new = mR | mC
-                    if mP or rc_new:
-                        rcn = R | C | rc_new
-                        t = 0
-                        rows = 0
-                        cols = 0
-                        touched = np.uint64(0)
-                        for j in range(nn):
-                            d = dist[j]
-                            cj = cell[j]
-                            if d == 3:
-                                if geo.nbr[cj] & rcn:
-                                    t += 1
-                                rows |= geo.row_bit[cj]
-                                cols |= geo.col_bit[cj]
-                            elif d == 1 or d == 2:
-                                touched |= geo.nbr[cj]
-                        t += popcount(touched & lonely_p)
-                        g_p = float(
-                            sp.park_touching * t
-                            + sp.park_row * popcount(np.uint64(rows & ~rows_p))
-                            + sp.park_col * popcount(np.uint64(cols & ~cols_p))
-                        )
-                    # industrial §6.4
-                    g_i = 0.0
-                    if mI:
-                        g_i = float(
-                            sp.ind_ring * popcount(mI & geo.ring) + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i]
-                        )
-                    val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + g_ach[gi] - tree_ub
-                    if rules.ach_on:
-                        after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
-                        val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
-                    # compare (value, tie-break) and keep a uniformly random one among exact ties
-                    if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
-                        best_val = val
-                        best_sec = sec
-                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
-                        best_key = np.log(u) / wgt
-                        best_u = u if wgt == 1.0 else np.exp(best_key)
-                        b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
-                    elif val >= best_val - EPS and sec == best_sec:
-                        u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
-                        if _tie_beats(u, wgt, best_key, best_u):
+                                nc_new += 1
+                            elif dist[j] == 4:
+                                ni_new += 1
+                        # commercial §6.2
+                        g_c = 0.0
+                        if mC:
+                            cn = C | mC
+                            iso_new = 0
+                            lost = np.uint64(0)
+                            for j in range(nn):
+                                if dist[j] == 2:
+                                    nbj = geo.nbr[cell[j]]
+                                    if nbj & cn == 0:
+                                        iso_new += 1
+                                    lost |= nbj & iso_c
+                            g_c = float(
+                                sp.com_count[n_c + nc_new]
+                                - sp.com_count[n_c]
+                                + sp.com_isolated * (iso_new - popcount(lost))
+                            )
+                        # park §6.3
+                        g_p = 0.0
+                        rc_new = mR | mC
+                        if mP or rc_new:
+                            rcn = R | C | rc_new
+                            t = 0
+                            rows = 0
+                            cols = 0
+                            touched = np.uint64(0)
+                            for j in range(nn):
+                                d = dist[j]
+                                cj = cell[j]
+                                if d == 3:
+                                    if geo.nbr[cj] & rcn:
+                                        t += 1
+                                    rows |= geo.row_bit[cj]
+                                    cols |= geo.col_bit[cj]
+                                elif d == 1 or d == 2:
+                                    touched |= geo.nbr[cj]
+                            t += popcount(touched & lonely_p)
+                            g_p = float(
+                                sp.park_touching * t
+                                + sp.park_row * popcount(np.uint64(rows & ~rows_p))
+                                + sp.park_col * popcount(np.uint64(cols & ~cols_p))
+                            )
+                        # industrial §6.4
+                        g_i = 0.0
+                        if mI:
+                            g_i = float(
+                                sp.ind_ring * popcount(mI & geo.ring) + sp.ind_count[n_i + ni_new] - sp.ind_count[n_i]
+                            )
+                        val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + g_ach[gi] - tree_ub
+                        if rules.ach_on:
+                            after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
+                            val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
+                        # compare (value, tie-break) and keep a uniformly random one among exact ties
+                        if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                            best_val = val
+                            best_sec = sec
+                            u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
                             best_key = np.log(u) / wgt
                             best_u = u if wgt == 1.0 else np.exp(best_key)
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
-                    q += 1
+                        elif val >= best_val - EPS and sec == best_sec:
+                            u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
+                            if _tie_beats(u, wgt, best_key, best_u):
+                                best_key = np.log(u) / wgt
+                                best_u = u if wgt == 1.0 else np.exp(best_key)
+                                b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
+                        q += 1
 
     # §9.2 discard-for-tile: any corner ruler, one tile of any type on any empty cell
     if rules.discard_for_tile and n_corner > 0:
@@ -1025,6 +1202,33 @@ def workspace(rules, cells):
     for s in range(rules.n_shapes):
         per_shape = max(per_shape, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max = per_shape * N_SLOTS
+    # the rows and columns (as bits) of each placement's landed cells
+    size = 1
+    while size * size < cells:
+        size += 1
+    n_pl = rules.pl_mask.shape[0]
+    pl_rows = np.zeros(n_pl, np.int64)
+    pl_cols = np.zeros(n_pl, np.int64)
+    pl_ring = np.zeros(n_pl, np.int64)  # landed cells on the outer ring
+    pl_spread = np.zeros(n_pl, np.uint64)  # cells touching the landed cells
+    for p in range(n_pl):
+        x = rules.pl_mask[p]
+        while x:
+            c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            pl_rows[p] |= 1 << (c // size)
+            pl_cols[p] |= 1 << (c % size)
+            r_, c_ = c // size, c % size
+            if r_ == 0 or c_ == 0 or r_ == size - 1 or c_ == size - 1:
+                pl_ring[p] += 1
+            if r_ > 0:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c - size)
+            if r_ < size - 1:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c + size)
+            if c_ > 0:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c - 1)
+            if c_ < size - 1:
+                pl_spread[p] |= np.uint64(1) << np.uint64(c + 1)
+            x &= x - np.uint64(1)
     return Workspace(
         np.zeros(32, np.uint64),  # comp_mask
         np.zeros(32, np.int64),  # comp_size
@@ -1036,7 +1240,7 @@ def workspace(rules, cells):
         np.zeros(6),  # di_max
         np.zeros((cells, 5)),  # ub
         np.zeros((16, cells + 1)),  # ubmax (a last column of zeros)
-        np.zeros(cells + 6),  # rb_tab
+        np.zeros((4, cells + 6)),  # rb_tab
         np.zeros(N_SLOTS, np.int64),  # g_shape
         np.zeros(N_SLOTS, np.int64),  # g_ms
         np.zeros(N_SLOTS, np.int64),  # g_w
@@ -1064,10 +1268,22 @@ def workspace(rules, cells):
         np.zeros(n_max, np.int64),  # cand_g
         np.zeros(n_max, np.int64),  # cand_p
         np.zeros(n_max, np.int64),  # cand_tadj
+        np.zeros(n_max, np.int64),  # cand_urank
+        np.zeros(n_max, np.int64),  # cand_vi
         np.zeros(n_max, np.int64),  # sorted_i
         np.zeros(N_SLOTS, np.int64),  # g_sorted
-        np.zeros(per_shape, np.int64),  # v_p
-        np.zeros(per_shape, np.int64),  # v_tadj
+        np.zeros(n_pl, np.int64),  # v_p
+        np.zeros(n_pl, np.int64),  # v_tadj
+        np.zeros(n_pl, np.int64),  # v_urank
+        np.zeros((n_pl, 5), np.int64),  # v_feat
+        np.zeros(6),  # t_smax
+        pl_rows,
+        pl_cols,
+        pl_ring,
+        pl_spread,
+        np.zeros(rules.n_shapes, np.int64),  # sh_n
+        np.zeros((rules.n_shapes, 7), np.int64),  # sh_max
+        np.zeros(N_SLOTS),  # g_ub
         np.zeros(BUCKETS + 2, np.int64),  # b_start
         np.zeros((6, 5)),  # t_term
         np.zeros((6, 5), np.int64),  # t_mr
