@@ -108,7 +108,7 @@ def seat_sentence(
     r = np.asarray(rates, dtype=float)
     if r.ndim == 2 and r.shape[0] > 2 and len(rungs) == r.shape[0]:
         dist = r - 1.0 / r.shape[1]
-        k, s = np.unravel_index(int(np.argmax(np.abs(dist))), dist.shape)
+        k, s = (int(i) for i in np.unravel_index(int(np.argmax(np.abs(dist))), dist.shape))
         if 0 < k < r.shape[0] - 1:
             where = "above" if dist[k, s] > 0 else "below"
             text += (

@@ -539,7 +539,6 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     col_free = ws.col_free
     restm = ws.restm
     t_term = ws.t_term
-    t_mr = ws.t_mr
 
     # per group: districts present, achievement gain (§7), whether the shape is new
     g_pres = ws.g_pres

@@ -235,7 +235,7 @@ def _ctpop(typingctx, x):
 @nb.njit(cache=True, inline="always")
 def popcount(x: np.uint64) -> int:
     """Number of set bits of a uint64."""
-    return int(_ctpop(np.uint64(x)))
+    return int(_ctpop(np.uint64(x)))  # type: ignore[call-arg]  # numba passes the typing context itself
 
 
 @nb.njit(cache=True, inline="always")
