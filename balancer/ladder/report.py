@@ -54,8 +54,11 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
             ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
             ax.plot(x, vals, marker="o", markersize=4, color=colour, linewidth=1.6, label=f"seat {s + 1}")
             if t.published is not None:
+                # seats with the same published rate (26 / 25 / 23 / 26) side by side, not on top of each other
+                same = [o for o in range(t.players) if round(t.published[o], 6) == round(t.published[s], 6)]
+                offset = 0.14 * (same.index(s) - (len(same) - 1) / 2)
                 ax.scatter(
-                    [len(rungs)],
+                    [len(rungs) + offset],
                     [t.published[s] * 100],
                     marker="D",
                     s=26,
