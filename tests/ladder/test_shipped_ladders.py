@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ("citywright", 10 + 9 + 16, 35 * 2004),  # 4 rungs at 2 and 4 players, 3 at 3 (rungs_at)
         ("urgency", 5 + 10, 15 * 2000),  # 5 rungs at 2 players, one variant (no cards)
         ("agueda", 6 + 9, 15 * 2000),  # 3 rungs at 2 and 4 players
-        ("urban_sketchers", 6 + 4, 10 * 2000),  # 3 rungs at 2 players, 2 at 4 (rungs_at)
+        ("urban_sketchers", 3 + 3, 6 * 2000),  # 3 rungs at 2 players
     ],
 )
 def test_shipped_ladder_validates_with_the_stated_cells(game, cells, games):
@@ -32,6 +32,10 @@ def test_shipped_ladder_validates_with_the_stated_cells(game, cells, games):
 
 def test_urgency_ladder_with_decks_validates_with_the_stated_cells():
     _check(ROOT / "configs" / "urgency" / "ladder-decks.yaml", 4 + 6, 10 * 2000)  # 4 rungs, one variant
+
+
+def test_urban_sketchers_four_player_ladder_validates_with_the_stated_cells():
+    _check(ROOT / "configs" / "urban_sketchers" / "ladder-4p.yaml", 2 + 2, 4 * 400)  # 2 rungs at 4 players
 
 
 def _check(path: Path, cells: int, games: int) -> None:
