@@ -166,8 +166,13 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
         ax = fig.add_subplot()
         y = np.arange(len(rows))
         vals = np.array([r["elo"] for r in rows])
-        err = np.array([vals - np.array([r["elo_low"] for r in rows]), np.array([r["elo_high"] for r in rows]) - vals])
-        ax.errorbar(vals, y, xerr=err, fmt="o", color=figs.BAR_COLOUR, ecolor="#222222", elinewidth=0.9, capsize=3)
+        lows = np.array([r["elo_low"] for r in rows])
+        highs = np.array([r["elo_high"] for r in rows])
+        # the interval as drawn from its ends: a percentile bootstrap interval of a rung that never won
+        # (an "at least" rating) can lie wholly on one side of the estimate, which error bars cannot show
+        ax.hlines(y, lows, highs, color="#222222", linewidth=0.9, zorder=2)
+        ax.plot(np.concatenate([lows, highs]), np.concatenate([y, y]), "|", color="#222222", markersize=7, zorder=2)
+        ax.plot(vals, y, "o", color=figs.BAR_COLOUR, zorder=3)
         ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)

@@ -142,3 +142,25 @@ def test_cells_are_reused_and_the_same_for_any_number_of_workers(ladder_game, tm
         assert x.matchups == y.matchups and x.test == y.test and x.depth == y.depth
         np.testing.assert_array_equal(x.ratings.theta, y.ratings.theta)
         np.testing.assert_array_equal(x.ratings.low, y.ratings.low)
+
+
+def test_the_ratings_chart_draws_an_interval_that_lies_on_one_side_of_its_estimate():
+    # An "at least" rating (a rung that never won: Urban Sketchers' random against greedy at four
+    # players, 1 Dec 2026) can have a bootstrap interval wholly above the estimate; error bars
+    # refuse that ("'xerr' must not contain negative values"), so the chart draws the interval's
+    # ends: here from 1,500 to 1,700 for an estimate of 1,400
+    from types import SimpleNamespace
+
+    from balancer.ladder.report import ratings_chart
+
+    rows = [
+        {"item": "random", "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0},
+        {"item": "greedy", "elo": 1400.0, "elo_low": 1500.0, "elo_high": 1700.0},
+    ]
+    fig = ratings_chart(SimpleNamespace(ratings=SimpleNamespace(rows=lambda: rows), rungs=["random", "greedy"]))
+    (ax,) = fig.axes
+    segments = ax.collections[0].get_segments()
+    assert [tuple(seg[:, 0]) for seg in segments] == [(0.0, 0.0), (1500.0, 1700.0)]
+    caps, points = ax.lines[0], ax.lines[1]  # then the dotted line at 0
+    assert list(points.get_xdata()) == [0.0, 1400.0]
+    assert sorted(caps.get_xdata()) == [0.0, 0.0, 1500.0, 1700.0]

@@ -35,7 +35,7 @@ def test_urgency_ladder_with_decks_validates_with_the_stated_cells():
 
 
 def test_urban_sketchers_four_player_ladder_validates_with_the_stated_cells():
-    _check(ROOT / "configs" / "urban_sketchers" / "ladder-4p.yaml", 2 + 2, 4 * 400)  # 2 rungs at 4 players
+    _check(ROOT / "configs" / "urban_sketchers" / "ladder-4p.yaml", 2 + 2, 4 * 2000)  # 2 rungs at 4 players
 
 
 def _check(path: Path, cells: int, games: int) -> None:
