@@ -19,6 +19,8 @@ from typing import Any
 import typer
 import yaml
 
+from balancer.data import builtin_config
+
 from .app import (
     _check_out_directory,
     _check_out_file,
@@ -182,7 +184,11 @@ def ladder(
         "title": f"{spec.display_name} {getattr(cfg, 'variant', '')}: skill ladder {', '.join(rungs)}",
         "game": spec.name,
         "seed": seed,
-        "variants": {label: str(config.resolve())},
+        # a file on disk by its absolute path; a built-in name (citywright/v1.1) as the name, which
+        # the study file resolves as every command does
+        "variants": {
+            label: str(config.resolve()) if config.exists() or builtin_config(config) is None else str(config)
+        },
         "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups, "bootstrap": bootstrap},
     }
     log = None if quiet else (lambda line: typer.echo(line, err=True))

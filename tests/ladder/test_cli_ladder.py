@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from balancer.cli import app
@@ -254,3 +255,16 @@ def test_rungs_at_plays_fewer_rungs_at_one_player_count(ladder_game, tmp_path):
         )
         bad = runner.invoke(app, ["validate", str(study)])
         assert bad.exit_code == 2 and f"ladder.{expected}" in bad.output, bad.output
+
+
+def test_a_ladder_of_a_built_in_variant_writes_a_study_file_that_finds_it(tmp_path, monkeypatch):
+    # `balancer ladder citywright/v1.1` from a folder without a citywright/ subfolder: the study file
+    # it writes names the built-in variant, so it plays (the path would have pointed at ./citywright/v1.1)
+    monkeypatch.chdir(tmp_path)
+    args = ["ladder", "citywright/v1.1", "--agents", "random,greedy", "--players", "2", "--games", "4"]
+    args += ["-o", str(tmp_path / "l.html"), "--results", str(tmp_path / "r"), "--bootstrap", "10", "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    study = yaml.safe_load((tmp_path / "r" / "ladder-citywright-v1.1" / "ladder.yaml").read_text())
+    assert study["variants"] == {"v1.1": "citywright/v1.1"}
+    assert (tmp_path / "l.html").is_file()
