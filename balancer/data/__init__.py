@@ -10,6 +10,7 @@ same name always wins over the built-in one.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -52,8 +53,6 @@ def missing_note(name: str | Path) -> str:
     shipped = [builtin_name(p) for p in builtin_configs(game)]
     if not shipped:
         return " (not a file, nor a built-in name: `balancer games` lists the games and their files)"
-    import difflib
-
     close = difflib.get_close_matches(f"{game}/{match['name']}", shipped, n=3, cutoff=0.6)
     hint = f"; closest: {', '.join(close)}" if close else ""
     return f" (not a file, nor a built-in name{hint}; `balancer games` lists {game}'s files)"

@@ -170,6 +170,7 @@ def _compile_json(cfg_json: str, n_players: int) -> Compiled:
 
 _BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, Compiled]] = {}
 _CFG_OF: dict[int, tuple[Compiled, CitywrightConfig]] = {}
+_STYLED: dict[tuple[int, bytes], tuple[Compiled, Compiled]] = {}
 
 
 def compile_variant(cfg: CitywrightConfig, n_players: int) -> Compiled:
@@ -193,7 +194,12 @@ def with_value_weights(cfg: CitywrightConfig, T: Compiled, weights: np.ndarray) 
     w = np.array(weights, np.float64)
     if w.shape != T.value_w.shape or (w < 0).any():
         raise ValueError(f"value weights: need {T.value_w.shape[0]} x 4 weights of 0 or more, got shape {w.shape}")
+    key = (id(T), w.tobytes())  # one styled table per rule table and weights, not one per game
+    hit = _STYLED.get(key)
+    if hit is not None and hit[0] is T:
+        return hit[1]
     styled = T._replace(value_w=w)
+    _STYLED[key] = (T, styled)
     _CFG_OF[id(styled)] = (styled, cfg)
     return styled
 

@@ -390,8 +390,9 @@ def test_a_specialist_mcts_seat_values_its_own_district_points_with_the_speciali
     game.state.g[3] = 1
     KERNEL.returns(game.S, styled, out)
     assert out.tolist() == values(KERNEL.returns, game) == [1.0, 0.0, 0.0]
-    # a table without a styled seat is the variant's own rule table
+    # a table without a styled seat is the variant's own rule table; a styled one is made once
     assert cw.mcts_table(cw_cfg, ["mcts", "greedy", "random"]) is game.T
+    assert cw.mcts_table(cw_cfg, ["mcts+park@10", "mcts", "greedy"]) is styled
 
 
 def test_solo_value_is_a_logistic_of_the_total_against_par(cw_cfg):
