@@ -177,7 +177,6 @@ class Workspace(NamedTuple):
     g_ub: np.ndarray
     b_start: np.ndarray
     t_term: np.ndarray
-    t_mr: np.ndarray
 
 
 @nb.njit(cache=True, inline="always")
@@ -1285,7 +1284,6 @@ def workspace(rules, cells):
         np.zeros(N_SLOTS),  # g_ub
         np.zeros(BUCKETS + 2, np.int64),  # b_start
         np.zeros((6, 5)),  # t_term
-        np.zeros((6, 5), np.int64),  # t_mr
     )
 
 
