@@ -197,6 +197,11 @@ def write_chunk(
     return entry
 
 
+ROW_GROUP_ROWS = 25_000
+"""Rows per Parquet row group of ``results.parquet``: small enough that the summary's streaming
+queries decode little at a time (they read one row group per thread), large enough to compress."""
+
+
 def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
     """Stream the chunks, in game order, into ``results.parquet`` (one chunk in memory at a time);
     return the rows written. With no rows, removes any older results.parquet instead."""
@@ -213,7 +218,7 @@ def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
                 writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
             elif not table.schema.equals(writer.schema):
                 table = conform(table, writer.schema)
-            writer.write_table(table)
+            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
             rows += table.num_rows
             del table
     except BaseException:

@@ -7,7 +7,9 @@ their ``score_`` / ``metric_`` prefixes, so nothing here knows any particular ga
 
 All aggregation is done by polars on a ``LazyFrame`` (streaming engine), so a run of millions of
 rows is never materialised and memory does not grow with the number of games: only per-seat,
-per-agent and whole-table aggregates are collected.
+per-agent and whole-table aggregates are collected, and the per-game sums that the clustered
+intervals need are formed over slices of at most :data:`GAME_SLICE` games and added exactly
+(:func:`sum_over_games`).
 
 Conventions:
 
@@ -32,6 +34,15 @@ from scipy import stats
 
 from balancer.core.metrics import MetricSpecs
 from balancer.core.registry import metric_specs_of
+from balancer.stats.summary import (
+    AgentWinRate,
+    IndicatorWinRate,
+    MetricMean,
+    ScoreMean,
+    SeatWinRate,
+    Summary,
+    score_without_key,
+)
 
 SCORE_PREFIX = "score_"
 METRIC_PREFIX = "metric_"
@@ -43,6 +54,10 @@ REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
 """Columns :func:`summarize` cannot do without (the others are optional)."""
 
 _ENGINE: Final = "streaming"
+
+GAME_SLICE = 50_000
+"""Games per pass of a per-game query over a lazy table (:func:`sum_over_games`): what bounds the
+summary's memory (about 100 MB of polars group-by state per slice)."""
 
 
 # --------------------------------------------------------------------------- intervals
@@ -307,15 +322,64 @@ def _run_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFram
     return lf.select(exprs)
 
 
-def _metric_game_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.LazyFrame:
-    """One row: per metric, exact sums over games of s_g (the game's sum over its finite player
-    rows), k_g (their count), s_g^2, s_g k_g and k_g^2: what the clustered interval of
-    :func:`_clustered_mean_row` needs. Memory grows with the number of games (one small row each)."""
+def _key_range(lf: pl.LazyFrame, key: str) -> tuple[int, int] | None:
+    """(smallest, largest) value of the integer column ``key``, or None when it has no non-null one."""
+    df = lf.select(pl.col(key).min().alias("lo"), pl.col(key).max().alias("hi")).collect(engine=_ENGINE)
+    lo, hi = df.row(0)
+    return None if lo is None or hi is None else (int(lo), int(hi))
+
+
+def _exact_total(frames: list[pl.DataFrame]) -> dict[str, Any]:
+    """The column sums of one-row frames of integer and decimal sums, as one record; a sum of
+    integers or decimals is exact, so the record equals that of one pass over the whole table."""
+    if len(frames) == 1:
+        return frames[0].row(0, named=True)
+    both = pl.concat(frames, how="vertical_relaxed")
+    exprs = [
+        (pl.col(c).cast(pl.Int64) if dtype.is_integer() or dtype == pl.Boolean else pl.col(c)).sum().alias(c)
+        for c, dtype in both.schema.items()
+    ]
+    return both.select(exprs).row(0, named=True)
+
+
+def sum_over_games(
+    lf: pl.LazyFrame | pl.DataFrame,
+    per_game: Sequence[pl.Expr],
+    totals: Sequence[pl.Expr],
+    key: str = "game_index",
+    slice_games: int | None = None,
+) -> dict[str, Any]:
+    """One record: ``totals`` (integer or decimal sums) over the games of ``per_game`` (aggregates
+    of one game's rows, grouped by ``key``).
+
+    A group-by over every game holds every game's row at once (about 0.5 GB per million games), so
+    a lazy table whose ``key`` spans more than ``slice_games`` values is summed in slices of
+    ``slice_games`` consecutive keys (one pass each; Parquet row-group statistics let each pass read
+    only its slice) and the slices' sums are added. Every game lies in one slice and the sums are
+    exact, so the record is the same as from one pass. An eager frame is summed in one pass.
+    ``slice_games`` defaults to :data:`GAME_SLICE`.
+    """
+    slice_games = slice_games or GAME_SLICE
+    if isinstance(lf, pl.DataFrame):
+        return lf.lazy().group_by(key).agg(per_game).select(totals).collect(engine=_ENGINE).row(0, named=True)
+    span = _key_range(lf, key) if key in lf.collect_schema().names() else None
+    if span is None or span[1] - span[0] < slice_games:
+        return _exact_total([lf.group_by(key).agg(per_game).select(totals).collect(engine=_ENGINE)])
+    frames = []
+    for start in range(span[0], span[1] + 1, slice_games):
+        part = lf.filter(pl.col(key).is_between(start, start + slice_games - 1))
+        frames.append(part.group_by(key).agg(per_game).select(totals).collect(engine=_ENGINE))
+    return _exact_total(frames)
+
+
+def _metric_game_sums(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> dict[str, Any]:
+    """Per metric, exact sums over games of s_g (the game's sum over its finite player rows), k_g
+    (their count), s_g^2, s_g k_g and k_g^2: what the clustered interval of
+    :func:`_clustered_mean_row` needs (one record; memory bounded by :func:`sum_over_games`)."""
     aggs = []
     for m, dtype in metrics.items():
         x, _ = _exact(m, dtype)
         aggs += [x.sum().alias(f"{m}__gs"), x.count().cast(pl.Int64).alias(f"{m}__gk")]
-    per_game = lf.group_by("game_index").agg(aggs)
     exprs = []
     for m in metrics:
         s_, k = pl.col(f"{m}__gs"), pl.col(f"{m}__gk")
@@ -328,7 +392,7 @@ def _metric_game_query(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> pl.
             (sf * k).cast(_DECIMAL).sum().alias(f"{m}__SK"),
             (k * k).sum().alias(f"{m}__KK"),
         ]
-    return per_game.select(exprs)
+    return sum_over_games(lf, aggs, exprs)
 
 
 def _clustered_mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
@@ -385,18 +449,21 @@ def _mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
     return {"n": n, "mean": mean, "ci_low": low, "ci_high": high}
 
 
-def _score_rows(df: pl.DataFrame, by: str, components: Sequence[str], confidence: float) -> list[dict[str, Any]]:
-    """``[{by, n, mean, ci_low, ci_high, components: {name: mean}}]`` (points per player)."""
+def _score_rows(df: pl.DataFrame, by: str, components: Sequence[str], confidence: float) -> list[ScoreMean]:
+    """The mean score (points per player) of each ``by`` value, with the mean of every component."""
     rows = []
     for rec in df.iter_rows(named=True):
         total = _mean_row(rec, "_score", confidence)
         rows.append(
-            {
-                by: rec[by],
-                **total,
-                "n": int(rec["_n"]),
-                "components": {c[len(SCORE_PREFIX) :]: _moments(rec, c)[1] for c in components},
-            }
+            ScoreMean(
+                by=by,
+                key=rec[by],
+                n=int(rec["_n"]),
+                mean=total["mean"],
+                ci_low=total["ci_low"],
+                ci_high=total["ci_high"],
+                components={c[len(SCORE_PREFIX) :]: _moments(rec, c)[1] for c in components},
+            )
         )
     return rows
 
@@ -408,24 +475,7 @@ def _first_value(lf: pl.LazyFrame, column: str, columns: Sequence[str]) -> Any:
     return df.item() if df.height else None
 
 
-def _json_clean(value: Any) -> Any:
-    """Recursively replace NaN/inf by ``None`` so the dict is strict JSON."""
-    if isinstance(value, float):
-        return None if not math.isfinite(value) else value
-    if isinstance(value, dict):
-        return {k: _json_clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_clean(v) for v in value]
-    return value
-
-
 # --------------------------------------------------------------------------- public API
-
-
-def score_without_key(category: str) -> str:
-    """The ``summary.json`` key of each seat's score without the seat-bonus category ``category``:
-    ``score_without_<category>_by_seat``."""
-    return f"score_without_{category}_by_seat"
 
 
 def without_bonus_rows(summary: Mapping[str, Any], specs: MetricSpecs | None) -> list[dict[str, Any]]:
@@ -440,7 +490,17 @@ def summarize(
     meta: dict,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> dict:
-    """Summarise one run's results table into the ``summary.json`` dict (DESIGN.md shape).
+    """:func:`summary_of` ``results`` as the ``summary.json`` dict (:meth:`Summary.as_json`)."""
+    return summary_of(results, meta, confidence).as_json()
+
+
+def summary_of(
+    results: pl.LazyFrame | pl.DataFrame,
+    meta: dict,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Summary:
+    """Summarise one run's results table (the typed :class:`Summary`; its ``as_json()`` is the
+    ``summary.json`` dict, DESIGN.md shape).
 
     Args:
         results: the long results table (one row per seat per game), lazy or eager.  Needs
@@ -453,7 +513,7 @@ def summarize(
         confidence: level of every interval (default 0.95).
 
     Returns:
-        a JSON-ready dict (NaN replaced by ``None``) with keys
+        the :class:`Summary`, whose JSON form (NaN replaced by ``None``) has the keys
 
         * ``game``, ``variant``, ``n_players``, ``games`` (rows of seat 1), ``seed``,
           ``rows``, ``confidence``;
@@ -489,8 +549,9 @@ def summarize(
     Raises:
         ValueError: if required columns are missing or the table is empty.
 
-    Memory grows only with the per-game sums of the metrics (a few numbers per game); every other
-    query aggregates by seat, by agent or over the whole table, streamed from the (lazy) source.
+    Memory does not grow with the number of games of a lazy source: the per-game sums of the metrics
+    are formed over slices of games (:func:`sum_over_games`); every other query aggregates by seat,
+    by agent or over the whole table, streamed from the source.
     """
     lf = _as_lazy(results)
     schema = lf.collect_schema()
@@ -504,14 +565,13 @@ def summarize(
     bonus = (bonus_column, schema[bonus_column]) if bonus_column and bonus_column in columns else None
 
     clustered = bool(metrics) and "game_index" in columns
-    seat_df, agent_df, game_df, score_agent_df, score_seat_df, *metric_df = pl.collect_all(
+    seat_df, agent_df, game_df, score_agent_df, score_seat_df = pl.collect_all(
         [
             _win_rate_query(lf, "seat"),
             _win_rate_query(lf, "agent"),
             _run_query(lf, metrics),
             _score_query(lf, "agent", components, schema["score"]),
             _score_query(lf, "seat", components, schema["score"], bonus),
-            *([_metric_game_query(lf, metrics)] if clustered else []),
         ],
         engine=_ENGINE,
     )
@@ -525,54 +585,51 @@ def summarize(
     tied_low, tied_high = wilson_interval(tied, games, confidence)
 
     game_rec = game_df.row(0, named=True)
-    metric_summary: dict[str, dict[str, Any]] = {}
-    metric_rec = metric_df[0].row(0, named=True) if clustered else None
+    metric_summary: dict[str, MetricMean] = {}
+    metric_rec = _metric_game_sums(lf, metrics) if clustered else None
     for m in metrics:
         name = f"{m[len(METRIC_PREFIX) :]}_per_player"
         if metric_rec is not None:
             row = _clustered_mean_row(metric_rec, m, confidence)
-            metric_summary[name] = {k: row[k] for k in ("mean", "ci_low", "ci_high", "n", "games")}
+            metric_summary[name] = MetricMean(row["mean"], row["ci_low"], row["ci_high"], row["n"], row["games"])
         else:
             row = _mean_row(game_rec, m, confidence)
-            metric_summary[name] = {
-                "mean": row["mean"],
-                "ci_low": row["ci_low"],
-                "ci_high": row["ci_high"],
-                "n": row["n"],
-            }
+            metric_summary[name] = MetricMean(row["mean"], row["ci_low"], row["ci_high"], row["n"])
 
-    seat_rows = _win_rate_rows(seat_counts, "seat", confidence)
+    seat_rows = [SeatWinRate(**r) for r in _win_rate_rows(seat_counts, "seat", confidence)]
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
-
-    summary = {
-        "game": meta.get("game") or _first_value(lf, "game", columns),
-        "variant": meta.get("variant") or _first_value(lf, "variant", columns),
-        "n_players": int(n_players),
-        "games": games,
-        "seed": meta["seed"] if "seed" in meta else _first_value(lf, "seed", columns),
-        "rows": rows,
-        "confidence": confidence,
-        "seat_win_rate": seat_rows,
-        "agent_win_rate": _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence),
-        "metrics": metric_summary,
-        "seat_uniformity_p": seat_uniformity_p([r["wins"] for r in seat_rows]),
-        "tied_games_share": tied / games,
-        "tied_games": tied,
-        "tied_games_ci_low": tied_low,
-        "tied_games_ci_high": tied_high,
-        "score_components": [c[len(SCORE_PREFIX) :] for c in components],
-        "score_by_agent": _score_rows(score_agent_df, "agent", list(components), confidence),
-        "score_by_seat": _score_rows(score_seat_df, "seat", list(components), confidence),
-    }
+    agent_rows = _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence)
     from balancer.stats.association import indicator_win_rates  # imports this module
 
-    summary["indicators"] = indicator_win_rates(lf, confidence, specs)
+    without_bonus = None
     if bonus is not None and category:
-        summary[score_without_key(category)] = [
-            {"seat": rec["seat"], **_mean_row(rec, "_nobonus", confidence)}
+        without_bonus = [
+            ScoreMean(by="seat", key=rec["seat"], **_mean_row(rec, "_nobonus", confidence))
             for rec in score_seat_df.iter_rows(named=True)
         ]
-    return _json_clean(summary)
+    return Summary(
+        game=meta.get("game") or _first_value(lf, "game", columns),
+        variant=meta.get("variant") or _first_value(lf, "variant", columns),
+        n_players=int(n_players),
+        games=games,
+        seed=meta["seed"] if "seed" in meta else _first_value(lf, "seed", columns),
+        rows=rows,
+        confidence=confidence,
+        seat_win_rate=seat_rows,
+        agent_win_rate=[AgentWinRate(**r) for r in agent_rows],
+        metrics=metric_summary,
+        seat_uniformity_p=seat_uniformity_p([r.wins for r in seat_rows]),
+        tied_games_share=tied / games,
+        tied_games=tied,
+        tied_games_ci_low=tied_low,
+        tied_games_ci_high=tied_high,
+        score_components=[c[len(SCORE_PREFIX) :] for c in components],
+        score_by_agent=_score_rows(score_agent_df, "agent", list(components), confidence),
+        score_by_seat=_score_rows(score_seat_df, "seat", list(components), confidence),
+        indicators=[IndicatorWinRate(**r) for r in indicator_win_rates(lf, confidence, specs)],
+        seat_bonus=category if without_bonus is not None else None,
+        score_without_bonus_by_seat=without_bonus,
+    )
 
 
 class ResultsFileError(ValueError):

@@ -62,6 +62,7 @@ from balancer.stats.aggregate import (
     _as_lazy,
     _exact,
     prefixed_columns,
+    sum_over_games,
     wilson_interval,
 )
 
@@ -124,11 +125,11 @@ def indicator_columns(results: pl.LazyFrame | pl.DataFrame, specs: MetricSpecs |
     return [c for i, c in enumerate(candidates) if rec[f"{i}_1"] and rec[f"{i}_0"] and not rec[f"{i}_other"]]
 
 
-def _game_sums_query(lf: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
-    """One row: per indicator, exact sums over games of the per-game win shares ``s1, s0`` and
+def _game_sums(lf: pl.LazyFrame, columns: list[str]) -> dict[str, Any]:
+    """One record: per indicator, exact sums over games of the per-game win shares ``s1, s0`` and
     player counts ``k1, k0`` of the seats where it is 1 / 0, and of their products (the moments
-    the cluster-robust variances and covariance need).  Without ``game_index`` every row is its
-    own game."""
+    the cluster-robust variances and covariance need; memory bounded by :func:`sum_over_games`).
+    Without ``game_index`` every row is its own game."""
     names = lf.collect_schema()
     if "game_index" in names.names():
         key = "game_index"
@@ -145,7 +146,6 @@ def _game_sums_query(lf: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
                 pl.when(hit).then(share).otherwise(pl.lit(0).cast(_DECIMAL)).sum().alias(f"{i}s{v}"),
                 hit.cast(pl.Int64).sum().alias(f"{i}k{v}"),
             ]
-    per_game = lf.group_by(key).agg(aggs)
     exprs = []
     for i in range(len(columns)):
         s1, k1, s0, k0 = (pl.col(f"{i}{n}") for n in ("s1", "k1", "s0", "k0"))
@@ -167,7 +167,7 @@ def _game_sums_query(lf: pl.LazyFrame, columns: list[str]) -> pl.LazyFrame:
             (k1 * f0).cast(_DECIMAL).sum().alias(f"{i}K1S0"),
             (k1 * k0).sum().alias(f"{i}K1K0"),
         ]
-    return per_game.select(exprs)
+    return sum_over_games(lf, aggs, exprs, key=key)
 
 
 def _group(
@@ -189,7 +189,7 @@ def _group(
 
 
 def _indicator_row(rec: dict, i: int, column: str, confidence: float) -> dict[str, Any]:
-    """The comparison of one indicator from the sums of :func:`_game_sums_query`."""
+    """The comparison of one indicator from the sums of :func:`_game_sums`."""
 
     def get(name: str) -> Fraction:
         return Fraction(rec[f"{i}{name}"] or 0)
@@ -252,5 +252,5 @@ def indicator_win_rates(
     columns = indicator_columns(lf, specs)
     if not columns:
         return []
-    rec = _game_sums_query(lf, columns).collect(engine=_ENGINE).row(0, named=True)
+    rec = _game_sums(lf, columns)
     return [_indicator_row(rec, i, c, confidence) for i, c in enumerate(columns)]
