@@ -90,3 +90,33 @@ def test_no_module_outside_games_names_a_games_metric() -> None:
     names = declared_names()
     hits = [f"{path}:{line}: {text!r} ({names[text]})" for path, line, text in strings_outside_games() if text in names]
     assert hits == [], "\n".join(hits)
+
+
+def test_the_command_line_starts_without_the_report_and_statistics_layers() -> None:
+    # 'balancer run' pays for every module the CLI imports at start (matplotlib, scipy.stats and the
+    # report were about 130 MB and 3 s of every run): the command modules and the error mapping
+    # import them only when a command needs them
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, balancer.cli\n"
+        "heavy = [m for m in ('matplotlib', 'scipy.stats', 'balancer.report.render', 'balancer.check.run', "
+        "'balancer.study.runner') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("package", ["balancer.check", "balancer.study"])
+def test_lazy_packages_export_what_they_list(package: str) -> None:
+    # PEP 562 exports: every listed name loads from its submodule, and an unknown one is an AttributeError
+    import importlib
+
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == sorted(module._WHERE)
+    for name in module.__all__:
+        assert getattr(module, name).__name__ == name
+    with pytest.raises(AttributeError):
+        _ = module.no_such_name

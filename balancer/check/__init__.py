@@ -1,10 +1,33 @@
 """Balance regression checks: baselines of a study's numbers (:mod:`.baseline`), the sequential check
 against them and against designer targets (:mod:`.run`), and its outputs (:mod:`.output`).
-The statistics live in :mod:`balancer.stats.sequential`; docs/statistics.md explains them."""
+The statistics live in :mod:`balancer.stats.sequential`; docs/statistics.md explains them.
 
-from .baseline import BaselineError, load_baseline, save_baseline
-from .output import print_table, write_junit, write_markdown
-from .run import CheckResult, Item, check_seed, run_check
+The names below are loaded on first use (PEP 562), so that importing one submodule (the CLI's error
+mapping needs :class:`.baseline.BaselineError`) does not import the check's statistics and reports.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .baseline import BaselineError, load_baseline, save_baseline
+    from .output import print_table, write_junit, write_markdown
+    from .run import CheckResult, Item, check_seed, run_check
+
+_WHERE = {
+    "BaselineError": ".baseline",
+    "load_baseline": ".baseline",
+    "save_baseline": ".baseline",
+    "print_table": ".output",
+    "write_junit": ".output",
+    "write_markdown": ".output",
+    "CheckResult": ".run",
+    "Item": ".run",
+    "check_seed": ".run",
+    "run_check": ".run",
+}
 
 __all__ = [
     "BaselineError",
@@ -18,3 +41,11 @@ __all__ = [
     "write_junit",
     "write_markdown",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value
+    return value

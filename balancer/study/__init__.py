@@ -2,11 +2,32 @@
 
 A study file names variants (config files), runs (players, agents, games) and figures (what to show,
 with published values to set beside ours). See ``configs/citywright/appendix.yaml``.
+
+The names below are loaded on first use (PEP 562): the study file's model (:mod:`.model`, which the
+CLI's error mapping needs) imports neither the runner nor the report.
 """
 
-from .changes import study_changes
-from .model import Figure, Run, Study, StudyError, load_study
-from .runner import StudyResult, cell_dir, run_study
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .changes import study_changes
+    from .model import Figure, Run, Study, StudyError, load_study
+    from .runner import StudyResult, cell_dir, run_study
+
+_WHERE = {
+    "study_changes": ".changes",
+    "Figure": ".model",
+    "Run": ".model",
+    "Study": ".model",
+    "StudyError": ".model",
+    "load_study": ".model",
+    "StudyResult": ".runner",
+    "cell_dir": ".runner",
+    "run_study": ".runner",
+}
 
 __all__ = [
     "Figure",
@@ -19,3 +40,11 @@ __all__ = [
     "run_study",
     "study_changes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value
+    return value
