@@ -5,11 +5,14 @@ in the documented order."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from balancer.stats import aggregate
 from balancer.stats.aggregate import sum_over_games, summarize, summary_of
@@ -121,3 +124,30 @@ def test_summary_json_keys_in_the_documented_order(tmp_path: Path) -> None:
     assert list(data["metrics"]["waste_per_player"]) == ["mean", "ci_low", "ci_high", "n", "games"]
     # the toy game declares no seat bonus: no score_without_*_by_seat key
     assert not any(k.startswith("score_without_") for k in data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=2, max_size=6))
+def test_seat_uniformity_is_scipys_chisquare_to_the_last_digit(wins: list[float]) -> None:
+    # the summary forms Pearson's statistic and its tail with scipy.special (scipy.stats is not
+    # imported by a run); the p-value must be scipy.stats.chisquare's exactly
+    from scipy import stats
+
+    got = aggregate.seat_uniformity_p(wins)
+    total = sum(wins)
+    if total <= 0:
+        assert got is None
+        return
+    expected = float(stats.chisquare(wins, f_exp=[total / len(wins)] * len(wins)).pvalue)
+    assert got == (None if math.isnan(expected) else min(1.0, expected))
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_quantiles_are_scipy_stats_to_the_last_digit(confidence: float) -> None:
+    from scipy import stats
+
+    q = 0.5 + confidence / 2.0
+    assert aggregate._z(confidence) == float(stats.norm.ppf(q))
+    for df in (1, 2, 3, 7, 30, 199, 10_000):
+        low, high = aggregate.mean_interval(0.0, 1.0, df + 1, confidence)
+        assert high == float(stats.t.ppf(q, df=df)) * 1.0 / math.sqrt(df + 1)
