@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from balancer.stats import aggregate
@@ -138,7 +138,10 @@ def test_seat_uniformity_is_scipys_chisquare_to_the_last_digit(wins: list[float]
     if total <= 0:
         assert got is None
         return
-    expected = float(stats.chisquare(wins, f_exp=[total / len(wins)] * len(wins)).pvalue)
+    try:
+        expected = float(stats.chisquare(wins, f_exp=[total / len(wins)] * len(wins)).pvalue)
+    except ValueError:  # scipy refuses sums that differ in the last digits (e.g. 1e6 beside 1e-300)
+        assume(False)
     assert got == (None if math.isnan(expected) else min(1.0, expected))
 
 
