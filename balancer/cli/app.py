@@ -14,13 +14,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import typer
 
 from balancer import api
-from balancer.config import ConfigError
 from balancer.games import GameSpec
+
+from .errors import _fail, library_errors
 
 app = typer.Typer(
     name="balancer",
@@ -31,26 +32,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-BAD_INPUT = 2
-
 
 # --------------------------------------------------------------------------------------------------
 # helpers
 
 
-def _fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr and exit with code 2 (bad input)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(BAD_INPUT)
-
-
 def _load(config: Path) -> tuple[Any, GameSpec]:
     """(validated config, its game's spec) (:func:`balancer.api.load_variant`), or exit 2 with the
     ConfigError text (one line when the file is a study, not a rule variant)."""
-    try:
-        return api.load_variant(config)
-    except ConfigError as exc:
-        _fail(str(exc))
+    with library_errors(interrupted=None):
+        loaded = api.load_variant(config)
+    return loaded
 
 
 def _note(line: str) -> None:
@@ -129,27 +121,9 @@ def _check_out_directory(flag: str, path: Path) -> None:
         _fail(f"{flag} {exc}")
 
 
-MAX_PRINTED_FAILURES = 20
-
-
-def _report_failures(exc: Any) -> None:
-    """Print the failing games of a GamesFailedError on stderr: index, seed, error, replay command."""
-    typer.echo(
-        f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
-    )
-    for f in exc.failures[:MAX_PRINTED_FAILURES]:
-        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
-        typer.echo(f"    replay: {f['replay']}", err=True)
-    if exc.count > MAX_PRINTED_FAILURES:
-        typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
-
-
 def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
     """The player count of a command (:func:`balancer.api.default_players`), or exit 2 for a count
     below 1."""
-    from balancer.sim.runner import RunRequestError
-
-    try:
-        return api.default_players(players, agents, cfg, fallback)
-    except RunRequestError as exc:
-        _fail(str(exc))
+    with library_errors(interrupted=None):
+        count = api.default_players(players, agents, cfg, fallback)
+    return count

@@ -42,12 +42,10 @@ def baseline_save(
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
     from balancer.check import save_baseline
-    from balancer.study import StudyError, load_study
+    from balancer.study import load_study
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
-    except StudyError as exc:
-        _fail(str(exc))
     _check_out_file("--out", out, "a JSON file")
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
@@ -122,14 +120,12 @@ def check(
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
     from pydantic import ValidationError
 
-    from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
-    from balancer.study import StudyError, load_study
+    from balancer.check import load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.study import load_study
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
         data = load_baseline(baseline)
-    except (StudyError, BaselineError) as exc:
-        _fail(str(exc))
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
             _check_out_file(flag, path)
@@ -157,8 +153,6 @@ def check(
     print_table(result)
     for writer, path in ((write_junit, junit), (write_markdown, markdown)):
         if path is not None:
-            try:
+            with library_errors(interrupted=None, cannot_write=str(path)):
                 typer.echo(f"written: {writer(result, path)}")
-            except OSError as exc:
-                _fail(f"{path}: cannot write ({exc.strerror or exc})")
     raise typer.Exit(0 if result.passed else 1)

@@ -143,7 +143,7 @@ def ladder(
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on
     one scale and the skill depth, with 95% intervals. Exit 0 done, 1 games raised, 2 bad input."""
     from balancer.ladder.model import cells
-    from balancer.sim.runner import RunRequestError, check_run
+    from balancer.sim.runner import check_run
     from balancer.study import run_study
 
     cfg, spec = _load(config)
@@ -156,7 +156,7 @@ def ladder(
         problem = spec.check_agent(rung, cfg)
         if problem:
             _fail(f"--agents: {problem}")
-    try:
+    with library_errors(interrupted=None):
         for c in cells(model):
             check_run(
                 spec,
@@ -167,8 +167,6 @@ def ladder(
                 jobs,
                 source=str(config),
             )
-    except RunRequestError as exc:
-        _fail(str(exc))
     label = _slug(str(getattr(cfg, "variant", "") or config.stem))
     name = name if name is not None else f"ladder-{spec.name}-{label}"[:64]
     if not re.fullmatch(NAME_PATTERN, name):

@@ -54,12 +54,10 @@ def study(
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
-    from balancer.study import StudyError, load_study, run_study, study_changes
+    from balancer.study import load_study, run_study, study_changes
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
-    except StudyError as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
     if figures is not None:

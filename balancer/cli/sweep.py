@@ -62,15 +62,13 @@ def sweep(
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
     that meet each target. Finished cells are reused; an interrupted one is continued."""
     from balancer.report.sweep import render_sweep
-    from balancer.sweep import SweepError, load_sweep, run_sweep
+    from balancer.sweep import load_sweep, run_sweep
 
     _check_out_directory("--results", results)
     if out_html is not None:
         _check_out_file("--out", out_html, "an HTML file")
-    try:
+    with library_errors(interrupted=None):
         plan = load_sweep(sweep_file, jobs, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{plan.sweep.sweep}.html"
     _check_out_file("report file", html, "an HTML file")
     log = _log(quiet)
@@ -145,7 +143,6 @@ def tune(
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
     from balancer.report.tune import render_tune
-    from balancer.sweep import SweepError
     from balancer.tune import load_tune, run_tune
     from balancer.tune.search import read_state, state_path
     from balancer.tune.write import tuned_text, write_variant
@@ -159,10 +156,8 @@ def tune(
             _fail(f"--write {write}: give a .yaml file (the tuned variant)")
         if write.exists():
             _fail(f"--write {write}: already exists; remove it or choose another file")
-    try:
+    with library_errors(interrupted=None):
         plan = load_tune(tune_file, jobs, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{plan.tune.tune}.html"
     _check_out_file("report file", html, "an HTML file")
     state = read_state(results, plan)
@@ -229,13 +224,10 @@ def tune(
 def validate_sweep_or_tune(path: Path, head: dict) -> None:
     """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
     naming a metric or label plays one game of each run to learn them)."""
-    from balancer.sweep import SweepError
 
-    try:
-        from balancer.sweep import load_sweep
-        from balancer.tune import load_tune
+    from balancer.sweep import load_sweep
+    from balancer.tune import load_tune
 
+    with library_errors(interrupted=None):
         plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     typer.echo(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})")
