@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -31,6 +31,42 @@ app = typer.Typer(
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
 )
+
+
+# --------------------------------------------------------------------------------------------------
+# the options several commands share, declared once (a command writes ``jobs: Jobs = -1``)
+
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; -1 uses all cores.")]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
+]
+QuietCells = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or per-cell lines.")]
+QuietLines = Annotated[bool, typer.Option("--quiet", "-q", help="No per-cell lines.")]
+Figures = Annotated[
+    Path | None, typer.Option("--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR.")
+]
+TableAgents = Annotated[
+    str,
+    typer.Option(
+        "--agents",
+        "-a",
+        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
+    ),
+]
+TablePlayers = Annotated[
+    int | None,
+    typer.Option(
+        "--players",
+        "-p",
+        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
+    ),
+]
 
 
 # --------------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ from typing import Any
 import typer
 
 from .app import (
+    Jobs,
+    QuietCells,
+    QuietLines,
     _check_out_directory,
     _check_out_file,
     _fail,
@@ -34,10 +37,10 @@ def baseline_save(
         metavar="DIR",
         help="Where the study's cells are played: DIR/<study>/<run>/<variant>/.",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    jobs: Jobs = -1,
     force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),
     replay: bool = typer.Option(False, "--replay", help="Replay every cell (finished cells are reused otherwise)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    quiet: QuietCells = False,
 ) -> None:
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
@@ -113,8 +116,8 @@ def check(
         None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."
     ),
     markdown: Path | None = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+    jobs: Jobs = -1,
+    quiet: QuietLines = False,
 ) -> None:
     """Replay a study with a new seed and test every tracked number against its baseline and the study's
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""

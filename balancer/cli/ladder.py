@@ -22,6 +22,10 @@ import yaml
 from balancer.data import builtin_config
 
 from .app import (
+    Figures,
+    Jobs,
+    QuietCells,
+    Scheduler,
     _check_out_directory,
     _check_out_file,
     _compile_note,
@@ -123,21 +127,13 @@ def ladder(
         help="Also play every rung against every other (the matrix, ratings and skill depth need them).",
     ),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap replicates of the ratings' intervals."),
-    figures: Path | None = typer.Option(
-        None, "--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR."
-    ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
+    figures: Figures = None,
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
     force: bool = typer.Option(
         False, "--force", help="Replay every cell (finished cells of the same request are reused otherwise)."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    quiet: QuietCells = False,
 ) -> None:
     """Play a skill ladder: each agent (rung, weakest first) in mirror tables and against every other,
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on

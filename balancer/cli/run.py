@@ -11,6 +11,8 @@ from balancer import api
 from balancer.games import get_spec
 
 from .app import (
+    TableAgents,
+    TablePlayers,
     _command_line,
     _load,
     _note,
@@ -25,19 +27,9 @@ from .errors import _report_failures, library_errors
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: int | None = typer.Option(
-        None,
-        "--players",
-        "-p",
-        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
-    ),
+    players: TablePlayers = None,
     n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
-    agents: str = typer.Option(
-        "greedy",
-        "--agents",
-        "-a",
-        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
-    ),
+    agents: TableAgents = "greedy",
     seed: int = typer.Option(
         1,
         "--seed",

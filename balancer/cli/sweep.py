@@ -16,6 +16,9 @@ from balancer.config import ConfigError
 from balancer.files import describe_sweep_or_tune
 
 from .app import (
+    Jobs,
+    QuietLines,
+    Scheduler,
     _check_out_directory,
     _check_out_file,
     _command_line,
@@ -48,15 +51,9 @@ def sweep(
         metavar="DIR",
         help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in DIR/<sweep>/variants/).",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
+    quiet: QuietLines = False,
 ) -> None:
     """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
@@ -129,14 +126,8 @@ def tune(
         metavar="DIR",
         help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, confirm/, search.json).",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Search a tune file's space for the values that best meet its objective (Optuna, successive
