@@ -94,14 +94,6 @@ def _compile_note(spec: GameSpec) -> None:
         _note(note)
 
 
-def _counts_text(counts: list[int] | None) -> str:
-    """Player counts as the run's refusals write them (:func:`balancer.sim.runner.counts_text`):
-    [1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
-    from balancer.sim.runner import counts_text
-
-    return counts_text(counts)
-
-
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """While active, SIGTERM raises KeyboardInterrupt, so a killed run cleans up like Ctrl-C."""

@@ -10,10 +10,10 @@ import typer
 from balancer.config import export_schema, resolve_yaml
 from balancer.files import fragment_users, is_study, is_sweep_or_tune, read_yaml_head
 from balancer.games import GAMES, get_spec
+from balancer.sim.request import counts_text
 
 from .app import (
     _compile_note,
-    _counts_text,
     _fail,
     _load,
     app,
@@ -85,7 +85,7 @@ def _validate_config(config: Path, assumed: bool = False) -> None:
     """Print 'OK: ...' (and the game's own description of the config; with ``assumed``, every
     ``assumed:`` note of the resolved config), or exit 2 with the error."""
     cfg, spec = _load(config)
-    counts = _counts_text(getattr(cfg, "player_counts", None))
+    counts = counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
     if spec.describe_config is not None:  # optional: a game's data check (e.g. a deck's distribution)
         typer.echo(spec.describe_config(cfg))
