@@ -13,7 +13,8 @@ to a run directory (``out``; default ``results/<game>-<variant>-<n>p``, as on th
 the returned objects read them from there, so a result can be reopened later with
 :func:`open_run`. Errors are the library's own exceptions (the command line maps them to exit
 code 2 and one line naming the file or flag): :class:`balancer.config.ConfigError`,
-:class:`balancer.sim.runner.RunRequestError` (a ValueError naming the flag),
+:class:`balancer.sim.errors.RunRequestError` (a ValueError naming the parameter at fault, its
+``field``, spelled as its option in the message),
 :class:`balancer.sim.runner.ResultsExistError`, :class:`balancer.sim.runner.GamesFailedError`, ...
 """
 
@@ -272,7 +273,7 @@ def run(
 
     Raises:
         ConfigError: a missing or invalid config, or a study file. RunRequestError (a ValueError,
-        naming the flag): an unknown agent, an unsupported player count, games < 1, a bad seed,
+        naming the parameter as ``field``): an unknown agent, an unsupported player count, games < 1, a bad seed,
         ``until_ci`` with ``resume`` or ``scheduler``, a resume of a different request. ValueError:
         other refusals of the game (prefixed with the file by the CLI). ResultsExistError /
         OutDirError: ``out`` holds finished results (without ``force``) or cannot be a directory.
