@@ -26,9 +26,9 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
-from .backends import default_chunk_size, parallel, resolve_jobs
 from .errors import RunRequestError
 from .guards import check_out_dir, run_lock
+from .parallel import default_chunk_size, parallel, resolve_jobs
 from .play import play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games

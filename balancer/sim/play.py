@@ -22,7 +22,7 @@ from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents
 
-from .backends import ChunkPlan, default_chunk_size, parallel, resolve_jobs
+from .parallel import ChunkPlan, default_chunk_size, parallel, resolve_jobs
 from .progress import progress_bar
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games
@@ -105,7 +105,7 @@ def run_games(
 
     ``agents``: agent names by seat for game 0 (rotated each game, see core/tables.py); their number
     is the player count. ``jobs``: worker processes (-1 = all cores). ``chunk_size``: games per
-    task (default :func:`~balancer.sim.backends.default_chunk_size`). Raises ValueError for a bad
+    task (default :func:`~balancer.sim.parallel.default_chunk_size`). Raises ValueError for a bad
     request (see :func:`~balancer.sim.request.check_run`) before any game is played; errors from the
     game propagate. (Files, resume and recorded failures: :func:`balancer.sim.runner.run_to_dir`.)
     """

@@ -2,7 +2,7 @@
 the layers below it, re-exported for the code that imports them from here.
 
 Chunks of consecutive games run in joblib's loky workers or on a Dask cluster
-(:mod:`balancer.sim.backends`), each a pure function of (config, agents, seed, game range)
+(:mod:`balancer.sim.parallel`), each a pure function of (config, agents, seed, game range)
 (:mod:`balancer.sim.play`, rows: :mod:`balancer.sim.records`). The caller writes every chunk to its
 own file and lists it in a manifest (:mod:`balancer.sim.rundir`), so an interrupted run can be
 resumed, and merges the chunks in game order at the end, one at a time, so memory stays flat in the
@@ -32,15 +32,6 @@ from joblib import delayed
 from balancer.core.registry import GameSpec
 from balancer.core.tables import seat_design
 
-from .backends import (
-    CONNECT_TIMEOUT,
-    ChunkPlan,
-    cluster_threads,
-    connect_scheduler,
-    default_chunk_size,
-    parallel,
-    resolve_jobs,
-)
 from .errors import (
     GamesFailedError,
     OutDirError,
@@ -52,6 +43,15 @@ from .errors import (
     SchedulerError,
 )
 from .guards import LOCK_FILE, check_lock, check_out_dir, run_lock
+from .parallel import (
+    CONNECT_TIMEOUT,
+    ChunkPlan,
+    cluster_threads,
+    connect_scheduler,
+    default_chunk_size,
+    parallel,
+    resolve_jobs,
+)
 from .play import play_chunk, play_chunk_safe, run_games
 from .progress import progress_bar
 from .provenance import SHARED_ENGINE_CODE, engine_sha256, package_versions, replay_command
