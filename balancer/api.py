@@ -13,7 +13,8 @@ to a run directory (``out``; default ``results/<game>-<variant>-<n>p``, as on th
 the returned objects read them from there, so a result can be reopened later with
 :func:`open_run`. Errors are the library's own exceptions (the command line maps them to exit
 code 2 and one line naming the file or flag): :class:`balancer.config.ConfigError`,
-:class:`balancer.sim.runner.RunRequestError` (a ValueError naming the flag),
+:class:`balancer.sim.errors.RunRequestError` (a ValueError naming the parameter at fault, its
+``field``, spelled as its option in the message),
 :class:`balancer.sim.runner.ResultsExistError`, :class:`balancer.sim.runner.GamesFailedError`, ...
 """
 
@@ -178,7 +179,7 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
 
     if players is not None:
         if players < 1:
-            raise RunRequestError("--players", f"must be at least 1, got {players}")
+            raise RunRequestError("players", f"must be at least 1, got {players}")
         return players
     names = [a for a in (agents.split(",") if isinstance(agents, str) else agents) if a.strip()]
     if len(names) > 1:
@@ -205,21 +206,20 @@ def _compile_note(spec: GameSpec) -> str | None:
 
 
 def _check_types(**values: object) -> None:
-    """RunRequestError naming the parameter (as its flag) when a count is not an int (a bool is not
+    """RunRequestError naming the parameter (its field) when a count is not an int (a bool is not
     one; numpy's integers are) or ``agents`` is neither a string nor a sequence of strings: what the command line's parser
     guarantees, checked here for callers from Python."""
     from balancer.sim.runner import RunRequestError
 
     for name, value in values.items():
-        flag = "--" + name.replace("_", "-")
         if name == "agents":
             ok = isinstance(value, str) or (
                 isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
             )
             if not ok:
-                raise RunRequestError(flag, f"must be an agent name or a list of agent names, got {value!r}")
+                raise RunRequestError(name, f"must be an agent name or a list of agent names, got {value!r}")
         elif value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
-            raise RunRequestError(flag, f"must be a whole number, got {value!r}")
+            raise RunRequestError(name, f"must be a whole number, got {value!r}")
 
 
 def _int_or_none(value: int | None) -> int | None:
@@ -273,7 +273,7 @@ def run(
 
     Raises:
         ConfigError: a missing or invalid config, or a study file. RunRequestError (a ValueError,
-        naming the flag): an unknown agent, an unsupported player count, games < 1, a bad seed,
+        naming the parameter as ``field``): an unknown agent, an unsupported player count, games < 1, a bad seed,
         ``until_ci`` with ``resume`` or ``scheduler``, a resume of a different request. ValueError:
         other refusals of the game (prefixed with the file by the CLI). ResultsExistError /
         OutDirError: ``out`` holds finished results (without ``force``) or cannot be a directory.
@@ -312,7 +312,7 @@ def run(
         tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
     out_dir = Path(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
     if until_ci is not None and (resume or scheduler):
-        raise RunRequestError("--until-ci", "cannot be combined with --resume or --scheduler")
+        raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)
     compiling = _compile_note(spec)
     if compiling:

@@ -110,6 +110,22 @@ class MCTSParams(Strict):
         return row
 
 
+def is_mcts_name(name: str, *, well_formed: bool = True) -> bool:
+    """Whether ``name`` names the generic search: ``mcts``, ``mcts@N``, ``mcts+STYLE`` or
+    ``mcts+STYLE@N``, well formed (:func:`parse_mcts_name` accepts it). With ``well_formed=False``
+    also a malformed name of that family (``mcts@``, ``mcts@x``, ``mcts+``), which
+    :func:`parse_mcts_name` refuses with a message of its own; ``mctsx`` or ``MCTS`` never."""
+    if not (name == "mcts" or name.startswith(("mcts@", "mcts+"))):
+        return False
+    if not well_formed:
+        return True
+    try:
+        parse_mcts_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def parse_mcts_name(name: str) -> int | None | Literal[False]:
     """For ``mcts`` None (the YAML's budget), for ``mcts@N`` the budget N, for any other name False.
     A value style may stand between the two (``mcts+STYLE``, ``mcts+STYLE@N``: see :func:`mcts_style`).
@@ -117,7 +133,7 @@ def parse_mcts_name(name: str) -> int | None | Literal[False]:
     Raises ValueError for a malformed budget (``mcts@``, ``mcts@x``, ``mcts@1e3``, ``mcts@0``,
     ``mcts@10000000``) or style (``mcts+``, ``mcts+Park``).
     """
-    if not (name == "mcts" or name.startswith(("mcts@", "mcts+"))):
+    if not is_mcts_name(name, well_formed=False):
         return False
     match = _NAME.match(name)
     if match is None:

@@ -31,18 +31,18 @@ from ..core.game import Outcome
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
-from .params import N_PARAMS, NAME_NOTE, MCTSParams, accept_mcts_names, mcts_style, params_for_name, parse_mcts_name
+from .params import (  # is_mcts_name: also imported from here by the games
+    N_PARAMS,
+    NAME_NOTE,
+    MCTSParams,
+    accept_mcts_names,
+    is_mcts_name,
+    mcts_style,
+    params_for_name,
+)
 
 SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
 CompileTable = Callable[[Any, list], Any]
-
-
-def is_mcts_name(name: str) -> bool:
-    """True for ``mcts`` and a well-formed ``mcts@N``."""
-    try:
-        return parse_mcts_name(name) is not False
-    except ValueError:
-        return False
 
 
 def has_mcts(agents: Sequence[str]) -> bool:
@@ -188,7 +188,7 @@ def with_mcts(
 
     def check_agent(name: str, cfg: Any = None) -> str | None:
         problem = style_error(name) or base_check(name, cfg)
-        if problem is None or is_mcts_name(name) or name.startswith(("mcts@", "mcts+")):
+        if problem is None or is_mcts_name(name, well_formed=False):
             return problem
         # an unknown name: the game's own list, then the search's names and the closest known name
         problem += f"; and the search: {search_names}"

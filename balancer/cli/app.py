@@ -14,13 +14,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from balancer import api
-from balancer.config import ConfigError
 from balancer.games import GameSpec
+
+from .errors import _fail, library_errors
 
 app = typer.Typer(
     name="balancer",
@@ -31,26 +32,53 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-BAD_INPUT = 2
+
+# --------------------------------------------------------------------------------------------------
+# the options several commands share, declared once (a command writes ``jobs: Jobs = -1``)
+
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Worker processes; -1 uses all cores.")]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        envvar="BALANCER_SCHEDULER",
+        metavar="ADDRESS",
+        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
+    ),
+]
+QuietCells = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or per-cell lines.")]
+QuietLines = Annotated[bool, typer.Option("--quiet", "-q", help="No per-cell lines.")]
+Figures = Annotated[
+    Path | None, typer.Option("--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR.")
+]
+TableAgents = Annotated[
+    str,
+    typer.Option(
+        "--agents",
+        "-a",
+        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
+    ),
+]
+TablePlayers = Annotated[
+    int | None,
+    typer.Option(
+        "--players",
+        "-p",
+        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
+    ),
+]
 
 
 # --------------------------------------------------------------------------------------------------
 # helpers
 
 
-def _fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr and exit with code 2 (bad input)."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(BAD_INPUT)
-
-
 def _load(config: Path) -> tuple[Any, GameSpec]:
     """(validated config, its game's spec) (:func:`balancer.api.load_variant`), or exit 2 with the
     ConfigError text (one line when the file is a study, not a rule variant)."""
-    try:
-        return api.load_variant(config)
-    except ConfigError as exc:
-        _fail(str(exc))
+    with library_errors(interrupted=None):
+        loaded = api.load_variant(config)
+    return loaded
 
 
 def _note(line: str) -> None:
@@ -64,14 +92,6 @@ def _compile_note(spec: GameSpec) -> None:
     note = api._compile_note(spec)
     if note:
         _note(note)
-
-
-def _counts_text(counts: list[int] | None) -> str:
-    """Player counts as the run's refusals write them (:func:`balancer.sim.runner.counts_text`):
-    [1, 2, 3, 4] -> '1-4'; [2, 4] -> '2, 4'; None -> 'any'."""
-    from balancer.sim.runner import counts_text
-
-    return counts_text(counts)
 
 
 @contextmanager
@@ -129,27 +149,9 @@ def _check_out_directory(flag: str, path: Path) -> None:
         _fail(f"{flag} {exc}")
 
 
-MAX_PRINTED_FAILURES = 20
-
-
-def _report_failures(exc: Any) -> None:
-    """Print the failing games of a GamesFailedError on stderr: index, seed, error, replay command."""
-    typer.echo(
-        f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
-    )
-    for f in exc.failures[:MAX_PRINTED_FAILURES]:
-        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
-        typer.echo(f"    replay: {f['replay']}", err=True)
-    if exc.count > MAX_PRINTED_FAILURES:
-        typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
-
-
 def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
     """The player count of a command (:func:`balancer.api.default_players`), or exit 2 for a count
     below 1."""
-    from balancer.sim.runner import RunRequestError
-
-    try:
-        return api.default_players(players, agents, cfg, fallback)
-    except RunRequestError as exc:
-        _fail(str(exc))
+    with library_errors(interrupted=None):
+        count = api.default_players(players, agents, cfg, fallback)
+    return count

@@ -8,6 +8,9 @@ from typing import Any
 import typer
 
 from .app import (
+    Jobs,
+    QuietCells,
+    QuietLines,
     _check_out_directory,
     _check_out_file,
     _fail,
@@ -34,20 +37,18 @@ def baseline_save(
         metavar="DIR",
         help="Where the study's cells are played: DIR/<study>/<run>/<variant>/.",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    jobs: Jobs = -1,
     force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),
     replay: bool = typer.Option(False, "--replay", help="Replay every cell (finished cells are reused otherwise)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    quiet: QuietCells = False,
 ) -> None:
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
     from balancer.check import save_baseline
-    from balancer.study import StudyError, load_study
+    from balancer.study import load_study
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
-    except StudyError as exc:
-        _fail(str(exc))
     _check_out_file("--out", out, "a JSON file")
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
@@ -115,21 +116,19 @@ def check(
         None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."
     ),
     markdown: Path | None = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+    jobs: Jobs = -1,
+    quiet: QuietLines = False,
 ) -> None:
     """Replay a study with a new seed and test every tracked number against its baseline and the study's
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
     from pydantic import ValidationError
 
-    from balancer.check import BaselineError, load_baseline, print_table, run_check, write_junit, write_markdown
-    from balancer.study import StudyError, load_study
+    from balancer.check import load_baseline, print_table, run_check, write_junit, write_markdown
+    from balancer.study import load_study
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
         data = load_baseline(baseline)
-    except (StudyError, BaselineError) as exc:
-        _fail(str(exc))
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
             _check_out_file(flag, path)
@@ -157,8 +156,6 @@ def check(
     print_table(result)
     for writer, path in ((write_junit, junit), (write_markdown, markdown)):
         if path is not None:
-            try:
+            with library_errors(interrupted=None, cannot_write=str(path)):
                 typer.echo(f"written: {writer(result, path)}")
-            except OSError as exc:
-                _fail(f"{path}: cannot write ({exc.strerror or exc})")
     raise typer.Exit(0 if result.passed else 1)

@@ -9,6 +9,9 @@ import typer
 from balancer import api
 
 from .app import (
+    Jobs,
+    TableAgents,
+    TablePlayers,
     _check_out_directory,
     _check_out_file,
     _command_line,
@@ -25,28 +28,18 @@ from .errors import library_errors
 def compare(
     config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
     config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
-    players: int | None = typer.Option(
-        None,
-        "--players",
-        "-p",
-        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
-    ),
+    players: TablePlayers = None,
     n_games: int = typer.Option(
         1000, "--games", "-n", help="Games per variant (at least 1); both variants play the same game seeds."
     ),
-    agents: str = typer.Option(
-        "greedy",
-        "--agents",
-        "-a",
-        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
-    ),
+    agents: TableAgents = "greedy",
     seed: int = typer.Option(
         1,
         "--seed",
         help="Run seed shared by both variants (common random numbers): "
         "game i uses SeedSequence(seed, spawn_key=(i,)) in A and B.",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    jobs: Jobs = -1,
     out: Path | None = typer.Option(
         None,
         "--out",

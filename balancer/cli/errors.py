@@ -1,10 +1,12 @@
 """The one mapping of the library's errors to the command line's exit codes and messages.
 
-A command that plays games wraps its call of the library in :func:`library_errors`:
+A command wraps its call of the library in :func:`library_errors`:
 
 * bad input (:data:`INPUT_ERRORS`: a YAML, study, baseline or request error, a results directory that
   exists or is locked by another run, a path that is not a directory): its own message, which names
-  the file and key, on stderr; exit 2 (``BAD_INPUT``);
+  the file and key, on stderr; exit 2 (``BAD_INPUT``). A request error names a field of the request
+  (``chunk_size``), shown as its option (:data:`FLAGS`: ``--chunk-size``); another ValueError of the
+  game is prefixed with the file it is ``about``; an output directory's error with ``out``;
 * games that raised: each listed with the command that replays it (GamesFailedError), or the
   check's game error (CheckGameError); exit 1;
 * Ctrl-C or SIGTERM: the command's ``interrupted`` sentence (what was kept, how to continue); exit 130;
@@ -13,37 +15,105 @@ A command that plays games wraps its call of the library in :func:`library_error
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, NoReturn
 
 import typer
 
 from balancer.check.baseline import BaselineError
 from balancer.config import ConfigError
-from balancer.sim.runner import GamesFailedError, ResultsExistError
+from balancer.sim.errors import GamesFailedError, ResultsExistError, RunRequestError, option_name
 from balancer.study import StudyError
 
-from .app import _fail, _report_failures
+BAD_INPUT = 2
+INTERRUPTED = 130
+GAMES_FAILED = 1
 
 INPUT_ERRORS: tuple[type[BaseException], ...] = (
     ConfigError,
     StudyError,
     BaselineError,
-    ValueError,  # RunRequestError, SweepError, ResultsFileError, ...: each names its file or flag
+    ValueError,  # RunRequestError, SweepError, ResultsFileError, ...: each names its file or field
     ResultsExistError,  # RunLockedError too: the message names the other run's process
     NotADirectoryError,  # OutDirError: an output path under a file
 )
 """Library errors that are bad input: the message is the error's own."""
 
-INTERRUPTED = 130
-GAMES_FAILED = 1
+OWN_FILE_ERRORS: tuple[type[BaseException], ...] = (ConfigError, StudyError, BaselineError, RunRequestError)
+"""Bad input whose message names its file or field itself (never prefixed with ``about``)."""
+
+FLAGS: dict[str, str] = {
+    "agents": "--agents",
+    "players": "--players",
+    "games": "--games",
+    "seed": "--seed",
+    "jobs": "--jobs",
+    "chunk_size": "--chunk-size",
+    "scheduler": "--scheduler",
+    "resume": "--resume",
+    "until_ci": "--until-ci",
+    "max_games": "--max-games",
+}
+"""The option of each request field (:class:`~balancer.sim.errors.RunRequestError.field`); a field
+not listed is shown by Typer's rule (``some_field`` -> ``--some-field``)."""
+
+MAX_PRINTED_FAILURES = 20
+
+
+def _fail(message: str) -> NoReturn:
+    """Print ``message`` on stderr and exit with code 2 (bad input)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(BAD_INPUT)
+
+
+def _report_failures(exc: Any) -> None:
+    """Print the failing games of a GamesFailedError on stderr: index, seed, error, replay command."""
+    typer.echo(
+        f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
+    )
+    for f in exc.failures[:MAX_PRINTED_FAILURES]:
+        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
+        typer.echo(f"    replay: {f['replay']}", err=True)
+    if exc.count > MAX_PRINTED_FAILURES:
+        typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
+
+
+def flag_of(field: str) -> str:
+    """The command line's option for a request field (:data:`FLAGS`)."""
+    return FLAGS.get(field, option_name(field))
+
+
+def input_message(exc: BaseException, *, about: str | None = None, out: str = "") -> str:
+    """The message of a bad-input error (:data:`INPUT_ERRORS`): a request error with its field as its
+    option; an output directory's error after ``out`` (``"--out "``); a ValueError that does not name
+    its own file after ``about`` (``"v.yaml: ..."``), when given; else the error's own text."""
+    if isinstance(exc, RunRequestError):
+        return exc.message(flag_of(exc.field))
+    if isinstance(exc, ResultsExistError | NotADirectoryError):
+        return f"{out}{exc}"
+    if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
+        return f"{about}: {exc}"
+    return str(exc)
+
+
+Interrupted = str | Callable[[KeyboardInterrupt], str] | None
 
 
 @contextmanager
-def library_errors(*, interrupted: str, cannot_write: str | None = None) -> Iterator[None]:
+def library_errors(
+    *,
+    interrupted: Interrupted,
+    cannot_write: str | None = None,
+    writing: str = "",
+    about: str | None = None,
+    out: str = "",
+) -> Iterator[None]:
     """Map the library's errors raised in the ``with`` block to exit codes and messages (see the
-    module docstring). ``interrupted``: the sentence printed on Ctrl-C; ``cannot_write``: the prefix of
-    the message for another OSError (``"--out results/x"``), or None to let it propagate."""
+    module docstring). ``interrupted``: the sentence printed on Ctrl-C (or a function of the
+    KeyboardInterrupt giving it), None to let Ctrl-C propagate; ``cannot_write``: the prefix of the
+    message for another OSError (``"--out results/x"``; ``writing`` names what could not be written),
+    or None to let it propagate; ``about`` and ``out``: see :func:`input_message`."""
     from balancer.check.run import CheckGameError
 
     try:
@@ -55,11 +125,13 @@ def library_errors(*, interrupted: str, cannot_write: str | None = None) -> Iter
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(GAMES_FAILED) from None
     except INPUT_ERRORS as exc:
-        _fail(str(exc))
+        _fail(input_message(exc, about=about, out=out))
     except OSError as exc:
         if cannot_write is None:
             raise
-        _fail(f"{cannot_write}: cannot write ({exc.strerror or exc})")
-    except KeyboardInterrupt:
-        typer.echo(interrupted, err=True)
+        _fail(f"{cannot_write}: cannot write{' ' + writing if writing else ''} ({exc.strerror or exc})")
+    except KeyboardInterrupt as exc:
+        if interrupted is None:
+            raise
+        typer.echo(interrupted if isinstance(interrupted, str) else interrupted(exc), err=True)
         raise typer.Exit(INTERRUPTED) from None

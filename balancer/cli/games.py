@@ -10,9 +10,9 @@ from balancer.files import describe_yaml
 from balancer.games import GAMES, get_spec
 
 from .app import (
-    _fail,
     app,
 )
+from .errors import library_errors
 
 
 @app.command()
@@ -48,14 +48,10 @@ def init(
 ) -> None:
     """Write a starter rule variant (variant.yaml, extending the game's shipped main variant by name)
     and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit."""
-    from balancer.data.starter import StarterError, write_starter
+    from balancer.data.starter import write_starter
 
-    try:
+    with library_errors(interrupted=None, cannot_write=str(directory), writing="the starter files"):
         written = write_starter(game, directory, force=force)
-    except StarterError as exc:
-        _fail(str(exc))
-    except OSError as exc:
-        _fail(f"{directory}: cannot write the starter files ({exc.strerror or exc})")
     for path in written:
         typer.echo(f"written: {path}")
     typer.echo(f"next: balancer validate {written[0]}; balancer study {written[1]}")

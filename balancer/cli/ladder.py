@@ -22,6 +22,10 @@ import yaml
 from balancer.data import builtin_config
 
 from .app import (
+    Figures,
+    Jobs,
+    QuietCells,
+    Scheduler,
     _check_out_directory,
     _check_out_file,
     _compile_note,
@@ -123,27 +127,19 @@ def ladder(
         help="Also play every rung against every other (the matrix, ratings and skill depth need them).",
     ),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap replicates of the ratings' intervals."),
-    figures: Path | None = typer.Option(
-        None, "--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR."
-    ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
+    figures: Figures = None,
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
     force: bool = typer.Option(
         False, "--force", help="Replay every cell (finished cells of the same request are reused otherwise)."
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
+    quiet: QuietCells = False,
 ) -> None:
     """Play a skill ladder: each agent (rung, weakest first) in mirror tables and against every other,
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on
     one scale and the skill depth, with 95% intervals. Exit 0 done, 1 games raised, 2 bad input."""
     from balancer.ladder.model import cells
-    from balancer.sim.runner import RunRequestError, check_run
+    from balancer.sim.runner import check_run
     from balancer.study import run_study
 
     cfg, spec = _load(config)
@@ -156,7 +152,7 @@ def ladder(
         problem = spec.check_agent(rung, cfg)
         if problem:
             _fail(f"--agents: {problem}")
-    try:
+    with library_errors(interrupted=None):
         for c in cells(model):
             check_run(
                 spec,
@@ -167,8 +163,6 @@ def ladder(
                 jobs,
                 source=str(config),
             )
-    except RunRequestError as exc:
-        _fail(str(exc))
     label = _slug(str(getattr(cfg, "variant", "") or config.stem))
     name = name if name is not None else f"ladder-{spec.name}-{label}"[:64]
     if not re.fullmatch(NAME_PATTERN, name):

@@ -13,6 +13,7 @@ from .app import (
     _players,
     app,
 )
+from .errors import library_errors
 
 
 @app.command()
@@ -37,10 +38,8 @@ def score(
         _fail(f"{table_file}: file not found")
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{table_file}: cannot read: {exc}")
-    try:
+    with library_errors(interrupted=None, about=str(table_file)):
         breakdown = scorer(cfg, text)
-    except ValueError as exc:
-        _fail(f"{table_file}: {exc}")
     if as_json:
         typer.echo(json.dumps(breakdown, indent=2))
         return
@@ -74,16 +73,12 @@ def play(
     """Play one game and print its turn-by-turn transcript."""
     from balancer.core.seeding import game_seed
     from balancer.core.tables import seat_agents
-    from balancer.sim.runner import RunRequestError, check_run, parse_agents
+    from balancer.sim.runner import check_run, parse_agents
 
     cfg, spec = _load(config)
     players = _players(players, agents, cfg, 2)
-    try:
+    with library_errors(interrupted=None, about=str(config)):
         seats = parse_agents(agents, players)
         check_run(spec, cfg, seats, 1, seed, source=str(config))
         text = spec.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
-    except RunRequestError as exc:
-        _fail(str(exc))
-    except ValueError as exc:
-        _fail(f"{config}: {exc}")
     typer.echo(text.rstrip("\n"))

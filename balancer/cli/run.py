@@ -8,38 +8,28 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer.config import ConfigError
 from balancer.games import get_spec
 
 from .app import (
+    TableAgents,
+    TablePlayers,
     _command_line,
-    _fail,
     _load,
     _note,
     _players,
-    _report_failures,
     _resume_command,
     _sigterm_as_interrupt,
     app,
 )
+from .errors import _report_failures, library_errors
 
 
 @app.command()
 def run(
     config: Path = typer.Argument(..., help="Rule-variant YAML file."),
-    players: int | None = typer.Option(
-        None,
-        "--players",
-        "-p",
-        help="Number of players (seats) per game [default: the number of --agents when a list is given, else the variant's only player count, else 4].",
-    ),
+    players: TablePlayers = None,
     n_games: int = typer.Option(1000, "--games", "-n", help="Number of games to play (at least 1)."),
-    agents: str = typer.Option(
-        "greedy",
-        "--agents",
-        "-a",
-        help="Agents: one name for every seat, or a comma list with exactly one per seat (seats rotate every game).",
-    ),
+    agents: TableAgents = "greedy",
     seed: int = typer.Option(
         1,
         "--seed",
@@ -90,57 +80,44 @@ def run(
     'balancer play' command that replays it). Ctrl-C keeps the finished chunks and prints the
     --resume command.
     """
-    from balancer.sim.runner import (
-        GamesFailedError,
-        ResultsExistError,
-        RunInterrupted,
-        RunRequestError,
-        default_out_dir,
-        seat_win_rates,
-    )
+    from balancer.sim.runner import GamesFailedError, RunInterrupted, default_out_dir, seat_win_rates
 
     cfg, _ = _load(config)
     players = _players(players, agents, cfg, 4)
     out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players)
     where = "--out " if out is not None else "output directory "
-    failed = None
-    try:
-        with _sigterm_as_interrupt():
-            result = api.run(
-                config, players, agents, n_games, seed, jobs, out_dir, force=force, resume=resume,
-                chunk_size=chunk_size, scheduler=scheduler or None, until_ci=until_ci, max_games=max_games,
-                progress=not quiet, command=_command_line(), note=_note, log=None if quiet else _note,
-            )  # fmt: skip
-        until = result.until
-        if until_ci is not None and until is not None:
-            reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
-            typer.echo(
-                f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
-                f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
-                f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
-            )
-    except GamesFailedError as exc:
-        failed = exc
-    except RunInterrupted as exc:
-        typer.echo(
+
+    def interrupted(exc: KeyboardInterrupt) -> str:
+        if not isinstance(exc, RunInterrupted):
+            return "interrupted; nothing was written"
+        return (
             f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
-            f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}",
-            err=True,
+            f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}"
         )
-        raise typer.Exit(130) from None
-    except (ResultsExistError, NotADirectoryError) as exc:
-        _fail(f"{where}{exc}")
-    except ConfigError as exc:
-        _fail(str(exc))
-    except RunRequestError as exc:
-        _fail(str(exc))
-    except ValueError as exc:
-        _fail(f"{config}: {exc}")
-    except OSError as exc:
-        _fail(f"{where}{out_dir}: cannot write results ({exc.strerror or exc})")
-    except KeyboardInterrupt:
-        typer.echo("interrupted; nothing was written", err=True)
-        raise typer.Exit(130) from None
+
+    failed = None
+    errors = library_errors(
+        interrupted=interrupted, about=str(config), out=where, cannot_write=f"{where}{out_dir}", writing="results"
+    )
+    with errors:
+        try:
+            with _sigterm_as_interrupt():
+                result = api.run(
+                    config, players, agents, n_games, seed, jobs, out_dir, force=force, resume=resume,
+                    chunk_size=chunk_size, scheduler=scheduler or None, until_ci=until_ci, max_games=max_games,
+                    progress=not quiet, command=_command_line(), note=_note, log=None if quiet else _note,
+                )  # fmt: skip
+        except GamesFailedError as exc:  # the results line first, then the failing games
+            failed = exc
+        else:
+            until = result.until
+            if until_ci is not None and until is not None:
+                reached = "reached" if until.widest_half_width <= until_ci else "NOT reached (--max-games)"
+                typer.echo(
+                    f"--until-ci {until_ci:g}: played {until.games:,} games in {len(until.batches)} batches; "
+                    f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
+                    f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
+                )
     if failed is not None:
         if (out_dir / "results.parquet").is_file():
             typer.echo(f"results: {out_dir / 'results.parquet'} (without the failing games)")

@@ -9,6 +9,10 @@ import typer
 from balancer.games import get_spec
 
 from .app import (
+    Figures,
+    Jobs,
+    QuietCells,
+    Scheduler,
     _check_out_directory,
     _check_out_file,
     _compile_note,
@@ -29,37 +33,27 @@ def study(
     out_html: Path | None = typer.Option(
         None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<study>.html]."
     ),
-    figures: Path | None = typer.Option(
-        None, "--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR."
-    ),
+    figures: Figures = None,
     results: Path = typer.Option(
         Path("results"), "--results", metavar="DIR", help="Where each cell's results go: DIR/<study>/<run>/<variant>/."
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
+    jobs: Jobs = -1,
     force: bool = typer.Option(
         False,
         "--force",
         help="Replay every cell, even those already finished "
         "(finished cells of the same request are reused otherwise).",
     ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars or per-cell lines."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
+    quiet: QuietCells = False,
+    scheduler: Scheduler = None,
 ) -> None:
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
-    from balancer.study import StudyError, load_study, run_study, study_changes
+    from balancer.study import load_study, run_study, study_changes
 
-    try:
+    with library_errors(interrupted=None):
         spec, _ = load_study(study_file)
-    except StudyError as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
     if figures is not None:

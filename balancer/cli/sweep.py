@@ -16,6 +16,9 @@ from balancer.config import ConfigError
 from balancer.files import describe_sweep_or_tune
 
 from .app import (
+    Jobs,
+    QuietLines,
+    Scheduler,
     _check_out_directory,
     _check_out_file,
     _command_line,
@@ -48,29 +51,21 @@ def sweep(
         metavar="DIR",
         help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in DIR/<sweep>/variants/).",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-cell lines."),
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
+    quiet: QuietLines = False,
 ) -> None:
     """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
     that meet each target. Finished cells are reused; an interrupted one is continued."""
     from balancer.report.sweep import render_sweep
-    from balancer.sweep import SweepError, load_sweep, run_sweep
+    from balancer.sweep import load_sweep, run_sweep
 
     _check_out_directory("--results", results)
     if out_html is not None:
         _check_out_file("--out", out_html, "an HTML file")
-    try:
+    with library_errors(interrupted=None):
         plan = load_sweep(sweep_file, jobs, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{plan.sweep.sweep}.html"
     _check_out_file("report file", html, "an HTML file")
     log = _log(quiet)
@@ -131,21 +126,14 @@ def tune(
         metavar="DIR",
         help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, confirm/, search.json).",
     ),
-    jobs: int = typer.Option(-1, "--jobs", "-j", help="Worker processes; -1 uses all cores."),
-    scheduler: str | None = typer.Option(
-        None,
-        "--scheduler",
-        envvar="BALANCER_SCHEDULER",
-        metavar="ADDRESS",
-        help="Play on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); --jobs is then ignored.",
-    ),
+    jobs: Jobs = -1,
+    scheduler: Scheduler = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Search a tune file's space for the values that best meet its objective (Optuna, successive
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
     from balancer.report.tune import render_tune
-    from balancer.sweep import SweepError
     from balancer.tune import load_tune, run_tune
     from balancer.tune.search import read_state, state_path
     from balancer.tune.write import tuned_text, write_variant
@@ -159,10 +147,8 @@ def tune(
             _fail(f"--write {write}: give a .yaml file (the tuned variant)")
         if write.exists():
             _fail(f"--write {write}: already exists; remove it or choose another file")
-    try:
+    with library_errors(interrupted=None):
         plan = load_tune(tune_file, jobs, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     html = out_html if out_html is not None else Path("reports") / f"{plan.tune.tune}.html"
     _check_out_file("report file", html, "an HTML file")
     state = read_state(results, plan)
@@ -229,13 +215,10 @@ def tune(
 def validate_sweep_or_tune(path: Path, head: dict) -> None:
     """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
     naming a metric or label plays one game of each run to learn them)."""
-    from balancer.sweep import SweepError
 
-    try:
-        from balancer.sweep import load_sweep
-        from balancer.tune import load_tune
+    from balancer.sweep import load_sweep
+    from balancer.tune import load_tune
 
+    with library_errors(interrupted=None):
         plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
-    except (SweepError, ConfigError) as exc:
-        _fail(str(exc))
     typer.echo(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})")

@@ -7,17 +7,18 @@ from pathlib import Path
 
 import typer
 
-from balancer.config import ConfigError, export_schema, resolve_yaml
+from balancer.config import export_schema, resolve_yaml
 from balancer.files import fragment_users, is_study, is_sweep_or_tune, read_yaml_head
 from balancer.games import GAMES, get_spec
+from balancer.sim.request import counts_text
 
 from .app import (
     _compile_note,
-    _counts_text,
     _fail,
     _load,
     app,
 )
+from .errors import library_errors
 
 
 @app.command()
@@ -53,10 +54,8 @@ def validate(
             typer.echo(json.dumps(Study.model_json_schema(), indent=2))  # the study file's own schema
             return
         if game not in GAMES:
-            try:
+            with library_errors(interrupted=None):
                 named = resolve_yaml(config).data.get("game")
-            except ConfigError as exc:
-                _fail(str(exc))
             if not isinstance(named, str) or named not in GAMES:
                 _fail(f"{config}: game: unknown or missing game {named!r}, allowed: {', '.join(sorted(GAMES))}")
             game = named
@@ -86,7 +85,7 @@ def _validate_config(config: Path, assumed: bool = False) -> None:
     """Print 'OK: ...' (and the game's own description of the config; with ``assumed``, every
     ``assumed:`` note of the resolved config), or exit 2 with the error."""
     cfg, spec = _load(config)
-    counts = _counts_text(getattr(cfg, "player_counts", None))
+    counts = counts_text(getattr(cfg, "player_counts", None))
     typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
     if spec.describe_config is not None:  # optional: a game's data check (e.g. a deck's distribution)
         typer.echo(spec.describe_config(cfg))
@@ -105,18 +104,16 @@ def _validate_study(path: Path) -> None:
     """Check a study file, its variant configs, that every cell can be played and that every metric
     or label a figure shows exists (one game of each such run is played to learn them); print
     'OK: study ...' or exit 2 naming the file and key."""
-    from balancer.study import StudyError, load_study
+    from balancer.study import load_study
     from balancer.study.runner import check_figures, figure_runs, load_variants, probe_tables
 
-    try:
+    with library_errors(interrupted=None):
         study, configs = load_study(path)
         loaded = load_variants(study, configs, path, study.seed, 1)
         if figure_runs(study):
             # the metrics and labels a figure names: learnt from one game of its run, as `study` does
             _compile_note(get_spec(study.game))
             check_figures(study, path, probe_tables(study, loaded, study.seed, figure_runs(study)))
-    except (StudyError, ConfigError, ValueError) as exc:
-        _fail(str(exc))
     typer.echo(
         f"OK: study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)} "
         f"({study.game}, {path})"

@@ -25,7 +25,7 @@ from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import display_name, fmt_p, is_rate_metric, metric_label
-from balancer.report.study import write_figure_files
+from balancer.report.study import cell_rows, write_figure_files
 from balancer.stats.aggregate import without_bonus_rows
 from balancer.study.runner import StudyResult
 
@@ -299,20 +299,7 @@ def render_ladder(
     stem = result.study.study
     sections = [section(t, figures_dir, stem) for t in tables]
     env = pages.environment(fmt=_fmt, ci=_interval, pvalue=fmt_p, humanize=humanize)
-    cells = [
-        {
-            "run": c.run,
-            "variant": c.variant,
-            "config": str(c.config_path),
-            "sha": c.meta.get("config_sha256", "")[:12],
-            "games": c.meta.get("games"),
-            "agents": ", ".join(c.meta.get("agents", [])),
-            "seconds": c.meta.get("elapsed_seconds"),
-            "reused": c.reused,
-            "dir": str(c.out_dir),
-        }
-        for c in result.cells.values()
-    ]
+    cells = cell_rows(result)
     first = next(iter(result.cells.values()))
     ladder = result.study.ladder
     html = env.get_template(TEMPLATE).render(

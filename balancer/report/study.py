@@ -252,6 +252,26 @@ def grouped_chart(data: FigureData) -> MplFigure:
     return fig
 
 
+def cell_rows(result: StudyResult) -> list[dict[str, Any]]:
+    """The table of a study's cells the report ends with, one dict per cell in play order: run,
+    variant, config path and the first 12 hex digits of its sha256, games, agents, seconds played,
+    whether the finished cell was reused, and its directory."""
+    return [
+        {
+            "run": c.run,
+            "variant": c.variant,
+            "config": str(c.config_path),
+            "sha": c.meta.get("config_sha256", "")[:12],
+            "games": c.meta.get("games"),
+            "agents": ", ".join(c.meta.get("agents", [])),
+            "seconds": c.meta.get("elapsed_seconds"),
+            "reused": c.reused,
+            "dir": str(c.out_dir),
+        }
+        for c in result.cells.values()
+    ]
+
+
 def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]:
     """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -276,20 +296,7 @@ def render_study(
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
     env = pages.environment(fmt=fmt_scaled)
-    cells = [
-        {
-            "run": c.run,
-            "variant": c.variant,
-            "config": str(c.config_path),
-            "sha": c.meta.get("config_sha256", "")[:12],
-            "games": c.meta.get("games"),
-            "agents": ", ".join(c.meta.get("agents", [])),
-            "seconds": c.meta.get("elapsed_seconds"),
-            "reused": c.reused,
-            "dir": str(c.out_dir),
-        }
-        for c in result.cells.values()
-    ]
+    cells = cell_rows(result)
     first = next(iter(result.cells.values()))
     html = env.get_template("study.html.j2").render(
         study=result.study,

@@ -26,18 +26,14 @@ from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
 
+from .errors import RunRequestError
+from .guards import check_out_dir, run_lock
+from .parallel import default_chunk_size, parallel, resolve_jobs
+from .play import play_chunk_safe
+from .provenance import engine_sha256
+from .request import check_run, table_chunk_games
 from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, RunDir, conform
-from .runner import (
-    check_out_dir,
-    check_run,
-    default_chunk_size,
-    engine_sha256,
-    parallel,
-    play_chunk_safe,
-    resolve_jobs,
-    run_to_dir,
-    table_chunk_games,
-)
+from .runner import run_to_dir
 
 
 def play_range(
@@ -187,19 +183,17 @@ def run_until_ci(
     ``max_games`` below the player count. Holds the directory's lock (``run.lock``) throughout.
     """
     with ExitStack() as locks:  # the directory's lock, once the directory exists
-        from .runner import RunRequestError, run_lock
-
         agents = list(agents)
         players = len(agents)
         out_dir = Path(out_dir)
         if not 0 < width < 0.5:
-            raise RunRequestError("--until-ci", f"must be a half-width between 0 and 0.5, got {width}")
+            raise RunRequestError("until_ci", f"must be a half-width between 0 and 0.5, got {width}")
         if max_games < players:
-            raise RunRequestError("--max-games", f"must be at least the player count {players}, got {max_games}")
+            raise RunRequestError("max_games", f"must be at least the player count {players}, got {max_games}")
         try:
             check_run(spec, cfg, agents, max_games, seed, jobs, None)
         except RunRequestError as exc:
-            raise RunRequestError("--max-games" if exc.flag == "--games" else exc.flag, exc.problem) from None
+            raise RunRequestError("max_games" if exc.field == "games" else exc.field, exc.problem) from None
         check_out_dir(out_dir, force, False)
         worst = games_for_width(0.5, width)
         cap = max_games - max_games % players

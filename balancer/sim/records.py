@@ -1,18 +1,24 @@
-"""A chunk's rows from a :class:`~balancer.core.batch.GameBatch`, without a Python object per game.
+"""A chunk's records: its rows, from :class:`~balancer.core.game.Outcome` objects one game at a time
+(:class:`OutcomeRows`) or from a :class:`~balancer.core.batch.GameBatch` without a Python object per
+game (:func:`batch_table`), and what is kept of a game that raised (:func:`failure_record`).
 
-The columns, their order and types are those of the per-game path in :mod:`balancer.sim.runner`
-(DESIGN.md, "Results"): ``variant, game, n_players, game_index, seed, seat, agent, score, rank,
-win_share, turns``, then ``score_*``, ``metric_*`` and ``label_*``; rows by game, then seat.
+The columns, their order and types are the same on both paths (DESIGN.md, "Results"): ``variant,
+game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns``, then ``score_*``,
+``metric_*`` and ``label_*``; rows by game, then seat.
 """
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from balancer.core.batch import GameBatch, ranks_and_shares
+from balancer.core.game import Outcome
 
 
 def _repeat(text: str, rows: int) -> pa.Array:
@@ -55,3 +61,114 @@ def batch_table(
     columns |= {f"metric_{k}": pa.array(v.reshape(-1).astype(np.float64)) for k, v in batch.metrics.items()}
     columns |= {f"label_{k}": _coded(codes, texts) for k, (codes, texts) in batch.labels.items()}
     return pa.table(columns)
+
+
+def _int_or_float(values: list[Any]) -> pa.Array:
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub":
+        return pa.array(arr.astype(np.int64))
+    return pa.array(arr.astype(np.float64))
+
+
+def check_outcome(
+    outcome: Outcome, n: int, game_index: int, components: list[str], metrics: list[str], labels: list[str]
+) -> None:
+    """RuntimeError naming game ``game_index`` when ``outcome`` has not ``n`` values per seat in every
+    field, or other component/metric/label keys than the chunk's first game."""
+    per_seat: dict[str, Sequence[Any]] = {
+        "scores": outcome.scores,
+        "tiebreak": outcome.tiebreak,
+        "turns": outcome.turns,
+    }
+    per_seat |= {f"components[{k!r}]": v for k, v in outcome.components.items()}
+    per_seat |= {f"metrics[{k!r}]": v for k, v in outcome.metrics.items()}
+    per_seat |= {f"labels[{k!r}]": v for k, v in outcome.labels.items()}
+    for name, values in per_seat.items():
+        if len(values) != n:
+            raise RuntimeError(f"game {game_index}: Outcome.{name} has {len(values)} values for {n} seats")
+    if list(outcome.components) != components or list(outcome.metrics) != metrics or list(outcome.labels) != labels:
+        raise RuntimeError(
+            f"game {game_index}: Outcome components/metrics/labels {list(outcome.components)}/{list(outcome.metrics)}/"
+            f"{list(outcome.labels)} differ from the first game's {components}/{metrics}/{labels}"
+        )
+
+
+def failure_record(game_index: int, run_seed: int, exc: BaseException) -> dict[str, Any]:
+    """What is kept of a failing game: index, run seed, ``"Type: message"`` and the last frames."""
+    frames = traceback.extract_tb(exc.__traceback__)[-4:]
+    where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames]
+    return {
+        "game_index": game_index,
+        "seed": run_seed,
+        "error": f"{type(exc).__name__}: {exc}",
+        "traceback": " <- ".join(reversed(where)),
+    }
+
+
+class OutcomeRows:
+    """The rows of a chunk's games, one :class:`Outcome` at a time: :meth:`check` a game's outcome,
+    :meth:`add` it with its seats, ranks and win shares, then :meth:`table` (None before any game)."""
+
+    def __init__(self, game: str, variant: str, n_players: int, run_seed: int):
+        self.game, self.variant, self.n, self.run_seed = game, variant, n_players, run_seed
+        self.game_idx: list[int] = []
+        self.seats: list[int] = []
+        self.seat_names: list[str] = []
+        self.scores: list[Any] = []
+        self.ranks: list[int] = []
+        self.shares: list[float] = []
+        self.turns: list[Any] = []
+        self.comps: dict[str, list[Any]] | None = None
+        self.mets: dict[str, list[Any]] = {}
+        self.labs: dict[str, list[str]] = {}
+
+    def check(self, outcome: Outcome, game_index: int) -> None:
+        """:func:`check_outcome` against the first game's keys (which the first call sets)."""
+        if self.comps is None:
+            self.comps = {k: [] for k in outcome.components}
+            self.mets = {k: [] for k in outcome.metrics}
+            self.labs = {k: [] for k in outcome.labels}
+        check_outcome(outcome, self.n, game_index, list(self.comps), list(self.mets), list(self.labs))
+
+    def add(
+        self, game_index: int, table: Sequence[str], outcome: Outcome, ranks: Sequence[int], shares: Sequence[float]
+    ) -> None:
+        """The rows of game ``game_index`` (seated ``table``), checked by :meth:`check` first."""
+        assert self.comps is not None, "check() the outcome before add()"
+        n = self.n
+        self.game_idx.extend([game_index] * n)
+        self.seats.extend(range(1, n + 1))
+        self.seat_names.extend(table)
+        self.scores.extend(outcome.scores)
+        self.ranks.extend(ranks)
+        self.shares.extend(shares)
+        self.turns.extend(outcome.turns)
+        for k, v in outcome.components.items():
+            self.comps[k].extend(v)
+        for k, m in outcome.metrics.items():
+            self.mets[k].extend(m)
+        for k, lab in outcome.labels.items():
+            self.labs[k].extend(map(str, lab))
+
+    def table(self) -> pa.Table | None:
+        """The rows added so far, or None when no game's outcome was checked."""
+        if self.comps is None:
+            return None
+        rows = len(self.seats)
+        columns: dict[str, pa.Array] = {
+            "variant": pa.array([self.variant] * rows, pa.string()),
+            "game": pa.array([self.game] * rows, pa.string()),
+            "n_players": pa.array(np.full(rows, self.n, dtype=np.int32)),
+            "game_index": pa.array(np.asarray(self.game_idx, dtype=np.int64)),
+            "seed": pa.array(np.full(rows, self.run_seed, dtype=np.int64)),
+            "seat": pa.array(np.asarray(self.seats, dtype=np.int32)),
+            "agent": pa.array(self.seat_names, pa.string()),
+            "score": _int_or_float(self.scores),
+            "rank": pa.array(np.asarray(self.ranks, dtype=np.int32)),
+            "win_share": pa.array(np.asarray(self.shares, dtype=np.float64)),
+            "turns": _int_or_float(self.turns),
+        }
+        columns |= {f"score_{k}": _int_or_float(v) for k, v in self.comps.items()}
+        columns |= {f"metric_{k}": pa.array(np.asarray(v, dtype=np.float64)) for k, v in self.mets.items()}
+        columns |= {f"label_{k}": pa.array(v, pa.string()) for k, v in self.labs.items()}
+        return pa.table(columns)

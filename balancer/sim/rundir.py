@@ -7,7 +7,7 @@ the layout; :class:`RunDir`).
     <out>/chunks/chunk-NNNNNN.arrow   one file per finished chunk, Arrow IPC (written before its manifest entry)
     <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
                                    streaming, one chunk in memory at a time; manifest and chunks removed)
-    <out>/run.lock                 while a run writes (balancer.sim.runner.run_lock)
+    <out>/run.lock                 while a run writes (balancer.sim.guards.run_lock)
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +24,20 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .errors import ResumeError
+
 RESULTS_FILE = "results.parquet"
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 CHUNKS_DIR = "chunks"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = 1
+
+
+def default_out_dir(game: str, variant: str, n_players: int, root: Path | str = "results") -> Path:
+    """``results/<game>-<variant>-<p>p``, with characters unsafe in a file name replaced by '_'."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{game}-{variant}-{n_players}p").strip("._") or "run"
+    return Path(root) / name
 
 
 @dataclass(frozen=True)
@@ -142,8 +151,6 @@ def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
 
     Raises ResumeError if it exists but is not a readable manifest.
     """
-    from .runner import ResumeError  # a RunRequestError: the runner's errors name a flag
-
     path = Path(out_dir) / MANIFEST_FILE
     if not path.is_file():
         return None

@@ -18,7 +18,7 @@ import pytest
 
 from balancer.config import load_config
 from balancer.core.registry import get_spec
-from balancer.sim import runner
+from balancer.sim import play, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ def _rows(
     module = __import__(spec.module, fromlist=["SPEC"])
     monkeypatch.setattr(module, "SPEC", spec if chunked else dataclasses.replace(spec, play_chunk=None))
     try:
-        table, failures = runner._play(spec.module, cfg, agents, seed, start, stop, catch=False)
+        table, failures = play._play(spec.module, cfg, agents, seed, start, stop, catch=False)
     finally:
         monkeypatch.setattr(module, "SPEC", spec)
     assert not failures and table is not None

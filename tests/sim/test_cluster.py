@@ -143,9 +143,9 @@ def test_scheduler_from_the_environment_with_a_local_cluster(local_results, tmp_
 
 
 def test_unreachable_scheduler_is_bad_input(tmp_path, monkeypatch):
-    from balancer.sim import runner
+    from balancer.sim import parallel
 
-    monkeypatch.setattr(runner, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(parallel, "CONNECT_TIMEOUT", 1.0)
     address = f"tcp://127.0.0.1:{free_port()}"
     result = CliRunner().invoke(
         app,

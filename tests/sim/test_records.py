@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from balancer.core.batch import GameBatch, ranks_and_shares
 from balancer.core.game import ranks_and_win_shares
-from balancer.sim import runner
+from balancer.sim import play
 from balancer.sim.records import batch_table
 
 
@@ -64,8 +64,8 @@ def test_a_hand_worked_batch():
 @pytest.mark.parametrize("agents", [["random", "strong", "random"], ["random"] * 4, ["strong"]])
 def test_batch_and_per_game_paths_give_the_same_rows(agents, monkeypatch):
     cfg = fake.FakeConfig(game="fake", variant="v-test")
-    batched = runner._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
+    batched = play._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
     monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, play_chunk=None))
-    per_game = runner._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
+    per_game = play._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
     assert batched.schema.equals(per_game.schema), (batched.schema, per_game.schema)
     assert batched.equals(per_game)

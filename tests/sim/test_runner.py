@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from balancer.core.tables import seat_agents
-from balancer.sim import runner
+from balancer.sim import parallel, runner
 from balancer.sim.runner import ResultsExistError, RunRequestError, check_run, parse_agents, run_games, run_to_dir
 
 
@@ -281,7 +281,7 @@ def test_player_count_grammar(cfg):
 
 
 def test_jobs_are_capped_at_the_cores(monkeypatch):
-    monkeypatch.setattr(runner.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 3)
     assert runner.resolve_jobs(64) == 3 and runner.resolve_jobs(2) == 2 and runner.resolve_jobs(-1) >= 1
 
 

@@ -1,0 +1,130 @@
+"""What guards a run directory before and while a run writes it: the output check
+(:func:`check_out_dir`, creating nothing) and the directory's lock (:func:`run_lock`, ``run.lock``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import OutDirError, ResultsExistError, RunLockedError
+from .rundir import MANIFEST_FILE, RESULTS_FILE
+
+LOCK_FILE = "run.lock"
+
+
+def _lock_holder(path: Path) -> int | None:
+    """The process id written in a lock file, or None when there is none (empty, unreadable)."""
+    try:
+        return int(path.read_text(encoding="utf-8").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def check_lock(out_dir: Path | str) -> None:
+    """Raise RunLockedError when another live process holds ``out_dir/run.lock`` (creating nothing).
+
+    A lock is an advisory ``flock`` on the file, so it is released when its process ends however it
+    ends; a lock file left by a killed run is stale, and :func:`run_lock` reports and replaces it.
+    """
+    import fcntl
+
+    path = Path(out_dir) / LOCK_FILE
+    if not path.is_file():
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _lock_holder(path)
+        if holder != os.getpid():
+            raise RunLockedError(Path(out_dir), holder) from None
+    finally:
+        os.close(fd)
+
+
+_HELD_LOCKS: dict[Path, int] = {}
+
+
+@contextmanager
+def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``out_dir/run.lock`` (the directory must exist) while a run writes ``out_dir``.
+
+    The file holds this process's id and host; the lock itself is an exclusive ``flock``, released
+    by the system when the process ends (Ctrl-C, a crash, ``kill -9``). Raises RunLockedError when a
+    live process holds it. A lock file whose process is gone (a killed run) is reported through
+    ``log`` (stderr by default) and taken over. Re-entrant within a process (``--until-ci`` holds
+    the lock around the run it finishes with).
+    """
+    import fcntl
+    import socket
+    import sys
+
+    key = Path(out_dir).resolve()
+    if key in _HELD_LOCKS:
+        yield
+        return
+    path = Path(out_dir) / LOCK_FILE
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RunLockedError(Path(out_dir), _lock_holder(path)) from None
+    stale = _lock_holder(path)
+    if stale is not None:
+        (log or (lambda line: print(line, file=sys.stderr)))(
+            f"note: {path}: a stale lock of a run that ended without releasing it (pid {stale}, no longer "
+            "running); taking it over"
+        )
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+    _HELD_LOCKS[key] = fd
+    try:
+        yield
+    finally:
+        del _HELD_LOCKS[key]
+        try:
+            path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None = False) -> None:
+    """Check that ``out_dir`` can receive a run, creating nothing.
+
+    Raises ResultsExistError if ``out_dir`` holds finished results (or, when ``resume`` is False,
+    an interrupted run's manifest) and not ``force``; OutDirError (a NotADirectoryError) if it is a
+    file, lies under a file, or the directory to write in is not writable. ``resume=True`` skips
+    the results checks (see :func:`balancer.sim.runner.run_to_dir`); ``None`` accepts an interrupted run.
+    """
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutDirError(f"{out_dir}: is a file, not a directory")
+    ancestor = out_dir.absolute()
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutDirError(f"{out_dir}: cannot be created: {ancestor} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutDirError(
+            f"{out_dir}: cannot be {'written' if ancestor == out_dir.absolute() else 'created'}: "
+            f"{ancestor} is not writable"
+        )
+    check_lock(out_dir)
+    if resume is True or force:
+        return
+    if (out_dir / RESULTS_FILE).exists():
+        raise ResultsExistError(
+            f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, or choose another --out"
+        )
+    if resume is False and (out_dir / MANIFEST_FILE).exists():
+        raise ResultsExistError(
+            f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with --resume, "
+            "or start over with --force"
+        )

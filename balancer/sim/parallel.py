@@ -1,0 +1,105 @@
+"""Where chunks are played: joblib's loky processes on this machine, or every worker thread of a
+Dask cluster through joblib's dask backend; and how a run is cut into chunks (:class:`ChunkPlan`).
+
+Nothing here knows a game or a file: a backend runs module-level functions (``play_chunk_safe``)
+and hands back what they return.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from joblib import Parallel, effective_n_jobs
+
+from balancer.core.batch import DEFAULT_CHUNK_GAMES
+
+from .errors import SchedulerError
+
+CONNECT_TIMEOUT = 5.0  # seconds to wait for a --scheduler to answer
+
+
+def resolve_jobs(jobs: int) -> int:
+    """Worker processes actually used for ``jobs`` (joblib's convention: -1 = all cores, -2 all
+    but one), never more than the machine's cores (``os.cpu_count()``)."""
+    cores = os.cpu_count() or 1
+    return max(1, min(effective_n_jobs(jobs), cores))
+
+
+def default_chunk_size(games: int, n_jobs: int, most: int = DEFAULT_CHUNK_GAMES) -> int:
+    """About ``games / (n_jobs * 8)`` games per chunk (8 chunks per worker), clamped to [10, most]."""
+    return max(10, min(max(10, most), math.ceil(games / (max(1, n_jobs) * 8))))
+
+
+class ChunkPlan:
+    """The chunks of a run, computed on demand: chunk ``i`` plays games ``[i * size, min((i + 1) * size,
+    games))``. A mapping-like view (``plan[i]``, ``plan.get(i)``, ``len(plan)``, ``plan.items()``) whose
+    memory does not depend on the number of games."""
+
+    def __init__(self, games: int, size: int):
+        self.games, self.size = int(games), int(size)
+
+    def __len__(self) -> int:
+        return -(-self.games // self.size)
+
+    def get(self, idx: int, default: Any = None) -> tuple[int, int] | Any:
+        if not isinstance(idx, int) or not 0 <= idx < len(self):
+            return default
+        start = idx * self.size
+        return start, min(start + self.size, self.games)
+
+    def __getitem__(self, idx: int) -> tuple[int, int]:
+        found = self.get(idx)
+        if found is None:
+            raise KeyError(idx)
+        return found
+
+    def __contains__(self, idx: object) -> bool:
+        return isinstance(idx, int) and 0 <= idx < len(self)
+
+    def items(self) -> Iterator[tuple[int, tuple[int, int]]]:
+        for idx in range(len(self)):
+            yield idx, self[idx]
+
+
+def connect_scheduler(address: str, timeout: float | None = None) -> Any:
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (``tcp://host:8786``).
+
+    Waits at most ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`); raises SchedulerError
+    when the address is malformed, nothing answers in time, or no worker is connected.
+    """
+    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - dask[distributed] is a dependency
+        raise SchedulerError(address, f"dask.distributed is not installed ({exc})") from None
+    try:
+        client = Client(address, timeout=f"{timeout}s", set_as_default=False)
+    except Exception as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise SchedulerError(address, f"cannot connect ({text[:200]})") from None
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except Exception:
+        client.close()
+        raise SchedulerError(address, f"no worker connected to the scheduler within {timeout:g} s") from None
+    return client
+
+
+def cluster_threads(client: Any) -> int:
+    """Worker threads of a Dask cluster (at least 1)."""
+    return max(1, sum(client.nthreads().values()))
+
+
+def parallel(n_jobs: int, client: Any, ordered: bool) -> Any:
+    """A joblib ``Parallel`` returning a generator: loky with ``n_jobs`` processes, or the Dask
+    backend on ``client`` (every worker thread of the cluster)."""
+    return_as = "generator" if ordered else "generator_unordered"
+    if client is None:
+        return Parallel(n_jobs=n_jobs, backend="loky", return_as=return_as)
+    from joblib import parallel_config
+
+    with parallel_config(backend="dask", client=client):
+        return Parallel(n_jobs=-1, return_as=return_as)

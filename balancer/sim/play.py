@@ -1,0 +1,130 @@
+"""Playing the games of a run: one chunk in any process (:func:`play_chunk`, :func:`play_chunk_safe`),
+or a whole run in memory (:func:`run_games`).
+
+Game ``i`` of a run seats ``seat_agents(agents, i)`` and is seeded with ``game_seed(seed, i)``, so
+its record depends on nothing but (config, agents, seed, i): results are identical for any number
+of jobs, chunk size, machine or cluster, and for a resumed run. A chunk is a pure, module-level
+function that re-imports the game module by name and returns a ``pyarrow.Table`` of its rows
+(:mod:`balancer.sim.records`) plus the games that raised.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from joblib import delayed
+
+from balancer.core.game import ranks_and_win_shares
+from balancer.core.registry import GameSpec, spec_at
+from balancer.core.seeding import game_seed
+from balancer.core.tables import seat_agents
+
+from .parallel import ChunkPlan, default_chunk_size, parallel, resolve_jobs
+from .progress import progress_bar
+from .records import OutcomeRows, batch_table, failure_record
+from .request import check_run, table_chunk_games
+from .rundir import conform
+
+
+def _play(
+    module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
+) -> tuple[pa.Table | None, list[dict[str, Any]]]:
+    """Games ``start..stop-1``: the game's compiled chunk when it has one (``spec.play_chunk``), else
+    (or, with ``catch``, when the compiled chunk raised) one game at a time, a game that raises
+    recorded (``catch``) or propagated."""
+    spec = spec_at(module_name)
+    variant = str(cfg.variant)
+    if spec.play_chunk is not None and stop > start:
+        try:
+            batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
+            if batch is not None:
+                return batch_table(batch, spec.name, variant, agents, run_seed, start), []
+        except Exception:
+            if not catch:
+                raise
+            # find and record the failing games one by one (below), the others' rows as usual
+    rows = OutcomeRows(spec.name, variant, len(agents), run_seed)
+    failures: list[dict[str, Any]] = []
+    for i in range(start, stop):
+        table = seat_agents(agents, i)
+        try:
+            outcome = spec.play_game(cfg, table, game_seed(run_seed, i))
+            rows.check(outcome, i)
+            r, w = ranks_and_win_shares(outcome.scores, outcome.tiebreak)
+        except Exception as exc:
+            if not catch:
+                raise
+            failures.append(failure_record(i, run_seed, exc))
+            continue
+        rows.add(i, table, outcome, r, w)
+    return rows.table(), failures  # None: every game of the chunk failed
+
+
+def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
+    """Play games ``start..stop-1`` of a run and return their rows (``(stop-start) * len(agents)`` rows).
+
+    ``module_name`` is the import path of the game's package (``spec.module``, re-imported here so
+    this runs in any process); ``cfg`` its validated config model; ``agents`` the seats of game 0.
+    Errors raised by the game propagate unchanged (see :func:`play_chunk_safe` for the variant
+    that records them).
+    """
+    table, _ = _play(module_name, cfg, agents, run_seed, start, stop, catch=False)
+    assert table is not None
+    return table
+
+
+def play_chunk_safe(
+    chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int
+) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
+    """Play games ``start..stop-1`` like :func:`play_chunk`, but a game that raises is skipped and
+    recorded instead of stopping the chunk.
+
+    Returns ``(chunk, rows, failures)``: ``rows`` holds ``len(agents)`` rows per game that finished
+    (None when none did); ``failures`` one dict per failing game, in game order, with
+    ``game_index``, ``seed`` (the run seed), ``error`` (``"Type: message"``) and ``traceback``
+    (the last frames, innermost first). Runs in any process (loky or a Dask worker).
+    """
+    table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
+    return chunk, table, failures
+
+
+def run_games(
+    spec: GameSpec,
+    cfg: Any,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int = -1,
+    chunk_size: int | None = None,
+    progress: bool = True,
+) -> Iterator[pa.Table]:
+    """Play ``games`` games and yield one ``pyarrow.Table`` per chunk, in game order.
+
+    ``agents``: agent names by seat for game 0 (rotated each game, see core/tables.py); their number
+    is the player count. ``jobs``: worker processes (-1 = all cores). ``chunk_size``: games per
+    task (default :func:`~balancer.sim.parallel.default_chunk_size`). Raises ValueError for a bad
+    request (see :func:`~balancer.sim.request.check_run`) before any game is played; errors from the
+    game propagate. (Files, resume and recorded failures: :func:`balancer.sim.runner.run_to_dir`.)
+    """
+    agents = list(agents)
+    check_run(spec, cfg, agents, games, seed, jobs, chunk_size)
+    n_jobs = resolve_jobs(jobs)
+    size = chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents))
+    tasks = (delayed(play_chunk)(spec.module, cfg, agents, seed, a, b) for _, (a, b) in ChunkPlan(games, size).items())
+    schema: pa.Schema | None = None
+    started = time.perf_counter()
+    with progress_bar(games, progress) as bar:
+        task = bar.add_task("games", total=games, rate="")
+        done = 0
+        for table in parallel(n_jobs, None, ordered=True)(tasks):
+            if schema is None:
+                schema = table.schema
+            elif not table.schema.equals(schema):
+                table = conform(table, schema)
+            done += table.num_rows // len(agents)
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+            yield table

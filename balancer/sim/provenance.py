@@ -1,0 +1,75 @@
+"""What a run records of where its numbers came from: the library versions (:func:`package_versions`),
+a fingerprint of the code that plays the game (:func:`engine_sha256`) and the command that replays
+one game (:func:`replay_command`)."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from balancer.core.registry import GameSpec
+
+_VERSION_PACKAGES = ("numpy", "numba", "polars", "pyarrow", "joblib", "scipy", "matplotlib")
+
+SHARED_ENGINE_CODE = ("core/kernel.py", "core/protocol.py", "agents")
+"""Code every game's play depends on beside its own package (paths under ``balancer/``): the compiled
+interface and the generic agents (MCTS) over it."""
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of balancer, Python and the libraries a result depends on ('missing' if absent)."""
+    from importlib import metadata
+
+    import balancer
+
+    out = {"balancer": getattr(balancer, "__version__", "unknown"), "python": platform.python_version()}
+    for name in _VERSION_PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "missing"
+    return out
+
+
+def replay_command(config_path: Path | str, agents: Sequence[str], seed: int, game_index: int) -> str:
+    """The ``balancer play`` command that replays game ``game_index`` of a run (shell-quoted)."""
+    return shlex.join(
+        [
+            "balancer",
+            "play",
+            str(config_path),
+            "--players",
+            str(len(agents)),
+            "--agents",
+            ",".join(agents),
+            "--seed",
+            str(seed),
+            "--game-index",
+            str(game_index),
+        ]
+    )
+
+
+def engine_sha256(spec: GameSpec) -> str:
+    """SHA-256 of the code that plays the game: every ``.py`` file of its package and of
+    :data:`SHARED_ENGINE_CODE` (name and content, sorted) and the balancer version. Finished results
+    are reused only under the same engine, so a change to the rules or the agents is never mixed with
+    numbers played before it."""
+    import balancer
+
+    digest = hashlib.sha256(f"balancer {balancer.__version__}\n".encode())
+    root = spec.source
+    files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
+    for path in files:
+        digest.update(
+            str(path.relative_to(root.parent if root.is_file() else root)).encode() + b"\0" + path.read_bytes() + b"\0"
+        )
+    package = Path(balancer.__file__).parent
+    for name in SHARED_ENGINE_CODE:
+        shared = package / name
+        for path in sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []:
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
