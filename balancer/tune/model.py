@@ -98,6 +98,7 @@ class Domain(_Strict):
             raise ValueError("an int domain takes an integer step")
         if self.log and (low <= 0 or self.step is not None):
             raise ValueError("log: true needs low above 0 and no step")
+        self.grid()  # a finite domain of more than 10,000 values is refused here, naming the key
         return self
 
     @property

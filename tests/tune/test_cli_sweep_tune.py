@@ -129,6 +129,13 @@ def test_bad_sweep_files(standin, tmp_path, path, values, target, expected):
             "space.bonus.2[1]: empty: give at least one choice",
         ),
         ("bonus.3[1]: {int: [0, 3]}", "seat_win_rate: equal", "roller", "space.bonus.3[1]: no key '3' under bonus"),
+        (
+            # 2**63 + 1 values: refused while the file is read (it crashed the search with a traceback)
+            "bonus.2[1]: {int: [0, 9223372036854775808]}",
+            "seat_win_rate: equal",
+            "roller",
+            "space.bonus.2[1]: from 0 to 9223372036854775808 by 1 is 9,223,372,036,854,775,809 values; at most 10,000",
+        ),
         ("bonus.2[1]: {int: [-2, 3]}", "seat_win_rate: equal", "roller", "space.bonus.2[1]: bonus.2[1]=-2 is refused"),
         ("bonus.2[1]: {int: [0, 3]}", "{}", "roller", "objective: empty: give at least one target"),
         (
