@@ -178,6 +178,47 @@ def draw_table(table: np.ndarray, size: int) -> str:
 # --------------------------------------------------------------------------- fast bitboard scorer
 
 
+class PlacementFeatures(NamedTuple):
+    """Per placement (a row of the rule table's placement table, ``Rules.pl_mask``), what the greedy
+    search's bounds read of its cells: fixed by the placement and the table size, computed once
+    per rule table (:func:`placement_features`)."""
+
+    rows: np.ndarray  # int64[P]: the rows of its cells, bit r for row r
+    cols: np.ndarray  # int64[P]: the columns of its cells, bit c for column c
+    ring: np.ndarray  # int64[P]: its cells on the outer ring (§6.4)
+    spread: np.ndarray  # uint64[P]: the cells touching its cells (orthogonally, §6), as a mask
+
+
+@nb.njit(cache=True)
+def placement_features(pl_mask, size):
+    """:class:`PlacementFeatures` of the placements ``pl_mask`` (uint64[P], cell masks of a
+    ``size`` x ``size`` table, cell ``r * size + c``)."""
+    n_pl = pl_mask.shape[0]
+    rows = np.zeros(n_pl, np.int64)
+    cols = np.zeros(n_pl, np.int64)
+    ring = np.zeros(n_pl, np.int64)
+    near = np.zeros(n_pl, np.uint64)
+    for p in range(n_pl):
+        x = pl_mask[p]
+        while x:
+            c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
+            r_, c_ = c // size, c % size
+            rows[p] |= 1 << r_
+            cols[p] |= 1 << c_
+            if r_ == 0 or c_ == 0 or r_ == size - 1 or c_ == size - 1:
+                ring[p] += 1
+            if r_ > 0:
+                near[p] |= np.uint64(1) << np.uint64(c - size)
+            if r_ < size - 1:
+                near[p] |= np.uint64(1) << np.uint64(c + size)
+            if c_ > 0:
+                near[p] |= np.uint64(1) << np.uint64(c - 1)
+            if c_ < size - 1:
+                near[p] |= np.uint64(1) << np.uint64(c + 1)
+            x &= x - np.uint64(1)
+    return PlacementFeatures(rows, cols, ring, near)
+
+
 class Geometry(NamedTuple):
     """Bit masks of a size x size table (cell r*size+c is bit r*size+c of a uint64)."""
 
