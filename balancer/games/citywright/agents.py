@@ -1193,14 +1193,11 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             mv[7] = b_star if b_star > 0 else st.site[below(rng, SITE)]
 
 
-@nb.njit(cache=True)
-def workspace(rules, cells):
+def workspace(rules, cells: int) -> Workspace:
     """Scratch arrays for :func:`greedy_move`, allocated once and reused move after move, with the
-    placements' features computed here (:func:`~.scoring.placement_features`); the runner's paths
+    placements' features computed here (:func:`~.scoring.placement_features`); the compiled paths
     take them from the rule table instead (:func:`workspace_for`)."""
-    size = 1
-    while size * size < cells:
-        size += 1
+    size = int(round(cells**0.5))
     return scratch(rules, cells, placement_features(rules.pl_mask, size))
 
 

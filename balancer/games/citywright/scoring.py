@@ -189,33 +189,25 @@ class PlacementFeatures(NamedTuple):
     spread: np.ndarray  # uint64[P]: the cells touching its cells (orthogonally, §6), as a mask
 
 
-@nb.njit(cache=True)
-def placement_features(pl_mask, size):
+def placement_features(pl_mask: np.ndarray, size: int) -> PlacementFeatures:
     """:class:`PlacementFeatures` of the placements ``pl_mask`` (uint64[P], cell masks of a
-    ``size`` x ``size`` table, cell ``r * size + c``)."""
+    ``size`` x ``size`` table, cell ``r * size + c``). Plain numpy (once per rule table), so loading
+    a rule table loads no extra compiled code."""
     n_pl = pl_mask.shape[0]
     rows = np.zeros(n_pl, np.int64)
     cols = np.zeros(n_pl, np.int64)
     ring = np.zeros(n_pl, np.int64)
     near = np.zeros(n_pl, np.uint64)
-    for p in range(n_pl):
-        x = pl_mask[p]
-        while x:
-            c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-            r_, c_ = c // size, c % size
-            rows[p] |= 1 << r_
-            cols[p] |= 1 << c_
-            if r_ == 0 or c_ == 0 or r_ == size - 1 or c_ == size - 1:
-                ring[p] += 1
-            if r_ > 0:
-                near[p] |= np.uint64(1) << np.uint64(c - size)
-            if r_ < size - 1:
-                near[p] |= np.uint64(1) << np.uint64(c + size)
-            if c_ > 0:
-                near[p] |= np.uint64(1) << np.uint64(c - 1)
-            if c_ < size - 1:
-                near[p] |= np.uint64(1) << np.uint64(c + 1)
-            x &= x - np.uint64(1)
+    for c in range(size * size):
+        on = ((pl_mask >> np.uint64(c)) & np.uint64(1)).astype(bool)
+        r_, c_ = divmod(c, size)
+        rows[on] |= 1 << r_
+        cols[on] |= 1 << c_
+        if r_ in (0, size - 1) or c_ in (0, size - 1):
+            ring[on] += 1
+        for touch, ok in ((c - size, r_ > 0), (c + size, r_ < size - 1), (c - 1, c_ > 0), (c + 1, c_ < size - 1)):
+            if ok:
+                near[on] |= np.uint64(1) << np.uint64(touch)
     return PlacementFeatures(rows, cols, ring, near)
 
 
