@@ -51,7 +51,7 @@ from .rules import (
     final_rows,
     views,
 )
-from .scoring import popcount, score_all, score_masks, spread, table_masks
+from .scoring import placement_features, popcount, score_all, score_masks, spread, table_masks
 
 AGENTS: tuple[str, ...] = ("random", "greedy", *DISTRICTS)
 """Agent names understood by :func:`agent_params`."""
@@ -1193,40 +1193,30 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
             mv[7] = b_star if b_star > 0 else st.site[below(rng, SITE)]
 
 
+def workspace(rules, cells: int) -> Workspace:
+    """Scratch arrays for :func:`greedy_move`, allocated once and reused move after move, with the
+    placements' features computed here (:func:`~.scoring.placement_features`); the compiled paths
+    take them from the rule table instead (:func:`workspace_for`)."""
+    size = int(round(cells**0.5))
+    return scratch(rules, cells, placement_features(rules.pl_mask, size))
+
+
 @nb.njit(cache=True)
-def workspace(rules, cells):
-    """Scratch arrays for :func:`greedy_move`, allocated once and reused move after move."""
+def workspace_for(T):
+    """:func:`workspace` for the rule table ``T`` (:class:`~.kernel.Compiled`), whose placement
+    features were computed once when the table was compiled: only the scratch is allocated."""
+    return scratch(T.rules, T.lay.cells, T.pl_feat)
+
+
+@nb.njit(cache=True)
+def scratch(rules, cells, feat):
+    """The :class:`Workspace` of :func:`greedy_move`: fresh scratch arrays beside the placements'
+    features ``feat`` (:class:`~.scoring.PlacementFeatures`, read only, shared)."""
     per_shape = 0
     for s in range(rules.n_shapes):
         per_shape = max(per_shape, rules.pl_off[s + 1] - rules.pl_off[s])
     n_max = per_shape * N_SLOTS
-    # the rows and columns (as bits) of each placement's landed cells
-    size = 1
-    while size * size < cells:
-        size += 1
     n_pl = rules.pl_mask.shape[0]
-    pl_rows = np.zeros(n_pl, np.int64)
-    pl_cols = np.zeros(n_pl, np.int64)
-    pl_ring = np.zeros(n_pl, np.int64)  # landed cells on the outer ring
-    pl_spread = np.zeros(n_pl, np.uint64)  # cells touching the landed cells
-    for p in range(n_pl):
-        x = rules.pl_mask[p]
-        while x:
-            c = popcount((x & (~x + np.uint64(1))) - np.uint64(1))
-            pl_rows[p] |= 1 << (c // size)
-            pl_cols[p] |= 1 << (c % size)
-            r_, c_ = c // size, c % size
-            if r_ == 0 or c_ == 0 or r_ == size - 1 or c_ == size - 1:
-                pl_ring[p] += 1
-            if r_ > 0:
-                pl_spread[p] |= np.uint64(1) << np.uint64(c - size)
-            if r_ < size - 1:
-                pl_spread[p] |= np.uint64(1) << np.uint64(c + size)
-            if c_ > 0:
-                pl_spread[p] |= np.uint64(1) << np.uint64(c - 1)
-            if c_ < size - 1:
-                pl_spread[p] |= np.uint64(1) << np.uint64(c + 1)
-            x &= x - np.uint64(1)
     return Workspace(
         np.zeros(32, np.uint64),  # comp_mask
         np.zeros(32, np.int64),  # comp_size
@@ -1275,10 +1265,10 @@ def workspace(rules, cells):
         np.zeros(n_pl, np.int64),  # v_urank
         np.zeros((n_pl, 5), np.int64),  # v_feat
         np.zeros(6),  # t_smax
-        pl_rows,
-        pl_cols,
-        pl_ring,
-        pl_spread,
+        feat.rows,
+        feat.cols,
+        feat.ring,
+        feat.spread,
         np.zeros(rules.n_shapes, np.int64),  # sh_n
         np.zeros((rules.n_shapes, 7), np.int64),  # sh_max
         np.zeros(N_SLOTS),  # g_ub
@@ -1310,7 +1300,7 @@ def play_to_end(S, T, kinds, weights, game_rng, agent_rng):
     mv = np.zeros(8, np.int64)
     dec = np.zeros(4, np.int64)
     st = views(S, T.lay)
-    ws = workspace(rules, T.lay.cells)
+    ws = workspace_for(T)
     while S[G_OVER] == 0:
         seat = kernel.to_move(S, T)
         if kinds[seat] == RANDOM:
@@ -1395,7 +1385,7 @@ def game_agent(code, S, T, row, out, rng):
     mv = np.zeros(8, np.int64)
     dec = np.zeros(4, np.int64)
     w = row[:5].copy()
-    greedy_move(views(S, T.lay), T.rules, T.geo, T.sp, w, rng, mv, workspace(T.rules, T.lay.cells))
+    greedy_move(views(S, T.lay), T.rules, T.geo, T.sp, w, rng, mv, workspace_for(T))
     k = kernel.turn_decisions(S, T, mv, dec)
     for i in range(k):
         out[i] = dec[i]

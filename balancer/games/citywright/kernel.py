@@ -106,7 +106,7 @@ from .rules import (
     state_views,
     views,
 )
-from .scoring import Geometry, ScoreParams, score_all
+from .scoring import Geometry, PlacementFeatures, ScoreParams, placement_features, score_all
 
 DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3
 """Phases of a turn (``g[G_PHASE]``): the decision the seat to move takes next."""
@@ -135,6 +135,7 @@ class Compiled(NamedTuple):
     solo_par: float  # solo: the final total valued 0.5 (agents.heuristic.solo_par)
     turns_total: int  # turns in a game, all seats (solo heuristic's share of the game played)
     value_w: np.ndarray  # float64[n, 4]: per seat, the weight of each district's points in its heuristic
+    pl_feat: PlacementFeatures  # what the greedy search reads of each placement, once per table
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
@@ -165,6 +166,7 @@ def _compile_json(cfg_json: str, n_players: int) -> Compiled:
         float(h.solo_par),
         rules.rounds * rules.turns * n_players,
         np.ones((n_players, len(DISTRICTS))),
+        placement_features(rules.pl_mask, cfg.table.size),
     )
 
 

@@ -178,6 +178,39 @@ def draw_table(table: np.ndarray, size: int) -> str:
 # --------------------------------------------------------------------------- fast bitboard scorer
 
 
+class PlacementFeatures(NamedTuple):
+    """Per placement (a row of the rule table's placement table, ``Rules.pl_mask``), what the greedy
+    search's bounds read of its cells: fixed by the placement and the table size, computed once
+    per rule table (:func:`placement_features`)."""
+
+    rows: np.ndarray  # int64[P]: the rows of its cells, bit r for row r
+    cols: np.ndarray  # int64[P]: the columns of its cells, bit c for column c
+    ring: np.ndarray  # int64[P]: its cells on the outer ring (§6.4)
+    spread: np.ndarray  # uint64[P]: the cells touching its cells (orthogonally, §6), as a mask
+
+
+def placement_features(pl_mask: np.ndarray, size: int) -> PlacementFeatures:
+    """:class:`PlacementFeatures` of the placements ``pl_mask`` (uint64[P], cell masks of a
+    ``size`` x ``size`` table, cell ``r * size + c``). Plain numpy (once per rule table), so loading
+    a rule table loads no extra compiled code."""
+    n_pl = pl_mask.shape[0]
+    rows = np.zeros(n_pl, np.int64)
+    cols = np.zeros(n_pl, np.int64)
+    ring = np.zeros(n_pl, np.int64)
+    near = np.zeros(n_pl, np.uint64)
+    for c in range(size * size):
+        on = ((pl_mask >> np.uint64(c)) & np.uint64(1)).astype(bool)
+        r_, c_ = divmod(c, size)
+        rows[on] |= 1 << r_
+        cols[on] |= 1 << c_
+        if r_ in (0, size - 1) or c_ in (0, size - 1):
+            ring[on] += 1
+        for touch, ok in ((c - size, r_ > 0), (c + size, r_ < size - 1), (c - 1, c_ > 0), (c + 1, c_ < size - 1)):
+            if ok:
+                near[on] |= np.uint64(1) << np.uint64(touch)
+    return PlacementFeatures(rows, cols, ring, near)
+
+
 class Geometry(NamedTuple):
     """Bit masks of a size x size table (cell r*size+c is bit r*size+c of a uint64)."""
 
