@@ -54,7 +54,7 @@ from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, RANDOM, agent_params, greedy_move, play_chunk_games, play_new_game, workspace
+from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_chunk_games, play_new_game, workspace
 from .config import CitywrightConfig
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
 from .rules import FINAL_COLUMNS, G_PHASE, G_SLOT, State, state_views
@@ -156,7 +156,7 @@ class CitywrightAgent:
     def __init__(self, cfg: CitywrightConfig, name: str):
         self.name = name
         self.kind, self.weights = agent_params(cfg, name)
-        self._ws = None
+        self._ws: Workspace | None = None
         self._plan: list[int] = []
         self._slot = -1
 
