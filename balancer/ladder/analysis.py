@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from balancer.stats.aggregate import scan_results
+from balancer.results import scan_results
 from balancer.stats.ladder import (
     describe_shift,
     describe_test,

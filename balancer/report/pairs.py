@@ -17,7 +17,7 @@ import polars as pl
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from ..stats.aggregate import scan_results
+from ..results import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
 from . import pages

@@ -24,16 +24,12 @@ from markupsafe import Markup
 from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
 from balancer.report import figures, pages
+from balancer.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
 from balancer.stats.aggregate import (
     METRIC_PREFIX,
     RESULTS_FILE,
     RUN_FILE,
     SUMMARY_FILE,
-    ResultsFileError,
-    read_json_object,
-    read_run_meta,
-    scan_results,
-    summarize_dir,
     without_bonus_rows,
 )
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label

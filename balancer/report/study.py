@@ -22,7 +22,7 @@ from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
-from balancer.stats.aggregate import scan_results
+from balancer.results import scan_results
 from balancer.stats.labels import Order, matchup_matrix
 from balancer.study.runner import StudyResult
 

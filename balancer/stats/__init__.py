@@ -1,29 +1,24 @@
-"""Statistics over results tables: win rates with Wilson intervals, seat tests, metric means."""
+"""Statistics over results tables: win rates with Wilson intervals, seat tests, metric means.
+
+Pure functions over a polars LazyFrame (or DataFrame); reading and writing a results directory's
+files is :mod:`balancer.results`."""
 
 from balancer.stats.aggregate import (
-    ResultsFileError,
     mean_interval,
-    read_json_object,
-    read_run_meta,
-    scan_results,
     seat_uniformity_p,
     summarize,
-    summarize_dir,
+    summary_of,
     wilson_interval,
-    write_summary,
 )
 from balancer.stats.association import indicator_win_rates
+from balancer.stats.summary import Summary
 
 __all__ = [
-    "ResultsFileError",
+    "Summary",
     "indicator_win_rates",
     "mean_interval",
-    "read_json_object",
-    "read_run_meta",
-    "scan_results",
     "seat_uniformity_p",
     "summarize",
-    "summarize_dir",
+    "summary_of",
     "wilson_interval",
-    "write_summary",
 ]

@@ -11,7 +11,7 @@ from typing import Any
 
 from balancer.core.registry import metric_specs_of
 from balancer.report.render import metric_label
-from balancer.stats.aggregate import scan_results
+from balancer.results import scan_results
 from balancer.stats.paired import paired_differences
 
 from .runner import StudyResult

@@ -411,7 +411,7 @@ class Tuner:
 
     def confirm(self, best: Candidate) -> Confirmation:
         """Play ``best`` (and the base, when asked) with the confirmation seed; see the module docstring."""
-        from balancer.stats.aggregate import scan_results
+        from balancer.results import scan_results
         from balancer.stats.paired import paired_differences
 
         self.phase = "confirm"
