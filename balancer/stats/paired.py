@@ -49,6 +49,8 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from balancer.stats.summary import json_clean
+
 PAIRED_TEST = "paired t-test on per-game differences"
 WELCH_TEST = "Welch t-test"
 IDENTICAL = "identical in every game"
@@ -277,18 +279,6 @@ def _compare(ga: pl.DataFrame, gb: pl.DataFrame, key: str, paired: bool, confide
     return welch_test(_values(ga, key), _values(gb, key), confidence)
 
 
-def _clean(value: Any) -> Any:
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, (np.floating, np.integer, np.bool_)):
-        return _clean(value.item())
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
-
-
 def paired_differences(
     a: pl.LazyFrame | pl.DataFrame,
     b: pl.LazyFrame | pl.DataFrame,
@@ -398,4 +388,4 @@ def paired_differences(
         "only_in_a": [c for c in comps_a + mets_a if c not in db.columns],
         "only_in_b": [c for c in comps_b + mets_b if c not in da.columns],
     }
-    return _clean(result)
+    return json_clean(result)

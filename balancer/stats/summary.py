@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class SeatWinRate:
@@ -176,10 +178,12 @@ def _metric_json(m: MetricMean) -> dict[str, Any]:
 
 
 def json_clean(value: Any) -> Any:
-    """``value`` with every NaN or infinity (in nested dicts, lists and tuples) replaced by None,
-    so that it is strict JSON."""
+    """``value`` with every NaN or infinity (in nested dicts, lists and tuples) replaced by None and
+    numpy scalars made Python numbers, so that it is strict JSON."""
     if isinstance(value, float):
         return None if not math.isfinite(value) else value
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
+        return json_clean(value.item())
     if isinstance(value, dict):
         return {k: json_clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
