@@ -57,6 +57,9 @@ GAME_SLICE = 20_000
 """Games per pass of a per-game query over a lazy table (:func:`sum_over_games`): what bounds the
 summary's memory (about 15 MB of polars group-by state per slice of 20,000 two-player games)."""
 
+MAX_SLICES = 1_000
+"""The most passes of :func:`sum_over_games` (a table of more than 20 million games takes wider slices)."""
+
 
 # --------------------------------------------------------------------------- intervals
 
@@ -367,9 +370,12 @@ def sum_over_games(
     span = _key_range(lf, key) if key in lf.collect_schema().names() else None
     if span is None or span[1] - span[0] < slice_games:
         return _exact_total([lf.group_by(key).agg(per_game).select(totals).collect(engine=_ENGINE)])
+    # keys spread far apart (a filtered table) would give many empty slices: at most MAX_SLICES
+    # passes, each then wider but holding no more games than the table has
+    width = max(slice_games, -(-(span[1] - span[0] + 1) // MAX_SLICES))
     frames = []
-    for start in range(span[0], span[1] + 1, slice_games):
-        part = lf.filter(pl.col(key).is_between(start, start + slice_games - 1))
+    for start in range(span[0], span[1] + 1, width):
+        part = lf.filter(pl.col(key).is_between(start, start + width - 1))
         frames.append(part.group_by(key).agg(per_game).select(totals).collect(engine=_ENGINE))
     return _exact_total(frames)
 

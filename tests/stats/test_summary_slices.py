@@ -154,3 +154,19 @@ def test_quantiles_are_scipy_stats_to_the_last_digit(confidence: float) -> None:
     for df in (1, 2, 3, 7, 30, 199, 10_000):
         low, high = aggregate.mean_interval(0.0, 1.0, df + 1, confidence)
         assert high == float(stats.t.ppf(q, df=df)) * 1.0 / math.sqrt(df + 1)
+
+
+def test_keys_far_apart_take_at_most_max_slices_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # games 0, 1 and 10**9: slices of 2 keys would be 5*10**8 passes; with at most 4 passes each is
+    # ceil((10**9 + 1) / 4) = 250,000,001 keys wide, so 4 passes, and the sums are those of one pass:
+    # x sums 1 + 2 + 3 + 4 = 10 over 3 games, rows 4
+    lf = pl.LazyFrame({"game_index": [0, 0, 1, 10**9], "x": [1, 2, 3, 4]})
+    seen: list[int] = []
+    exact_total = aggregate._exact_total
+    monkeypatch.setattr(aggregate, "_exact_total", lambda frames: seen.append(len(frames)) or exact_total(frames))
+    monkeypatch.setattr(aggregate, "MAX_SLICES", 4)
+    per_game = [pl.col("x").sum().alias("s"), pl.len().cast(pl.Int64).alias("k")]
+    totals = [pl.col("s").sum().alias("S"), pl.col("k").sum().alias("K"), pl.len().alias("G")]
+    rec = sum_over_games(lf, per_game, totals, slice_games=2)
+    assert seen == [4]
+    assert (rec["S"], rec["K"], rec["G"]) == (10, 4, 3)
