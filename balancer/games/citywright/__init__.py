@@ -54,7 +54,7 @@ from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_chunk_games, play_new_game, workspace
+from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_chunk_games, play_new_game, workspace_for
 from .config import CitywrightConfig
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
 from .rules import FINAL_COLUMNS, G_PHASE, G_SLOT, State, state_views
@@ -163,7 +163,7 @@ class CitywrightAgent:
     def plan(self, game: Game, rng: np.random.Generator) -> list[int]:
         """The decisions of the whole turn the agent plays from ``game`` (at the start of a turn)."""
         if self._ws is None:
-            self._ws = workspace(game.rules, game.T.lay.cells)
+            self._ws = workspace_for(game.T)  # the table's placement features, computed once
         mv = np.zeros(8, np.int64)
         greedy_move(game.state, game.rules, game.geo, game.sp, self.weights, rng, mv, self._ws)
         dec = np.zeros(4, np.int64)
