@@ -30,6 +30,7 @@ __all__ = [
     "RunResult",
     "__version__",
     "compare",
+    "history",
     "load_variant",
     "open_run",
     "report",
@@ -52,11 +53,11 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     """``balancer.run`` and the rest of :data:`_API`, from :mod:`balancer.api` on first access.
-    ``compare`` and ``report`` are the modules of those names, which are callable
+    ``compare``, ``history`` and ``report`` are the modules of those names, which are callable
     (:mod:`balancer._callable`): ``balancer.report(res, path)`` calls :func:`balancer.api.report`."""
     if name in _ERRORS:
         return getattr(importlib.import_module(_ERRORS[name]), name)
-    if name in ("compare", "report"):
+    if name in ("compare", "history", "report"):
         return importlib.import_module(f"balancer.{name}")
     if name in _API:
         from balancer import api

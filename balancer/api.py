@@ -45,6 +45,8 @@ __all__ = [
     "RunResult",
     "compare",
     "default_players",
+    "history",
+    "history_page",
     "load_variant",
     "open_run",
     "report",
@@ -399,3 +401,58 @@ def report(result: RunResult | CompareResult | Path | str, path: Path | str, tit
 
     out_dir = result.out_dir if isinstance(result, RunResult) else Path(result)
     return render_report(out_dir, Path(path), title=title)
+
+
+# --------------------------------------------------------------------------------------------------
+# the history of checks
+
+
+def history(
+    path: Path | str, study: str | None = None, numbers: Sequence[str] = (), since: str | None = None
+) -> pl.DataFrame:
+    """The history file at ``path`` (written by ``balancer check --history`` and ``balancer baseline
+    save --history``) as a polars DataFrame: one row per tracked number per event, ordered by event
+    (columns: :data:`balancer.history.store.COLUMNS`).
+
+    ``study``: the study the file must hold; ``numbers``: glob patterns of the numbers to keep
+    (``seat_win_rate:3``, ``mirror-3p/*``); ``since``: a date, a time or a commit sha prefix.
+    Raises HistoryError (a ValueError naming the file) for a missing file or one that is not a
+    balancer history (or of another study); ValueError for a bad ``since``.
+    """
+    from balancer.history.query import load
+
+    frame, _ = load(path, study, numbers, since)
+    return frame
+
+
+def history_page(
+    path: Path | str,
+    out: Path | str,
+    *,
+    study: str | None = None,
+    numbers: Sequence[str] = (),
+    since: str | None = None,
+    figures: Path | str | None = None,
+    alpha: float = 0.05,
+) -> Path:
+    """Render the history at ``path`` (filtered as in :func:`history`) to the self-contained page
+    ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG and PNG in
+    ``figures`` when given; return ``out``. The moves and the drift are those of
+    :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`history` raises and
+    ReportOutputError (an OSError) naming ``out``."""
+    from balancer.history.query import load
+    from balancer.history.store import read_values
+    from balancer.report.history import render_history
+    from balancer.stats import drift as dr
+
+    frame, meta = load(path, study, numbers, since)
+    pts = dr.points(frame)
+    values = read_values(path, sorted(set(frame["event"].to_list()))) if not frame.is_empty() else {}
+    steps = dr.steps(pts, values, alpha)
+    drift = dr.drift(pts, values, alpha)
+    filters = ", ".join(
+        f for f in (f"numbers {', '.join(numbers)}" if numbers else "", f"since {since}" if since else "") if f
+    )
+    return render_history(
+        frame, meta, pts, steps, drift, Path(out), str(path), filters, Path(figures) if figures else None, alpha
+    )

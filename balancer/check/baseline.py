@@ -94,9 +94,11 @@ def save_baseline(
     force_replay: bool = False,
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    values: dict[tuple[str, str, str], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """Run the study (finished cells are reused, see :func:`balancer.study.run_study`), compute every
     tracked number of every cell and write the baseline to ``out`` (atomically); return it.
+    ``values``, when given, is filled with each (run, variant, number)'s per-game values (for the history).
 
     Raises what run_study raises (StudyError, ConfigError, ValueError, GamesFailedError),
     BaselineError for an ``expect:`` target that ``check`` would refuse (both before anything is
@@ -112,6 +114,9 @@ def save_baseline(
         table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"), ("seat", "ascending")])
         run = study.runs[run_name]
         meta = cell.meta
+        per_game = per_game_values(table, run.table)
+        if values is not None:
+            values.update({(run_name, variant, key): v for key, v in per_game.items()})
         cells.append(
             {
                 "run": run_name,
@@ -123,7 +128,7 @@ def save_baseline(
                 "config_sha256": meta["config_sha256"],
                 "engine_sha256": meta["engine_sha256"],
                 "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
-                "numbers": _numbers(per_game_values(table, run.table)),
+                "numbers": _numbers(per_game),
             }
         )
     data = {

@@ -49,18 +49,30 @@ def row(item: Item) -> dict[str, str]:
         "now": _fmt(item, item.now),
         "difference": _fmt(item, item.difference, signed=True),
         "interval": f"[{_fmt(item, item.ci_low, True)}, {_fmt(item, item.ci_high, True)}]",
-        "verdict": (item.verdict or "undecided").upper(),
+        "verdict": (item.verdict or "undecided").upper()
+        + (" (underpowered)" if item.verdict == "pass" and not item.powered else ""),
         "games": f"{item.games:,}",
         "detects": "±" + _fmt(item, item.detectable, signed=True).lstrip("+") + ("" if item.powered else " (!)"),
     }
 
 
+def verdict_text(result: CheckResult) -> str:
+    """``PASS``, ``PASS (underpowered: k of m numbers cannot find their tolerance)`` (a check run with
+    ``--allow-underpowered``: the pass is partly blind) or ``FAIL (k of m numbers)``."""
+    fails = sum(i.verdict == "fail" for i in result.items)
+    if not result.passed:
+        return f"FAIL ({fails} of {len(result.items)} numbers)"
+    weak = len(result.underpowered)
+    if weak:
+        return f"PASS (underpowered: {weak} of {len(result.items)} numbers cannot find their tolerance)"
+    return "PASS"
+
+
 def _headline(result: CheckResult) -> str:
     s = result.settings
-    fails = sum(i.verdict == "fail" for i in result.items)
-    verdict = "PASS" if result.passed else f"FAIL ({fails} of {len(result.items)} numbers)"
+    warned = f" with {len(result.warnings)} warning(s)" if result.warnings else ""
     return (
-        f"{verdict}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
+        f"{verdict_text(result)}{warned}: {len(result.items)} numbers of study {result.study.study}, seed {result.seed}, "
         f"{result.games:,} games in {result.seconds:.1f} s; false-alarm rate {s.false_alarm:g} over all numbers "
         f"(Bonferroni); tolerance {100 * s.tolerance.win_rate:g} points of win rate, "
         f"{s.tolerance.metric_sd:g} sd of a metric, " + _power_clause(result)
@@ -97,6 +109,8 @@ def print_table(result: CheckResult, console=None) -> None:
     console.print(table)
     for note in result.notes:
         console.print(f"note: {note}")
+    for warning in result.warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False)
     console.print(_headline(result))
 
 
@@ -123,6 +137,10 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
         errors="0",
         time=f"{result.seconds:.3f}",
     )
+    props = ET.SubElement(suite, "properties")
+    ET.SubElement(props, "property", name="verdict", value=verdict_text(result))
+    for warning in result.warnings:
+        ET.SubElement(props, "property", name="warning", value=warning)
     for item in result.items:
         r = row(item)
         case = ET.SubElement(
@@ -135,6 +153,10 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
             f"baseline {r['baseline']}, now {r['now']}, difference {r['difference']} {r['interval']}, "
             f"{item.games} games, tolerance {_fmt(item, item.tolerance, True)}"
         )
+        if not item.powered:
+            text = f"underpowered (detects {r['detects']}, more than the tolerance): " + text
+        if item.verdict == "pass":
+            text = ("PASS (underpowered): " if not item.powered else "PASS: ") + text
         if item.verdict == "fail":
             ET.SubElement(case, "failure", message=f"{item.name}: changed ({r['difference']})").text = text
         else:
@@ -150,7 +172,9 @@ def _md_cell(text: str) -> str:
 def write_markdown(result: CheckResult, path: Path | str) -> Path:
     """A Markdown summary for a pull-request comment: the headline, then the table (failed numbers first)."""
     items = sorted(result.items, key=lambda i: i.verdict != "fail")
-    lines = [f"### balancer check: {_md_cell(result.study.title)}", "", _md_cell(_headline(result)), ""]
+    lines = [f"### balancer check: {_md_cell(result.study.title)}", ""]
+    lines += [f"> ⚠️ **warning:** {_md_cell(w)}" for w in result.warnings] + ([""] if result.warnings else [])
+    lines += [_md_cell(_headline(result)), ""]
     lines.append("| " + " | ".join(COLUMNS) + " |")
     lines.append("|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|")
     for item in items:

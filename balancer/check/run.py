@@ -7,6 +7,7 @@ with Bonferroni's inequality.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from balancer.config import config_sha256
 from balancer.games import get_spec
@@ -67,6 +69,7 @@ class Item:
     ci_low: float = math.nan
     ci_high: float = math.nan
     games: int = 0
+    now_var: float = math.nan  # sample variance of the per-game values behind ``now``
 
     @property
     def name(self) -> str:
@@ -79,7 +82,12 @@ class Item:
 
 @dataclass
 class CheckResult:
-    """A finished check: every item, the seed played, the settings used, notes, wall time (s)."""
+    """A finished check: every item, the seed played, the settings used, notes, wall time (s).
+
+    ``warnings``: what every output must show beside the verdict (a variant file changed since the
+    baseline); ``cells``: per (run, variant) the variant's ``config_sha256`` now, the
+    ``engine_sha256``, ``variant_changed`` and the baseline's games; ``values``: per (run, variant,
+    number) the per-game values played (for the history's paired comparisons)."""
 
     study: Study
     seed: int
@@ -87,10 +95,20 @@ class CheckResult:
     items: list[Item]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+    cells: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    values: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False)
+    study_path: Path | None = None
 
     @property
     def passed(self) -> bool:
         return all(i.verdict == "pass" for i in self.items)
+
+    @property
+    def underpowered(self) -> list[Item]:
+        """The numbers whose game cap cannot find a change as large as their tolerance at the miss rate
+        (only with ``allow_underpowered``: the check refuses them otherwise)."""
+        return [i for i in self.items if not i.powered]
 
     @property
     def games(self) -> int:
@@ -260,6 +278,73 @@ def _schedule(cap: int, looks: int, players: int) -> list[int]:
     return games
 
 
+class UnderpoweredError(ValueError):
+    """The check cannot find its tolerance at its miss rate with the games it may play, and
+    ``allow_underpowered`` was not given: a PASS would be blind. ``str()`` is one line naming the study
+    file, each weak cell and the games it would need (bad input: exit 2, nothing played)."""
+
+
+def plan_cell(mine: list[Item], players: int, settings: CheckSettings, cap: float) -> list[int]:
+    """The look schedule (new games after each look) of one cell whose items are ``mine``, at most
+    ``cap`` games (``math.inf``: no cap): the games the planning formula asks for
+    (:func:`balancer.stats.sequential.games_needed`), grown until the real design (its true
+    information fractions) gives every number its power, or the cap is reached. Sets each item's
+    ``design`` and ``detectable``."""
+    need = max(
+        sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate)
+        for i in mine
+    )
+    games = min(cap, need) if math.isfinite(need) else cap
+    if not math.isfinite(games):
+        games = 10**9  # the baseline alone is too noisy: no number of new games gives the power
+    schedule = _schedule(players, settings.looks, players)
+    for _ in range(20):  # the plan assumed equally informative looks; grow it until the real design is powered
+        schedule = _schedule(max(int(math.ceil(games)), players), settings.looks, players)
+        for i in mine:
+            i.design = sq.design(schedule, i.alpha_side, settings.miss_rate, i.baseline_var, i.ref_var)
+            i.detectable = sq.detectable_change(i.design, i.baseline_var, i.ref_var)
+        if schedule[-1] >= cap or all(i.powered for i in mine):
+            break
+        games = min(cap, schedule[-1] * 1.02 + players)
+    return schedule
+
+
+def games_to_power(mine: list[Item], players: int, settings: CheckSettings) -> tuple[int | None, int]:
+    """(new games per check, baseline games) that give every number of a cell its power:
+    ``(n, baseline's games)`` when the baseline suffices and the check needs ``n`` games;
+    ``(None, m)`` when the baseline's own noise is too large, where ``m`` is the games a new baseline
+    *and* the check would each need (both of ``m`` games: ``(c_K + z) sqrt(2 s^2 / m) <= tolerance``,
+    with equally informative looks). Leaves the items' designs as :func:`plan_cell` sets them without a cap."""
+    probe = [dataclasses.replace(i) for i in mine]
+    schedule = plan_cell(probe, players, settings, math.inf)
+    if all(i.powered for i in probe):
+        return schedule[-1], 0
+    worst = 0.0
+    for i in mine:
+        c = sq.final_boundary(settings.looks, i.alpha_side) + float(stats.norm.isf(settings.miss_rate / 2))
+        worst = max(worst, 2 * i.baseline_var * (c / i.tolerance) ** 2)
+    return None, players * math.ceil(worst / players)
+
+
+def underpowered_message(study_path: Path | str, weak: dict[tuple[str, str], tuple[int | None, int, int]]) -> str:
+    """One line: the cells that cannot find their tolerance and the games each would need.
+    ``weak``: (run, variant) -> (check games needed or None, baseline games needed, the cell's cap)."""
+    parts = []
+    for (run_name, variant), (need, base, cap) in sorted(weak.items()):
+        if need is not None:
+            parts.append(f"{run_name}/{variant} needs {need:,} games per check (cap {cap:,})")
+        else:
+            parts.append(
+                f"{run_name}/{variant} needs a baseline and a check of about {base:,} games each "
+                "(the baseline's own noise is too large)"
+            )
+    return (
+        f"{study_path}: underpowered: the check cannot find a change as large as its tolerance at its miss rate: "
+        + "; ".join(parts)
+        + "; raise check.max_games (--max-games) and the baseline's games, or pass --allow-underpowered"
+    )
+
+
 def run_check(
     study_path: Path | str,
     baseline: dict[str, Any],
@@ -268,13 +353,16 @@ def run_check(
     seed: int | None = None,
     jobs: int = -1,
     log: Callable[[str], None] | None = None,
+    allow_underpowered: bool = False,
 ) -> CheckResult:
     """Replay every cell of the study with ``seed`` (default :func:`check_seed` of the baseline's
     seed) in batches, test every tracked number, and return the verdicts.
 
-    ``settings``: the study's ``check:`` settings unless given. Raises StudyError, ConfigError,
-    BaselineError or ValueError (bad input, before anything is played); CheckGameError when a game
-    raises (an engine bug: the message names the game and the command that replays it).
+    ``settings``: the study's ``check:`` settings unless given. ``allow_underpowered``: play even when
+    some number cannot find its tolerance at the miss rate within its cap (the result says so);
+    otherwise that is refused. Raises StudyError, ConfigError, BaselineError, UnderpoweredError or
+    ValueError (bad input, before anything is played); CheckGameError when a game raises (an engine
+    bug: the message names the game and the command that replays it).
     """
     t0 = time.perf_counter()
     study_path = Path(study_path)
@@ -286,10 +374,22 @@ def run_check(
     if seed == int(baseline["seed"]):
         raise ValueError(f"--seed {seed}: is the baseline's own seed; a check must play other games")
     items, notes = plan_check(study, study_path, baseline, settings, baseline_path)
+    cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
+    schedules: dict[tuple[str, str], list[int]] = {}
+    weak: dict[tuple[str, str], tuple[int | None, int, int]] = {}
+    for (run_name, variant), cell in sorted(cells.items()):
+        run = study.runs[run_name]
+        mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
+        cap = settings.max_games or int(cell["games"])
+        schedules[(run_name, variant)] = plan_cell(mine, run.players, settings, cap)
+        if not all(i.powered for i in mine):
+            need, base = games_to_power(mine, run.players, settings)
+            weak[(run_name, variant)] = (need, base, cap)
+    if weak and not allow_underpowered:
+        raise UnderpoweredError(underpowered_message(study_path, weak))
     game = get_spec(study.game)
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)
-    cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
     probes = probe_tables(study, loaded, seed, list(study.runs))
     for (run_name, variant), cell in sorted(cells.items()):
         if run_name in probes:
@@ -303,31 +403,29 @@ def run_check(
                     "reports it; the file was edited, or the game gained a metric since: save a "
                     "new baseline"
                 )
+    warnings: list[str] = []
+    cell_info: dict[tuple[str, str], dict[str, Any]] = {}
     for (run_name, variant), cell in sorted(cells.items()):
-        if cell["config_sha256"] != config_sha256(configs[variant]):
-            notes.append(
+        now_sha = config_sha256(configs[variant])
+        changed = cell["config_sha256"] != now_sha
+        cell_info[(run_name, variant)] = {
+            "config_sha256": now_sha,
+            "engine_sha256": engine,
+            "variant_changed": changed,
+            "baseline_games": int(cell["games"]),
+        }
+        if changed:
+            warnings.append(
                 f"{run_name}/{variant}: the variant file changed since the baseline (its content "
                 "hash differs from the baseline's config_sha256; or the baseline was edited)"
             )
         if cell.get("engine_sha256") not in (None, engine):
             notes.append(f"{run_name}/{variant}: the engine code changed since the baseline")
+    played_values: dict[tuple[str, str, str], np.ndarray] = {}
     for (run_name, variant), cell in sorted(cells.items()):
         run = study.runs[run_name]
         mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
-        cap = settings.max_games or int(cell["games"])
-        need = max(
-            sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate)
-            for i in mine
-        )
-        games = min(cap, need) if math.isfinite(need) else cap
-        for _ in range(20):  # the plan assumed equally informative looks; grow it until the real design is powered
-            schedule = _schedule(max(int(math.ceil(games)), run.players), settings.looks, run.players)
-            for i in mine:
-                i.design = sq.design(schedule, i.alpha_side, settings.miss_rate, i.baseline_var, i.ref_var)
-                i.detectable = sq.detectable_change(i.design, i.baseline_var, i.ref_var)
-            if schedule[-1] >= cap or all(i.powered for i in mine):
-                break
-            games = min(cap, schedule[-1] * 1.02 + run.players)
+        schedule = schedules[(run_name, variant)]
         if log:
             log(f"{run_name} / {variant}: up to {schedule[-1]:,} games in {len(schedule)} looks, seed {seed}")
         values: dict[str, list[np.ndarray]] = {}
@@ -357,9 +455,12 @@ def run_check(
                 # beyond the bound); the tolerance still sets how many games a target's test plans for
                 res = sq.look(i.design, k, mean, se, i.sides, i.tolerance if i.test == "baseline" else 0.0)
                 i.now, i.difference, i.ci_low, i.ci_high, i.games = mean, res.difference, res.ci_low, res.ci_high, n
+                i.now_var = var
                 i.verdict = res.verdict
             if all(i.verdict is not None for i in mine):
                 break
+        for key, parts in values.items():
+            played_values[(run_name, variant, key)] = np.concatenate(parts)
         if log:
             fails = sum(i.verdict == "fail" for i in mine)
             log(f"{run_name} / {variant}: {played:,} games, {fails} of {len(mine)} numbers failed")
@@ -369,4 +470,15 @@ def run_check(
             f"{len(unpowered)} of {len(items)} numbers can only find changes larger than their tolerance "
             f"(see 'detects'); raise --max-games or the baseline's games"
         )
-    return CheckResult(study, seed, settings, items, notes, time.perf_counter() - t0)
+    return CheckResult(
+        study,
+        seed,
+        settings,
+        items,
+        notes,
+        time.perf_counter() - t0,
+        warnings=warnings,
+        cells=cell_info,
+        values=played_values,
+        study_path=study_path,
+    )

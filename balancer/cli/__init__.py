@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "compare",
     "study",
     "check",
+    "history",
     "ladder",
     "sweep",
 )

@@ -41,6 +41,9 @@ def baseline_save(
     force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),
     replay: bool = typer.Option(False, "--replay", help="Replay every cell (finished cells are reused otherwise)."),
     quiet: QuietCells = False,
+    history: Path | None = typer.Option(
+        None, "--history", metavar="DUCKDB", help="Also record the baseline as an event of this history file."
+    ),
 ) -> None:
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
@@ -53,14 +56,29 @@ def baseline_save(
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
     _check_out_directory("--results", results)
+    if history is not None:
+        _check_history(history, spec)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
+    values: dict[Any, Any] = {}
     with (
         library_errors(interrupted="interrupted; no baseline was written", cannot_write=f"--out {out}"),
         _sigterm_as_interrupt(),
     ):
         data = save_baseline(
-            study_file, out, results_root=results, jobs=jobs, force_replay=replay, progress=not quiet, log=log
+            study_file,
+            out,
+            results_root=results,
+            jobs=jobs,
+            force_replay=replay,
+            progress=not quiet,
+            log=log,
+            values=values if history is not None else None,
         )
+    if history is not None:
+        from balancer.history.record import baseline_rows
+
+        rows, kept = baseline_rows(data, study_file, spec.check, values)
+        _append_history(history, spec, rows, kept)
     from balancer.check.values import count_tracked
 
     numbers, tracked = count_tracked(data, spec.check.metrics)
@@ -116,6 +134,18 @@ def check(
         None, "--junit", metavar="XML", help="Also write JUnit XML, one test case per number."
     ),
     markdown: Path | None = typer.Option(None, "--markdown", metavar="MD", help="Also write a Markdown summary table."),
+    history: Path | None = typer.Option(
+        None,
+        "--history",
+        metavar="DUCKDB",
+        help="Append every number's result, with the git commit, to this history file (created if missing).",
+    ),
+    allow_underpowered: bool = typer.Option(
+        False,
+        "--allow-underpowered",
+        help="Play even when some cell cannot find the tolerance at the miss rate (PASS then says 'underpowered'); "
+        "refused otherwise.",
+    ),
     jobs: Jobs = -1,
     quiet: QuietLines = False,
 ) -> None:
@@ -134,6 +164,8 @@ def check(
             _check_out_file(flag, path)
     if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
         _fail(f"--junit and --markdown: both name {junit}; give two files")
+    if history is not None:
+        _check_history(history, spec)
     overrides: dict[str, Any] = {
         "max_games": max_games,
         "false_alarm": false_alarm,
@@ -152,10 +184,42 @@ def check(
         _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     with library_errors(interrupted="interrupted; nothing was written"), _sigterm_as_interrupt():
-        result = run_check(study_file, data, baseline, settings=settings, seed=seed, jobs=jobs, log=log)
+        result = run_check(
+            study_file,
+            data,
+            baseline,
+            settings=settings,
+            seed=seed,
+            jobs=jobs,
+            log=log,
+            allow_underpowered=allow_underpowered,
+        )
     print_table(result)
     for writer, path in ((write_junit, junit), (write_markdown, markdown)):
         if path is not None:
             with library_errors(interrupted=None, cannot_write=str(path)):
                 typer.echo(f"written: {writer(result, path)}")
+    if history is not None:
+        from balancer.history.record import check_rows
+
+        rows, values = check_rows(result, study_file)
+        _append_history(history, spec, rows, values)
     raise typer.Exit(0 if result.passed else 1)
+
+
+def _check_history(path: Path, spec: Any) -> None:
+    """Exit 2 (one line naming the file) unless ``path`` can take an event of study ``spec``."""
+    from balancer.history.store import check_history_target
+
+    with library_errors(interrupted=None):
+        check_history_target(path, spec.study, spec.game)
+
+
+def _append_history(path: Path, spec: Any, rows: list[dict[str, Any]], values: dict[Any, Any]) -> None:
+    """Append one event to the history at ``path`` and say so on stderr; exit 2 naming the file when it
+    cannot be written (the file is left as it was)."""
+    from balancer.history.store import append_event
+
+    with library_errors(interrupted="interrupted; nothing was added to the history", cannot_write=f"--history {path}"):
+        event = append_event(path, spec.study, spec.game, rows, values)
+    typer.echo(f"history: {path} (event {event}, {len(rows)} numbers)", err=True)

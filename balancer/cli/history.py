@@ -1,0 +1,36 @@
+"""``balancer history``: draw a history file of checks (``balancer check --history``) as one page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from .app import Figures, _check_out_file, app
+from .errors import library_errors
+
+
+@app.command()
+def history(
+    history_file: Path = typer.Argument(..., metavar="HISTORY", help="History file written by 'balancer check --history'."),
+    out: Path = typer.Option(..., "--out", "-o", metavar="HTML", help="HTML page to write, e.g. history.html."),
+    study: str | None = typer.Option(None, "--study", help="The study the history must hold (exit 2 otherwise)."),
+    number: list[str] = typer.Option(
+        [],
+        "--number",
+        help="Only these numbers: a name or glob (seat_win_rate:3, 'mirror-3p/*'); repeat for several.",
+    ),
+    since: str | None = typer.Option(
+        None, "--since", help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix)."
+    ),
+    figures: Figures = None,
+) -> None:
+    """Draw every tracked number across commits (estimate, interval, baseline, failed checks), the
+    significant moves between consecutive points and the drift since the baseline, as one self-contained
+    HTML page. Exit 0, or 2 for a missing, foreign or corrupt history file or a bad filter."""
+    from balancer import api
+
+    _check_out_file("--out", out, "an HTML file")
+    with library_errors(interrupted=None, cannot_write=f"--out {out}"):
+        path = api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures)
+    typer.echo(f"history: {path}")

@@ -1,0 +1,69 @@
+"""Reading a history with the filters of ``balancer history``: ``--study``, ``--number``, ``--since``."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import polars as pl
+
+from .store import HistoryError, read_history
+
+
+def parse_since(since: str) -> datetime | str:
+    """A ``--since`` value: an ISO date or time (``2026-12-01``, ``2026-12-01T10:00``; UTC when no
+    zone is given) as a datetime, else a commit sha prefix (4 to 40 hex digits) as a string. Raises
+    ValueError naming ``--since`` otherwise."""
+    try:
+        when = datetime.fromisoformat(since)
+    except ValueError:
+        try:
+            when = datetime.combine(date.fromisoformat(since), datetime.min.time())
+        except ValueError:
+            when = None
+    if when is not None:
+        return when if when.tzinfo else when.replace(tzinfo=UTC)
+    text = since.strip().lower()
+    if 4 <= len(text) <= 40 and all(c in "0123456789abcdef" for c in text):
+        return text
+    raise ValueError(f"--since {since!r}: give a date (2026-12-01), a time (2026-12-01T10:00) or a commit sha prefix")
+
+
+def select(
+    frame: pl.DataFrame, numbers: Sequence[str] = (), since: str | None = None, where: str = "history"
+) -> pl.DataFrame:
+    """The rows of a history frame kept by the filters: ``numbers`` (glob patterns matched against the
+    number, ``seat_win_rate:3``, and against ``run/variant/number``; any may match) and ``since``
+    (:func:`parse_since`: events recorded at or after a time, or from the first event at a commit whose
+    sha starts with the prefix). Raises ValueError for a sha prefix no event has."""
+    if numbers and not frame.is_empty():
+        names = frame.select(pl.concat_str(["run", "variant", "number"], separator="/").alias("full"), "number")
+        keep = [
+            any(fnmatch.fnmatchcase(n, pat) or fnmatch.fnmatchcase(full, pat) for pat in numbers)
+            for full, n in names.iter_rows()
+        ]
+        frame = frame.filter(pl.Series(keep, dtype=pl.Boolean))
+    if since is not None and not frame.is_empty():
+        when = parse_since(since)
+        if isinstance(when, datetime):
+            frame = frame.filter(pl.col("recorded_at") >= when)
+        else:
+            hits = frame.filter(pl.col("commit_sha").str.starts_with(when))
+            if hits.is_empty():
+                raise ValueError(f"--since {since}: no event of {where} is at a commit starting with {when}")
+            first = int(hits["event"].min())  # type: ignore[arg-type]
+            frame = frame.filter(pl.col("event") >= first)
+    return frame
+
+
+def load(
+    path: Path | str, study: str | None = None, numbers: Sequence[str] = (), since: str | None = None
+) -> tuple[pl.DataFrame, dict[str, str]]:
+    """(the filtered history of ``path``, its meta). ``study``: the study the history must hold (a
+    history holds one study); HistoryError naming the file when it holds another."""
+    frame, meta = read_history(path)
+    if study is not None and meta.get("study") != study:
+        raise HistoryError(f"{path}: a history of study {meta.get('study')!r}, not {study!r}")
+    return select(frame, numbers, since, str(path)), meta

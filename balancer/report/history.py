@@ -1,0 +1,248 @@
+"""The history page (``balancer history``): one self-contained HTML page drawing every tracked number
+of a study across commits, with the significant moves between consecutive points and the cumulative
+drift since the baseline (computed by :mod:`balancer.stats.drift`; nothing is computed here).
+
+Every name from the history (study, cells, numbers, commit subjects, branches) is escaped by jinja2's
+autoescape; only the SVG figures made here are marked safe.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+import polars as pl
+from markupsafe import Markup
+from matplotlib.figure import Figure
+
+from balancer.report import figures as figs
+from balancer.report import pages
+from balancer.report.render import write_atomically
+
+TEMPLATE_NAME = "history.html.j2"
+FAIL_COLOUR = "#D55E00"
+BASELINE_COLOUR = "#444444"
+
+
+def _scale(kind: str) -> float:
+    return 100.0 if kind == "win_rate" else 1.0
+
+
+def fmt_value(value: float | None, kind: str) -> str:
+    """A number's value as text: win rates in percent with one decimal, metrics with three digits."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{100 * value:.1f}%" if kind == "win_rate" else f"{value:.3g}"
+
+
+def fmt_move(value: float | None, kind: str) -> str:
+    """A signed change: ``+2.1 pp`` for win rates, ``+0.31`` for metrics."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{100 * value:+.1f} pp" if kind == "win_rate" else f"{value:+.3g}"
+
+
+def short(sha: str | None) -> str:
+    """A commit's short sha (7 hex digits), or ``–`` when the event was recorded outside git."""
+    return sha[:7] if sha else "–"
+
+
+def point_label(row: Mapping[str, Any]) -> str:
+    """The x tick of a point: short sha (or the event number) over the commit's (else the record's) date."""
+    when = row.get("commit_time") or row.get("recorded_at")
+    day = when.strftime("%m-%d") if when is not None else ""
+    head = short(row.get("commit_sha")) if row.get("commit_sha") else f"#{row['event']}"
+    return f"{head}\n{day}"
+
+
+def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
+    """One panel: the estimate at each point (x: event order, labelled by commit and date) with its 95%
+    interval as a band, the baseline each check compared against as a step line, baseline events as
+    diamonds and failed checks as red crosses."""
+    kind = rows[0]["kind"]
+    s = _scale(kind)
+    xs = list(range(len(rows)))
+    est = [s * (r["estimate"] if r["estimate"] is not None else math.nan) for r in rows]
+    low = [s * (r["ci_low"] if r["ci_low"] is not None else math.nan) for r in rows]
+    high = [s * (r["ci_high"] if r["ci_high"] is not None else math.nan) for r in rows]
+    base = [s * (r["baseline_value"] if r["baseline_value"] is not None else math.nan) for r in rows]
+    with matplotlib.rc_context(figs.STYLE):
+        fig = figs.new_figure((5.8, 2.5))
+        ax = fig.add_subplot()
+        ax.fill_between(xs, low, high, color=figs.BAR_COLOUR, alpha=0.18, linewidth=0, label="95% interval")
+        ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3.5, linewidth=1.2, label="estimate")
+        ax.step(xs, base, where="mid", color=BASELINE_COLOUR, linestyle="--", linewidth=1.0, label="baseline")
+        saved = [i for i, r in enumerate(rows) if r.get("event_kind") == "baseline"]
+        if saved:
+            ax.plot([xs[i] for i in saved], [est[i] for i in saved], "D", color=BASELINE_COLOUR, markersize=4.5,
+                    linestyle="none", label="baseline saved")  # fmt: skip
+        failed = [i for i, r in enumerate(rows) if r.get("failed")]
+        if failed:
+            ax.plot([xs[i] for i in failed], [est[i] for i in failed], "X", color=FAIL_COLOUR, markersize=8,
+                    linestyle="none", label="check failed")  # fmt: skip
+        ax.set_xticks(xs, [figs.text_label(point_label(r)) for r in rows])
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_xlim(-0.5, len(rows) - 0.5)
+        ax.set_ylabel("win rate (%)" if kind == "win_rate" else "per player")
+        ax.set_title(figs.text_label(title), loc="left")
+        fig.legend(loc="outside right upper", fontsize=7)
+    return fig
+
+
+def _panels(pts: pl.DataFrame, drift: pl.DataFrame) -> list[dict[str, Any]]:
+    flags = {}
+    if not drift.is_empty():
+        flags = {(r["run"], r["variant"], r["number"]): r["flag"] for r in drift.iter_rows(named=True)}
+    grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in pts.sort("event").iter_rows(named=True):
+        grouped.setdefault((row["run"], row["variant"], row["number"]), []).append(row)
+    out = []
+    for key in sorted(grouped):
+        rows = grouped[key]
+        title = f"{key[0]}/{key[1]}: {key[2]}"
+        out.append({"key": key, "title": title, "figure": series_figure(rows, title), "flag": flags.get(key, "")})
+    return out
+
+
+def _step_rows(steps: pl.DataFrame) -> list[dict[str, Any]]:
+    if steps.is_empty():
+        return []
+    out = []
+    for r in steps.filter(pl.col("significant")).sort(["to_event", "run", "variant", "number"]).iter_rows(named=True):
+        k = r["kind"]
+        out.append(
+            {
+                "number": f"{r['run']}/{r['variant']}/{r['number']}",
+                "from": f"{short(r['from_commit'])} (#{r['from_event']})",
+                "to": f"{short(r['to_commit'])} (#{r['to_event']})",
+                "before": fmt_value(r["from_estimate"], k),
+                "after": fmt_value(r["to_estimate"], k),
+                "move": fmt_move(r["difference"], k),
+                "ci": f"{fmt_move(r['ci_low'], k)} to {fmt_move(r['ci_high'], k)}",
+                "test": r["test"],
+                "p": f"{r['p_value']:.2g}" if r["p_value"] is not None else "–",
+                "q": f"{r['q_value']:.2g}",
+                "up": (r["difference"] or 0) > 0,
+            }
+        )
+    return out
+
+
+def _drift_rows(drift: pl.DataFrame) -> list[dict[str, Any]]:
+    if drift.is_empty():
+        return []
+    out = []
+    for r in drift.sort(["run", "variant", "number"]).iter_rows(named=True):
+        k = r["kind"]
+        out.append(
+            {
+                "number": f"{r['run']}/{r['variant']}/{r['number']}",
+                "since": f"{short(r['anchor_commit'])} (#{r['anchor_event']})",
+                "latest": f"{short(r['latest_commit'])} (#{r['latest_event']})",
+                "drift": fmt_move(r["drift"], k),
+                "ci": f"{fmt_move(r['ci_low'], k)} to {fmt_move(r['ci_high'], k)}",
+                "tolerance": fmt_move(r["tolerance"], k).lstrip("+"),
+                "checks": r["checks"],
+                "all_passed": r["all_passed"],
+                "flag": r["flag"],
+            }
+        )
+    return out
+
+
+def _events(history: pl.DataFrame) -> list[dict[str, Any]]:
+    ev = history.group_by("event").agg(
+        pl.first("event_kind"),
+        pl.first("commit_sha"),
+        pl.first("branch"),
+        pl.first("commit_time"),
+        pl.first("commit_subject"),
+        pl.first("recorded_at"),
+        pl.first("warnings"),
+        pl.first("dirty"),
+        (pl.col("verdict") == "fail").sum().alias("fails"),
+        (~pl.col("powered").fill_null(True)).sum().alias("weak"),
+        pl.len().alias("numbers"),
+    )
+    out = []
+    for r in ev.sort("event").iter_rows(named=True):
+        out.append(
+            {
+                "event": r["event"],
+                "kind": r["event_kind"],
+                "commit": short(r["commit_sha"]) + (" (dirty)" if r["dirty"] else ""),
+                "branch": r["branch"] or "",
+                "when": (r["commit_time"] or r["recorded_at"]).strftime("%Y-%m-%d %H:%M"),
+                "subject": r["commit_subject"] or "",
+                "verdict": "baseline"
+                if r["event_kind"] == "baseline"
+                else (f"FAIL ({r['fails']})" if r["fails"] else ("PASS (underpowered)" if r["weak"] else "PASS")),
+                "warnings": r["warnings"] or "",
+            }
+        )
+    return out
+
+
+def figure_stem(key: tuple[str, str, str]) -> str:
+    """A file name for a panel: ``history-<run>-<variant>-<number>`` with unsafe characters as ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", "history-" + "-".join(key)).strip("-")
+
+
+def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
+    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
+    with matplotlib.rc_context(figs.STYLE):
+        fig.savefig(paths[0], format="svg", metadata={"Date": None})
+        fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
+    return paths
+
+
+def render_history(
+    history: pl.DataFrame,
+    meta: Mapping[str, str],
+    pts: pl.DataFrame,
+    steps: pl.DataFrame,
+    drift: pl.DataFrame,
+    out_html: Path,
+    source: str,
+    filters: str = "",
+    figures_dir: Path | None = None,
+    alpha: float = 0.05,
+) -> Path:
+    """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, each panel as SVG
+    and PNG); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
+    :mod:`balancer.stats.drift` made of them; ``source``: the history file's name as given."""
+    panels = _panels(pts, drift)
+    blocks = []
+    for p in panels:
+        if figures_dir is not None:
+            write_figure_files(p["figure"], Path(figures_dir), figure_stem(p["key"]))
+        blocks.append({"title": p["title"], "svg": Markup(figs.svg_string(p["figure"])), "flag": p["flag"]})
+    drift_rows = _drift_rows(drift)
+    n_steps = 0 if steps.is_empty() else steps.height
+    html = (
+        pages.environment()
+        .get_template(TEMPLATE_NAME)
+        .render(
+            title=f"Balance history: {meta.get('study', '')}",
+            study=meta.get("study", ""),
+            game=meta.get("game", ""),
+            source=source,
+            filters=filters,
+            events=_events(history) if not history.is_empty() else [],
+            blocks=blocks,
+            moves=_step_rows(steps),
+            n_steps=n_steps,
+            drift=drift_rows,
+            n_drift=len(drift_rows),
+            flagged=[r for r in drift_rows if r["flag"] == "drift"],
+            alpha=alpha,
+        )
+    )
+    write_atomically(Path(out_html), html)
+    return Path(out_html)

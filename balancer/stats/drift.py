@@ -1,0 +1,199 @@
+"""Balance across commits: the moves of a tracked number between consecutive points of a history,
+and its cumulative drift since a baseline (pure functions; no file names, no I/O).
+
+A *point* is one event's value of one number: ``estimate`` (the mean of ``games`` per-game values with
+sample variance ``variance``), the ``seed`` its games were played with, its ``verdict`` and the
+check's ``tolerance``. Two points played with the same seed share their deals game by game (the
+study's seeds are fixed, so consecutive checks are common-random-number pairs): they are compared
+game by game over the games both played (:func:`balancer.stats.paired.paired_test`); otherwise as
+independent means, ``(b - a) / sqrt(var_a / n_a + var_b / n_b)`` against the normal distribution.
+
+* **Steps** (:func:`steps`): every pair of consecutive points of a series; their p-values are
+  adjusted over all steps on the page with Benjamini-Hochberg (q-values: among the steps flagged at
+  q < ``alpha``, the expected share of false flags is at most ``alpha``).
+* **Drift** (:func:`drift`): the latest point against the anchor (the first baseline event of the
+  series, else its first point), with an interval at ``1 - alpha / m`` (Bonferroni over the ``m``
+  series), *flagged* when the interval excludes 0 and the estimate lies beyond the tolerance: a move
+  at least as large as the tolerance, shown. ``flag`` is ``"drift"`` when every check on the way
+  passed (the case a single check cannot see), ``"failed"`` when some check had failed already. An
+  unchanged number is flagged with probability at most ``alpha / m`` (the interval alone has that
+  rate; the tolerance only lowers it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from balancer.stats.paired import paired_test
+
+SERIES = ("run", "variant", "number")
+"""The columns that name one tracked number of one cell."""
+Values = Mapping[tuple[int, str, str, str], tuple[int, np.ndarray]]
+"""(event, run, variant, number) -> (seed, per-game values)."""
+
+
+def points(history: pl.DataFrame) -> pl.DataFrame:
+    """One row per event and tracked number: the regression row (``test`` ``baseline``) or the
+    baseline event's row (``saved``) where there is one, else a target's (``expect``), with
+    ``failed`` true when any of the event's rows of that number failed (a regression or a target)."""
+    if history.is_empty():
+        return history.with_columns(pl.lit(False).alias("failed"))
+    rank = pl.when(pl.col("test") == "expect").then(1).otherwise(0)
+    failed = history.group_by(["event", *SERIES]).agg((pl.col("verdict") == "fail").any().alias("failed"))
+    first = history.with_columns(rank.alias("_rank")).sort(["event", *SERIES, "_rank"])
+    first = first.unique(subset=["event", *SERIES], keep="first", maintain_order=True).drop("_rank")
+    return first.join(failed, on=["event", *SERIES], how="left").sort(["event", *SERIES])
+
+
+def compare_points(
+    a: Mapping[str, Any], b: Mapping[str, Any], va: np.ndarray | None = None, vb: np.ndarray | None = None,
+    confidence: float = 0.95,
+) -> dict[str, Any]:  # fmt: skip
+    """The move from point ``a`` to point ``b`` (mappings with estimate, variance, games, seed):
+    ``{difference, ci_low, ci_high, p_value, paired, n, test}``. Paired over the first
+    ``min(games)`` games when both per-game value arrays ``va``/``vb`` are given and the seeds agree,
+    else unpaired from the summary numbers (normal interval and p-value)."""
+    if va is not None and vb is not None and a.get("seed") is not None and a.get("seed") == b.get("seed"):
+        n = int(min(len(va), len(vb), a.get("games") or len(va), b.get("games") or len(vb)))
+        if n >= 2:
+            r = paired_test(va[:n], vb[:n], confidence)
+            return {
+                "difference": r["difference"],
+                "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"],
+                "p_value": r["p_value"],
+                "paired": True,
+                "n": n,
+                "test": f"paired over {n:,} common games",
+            }
+    diff = float(b["estimate"]) - float(a["estimate"])
+    se2 = float(a["variance"]) / max(int(a["games"]), 1) + float(b["variance"]) / max(int(b["games"]), 1)
+    if not math.isfinite(se2) or se2 <= 0:
+        p = 1.0 if diff == 0 else 0.0
+        return {"difference": diff, "ci_low": diff, "ci_high": diff, "p_value": p, "paired": False,
+                "n": min(int(a["games"]), int(b["games"])), "test": "unpaired (no variance)"}  # fmt: skip
+    se = math.sqrt(se2)
+    half = float(stats.norm.isf((1 - confidence) / 2)) * se
+    return {
+        "difference": diff,
+        "ci_low": diff - half,
+        "ci_high": diff + half,
+        "p_value": float(2 * stats.norm.sf(abs(diff) / se)),
+        "paired": False,
+        "n": min(int(a["games"]), int(b["games"])),
+        "test": "unpaired (different seeds)",
+    }
+
+
+def _values(values: Values | None, row: Mapping[str, Any]) -> np.ndarray | None:
+    if values is None:
+        return None
+    found = values.get((int(row["event"]), row["run"], row["variant"], row["number"]))
+    if found is None or found[0] != row.get("seed"):
+        return None
+    return found[1]
+
+
+def _series(pts: pl.DataFrame) -> list[list[dict[str, Any]]]:
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in pts.sort("event").iter_rows(named=True):
+        out.setdefault((row["run"], row["variant"], row["number"]), []).append(row)
+    return [out[k] for k in sorted(out)]
+
+
+def bh_qvalues(p: Sequence[float]) -> np.ndarray:
+    """Benjamini-Hochberg q-values (:func:`scipy.stats.false_discovery_control`); NaN p-values stay NaN."""
+    arr = np.asarray(p, dtype=float)
+    q = np.full(arr.shape, np.nan)
+    ok = np.isfinite(arr)
+    if ok.any():
+        q[ok] = stats.false_discovery_control(arr[ok], method="bh")
+    return q
+
+
+def steps(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) -> pl.DataFrame:
+    """Every move between consecutive points of each series of :func:`points`: run, variant, number,
+    the two events and commits, the estimates, the move with its 95% interval, the test, p, the BH
+    q-value over all steps, and ``significant`` (q < ``alpha``)."""
+    rows = []
+    for series in _series(pts):
+        for a, b in zip(series, series[1:]):
+            move = compare_points(a, b, _values(values, a), _values(values, b))
+            rows.append(
+                {
+                    "run": b["run"],
+                    "variant": b["variant"],
+                    "number": b["number"],
+                    "kind": b["kind"],
+                    "from_event": a["event"],
+                    "to_event": b["event"],
+                    "from_commit": a.get("commit_sha"),
+                    "to_commit": b.get("commit_sha"),
+                    "from_estimate": a["estimate"],
+                    "to_estimate": b["estimate"],
+                    **move,
+                }
+            )
+    schema = {"p_value": pl.Float64, "difference": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64}
+    frame = pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None) if rows else pl.DataFrame()
+    if frame.is_empty():
+        return frame
+    q = bh_qvalues(frame["p_value"].fill_null(float("nan")).to_numpy())
+    return frame.with_columns(pl.Series("q_value", q), pl.Series("significant", np.nan_to_num(q, nan=1.0) < alpha))
+
+
+def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) -> pl.DataFrame:
+    """Per series of :func:`points` with at least two points: the anchor (its first baseline event,
+    else its first point), the latest point, the drift between them with its interval at
+    ``1 - alpha / m`` (m series), the tolerance, how many checks lay between them and whether all
+    passed, ``beyond`` (interval excludes 0 and |drift| > tolerance) and ``flag`` (``"drift"``: beyond
+    though every check passed; ``"failed"``: beyond, a check failed on the way; else ``""``)."""
+    all_series = [s for s in _series(pts) if len(s) >= 2]
+    m = max(len(all_series), 1)
+    confidence = 1 - alpha / m
+    rows = []
+    for series in all_series:
+        saved = [p for p in series if p.get("event_kind") == "baseline"]
+        anchor = saved[0] if saved else series[0]
+        latest = series[-1]
+        if latest is anchor:
+            continue
+        later = [p for p in series if p["event"] > anchor["event"]]
+        checks = [p for p in later if p.get("event_kind") == "check"]
+        move = compare_points(anchor, latest, _values(values, anchor), _values(values, latest), confidence)
+        tol = latest.get("tolerance") or anchor.get("tolerance") or math.nan
+        d, lo, hi = move["difference"], move["ci_low"], move["ci_high"]
+        shown = lo is not None and hi is not None and (lo > 0 or hi < 0)
+        beyond = bool(shown and math.isfinite(tol) and abs(d) > tol)
+        passed = all(p["verdict"] == "pass" and not p.get("failed") for p in checks)
+        rows.append(
+            {
+                "run": latest["run"],
+                "variant": latest["variant"],
+                "number": latest["number"],
+                "kind": latest["kind"],
+                "anchor_event": anchor["event"],
+                "anchor_commit": anchor.get("commit_sha"),
+                "latest_event": latest["event"],
+                "latest_commit": latest.get("commit_sha"),
+                "anchor_estimate": anchor["estimate"],
+                "latest_estimate": latest["estimate"],
+                "drift": d,
+                "ci_low": lo,
+                "ci_high": hi,
+                "confidence": confidence,
+                "test": move["test"],
+                "tolerance": tol,
+                "checks": len(checks),
+                "all_passed": passed,
+                "beyond": beyond,
+                "flag": ("drift" if passed else "failed") if beyond else "",
+            }
+        )
+    return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
