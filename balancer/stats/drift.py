@@ -72,6 +72,9 @@ def compare_points(
                 "n": n,
                 "test": f"paired over {n:,} common games",
             }
+    if any(p.get(k) is None for p in (a, b) for k in ("estimate", "variance", "games")):
+        return {"difference": None, "ci_low": None, "ci_high": None, "p_value": None, "paired": False,
+                "n": 0, "test": "not compared (estimate or variance missing)"}  # fmt: skip
     diff = float(b["estimate"]) - float(a["estimate"])
     se2 = float(a["variance"]) / max(int(a["games"]), 1) + float(b["variance"]) / max(int(b["games"]), 1)
     if not math.isfinite(se2) or se2 <= 0:
@@ -167,9 +170,9 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
         later = [p for p in series if p["event"] > anchor["event"]]
         checks = [p for p in later if p.get("event_kind") == "check"]
         move = compare_points(anchor, latest, _values(values, anchor), _values(values, latest), confidence)
-        tol = latest.get("tolerance") or anchor.get("tolerance") or math.nan
+        tol = next((float(t) for t in (latest.get("tolerance"), anchor.get("tolerance")) if t is not None), math.nan)
         d, lo, hi = move["difference"], move["ci_low"], move["ci_high"]
-        shown = lo is not None and hi is not None and (lo > 0 or hi < 0)
+        shown = d is not None and lo is not None and hi is not None and (lo > 0 or hi < 0)
         beyond = bool(shown and math.isfinite(tol) and abs(d) > tol)
         passed = all(p["verdict"] == "pass" and not p.get("failed") for p in checks)
         rows.append(

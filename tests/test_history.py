@@ -1,0 +1,306 @@
+"""Balance over commits (issue 27): the history file of checks and baselines, `balancer history`, and a
+check that cannot pass blind.
+
+The studies are tiny (a three-player random table, tens of games): the history's rows do not depend on
+how many games were played, and the underpowered refusal happens before any game is played.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import balancer
+from balancer.cli import app
+from balancer.history.store import HistoryError, _locked, append_event, read_history, read_values
+
+V11 = Path(__file__).resolve().parent.parent / "configs" / "citywright" / "v1.1.yaml"
+
+STUDY = """\
+study: tiny
+title: tiny history study
+game: citywright
+seed: 5
+variants: {{v1.1: variant.yaml}}
+runs:
+  mirror-3p: {{players: 3, agents: [random], games: {games}}}
+check: {{tolerance: {{win_rate: 0.05}}, metrics: []}}
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def make_study(folder: Path, games: int = 30, variant_extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "variant.yaml").write_text(f"extends: {V11}\n{variant_extra}", encoding="utf-8")
+    path = folder / "study.yaml"
+    path.write_text(STUDY.format(games=games), encoding="utf-8")
+    return path
+
+
+def cli(*args: object):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def save(study: Path, base: Path, history: Path | None = None):
+    extra = ["--history", history] if history else []
+    result = cli("baseline", "save", study, "-o", base, "--results", study.parent / "r", "-j", "1", "-q", "--force", *extra)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def check(study: Path, base: Path, *extra: object):
+    return cli("check", study, "--baseline", base, "-j", "1", "-q", *extra)
+
+
+# --------------------------------------------------------------------------------------------------
+# rows per run, with the commit
+
+
+def test_rows_are_appended_per_run_with_the_commit_they_ran_at(tmp_path):
+    repo = tmp_path / "repo"
+    study = make_study(repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "first rules")
+    first = git(repo, "rev-parse", "HEAD")
+    history = tmp_path / "h" / "history.duckdb"  # a directory that does not exist yet
+    save(study, repo / "base.json", history)
+    ok = check(study, repo / "base.json", "--history", history, "--allow-underpowered")
+    assert ok.exit_code == 0, ok.output
+    (repo / "variant.yaml").write_text(f"extends: {V11}\nseat_bonus: {{\"3\": [0, 0, 0]}}\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "no seat bonus at three players")
+    second = git(repo, "rev-parse", "HEAD")
+    ok = check(study, repo / "base.json", "--history", history, "--allow-underpowered")
+    assert ok.exit_code in (0, 1), ok.output
+
+    frame = balancer.history(history)
+    # a three-player mirror table tracks 3 seat win rates (metrics: []): 3 rows per event, 3 events
+    assert frame.height == 9
+    assert frame["event"].to_list() == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert frame["event_kind"].to_list() == ["baseline"] * 3 + ["check"] * 6
+    assert frame["commit_sha"].to_list() == [first] * 6 + [second] * 3
+    assert frame["commit_subject"].to_list() == ["first rules"] * 6 + ["no seat bonus at three players"] * 3
+    assert set(frame["branch"].to_list()) == {"main"} and not any(frame["dirty"].to_list())
+    assert frame["number"].to_list()[:3] == ["seat_win_rate:1", "seat_win_rate:2", "seat_win_rate:3"]
+    # the baseline event holds the baseline's own numbers; the checks compare against them
+    base = json.loads((repo / "base.json").read_text())["cells"][0]["numbers"]
+    assert frame["estimate"].to_list()[:3] == [base[f"seat_win_rate:{s}"]["mean"] for s in (1, 2, 3)]
+    assert frame["baseline_value"].to_list()[3:6] == frame["estimate"].to_list()[:3]
+    assert frame["verdict"].to_list()[:3] == ["baseline"] * 3
+    assert frame["games"].to_list()[:3] == [30] * 3
+    # the variant changed in the third event: said in its rows, with the warning
+    assert frame["variant_changed"].to_list() == [False] * 6 + [True] * 3
+    assert all("variant file changed" in w for w in frame["warnings"].to_list()[6:])
+    assert frame["study_sha256"].n_unique() == 1 and frame["config_sha256"][6] != frame["config_sha256"][0]
+    # the per-game values behind each estimate are kept: their mean is the estimate
+    values = read_values(history, [2])
+    seed, v = values[(2, "mirror-3p", "v1.1", "seat_win_rate:1")]
+    assert seed == frame["seed"][3] and v.mean() == pytest.approx(frame["estimate"][3], abs=1e-6)
+
+
+def test_outside_a_repository_the_commit_is_empty(tmp_path):
+    study = make_study(tmp_path / "plain")
+    save(study, tmp_path / "base.json", tmp_path / "h.duckdb")
+    frame = balancer.history(tmp_path / "h.duckdb")
+    assert frame.height == 3 and frame["commit_sha"].null_count() == 3
+
+
+# --------------------------------------------------------------------------------------------------
+# two writers at once
+
+
+def _row(event_no: int, i: int) -> dict:
+    return {
+        "event_kind": "check",
+        "recorded_at": __import__("datetime").datetime(2026, 12, 1, tzinfo=__import__("datetime").UTC),
+        "study": "s",
+        "game": "g",
+        "run": "r",
+        "variant": "v",
+        "number": f"n{i:03d}",
+        "kind": "metric",
+        "test": "baseline",
+        "estimate": float(event_no),
+        "games": 100,
+        "verdict": "pass",
+    }
+
+
+def _writer(path: str, tag: int, start, rows: int) -> None:
+    start.wait()
+    values = {("r", "v", f"n{i:03d}"): (tag, np.full(500, tag, dtype=float)) for i in range(rows)}
+    append_event(path, "s", "g", [_row(tag, i) for i in range(rows)], values)
+
+
+def test_two_concurrent_appends_both_land_whole(tmp_path):
+    path = tmp_path / "h.duckdb"
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Event()
+    rows = 200
+    procs = [ctx.Process(target=_writer, args=(str(path), tag, start, rows)) for tag in (7, 8)]
+    for p in procs:
+        p.start()
+    start.set()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    frame, meta = read_history(path)
+    assert meta["study"] == "s" and frame.height == 2 * rows
+    # two events, each with all its rows and only its own (the estimate carries the writer's tag)
+    by_event = {e: sorted(frame.filter(frame["event"] == e)["estimate"].unique().to_list()) for e in (1, 2)}
+    assert sorted(v[0] for v in by_event.values()) == [7.0, 8.0] and all(len(v) == 1 for v in by_event.values())
+    assert all(frame.filter(frame["event"] == e).height == rows for e in (1, 2))
+    values = read_values(path, [1, 2])
+    assert len(values) == 2 * rows and all(v.shape == (500,) for _, v in values.values())
+
+
+def test_a_second_writer_waits_then_fails_with_one_line(tmp_path):
+    path = tmp_path / "h.duckdb"
+    append_event(path, "s", "g", [_row(1, 0)])
+    with _locked(path, exclusive=True):  # another writer holds the file
+        with pytest.raises(HistoryError, match=r"h\.duckdb: another balancer has been writing it for 0\.2 s"):
+            append_event(path, "s", "g", [_row(2, 0)], wait=0.2)
+    assert read_history(path)[0].height == 1
+
+
+# --------------------------------------------------------------------------------------------------
+# foreign and corrupt files
+
+
+def _foreign(kind: str, tmp_path: Path) -> Path:
+    path = tmp_path / f"{kind}.duckdb"
+    if kind == "text":
+        path.write_text("not a database\n")
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "other-duckdb":
+        con = duckdb.connect(str(path))
+        con.execute("CREATE TABLE t (x INTEGER)")
+        con.close()
+    elif kind == "truncated":
+        good = tmp_path / "good.duckdb"
+        append_event(good, "tiny", "citywright", [_row(1, 0) | {"study": "tiny", "game": "citywright"}])
+        path.write_bytes(good.read_bytes()[:20000])
+    elif kind == "other-study":
+        append_event(path, "another", "citywright", [_row(1, 0) | {"study": "another", "game": "citywright"}])
+    elif kind == "other-game":
+        append_event(path, "tiny", "agueda", [_row(1, 0) | {"study": "tiny", "game": "agueda"}])
+    return path
+
+
+@pytest.mark.parametrize("kind", ["text", "empty", "other-duckdb", "truncated", "other-study", "other-game"])
+def test_a_foreign_or_corrupt_history_is_refused_and_left_unchanged(tmp_path, kind):
+    study = make_study(tmp_path / "s")
+    save(study, tmp_path / "base.json")
+    bad = _foreign(kind, tmp_path)
+    before = bad.read_bytes()
+    result = check(study, tmp_path / "base.json", "--history", bad, "--allow-underpowered")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {bad}: "), result.output
+    assert "balancer check" not in result.output  # refused before anything was played
+    assert bad.read_bytes() == before
+    again = cli("baseline", "save", study, "-o", tmp_path / "b2.json", "--results", tmp_path / "r2", "-q", "--history", bad)
+    assert again.exit_code == 2 and not (tmp_path / "b2.json").exists() and bad.read_bytes() == before
+    if kind not in ("other-study", "other-game"):
+        page = cli("history", bad, "-o", tmp_path / "h.html")
+        assert page.exit_code == 2 and page.output.startswith(f"error: {bad}: ") and not (tmp_path / "h.html").exists()
+
+
+def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
+    path = tmp_path / "h.duckdb"
+    for e in (1, 2, 3):
+        append_event(path, "s", "g", [_row(e, i) | {"commit_sha": f"{e}abc{e}" * 5} for i in range(3)])
+    assert balancer.history(path, numbers=["n001"])["number"].unique().to_list() == ["n001"]
+    assert balancer.history(path, numbers=["r/v/n00[02]"])["number"].unique().sort().to_list() == ["n000", "n002"]
+    assert balancer.history(path, since="2abc2")["event"].unique().sort().to_list() == [2, 3]
+    result = cli("history", path, "-o", tmp_path / "p.html", "--since", "nonsense!")
+    assert result.exit_code == 2 and "--since" in result.output
+    result = cli("history", path, "-o", tmp_path / "p.html", "--study", "other")
+    assert result.exit_code == 2 and "a history of study 's', not 'other'" in result.output
+    result = cli("history", tmp_path / "missing.duckdb", "-o", tmp_path / "p.html")
+    assert result.exit_code == 2 and "no such history file" in result.output
+    result = cli("history", path, "-o", tmp_path / "p.html", "--figures", tmp_path / "figs")
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "p.html").read_text()
+    assert html.count("<svg") == 3 and "r/v/n000" in html
+    assert len(list((tmp_path / "figs").glob("*.png"))) == 3
+
+
+# --------------------------------------------------------------------------------------------------
+# a check that cannot pass blind
+
+
+def test_an_underpowered_check_exits_2_naming_the_cell_unless_allowed(tmp_path):
+    study = make_study(tmp_path, games=30)
+    base = tmp_path / "base.json"
+    save(study, base)
+    result = check(study, base, "--history", tmp_path / "h.duckdb")
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert "\n" not in line and line.startswith(f"error: {study}: underpowered")
+    # 30 baseline games: the baseline's own noise exceeds what a 5-point tolerance allows, so a new
+    # baseline and check of m games each are needed: (c + z)^2 * 2 s^2 / tol^2, with c about 2.95 (the
+    # last boundary of 4 looks at 0.01 / 3 numbers / 2 sides: z_{1-1/600} = 2.94, a little more for
+    # the looks), z = z_0.95 = 1.645, s^2 the largest seat's variance: about 2 * 0.23 * 4.6^2 / 0.05^2
+    var = max(n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate")
+    hand = 2 * var * (2.95 + 1.645) ** 2 / 0.05**2
+    m = int(re.search(r"mirror-3p/v1.1 needs a baseline and a check of about ([\d,]+) games", line)[1].replace(",", ""))
+    assert 0.97 * hand < m < 1.03 * hand, (m, hand)
+    assert not (tmp_path / "h.duckdb").exists()  # nothing played, nothing recorded
+
+    junit, md = tmp_path / "j.xml", tmp_path / "s.md"
+    result = check(study, base, "--allow-underpowered", "--junit", junit, "--markdown", md, "--history", tmp_path / "h.duckdb")
+    assert result.exit_code == 0, result.output
+    assert "PASS (underpowered: 3 of 3 numbers cannot find their tolerance)" in result.output
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["verdict"].startswith("PASS (underpowered")
+    assert all(c.find("system-out").text.startswith("PASS (underpowered)") for c in ET.parse(junit).getroot().iter("testcase"))
+    text = md.read_text()
+    assert "PASS (underpowered: 3 of 3" in text and text.count("PASS (underpowered) |") == 3
+    assert balancer.history(tmp_path / "h.duckdb")["powered"].to_list() == [False] * 3
+
+
+def test_a_check_short_of_games_names_the_games_it_needs(tmp_path):
+    # a baseline of 3,000 games is precise enough; a cap of 60 new games is not: the check needs
+    # n = s^2 / ((tol / (c + z))^2 - s^2 / 3000) games, about 0.23 / (1.18e-4 - 7.7e-5), some 5,600
+    study = make_study(tmp_path, games=3000)
+    base = tmp_path / "base.json"
+    save(study, base)
+    result = check(study, base, "--max-games", "60")
+    assert result.exit_code == 2, result.output
+    var = max(n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate")
+    hand = var / ((0.05 / (2.95 + 1.645)) ** 2 - var / 3000)
+    n = int(re.search(r"mirror-3p/v1.1 needs ([\d,]+) games per check \(cap 60\)", result.output)[1].replace(",", ""))
+    assert 0.9 * hand < n < 1.25 * hand, (n, hand)  # the real design's looks ask for a little more
+
+
+def test_a_changed_variant_is_a_warning_in_every_output(tmp_path):
+    study = make_study(tmp_path, games=30)
+    base = tmp_path / "base.json"
+    save(study, base)
+    (tmp_path / "variant.yaml").write_text(f"extends: {V11}\nseat_bonus: {{\"3\": [1, 1, 0]}}\n", encoding="utf-8")
+    junit, md = tmp_path / "j.xml", tmp_path / "s.md"
+    result = check(study, base, "--allow-underpowered", "--junit", junit, "--markdown", md)
+    assert "warning: mirror-3p/v1.1: the variant file changed since the baseline" in result.output
+    assert "with 1 warning(s)" in result.output
+    props = [p.get("value") for p in ET.parse(junit).getroot().iter("property") if p.get("name") == "warning"]
+    assert len(props) == 1 and "variant file changed" in props[0]
+    assert "**warning:** mirror-3p/v1.1: the variant file changed" in md.read_text()
