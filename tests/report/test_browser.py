@@ -1,4 +1,4 @@
-"""The reports in a real browser (issue 15): the run, compare and study pages, rendered by the CLI,
+"""The reports in a real browser (issue 15): the run, compare, study and history (issue 27) pages, rendered by the CLI,
 opened in headless Chromium (Debian's ``chromium`` package, driven by Playwright; no browser is
 downloaded). Each page must log no console error and raise no script error, show every figure with a
 non-zero size, and request nothing but itself (a self-contained file works offline and leaks nothing).
@@ -53,9 +53,50 @@ figures:
 """
 
 
-MIN_CHARTS = {"run-citywright": 4, "run-urban-sketchers": 3, "compare": 1, "study": 3}
+MIN_CHARTS = {"run-citywright": 4, "run-urban-sketchers": 3, "compare": 1, "study": 3, "history": 2}
 """Charts each page shows at least: Citywright seats, agents and two score charts; Urban Sketchers (a
-mirror table, no agent chart) seats, scores and indicators; the study one per figure of STUDY."""
+mirror table, no agent chart) seats, scores and indicators; the study one per figure of STUDY; the
+history one panel per number of :func:`write_history`."""
+
+
+def write_history(path: Path) -> None:
+    """A history of three events (a baseline and two checks, the second failing) of two numbers,
+    written as ``balancer check --history`` would (no game is played)."""
+    from datetime import UTC, datetime
+
+    from balancer.history.store import append_event
+
+    for event, (kind, shift, verdict) in enumerate(
+        [("baseline", 0.0, "baseline"), ("check", 0.01, "pass"), ("check", 0.06, "fail")], start=1
+    ):
+        rows = []
+        for number, est in (("seat_win_rate:1", 0.36), ("seat_win_rate:3", 0.27)):
+            value = est + shift
+            rows.append(
+                {
+                    "event_kind": kind,
+                    "recorded_at": datetime(2026, 12, event, tzinfo=UTC),
+                    "commit_sha": f"{event}a2b3c4d" * 5,
+                    "commit_subject": f"rule change <{event}>",
+                    "study": "browser",
+                    "game": "citywright",
+                    "run": "mirror-3p",
+                    "variant": "v1.1",
+                    "number": number,
+                    "kind": "win_rate",
+                    "test": "saved" if kind == "baseline" else "baseline",
+                    "estimate": value,
+                    "ci_low": value - 0.012,
+                    "ci_high": value + 0.012,
+                    "variance": value * (1 - value),
+                    "games": 6000,
+                    "seed": 1 if kind == "baseline" else 2,
+                    "baseline_value": est,
+                    "tolerance": 0.05,
+                    "verdict": verdict,
+                }
+            )
+        append_event(path, "browser", "citywright", rows)
 
 
 def _missing() -> str | None:
@@ -133,6 +174,8 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     )
     (d / "study.yaml").write_text(STUDY, encoding="utf-8")
     cli("study", d / "study.yaml", "-o", d / "study.html", "--results", d / "results", "-j", "1", "-q")
+    write_history(d / "history.duckdb")
+    cli("history", d / "history.duckdb", "-o", d / "history.html")
     return {p.stem: p for p in sorted(d.glob("*.html"))}
 
 
@@ -163,7 +206,7 @@ def open_page(context, path: Path) -> dict:
     return {"url": url, "errors": errors, "requests": [r for r in requests if r != url], "figures": figures}
 
 
-@pytest.mark.parametrize("kind", ["run-citywright", "run-urban-sketchers", "compare", "study"])
+@pytest.mark.parametrize("kind", ["run-citywright", "run-urban-sketchers", "compare", "study", "history"])
 def test_the_report_works_in_a_real_browser(browser, pages, kind):
     seen = open_page(browser, pages[kind])
     assert seen["errors"] == [], seen["errors"]
