@@ -290,7 +290,19 @@ def test_cli_check_fails_with_exit_1_on_a_changed_variant(tmp_path, cli_study):
     changed = small_study(tmp_path, NO_SEAT_BONUS)
     junit = tmp_path / "j.xml"
     result = CliRunner().invoke(
-        app, ["check", str(changed), "--baseline", str(base), "-j", "1", "-q", "--junit", str(junit), "--allow-underpowered"]
+        app,
+        [
+            "check",
+            str(changed),
+            "--baseline",
+            str(base),
+            "-j",
+            "1",
+            "-q",
+            "--junit",
+            str(junit),
+            "--allow-underpowered",
+        ],
     )
     assert result.exit_code == 1, result.output
     assert "FAIL" in result.output

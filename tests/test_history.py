@@ -60,7 +60,9 @@ def cli(*args: object):
 
 def save(study: Path, base: Path, history: Path | None = None):
     extra = ["--history", history] if history else []
-    result = cli("baseline", "save", study, "-o", base, "--results", study.parent / "r", "-j", "1", "-q", "--force", *extra)
+    result = cli(
+        "baseline", "save", study, "-o", base, "--results", study.parent / "r", "-j", "1", "-q", "--force", *extra
+    )
     assert result.exit_code == 0, result.output
     return result
 
@@ -84,7 +86,7 @@ def test_rows_are_appended_per_run_with_the_commit_they_ran_at(tmp_path):
     save(study, repo / "base.json", history)
     ok = check(study, repo / "base.json", "--history", history, "--allow-underpowered")
     assert ok.exit_code == 0, ok.output
-    (repo / "variant.yaml").write_text(f"extends: {V11}\nseat_bonus: {{\"3\": [0, 0, 0]}}\n", encoding="utf-8")
+    (repo / "variant.yaml").write_text(f'extends: {V11}\nseat_bonus: {{"3": [0, 0, 0]}}\n', encoding="utf-8")
     git(repo, "commit", "-qam", "no seat bonus at three players")
     second = git(repo, "rev-parse", "HEAD")
     ok = check(study, repo / "base.json", "--history", history, "--allow-underpowered")
@@ -217,7 +219,9 @@ def test_a_foreign_or_corrupt_history_is_refused_and_left_unchanged(tmp_path, ki
     assert len(lines) == 1 and lines[0].startswith(f"error: {bad}: "), result.output
     assert "balancer check" not in result.output  # refused before anything was played
     assert bad.read_bytes() == before
-    again = cli("baseline", "save", study, "-o", tmp_path / "b2.json", "--results", tmp_path / "r2", "-q", "--history", bad)
+    again = cli(
+        "baseline", "save", study, "-o", tmp_path / "b2.json", "--results", tmp_path / "r2", "-q", "--history", bad
+    )
     assert again.exit_code == 2 and not (tmp_path / "b2.json").exists() and bad.read_bytes() == before
     if kind not in ("other-study", "other-game"):
         page = cli("history", bad, "-o", tmp_path / "h.html")
@@ -260,19 +264,25 @@ def test_an_underpowered_check_exits_2_naming_the_cell_unless_allowed(tmp_path):
     # baseline and check of m games each are needed: (c + z)^2 * 2 s^2 / tol^2, with c about 2.95 (the
     # last boundary of 4 looks at 0.01 / 3 numbers / 2 sides: z_{1-1/600} = 2.94, a little more for
     # the looks), z = z_0.95 = 1.645, s^2 the largest seat's variance: about 2 * 0.23 * 4.6^2 / 0.05^2
-    var = max(n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate")
+    var = max(
+        n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate"
+    )
     hand = 2 * var * (2.95 + 1.645) ** 2 / 0.05**2
     m = int(re.search(r"mirror-3p/v1.1 needs a baseline and a check of about ([\d,]+) games", line)[1].replace(",", ""))
     assert 0.97 * hand < m < 1.03 * hand, (m, hand)
     assert not (tmp_path / "h.duckdb").exists()  # nothing played, nothing recorded
 
     junit, md = tmp_path / "j.xml", tmp_path / "s.md"
-    result = check(study, base, "--allow-underpowered", "--junit", junit, "--markdown", md, "--history", tmp_path / "h.duckdb")
+    result = check(
+        study, base, "--allow-underpowered", "--junit", junit, "--markdown", md, "--history", tmp_path / "h.duckdb"
+    )
     assert result.exit_code == 0, result.output
     assert "PASS (underpowered: 3 of 3 numbers cannot find their tolerance)" in result.output
     props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
     assert props["verdict"].startswith("PASS (underpowered")
-    assert all(c.find("system-out").text.startswith("PASS (underpowered)") for c in ET.parse(junit).getroot().iter("testcase"))
+    assert all(
+        c.find("system-out").text.startswith("PASS (underpowered)") for c in ET.parse(junit).getroot().iter("testcase")
+    )
     text = md.read_text()
     assert "PASS (underpowered: 3 of 3" in text and text.count("PASS (underpowered) |") == 3
     assert balancer.history(tmp_path / "h.duckdb")["powered"].to_list() == [False] * 3
@@ -286,7 +296,9 @@ def test_a_check_short_of_games_names_the_games_it_needs(tmp_path):
     save(study, base)
     result = check(study, base, "--max-games", "60")
     assert result.exit_code == 2, result.output
-    var = max(n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate")
+    var = max(
+        n["variance"] for n in json.loads(base.read_text())["cells"][0]["numbers"].values() if n["kind"] == "win_rate"
+    )
     hand = var / ((0.05 / (2.95 + 1.645)) ** 2 - var / 3000)
     n = int(re.search(r"mirror-3p/v1.1 needs ([\d,]+) games per check \(cap 60\)", result.output)[1].replace(",", ""))
     assert 0.9 * hand < n < 1.25 * hand, (n, hand)  # the real design's looks ask for a little more
@@ -296,7 +308,7 @@ def test_a_changed_variant_is_a_warning_in_every_output(tmp_path):
     study = make_study(tmp_path, games=30)
     base = tmp_path / "base.json"
     save(study, base)
-    (tmp_path / "variant.yaml").write_text(f"extends: {V11}\nseat_bonus: {{\"3\": [1, 1, 0]}}\n", encoding="utf-8")
+    (tmp_path / "variant.yaml").write_text(f'extends: {V11}\nseat_bonus: {{"3": [1, 1, 0]}}\n', encoding="utf-8")
     junit, md = tmp_path / "j.xml", tmp_path / "s.md"
     result = check(study, base, "--allow-underpowered", "--junit", junit, "--markdown", md)
     assert "warning: mirror-3p/v1.1: the variant file changed since the baseline" in result.output

@@ -422,7 +422,7 @@ def run_check(
         if cell.get("engine_sha256") not in (None, engine):
             notes.append(f"{run_name}/{variant}: the engine code changed since the baseline")
     played_values: dict[tuple[str, str, str], np.ndarray] = {}
-    for (run_name, variant), cell in sorted(cells.items()):
+    for run_name, variant in sorted(cells):
         run = study.runs[run_name]
         mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
         schedule = schedules[(run_name, variant)]

@@ -12,7 +12,9 @@ from .errors import library_errors
 
 @app.command()
 def history(
-    history_file: Path = typer.Argument(..., metavar="HISTORY", help="History file written by 'balancer check --history'."),
+    history_file: Path = typer.Argument(
+        ..., metavar="HISTORY", help="History file written by 'balancer check --history'."
+    ),
     out: Path = typer.Option(..., "--out", "-o", metavar="HTML", help="HTML page to write, e.g. history.html."),
     study: str | None = typer.Option(None, "--study", help="The study the history must hold (exit 2 otherwise)."),
     number: list[str] = typer.Option(
@@ -21,7 +23,9 @@ def history(
         help="Only these numbers: a name or glob (seat_win_rate:3, 'mirror-3p/*'); repeat for several.",
     ),
     since: str | None = typer.Option(
-        None, "--since", help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix)."
+        None,
+        "--since",
+        help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix).",
     ),
     figures: Figures = None,
 ) -> None:

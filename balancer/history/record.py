@@ -205,5 +205,8 @@ def baseline_rows(
                 }
             )
             if values is not None and (cell["run"], cell["variant"], key) in values:
-                kept[(cell["run"], cell["variant"], key)] = (int(cell["seed"]), values[(cell["run"], cell["variant"], key)])
+                kept[(cell["run"], cell["variant"], key)] = (
+                    int(cell["seed"]),
+                    values[(cell["run"], cell["variant"], key)],
+                )
     return rows, kept

@@ -110,7 +110,7 @@ def _series(pts: pl.DataFrame) -> list[list[dict[str, Any]]]:
     return [out[k] for k in sorted(out)]
 
 
-def bh_qvalues(p: Sequence[float]) -> np.ndarray:
+def bh_qvalues(p: Sequence[float] | np.ndarray) -> np.ndarray:
     """Benjamini-Hochberg q-values (:func:`scipy.stats.false_discovery_control`); NaN p-values stay NaN."""
     arr = np.asarray(p, dtype=float)
     q = np.full(arr.shape, np.nan)

@@ -104,9 +104,7 @@ def _noise_history(rng: np.random.Generator, p: float, games: int, events: int, 
 )
 def test_the_drift_flag_on_unchanged_histories(games, tol, limit):
     rng = np.random.default_rng(27)
-    flagged = sum(
-        bool(dr.drift(dr.points(_noise_history(rng, 0.27, games, 5, tol)))["beyond"][0]) for _ in range(1000)
-    )
+    flagged = sum(bool(dr.drift(dr.points(_noise_history(rng, 0.27, games, 5, tol)))["beyond"][0]) for _ in range(1000))
     assert flagged <= limit, flagged
 
 
