@@ -316,3 +316,22 @@ def test_a_changed_variant_is_a_warning_in_every_output(tmp_path):
     props = [p.get("value") for p in ET.parse(junit).getroot().iter("property") if p.get("name") == "warning"]
     assert len(props) == 1 and "variant file changed" in props[0]
     assert "**warning:** mirror-3p/v1.1: the variant file changed" in md.read_text()
+
+
+def test_a_detached_head_takes_its_branch_from_the_ci_variables(tmp_path, monkeypatch):
+    from balancer.history.record import commit_of
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "f.txt").write_text("x")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "one")
+    sha = git(tmp_path, "rev-parse", "HEAD")
+    git(tmp_path, "checkout", "-q", "--detach")  # as CI checks a commit out
+    for name in ("GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME"):
+        monkeypatch.delenv(name, raising=False)
+    assert commit_of(tmp_path / "f.txt").branch is None
+    monkeypatch.setenv("GITHUB_REF_NAME", "feature/x")
+    c = commit_of(tmp_path / "f.txt")
+    assert (c.sha, c.branch, c.subject, c.dirty) == (sha, "feature/x", "one", False)
+    (tmp_path / "f.txt").write_text("changed")
+    assert commit_of(tmp_path).dirty
