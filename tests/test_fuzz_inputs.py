@@ -319,7 +319,9 @@ def baseline_cases(draw) -> tuple[str, str, str]:
 
 def use_baseline(folder: Path, path: Path, what: str) -> str:
     before = tree(folder)
-    result = invoke("check", CI_STUDY, "--baseline", path, "--max-games", 40, "--looks", 1, "-j", 1, "-q")
+    result = invoke(
+        "check", CI_STUDY, "--baseline", path, "--max-games", 40, "--looks", 1, "-j", 1, "-q", "--allow-underpowered"
+    )
     if result.exit_code == 2:
         assert_refused_cleanly(result, path, what)
         assert tree(folder) == before, f"{what}: check wrote files"

@@ -273,15 +273,15 @@ def test_a_baseline_with_an_unknown_kind_of_number_is_refused(sandbox, one_error
     )
 
 
-def test_a_baseline_whose_config_hash_was_edited_gets_a_note(sandbox):
+def test_a_baseline_whose_config_hash_was_edited_gets_a_warning(sandbox):
     path = edited_baseline(sandbox, lambda d: d["cells"][0].update(config_sha256="0" * 64))
-    res = invoke("check", CI_STUDY, "--baseline", path, "-j", "1", "--max-games", "300")
+    res = invoke("check", CI_STUDY, "--baseline", path, "-j", "1", "--max-games", "300", "--allow-underpowered")
     assert res.exit_code in (0, 1), res.output
     assert (
-        "note: mirror-3p/v1.1: the variant file changed since the baseline (its content hash differs from "
+        "warning: mirror-3p/v1.1: the variant file changed since the baseline (its content hash differs from "
         "the baseline's config_sha256; or the baseline was edited)"
     ) in res.output
-    assert "note: mirror-4p/v1.1: the variant file changed" not in res.output
+    assert "warning: mirror-4p/v1.1: the variant file changed" not in res.output
 
 
 def test_a_baseline_config_hash_that_is_no_hash_is_refused(sandbox, one_error_line):
