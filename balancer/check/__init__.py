@@ -15,7 +15,7 @@ from balancer.core.lazy import lazy_exports
 if TYPE_CHECKING:
     from .baseline import BaselineError, load_baseline, save_baseline
     from .output import print_table, write_junit, write_markdown
-    from .run import CheckResult, Item, check_seed, run_check
+    from .run import CheckResult, Item, UnderpoweredError, check_seed, run_check
 
 _WHERE = {
     "BaselineError": ".baseline",
@@ -28,6 +28,7 @@ _WHERE = {
     "Item": ".run",
     "check_seed": ".run",
     "run_check": ".run",
+    "UnderpoweredError": ".run",
 }
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "print_table",
     "run_check",
     "save_baseline",
+    "UnderpoweredError",
     "write_junit",
     "write_markdown",
 ]
