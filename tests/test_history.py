@@ -228,6 +228,33 @@ def test_a_foreign_or_corrupt_history_is_refused_and_left_unchanged(tmp_path, ki
         assert page.exit_code == 2 and page.output.startswith(f"error: {bad}: ") and not (tmp_path / "h.html").exists()
 
 
+def test_since_a_date_keeps_the_events_from_then_and_filters_that_keep_nothing_exit_2(tmp_path):
+    # Events 1, 2, 3 recorded on 2026-12-01, -02, -03 at 12:00 UTC. --since 2026-12-02 keeps events 2 and 3;
+    # 2026-12-02T13:00+02:00 is 11:00 UTC, so the same two; 2026-12-03T12:00:01 keeps none (exit 2, one line),
+    # and so does a --number no number matches (the numbers are n000..n002). Found by hand: a date used to
+    # raise polars' SchemaError (DuckDB's Etc/UTC against a UTC literal), a traceback.
+    from datetime import UTC, datetime
+
+    path = tmp_path / "h.duckdb"
+    for e in (1, 2, 3):
+        when = datetime(2026, 12, e, 12, tzinfo=UTC)
+        append_event(path, "s", "g", [_row(e, i) | {"recorded_at": when} for i in range(3)])
+    assert balancer.history(path, since="2026-12-02")["event"].unique().sort().to_list() == [2, 3]
+    assert balancer.history(path, since="2026-12-02T13:00+02:00")["event"].unique().sort().to_list() == [2, 3]
+    page = tmp_path / "p.html"
+    result = cli("history", path, "-o", page, "--since", "2026-12-02")
+    assert result.exit_code == 0, result.output
+    page.unlink()
+    for args, start in (
+        (("--since", "2026-12-03T12:00:01"), "error: --since 2026-12-03T12:00:01: no event of "),
+        (("--number", "seat*"), "error: --number 'seat*': matches no number of "),
+    ):
+        result = cli("history", path, "-o", page, *args)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith(start), result.output
+        assert "Traceback" not in result.output and not page.exists()
+
+
 def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
     path = tmp_path / "h.duckdb"
     for e in (1, 2, 3):

@@ -37,18 +37,35 @@ def select(
     """The rows of a history frame kept by the filters: ``numbers`` (glob patterns matched against the
     number, ``seat_win_rate:3``, and against ``run/variant/number``; any may match) and ``since``
     (:func:`parse_since`: events recorded at or after a time, or from the first event at a commit whose
-    sha starts with the prefix). Raises ValueError for a sha prefix no event has."""
+    sha starts with the prefix). Raises ValueError (one line naming the option and ``where``) for a
+    filter that keeps nothing of a history that has rows: a pattern no number matches, a sha prefix no
+    event has, a time after the last event."""
     if numbers and not frame.is_empty():
         names = frame.select(pl.concat_str(["run", "variant", "number"], separator="/").alias("full"), "number")
         keep = [
             any(fnmatch.fnmatchcase(n, pat) or fnmatch.fnmatchcase(full, pat) for pat in numbers)
             for full, n in names.iter_rows()
         ]
-        frame = frame.filter(pl.Series(keep, dtype=pl.Boolean))
+        kept = frame.filter(pl.Series(keep, dtype=pl.Boolean))
+        if kept.is_empty():
+            known = ", ".join(sorted(set(frame["number"].to_list())))
+            shown = " ".join(f"--number {pat!r}" for pat in numbers)
+            raise ValueError(f"{shown}: matches no number of {where} (its numbers: {known})")
+        frame = kept
     if since is not None and not frame.is_empty():
         when = parse_since(since)
         if isinstance(when, datetime):
-            frame = frame.filter(pl.col("recorded_at") >= when)
+            # compare in UTC: DuckDB hands TIMESTAMPTZ to polars in the session's zone (Etc/UTC, ...),
+            # which polars will not compare with a literal of another zone name
+            when = when.astimezone(UTC)
+            kept = frame.filter(pl.col("recorded_at").dt.convert_time_zone("UTC") >= when)
+            if kept.is_empty():
+                last = frame["recorded_at"].dt.convert_time_zone("UTC").max()
+                raise ValueError(
+                    f"--since {since}: no event of {where} was recorded at or after {when:%Y-%m-%d %H:%M} UTC "
+                    f"(the last was at {last:%Y-%m-%d %H:%M} UTC)"
+                )
+            frame = kept
         else:
             hits = frame.filter(pl.col("commit_sha").str.starts_with(when))
             if hits.is_empty():
