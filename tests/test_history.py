@@ -362,3 +362,27 @@ def test_a_detached_head_takes_its_branch_from_the_ci_variables(tmp_path, monkey
     assert (c.sha, c.branch, c.subject, c.dirty) == (sha, "feature/x", "one", False)
     (tmp_path / "f.txt").write_text("changed")
     assert commit_of(tmp_path).dirty
+
+
+def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
+    from balancer.report.history import series_figure, thinned_labels, y_label
+
+    # 4.2 inches of axis hold int(4.2 // 0.45) = 9 labels. 8 events fit: every label kept. 40 events need a
+    # step of ceil(40 / 9) = 5, counted back from the last (index 39): 39, 34, ..., 4 keep their labels.
+    eight = [f"c{i}" for i in range(8)]
+    assert thinned_labels(eight, 4.2) == eight
+    forty = thinned_labels([f"c{i}" for i in range(40)], 4.2)
+    assert [i for i, t in enumerate(forty) if t] == [4, 9, 14, 19, 24, 29, 34, 39]
+    assert y_label("win_rate", "seat_win_rate:3") == "win rate (%)"
+    assert y_label("metric", "wasted_tiles_per_player") == "wasted tiles per player"
+    assert y_label("metric", "score") == "score (per player)"
+    rows = [
+        {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": 0.3, "ci_low": 0.28, "ci_high": 0.32,
+         "baseline_value": 0.3, "event": e, "event_kind": "check", "commit_sha": f"{e:07x}abc",
+         "commit_time": None, "recorded_at": None}
+        for e in range(1, 41)
+    ]  # fmt: skip
+    ax = series_figure(rows, "r/v: seat_win_rate:1").axes[0]
+    assert len(ax.get_xticks()) == 40  # a tick per point, a label on 8 of them
+    assert sum(1 for t in ax.get_xticklabels() if t.get_text()) == 8
+    assert ax.get_xlabel().startswith("commit (short sha) and date") and ax.get_ylabel() == "win rate (%)"

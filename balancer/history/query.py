@@ -61,6 +61,7 @@ def select(
             kept = frame.filter(pl.col("recorded_at").dt.convert_time_zone("UTC") >= when)
             if kept.is_empty():
                 last = frame["recorded_at"].dt.convert_time_zone("UTC").max()
+                assert isinstance(last, datetime)  # recorded_at is NOT NULL
                 raise ValueError(
                     f"--since {since}: no event of {where} was recorded at or after {when:%Y-%m-%d %H:%M} UTC "
                     f"(the last was at {last:%Y-%m-%d %H:%M} UTC)"

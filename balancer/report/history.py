@@ -59,6 +59,29 @@ def point_label(row: Mapping[str, Any]) -> str:
     return f"{head}\n{day}"
 
 
+LABEL_INCHES = 0.45
+"""Width (inches) a commit tick label needs at the panels' 7-point tick font (7 characters of sha)."""
+
+
+def thinned_labels(labels: Sequence[str], width: float) -> list[str]:
+    """``labels`` with all but every k-th blanked (k the smallest step that fits ``width`` inches of
+    axis at :data:`LABEL_INCHES` a label), counted back from the last point so the latest commit is
+    always labelled. Every point keeps its tick; only the text is dropped."""
+    fits = max(2, int(width // LABEL_INCHES))
+    step = max(1, math.ceil(len(labels) / fits))
+    last = len(labels) - 1
+    return [label if (last - i) % step == 0 else "" for i, label in enumerate(labels)]
+
+
+def y_label(kind: str, number: str) -> str:
+    """The y axis of a panel: ``win rate (%)``, or a metric's name in words with its unit
+    (``wasted tiles per player``: the metric is a mean per player per game)."""
+    if kind == "win_rate":
+        return "win rate (%)"
+    words = number.replace("_", " ")
+    return words if "per player" in words else f"{words} (per player)"
+
+
 def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """One panel: the estimate at each point (x: event order, labelled by commit and date) with its 95%
     interval as a band, the baseline each check compared against as a step line, baseline events as
@@ -71,7 +94,8 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
     high = [s * (r["ci_high"] if r["ci_high"] is not None else math.nan) for r in rows]
     base = [s * (r["baseline_value"] if r["baseline_value"] is not None else math.nan) for r in rows]
     with matplotlib.rc_context(figs.STYLE):
-        fig = figs.new_figure((5.8, 2.5))
+        width = 5.8  # inches: the page shows panels at their size, so wider ones would shrink their text
+        fig = figs.new_figure((width, 2.7))
         ax = fig.add_subplot()
         ax.fill_between(xs, low, high, color=figs.BAR_COLOUR, alpha=0.18, linewidth=0, label="95% interval")
         ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3.5, linewidth=1.2, label="estimate")
@@ -84,10 +108,12 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
         if failed:
             ax.plot([xs[i] for i in failed], [est[i] for i in failed], "X", color=FAIL_COLOUR, markersize=8,
                     linestyle="none", label="check failed")  # fmt: skip
-        ax.set_xticks(xs, [figs.text_label(point_label(r)) for r in rows])
+        labels = thinned_labels([figs.text_label(point_label(r)) for r in rows], width - 1.6)  # minus the legend
+        ax.set_xticks(xs, labels)
         ax.tick_params(axis="x", labelsize=7)
         ax.set_xlim(-0.5, len(rows) - 0.5)
-        ax.set_ylabel("win rate (%)" if kind == "win_rate" else "per player")
+        ax.set_xlabel("commit (short sha) and date (month-day), in the order recorded", fontsize=8)
+        ax.set_ylabel(figs.text_label(y_label(kind, str(rows[0]["number"]))))
         ax.set_title(figs.text_label(title), loc="left")
         fig.legend(loc="outside right upper", fontsize=7)
     return fig
