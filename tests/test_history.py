@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
@@ -386,3 +387,35 @@ def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
     assert len(ax.get_xticks()) == 40  # a tick per point, a label on 8 of them
     assert sum(1 for t in ax.get_xticklabels() if t.get_text()) == 8
     assert ax.get_xlabel().startswith("commit (short sha) and date") and ax.get_ylabel() == "win rate (%)"
+
+
+def test_a_history_in_a_read_only_folder_is_read_but_not_appended_to(tmp_path, monkeypatch):
+    # Tests run as root, where chmod cannot deny anything: the store's os.access and os.open are made to
+    # answer as for another user in a read-only folder (no lock file yet, none may be created).
+    import errno
+
+    import balancer.history.store as store
+
+    path = tmp_path / "ro" / "h.duckdb"
+    append_event(path, "s", "g", [_row(1, i) for i in range(2)])
+    Path(str(path) + ".lock").unlink()
+    real_open, real_access = os.open, os.access
+
+    def no_lock(name, *args, **kwargs):
+        if str(name).endswith(".lock"):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(name, *args, **kwargs)
+
+    def read_only(name, mode, *args, **kwargs):
+        return False if mode & os.W_OK and Path(name) in (path, path.parent) else real_access(name, mode)
+
+    monkeypatch.setattr(store.os, "open", no_lock)
+    monkeypatch.setattr(store.os, "access", read_only)
+    before = path.read_bytes()
+    assert balancer.history(path)["event"].unique().to_list() == [1]  # read without the lock
+    with pytest.raises(HistoryError, match=r"h\.duckdb: cannot be appended to \(the file is not writable\)"):
+        store.check_history_target(path, "s", "g")
+    monkeypatch.setattr(store.os, "access", lambda n, m: False if Path(n) == path.parent else real_access(n, m))
+    with pytest.raises(HistoryError, match=r"cannot be appended to \(.*ro is not a writable directory"):
+        store.check_history_target(path, "s", "g")
+    assert path.read_bytes() == before and not Path(str(path) + ".lock").exists()

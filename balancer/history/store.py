@@ -23,6 +23,7 @@ Appends are one transaction under an exclusive lock of ``PATH.lock`` (a second w
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import time
@@ -96,13 +97,19 @@ class HistoryError(ValueError):
 @contextmanager
 def _locked(path: Path, exclusive: bool, wait: float = LOCK_WAIT) -> Iterator[None]:
     """Hold ``flock`` on ``PATH.lock`` (created if missing): exclusive for a writer, shared for a
-    reader; wait up to ``wait`` seconds, then raise HistoryError."""
+    reader; wait up to ``wait`` seconds, then raise HistoryError. A reader that may not create the lock
+    file (a read-only folder, where no writer can append either) reads without it."""
     lock = path.with_name(path.name + ".lock")
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as exc:
         if not exclusive and not path.parent.is_dir():
             raise
+        if not exclusive and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            # a history in a folder nobody may write (a downloaded artifact, a read-only mount): no
+            # writer can append there either (DuckDB writes beside the file), so read it unlocked
+            yield
+            return
         raise HistoryError(f"{path}: cannot open its lock file {lock.name} ({exc.strerror or exc})") from None
     try:
         deadline = time.monotonic() + wait
@@ -170,7 +177,8 @@ def _check_owner(meta: Mapping[str, str], path: Path, study: str, game: str) -> 
 
 def check_history_target(path: Path | str, study: str, game: str) -> None:
     """Raise HistoryError (one line naming ``path``) unless an append of ``study`` (of ``game``) to
-    ``path`` can work: a missing file in a writable directory, or a balancer history of that study.
+    ``path`` can work: a missing file in a writable directory, or a writable balancer history of that
+    study in a writable directory.
     Changes nothing (the file is opened read-only), so a command can refuse before it plays."""
     path = Path(path)
     if not path.exists() and not path.is_symlink():
@@ -181,6 +189,13 @@ def check_history_target(path: Path | str, study: str, game: str) -> None:
             raise HistoryError(f"{path}: cannot be created ({parent} is not a writable directory)")
         return
     _refuse_foreign(path)
+    folder = path.absolute().parent
+    if not os.access(path, os.W_OK):
+        raise HistoryError(f"{path}: cannot be appended to (the file is not writable)")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise HistoryError(
+            f"{path}: cannot be appended to ({folder} is not a writable directory; DuckDB writes beside it)"
+        )
     with _locked(path, exclusive=False):
         con = _connect(path, read_only=True)
         try:
