@@ -439,12 +439,14 @@ def history_page(
     ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG and PNG in
     ``figures`` when given; return ``out``. The moves and the drift are those of
     :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`history` raises and
-    ReportOutputError (an OSError) naming ``out``."""
+    ReportOutputError (an OSError) naming ``out``, also for an ``out`` that is the history itself or an
+    existing file that is not an HTML page (:func:`balancer.report.history.check_page_target`)."""
     from balancer.history.query import load
     from balancer.history.store import read_values
-    from balancer.report.history import render_history
+    from balancer.report.history import check_page_target, render_history
     from balancer.stats import drift as dr
 
+    check_page_target(path, out)
     frame, meta = load(path, study, numbers, since)
     pts = dr.points(frame)
     values = read_values(path, sorted(set(frame["event"].to_list()))) if not frame.is_empty() else {}

@@ -419,3 +419,30 @@ def test_a_history_in_a_read_only_folder_is_read_but_not_appended_to(tmp_path, m
     with pytest.raises(HistoryError, match=r"cannot be appended to \(.*ro is not a writable directory"):
         store.check_history_target(path, "s", "g")
     assert path.read_bytes() == before and not Path(str(path) + ".lock").exists()
+
+
+def test_the_page_never_overwrites_the_history_or_a_file_that_is_not_a_page(tmp_path):
+    # `-o` onto the history itself used to replace the whole database with HTML (exit 0). Refused, one line,
+    # exit 2, both files byte for byte as they were; an existing HTML page is replaced (make history again);
+    # a --figures that is a file is named as --figures before anything is written.
+    path = tmp_path / "h.duckdb"
+    append_event(path, "s", "g", [_row(1, i) for i in range(2)])
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    before = path.read_bytes()
+    for out, says in (
+        (path, "or its lock; give an HTML file"),
+        (tmp_path / "h.duckdb.lock", "or its lock; give an HTML file"),
+        (notes, "exists and is not an HTML page; not overwritten"),
+    ):
+        result = cli("history", path, "-o", out)
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1 and lines[0].startswith(f"error: --out {out}: "), result.output
+        assert says in lines[0]
+    assert path.read_bytes() == before and notes.read_text(encoding="utf-8") == "my notes\n"
+    page = tmp_path / "page.html"
+    for _ in range(2):
+        assert cli("history", path, "-o", page).exit_code == 0
+    result = cli("history", path, "-o", tmp_path / "p2.html", "--figures", notes)
+    assert result.exit_code == 2 and result.output.startswith(f"error: --figures {notes}: "), result.output
+    assert not (tmp_path / "p2.html").exists()

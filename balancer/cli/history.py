@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from .app import Figures, _check_out_file, app
+from .app import Figures, _check_out_directory, _check_out_file, _fail, app
 from .errors import library_errors
 
 
@@ -33,8 +33,16 @@ def history(
     significant moves between consecutive points and the drift since the baseline, as one self-contained
     HTML page. Exit 0, or 2 for a missing, foreign or corrupt history file or a bad filter."""
     from balancer import api
+    from balancer.report.history import check_page_target
+    from balancer.report.render import ReportOutputError
 
     _check_out_file("--out", out, "an HTML file")
+    try:
+        check_page_target(history_file, out)
+    except ReportOutputError as exc:
+        _fail(f"--out {exc}")
+    if figures is not None:
+        _check_out_directory("--figures", figures)
     with library_errors(interrupted=None, cannot_write=f"--out {out}"):
         path = api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures)
     typer.echo(f"history: {path}")

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from balancer.report import figures as figs
 from balancer.report import pages
-from balancer.report.render import write_atomically
+from balancer.report.render import ReportOutputError, write_atomically
 
 TEMPLATE_NAME = "history.html.j2"
 FAIL_COLOUR = "#D55E00"
@@ -57,6 +57,30 @@ def point_label(row: Mapping[str, Any]) -> str:
     day = when.strftime("%m-%d") if when is not None else ""
     head = short(row.get("commit_sha")) if row.get("commit_sha") else f"#{row['event']}"
     return f"{head}\n{day}"
+
+
+PAGE_STARTS = (b"<!doctype html", b"<html")
+"""How a page this module (or any HTML writer) wrote starts, lower-cased: an existing ``--out`` that
+starts otherwise is not overwritten."""
+
+
+def check_page_target(history: Path | str, out: Path | str) -> None:
+    """Raise ReportOutputError (starting with ``out``) when writing the page to ``out`` would destroy
+    something: the history file itself (or its ``.lock``/``.wal``), or an existing file that is not an
+    HTML page (a typo such as ``-o results/history/ci.duckdb``). An HTML page is replaced, so drawing
+    the history again (``make history``) needs no flag. Creates nothing."""
+    out, history = Path(out), Path(history)
+    if out.exists() and history.exists():
+        for own in (history, history.with_name(history.name + ".lock"), history.with_name(history.name + ".wal")):
+            if own.exists() and out.samefile(own):
+                raise ReportOutputError(f"{out}: is the history {history} or its lock; give an HTML file")
+    if out.is_file() and out.stat().st_size > 0:
+        with out.open("rb") as fh:
+            head = fh.read(64).lstrip().lower()
+        if not head.startswith(PAGE_STARTS):
+            raise ReportOutputError(
+                f"{out}: exists and is not an HTML page; not overwritten (remove it or choose another file)"
+            )
 
 
 LABEL_INCHES = 0.45
