@@ -446,3 +446,22 @@ def test_the_page_never_overwrites_the_history_or_a_file_that_is_not_a_page(tmp_
     result = cli("history", path, "-o", tmp_path / "p2.html", "--figures", notes)
     assert result.exit_code == 2 and result.output.startswith(f"error: --figures {notes}: "), result.output
     assert not (tmp_path / "p2.html").exists()
+
+
+def test_check_refuses_a_history_that_is_also_its_junit_markdown_or_baseline_file(tmp_path):
+    # `check --history h.duckdb --junit h.duckdb` wrote the JUnit XML over the history, then refused the
+    # (now XML) file: the history was lost. Refused before playing, one line naming both options, exit 2.
+    study = make_study(tmp_path / "s")
+    base = tmp_path / "base.json"
+    history = tmp_path / "h.duckdb"
+    save(study, base, history)
+    before = history.read_bytes()
+    for flag in ("--junit", "--markdown"):
+        result = check(study, base, "--history", history, flag, history, "--allow-underpowered")
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1, result.output
+        assert lines[0] == f"error: --history {history}: is also {flag} {history}; give the history a file of its own"
+        assert history.read_bytes() == before
+    result = cli("baseline", "save", study, "-o", history, "--results", tmp_path / "r", "-q", "--force",
+                 "--history", history)  # fmt: skip
+    assert result.exit_code == 2 and "is also --out" in result.output and history.read_bytes() == before

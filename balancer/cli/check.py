@@ -57,7 +57,7 @@ def baseline_save(
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
     _check_out_directory("--results", results)
     if history is not None:
-        _check_history(history, spec)
+        _check_history(history, spec, {"--out": out})
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     values: dict[Any, Any] = {}
     with (
@@ -165,7 +165,7 @@ def check(
     if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
         _fail(f"--junit and --markdown: both name {junit}; give two files")
     if history is not None:
-        _check_history(history, spec)
+        _check_history(history, spec, {"--junit": junit, "--markdown": markdown, "--baseline": baseline})
     overrides: dict[str, Any] = {
         "max_games": max_games,
         "false_alarm": false_alarm,
@@ -207,10 +207,16 @@ def check(
     raise typer.Exit(0 if result.passed else 1)
 
 
-def _check_history(path: Path, spec: Any) -> None:
-    """Exit 2 (one line naming the file) unless ``path`` can take an event of study ``spec``."""
+def _check_history(path: Path, spec: Any, others: dict[str, Path | None]) -> None:
+    """Exit 2 (one line naming the file) unless ``path`` can take an event of study ``spec`` and is
+    none of the ``others`` files the command writes or reads (``--junit h.duckdb`` would replace the
+    history before the append refused it)."""
     from balancer.history.store import check_history_target
 
+    own = {path.resolve(), path.with_name(path.name + ".lock").resolve(), path.with_name(path.name + ".wal").resolve()}
+    for flag, other in others.items():
+        if other is not None and other.resolve() in own:
+            _fail(f"--history {path}: is also {flag} {other}; give the history a file of its own")
     with library_errors(interrupted=None):
         check_history_target(path, spec.study, spec.game)
 
