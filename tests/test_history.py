@@ -465,3 +465,24 @@ def test_check_refuses_a_history_that_is_also_its_junit_markdown_or_baseline_fil
     result = cli("baseline", "save", study, "-o", history, "--results", tmp_path / "r", "-q", "--force",
                  "--history", history)  # fmt: skip
     assert result.exit_code == 2 and "is also --out" in result.output and history.read_bytes() == before
+
+
+def test_a_panel_of_one_point_draws_every_mark_its_legend_lists():
+    from matplotlib.collections import PolyCollection
+
+    from balancer.report.history import series_figure
+
+    # One check at 30% (interval 28% to 32%) against a baseline of 29%: a band and a step line of one
+    # point have no width, so the interval is a bar from 28 to 32 and the baseline a tick at 29 (in %).
+    row = {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": 0.30, "ci_low": 0.28, "ci_high": 0.32,
+           "baseline_value": 0.29, "event": 1, "event_kind": "check", "commit_sha": None,
+           "commit_time": None, "recorded_at": None}  # fmt: skip
+    ax = series_figure([row], "r/v: seat_win_rate:1").axes[0]
+    drawn = {line.get_label(): line for line in ax.get_lines()}
+    assert list(drawn["95% interval"].get_ydata()) == pytest.approx([28.0, 32.0])
+    assert list(drawn["baseline"].get_ydata()) == pytest.approx([29.0, 29.0])
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no empty band
+    # a baseline event has no baseline to compare with: no baseline mark, none in the legend
+    saved = row | {"baseline_value": None, "event_kind": "baseline"}
+    labels = [line.get_label() for line in series_figure([saved], "t").axes[0].get_lines()]
+    assert "baseline" not in labels and "baseline saved" in labels

@@ -121,9 +121,19 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
         width = 5.8  # inches: the page shows panels at their size, so wider ones would shrink their text
         fig = figs.new_figure((width, 2.7))
         ax = fig.add_subplot()
-        ax.fill_between(xs, low, high, color=figs.BAR_COLOUR, alpha=0.18, linewidth=0, label="95% interval")
+        # a band or a step line of one point has no width: a lone point gets a bar and a tick instead
+        lone = len(xs) == 1
+        if lone:
+            ax.plot([0, 0], [low[0], high[0]], color=figs.BAR_COLOUR, alpha=0.35, linewidth=6, label="95% interval")
+        else:
+            ax.fill_between(xs, low, high, color=figs.BAR_COLOUR, alpha=0.18, linewidth=0, label="95% interval")
         ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3.5, linewidth=1.2, label="estimate")
-        ax.step(xs, base, where="mid", color=BASELINE_COLOUR, linestyle="--", linewidth=1.0, label="baseline")
+        if not all(math.isnan(b) for b in base):
+            if lone:
+                ax.plot([-0.3, 0.3], [base[0], base[0]], color=BASELINE_COLOUR, linestyle="--", linewidth=1.0,
+                        label="baseline")  # fmt: skip
+            else:
+                ax.step(xs, base, where="mid", color=BASELINE_COLOUR, linestyle="--", linewidth=1.0, label="baseline")
         saved = [i for i, r in enumerate(rows) if r.get("event_kind") == "baseline"]
         if saved:
             ax.plot([xs[i] for i in saved], [est[i] for i in saved], "D", color=BASELINE_COLOUR, markersize=4.5,
