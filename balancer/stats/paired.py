@@ -231,8 +231,8 @@ def paired_test(
             "test": SIGN_TEST,
             "games_changed": changed,
         }
-    p = _scipy_p(stats.ttest_rel, xb, xa)
-    return out | {"ci_low": low, "ci_high": high, "p_value": p, "significant": bool(low > 0 or high < 0)}
+    p_t = _scipy_p(stats.ttest_rel, xb, xa)
+    return out | {"ci_low": low, "ci_high": high, "p_value": p_t, "significant": bool(low > 0 or high < 0)}
 
 
 def welch_test(

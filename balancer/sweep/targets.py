@@ -526,10 +526,10 @@ def bootstrap_objective(
     value = objective(terms, means, variances)
     if len(terms) == 1 and terms[0].is_seat_uniformity():
         term = terms[0]
-        names = [name for name, _ in term.members(list(numbers[term.run]))]
-        shares = np.column_stack([numbers[term.run][k] for k in names]) if names else np.empty((0, 0))
+        seat_names = [name for name, _ in term.members(list(numbers[term.run]))]
+        shares = np.column_stack([numbers[term.run][k] for k in seat_names]) if seat_names else np.empty((0, 0))
         shares = shares[np.isfinite(shares).all(axis=1)] if shares.size else shares
-        if shares.shape[0] >= 1 and len(names) == len(term.numbers) and math.isfinite(value):
+        if shares.shape[0] >= 1 and len(seat_names) == len(term.numbers) and math.isfinite(value):
             _, low, high = seat_distance_interval(shares, confidence)
             return value, term.target.weight * low, term.target.weight * high
     if rounds <= 0:
