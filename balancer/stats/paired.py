@@ -174,6 +174,7 @@ def paired_test(
     exclude 0 when the test does not reject). All of 30 or more differences equal but not 0 ->
     interval [d, d], p 0.0. Fewer than 2 games -> interval and p are ``None``. Otherwise
     ``significant`` is True when the interval excludes 0 (the t-test's p below 1 - confidence).
+    This is one row's own decision: :func:`paired_differences` replaces it by the Holm-adjusted one.
 
     Raises ValueError if the lengths differ or a sample is empty.
     """
