@@ -308,7 +308,11 @@ class Ratings:
                 "elo_low": end(lo, k),
                 "elo_high": end(hi, k),
                 "one_sided": (
-                    "at least" if hi == math.inf and math.isfinite(lo) else "at most" if lo == -math.inf else None
+                    "at least"
+                    if hi == math.inf and math.isfinite(lo)
+                    else "at most"
+                    if lo == -math.inf and math.isfinite(hi)
+                    else None
                 ),
             }
             for name, t, lo, hi in zip(self.items, self.theta, self.low, self.high)

@@ -172,3 +172,19 @@ def test_no_interval_without_replicates() -> None:
     assert all(r["ci_low"] is None and r["ci_high"] is None and r["one_sided"] is None for r in rows)
     # by hand: 3 wins of 4 plus the pseudo-game (half a win each): theta_b = ln(1.5 / 3.5)
     assert rows[1]["theta"] == pytest.approx(math.log(1.5 / 3.5))
+
+
+def test_a_rung_that_never_won_gets_an_upper_bound_only() -> None:
+    """Three rungs: b beats a 30 of 40 (both ways), c loses all 50 games to b: c never won, so its
+    rating has no lower end and its upper end is b's upper end minus the exact bound at 50 of 50,
+    ln(q / (1 - q)) with q = 0.05^(1/50) = exp(-2.99573 / 50) = 0.941845: ln 16.195 = 2.7847."""
+    data = RatingData(["a", "b", "c"])
+    data.add_cell("ab", [0, 1], [outcome_from_places([0, 1], [2, 1])] * 30 + [outcome_from_places([0, 1], [1, 2])] * 10)
+    data.add_cell("bc", [1, 2], [outcome_from_places([1, 2], [1, 2])] * 50)
+    r = rate(data, replicates=50, seed=3)
+    q = 0.05 ** (1 / 50)
+    assert math.log(q / (1 - q)) == pytest.approx(2.7847, abs=1e-4)
+    c = r.rows()[2]
+    assert c["one_sided"] == "at most" and c["ci_low"] is None
+    assert c["ci_high"] == pytest.approx(r.high[1] - math.log(q / (1 - q)))
+    assert r.rows()[1]["one_sided"] is None  # b lost games to a: its bootstrap interval stands
