@@ -643,7 +643,9 @@ def summary_of(
     seat_rows = [SeatWinRate(**r) for r in _win_rate_rows(seat_counts, "seat", confidence)]
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
     agent_rows = _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence)
-    from balancer.stats.association import indicator_win_rates  # imports this module
+    from balancer.stats.association import indicator_family, indicator_win_rates  # imports this module
+
+    indicator_rows = indicator_win_rates(lf, confidence, specs)
 
     without_bonus = None
     if bonus is not None and category:
@@ -679,7 +681,8 @@ def summary_of(
             else _score_rows(score_agent_df, "agent", list(components), confidence)
         ),
         score_by_seat=_score_rows(score_seat_df, "seat", list(components), confidence),
-        indicators=[IndicatorWinRate(**r) for r in indicator_win_rates(lf, confidence, specs)],
+        indicators=[IndicatorWinRate(**r) for r in indicator_rows],
         seat_bonus=category if without_bonus is not None else None,
         score_without_bonus_by_seat=without_bonus,
+        indicator_multiplicity=indicator_family(indicator_rows, confidence) if indicator_rows else None,
     )
