@@ -459,6 +459,23 @@ def objective(
     return float(sum(t.target.weight * t.distance(means[t.run], (variances or {}).get(t.run)) for t in terms))
 
 
+def means_and_variances(numbers: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, float]]:
+    """Each number's mean over its finite per-game values (NaN when it has none) and the sampling
+    variance of that mean (:func:`_mean_variance`): what the corrected distance subtracts."""
+    means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in numbers.items()}
+    return means, {k: _mean_variance(v) for k, v in numbers.items()}
+
+
+def term_distance(term: Term, numbers: dict[str, np.ndarray]) -> float:
+    """The distance of one term from its per-game values ``numbers`` (one run's, number -> values):
+    a point target's squared gaps with each mean's sampling variance subtracted, as in the tune
+    objective (:func:`bootstrap_objective`'s value for this term alone, before its weight), so a
+    sweep's and a tune's pages show the same distance for the same games (in the number's unit: a
+    fraction for win rates)."""
+    means, variances = means_and_variances(numbers)
+    return term.distance(means, variances)
+
+
 def _invert_ncx2(statistic: float, df: int, confidence: float) -> tuple[float, float]:
     """Equal-tailed interval for the non-centrality lambda of a chi-square statistic on ``df``
     degrees of freedom: lambda_low solves P(X >= statistic | lambda) = (1 - c)/2 (0 when the
@@ -518,11 +535,9 @@ def bootstrap_objective(
     bootstrap over games: the value plus or minus z times the standard deviation of ``rounds``
     replicates (each run's games resampled with replacement from ``default_rng(seed)``), floored at
     0; its coverage near a target is not measured (docs/statistics.md)."""
-    means = {
-        run: {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in nums.items()}
-        for run, nums in numbers.items()
-    }
-    variances = {run: {k: _mean_variance(v) for k, v in nums.items()} for run, nums in numbers.items()}
+    per_run = {run: means_and_variances(nums) for run, nums in numbers.items()}
+    means = {run: mv[0] for run, mv in per_run.items()}
+    variances = {run: mv[1] for run, mv in per_run.items()}
     value = objective(terms, means, variances)
     if len(terms) == 1 and terms[0].is_seat_uniformity():
         term = terms[0]

@@ -8,7 +8,15 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from balancer.sweep.targets import RunShape, bootstrap_objective, estimate, game_numbers, objective, resolve_terms
+from balancer.sweep.targets import (
+    RunShape,
+    bootstrap_objective,
+    estimate,
+    game_numbers,
+    objective,
+    resolve_terms,
+    term_distance,
+)
 
 SHAPE = {"four": RunShape("four", ["greedy"] * 4, ["wasted_tiles"], [])}
 
@@ -189,3 +197,38 @@ def test_joint_equal_verdict_false_missed_rate_at_most_5_percent() -> None:
         per_seat += any(not e["ci_low"] <= 0.25 <= e["ci_high"] for e in est.values())
     assert per_seat / 2000 > 0.12
     assert joint / 2000 <= 0.05
+
+
+def _two_seat_numbers() -> dict[str, np.ndarray]:
+    # 8 two-player games, seat 1 wins 6: means 3/4 and 1/4
+    seat1 = np.array([1.0] * 6 + [0.0] * 2)
+    return {"seat_win_rate:1": seat1, "seat_win_rate:2": 1.0 - seat1}
+
+
+def test_term_distance_is_the_corrected_distance_of_the_tune_objective() -> None:
+    # gaps from 1/2: +-1/4, squared 1/16 each (plain distance 0.25). Each mean's sampling variance:
+    # per-game variance (ddof 1) (6 (1/4)^2 + 2 (3/4)^2) / 7 = 1.5 / 7 = 3/14, over 8 games = 3/112.
+    # corrected squared distance 1/16 - 3/112 = 4/112 = 1/28: distance sqrt(1/28) = 0.188982
+    (term,) = resolve_terms({"seat_win_rate": "equal"}, {"two": RunShape("two", ["greedy"] * 2, [], [])}, "f")
+    nums = _two_seat_numbers()
+    assert term.distance({k: float(v.mean()) for k, v in nums.items()}) == pytest.approx(0.25)
+    assert term_distance(term, nums) == pytest.approx(math.sqrt(1 / 28))
+    # the tune objective of the same games (one term, weight 1) is the same number
+    assert bootstrap_objective([term], {"two": nums}, rounds=0)[0] == pytest.approx(math.sqrt(1 / 28))
+
+
+def test_sweep_table_and_verdicts_show_the_corrected_distance() -> None:
+    # the sweep page's rows (report.sweep.target_rows) and the sweep's verdicts take the same
+    # corrected distance as the tune page, from the cell's per-game numbers
+    from types import SimpleNamespace
+
+    from balancer.report.sweep import target_rows
+    from balancer.sweep.runner import SweepResult
+
+    (term,) = resolve_terms({"seat_win_rate": "equal"}, {"two": RunShape("two", ["greedy"] * 2, [], [])}, "f")
+    nums = _two_seat_numbers()
+    est = {k: estimate(v, k) for k, v in nums.items()}
+    plan = SimpleNamespace(terms=[term], points=[SimpleNamespace(label="p", values={"bonus": 1})])
+    result = SweepResult(plan, {}, {("two", "p"): nums}, {("two", "p"): est}, 0, 0.0)  # type: ignore[arg-type]
+    assert target_rows(result)[0]["rows"][0]["distance"] == pytest.approx(math.sqrt(1 / 28))
+    assert result.verdicts()[0]["distance"] == pytest.approx(math.sqrt(1 / 28))
