@@ -167,3 +167,24 @@ def test_names_from_data_are_escaped():
     )
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "Not paired:" in html and "Welch t-test" in html
+
+
+def test_page_states_the_family_and_flags_on_adjusted_p():
+    """Two rows: p = 0.01 and 0.04. Holm over 2: 0.02 and max(0.02, 0.04) = 0.04, both below 0.05,
+    so both are flagged; the page names the family of 2 and the adjusted p-values."""
+    from balancer.report.compare import render_comparison_html
+    from balancer.stats.paired import adjust_family
+
+    rows = [
+        {"name": n, "from": 0.2, "to": 0.3, "difference": 0.1, "ci_low": 0.05, "ci_high": 0.15, "p_value": p,
+         "test": "paired t-test on per-game differences", "significant": True, "identical": False}
+        for n, p in (("seat 1", 0.01), ("seat 2", 0.04))
+    ]  # fmt: skip
+    family = adjust_family(rows, 0.95)
+    assert [r["p_adjusted"] for r in rows] == pytest.approx([0.02, 0.04])
+    html = render_comparison_html(
+        {"game": "citywright", "variant_a": "a", "variant_b": "b", "n_players": 2, "games": 10, "seed": 1,
+         "paired": True, "pairing": "paired", "seat_win_rate": rows, "multiplicity": family}
+    )  # fmt: skip
+    assert "2 of 2 differences are flagged" in html and "family of 2 tested rows" in html
+    assert "Holm" in html and "0.020" in html

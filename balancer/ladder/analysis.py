@@ -26,6 +26,7 @@ from balancer.stats.ladder import (
     seat_shift,
     skill_depth,
 )
+from balancer.stats.paired import holm_adjust
 from balancer.stats.ratings import RatingData, Ratings, rate
 from balancer.study.runner import Cell, StudyResult
 
@@ -100,7 +101,8 @@ def seat_sentence(
     rung, a sentence says so (a bottom-to-top comparison would not show it)."""
     move = describe_shift(shift, bottom, top)
     verdict = describe_test(test)
-    if test.get("p") is not None and test["p"] < 0.05:
+    decision = test.get("p_adjusted", test.get("p"))
+    if decision is not None and decision < 0.05:
         text = f"{move}: {verdict}"
     else:
         text = f"{verdict}. The largest move of the estimates: {move}"
@@ -179,7 +181,25 @@ def analyze(result: StudyResult) -> list[LadderTable]:
             if ladder.matchups:
                 _add_matchups(table, [c for c in mine if c.kind == "matchup"], result, variant, ladder)
             out.append(table)
+    _adjust_tests(out)
     return out
+
+
+def _adjust_tests(tables: list[LadderTable]) -> None:
+    """Holm-adjust the seat x rung tests of every ladder of a study (one per variant and player
+    count) as one family, and restate each headline on its adjusted p-value (a single ladder is a
+    family of one: nothing changes)."""
+    adjusted = holm_adjust([t.test.get("p") for t in tables])
+    size = sum(q is not None for q in adjusted)
+    if size < 2:
+        return
+    for t, q in zip(tables, adjusted):
+        if q is None:
+            continue
+        t.test["p_adjusted"], t.test["family_size"] = q, size
+        t.sentence = seat_sentence(
+            t.test, t.shift, t.rungs[0], t.rungs[-1], [[r["rate"] for r in rows] for rows in t.seat_rates], t.rungs
+        )
 
 
 def _add_matchups(

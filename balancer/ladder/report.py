@@ -166,17 +166,34 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
         ax = fig.add_subplot()
         y = np.arange(len(rows))
         vals = np.array([r["elo"] for r in rows])
-        lows = np.array([r["elo_low"] for r in rows])
-        highs = np.array([r["elo_high"] for r in rows])
-        # the interval as drawn from its ends: a percentile bootstrap interval of a rung that never won
-        # (an "at least" rating) can lie wholly on one side of the estimate, which error bars cannot show
-        ax.hlines(y, lows, highs, color="#222222", linewidth=0.9, zorder=2)
-        ax.plot(np.concatenate([lows, highs]), np.concatenate([y, y]), "|", color="#222222", markersize=7, zorder=2)
-        ax.plot(vals, y, "o", color=figs.BAR_COLOUR, zorder=3)
+        lows = np.array([np.nan if r["elo_low"] is None else r["elo_low"] for r in rows], dtype=float)
+        highs = np.array([np.nan if r["elo_high"] is None else r["elo_high"] for r in rows], dtype=float)
+        # a missing end (the one-sided bound of a rung that never lost or never won) is drawn to the
+        # edge of the plot with an arrow head; without replicates there is no interval to draw
+        finite = np.concatenate([vals, lows[np.isfinite(lows)], highs[np.isfinite(highs)]])
+        span = max(1.0, float(finite.max() - finite.min()))
+        edge_lo, edge_hi = float(finite.min()) - 0.15 * span, float(finite.max()) + 0.15 * span
+        at_least = np.array([r.get("one_sided") == "at least" for r in rows], dtype=bool)
+        at_most = np.array([r.get("one_sided") == "at most" for r in rows], dtype=bool)
+        lows = np.where(at_most, edge_lo, lows)
+        highs = np.where(at_least, edge_hi, highs)
+        drawn = np.isfinite(lows) & np.isfinite(highs)
+        ax.hlines(y[drawn], lows[drawn], highs[drawn], color="#222222", linewidth=0.9, zorder=2)
+        ends = np.concatenate([np.where(at_most, np.nan, lows), np.where(at_least, np.nan, highs)])
+        ax.plot(ends, np.concatenate([y, y]), "|", color="#222222", markersize=7, zorder=2)
+        ax.plot(vals[~at_least & ~at_most], y[~at_least & ~at_most], "o", color=figs.BAR_COLOUR, zorder=3)
+        if at_least.any():
+            ax.plot(highs[at_least], y[at_least], ">", color="#222222", markersize=5, zorder=2)
+        if at_most.any():
+            ax.plot(lows[at_most], y[at_most], "<", color="#222222", markersize=5, zorder=2)
+        ax.set_xlim(edge_lo, edge_hi)
         ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)
-        ax.set_xlabel(f"rating (Elo scale, {figs.text_label(t.rungs[0])} = 0; 95% bootstrap interval)")
+        ax.set_xlabel(
+            f"rating (Elo scale, {figs.text_label(t.rungs[0])} = 0; 95% bootstrap interval, "
+            "an arrow: a one-sided exact bound)"
+        )
         if title:
             ax.set_title(figs.text_label(title), loc="left")
     return fig

@@ -85,6 +85,7 @@ def _rows(
                     else f"{fmt_diff(r['ci_low'], scale, digits)} to {fmt_diff(r['ci_high'], scale, digits)}"
                 ),
                 "p": p_cell(r.get("p_value")),
+                "p_adjusted": p_cell(r.get("p_adjusted")),
                 "test": r.get("test") or "",
                 "significant": bool(r.get("significant")),
                 "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
@@ -143,6 +144,8 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
         "turns_changed": c.get("turns_changed_games"),
         "identical": bool(c.get("identical")),
         "n_significant": sum(1 for r in all_rows if r.get("significant")),
+        "family_size": (c.get("multiplicity") or {}).get("family_size", len(all_rows)),
+        "alpha_text": f"{1 - confidence:g}",
         "n_rows": len(all_rows),
         "sections": sections,
         "tests": tests,

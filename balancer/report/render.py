@@ -248,8 +248,18 @@ def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]]
     rows = [{**r, "name": humanize(r["indicator"])} for r in summary.get("indicators") or []]
     if not rows:
         return [], None
-    # an interval that excludes 0 is drawn as a significant difference (filled marker)
-    marked = [{**r, "significant": r["ci_low"] > 0 or r["ci_high"] < 0} for r in rows]
+    # a filled marker is a difference flagged after Holm's adjustment over the run's indicators
+    # (summary.json's ``significant``); a summary written before it has only the intervals, and
+    # then an interval that excludes 0 is drawn as flagged, as it was
+    marked = [
+        {
+            **r,
+            "significant": r["significant"]
+            if r.get("significant") is not None
+            else r["ci_low"] > 0 or r["ci_high"] < 0,
+        }
+        for r in rows
+    ]
     chart = figures.difference_chart([("win rate with it minus without it (percentage points)", marked, 100.0)])
     return rows, Markup(chart)
 
@@ -419,6 +429,7 @@ def build_context(
         ],
         "indicators": indicators,
         "indicator_chart": indicator_chart,
+        "indicator_multiplicity": summary.get("indicator_multiplicity"),
         "tied_share": summary.get("tied_games_share"),
         "tied_games": summary.get("tied_games"),
         "tied_low": summary.get("tied_games_ci_low"),

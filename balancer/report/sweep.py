@@ -26,7 +26,7 @@ from balancer.report.pages import fmt_scaled
 from balancer.report.render import metric_label, write_atomically
 from balancer.sweep.paths import changes_text, value_text
 from balancer.sweep.runner import SweepResult
-from balancer.sweep.targets import is_rate
+from balancer.sweep.targets import is_rate, term_distance
 
 
 def numeric(values: Sequence[Any]) -> bool:
@@ -330,7 +330,7 @@ def target_rows(result: SweepResult) -> list[dict[str, Any]]:
                 {
                     "point": changes_text(p.values),
                     "verdict": verdict,
-                    "distance": term.distance({k: v["mean"] for k, v in est.items()}),
+                    "distance": term_distance(term, result.numbers[(term.run, p.label)]),
                     "numbers": nums,
                     "rate": all(is_rate(n["number"]) for n in nums),
                 }

@@ -25,7 +25,7 @@ RUNG_COLOURS = ("#bbbbbb", "#56B4E9", "#0072B2", "#E69F00", "#D55E00", "#CC79A7"
 
 
 def trajectory_chart(result: TuneResult) -> str:
-    """Objective of every trial at the rung it reached (95% bootstrap whiskers), coloured by rung, and
+    """Objective of every trial at the rung it reached (95% interval whiskers), coloured by rung, and
     the best objective at the top rung so far as a step line. Inline SVG."""
     cands = {c.index: c for c in result.candidates}
     top = max((len(r) for r in result.plan.rungs.values()), default=1) - 1
@@ -70,7 +70,7 @@ def trajectory_chart(result: TuneResult) -> str:
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.set_xlabel("trial (in the order Optuna proposed them)")
         ax.set_ylabel("objective (smaller is better)")
-        ax.set_title("Search trajectory: each trial at the rung it reached, 95% bootstrap intervals", loc="left")
+        ax.set_title("Search trajectory: each trial at the rung it reached, 95% intervals", loc="left")
         handles, labels = ax.get_legend_handles_labels()
         order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("rung"), labels[i]))
         ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left", bbox_to_anchor=(1.0, 1.0))

@@ -476,6 +476,39 @@ def _score_rows(df: pl.DataFrame, by: str, components: Sequence[str], confidence
     return rows
 
 
+def _agent_score_sums(lf: pl.LazyFrame, agents: Sequence[Any], score_dtype: pl.DataType) -> dict[str, Any]:
+    """Per agent (the i-th named ``_agent<i>``), the exact per-game sums of its seats' scores that
+    :func:`_clustered_mean_row` needs: the score column split into one column per agent (null on the
+    other agents' seats) and summed by game with :func:`_metric_game_sums`."""
+    split = lf.with_columns(
+        pl.when(pl.col("agent") == a).then(pl.col("score")).alias(f"_agent{i}") for i, a in enumerate(agents)
+    )
+    return _metric_game_sums(split, {f"_agent{i}": score_dtype for i in range(len(agents))})
+
+
+def _clustered_score_rows(
+    df: pl.DataFrame, rec: dict[str, Any], components: Sequence[str], confidence: float
+) -> list[ScoreMean]:
+    """The mean score of each agent (points per seat it holds) with the clustered t interval of
+    :func:`_clustered_mean_row`: games, not seats, are the independent units (an agent in two seats
+    of a game, or every seat of a mirror table, contributes one cluster per game)."""
+    rows = []
+    for i, r in enumerate(df.iter_rows(named=True)):
+        total = _clustered_mean_row(rec, f"_agent{i}", confidence)
+        rows.append(
+            ScoreMean(
+                by="agent",
+                key=r["agent"],
+                n=int(r["_n"]),
+                mean=total["mean"],
+                ci_low=total["ci_low"],
+                ci_high=total["ci_high"],
+                components={c[len(SCORE_PREFIX) :]: _moments(r, c)[1] for c in components},
+            )
+        )
+    return rows
+
+
 def _first_value(lf: pl.LazyFrame, column: str, columns: Sequence[str]) -> Any:
     if column not in columns:
         return None
@@ -542,7 +575,10 @@ def summary_of(
         * ``score_components``: component names (``score_`` prefix removed), in table order;
         * ``score_by_agent`` / ``score_by_seat``: ``[{agent|seat, n, mean, ci_low, ci_high,
           components: {name: mean}}]`` in points per player; the t interval is on the total
-          score, treating each appearance as independent;
+          score. By agent it treats *games* as the independent units (the clustered interval of
+          :func:`_clustered_mean_row` over the agent's per-game score sums: seats of one game share
+          its deal, so their scores are correlated); without a ``game_index`` column, and by seat
+          (one appearance per game), each appearance is independent;
         * ``indicators``: for every ``metric_*`` column that is a 0/1 per-seat indicator, the win
           rate of players with it at 1 against those at 0, with intervals that treat games as
           clusters (an association, not a cause; see :mod:`balancer.stats.association`); ``[]``
@@ -607,7 +643,9 @@ def summary_of(
     seat_rows = [SeatWinRate(**r) for r in _win_rate_rows(seat_counts, "seat", confidence)]
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
     agent_rows = _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence)
-    from balancer.stats.association import indicator_win_rates  # imports this module
+    from balancer.stats.association import indicator_family, indicator_win_rates  # imports this module
+
+    indicator_rows = indicator_win_rates(lf, confidence, specs)
 
     without_bonus = None
     if bonus is not None and category:
@@ -632,9 +670,19 @@ def summary_of(
         tied_games_ci_low=tied_low,
         tied_games_ci_high=tied_high,
         score_components=[c[len(SCORE_PREFIX) :] for c in components],
-        score_by_agent=_score_rows(score_agent_df, "agent", list(components), confidence),
+        score_by_agent=(
+            _clustered_score_rows(
+                score_agent_df,
+                _agent_score_sums(lf, score_agent_df["agent"].to_list(), schema["score"]),
+                list(components),
+                confidence,
+            )
+            if "game_index" in columns
+            else _score_rows(score_agent_df, "agent", list(components), confidence)
+        ),
         score_by_seat=_score_rows(score_seat_df, "seat", list(components), confidence),
-        indicators=[IndicatorWinRate(**r) for r in indicator_win_rates(lf, confidence, specs)],
+        indicators=[IndicatorWinRate(**r) for r in indicator_rows],
         seat_bonus=category if without_bonus is not None else None,
         score_without_bonus_by_seat=without_bonus,
+        indicator_multiplicity=indicator_family(indicator_rows, confidence) if indicator_rows else None,
     )

@@ -41,6 +41,18 @@ variant played both ways (``balancer compare``) measures an effect.
   differences agreed with these to within 0.003; flooring ``deff`` at 1 instead made them about
   40% too wide.
 
+**Many indicators at once (multiplicity).**  A run reports every indicator of the game, and the
+page marks those whose difference is "significant"; each at 5% on its own, five unrelated
+indicators would mark at least one in about 23% of runs.  Each difference therefore gets the
+p-value of its own interval (:func:`difference_p_value`: ``1 - c`` for the widest confidence ``c``
+whose interval still excludes 0, by bisection on z), the p-values of a run are Holm-adjusted as
+one family (:func:`balancer.stats.paired.adjust_family`, the same adjustment as ``compare`` and a
+study's changes tables) and a difference is flagged (``significant``) only when its adjusted
+p-value is below ``1 - confidence``; ``significant_alone`` keeps the per-indicator decision (the
+interval excludes 0).  The intervals shown stay the per-indicator ones.  Holm holds the
+family-wise false-flag rate at or below ``1 - confidence`` under any dependence between the
+indicators (a test measures it with no true association).
+
 Every sum is exact (win shares rounded to 1e-9 and summed as decimals, as in
 :mod:`balancer.stats.aggregate`), so the result does not depend on row order, ``--jobs`` or chunk
 size.
@@ -52,7 +64,9 @@ import math
 from fractions import Fraction
 from typing import Any, Final
 
+import numpy as np
 import polars as pl
+from scipy import stats
 
 from balancer.core.metrics import MetricSpecs
 from balancer.stats.aggregate import (
@@ -65,6 +79,10 @@ from balancer.stats.aggregate import (
     sum_over_games,
     wilson_interval,
 )
+from balancer.stats.paired import adjust_family
+
+_Z_MAX: Final = 40.0  # a z beyond which every difference's interval holds 0 (p ~ 1e-349)
+_BISECTIONS: Final = 80  # halvings of [0, _Z_MAX]: z to ~3e-23, far below any reported digit
 
 _ENGINE: Final = "streaming"
 
@@ -93,6 +111,71 @@ def difference_interval(
     low = d - math.sqrt(max(0.0, a * a + b * b - 2.0 * rho * a * b))
     high = d + math.sqrt(max(0.0, c * c + e * e - 2.0 * rho * c * e))
     return max(-1.0, low), min(1.0, high)
+
+
+def _wilson_z(rate: np.ndarray, n: np.ndarray, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval at ``z`` for arrays of rates (fractions) and effective sizes ``n``:
+    :func:`balancer.stats.aggregate.wilson_interval` vectorised (low exactly 0 at rate 0, high
+    exactly 1 at rate 1)."""
+    z2n = z * z / n
+    denom = 1.0 + z2n
+    centre = (rate + z2n / 2.0) / denom
+    half = (z / denom) * np.sqrt(np.maximum(rate * (1.0 - rate), 0.0) / n + z2n / (4.0 * n))
+    low = np.where(rate <= 0.0, 0.0, np.maximum(0.0, centre - half))
+    high = np.where(rate >= 1.0, 1.0, np.minimum(1.0, centre + half))
+    return low, high
+
+
+def difference_p_value(
+    rate_1: np.ndarray | float,
+    n_eff_1: np.ndarray | float,
+    rate_0: np.ndarray | float,
+    n_eff_0: np.ndarray | float,
+    rho: np.ndarray | float = 0.0,
+) -> np.ndarray:
+    """Two-sided p-value of ``rate_1 - rate_0`` by inverting its interval (module docstring): the
+    difference interval at confidence ``c`` (Wilson at the effective sizes ``n_eff``, then
+    :func:`difference_interval` with correlation ``rho``) holds 0 exactly when ``c >= 1 - p``.
+    Found by bisection on z (the interval widens with z), elementwise over arrays of any equal
+    shape, so that simulations call it once. A difference of 0 has p = 1.
+
+    Args:
+        rate_1, rate_0: the groups' win rates, fractions in [0, 1].
+        n_eff_1, n_eff_0: their effective sample sizes (player-games / design effect), > 0.
+        rho: correlation of the two rates across games, in [-1, 1].
+
+    Returns:
+        float64 array of p-values in (0, 1], the broadcast shape of the inputs.
+    """
+    r1, n1, r0, n0, c = np.broadcast_arrays(
+        *(np.asarray(x, dtype=float) for x in (rate_1, n_eff_1, rate_0, n_eff_0, rho))
+    )
+    d = r1 - r0
+    lo = np.zeros(d.shape)
+    hi = np.full(d.shape, _Z_MAX)
+    for _ in range(_BISECTIONS):
+        z = (lo + hi) / 2.0
+        l1, u1 = _wilson_z(r1, n1, z)
+        l0, u0 = _wilson_z(r0, n0, z)
+        a, b, e, f = r1 - l1, u0 - r0, u1 - r1, r0 - l0
+        low = d - np.sqrt(np.maximum(0.0, a * a + b * b - 2.0 * c * a * b))
+        high = d + np.sqrt(np.maximum(0.0, e * e + f * f - 2.0 * c * e * f))
+        excludes = (low > 0.0) | (high < 0.0)
+        lo = np.where(excludes, z, lo)
+        hi = np.where(excludes, hi, z)
+    p = 2.0 * stats.norm.sf((lo + hi) / 2.0)
+    return np.where(d == 0.0, 1.0, np.minimum(1.0, p))
+
+
+def indicator_family(rows: list[dict[str, Any]], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    """``{method, family_size, alpha}`` of a run's indicator rows (:func:`indicator_win_rates`):
+    Holm over every indicator with a p-value, ``alpha = 1 - confidence`` (``summary.json``'s
+    ``indicator_multiplicity``)."""
+    return {
+        "method": "Holm",
+        "family_size": sum(r.get("p_value") is not None for r in rows),
+        "alpha": 1.0 - confidence,
+    }
 
 
 def indicator_columns(results: pl.LazyFrame | pl.DataFrame, specs: MetricSpecs | None = None) -> list[str]:
@@ -218,6 +301,9 @@ def _indicator_row(rec: dict, i: int, column: str, confidence: float) -> dict[st
         row["rate_1"], (row["ci_low_1"], row["ci_high_1"]), row["rate_0"], (row["ci_low_0"], row["ci_high_0"]), rho
     )
     row |= {"difference": float(r1 - r0), "ci_low": low, "ci_high": high, "correlation": rho}
+    n_eff_1, n_eff_0 = K1 / row["design_effect_1"], K0 / row["design_effect_0"]
+    p = float(difference_p_value(row["rate_1"], n_eff_1, row["rate_0"], n_eff_0, rho))
+    row |= {"p_value": p, "significant": low > 0.0 or high < 0.0}
     return row
 
 
@@ -239,10 +325,14 @@ def indicator_win_rates(
             {"indicator": name without "metric_", "games": games with a value,
              "players_1", "wins_1", "rate_1", "ci_low_1", "ci_high_1", "design_effect_1",
              "players_0", "wins_0", "rate_0", "ci_low_0", "ci_high_0", "design_effect_0",
-             "difference": rate_1 - rate_0, "ci_low", "ci_high", "correlation"}
+             "difference": rate_1 - rate_0, "ci_low", "ci_high", "correlation",
+             "p_value", "p_adjusted", "significant", "significant_alone"}
 
         ``players_*`` count player-games, ``wins_*`` summed win shares, rates and bounds are
         fractions; the difference interval is in fractions too (x100 = percentage points).
+        ``p_value`` inverts the difference's interval, ``p_adjusted`` is Holm's over the run's
+        indicators, ``significant`` is ``p_adjusted < 1 - confidence`` and ``significant_alone``
+        "the interval excludes 0" (:func:`indicator_family` gives the family's size).
         Empty when the table has no indicator.  See the module docstring for the method.
 
     Raises:
@@ -253,4 +343,6 @@ def indicator_win_rates(
     if not columns:
         return []
     rec = _game_sums(lf, columns)
-    return [_indicator_row(rec, i, c, confidence) for i, c in enumerate(columns)]
+    rows = [_indicator_row(rec, i, c, confidence) for i, c in enumerate(columns)]
+    adjust_family(rows, confidence)
+    return rows

@@ -35,6 +35,49 @@ from scipy import stats
 from balancer.stats.aggregate import DEFAULT_CONFIDENCE, _as_lazy, wilson_interval
 from balancer.stats.ratings import Outcome, outcome_from_places
 
+MIN_EXPECTED = 5.0
+"""Below this smallest expected count the G statistic's chi-square tail is not trusted (Cochran's
+rule) and :func:`seat_rung_test` takes a simulated p-value instead."""
+SIMULATED_TABLES = 10_000
+"""Tables drawn for a simulated p-value (its Monte Carlo standard error at p = 0.05: 0.002)."""
+
+
+def _g_statistics(tables: np.ndarray) -> np.ndarray:
+    """G = 2 sum O ln(O / E) of each (rungs, seats) table of ``tables`` (..., rungs, seats), E from
+    the table's own margins; 0 ln 0 = 0."""
+    rows = tables.sum(axis=-1, keepdims=True)
+    cols = tables.sum(axis=-2, keepdims=True)
+    expected = rows * cols / tables.sum(axis=(-2, -1), keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(tables > 0, tables * np.log(tables / expected), 0.0)
+    return 2.0 * terms.sum(axis=(-2, -1))
+
+
+def simulated_g_p(table: np.ndarray, statistic: float, tables: int = SIMULATED_TABLES, seed: int = 0) -> float:
+    """Monte Carlo p-value of the exact conditional (permutation) G-test of homogeneity: the games'
+    winning seats (the table rounded to whole games) are shuffled among the games ``tables`` times,
+    which keeps both margins (games per rung, wins per seat), and p = (1 + #{G_perm >= G}) /
+    (1 + tables) (Davison & Hinkley 1997, §4.2; the Monte Carlo version of Fisher's exact test for
+    an R x S table). Valid at any expected count; seeded, so the same table gives the same p.
+    ``statistic`` is not used beyond the rounding: G is recomputed on the rounded table."""
+    counts = np.rint(np.asarray(table, dtype=float)).astype(np.int64)
+    rungs, seats = counts.shape
+    rung_of = np.repeat(np.repeat(np.arange(rungs), seats), counts.ravel())
+    seat_of = np.repeat(np.tile(np.arange(seats), rungs), counts.ravel())
+    observed = float(_g_statistics(counts.astype(float)))
+    rng = np.random.default_rng(seed)
+    exceed, done = 0, 0
+    chunk = max(1, min(tables, 4_000_000 // max(1, seat_of.size)))
+    while done < tables:
+        k = min(chunk, tables - done)
+        perm = np.argsort(rng.random((k, seat_of.size)), axis=1)
+        cells = rung_of[None, :] * seats + seat_of[perm]
+        offset = (np.arange(k) * rungs * seats)[:, None]
+        sims = np.bincount((cells + offset).ravel(), minlength=k * rungs * seats).reshape(k, rungs, seats)
+        exceed += int(np.count_nonzero(_g_statistics(sims.astype(float)) >= observed - 1e-9))
+        done += k
+    return float((1 + exceed) / (1 + tables))
+
 
 def seat_rung_test(wins: np.ndarray | Sequence[Sequence[float]]) -> dict[str, Any]:
     """Likelihood-ratio (G) test that the seat win shares are the same at every rung.
@@ -44,10 +87,18 @@ def seat_rung_test(wins: np.ndarray | Sequence[Sequence[float]]) -> dict[str, An
             mirror games of rung ``r`` (each game adds 1 in total, so a row sums to its games).
 
     Returns:
-        ``{statistic, df, p, rungs, seats}``: G = 2 sum O ln(O / E) with E the counts expected when
-        every rung has the pooled seat shares, its degrees of freedom (rungs - 1)(seats - 1), and
-        the chi-square p-value. Seats that never won at any rung are left out (they carry no
-        information and make E zero); ``p`` is None when fewer than two rungs or seats remain.
+        ``{statistic, df, p, rungs, seats, min_expected, method}``: G = 2 sum O ln(O / E) with E the
+        counts expected when every rung has the pooled seat shares, its degrees of freedom
+        (rungs - 1)(seats - 1), and the p-value: the chi-square tail (``method`` "chi-square") when
+        every E is at least :data:`MIN_EXPECTED` (5), else the simulated p-value of
+        :func:`simulated_g_p` (``method`` "simulated"). Seats that never won at any rung are left
+        out (they carry no information and make E zero); ``p`` is None when fewer than two rungs or
+        seats remain.
+
+    The rungs' mirror cells share their deals (one study seed: game i of every rung is the same
+    deal), so the rows are positively dependent rather than independent: a deal that favours a seat
+    does so at every rung, the rows differ less than independent ones would, and the test is
+    conservative (its false-alarm rate at most the nominal one; a test measures it).
 
     Raises:
         ValueError: for a negative entry or a rung without games.
@@ -62,9 +113,29 @@ def seat_rung_test(wins: np.ndarray | Sequence[Sequence[float]]) -> dict[str, An
     table = table[:, table.sum(axis=0) > 0]
     rungs, seats = table.shape
     if rungs < 2 or seats < 2:
-        return {"statistic": None, "df": 0, "p": None, "rungs": rungs, "seats": seats}
-    g, p, df, _ = stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")
-    return {"statistic": float(g), "df": int(df), "p": float(p), "rungs": rungs, "seats": seats}
+        return {
+            "statistic": None,
+            "df": 0,
+            "p": None,
+            "rungs": rungs,
+            "seats": seats,
+            "min_expected": None,
+            "method": None,
+        }
+    g, p, df, expected = stats.chi2_contingency(table, correction=False, lambda_="log-likelihood")
+    min_expected = float(expected.min())
+    method = "chi-square"
+    if min_expected < MIN_EXPECTED:
+        p, method = simulated_g_p(table, float(g)), "simulated"
+    return {
+        "statistic": float(g),
+        "df": int(df),
+        "p": float(p),
+        "rungs": rungs,
+        "seats": seats,
+        "min_expected": min_expected,
+        "method": method,
+    }
 
 
 def seat_shift(rates: Sequence[Sequence[float]], fair: float) -> dict[str, Any]:
@@ -121,6 +192,13 @@ def describe_test(test: Mapping[str, Any], alpha: float = 0.05) -> str:
     p = test["p"]
     ptext = "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
     stat = f"G = {test['statistic']:.1f} on {test['df']} degree{'s' if test['df'] != 1 else ''} of freedom, {ptext}"
+    if test.get("method") == "simulated":
+        stat += f" by simulation (an expected count of {test['min_expected']:.1f} is below {MIN_EXPECTED:g})"
+    if test.get("family_size"):
+        q = test["p_adjusted"]
+        qtext = "p < 0.001" if q < 0.001 else f"p = {q:.3f}" if q < 0.1 else f"p = {q:.2f}"
+        stat += f"; Holm-adjusted over the study's {test['family_size']} ladders: {qtext}"
+        p = q
     if p < alpha:
         return f"the seat effect changes with the players' strength (seat x rung likelihood-ratio test: {stat})"
     return (

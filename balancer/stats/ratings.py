@@ -30,12 +30,28 @@ game per cell, which keeps every rating finite and moves a rating by about 1/gam
 
 **Intervals.** Bootstrap over games: each replicate redraws every cell's games with replacement
 (the cell's size kept, its pseudo-game kept), refits, and the 95% interval is the 2.5 and 97.5
-percentiles of the replicates (percentile bootstrap; Efron & Tibshirani 1993, ch. 13).
+percentiles of the replicates (percentile bootstrap; Efron & Tibshirani 1993, ch. 13). Cells of one
+size redraw the *same* game indices: every cell of a ladder is played with the study seed, so game
+i of one cell and game i of another share their deal, and resampling deals (not each cell's games
+on their own) keeps that pairing in every replicate.
+
+**A rung that never lost.** When some copy of item i finishes first in every one of the G games of a
+cell against copies of item j alone, every bootstrap replicate is the same and the percentile
+interval collapses to the point that the pseudo-game sets. Such an item gets instead the exact
+one-sided bound (Clopper-Pearson): the probability q that i wins a game is at least
+q_L = (1 - c)^(1/G) (the q at which G wins of G has probability 1 - c), and with a copies of i and
+b of j at the table q = a p_i / (a p_i + b p_j), so theta_i - theta_j >= ln(q_L / (1 - q_L)) + ln(b / a)
+(:func:`unbeaten_bound`; 200 of 200 at 95%: q_L = 0.05^(1/200) = 0.98513, theta >= 4.194, Elo >=
+728.5). Its rating then has no upper end (``high`` is +inf) and its lower end is the largest such
+bound over its cells, added to the opponent's lower end (exact against the bottom rung, whose
+rating is 0 by definition). An item that never won against one other item is the mirror image:
+no lower end, an upper end. ``replicates`` 0: no interval at all (NaN ends).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -93,6 +109,7 @@ class RatingData:
     outcomes: list[Outcome] = field(default_factory=list)
     cells: dict[Hashable, np.ndarray] = field(default_factory=dict)
     pseudo: dict[Hashable, int] = field(default_factory=dict)
+    tables: dict[Hashable, tuple[int, ...]] = field(default_factory=dict)
     _index: dict[Outcome, int] = field(default_factory=dict, repr=False)
 
     def outcome_index(self, outcome: Outcome) -> int:
@@ -108,16 +125,22 @@ class RatingData:
         if key in self.cells:
             raise ValueError(f"cell {key!r} added twice")
         self.cells[key] = np.array([self.outcome_index(g) for g in games], dtype=np.int64)
+        self.tables[key] = tuple(int(x) for x in table)
         if shrink:
             self.pseudo[key] = self.outcome_index(draw_outcome(table))
 
     def counts(self, rng: np.random.Generator | None = None) -> np.ndarray:
-        """Weight of every distinct outcome (float array): the games of every cell (redrawn with
-        replacement, each cell keeping its size, when ``rng`` is given) plus the pseudo-games."""
+        """Weight of every distinct outcome (float array): the games of every cell plus the
+        pseudo-games. With ``rng`` the games are redrawn with replacement, each cell keeping its
+        size, and cells of one size redraw the same game indices (game i of every cell shares its
+        deal: the cells are paired by game index)."""
         total = np.zeros(len(self.outcomes))
+        draws: dict[int, np.ndarray] = {}
         for key, idx in self.cells.items():
             if rng is not None and idx.size:
-                idx = idx[rng.integers(0, idx.size, idx.size)]
+                if idx.size not in draws:
+                    draws[idx.size] = rng.integers(0, idx.size, idx.size)
+                idx = idx[draws[idx.size]]
             total += np.bincount(idx, minlength=len(self.outcomes))
             if key in self.pseudo:
                 total[self.pseudo[key]] += 1.0
@@ -267,20 +290,98 @@ class Ratings:
     confidence: float = DEFAULT_CONFIDENCE
 
     def rows(self) -> list[dict]:
-        """One dict per item: item, theta, ci_low, ci_high, elo (400 theta / ln 10) and its interval."""
+        """One dict per item: item, theta, ci_low, ci_high, elo (400 theta / ln 10) and its interval;
+        an end that does not exist (no upper end for a rung that never lost, none at all without
+        bootstrap replicates) is ``None``; ``one_sided`` is "at least" / "at most" for such a rung."""
         k = 400.0 / np.log(10.0)
+
+        def end(x: float, scale: float = 1.0) -> float | None:
+            return float(scale * x) if math.isfinite(x) else None
+
         return [
             {
                 "item": name,
                 "theta": float(t),
-                "ci_low": float(lo),
-                "ci_high": float(hi),
+                "ci_low": end(lo),
+                "ci_high": end(hi),
                 "elo": float(k * t),
-                "elo_low": float(k * lo),
-                "elo_high": float(k * hi),
+                "elo_low": end(lo, k),
+                "elo_high": end(hi, k),
+                "one_sided": (
+                    "at least"
+                    if hi == math.inf and math.isfinite(lo)
+                    else "at most"
+                    if lo == -math.inf and math.isfinite(hi)
+                    else None
+                ),
             }
             for name, t, lo, hi in zip(self.items, self.theta, self.low, self.high)
         ]
+
+
+def unbeaten_bound(
+    games: int, winner_copies: int = 1, loser_copies: int = 1, confidence: float = DEFAULT_CONFIDENCE
+) -> float:
+    """Exact one-sided lower bound on theta_i - theta_j when a copy of item i won all ``games`` games
+    of a table of ``winner_copies`` copies of i and ``loser_copies`` of j (module docstring):
+    ``ln(q / (1 - q)) + ln(loser_copies / winner_copies)`` with ``q = (1 - confidence)^(1/games)``, the
+    Clopper-Pearson lower bound of a win probability after ``games`` wins of ``games``.
+
+    >>> round(unbeaten_bound(200), 3)
+    4.194
+    """
+    if games < 1 or winner_copies < 1 or loser_copies < 1:
+        raise ValueError(
+            f"need at least one game and one copy of each item, got {games}, {winner_copies}, {loser_copies}"
+        )
+    q = (1.0 - confidence) ** (1.0 / games)
+    return math.log(q / (1.0 - q)) + math.log(loser_copies / winner_copies)
+
+
+def unbeaten_cells(data: RatingData, confidence: float = DEFAULT_CONFIDENCE) -> list[tuple[int, int, float]]:
+    """``(winner, loser, bound)`` for every cell of two distinct items in which a copy of ``winner``
+    finished first in every game (every order of every game's outcome), with the
+    :func:`unbeaten_bound` of ``theta_winner - theta_loser`` at ``confidence``."""
+    out = []
+    for key, idx in data.cells.items():
+        table = data.tables.get(key, ())
+        items = sorted(set(table))
+        if len(items) != 2 or idx.size == 0:
+            continue
+        firsts = {order[0] for k in np.unique(idx) for order, _ in data.outcomes[int(k)]}
+        if len(firsts) != 1:
+            continue
+        winner = firsts.pop()
+        loser = items[1] if winner == items[0] else items[0]
+        bound = unbeaten_bound(int(idx.size), table.count(winner), table.count(loser), confidence)
+        out.append((winner, loser, bound))
+    return out
+
+
+def _one_sided(
+    theta: np.ndarray, low: np.ndarray, high: np.ndarray, data: RatingData, confidence: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) with the exact one-sided ends of items that never lost (or never won) in any cell
+    they played against another item (module docstring); item 0 (the anchor, 0 by definition) and
+    every other item keep their ends."""
+    low, high = low.astype(float).copy(), high.astype(float).copy()
+    cells = unbeaten_cells(data, confidence)
+    played: dict[int, int] = {}
+    for key in data.cells:
+        for item in set(data.tables.get(key, ())):
+            if len(set(data.tables.get(key, ()))) == 2:
+                played[item] = played.get(item, 0) + 1
+    won = {i: [(l, b) for w, l, b in cells if w == i] for i in range(len(theta))}
+    lost = {i: [(w, b) for w, l, b in cells if l == i] for i in range(len(theta))}
+    for _ in range(len(theta)):  # bounds chain through opponents: at most one pass per item
+        for i in range(1, len(theta)):
+            if won[i] and len(won[i]) == played.get(i, 0):
+                low[i] = max(low[j] + b for j, b in won[i])
+                high[i] = math.inf
+            elif lost[i] and len(lost[i]) == played.get(i, 0):
+                high[i] = min(high[j] - b for j, b in lost[i])
+                low[i] = -math.inf
+    return low, high
 
 
 def rate(
@@ -290,19 +391,21 @@ def rate(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Ratings:
     """Fit ``data`` and bootstrap it over games (``replicates`` redraws, generator seeded by ``seed``):
-    the point estimate, and percentile intervals at ``confidence``. ``replicates`` 0 gives intervals
-    equal to the estimate. Raises what :func:`fit` raises."""
+    the point estimate, and percentile intervals at ``confidence``, with the exact one-sided bound
+    (no upper end, ``high`` +inf) for an item that never lost (module docstring). ``replicates`` 0
+    gives no interval (NaN ends). Raises what :func:`fit` raises."""
     if replicates < 0:
         raise ValueError(f"replicates must be at least 0, got {replicates}")
     theta = fit(data, data.counts())
     two = all(len(order) == 2 for outcome in data.outcomes for order, _ in outcome)
     if replicates == 0:
-        low = high = theta
+        low = high = np.full_like(theta, math.nan)
     else:
         rng = np.random.default_rng(seed)
         draws = np.array([fit(data, data.counts(rng), start=theta) for _ in range(replicates)])
         tail = (1.0 - confidence) / 2.0
         low, high = np.quantile(draws, tail, axis=0), np.quantile(draws, 1.0 - tail, axis=0)
+        low, high = _one_sided(theta, low, high, data, confidence)
     return Ratings(
         list(data.items),
         theta,

@@ -105,6 +105,10 @@ class IndicatorWinRate:
     ci_low: float
     ci_high: float
     correlation: float
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    significant: bool | None = None
+    significant_alone: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,7 @@ class Summary:
     indicators: list[IndicatorWinRate]
     seat_bonus: str | None = None
     score_without_bonus_by_seat: list[ScoreMean] | None = None
+    indicator_multiplicity: dict[str, Any] | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The ``summary.json`` dict: strict JSON (NaN and infinities as None), keys in the file's order."""
@@ -160,6 +165,8 @@ class Summary:
         }
         if self.seat_bonus is not None and self.score_without_bonus_by_seat is not None:
             out[score_without_key(self.seat_bonus)] = [r.as_json() for r in self.score_without_bonus_by_seat]
+        if self.indicator_multiplicity is not None:
+            out["indicator_multiplicity"] = dict(self.indicator_multiplicity)
         cleaned: dict[str, Any] = json_clean(out)
         return cleaned
 

@@ -12,7 +12,7 @@ from typing import Any
 from balancer.core.registry import metric_specs_of
 from balancer.report.render import metric_label
 from balancer.results import scan_results
-from balancer.stats.paired import paired_differences
+from balancer.stats.paired import adjust_family, paired_differences
 
 from .runner import StudyResult
 
@@ -34,9 +34,12 @@ def _verdict(ours: dict[str, Any], published: float | None) -> tuple[str, str]:
 
 def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, list[dict[str, Any]]]:
     """Figure index -> rows ``{category, from_variant, to_variant, published, diff, ci_low, ci_high,
-    p_value, test, verdict, css}`` for each pair of consecutive variants of the study, grouped by
-    pair in study order (all rows of the first pair, then the second, ...). Differences
-    are fractions for win rates and the metric's unit for metrics; ``published`` likewise."""
+    p_value, p_adjusted, significant, family_size, test, verdict, css}`` for each pair of consecutive
+    variants of the study, grouped by pair in study order (all rows of the first pair, then the
+    second, ...). Differences are fractions for win rates and the metric's unit for metrics;
+    ``published`` likewise. The rows of one figure's table are one family: their p-values are
+    Holm-adjusted together (:func:`balancer.stats.paired.adjust_family`; ``family_size`` rows tested)
+    and a change counts as significant (in ``significant`` and the verdict) on its adjusted p-value."""
     labels = list(result.study.variants)
     paired_cache: dict[tuple[str, str, str], dict[str, Any]] = {}
     out: dict[int, list[dict[str, Any]]] = {}
@@ -79,7 +82,6 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
                     published = float(pb) - float(pa)
                 else:
                     published = None
-                verdict, css = _verdict(r, published)
                 rows.append(
                     {
                         "category": category,
@@ -91,9 +93,14 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
                         "ci_high": r["ci_high"],
                         "p_value": r["p_value"],
                         "test": r["test"],
-                        "verdict": verdict,
-                        "css": css,
+                        "identical": r["identical"],
+                        "significant": r["significant_alone"],
+                        "difference": r["difference"],
                     }
                 )
+        family = adjust_family(rows, confidence)
+        for row in rows:
+            row["family_size"] = family["family_size"]
+            row["verdict"], row["css"] = _verdict(row, row["published"])
         out[i] = rows
     return out

@@ -21,7 +21,7 @@ from balancer.study.runner import Cell
 from .cells import cell_numbers, play_cell
 from .model import Point, SweepPlan
 from .paths import changes_text, variant_yaml
-from .targets import estimate
+from .targets import estimate, term_distance
 
 
 @dataclass
@@ -45,7 +45,9 @@ class SweepResult:
         return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
 
     def verdicts(self) -> list[dict[str, Any]]:
-        """Per target term and point: ``{term, run, point, values, verdict, rows}`` (rows: per number)."""
+        """Per target term and point: ``{term, run, point, values, verdict, rows, distance}`` (rows:
+        per number; the distance corrected for noise as the tune objective is,
+        :func:`balancer.sweep.targets.term_distance`)."""
         out = []
         for term in self.plan.terms:
             for p in self.plan.points:
@@ -58,7 +60,7 @@ class SweepResult:
                         "values": p.values,
                         "verdict": term.verdict(est),
                         "rows": term.verdicts(est),
-                        "distance": term.distance({k: v["mean"] for k, v in est.items()}),
+                        "distance": term_distance(term, self.numbers[(term.run, p.label)]),
                     }
                 )
         return out

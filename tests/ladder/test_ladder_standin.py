@@ -164,3 +164,24 @@ def test_the_ratings_chart_draws_an_interval_that_lies_on_one_side_of_its_estima
     caps, points = ax.lines[0], ax.lines[1]  # then the dotted line at 0
     assert list(points.get_xdata()) == [0.0, 1400.0]
     assert sorted(caps.get_xdata()) == [0.0, 0.0, 1500.0, 1700.0]
+
+
+def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
+    # a rung that never lost (issue 32): its exact bound Elo >= 729 has no upper end; the chart draws
+    # it from 729 to the right edge with an arrow head and no point estimate (the pseudo-game's)
+    from types import SimpleNamespace
+
+    from balancer.ladder.report import ratings_chart
+
+    rows = [
+        {"item": "random", "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0, "one_sided": None},
+        {"item": "greedy", "elo": 1041.0, "elo_low": 729.0, "elo_high": None, "one_sided": "at least"},
+    ]
+    fig = ratings_chart(SimpleNamespace(ratings=SimpleNamespace(rows=lambda: rows), rungs=["random", "greedy"]))
+    (ax,) = fig.axes
+    right = ax.get_xlim()[1]
+    segments = ax.collections[0].get_segments()
+    assert [tuple(seg[:, 0]) for seg in segments] == [(0.0, 0.0), (729.0, right)]
+    points, arrow = ax.lines[1], ax.lines[2]
+    assert list(points.get_xdata()) == [0.0]
+    assert list(arrow.get_xdata()) == [right]

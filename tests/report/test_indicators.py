@@ -60,7 +60,7 @@ def test_section_with_table_and_forest_plot(tmp_path: Path) -> None:
     rows = re.findall(
         r"<tr><td>([^<]+)</td><td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
         r"<td>(\d+)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>\s*"
-        r"<td><b>([^<]+)</b></td><td>([^<]+) – ([^<]+)</td></tr>",
+        r"<td><b>([^<]+)</b></td><td>([^<]+) – ([^<]+)</td>\s*<td>[^<]+</td></tr>",
         section,
     )
     # names through the prettifier; the markup name escaped, and its groups the other way round
@@ -83,6 +83,20 @@ def test_section_with_table_and_forest_plot(tmp_path: Path) -> None:
     ]
     assert EVIL not in html
     assert "coins" not in section
+
+
+def test_family_size_and_holm_flags_on_the_page(tmp_path: Path) -> None:
+    # the two indicators are complements (same |difference|, same p): Holm's family of 2, each
+    # adjusted p = min(1, 2p); neither 95% interval excludes 0, so nothing is flagged or filled
+    html = report(tmp_path, results(), META)
+    section = html[html.index('id="indicators"') : html.index('id="methods"')]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["indicator_multiplicity"]["family_size"] == 2
+    assert "Holm's adjustment over the\n        2 indicators" in section
+    assert "Holm-adjusted p\n      (2 indicators)" in section
+    q = summary["indicators"][0]["p_adjusted"]
+    assert q == min(1.0, 2 * summary["indicators"][0]["p_value"])
+    assert f"<td>{q:.3g}</td>" in section and "(flagged)" not in section
 
 
 def test_no_section_for_a_table_without_indicators(tmp_path: Path) -> None:
@@ -120,3 +134,16 @@ def test_no_section_for_citywright_results(tmp_path: Path) -> None:
 
 def test_signed_points() -> None:
     assert [fmt_points(v) for v in (0.1234, -0.05, 0.0, -0.0001, None)] == ["+12.3", "−5.0", "0.0", "0.0", "–"]
+
+
+def test_chart_marks_the_holm_flag_not_the_interval_alone(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # an interval that excludes 0 but is not flagged after Holm is drawn unflagged; a summary
+    # written before the adjustment (no "significant") falls back to the interval
+    from balancer.report import render
+
+    drawn: list = []
+    monkeypatch.setattr(render.figures, "difference_chart", lambda panels: drawn.append(panels) or "<svg/>")
+    row = {"indicator": "x", "difference": 0.1, "ci_low": 0.01, "ci_high": 0.2}
+    render._indicator_context({"indicators": [{**row, "significant": False, "p_adjusted": 0.08}]})
+    render._indicator_context({"indicators": [row]})
+    assert [panels[0][1][0]["significant"] for panels in drawn] == [False, True]

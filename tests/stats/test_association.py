@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 from scipy import stats
 
 from balancer.stats import summarize
-from balancer.stats.association import difference_interval, indicator_columns, indicator_win_rates
+from balancer.stats.association import (
+    difference_interval,
+    difference_p_value,
+    indicator_columns,
+    indicator_win_rates,
+)
+from balancer.stats.paired import holm_adjust
 
 
 def clustered() -> pl.DataFrame:
@@ -145,3 +152,90 @@ def test_summary_carries_the_indicators() -> None:
     assert [r["indicator"] for r in s["indicators"]] == ["took"]
     assert s["indicators"][0]["difference"] == 0.5
     assert summarize(clustered().drop("metric_took"), {"n_players": 2})["indicators"] == []
+
+
+def test_p_value_inverts_the_difference_interval() -> None:
+    # p is 1 - c for the confidence c whose interval just reaches 0: recomputing the whole
+    # comparison at c = 1 - p must put the interval's low end at 0 (difference +0.5, so the low
+    # end is the one that crosses), and any lower confidence excludes 0
+    r = indicator_win_rates(clustered())[0]
+    p = r["p_value"]
+    assert 0.05 < p < 1.0 and r["significant_alone"] is False  # the 95% interval holds 0 (hand test above)
+    at_p = indicator_win_rates(clustered(), confidence=1.0 - p)[0]
+    assert at_p["ci_low"] == pytest.approx(0.0, abs=1e-9)
+    assert indicator_win_rates(clustered(), confidence=1.0 - p - 0.01)[0]["ci_low"] > 0.0
+
+
+def test_holm_over_the_indicators_of_a_run() -> None:
+    # two indicators: "took" and its complement "left" (same |difference|, the same p); Holm's
+    # adjusted p of two equal p-values is 2p (both ranks give min(1, 2p)), a family of 2
+    df = clustered().with_columns((1.0 - pl.col("metric_took")).alias("metric_left"))
+    rows = indicator_win_rates(df)
+    took, left = rows
+    assert took["p_value"] == pytest.approx(left["p_value"], rel=1e-9)
+    assert took["p_adjusted"] == pytest.approx(min(1.0, 2 * took["p_value"]), rel=1e-9)
+    summary = summarize(df, {"n_players": 2})
+    assert summary["indicator_multiplicity"] == {"method": "Holm", "family_size": 2, "alpha": pytest.approx(0.05)}
+    assert [r["p_adjusted"] for r in summary["indicators"]] == pytest.approx([took["p_adjusted"], left["p_adjusted"]])
+    # the existing keys stay
+    assert {"difference", "ci_low", "ci_high", "correlation", "rate_1", "rate_0"} <= set(summary["indicators"][0])
+
+
+def test_no_multiplicity_block_without_indicators() -> None:
+    assert "indicator_multiplicity" not in summarize(clustered().drop("metric_took"), {"n_players": 2})
+
+
+def _simulated_p_values(rng: np.random.Generator, reps: int, games: int, seats: int, probs: list[float]) -> np.ndarray:
+    """p-values (reps x indicators) of runs where nothing goes with winning: one winner per game,
+    uniform over the seats; indicator j is 1 for a player with probability probs[j], independent
+    of the win. The comparison's sums (module docstring of balancer.stats.association), vectorised."""
+    winner = rng.integers(0, seats, size=(reps, games))
+    win = (np.arange(seats) == winner[..., None]).astype(float)  # reps x games x seats
+    x = rng.random((reps, len(probs), games, seats)) < np.array(probs)[None, :, None, None]
+    w = win[:, None]  # reps x 1 x games x seats
+    s1, k1 = (w * x).sum(-1), x.sum(-1).astype(float)
+    s0, k0 = (w * ~x).sum(-1), (~x).sum(-1).astype(float)
+    S1, K1, S0, K0 = s1.sum(-1), k1.sum(-1), s0.sum(-1), k0.sum(-1)
+    r1, r0 = S1 / K1, S0 / K0
+    e1 = (s1 - r1[..., None] * k1) / K1[..., None]
+    e0 = (s0 - r0[..., None] * k0) / K0[..., None]
+    c = games / (games - 1)
+    v1, v0, cov = c * (e1 * e1).sum(-1), c * (e0 * e0).sum(-1), c * (e1 * e0).sum(-1)
+    deff1 = v1 / (r1 * (1 - r1) / K1)
+    deff0 = v0 / (r0 * (1 - r0) / K0)
+    rho = np.clip(cov / np.sqrt(v1 * v0), -1.0, 1.0)
+    return difference_p_value(r1, K1 / deff1, r0, K0 / deff0, rho)
+
+
+def test_simulated_p_values_match_the_library_on_one_run() -> None:
+    # the vectorised sums above are the library's: one replicate, through indicator_win_rates
+    rng = np.random.default_rng(3)
+    p = _simulated_p_values(rng, 1, 60, 4, [0.3, 0.5])
+    rng = np.random.default_rng(3)
+    winner = rng.integers(0, 4, size=(1, 60))
+    x = rng.random((1, 2, 60, 4)) < np.array([0.3, 0.5])[None, :, None, None]
+    df = pl.DataFrame(
+        {
+            "game_index": np.repeat(np.arange(60), 4),
+            "seat": np.tile(np.arange(1, 5), 60),
+            "agent": ["a"] * 240,
+            "score": [0] * 240,
+            "win_share": (np.arange(4) == winner[0][:, None]).astype(float).ravel(),
+            "metric_one": x[0, 0].astype(float).ravel(),
+            "metric_two": x[0, 1].astype(float).ravel(),
+        }
+    )
+    assert [r["p_value"] for r in indicator_win_rates(df)] == pytest.approx(list(p[0]), rel=1e-6)
+
+
+def test_family_wise_false_flag_rate_with_no_true_association() -> None:
+    # 2,000 simulated runs of 200 four-player games with 5 indicators unrelated to winning: a run
+    # with any flag is a false flag. Holm keeps it at or below 5% (simulation SE ~0.5 points);
+    # flagging each indicator at 5% on its own flags about 1 - 0.95^5 = 23% of runs
+    rng = np.random.default_rng(20261202)
+    p = _simulated_p_values(rng, 2000, 200, 4, [0.15, 0.3, 0.45, 0.6, 0.75])
+    alone = (p < 0.05).any(axis=1).mean()
+    adjusted = np.array([holm_adjust(list(row)) for row in p], dtype=float)
+    family = (adjusted < 0.05).any(axis=1).mean()
+    assert alone > 0.15  # the adjustment is needed: the test could fail without it
+    assert family <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 2000)

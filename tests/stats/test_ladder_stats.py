@@ -177,3 +177,50 @@ def test_the_headline_names_a_middle_rung_that_holds_the_largest_seat_effect():
     # when the extreme is at an end of the ladder, the bottom-to-top sentence already shows it
     ends = [[0.46, 0.54], [0.48, 0.52], [0.40, 0.60]]
     assert "largest distance" not in seat_sentence(test, seat_shift(ends, 0.5), "a", "c", ends, ["a", "b", "c"])
+
+
+# --------------------------------------------------------------------------- issue 32: small counts, shared deals
+
+
+def test_small_expected_counts_take_a_simulated_p_value():
+    """[[3, 1], [0, 4]]: rows 4, 4, columns 3, 5, N 8, expected [[1.5, 2.5], [1.5, 2.5]] (below 5):
+    the p-value is simulated under the pooled seat shares (3/8, 5/8), not the chi-square tail."""
+    test = seat_rung_test([[3, 1], [0, 4]])
+    assert test["min_expected"] == pytest.approx(1.5) and test["method"] == "simulated"
+    assert 0.0 < test["p"] <= 1.0
+    assert seat_rung_test([[3, 1], [0, 4]])["p"] == test["p"]  # seeded
+    assert seat_rung_test([[30, 10], [20, 20]])["method"] == "chi-square"
+
+
+def test_simulated_p_holds_its_level_at_small_counts():
+    """500 null ladders of 3 rungs x 4 seats x 8 games (every expected count 2): the permutation
+    p-value (exact in law, here from 1,000 shuffles) flags at most 5% + 3 standard errors
+    (sqrt(0.05 x 0.95 / 500) = 0.0097)."""
+    from balancer.stats.ladder import _g_statistics, simulated_g_p
+
+    rng = np.random.default_rng(5)
+    hits = 0
+    for _ in range(500):
+        table = rng.multinomial(8, [0.25] * 4, size=3).astype(float)
+        table = table[:, table.sum(axis=0) > 0]
+        if table.shape[1] < 2:
+            continue
+        g = float(_g_statistics(table))
+        hits += simulated_g_p(table, g, tables=1000) < 0.05
+    assert hits / 500 <= 0.05 + 3 * 0.0097
+
+
+def test_shared_deals_make_the_test_conservative():
+    """Rungs share their deals (one study seed): in each game the deal favours one seat, drawn
+    uniformly, which wins with probability 0.5 at every rung, else a uniform seat wins. The seat
+    probabilities are the same at every rung (no interaction), but the rows are positively dependent.
+    Over 2,000 ladders (4 rungs x 4 seats x 400 games) the G-test flags at most 5% (it flags less:
+    the rows differ less than independent ones)."""
+    rng = np.random.default_rng(9)
+    reps, rungs, games, seats = 2000, 4, 400, 4
+    favoured = rng.integers(0, seats, (reps, 1, games))
+    keep = rng.random((reps, rungs, games)) < 0.5
+    winner = np.where(keep, favoured, rng.integers(0, seats, (reps, rungs, games)))
+    tables = (winner[..., None] == np.arange(seats)).sum(axis=2).astype(float)
+    p = [seat_rung_test(t)["p"] for t in tables]
+    assert np.mean(np.array(p) < 0.05) <= 0.05

@@ -9,7 +9,18 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from balancer.stats.paired import IDENTICAL, PAIRED_TEST, WELCH_TEST, paired_differences, paired_test, welch_test
+from balancer.stats.paired import (
+    IDENTICAL,
+    PAIRED_TEST,
+    SIGN_TEST,
+    WELCH_TEST,
+    adjust_family,
+    holm_adjust,
+    paired_differences,
+    paired_test,
+    sign_test_p,
+    welch_test,
+)
 
 T_975_2 = 4.302652729911275  # Student t, 2 degrees of freedom, 97.5% quantile (printed tables: 4.303)
 
@@ -70,8 +81,10 @@ def test_three_game_example_by_hand():
     agent x: per-game win share A 1 (seat 1), 1 (seat 2 in game 1), 1/2; B 1, 0, 1/2 -> d = 0, -1, 0,
         mean -1/3, same SD and p as seat 1, CI [-1.6676, 1.0009].
     Winner set: only game 1 changes (seat 2 -> seat 1).
+    (sparse_games=0 keeps the t-test on these 3 games; by default, with fewer than 30 games that
+    differ, a row takes the exact sign test: see test_sparse_rows_take_the_sign_test.)
     """
-    r = paired_differences(A, B)
+    r = paired_differences(A, B, sparse_games=0)
     assert r["paired"] and r["games_paired"] == 3 and r["outcome_changed_games"] == 1
 
     m = by_name(r["metrics"], "m")
@@ -104,7 +117,7 @@ def test_three_game_example_by_hand():
 
 def test_matches_scipy_ttest_rel_and_its_interval():
     a, b = [3.0, 1.0, 1.0], [4.0, 3.0, 7.0]
-    mine = paired_test(a, b)
+    mine = paired_test(a, b, sparse_games=0)
     ref = stats.ttest_rel(b, a)
     ci = ref.confidence_interval(0.95)
     assert mine["p_value"] == pytest.approx(ref.pvalue)
@@ -158,9 +171,12 @@ def test_different_agents_by_seat_fall_back_to_welch():
 
 
 def test_constant_nonzero_difference_and_welch_edge_cases():
-    r = paired_test([1, 2, 3], [2, 3, 4])
+    r = paired_test([1, 2, 3], [2, 3, 4], sparse_games=0)
     assert (r["difference"], r["ci_low"], r["ci_high"], r["p_value"]) == (1.0, 1.0, 1.0, 0.0)
     assert r["significant"] is True
+    # by default 3 games that differ take the sign test: 3 of 3 up, p = 2 / 2^3 = 0.25
+    r = paired_test([1, 2, 3], [2, 3, 4])
+    assert r["test"] == SIGN_TEST and r["p_value"] == pytest.approx(0.25) and r["significant"] is False
     one = paired_test([1.0], [3.0])
     assert one["difference"] == 2.0 and one["ci_low"] is None and one["p_value"] is None
     w = welch_test([2, 2], [2, 2, 2])
@@ -193,3 +209,77 @@ def test_a_mirror_table_has_no_agent_win_rates_to_compare():
     r = paired_differences(a, b)
     assert r["agent_win_rate"] == []
     assert [row["name"] for row in r["seat_win_rate"]] == ["seat 1", "seat 2"]
+
+
+# --------------------------------------------------------------------------- issue 32: sparse rows, many rows
+
+
+def test_sparse_rows_take_the_sign_test() -> None:
+    """4 of 2,000 games changed by +1: the t-test gives p = 0.045 (d has mean 0.002, sd
+    sqrt((4 - 2000 * 0.002^2) / 1999) = 0.044710, t = 0.002 / (0.044710 / sqrt(2000)) = 2.0005);
+    the exact sign test 4 of 4 up gives p = 2 / 2^4 = 0.125, not significant."""
+    a = np.zeros(2000)
+    b = a.copy()
+    b[:4] = 1.0
+    t = paired_test(a, b, sparse_games=0)
+    assert t["p_value"] == pytest.approx(0.0455, abs=5e-4) and t["significant"] is True
+    r = paired_test(a, b)
+    assert r["test"] == SIGN_TEST and r["games_changed"] == 4
+    assert r["p_value"] == pytest.approx(0.125) and r["significant"] is False
+    assert sign_test_p(np.array([0.0, 0.0])) == 1.0
+
+
+@pytest.mark.parametrize("changed", [4, 8, 20])
+def test_sparse_false_flag_rate_at_most_5_percent(changed: int) -> None:
+    """Nothing changed in law: each of ``changed`` games of 2,000 moves by +1 or -1 with probability
+    1/2 (truth: no difference). The t-test flagged 12.9% of such rows at 4 games; the sign test's
+    size is at most 5% by construction (exactly 2/2^8 = 0.0078 at 8 games), so 2,000 replicates stay
+    below 5%."""
+    rng = np.random.default_rng(32)
+    flags = 0
+    a = np.zeros(2000)
+    for _ in range(2000):
+        b = a.copy()
+        b[:changed] = rng.choice([-1.0, 1.0], changed)
+        flags += paired_test(a, b)["significant"]
+    assert flags / 2000 <= 0.05
+
+
+def test_holm_matches_statsmodels() -> None:
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    p = [0.01, 0.04, 0.03, 0.005, 0.5, None, 0.04]
+    ref = multitest.multipletests([x for x in p if x is not None], method="holm")[1]
+    mine = holm_adjust(p)
+    assert mine[5] is None
+    assert [x for x in mine if x is not None] == pytest.approx(list(ref))
+    # by hand: sorted 0.005, 0.01, 0.03, 0.04, 0.04, 0.5 (m = 6) -> 0.03, 0.05, 0.12, 0.12, 0.12, 0.5
+    assert mine[:5] == pytest.approx([0.05, 0.12, 0.12, 0.03, 0.5])
+
+
+def test_family_wise_false_flags_at_most_5_percent() -> None:
+    """16 rows of an unchanged variant (per-game differences N(0, 1), 50 games, truth 0; the t-test
+    is exact here). Flagging each row at 5% flags some row in 1 - 0.95^16 = 56% of comparisons;
+    flagged on Holm-adjusted p-values, in 1 - (1 - 0.05/16)^16 = 4.9% (Holm's bound: at most 5%).
+    5,000 comparisons: simulation error sqrt(0.05 * 0.95 / 5000) = 0.31%, so the measured rate must
+    lie below 5% + 2 standard errors = 5.6%."""
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.0, 1.0, (5000, 16, 50))
+    p = stats.ttest_1samp(d, 0.0, axis=2).pvalue
+    any_alone = any_holm = 0
+    for row_p in p:
+        rows = [{"p_value": float(x), "significant": bool(x < 0.05), "identical": False} for x in row_p]
+        family = adjust_family(rows, 0.95)
+        assert family == {"method": "Holm", "family_size": 16, "alpha": pytest.approx(0.05)}
+        any_alone += any(r["significant_alone"] for r in rows)
+        any_holm += any(r["significant"] for r in rows)
+    assert any_alone / 5000 > 0.4
+    assert any_holm / 5000 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 5000)
+
+
+def test_comparison_states_its_family() -> None:
+    """Rows identical in every game are exact, not tested: the family of A -> B is every other row."""
+    r = paired_differences(A, B)
+    rows = r["seat_win_rate"] + r["agent_win_rate"] + r["score"] + r["metrics"]
+    assert r["multiplicity"]["method"] == "Holm"
+    assert r["multiplicity"]["family_size"] == sum(not x["identical"] for x in rows)
+    assert all("p_adjusted" in x and "significant_alone" in x for x in rows)

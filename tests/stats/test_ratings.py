@@ -133,5 +133,58 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert a.model == "Bradley-Terry" and a.games == 1200
     assert np.all(a.low <= a.theta) and np.all(a.theta <= a.high)
     assert np.all(a.high[1:] - a.low[1:] > 0.05)  # 400 games per pair: intervals of a few tenths
-    none = rate(data, replicates=0)
-    np.testing.assert_array_equal(none.low, none.theta)
+    none = rate(data, replicates=0)  # no replicates: no interval at all (issue 32)
+    assert np.isnan(none.low).all() and np.isnan(none.high).all()
+
+
+# --------------------------------------------------------------------------- issue 32: a rung that never lost
+
+
+def test_unbeaten_bound_at_200_of_200_is_the_exact_one_sided_bound() -> None:
+    """200 wins of 200: the exact (Clopper-Pearson) one-sided 95% lower bound of the win probability
+    is q = 0.05^(1/200) = 0.985133 (the two-sided 90% exact interval's lower end), so theta >= ln(q /
+    (1 - q)) = 4.1936 and Elo >= 400 x 4.1936 / ln 10 = 728.5 (729 on the page)."""
+    from scipy.stats import binomtest
+
+    from balancer.stats.ratings import unbeaten_bound
+
+    q = binomtest(200, 200).proportion_ci(confidence_level=0.90, method="exact").low
+    assert q == pytest.approx(0.05 ** (1 / 200))
+    assert unbeaten_bound(200) == pytest.approx(math.log(q / (1 - q)))
+    assert unbeaten_bound(200) == pytest.approx(4.1936, abs=1e-4)
+    # one player of i among 3 of j, i first every time: P(i first) = p_i / (p_i + 3 p_j), odds x 3
+    assert unbeaten_bound(200, 1, 3) == pytest.approx(4.1936 + math.log(3), abs=1e-4)
+
+    data = RatingData(["random", "greedy"])
+    data.add_cell("m", [0, 1], [outcome_from_places([0, 1], [2, 1])] * 200)
+    rows = rate(data, replicates=20, seed=1).rows()
+    greedy = rows[1]
+    assert greedy["one_sided"] == "at least" and greedy["ci_high"] is None and greedy["elo_high"] is None
+    assert greedy["ci_low"] == pytest.approx(4.1936, abs=1e-4)
+    assert round(greedy["elo_low"]) == 729
+    assert rows[0]["ci_low"] == rows[0]["ci_high"] == 0.0  # the anchor
+
+
+def test_no_interval_without_replicates() -> None:
+    data = RatingData(["a", "b"])
+    data.add_cell("m", [0, 1], [outcome_from_places([0, 1], [1, 2])] * 3 + [outcome_from_places([0, 1], [2, 1])])
+    rows = rate(data, replicates=0).rows()
+    assert all(r["ci_low"] is None and r["ci_high"] is None and r["one_sided"] is None for r in rows)
+    # by hand: 3 wins of 4 plus the pseudo-game (half a win each): theta_b = ln(1.5 / 3.5)
+    assert rows[1]["theta"] == pytest.approx(math.log(1.5 / 3.5))
+
+
+def test_a_rung_that_never_won_gets_an_upper_bound_only() -> None:
+    """Three rungs: b beats a 30 of 40 (both ways), c loses all 50 games to b: c never won, so its
+    rating has no lower end and its upper end is b's upper end minus the exact bound at 50 of 50,
+    ln(q / (1 - q)) with q = 0.05^(1/50) = exp(-2.99573 / 50) = 0.941845: ln 16.195 = 2.7847."""
+    data = RatingData(["a", "b", "c"])
+    data.add_cell("ab", [0, 1], [outcome_from_places([0, 1], [2, 1])] * 30 + [outcome_from_places([0, 1], [1, 2])] * 10)
+    data.add_cell("bc", [1, 2], [outcome_from_places([1, 2], [1, 2])] * 50)
+    r = rate(data, replicates=50, seed=3)
+    q = 0.05 ** (1 / 50)
+    assert math.log(q / (1 - q)) == pytest.approx(2.7847, abs=1e-4)
+    c = r.rows()[2]
+    assert c["one_sided"] == "at most" and c["ci_low"] is None
+    assert c["ci_high"] == pytest.approx(r.high[1] - math.log(q / (1 - q)))
+    assert r.rows()[1]["one_sided"] is None  # b lost games to a: its bootstrap interval stands
