@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from balancer.limits import InputLimitError, read_json_bounded
 from balancer.stats.aggregate import (
     DEFAULT_CONFIDENCE,
     REQUIRED_COLUMNS,
@@ -58,23 +59,22 @@ def read_json_object(path: Path) -> dict:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ResultsFileError: naming ``path`` if it cannot be read, is not valid JSON or not an object.
+        ResultsFileError: naming ``path`` if it cannot be read, is not valid JSON or not an object, is
+            larger than :data:`~balancer.limits.MAX_JSON_BYTES` or nested deeper than
+            :data:`~balancer.limits.MAX_DEPTH`.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ResultsFileError(f"{path}: not valid JSON (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text)
+        data = read_json_bounded(path)  # at most MAX_JSON_BYTES, nested at most MAX_DEPTH levels
+    except InputLimitError as exc:
+        text = str(exc)
+        raise ResultsFileError(text.replace(": not UTF-8 text", ": not valid JSON (not UTF-8 text)")) from None
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except RecursionError:
-        raise ResultsFileError(f"{path}: not valid JSON (nested too deeply)") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not isinstance(data, dict):
         raise ResultsFileError(f"{path}: must hold a JSON object, got {type(data).__name__}")
     return data

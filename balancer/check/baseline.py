@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 import balancer
+from balancer.limits import InputLimitError, read_json_bounded
 from balancer.sim.runner import RESULTS_FILE
 
 from .values import kind_of, moments, per_game_values
@@ -178,8 +179,12 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     if not found:
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = read_json_bounded(path, "a baseline")  # bounded in size and nesting depth
+    except InputLimitError as exc:
+        raise BaselineError(str(exc)) from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: not a readable JSON file ({exc.strerror or exc})") from None
+    except ValueError as exc:
         raise BaselineError(f"{path}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict) or data.get("kind") != KIND or data.get("format") != FORMAT:
         raise BaselineError(f"{path}: not a balancer baseline (kind {KIND!r}, format {FORMAT})")

@@ -10,7 +10,8 @@ A command wraps its call of the library in :func:`library_errors`:
 * games that raised: each listed with the command that replays it (GamesFailedError), or the
   check's game error (CheckGameError); exit 1;
 * Ctrl-C or SIGTERM: the command's ``interrupted`` sentence (what was kept, how to continue); exit 130;
-* any other OSError while writing: ``cannot_write`` and the system's reason; exit 2.
+* any other OSError (a full disk, a file the system refuses): ``cannot_write`` and the system's reason,
+  or without it the file the error names and the reason (:func:`os_error_message`); exit 2.
 """
 
 from __future__ import annotations
@@ -97,6 +98,15 @@ def input_message(exc: BaseException, *, about: str | None = None, out: str = ""
     return str(exc)
 
 
+def os_error_message(exc: OSError) -> str:
+    """One line for an OSError: the file it names and the system's reason (``results/x/chunks: No space
+    left on device``), or the error's own text when it names no file."""
+    if exc.filename is not None and exc.strerror:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
+
+
 Interrupted = str | Callable[[KeyboardInterrupt], str] | None
 
 
@@ -113,7 +123,7 @@ def library_errors(
     module docstring). ``interrupted``: the sentence printed on Ctrl-C (or a function of the
     KeyboardInterrupt giving it), None to let Ctrl-C propagate; ``cannot_write``: the prefix of the
     message for another OSError (``"--out results/x"``; ``writing`` names what could not be written),
-    or None to let it propagate; ``about`` and ``out``: see :func:`input_message`."""
+    or None for the file the error names (:func:`os_error_message`); ``about`` and ``out``: see :func:`input_message`."""
     from balancer.check.run import CheckGameError
 
     try:
@@ -127,8 +137,8 @@ def library_errors(
     except INPUT_ERRORS as exc:
         _fail(input_message(exc, about=about, out=out))
     except OSError as exc:
-        if cannot_write is None:
-            raise
+        if cannot_write is None:  # a full disk, a file the system refuses: one line naming the file, not a traceback
+            _fail(os_error_message(exc))
         _fail(f"{cannot_write}: cannot write{' ' + writing if writing else ''} ({exc.strerror or exc})")
     except KeyboardInterrupt as exc:
         if interrupted is None:

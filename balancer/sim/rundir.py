@@ -24,6 +24,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from balancer.limits import read_json_bounded
+
 from .errors import ResumeError
 
 RESULTS_FILE = "results.parquet"
@@ -72,19 +74,19 @@ class RunDir:
     def meta(self) -> dict[str, Any] | None:
         """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
         try:
-            meta = json.loads(self.run_file.read_text(encoding="utf-8"))
+            meta = read_json_bounded(self.run_file, "run.json")
         except (OSError, ValueError):
             return None
         return meta if isinstance(meta, dict) else None
 
     def read_meta(self) -> dict[str, Any]:
         """``run.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = json.loads(self.run_file.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_json_bounded(self.run_file, "run.json")
         return data
 
     def read_summary(self) -> dict[str, Any]:
         """``summary.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = json.loads(self.summary_file.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_json_bounded(self.summary_file, "summary.json")
         return data
 
     def holds_results(self) -> bool:
@@ -155,8 +157,8 @@ def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = read_json_bounded(path, "a manifest")
+    except (OSError, ValueError) as exc:  # InputLimitError too: too large, too deep
         raise ResumeError(f"{path}: not a readable manifest ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("chunks"), list):
         raise ResumeError(f"{path}: not a balancer manifest (format {MANIFEST_FORMAT})")
