@@ -111,6 +111,7 @@ class RunResult:
 def open_run(out_dir: Path | str) -> RunResult:
     """The finished run in ``out_dir`` (written by :func:`run` or ``balancer run``). Raises
     FileNotFoundError when it holds no ``results.parquet``."""
+    _check_types(out_dir=out_dir)
     path = Path(out_dir)
     if not (path / "results.parquet").is_file():
         raise FileNotFoundError(f"{path}: no results.parquet; is this a directory written by 'balancer run'?")
@@ -149,6 +150,7 @@ def load_variant(config: Path | str) -> tuple[GameConfig, GameSpec]:
     a study file given where a variant is expected."""
     from balancer.games import get_spec
 
+    _check_types(config=config)
     try:
         head: Any = read_yaml_mapping(locate_config(config))
     except ConfigError:
@@ -177,6 +179,9 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
     (``--players``) for a count below 1."""
     from balancer.sim.runner import RunRequestError
 
+    _check_types(players=players, agents=agents, fallback=fallback)
+    if not isinstance(cfg, GameConfig):
+        raise RunRequestError("cfg", f"must be a validated variant (load_variant's first value), got {cfg!r}")
     if players is not None:
         if players < 1:
             raise RunRequestError("players", f"must be at least 1, got {players}")
@@ -205,21 +210,79 @@ def _compile_note(spec: GameSpec) -> str | None:
 # the three calls
 
 
+_KINDS: dict[str, str] = {
+    "games": "count",
+    "seed": "count",
+    "jobs": "count",
+    "max_games": "count",
+    "fallback": "count",
+    "players": "optional count",
+    "chunk_size": "optional count",
+    "agents": "agents",
+    "config": "path",
+    "config_a": "path",
+    "config_b": "path",
+    "path": "path",
+    "out_dir": "path",
+    "out": "optional path",
+    "force": "bool",
+    "resume": "bool",
+    "progress": "bool",
+    "until_ci": "optional number",
+    "scheduler": "optional text",
+    "title": "optional text",
+    "command": "text",
+    "note": "optional function",
+    "log": "optional function",
+}
+"""The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
+
+_WANTED = {
+    "count": "a whole number",
+    "agents": "an agent name or a list of agent names",
+    "path": "a path (str or pathlib.Path, not empty)",
+    "bool": "True or False",
+    "number": "a number",
+    "text": "a string",
+    "function": "a function of one string",
+}
+
+
+def _type_ok(kind: str, value: object) -> bool:
+    """Whether ``value`` has the type of ``kind`` (:data:`_KINDS`); an ``optional`` kind takes None."""
+    if kind.startswith("optional "):
+        if value is None:
+            return True
+        kind = kind.removeprefix("optional ")
+    if kind == "count":
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if kind == "agents":
+        return isinstance(value, str) or (
+            isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
+        )
+    if kind == "path":
+        return isinstance(value, str | os.PathLike) and str(value) != "" and "\0" not in str(value)
+    if kind == "bool":
+        return isinstance(value, bool | numbers.Integral) and value in (0, 1)
+    if kind == "number":
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if kind == "text":
+        return isinstance(value, str)
+    return callable(value)
+
+
 def _check_types(**values: object) -> None:
-    """RunRequestError naming the parameter (its field) when a count is not an int (a bool is not
-    one; numpy's integers are) or ``agents`` is neither a string nor a sequence of strings: what the command line's parser
-    guarantees, checked here for callers from Python."""
+    """RunRequestError naming the parameter (its field) when a value has not the type of its
+    :data:`_KINDS` entry: a count that is not an int (a bool is not one; numpy's integers are), None
+    for a count that has no default, a path given as a number or as ``""``, ``until_ci`` given as a
+    string, ...: what the command line's parser guarantees, checked here for callers from Python."""
     from balancer.sim.runner import RunRequestError
 
     for name, value in values.items():
-        if name == "agents":
-            ok = isinstance(value, str) or (
-                isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
-            )
-            if not ok:
-                raise RunRequestError(name, f"must be an agent name or a list of agent names, got {value!r}")
-        elif value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
-            raise RunRequestError(name, f"must be a whole number, got {value!r}")
+        kind = _KINDS[name]
+        if not _type_ok(kind, value):
+            wanted = _WANTED[kind.removeprefix("optional ")] + (" or None" if kind.startswith("optional ") else "")
+            raise RunRequestError(name, f"must be {wanted}, got {value!r}")
 
 
 def _int_or_none(value: int | None) -> int | None:
@@ -292,8 +355,10 @@ def run(
     )
 
     _check_types(
-        players=players, agents=agents, games=games, seed=seed, jobs=jobs, chunk_size=chunk_size, max_games=max_games
-    )
+        config=config, players=players, agents=agents, games=games, seed=seed, jobs=jobs, out=out, force=force,
+        resume=resume, chunk_size=chunk_size, scheduler=scheduler, until_ci=until_ci, max_games=max_games,
+        progress=progress, command=command, note=note, log=log,
+    )  # fmt: skip
     players, chunk_size = _int_or_none(players), _int_or_none(chunk_size)
     games, seed, jobs, max_games = int(games), int(seed), int(jobs), int(max_games)  # numpy's into Python's
     tell = note if note is not None else _warn
@@ -363,7 +428,10 @@ def compare(
     """
     from balancer.compare import compare_variants
 
-    _check_types(players=players, agents=agents, games=games, seed=seed, jobs=jobs)
+    _check_types(
+        config_a=config_a, config_b=config_b, players=players, agents=agents, games=games, seed=seed, jobs=jobs,
+        out=out, force=force, progress=progress, command=command,
+    )  # fmt: skip
     players, games, seed, jobs = _int_or_none(players), int(games), int(seed), int(jobs)
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
@@ -388,6 +456,9 @@ def report(result: RunResult | CompareResult | Path | str, path: Path | str, tit
     """
     from balancer.compare import COMPARISON_FILE
 
+    if not isinstance(result, RunResult | CompareResult):
+        _check_types(out_dir=result)  # a directory: named as the result's out_dir
+    _check_types(path=path, title=title)
     if isinstance(result, CompareResult) or (
         not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
     ):

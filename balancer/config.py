@@ -311,6 +311,10 @@ def load_config(path: Path | str) -> GameConfig:
     Returns the validated (frozen) pydantic model. Raises ConfigError (one line per problem).
     """
     resolved = resolve_yaml(path)
+    if STUDY_KEY in resolved.data or ("runs" in resolved.data and "variants" in resolved.data):
+        # a study given where a variant belongs (a study listing itself as a variant, a sweep's base):
+        # one line, not a line per rule key it lacks
+        raise ConfigError(f"{resolved.path}: a study file, not a variant; run it with 'balancer study {resolved.path}'")
     if len(resolved.chain) > 1 and "variant" in resolved.data and resolved.origins.get(("variant",)) != resolved.path:
         # a file that extends another without naming itself is its own variant, named after the file
         # (else it would take its parent's name, and reports would call both variants by one name)

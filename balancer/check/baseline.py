@@ -46,6 +46,18 @@ class _Number(BaseModel):
             raise ValueError(f"a win rate must be between 0 and 1, got {self.mean}")
         if self.successes is not None and self.successes > self.games:
             raise ValueError(f"successes {self.successes} exceed games {self.games}")
+        if self.successes is not None and abs(self.successes - self.mean * self.games) > 1e-6 * self.games:
+            # save_baseline writes successes = the summed win shares and mean = successes / games
+            raise ValueError(
+                f"mean {self.mean} contradicts successes {self.successes} of {self.games} games "
+                f"({self.successes / self.games:.6g})"
+            )
+        if (
+            self.kind == "win_rate"
+            and self.variance > self.mean * (1 - self.mean) * self.games / (self.games - 1) + 1e-9
+        ):
+            # values within [0, 1] with mean m have a sample variance of at most m (1 - m) n / (n - 1)
+            raise ValueError(f"variance {self.variance} is more than a win rate of mean {self.mean} can have")
         return self
 
 

@@ -16,6 +16,7 @@ A command wraps its call of the library in :func:`library_errors`:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -62,9 +63,32 @@ not listed is shown by Typer's rule (``some_field`` -> ``--some-field``)."""
 MAX_PRINTED_FAILURES = 20
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal would act on rather than show: C0 and C1 controls (ESC, carriage return,
+backspace ...) but tab and newline, and the bidirectional overrides that reorder what follows."""
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control character (:data:`_CONTROL`) written as its Python escape (``\\x1b``,
+    ``\\r``, ``\\u202e``), so that a name in a message cannot move the cursor, colour the terminal or
+    forge a line of its own (issue 28). Newlines are kept: they separate a message's lines."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def message_lines(exc: BaseException) -> str:
+    """An error's text for the terminal: an error that keeps its lines (ConfigError ``lines``) has a
+    newline inside one line escaped too, so that a name with a newline cannot add a line; every other
+    control character is escaped (:func:`terminal_text`)."""
+    lines = getattr(exc, "lines", None)
+    if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
+        return "\n".join(terminal_text(x.replace("\n", "\\n")) for x in lines)
+    return terminal_text(str(exc))
+
+
 def _fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr and exit with code 2 (bad input)."""
-    typer.echo(f"error: {message}", err=True)
+    """Print ``message`` on stderr (control characters escaped: :func:`terminal_text`) and exit with
+    code 2 (bad input)."""
+    typer.echo(f"error: {terminal_text(message)}", err=True)
     raise typer.Exit(BAD_INPUT)
 
 
@@ -74,8 +98,8 @@ def _report_failures(exc: Any) -> None:
         f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
     )
     for f in exc.failures[:MAX_PRINTED_FAILURES]:
-        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
-        typer.echo(f"    replay: {f['replay']}", err=True)
+        typer.echo(terminal_text(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}"), err=True)
+        typer.echo(terminal_text(f"    replay: {f['replay']}"), err=True)
     if exc.count > MAX_PRINTED_FAILURES:
         typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
 
@@ -95,7 +119,7 @@ def input_message(exc: BaseException, *, about: str | None = None, out: str = ""
         return f"{out}{exc}"
     if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
         return f"{about}: {exc}"
-    return str(exc)
+    return message_lines(exc)
 
 
 def os_error_message(exc: OSError) -> str:
@@ -132,7 +156,7 @@ def library_errors(
         _report_failures(exc)
         raise typer.Exit(GAMES_FAILED) from None
     except CheckGameError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {terminal_text(str(exc))}", err=True)
         raise typer.Exit(GAMES_FAILED) from None
     except INPUT_ERRORS as exc:
         _fail(input_message(exc, about=about, out=out))
@@ -143,5 +167,5 @@ def library_errors(
     except KeyboardInterrupt as exc:
         if interrupted is None:
             raise
-        typer.echo(interrupted if isinstance(interrupted, str) else interrupted(exc), err=True)
+        typer.echo(terminal_text(interrupted if isinstance(interrupted, str) else interrupted(exc)), err=True)
         raise typer.Exit(INTERRUPTED) from None
