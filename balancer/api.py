@@ -285,6 +285,21 @@ def _check_types(**values: object) -> None:
             raise RunRequestError(name, f"must be {wanted}, got {value!r}")
 
 
+def _out_dir(out: Path | str) -> Path:
+    """``out`` normalised (``out/a/../X`` is ``out/X``: :func:`balancer.outdir.normalised`), so that
+    nothing is created on the way; RunRequestError (``out``) for the current directory itself (``''``,
+    ``.``): a run writes into a folder of its own, never among the files where it is started."""
+    from balancer.outdir import normalised
+    from balancer.sim.runner import RunRequestError
+
+    path = normalised(out)
+    if path == Path("."):
+        raise RunRequestError(
+            "out", "is the current directory ('' or '.'); give the run a folder of its own (results/x)"
+        )
+    return path
+
+
 def _int_or_none(value: int | None) -> int | None:
     """``int(value)`` (a numpy integer made Python's, for ``run.json``), None kept."""
     return None if value is None else int(value)
@@ -375,7 +390,7 @@ def run(
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
-    out_dir = Path(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
+    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)
@@ -436,7 +451,7 @@ def compare(
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
     n = default_players(players, agents, cfg_a)
-    out_dir = Path(out) if out is not None else default_compare_dir(config_a, config_b, n)
+    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n)
     seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
     result = compare_variants(
         Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,

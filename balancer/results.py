@@ -6,12 +6,12 @@ where they meet the files, and says which file is at fault when one cannot be re
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import polars as pl
 
 from balancer.limits import InputLimitError, read_json_bounded
+from balancer.outdir import write_atomic
 from balancer.stats.aggregate import (
     DEFAULT_CONFIDENCE,
     REQUIRED_COLUMNS,
@@ -143,12 +143,6 @@ def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> 
     """
     results_dir = Path(results_dir)
     summary = summarize_dir(results_dir, None, confidence)
-    out = results_dir / SUMMARY_FILE
-    tmp = out.with_suffix(".json.tmp")
-    try:
-        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    # a new temporary file (O_EXCL, O_NOFOLLOW) renamed into place; a link as summary.json is refused
+    write_atomic(results_dir / SUMMARY_FILE, json.dumps(summary, indent=2, allow_nan=False) + "\n")
     return summary

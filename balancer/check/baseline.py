@@ -10,7 +10,6 @@ per-game values, ddof=1) and, for win rates, ``successes`` (the summed win share
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 import balancer
 from balancer.limits import InputLimitError, read_json_bounded
+from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
 
 from .values import kind_of, moments, per_game_values
@@ -149,11 +149,9 @@ def save_baseline(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "cells": cells,
     }
-    out = Path(out)
+    out = normalised(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    write_atomic(out, json.dumps(data, indent=1) + "\n")
     return data
 
 

@@ -1,0 +1,159 @@
+"""The output directory as a trust boundary (issue 28, item 1), table-driven: for every name a run writes
+or deletes in its directory, a symbolic link planted there (pointing at a file or a folder outside), a
+foreign file in ``chunks/``, and empty and ``..`` paths. The whole sandbox is listed (names, kinds,
+contents) before and after: nothing outside the output directory changes, nothing that the run did not
+create is deleted, and a refusal is one line naming the file, exit 2."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balancer.cli import app
+from balancer.outdir import UnsafeOutputError, clear_own_files, normalised, write_atomic
+from balancer.sim.rundir import OWN_CHUNK_FILE
+
+ROOT = Path(__file__).resolve().parents[1]
+V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"
+RUN = ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q", "--seed", "5"]
+
+
+def listing(folder: Path) -> dict[str, str]:
+    """Every path under ``folder`` -> its kind and content: ``link -> target``, ``dir``, or the sha256."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[name] = f"link -> {os.readlink(path)}"
+        elif path.is_dir():
+            out[name] = "dir"
+        else:
+            out[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return out
+
+
+@dataclass(frozen=True)
+class Case:
+    """``plant(out, outside)`` prepares the output directory; ``args`` are added to the run's;
+    ``refused``: the word the one error line holds (None: the run succeeds)."""
+
+    name: str
+    plant: Callable[[Path, Path], None]
+    refused: str | None
+    args: list[str] = field(default_factory=list)
+
+
+def link(name: str, to: str = "victim.txt") -> Callable[[Path, Path], None]:
+    def plant(out: Path, outside: Path) -> None:
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(outside / to)
+
+    return plant
+
+
+def foreign_chunk_file(out: Path, outside: Path) -> None:
+    (out / "chunks").mkdir(parents=True)
+    (out / "chunks" / "notes.txt").write_text("the user's own notes\n")
+
+
+CASES = [
+    Case("run.lock -> outside", link("run.lock"), "run.lock: a symbolic link"),
+    Case("manifest.json -> outside (--force)", link("manifest.json"), "manifest.json: a symbolic link", ["--force"]),
+    Case("summary.json -> outside", link("summary.json"), "summary.json: a symbolic link"),
+    Case("run.json -> outside", link("run.json"), "run.json: a symbolic link"),
+    Case(
+        "results.parquet -> outside (--force)", link("results.parquet"), "results.parquet: a symbolic link", ["--force"]
+    ),  # fmt: skip
+    Case("chunks -> outside folder", link("chunks", "folder"), "chunks: a symbolic link"),
+    Case("chunks/chunk-000000.arrow.tmp -> outside", link("chunks/chunk-000000.arrow.tmp"), "not a file of this run"),
+    Case("a foreign file in chunks/", foreign_chunk_file, "chunks/notes.txt: not a file of this run"),
+    # the temporary names of earlier versions are no longer written: links there are neither followed nor removed
+    Case("manifest.json.tmp -> outside", link("manifest.json.tmp"), None),
+    Case("summary.json.tmp -> outside", link("summary.json.tmp"), None),
+    Case("results.parquet.tmp -> outside", link("results.parquet.tmp"), None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_a_planted_link_or_foreign_file_is_never_followed_or_deleted(tmp_path, monkeypatch, case):
+    monkeypatch.chdir(tmp_path)
+    outside = tmp_path / "outside"
+    (outside / "folder").mkdir(parents=True)
+    (outside / "victim.txt").write_text("precious\n")
+    (outside / "folder" / "keep.txt").write_text("also precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    case.plant(out, outside)
+    before = listing(tmp_path)
+    planted = {k: v for k, v in before.items() if k.startswith("out/")}
+    result = CliRunner().invoke(app, [*RUN, "--out", str(out), *case.args])
+    after = listing(tmp_path)
+    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    # nothing outside the output directory changed
+    assert {k: v for k, v in after.items() if not k.startswith("out/") and k != "out"} == {
+        k: v for k, v in before.items() if not k.startswith("out/") and k != "out"
+    }
+    # nothing planted in it was deleted or changed
+    assert all(after.get(k) == v for k, v in planted.items()), (planted, after)
+    lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
+    if case.refused is None:
+        assert result.exit_code == 0, result.output
+        assert (out / "results.parquet").is_file() and not (out / "results.parquet").is_symlink()
+    else:
+        assert result.exit_code == 2, result.output
+        assert len(lines) == 1 and lines[0].startswith("error: ") and case.refused in lines[0], result.output
+
+
+@pytest.mark.parametrize(
+    ("out", "exit_code", "created"),
+    [
+        ("", 2, []),  # '' is the current directory: refused, nothing written there
+        (".", 2, []),
+        ("out/a/../../out/X", 0, ["out", "out/X"]),  # normalised first: no out/a is created
+        ("out//Y/./", 0, ["out", "out/Y"]),
+    ],
+)
+def test_empty_and_dotted_output_paths(tmp_path, monkeypatch, out, exit_code, created):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [*RUN, "--out", out])
+    assert result.exit_code == exit_code, result.output
+    dirs = sorted(k for k, v in listing(tmp_path).items() if v == "dir")
+    assert dirs == created
+    if exit_code == 2:
+        assert result.output.startswith("error: --out: is the current directory") and listing(tmp_path) == {}
+
+
+def test_write_atomic_refuses_a_link_and_leaves_no_temporary_file(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (tmp_path / "report.html").symlink_to(victim)
+    with pytest.raises(UnsafeOutputError, match=r"report.html: a symbolic link where this command writes"):
+        write_atomic(tmp_path / "report.html", "<html>")
+    assert victim.read_text() == "precious"
+    write_atomic(tmp_path / "new.html", "<html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.html", "report.html", "victim.txt"]
+
+
+def test_only_the_runs_own_chunk_files_are_cleared(tmp_path):
+    # a chunk and the temporary names of a chunk being written (this version's and the last's) are the run's
+    own = ["chunk-000001.arrow", "chunk-000002.arrow.tmp", ".chunk-000003.arrow.123-0a1b2c3d.tmp"]
+    for name in own:
+        (tmp_path / name).write_bytes(b"x")
+    clear_own_files(tmp_path, OWN_CHUNK_FILE, keep=frozenset({"chunk-000001.arrow"}))
+    assert [p.name for p in tmp_path.iterdir()] == ["chunk-000001.arrow"]
+    (tmp_path / "chunk-1.arrow").write_bytes(b"user")  # not six digits: not a name the run writes
+    with pytest.raises(UnsafeOutputError, match="chunk-1.arrow: not a file of this run"):
+        clear_own_files(tmp_path, OWN_CHUNK_FILE)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chunk-000001.arrow", "chunk-1.arrow"]
+
+
+def test_normalised_removes_dot_and_dotdot_parts():
+    assert normalised("out/a/../../out/X") == Path("out/X")
+    assert normalised("") == Path(".") and normalised("a/./b/") == Path("a/b")
