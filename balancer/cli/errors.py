@@ -148,8 +148,15 @@ def library_errors(
     KeyboardInterrupt giving it), None to let Ctrl-C propagate; ``cannot_write``: the prefix of the
     message for another OSError (``"--out results/x"``; ``writing`` names what could not be written),
     or None for the file the error names (:func:`os_error_message`); ``about`` and ``out``: see :func:`input_message`."""
+    import signal
+    import threading
+
     from balancer.check.run import CheckGameError
 
+    # while the block runs, Ctrl-C raises KeyboardInterrupt (whatever handler the entry point set), so
+    # that the command keeps what it finished and says so (issue 28)
+    own_sigint = interrupted is not None and threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if own_sigint else None
     try:
         yield
     except GamesFailedError as exc:
@@ -169,3 +176,6 @@ def library_errors(
             raise
         typer.echo(terminal_text(interrupted if isinstance(interrupted, str) else interrupted(exc)), err=True)
         raise typer.Exit(INTERRUPTED) from None
+    finally:
+        if own_sigint and previous is not None:
+            signal.signal(signal.SIGINT, previous)

@@ -22,7 +22,7 @@ from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents
 
-from .parallel import ChunkPlan, default_chunk_size, parallel, resolve_jobs
+from .parallel import ChunkPlan, default_chunk_size, guard_worker, parallel, resolve_jobs
 from .progress import progress_bar
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games
@@ -87,6 +87,7 @@ def play_chunk_safe(
     ``game_index``, ``seed`` (the run seed), ``error`` (``"Type: message"``) and ``traceback``
     (the last frames, innermost first). Runs in any process (loky or a Dask worker).
     """
+    guard_worker()  # in a loky worker: no SIGINT, and exit when the run's process dies
     table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
     return chunk, table, failures
 
