@@ -157,3 +157,21 @@ def test_only_the_runs_own_chunk_files_are_cleared(tmp_path):
 def test_normalised_removes_dot_and_dotdot_parts():
     assert normalised("out/a/../../out/X") == Path("out/X")
     assert normalised("") == Path(".") and normalised("a/./b/") == Path("a/b")
+
+
+@pytest.mark.parametrize("planted", ["run/summary.json", "report.html"])
+def test_report_refuses_a_link_where_it_reads_or_writes_its_own_file(tmp_path, monkeypatch, planted):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(app, [*RUN, "--out", "run"]).exit_code == 0
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "victim.txt").write_text("precious\n")
+    (tmp_path / planted).unlink(missing_ok=True)
+    (tmp_path / planted).symlink_to(tmp_path / "outside" / "victim.txt")
+    before = listing(tmp_path)
+    result = runner.invoke(app, ["report", "run", "-o", "report.html"])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"error: {planted}: a symbolic link where this command writes its own file; remove it, or choose another output"
+    )
+    assert listing(tmp_path) == before
