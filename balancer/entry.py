@@ -32,4 +32,8 @@ def main() -> None:
     later = _exit_on_signal("interrupted")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, later)
-    app(prog_name="balancer")
+    try:
+        app(prog_name="balancer")
+    finally:  # the command has ended: a signal now must not kill the exiting interpreter (Python restores
+        for sig in (signal.SIGINT, signal.SIGTERM):  # the default actions while it shuts down, but not SIG_IGN)
+            signal.signal(sig, signal.SIG_IGN)

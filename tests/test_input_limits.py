@@ -178,3 +178,27 @@ def test_manifest_nested_too_deeply_is_refused_on_resume(tmp_path):
     )
     with pytest.raises(ResumeError, match="nested more than 64 levels deep"):
         read_manifest(tmp_path)
+
+
+def test_a_study_on_a_full_disk_ends_in_one_line_and_leaves_no_half_written_cell(tmp_path, monkeypatch):
+    # the disk fills while the first chunk of the first cell is written (OSError 28 from the chunk file):
+    # one line naming the file and the reason, exit 2, and no chunk file or temporary file left in the cell
+    import errno
+
+    from balancer.sim import rundir
+
+    def full(path, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path / "chunks" / "chunk-000000.arrow"))
+
+    monkeypatch.setattr(rundir, "write_chunk", full)
+    study = tmp_path / "s.yaml"
+    study.write_text(
+        f"study: s\ntitle: t\ngame: citywright\nseed: 1\nvariants:\n  v11: {V11}\n"
+        "runs:\n  mirror-2p: {players: 2, agents: [random], games: 4}\n",
+        encoding="utf-8",
+    )
+    results = tmp_path / "results"
+    result = invoke("study", study, "--results", results, "-o", tmp_path / "r.html", "-j", 1, "-q")
+    line = assert_one_line_refusal(result, "chunk-000000.arrow")
+    assert line.endswith(": No space left on device")
+    assert not [p for p in results.rglob("*") if p.is_file() and p.parent.name == "chunks"]

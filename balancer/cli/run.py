@@ -92,7 +92,7 @@ def run(
             return "interrupted; nothing was written"
         return (
             f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
-            f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}"
+            f"(the chunk in flight was discarded); continue with: {_resume_command(out_dir)}"
         )
 
     failed = None

@@ -9,6 +9,7 @@ and its seats ``seat_agents(agents, i)``), so batches add up to exactly a plain 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -50,7 +51,7 @@ def play_range(
     else:
         size = default_chunk_size(stop - start, n_jobs, table_chunk_games(spec, cfg, agents))
         tasks = (
-            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
+            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop), os.getpid())
             for i, a in enumerate(range(start, stop, size))
         )
         results = list(parallel(n_jobs, None, ordered=True)(tasks))
@@ -235,7 +236,7 @@ def run_until_ci(
             nonlocal failed
             done = batches[-1] if batches else 0
             tasks = [
-                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
+                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid())
                 for a in range(done, target, step)
             ]
             results = (

@@ -74,19 +74,22 @@ PARENT_POLL_SECONDS = 1.0
 _GUARDED: list[bool] = []
 
 
-def guard_worker() -> None:
-    """Called by every task; in a loky worker process (once per process, nothing elsewhere): ignore
-    SIGINT, which Ctrl-C or a script sends to the whole process group, so that only the parent stops the
-    run and its workers (a worker interrupted mid-task broke the pool: "A task has failed to
-    un-serialize"); and exit within :data:`PARENT_POLL_SECONDS` when the parent is gone (``kill -9``
-    left workers running for over 15 minutes, issue 28)."""
-    if _GUARDED or not multiprocessing.current_process().name.startswith("LokyProcess"):
+def guard_worker(parent: int | None) -> None:
+    """Called by every task with the pid of the process that sent it (``parent``); in a loky worker
+    process (once per process, nothing elsewhere): exit at once when the sender is no longer this
+    process's parent (it died before the task started), else ignore SIGINT, which Ctrl-C or a script
+    sends to the whole process group, so that only the parent stops the run and its workers (a worker
+    interrupted mid-task broke the pool: "A task has failed to un-serialize"), and exit within
+    :data:`PARENT_POLL_SECONDS` when the parent is gone (``kill -9`` left workers running for over 15
+    minutes, issue 28)."""
+    if _GUARDED or parent is None or not multiprocessing.current_process().name.startswith("LokyProcess"):
         return
     if threading.current_thread() is not threading.main_thread():
         return
+    if os.getppid() != parent:  # re-parented already: the run's process died before this task began
+        os._exit(1)
     _GUARDED.append(True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    parent = os.getppid()
 
     def watch() -> None:
         while True:

@@ -77,7 +77,14 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
 
 
 def play_chunk_safe(
-    chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int
+    chunk: int,
+    module_name: str,
+    cfg: Any,
+    agents: Sequence[str],
+    run_seed: int,
+    start: int,
+    stop: int,
+    parent: int | None = None,
 ) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
     """Play games ``start..stop-1`` like :func:`play_chunk`, but a game that raises is skipped and
     recorded instead of stopping the chunk.
@@ -85,9 +92,10 @@ def play_chunk_safe(
     Returns ``(chunk, rows, failures)``: ``rows`` holds ``len(agents)`` rows per game that finished
     (None when none did); ``failures`` one dict per failing game, in game order, with
     ``game_index``, ``seed`` (the run seed), ``error`` (``"Type: message"``) and ``traceback``
-    (the last frames, innermost first). Runs in any process (loky or a Dask worker).
+    (the last frames, innermost first). Runs in any process (loky or a Dask worker); ``parent``: the pid
+    of the run's process, whose death a loky worker watches (:func:`~balancer.sim.parallel.guard_worker`).
     """
-    guard_worker()  # in a loky worker: no SIGINT, and exit when the run's process dies
+    guard_worker(parent)  # in a loky worker: no SIGINT, and exit when the run's process dies
     table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
     return chunk, table, failures
 

@@ -17,6 +17,7 @@ key, in the order the game reports them.
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from collections.abc import Sequence
@@ -330,7 +331,8 @@ def _play_chunks(
         with progress_bar(games, progress) as bar:
             task = bar.add_task("games", total=games, completed=done, rate="")
             if done < games:
-                tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending)
+                me = os.getpid()  # the workers' parent, whose death they watch
+                tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
                 for idx, table, failures in parallel(n_jobs, client, ordered=False)(tasks):
                     a, b = plan[idx]
                     for f in failures:
