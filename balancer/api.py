@@ -78,13 +78,13 @@ class RunResult:
         """The results: one row per seat per game, long format (DESIGN.md, "Results")."""
         import polars as pl
 
-        return pl.read_parquet(self.out_dir / "results.parquet")
+        return pl.read_parquet(self.out_dir / "results.parquet", glob=False)
 
     def scan(self) -> pl.LazyFrame:
         """The results as a polars LazyFrame (nothing read until collected)."""
         import polars as pl
 
-        return pl.scan_parquet(self.out_dir / "results.parquet")
+        return pl.scan_parquet(self.out_dir / "results.parquet", glob=False)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -288,7 +288,8 @@ def _check_types(**values: object) -> None:
 def _out_dir(out: Path | str) -> Path:
     """``out`` normalised (``out/a/../X`` is ``out/X``: :func:`balancer.outdir.normalised`), so that
     nothing is created on the way; RunRequestError (``out``) for the current directory itself (``''``,
-    ``.``): a run writes into a folder of its own, never among the files where it is started."""
+    ``.``), or one of its parents (``..``, ``/``): a run writes into a folder of its own, never among the
+    files where it is started or above them."""
     from balancer.outdir import normalised
     from balancer.sim.runner import RunRequestError
 
@@ -296,6 +297,14 @@ def _out_dir(out: Path | str) -> Path:
     if path == Path("."):
         raise RunRequestError(
             "out", "is the current directory ('' or '.'); give the run a folder of its own (results/x)"
+        )
+    where = path.resolve()
+    cwd = Path.cwd().resolve()
+    if where == cwd or where in cwd.parents:
+        raise RunRequestError(
+            "out",
+            f"{os.fspath(out)!r} is the current directory or one of its parents ({where}); give the run a folder "
+            "of its own (results/x)",
         )
     return path
 

@@ -174,8 +174,8 @@ def compare_variants(
     import polars as pl
 
     diffs = paired_differences(
-        pl.scan_parquet(sides["a"][2] / RESULTS_FILE),
-        pl.scan_parquet(sides["b"][2] / RESULTS_FILE),
+        pl.scan_parquet(sides["a"][2] / RESULTS_FILE, glob=False),
+        pl.scan_parquet(sides["b"][2] / RESULTS_FILE, glob=False),
         confidence,
     )
     result: dict[str, Any] = {

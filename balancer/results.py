@@ -48,9 +48,10 @@ def scan_results(results_dir: Path) -> pl.LazyFrame:
     results_dir = Path(results_dir)
     single = results_dir / RESULTS_FILE
     if single.is_file():
-        return pl.scan_parquet(single)
-    if any(results_dir.glob("*.parquet")):
-        return pl.scan_parquet(results_dir / "*.parquet")
+        return pl.scan_parquet(single, glob=False)  # glob=False: a folder named 'a[1' is a name, not a pattern
+    parts = sorted(results_dir.glob("*.parquet"))
+    if parts:
+        return pl.scan_parquet(parts, glob=False)
     raise FileNotFoundError(f"no results found: {single} does not exist (nor any *.parquet there)")
 
 

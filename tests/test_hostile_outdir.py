@@ -130,6 +130,23 @@ def test_empty_and_dotted_output_paths(tmp_path, monkeypatch, out, exit_code, cr
         assert result.output.startswith("error: --out: is the current directory") and listing(tmp_path) == {}
 
 
+@pytest.mark.parametrize("out", ["..", "../..", "/", "{cwd}", "{cwd}/sub/.."])
+def test_the_current_directory_and_its_parents_are_refused_for_run_and_compare(tmp_path, monkeypatch, out):
+    # review of issue 28: 'run -o ..' wrote results.parquet, run.json and summary.json into the parent
+    # directory and 'run -o /' into the file-system root; each is the current directory or one of its
+    # parents (tmp_path/cwd/.. is tmp_path), so each is refused before anything is written anywhere
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    out = out.format(cwd=cwd)
+    for args in (RUN, ["compare", str(V11), str(V11), "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q"]):
+        before = listing(tmp_path)
+        result = CliRunner().invoke(app, [*args, "--out", out])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"error: --out: {out!r} is the current directory or one of its parents")
+        assert listing(tmp_path) == before == {"cwd": "dir"}
+
+
 def test_write_atomic_refuses_a_link_and_leaves_no_temporary_file(tmp_path):
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
@@ -175,3 +192,16 @@ def test_report_refuses_a_link_where_it_reads_or_writes_its_own_file(tmp_path, m
         f"error: {planted}: a symbolic link where this command writes its own file; remove it, or choose another output"
     )
     assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", ["g[1", "g*", "g?x", "g{a,b}"])
+def test_an_output_folder_named_like_a_glob_pattern_is_a_name(tmp_path, monkeypatch, name):
+    # review of issue 28: 'run -o "g[1"' played its games, then failed reading them back ("not a readable
+    # Parquet file (invalid glob pattern given)", exit 2): polars took the path for a pattern
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [*RUN, "--out", name])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / name / "results.parquet").is_file()
+    result = CliRunner().invoke(app, ["report", name, "-o", f"{name}.html"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / f"{name}.html").is_file()

@@ -518,7 +518,7 @@ def seat_win_rates(out_dir: Path | str) -> dict[str, list[tuple[Any, float, int]
     """
     import polars as pl
 
-    lf = pl.scan_parquet(Path(out_dir) / RESULTS_FILE).select("seat", "agent", "win_share")
+    lf = pl.scan_parquet(Path(out_dir) / RESULTS_FILE, glob=False).select("seat", "agent", "win_share")
     out: dict[str, list[tuple[Any, float, int]]] = {}
     for key in ("seat", "agent"):
         agg = lf.group_by(key).agg(pl.col("win_share").mean().alias("rate"), pl.len().alias("n")).sort(key).collect()
