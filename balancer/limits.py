@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,16 @@ class InputLimitError(ValueError):
 
 def read_bounded(path: Path, limit: int, what: str) -> bytes:
     """The bytes of ``path``, reading at most ``limit + 1`` of them, so that a device or a pipe without end
-    (``/dev/zero``) is refused after ``limit`` bytes rather than read forever.
+    (``/dev/zero``) is refused after ``limit`` bytes rather than read forever, and a named pipe nobody
+    writes to reads as empty rather than waiting forever for a writer.
 
     Raises InputLimitError naming ``path`` when it holds more than ``limit`` bytes (``what``: "a config
     file"); OSError when it cannot be opened or read."""
-    with open(path, "rb") as f:
+    # O_NONBLOCK: opening a named pipe (FIFO) with no writer returns at once instead of waiting for one
+    # forever; reads then block again, and a pipe without a writer reads as empty (EOF).
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as f:
+        os.set_blocking(fd, True)
         data = f.read(limit + 1)
     if len(data) > limit:
         raise InputLimitError(f"{path}: more than the {limit:,} bytes {what} may have")

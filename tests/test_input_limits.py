@@ -4,6 +4,7 @@ without bound. Each case is refused with exit 2 and one ``error:`` line naming t
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -117,6 +118,22 @@ def test_score_refuses_an_endless_file_by_size_and_a_long_line(tmp_path):
     with pytest.raises(InputLimitError, match="not UTF-8 text"):
         (tmp_path / "bin.txt").write_bytes(b"\xff\xfe")
         read_text_bounded(tmp_path / "bin.txt", 100, "a table")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", ["score", "read_text_bounded"])
+def test_a_named_pipe_without_a_writer_is_read_as_empty_not_waited_for(tmp_path, command):
+    # review of issue 28: 'balancer score CONFIG fifo' waited forever for a writer (open() of a FIFO
+    # blocks until one comes); it is now opened without waiting and, with no writer, reads as empty
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    if command == "score":
+        line = assert_one_line_refusal(invoke("score", V11, fifo), str(fifo))
+        assert "expected 7 lines of 7 cells, got 0 lines" in line
+    else:
+        assert read_text_bounded(fifo, 100, "a table") == ""
+    assert time.monotonic() - started < 30
 
 
 SWEEP = """sweep: s
