@@ -58,6 +58,31 @@ def test_a_file_name_with_control_characters_is_escaped_in_the_error(tmp_path):
     assert "a\\x1b[31m\\rb.yaml: file not found" in result.output
 
 
+RUN2 = ["run", V11, "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q", "--seed", "5"]
+FORGED = "x\nFAKE: OK\x1b[2K"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        # review of issue 28: each of these printed the name's newline raw, so a name forged a line
+        ([*RUN2, "-o", FORGED], ["results: x\\nFAKE: OK\\x1b[2K/results.parquet"]),
+        (["init", "citywright", FORGED], ["written: x\\nFAKE: OK\\x1b[2K/variant.yaml"]),
+        (["report", FORGED], ["error: x\\nFAKE: OK\\x1b[2K: no such results directory"]),
+        ([*RUN2, "-o", "done\nFAKE: OK"], ["error: --out done\\nFAKE: OK: already holds results.parquet"]),
+    ],
+)
+def test_an_output_name_cannot_forge_a_line(tmp_path, monkeypatch, args, expected):
+    monkeypatch.chdir(tmp_path)
+    if args[-1] == "done\nFAKE: OK":
+        assert invoke(*RUN2, "-o", args[-1]).exit_code == 0  # results there: the second run is refused
+    result = invoke(*args)
+    lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
+    assert not any(line.startswith("FAKE") for line in lines) and "\x1b" not in result.output, result.output
+    for want in expected:
+        assert any(line.startswith(want) for line in lines), result.output
+
+
 # --------------------------------------------------------------------------------------------------
 # a study where a variant belongs
 

@@ -17,7 +17,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 baseline_app = typer.Typer(
     help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True, rich_markup_mode=None
@@ -157,5 +157,5 @@ def check(
     for writer, path in ((write_junit, junit), (write_markdown, markdown)):
         if path is not None:
             with library_errors(interrupted=None, cannot_write=str(path)):
-                typer.echo(f"written: {writer(result, path)}")
+                typer.echo(f"written: {shown_path(writer(result, path))}")
     raise typer.Exit(0 if result.passed else 1)

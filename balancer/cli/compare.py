@@ -21,7 +21,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 @app.command()
@@ -85,8 +85,8 @@ def compare(
             command=_command_line(),
         )  # fmt: skip
     written = api.report(compared, html)
-    typer.echo(f"results: {out_dir / 'comparison.json'}")
-    typer.echo(f"report: {written}")
+    typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
+    typer.echo(f"report: {shown_path(written)}")
     if not quiet:
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:

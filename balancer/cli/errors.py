@@ -75,6 +75,12 @@ def terminal_text(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def shown_path(path: object) -> str:
+    """A path (or a line naming one) for the terminal: :func:`terminal_text` with a newline escaped too,
+    so that an output named ``x\nFAKE: OK`` cannot print a line of its own (review of issue 28)."""
+    return terminal_text(str(path).replace("\n", "\\n"))
+
+
 def message_lines(exc: BaseException) -> str:
     """An error's text for the terminal: an error that keeps its lines (ConfigError ``lines``) has a
     newline inside one line escaped too, so that a name with a newline cannot add a line; every other
@@ -85,10 +91,11 @@ def message_lines(exc: BaseException) -> str:
     return terminal_text(str(exc))
 
 
-def _fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr (control characters escaped: :func:`terminal_text`) and exit with
-    code 2 (bad input)."""
-    typer.echo(f"error: {terminal_text(message)}", err=True)
+def _fail(message: str, keep_lines: bool = False) -> NoReturn:
+    """Print ``message`` on stderr (control characters escaped: :func:`terminal_text`; a newline too,
+    unless ``keep_lines``: a message of several problems, each line already escaped by
+    :func:`message_lines`) and exit with code 2 (bad input)."""
+    typer.echo(f"error: {terminal_text(message) if keep_lines else shown_path(message)}", err=True)
     raise typer.Exit(BAD_INPUT)
 
 
@@ -114,11 +121,11 @@ def input_message(exc: BaseException, *, about: str | None = None, out: str = ""
     option; an output directory's error after ``out`` (``"--out "``); a ValueError that does not name
     its own file after ``about`` (``"v.yaml: ..."``), when given; else the error's own text."""
     if isinstance(exc, RunRequestError):
-        return exc.message(flag_of(exc.field))
-    if isinstance(exc, ResultsExistError | NotADirectoryError):
-        return f"{out}{exc}"
+        return shown_path(exc.message(flag_of(exc.field)))
+    if isinstance(exc, ResultsExistError | NotADirectoryError):  # one line: a path's newline escaped
+        return shown_path(f"{out}{exc}")
     if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
-        return f"{about}: {exc}"
+        return shown_path(f"{about}: {exc}")
     return message_lines(exc)
 
 
@@ -166,7 +173,7 @@ def library_errors(
         typer.echo(f"error: {terminal_text(str(exc))}", err=True)
         raise typer.Exit(GAMES_FAILED) from None
     except INPUT_ERRORS as exc:
-        _fail(input_message(exc, about=about, out=out))
+        _fail(input_message(exc, about=about, out=out), keep_lines=True)
     except OSError as exc:
         if cannot_write is None:  # a full disk, a file the system refuses: one line naming the file, not a traceback
             _fail(os_error_message(exc))

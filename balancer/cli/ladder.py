@@ -34,7 +34,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
 STUDY_FILE = "ladder.yaml"
@@ -204,7 +204,7 @@ def ladder(
                 scheduler=scheduler or None,
             )
     written = render_and_echo(result, html, figures)
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
     typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "

@@ -14,6 +14,7 @@ from .app import (
     _fail,
     app,
 )
+from .errors import shown_path
 
 
 @app.command()
@@ -50,7 +51,7 @@ def report(
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{results_dir}: cannot read ({exc.strerror or exc})")
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
 
 
 @app.command()
