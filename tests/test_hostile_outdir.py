@@ -205,3 +205,87 @@ def test_an_output_folder_named_like_a_glob_pattern_is_a_name(tmp_path, monkeypa
     result = CliRunner().invoke(app, ["report", name, "-o", f"{name}.html"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / f"{name}.html").is_file()
+
+
+STUDY = """study: tiny
+title: t
+game: citywright
+seed: 3
+variants:
+  v1.1: {v11}
+runs:
+  m2:
+    players: 2
+    agents: [random]
+    games: 4
+"""
+V10 = ROOT / "configs" / "citywright" / "v1.0.yaml"
+
+
+@pytest.mark.parametrize(
+    ("planted", "args", "refused"),
+    [
+        # review of issue 28: each link was followed: the study played its cell into the folder outside,
+        # compare played both variants and then ended in a traceback on the planted report
+        ("res/tiny", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "res/tiny: a symbolic"),
+        (
+            "res/tiny/m2",
+            ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"],
+            "res/tiny/m2: a sym",
+        ),
+        ("res/tiny/m2/v1.1", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "v1.1: a sym"),
+        ("r.html", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "--out r.html: a sym"),
+        (
+            "reports/compare-v1.1-vs-v1.0-2p.html",
+            ["compare", str(V11), str(V10), "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q", "-o", "cmp"],
+            "report file reports/compare-v1.1-vs-v1.0-2p.html: a symbolic link",
+        ),
+    ],
+)
+def test_a_link_planted_where_study_or_compare_writes_is_refused_before_playing(
+    tmp_path, monkeypatch, planted, args, refused
+):
+    sandbox = tmp_path / "sandbox"
+    outside = tmp_path / "outside"
+    sandbox.mkdir()
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious")
+    monkeypatch.chdir(sandbox)
+    (sandbox / "st.yaml").write_text(STUDY.format(v11=V11), encoding="utf-8")
+    (sandbox / planted).parent.mkdir(parents=True, exist_ok=True)
+    (sandbox / planted).symlink_to(outside if "." not in Path(planted).name else outside / "victim.txt")
+    before = listing(tmp_path)
+    result = CliRunner().invoke(app, args)
+    lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: ") and refused in lines[0], result.output
+    assert listing(tmp_path) == before
+
+
+def test_figure_files_pair_pages_and_tuned_variants_refuse_a_planted_link(tmp_path):
+    # review of issue 28: write_figure_files (study/ladder --figures), the pair page and its heatmaps,
+    # and tune --write used matplotlib's savefig / write_text on the name, following a link planted there
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from balancer.report.study import write_figure_files
+    from balancer.tune.write import write_variant
+
+    outside = tmp_path / "victim.txt"
+    outside.write_text("precious")
+    figures = tmp_path / "figs"
+    figures.mkdir()
+    (figures / "s-1-m2.svg").symlink_to(outside)
+    with pytest.raises(UnsafeOutputError, match="s-1-m2.svg: a symbolic link"):
+        write_figure_files(Figure(), figures, "s-1-m2")
+    assert sorted(p.name for p in figures.iterdir()) == ["s-1-m2.svg"]
+    (tmp_path / "linked").symlink_to(figures)
+    with pytest.raises(UnsafeOutputError, match="linked: a symbolic link"):
+        write_figure_files(Figure(), tmp_path / "linked", "t-1-m2")
+    (tmp_path / "tuned.yaml").symlink_to(outside)
+    with pytest.raises(UnsafeOutputError, match="tuned.yaml: a symbolic link"):
+        write_variant(tmp_path / "tuned.yaml", V11.read_text(encoding="utf-8"))
+    assert outside.read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "linked", "tuned.yaml", "victim.txt"]

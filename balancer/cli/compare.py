@@ -84,7 +84,8 @@ def compare(
             config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
             command=_command_line(),
         )  # fmt: skip
-    written = api.report(compared, html)
+    with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
+        written = api.report(compared, html)  # a link planted meanwhile: one line, not a traceback
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
     if not quiet:

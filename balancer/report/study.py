@@ -4,6 +4,7 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 
 from __future__ import annotations
 
+import io
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
-from balancer.outdir import normalised, write_atomic
+from balancer.outdir import normalised, own_directory, refuse_foreign, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
@@ -274,12 +275,19 @@ def cell_rows(result: StudyResult) -> list[dict[str, Any]]:
 
 
 def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]:
-    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths. Each is
+    written through :func:`balancer.outdir.write_atomic`: a link planted under either name, or in place of
+    ``directory``, is refused (UnsafeOutputError), never followed."""
+    own_directory(directory)
     paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
+    for path in paths:
+        refuse_foreign(path)
     with matplotlib.rc_context(figs.STYLE):
-        fig.savefig(paths[0], format="svg", metadata={"Date": None})
-        fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
+        svg, png = io.BytesIO(), io.BytesIO()
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+        fig.savefig(png, format="png", dpi=200, metadata={"Software": None})
+    write_atomic(paths[0], svg.getvalue())
+    write_atomic(paths[1], png.getvalue())
     return paths
 
 
