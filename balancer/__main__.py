@@ -1,5 +1,5 @@
-"""``python -m balancer``: the command line."""
+"""``python -m balancer``: the command line (:func:`balancer.entry.main`)."""
 
-from balancer.cli import app
+from balancer.entry import main
 
-app(prog_name="balancer")
+main()

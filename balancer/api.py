@@ -80,13 +80,13 @@ class RunResult:
         """The results: one row per seat per game, long format (DESIGN.md, "Results")."""
         import polars as pl
 
-        return pl.read_parquet(self.out_dir / "results.parquet")
+        return pl.read_parquet(self.out_dir / "results.parquet", glob=False)
 
     def scan(self) -> pl.LazyFrame:
         """The results as a polars LazyFrame (nothing read until collected)."""
         import polars as pl
 
-        return pl.scan_parquet(self.out_dir / "results.parquet")
+        return pl.scan_parquet(self.out_dir / "results.parquet", glob=False)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
@@ -113,6 +113,7 @@ class RunResult:
 def open_run(out_dir: Path | str) -> RunResult:
     """The finished run in ``out_dir`` (written by :func:`run` or ``balancer run``). Raises
     FileNotFoundError when it holds no ``results.parquet``."""
+    _check_types(out_dir=out_dir)
     path = Path(out_dir)
     if not (path / "results.parquet").is_file():
         raise FileNotFoundError(f"{path}: no results.parquet; is this a directory written by 'balancer run'?")
@@ -151,6 +152,7 @@ def load_variant(config: Path | str) -> tuple[GameConfig, GameSpec]:
     a study file given where a variant is expected."""
     from balancer.games import get_spec
 
+    _check_types(config=config)
     try:
         head: Any = read_yaml_mapping(locate_config(config))
     except ConfigError:
@@ -179,6 +181,9 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
     (``--players``) for a count below 1."""
     from balancer.sim.runner import RunRequestError
 
+    _check_types(players=players, agents=agents, fallback=fallback)
+    if not isinstance(cfg, GameConfig):
+        raise RunRequestError("cfg", f"must be a validated variant (load_variant's first value), got {cfg!r}")
     if players is not None:
         if players < 1:
             raise RunRequestError("players", f"must be at least 1, got {players}")
@@ -207,21 +212,103 @@ def _compile_note(spec: GameSpec) -> str | None:
 # the three calls
 
 
+_KINDS: dict[str, str] = {
+    "games": "count",
+    "seed": "count",
+    "jobs": "count",
+    "max_games": "count",
+    "fallback": "count",
+    "players": "optional count",
+    "chunk_size": "optional count",
+    "agents": "agents",
+    "config": "path",
+    "config_a": "path",
+    "config_b": "path",
+    "path": "path",
+    "out_dir": "path",
+    "out": "optional path",
+    "force": "bool",
+    "resume": "bool",
+    "progress": "bool",
+    "until_ci": "optional number",
+    "scheduler": "optional text",
+    "title": "optional text",
+    "command": "text",
+    "note": "optional function",
+    "log": "optional function",
+}
+"""The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
+
+_WANTED = {
+    "count": "a whole number",
+    "agents": "an agent name or a list of agent names",
+    "path": "a path (str or pathlib.Path, not empty)",
+    "bool": "True or False",
+    "number": "a number",
+    "text": "a string",
+    "function": "a function of one string",
+}
+
+
+def _type_ok(kind: str, value: object) -> bool:
+    """Whether ``value`` has the type of ``kind`` (:data:`_KINDS`); an ``optional`` kind takes None."""
+    if kind.startswith("optional "):
+        if value is None:
+            return True
+        kind = kind.removeprefix("optional ")
+    if kind == "count":
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if kind == "agents":
+        return isinstance(value, str) or (
+            isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
+        )
+    if kind == "path":
+        return isinstance(value, str | os.PathLike) and str(value) != "" and "\0" not in str(value)
+    if kind == "bool":
+        return isinstance(value, bool | numbers.Integral) and value in (0, 1)
+    if kind == "number":
+        return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if kind == "text":
+        return isinstance(value, str)
+    return callable(value)
+
+
 def _check_types(**values: object) -> None:
-    """RunRequestError naming the parameter (its field) when a count is not an int (a bool is not
-    one; numpy's integers are) or ``agents`` is neither a string nor a sequence of strings: what the command line's parser
-    guarantees, checked here for callers from Python."""
+    """RunRequestError naming the parameter (its field) when a value has not the type of its
+    :data:`_KINDS` entry: a count that is not an int (a bool is not one; numpy's integers are), None
+    for a count that has no default, a path given as a number or as ``""``, ``until_ci`` given as a
+    string, ...: what the command line's parser guarantees, checked here for callers from Python."""
     from balancer.sim.runner import RunRequestError
 
     for name, value in values.items():
-        if name == "agents":
-            ok = isinstance(value, str) or (
-                isinstance(value, Sequence) and len(value) > 0 and all(isinstance(a, str) for a in value)
-            )
-            if not ok:
-                raise RunRequestError(name, f"must be an agent name or a list of agent names, got {value!r}")
-        elif value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
-            raise RunRequestError(name, f"must be a whole number, got {value!r}")
+        kind = _KINDS[name]
+        if not _type_ok(kind, value):
+            wanted = _WANTED[kind.removeprefix("optional ")] + (" or None" if kind.startswith("optional ") else "")
+            raise RunRequestError(name, f"must be {wanted}, got {value!r}")
+
+
+def _out_dir(out: Path | str) -> Path:
+    """``out`` normalised (``out/a/../X`` is ``out/X``: :func:`balancer.outdir.normalised`), so that
+    nothing is created on the way; RunRequestError (``out``) for the current directory itself (``''``,
+    ``.``), or one of its parents (``..``, ``/``): a run writes into a folder of its own, never among the
+    files where it is started or above them."""
+    from balancer.outdir import normalised
+    from balancer.sim.runner import RunRequestError
+
+    path = normalised(out)
+    if path == Path("."):
+        raise RunRequestError(
+            "out", "is the current directory ('' or '.'); give the run a folder of its own (results/x)"
+        )
+    where = path.resolve()
+    cwd = Path.cwd().resolve()
+    if where == cwd or where in cwd.parents:
+        raise RunRequestError(
+            "out",
+            f"{os.fspath(out)!r} is the current directory or one of its parents ({where}); give the run a folder "
+            "of its own (results/x)",
+        )
+    return path
 
 
 def _int_or_none(value: int | None) -> int | None:
@@ -294,8 +381,10 @@ def run(
     )
 
     _check_types(
-        players=players, agents=agents, games=games, seed=seed, jobs=jobs, chunk_size=chunk_size, max_games=max_games
-    )
+        config=config, players=players, agents=agents, games=games, seed=seed, jobs=jobs, out=out, force=force,
+        resume=resume, chunk_size=chunk_size, scheduler=scheduler, until_ci=until_ci, max_games=max_games,
+        progress=progress, command=command, note=note, log=log,
+    )  # fmt: skip
     players, chunk_size = _int_or_none(players), _int_or_none(chunk_size)
     games, seed, jobs, max_games = int(games), int(seed), int(jobs), int(max_games)  # numpy's into Python's
     tell = note if note is not None else _warn
@@ -312,7 +401,7 @@ def run(
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
-    out_dir = Path(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
+    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)
@@ -365,12 +454,15 @@ def compare(
     """
     from balancer.compare import compare_variants
 
-    _check_types(players=players, agents=agents, games=games, seed=seed, jobs=jobs)
+    _check_types(
+        config_a=config_a, config_b=config_b, players=players, agents=agents, games=games, seed=seed, jobs=jobs,
+        out=out, force=force, progress=progress, command=command,
+    )  # fmt: skip
     players, games, seed, jobs = _int_or_none(players), int(games), int(seed), int(jobs)
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
     n = default_players(players, agents, cfg_a)
-    out_dir = Path(out) if out is not None else default_compare_dir(config_a, config_b, n)
+    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n)
     seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
     result = compare_variants(
         Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,
@@ -390,6 +482,9 @@ def report(result: RunResult | CompareResult | Path | str, path: Path | str, tit
     """
     from balancer.compare import COMPARISON_FILE
 
+    if not isinstance(result, RunResult | CompareResult):
+        _check_types(out_dir=result)  # a directory: named as the result's out_dir
+    _check_types(path=path, title=title)
     if isinstance(result, CompareResult) or (
         not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
     ):

@@ -19,7 +19,6 @@ never overwritten unless ``force``.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from typing import Any
 from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
+from balancer.outdir import write_atomic
 from balancer.sim.rundir import RunDir
 from balancer.sim.runner import (
     RESULTS_FILE,
@@ -174,8 +174,8 @@ def compare_variants(
     import polars as pl
 
     diffs = paired_differences(
-        pl.scan_parquet(sides["a"][2] / RESULTS_FILE),
-        pl.scan_parquet(sides["b"][2] / RESULTS_FILE),
+        pl.scan_parquet(sides["a"][2] / RESULTS_FILE, glob=False),
+        pl.scan_parquet(sides["b"][2] / RESULTS_FILE, glob=False),
         confidence,
     )
     result: dict[str, Any] = {
@@ -197,9 +197,7 @@ def compare_variants(
         "command": command,
         **diffs,
     }
-    tmp = out_dir / f".{COMPARISON_FILE}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(result, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, out_dir / COMPARISON_FILE)
+    write_atomic(out_dir / COMPARISON_FILE, json.dumps(result, indent=2, allow_nan=False) + "\n")
     return result
 
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from balancer.core.config import GameConfig
 from balancer.data import builtin_config, locate_config, missing_note
+from balancer.limits import MAX_DEPTH, InputLimitError, read_text_bounded
 
 EXTENDS_KEY = "extends"
 GAME_KEY = "game"
@@ -77,6 +78,63 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
+MAX_YAML_NODES = 1_000_000
+"""The most nodes a YAML document may have once its aliases are expanded (a 1 MB file holds fewer than
+this): a few nested ``*aliases`` of ``*aliases`` ("billion laughs") would otherwise make later steps
+(merging, validation) walk billions of nodes."""
+
+
+class YamlLimitError(yaml.MarkedYAMLError):
+    """A YAML document nested deeper than :data:`balancer.limits.MAX_DEPTH` or larger than
+    :data:`MAX_YAML_NODES` once expanded; ``problem_mark`` is where."""
+
+
+def _compose_node(loader: Any, parent: Any, index: Any) -> Any:
+    """PyYAML's ``compose_node`` counting nesting depth and expanded size, refusing past the limits
+    before PyYAML's own recursion (one Python frame per level) could overflow."""
+    depth = getattr(loader, "_depth", 0) + 1
+    if depth > MAX_DEPTH:
+        raise YamlLimitError(None, None, f"nested more than {MAX_DEPTH} levels deep", loader.peek_event().start_mark)
+    loader._depth = depth
+    try:
+        node = yaml.composer.Composer.compose_node(loader, parent, index)
+    finally:
+        loader._depth = depth - 1
+    sizes: dict[int, tuple[Any, int]] = loader.__dict__.setdefault("_sizes", {})
+    if node is not None and id(node) not in sizes:  # an alias returns its anchor's node, sized already
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        size = 1 + sum(sizes[id(c)][1] if id(c) in sizes else 1 for c in children)
+        if size > MAX_YAML_NODES:
+            raise YamlLimitError(
+                None, None, f"more than {MAX_YAML_NODES:,} values once its aliases are expanded", node.start_mark
+            )
+        sizes[id(node)] = (node, size)  # the node is kept so that its id is not reused
+    return node
+
+
+_UniqueKeyLoader.compose_node = _compose_node  # type: ignore[method-assign,assignment]
+
+
+def load_yaml_text(text: str) -> Any:
+    """``text`` parsed with the safe loader refusing duplicate keys (:class:`_UniqueKeyLoader`), nesting
+    deeper than :data:`~balancer.limits.MAX_DEPTH` and aliases expanding past :data:`MAX_YAML_NODES`
+    (:class:`YamlLimitError`, with its mark). Raises yaml.YAMLError."""
+    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def yaml_error_text(path: Path, exc: yaml.YAMLError) -> str:
+    """One line for a YAML error of ``path``: ``path:line:column: YAML syntax error: problem`` (a limit:
+    ``path:line:column: problem``)."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = exc.problem or exc.context or "invalid YAML"
+        return f"{where}: {problem}" if isinstance(exc, YamlLimitError) else f"{where}: YAML syntax error: {problem}"
+    return f"{path}: YAML error: {exc}"
+
+
 def read_yaml_mapping(path: Path) -> dict:
     """The top-level mapping of one YAML file (no ``extends:`` resolution), read with the safe
     loader, refusing duplicate keys; used for config and study files alike.
@@ -100,19 +158,16 @@ def read_yaml_mapping(path: Path) -> dict:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if size > MAX_YAML_BYTES:
         raise ConfigError(f"{path}: {size:,} bytes, more than the {MAX_YAML_BYTES:,} a config or study file may have")
+    try:  # bounded again while reading: a device or pipe (/dev/zero) has no size to stat
+        text = read_text_bounded(path, MAX_YAML_BYTES, "a config or study file")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except InputLimitError as exc:
+        raise ConfigError(str(exc)) from None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise ConfigError(f"{where}: YAML syntax error: {problem}") from None
+        data = load_yaml_text(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: YAML error: {exc}") from None
+        raise ConfigError(yaml_error_text(path, exc)) from None
     if data is None:
         raise ConfigError(f"{path}: empty file; expected a mapping with a '{GAME_KEY}:' key")
     if not isinstance(data, dict):
@@ -256,6 +311,10 @@ def load_config(path: Path | str) -> GameConfig:
     Returns the validated (frozen) pydantic model. Raises ConfigError (one line per problem).
     """
     resolved = resolve_yaml(path)
+    if STUDY_KEY in resolved.data or ("runs" in resolved.data and "variants" in resolved.data):
+        # a study given where a variant belongs (a study listing itself as a variant, a sweep's base):
+        # one line, not a line per rule key it lacks
+        raise ConfigError(f"{resolved.path}: a study file, not a variant; run it with 'balancer study {resolved.path}'")
     if len(resolved.chain) > 1 and "variant" in resolved.data and resolved.origins.get(("variant",)) != resolved.path:
         # a file that extends another without naming itself is its own variant, named after the file
         # (else it would take its parent's name, and reports would call both variants by one name)

@@ -6,11 +6,12 @@ where they meet the files, and says which file is at fault when one cannot be re
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import polars as pl
 
+from balancer.limits import InputLimitError, read_json_bounded
+from balancer.outdir import write_atomic
 from balancer.stats.aggregate import (
     DEFAULT_CONFIDENCE,
     REQUIRED_COLUMNS,
@@ -47,9 +48,10 @@ def scan_results(results_dir: Path) -> pl.LazyFrame:
     results_dir = Path(results_dir)
     single = results_dir / RESULTS_FILE
     if single.is_file():
-        return pl.scan_parquet(single)
-    if any(results_dir.glob("*.parquet")):
-        return pl.scan_parquet(results_dir / "*.parquet")
+        return pl.scan_parquet(single, glob=False)  # glob=False: a folder named 'a[1' is a name, not a pattern
+    parts = sorted(results_dir.glob("*.parquet"))
+    if parts:
+        return pl.scan_parquet(parts, glob=False)
     raise FileNotFoundError(f"no results found: {single} does not exist (nor any *.parquet there)")
 
 
@@ -58,23 +60,22 @@ def read_json_object(path: Path) -> dict:
 
     Raises:
         FileNotFoundError: if ``path`` does not exist.
-        ResultsFileError: naming ``path`` if it cannot be read, is not valid JSON or not an object.
+        ResultsFileError: naming ``path`` if it cannot be read, is not valid JSON or not an object, is
+            larger than :data:`~balancer.limits.MAX_JSON_BYTES` or nested deeper than
+            :data:`~balancer.limits.MAX_DEPTH`.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ResultsFileError(f"{path}: not valid JSON (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(text)
+        data = read_json_bounded(path)  # at most MAX_JSON_BYTES, nested at most MAX_DEPTH levels
+    except InputLimitError as exc:
+        text = str(exc)
+        raise ResultsFileError(text.replace(": not UTF-8 text", ": not valid JSON (not UTF-8 text)")) from None
     except json.JSONDecodeError as exc:
         raise ResultsFileError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except RecursionError:
-        raise ResultsFileError(f"{path}: not valid JSON (nested too deeply)") from None
+    except OSError as exc:
+        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not isinstance(data, dict):
         raise ResultsFileError(f"{path}: must hold a JSON object, got {type(data).__name__}")
     return data
@@ -143,12 +144,6 @@ def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> 
     """
     results_dir = Path(results_dir)
     summary = summarize_dir(results_dir, None, confidence)
-    out = results_dir / SUMMARY_FILE
-    tmp = out.with_suffix(".json.tmp")
-    try:
-        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    # a new temporary file (O_EXCL, O_NOFOLLOW) renamed into place; a link as summary.json is refused
+    write_atomic(results_dir / SUMMARY_FILE, json.dumps(summary, indent=2, allow_nan=False) + "\n")
     return summary

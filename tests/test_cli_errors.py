@@ -53,7 +53,9 @@ def test_interrupt_says_what_was_kept_and_exits_130(capsys) -> None:
 def test_other_write_errors_name_the_output(capsys) -> None:
     code, err = outcome(PermissionError(13, "Permission denied"), capsys, cannot_write="--out results/x")
     assert code == 2 and err.strip() == "error: --out results/x: cannot write (Permission denied)"
-    # without a cannot_write prefix an OSError is not the command's to explain: it propagates
-    with pytest.raises(PermissionError):
-        with library_errors(interrupted="x"):
-            raise PermissionError(13, "Permission denied")
+    # without a cannot_write prefix (issue 28): one line naming the file the error names, never a traceback;
+    # a full disk while a study writes a cell is such an error
+    code, err = outcome(OSError(28, "No space left on device", "results/s/c/chunks/chunk-000001.arrow.tmp"), capsys)
+    assert code == 2 and err.strip() == "error: results/s/c/chunks/chunk-000001.arrow.tmp: No space left on device"
+    code, err = outcome(FileNotFoundError("no results found: x/results.parquet does not exist"), capsys)
+    assert code == 2 and err.strip() == "error: no results found: x/results.parquet does not exist"

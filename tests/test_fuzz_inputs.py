@@ -86,6 +86,11 @@ HOSTILE_STRINGS = [
     "*",
     "C:\\temp",
 ]
+DEPTHS = [3, 30, 63, 64, 65, 120, 250]
+"""Levels of nesting a ``deepen`` mutation adds (MAX_DEPTH, 64, is the limit; 250 stays within what
+yaml.safe_dump itself can write)."""
+SIZES = [1_000, 100_000, 1_100_000]
+"""Characters (or eighths of list items) a ``grow`` mutation writes: the last is past the 1 MB a config may have."""
 HOSTILE_NUMBERS = [-1, 0, 1, 2, 7, 1000, 1001, -1001, 2**31, 2**63 - 1, 2**63, 2**64 + 1, 10**23, -(10**23)]
 
 
@@ -151,7 +156,9 @@ def mutated(draw, doc: Any, protect: tuple = ()) -> tuple[Any, list[str]]:
             break
         path = draw(st.sampled_from(paths))
         parent, key = _parent(doc, path), path[-1]
-        kind = draw(st.sampled_from(["delete", "rename", "replace", "replace", "replace", "nest", "add"]))
+        kind = draw(
+            st.sampled_from(["delete", "rename", "replace", "replace", "replace", "nest", "add", "deepen", "grow"])
+        )
         if kind == "delete":
             del parent[key]
         elif kind == "rename" and isinstance(parent, dict):
@@ -165,6 +172,15 @@ def mutated(draw, doc: Any, protect: tuple = ()) -> tuple[Any, list[str]]:
             parent[new] = parent.pop(key)
         elif kind == "nest":
             parent[key] = {str(key): parent[key]} if draw(st.booleans()) else [parent[key], parent[key]]
+        elif kind == "deepen":  # issue 28: up to 250 levels of lists or mappings (the limit is 64)
+            levels, mapping = draw(st.sampled_from(DEPTHS)), draw(st.booleans())
+            for _ in range(levels):
+                parent[key] = {"k": parent[key]} if mapping else [parent[key]]
+            kind = f"deepen by {levels}"
+        elif kind == "grow":  # issue 28: a value or a list far larger than any real one, up to past 1 MB
+            size = draw(st.sampled_from(SIZES))
+            parent[key] = "x" * size if draw(st.booleans()) else [1] * max(1, size // 8)
+            kind = f"grow to {size:,}"
         elif kind == "add" and isinstance(parent, dict):
             parent[draw(st.sampled_from(["bogus", "assumed", "extends", "variant", "players"]))] = replacement(
                 draw, parent[key]
@@ -400,6 +416,47 @@ def sweep_games(doc: dict) -> int:
     return points * sum(int(r["games"]) for r in doc["runs"].values())
 
 
+GRID_COUNTS = [1, 2, 3, 7, 30, 150, 400, 10_001, 30_000]
+"""Values per sweep path of the ``sweep-grid`` kind: products up to 4,500 points validate; 150 x 400 and
+more are past MAX_GRID_POINTS (10,000) and refused before any value is checked."""
+
+
+@st.composite
+def sweep_grid_cases(draw) -> tuple[str, str, str]:
+    """A valid sweep whose two paths have drawn value counts, as ranges or lists (issue 28: a two-path
+    sweep of four million points validated for minutes)."""
+    doc = copy.deepcopy(SWEEP_BASE)
+    doc["paths"] = {}
+    counts = []
+    for key in ("seat_bonus.2[0]", "seat_bonus.2[1]"):
+        n = draw(st.sampled_from(GRID_COUNTS))
+        doc["paths"][key] = {"from": 0, "to": n - 1} if draw(st.booleans()) else list(range(n))
+        counts.append(n)
+    return "sweep.yaml", yaml.safe_dump(doc, sort_keys=False), " x ".join(map(str, counts))
+
+
+def use_sweep_grid(folder: Path, path: Path, what: str) -> str:
+    """Validate in bounded time: a grid past the limit is refused with the points counted, any other
+    outcome is clean (a value past a rule's bound is refused too)."""
+    import time
+
+    from balancer.limits import MAX_GRID_POINTS
+
+    counts = [int(c) for c in what.split("(", 1)[1].rstrip(")").split(" x ")]
+    started = time.perf_counter()
+    result = invoke("validate", path)
+    assert time.perf_counter() - started < 120, f"{what}: validation took minutes"
+    if counts[0] * counts[1] > MAX_GRID_POINTS:
+        assert_refused_cleanly(result, path, what)
+        assert "points; a sweep has at most" in result.output or "at most 10,000" in result.output, result.output
+        return "refused"
+    if result.exit_code != 0:
+        assert_refused_cleanly(result, path, what)
+        return "refused"
+    assert_no_crash(result, what)
+    return "validated"
+
+
 FILE_KINDS = [
     FileKind("variant", variant_cases, use_variant, max_examples=50),
     FileKind("study", study_cases, use_study, max_examples=40),
@@ -408,6 +465,7 @@ FILE_KINDS = [
         "sweep", yaml_cases(SWEEP_BASE, "sweep.yaml"), use_validated("sweep", sweep_games, limit=40), max_examples=15
     ),
     FileKind("tune", yaml_cases(TUNE_BASE, "tune.yaml"), use_validated(None), max_examples=20),
+    FileKind("sweep-grid", sweep_grid_cases, use_sweep_grid, max_examples=8),
 ]
 """Every kind of file the CLI reads; a new kind is one more FileKind. Tune files are validated only (a
 tune's search, even a small one, is too slow for this budget; its own tests play known-answer tunes)."""

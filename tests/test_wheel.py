@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+# three subprocesses of up to 900 s each: a longer limit than the suite's 600 s (pyproject.toml, pytest-timeout)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:

@@ -10,7 +10,6 @@ per-game values, ddof=1) and, for win rates, ``successes`` (the summed win share
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +20,8 @@ import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 import balancer
+from balancer.limits import InputLimitError, read_json_bounded
+from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
 
 from .values import kind_of, moments, per_game_values
@@ -45,6 +46,18 @@ class _Number(BaseModel):
             raise ValueError(f"a win rate must be between 0 and 1, got {self.mean}")
         if self.successes is not None and self.successes > self.games:
             raise ValueError(f"successes {self.successes} exceed games {self.games}")
+        if self.successes is not None and abs(self.successes - self.mean * self.games) > 1e-6 * self.games:
+            # save_baseline writes successes = the summed win shares and mean = successes / games
+            raise ValueError(
+                f"mean {self.mean} contradicts successes {self.successes} of {self.games} games "
+                f"({self.successes / self.games:.6g})"
+            )
+        if (
+            self.kind == "win_rate"
+            and self.variance > self.mean * (1 - self.mean) * self.games / (self.games - 1) + 1e-9
+        ):
+            # values within [0, 1] with mean m have a sample variance of at most m (1 - m) n / (n - 1)
+            raise ValueError(f"variance {self.variance} is more than a win rate of mean {self.mean} can have")
         return self
 
 
@@ -141,11 +154,9 @@ def save_baseline(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "cells": cells,
     }
-    out = Path(out)
+    out = normalised(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, out)
+    write_atomic(out, json.dumps(data, indent=1) + "\n")
     return data
 
 
@@ -183,8 +194,12 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     if not found:
         raise BaselineError(f"{path}: no such baseline file (write one with 'balancer baseline save STUDY -o {path}')")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = read_json_bounded(path, "a baseline")  # bounded in size and nesting depth
+    except InputLimitError as exc:
+        raise BaselineError(str(exc)) from None
+    except OSError as exc:
+        raise BaselineError(f"{path}: not a readable JSON file ({exc.strerror or exc})") from None
+    except ValueError as exc:
         raise BaselineError(f"{path}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict) or data.get("kind") != KIND or data.get("format") != FORMAT:
         raise BaselineError(f"{path}: not a balancer baseline (kind {KIND!r}, format {FORMAT})")

@@ -4,9 +4,10 @@ tracked number) and a Markdown table for a pull-request comment."""
 from __future__ import annotations
 
 import math
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from balancer.outdir import normalised, write_atomic
 
 from .run import CheckResult, Item
 
@@ -115,11 +116,9 @@ def print_table(result: CheckResult, console=None) -> None:
 
 
 def _write(path: Path, text: str) -> Path:
-    path = Path(path)
+    path = normalised(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
     return path
 
 

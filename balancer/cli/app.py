@@ -127,9 +127,18 @@ def _resume_command(out_dir: Path) -> str:
 
 def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
     """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
-    a file, in a writable directory (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    a file, not a symbolic link (:func:`balancer.outdir.refuse_foreign`), in a writable directory
+    (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign
     from balancer.report.render import ReportOutputError, check_report_target
 
+    try:  # a link planted as the file is refused before any game is played, not after
+        refuse_foreign(normalised(path))
+    except UnsafeOutputError as exc:
+        if not path.is_dir():
+            _fail(f"{flag} {exc}")
+    except OSError:  # under a file, a name too long: check_report_target below says which
+        pass
     if path.is_dir():
         _fail(f"{flag} {path}: is a directory; give the path of {kind}")
     try:

@@ -17,7 +17,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 baseline_app = typer.Typer(
     help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True, rich_markup_mode=None
@@ -198,7 +198,7 @@ def check(
     for writer, path in ((write_junit, junit), (write_markdown, markdown)):
         if path is not None:
             with library_errors(interrupted=None, cannot_write=str(path)):
-                typer.echo(f"written: {writer(result, path)}")
+                typer.echo(f"written: {shown_path(writer(result, path))}")
     if history is not None:
         from balancer.history.record import check_rows
 
@@ -228,4 +228,4 @@ def _append_history(path: Path, spec: Any, rows: list[dict[str, Any]], values: d
 
     with library_errors(interrupted="interrupted; nothing was added to the history", cannot_write=f"--history {path}"):
         event = append_event(path, spec.study, spec.game, rows, values)
-    typer.echo(f"history: {path} (event {event}, {len(rows)} numbers)", err=True)
+    typer.echo(f"history: {shown_path(path)} (event {event}, {len(rows)} numbers)", err=True)

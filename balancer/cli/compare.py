@@ -21,7 +21,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 @app.command()
@@ -84,9 +84,10 @@ def compare(
             config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
             command=_command_line(),
         )  # fmt: skip
-    written = api.report(compared, html)
-    typer.echo(f"results: {out_dir / 'comparison.json'}")
-    typer.echo(f"report: {written}")
+    with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
+        written = api.report(compared, html)  # a link planted meanwhile: one line, not a traceback
+    typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
+    typer.echo(f"report: {shown_path(written)}")
     if not quiet:
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:

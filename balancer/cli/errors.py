@@ -10,11 +10,13 @@ A command wraps its call of the library in :func:`library_errors`:
 * games that raised: each listed with the command that replays it (GamesFailedError), or the
   check's game error (CheckGameError); exit 1;
 * Ctrl-C or SIGTERM: the command's ``interrupted`` sentence (what was kept, how to continue); exit 130;
-* any other OSError while writing: ``cannot_write`` and the system's reason; exit 2.
+* any other OSError (a full disk, a file the system refuses): ``cannot_write`` and the system's reason,
+  or without it the file the error names and the reason (:func:`os_error_message`); exit 2.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -61,9 +63,39 @@ not listed is shown by Typer's rule (``some_field`` -> ``--some-field``)."""
 MAX_PRINTED_FAILURES = 20
 
 
-def _fail(message: str) -> NoReturn:
-    """Print ``message`` on stderr and exit with code 2 (bad input)."""
-    typer.echo(f"error: {message}", err=True)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal would act on rather than show: C0 and C1 controls (ESC, carriage return,
+backspace ...) but tab and newline, and the bidirectional overrides that reorder what follows."""
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control character (:data:`_CONTROL`) written as its Python escape (``\\x1b``,
+    ``\\r``, ``\\u202e``), so that a name in a message cannot move the cursor, colour the terminal or
+    forge a line of its own (issue 28). Newlines are kept: they separate a message's lines."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def shown_path(path: object) -> str:
+    """A path (or a line naming one) for the terminal: :func:`terminal_text` with a newline escaped too,
+    so that an output named ``x\nFAKE: OK`` cannot print a line of its own (review of issue 28)."""
+    return terminal_text(str(path).replace("\n", "\\n"))
+
+
+def message_lines(exc: BaseException) -> str:
+    """An error's text for the terminal: an error that keeps its lines (ConfigError ``lines``) has a
+    newline inside one line escaped too, so that a name with a newline cannot add a line; every other
+    control character is escaped (:func:`terminal_text`)."""
+    lines = getattr(exc, "lines", None)
+    if isinstance(lines, list) and all(isinstance(x, str) for x in lines):
+        return "\n".join(terminal_text(x.replace("\n", "\\n")) for x in lines)
+    return terminal_text(str(exc))
+
+
+def _fail(message: str, keep_lines: bool = False) -> NoReturn:
+    """Print ``message`` on stderr (control characters escaped: :func:`terminal_text`; a newline too,
+    unless ``keep_lines``: a message of several problems, each line already escaped by
+    :func:`message_lines`) and exit with code 2 (bad input)."""
+    typer.echo(f"error: {terminal_text(message) if keep_lines else shown_path(message)}", err=True)
     raise typer.Exit(BAD_INPUT)
 
 
@@ -73,8 +105,8 @@ def _report_failures(exc: Any) -> None:
         f"error: {exc.count:,} of {exc.games:,} games failed (all listed in {exc.out_dir / 'run.json'}):", err=True
     )
     for f in exc.failures[:MAX_PRINTED_FAILURES]:
-        typer.echo(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}", err=True)
-        typer.echo(f"    replay: {f['replay']}", err=True)
+        typer.echo(terminal_text(f"  game {f['game_index']} (seed {f['seed']}): {f['error']}"), err=True)
+        typer.echo(terminal_text(f"    replay: {f['replay']}"), err=True)
     if exc.count > MAX_PRINTED_FAILURES:
         typer.echo(f"  ... and {exc.count - MAX_PRINTED_FAILURES:,} more", err=True)
 
@@ -89,12 +121,21 @@ def input_message(exc: BaseException, *, about: str | None = None, out: str = ""
     option; an output directory's error after ``out`` (``"--out "``); a ValueError that does not name
     its own file after ``about`` (``"v.yaml: ..."``), when given; else the error's own text."""
     if isinstance(exc, RunRequestError):
-        return exc.message(flag_of(exc.field))
-    if isinstance(exc, ResultsExistError | NotADirectoryError):
-        return f"{out}{exc}"
+        return shown_path(exc.message(flag_of(exc.field)))
+    if isinstance(exc, ResultsExistError | NotADirectoryError):  # one line: a path's newline escaped
+        return shown_path(f"{out}{exc}")
     if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
-        return f"{about}: {exc}"
-    return str(exc)
+        return shown_path(f"{about}: {exc}")
+    return message_lines(exc)
+
+
+def os_error_message(exc: OSError) -> str:
+    """One line for an OSError: the file it names and the system's reason (``results/x/chunks: No space
+    left on device``), or the error's own text when it names no file."""
+    if exc.filename is not None and exc.strerror:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror}"
+    return str(exc) or type(exc).__name__
 
 
 Interrupted = str | Callable[[KeyboardInterrupt], str] | None
@@ -113,25 +154,35 @@ def library_errors(
     module docstring). ``interrupted``: the sentence printed on Ctrl-C (or a function of the
     KeyboardInterrupt giving it), None to let Ctrl-C propagate; ``cannot_write``: the prefix of the
     message for another OSError (``"--out results/x"``; ``writing`` names what could not be written),
-    or None to let it propagate; ``about`` and ``out``: see :func:`input_message`."""
+    or None for the file the error names (:func:`os_error_message`); ``about`` and ``out``: see :func:`input_message`."""
+    import signal
+    import threading
+
     from balancer.check.run import CheckGameError
 
+    # while the block runs, Ctrl-C raises KeyboardInterrupt (whatever handler the entry point set), so
+    # that the command keeps what it finished and says so (issue 28)
+    own_sigint = interrupted is not None and threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if own_sigint else None
     try:
         yield
     except GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(GAMES_FAILED) from None
     except CheckGameError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {terminal_text(str(exc))}", err=True)
         raise typer.Exit(GAMES_FAILED) from None
     except INPUT_ERRORS as exc:
-        _fail(input_message(exc, about=about, out=out))
+        _fail(input_message(exc, about=about, out=out), keep_lines=True)
     except OSError as exc:
-        if cannot_write is None:
-            raise
+        if cannot_write is None:  # a full disk, a file the system refuses: one line naming the file, not a traceback
+            _fail(os_error_message(exc))
         _fail(f"{cannot_write}: cannot write{' ' + writing if writing else ''} ({exc.strerror or exc})")
     except KeyboardInterrupt as exc:
         if interrupted is None:
             raise
-        typer.echo(interrupted if isinstance(interrupted, str) else interrupted(exc), err=True)
+        typer.echo(terminal_text(interrupted if isinstance(interrupted, str) else interrupted(exc)), err=True)
         raise typer.Exit(INTERRUPTED) from None
+    finally:
+        if own_sigint and previous is not None:
+            signal.signal(signal.SIGINT, previous)

@@ -12,7 +12,7 @@ from balancer.games import GAMES, get_spec
 from .app import (
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 @app.command()
@@ -53,5 +53,5 @@ def init(
     with library_errors(interrupted=None, cannot_write=str(directory), writing="the starter files"):
         written = write_starter(game, directory, force=force)
     for path in written:
-        typer.echo(f"written: {path}")
-    typer.echo(f"next: balancer validate {written[0]}; balancer study {written[1]}")
+        typer.echo(f"written: {shown_path(path)}")
+    typer.echo(shown_path(f"next: balancer validate {written[0]}; balancer study {written[1]}"))

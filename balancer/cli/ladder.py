@@ -11,7 +11,6 @@ everywhere: 0 success, 1 games raised, 2 bad input (one line, nothing written).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import typer
 import yaml
 
 from balancer.data import builtin_config
+from balancer.outdir import write_atomic
 
 from .app import (
     Figures,
@@ -34,7 +34,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
 STUDY_FILE = "ladder.yaml"
@@ -84,9 +84,7 @@ def _write_study(path: Path, data: dict[str, Any]) -> None:
     """Write the generated study file atomically (a comment says where it came from)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     head = "# written by 'balancer ladder'; replay with: balancer study " + str(path) + "\n"
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 @app.command()
@@ -206,7 +204,7 @@ def ladder(
                 scheduler=scheduler or None,
             )
     written = render_and_echo(result, html, figures)
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
     typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "

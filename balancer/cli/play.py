@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from balancer.limits import MAX_LINE_CHARS, MAX_TEXT_BYTES, InputLimitError, read_text_bounded
+
 from .app import (
     _fail,
     _load,
@@ -32,12 +34,14 @@ def score(
     scorer = spec.score_table_text
     if scorer is None:
         _fail(f"game {cfg.game!r} cannot score a table from text")
-    try:
-        text = table_file.read_text(encoding="utf-8")
+    try:  # bounded by size and by line: /dev/zero or a pipe without end is refused, never read whole
+        text = read_text_bounded(table_file, MAX_TEXT_BYTES, "a drawn table", line_limit=MAX_LINE_CHARS)
     except FileNotFoundError:
         _fail(f"{table_file}: file not found")
-    except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"{table_file}: cannot read: {exc}")
+    except OSError as exc:
+        _fail(f"{table_file}: cannot read: {exc.strerror or exc}")
+    except InputLimitError as exc:
+        _fail(str(exc))
     with library_errors(interrupted=None, about=str(table_file)):
         breakdown = scorer(cfg, text)
     if as_json:

@@ -14,6 +14,7 @@ from .app import (
     _fail,
     app,
 )
+from .errors import shown_path
 
 
 @app.command()
@@ -35,6 +36,7 @@ def report(
     for name in ("results.parquet", "run.json"):
         if not (results_dir / name).is_file():
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
+    from balancer.outdir import UnsafeOutputError
     from balancer.report.render import ReportOutputError
 
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
@@ -43,11 +45,13 @@ def report(
         written = api.report(api.RunResult(results_dir), target)
     except ReportOutputError as exc:
         _fail(f"{where}{exc}")
+    except UnsafeOutputError as exc:  # a link where the report or summary.json belongs: the message names it
+        _fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # ResultsFileError names the file
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{results_dir}: cannot read ({exc.strerror or exc})")
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
 
 
 @app.command()

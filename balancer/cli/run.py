@@ -21,7 +21,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import _report_failures, library_errors
+from .errors import _report_failures, library_errors, shown_path
 
 
 @app.command()
@@ -92,7 +92,7 @@ def run(
             return "interrupted; nothing was written"
         return (
             f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
-            f"(the chunk in flight was discarded); continue with:\n  {_resume_command(out_dir)}"
+            f"(the chunk in flight was discarded); continue with: {_resume_command(out_dir)}"
         )
 
     failed = None
@@ -120,10 +120,10 @@ def run(
                 )
     if failed is not None:
         if (out_dir / "results.parquet").is_file():
-            typer.echo(f"results: {out_dir / 'results.parquet'} (without the failing games)")
+            typer.echo(f"results: {shown_path(out_dir / 'results.parquet')} (without the failing games)")
         _report_failures(failed)
         raise typer.Exit(1)
-    typer.echo(f"results: {out_dir / 'results.parquet'}")
+    typer.echo(f"results: {shown_path(out_dir / 'results.parquet')}")
     if not quiet and players == 1:
         # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
         from balancer.stats.solo import solo_result

@@ -20,7 +20,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 @app.command()
@@ -91,7 +91,7 @@ def study(
             f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
             f"{results} and reused when the study is run again"
         )
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
     if figures is not None:
         typer.echo(f"figures: {figures}")
     typer.echo(

@@ -27,7 +27,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 def _log(quiet: bool):
@@ -83,7 +83,7 @@ def sweep(
             plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line()
         )
     written = render_sweep(result, html)
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {shown_path(written)}")
     from balancer.report.sweep import target_rows
 
     for t in target_rows(result):
@@ -178,7 +178,7 @@ def tune(
             write_variant(write, written_text)
         except (ConfigError, OSError) as exc:
             _fail(f"--write {write}: {exc}")
-    typer.echo(f"report: {report}")
+    typer.echo(f"report: {shown_path(report)}")
     if written_text:
         typer.echo(f"tuned variant: {write}")
     from balancer.sweep.paths import changes_text

@@ -18,7 +18,7 @@ from .app import (
     _load,
     app,
 )
-from .errors import library_errors
+from .errors import library_errors, terminal_text
 
 
 @app.command()
@@ -86,7 +86,7 @@ def _validate_config(config: Path, assumed: bool = False) -> None:
     ``assumed:`` note of the resolved config), or exit 2 with the error."""
     cfg, spec = _load(config)
     counts = counts_text(getattr(cfg, "player_counts", None))
-    typer.echo(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})")
+    typer.echo(terminal_text(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})"))
     if spec.describe_config is not None:  # optional: a game's data check (e.g. a deck's distribution)
         typer.echo(spec.describe_config(cfg))
     if assumed:

@@ -6,9 +6,10 @@ the counts its rules support; every nested part of a config subclasses :class:`S
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 MAX_RULE_INT = 1_000
 """The largest magnitude of an integer rule number (points, money, copies, cards, spaces, steps): far
@@ -37,6 +38,16 @@ class GameConfig(Strict):
         "as it names result folders and report files",
     )
     players: list[int] = Field(min_length=1, description="player counts this variant supports")
+
+    @field_validator("variant")
+    @classmethod
+    def _printable(cls, name: str) -> str:
+        """A name is printed in terminals and reports: no control characters (a newline, ESC, a carriage
+        return would let it forge a line of output, issue 28)."""
+        bad = re.search(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", name)
+        if bad:
+            raise ValueError(f"a variant name has no control characters; found {bad.group()!r}")
+        return name
 
     @property
     def player_counts(self) -> list[int]:

@@ -8,10 +8,10 @@ overwritten unless asked.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from balancer.data import builtin_config
+from balancer.outdir import write_atomic
 
 VARIANT_FILE = "variant.yaml"
 STUDY_FILE = "study.yaml"
@@ -90,7 +90,5 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
         raise StarterError(f"{', '.join(existing)}: already exists; use --force to replace the starter files")
     out.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, text)  # a new temporary file renamed into place; a link at path is refused
     return list(files)

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from balancer.core.metrics import humanize
 from balancer.core.registry import metric_specs_of
+from balancer.outdir import normalised, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
@@ -331,9 +332,7 @@ def render_ladder(
         games=result.games,
         versions=first.meta.get("versions", {}),
     )
-    out_html = Path(out_html)
+    out_html = normalised(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_html.with_name(f".{out_html.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out_html)
+    write_atomic(out_html, html)
     return out_html

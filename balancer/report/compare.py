@@ -7,7 +7,6 @@ variants, agents, metric names) is escaped; only the SVG figure made here is mar
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,8 @@ from markupsafe import Markup
 
 from balancer.core.metrics import MetricSpecs, humanize
 from balancer.core.registry import metric_specs_of
+from balancer.limits import read_json_bounded
+from balancer.outdir import normalised, write_atomic
 from balancer.report.figures import difference_chart, is_missing
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import display_name, environment, metric_label, p_value_text
@@ -175,11 +176,11 @@ def render_comparison(out_dir: Path, html: Path) -> Path:
     path = Path(out_dir) / COMPARISON_FILE
     if not path.is_file():
         raise FileNotFoundError(f"cannot render comparison: {path} does not exist")
-    comparison = json.loads(path.read_text(encoding="utf-8"))
+    comparison = read_json_bounded(path, "comparison.json")  # ValueError: too large, too deep, not JSON
     if not isinstance(comparison, dict):
         raise ValueError(f"{path} must hold a JSON object, got {type(comparison).__name__}")
-    html = Path(html)
+    html = normalised(html)  # out/a/../X creates no out/a
     text = render_comparison_html(comparison)
     html.parent.mkdir(parents=True, exist_ok=True)
-    html.write_text(text, encoding="utf-8")
+    write_atomic(html, text)  # a link planted as the report is refused, not followed
     return html

@@ -17,6 +17,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -26,6 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.typing import RcKeyType
 
 from balancer.core.metrics import humanize
+from balancer.outdir import own_directory, refuse_foreign, write_atomic
 
 #: Okabe-Ito colour-blind-safe palette; component i always gets colour i.
 PALETTE: tuple[str, ...] = (
@@ -437,3 +439,20 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
             span = max(abs(min(lows + [0.0])), abs(max(highs + [0.0])), 1e-9)
             ax.set_xlim(-span * 1.1, span * 1.1)
         return svg_string(fig)
+
+
+def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
+    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths. Each is
+    written through :func:`balancer.outdir.write_atomic`: a link planted under either name, or in place of
+    ``directory``, is refused (UnsafeOutputError), never followed."""
+    own_directory(directory)
+    paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
+    for path in paths:
+        refuse_foreign(path)
+    with matplotlib.rc_context(STYLE):
+        svg, png = io.BytesIO(), io.BytesIO()
+        fig.savefig(svg, format="svg", metadata={"Date": None})
+        fig.savefig(png, format="png", dpi=200, metadata={"Software": None})
+    write_atomic(paths[0], svg.getvalue())
+    write_atomic(paths[1], png.getvalue())
+    return paths

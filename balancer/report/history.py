@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from balancer.report import figures as figs
 from balancer.report import pages
+from balancer.report.figures import write_figure_files
 from balancer.report.render import ReportOutputError, write_atomically
 
 TEMPLATE_NAME = "history.html.j2"
@@ -250,16 +251,6 @@ def _events(history: pl.DataFrame) -> list[dict[str, Any]]:
 def figure_stem(key: tuple[str, str, str]) -> str:
     """A file name for a panel: ``history-<run>-<variant>-<number>`` with unsafe characters as ``-``."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", "history-" + "-".join(key)).strip("-")
-
-
-def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
-    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
-    with matplotlib.rc_context(figs.STYLE):
-        fig.savefig(paths[0], format="svg", metadata={"Date": None})
-        fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
-    return paths
 
 
 def render_history(

@@ -8,6 +8,7 @@ the pairs with the largest seat spread and margin, with intervals. One self-cont
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ import polars as pl
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
+from ..outdir import normalised, own_directory, write_atomic
 from ..results import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
@@ -79,8 +81,9 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
         fig = pair_heatmap(names, matrix * scale, title, cbar, fmt)
         charts.append(Markup(figs.svg_string(fig)))
         if figures_dir is not None:
-            Path(figures_dir).mkdir(parents=True, exist_ok=True)
-            fig.savefig(Path(figures_dir) / f"pairs-{label}-{column}.png", dpi=150)
+            png = io.BytesIO()  # written through write_atomic: a link planted under the name is refused
+            fig.savefig(png, format="png", dpi=150)
+            write_atomic(own_directory(Path(figures_dir)) / f"pairs-{label}-{column}.png", png.getvalue())
     ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
     html = (
         pages.environment()
@@ -99,7 +102,7 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
             top=ranked.iter_rows(named=True),
         )
     )
-    out_html = Path(out_html)
+    out_html = normalised(out_html)  # out/a/../X creates no out/a
     out_html.parent.mkdir(parents=True, exist_ok=True)
-    out_html.write_text(html, encoding="utf-8")
+    write_atomic(out_html, html)  # a link planted as the page is refused, not followed
     return out_html

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from markupsafe import Markup
 
 from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
+from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
 from balancer.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
 from balancer.stats.aggregate import (
@@ -545,15 +545,14 @@ def _load_summary(results_dir: Path, meta: dict) -> dict:
     summary = summarize_dir(results_dir, meta)
     path = results_dir / SUMMARY_FILE
     results = str(results_dir / RESULTS_FILE)
+    refuse_foreign(path)  # a link planted as summary.json is neither read nor written through
     if path.exists():
         _check_stored_summary(read_json_object(path), summary, path, results)
         return summary
-    tmp = path.with_name(f".{SUMMARY_FILE}.{uuid.uuid4().hex[:8]}.tmp")
     try:  # a cache for 'balancer check' and friends; a read-only results directory is fine
-        tmp.write_text(json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(summary, indent=2, allow_nan=False) + "\n")
     except OSError:
-        tmp.unlink(missing_ok=True)
+        pass
     return summary
 
 
@@ -581,24 +580,22 @@ def check_report_target(out_html: Path | str) -> None:
 def write_atomically(out_html: Path, text: str) -> None:
     """Write ``text`` to ``out_html`` via a temporary sibling; on failure nothing is left behind
     (neither the file nor directories created for it)."""
+    out_html = normalised(out_html)  # out/a/../X creates no out/a
     created = []
     for parent in reversed(out_html.absolute().parents):
         if not parent.exists():
             created.append(parent)
-    tmp = out_html.with_name(f".{out_html.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         for d in created:
             d.mkdir()
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out_html)
+        write_atomic(out_html, text)  # a new temporary file (O_EXCL, O_NOFOLLOW); a link at out_html refused
     except BaseException as exc:
-        tmp.unlink(missing_ok=True)
         for d in reversed(created):
             try:
                 d.rmdir()
             except OSError:
                 break
-        if isinstance(exc, OSError) and not isinstance(exc, ReportOutputError):
+        if isinstance(exc, OSError) and not isinstance(exc, ReportOutputError | UnsafeOutputError):
             raise ReportOutputError(f"{out_html}: cannot be written ({exc.strerror or exc})") from None
         raise
 

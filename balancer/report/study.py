@@ -4,6 +4,7 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 
 from __future__ import annotations
 
+import io
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +19,10 @@ from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
+from balancer.outdir import normalised, own_directory, refuse_foreign, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
+from balancer.report.figures import write_figure_files
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.results import scan_results
@@ -272,16 +275,6 @@ def cell_rows(result: StudyResult) -> list[dict[str, Any]]:
     ]
 
 
-def write_figure_files(fig: MplFigure, directory: Path, stem: str) -> list[Path]:
-    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths."""
-    directory.mkdir(parents=True, exist_ok=True)
-    paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
-    with matplotlib.rc_context(figs.STYLE):
-        fig.savefig(paths[0], format="svg", metadata={"Date": None})
-        fig.savefig(paths[1], format="png", dpi=200, metadata={"Software": None})
-    return paths
-
-
 def render_study(
     result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
 ) -> Path:
@@ -309,9 +302,7 @@ def render_study(
         versions=first.meta.get("versions", {}),
         variants=list(result.study.variants),
     )
-    out_html = Path(out_html)
+    out_html = normalised(out_html)
     out_html.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_html.with_name(f".{out_html.name}.tmp")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out_html)
+    write_atomic(out_html, html)
     return out_html

@@ -9,7 +9,7 @@ and its seats ``seat_agents(agents, i)``), so batches add up to exactly a plain 
 from __future__ import annotations
 
 import math
-import shutil
+import os
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -25,6 +25,7 @@ from joblib import delayed
 from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
 from balancer.core.tables import is_mirror
+from balancer.outdir import normalised, own_directory, refuse_foreign, remove_own_folder
 
 from .errors import RunRequestError
 from .guards import check_out_dir, run_lock
@@ -32,7 +33,7 @@ from .parallel import default_chunk_size, parallel, resolve_jobs
 from .play import play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games
-from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, RunDir, conform
+from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, OWN_CHUNK_FILE, RunDir, conform
 from .runner import run_to_dir
 
 
@@ -50,7 +51,7 @@ def play_range(
     else:
         size = default_chunk_size(stop - start, n_jobs, table_chunk_games(spec, cfg, agents))
         tasks = (
-            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop))
+            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop), os.getpid())
             for i, a in enumerate(range(start, stop, size))
         )
         results = list(parallel(n_jobs, None, ordered=True)(tasks))
@@ -185,7 +186,7 @@ def run_until_ci(
     with ExitStack() as locks:  # the directory's lock, once the directory exists
         agents = list(agents)
         players = len(agents)
-        out_dir = Path(out_dir)
+        out_dir = normalised(out_dir)
         if not 0 < width < 0.5:
             raise RunRequestError("until_ci", f"must be a half-width between 0 and 0.5, got {width}")
         if max_games < players:
@@ -218,12 +219,13 @@ def run_until_ci(
             "elapsed_seconds": 0.0,
             "chunks": [],
         }
-        out_dir.mkdir(parents=True, exist_ok=True)
+        out_dir.mkdir(parents=True, exist_ok=True)  # normalised above: out/a/../X creates no out/a
         locks.enter_context(run_lock(out_dir))
         for name in ("results.parquet", "run.json", "summary.json"):
+            refuse_foreign(out_dir / name)  # a link there is refused, not deleted
             (out_dir / name).unlink(missing_ok=True)
-        shutil.rmtree(out_dir / CHUNKS_DIR, ignore_errors=True)
-        (out_dir / CHUNKS_DIR).mkdir()
+        remove_own_folder(out_dir / CHUNKS_DIR, OWN_CHUNK_FILE)
+        own_directory(out_dir / CHUNKS_DIR)
         n_jobs = resolve_jobs(jobs)
         tally = WinTally(agents)
         batches: list[int] = []
@@ -234,7 +236,7 @@ def run_until_ci(
             nonlocal failed
             done = batches[-1] if batches else 0
             tasks = [
-                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step)
+                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid())
                 for a in range(done, target, step)
             ]
             results = (

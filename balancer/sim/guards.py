@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from balancer.outdir import refuse_foreign
+
 from .errors import OutDirError, ResultsExistError, RunLockedError
 from .rundir import MANIFEST_FILE, RESULTS_FILE
 
@@ -32,10 +34,11 @@ def check_lock(out_dir: Path | str) -> None:
     import fcntl
 
     path = Path(out_dir) / LOCK_FILE
+    refuse_foreign(path)  # a link planted as run.lock: refused (one line naming it), never followed
     if not path.is_file():
         return
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except OSError:
         return
     try:
@@ -49,6 +52,15 @@ def check_lock(out_dir: Path | str) -> None:
 
 
 _HELD_LOCKS: dict[Path, int] = {}
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """Whether ``path`` is still the file open as ``fd`` (not a link or another file put there since)."""
+    try:
+        there, held = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (held.st_dev, held.st_ino)
 
 
 @contextmanager
@@ -70,7 +82,8 @@ def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> I
         yield
         return
     path = Path(out_dir) / LOCK_FILE
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    refuse_foreign(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -90,7 +103,8 @@ def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> I
     finally:
         del _HELD_LOCKS[key]
         try:
-            path.unlink(missing_ok=True)
+            if _same_file(fd, path):  # only the lock file this run holds: never a file put in its place
+                path.unlink()
         finally:
             os.close(fd)
 

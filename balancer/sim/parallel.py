@@ -8,7 +8,11 @@ and hands back what they return.
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
+import signal
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,6 +66,38 @@ class ChunkPlan:
     def items(self) -> Iterator[tuple[int, tuple[int, int]]]:
         for idx in range(len(self)):
             yield idx, self[idx]
+
+
+PARENT_POLL_SECONDS = 1.0
+"""How often a loky worker checks that the process that started it is alive (seconds)."""
+
+_GUARDED: list[bool] = []
+
+
+def guard_worker(parent: int | None) -> None:
+    """Called by every task with the pid of the process that sent it (``parent``); in a loky worker
+    process (once per process, nothing elsewhere): exit at once when the sender is no longer this
+    process's parent (it died before the task started), else ignore SIGINT, which Ctrl-C or a script
+    sends to the whole process group, so that only the parent stops the run and its workers (a worker
+    interrupted mid-task broke the pool: "A task has failed to un-serialize"), and exit within
+    :data:`PARENT_POLL_SECONDS` when the parent is gone (``kill -9`` left workers running for over 15
+    minutes, issue 28)."""
+    if _GUARDED or parent is None or not multiprocessing.current_process().name.startswith("LokyProcess"):
+        return
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if os.getppid() != parent:  # re-parented already: the run's process died before this task began
+        os._exit(1)
+    _GUARDED.append(True)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:  # re-parented: the run's process has died
+                os._exit(1)
+
+    threading.Thread(target=watch, name="balancer-parent-watch", daemon=True).start()
 
 
 def connect_scheduler(address: str, timeout: float | None = None) -> Any:

@@ -22,7 +22,7 @@ from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents
 
-from .parallel import ChunkPlan, default_chunk_size, parallel, resolve_jobs
+from .parallel import ChunkPlan, default_chunk_size, guard_worker, parallel, resolve_jobs
 from .progress import progress_bar
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games
@@ -77,7 +77,14 @@ def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int,
 
 
 def play_chunk_safe(
-    chunk: int, module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int
+    chunk: int,
+    module_name: str,
+    cfg: Any,
+    agents: Sequence[str],
+    run_seed: int,
+    start: int,
+    stop: int,
+    parent: int | None = None,
 ) -> tuple[int, pa.Table | None, list[dict[str, Any]]]:
     """Play games ``start..stop-1`` like :func:`play_chunk`, but a game that raises is skipped and
     recorded instead of stopping the chunk.
@@ -85,8 +92,10 @@ def play_chunk_safe(
     Returns ``(chunk, rows, failures)``: ``rows`` holds ``len(agents)`` rows per game that finished
     (None when none did); ``failures`` one dict per failing game, in game order, with
     ``game_index``, ``seed`` (the run seed), ``error`` (``"Type: message"``) and ``traceback``
-    (the last frames, innermost first). Runs in any process (loky or a Dask worker).
+    (the last frames, innermost first). Runs in any process (loky or a Dask worker); ``parent``: the pid
+    of the run's process, whose death a loky worker watches (:func:`~balancer.sim.parallel.guard_worker`).
     """
+    guard_worker(parent)  # in a loky worker: no SIGINT, and exit when the run's process dies
     table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
     return chunk, table, failures
 

@@ -8,13 +8,16 @@ the layout; :class:`RunDir`).
     <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
                                    streaming, one chunk in memory at a time; manifest and chunks removed)
     <out>/run.lock                 while a run writes (balancer.sim.guards.run_lock)
+
+Every file is written on a fresh temporary name (O_EXCL, O_NOFOLLOW) and renamed into place; a link or
+a foreign file where one of these belongs is refused, and ``chunks/`` is emptied only of the run's own
+chunk files (:mod:`balancer.outdir`, issue 28).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +27,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from balancer.limits import read_json_bounded
+from balancer.outdir import open_exclusive, refuse_foreign, write_atomic
+
 from .errors import ResumeError
 
 RESULTS_FILE = "results.parquet"
@@ -32,6 +38,10 @@ SUMMARY_FILE = "summary.json"
 CHUNKS_DIR = "chunks"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_FORMAT = 1
+OWN_CHUNK_FILE = re.compile(r"chunk-\d{6}\.arrow(\.tmp)?|\.chunk-\d{6}\.arrow\.\d+-[0-9a-f]{8}\.tmp")
+"""The names of a run's own files in ``chunks/``: a chunk, and a chunk being written (the temporary
+names of :func:`balancer.outdir.open_exclusive`, and ``.tmp`` of an older version); nothing else there
+is deleted."""
 
 
 def default_out_dir(game: str, variant: str, n_players: int, root: Path | str = "results") -> Path:
@@ -72,19 +82,19 @@ class RunDir:
     def meta(self) -> dict[str, Any] | None:
         """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
         try:
-            meta = json.loads(self.run_file.read_text(encoding="utf-8"))
+            meta = read_json_bounded(self.run_file, "run.json")
         except (OSError, ValueError):
             return None
         return meta if isinstance(meta, dict) else None
 
     def read_meta(self) -> dict[str, Any]:
         """``run.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = json.loads(self.run_file.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_json_bounded(self.run_file, "run.json")
         return data
 
     def read_summary(self) -> dict[str, Any]:
         """``summary.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = json.loads(self.summary_file.read_text(encoding="utf-8"))
+        data: dict[str, Any] = read_json_bounded(self.summary_file, "summary.json")
         return data
 
     def holds_results(self) -> bool:
@@ -140,10 +150,8 @@ def sha256_of(path: Path) -> str:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temporary file, then rename)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write JSON atomically (a new temporary file, then rename: :func:`balancer.outdir.write_atomic`)."""
+    write_atomic(path, json.dumps(data, indent=1) + "\n")
 
 
 def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
@@ -155,8 +163,8 @@ def read_manifest(out_dir: Path | str) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = read_json_bounded(path, "a manifest")
+    except (OSError, ValueError) as exc:  # InputLimitError too: too large, too deep
         raise ResumeError(f"{path}: not a readable manifest ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("chunks"), list):
         raise ResumeError(f"{path}: not a balancer manifest (format {MANIFEST_FORMAT})")
@@ -189,16 +197,11 @@ def write_chunk(
         "sha256": None,
     }
     if table is not None:
-        path = out_dir / chunk_file(idx)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        with open_exclusive(out_dir / chunk_file(idx)) as (sink, tmp):
+            with pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
+            sink.flush()
             entry["sha256"] = sha256_of(tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         entry["file"] = chunk_file(idx)
     entry["failures"] = failures
     return entry
@@ -213,29 +216,25 @@ def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
     """Stream the chunks, in game order, into ``results.parquet`` (one chunk in memory at a time);
     return the rows written. With no rows, removes any older results.parquet instead."""
     target = out_dir / RESULTS_FILE
-    tmp = out_dir / (RESULTS_FILE + ".tmp")
-    writer: pq.ParquetWriter | None = None
-    rows = 0
-    try:
-        for entry in sorted(entries, key=lambda e: e["chunk"]):
-            if not entry["rows"]:
-                continue
-            table = read_chunk(out_dir / entry["file"])
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, table.schema, compression="zstd")
-            elif not table.schema.equals(writer.schema):
-                table = conform(table, writer.schema)
-            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-            rows += table.num_rows
-            del table
-    except BaseException:
-        if writer is not None:
-            writer.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    if writer is None:
+    with_rows = [e for e in sorted(entries, key=lambda e: e["chunk"]) if e["rows"]]
+    if not with_rows:
+        refuse_foreign(target)
         target.unlink(missing_ok=True)
         return 0
-    writer.close()
-    os.replace(tmp, target)
+    rows = 0
+    with open_exclusive(target) as (sink, _):
+        writer: pq.ParquetWriter | None = None
+        try:
+            for entry in with_rows:
+                table = read_chunk(out_dir / entry["file"])
+                if writer is None:
+                    writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
+                elif not table.schema.equals(writer.schema):
+                    table = conform(table, writer.schema)
+                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                rows += table.num_rows
+                del table
+        finally:
+            if writer is not None:
+                writer.close()
     return rows

@@ -17,7 +17,7 @@ key, in the order the game reports them.
 
 from __future__ import annotations
 
-import shutil
+import os
 import time
 import warnings
 from collections.abc import Sequence
@@ -31,6 +31,7 @@ from joblib import delayed
 
 from balancer.core.registry import GameSpec
 from balancer.core.tables import seat_design
+from balancer.outdir import clear_own_files, normalised, own_directory, remove_own_folder
 
 from .errors import (
     GamesFailedError,
@@ -68,6 +69,7 @@ from .rundir import (
     CHUNKS_DIR,
     MANIFEST_FILE,
     MANIFEST_FORMAT,
+    OWN_CHUNK_FILE,
     RESULTS_FILE,
     RUN_FILE,
     RunDir,
@@ -249,7 +251,7 @@ def _open_manifest(
     those chunks' entries by index; chunk files it does not list are removed, and it is written."""
     chunks_dir = out_dir / CHUNKS_DIR
     if manifest is None:
-        shutil.rmtree(chunks_dir, ignore_errors=True)
+        remove_own_folder(chunks_dir, OWN_CHUNK_FILE)  # a link or a file of anyone else there: refused
         done: dict[int, dict[str, Any]] = {}
         manifest = {
             "format": MANIFEST_FORMAT,
@@ -261,11 +263,9 @@ def _open_manifest(
         }
     else:
         done = _valid_entries(out_dir, manifest, plan)
-    chunks_dir.mkdir(exist_ok=True)
+    own_directory(chunks_dir)
     listed = {e["file"].rsplit("/", 1)[-1] for e in done.values() if e.get("file")}
-    for stray in chunks_dir.iterdir():  # half-written or unlisted chunks are discarded
-        if stray.name not in listed:
-            stray.unlink()
+    clear_own_files(chunks_dir, OWN_CHUNK_FILE, keep=frozenset(listed))  # half-written or unlisted chunks
     manifest["chunks"] = [done[i] for i in sorted(done)]
     manifest["config_path"] = request["config_path"]
     RunDir(out_dir).write_manifest(manifest)
@@ -331,7 +331,8 @@ def _play_chunks(
         with progress_bar(games, progress) as bar:
             task = bar.add_task("games", total=games, completed=done, rate="")
             if done < games:
-                tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b) for i, a, b in pending)
+                me = os.getpid()  # the workers' parent, whose death they watch
+                tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
                 for idx, table, failures in parallel(n_jobs, client, ordered=False)(tasks):
                     a, b = plan[idx]
                     for f in failures:
@@ -428,7 +429,7 @@ def _finish(
         else:
             run_dir.summary_file.unlink(missing_ok=True)
         run_dir.manifest_file.unlink()
-        shutil.rmtree(run_dir.chunks_dir, ignore_errors=True)
+        remove_own_folder(run_dir.chunks_dir, OWN_CHUNK_FILE)
     except KeyboardInterrupt:
         raise RunInterrupted(out_dir, games, games) from None
     if failures:
@@ -482,7 +483,7 @@ def run_to_dir(
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
     with ExitStack() as locks:  # the directory's lock, once the directory exists
-        out_dir = Path(out_dir)
+        out_dir = normalised(out_dir)
         request = RunRequest(spec, cfg, config_path, list(agents), games, seed)
         check_run(spec, cfg, request.agents, games, seed, jobs, chunk_size)
         check_out_dir(out_dir, force, resume)
@@ -497,7 +498,7 @@ def run_to_dir(
                 else (chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, request.agents)))
             )
             plan = ChunkPlan(games, size)
-            out_dir.mkdir(parents=True, exist_ok=True)
+            out_dir.mkdir(parents=True, exist_ok=True)  # normalised above: out/a/../X creates no out/a
             locks.enter_context(run_lock(out_dir))
             manifest, done_entries = _open_manifest(out_dir, manifest, identity, size, plan)
             log = _ManifestLog(out_dir, manifest)
@@ -517,7 +518,7 @@ def seat_win_rates(out_dir: Path | str) -> dict[str, list[tuple[Any, float, int]
     """
     import polars as pl
 
-    lf = pl.scan_parquet(Path(out_dir) / RESULTS_FILE).select("seat", "agent", "win_share")
+    lf = pl.scan_parquet(Path(out_dir) / RESULTS_FILE, glob=False).select("seat", "agent", "win_share")
     out: dict[str, list[tuple[Any, float, int]]] = {}
     for key in ("seat", "agent"):
         agg = lf.group_by(key).agg(pl.col("win_share").mean().alias("rate"), pl.len().alias("n")).sort(key).collect()

@@ -11,6 +11,7 @@ from typing import Any
 from balancer.config import config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import get_spec
+from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.rundir import RunDir
 from balancer.sim.runner import check_run, engine_sha256, run_to_dir
@@ -51,8 +52,14 @@ class StudyResult:
 
 
 def cell_dir(results_root: Path, study: Study, run: str, variant: str) -> Path:
-    """Where a cell's results live: ``<results_root>/<study>/<run>/<variant>/``."""
-    return Path(results_root) / study.study / run / variant
+    """Where a cell's results live: ``<results_root>/<study>/<run>/<variant>/``. Each of the three
+    folders is the study's own: a symbolic link (or a file) planted in place of any of them is refused
+    (UnsafeOutputError naming it), never followed out of ``results_root`` (review of issue 28)."""
+    path = Path(results_root)
+    for part in (study.study, run, variant):
+        path = path / part
+        refuse_foreign(path, "directory")
+    return path
 
 
 def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:

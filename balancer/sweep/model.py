@@ -33,9 +33,19 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from balancer.config import ConfigError, ResolvedYaml, _UniqueKeyLoader, load_config, resolve_yaml
+from balancer.config import (
+    MAX_YAML_BYTES,
+    ConfigError,
+    ResolvedYaml,
+    YamlLimitError,
+    load_config,
+    load_yaml_text,
+    resolve_yaml,
+    yaml_error_text,
+)
 from balancer.core.registry import GameSpec, get_spec
 from balancer.data import builtin_config, locate_config
+from balancer.limits import MAX_GRID_POINTS, InputLimitError, grid_size, read_text_bounded
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run
@@ -108,12 +118,22 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     (with its line), a document that is not a mapping, or a rule variant given instead. A shipped file
     may be named ``<game>/<name>`` (:func:`balancer.data.locate_config`)."""
     path = locate_config(path)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError:  # a name too long for the file system, a loop of links ...
+        found = False
+    if not found:
         raise SweepError(f"{path}: no such {kind} file")
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - safe loader
-    except UnicodeDecodeError:
-        raise SweepError(f"{path}: not a text file") from None
+        text = read_text_bounded(path, MAX_YAML_BYTES, f"a {kind} file")
+    except OSError as exc:
+        raise SweepError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except InputLimitError as exc:
+        raise SweepError(str(exc).replace(": not UTF-8 text", ": not a text file")) from None
+    try:
+        data = load_yaml_text(text)
+    except YamlLimitError as exc:
+        raise SweepError(yaml_error_text(path, exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
@@ -292,16 +312,23 @@ def load_sweep(
         raise SweepError("\n".join(validation_lines(path, exc))) from None
     base = load_base(path, sweep.base)
     problems = check_runs(path, base, sweep.runs, jobs)
-    values: dict[str, list[Any]] = {}
+    listed: dict[str, list[Any]] = {}
     for key, given in sweep.paths.items():
+        try:
+            listed[key] = given.values() if isinstance(given, Range) else list(given)
+        except ValueError as exc:
+            problems.append(f"{path}: {key_where(key)}: {exc}")
+    points_in_grid = grid_size([len(vals) for vals in listed.values()])
+    if points_in_grid > MAX_GRID_POINTS:  # refused before any value is checked (each a validation)
+        counts = " x ".join(f"{len(vals):,}" for vals in listed.values())
+        raise SweepError(
+            f"{path}: paths: {counts} = {points_in_grid:,} points; a sweep has at most {MAX_GRID_POINTS:,}"
+        )
+    values: dict[str, list[Any]] = {}
+    for key, vals in listed.items():
         problem = check_path(path, key, base)
         if problem:
             problems.append(problem)
-            continue
-        try:
-            vals = given.values() if isinstance(given, Range) else list(given)
-        except ValueError as exc:
-            problems.append(f"{path}: {key_where(key)}: {exc}")
             continue
         if not vals:
             problems.append(f"{path}: {key_where(key)}: no values to try (an empty list, or from above to)")

@@ -237,12 +237,18 @@ def variant_yaml(
 
 def inclusive_range(start: float, stop: float, step: float) -> list[float | int]:
     """``start, start + step, ...`` up to ``stop`` included (within a rounding error), as ints when
-    all three are ints. Raises ValueError for a step that is not positive, or more than 10,000 values."""
+    all three are ints. Raises ValueError for a step that is not positive, an end that is not finite
+    (``.inf``, ``.nan``), or more than 10,000 values."""
     if not step > 0 or not math.isfinite(step):
         raise ValueError(f"step must be above 0, got {step}")
-    count = math.floor((stop - start) / step + 1e-9) + 1
-    if count > 10_000:
-        raise ValueError(f"from {start} to {stop} by {step} is {count:,} values; at most 10,000")
+    for name, bound in (("from", start), ("to", stop)):
+        if not math.isfinite(bound):
+            raise ValueError(f"{name} must be a finite number, got {bound}")
+    span = (stop - start) / step + 1e-9  # infinite when from and to are finite but far apart (-1e308 to 1e308)
+    if span >= 10_000:
+        shown = f"{math.floor(span) + 1:,}" if math.isfinite(span) else "too many"
+        raise ValueError(f"from {start} to {stop} by {step} is {shown} values; at most 10,000")
+    count = math.floor(span) + 1
     if all(isinstance(x, int) and not isinstance(x, bool) for x in (start, stop, step)):
         return [int(start + i * step) for i in range(max(count, 0))]
     return [round(start + i * step, 10) for i in range(max(count, 0))]

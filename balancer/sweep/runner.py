@@ -7,7 +7,6 @@ run.json, summary.json). A point whose cell is finished for the same request is 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from balancer.outdir import write_atomic
 from balancer.study.runner import Cell
 
 from .cells import cell_numbers, play_cell
@@ -74,9 +74,7 @@ def write_text_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def point_file(root: Path, name: str, point: Point) -> Path:

@@ -92,6 +92,8 @@ class Domain(_Strict):
                 raise ValueError("a choice is listed twice")
             return self
         low, high = self.int_ if self.int_ is not None else self.float_  # type: ignore[misc]
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise ValueError(f"low and high must be finite numbers, got {low} and {high}")
         if low > high:
             raise ValueError(f"empty: low {low} is above high {high}")
         if self.int_ is not None and self.step is not None and not float(self.step).is_integer():

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 import textwrap
 from pathlib import Path
 
 from balancer.config import load_config
+from balancer.outdir import normalised, refuse_foreign
 from balancer.sweep.paths import changes_text, variant_yaml
 from balancer.sweep.targets import is_rate
 
@@ -86,11 +88,15 @@ def tuned_text(result: TuneResult, target: Path | str, command: str = "") -> str
 def write_variant(target: Path | str, text: str) -> Path:
     """Write a tuned variant's ``text`` (:func:`tuned_text`) to ``target``, atomically, after checking
     that it loads as a valid variant. Raises ConfigError if it does not, OSError if it cannot be written."""
-    target = Path(target)
+    target = normalised(target)
+    refuse_foreign(target)  # a link planted as the variant is refused, not replaced
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.stem}.check.yaml")
+    # a fresh, unguessable name created with O_EXCL | O_NOFOLLOW: a link planted there cannot be followed
+    tmp = target.with_name(f".{target.stem}.{os.getpid()}-{secrets.token_hex(4)}.check.yaml")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
-        tmp.write_text(text, encoding="utf-8")
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
         load_config(tmp)
         os.replace(tmp, target)
     except BaseException:

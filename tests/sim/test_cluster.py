@@ -171,6 +171,7 @@ def test_unreachable_scheduler_is_bad_input(tmp_path, monkeypatch):
 FAULT_GAMES = 8000
 
 
+@pytest.mark.timeout(900)  # waits of up to 60 + 120 + 300 s: more than the suite's 600 s limit
 def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
     # issue 15: kill one `dask worker` process (SIGKILL, no nanny to restart it) while a --scheduler run
     # is playing; the scheduler reschedules the chunks it held on the other worker, and the run

@@ -1,0 +1,115 @@
+"""The output directory as a trust boundary (issue 28, DESIGN.md "Conventions"): what is already in an
+output directory is not trusted.
+
+* A file is written on a fresh temporary name created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` (so a link
+  planted under any name cannot be followed) and renamed into place within its directory
+  (:func:`write_atomic`, :func:`open_exclusive`).
+* A symbolic link, or a file of another kind, where the run's own file or folder belongs is refused
+  with one line naming it (:func:`refuse_foreign`, :class:`UnsafeOutputError`, exit 2).
+* A command deletes only what it created: a chunk folder is emptied of the run's own chunk files, and a
+  file of anyone else there is refused rather than deleted (:func:`clear_own_files`).
+* An output path is normalised before anything is created (:func:`normalised`): ``out/a/../../out/X``
+  creates ``out/X`` and no ``out/a``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+
+class UnsafeOutputError(NotADirectoryError):
+    """A symbolic link or a foreign file where a command writes or deletes its own; ``str()`` names it.
+    A NotADirectoryError like :class:`balancer.sim.errors.OutDirError`, so the command line treats it as
+    bad input (exit 2); this module imports nothing of balancer, so that every writer can use it."""
+
+
+def normalised(path: Path | str) -> Path:
+    """``path`` with ``.`` and ``name/..`` parts removed (:func:`os.path.normpath`), so that creating it
+    creates no directory the path only passes through."""
+    return Path(os.path.normpath(os.fspath(path)))
+
+
+def refuse_foreign(path: Path, kind: str = "file") -> None:
+    """Raise UnsafeOutputError when ``path`` is a symbolic link, or exists but is not a regular file
+    (``kind="file"``) or a directory (``kind="directory"``); a missing path passes."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeOutputError(
+            f"{path}: a symbolic link where this command writes its own {kind}; remove it, or choose another output"
+        )
+    ok = stat.S_ISDIR(st.st_mode) if kind == "directory" else stat.S_ISREG(st.st_mode)
+    if not ok:
+        raise UnsafeOutputError(f"{path}: not a {kind}, where this command writes its own {kind}")
+
+
+def _temporary(path: Path) -> Path:
+    """A fresh name beside ``path`` for writing it (hidden, unguessable, ending in ``.tmp``)."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+@contextmanager
+def open_exclusive(path: Path) -> Iterator[tuple[IO[bytes], Path]]:
+    """Write ``path``: yields (binary file, its temporary path) open on a new temporary name created with
+    O_EXCL and O_NOFOLLOW; on success the file is renamed over ``path`` (a link there is refused first),
+    on any error or interrupt the temporary file, which this call created, is removed."""
+    refuse_foreign(path)
+    tmp = _temporary(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f, tmp
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write ``data`` (str as UTF-8) to ``path`` through :func:`open_exclusive`."""
+    with open_exclusive(path) as (f, _):
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def own_directory(path: Path) -> Path:
+    """Create the directory ``path`` (and its parents) unless it is there; refuse a link or a file in its
+    place (UnsafeOutputError). Returns ``path``."""
+    refuse_foreign(path, "directory")
+    path.mkdir(parents=True, exist_ok=True)
+    refuse_foreign(path, "directory")  # a link planted between the check and mkdir
+    return path
+
+
+def clear_own_files(folder: Path, own: re.Pattern[str], keep: frozenset[str] = frozenset()) -> None:
+    """Remove from ``folder`` every file whose name matches ``own`` (a command's own files) except
+    ``keep``; refuse (UnsafeOutputError, deleting nothing) a link in place of ``folder``, or any entry
+    that is not such a file: a command deletes only what it created."""
+    refuse_foreign(folder, "directory")
+    if not folder.exists():
+        return
+    entries = sorted(folder.iterdir())
+    for entry in entries:
+        if not own.fullmatch(entry.name) or not stat.S_ISREG(os.lstat(entry).st_mode):
+            raise UnsafeOutputError(
+                f"{entry}: not a file of this run, in its folder {folder.name}/; this command deletes only its own "
+                "files there: move it, or choose another output"
+            )
+    for entry in entries:
+        if entry.name not in keep:
+            entry.unlink()
+
+
+def remove_own_folder(folder: Path, own: re.Pattern[str]) -> None:
+    """:func:`clear_own_files` then remove the empty ``folder`` (nothing when it is missing)."""
+    clear_own_files(folder, own)
+    if folder.exists():
+        folder.rmdir()
