@@ -64,7 +64,7 @@ import numpy as np
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel
+from ...core.kernel import Engine, Kernel, ended_by_rules
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
 from .fast import (
@@ -373,6 +373,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
+    ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
 )
 
 

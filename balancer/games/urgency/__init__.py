@@ -83,6 +83,7 @@ from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
+from ...core.kernel import RULES, TURN_CAP
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
 from .agents import (
@@ -109,6 +110,7 @@ from .rules import (
     LOG_ON,
     MASK,
     MOVE,
+    P_TO_WIN,
     PICK_KIND,
     PS,
     ROLLV,
@@ -349,7 +351,14 @@ def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int,
         metrics=metrics,
         turns=field["turns"],
         labels=labels,
+        ended_by=ended_by_codes(field["scored"], int(T.rules[P_TO_WIN])),
     )
+
+
+def ended_by_codes(scored: np.ndarray, to_win: int) -> np.ndarray:
+    """int64[g]: :func:`~.kernel.ended_by` of each game of a chunk from its tokens scored (int64[g, 2]):
+    ``RULES`` (0) when a seat reached ``to_win``, else ``TURN_CAP`` (the ``cards.max_turns`` stop)."""
+    return np.where((scored >= to_win).any(axis=1), RULES, TURN_CAP).astype(np.int64)
 
 
 RACE_CHUNK_GAMES = 20_000
