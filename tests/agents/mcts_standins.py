@@ -109,7 +109,16 @@ def nim_policy(S, T, out, rng):
 
 
 NIM_KERNEL = Kernel(
-    nim_to_move, nim_legal, nim_apply, nim_is_over, nim_scores, nim_returns, nim_heuristic, _no_hidden, nim_policy, ended_by_rules
+    nim_to_move,
+    nim_legal,
+    nim_apply,
+    nim_is_over,
+    nim_scores,
+    nim_returns,
+    nim_heuristic,
+    _no_hidden,
+    nim_policy,
+    ended_by_rules,
 )
 
 

@@ -453,6 +453,7 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     say = Narrator(cfg)
     advance(state, rules, game_rng)
     say.events(*_take_events(state))
+    progress = (0, 0, draw_board(state))  # (tokens scored in all, turn, board) when the last one was scored
     while not is_over(pos):
         seat = pos.seat_to_move
         move = players[seat].choose(pos, seat, agent_rng)
@@ -469,6 +470,9 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
             say.lines += ["      " + row for row in draw_board(state).splitlines()]
         advance(state, rules, game_rng)
         say.events(*_take_events(state))
+        scored = int(state[SCORED] + state[PS + SCORED])
+        if scored > progress[0]:
+            progress = (scored, say.turn, draw_board(state))
     say.flush()
     lines += say.lines
     out = outcome(pos)
@@ -484,7 +488,21 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
         lines.append(f"Winner: seat {winners[0] + 1} ({agents[winners[0]]}).")
     else:
         lines.append("Shared victory: the max_turns stop with equal tokens scored.")
+    if out.ended_by != "rules":
+        lines += stall_lines(progress[1], progress[2])
     return "\n".join(lines)
+
+
+def stall_lines(turn: int, board: str) -> list[str]:
+    """What a transcript says of a game the ``cards.max_turns`` stop ended: not by the rules, and the
+    position where progress stopped (the board after the last token was scored, at game turn ``turn``;
+    0: none was ever scored, the board after setup)."""
+    when = f"after turn {turn}, when the last token was scored" if turn else "at the start: no token was ever scored"
+    return [
+        "Ended by: the turn cap (cards.max_turns), not the rules: no seat could finish.",
+        f"Progress stopped {when}; the position then:",
+        *("  " + row for row in board.splitlines()),
+    ]
 
 
 from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
