@@ -484,6 +484,7 @@ def apply_move(st, rules, mv, rng):
     slot = mv[1]
     if slot < 0:
         # no ruler left in any slot (decks too small for the round): the turn is lost
+        # (rulers.no_ruler_left: turn_lost, assumed; the only choice the config model allows)
         _advance(st, rules, seat, rng)
         return
     shape = st.slots[slot]
@@ -586,6 +587,7 @@ def final_rows(st, rules, pts):
                 ach += rules.vers_pts
             if most >= rules.mast_k:
                 ach += rules.mast_pts
+            # every Park subtotal 0: all tie for the highest (achievements.tree_lined.all_parks_zero: every_player)
             if (pts[s, 2] >= rules.tree_solo) if n == 1 else (pts[s, 2] == top_park):
                 ach += rules.tree_pts
         empty = 0

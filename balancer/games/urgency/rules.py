@@ -523,6 +523,7 @@ def push_token(S, R, p, f, d):
     token), and on the free tile nearest the target between there and ``f``. No triggers, no roll
     again; a token moved off the rosette that earned a roll again loses it. Returns the tile it ends
     on (``f`` if it could not move)."""
+    # cards.push_token: stop_at_1_and_14_nearest_free (assumed; the only choice the config model allows)
     t = min(max(f + d, 1), SCORED_TILE - 1)
     step = 1 if t < f else -1
     while t != f and not free_tile(S, R, p, t):
@@ -590,6 +591,7 @@ def apply_effect(S, R, p, c):
         else:
             log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_REENTER:
+        # cards.reenter_occupied: nothing (assumed): aimed at a tile p cannot stand on, the card does nothing
         if S[p * PS + SUP] > 0 and free_tile(S, R, p, v):
             log_event(S, LG_CARD, p, c, v, 0)
             S[p * PS + SUP] -= 1
