@@ -64,13 +64,14 @@ import numpy as np
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel, ended_by_rules
+from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
 from .fast import (
     G_BAG_N,
     G_DECK_N,
     G_DECK_SEEN,
+    G_END,
     G_PHASE,
     G_ROUND,
     G_SEAT,
@@ -363,6 +364,13 @@ def game_agent(code, S, T, row, out, rng):
     return 1
 
 
+@jit
+def ended_by(S, T):
+    """How a finished game ended: ``RULES`` when the Total published sketchbooks token reached its
+    space (End of the Game), else ``TURN_CAP``: the ``end.max_rounds`` safety cap (not a rule) ended it."""
+    return RULES if S[G_END] != 0 else TURN_CAP
+
+
 KERNEL = Kernel(
     to_move=to_move,
     legal=legal,
@@ -373,7 +381,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
-    ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
+    ended_by=ended_by,
 )
 
 
@@ -525,6 +533,7 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
         components={k: [int(x) for x in comps[i]] for i, k in enumerate(COMPONENTS)},
         metrics=metrics,
         turns=[int(x) for x in st[:, ST_TURNS]],
+        ended_by=ENDED_BY[int(ended_by(S, T))],
     )
 
 
@@ -567,6 +576,7 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
         components={k: comps[:, i, :] for i, k in enumerate(COMPONENTS)},
         metrics={k: v.astype(np.float64) for k, v in metrics.items()},
         turns=st[:, :, ST_TURNS],
+        ended_by=np.where(states[:, G_END] != 0, RULES, TURN_CAP).astype(np.int64),
     )
 
 
