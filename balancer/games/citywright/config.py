@@ -173,9 +173,9 @@ class Mastery(Strict):
 class TreeLined(Strict):
     points: int = Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)
     solo_park_at_least: int = Field(ge=0, le=MAX_RULE_INT)
-    all_parks_zero: Literal["every_player"] = Field(
-        description="when every Park subtotal is 0, every player is tied for the highest and gets Tree-lined "
-        "(Q10: all tied players get it; the only choice implemented)"
+    all_parks_zero: Literal["every_player", "no_one"] = Field(
+        description="when every Park subtotal is 0: every_player (all are tied for the highest and get "
+        "Tree-lined, Q10) or no_one (§10.3's 'no table to lead': nobody leads, nobody gets it)"
     )
     assumed: str | None = None
 

@@ -45,3 +45,33 @@ def test_a_turn_with_every_slot_empty_is_lost(cw_cfg):
     assert cw.legal_moves(game) == [PASS]
     cw.apply(game, PASS)
     assert game.seat_to_move == 1
+
+
+def test_tree_lined_goes_to_no_one_when_all_park_subtotals_are_0_under_no_one():
+    """all_parks_zero: no_one (§10.3's 'no table to lead'): three players, every subtotal 0, so nobody
+    leads and nobody gets Tree-lined: achievements 0 each. A Park of 5 for seat 2 is a lead again: it
+    gets the 3 points, the others 0 (the choice only changes the all-zero case)."""
+    cfg = load_config(CONFIGS / "achievements.yaml")
+    tree = cfg.achievements.tree_lined.model_copy(update={"all_parks_zero": "no_one"})
+    ach_cfg = cfg.achievements.model_copy(update={"tree_lined": tree})
+    cfg = cfg.model_copy(update={"achievements": ach_cfg})
+    rules, _, _ = compile_rules(cfg, 3)
+    assert not rules.tree_zero_all
+    game = cw.new_game(cfg, 3, 1)
+    ach = FINAL_COLUMNS.index("achievements")
+    pts = np.zeros((3, 4), np.int64)
+    assert final_rows(game.state, rules, pts)[:, ach].tolist() == [0, 0, 0]
+    pts[1, 2] = 5
+    assert final_rows(game.state, rules, pts)[:, ach].tolist() == [0, 3, 0]
+
+
+def test_all_parks_zero_accepts_only_its_choices():
+    """The config model names the two readings and rejects anything else."""
+    import pytest
+    from pydantic import ValidationError
+
+    from balancer.games.citywright.config import TreeLined
+
+    assert TreeLined(points=3, solo_park_at_least=40, all_parks_zero="no_one").all_parks_zero == "no_one"
+    with pytest.raises(ValidationError):
+        TreeLined(points=3, solo_park_at_least=40, all_parks_zero="leader")  # type: ignore[arg-type]
