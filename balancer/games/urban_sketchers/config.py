@@ -264,8 +264,9 @@ class FinalScoring(Strict):
         "(its cards and bonus tiles), without the track rewards a publication's track advance would bring "
         "(the only choice implemented)"
     )
-    tie: Literal["shared"] = Field(
-        description="players equal on Victory points and theme tiles share the victory (the only choice implemented)"
+    tie: Literal["shared", "later_seat"] = Field(
+        description="players equal on Victory points and theme tiles: shared (they share the victory) or "
+        "later_seat (the one latest in turn order wins, a common convention against the first player's edge)"
     )
     assumed: str | None = None
 

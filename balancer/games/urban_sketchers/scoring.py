@@ -63,7 +63,10 @@ def unpublished_money(s: State, p: int) -> int:
 
 def tiebreak(s: State) -> list[tuple[int, ...]]:
     """The tie-breaker: most theme tiles (face up and flipped), per seat; players equal on it too
-    share the victory (``final_scoring.tie: shared``, assumed)."""
+    share the victory (``final_scoring.tie: shared``, assumed) or, under ``later_seat``, the one
+    latest in turn order wins (the seat index is a second key)."""
+    if s.rules.tie_later_seat:
+        return [(sum(s.th_up[p]) + sum(s.th_down[p]), p) for p in range(s.rules.n)]
     return [(sum(s.th_up[p]) + sum(s.th_down[p]),) for p in range(s.rules.n)]
 
 

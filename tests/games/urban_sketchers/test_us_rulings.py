@@ -58,3 +58,26 @@ def test_the_round_cap_is_recorded_as_the_turn_cap(us_cfg):
     S[G_END] = 0
     assert kernel.ENGINE.outcome(S, T).ended_by == "turn_cap"
     assert kernel.KERNEL.ended_by(S, T) == 1
+
+
+def _later_seat(us_cfg):
+    fs = us_cfg.final_scoring.model_copy(update={"tie": "later_seat"})
+    return us_cfg.model_copy(update={"final_scoring": fs})
+
+
+def test_a_tie_on_points_and_theme_tiles_goes_to_the_later_seat_under_later_seat(us_cfg):
+    """final_scoring.tie: later_seat: the position above, seats 1 and 2 level on 57 points and 5
+    theme tiles; seat 2 is later in turn order and wins alone: shares [0, 1, 0], in the compiled
+    kernel and in the reference (whose tie-break keys gain the seat index: (5, 0) < (5, 1))."""
+    cfg = _later_seat(us_cfg)
+    s = final_scoring_position(cfg)
+    s.vp[1] += 41
+    T = kernel.compile(cfg, 3)
+    S = load(T, s)
+    r = np.zeros(3)
+    kernel.returns(S, T, r)
+    assert r.tolist() == [0.0, 1.0, 0.0]
+    assert us.reference_outcome(s).tiebreak[:2] == [(5, 0), (5, 1)]
+    assert kernel.ENGINE.outcome(S, T).tiebreak[:2] == [(5, 0), (5, 1)]
+    keys = kernel._tiebreak_keys(np.array([[5, 5, 3]]), True)
+    assert keys.tolist() == [[[5, 0], [5, 1], [3, 2]]]
