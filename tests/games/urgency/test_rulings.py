@@ -49,3 +49,38 @@ def test_reenter_aimed_at_an_occupied_tile_does_nothing(std):  # noqa: F811
     resolve(game.S, game.T.rules)
     assert game.S[MASK] == tiles(4, 9) and game.S[SUP] == 5
     assert game.S[PS + MASK] == 0
+
+
+def _choose(cfg, **choices):
+    """``cfg`` with some ``cards`` choices replaced."""
+    return cfg.model_copy(update={"cards": cfg.cards.model_copy(update=choices)})
+
+
+def test_push_token_stays_when_its_target_is_taken_under_or_stay(std):  # noqa: F811
+    """push_token: stop_at_1_and_14_or_stay: own tokens on 1 and 2, a token on 6 pushed back 6 aims
+    at 1 (clamped), which is taken: it stays on 6 (where nearest_free would take it to 3). A free
+    target is reached as before: a token on 6 pushed back 2 lands on 4; the clamp still holds (12 + 5
+    stops at 14)."""
+    cfg = _choose(std, push_token="stop_at_1_and_14_or_stay")
+    game = position(cfg, mine=[1, 2, 6, 12])
+    assert push_token(game.S, game.T.rules, 0, 6, -6) == 6
+    assert game.S[MASK] == tiles(1, 2, 6, 12)
+    assert push_token(game.S, game.T.rules, 0, 6, -2) == 4
+    assert push_token(game.S, game.T.rules, 0, 12, 5) == 14
+    assert game.S[MASK] == tiles(1, 2, 4, 14)
+
+
+def test_reenter_aimed_at_an_occupied_tile_enters_behind_it_under_nearest_free_behind(std):  # noqa: F811
+    """reenter_occupied: nearest_free_behind: Rosette: Scarab re-enters a token on tile 4. Own tokens
+    on 4 and 3: the nearest tile behind 4 free for the player is 2, so the token comes in there
+    (supply 7 - 2 - 1 = 4, tiles 2, 3, 4). With 1 to 4 all taken there is none: nothing happens
+    (supply 3 stays)."""
+    cfg = _choose(std, reenter_occupied="nearest_free_behind")
+    game = position(cfg, mine=[3, 4], theirs=[])
+    apply_effect(game.S, game.T.rules, 0, card(cfg, "Rosette: Scarab"))
+    resolve(game.S, game.T.rules)
+    assert game.S[MASK] == tiles(2, 3, 4) and game.S[SUP] == 4
+    game = position(cfg, mine=[1, 2, 3, 4], theirs=[])
+    apply_effect(game.S, game.T.rules, 0, card(cfg, "Rosette: Scarab"))
+    resolve(game.S, game.T.rules)
+    assert game.S[MASK] == tiles(1, 2, 3, 4) and game.S[SUP] == 3
