@@ -74,6 +74,16 @@ def _matching_run(
     return run.is_finished(expected)
 
 
+def _completion_of(run_dir: Path) -> dict[str, Any] | None:
+    """The ``completion`` of a side's ``summary.json`` (games a safety stop ended), or None."""
+    try:
+        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = summary.get("completion") if isinstance(summary, dict) else None
+    return found if isinstance(found, dict) else None
+
+
 def compare_variants(
     config_a: Path,
     config_b: Path,
@@ -195,6 +205,7 @@ def compare_variants(
         "run_b": sides["b"][2].name,
         "reused": reuse,
         "command": command,
+        "completion": {side: _completion_of(run_dir) for side, (_, _, run_dir, _) in sides.items()},
         **diffs,
     }
     write_atomic(out_dir / COMPARISON_FILE, json.dumps(result, indent=2, allow_nan=False) + "\n")

@@ -26,6 +26,7 @@ import pytest
 
 from balancer.config import load_config
 from balancer.core.game import Outcome, ranks_and_win_shares
+from balancer.core.kernel import ENDED_BY
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.core.tables import seat_agents
 from balancer.games import GAMES, GameSpec, get_spec
@@ -59,6 +60,7 @@ RESULT_COLUMNS = [
     "rank",
     "win_share",
     "turns",
+    "ended_by",
 ]
 SUMMARY_KEYS = {
     "game",
@@ -174,6 +176,7 @@ def check_outcome(out: Outcome, n: int) -> None:
         assert len(values) == n and all(_is_number(v) for v in values), f"metrics[{name!r}]: {values}"
     assert len(out.turns) == n and all(_is_int(t) and t >= 0 for t in out.turns), f"turns: {out.turns}"
     assert max(out.turns) > 0, "no seat took a turn"
+    assert out.ended_by in ENDED_BY, f"ended_by {out.ended_by!r} is not one of {ENDED_BY}"
 
 
 def check_ranks(out: Outcome, n: int) -> None:
@@ -384,6 +387,7 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
             assert all(row[f"score_{k}"] == v[s] for k, v in out.components.items())
             assert all(row[f"metric_{k}"] == pytest.approx(v[s]) for k, v in out.metrics.items())
             assert all(row[f"label_{k}"] == v[s] for k, v in out.labels.items())
+            assert row["ended_by"] == out.ended_by
     summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
     assert SUMMARY_KEYS <= set(summary), f"summary.json lacks {SUMMARY_KEYS - set(summary)}"
     assert (summary["game"], summary["variant"], summary["n_players"], summary["games"], summary["seed"]) == (
@@ -394,6 +398,9 @@ def test_runner_writes_the_design_columns(name, n, tmp_path):
         seed,
     )
     assert [e["seat"] for e in summary["seat_win_rate"]] == list(range(1, n + 1))
+    stopped = sum(1 for r in rows if r["seat"] == 1 and r["ended_by"] != "rules")
+    assert summary["completion"]["not_by_rules"] == stopped
+    assert summary["completion"]["by_rules"] + stopped == games
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

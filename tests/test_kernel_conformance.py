@@ -20,7 +20,7 @@ import pytest
 from balancer.config import load_config
 from balancer.core import protocol
 from balancer.core.game import ranks_and_win_shares
-from balancer.core.kernel import Engine, random_playout
+from balancer.core.kernel import ENDED_BY, RULES, Engine, random_playout
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import GAMES, get_spec
 
@@ -141,6 +141,34 @@ def test_returns_are_win_shares_agreeing_with_the_outcome(name, n):
             _, shares = ranks_and_win_shares(out.scores, out.tiebreak)
             assert np.allclose(values, shares), f"returns {values} are not the win shares {shares}"
             assert values.sum() == pytest.approx(1.0)
+        code = int(K.ended_by(S, T))
+        assert 0 <= code < len(ENDED_BY), f"ended_by() returned {code}"
+        assert out.ended_by == ENDED_BY[code], "outcome().ended_by and ended_by() differ"
+
+
+@pytest.mark.parametrize("name, n", CASES)
+def test_a_game_ended_by_the_rules_is_recorded_so(name, n):
+    """Random games of the default config, which end by the rules (none of these seeds reaches a
+    safety stop: each game below ends long before one), are recorded as ended by the rules, in the
+    kernel (``ended_by``), the Outcome and the runner's chunk; their win shares sum to 1."""
+    spec = get_spec(name)
+    engine, cfg, T = setup(name, n)
+    K = engine.kernel
+    for seed in SEEDS:
+        _, states = random_game(engine, T, seed)
+        S = states[-1]
+        assert int(K.ended_by(S, T)) == RULES, f"seed {seed}: a random game not recorded as ended by the rules"
+        assert engine.outcome(S, T).ended_by == "rules"
+    if spec.play_chunk is not None:
+        agents = [spec.agents[s % len(spec.agents)] for s in range(n)]
+        batch = spec.play_chunk(cfg, agents, 5, 0, 4)
+        if batch is not None:
+            codes = np.zeros(batch.games, np.int64) if batch.ended_by is None else batch.ended_by
+            assert codes.tolist() == [RULES] * batch.games
+            from balancer.core.batch import ranks_and_shares
+
+            _, shares = ranks_and_shares(batch.scores, batch.tiebreak)
+            assert np.allclose(shares.sum(axis=1), 1.0)
 
 
 @pytest.mark.parametrize("name, n", CASES)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.batch import DEFAULT_CHUNK_GAMES
 from ..core.game import Outcome
+from ..core.kernel import ENDED_BY, ENDED_BY_TEXT
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
@@ -145,6 +146,9 @@ def kernel_transcript(
         engine.kernel.apply(S, T, np.int64(m), game_rng)
     outcome: Outcome = engine.outcome(S, T)
     lines.append("final scores: " + ", ".join(f"seat {s + 1} {float(v):g}" for s, v in enumerate(outcome.scores)))
+    ended = ENDED_BY[int(engine.kernel.ended_by(S, T))]
+    if ended != "rules":
+        lines.append(f"ended by: {ended} (a safety stop, not the rules): {ENDED_BY_TEXT.get(ended, '')}")
     return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ from balancer.study.model import Bound, CheckSettings, Study, load_study
 from balancer.study.runner import load_variants, probe_tables
 
 from .baseline import BaselineError
-from .values import AGENT, SEAT, is_tracked, kind_of, moments, per_game_values
+from .values import AGENT, COMPLETION, SEAT, is_tracked, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
 
@@ -252,10 +252,10 @@ def check_cell_numbers(cell: dict[str, Any], index: int, where: str, settings: C
                 f"({cell['players']} players: {', '.join(cell['agents'])}); its win rates are "
                 f"{', '.join(expected)}"
             )
-        if not key.startswith((SEAT + ":", AGENT + ":")) and not key.endswith("_per_player"):
+        if not key.startswith((SEAT + ":", AGENT + ":")) and not key.endswith("_per_player") and key != COMPLETION:
             raise BaselineError(
                 f"{at}.{key}: not a tracked number (seat_win_rate:<seat>, "
-                "agent_win_rate:<agent> or <metric>_per_player)"
+                "agent_win_rate:<agent>, completion or <metric>_per_player)"
             )
     for key in expected + list(settings.metrics or []):
         if key not in numbers:
@@ -464,6 +464,16 @@ def run_check(
         if log:
             fails = sum(i.verdict == "fail" for i in mine)
             log(f"{run_name} / {variant}: {played:,} games, {fails} of {len(mine)} numbers failed")
+        if COMPLETION in values:  # games a safety stop ended: said prominently, with their replay commands
+            stopped = np.flatnonzero(np.concatenate(values[COMPLETION]) == 0)
+            if stopped.size:
+                replays = "".join(
+                    f"\n  replay: {replay_command(configs[variant], run.table, seed, int(g))}" for g in stopped[:5]
+                )
+                notes.append(
+                    f"{run_name}/{variant}: {stopped.size:,} of {played:,} games did not end by the rules (a "
+                    f"safety stop ended them; the win rates include them){replays}"
+                )
     unpowered = [i for i in items if not i.powered]
     if unpowered:
         notes.append(

@@ -5,6 +5,8 @@
   mean win share of the seats the agent holds in the game.
 * ``<metric>_per_player`` (every ``metric_<metric>`` column, or those chosen): the metric's mean over
   the players of the game; its mean over games is the summary's mean per player.
+* ``completion`` (results with an ``ended_by`` column): 1 when the game ended by the rules, 0 when a
+  safety stop ended it (the summary's ``completion.rate``); a proportion, tested like a win rate.
 
 Nothing here knows a game: seats, agents and metrics come from the results table.
 """
@@ -21,16 +23,21 @@ from balancer.core.tables import is_mirror
 
 METRIC_PREFIX = "metric_"
 SEAT, AGENT = "seat_win_rate", "agent_win_rate"
+COMPLETION = "completion"
 
 
 def kind_of(key: str) -> str:
-    """``"win_rate"`` for seat and agent win rates, ``"metric"`` for the rest."""
-    return "win_rate" if key.startswith((SEAT, AGENT)) else "metric"
+    """``"win_rate"`` for seat and agent win rates and for ``completion`` (proportions of games),
+    ``"metric"`` for the rest."""
+    return "win_rate" if key.startswith((SEAT, AGENT)) or key == COMPLETION else "metric"
 
 
 def is_tracked(key: str, metrics: Sequence[str] | None) -> bool:
-    """Whether ``balancer check`` tests number ``key``: every seat and agent win rate, and the
-    metrics of ``check.metrics`` (all of them when it is None)."""
+    """Whether ``balancer check`` tests number ``key`` against the baseline: every seat and agent win
+    rate, the metrics of ``check.metrics`` (all of them when it is None), and ``completion`` when
+    ``check.metrics`` names it (an ``expect: {completion: ...}`` target is tested in any case)."""
+    if key == COMPLETION:
+        return metrics is not None and key in metrics
     return kind_of(key) == "win_rate" or metrics is None or key in metrics
 
 
@@ -59,6 +66,9 @@ def per_game_values(
         for a in dict.fromkeys(agents):
             mask = names == a
             out[f"{AGENT}:{a}"] = (share * mask).sum(axis=1) / mask.sum(axis=1)
+    if "ended_by" in table.column_names:
+        ended = np.asarray(table.column("ended_by").to_pylist(), dtype=object).reshape(-1, n)
+        out[COMPLETION] = (ended[:, 0] == "rules").astype(float)
     for col in table.column_names:
         if col.startswith(METRIC_PREFIX):
             name = f"{col[len(METRIC_PREFIX) :]}_per_player"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -88,6 +89,7 @@ def compare(
         written = api.report(compared, html)  # a link planted meanwhile: one line, not a traceback
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
+    _echo_completion(compared.comparison)
     if not quiet:
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:
@@ -95,3 +97,17 @@ def compare(
                 continue
             mark = " *" if row["significant"] else ""
             typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){mark}")
+
+
+def _echo_completion(result: dict[str, Any]) -> None:
+    """Each variant's games a safety stop ended rather than the rules, with replay commands (none: nothing)."""
+    from balancer.core.replay import replay_command
+    from balancer.stats.completion import completion_lines
+
+    agents, seed = result["agents"], result["seed"]
+    for side in ("a", "b"):
+        c = (result.get("completion") or {}).get(side) or {}
+        path = result[f"config_{side}"]
+        lines = completion_lines(c, lambda i, path=path: replay_command(path, agents, seed, i))
+        for k, line in enumerate(lines):
+            typer.echo((f"WARNING: variant {result[f'variant_{side}']}: " if k == 0 else "") + line)

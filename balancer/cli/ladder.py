@@ -210,6 +210,9 @@ def ladder(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
     )
+    from balancer.cli.study import echo_completion
+
+    echo_completion(result)
 
 
 def render_and_echo(result: Any, html: Path, figures: Path | None) -> Path:

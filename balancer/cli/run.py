@@ -124,6 +124,7 @@ def run(
         _report_failures(failed)
         raise typer.Exit(1)
     typer.echo(f"results: {shown_path(out_dir / 'results.parquet')}")
+    _echo_completion(out_dir)
     if not quiet and players == 1:
         # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
         from balancer.stats.solo import solo_result
@@ -142,3 +143,20 @@ def run(
         typer.echo("seat win rates: " + "  ".join(f"{s}: {r:.1%}" for s, r, _ in rates["seat"]))
         if len(rates["agent"]) > 1:
             typer.echo("agent win rates: " + "  ".join(f"{a}: {r:.1%}" for a, r, _ in rates["agent"]))
+
+
+def _echo_completion(out_dir: Path) -> None:
+    """Say, prominently, how many games a safety stop ended rather than the rules (nothing when none),
+    with the command that replays each (:func:`balancer.stats.completion.completion_lines`)."""
+    from balancer.sim.runner import replay_command
+    from balancer.stats.completion import completion_lines
+
+    summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+    run = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
+    agents, seed, config_path = run.get("agents"), run.get("seed"), run.get("config_path")
+    replay = None
+    if agents and seed is not None and config_path:
+        replay = lambda i: replay_command(config_path, agents, seed, i)  # noqa: E731
+    lines = completion_lines(summary.get("completion") or {}, replay)
+    for k, line in enumerate(lines):
+        typer.echo(("WARNING: " if k == 0 else "") + line)

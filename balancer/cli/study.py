@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -98,3 +99,20 @@ def study(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
     )
+    echo_completion(result)
+
+
+def echo_completion(result: Any) -> None:
+    """For every cell of a finished study (or ladder) whose games did not all end by the rules, say so
+    with the commands that replay them (:func:`balancer.stats.completion.completion_lines`)."""
+    from balancer.core.replay import replay_command
+    from balancer.stats.completion import completion_lines
+
+    for (run, variant), cell in sorted(result.cells.items()):
+        agents, seed = cell.meta.get("agents"), cell.meta.get("seed")
+        path = cell.meta.get("config_path") or str(cell.config_path)
+        replay = (
+            (lambda i, a=agents, s=seed, p=path: replay_command(p, a, s, i)) if agents and seed is not None else None
+        )
+        for k, line in enumerate(completion_lines(cell.summary.get("completion") or {}, replay)):
+            typer.echo((f"WARNING: {run}/{variant}: " if k == 0 else "") + line)

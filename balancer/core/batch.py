@@ -27,7 +27,8 @@ class GameBatch:
     scores: int64[g, n] final totals. tiebreak: int64[g, n, k] compared after the score, larger is
     better. components: name -> int64[g, n] (summing to ``scores``), in the order the game reports
     them. metrics: name -> float64[g, n]. turns: int64[g, n]. labels: name -> (int codes [g, n],
-    the text of each code).
+    the text of each code). ended_by: int64[g], how each game ended (an index into
+    :data:`balancer.core.kernel.ENDED_BY`), or None when every game ended by the rules.
     """
 
     scores: np.ndarray
@@ -36,6 +37,7 @@ class GameBatch:
     metrics: dict[str, np.ndarray]
     turns: np.ndarray
     labels: dict[str, tuple[np.ndarray, tuple[str, ...]]] = field(default_factory=dict)
+    ended_by: np.ndarray | None = None
 
     @property
     def games(self) -> int:

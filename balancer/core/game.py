@@ -43,6 +43,8 @@ class Outcome:
     turns: turns taken per seat.
     labels: label name -> per-seat text that groups games in the analysis (an Urgency deck, an
         Águeda shop-card pair); written as ``label_<name>`` string columns of the results.
+    ended_by: how the game ended, one of :data:`balancer.core.kernel.ENDED_BY` ("rules", or the
+        safety stop that ended it, e.g. "turn_cap"); the results' ``ended_by`` column.
     """
 
     scores: list[int]
@@ -52,6 +54,7 @@ class Outcome:
     turns: list[int]
     labels: dict[str, list[str]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+    ended_by: str = "rules"
 
 
 def ranks_and_win_shares(scores: Sequence[int], tiebreak: Sequence[tuple[int, ...]]) -> tuple[list[int], list[float]]:

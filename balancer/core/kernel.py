@@ -55,6 +55,19 @@ import numpy as np
 
 from .game import Outcome
 
+ENDED_BY: tuple[str, ...] = ("rules", "turn_cap", "no_legal_move", "repeated_position")
+"""How a game ended (the results' ``ended_by`` column; :attr:`Kernel.ended_by` returns the index):
+by the rules, or by a safety stop: the turn cap (a game's ``max_turns``), a seat with no legal move
+where the rules give it none, a position repeated where the game can detect one."""
+RULES, TURN_CAP, NO_LEGAL_MOVE, REPEATED_POSITION = range(len(ENDED_BY))
+
+ENDED_BY_TEXT: dict[str, str] = {
+    "turn_cap": "stopped at the turn cap: no seat could finish",
+    "no_legal_move": "stopped because a seat had no legal move",
+    "repeated_position": "stopped at a repeated position",
+}
+"""What the terminal and the report say of the games a safety stop ended, by cause."""
+
 
 class Kernel(NamedTuple):
     """The compiled functions of one game's interface (each a numba dispatcher).
@@ -87,6 +100,10 @@ class Kernel(NamedTuple):
     policy: Callable[..., int]
     """``(S, T, out, rng) -> move``: the game's cheap compiled rollout policy (uniform random unless
     the game has something better and cheap); ``out`` is scratch of ``max_moves``."""
+    ended_by: Callable[..., int]
+    """``(S, T) -> code``: how a finished game ended, an index into :data:`ENDED_BY`: ``RULES`` (0)
+    when it ended by the rules, else the safety stop that ended it (``TURN_CAP``, ``NO_LEGAL_MOVE``,
+    ``REPEATED_POSITION``). Meaningful once ``is_over``; a game without safety stops returns ``RULES``."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +129,17 @@ class Engine:
     observation: Callable[[np.ndarray, Any, int], np.ndarray]
     outcome: Callable[[np.ndarray, Any], Outcome]
     describe_move: Callable[[np.ndarray, Any, int], str]
+
+
+@nb.njit(cache=True)
+def ended_by_rules(S, T):  # type: ignore[no-untyped-def]  # numba types it
+    """``Kernel.ended_by`` of a game that has no safety stop (it always ends by its rules): ``RULES``."""
+    return RULES
+
+
+def ended_by_name(kernel: Kernel, S: np.ndarray, T: Any) -> str:
+    """The :data:`ENDED_BY` name of how the finished game ``S`` ended (``kernel.ended_by``)."""
+    return ENDED_BY[int(kernel.ended_by(S, T))]
 
 
 # --------------------------------------------------------------------------------------------------

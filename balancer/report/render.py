@@ -32,6 +32,7 @@ from balancer.stats.aggregate import (
     SUMMARY_FILE,
     without_bonus_rows,
 )
+from balancer.stats.completion import completion_lines
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
 from balancer.stats.solo import solo_result
 
@@ -197,6 +198,20 @@ def describe_seat_design(seat_design: str | None) -> str:
             "come from the rules alone."
         )
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def completion_view(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the report says of the games a safety stop ended rather than the rules (None when every
+    game ended by the rules, or the summary predates ``completion``): the summary's ``completion``
+    and its sentences, each stopped game with the ``balancer play`` command that replays it."""
+    c = summary.get("completion")
+    if not c or not c.get("not_by_rules"):
+        return None
+    from balancer.core.replay import replay_command
+
+    agents, seed, path = meta.get("agents"), meta.get("seed"), meta.get("config_path")
+    replay = (lambda i: replay_command(path, agents, seed, i)) if agents and seed is not None and path else None
+    return {**c, "lines": completion_lines(c, replay)}
 
 
 def describe_agents(agents: Sequence[str] | None) -> str:
@@ -430,6 +445,7 @@ def build_context(
         "indicators": indicators,
         "indicator_chart": indicator_chart,
         "indicator_multiplicity": summary.get("indicator_multiplicity"),
+        "completion": completion_view(summary, meta),
         "tied_share": summary.get("tied_games_share"),
         "tied_games": summary.get("tied_games"),
         "tied_low": summary.get("tied_games_ci_low"),

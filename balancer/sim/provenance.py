@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import platform
-import shlex
-from collections.abc import Sequence
 from pathlib import Path
 
 from balancer.core.registry import GameSpec
+from balancer.core.replay import replay_command as replay_command  # re-exported: the runner's import
 
 _VERSION_PACKAGES = ("numpy", "numba", "polars", "pyarrow", "joblib", "scipy", "matplotlib")
 
@@ -32,25 +31,6 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             out[name] = "missing"
     return out
-
-
-def replay_command(config_path: Path | str, agents: Sequence[str], seed: int, game_index: int) -> str:
-    """The ``balancer play`` command that replays game ``game_index`` of a run (shell-quoted)."""
-    return shlex.join(
-        [
-            "balancer",
-            "play",
-            str(config_path),
-            "--players",
-            str(len(agents)),
-            "--agents",
-            ",".join(agents),
-            "--seed",
-            str(seed),
-            "--game-index",
-            str(game_index),
-        ]
-    )
 
 
 def engine_sha256(spec: GameSpec) -> str:

@@ -3,7 +3,7 @@
 game (:func:`batch_table`), and what is kept of a game that raised (:func:`failure_record`).
 
 The columns, their order and types are the same on both paths (DESIGN.md, "Results"): ``variant,
-game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns``, then ``score_*``,
+game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns, ended_by``, then ``score_*``,
 ``metric_*`` and ``label_*``; rows by game, then seat.
 """
 
@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from balancer.core.batch import GameBatch, ranks_and_shares
 from balancer.core.game import Outcome
+from balancer.core.kernel import ENDED_BY
 
 
 def _repeat(text: str, rows: int) -> pa.Array:
@@ -56,11 +57,22 @@ def batch_table(
         "rank": pa.array(ranks.reshape(-1)),
         "win_share": pa.array(shares.reshape(-1)),
         "turns": pa.array(batch.turns.reshape(-1).astype(np.int64)),
+        "ended_by": _coded(np.repeat(_ended_codes(batch), n), ENDED_BY),
     }
     columns |= {f"score_{k}": pa.array(v.reshape(-1).astype(np.int64)) for k, v in batch.components.items()}
     columns |= {f"metric_{k}": pa.array(v.reshape(-1).astype(np.float64)) for k, v in batch.metrics.items()}
     columns |= {f"label_{k}": _coded(codes, texts) for k, (codes, texts) in batch.labels.items()}
     return pa.table(columns)
+
+
+def _ended_codes(batch: GameBatch) -> np.ndarray:
+    """int64[g]: how each game of ``batch`` ended (index into ``ENDED_BY``); all "rules" when the batch says nothing."""
+    if batch.ended_by is None:
+        return np.zeros(batch.games, np.int64)
+    codes = np.asarray(batch.ended_by, np.int64).reshape(-1)
+    if codes.shape[0] != batch.games or codes.min(initial=0) < 0 or codes.max(initial=0) >= len(ENDED_BY):
+        raise RuntimeError(f"GameBatch.ended_by must hold one code in 0..{len(ENDED_BY) - 1} per game")
+    return codes
 
 
 def _int_or_float(values: list[Any]) -> pa.Array:
@@ -83,6 +95,8 @@ def check_outcome(
     per_seat |= {f"components[{k!r}]": v for k, v in outcome.components.items()}
     per_seat |= {f"metrics[{k!r}]": v for k, v in outcome.metrics.items()}
     per_seat |= {f"labels[{k!r}]": v for k, v in outcome.labels.items()}
+    if outcome.ended_by not in ENDED_BY:
+        raise RuntimeError(f"game {game_index}: Outcome.ended_by {outcome.ended_by!r} is not one of {ENDED_BY}")
     for name, values in per_seat.items():
         if len(values) != n:
             raise RuntimeError(f"game {game_index}: Outcome.{name} has {len(values)} values for {n} seats")
@@ -118,6 +132,7 @@ class OutcomeRows:
         self.ranks: list[int] = []
         self.shares: list[float] = []
         self.turns: list[Any] = []
+        self.ended: list[str] = []
         self.comps: dict[str, list[Any]] | None = None
         self.mets: dict[str, list[Any]] = {}
         self.labs: dict[str, list[str]] = {}
@@ -143,6 +158,7 @@ class OutcomeRows:
         self.ranks.extend(ranks)
         self.shares.extend(shares)
         self.turns.extend(outcome.turns)
+        self.ended.extend([outcome.ended_by] * n)
         for k, v in outcome.components.items():
             self.comps[k].extend(v)
         for k, m in outcome.metrics.items():
@@ -167,6 +183,7 @@ class OutcomeRows:
             "rank": pa.array(np.asarray(self.ranks, dtype=np.int32)),
             "win_share": pa.array(np.asarray(self.shares, dtype=np.float64)),
             "turns": _int_or_float(self.turns),
+            "ended_by": pa.array(self.ended, pa.string()),
         }
         columns |= {f"score_{k}": _int_or_float(v) for k, v in self.comps.items()}
         columns |= {f"metric_{k}": pa.array(np.asarray(v, dtype=np.float64)) for k, v in self.mets.items()}

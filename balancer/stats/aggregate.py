@@ -2,7 +2,7 @@
 
 The input is the long results table of one run (one row per seat per game, see DESIGN.md,
 "Results"): ``variant, game, n_players, game_index, seed, seat, agent, score, rank, win_share,
-turns, score_<component>..., metric_<name>...``.  Score components and metrics are discovered by
+turns, ended_by, score_<component>..., metric_<name>...``.  Score components and metrics are discovered by
 their ``score_`` / ``metric_`` prefixes, so nothing here knows any particular game.
 
 All aggregation is done by polars on a ``LazyFrame`` (streaming engine), so a run of millions of
@@ -32,6 +32,7 @@ from scipy import special
 
 from balancer.core.metrics import MetricSpecs
 from balancer.core.registry import metric_specs_of
+from balancer.stats.completion import completion
 from balancer.stats.summary import (
     AgentWinRate,
     IndicatorWinRate,
@@ -572,6 +573,9 @@ def summary_of(
           shared wins split fractionally (see :func:`seat_uniformity_p`); ``None`` if undefined;
         * ``tied_games_share`` (games whose win is shared by 2+ players / games),
           ``tied_games``, ``tied_games_ci_low``, ``tied_games_ci_high`` (Wilson);
+        * ``completion`` (only with an ``ended_by`` column): the games that ended by the rules and
+          those a safety stop ended, by cause, with Wilson intervals, game indices and the labels
+          held in them (:func:`balancer.stats.completion.completion`);
         * ``score_components``: component names (``score_`` prefix removed), in table order;
         * ``score_by_agent`` / ``score_by_seat``: ``[{agent|seat, n, mean, ci_low, ci_high,
           components: {name: mean}}]`` in points per player; the t interval is on the total
@@ -685,4 +689,5 @@ def summary_of(
         seat_bonus=category if without_bonus is not None else None,
         score_without_bonus_by_seat=without_bonus,
         indicator_multiplicity=indicator_family(indicator_rows, confidence) if indicator_rows else None,
+        completion=completion(lf, games, confidence),
     )

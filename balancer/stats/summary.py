@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from balancer.stats.completion import Completion
+
 
 @dataclass(frozen=True)
 class SeatWinRate:
@@ -139,6 +141,7 @@ class Summary:
     seat_bonus: str | None = None
     score_without_bonus_by_seat: list[ScoreMean] | None = None
     indicator_multiplicity: dict[str, Any] | None = None
+    completion: Completion | None = None
 
     def as_json(self) -> dict[str, Any]:
         """The ``summary.json`` dict: strict JSON (NaN and infinities as None), keys in the file's order."""
@@ -158,6 +161,7 @@ class Summary:
             "tied_games": self.tied_games,
             "tied_games_ci_low": self.tied_games_ci_low,
             "tied_games_ci_high": self.tied_games_ci_high,
+            **({"completion": dataclasses.asdict(self.completion)} if self.completion is not None else {}),
             "score_components": list(self.score_components),
             "score_by_agent": [r.as_json() for r in self.score_by_agent],
             "score_by_seat": [r.as_json() for r in self.score_by_seat],

@@ -65,9 +65,10 @@ class Bound(_Strict):
         return f"at most {self.at_most:g}" if self.at_most is not None else f"at least {self.at_least:g}"
 
 
-EXPECT_KEY = r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|[a-z_][a-z0-9_]*_per_player)"
+EXPECT_KEY = r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|completion|[a-z_][a-z0-9_]*_per_player)"
 """Keys of ``expect:``: ``seat_win_rate`` (every seat) or ``seat_win_rate:<seat>``, ``agent_win_rate``
-(every agent) or ``agent_win_rate:<agent>``, or a metric as named in summary.json (``<name>_per_player``)."""
+(every agent) or ``agent_win_rate:<agent>``, ``completion`` (the share of games that end by the rules,
+e.g. ``completion: {at_least: 0.999}``), or a metric as named in summary.json (``<name>_per_player``)."""
 
 
 class Run(_Strict):
@@ -87,7 +88,7 @@ class Run(_Strict):
             if not re.fullmatch(EXPECT_KEY, key):
                 raise ValueError(
                     f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
-                    "agent_win_rate, agent_win_rate:<agent> or <metric>_per_player"
+                    "agent_win_rate, agent_win_rate:<agent>, completion or <metric>_per_player"
                 )
         return expect
 
@@ -148,7 +149,9 @@ class CheckSettings(_Strict):
         None, ge=1, le=MAX_GAMES, description="game cap per cell [default: the baseline's games]"
     )
     looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
-    metrics: list[str] | None = Field(None, description="metrics to track (<name>_per_player); default all")
+    metrics: list[str] | None = Field(
+        None, description="metrics to track (<name>_per_player, or completion); default all metrics"
+    )
 
 
 class Study(_Strict):

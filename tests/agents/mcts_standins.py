@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 
 from balancer.core.game import Outcome
-from balancer.core.kernel import Engine, Kernel
+from balancer.core.kernel import Engine, Kernel, ended_by_rules
 
 
 @nb.njit
@@ -109,7 +109,16 @@ def nim_policy(S, T, out, rng):
 
 
 NIM_KERNEL = Kernel(
-    nim_to_move, nim_legal, nim_apply, nim_is_over, nim_scores, nim_returns, nim_heuristic, _no_hidden, nim_policy
+    nim_to_move,
+    nim_legal,
+    nim_apply,
+    nim_is_over,
+    nim_scores,
+    nim_returns,
+    nim_heuristic,
+    _no_hidden,
+    nim_policy,
+    ended_by_rules,
 )
 
 
@@ -236,6 +245,7 @@ TREE_KERNEL = Kernel(
     tree_heuristic,
     _no_hidden,
     tree_policy,
+    ended_by_rules,
 )
 
 
@@ -443,6 +453,7 @@ CARDS_KERNEL = Kernel(
     cards_heuristic,
     cards_determinize,
     cards_policy,
+    ended_by_rules,
 )
 
 
@@ -554,6 +565,7 @@ WIDE_KERNEL = Kernel(
     wide_heuristic,
     _no_hidden,
     wide_policy,
+    ended_by_rules,
 )
 
 

@@ -55,6 +55,7 @@ def test_columns_follow_the_results_schema(cfg):
         "rank",
         "win_share",
         "turns",
+        "ended_by",
         "score_base",
         "score_bonus",
         "metric_luck",

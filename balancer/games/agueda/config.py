@@ -84,6 +84,10 @@ class Market(Strict):
         'paid first and needs the coins (Pick Umbrellas: "the diagonal with 1 umbrella", "a column '
         'with 3 umbrellas")'
     )
+    coins_by: Literal["umbrellas_held"] = Field(
+        description="what sets a line's coins: the umbrellas it holds now, not its length (they differ only when "
+        "the bag could not refill it; the only choice implemented)"
+    )
     assumed: str | None = None
 
     @model_validator(mode="after")
@@ -190,6 +194,11 @@ class Shops(Strict):
     per_game: Literal[2]
     fixed: list[str] | None = Field(None, description="names of the shop cards of every game, or null to draw them")
     cards: list[ShopCard] = Field(min_length=2)
+    spare_markers: Literal["unused"] = Field(
+        description="the shop markers left after Setup step 3 (placed on the Agueda Souvenirs space) play no part "
+        "(the only choice implemented)"
+    )
+    assumed: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Shops:

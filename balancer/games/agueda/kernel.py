@@ -79,7 +79,7 @@ import numpy as np
 from ...core.batch import GameBatch
 from ...core.fastseed import seed_game
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel
+from ...core.kernel import Engine, Kernel, ended_by_rules
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
 from .rules import (
@@ -770,6 +770,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
+    ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
 )
 
 

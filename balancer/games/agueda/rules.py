@@ -422,7 +422,8 @@ def line_umbrellas(market, line_cells, line_len, line, out):
 @nb.njit(cache=True, inline="always")
 def line_open(market, line_cells, line_len, coins_by_count, coins, line):
     """Pick Umbrellas: a line can be taken when it holds an umbrella and its cost can be paid
-    with ``coins`` (the cost is that of the umbrellas it holds: "a column with 3 umbrellas")."""
+    with ``coins`` (the cost is that of the umbrellas it holds: "a column with 3 umbrellas";
+    ``market.coins_by: umbrellas_held``, assumed)."""
     k = 0
     for j in range(line_len[line]):
         if market[line_cells[line, j]] >= 0:

@@ -58,6 +58,11 @@ class Rulers(Strict):
 
     four_cell: dict[str, ShapeSpec]
     five_cell: dict[str, ShapeSpec]
+    no_ruler_left: Literal["turn_lost"] = Field(
+        description="a turn whose player finds every slot empty (decks too small for the round) is lost: the "
+        "game moves on to the next player (the only choice implemented; §5 says 'You cannot pass')"
+    )
+    assumed: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> Rulers:
@@ -168,6 +173,10 @@ class Mastery(Strict):
 class TreeLined(Strict):
     points: int = Field(ge=-MAX_RULE_INT, le=MAX_RULE_INT)
     solo_park_at_least: int = Field(ge=0, le=MAX_RULE_INT)
+    all_parks_zero: Literal["every_player", "no_one"] = Field(
+        description="when every Park subtotal is 0: every_player (all are tied for the highest and get "
+        "Tree-lined, Q10) or no_one (§10.3's 'no table to lead': nobody leads, nobody gets it)"
+    )
     assumed: str | None = None
 
 

@@ -75,7 +75,7 @@ import numba as nb
 import numpy as np
 
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel
+from ...core.kernel import Engine, Kernel, ended_by_rules
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (
     DISCARD_FOR_TILE,
@@ -555,6 +555,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
+    ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
 )
 
 

@@ -88,6 +88,7 @@ class Rules(NamedTuple):
     mast_pts: int
     tree_pts: int
     tree_solo: int
+    tree_zero_all: bool  # achievements.tree_lined.all_parks_zero: every_player (True) or no_one (False)
 
 
 class State(NamedTuple):
@@ -359,6 +360,7 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
         mast_pts=a.mastery.points,
         tree_pts=a.tree_lined.points,
         tree_solo=a.tree_lined.solo_park_at_least,
+        tree_zero_all=a.tree_lined.all_parks_zero == "every_player",
     )
     return rules, geo, score_params(cfg)
 
@@ -484,6 +486,7 @@ def apply_move(st, rules, mv, rng):
     slot = mv[1]
     if slot < 0:
         # no ruler left in any slot (decks too small for the round): the turn is lost
+        # (rulers.no_ruler_left: turn_lost, assumed; the only choice the config model allows)
         _advance(st, rules, seat, rng)
         return
     shape = st.slots[slot]
@@ -586,7 +589,13 @@ def final_rows(st, rules, pts):
                 ach += rules.vers_pts
             if most >= rules.mast_k:
                 ach += rules.mast_pts
-            if (pts[s, 2] >= rules.tree_solo) if n == 1 else (pts[s, 2] == top_park):
+            # every Park subtotal 0 (top_park 0): all tie for the highest and get it, or nobody leads and
+            # nobody does (achievements.tree_lined.all_parks_zero: every_player / no_one)
+            if (
+                (pts[s, 2] >= rules.tree_solo)
+                if n == 1
+                else (pts[s, 2] == top_park and (top_park > 0 or rules.tree_zero_all))
+            ):
                 ach += rules.tree_pts
         empty = 0
         for c in range(st.tables.shape[1]):

@@ -323,6 +323,7 @@ def reference_outcome(state: State) -> Outcome:
         components={k: comps[k] for k in COMPONENTS},
         metrics=metrics,
         turns=list(s.st_turns),
+        ended_by="rules" if s.end_triggered else "turn_cap",  # else end.max_rounds, a safety cap
     )
 
 

@@ -259,6 +259,15 @@ class FinalScoring(Strict):
     majority: list[RuleInt] = Field(min_length=1)
     majority_needs_tiles: bool
     per_money: int = Field(ge=1, le=MAX_RULE_INT)
+    unpublished_money: Literal["sketchbook_money_only"] = Field(
+        description="End of the Game 1: an unpublished sketchbook earns the money its publication would give "
+        "(its cards and bonus tiles), without the track rewards a publication's track advance would bring "
+        "(the only choice implemented)"
+    )
+    tie: Literal["shared", "later_seat"] = Field(
+        description="players equal on Victory points and theme tiles: shared (they share the victory) or "
+        "later_seat (the one latest in turn order wins, a common convention against the first player's edge)"
+    )
     assumed: str | None = None
 
 

@@ -181,6 +181,7 @@ class Layout(NamedTuple):
     set_points: int  # final scoring 2
     per_money: int  # final scoring 5
     majority_needs_tiles: int
+    tie_later_seat: int  # final_scoring.tie: 1 later_seat, 0 shared
     n_majority: int  # majority values (final scoring 3)
     n_dice: int
     faces: int
@@ -438,6 +439,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
         set_points=r.set_points,
         per_money=r.per_money,
         majority_needs_tiles=int(r.majority_needs_tiles),
+        tie_later_seat=int(r.tie_later_seat),
         n_majority=len(r.majority),
         n_dice=dice,
         faces=r.faces,

@@ -64,13 +64,14 @@ import numpy as np
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel
+from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
 from .fast import (
     G_BAG_N,
     G_DECK_N,
     G_DECK_SEEN,
+    G_END,
     G_PHASE,
     G_ROUND,
     G_SEAT,
@@ -212,19 +213,22 @@ def scores(S, T, out):
 @jit
 def _shares(S, T, total, out):
     """Win shares into ``out`` for the points ``total``: 1/k to each of the k seats tied first on
-    points and theme tiles (Determine Victory), else 0."""
+    points and theme tiles (Determine Victory), else 0; under ``final_scoring.tie: later_seat`` the
+    seat latest in turn order among those wins alone (k = 1)."""
     n = T.L.n
-    best_s, best_t = -1, -1
+    later = T.L.tie_later_seat != 0
+    best_s, best_t, best_p = -1, -1, -1
     for p in range(n):
         t = fast.theme_tiles(S, T.L, p)
-        if total[p] > best_s or (total[p] == best_s and t > best_t):
-            best_s, best_t = total[p], t
+        if total[p] > best_s or (total[p] == best_s and (t > best_t or (t == best_t and later))):
+            best_s, best_t, best_p = total[p], t, p
     k = 0
     for p in range(n):
-        if total[p] == best_s and fast.theme_tiles(S, T.L, p) == best_t:
+        if total[p] == best_s and fast.theme_tiles(S, T.L, p) == best_t and (not later or p == best_p):
             k += 1
     for p in range(n):
-        out[p] = 1.0 / k if (total[p] == best_s and fast.theme_tiles(S, T.L, p) == best_t) else 0.0
+        first = total[p] == best_s and fast.theme_tiles(S, T.L, p) == best_t and (not later or p == best_p)
+        out[p] = 1.0 / k if first else 0.0
 
 
 @jit
@@ -363,6 +367,13 @@ def game_agent(code, S, T, row, out, rng):
     return 1
 
 
+@jit
+def ended_by(S, T):
+    """How a finished game ended: ``RULES`` when the Total published sketchbooks token reached its
+    space (End of the Game), else ``TURN_CAP``: the ``end.max_rounds`` safety cap (not a rule) ended it."""
+    return RULES if S[G_END] != 0 else TURN_CAP
+
+
 KERNEL = Kernel(
     to_move=to_move,
     legal=legal,
@@ -373,6 +384,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
+    ended_by=ended_by,
 )
 
 
@@ -520,11 +532,22 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
     metrics["prestige_overflow_money"] = col(st[:, ST_PRESTIGE_MONEY])
     return Outcome(
         scores=scores_,
-        tiebreak=[(int(x),) for x in themes.sum(axis=1)],
+        tiebreak=[(int(x), p) if L.tie_later_seat else (int(x),) for p, x in enumerate(themes.sum(axis=1))],
         components={k: [int(x) for x in comps[i]] for i, k in enumerate(COMPONENTS)},
         metrics=metrics,
         turns=[int(x) for x in st[:, ST_TURNS]],
+        ended_by=ENDED_BY[int(ended_by(S, T))],
     )
+
+
+def _tiebreak_keys(themes: np.ndarray, later_seat: bool) -> np.ndarray:
+    """Tie-breaker keys int64[g, n, k] from the theme tiles int64[g, n]: the theme tiles, then under
+    ``final_scoring.tie: later_seat`` the seat index (later in turn order is better)."""
+    keys = themes[:, :, None]
+    if not later_seat:
+        return keys
+    seats = np.broadcast_to(np.arange(themes.shape[1], dtype=np.int64), themes.shape)[:, :, None]
+    return np.concatenate([keys, seats], axis=2)
 
 
 def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
@@ -562,10 +585,11 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     metrics["prestige_overflow_money"] = st[:, :, ST_PRESTIGE_MONEY]
     return GameBatch(
         scores=comps.sum(axis=1),
-        tiebreak=themes[:, :, None],
+        tiebreak=_tiebreak_keys(themes, L.tie_later_seat != 0),
         components={k: comps[:, i, :] for i, k in enumerate(COMPONENTS)},
         metrics={k: v.astype(np.float64) for k, v in metrics.items()},
         turns=st[:, :, ST_TURNS],
+        ended_by=np.where(states[:, G_END] != 0, RULES, TURN_CAP).astype(np.int64),
     )
 
 

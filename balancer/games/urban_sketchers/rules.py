@@ -143,6 +143,7 @@ class Rules:
     majority: tuple[int, ...]
     majority_needs_tiles: bool
     per_money: int
+    tie_later_seat: bool  # final_scoring.tie: later_seat (True) or shared (False)
     res_per_type: int
     backpack: int
     themes_per_type: int
@@ -269,6 +270,7 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
         majority=tuple(cfg.final_scoring.majority),
         majority_needs_tiles=cfg.final_scoring.majority_needs_tiles,
         per_money=cfg.final_scoring.per_money,
+        tie_later_seat=cfg.final_scoring.tie == "later_seat",
         res_per_type=cfg.resources.per_type,
         backpack=cfg.resources.backpack,
         themes_per_type=cfg.themes.tiles_per_type,

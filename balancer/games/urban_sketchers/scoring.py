@@ -56,12 +56,17 @@ def final_components(s: State) -> dict[str, list[int]]:
 
 
 def unpublished_money(s: State, p: int) -> int:
-    """Final scoring 1: the money p's unpublished sketchbooks give as if published."""
+    """Final scoring 1: the money p's unpublished sketchbooks give as if published: their cards' and
+    bonus tiles' money, no track rewards (``final_scoring.unpublished_money: sketchbook_money_only``, assumed)."""
     return sum(book_money(s.rules, s.books[p][b], s.btiles[p][b])[1] for b in range(s.rules.books) if s.books[p][b])
 
 
 def tiebreak(s: State) -> list[tuple[int, ...]]:
-    """The tie-breaker: most theme tiles (face up and flipped), per seat."""
+    """The tie-breaker: most theme tiles (face up and flipped), per seat; players equal on it too
+    share the victory (``final_scoring.tie: shared``, assumed) or, under ``later_seat``, the one
+    latest in turn order wins (the seat index is a second key)."""
+    if s.rules.tie_later_seat:
+        return [(sum(s.th_up[p]) + sum(s.th_down[p]), p) for p in range(s.rules.n)]
     return [(sum(s.th_up[p]) + sum(s.th_down[p]),) for p in range(s.rules.n)]
 
 

@@ -83,6 +83,7 @@ from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
+from ...core.kernel import RULES, TURN_CAP
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
 from .agents import (
@@ -109,6 +110,7 @@ from .rules import (
     LOG_ON,
     MASK,
     MOVE,
+    P_TO_WIN,
     PICK_KIND,
     PS,
     ROLLV,
@@ -349,7 +351,14 @@ def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int,
         metrics=metrics,
         turns=field["turns"],
         labels=labels,
+        ended_by=ended_by_codes(field["scored"], int(T.rules[P_TO_WIN])),
     )
+
+
+def ended_by_codes(scored: np.ndarray, to_win: int) -> np.ndarray:
+    """int64[g]: :func:`~.kernel.ended_by` of each game of a chunk from its tokens scored (int64[g, 2]):
+    ``RULES`` (0) when a seat reached ``to_win``, else ``TURN_CAP`` (the ``cards.max_turns`` stop)."""
+    return np.where((scored >= to_win).any(axis=1), RULES, TURN_CAP).astype(np.int64)
 
 
 RACE_CHUNK_GAMES = 20_000
@@ -444,6 +453,7 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     say = Narrator(cfg)
     advance(state, rules, game_rng)
     say.events(*_take_events(state))
+    progress = (0, 0, draw_board(state))  # (tokens scored in all, turn, board) when the last one was scored
     while not is_over(pos):
         seat = pos.seat_to_move
         move = players[seat].choose(pos, seat, agent_rng)
@@ -460,6 +470,9 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
             say.lines += ["      " + row for row in draw_board(state).splitlines()]
         advance(state, rules, game_rng)
         say.events(*_take_events(state))
+        scored = int(state[SCORED] + state[PS + SCORED])
+        if scored > progress[0]:
+            progress = (scored, say.turn, draw_board(state))
     say.flush()
     lines += say.lines
     out = outcome(pos)
@@ -475,7 +488,21 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
         lines.append(f"Winner: seat {winners[0] + 1} ({agents[winners[0]]}).")
     else:
         lines.append("Shared victory: the max_turns stop with equal tokens scored.")
+    if out.ended_by != "rules":
+        lines += stall_lines(progress[1], progress[2])
     return "\n".join(lines)
+
+
+def stall_lines(turn: int, board: str) -> list[str]:
+    """What a transcript says of a game the ``cards.max_turns`` stop ended: not by the rules, and the
+    position where progress stopped (the board after the last token was scored, at game turn ``turn``;
+    0: none was ever scored, the board after setup)."""
+    when = f"after turn {turn}, when the last token was scored" if turn else "at the start: no token was ever scored"
+    return [
+        "Ended by: the turn cap (cards.max_turns), not the rules: no seat could finish.",
+        f"Progress stopped {when}; the position then:",
+        *("  " + row for row in board.splitlines()),
+    ]
 
 
 from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402

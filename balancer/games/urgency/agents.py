@@ -97,9 +97,9 @@ from .rules import (
     below,
     decisions,
     dice_of,
-    free_tile,
     new_state,
     popcount,
+    reenter_tile,
     roll_pips,
     safe_mask,
     seat_to_move,
@@ -142,7 +142,7 @@ def has_target(S, R, p, c):
     if e == E_MOVE_OPP:
         return (mo >> R[P_C_LO]) != 0
     if e == E_REENTER:
-        return S[p * PS + SUP] > 0 and free_tile(S, R, p, R[CB + CF * (c) + F_VAL])
+        return S[p * PS + SUP] > 0 and reenter_tile(S, R, p, R[CB + CF * (c) + F_VAL]) > 0
     return False
 
 

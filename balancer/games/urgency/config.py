@@ -197,11 +197,22 @@ class Cards(Strict):
         description="does a roll set by a card (set_next_roll) fire own_roll / "
         "opponent_roll cards like a roll of the dice?"
     )
+    push_token: Literal["stop_at_1_and_14_nearest_free", "stop_at_1_and_14_or_stay"] = Field(
+        description="a card that moves a token by a number of tiles without an attack (extra_move with a negative "
+        "value, move_opponent): the token stops at tile 1 at the back and 14 at the front, then "
+        "stop_at_1_and_14_nearest_free: on the free tile nearest its target between there and where it stood; "
+        "stop_at_1_and_14_or_stay: on its target if free, else it stays where it stood"
+    )
+    reenter_occupied: Literal["nothing", "nearest_free_behind"] = Field(
+        description="a reenter card aimed at a tile its player cannot stand on (an own token there, or the "
+        "opponent's in the centre row): nothing (the card does nothing) or nearest_free_behind (the token "
+        "enters on the nearest tile behind the target it can stand on, nothing if there is none down to tile 1)"
+    )
     max_turns: int = Field(
         ge=10,
         le=100 * MAX_RULE_INT,
-        description="turns after which the game stops (safety for card loops); "
-        "the player with more tokens scored wins, equal counts share",
+        description="turns after which the game stops (a safety stop for card loops, recorded as ended_by "
+        "turn_cap); the player with more tokens scored wins, equal counts share",
     )
     assumed: str | None = None
 

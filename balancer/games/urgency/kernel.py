@@ -57,7 +57,7 @@ import numba as nb
 import numpy as np
 
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel
+from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
 from . import rules
 from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
@@ -77,6 +77,7 @@ from .rules import (
     OPT_N,
     OPTS,
     P_CARDS,
+    P_TO_WIN,
     PH_MOVE,
     PH_OVER,
     PH_PICK,
@@ -209,6 +210,18 @@ def returns(S, T, out):
     a, b = S[SCORED], S[PS + SCORED]
     out[0] = 1.0 if a > b else (0.5 if a == b else 0.0)
     out[1] = 1.0 - out[0]
+
+
+@nb.njit(cache=True)
+def ended_by(S, T):
+    """How a finished game ended: ``RULES`` when a seat has scored ``to_win`` tokens (How to Win),
+    else ``TURN_CAP``: the ``cards.max_turns`` safety stop ended it (e.g. an Ibex deck whose cards
+    make every roll even, so no token can land exactly on tile 15). Reads only the scored tokens, so
+    it also reads the final state of the no-card fast path (:func:`~.agents.play_race_fast`)."""
+    for p in range(N_PLAYERS):
+        if S[p * PS + SCORED] >= T.rules[P_TO_WIN]:
+            return RULES
+    return TURN_CAP
 
 
 @nb.njit(cache=True)
@@ -388,6 +401,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
+    ended_by=ended_by,
 )
 
 
@@ -472,6 +486,7 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
         metrics={m: [float(v) for v in rows[m]] for m in METRICS},
         turns=rows["turns"],
         labels={"deck": deck_labels(S, bool(T.rules[P_CARDS]))},
+        ended_by=ENDED_BY[int(ended_by(S, T))],
     )
 
 

@@ -170,15 +170,17 @@ LG_TURN, LG_ROLL, LG_NO_MOVE, LG_CARD, LG_REMOVED, LG_AGAIN, LG_IN_PLAY, LG_STOP
     P_FORCED_TRIG,
     P_LOCK_MOVE,
     P_PIP,
-) = range(18)
+    P_PUSH_STAY,
+    P_REENTER_BEHIND,
+) = range(20)
 PIP_ONE = 1 << 30  # R[P_PIP] is roll.pip_chance in units of 1/PIP_ONE
 
 
 # the compiled rules: one int64 array (one array argument keeps numba's calls cheap)
-DOFF = 18  # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
-DDICE = 26  # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
-ANIM = 33  # animal[7]: deck codes a seat may play
-CB = 40  # per card id c: CF fields at CB + CF * c
+DOFF = 20  # deck_off[8]: cards of deck d are ids deck_off[d] .. deck_off[d+1]-1
+DDICE = 28  # deck_dice[7]: dice while any card of the deck is in play, 0 = no deck rule
+ANIM = 35  # animal[7]: deck codes a seat may play
+CB = 42  # per card id c: CF fields at CB + CF * c
 F_TRIG, F_TVAL, F_EFF, F_VAL, F_TILES, F_TARGET, F_DECK = range(7)
 CF = 7
 Rules = np.ndarray
@@ -234,6 +236,8 @@ def compile_rules(cfg: UrgencyConfig) -> np.ndarray:
         int(c.forced_rolls_trigger),
         int(c.trigger_again_after == "move"),
         round(cfg.roll.pip_chance * PIP_ONE),
+        int(c.push_token == "stop_at_1_and_14_or_stay"),
+        int(c.reenter_occupied == "nearest_free_behind"),
     ]
     animal = [ANIMAL_DECKS.index(n) for n in c.animal_decks]
     R = np.zeros(CB + CF * len(cards), np.int64)
@@ -517,14 +521,33 @@ def free_tile(S, R, p, t):
 
 
 @nb.njit(cache=True)
+def reenter_tile(S, R, p, v):
+    """The tile a reenter card aimed at tile ``v`` brings player ``p``'s token onto, or 0 for none:
+    ``v`` when p may stand there; else (``cards.reenter_occupied``, assumed) none under ``nothing``,
+    the nearest tile behind ``v`` (down to 1) p may stand on under ``nearest_free_behind``."""
+    if free_tile(S, R, p, v):
+        return v
+    if R[P_REENTER_BEHIND]:
+        for t in range(v - 1, 0, -1):
+            if free_tile(S, R, p, t):
+                return t
+    return 0
+
+
+@nb.njit(cache=True)
 def push_token(S, R, p, f, d):
     """Move player ``p``'s token on ``f`` by ``d`` tiles without an attack: it stops on tile 1 at
     the back (nothing moves off the start) and tile 14 at the front (nobody scores an opponent's
     token), and on the free tile nearest the target between there and ``f``. No triggers, no roll
     again; a token moved off the rosette that earned a roll again loses it. Returns the tile it ends
-    on (``f`` if it could not move)."""
+    on (``f`` if it could not move). Under ``cards.push_token: stop_at_1_and_14_or_stay`` a taken
+    target leaves the token on ``f``."""
+    # cards.push_token (assumed): stop_at_1_and_14_nearest_free walks back towards f to a free tile;
+    # stop_at_1_and_14_or_stay (R[P_PUSH_STAY]) stays on f when the target is taken
     t = min(max(f + d, 1), SCORED_TILE - 1)
     step = 1 if t < f else -1
+    if R[P_PUSH_STAY] and t != f and not free_tile(S, R, p, t):
+        t = f
     while t != f and not free_tile(S, R, p, t):
         t += step
     if t == f:
@@ -590,10 +613,11 @@ def apply_effect(S, R, p, c):
         else:
             log_event(S, LG_CARD, p, c, 0, 0)
     elif e == E_REENTER:
-        if S[p * PS + SUP] > 0 and free_tile(S, R, p, v):
-            log_event(S, LG_CARD, p, c, v, 0)
+        t = reenter_tile(S, R, p, v)
+        if S[p * PS + SUP] > 0 and t > 0:
+            log_event(S, LG_CARD, p, c, t, 0)
             S[p * PS + SUP] -= 1
-            S[p * PS + MASK] |= 1 << v
+            S[p * PS + MASK] |= 1 << t
         else:
             log_event(S, LG_CARD, p, c, 0, 0)
 

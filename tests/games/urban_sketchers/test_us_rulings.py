@@ -1,0 +1,83 @@
+"""Urban Sketchers' assumed rulings that the audit found unmarked (issue 29): named choices of the
+YAML (``final_scoring.unpublished_money``, ``final_scoring.tie``), on the hand-set final-scoring
+position of test_us_examples.py; and the ``end.max_rounds`` safety cap recorded as ``turn_cap``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from test_us_examples import final_scoring_position
+from test_us_kernel import load
+
+from balancer.config import assumed_notes, resolve_yaml
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers import kernel
+from balancer.games.urban_sketchers.fast import G_END
+from balancer.games.urban_sketchers.scoring import unpublished_money
+
+BASE = Path(__file__).resolve().parents[3] / "configs" / "urban_sketchers" / "base.yaml"
+
+
+def test_the_choices_are_named_and_assumed(us_cfg):
+    assert us_cfg.final_scoring.unpublished_money == "sketchbook_money_only"
+    assert us_cfg.final_scoring.tie == "shared"
+    note = next(n for n in assumed_notes(resolve_yaml(BASE).data) if n.startswith("final_scoring:"))
+    assert "unpublished_money:" in note and "tie:" in note
+
+
+def test_an_unpublished_sketchbook_earns_only_its_own_money(us_cfg):
+    """Seat 1's unpublished 2-card sketchbook gives 2 money (its cards' money, as published), and
+    nothing from the Published sketchbooks track, which it never advances: the leftovers 12 money
+    + 3 resources + 2 = 17 give 3 points."""
+    s = final_scoring_position(us_cfg)
+    assert unpublished_money(s, 0) == 2
+    assert us.reference_outcome(s).components["leftovers"][0] == 3
+
+
+def test_a_tie_on_points_and_theme_tiles_is_shared(us_cfg):
+    """Seats 1 and 2 level on points (57 each: seat 2 + 41 publishing points) and on theme tiles (5
+    each): they share the victory, 1/2 each."""
+    s = final_scoring_position(us_cfg)
+    s.vp[1] += 41
+    T = kernel.compile(us_cfg, 3)
+    S = load(T, s)
+    r = np.zeros(3)
+    kernel.returns(S, T, r)
+    assert r.tolist() == [0.5, 0.5, 0.0]
+
+
+def test_the_round_cap_is_recorded_as_the_turn_cap(us_cfg):
+    """The worked position, finished: with the end triggered by the Total published token the game
+    ended by the rules; without it (the end.max_rounds safety cap), by the turn cap."""
+    s = final_scoring_position(us_cfg)
+    T = kernel.compile(us_cfg, 3)
+    S = load(T, s)
+    S[G_END] = 1
+    assert kernel.ENGINE.outcome(S, T).ended_by == "rules"
+    S[G_END] = 0
+    assert kernel.ENGINE.outcome(S, T).ended_by == "turn_cap"
+    assert kernel.KERNEL.ended_by(S, T) == 1
+
+
+def _later_seat(us_cfg):
+    fs = us_cfg.final_scoring.model_copy(update={"tie": "later_seat"})
+    return us_cfg.model_copy(update={"final_scoring": fs})
+
+
+def test_a_tie_on_points_and_theme_tiles_goes_to_the_later_seat_under_later_seat(us_cfg):
+    """final_scoring.tie: later_seat: the position above, seats 1 and 2 level on 57 points and 5
+    theme tiles; seat 2 is later in turn order and wins alone: shares [0, 1, 0], in the compiled
+    kernel and in the reference (whose tie-break keys gain the seat index: (5, 0) < (5, 1))."""
+    cfg = _later_seat(us_cfg)
+    s = final_scoring_position(cfg)
+    s.vp[1] += 41
+    T = kernel.compile(cfg, 3)
+    S = load(T, s)
+    r = np.zeros(3)
+    kernel.returns(S, T, r)
+    assert r.tolist() == [0.0, 1.0, 0.0]
+    assert us.reference_outcome(s).tiebreak[:2] == [(5, 0), (5, 1)]
+    assert kernel.ENGINE.outcome(S, T).tiebreak[:2] == [(5, 0), (5, 1)]
+    keys = kernel._tiebreak_keys(np.array([[5, 5, 3]]), True)
+    assert keys.tolist() == [[[5, 0], [5, 1], [3, 2]]]
