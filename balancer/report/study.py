@@ -4,7 +4,6 @@ a "changes" table like the rulebook appendix, and the figures as SVG and PNG fil
 
 from __future__ import annotations
 
-import io
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
-from balancer.outdir import normalised, own_directory, refuse_foreign, write_atomic
+from balancer.outdir import normalised, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.figures import write_figure_files
