@@ -111,7 +111,7 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
     C = rules.n_colours
     L = rules.row_len
     lpr = rules.locked_per_row
-    market, line_cells, line_len, coins_by_count = st.market, rules.line_cells, rules.line_len, rules.coins_by_count
+    market, line_cells, line_len, line_coins = st.market, rules.line_cells, rules.line_len, rules.line_coins
     brush, mural_row, mural_pts, tile_col = rules.brush, rules.mural_row, rules.mural_pts, rules.tile_col
     board, fill, flipped, unlocked = st.board[seat], st.fill[seat], st.flipped[seat], st.unlocked[seat]
     occ, tile_at = st.occ[seat], st.tile_at[seat]
@@ -148,7 +148,7 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
         s0 += card_points(sk[i], sp[i], sper[i], sal[i], scap[i], L, raw[i, 0], raw[i, 1], raw[i, 2], coins, occ_total)
     any_line = False
     for line in range(n_lines):
-        if line_open(market, line_cells, line_len, coins_by_count, coins, line):
+        if line_open(market, line_cells, line_len, line_coins, coins, line):
             any_line = True
     u = np.zeros(MAX_LINE, np.int64)
     order = np.zeros(MAX_LINE, np.int64)
@@ -158,12 +158,12 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
     n_cand = 0
     for li in range(n_lines if any_line else 1):
         line = li if any_line else -1
-        if any_line and not line_open(market, line_cells, line_len, coins_by_count, coins, line):
+        if any_line and not line_open(market, line_cells, line_len, line_coins, coins, line):
             continue
         if only_line != FREE and line != only_line:
             continue
         k = line_umbrellas(market, line_cells, line_len, line, u) if line >= 0 else 0
-        d = coins_by_count[k] if line >= 0 else 0
+        d = line_coins[line, k] if line >= 0 else 0
         coin_after = coins + d if d <= 0 else coins + min(d, st.g[G_BANK])
         seen_full = False
         for row in range(ROWS):

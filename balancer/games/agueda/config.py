@@ -84,9 +84,9 @@ class Market(Strict):
         'paid first and needs the coins (Pick Umbrellas: "the diagonal with 1 umbrella", "a column '
         'with 3 umbrellas")'
     )
-    coins_by: Literal["umbrellas_held"] = Field(
-        description="what sets a line's coins: the umbrellas it holds now, not its length (they differ only when "
-        "the bag could not refill it; the only choice implemented)"
+    coins_by: Literal["umbrellas_held", "line_length"] = Field(
+        description="what sets a line's coins in coins_by_umbrellas: umbrellas_held (the umbrellas it holds now) "
+        "or line_length (the spaces it has, full or not); they differ only when the bag could not refill it"
     )
     assumed: str | None = None
 

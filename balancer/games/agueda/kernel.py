@@ -281,7 +281,7 @@ def _legal(S, T, out):
         market = S[off[O_MARKET] : off[O_BAG]]
         coins = S[off[O_COINS] + seat]
         for line in range(rules.line_len.shape[0]):
-            if line_open(market, rules.line_cells, rules.line_len, rules.coins_by_count, coins, line):
+            if line_open(market, rules.line_cells, rules.line_len, rules.line_coins, coins, line):
                 out[n] = line
                 n += 1
         if n == 0:
@@ -879,7 +879,7 @@ def describe_turn(cfg: AguedaConfig, T: Table, mv: np.ndarray) -> str:
     if line < 0:
         take = "cannot take a line"
     else:
-        d = int(T.rules.coins_by_count[k])
+        d = int(T.rules.line_coins[line, k])
         coin = " (+1 coin)" if d > 0 else f" (pays {-d} coin)" if d < 0 else ""
         take = f"takes line {line + 1}{coin} and places {', '.join(names[c] for c in order)} in row {row + 1}"
     t, tr, tc = int(mv[MV_TOURIST]), int(mv[MV_TROW]), int(mv[MV_TCOL])
@@ -904,7 +904,7 @@ def describe_move(S: np.ndarray, T: Table, move: int) -> str:
             return "cannot take a line"
         buf = np.zeros(MAX_LINE, np.int64)
         k = int(line_umbrellas(st.market, rules.line_cells, rules.line_len, int(move), buf))
-        d = int(rules.coins_by_count[k])
+        d = int(rules.line_coins[int(move), k])
         coin = " (+1 coin)" if d > 0 else f" (pays {-d} coin)" if d < 0 else ""
         return f"takes line {move + 1}{coin}: {', '.join(names[int(c)] for c in buf[:k])}"
     if ph == PH_ROW:

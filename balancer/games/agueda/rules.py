@@ -76,6 +76,7 @@ class Rules(NamedTuple):
     line_cells: np.ndarray  # int64[lines, MAX_LINE]: market cells of each line, -1 padding
     line_len: np.ndarray  # int64[lines]
     coins_by_count: np.ndarray  # int64[MAX_LINE + 1]: +gain / -cost of a line holding that many umbrellas
+    line_coins: np.ndarray  # int64[lines, MAX_LINE + 1]: +gain / -cost of line l holding k umbrellas (market.coins_by)
     bank: int  # coins in the bank before setup
     start_coins: int
     row_len: int
@@ -124,6 +125,17 @@ class State(NamedTuple):
     deck: np.ndarray  # int64[D]: tour-guide deck order (solo)
     ai: np.ndarray  # int64[C]: umbrellas the solo AI took, by colour
     g: np.ndarray  # int64[N_G]: seat to move, end trigger seat, over, bank, deck position, AI card points, moves
+
+
+def line_coins(coins_by_count: np.ndarray, line_len: np.ndarray, coins_by: str) -> np.ndarray:
+    """The coins (+gain / -cost) of taking line l while it holds k umbrellas, int64[lines, MAX_LINE + 1]
+    (Pick Umbrellas, ``market.coins_by``): ``coins_by_count[k]`` under umbrellas_held, the count of
+    the line's full length ``coins_by_count[line_len[l]]`` for every k >= 1 under line_length."""
+    out = np.zeros((len(line_len), MAX_LINE + 1), np.int64)
+    for li, n in enumerate(line_len):
+        for k in range(1, MAX_LINE + 1):
+            out[li, k] = coins_by_count[int(n) if coins_by == "line_length" else k]
+    return out
 
 
 def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
@@ -182,6 +194,7 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
         line_cells=line_cells,
         line_len=line_len,
         coins_by_count=coins_by_count,
+        line_coins=line_coins(coins_by_count, line_len, m.coins_by),
         bank=cfg.coins.bank,
         start_coins=cfg.coins.start,
         row_len=L,
@@ -420,15 +433,15 @@ def line_umbrellas(market, line_cells, line_len, line, out):
 
 
 @nb.njit(cache=True, inline="always")
-def line_open(market, line_cells, line_len, coins_by_count, coins, line):
+def line_open(market, line_cells, line_len, line_coins, coins, line):
     """Pick Umbrellas: a line can be taken when it holds an umbrella and its cost can be paid
-    with ``coins`` (the cost is that of the umbrellas it holds: "a column with 3 umbrellas";
-    ``market.coins_by: umbrellas_held``, assumed)."""
+    with ``coins`` (``line_coins[line, k]`` for the k umbrellas it holds: by those umbrellas, "a column
+    with 3 umbrellas", or by the line's length, ``market.coins_by``, assumed)."""
     k = 0
     for j in range(line_len[line]):
         if market[line_cells[line, j]] >= 0:
             k += 1
-    return k > 0 and coins + min(coins_by_count[k], 0) >= 0
+    return k > 0 and coins + min(line_coins[line, k], 0) >= 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -526,7 +539,7 @@ def apply_move(st, rules, mv, rng):
     n = rules.n_players
     line, row, k = mv[MV_LINE], mv[MV_ROW], mv[MV_K]
     if line >= 0:
-        d = rules.coins_by_count[k]  # k: the umbrellas the line holds
+        d = rules.line_coins[line, k]  # k: the umbrellas the line holds (market.coins_by)
         if d < 0:
             st.coins[seat] += d
             st.g[G_BANK] -= d

@@ -34,3 +34,25 @@ def test_a_line_costs_by_the_umbrellas_it_holds_not_its_length(ag_cfg):
     assert 2 in ag.legal_moves(game)
     ag.apply(game, 2)
     assert ag.game_state(game).coins[0] == 0
+
+
+def test_a_line_costs_by_its_length_under_line_length(ag_cfg):
+    """market.coins_by: line_length: the 3-space diagonal (line 2) with its last cell empty holds 2
+    umbrellas but costs as a 3-space line, 1 coin (coins_by_umbrellas 3: -1): with 0 coins it cannot
+    be taken; with 1 coin it can, and once the turn is played the coin is paid (1 - 1 = 0). The compiled table says the same:
+    line 2 costs 1 at every count, while under umbrellas_held 2 umbrellas are free."""
+    from balancer.games.agueda.rules import compile_rules
+
+    cfg = ag_cfg.model_copy(update={"market": ag_cfg.market.model_copy(update={"coins_by": "line_length"})})
+    game = position(cfg, market=(R, E, E, E, B, E, E, E, E))
+    ag.game_state(game).coins[0] = 0
+    assert 2 not in ag.legal_moves(game)
+    game = position(cfg, market=(R, E, E, E, B, E, E, E, E))
+    ag.game_state(game).coins[0] = 1
+    assert 2 in ag.legal_moves(game)
+    ag.apply(game, 2)
+    while game.seat_to_move == 0:  # finish the turn (row, tourists): the coin is paid with the turn
+        ag.apply(game, ag.legal_moves(game)[0])
+    assert ag.game_state(game).coins[0] == 0
+    assert compile_rules(cfg, 2).line_coins[2, 1:4].tolist() == [-1, -1, -1]
+    assert compile_rules(ag_cfg, 2).line_coins[2, 1:4].tolist() == [1, 0, -1]
