@@ -236,6 +236,11 @@ _KINDS: dict[str, str] = {
     "command": "text",
     "note": "optional function",
     "log": "optional function",
+    "study": "optional text",
+    "numbers": "texts",
+    "since": "optional text",
+    "figures": "optional path",
+    "alpha": "number",
 }
 """The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
 
@@ -247,6 +252,7 @@ _WANTED = {
     "number": "a number",
     "text": "a string",
     "function": "a function of one string",
+    "texts": "a list of strings",
 }
 
 
@@ -270,6 +276,8 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, bool)
     if kind == "text":
         return isinstance(value, str)
+    if kind == "texts":  # a lone string is not a list of patterns ("seat*" would be five of one letter)
+        return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
     return callable(value)
 
 
@@ -516,6 +524,7 @@ def history(
     """
     from balancer.history.query import load
 
+    _check_types(path=path, study=study, numbers=numbers, since=since)
     frame, _ = load(path, study, numbers, since)
     return frame
 
@@ -541,6 +550,11 @@ def history_page(
     from balancer.report.history import check_page_target, render_history
     from balancer.stats import drift as dr
 
+    _check_types(path=path, study=study, numbers=numbers, since=since, figures=figures, alpha=alpha)
+    if not _type_ok("path", out):
+        from balancer.sim.runner import RunRequestError
+
+        raise RunRequestError("out", f"must be {_WANTED['path']}, got {out!r}")
     check_page_target(path, out)
     frame, meta = load(path, study, numbers, since)
     pts = dr.points(frame)

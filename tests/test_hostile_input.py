@@ -348,6 +348,8 @@ def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox,
 
 
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
+    # 300 chunks of 100 random games (about 2 s here): the kill lands after the second chunk and well
+    # before the last, even on a quiet machine (6,000 games in 30 chunks could finish between two polls)
     out = sandbox / "r"
     args = [
         sys.executable,
@@ -360,9 +362,9 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         "-a",
         "random",
         "-n",
-        "6000",
+        "30000",
         "--chunk-size",
-        "200",
+        "100",
         "-j",
         "1",
         "-q",
@@ -380,7 +382,7 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         time.sleep(0.1)
     proc.kill()  # SIGKILL: no cleanup, the lock file stays
     proc.wait()
-    assert len(json.loads(manifest.read_text())["chunks"]) < 30, "the run finished before it was killed"
+    assert len(json.loads(manifest.read_text())["chunks"]) < 300, "the run finished before it was killed"
     assert (out / LOCK_FILE).read_text().split()[0] == str(proc.pid)
     res = invoke(
         "run",
@@ -390,9 +392,9 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         "-a",
         "random",
         "-n",
-        "6000",
+        "30000",
         "--chunk-size",
-        "200",
+        "100",
         "-j",
         "1",
         "-q",
@@ -409,7 +411,7 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
     ) in res.output
     assert not (out / LOCK_FILE).exists()
     plain = sandbox / "plain"
-    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "6000", "-j", "1", "-q", "--seed", "4", "--out", plain)
+    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "30000", "-j", "1", "-q", "--seed", "4", "--out", plain)
     assert res.exit_code == 0, res.output
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(plain / "results.parquet"))
 

@@ -172,6 +172,10 @@ PUBLIC = {
     "report": (api.report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title"]),
     "open_run": (api.open_run, {"out_dir": "nowhere"}, ["out_dir"]),
     "load_variant": (api.load_variant, {"config": "citywright/v1.1"}, ["config"]),
+    "history": (api.history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
+    "history_page": (api.history_page, {"path": "h.duckdb", "out": "h.html"}, [
+        "path", "out", "study", "numbers", "since", "figures", "alpha",
+    ]),
     "default_players": (api.default_players, {"players": None, "agents": "random", "cfg": None}, [
         "players", "agents", "cfg", "fallback",
     ]),

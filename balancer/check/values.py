@@ -20,10 +20,10 @@ import numpy as np
 import pyarrow as pa
 
 from balancer.core.tables import is_mirror
+from balancer.stats.completion import COMPLETION
 
 METRIC_PREFIX = "metric_"
 SEAT, AGENT = "seat_win_rate", "agent_win_rate"
-COMPLETION = "completion"
 
 
 def kind_of(key: str) -> str:

@@ -9,6 +9,7 @@ import typer
 
 from balancer import api
 from balancer.games import get_spec
+from balancer.outdir import normalised
 
 from .app import (
     TableAgents,
@@ -118,6 +119,7 @@ def run(
                     f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
                     f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
                 )
+    out_dir = normalised(out_dir)  # as the run created it: out/a/../X is out/X, and out/a need not exist
     if failed is not None:
         if (out_dir / "results.parquet").is_file():
             typer.echo(f"results: {shown_path(out_dir / 'results.parquet')} (without the failing games)")

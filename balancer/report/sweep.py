@@ -24,6 +24,7 @@ from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import metric_label, write_atomically
+from balancer.stats.completion import COMPLETION
 from balancer.sweep.paths import changes_text, value_text
 from balancer.sweep.runner import SweepResult
 from balancer.sweep.targets import is_rate, term_distance
@@ -229,6 +230,14 @@ def _band(result: SweepResult, run: str, names: Sequence[str]) -> tuple[float, f
     return None
 
 
+def _worth_a_figure(result: SweepResult, run: str, name: str) -> bool:
+    """Every number but ``completion`` when every game of every point ended by the rules (a flat 100%
+    panel says nothing; the completion notes on the page still count the games)."""
+    if name != COMPLETION:
+        return True
+    return any(result.estimates[(run, p.label)].get(name, {}).get("mean", 1.0) != 1.0 for p in result.plan.points)
+
+
 def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
     """One block per run and figure: ``{run, title, svg}``."""
     plan = result.plan
@@ -238,7 +247,7 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
     blocks = []
     for run_name, run in plan.sweep.runs.items():
         first = plan.points[0].label
-        names = list(result.estimates[(run_name, first)])
+        names = [n for n in result.estimates[(run_name, first)] if _worth_a_figure(result, run_name, n)]
         for title, group in _groups(names, specs):
             rate = all(is_rate(n) for n in group)
             scale = 100.0 if rate else 1.0

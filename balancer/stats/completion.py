@@ -22,6 +22,8 @@ import polars as pl
 from balancer.core.kernel import ENDED_BY_TEXT
 
 ENDED_COLUMN = "ended_by"
+COMPLETION = "completion"
+"""The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
 LISTED_GAMES = 20
 """The most game indices of one cause that the summary lists (their replay commands)."""
 
