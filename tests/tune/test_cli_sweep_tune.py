@@ -187,6 +187,11 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     assert result.exit_code == 0, result.output
     assert report.is_file() and "target seat_win_rate: equal:" in result.output
     assert sorted(p.name for p in (tmp_path / "results" / "s" / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]
+    # the page names the user's files relative to itself (out/report.html -> ../configs/...), never
+    # by an absolute, machine-local path
+    page = report.read_text(encoding="utf-8")
+    assert str(tmp_path) not in page
+    assert "<code>../configs/sweep.yaml</code>" in page and "../configs/base.yaml" in page
     report.unlink()
     tuned = tmp_path / "configs" / "tuned.yaml"
     text = TUNE.format(space="bonus.2[1]: {int: [0, 5]}", objective="seat_win_rate: equal", agents="roller")
@@ -195,6 +200,9 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     assert report.is_file() and tuned.is_file()
     assert tuned.read_text().startswith("# Tuned by balancer: ")
     assert "extends: base.yaml" in tuned.read_text()
+    page = report.read_text(encoding="utf-8")
+    assert str(tmp_path) not in page
+    assert "<code>../configs/tune.yaml</code>" in page and "../configs/tuned.yaml" in page
     # --write refuses to overwrite; --resume with a finished search simply replays it
     again, _ = _invoke(tmp_path, "tune", text, "--write", str(tuned))
     assert again.exit_code == 2 and "--write" in again.output and "already exists" in again.output
