@@ -220,3 +220,19 @@ def test_resume_needs_a_search_and_an_interrupted_one_needs_resume(standin, tmp_
     result, report = _invoke(tmp_path, "tune", text, "--resume")
     assert result.exit_code == 0, result.output
     assert json.loads(state.read_text())["status"] == "finished"
+
+
+@pytest.mark.parametrize("kind", ["sweep", "tune"])
+def test_a_yaml_error_reads_the_same_in_validate_and_in_the_command(standin, tmp_path, kind):
+    """Issue 31: ``validate`` and ``sweep``/``tune`` say "YAML syntax error" (not "not valid YAML") for
+    the same file. The file's line 2 is ``runs: [unclosed``: the flow sequence is never closed, which
+    PyYAML reports at the end of the file (line 3, column 1)."""
+    file = tmp_path / "configs" / f"{kind}.yaml"
+    file.write_text(f"{kind}: x\nruns: [unclosed\n", encoding="utf-8")
+    own = runner.invoke(app, [kind, str(file), "--results", str(tmp_path / "results"), "--quiet"])
+    checked = runner.invoke(app, ["validate", str(file)])
+    expected = f"error: {file}:3:1: YAML syntax error: "
+    for result in (own, checked):
+        assert result.exit_code == 2
+        assert _errors(result)[0].startswith(expected), result.output
+        assert "not valid YAML" not in result.output
