@@ -432,7 +432,7 @@ def run(
 
 
 def default_compare_dir(config_a: Path | str, config_b: Path | str, players: int) -> Path:
-    """``results/compare-<a>-vs-<b>-<players>p``: where :func:`compare` writes by default."""
+    """``results/compare-<game>-<a>-vs-<b>-<players>p``: where :func:`compare` writes by default."""
     from balancer.compare import default_compare_names
 
     return Path("results") / default_compare_names(config_a, config_b, players)
@@ -456,7 +456,7 @@ def compare(
     game; the command ``balancer compare`` (:func:`balancer.compare.compare_variants`).
 
     ``players`` defaults as in :func:`run` (from A); ``out`` to
-    ``results/compare-<a>-vs-<b>-<players>p`` (A's and B's runs and ``comparison.json``). A matching
+    ``results/compare-<game>-<a>-vs-<b>-<players>p`` (A's and B's runs and ``comparison.json``). A matching
     finished run in ``out`` is reused unless ``force``. Raises ConfigError, ValueError (configs of two
     games, a bad request: nothing is played), ResultsExistError, GamesFailedError.
     """

@@ -18,6 +18,7 @@ never overwritten unless ``force``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -55,9 +56,27 @@ def run_dir_name(side: str, variant: str) -> str:
     return f"{side}-{_safe(variant)}"
 
 
+def _side_label(config: Path | str, variant: str) -> str:
+    """A variant's part of a default name: its own ``variant:`` name for a shipped file (unique within
+    its game), else that name and 8 hex digits of the SHA-256 of the file's resolved path, so two user
+    files of one name in different folders (two ``variant.yaml``) never share a default output."""
+    from balancer.data import locate_config, shipped_name
+
+    path = locate_config(config)
+    if shipped_name(path) is not None:
+        return _safe(variant)
+    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{_safe(variant)}-{digest}"
+
+
 def default_compare_names(config_a: Path | str, config_b: Path | str, players: int) -> str:
-    """``compare-<a>-vs-<b>-<p>p`` from the configs' file stems (for ``results/`` and ``reports/``)."""
-    return f"compare-{_safe(Path(config_a).stem)}-vs-{_safe(Path(config_b).stem)}-{players}p"
+    """``compare-<game>-<a>-vs-<b>-<p>p`` (for ``results/`` and ``reports/``) from the game and the
+    variants' own names (``compare-citywright-v1.0-vs-v1.1-4p``); a variant that is not a shipped
+    file also carries a short hash of its resolved path (:func:`_side_label`), so distinct inputs get
+    distinct names. Raises ConfigError for a missing or invalid config."""
+    cfg_a, cfg_b = load_config(config_a), load_config(config_b)
+    a, b = _side_label(config_a, cfg_a.variant), _side_label(config_b, cfg_b.variant)
+    return f"compare-{_safe(cfg_a.game)}-{a}-vs-{b}-{players}p"
 
 
 def _matching_run(
@@ -72,6 +91,18 @@ def _matching_run(
     if engine is not None:
         expected["engine_sha256"] = engine
     return run.is_finished(expected)
+
+
+def _other_comparison(path: Path, request: dict[str, Any]) -> bool:
+    """True when ``path`` (a ``comparison.json``) exists and holds another request than ``request``
+    (any key differs, or the file cannot be read as one); False when absent or the same request."""
+    try:
+        if not path.exists() and not path.is_symlink():
+            return False
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return not isinstance(found, dict) or any(found.get(k) != v for k, v in request.items())
 
 
 def _completion_of(run_dir: Path) -> dict[str, Any] | None:
@@ -152,6 +183,15 @@ def compare_variants(
         "b": (config_b, cfg_b, out_dir / run_dir_name("b", variant_b), config_sha256(config_b)),
     }
     # Decide for both sides before playing anything, so a refusal leaves nothing half done.
+    request = {
+        "game": cfg_a.game, "config_sha256_a": sides["a"][3], "config_sha256_b": sides["b"][3],
+        "n_players": players, "agents": seats, "games": games, "seed": seed,
+    }  # fmt: skip
+    if not force and _other_comparison(out_dir / COMPARISON_FILE, request):
+        raise ResultsExistError(
+            f"{out_dir / COMPARISON_FILE} holds a comparison of a different request than {config_a} vs "
+            f"{config_b} with these options; use --force to overwrite it, or choose another --out"
+        )
     reuse: dict[str, bool] = {}
     for side, (path, _, run_dir, sha) in sides.items():
         match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(spec))

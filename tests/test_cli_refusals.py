@@ -334,3 +334,35 @@ def test_validate_schema_of_a_study_is_the_study_schema(study_file):
     assert result.exit_code == 0, result.output
     schema = json.loads(result.stdout)
     assert {"study", "variants", "runs", "figures"} <= set(schema["properties"])
+
+
+def test_compare_default_outputs_of_two_variant_files_of_one_name_never_collide(tmp_path, monkeypatch):
+    """Issue 31 item 1: two ``variant.yaml`` in different folders (what ``balancer init`` writes), each
+    compared with v1.1 under the default names, keep both comparisons; the second neither replaces
+    the first's comparison.json nor its page. Repeating one reuses it; another request into an
+    existing comparison's folder is refused (exit 2) until --force."""
+    monkeypatch.chdir(tmp_path)
+    for folder, bonus in (("one", "[0, 0, 1, 2]"), ("two", "[0, 1, 1, 1]")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "variant.yaml").write_text(
+            f"extends: citywright/v1.1\nseat_bonus: {{'2': [0, 1], '4': {bonus}}}\n", encoding="utf-8"
+        )
+    for folder in ("one", "two"):
+        result = invoke("compare", "citywright/v1.1", f"{folder}/variant.yaml", "-p", "2", "-n", "2", "-q")
+        assert result.exit_code == 0, result.output
+    results = sorted(p.name for p in (tmp_path / "results").iterdir())
+    pages = sorted(p.name for p in (tmp_path / "reports").iterdir())
+    assert len(results) == 2 and all(r.startswith("compare-citywright-v1.1-vs-variant-") for r in results)
+    assert pages == [f"{r}.html" for r in results]
+    configs = {json.loads((tmp_path / "results" / r / "comparison.json").read_text())["config_b"] for r in results}
+    assert configs == {"one/variant.yaml", "two/variant.yaml"}
+    # one's folder asked for two's comparison: refused, one's comparison.json untouched
+    first = tmp_path / "results" / results[0] / "comparison.json"
+    before = first.read_bytes()
+    other = "two/variant.yaml" if json.loads(before)["config_b"] == "one/variant.yaml" else "one/variant.yaml"
+    refused = invoke("compare", "citywright/v1.1", other, "-p", "2", "-n", "2", "-q", "-o", first.parent)
+    assert refused.exit_code == 2 and "--force" in refused.output
+    assert first.read_bytes() == before
+    forced = invoke("compare", "citywright/v1.1", other, "-p", "2", "-n", "2", "-q", "-o", first.parent, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert json.loads(first.read_text())["config_b"] == other

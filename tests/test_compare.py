@@ -108,8 +108,48 @@ def test_bad_requests_are_refused_before_anything_is_written(tmp_path):
     assert not out.exists()
 
 
-def test_default_names():
-    assert default_compare_names("configs/citywright/v1.0.yaml", "x/v1.1.yaml", 4) == "compare-v1.0-vs-v1.1-4p"
+def test_default_names_come_from_the_game_and_the_variants_own_names():
+    # shipped files: the game and their variant: names, versions kept (not stems cut at the last dot)
+    assert default_compare_names("citywright/v1.0", "citywright/v1.1", 4) == "compare-citywright-v1.0-vs-v1.1-4p"
+    assert default_compare_names(V11.parent / "v1.0.yaml", V11, 2) == "compare-citywright-v1.0-vs-v1.1-2p"
+
+
+def test_default_names_of_two_files_of_one_name_in_different_folders_differ(tmp_path):
+    """Two ``variant.yaml`` (what ``balancer init`` writes) named after their file: each carries 8 hex
+    digits of the SHA-256 of its resolved path, so the two comparisons never share an output."""
+    import hashlib
+
+    paths = []
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "variant.yaml"
+        path.write_text("extends: citywright/v1.1\nseat_bonus: {'4': [0, 0, 1, 2]}\n", encoding="utf-8")
+        paths.append(path)
+    names = [default_compare_names("citywright/v1.1", p, 4) for p in paths]
+    digests = [hashlib.sha256(str(p.resolve()).encode()).hexdigest()[:8] for p in paths]
+    assert names == [f"compare-citywright-v1.1-vs-variant-{d}-4p" for d in digests]
+    assert names[0] != names[1]
+
+
+def test_an_earlier_comparison_is_never_replaced_without_force(tmp_path):
+    copy = variant(tmp_path, "copy", "")
+    ring4 = variant(tmp_path, "ring4", "variant: ring4\nscoring: {industrial: {ring: 4}}\n")
+    out = tmp_path / "cmp"
+    kw = dict(players=2, agents=["greedy"], games=4, seed=1, jobs=1, out_dir=out, progress=False)
+    first = compare_variants(V11, copy, **kw)
+    # the same request again: reuses both runs and writes the same comparison (now saying "reused")
+    assert compare_variants(V11, copy, **kw)["reused"] == {"a": True, "b": True}
+    before = (out / COMPARISON_FILE).read_bytes()
+    # another B into the same folder (its run directory b-ring4 is new): refused, nothing replaced
+    with pytest.raises(ResultsExistError, match="comparison.json holds a comparison of a different request"):
+        compare_variants(V11, ring4, **kw)
+    assert (out / COMPARISON_FILE).read_bytes() == before and not (out / "b-ring4").exists()
+    # other options (more games) are another request too
+    with pytest.raises(ResultsExistError):
+        compare_variants(V11, copy, **{**kw, "games": 5})
+    # --force replaces it
+    assert compare_variants(V11, ring4, **kw, force=True)["variant_b"] == "ring4"
+    assert json.loads((out / COMPARISON_FILE).read_text())["variant_b"] == "ring4" != first["variant_b"]
 
 
 def test_configs_of_different_games_are_refused_naming_both_files(tmp_path, monkeypatch):

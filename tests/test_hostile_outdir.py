@@ -236,9 +236,9 @@ V10 = ROOT / "configs" / "citywright" / "v1.0.yaml"
         ("res/tiny/m2/v1.1", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "v1.1: a sym"),
         ("r.html", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "--out r.html: a sym"),
         (
-            "reports/compare-v1.1-vs-v1.0-2p.html",
+            "reports/compare-citywright-v1.1-vs-v1.0-2p.html",
             ["compare", str(V11), str(V10), "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q", "-o", "cmp"],
-            "report file reports/compare-v1.1-vs-v1.0-2p.html: a symbolic link",
+            "report file reports/compare-citywright-v1.1-vs-v1.0-2p.html: a symbolic link",
         ),
     ],
 )

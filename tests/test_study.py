@@ -92,6 +92,10 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     text = html.read_text()
     assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
     assert "The changes are paired differences" in text  # two variants, one seed: common random numbers
+    # issue 31: the shipped variants by their shipped names, the study file and the cells' folders
+    # relative to the page (tmp_path/study.html), no machine-local path
+    assert "<code>tiny.yaml</code>" in text and "citywright/v1.0" in text and "results/tiny/" in text
+    assert str(tmp_path) not in text and str(CONFIGS) not in text
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert files == [
         "tiny-1-specialists.png",

@@ -46,13 +46,15 @@ def compare(
         "--out",
         "-o",
         metavar="DIR",
-        help="Output directory for both runs and comparison.json [default: results/compare-<a>-vs-<b>-<players>p].",
+        help="Output directory for both runs and comparison.json "
+        "[default: results/compare-<game>-<a>-vs-<b>-<players>p; a variant not shipped with balancer "
+        "carries a short hash of its path].",
     ),
     report_html: Path | None = typer.Option(
         None,
         "--report",
         metavar="HTML",
-        help="HTML comparison page to write [default: reports/compare-<a>-vs-<b>-<players>p.html].",
+        help="HTML comparison page to write [default: reports/compare-<game>-<a>-vs-<b>-<players>p.html].",
     ),
     force: bool = typer.Option(
         False,

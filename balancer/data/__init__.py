@@ -67,3 +67,32 @@ def builtin_configs(game: str) -> list[Path]:
 def builtin_name(path: Path) -> str:
     """``<game>/<stem>`` of a shipped file (``citywright/v1.1``), the name that finds it again."""
     return f"{path.parent.name}/{path.stem}"
+
+
+def shipped_name(path: Path | str) -> str | None:
+    """``<game>/<stem>`` (``citywright/v1.1``) when ``path`` is a shipped file (wherever it is
+    installed: a checkout's ``configs/`` or a site-packages folder), else None. Never raises."""
+    try:
+        resolved = Path(path).resolve()
+        root = CONFIGS_DIR.resolve()
+    except (OSError, RuntimeError):
+        return None
+    if resolved.parent.parent != root or resolved.suffix != ".yaml":
+        return None
+    name = builtin_name(resolved)
+    return name if builtin_config(name) is not None else None
+
+
+def portable_path(path: Path | str, relative_to: Path | str) -> str:
+    """How a published file names ``path``: its shipped name (``citywright/v1.1``) for a shipped file,
+    else a POSIX path relative to the folder ``relative_to`` (the absolute path when the two lie on
+    different drives), never a machine-local site-packages path."""
+    import os
+
+    shipped = shipped_name(path)
+    if shipped is not None:
+        return shipped
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), Path(relative_to).resolve())).as_posix()
+    except ValueError:
+        return str(Path(path).resolve())

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 
 from balancer.core.metrics import humanize
 from balancer.core.registry import metric_specs_of
+from balancer.data import portable_path
 from balancer.outdir import normalised, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
@@ -323,7 +324,7 @@ def render_ladder(
     html = env.get_template(TEMPLATE).render(
         study=result.study,
         ladder=ladder,
-        study_path=str(result.study_path),
+        study_path=portable_path(result.study_path, Path(out_html).parent),
         sections=sections,
         cells=cells,
         game=display_name(result.study.game, first.meta),

@@ -18,6 +18,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
+from balancer.data import portable_path
 from balancer.outdir import normalised, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
@@ -254,21 +255,22 @@ def grouped_chart(data: FigureData) -> MplFigure:
     return fig
 
 
-def cell_rows(result: StudyResult) -> list[dict[str, Any]]:
+def cell_rows(result: StudyResult, page_dir: Path | str = ".") -> list[dict[str, Any]]:
     """The table of a study's cells the report ends with, one dict per cell in play order: run,
-    variant, config path and the first 12 hex digits of its sha256, games, agents, seconds played,
-    whether the finished cell was reused, and its directory."""
+    variant, config (its shipped name, or a path relative to ``page_dir``, the page's folder:
+    :func:`balancer.data.portable_path`) and the first 12 hex digits of its sha256, games, agents,
+    seconds played, whether the finished cell was reused, and its directory (relative to ``page_dir``)."""
     return [
         {
             "run": c.run,
             "variant": c.variant,
-            "config": str(c.config_path),
+            "config": portable_path(c.config_path, page_dir),
             "sha": c.meta.get("config_sha256", "")[:12],
             "games": c.meta.get("games"),
             "agents": ", ".join(c.meta.get("agents", [])),
             "seconds": c.meta.get("elapsed_seconds"),
             "reused": c.reused,
-            "dir": str(c.out_dir),
+            "dir": portable_path(c.out_dir, page_dir),
         }
         for c in result.cells.values()
     ]
@@ -288,11 +290,11 @@ def render_study(
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
     env = pages.environment(fmt=fmt_scaled)
-    cells = cell_rows(result)
+    cells = cell_rows(result, Path(out_html).parent)
     first = next(iter(result.cells.values()))
     html = env.get_template("study.html.j2").render(
         study=result.study,
-        study_path=str(result.study_path),
+        study_path=portable_path(result.study_path, Path(out_html).parent),
         blocks=blocks,
         cells=cells,
         wall_seconds=result.wall_seconds,

@@ -20,6 +20,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
+from balancer.data import portable_path
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
@@ -374,6 +375,7 @@ def environment(specs: MetricSpecs | None = None) -> Environment:
 def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
     """Write the sweep's self-contained HTML report to ``out_html`` (atomically); return its path."""
     plan = result.plan
+    page_dir = Path(out_html).parent  # paths on the page: shipped names, or relative to the page
     cells = [
         {
             "run": c.run,
@@ -381,8 +383,8 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
             "games": c.meta.get("games"),
             "seconds": c.meta.get("elapsed_seconds"),
             "reused": c.reused,
-            "dir": str(c.out_dir),
-            "config": str(c.config_path),
+            "dir": portable_path(c.out_dir, page_dir),
+            "config": portable_path(c.config_path, page_dir),
         }
         for c in result.cells.values()
     ]
@@ -393,7 +395,8 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
         .render(
             plan=plan,
             sweep=plan.sweep,
-            base=str(plan.base.path),
+            base=portable_path(plan.base.path, page_dir),
+            plan_path=portable_path(plan.path, page_dir),
             base_variant=str(plan.base.cfg.variant),
             game=plan.base.spec.display_name,
             paths=list(plan.values),

@@ -14,6 +14,7 @@ import matplotlib
 import matplotlib.ticker
 from markupsafe import Markup
 
+from balancer.data import portable_path
 from balancer.report import figures as figs
 from balancer.report.render import write_atomically
 from balancer.report.sweep import environment, line_chart, number_label
@@ -259,7 +260,8 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
             plan=plan,
             tune=plan.tune,
             game=plan.base.spec.display_name,
-            base=str(plan.base.path),
+            base=portable_path(plan.base.path, Path(out_html).parent),
+            plan_path=portable_path(plan.path, Path(out_html).parent),
             base_variant=str(plan.base.cfg.variant),
             space=space,
             terms=plan.terms,
@@ -270,7 +272,7 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
             confirmation=result.confirmation,
             confirm_rows=confirmation_rows(result),
             refused=refused,
-            written=str(written) if written else None,
+            written=portable_path(written, Path(out_html).parent) if written else None,
             written_text=written_text,
             best_text=changes_text(result.best.values) if result.best else "–",
             changes=result.changes,

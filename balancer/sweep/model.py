@@ -37,7 +37,6 @@ from balancer.config import (
     MAX_YAML_BYTES,
     ConfigError,
     ResolvedYaml,
-    YamlLimitError,
     load_config,
     load_yaml_text,
     resolve_yaml,
@@ -132,12 +131,8 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
         raise SweepError(str(exc).replace(": not UTF-8 text", ": not a text file")) from None
     try:
         data = load_yaml_text(text)
-    except YamlLimitError as exc:
+    except yaml.YAMLError as exc:  # the same wording as validate and run: "YAML syntax error"
         raise SweepError(yaml_error_text(path, exc)) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-        raise SweepError(f"{path}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(data, dict):
         raise SweepError(f"{path}: a {kind} file is a mapping of keys ({keys})")
     if own_key not in data and ("extends" in data or "variant" in data or "game" in data):

@@ -207,10 +207,18 @@ def point_label(values: list[Any]) -> str:
 
 
 def relative_extends(variant_file: Path, base: Path) -> str:
-    """The ``extends:`` value of ``variant_file`` naming ``base``: a relative path when both lie on
-    one drive, else the absolute path."""
+    """The ``extends:`` value of ``variant_file`` naming ``base``: a shipped base by its shipped name
+    (``citywright/v1.1``, wherever balancer is installed), unless a file of that name lies beside
+    ``variant_file`` (it would win over the shipped one); else a relative path when both lie on one
+    drive, else the absolute path."""
+    from balancer.data import shipped_name
+
+    shipped = shipped_name(base)
+    folder = Path(variant_file).resolve().parent
+    if shipped is not None and not (folder / shipped).exists() and not (folder / f"{shipped}.yaml").exists():
+        return shipped
     try:
-        return Path(os.path.relpath(Path(base).resolve(), Path(variant_file).resolve().parent)).as_posix()
+        return Path(os.path.relpath(Path(base).resolve(), folder)).as_posix()
     except ValueError:
         return str(Path(base).resolve())
 

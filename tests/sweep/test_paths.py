@@ -63,3 +63,33 @@ def test_inclusive_range():
     assert inclusive_range(3, 1, 1) == []
     with pytest.raises(ValueError):
         inclusive_range(0, 1, 0)
+
+
+def test_a_shipped_base_is_extended_by_its_shipped_name_wherever_balancer_is_installed(tmp_path, monkeypatch):
+    """Issue 31 item 4: a tuned or swept variant of a shipped config says ``extends: citywright/v1.1``,
+    not a path into site-packages; a user's base stays a path relative to the written file."""
+    import shutil
+
+    import balancer.data as data
+    from balancer.sweep.paths import relative_extends
+
+    # an installed copy of the shipped configs, as pip lays them out in a virtual environment
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "balancer" / "data" / "configs"
+    shutil.copytree(V11.parent, site / "citywright")
+    monkeypatch.setattr(data, "CONFIGS_DIR", site)
+    target = tmp_path / "project" / "tuned.yaml"
+    target.parent.mkdir()
+    assert relative_extends(target, site / "citywright" / "v1.1.yaml") == "citywright/v1.1"
+    text = variant_yaml(target, site / "citywright" / "v1.1.yaml", resolve_yaml(V11).data, {"seat_bonus.4[3]": 2}, None)
+    assert yaml.safe_load(text)["extends"] == "citywright/v1.1" and "site-packages" not in text
+    target.write_text(text)
+    assert load_config(target).seat_bonus["4"] == [2, 2, 1, 2]
+    # a user's own base: relative to the written file
+    mine = tmp_path / "mine" / "base.yaml"
+    mine.parent.mkdir()
+    mine.write_text(V11.read_text())
+    assert relative_extends(target, mine) == "../mine/base.yaml"
+    # a file beside the target under the shipped name would win over the shipped one: keep the path
+    (target.parent / "citywright").mkdir()
+    (target.parent / "citywright" / "v1.1").write_text("")
+    assert relative_extends(target, site / "citywright" / "v1.1.yaml").endswith("citywright/v1.1.yaml")

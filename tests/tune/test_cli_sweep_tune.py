@@ -187,6 +187,11 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     assert result.exit_code == 0, result.output
     assert report.is_file() and "target seat_win_rate: equal:" in result.output
     assert sorted(p.name for p in (tmp_path / "results" / "s" / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]
+    # the page names the user's files relative to itself (out/report.html -> ../configs/...), never
+    # by an absolute, machine-local path
+    page = report.read_text(encoding="utf-8")
+    assert str(tmp_path) not in page
+    assert "<code>../configs/sweep.yaml</code>" in page and "../configs/base.yaml" in page
     report.unlink()
     tuned = tmp_path / "configs" / "tuned.yaml"
     text = TUNE.format(space="bonus.2[1]: {int: [0, 5]}", objective="seat_win_rate: equal", agents="roller")
@@ -195,6 +200,9 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     assert report.is_file() and tuned.is_file()
     assert tuned.read_text().startswith("# Tuned by balancer: ")
     assert "extends: base.yaml" in tuned.read_text()
+    page = report.read_text(encoding="utf-8")
+    assert str(tmp_path) not in page
+    assert "<code>../configs/tune.yaml</code>" in page and "../configs/tuned.yaml" in page
     # --write refuses to overwrite; --resume with a finished search simply replays it
     again, _ = _invoke(tmp_path, "tune", text, "--write", str(tuned))
     assert again.exit_code == 2 and "--write" in again.output and "already exists" in again.output
@@ -212,3 +220,19 @@ def test_resume_needs_a_search_and_an_interrupted_one_needs_resume(standin, tmp_
     result, report = _invoke(tmp_path, "tune", text, "--resume")
     assert result.exit_code == 0, result.output
     assert json.loads(state.read_text())["status"] == "finished"
+
+
+@pytest.mark.parametrize("kind", ["sweep", "tune"])
+def test_a_yaml_error_reads_the_same_in_validate_and_in_the_command(standin, tmp_path, kind):
+    """Issue 31: ``validate`` and ``sweep``/``tune`` say "YAML syntax error" (not "not valid YAML") for
+    the same file. The file's line 2 is ``runs: [unclosed``: the flow sequence is never closed, which
+    PyYAML reports at the end of the file (line 3, column 1)."""
+    file = tmp_path / "configs" / f"{kind}.yaml"
+    file.write_text(f"{kind}: x\nruns: [unclosed\n", encoding="utf-8")
+    own = runner.invoke(app, [kind, str(file), "--results", str(tmp_path / "results"), "--quiet"])
+    checked = runner.invoke(app, ["validate", str(file)])
+    expected = f"error: {file}:3:1: YAML syntax error: "
+    for result in (own, checked):
+        assert result.exit_code == 2
+        assert _errors(result)[0].startswith(expected), result.output
+        assert "not valid YAML" not in result.output
