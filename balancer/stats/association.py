@@ -174,7 +174,7 @@ def indicator_family(rows: list[dict[str, Any]], confidence: float = DEFAULT_CON
     return {
         "method": "Holm",
         "family_size": sum(r.get("p_value") is not None for r in rows),
-        "alpha": 1.0 - confidence,
+        "alpha": round(1.0 - confidence, 12),  # 0.05, not 0.050000000000000044
     }
 
 

@@ -152,7 +152,7 @@ def adjust_family(rows: Sequence[dict[str, Any]], confidence: float) -> dict[str
         r["significant_alone"] = bool(r.get("significant"))
         r["p_adjusted"] = q
         r["significant"] = bool(q is not None and q < alpha)
-    return {"method": HOLM, "family_size": sum(q is not None for q in adjusted), "alpha": alpha}
+    return {"method": HOLM, "family_size": sum(q is not None for q in adjusted), "alpha": round(alpha, 12)}
 
 
 def paired_test(
