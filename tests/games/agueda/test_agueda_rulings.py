@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_agueda_rules import B, R, Y, position
+from test_agueda_rules import B, R, Y, position, set_row
 
 import balancer.games.agueda as ag
 from balancer.config import assumed_notes, resolve_yaml
@@ -56,3 +56,38 @@ def test_a_line_costs_by_its_length_under_line_length(ag_cfg):
     assert ag.game_state(game).coins[0] == 0
     assert compile_rules(cfg, 2).line_coins[2, 1:4].tolist() == [-1, -1, -1]
     assert compile_rules(ag_cfg, 2).line_coins[2, 1:4].tolist() == [1, 0, -1]
+
+
+def test_spare_shop_markers_are_on_no_card_after_setup(ag_cfg):
+    """Setup step 3 with the learning pair (Flora's Fancy Footwear, 1 question mark; Isabella's Ice
+    Cream Shop, 2): 1 + 2 = 3 of the 6 markers go on the cards, one colour per marker, so the two
+    cards' colour sets are disjoint; the 6 - 3 = 3 others are the spares on the Agueda Souvenirs
+    space. ``spare_markers: unused``: the state keeps no other place for them, so they are exactly
+    the colours on neither card (bits of 0b111111 outside both masks)."""
+    names = [c.name for c in ag_cfg.shops.cards]
+    cfg = ag_cfg.model_copy(update={"shops": ag_cfg.shops.model_copy(update={"fixed": [names[0], names[1]]})})
+    for seed in range(5):
+        st = ag.game_state(ag.new_game(cfg, 2, seed))
+        assert st.shops.tolist() == [0, 1]
+        m0, m1 = int(st.shop_mask[0]), int(st.shop_mask[1])
+        assert (bin(m0).count("1"), bin(m1).count("1"), m0 & m1) == (1, 2, 0)
+        spares = [c for c in range(6) if not ((m0 | m1) >> c) & 1]
+        assert len(spares) == 3
+
+
+def test_a_spare_marker_colour_scores_nothing_on_a_marked_card(ag_cfg):
+    """Hand-set after setup: shop 1 is Shop 10 (umbrellas, 1 marker, 1 point per umbrella of the
+    marked colour) with the red marker; shop 2 is Shop 07 (completed rows, no markers); yellow is a
+    spare marker on the Agueda Souvenirs space. Seat 0's row 0 holds R Y Y Y: Shop 10 scores
+    1 x 1 (the one red) = 1, not 4 as if the spare yellow marker were on the card; Shop 07 scores 0
+    (no row is full)."""
+    from balancer.games.agueda.scoring import F_SHOP1, F_SHOP2, final_rows
+
+    names = [c.name for c in ag_cfg.shops.cards]
+    game = position(ag_cfg)
+    st = ag.game_state(game)
+    st.shops[:] = [names.index("Shop 10"), names.index("Shop 07")]
+    st.shop_mask[:] = [1 << R, 0]
+    set_row(game, 0, 0, (R, Y, Y, Y))
+    rows = final_rows(st, game.T.rules)
+    assert (rows[0, F_SHOP1], rows[0, F_SHOP2]) == (1, 0)
