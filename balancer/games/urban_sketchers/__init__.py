@@ -347,7 +347,10 @@ def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
 
 def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
     """A decision-by-decision account of one game through the protocol (the same decisions as
-    :func:`play_game`), then scores."""
+    :func:`play_game`), then scores. A game the ``end.max_rounds`` safety stop ended (recorded as
+    ``turn_cap``) then says so and shows the position where progress stopped: the holdings after the
+    last decision that changed any seat's points, prestige or published count (:func:`progress_key`),
+    with the round of that decision (:func:`stall_lines`)."""
     players = [make_agent(cfg, a) for a in agents]
     pos = new_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
@@ -357,6 +360,7 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
         + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
     ]
     last_round = -1
+    progress = (0, progress_key(pos.S, L), position_lines(pos.S, L))  # (round 1-based or 0, key, position)
     while not is_over(pos):
         S = pos.S
         if S[fast.G_PHASE] != 0 and S[fast.G_ROUND] != last_round:
@@ -374,6 +378,9 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
         move = players[seat].choose(pos, seat, agent_rng)
         lines.append(f"  seat {seat + 1}: {protocol.describe_move(pos, move)}")
         apply(pos, move)
+        key = progress_key(pos.S, L)
+        if key != progress[1]:
+            progress = (last_round + 1, key, position_lines(pos.S, L))
     out = outcome(pos)
     for s in range(len(agents)):
         lines.append(
@@ -383,7 +390,45 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     winners = [s + 1 for s in range(len(agents)) if shares[s] > 0]
     lines.append("Winner: seat " + ", ".join(map(str, winners)))
+    if out.ended_by != "rules":
+        lines += stall_lines(progress[0], progress[2])
     return "\n".join(lines)
+
+
+def progress_key(S: np.ndarray, L: fast.Layout) -> tuple[int, ...]:
+    """What counts as progress in a transcript: every seat's points (victory points scored during
+    play), prestige and published sketchbooks. A game whose key stops changing is going nowhere."""
+    n = L.n
+    return tuple(int(x) for o in (L.o_vp, L.o_prestige, L.o_pubs) for x in S[o : o + n])
+
+
+def position_lines(S: np.ndarray, L: fast.Layout) -> list[str]:
+    """One line per seat of the holdings a stalled game is judged by: points, prestige, money,
+    published sketchbooks, cards in hand and cards in sketchbooks in progress."""
+    n = L.n
+    books = S[L.o_books_n : L.o_books_n + n * L.books].reshape(n, L.books)
+    return [
+        f"seat {p + 1}: points {int(S[L.o_vp + p])}, prestige {int(S[L.o_prestige + p])}, "
+        f"money {int(S[L.o_money + p])}, published {int(S[L.o_pubs + p])}, hand {int(S[L.o_hand_n + p])} cards, "
+        f"{int(books[p].sum())} cards in sketchbooks in progress"
+        for p in range(n)
+    ]
+
+
+def stall_lines(round_: int, position: list[str]) -> list[str]:
+    """What a transcript says of a game the ``end.max_rounds`` safety stop ended: not by the rules,
+    and the position where progress stopped (after the last decision that changed a seat's points,
+    prestige or published count, in round ``round_``; 0: none ever did, the position after setup)."""
+    when = (
+        f"in round {round_}, at the last change of any seat's points, prestige or published count"
+        if round_
+        else "at the start: no seat's points, prestige or published count ever changed"
+    )
+    return [
+        "Ended by: the turn cap (end.max_rounds), not the rules: the end of the game was never triggered.",
+        f"Progress stopped {when}; the position then:",
+        *("  " + row for row in position),
+    ]
 
 
 def score_table_text(cfg: UrbanSketchersConfig, text: str) -> dict[str, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from test_us_examples import final_scoring_position
 from test_us_kernel import load
 
@@ -81,3 +82,44 @@ def test_a_tie_on_points_and_theme_tiles_goes_to_the_later_seat_under_later_seat
     assert kernel.ENGINE.outcome(S, T).tiebreak[:2] == [(5, 0), (5, 1)]
     keys = kernel._tiebreak_keys(np.array([[5, 5, 3]]), True)
     assert keys.tolist() == [[[5, 0], [5, 1], [3, 2]]]
+
+
+def _capped(us_cfg, rounds: int):
+    return us_cfg.model_copy(update={"end": us_cfg.end.model_copy(update={"max_rounds": rounds})})
+
+
+@pytest.mark.parametrize("rounds", [2, 5])
+def test_a_replay_stopped_by_the_round_cap_shows_where_progress_stopped(us_cfg, rounds):
+    """end.max_rounds 2 or 5: three greedy players (about 10 rounds to the Total published token)
+    are stopped after that round, so the game ends by the turn cap and the transcript says so, names
+    the round of the last change of points, prestige or published count (1..rounds, or none) and shows
+    one line per seat. The position shown is the one after that change: by definition none of points,
+    prestige, published changes after it, so each seat's line shows the finished state's values of
+    those three (money and hand may still have moved, so they are not compared)."""
+    cfg = _capped(us_cfg, rounds)
+    text = us.transcript(cfg, ["greedy"] * 3, 0)
+    assert "Ended by: the turn cap (end.max_rounds), not the rules" in text
+    tail = text[text.index("Progress stopped") :].splitlines()
+    named = tuple(f"Progress stopped in round {r}," for r in range(1, rounds + 1))
+    assert tail[0].startswith((*named, "Progress stopped at the start"))
+    assert [row.split(":")[0] for row in tail[1:]] == ["  seat 1", "  seat 2", "  seat 3"]
+    pos = us.new_game(cfg, 3, 0)
+    players = [us.make_agent(cfg, "greedy") for _ in range(3)]
+    _, rng = us.game_rngs(0)
+    while not us.is_over(pos):
+        us.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
+    S, L = pos.S, pos.T.L
+    for p, row in enumerate(tail[1:]):
+        assert row.startswith(f"  seat {p + 1}: points {S[L.o_vp + p]}, prestige {S[L.o_prestige + p]}, ")
+        assert f", published {S[L.o_pubs + p]}, " in row
+
+
+def test_a_game_ended_by_the_rules_has_no_stall_lines(us_cfg):
+    """The base cap (80 rounds) is never reached by greedy players: no "Ended by" line."""
+    text = us.transcript(us_cfg, ["greedy"] * 3, 0)
+    assert "Ended by" not in text and "Progress stopped" not in text
+
+
+def test_stall_lines_without_progress_name_the_start():
+    assert us.stall_lines(0, ["seat 1: x"])[1].startswith("Progress stopped at the start")
+    assert us.stall_lines(3, ["seat 1: x"])[1].startswith("Progress stopped in round 3,")
