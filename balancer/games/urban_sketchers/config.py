@@ -259,10 +259,11 @@ class FinalScoring(Strict):
     majority: list[RuleInt] = Field(min_length=1)
     majority_needs_tiles: bool
     per_money: int = Field(ge=1, le=MAX_RULE_INT)
-    unpublished_money: Literal["sketchbook_money_only"] = Field(
-        description="End of the Game 1: an unpublished sketchbook earns the money its publication would give "
-        "(its cards and bonus tiles), without the track rewards a publication's track advance would bring "
-        "(the only choice implemented)"
+    unpublished_money: Literal["sketchbook_money_only", "with_track_money"] = Field(
+        description="End of the Game 1: an unpublished sketchbook earns the money its publication would give: "
+        "sketchbook_money_only (its cards and bonus tiles, without the track rewards a publication's track "
+        "advance would bring) or with_track_money (also the money rewards of the Published sketchbooks track "
+        "spaces the unpublished sketchbooks would reach, one space each in sketchbook order)"
     )
     tie: Literal["shared", "later_seat"] = Field(
         description="players equal on Victory points and theme tiles: shared (they share the victory) or "

@@ -182,6 +182,7 @@ class Layout(NamedTuple):
     per_money: int  # final scoring 5
     majority_needs_tiles: int
     tie_later_seat: int  # final_scoring.tie: 1 later_seat, 0 shared
+    unpublished_track: int  # final_scoring.unpublished_money: 1 with_track_money, 0 sketchbook_money_only
     n_majority: int  # majority values (final scoring 3)
     n_dice: int
     faces: int
@@ -440,6 +441,7 @@ def compile_fast(r: Rules) -> tuple[Layout, np.ndarray]:
         per_money=r.per_money,
         majority_needs_tiles=int(r.majority_needs_tiles),
         tie_later_seat=int(r.tie_later_seat),
+        unpublished_track=int(r.unpublished_track),
         n_majority=len(r.majority),
         n_dice=dice,
         faces=r.faces,
@@ -1603,7 +1605,9 @@ def setup(S, L, T, rng):
 def final_components(S, L, T, out):
     """Points per seat by component into ``out`` (int64[5, n]: publishing, sets, majorities, prestige,
     leftovers; :func:`.scoring.final_components`, End of the Game 1-5), as if the game ended now:
-    unpublished sketchbooks' money (1) counts with the money and resources left (5); majorities (3)
+    unpublished sketchbooks' money (1; under ``unpublished_money: with_track_money`` also the money
+    rewards of the Published track spaces they would reach, in sketchbook order) counts with the money
+    and resources left (5); majorities (3)
     share tied places' values, rounded down."""
     n = L.n
     for p in range(n):
@@ -1617,9 +1621,13 @@ def final_components(S, L, T, out):
         out[2, p] = 0
         out[3, p] = T[L.t_pp + S[L.o_prestige + p]]
         money = S[L.o_money + p]
+        pubs = S[L.o_pubs + p]
         for b in range(L.books):
             if S[L.o_books_n + p * L.books + b] > 0:
                 money += book_money(S, L, T, p, b)[1]
+                pubs += 1
+                if L.unpublished_track and pubs < L.n_published and T[L.t_pubrew + pubs] == R_MONEY:
+                    money += L.reward_money
         out[4, p] = (money + S[L.o_bp_n + p]) // L.per_money
     for t in range(4):
         for p in range(n):

@@ -144,6 +144,7 @@ class Rules:
     majority_needs_tiles: bool
     per_money: int
     tie_later_seat: bool  # final_scoring.tie: later_seat (True) or shared (False)
+    unpublished_track: bool  # final_scoring.unpublished_money: with_track_money (True) or sketchbook_money_only
     res_per_type: int
     backpack: int
     themes_per_type: int
@@ -271,6 +272,7 @@ def compile_rules(cfg: UrbanSketchersConfig, n: int) -> Rules:
         majority_needs_tiles=cfg.final_scoring.majority_needs_tiles,
         per_money=cfg.final_scoring.per_money,
         tie_later_seat=cfg.final_scoring.tie == "later_seat",
+        unpublished_track=cfg.final_scoring.unpublished_money == "with_track_money",
         res_per_type=cfg.resources.per_type,
         backpack=cfg.resources.backpack,
         themes_per_type=cfg.themes.tiles_per_type,

@@ -5,7 +5,7 @@ Readable reference code: it runs once per game, so it need not be fast.
 
 from __future__ import annotations
 
-from .rules import Rules, State, book_money
+from .rules import R_MONEY, Rules, State, book_money
 
 COMPONENTS: tuple[str, ...] = ("publishing", "sets", "majorities", "prestige", "leftovers")
 """Score components per seat: publishing (Publish step 1), sets of four themes (2), theme majorities
@@ -57,8 +57,20 @@ def final_components(s: State) -> dict[str, list[int]]:
 
 def unpublished_money(s: State, p: int) -> int:
     """Final scoring 1: the money p's unpublished sketchbooks give as if published: their cards' and
-    bonus tiles' money, no track rewards (``final_scoring.unpublished_money: sketchbook_money_only``, assumed)."""
-    return sum(book_money(s.rules, s.books[p][b], s.btiles[p][b])[1] for b in range(s.rules.books) if s.books[p][b])
+    bonus tiles' money, no track rewards (``final_scoring.unpublished_money: sketchbook_money_only``,
+    assumed); under ``with_track_money`` also ``reward_money`` for each money space of the Published
+    sketchbooks track they would reach, one space per sketchbook in sketchbook order (no other reward:
+    step 1 gives money only)."""
+    r = s.rules
+    money = 0
+    pubs = s.pubs[p]
+    for b in range(r.books):
+        if s.books[p][b]:
+            money += book_money(r, s.books[p][b], s.btiles[p][b])[1]
+            pubs += 1
+            if r.unpublished_track and pubs < len(r.published_reward) and r.published_reward[pubs] == R_MONEY:
+                money += r.reward_money
+    return money
 
 
 def tiebreak(s: State) -> list[tuple[int, ...]]:

@@ -123,3 +123,33 @@ def test_a_game_ended_by_the_rules_has_no_stall_lines(us_cfg):
 def test_stall_lines_without_progress_name_the_start():
     assert us.stall_lines(0, ["seat 1: x"])[1].startswith("Progress stopped at the start")
     assert us.stall_lines(3, ["seat 1: x"])[1].startswith("Progress stopped in round 3,")
+
+
+def _with_track_money(us_cfg):
+    fs = us_cfg.final_scoring.model_copy(update={"unpublished_money": "with_track_money"})
+    return us_cfg.model_copy(update={"final_scoring": fs})
+
+
+@pytest.mark.parametrize(
+    "pubs,money,leftovers",
+    [(2, 2 + 5, 4), (0, 2, 3)],
+)
+def test_an_unpublished_sketchbook_earns_track_money_under_with_track_money(us_cfg, pubs, money, leftovers):
+    """final_scoring.unpublished_money: with_track_money, the worked position: seat 1's unpublished
+    2-card sketchbook gives its 2 money and, as the publication it would be, advances seat 1 one space
+    on the Published sketchbooks track. With 2 published it would reach space 3, a money reward
+    (reward_money 5): 2 + 5 = 7, leftovers (12 money + 3 resources + 7) // 5 = 4 points. With 0
+    published it reaches space 1, an unflip reward, no money: 2, leftovers 17 // 5 = 3 as under the
+    default. The compiled kernel and the reference engine agree; the default gives 2 and 3 either way."""
+    cfg = _with_track_money(us_cfg)
+    s = final_scoring_position(cfg)
+    s.pubs[0] = pubs
+    assert unpublished_money(s, 0) == money
+    assert us.reference_outcome(s).components["leftovers"][0] == leftovers
+    T = kernel.compile(cfg, 3)
+    assert kernel.ENGINE.outcome(load(T, s), T).components["leftovers"][0] == leftovers
+    d = final_scoring_position(us_cfg)
+    d.pubs[0] = pubs
+    assert unpublished_money(d, 0) == 2
+    Td = kernel.compile(us_cfg, 3)
+    assert kernel.ENGINE.outcome(load(Td, d), Td).components["leftovers"][0] == 3
