@@ -205,7 +205,8 @@ def ladder(
             )
     written = render_and_echo(result, html, figures)
     typer.echo(f"report: {shown_path(written)}")
-    typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")
+    shown = shown_path(study_file)
+    typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
