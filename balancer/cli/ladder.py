@@ -19,7 +19,7 @@ import typer
 import yaml
 
 from balancer.data import builtin_config
-from balancer.outdir import write_atomic
+from balancer.outdir import refuse_links_below, write_atomic
 
 from .app import (
     Figures,
@@ -191,6 +191,7 @@ def ladder(
         ),
         cannot_write=f"--results {results}",
     ):
+        refuse_links_below(results, study_file, "file")  # <results>/<name>/ladder.yaml: the ladder's own
         _write_study(study_file, data)
         _compile_note(spec)
         with _sigterm_as_interrupt():
