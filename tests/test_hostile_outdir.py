@@ -406,7 +406,9 @@ def test_figures_and_results_folders_that_are_the_current_folder_or_a_parent_are
         before = listing(tmp_path)
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, result.output
-        assert result.output.startswith(f"error: {flag} ") and "current directory or one of its parents" in result.output
+        assert (
+            result.output.startswith(f"error: {flag} ") and "current directory or one of its parents" in result.output
+        )
         assert listing(tmp_path) == before
 
 
@@ -414,7 +416,9 @@ def test_a_written_path_cannot_forge_a_line(tmp_path, monkeypatch):
     # review II of issue 28: "history: a\nFAKE: OK.html" printed a line of its own
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ci.yaml").write_text(CI_STUDY.format(v11=V11), encoding="utf-8")
-    assert CliRunner().invoke(app, ["baseline", "save", "ci.yaml", "-o", "b.json", "--history", "h.duckdb"]).exit_code == 0
+    assert (
+        CliRunner().invoke(app, ["baseline", "save", "ci.yaml", "-o", "b.json", "--history", "h.duckdb"]).exit_code == 0
+    )
     result = CliRunner().invoke(app, ["history", "h.duckdb", "-o", "a\nFAKE: OK\x1b[31m.html"])
     assert result.exit_code == 0, result.output
     assert "history: a\\nFAKE: OK\\x1b[31m.html" in result.output

@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from balancer.outdir import refuse_links_below
 from balancer.config import load_config
+from balancer.outdir import refuse_links_below
 from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
 from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
