@@ -406,9 +406,8 @@ def test_figures_and_results_folders_that_are_the_current_folder_or_a_parent_are
         before = listing(tmp_path)
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, result.output
-        assert (
-            result.output.startswith(f"error: {flag} ") and "current directory or one of its parents" in result.output
-        )
+        assert result.output.startswith(f"error: {flag}: ")
+        assert "is the current directory or one of its parents" in result.output
         assert listing(tmp_path) == before
 
 

@@ -159,8 +159,8 @@ def _check_out_directory(flag: str, path: Path) -> None:
     cwd = Path.cwd().resolve()
     if where == cwd or where in cwd.parents:
         _fail(
-            f"{flag} {str(path)!r}: is the current directory or one of its parents ({where}); "
-            "give a folder of its own (e.g. figures/)"
+            f"{flag}: {str(path)!r} is the current directory or one of its parents ({where}); "
+            "give a folder of its own (results/x)"
         )
     try:
         check_out_dir(path, resume=True)
