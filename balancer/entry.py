@@ -16,6 +16,8 @@ INTERRUPTED = 130
 
 def _exit_on_signal(message: str) -> Any:
     def handler(signum: int, frame: Any) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal (Ctrl-C twice, or `timeout` passing
+            signal.signal(sig, signal.SIG_IGN)  # the group's SIGINT on) must not interrupt the exit itself
         print(message, file=sys.stderr)
         raise SystemExit(INTERRUPTED)
 

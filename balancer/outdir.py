@@ -113,3 +113,19 @@ def remove_own_folder(folder: Path, own: re.Pattern[str]) -> None:
     clear_own_files(folder, own)
     if folder.exists():
         folder.rmdir()
+
+
+def refuse_links_below(root: Path | str, path: Path | str, last: str = "directory") -> Path:
+    """Refuse (UnsafeOutputError naming it) a symbolic link, or an entry of the wrong kind, at any
+    component of ``path`` below ``root``: the folders a command names itself under an output root
+    (``<results>/<sweep>/variants/``, ``<results>/<tune>/<run>/<candidate>/seg-0``) are its own, so a
+    link planted in place of one is never followed out of ``root`` (review II of issue 28). ``root``
+    itself, the user's choice, may be a link. ``last``: the kind of ``path`` itself ("directory" or
+    "file"). Returns ``path``; missing components pass (the command creates them)."""
+    root, path = Path(root), Path(path)
+    parts = path.relative_to(root).parts
+    here = root
+    for k, part in enumerate(parts):
+        here = here / part
+        refuse_foreign(here, last if k == len(parts) - 1 else "directory")
+    return path

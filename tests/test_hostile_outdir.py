@@ -289,3 +289,154 @@ def test_figure_files_pair_pages_and_tuned_variants_refuse_a_planted_link(tmp_pa
         write_variant(tmp_path / "tuned.yaml", V11.read_text(encoding="utf-8"))
     assert outside.read_text() == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "linked", "tuned.yaml", "victim.txt"]
+
+
+# review II of issue 28: check, baseline save, history, sweep, tune and ladder
+CI_STUDY = """study: tiny-ci
+title: t
+game: citywright
+seed: 3
+variants:
+  v1.1: {v11}
+runs:
+  m2: {{players: 2, agents: [random], games: 40}}
+check:
+  tolerance: {{win_rate: 0.05, metric_sd: 0.15}}
+  false_alarm: 0.01
+  miss_rate: 0.1
+  looks: 1
+"""
+SWEEP = """sweep: sw
+title: t
+base: {v11}
+seed: 3
+runs:
+  m4: {{players: 4, agents: [random], games: 8}}
+paths:
+  seat_bonus.4[3]: {{from: 0, to: 1}}
+target:
+  seat_win_rate: equal
+"""
+TUNE = """tune: tu
+title: t
+base: {v11}
+seed: 3
+runs:
+  m4: {{players: 4, agents: [random], games: 8}}
+space:
+  seat_bonus.4[3]: {{int: [0, 1]}}
+objective:
+  seat_win_rate: equal
+search: {{sampler: grid, rungs: 1, eta: 3}}
+budget: {{games: 80}}
+confirm: {{half_width: 0.3}}
+response: {{steps: 1}}
+"""
+SAVE = ["baseline", "save", "ci.yaml", "-o", "b.json", "--history", "h.duckdb", "-j", "1"]
+CHECK = ["check", "ci.yaml", "--baseline", "b.json", "--max-games", "40", "--allow-underpowered", "-j", "1"]
+CHECK += ["--junit", "j.xml", "--markdown", "m.md", "--history", "h.duckdb"]
+SWEEP_ARGS = ["sweep", "sw.yaml", "-o", "s.html", "-j", "1", "--results", "res"]
+TUNE_ARGS = ["tune", "tu.yaml", "-o", "t.html", "-j", "1", "--results", "res"]
+LADDER = ["ladder", str(V11), "--agents", "random,greedy", "--players", "2", "--games", "4", "--bootstrap", "10"]
+LADDER += ["--name", "lad", "-o", "l.html", "-j", "1", "--results", "res"]
+
+
+@pytest.mark.parametrize(
+    ("first", "planted", "args", "refused"),
+    [
+        # each of these was followed before the fix: DuckDB wrote its write-ahead log through h.duckdb.wal
+        # into the folder outside (baseline save and check, exit 0); a link at h.duckdb.lock ended, after
+        # every game and with the baseline written, in "Too many levels of symbolic links"; sweep, tune
+        # and ladder created their variant files, cells and study file through a folder link
+        (None, "h.duckdb.wal", SAVE, "h.duckdb.wal: a symbolic link"),
+        (None, "h.duckdb.lock", SAVE, "h.duckdb.lock: a symbolic link"),
+        (SAVE, "h.duckdb.wal", CHECK, "h.duckdb.wal: a symbolic link"),
+        (None, "res/sw", SWEEP_ARGS, "res/sw: a symbolic link"),
+        (None, "res/sw/variants", SWEEP_ARGS, "res/sw/variants: a symbolic link"),
+        (None, "res/sw/m4/0", SWEEP_ARGS, "res/sw/m4/0: a symbolic link"),
+        (None, "res/tu/candidates", TUNE_ARGS, "res/tu/candidates: a symbolic link"),
+        (None, "res/tu/confirm", TUNE_ARGS, "res/tu/confirm: a symbolic link"),
+        (None, "res/tu/m4/0/seg-0", TUNE_ARGS, "res/tu/m4/0/seg-0: a symbolic link"),
+        (None, "res/tu/search.json", TUNE_ARGS, "res/tu/search.json: a symbolic link"),
+        (None, "res/lad", LADDER, "res/lad: a symbolic link"),
+        (None, "res/lad/ladder.yaml", LADDER, "res/lad/ladder.yaml: a symbolic link"),
+    ],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
+def test_a_link_planted_where_check_baseline_sweep_tune_or_ladder_writes_is_refused(
+    tmp_path, monkeypatch, first, planted, args, refused
+):
+    sandbox, outside = tmp_path / "sandbox", tmp_path / "outside"
+    sandbox.mkdir()
+    outside.mkdir()
+    (outside / "victim.txt").write_text("precious")
+    monkeypatch.chdir(sandbox)
+    for name, text in (("ci.yaml", CI_STUDY), ("sw.yaml", SWEEP), ("tu.yaml", TUNE)):
+        (sandbox / name).write_text(text.format(v11=V11), encoding="utf-8")
+    if first is not None:
+        result = CliRunner().invoke(app, first)
+        assert result.exit_code == 0, result.output
+    (sandbox / planted).parent.mkdir(parents=True, exist_ok=True)
+    is_file = "." in Path(planted).name
+    (sandbox / planted).symlink_to(outside / "victim.txt" if is_file else outside)
+    before = listing(tmp_path)
+    result = CliRunner().invoke(app, args)
+    lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
+    assert result.exit_code == 2, result.output
+    assert lines[-1].startswith("error: ") and refused in lines[-1], result.output
+    assert "Traceback" not in result.output
+    # nothing outside the sandbox changed (the refusal may come after a tune's search has played)
+    assert {k: v for k, v in listing(tmp_path).items() if not k.startswith("sandbox")} == {
+        k: v for k, v in before.items() if not k.startswith("sandbox")
+    }
+
+
+@pytest.mark.parametrize("figures", ["", ".", "..", "/", "a/../.."])
+def test_figures_and_results_folders_that_are_the_current_folder_or_a_parent_are_refused(
+    tmp_path, monkeypatch, figures
+):
+    # review II of issue 28: `balancer history H -o p.html --figures ''` wrote its figures into the
+    # current folder; --results . of sweep was accepted the same way
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sw.yaml").write_text(SWEEP.format(v11=V11), encoding="utf-8")
+    for args, flag in (
+        (["history", "h.duckdb", "-o", "p.html", "--figures", figures], "--figures"),
+        (["sweep", "sw.yaml", "-o", "s.html", "-j", "1", "--results", figures], "--results"),
+    ):
+        before = listing(tmp_path)
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"error: {flag}: ")
+        assert "is the current directory or one of its parents" in result.output
+        assert listing(tmp_path) == before
+
+
+def test_a_written_path_cannot_forge_a_line(tmp_path, monkeypatch):
+    # review II of issue 28: "history: a\nFAKE: OK.html" printed a line of its own
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ci.yaml").write_text(CI_STUDY.format(v11=V11), encoding="utf-8")
+    assert (
+        CliRunner().invoke(app, ["baseline", "save", "ci.yaml", "-o", "b.json", "--history", "h.duckdb"]).exit_code == 0
+    )
+    result = CliRunner().invoke(app, ["history", "h.duckdb", "-o", "a\nFAKE: OK\x1b[31m.html"])
+    assert result.exit_code == 0, result.output
+    assert "history: a\\nFAKE: OK\\x1b[31m.html" in result.output
+    assert not any(line.startswith("FAKE") for line in result.output.splitlines())
+
+
+def test_a_second_signal_while_exiting_is_ignored():
+    # review II of issue 28: SIGINT to the group under `timeout` arrived twice; the second, during the
+    # exit, printed the message again and a traceback from an atexit callback
+    import signal
+
+    from balancer.entry import INTERRUPTED, _exit_on_signal
+
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with pytest.raises(SystemExit) as exc:
+            _exit_on_signal("interrupted")(signal.SIGINT, None)
+        assert exc.value.code == INTERRUPTED
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN == signal.getsignal(signal.SIGTERM)
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)

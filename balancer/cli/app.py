@@ -149,9 +149,19 @@ def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
 
 def _check_out_directory(flag: str, path: Path) -> None:
     """Exit 2 (naming ``flag``) unless ``path`` is or can be created as a writable directory
-    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command). Creates nothing."""
+    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command), and is not the
+    current directory or one of its parents (``''``, ``.``, ``..``, ``/``: a command writes into a
+    folder of its own, never among the files where it is started). Creates nothing."""
+    from balancer.outdir import normalised
     from balancer.sim.runner import OutDirError, check_out_dir
 
+    where = normalised(path).resolve()
+    cwd = Path.cwd().resolve()
+    if where == cwd or where in cwd.parents:
+        _fail(
+            f"{flag}: {str(path)!r} is the current directory or one of its parents ({where}); "
+            "give a folder of its own (results/x)"
+        )
     try:
         check_out_dir(path, resume=True)
     except OutDirError as exc:

@@ -90,7 +90,9 @@ def baseline_save(
             f"in check.metrics), the rest are stored for a later choice"
         )
     )
-    typer.echo(f"baseline: {out} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']}{note})")
+    typer.echo(
+        f"baseline: {shown_path(out)} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']}{note})"
+    )
 
 
 @app.command()

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from .app import Figures, _check_out_directory, _check_out_file, _fail, app
-from .errors import library_errors
+from .errors import library_errors, shown_path
 
 
 @app.command()
@@ -45,4 +45,4 @@ def history(
         _check_out_directory("--figures", figures)
     with library_errors(interrupted=None, cannot_write=f"--out {out}"):
         path = api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures)
-    typer.echo(f"history: {path}")
+    typer.echo(f"history: {shown_path(path)}")

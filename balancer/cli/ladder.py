@@ -19,7 +19,7 @@ import typer
 import yaml
 
 from balancer.data import builtin_config
-from balancer.outdir import write_atomic
+from balancer.outdir import refuse_links_below, write_atomic
 
 from .app import (
     Figures,
@@ -191,6 +191,7 @@ def ladder(
         ),
         cannot_write=f"--results {results}",
     ):
+        refuse_links_below(results, study_file, "file")  # <results>/<name>/ladder.yaml: the ladder's own
         _write_study(study_file, data)
         _compile_note(spec)
         with _sigterm_as_interrupt():
@@ -205,7 +206,8 @@ def ladder(
             )
     written = render_and_echo(result, html, figures)
     typer.echo(f"report: {shown_path(written)}")
-    typer.echo(f"study file: {study_file} (replay or check it with 'balancer study {study_file}')")
+    shown = shown_path(study_file)
+    typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"

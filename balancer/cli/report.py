@@ -81,4 +81,4 @@ def pairs(
         _fail(f"{results_dir}: --label {label}: {exc.args[0]}")
     except (FileNotFoundError, ValueError) as exc:
         _fail(f"{results_dir}: {exc}")
-    typer.echo(f"pairs: {written}")
+    typer.echo(f"pairs: {shown_path(written)}")

@@ -94,7 +94,7 @@ def study(
         )
     typer.echo(f"report: {shown_path(written)}")
     if figures is not None:
-        typer.echo(f"figures: {figures}")
+        typer.echo(f"figures: {shown_path(figures)}")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"

@@ -180,7 +180,7 @@ def tune(
             _fail(f"--write {write}: {exc}")
     typer.echo(f"report: {shown_path(report)}")
     if written_text:
-        typer.echo(f"tuned variant: {write}")
+        typer.echo(f"tuned variant: {shown_path(write)}")
     from balancer.sweep.paths import changes_text
 
     if result.best is None:
@@ -221,4 +221,4 @@ def validate_sweep_or_tune(path: Path, head: dict) -> None:
 
     with library_errors(interrupted=None):
         plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
-    typer.echo(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})")
+    typer.echo(shown_path(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})"))

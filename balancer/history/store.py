@@ -129,8 +129,27 @@ def _locked(path: Path, exclusive: bool, wait: float = LOCK_WAIT) -> Iterator[No
         os.close(fd)  # releases the lock
 
 
+SIDE_FILES = (".lock", ".wal")
+"""Files written beside a history ``PATH``: ``PATH.lock`` (this module's lock) and ``PATH.wal``
+(DuckDB's write-ahead log, which DuckDB opens through a link)."""
+
+
+def _refuse_planted(path: Path) -> None:
+    """HistoryError when a symbolic link, or anything but a regular file, sits where one of
+    its :data:`SIDE_FILES` is written (issue 28): DuckDB would follow a link at ``PATH.wal`` and write
+    outside the history's folder."""
+    from balancer.outdir import UnsafeOutputError, refuse_foreign
+
+    for name in (path.with_name(path.name + s) for s in SIDE_FILES):
+        try:
+            refuse_foreign(name)
+        except UnsafeOutputError as exc:
+            raise HistoryError(f"{exc} (beside the history {path.name})") from None
+
+
 def _refuse_foreign(path: Path) -> None:
     """HistoryError unless ``path`` is a regular file (not a symlink) that starts like a DuckDB file."""
+    _refuse_planted(path)
     if path.is_symlink():
         raise HistoryError(f"{path}: is a symbolic link; give the history file itself")
     if not path.is_file():
@@ -181,6 +200,7 @@ def check_history_target(path: Path | str, study: str, game: str) -> None:
     study in a writable directory.
     Changes nothing (the file is opened read-only), so a command can refuse before it plays."""
     path = Path(path)
+    _refuse_planted(path)
     if not path.exists() and not path.is_symlink():
         parent = path.absolute().parent
         while not parent.exists() and parent != parent.parent:
@@ -243,6 +263,7 @@ def append_event(
         raise ValueError(f"history rows: unknown columns {sorted(unknown)}")
     if not path.parent.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
+    _refuse_planted(path)  # a link at PATH.lock would otherwise end in "too many levels of symbolic links"
     with _locked(path, exclusive=True, wait=wait):
         try:
             return _append_locked(path, study, game, rows, values, names)
@@ -261,6 +282,7 @@ def _append_locked(
     """:func:`append_event`'s work, with the lock held."""
     import duckdb
 
+    _refuse_planted(path)
     new = not path.exists() and not path.is_symlink()
     if not new:
         _refuse_foreign(path)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from balancer.outdir import write_atomic
+from balancer.outdir import refuse_links_below, write_atomic
 from balancer.study.runner import Cell
 
 from .cells import cell_numbers, play_cell
@@ -105,6 +105,9 @@ def run_sweep(
     sweep, base = plan.sweep, plan.base
     files = {p.label: point_file(root, sweep.sweep, p) for p in plan.points}
     for p in plan.points:
+        refuse_links_below(root, files[p.label], "file")
+        for run_name in sweep.runs:
+            refuse_links_below(root, root / sweep.sweep / run_name / p.label)
         write_point(plan.path, base.path, base.resolved.data, files[p.label], p, "a point of the sweep")
     cells: dict[tuple[str, str], Cell] = {}
     numbers: dict[tuple[str, str], dict[str, np.ndarray]] = {}

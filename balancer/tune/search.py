@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from balancer.config import load_config
+from balancer.outdir import refuse_links_below
 from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
 from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
@@ -196,6 +197,8 @@ class Tuner:
     ):
         self.plan, self.jobs, self.scheduler, self.log, self.command = plan, jobs, scheduler, log, command
         self.root = Path(results_root) / plan.tune.tune
+        for own in ("candidates", "confirm", *plan.tune.runs):  # refused before a game is played
+            refuse_links_below(self.root.parent, self.root / own)
         self.candidates: dict[str, Candidate] = {}
         self.numbers: dict[tuple[str, str, int], dict[str, np.ndarray]] = {}
         self.used: set[tuple[str, str, int]] = set()
@@ -213,7 +216,7 @@ class Tuner:
             return self.candidates[label]
         base = self.plan.base
         variant = f"{base.cfg.variant}-{label}"
-        file = self.root / "candidates" / f"{label}.yaml"
+        file = refuse_links_below(self.root.parent, self.root / "candidates" / f"{label}.yaml", "file")
         cand = Candidate(len(self.candidates), dict(values), label, file)
         try:
             validate_point(base.resolved, base.spec.config_model, values, variant)
@@ -261,7 +264,7 @@ class Tuner:
                         run.table,
                         games,
                         segment_seed(tune.seed, k),
-                        self.root / run_name / cand.label / f"seg-{k}",
+                        refuse_links_below(self.root.parent, self.root / run_name / cand.label / f"seg-{k}"),
                         jobs=self.jobs,
                         scheduler=self.scheduler,
                         command=self.command,
@@ -437,7 +440,7 @@ class Tuner:
                 run.table,
                 n,
                 seed,
-                root / best.label,
+                refuse_links_below(self.root.parent, root / best.label),
                 jobs=self.jobs,
                 scheduler=self.scheduler,
                 command=self.command,
@@ -456,7 +459,7 @@ class Tuner:
                     run.table,
                     n,
                     seed,
-                    root / "base",
+                    refuse_links_below(self.root.parent, root / "base"),
                     jobs=self.jobs,
                     scheduler=self.scheduler,
                     command=self.command,
@@ -546,6 +549,7 @@ def read_state(results_root: Path | str, plan: TunePlan) -> dict[str, Any] | Non
 
 
 def _write_state(path: Path, data: dict[str, Any]) -> None:
+    refuse_links_below(path.parent.parent, path, "file")  # <results>/<tune>/search.json
     write_text_if_changed(path, json.dumps(data, indent=1) + "\n")
 
 
