@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from balancer.core.kernel import COMPLETION
 from balancer.core.tables import is_mirror
-from balancer.stats.completion import COMPLETION
 
 METRIC_PREFIX = "metric_"
 SEAT, AGENT = "seat_win_rate", "agent_win_rate"

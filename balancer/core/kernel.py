@@ -68,6 +68,9 @@ ENDED_BY_TEXT: dict[str, str] = {
 }
 """What the terminal and the report say of the games a safety stop ended, by cause."""
 
+COMPLETION = "completion"
+"""The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
+
 
 class Kernel(NamedTuple):
     """The compiled functions of one game's interface (each a numba dispatcher).

@@ -19,13 +19,13 @@ import numpy as np
 from jinja2 import Environment
 from markupsafe import Markup
 
+from balancer.core.kernel import COMPLETION
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
 from balancer.data import portable_path
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import metric_label, write_atomically
-from balancer.stats.completion import COMPLETION
 from balancer.sweep.paths import changes_text, value_text
 from balancer.sweep.runner import SweepResult
 from balancer.sweep.targets import is_rate, term_distance

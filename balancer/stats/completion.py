@@ -19,11 +19,9 @@ from typing import Any
 
 import polars as pl
 
-from balancer.core.kernel import ENDED_BY_TEXT
+from balancer.core.kernel import COMPLETION, ENDED_BY_TEXT  # noqa: F401 (COMPLETION re-exported)
 
 ENDED_COLUMN = "ended_by"
-COMPLETION = "completion"
-"""The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
 LISTED_GAMES = 20
 """The most game indices of one cause that the summary lists (their replay commands)."""
 
