@@ -1,13 +1,13 @@
 # balancer: `make report` (set up + the default study), `make test` (set up + tests), `make check`
 # (set up + the balance regression check of configs/citywright/ci.yaml, appended to its history), `make lint` (ruff + mypy), `make bench`,
-# `make bench-cluster`.
+# `make bench-cluster`, `make docs` (the documentation site, mkdocs build --strict, into site/).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install dev lint format browser report test check history baseline bench bench-cluster clean
+.PHONY: install dev lint format docs browser report test check history baseline bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -31,6 +31,16 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml, docs/; MkDocs with the Material theme, the `docs` extra) built into
+# site/ with --strict: a broken link or anchor, or a page missing from the nav, fails the build.
+DOCS_STAMP := $(VENV)/.docs-stamp
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
 # Rewrite the code in ruff's format and fix what ruff can fix by itself.
 format: $(DEV_STAMP)
@@ -87,4 +97,4 @@ bench-cluster: $(STAMP)
 	$(BIN)/python benchmarks/bench_cluster.py --seconds 60
 
 clean:
-	rm -rf results .pytest_cache .hypothesis
+	rm -rf results site .pytest_cache .hypothesis

@@ -1,7 +1,7 @@
 """balancer: if I change this rule, who wins more often?
 
 Plays tabletop games between AI players, aggregates win rates and seat advantages with intervals,
-and renders a self-contained HTML report. See README.md and ../shared/DESIGN.md.
+and renders a self-contained HTML report. See README.md and the docs/ folder.
 
 The library API (:mod:`balancer.api`, what the command line calls)::
 

@@ -4,7 +4,7 @@ notebooks and scripts (re-exported by :mod:`balancer`)::
     import balancer
 
     res = balancer.run("citywright/v1.1", players=4, agents="greedy", games=2000, seed=1)
-    res.frame                     # polars DataFrame: one row per seat per game (DESIGN.md, "Results")
+    res.frame                     # polars DataFrame: one row per seat per game (docs/architecture.md, "Results")
     res.summary["seat_win_rate"]  # win rates with Wilson intervals, as in summary.json
     balancer.report(res, "reports/cw.html")
 
@@ -77,7 +77,7 @@ class RunResult:
 
     @cached_property
     def frame(self) -> pl.DataFrame:
-        """The results: one row per seat per game, long format (DESIGN.md, "Results")."""
+        """The results: one row per seat per game, long format (docs/architecture.md, "Results")."""
         import polars as pl
 
         return pl.read_parquet(self.out_dir / "results.parquet", glob=False)
@@ -91,7 +91,7 @@ class RunResult:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """``summary.json``: seat and agent win rates with Wilson intervals, score and metric means,
-        the seat-uniformity test (DESIGN.md, "Results")."""
+        the seat-uniformity test (docs/architecture.md, "Results")."""
         data: dict[str, Any] = json.loads((self.out_dir / "summary.json").read_text(encoding="utf-8"))
         return data
 

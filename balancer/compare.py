@@ -1,7 +1,7 @@
 """Compare two rule variants of one game with common random numbers (``balancer compare``).
 
 Both variants are played with the same agents, player count, number of games and seed, so game *i*
-of A and game *i* of B share their seed and their deals wherever the rules allow (DESIGN.md,
+of A and game *i* of B share their seed and their deals wherever the rules allow (docs/architecture.md,
 "Determinism"); their results are then compared game by game with
 :func:`balancer.stats.paired.paired_differences`.
 

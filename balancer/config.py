@@ -7,7 +7,7 @@ scalars are replaced whole. The merged mapping is validated by the game's config
 
 Every problem with the input raises :class:`ConfigError`, whose text names the file, the dotted key
 path (``scoring.commercial.tiers[1].points``) and what would be allowed, one line per problem
-(DESIGN.md, "Conventions": untrusted input, safe loading only).
+(docs/architecture.md, "Conventions": untrusted input, safe loading only).
 """
 
 from __future__ import annotations

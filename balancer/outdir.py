@@ -1,4 +1,4 @@
-"""The output directory as a trust boundary (issue 28, DESIGN.md "Conventions"): what is already in an
+"""The output directory as a trust boundary (issue 28, docs/architecture.md "Conventions"): what is already in an
 output directory is not trusted.
 
 * A file is written on a fresh temporary name created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` (so a link

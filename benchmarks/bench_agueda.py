@@ -1,7 +1,7 @@
 """Águeda throughput: four-player games per second of greedy, random and lookahead tables (the
 runner's ``play_game``), and of random and policy playouts through the compiled interface
 (``core.kernel.random_playout`` / ``policy_playout`` over ``kernel.KERNEL``), on one core and on two
-worker processes. Prints numbers; asserts nothing (DESIGN.md: never timed tests).
+worker processes. Prints numbers; asserts nothing (docs/architecture.md: never timed tests).
 
     python benchmarks/bench_agueda.py [--seconds 15] [--players 4] [--jobs 1 2] [--cases greedy playout ...]
 

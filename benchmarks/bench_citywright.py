@@ -3,7 +3,7 @@
 both (joblib loky); then uniformly random playouts through the interface alone
 (``balancer.core.kernel.random_playout`` over ``kernel.ENGINE``: setup and one random decision after
 another, chance and choices from one generator), on one core. Prints numbers; asserts nothing
-(DESIGN.md: never timed tests).
+(docs/architecture.md: never timed tests).
 
     python benchmarks/bench_citywright.py [--seconds 20] [--jobs 1 2]
 """

@@ -1,6 +1,6 @@
 """MCTS throughput (balancer/agents/mcts.py): per game, the compile time of the search for its kernel,
 iterations per second of one search, and seconds per game of an all-`mcts` table. Prints numbers;
-asserts nothing (DESIGN.md: never timed tests).
+asserts nothing (docs/architecture.md: never timed tests).
 
 Games: the stand-in kernels of the MCTS tests (tests/agents/mcts_standins.py), then every registered
 game whose GameSpec has a compiled interface (``engine``), at 2 players and at 4 (or its largest

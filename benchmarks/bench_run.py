@@ -1,5 +1,5 @@
 """Whole ``balancer run`` processes, start-up included: games per second of the tables of the
-README's Speed table, through the command a user types (seeding, the compiled chunk, the rows, the
+Speed table of docs/speed.md, through the command a user types (seeding, the compiled chunk, the rows, the
 chunk files, the merge into results.parquet, summary.json). Prints numbers; asserts nothing.
 
 For each table it runs ``balancer run CONFIG --players N --agents A --games G --jobs J --force``

@@ -1,6 +1,6 @@
 """Urban Sketchers throughput: games per second on one core, for tables of `greedy` and of `random`
 at 2, 3 and 4 players, and playouts per second through the compiled interface. Prints numbers;
-asserts nothing (DESIGN.md: never timed tests).
+asserts nothing (docs/architecture.md: never timed tests).
 
     python benchmarks/bench_urban_sketchers.py [--games 40] [--repeat 5] [--players 4] [--agents greedy random]
         [--engine play_game|reference] [--playouts 200]

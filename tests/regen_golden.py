@@ -1,4 +1,4 @@
-"""Regenerate the golden playthroughs in tests/data/golden/ (DESIGN.md, "Tests"; OpenSpiel's playthroughs).
+"""Regenerate the golden playthroughs in tests/data/golden/ (docs/architecture.md, "Tests"; OpenSpiel's playthroughs).
 
     python tests/regen_golden.py           # rewrite every golden file, list what changed
     python tests/regen_golden.py --check   # write nothing; exit 1 if any file would change

@@ -1,6 +1,6 @@
 """Conformance suite: every game in the registry, at every player count its default config supports.
 
-DESIGN.md, "Tests": same seed twice gives identical records; every game ends; results match the
+docs/architecture.md, "Tests": same seed twice gives identical records; every game ends; results match the
 schema; win shares of a game sum to 1; a random agent never gets an illegal move (PettingZoo's
 ``api_test``/``seed_test``, TAG's ``ForwardModelTester``). The cases are generated from
 ``balancer.games.GAMES`` at collection time, so a new game is checked the day it is registered.
@@ -47,7 +47,7 @@ PROTOCOL = (
     "make_agent",
     "is_legal_move",
 )
-# DESIGN.md, "Results": the columns every results.parquet starts with, in this order
+# docs/architecture.md, "Results": the columns every results.parquet starts with, in this order
 RESULT_COLUMNS = [
     "variant",
     "game",
@@ -158,7 +158,7 @@ def _is_number(x: Any) -> bool:
 
 
 def check_outcome(out: Outcome, n: int) -> None:
-    """The Outcome schema the runner and the results columns rely on (core/game.py, DESIGN.md)."""
+    """The Outcome schema the runner and the results columns rely on (core/game.py, docs/architecture.md)."""
     assert isinstance(out, Outcome)
     assert len(out.scores) == n and all(_is_int(s) for s in out.scores), f"scores must be {n} ints: {out.scores}"
     assert len(out.tiebreak) == n, f"tiebreak must have one tuple per seat: {out.tiebreak}"
@@ -354,7 +354,7 @@ def test_every_agent_plays_a_full_game(name, n):
 
 @pytest.mark.parametrize("name,n", CASES)
 def test_runner_writes_the_design_columns(name, n, tmp_path):
-    """run_to_dir (jobs=1, 3 games of a rotating mixed table) writes the DESIGN.md columns, one row
+    """run_to_dir (jobs=1, 3 games of a rotating mixed table) writes the docs/architecture.md columns, one row
     per seat per game, equal to play_game with the runner's seeds, and a summary.json."""
     spec, path, cfg = loaded(name)
     agents, games, seed = mixed_table(spec, n), 3, 11

@@ -1,6 +1,6 @@
 """End to end on the real engine: a tiny Citywright study through the CLI, then its report opened.
 
-Also the determinism promise of DESIGN.md: the same seed gives the same results for any --jobs and
+Also the determinism promise of docs/architecture.md: the same seed gives the same results for any --jobs and
 chunk size.
 """
 

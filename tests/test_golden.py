@@ -1,4 +1,4 @@
-"""Golden playthroughs (DESIGN.md, "Tests"; OpenSpiel's playthroughs).
+"""Golden playthroughs (docs/architecture.md, "Tests"; OpenSpiel's playthroughs).
 
 `balancer play` transcripts for a few fixed seeds are stored in tests/data/golden/ and compared
 with the current engine on every run, so an unintended change to the rules, the deals or the

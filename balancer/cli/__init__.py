@@ -2,7 +2,7 @@
 balancer.config, balancer.sim, balancer.report), one module per command or command group (Typer's
 layout). :data:`app` is the entry point (``balancer = "balancer.cli:app"``, ``python -m balancer``).
 
-Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
+Exit codes (docs/architecture.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
 bad input prints one clear message on stderr naming the file or key, and writes nothing.
 """
 

@@ -1,7 +1,7 @@
 """The ``balancer`` command line's Typer app and what its commands share: loading a variant,
 messages, the exit codes, the player count, output checks.
 
-Exit codes (DESIGN.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
+Exit codes (docs/architecture.md): 0 success, 1 a check failed, 2 bad input (config, arguments, files). Every
 bad input prints one clear message on stderr naming the file or key, and writes nothing.
 """
 

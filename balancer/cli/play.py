@@ -23,8 +23,8 @@ def score(
     config: Path = typer.Argument(..., help="Rule-variant YAML file whose scoring rules to use."),
     table_file: Path = typer.Argument(
         ...,
-        help="Text file with a final position drawn as the game's section of the "
-        "README shows (Citywright: a drawn table, one line per row, one "
+        help="Text file with a final position drawn as docs/commands/score.md "
+        "shows (Citywright: a drawn table, one line per row, one "
         "character per cell; Águeda and Urban Sketchers: their own formats).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the breakdown as a JSON object."),

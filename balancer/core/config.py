@@ -1,4 +1,4 @@
-"""The base of every game's config model (DESIGN.md, "Conventions": pydantic, ``extra="forbid"``).
+"""The base of every game's config model (docs/architecture.md, "Conventions": pydantic, ``extra="forbid"``).
 
 A game's model subclasses :class:`GameConfig`, narrowing ``game`` to its own name and ``players`` to
 the counts its rules support; every nested part of a config subclasses :class:`Strict`.

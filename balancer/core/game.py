@@ -1,4 +1,4 @@
-"""The contracts every game shares (DESIGN.md, "Contracts other parts rely on").
+"""The contracts every game shares (docs/architecture.md, "Contracts other parts rely on").
 
 A game is described by a frozen :class:`balancer.core.registry.GameSpec` (its package's ``SPEC``):
 the config model, the agents it seats, and

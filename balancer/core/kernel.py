@@ -1,4 +1,4 @@
-"""The compiled game interface (DESIGN.md, "Compiled game interface").
+"""The compiled game interface (docs/architecture.md, "Compiled game interface").
 
 Every game compiles its rules once, here, and everything generic is built on it: the Python protocol
 (:mod:`balancer.core.protocol`: ``legal_moves``/``apply`` for notebooks, tests and ``balancer

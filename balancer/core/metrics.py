@@ -9,7 +9,7 @@ metric or score category.
 
 A results table of a game that declares nothing (a test's stand-in game, a run directory of a game
 no longer registered) falls back on :func:`convention_spec`: the naming convention of the results
-format that balancer followed before metrics were declared (DESIGN.md, "Results").
+format that balancer followed before metrics were declared (docs/architecture.md, "Results").
 """
 
 from __future__ import annotations

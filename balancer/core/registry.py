@@ -1,4 +1,4 @@
-"""The game registry: one frozen :class:`GameSpec` per game (DESIGN.md, "Compiled game interface").
+"""The game registry: one frozen :class:`GameSpec` per game (docs/architecture.md, "Compiled game interface").
 
 Everything outside ``balancer/games/`` finds what it needs of a game here, never by ``getattr`` on
 a module: the config model, the agents, the Python protocol, the fast ``play_game`` entry of the

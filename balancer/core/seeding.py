@@ -1,4 +1,4 @@
-"""Seed derivation (DESIGN.md, "Determinism"; numpy's SeedSequence guidance).
+"""Seed derivation (docs/architecture.md, "Determinism"; numpy's SeedSequence guidance).
 
 Game ``i`` of a run with seed ``s`` uses ``SeedSequence(s, spawn_key=(i,))`` whatever the number of
 jobs, the chunking or the machine. Its child 0 drives the game's own chance (site boards, deck

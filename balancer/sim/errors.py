@@ -1,5 +1,5 @@
 """The errors of a run: a request that cannot be played, an output directory that cannot be used,
-games that raised, an interrupted run (DESIGN.md, "Errors").
+games that raised, an interrupted run (docs/architecture.md, "Errors").
 
 A request error names the *field* at fault, the parameter as :func:`balancer.run` and
 :func:`balancer.sim.request.check_run` call it (``agents``, ``players``, ``chunk_size``, ...); the

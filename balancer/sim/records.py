@@ -2,7 +2,7 @@
 (:class:`OutcomeRows`) or from a :class:`~balancer.core.batch.GameBatch` without a Python object per
 game (:func:`batch_table`), and what is kept of a game that raised (:func:`failure_record`).
 
-The columns, their order and types are the same on both paths (DESIGN.md, "Results"): ``variant,
+The columns, their order and types are the same on both paths (docs/architecture.md, "Results"): ``variant,
 game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns, ended_by``, then ``score_*``,
 ``metric_*`` and ``label_*``; rows by game, then seat.
 """

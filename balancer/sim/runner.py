@@ -1,4 +1,4 @@
-"""Play a run into its run directory (:func:`run_to_dir`; DESIGN.md, "Results"), and the names of
+"""Play a run into its run directory (:func:`run_to_dir`; docs/architecture.md, "Results"), and the names of
 the layers below it, re-exported for the code that imports them from here.
 
 Chunks of consecutive games run in joblib's loky workers or on a Dask cluster

@@ -1,6 +1,6 @@
 """Win rates, seat advantage and per-player metrics from a results table, with intervals.
 
-The input is the long results table of one run (one row per seat per game, see DESIGN.md,
+The input is the long results table of one run (one row per seat per game, see docs/architecture.md,
 "Results"): ``variant, game, n_players, game_index, seed, seat, agent, score, rank, win_share,
 turns, ended_by, score_<component>..., metric_<name>...``.  Score components and metrics are discovered by
 their ``score_`` / ``metric_`` prefixes, so nothing here knows any particular game.
@@ -542,7 +542,7 @@ def summary_of(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Summary:
     """Summarise one run's results table (the typed :class:`Summary`; its ``as_json()`` is the
-    ``summary.json`` dict, DESIGN.md shape).
+    ``summary.json`` dict, docs/architecture.md shape).
 
     Args:
         results: the long results table (one row per seat per game), lazy or eager.  Needs

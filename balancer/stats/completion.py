@@ -2,7 +2,7 @@
 
 A game that stalls, loops or cannot be won is a balance finding of the first order (Ludii reports it
 as its *Completion* metric); a game's safety stop (Urgency's ``cards.max_turns``) would otherwise
-hide it behind an ordinary-looking score. The results' ``ended_by`` column (DESIGN.md, "Results")
+hide it behind an ordinary-looking score. The results' ``ended_by`` column (docs/architecture.md, "Results")
 says per game "rules" or the stop that ended it (:data:`balancer.core.kernel.ENDED_BY`).
 
 :func:`completion` counts them over a results table with Wilson intervals (the same interval as the

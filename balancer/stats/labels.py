@@ -2,7 +2,7 @@
 
 A game may tag each seat with labels (``Outcome.labels``): the results then carry a string column
 ``label_<name>`` per seat (an Urgency seat's deck, an Águeda shop-card pair). Nothing here knows
-what a label means: it only groups rows of the long results table (DESIGN.md, "Results") by the
+what a label means: it only groups rows of the long results table (docs/architecture.md, "Results") by the
 values of one ``label_<name>`` column.
 
 * :func:`win_rate_by_label`: for each value, the win rate of the seats carrying it (any player

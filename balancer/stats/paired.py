@@ -3,7 +3,7 @@
 Two runs of a game with the same seed play game *i* with the same seed sequence
 ``SeedSequence(seed, spawn_key=(i,))`` and draw the deals (site boards, shuffles) from a stream of
 their own, so game *i* of variant A and game *i* of variant B see the same deals wherever the rules
-allow (common random numbers, DESIGN.md "Determinism"). Their results tables are therefore *paired*
+allow (common random numbers, docs/architecture.md "Determinism"). Their results tables are therefore *paired*
 by ``(game_index, seat)``: the difference of a quantity is measured game by game, and the noise the
 two games share cancels.
 
@@ -381,7 +381,7 @@ def paired_differences(
     """Compare two results tables (variant A -> variant B), paired by ``(game_index, seat)``.
 
     Args:
-        a, b: long results tables (one row per seat per game, DESIGN.md "Results"), lazy or eager.
+        a, b: long results tables (one row per seat per game, docs/architecture.md "Results"), lazy or eager.
             Needed: ``game_index, seat, agent, win_share``; ``n_players``, ``score``, ``turns``,
             ``score_*`` and ``metric_*`` are used when present (components and metrics found by
             prefix; a column in only one table is listed in ``only_in_a`` / ``only_in_b``).

@@ -1,5 +1,5 @@
 """The typed summary of one run: what :func:`balancer.stats.aggregate.summarize` computes and
-``summary.json`` stores (DESIGN.md, "Results").
+``summary.json`` stores (docs/architecture.md, "Results").
 
 Each table of the summary is a frozen dataclass whose fields are the JSON keys, in the file's order,
 so a summary is built with its fields checked (a missing or unknown field is a ``TypeError`` where it

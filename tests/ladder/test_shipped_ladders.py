@@ -1,6 +1,6 @@
 """The shipped ladder files (configs/<game>/ladder.yaml): each validates like any study (every rung an
-agent of its game under every variant, every player count supported) and has the cells the README's
-table of shipped ladders states."""
+agent of its game under every variant, every player count supported) and has the cells the table of shipped
+ladders in docs/commands/ladder.md states."""
 
 from __future__ import annotations
 

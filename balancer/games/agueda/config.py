@@ -1,12 +1,12 @@
 """Águeda: City of Umbrellas rule parameters: the pydantic model of `configs/agueda/*.yaml`.
 
 Every number a rule uses lives here, read from YAML; the rules code never writes one itself
-(DESIGN.md, "Parameters apart from rules"). Sections refer to the rulebook's headings
+(docs/architecture.md, "Parameters apart from rules"). Sections refer to the rulebook's headings
 (shared/rules/agueda.txt): "Setup", "Pick Umbrellas", "Place Umbrellas", "Update Mural",
 "Attract Tourists", "Game End & Final Scoring", "Winning the Game", "Solo Mode".
 
 Where the rulebook is silent (market shape, row length, paintbrush spaces, shop-card and tour-guide
-texts) the YAML value carries an ``assumed:`` note (one line of why); the README lists them.
+texts) the YAML value carries an ``assumed:`` note (one line of why); docs/games/agueda.md lists them.
 Colours are named in ``umbrellas.colours``; everywhere else a colour is written by that name.
 Board spaces are 1-based in the YAML (space 1 is the leftmost), as a printed board is read.
 """

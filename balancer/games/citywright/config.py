@@ -1,7 +1,7 @@
 """Citywright rule parameters: the pydantic model of `configs/citywright/*.yaml`.
 
 Every number a rule uses lives here, read from YAML; the rules code never writes one itself
-(DESIGN.md, "Parameters apart from rules"). Sections refer to the Citywright v1.1 rulebook.
+(docs/architecture.md, "Parameters apart from rules"). Sections refer to the Citywright v1.1 rulebook.
 """
 
 from __future__ import annotations

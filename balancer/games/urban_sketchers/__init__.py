@@ -1,5 +1,5 @@
 """Urban Sketchers: a dice draft for 2-4 players filling travel sketchbooks and publishing them
-(``../shared/rules/urban-sketchers.txt``; numbers in ``configs/urban_sketchers/base.yaml``).
+(the Urban Sketchers rulebook; numbers in ``configs/urban_sketchers/base.yaml``).
 
 Round (Round Structure): the First player rolls the 4 coloured dice and 1/3/5 white dice (2/3/4
 players); in turn order everyone takes two turns, one die each; the round ends with one die left,

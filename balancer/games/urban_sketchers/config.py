@@ -1,8 +1,8 @@
 """Urban Sketchers rule parameters: the pydantic model of ``configs/urban_sketchers/*.yaml``.
 
 Every number a rule uses lives here, read from YAML; the rules code never writes one itself
-(DESIGN.md, "Parameters apart from rules"). Section names refer to the Urban Sketchers rulebook
-(``../shared/rules/urban-sketchers.txt``). :func:`deck_report` is the card-distribution check.
+(docs/architecture.md, "Parameters apart from rules"). Section names refer to the Urban Sketchers
+rulebook. :func:`deck_report` is the card-distribution check.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Urban Sketchers rules: the state, the legal decisions and the transitions.
 
-Plain Python over small integer lists (DESIGN.md allows it where it is fast enough; see
+Plain Python over small integer lists (docs/architecture.md allows it where it is fast enough; see
 ``benchmarks/bench_urban_sketchers.py``). The engine asks for one decision at a time: a turn is the
 placement of a die (``PLACE``), then the action's own decisions one by one (each Travel step and
 pick-up, each card sketched with its sketchbook and its use of Efficient, each bonus tile, each

@@ -1,6 +1,6 @@
 """Urgency rule parameters: the pydantic model of `configs/urgency/*.yaml`.
 
-Every number a rule uses lives here, read from YAML (DESIGN.md, "Parameters apart from rules").
+Every number a rule uses lives here, read from YAML (docs/architecture.md, "Parameters apart from rules").
 Sections name the Urgency rulebook's headings (shared/rules/urgency.txt). The rule cards are data:
 a small vocabulary of triggers and effects (:data:`TRIGGERS`, :data:`EFFECTS`) whose words are the
 rulebook's definitions (trigger, action, effect, safe, attack, remove, roll again).

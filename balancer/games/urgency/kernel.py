@@ -45,7 +45,7 @@ Outcome. ``heuristic``: before the end, the logistic of the progress margin, sea
 ``15 x scored + the tiles of its tokens on the board`` minus seat 2's, divided by
 ``agents.heuristic_scale`` (tiles; compiled into ``T``): 1 / (1 + exp(-margin / scale)) for seat 1,
 the complement for seat 2; at the end, ``returns``. ``policy``: the ``greedy`` agent's decision
-(deterministic, it draws nothing; about as cheap as a uniform move, see the README's Speed).
+(deterministic, it draws nothing; about as cheap as a uniform move, see docs/games/urgency.md, Speed).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The no-card fast path (:func:`~balancer.games.urgency.agents.play_race_fast`) plays exactly the
 games of the general engine (:func:`~balancer.games.urgency.agents.play_new_game`): same rolls,
-same choices, same final state fields, for greedy and random seats (DESIGN.md: keep the readable
+same choices, same final state fields, for greedy and random seats (docs/architecture.md: keep the readable
 version beside the fast one and test that they agree)."""
 
 from __future__ import annotations
