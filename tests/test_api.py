@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 
 
-def readme_example() -> str:
+def docs_python_example() -> str:
     """The first ```python block of the docs page "Use it from Python" (docs/python.md), as written."""
     text = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
     match = re.search(r"```python\n(.*?)```", text, re.S)
@@ -31,7 +31,7 @@ def readme_example() -> str:
 def test_the_docs_python_example_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     ns: dict = {}
-    exec(compile(readme_example(), "docs/python.md", "exec"), ns)  # noqa: S102 - our own docs
+    exec(compile(docs_python_example(), "docs/python.md", "exec"), ns)  # noqa: S102 - our own docs
     res, cmp = ns["res"], ns["cmp"]
     games = res.meta["games"]
     # one row per seat per game, games 0..games-1, four seats
