@@ -350,7 +350,7 @@ def _rich_bar(owner: RunProgress) -> Progress:
 
     return Progress(
         WhoColumn(),
-        BarColumn(),
+        BarColumn(bar_width=24),
         MofNCompleteColumn(),
         TextColumn("games", markup=False),
         TimeElapsedColumn(),
