@@ -20,9 +20,9 @@ WARMUP_FILE = "warmup-seconds.json"
 """The file of last warm-up durations (seconds by :attr:`Warmup.key`) in :func:`cache_dir`."""
 
 TYPICAL = {
-    "compile": "typically 1 to 4 min",  # README: about a minute per worker; issue 31: Citywright 3 min 38 s
+    "compile": "typically 1 to 4 min",  # README: about a minute; issue 31: Citywright 3 min 38 s; Urgency 3 min 11 s
     "load": "typically 2 s to 20 s",
-    "mcts": "typically 5 s to 40 s",  # issue 31: an MCTS run waited 32 s
+    "mcts": "typically 30 s to 3 min",  # issue 31: 32 s; Urgency's on 2 busy cores (1 Dec 2026): 2 min 25 s
 }
 """What a first warm-up on a machine takes, by kind, when nothing was recorded yet."""
 
