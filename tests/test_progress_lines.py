@@ -183,7 +183,9 @@ def test_a_run_off_a_terminal_prints_plain_lines(tmp_path, capsys, plain_stderr)
     assert counts, err
     # 6 chunks of 5 games: after warm-up (the first chunk) each line gives the pace and time left
     assert any(re.search(r"run: (10|15|20|25)/30 games \(\d+%\), [\d,]+ games/s, ", ln) for ln in lines), err
-    assert re.fullmatch(r"run: 30/30 games in \d+ s( \(.*\))?", lines[-1]), err
+    assert re.fullmatch(r"run: 30/30 games \(30 played in \d+ s\)(, .+ games/s after \d+ s of warm-up)?", lines[-1]), (
+        err
+    )
     # progress only shows: the results are those of a run without it
     _run(tmp_path, "quiet", progress=False)
     assert capsys.readouterr().err == ""
@@ -198,7 +200,7 @@ def test_lines_say_what_is_warming_up(capsys, plain_stderr):
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("run: 0/10 games (0%), compiling the fake engine, ")
     assert lines[0].endswith("(took 42 s last time on this machine)")
-    assert lines[-1].startswith("run: 0/10 games in ")
+    assert lines[-1].startswith("run: 0/10 games (0 played in ")
     assert shown.mode == "lines"
 
 
@@ -250,7 +252,7 @@ def test_a_cell_line_carries_the_overall_count(capsys, plain_stderr):
         lines[0]
         == "ladder [1/2] ladder-2p / v1.1: 0/10 games (0%), measuring the pace; overall 0/20 games (0%), estimating the time left"
     )
-    assert lines[-1].startswith("ladder [1/2] ladder-2p / v1.1: 10/10 games in ")
+    assert lines[-1].startswith("ladder [1/2] ladder-2p / v1.1: 10/10 games (10 played in ")
     assert overall.done == 10
 
 

@@ -253,14 +253,17 @@ class RunProgress:
         return f"{self._who()}: {count_text(self.clock.done, self.clock.total)}, {self.status(now)}"
 
     def final_line(self, now: float) -> str:
-        """The last line: ``run: 10,000/10,000 games in 25 s (410 games/s after 4 s of warm-up)``."""
+        """The last line: ``run: 10,000/10,000 games (10,000 played in 25 s), 410 games/s after 4 s of
+        warm-up`` (``(2,000 played, 8,000 from before, in 5 s)`` for a resumed run)."""
         c = self.clock
         rate, warm = c.rate(), c.warmup_seconds()
         pace = f"{rate:,.0f} games/s" if rate is not None else ""
         if warm is not None and c.warm_games:
             pace += (" after " if pace else "") + f"{duration_text(warm)} of warm-up"
-        text = f"{self._who()}: {c.done:,}/{c.total:,} games in {duration_text(now - c.started)}"
-        return text + (f" ({pace})" if pace else "")
+        before = _resumed(c)
+        played = f"{c.done - before:,} played" + (f", {before:,} from before," if before else "")
+        text = f"{self._who()}: {c.done:,}/{c.total:,} games ({played} in {duration_text(now - c.started)})"
+        return text + (f", {pace}" if pace else "")
 
     def _who(self) -> str:
         return self.overall.prefix() if self.overall is not None else self.name
