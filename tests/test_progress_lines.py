@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow.parquet as pq
 import pytest
@@ -190,6 +191,40 @@ def test_a_run_off_a_terminal_prints_plain_lines(tmp_path, capsys, plain_stderr)
     _run(tmp_path, "quiet", progress=False)
     assert capsys.readouterr().err == ""
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(tmp_path / "quiet" / "results.parquet"))
+
+
+def test_a_run_records_its_warm_up_in_the_cache_folder_only(tmp_path, capsys, plain_stderr, monkeypatch):
+    import balancer.sim.runner as runner
+    import balancer.sim.warmup as warmup
+
+    # the fake game as if it had an engine in numba's cache: what a real game's run says and records
+    monkeypatch.setattr(warmup, "_WARMED", set())
+    monkeypatch.setattr(runner, "warmup_of", lambda spec, agents: Warmup("fake", "load", False))
+    out = _run(tmp_path, "recorded", progress=True)
+    first = capsys.readouterr().err.splitlines()[0]
+    assert first.startswith("run: 0/30 games (0%), loading the fake engine from numba's cache, ")
+    assert first.endswith("(first time on this machine: typically 2 s to 20 s)")
+    cache = tmp_path / "cache"
+    assert set(read_durations(cache)) == {"fake/load"}
+    assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json", "summary.json"]
+
+
+def test_what_a_run_waits_for(tmp_path, monkeypatch):
+    import balancer.sim.warmup as warmup
+
+    monkeypatch.setattr(warmup, "_WARMED", set())
+    # a game whose package has no numba index yet (__pycache__/*.nbi): its engine compiles
+    spec = SimpleNamespace(name="g", engine=object(), source=tmp_path)
+    assert warmup.warmup_of(spec, ["greedy"]) == Warmup("g", "compile", False)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "kernel.f-1.py311.nbi").write_bytes(b"")
+    w = warmup.warmup_of(spec, ["mcts@50", "greedy"])
+    assert w == Warmup("g", "load", True) and w.key == "g/load+mcts"
+    # once this process's workers hold the engine and the search (loky keeps them between runs)
+    warmup.mark_warm(w)
+    assert warmup.is_warm(warmup.warmup_of(spec, ["mcts", "greedy"]))
+    # a game without a compiled engine waits for nothing
+    assert warmup.is_warm(warmup.warmup_of(SimpleNamespace(name="h", engine=None, source=tmp_path), ["random"]))
 
 
 def test_lines_say_what_is_warming_up(capsys, plain_stderr):
