@@ -363,7 +363,8 @@ def run(
         chunk_size: games per parallel task; scheduler: a Dask scheduler address (``tcp://host:8786``).
         until_ci: play in batches until every win rate's 95% interval is at most +/- this (0.01 = 1
             point), at most ``max_games`` games.
-        progress: show a progress bar; command: the command line recorded in ``run.json``.
+        progress: show progress on stderr (a bar on a terminal, plain lines otherwise); command: the
+            command line recorded in ``run.json``.
         note: where notes go before playing (an uneven seat rotation, a table note, more jobs than
             cores, an engine compiling) [default: :func:`warnings.warn`]; log: ``until_ci``'s lines.
 
