@@ -197,13 +197,15 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
 
 def _compile_note(spec: GameSpec) -> str | None:
     """A note when the game's compiled engine is not in numba's cache yet (the first game after
-    installing or after an engine change compiles it: up to about a minute with no progress)."""
+    installing or after an engine change compiles it, with no game finished meanwhile), saying how long
+    that took the last time on this machine (:mod:`balancer.sim.warmup`), or what is typical."""
     from balancer.core.numba_cache import cache_is_cold
+    from balancer.sim.warmup import Warmup, last_time_text
 
     if cache_is_cold(spec.source / "__init__.py"):
+        when = last_time_text(Warmup(spec.name, "compile", False))
         return (
-            f"note: compiling the {spec.name} engine for its first use "
-            "(once after installing or changing it; up to a minute)"
+            f"note: compiling the {spec.name} engine for its first use (once after installing or changing it; {when})"
         )
     return None
 
@@ -361,7 +363,8 @@ def run(
         chunk_size: games per parallel task; scheduler: a Dask scheduler address (``tcp://host:8786``).
         until_ci: play in batches until every win rate's 95% interval is at most +/- this (0.01 = 1
             point), at most ``max_games`` games.
-        progress: show a progress bar; command: the command line recorded in ``run.json``.
+        progress: show progress on stderr (a bar on a terminal, plain lines otherwise); command: the
+            command line recorded in ``run.json``.
         note: where notes go before playing (an uneven seat rotation, a table note, more jobs than
             cores, an engine compiling) [default: :func:`warnings.warn`]; log: ``until_ci``'s lines.
 

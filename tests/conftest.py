@@ -86,3 +86,18 @@ def pytest_terminal_summary(terminalreporter):
         kinds = sorted({k for k, _ in counts})
         parts = [f"{k}: " + ", ".join(f"{n} {o}" for (kk, o), n in sorted(counts.items()) if kk == k) for k in kinds]
         terminalreporter.write_line(f"fuzz cases: {sum(counts.values())} ({'; '.join(parts)})")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _warmup_store_in_tmp(tmp_path_factory):
+    """The durations of warm-ups (balancer.sim.warmup) go to a folder of the session, not the user's
+    cache directory (also for the command lines the tests start: they inherit the environment)."""
+    import os
+
+    before = os.environ.get("BALANCER_CACHE_DIR")
+    os.environ["BALANCER_CACHE_DIR"] = str(tmp_path_factory.mktemp("balancer-cache"))
+    yield
+    if before is None:
+        os.environ.pop("BALANCER_CACHE_DIR", None)
+    else:
+        os.environ["BALANCER_CACHE_DIR"] = before

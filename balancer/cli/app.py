@@ -88,7 +88,8 @@ def _note(line: str) -> None:
 
 def _compile_note(spec: GameSpec) -> None:
     """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
-    installing or after an engine change compiles it: up to about a minute with no progress)."""
+    installing or after an engine change compiles it), with how long that took last time
+    (:func:`balancer.api._compile_note`)."""
     note = api._compile_note(spec)
     if note:
         _note(note)

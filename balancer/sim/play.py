@@ -10,7 +10,6 @@ function that re-imports the game module by name and returns a ``pyarrow.Table``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -23,10 +22,11 @@ from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents
 
 from .parallel import ChunkPlan, default_chunk_size, guard_worker, parallel, resolve_jobs
-from .progress import progress_bar
+from .progress import RunProgress
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games
 from .rundir import conform
+from .warmup import is_warm, mark_warm, warmup_note, warmup_of
 
 
 def _play(
@@ -124,16 +124,22 @@ def run_games(
     size = chunk_size or default_chunk_size(games, n_jobs, table_chunk_games(spec, cfg, agents))
     tasks = (delayed(play_chunk)(spec.module, cfg, agents, seed, a, b) for _, (a, b) in ChunkPlan(games, size).items())
     schema: pa.Schema | None = None
-    started = time.perf_counter()
-    with progress_bar(games, progress) as bar:
-        task = bar.add_task("games", total=games, rate="")
-        done = 0
+    plan = ChunkPlan(games, size)
+    warmup = warmup_of(spec, agents)
+    warm = is_warm(warmup)
+    shown = RunProgress(
+        games,
+        progress,
+        warm_chunks=min(n_jobs, len(plan)),  # each worker's first chunk: start-up, compiling
+        warmup=("", "") if warm else warmup_note(warmup),
+    )
+    with shown:
         for table in parallel(n_jobs, None, ordered=True)(tasks):
             if schema is None:
                 schema = table.schema
             elif not table.schema.equals(schema):
                 table = conform(table, schema)
-            done += table.num_rows // len(agents)
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+            shown.update(table.num_rows // len(agents))
             yield table
+    if not warm and shown.clock.warmup_seconds() is not None:
+        mark_warm(warmup)

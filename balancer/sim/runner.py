@@ -54,7 +54,7 @@ from .parallel import (
     resolve_jobs,
 )
 from .play import play_chunk, play_chunk_safe, run_games
-from .progress import progress_bar
+from .progress import Overall, RunProgress
 from .provenance import SHARED_ENGINE_CODE, engine_sha256, package_versions, replay_command
 from .request import (
     MAX_SEED,
@@ -78,6 +78,7 @@ from .rundir import (
     read_manifest,
     sha256_of,
 )
+from .warmup import is_warm, mark_warm, record_duration, warmup_note, warmup_of
 
 __all__ = [
     "CHUNKS_DIR",
@@ -319,18 +320,30 @@ def _play_chunks(
     n_jobs: int,
     client: Any,
     progress: bool,
+    overall: Overall | None = None,
 ) -> None:
     """Play the chunks of ``plan`` not in ``done_entries``, each written to its file and listed through
-    ``log`` as it finishes. Raises RunInterrupted on Ctrl-C, with the finished chunks listed."""
+    ``log`` as it finishes, with the progress shown (:class:`~balancer.sim.progress.RunProgress`, beside
+    ``overall``'s count when given) and the warm-up's duration recorded (:mod:`balancer.sim.warmup`).
+    Raises RunInterrupted on Ctrl-C, with the finished chunks listed."""
     spec, cfg, agents, seed, games = request.spec, request.cfg, request.agents, request.seed, request.games
     run_dir = RunDir(out_dir)
     pending = ((i, a, b) for i, (a, b) in plan.items() if i not in done_entries)
+    n_pending = len(plan) - len(done_entries)
     done = sum(plan[i][1] - plan[i][0] for i in done_entries)
-    session_games = 0
+    warmup = warmup_of(spec, agents)
+    warm = is_warm(warmup)
+    shown = RunProgress(
+        games,
+        progress,
+        done=done,
+        warm_chunks=min(n_jobs, n_pending),  # each worker's first chunk: start-up, compiling
+        warmup=("", "") if warm else warmup_note(warmup),
+        overall=overall,
+    )
     try:
-        with progress_bar(games, progress) as bar:
-            task = bar.add_task("games", total=games, completed=done, rate="")
-            if done < games:
+        with shown:
+            if n_pending:
                 me = os.getpid()  # the workers' parent, whose death they watch
                 tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
                 for idx, table, failures in parallel(n_jobs, client, ordered=False)(tasks):
@@ -339,13 +352,19 @@ def _play_chunks(
                         f["replay"] = request.replay(f["game_index"])
                     log.add(run_dir.write_chunk(idx, a, b, seed, table, failures))
                     done += b - a
-                    session_games += b - a
-                    rate = session_games / max(time.perf_counter() - log.t0, 1e-9)
-                    bar.update(task, completed=done, rate=f"{rate:,.0f} games/s")
+                    shown.update(b - a)
     except KeyboardInterrupt:
         log.flush()
         raise RunInterrupted(out_dir, done, games) from None
+    finally:
+        if overall is not None:
+            overall.end_cell(shown.clock)
     log.flush()
+    took = shown.clock.warmup_seconds()
+    if not warm and took is not None:
+        if warmup.what():
+            record_duration(warmup, took)
+        mark_warm(warmup)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -455,6 +474,7 @@ def run_to_dir(
     progress: bool = True,
     scheduler: str | None = None,
     resume: bool | None = False,
+    overall: Overall | None = None,
 ) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
@@ -474,6 +494,10 @@ def run_to_dir(
     from its manifest (a chunk file not listed, or whose checksum differs, is discarded) with the
     manifest's chunk size; None resumes when a manifest of the same request exists and starts
     over otherwise; False starts over (refusing an interrupted run unless ``force``).
+
+    ``progress``: show it on stderr (a bar on a terminal, plain lines otherwise:
+    :class:`~balancer.sim.progress.RunProgress`); ``overall``: the count of the study, ladder or tune
+    this run is a cell of, shown beside it (the caller begins the cell; the run ends it).
 
     Raises, before anything is created: ResultsExistError (finished results or an interrupted run
     and not ``force``), OutDirError, RunRequestError (a ValueError) for a bad request
@@ -502,7 +526,7 @@ def run_to_dir(
             locks.enter_context(run_lock(out_dir))
             manifest, done_entries = _open_manifest(out_dir, manifest, identity, size, plan)
             log = _ManifestLog(out_dir, manifest)
-            _play_chunks(request, out_dir, plan, done_entries, log, n_jobs, client, progress)
+            _play_chunks(request, out_dir, plan, done_entries, log, n_jobs, client, progress, overall)
         finally:
             if client is not None:
                 client.close()

@@ -13,6 +13,7 @@ from balancer.core.tables import seat_agents
 from balancer.games import get_spec
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
+from balancer.sim.progress import cells_overall
 from balancer.sim.rundir import RunDir
 from balancer.sim.runner import check_run, engine_sha256, run_to_dir
 
@@ -156,7 +157,7 @@ def run_study(
     game = get_spec(study.game)
     loaded = load_variants(study, configs, study_path, study.seed, jobs)
     check_figures(study, study_path, probe_tables(study, loaded, study.seed, figure_runs(study)))
-    cells: dict[tuple[str, str], Cell] = {}
+    planned = []
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
             out = cell_dir(Path(results_root), study, run_name, label)
@@ -168,31 +169,42 @@ def run_study(
                 "agents": run.table,
                 "n_players": run.players,
             }
-            cell = Cell(run_name, label, configs[label], out)
-            if not force and _finished(out, expected):
-                cell.reused = True
-                if log:
-                    log(f"{run_name} / {label}: finished earlier, reused ({out})")
-            else:
-                if log:
-                    log(f"{run_name} / {label}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}")
-                command = f"balancer study {study_path} (cell {run_name} / {label})"
-                run_to_dir(
-                    game,
-                    cfg,
-                    configs[label],
-                    run.table,
-                    run.games,
-                    study.seed,
-                    jobs,
-                    out,
-                    force=True,
-                    command=command,
-                    progress=progress,
-                    scheduler=scheduler,
-                    resume=None,
+            planned.append((run_name, run, label, cfg, out, not force and _finished(out, expected)))
+    overall = cells_overall(
+        "ladder" if study.ladder is not None else "study", [p[1].games for p in planned if not p[5]]
+    )
+    cells: dict[tuple[str, str], Cell] = {}
+    for run_name, run, label, cfg, out, reuse in planned:
+        cell = Cell(run_name, label, configs[label], out)
+        if reuse:
+            cell.reused = True
+            if log:
+                log(f"{run_name} / {label}: finished earlier, reused ({out})")
+        else:
+            overall.begin_cell(f"{run_name} / {label}", run.games)
+            if log:
+                log(
+                    f"{overall.prefix()}: {run.games:,} games of {', '.join(seat_agents(run.table, 0))}; "
+                    + overall.text(None, time.perf_counter())
                 )
-            cell.meta = RunDir(out).read_meta()
-            cell.summary = RunDir(out).read_summary()
-            cells[(run_name, label)] = cell
+            command = f"balancer study {study_path} (cell {run_name} / {label})"
+            run_to_dir(
+                game,
+                cfg,
+                configs[label],
+                run.table,
+                run.games,
+                study.seed,
+                jobs,
+                out,
+                force=True,
+                command=command,
+                progress=progress,
+                scheduler=scheduler,
+                resume=None,
+                overall=overall,
+            )
+        cell.meta = RunDir(out).read_meta()
+        cell.summary = RunDir(out).read_summary()
+        cells[(run_name, label)] = cell
     return StudyResult(study, study_path, cells, time.perf_counter() - t0)

@@ -8,6 +8,7 @@ an interrupted one of the same request, and played otherwise.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import pyarrow.parquet as pq
 
 from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
+from balancer.sim.progress import Overall
 from balancer.sim.rundir import RESULTS_FILE, RunDir
 from balancer.sim.runner import engine_sha256, run_to_dir
 from balancer.study.runner import Cell
@@ -54,18 +56,26 @@ def play_cell(
     command: str = "",
     log: Callable[[str], None] | None = None,
     what: str = "",
+    overall: Overall | None = None,
 ) -> Cell:
     """The cell ``out_dir`` of ``games`` games of ``agents`` under the variant ``config_path`` with
     ``seed``: reused if finished for the same request, else played (an interrupted cell of the same
     request is continued). ``cell.reused`` says which; ``cell.meta``/``cell.summary`` are its run.json
-    and summary.json. Raises what :func:`run_to_dir` raises (GamesFailedError when games raised)."""
+    and summary.json. ``overall``: the count across the cells of a sweep, ``what`` the cell's name in
+    it (a reused cell counts as done at once). Raises what :func:`run_to_dir` raises (GamesFailedError
+    when games raised)."""
     out_dir = Path(out_dir)
     cell = Cell(run, label, Path(config_path), out_dir)
+    if overall is not None:
+        overall.begin_cell(what or label, games)
     if finished_cell(out_dir, cell_request(spec, Path(config_path), agents, games, seed)):
         cell.reused = True
+        if overall is not None:
+            overall.end_cell(None)
     else:
         if log:
-            log(f"{what or label}: {games:,} games")
+            count = f"; {overall.text(None, time.perf_counter())}" if overall is not None else ""
+            log(f"{overall.prefix() if overall is not None else what or label}: {games:,} games{count}")
         run_to_dir(
             spec,
             cfg,
@@ -80,6 +90,7 @@ def play_cell(
             progress=progress,
             scheduler=scheduler,
             resume=None,
+            overall=overall,
         )
     cell.meta = RunDir(out_dir).read_meta()
     cell.summary = RunDir(out_dir).read_summary()

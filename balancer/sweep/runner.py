@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from balancer.outdir import refuse_links_below, write_atomic
+from balancer.sim.progress import cells_overall
 from balancer.study.runner import Cell
 
 from .cells import cell_numbers, play_cell
@@ -113,13 +114,12 @@ def run_sweep(
     numbers: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     estimates: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
     played = 0
-    total = len(plan.points) * len(sweep.runs)
+    overall = cells_overall("sweep", [run.games for _ in plan.points for run in sweep.runs.values()])
     from balancer.config import load_config
 
     for p in plan.points:
         cfg = load_config(files[p.label])
         for run_name, run in sweep.runs.items():
-            k = len(cells) + 1
             cell = play_cell(
                 base.spec,
                 cfg,
@@ -135,11 +135,12 @@ def run_sweep(
                 progress=progress,
                 command=command or f"balancer sweep {plan.path}",
                 log=log,
-                what=f"[{k}/{total}] {run_name} / {changes_text(p.values)}",
+                what=f"{run_name} / {changes_text(p.values)}",
+                overall=overall,
             )
             if cell.reused:
                 if log:
-                    log(f"[{k}/{total}] {run_name} / {changes_text(p.values)}: finished earlier, reused")
+                    log(f"{overall.prefix()}: finished earlier, reused")
             else:
                 played += run.games
             cells[(run_name, p.label)] = cell

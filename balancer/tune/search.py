@@ -42,6 +42,7 @@ import numpy as np
 
 from balancer.config import load_config
 from balancer.outdir import refuse_links_below
+from balancer.sim.progress import eta_seconds, left_text
 from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
 from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
@@ -206,6 +207,7 @@ class Tuner:
         self.played = 0
         self.phase = "search"
         self.top = max(len(r) for r in plan.rungs.values()) - 1
+        self.warm: tuple[float, int, int] | None = None  # (time, games played, candidates) after the first cell
 
     # candidates ---------------------------------------------------------------------------------
 
@@ -271,6 +273,8 @@ class Tuner:
                     )
                     if not cell.reused:
                         self.played += games
+                        if self.warm is None:  # the first cell played paid the warm-up: the pace starts here
+                            self.warm = (time.perf_counter(), self.played, self.measured())
                     self.numbers[key] = cell_numbers(cell, run.table)
                 if key not in self.used:
                     self.used.add(key)
@@ -342,7 +346,7 @@ class Tuner:
                 self._line(
                     f"candidate {cand.index} {changes_text(values)}: {sum(ev.games.values()):,} games, "
                     f"objective {_num(ev.objective)} [{_num(ev.low)}, {_num(ev.high)}] -> {verdict}  "
-                    f"(search games {self.games['search']:,}" + (f" of {budget.games:,}" if budget.games else "") + ")"
+                    f"({self.search_count()})"
                 )
                 if pruned:
                     record["pruned"] = True
@@ -377,6 +381,27 @@ class Tuner:
     def _line(self, text: str) -> None:
         if self.log:
             self.log(text)
+
+    def measured(self) -> int:
+        """Distinct candidates measured or refused so far (what the candidates budget counts)."""
+        return sum(1 for c in self.candidates.values() if c.evaluations or c.refused)
+
+    def search_count(self) -> str:
+        """The search's overall count against its budget with the time left (:func:`search_eta`):
+        ``search games 1,200 of 8,000, candidates 5 of 40, about 3 min left in the search``."""
+        budget = self.plan.tune.budget
+        spent, measured = self.games["search"], self.measured()
+        text = f"search games {spent:,}" + (f" of {budget.games:,}" if budget.games else "")
+        if budget.candidates:
+            text += f", candidates {measured:,} of {budget.candidates:,}"
+        if self.warm is not None:
+            at, played, cands = self.warm
+            eta = search_eta(
+                budget.games, spent, budget.candidates, measured,
+                self.played - played, measured - cands, time.perf_counter() - at,
+            )  # fmt: skip
+            text += ", " + (left_text(eta) + " in the search" if eta is not None else "estimating the time left")
+        return text
 
     # after the search ----------------------------------------------------------------------------
 
@@ -493,6 +518,28 @@ class Tuner:
         self.games["confirm"] += games
         if not cell.reused:
             self.played += games
+
+
+def search_eta(
+    budget_games: int | None,
+    spent_games: int,
+    budget_candidates: int | None,
+    measured: int,
+    games_after: int,
+    candidates_after: int,
+    seconds_after: float,
+) -> float | None:
+    """Seconds left in the search, which stops at whichever budget is spent first: the games left at
+    the pace of the ``games_after`` games played in the ``seconds_after`` seconds since the first cell
+    (its warm-up excluded), or the candidates left at the pace of the ``candidates_after`` measured
+    since; None before a pace is known."""
+    etas = []
+    if budget_games is not None:
+        etas.append(eta_seconds(budget_games, spent_games, games_after, seconds_after))
+    if budget_candidates is not None:
+        etas.append(eta_seconds(budget_candidates, measured, candidates_after, seconds_after))
+    known = [e for e in etas if e is not None]
+    return min(known) if known else None
 
 
 def _neighbours(domain: Domain, value: Any, steps: int) -> list[Any]:

@@ -1,0 +1,167 @@
+"""What a run's first chunk waits for (numba compiling or loading a game's kernels, the MCTS search
+compiled in every worker) and how long that took the last time on this machine.
+
+The durations live in one small JSON file in the user's cache directory (``$BALANCER_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/balancer``, else ``~/.cache/balancer``): never in a run's output folder. A
+file that cannot be read or written is ignored: the note then says what is typical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from balancer.core.registry import GameSpec
+
+WARMUP_FILE = "warmup-seconds.json"
+"""The file of last warm-up durations (seconds by :attr:`Warmup.key`) in :func:`cache_dir`."""
+
+TYPICAL = {
+    "compile": "typically 1 to 4 min",  # README: about a minute; issue 31: Citywright 3 min 38 s; Urgency 3 min 11 s
+    "load": "typically 2 s to 20 s",
+    "mcts": "typically 30 s to 3 min",  # issue 31: 32 s; Urgency's on 2 busy cores (1 Dec 2026): 2 min 25 s
+}
+"""What a first warm-up on a machine takes, by kind, when nothing was recorded yet."""
+
+_WARMED: set[str] = set()
+"""What this process's workers hold: games (``citywright``) whose engine they loaded, and
+``citywright+mcts`` when they compiled its MCTS search."""
+
+
+@dataclass(frozen=True)
+class Warmup:
+    """What the first chunk of a run of ``game`` waits for: ``kind`` ``compile`` (the engine is not in
+    numba's cache), ``load`` (it is: loaded from the cache) or ``none`` (no compiled engine, or one
+    this process's workers hold already), and ``mcts`` when an MCTS seat's search is to be compiled
+    (in every worker process: numba cannot cache it)."""
+
+    game: str
+    kind: str
+    mcts: bool
+
+    @property
+    def key(self) -> str:
+        """The name its duration is recorded under (``citywright/compile+mcts``; ``citywright/`` when
+        nothing is compiled or loaded)."""
+        parts = [self.kind] if self.kind in ("compile", "load") else []
+        return f"{self.game}/" + "+".join(parts + (["mcts"] if self.mcts else []))
+
+    def what(self) -> str:
+        """What is happening, in words (``compiling the citywright engine``); empty when nothing is
+        compiled or loaded."""
+        parts = []
+        if self.kind == "compile":
+            parts.append(f"compiling the {self.game} engine")
+        elif self.kind == "load":
+            parts.append(f"loading the {self.game} engine from numba's cache")
+        if self.mcts:
+            parts.append(f"compiling the MCTS search for {self.game} in each worker")
+        return " and ".join(parts)
+
+    def typical(self) -> str:
+        """What a first time typically takes (:data:`TYPICAL`): the longest of its parts."""
+        if self.kind == "compile":
+            return TYPICAL["compile"]
+        return TYPICAL["mcts"] if self.mcts else TYPICAL["load"]
+
+
+def warmup_of(spec: GameSpec, agents: Sequence[str]) -> Warmup:
+    """The :class:`Warmup` of a run of ``agents`` at ``spec``'s game: judged from numba's cache now,
+    less what this process's workers hold already (:func:`mark_warm`)."""
+    from balancer.core.numba_cache import cache_is_cold
+
+    mcts = any(str(a).startswith("mcts") for a in agents) and f"{spec.name}+mcts" not in _WARMED
+    if spec.engine is None or spec.name in _WARMED:
+        kind = "none"
+    else:
+        kind = "compile" if cache_is_cold(spec.source / "__init__.py") else "load"
+    return Warmup(spec.name, kind, mcts)
+
+
+def is_warm(warmup: Warmup) -> bool:
+    """Whether nothing is compiled or loaded before the first chunk (the workers hold it already)."""
+    return not warmup.what()
+
+
+def mark_warm(warmup: Warmup) -> None:
+    """Remember that this process's workers hold what ``warmup`` compiles or loads: loky keeps its
+    workers between the runs of one process, so a study's later cells start warm."""
+    _WARMED.add(warmup.game)
+    if warmup.mcts:
+        _WARMED.add(f"{warmup.game}+mcts")
+
+
+def cache_dir() -> Path:
+    """The user's cache directory of balancer (``$BALANCER_CACHE_DIR``, ``$XDG_CACHE_HOME/balancer``
+    or ``~/.cache/balancer``)."""
+    own = os.environ.get("BALANCER_CACHE_DIR")
+    if own:
+        return Path(own)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "balancer"
+
+
+def read_durations(folder: Path | None = None) -> dict[str, float]:
+    """The recorded warm-up seconds by key; empty when the file is missing, unreadable or not what
+    it should be (entries that are not non-negative numbers are dropped)."""
+    path = (folder or cache_dir()) / WARMUP_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(k): float(v)
+        for k, v in data.items()
+        if isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < 1e7
+    }
+
+
+def last_duration(warmup: Warmup, folder: Path | None = None) -> float | None:
+    """Seconds ``warmup`` took the last time it was recorded on this machine, or None."""
+    return read_durations(folder).get(warmup.key)
+
+
+def record_duration(warmup: Warmup, seconds: float, folder: Path | None = None) -> None:
+    """Record ``seconds`` as the last duration of ``warmup``; silent when it cannot be written."""
+    folder = folder or cache_dir()
+    try:
+        data = read_durations(folder)
+        data[warmup.key] = round(max(0.0, float(seconds)), 1)
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"{WARMUP_FILE}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, folder / WARMUP_FILE)
+    except (OSError, ValueError):
+        pass
+
+
+def duration_text(seconds: float) -> str:
+    """``42 s``, ``3 min 38 s``, ``1 h 05 min`` (rounded to whole seconds)."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s" if s % 60 else f"{s // 60} min"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def last_time_text(warmup: Warmup, folder: Path | None = None) -> str:
+    """``took 3 min 38 s last time on this machine``, or ``first time on this machine: typically 1 to
+    4 min`` when nothing was recorded."""
+    last = last_duration(warmup, folder)
+    if last is not None:
+        return f"took {duration_text(last)} last time on this machine"
+    return f"first time on this machine: {warmup.typical()}"
+
+
+def warmup_note(warmup: Warmup, folder: Path | None = None) -> tuple[str, str]:
+    """What is compiling or loading and how long it took last time (:func:`last_time_text`):
+    ``("compiling the citywright engine", "took 3 min 38 s last time on this machine")``; two empty
+    strings when nothing is."""
+    what = warmup.what()
+    return (what, last_time_text(warmup, folder)) if what else ("", "")
