@@ -679,7 +679,15 @@ def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
 def _key_line(indent: str, key: str, value: str, section: str, width: int) -> list[str]:
     """``key: value`` with ``[section]`` beside it (wrapped past ``width``)."""
     text = f"{key}: {value}" if value else f"{key}:"
-    return _wrap(text + (f"  [{section}]" if section else ""), indent, width)
+    lines = textwrap.wrap(
+        text + (f"  [{section}]" if section else ""),
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + " " * min(len(key) + 2, 24),  # a long value goes on under itself
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return lines
 
 
 def render_text(view: VariantView, width: int = WIDTH) -> str:
