@@ -223,7 +223,8 @@ def file_comments(text: str) -> dict[KeyPath, str]:
     """key path -> the comment a YAML document gives that key: a block of comment lines directly above
     it (not the file's opening comment, before its first key) and the comment ending its line with the
     comment lines below at the same column. A line's comment belongs to the outermost key on the line;
-    the comment of an ``assumed:`` or ``why:`` key belongs to its mapping. Raises yaml.YAMLError."""
+    a block between a mapping's key and its first key, and the comment of an ``assumed:`` or ``why:``
+    key, belong to the mapping. Raises yaml.YAMLError."""
     loader = _UniqueKeyLoader(text)
     try:
         root = loader.get_single_node()
@@ -269,9 +270,11 @@ def file_comments(text: str) -> dict[KeyPath, str]:
         if not text_:
             continue
         target = path[:-1] if path and path[-1] in NOTE_KEYS else path
-        if leading and not inline and lines_of.get(path[:-1], -2) == above and path[:-1] not in out:
-            target = path[:-1]  # a block opening a mapping (under a key without a comment) is the mapping's
-        out[target] = " ".join(p for p in (out.get(target, ""), text_) if p)
+        if leading and path[:-1] and lines_of.get(path[:-1], -2) == above:  # opens the mapping: the mapping's
+            out[path[:-1]] = " ".join(p for p in (out.get(path[:-1], ""), leading) if p)
+            text_ = inline
+        if text_:
+            out[target] = " ".join(p for p in (out.get(target, ""), text_) if p)
     return out
 
 

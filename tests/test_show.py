@@ -193,6 +193,7 @@ def test_comments_are_read_from_the_yaml_tokens():
         game: x
         name: "a # not a comment"   # the name
         block:                      # §3 a block
+          # opening the block
           first: 1                  # one, continued
                                     # on the next line
           # a note above the second key
@@ -202,7 +203,7 @@ def test_comments_are_read_from_the_yaml_tokens():
     )
     assert file_comments(text) == {
         ("name",): "the name",
-        ("block",): "§3 a block a note's comment is its mapping's",
+        ("block",): "§3 a block opening the block a note's comment is its mapping's",
         ("block", "first"): "one, continued on the next line",
         ("block", "second"): "a note above the second key",
     }
