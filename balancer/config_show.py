@@ -793,8 +793,8 @@ def render_yaml(view: VariantView, width: int = WIDTH) -> str:
     """The resolved variant as one YAML file that loads and validates to the same config (no
     ``extends:``; defaults written out), each key's comment carried as a YAML comment. With
     differences: a variant extending the other that sets only the changed keys (a changed list
-    whole), and names in a comment a key the other has and this one lacks (``extends:`` cannot remove
-    a key)."""
+    whole; an ``assumed`` note the other has and this one lacks as ``assumed: null``), and names in a
+    comment any other key the other has and this one lacks (``extends:`` cannot remove a key)."""
     comments = {e.path: e.comment or e.description for e in view.entries}
     if view.differences is not None:
         return _diff_yaml(view, comments, width)
@@ -802,7 +802,7 @@ def render_yaml(view: VariantView, width: int = WIDTH) -> str:
         f"# {view.game} variant {view.variant}, resolved from {view.config} by `balancer show`: every key, "
         "with its comment.",
         "# For a variant of your own, keep the keys you change and start from the shipped one:",
-        f"#   extends: {view.files[0]}" if len(view.files) and "/" in view.files[0] else "#   extends: <its file>",
+        f"#   extends: {view.config}",
     ]
     return "\n".join([*head, *_yaml_lines(view.data, (), comments, width)]) + "\n"
 
@@ -813,15 +813,14 @@ def _diff_yaml(view: VariantView, comments: dict[KeyPath, str], width: int) -> s
     for diff in view.differences or []:
         cut = next((i for i, part in enumerate(diff.path) if isinstance(part, Index)), len(diff.path))
         path = diff.path[:cut] if cut < len(diff.path) else diff.path
-        if diff.new is NOT_SET and cut == len(diff.path):
+        removed_note = diff.new is NOT_SET and path[-1] == "assumed"  # `assumed: null` is no note
+        if diff.new is NOT_SET and cut == len(diff.path) and not removed_note:
             absent.append(diff.key)
             continue
         target = changed
         for part in path[:-1]:
             target = target.setdefault(part, {})
-        if path[-1] == "assumed" and path[:-1] and path[:-1] not in {e.path for e in view.entries if e.group}:
-            continue  # the note of a list item: the list is written whole
-        target[path[-1]] = _value_at(view.data, path)
+        target[path[-1]] = None if removed_note else _value_at(view.data, path)
     head = [
         f"# What {view.config} changes against {view.other} (`balancer show --diff`): a variant of its own.",
         f"extends: {view.other}",

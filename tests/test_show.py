@@ -162,6 +162,22 @@ def test_diff_yaml_is_a_variant_extending_the_other(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
+    ("config", "other"),
+    [
+        ("citywright/v1.0", "citywright/v1.1"),
+        ("agueda/rows-5", "agueda/v1"),
+        ("urgency/no-cards", "urgency/standard"),  # drops two assumed notes: written as `assumed: null`
+        ("urban_sketchers/rollout-light", "urban_sketchers/base"),
+    ],
+)
+def test_diff_yaml_of_shipped_variants_loads_as_the_variant(config, other, tmp_path):
+    out = runner.invoke(app, ["show", config, "--diff", other, "--format", "yaml"]).stdout
+    assert yaml.safe_load(out)["extends"] == other
+    (tmp_path / "d.yaml").write_text(out)
+    assert load_config(tmp_path / "d.yaml").model_dump() == load_config(config).model_dump()
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["citywright/v9"], "citywright/v9: file not found"),
