@@ -179,12 +179,13 @@ def show(config: Path | str, diff: Path | str | None = None) -> VariantView:
     Both are a YAML path or a shipped name (``citywright/v1.1``). Raises ConfigError (one line per
     problem, naming file and key; also for a study file, or variants of two games).
     """
-    from balancer.config_show import show_variant
+    from balancer.config_show import refuse_non_variant, show_variant
 
     _check_types(config=config, diff=diff)
-    load_variant(config)  # a study file is told so, in one line
-    if diff is not None:
-        load_variant(diff)
+    for named in (config, diff):
+        if named is not None:
+            refuse_non_variant(named)  # a sweep, tune or fragment file is told so, in one line
+            load_variant(named)  # and a study file
     return show_variant(config, diff)
 
 

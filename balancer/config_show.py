@@ -493,6 +493,27 @@ def _display_name(path: Path, given: str | Path | None = None) -> str:
     return shipped_name(path) or str(given if given is not None else path)
 
 
+def refuse_non_variant(config: Path | str) -> None:
+    """ConfigError in one line when ``config`` is a sweep or tune file (naming its base variant) or a
+    fragment without ``game:`` (naming a variant that extends it), which are not variants to show;
+    nothing for anything else (the loader says what is wrong with it)."""
+    from balancer.data import locate_config
+    from balancer.files import fragment_users, is_sweep_or_tune, read_yaml_head
+
+    path = locate_config(config)
+    head = read_yaml_head(path)
+    if is_sweep_or_tune(head) and isinstance(head.get("base"), str):
+        kind = "sweep" if "sweep" in head else "tune"
+        base = _display_name(path.parent / head["base"], Path(config).parent / head["base"])
+        raise ConfigError(f"{config}: a {kind} file, not a rule variant; its base variant: balancer show {base}")
+    users = fragment_users(path, head)
+    if users:
+        raise ConfigError(
+            f"{config}: a fragment (no game:), not a rule variant; a variant extending it: "
+            f"balancer show {_display_name(users[0], Path(config).parent / users[0].name)}"
+        )
+
+
 def show_variant(config: Path | str, other: Path | str | None = None) -> VariantView:
     """The resolved variant at ``config`` (a path or a shipped name), key by key (:class:`Entry`); with
     ``other``, also what ``config`` changes against it (:class:`Difference`; the ``variant`` name is

@@ -184,6 +184,16 @@ def test_diff_yaml_of_shipped_variants_loads_as_the_variant(config, other, tmp_p
         (["nope.yaml"], "nope.yaml: file not found"),
         (["bad.yaml"], "bad.yaml:2:1: YAML syntax error"),
         (["citywright/ladder"], "a study file"),
+        # configs/citywright/sweep-seat-bonus.yaml: `base: v1.1.yaml`; configs/urgency/standard.yaml extends decks.yaml
+        (
+            ["citywright/sweep-seat-bonus"],
+            "a sweep file, not a rule variant; its base variant: balancer show citywright/v1.1",
+        ),
+        (
+            ["urgency/decks"],
+            "a fragment (no game:), not a rule variant; a variant extending it: balancer show urgency/standard",
+        ),
+        (["citywright/v1.1", "--diff", "citywright/tune-seat-bonus"], "citywright/tune-seat-bonus: a tune file"),
         (["citywright/v1.1", "--diff", "citywright/nope"], "citywright/nope: file not found"),
         (["citywright/v1.1", "--diff", "agueda/v1"], "agueda/v1: a variant of agueda, and citywright/v1.1 one of"),
     ],
