@@ -783,17 +783,33 @@ def _yaml_comment(text: str, indent: str, width: int) -> list[str]:
     return [indent + "# " + line for line in _wrap(text, "", max(width - len(indent) - 2, 40))]
 
 
-def _yaml_lines(data: Any, prefix: KeyPath, comments: dict[KeyPath, str], width: int) -> list[str]:
-    """Block YAML of a mapping at ``prefix``: a mapping per key, lists of mappings as one flow item a
-    line, everything else in flow style; each key's comment beside it when it fits, else above it."""
+def _one_line(value: Any, path: KeyPath, commented: set[KeyPath], room: int) -> bool:
+    """Whether a mapping is written in flow style on its key's line: its values are plain values or
+    lists of them, none of its keys has a comment in the YAML, and it fits in ``room`` columns."""
+    return (
+        all(not isinstance(v, dict) and not _is_list_of_mappings(v) for v in value.values())
+        and not any((*path, k) in commented for k in value)
+        and len(flow(value)) <= room
+    )
+
+
+def _yaml_lines(
+    data: Any, prefix: KeyPath, comments: dict[KeyPath, str], width: int, commented: set[KeyPath] | None = None
+) -> list[str]:
+    """Block YAML of a mapping at ``prefix``: a mapping per key (a small one without comments of its
+    own keys in flow style: ``I: {rows: ['####'], copies: 7}``), lists of mappings as one flow item a
+    line, everything else in flow style; each key's comment beside it when it fits, else above it.
+    ``commented``: the keys with a comment in the YAML (not only the model's description)."""
+    commented = commented or set()
     indent = "  " * len(prefix)
     out: list[str] = []
     for key, value in data.items():
         path = (*prefix, key)
         comment = comments.get(path, "") if key not in NOTE_KEYS else ""
-        if not prefix and out and (isinstance(value, dict) or _is_list_of_mappings(value)):
+        room = width - len(indent) - len(flow(key)) - 2
+        nested = isinstance(value, dict) and value and not _one_line(value, path, commented, room)
+        if not prefix and out and (nested or _is_list_of_mappings(value)):
             out.append("")
-        nested = isinstance(value, dict) and value
         head = f"{indent}{flow(key)}:" + ("" if nested or _is_list_of_mappings(value) else f" {flow(value)}")
         if comment and len(head) + 3 + len(comment) <= width:
             out.append(f"{head}  # {comment}")
@@ -801,7 +817,7 @@ def _yaml_lines(data: Any, prefix: KeyPath, comments: dict[KeyPath, str], width:
             out.extend(_yaml_comment(comment, indent, width) if comment else [])
             out.append(head)
         if nested:
-            out.extend(_yaml_lines(value, path, comments, width))
+            out.extend(_yaml_lines(value, path, comments, width, commented))
         elif _is_list_of_mappings(value):
             for index, item in enumerate(value):
                 line = f"{indent}  - {flow(item)}"
@@ -817,18 +833,19 @@ def render_yaml(view: VariantView, width: int = WIDTH) -> str:
     whole; an ``assumed`` note the other has and this one lacks as ``assumed: null``), and names in a
     comment any other key the other has and this one lacks (``extends:`` cannot remove a key)."""
     comments = {e.path: e.comment or e.description for e in view.entries}
+    commented = {e.path for e in view.entries if e.comment}
     if view.differences is not None:
-        return _diff_yaml(view, comments, width)
+        return _diff_yaml(view, comments, width, commented)
     head = [
         f"# {view.game} variant {view.variant}, resolved from {view.config} by `balancer show`: every key, "
         "with its comment.",
         "# For a variant of your own, keep the keys you change and start from the shipped one:",
         f"#   extends: {view.config}",
     ]
-    return "\n".join([*head, *_yaml_lines(view.data, (), comments, width)]) + "\n"
+    return "\n".join([*head, *_yaml_lines(view.data, (), comments, width, commented)]) + "\n"
 
 
-def _diff_yaml(view: VariantView, comments: dict[KeyPath, str], width: int) -> str:
+def _diff_yaml(view: VariantView, comments: dict[KeyPath, str], width: int, commented: set[KeyPath]) -> str:
     changed: dict = {"game": view.game, "variant": view.variant}
     absent = []
     for diff in view.differences or []:
@@ -847,4 +864,4 @@ def _diff_yaml(view: VariantView, comments: dict[KeyPath, str], width: int) -> s
         f"extends: {view.other}",
     ]
     tail = [f"# not set in {view.config}, set in {view.other}: {key}" for key in absent]
-    return "\n".join([*head, *_yaml_lines(changed, (), comments, width), *tail]) + "\n"
+    return "\n".join([*head, *_yaml_lines(changed, (), comments, width, commented), *tail]) + "\n"
