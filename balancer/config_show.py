@@ -27,7 +27,7 @@ import re
 import textwrap
 import types
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,8 @@ class VariantView:
     other: str | None = None
     other_variant: str | None = None
     differences: list[Difference] | None = None
+    items: set[KeyPath] = field(default_factory=set, repr=False)
+    """The keys that are items of a mapping the model types by name (``rulers.four_cell.I``), not fields."""
 
     def text(self, width: int = WIDTH) -> str:
         """The view for a terminal ``width`` columns wide (:func:`render_text`)."""
@@ -377,7 +379,7 @@ def _annotation_at(model: type[BaseModel], path: KeyPath) -> Any:
             if info is None:
                 return None
             current = info.annotation
-        elif origin in (dict, typing.get_origin(typing.Mapping[str, int])):
+        elif origin in (dict, Mapping):
             args = typing.get_args(current)
             current = args[1] if len(args) == 2 else Any
         elif origin in (list, tuple):
@@ -582,7 +584,13 @@ def _view(config: Path | str) -> VariantView:
     top_note = own_note(data)
     if top_note:  # an `assumed:` at the top level of a file (no shipped file has one)
         entries.insert(0, Entry(path=(), key="(top level)", value=None, group=True, assumed=top_note))
+    items = {
+        e.path
+        for e in entries
+        if e.group and e.path and typing.get_origin(_annotation_at(model, e.path[:-1])) in (dict, Mapping)
+    }
     return VariantView(
+        items=items,
         config=_display_name(resolved.path, config),
         game=cfg.game,
         variant=cfg.variant,
@@ -736,7 +744,13 @@ def render_text(view: VariantView, width: int = WIDTH) -> str:
         "",
     ]
     parent_section: dict[KeyPath, str] = {}
+    commented = {e.path for e in view.entries if e.comment or e.default}  # keys that keep a line of their own
+    described = {e.path for e in view.entries if e.description}
+    folded: KeyPath | None = None  # a mapping shown on one line: its keys are not shown again
     for entry in view.entries:
+        if folded is not None and entry.path[: len(folded)] == folded:
+            continue
+        folded = None
         depth = max(len(entry.path) - 1, 0)
         indent = "  " * depth
         if depth == 0 and (entry.group or entry.comment or entry.assumed) and out[-1]:
@@ -747,6 +761,12 @@ def render_text(view: VariantView, width: int = WIDTH) -> str:
         section = entry.section if entry.section != inherited else ""
         parent_section[entry.path] = entry.section
         value = "" if entry.group else flow(entry.value) + (" (default)" if entry.default else "")
+        mapping = _value_at(view.data, entry.path) if entry.group and entry.path else None
+        if isinstance(mapping, dict):
+            plain = {k: v for k, v in mapping.items() if k not in NOTE_KEYS}
+            keep = commented if entry.path in view.items else commented | described  # an item's repeat them
+            if plain and _one_line(plain, entry.path, keep, width - len(indent) - len(name) - 2):
+                value, folded = flow(plain), entry.path
         out.extend(_key_line(indent, name, value, section, width))
         out.extend(_notes(_labelled(entry), entry.description, entry.assumed, indent + "    ", width))
     return "\n".join(out) + "\n"

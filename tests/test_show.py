@@ -55,6 +55,8 @@ def test_assumed_notes_are_shown_where_they_are_declared():
     assert (turns.value, turns.assumed, turns.section) == (3, "", "§4.1")
     text = view.text()
     assert "assumed: the rulebook's round table for 3 players is missing" in text
+    # a small mapping whose keys have no comments is one line: the round plan, a ruler shape
+    assert "\n  '3': {rounds: 4, turns: 3}\n" in text and "\n    I: {rows: ['####'], copies: 7}\n" in text
     # a list item's `assumed: true` with a `why:` (configs/urgency/decks.yaml, the Crown card): the why
     cards = api.show("urgency/standard")
     crown = next(e for e in cards.entries if e.key == "decks.rosette.cards[1]")
