@@ -35,6 +35,7 @@ __all__ = [
     "open_run",
     "report",
     "run",
+    "show",
 ]
 _ERRORS = {
     "ConfigError": "balancer.config",
@@ -46,7 +47,7 @@ _ERRORS = {
 _API = frozenset(__all__) - {"__version__"} - set(_ERRORS)
 
 if TYPE_CHECKING:
-    from balancer.api import CompareResult, RunResult, load_variant, open_run, run
+    from balancer.api import CompareResult, RunResult, load_variant, open_run, run, show
     from balancer.config import ConfigError
     from balancer.sim.runner import GamesFailedError, ResultsExistError, RunRequestError
 

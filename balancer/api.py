@@ -38,6 +38,7 @@ from balancer.data import locate_config
 if TYPE_CHECKING:
     import polars as pl
 
+    from balancer.config_show import VariantView
     from balancer.sim.batches import UntilCiResult
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "open_run",
     "report",
     "run",
+    "show",
 ]
 
 Note = Callable[[str], None]
@@ -166,6 +168,27 @@ def load_variant(config: Path | str) -> tuple[GameConfig, GameSpec]:
     return cfg, get_spec(cfg.game)
 
 
+def show(config: Path | str, diff: Path | str | None = None) -> VariantView:
+    """A rule variant as a designer reads it, the command ``balancer show``
+    (:func:`balancer.config_show.show_variant`): every key of the resolved variant (after
+    ``extends:``) with its value, its comment in the YAML, the rulebook section, the config model's
+    description and its ``assumed`` note (``.entries``); with ``diff`` (another variant of the same
+    game), only what ``config`` changes against it (``.differences``: old and new value of each key).
+    ``.text()``, ``.yaml()`` (a file that loads as the same variant) and ``.as_dict()`` render it.
+
+    Both are a YAML path or a shipped name (``citywright/v1.1``). Raises ConfigError (one line per
+    problem, naming file and key; also for a study file, or variants of two games).
+    """
+    from balancer.config_show import refuse_non_variant, show_variant
+
+    _check_types(config=config, diff=diff)
+    for named in (config, diff):
+        if named is not None:
+            refuse_non_variant(named)  # a sweep, tune or fragment file is told so, in one line
+            load_variant(named)  # and a study file
+    return show_variant(config, diff)
+
+
 def is_study(head: Any) -> bool:
     """Whether a parsed YAML mapping is a study file rather than a rule variant: it has ``study:``, or
     ``runs:`` and ``variants:`` without a variant's ``extends:`` or ``variant:`` (a study whose name was
@@ -243,6 +266,7 @@ _KINDS: dict[str, str] = {
     "since": "optional text",
     "figures": "optional path",
     "alpha": "number",
+    "diff": "optional path",
 }
 """The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
 

@@ -176,6 +176,7 @@ PUBLIC = {
     "history_page": (api.history_page, {"path": "h.duckdb", "out": "h.html"}, [
         "path", "out", "study", "numbers", "since", "figures", "alpha",
     ]),
+    "show": (api.show, {"config": "citywright/v1.1", "diff": "citywright/v1.0"}, ["config", "diff"]),
     "default_players": (api.default_players, {"players": None, "agents": "random", "cfg": None}, [
         "players", "agents", "cfg", "fallback",
     ]),

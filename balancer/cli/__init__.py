@@ -13,6 +13,7 @@ import importlib
 COMMANDS: tuple[str, ...] = (
     "games",
     "validate",
+    "show",
     "run",
     "report",
     "play",

@@ -26,9 +26,11 @@ class StarterError(ValueError):
 def _variant_text(game: str, parent: str, title: str) -> str:
     return f"""\
 # A {title} rule variant. It extends the shipped variant {parent}: every key not set here comes
-# from there. Copy a key of that file here and change its value to test a rule change, e.g. see
-#   balancer validate --assumed {parent}     (the values the rulebook left open)
-#   balancer validate --schema {game}        (every key, for editor completion)
+# from there. Run `balancer show {parent}` to see every key (value, comment, rulebook section,
+# `assumed` note); to test a rule change, write a key here, nested under its parent keys as printed
+# there, with its new value. Also:
+#   balancer show {VARIANT_FILE} --diff {parent}   lists what this file changes
+#   balancer validate --schema {game}   gives every key as a JSON schema, for editor completion
 # then play it:  balancer run {VARIANT_FILE} --games 2000   or the study beside it:  balancer study {STUDY_FILE}
 extends: {parent}
 variant: {STARTER_VARIANT}
