@@ -145,7 +145,9 @@ def test_unknown_key_names_file_path_and_allowed_keys(tmp_path):
     child = write(tmp_path, "child.yaml", "extends: base.yaml\ninner: {point: 3}\n")
     with pytest.raises(ConfigError) as err:
         load_config(child)
-    assert str(err.value) == f"{child}: inner.point: unknown key 'point' (did you mean 'points'?), allowed: points, mode"
+    assert (
+        str(err.value) == f"{child}: inner.point: unknown key 'point' (did you mean 'points'?), allowed: points, mode"
+    )
 
 
 def test_several_errors_several_lines(tmp_path):

@@ -224,9 +224,7 @@ class Study(_Strict):
             elif fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
                 problems.append(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
             elif fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
-                problems.append(
-                    f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}"
-                )
+                problems.append(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
             elif fig.show.startswith("metric:") and not isinstance(value, (int, float)):
                 problems.append(f"figures.{i}.published.{label}: give one number")
         return problems

@@ -13,8 +13,8 @@ from balancer.core.tables import seat_agents
 from balancer.games import GAMES, get_spec
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
-from balancer.sim.rundir import RunDir
 from balancer.sim.request import agent_problems
+from balancer.sim.rundir import RunDir
 from balancer.sim.runner import RunRequestError, check_run, engine_sha256, run_to_dir
 
 from .model import Run, Study, StudyError, read_study, variant_files
@@ -115,13 +115,15 @@ def run_problems(
     spec = get_spec(game or (study.game if study is not None else ""))
     if not loaded:
         return []
-    if study is not None and study.ladder is not None:  # a rung or player count the game refuses, as the ladder: section says it
+    if (
+        study is not None and study.ladder is not None
+    ):  # a rung or player count the game refuses, as the ladder: section says it
         from balancer.ladder.model import check_rungs
 
         try:
             check_rungs(study.ladder, spec, loaded, str(study_path))
         except ValueError as exc:
-            return [str(exc)]
+            return str(exc).split("\n")
     problems: list[str] = []
     for run_name, run in runs.items():
         unknown = agent_problems(spec, run.agents, list(loaded.values()))
