@@ -175,7 +175,7 @@ def check_study(
     run_lines = run_problems(study, runs, loaded, path, play_seed, jobs, game)
     problems += run_lines
     if figures and study is not None and loaded:
-        failing = {line.partition(": runs.")[2].split(".")[0].split(":")[0] for line in run_lines}
+        failing = {r for r in study.runs if any(f": runs.{r}." in line or f": runs.{r}:" in line for line in run_lines)}
         shown = [r for r in figure_runs(study) if r not in failing]
         if shown:
             if on_probe is not None:
