@@ -150,3 +150,20 @@ def test_any_k_injected_typos_give_exactly_k_problems(tmp_path, chosen):
     assert len(lines) == len(chosen), lines
     for line in chosen:
         assert sum(f"{path}: {TYPOS[line]}" in got for got in lines) == 1, (TYPOS[line], lines)
+
+
+def test_a_sweep_reports_its_schema_and_its_agents_together(tmp_path):
+    # a misspelt top-level key (pathz for paths: one line, not a missing paths too) no longer hides
+    # the run's unknown agent
+    sweep = write(
+        tmp_path,
+        "sw.yaml",
+        f"sweep: s\ntitle: S\nbase: {V11}\nseed: 1\nruns:\n  mirror-4p: {{players: 4, agents: [gredy], games: 10}}\n"
+        "pathz:\n  seat_bonus.4[3]: [0, 1]\n",
+    )
+    code, lines = validate(sweep)
+    assert code == 2
+    assert sorted(line.removeprefix("error: ") for line in lines) == [
+        f"{sweep}: pathz: unknown key 'pathz' (did you mean 'paths'?)",
+        f"{sweep}: runs.mirror-4p.agents[0]: unknown agent 'gredy' (did you mean 'greedy'?)",
+    ]

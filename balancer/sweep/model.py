@@ -156,7 +156,10 @@ def validation_lines(path: Path, exc: ValidationError, model: type[BaseModel] | 
     key close to a key of ``model`` says ``(did you mean '...'?)``."""
     lines = []
     typos = key_typos(exc.errors(include_url=False), model) if model is not None else {}
+    meant = {(*loc[:-1], key) for loc, key in typos.items()}  # said by the typo's line: not missing twice
     for err in exc.errors():
+        if err["type"] == "missing" and tuple(err["loc"]) in meant:
+            continue
         loc = ".".join(str(p) for p in err["loc"] if p not in ("list[any]", "Range", "function-after[_one_kind()]"))
         msg = err["msg"].removeprefix("Value error, ")
         top = str(err["loc"][0]) if err["loc"] else ""
