@@ -13,6 +13,7 @@ path (``scoring.commercial.tiers[1].points``) and what would be allowed, one lin
 from __future__ import annotations
 
 import collections.abc
+import copy
 import difflib
 import hashlib
 import json
@@ -328,6 +329,7 @@ def load_config(path: Path | str) -> GameConfig:
         return model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
         lines = validation_error_lines(resolved, model, exc)
+        lines += rule_check_lines(resolved, model, exc, lines)
         if named_by_file:  # the name came from the file's name: say so, and how to give another
             lines = [
                 line + " (the variant is named after its file; give it a shorter variant: name)"
@@ -422,28 +424,43 @@ def _split_message_path(
     return tuple(loc) + sub, match.group(2)
 
 
-def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: ValidationError) -> list[str]:
-    """One message line per pydantic error: ``<file>: <key path>: <problem>; <what is allowed>``.
-
-    An unknown key that is a likely typo of a missing required key of the same mapping (``tabel``
-    for ``table``) gives one line, ``did you mean 'table'?``, and the "required key missing" line
-    of that key is left out.
-    """
-    errors = exc.errors(include_url=False)
+def key_typos(errors: list[Any], model: type[BaseModel]) -> dict[KeyPath, str]:
+    """Unknown key path -> the key of the same mapping it is a likely typo of
+    (:func:`difflib.get_close_matches`): first a missing required key (``tabel`` for ``table``),
+    else any key the mapping allows (``seat_bonsu`` for ``seat_bonus``, set by an extended file)."""
     missing = {tuple(e.get("loc", ())) for e in errors if e.get("type") == "missing" and e.get("loc")}
     typo_of: dict[KeyPath, str] = {}
     for err in errors:
         loc = tuple(err.get("loc", ()))
         if err.get("type") != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
             continue
-        candidates = [
-            str(m[-1])
-            for m in missing
-            if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in {(*k[:-1], v) for k, v in typo_of.items()}
-        ]
-        close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6)
+        taken = {(*k[:-1], v) for k, v in typo_of.items()}
+        candidates = [str(m[-1]) for m in missing if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in taken]
+        close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6) or difflib.get_close_matches(
+            loc[-1], _allowed_keys(model, loc[:-1]), n=1, cutoff=0.6
+        )
         if close:
             typo_of[loc] = close[0]
+    return typo_of
+
+
+RULE_CHECK_ERRORS = ("value_error", "assertion_error")
+"""The pydantic error types of a validator's own check (a rule check: ``seat_bonus.4: needs 4 values``)."""
+
+
+def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: ValidationError) -> list[str]:
+    """One message line per pydantic error: ``<file>: <key path>: <problem>; <what is allowed>``.
+
+    An unknown key that is a likely typo of a missing required key of the same mapping (``tabel``
+    for ``table``) gives one line, ``did you mean 'table'?``, and the "required key missing" line
+    of that key is left out. A validator's message of several lines (each ``key.path: problem``,
+    a rule check that lists every problem it found) gives a line each.
+    """
+    return _error_lines(resolved, model, exc.errors(include_url=False))
+
+
+def _error_lines(resolved: ResolvedYaml, model: type[BaseModel], errors: list[Any]) -> list[str]:
+    typo_of = key_typos(errors, model)
     suppressed = {(*loc[:-1], key) for loc, key in typo_of.items()}
     lines = []
     for err in errors:
@@ -452,19 +469,85 @@ def validation_error_lines(resolved: ResolvedYaml, model: type[BaseModel], exc: 
             continue
         if loc in typo_of:
             allowed = _allowed_keys(model, loc[:-1])
-            tail = f" allowed: {', '.join(allowed)}" if allowed else ""
+            tail = f", allowed: {', '.join(allowed)}" if allowed else ""
             lines.append(
-                f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key, did you mean {typo_of[loc]!r}?{tail}"
+                f"{resolved.origin(loc)}: {format_key_path(loc)}: unknown key {loc[-1]!r} "
+                f"(did you mean {typo_of[loc]!r}?){tail}"
             )
             continue
         if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
-            where, problem = loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}"
-        elif err.get("type") in ("value_error", "assertion_error"):
-            where, problem = _split_message_path(err, model, loc, _describe_error(err, model, loc))
+            found = [(loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}")]
+        elif err.get("type") in RULE_CHECK_ERRORS:  # a rule check may list several problems, a line each
+            found = [
+                _split_message_path(err, model, loc, part)
+                for part in _describe_error(err, model, loc).split("\n")
+                if part.strip()
+            ]
         else:
-            where, problem = loc, _describe_error(err, model, loc)
-        lines.append(f"{resolved.origin(where)}: {format_key_path(where)}: {problem}")
-    return lines
+            found = [(loc, _describe_error(err, model, loc))]
+        lines.extend(f"{resolved.origin(where)}: {format_key_path(where)}: {problem}" for where, problem in found)
+    return list(dict.fromkeys(lines))
+
+
+def without_unknown_keys(data: Any, errors: list[Any], model: type[BaseModel]) -> tuple[Any, dict[KeyPath, KeyPath]]:
+    """A copy of ``data`` with every unknown key of ``errors`` removed, or moved to the key it is a
+    likely typo of (:func:`key_typos`), and the moves (unknown key path -> the path it was moved to);
+    (None, {}) when no error is an unknown key."""
+    unknown = [tuple(e["loc"]) for e in errors if e.get("type") == "extra_forbidden" and e.get("loc")]
+    if not unknown:
+        return None, {}
+    typo_of = key_typos(errors, model)
+    repaired = copy.deepcopy(data)
+    moves: dict[KeyPath, KeyPath] = {}
+    for loc in unknown:
+        parent = repaired
+        for part in loc[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        if isinstance(parent, dict) and loc[-1] in parent:
+            value = parent.pop(loc[-1])
+            if loc in typo_of:  # read as the key it is a likely typo of, over what an extended file set
+                meant = typo_of[loc]
+                both = isinstance(value, dict) and isinstance(parent.get(meant), dict)
+                parent[meant] = deep_merge(parent[meant], value) if both else value
+                moves[loc] = (*loc[:-1], meant)
+    return repaired, moves
+
+
+def rule_check_lines(
+    resolved: ResolvedYaml, model: type[BaseModel], exc: ValidationError, known: list[str]
+) -> list[str]:
+    """The rule checks' lines that the unknown keys of ``exc`` kept from running (pydantic runs a
+    model's own check only once every field of it is valid): the data is validated again without
+    those keys (a likely typo of another key read as that key, :func:`key_typos`), and every rule
+    check's line not already in ``known`` is returned. [] when ``exc`` has no unknown key."""
+    repaired, moves = without_unknown_keys(resolved.data, exc.errors(include_url=False), model)
+    if repaired is None:
+        return []
+    origins = dict(resolved.origins)
+    for loc, meant in moves.items():  # what a misspelt key set comes from the file that misspelt it
+        _record_origins(_at(resolved.data, loc), resolved.origin(loc), meant, origins)
+        origins[meant] = resolved.origin(loc)
+    moved = ResolvedYaml(resolved.path, repaired, origins, resolved.chain)
+    try:
+        model.model_validate(repaired, strict=True)
+    except ValidationError as again:
+        checks = [e for e in again.errors(include_url=False) if e.get("type") in RULE_CHECK_ERRORS]
+        return [line for line in _error_lines(moved, model, checks) if line not in known]
+    return []
+
+
+def _at(data: Any, loc: KeyPath) -> Any:
+    """The value at ``loc`` in nested mappings and lists (None when the path is not there)."""
+    for part in loc:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath) -> str:

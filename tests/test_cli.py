@@ -56,7 +56,8 @@ def test_validate_bad_exits_2_with_message_on_stderr(citywright, tmp_path):
     result = runner.invoke(app, ["validate", str(bad)])
     assert result.exit_code == 2
     assert (
-        f"{bad}: scoring.park.per_rows: unknown key 'per_rows', allowed: touching, per_row, per_column" in result.stderr
+        f"{bad}: scoring.park.per_rows: unknown key 'per_rows' (did you mean 'per_row'?), allowed: touching, per_row, per_column"
+        in result.stderr
     )
     assert result.stdout == ""
 

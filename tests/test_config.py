@@ -145,7 +145,9 @@ def test_unknown_key_names_file_path_and_allowed_keys(tmp_path):
     child = write(tmp_path, "child.yaml", "extends: base.yaml\ninner: {point: 3}\n")
     with pytest.raises(ConfigError) as err:
         load_config(child)
-    assert str(err.value) == f"{child}: inner.point: unknown key 'point', allowed: points, mode"
+    assert (
+        str(err.value) == f"{child}: inner.point: unknown key 'point' (did you mean 'points'?), allowed: points, mode"
+    )
 
 
 def test_several_errors_several_lines(tmp_path):
@@ -214,7 +216,7 @@ def test_citywright_unknown_key_lists_fields(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_config(path)
     assert str(err.value) == (
-        f"{path}: scoring.residential.largest_point: unknown key 'largest_point', "
+        f"{path}: scoring.residential.largest_point: unknown key 'largest_point' (did you mean 'largest_points'?), "
         "allowed: largest_points, largest_per_tiles, second_points_per_tile"
     )
 
@@ -284,7 +286,7 @@ def test_typo_of_a_missing_key_is_one_message(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_config(path)
     allowed = ", ".join(CitywrightConfig.model_fields)
-    assert str(err.value) == f"{path}: tabel: unknown key, did you mean 'table'? allowed: {allowed}"
+    assert str(err.value) == f"{path}: tabel: unknown key 'tabel' (did you mean 'table'?), allowed: {allowed}"
 
 
 def test_typo_nested_and_unrelated_unknown_key_keeps_missing(tmp_path):
@@ -292,7 +294,7 @@ def test_typo_nested_and_unrelated_unknown_key_keeps_missing(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_config(path)
     lines = str(err.value).splitlines()
-    assert f"{path}: inner.pionts: unknown key, did you mean 'points'? allowed: points, mode" in lines
+    assert f"{path}: inner.pionts: unknown key 'pionts' (did you mean 'points'?), allowed: points, mode" in lines
     assert f"{path}: colour: unknown key 'colour', allowed: game, variant, inner, tags" in lines
     assert len(lines) == 2  # no "inner.points: required key missing"
 

@@ -132,7 +132,7 @@ def test_a_study_checks_every_cell_before_playing(tiny, tmp_path):
     tiny.write_text(
         TINY.replace("agents: [greedy], games: 20", "agents: [greedy, wizard], games: 20"), encoding="utf-8"
     )
-    with pytest.raises(ValueError, match="runs.mirror-2p under v1.0: .*wizard"):
+    with pytest.raises(StudyError, match=r"runs\.mirror-2p\.agents\[1\]: unknown agent 'wizard'"):
         run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
     assert not (tmp_path / "results").exists() or not any((tmp_path / "results").rglob("results.parquet"))
 

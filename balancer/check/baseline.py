@@ -205,8 +205,10 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
         raise BaselineError(f"{path}: not a balancer baseline (kind {KIND!r}, format {FORMAT})")
     try:
         BaselineFile.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"]) or "(top level)"
-        raise BaselineError(f"{path}: {where}: {err['msg']}") from None
+    except ValidationError as exc:  # every problem of the file, one line each
+        lines = [
+            f"{path}: {'.'.join(str(part) for part in err['loc']) or '(top level)'}: {err['msg']}"
+            for err in exc.errors()
+        ]
+        raise BaselineError("\n".join(dict.fromkeys(lines))) from None
     return data

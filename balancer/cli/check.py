@@ -48,10 +48,10 @@ def baseline_save(
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
     from balancer.check import save_baseline
-    from balancer.study import load_study
+    from balancer.study.runner import check_study
 
     with library_errors(interrupted=None):
-        spec, _ = load_study(study_file)
+        spec, _, _ = check_study(study_file, figures=False)  # every problem of the file at once
     _check_out_file("--out", out, "a JSON file")
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
@@ -156,10 +156,10 @@ def check(
     from pydantic import ValidationError
 
     from balancer.check import load_baseline, print_table, run_check, write_junit, write_markdown
-    from balancer.study import load_study
+    from balancer.study.runner import check_study
 
     with library_errors(interrupted=None):
-        spec, _ = load_study(study_file)
+        spec, _, _ = check_study(study_file, figures=False)  # every problem of the file at once
         data = load_baseline(baseline)
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:

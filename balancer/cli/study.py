@@ -51,10 +51,11 @@ def study(
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
-    from balancer.study import load_study, run_study, study_changes
+    from balancer.study import run_study, study_changes
+    from balancer.study.runner import check_study
 
-    with library_errors(interrupted=None):
-        spec, _ = load_study(study_file)
+    with library_errors(interrupted=None):  # every problem of the file at once, before any output is checked
+        spec, _, _ = check_study(study_file, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
     if figures is not None:

@@ -9,7 +9,7 @@ import typer
 
 from balancer.config import export_schema, resolve_yaml
 from balancer.files import fragment_users, is_study, is_sweep_or_tune, read_yaml_head
-from balancer.games import GAMES, get_spec
+from balancer.games import GAMES
 from balancer.sim.request import counts_text
 
 from .app import (
@@ -103,17 +103,11 @@ def _validate_config(config: Path, assumed: bool = False) -> None:
 def _validate_study(path: Path) -> None:
     """Check a study file, its variant configs, that every cell can be played and that every metric
     or label a figure shows exists (one game of each such run is played to learn them); print
-    'OK: study ...' or exit 2 naming the file and key."""
-    from balancer.study import load_study
-    from balancer.study.runner import check_figures, figure_runs, load_variants, probe_tables
+    'OK: study ...' or exit 2 with every problem, one line each naming the file and key."""
+    from balancer.study.runner import check_study
 
     with library_errors(interrupted=None):
-        study, configs = load_study(path)
-        loaded = load_variants(study, configs, path, study.seed, 1)
-        if figure_runs(study):
-            # the metrics and labels a figure names: learnt from one game of its run, as `study` does
-            _compile_note(get_spec(study.game))
-            check_figures(study, path, probe_tables(study, loaded, study.seed, figure_runs(study)))
+        study, _, _ = check_study(path, jobs=1, on_probe=_compile_note)
     typer.echo(
         f"OK: study {study.study}: runs {', '.join(study.runs)}; variants {', '.join(study.variants)} "
         f"({study.game}, {path})"

@@ -255,18 +255,21 @@ def expand_study_data(data: Any) -> Any:
 
 
 def check_rungs(ladder: Ladder, spec: Any, configs: dict[str, Any], where: str) -> None:
-    """Raise ValueError (one line: ``<where>: ladder.rungs under <variant>: ...`` or ``ladder.players``)
-    when a rung is not an agent of the game under some variant, or a player count is not supported
-    by it. ``spec``: the game's GameSpec; ``configs``: variant label -> loaded config."""
+    """Raise ValueError (a line per problem: ``<where>: ladder.rungs under <variant>: ...`` or
+    ``ladder.players``) when a rung is not an agent of the game under some variant, or a player count
+    is not supported by it. ``spec``: the game's GameSpec; ``configs``: variant label -> loaded config."""
+    problems = []
     for label, cfg in configs.items():
         for rung in ladder.rungs:  # every rung, also one that rungs_at leaves out somewhere
             problem = spec.check_agent(rung, cfg)
             if problem:
-                raise ValueError(f"{where}: ladder.rungs under {label}: {problem}")
+                problems.append(f"{where}: ladder.rungs under {label}: {problem}")
         counts = getattr(cfg, "player_counts", None)
         for n in ladder.players:
             if counts is not None and n not in counts:
-                raise ValueError(
+                problems.append(
                     f"{where}: ladder.players under {label}: {n} players are not supported by this "
                     f"variant (supported: {', '.join(map(str, counts))})"
                 )
+    if problems:
+        raise ValueError("\n".join(problems))

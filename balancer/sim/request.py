@@ -7,6 +7,7 @@ Errors name the request's field (:class:`~balancer.sim.errors.RunRequestError`: 
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -96,6 +97,28 @@ def _check_counts(games: int, seed: int, jobs: int, chunk_size: int | None) -> N
         )
     if chunk_size is not None and chunk_size < 1:
         raise RunRequestError("chunk_size", f"must be at least 1, got {chunk_size}")
+
+
+def agent_problems(spec: GameSpec, agents: Sequence[str], cfgs: Sequence[Any]) -> list[tuple[int, str]]:
+    """(index in ``agents``, problem) of every agent name the game does not accept under one of
+    ``cfgs`` (``spec.check_agent``), each name once at its first index: what a file that lists the
+    agents (a study's or a sweep's ``runs.<name>.agents``) names as ``agents[<i>]``. An unknown name
+    close to a known one (:func:`difflib.get_close_matches`) is ``unknown agent 'gredy' (did you
+    mean 'greedy'?)``; any other problem is the game's own sentence."""
+    found = []
+    for i, name in enumerate(agents):
+        if name in agents[:i]:
+            continue
+        problem = next((p for cfg in cfgs if (p := spec.check_agent(name, cfg))), None)
+        if problem is None:
+            continue
+        if problem.startswith(f"unknown agent {name!r}"):
+            known = [*spec.agents, *spec.extra_agents, *(["mcts"] if spec.engine is not None else [])]
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            if close:
+                problem = f"unknown agent {name!r} (did you mean {close[0]!r}?)"
+        found.append((i, problem))
+    return found
 
 
 def check_run(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from balancer.config import ConfigError, read_yaml_mapping
+from balancer.config import RULE_CHECK_ERRORS, ConfigError, key_typos, read_yaml_mapping, without_unknown_keys
 from balancer.core.seeding import MAX_GAMES
 from balancer.data import builtin_config, locate_config
 from balancer.ladder.model import Ladder, expand_study_data
@@ -25,7 +26,15 @@ SHOWS = ("seat_win_rate", "agent_win_rate")
 
 
 class StudyError(Exception):
-    """A study file that cannot be used: its str is one line per problem, naming file and key."""
+    """A study file that cannot be used: its str is one line per problem, naming file and key.
+
+    Given a list, ``lines`` keeps every problem (one line each, as :class:`~balancer.config.ConfigError`
+    does), so that the command line prints them one per line."""
+
+    def __init__(self, lines: str | list[str]):
+        if isinstance(lines, list):
+            self.lines: list[str] = list(lines)
+        super().__init__(lines if isinstance(lines, str) else "\n".join(lines))
 
 
 class _Strict(BaseModel):
@@ -178,43 +187,47 @@ class Study(_Strict):
 
     @model_validator(mode="after")
     def _references(self) -> Study:
-        for i, fig in enumerate(self.figures):
-            if fig.run not in self.runs:
-                raise ValueError(f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}")
-            if fig.show.startswith("matchups:"):
-                if self.runs[fig.run].players != 2:
-                    raise ValueError(
-                        f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has "
-                        f"{self.runs[fig.run].players}"
-                    )
-                if fig.published:
-                    raise ValueError(f"figures.{i}.published: a match-up matrix takes no published values")
-            for label, value in (fig.published or {}).items():
-                if label not in self.variants:
-                    raise ValueError(
-                        f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}"
-                    )
-                run = self.runs[fig.run]
-                if fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
-                    raise ValueError(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
-                if fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
-                    raise ValueError(
-                        f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}"
-                    )
-                if fig.show.startswith("metric:") and not isinstance(value, (int, float)):
-                    raise ValueError(f"figures.{i}.published.{label}: give one number")
+        """Figures naming runs and variants of the file, and names fit to be folders: every problem
+        found, one ``key.path: problem`` line each."""
+        problems = [line for i, fig in enumerate(self.figures) for line in self._figure_problems(i, fig)]
         for where, names in (("variants", self.variants), ("runs", self.runs)):
             for name in names:
                 shown = name if len(name) <= 40 else name[:37] + "..."
                 if not re.fullmatch(NAME_PATTERN, name):
-                    raise ValueError(
+                    problems.append(
                         f"{where}.{shown}: {'labels' if where == 'variants' else 'run names'} use "
                         "letters, digits, '.', '_' and '-' only, starting with a letter or digit "
                         "(each is a folder name)"
                     )
-                if len(name) > MAX_NAME_LENGTH:
-                    raise ValueError(f"{where}.{shown}: {len(name)} characters, at most {MAX_NAME_LENGTH}")
+                elif len(name) > MAX_NAME_LENGTH:
+                    problems.append(f"{where}.{shown}: {len(name)} characters, at most {MAX_NAME_LENGTH}")
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
+
+    def _figure_problems(self, i: int, fig: Figure) -> list[str]:
+        """The problems of figure ``i``: an unknown run, published values that do not fit what it shows."""
+        if fig.run not in self.runs:
+            return [f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}"]
+        run = self.runs[fig.run]
+        if fig.show.startswith("matchups:"):
+            if run.players != 2:
+                return [f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has {run.players}"]
+            if fig.published:
+                return [f"figures.{i}.published: a match-up matrix takes no published values"]
+        problems = []
+        for label, value in (fig.published or {}).items():
+            if label not in self.variants:
+                problems.append(
+                    f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}"
+                )
+            elif fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
+                problems.append(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
+            elif fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
+                problems.append(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
+            elif fig.show.startswith("metric:") and not isinstance(value, (int, float)):
+                problems.append(f"figures.{i}.published.{label}: give one number")
+        return problems
 
     @field_validator("game")
     @classmethod
@@ -240,12 +253,21 @@ def _path_of(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc) or "(top level)"
 
 
-def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
-    """Read and validate a study file. Returns (study, variant label -> absolute config path).
+@dataclass
+class StudyFile:
+    """A study file read: where it is (a shipped name located), its mapping, its model (None when the
+    file has problems) and the problems of its schema and own checks, one line each."""
 
-    Raises StudyError naming the file and key for a missing file, bad YAML, unknown keys, wrong
-    types or a variant config that does not exist (the configs themselves are checked when loaded).
-    """
+    path: Path
+    data: dict
+    study: Study | None
+    problems: list[str]
+
+
+def read_study(path: Path | str) -> StudyFile:
+    """Read a study file and validate its schema, collecting every problem (:class:`StudyFile`).
+    Raises StudyError (one line) only for a file that cannot be a study at all: missing, not YAML,
+    not a mapping, a rule variant."""
     path = locate_config(path)  # a shipped study by name: citywright/appendix
     if not _is_file(path):
         raise StudyError(f"{path}: no such study file")
@@ -262,26 +284,79 @@ def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
             f"{path}: a rule variant, not a study file (a study has study:, variants:, runs: and "
             f"figures:); play a variant with 'balancer run {path}'"
         )
+    study, lines = _validated(path, data)
+    return StudyFile(path, data, study, lines)
+
+
+def load_study(path: Path | str) -> tuple[Study, dict[str, Path]]:
+    """Read and validate a study file. Returns (study, variant label -> absolute config path).
+
+    Raises StudyError naming the file and key of every problem, one line each: a missing file, bad
+    YAML, unknown keys, wrong types, every variant config that does not exist (the configs
+    themselves are checked when loaded: :func:`balancer.study.runner.check_study`).
+    """
+    read = read_study(path)
+    configs, missing = variant_files(read.path, read.data)
+    lines = read.problems + [line for line in missing if line not in read.problems]
+    if lines:
+        raise StudyError(lines)
+    assert read.study is not None  # no problem: the model validated
+    return read.study, configs
+
+
+def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
+    """The study model of ``data``, or None and one ``<file>: <key path>: <problem>`` line per problem:
+    every schema problem (an unknown key with the key it is a likely typo of), and the file's own
+    checks (figures naming runs, ...) that unknown keys would have kept from running."""
     try:
-        study = Study.model_validate(data)
+        return Study.model_validate(data), []
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            msg = err["msg"].removeprefix("Value error, ")
-            loc = err["loc"]
-            if err["type"] == "extra_forbidden":
-                msg = f"unknown key {loc[-1]!r}"
-            m = re.match(r"^(\S+?): (.*)$", msg, re.S)
+        errors = exc.errors(include_url=False)
+        lines = _error_lines(path, errors, key_typos(errors, Study))
+    repaired, _ = without_unknown_keys(data, errors, Study)
+    if repaired is not None:
+        try:
+            Study.model_validate(repaired)
+        except ValidationError as again:
+            checks = [e for e in again.errors(include_url=False) if e["type"] in RULE_CHECK_ERRORS and not e["loc"]]
+            lines += [line for line in _error_lines(path, checks, {}) if line not in lines]
+    return None, list(dict.fromkeys(lines))
+
+
+def _error_lines(path: Path, errors: list[Any], typos: dict[tuple[Any, ...], str]) -> list[str]:
+    """A line per pydantic error of a study file (a model check of several lines: a line each)."""
+    lines = []
+    for err in errors:
+        msg = err["msg"].removeprefix("Value error, ")
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key {loc[-1]!r}"
+            if loc in typos:
+                msg += f" (did you mean {typos[loc]!r}?)"
+        for part in msg.split("\n") if err["type"] in RULE_CHECK_ERRORS else [msg]:
+            where = loc
+            m = re.match(r"^(\S+?): (.*)$", part, re.S)
             if m and not loc:
-                loc, msg = (m.group(1),), m.group(2)
-            lines.append(f"{path}: {_path_of(loc)}: {msg}")
-        raise StudyError("\n".join(lines)) from None
-    configs = {}
-    for label, rel in study.variants.items():
+                where, part = (m.group(1),), m.group(2)
+            lines.append(f"{path}: {_path_of(where)}: {part}")
+    return lines
+
+
+def variant_files(path: Path, data: dict) -> tuple[dict[str, Path], list[str]]:
+    """Label -> config file of every variant a study file's ``variants:`` names (relative to the
+    file, or a shipped name such as ``citywright/v1.1``), and a line for every file that does not
+    exist. Read from the file's mapping, so that missing files are named even when other keys are wrong."""
+    variants = data.get("variants")
+    configs: dict[str, Path] = {}
+    lines: list[str] = []
+    for label, rel in variants.items() if isinstance(variants, dict) else []:
+        if not isinstance(rel, str) or not rel:
+            continue  # the schema's line says what is wrong
         cfg_path = (path.parent / rel).resolve()
         if not _is_file(cfg_path) and (shipped := builtin_config(rel)) is not None:
             cfg_path = shipped  # a shipped variant by name: citywright/v1.1
         if not _is_file(cfg_path):
-            raise StudyError(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
-        configs[label] = cfg_path
-    return study, configs
+            lines.append(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
+        else:
+            configs[str(label)] = cfg_path
+    return configs, lines

@@ -8,16 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from balancer.config import config_sha256, load_config
+from balancer.config import ConfigError, config_sha256, load_config
 from balancer.core.tables import seat_agents
-from balancer.games import get_spec
+from balancer.games import GAMES, get_spec
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.progress import cells_overall
+from balancer.sim.request import agent_problems
 from balancer.sim.rundir import RunDir
-from balancer.sim.runner import check_run, engine_sha256, run_to_dir
+from balancer.sim.runner import RunRequestError, check_run, engine_sha256, run_to_dir
 
-from .model import Study, StudyError, load_study
+from .model import Run, Study, StudyError, read_study, variant_files
 
 
 @dataclass
@@ -70,28 +71,133 @@ def _finished(out_dir: Path, expected: dict[str, Any]) -> bool:
 
 def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed: int, jobs: int) -> dict[str, Any]:
     """Load every variant's config and check that every cell (run x variant) can be played with
-    ``seed``; return label -> config. Raises ConfigError (bad config) or ValueError (a config of
-    another game, an unknown agent, an unsupported player count), naming the study file and key."""
-    game = get_spec(study.game)
-    loaded = {}
+    ``seed``; return label -> config. Raises StudyError with every problem, one line each: a bad
+    variant config (its own lines, naming its file), a config of another game, a run the game cannot
+    play (an unknown agent, an unsupported player count), each naming the study file and key."""
+    loaded, problems = variant_problems(study.game, configs, study_path)
+    if not problems:
+        problems = run_problems(study, study.runs, loaded, study_path, seed, jobs)
+    if problems:
+        raise StudyError(problems)
+    return loaded
+
+
+def variant_problems(game: str, configs: dict[str, Path], study_path: Path) -> tuple[dict[str, Any], list[str]]:
+    """Label -> loaded config of every variant that is valid and of ``game``, and the lines of every
+    one that is not (a bad config's own lines, naming its file; ``variants.<label>`` for another game)."""
+    loaded, problems = {}, []
     for label, path in configs.items():
-        cfg = load_config(path)
-        if cfg.game != study.game:
-            raise ValueError(
-                f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {study.game}"
-            )
+        try:
+            cfg = load_config(path)
+        except ConfigError as exc:
+            problems.extend(exc.lines)
+            continue
+        if cfg.game != game:
+            problems.append(f"{study_path}: variants.{label}: {path.name} is a {cfg.game} config, the study is {game}")
+            continue
         loaded[label] = cfg
-    if study.ladder is not None:  # a rung or player count the game refuses, named as the ladder: section says it
+    return loaded, problems
+
+
+def run_problems(
+    study: Study | None,
+    runs: dict[str, Run],
+    loaded: dict[str, Any],
+    study_path: Path,
+    seed: int,
+    jobs: int,
+    game: str | None = None,
+) -> list[str]:
+    """Every problem of the runs under the loaded variants, in the study file's words: an unknown
+    agent as ``runs.<run>.agents[<i>]: unknown agent 'gredy' (did you mean 'greedy'?)``, a table or
+    player count the game cannot play as ``runs.<run>.agents`` or ``runs.<run>.players`` (``under
+    <variant>`` when only some variants refuse it); a ladder's rungs and players as ``ladder.rungs``.
+    ``study``: the validated study (None when the file has other problems: its ladder is not checked)."""
+    spec = get_spec(game or (study.game if study is not None else ""))
+    if not loaded:
+        return []
+    if (
+        study is not None and study.ladder is not None
+    ):  # a rung or player count the game refuses, as the ladder: section says it
         from balancer.ladder.model import check_rungs
 
-        check_rungs(study.ladder, game, loaded, str(study_path))
-    for run_name, run in study.runs.items():
+        try:
+            check_rungs(study.ladder, spec, loaded, str(study_path))
+        except ValueError as exc:
+            return str(exc).split("\n")
+    problems: list[str] = []
+    for run_name, run in runs.items():
+        unknown = agent_problems(spec, run.agents, list(loaded.values()))
+        problems += [f"{study_path}: runs.{run_name}.agents[{i}]: {problem}" for i, problem in unknown]
+        if unknown:
+            continue
+        refused: dict[str, list[str]] = {}
         for label, cfg in loaded.items():
             try:
-                check_run(game, cfg, run.table, run.games, seed, jobs, None)
+                check_run(spec, cfg, run.table, run.games, seed, jobs, None, source=f"variant {label}")
+            except RunRequestError as exc:
+                if exc.field not in ("agents", "players", "games"):
+                    raise  # the caller's own parameter (jobs, seed), not the file's
+                refused.setdefault(f"runs.{run_name}.{exc.field}: {exc.problem}", []).append(label)
             except ValueError as exc:
-                raise ValueError(f"{study_path}: runs.{run_name} under {label}: {exc}") from None
-    return loaded
+                refused.setdefault(f"runs.{run_name}: {exc}", []).append(label)
+        for line, labels in refused.items():
+            under = "" if len(labels) == len(loaded) else f" (under {', '.join(labels)})"
+            problems.append(f"{study_path}: {line}{under}")
+    return problems
+
+
+def check_study(
+    study_path: Path | str,
+    jobs: int = 1,
+    seed: int | None = None,
+    figures: bool = True,
+    on_probe: Callable[[Any], None] | None = None,
+) -> tuple[Study, dict[str, Path], dict[str, Any]]:
+    """Every problem of a study file in one pass, before anything is played: its schema and own
+    checks, every variant file that is missing, every variant config's own problems, every run the
+    game cannot play under them (unknown agents, player counts: :func:`run_problems`) and, with
+    ``figures``, every figure naming a metric or label its run does not produce (one game of each
+    such run is played to learn them; ``on_probe(spec)`` is called first). ``seed``: the seed the
+    cells will be played with (default the study's). Returns (study, label -> config file, label ->
+    config). Raises StudyError with every problem, one line each."""
+    read = read_study(study_path)
+    path, study, data = read.path, read.study, read.data
+    problems = list(read.problems)
+    configs, missing = variant_files(path, data)
+    problems += [line for line in missing if line not in problems]
+    game = study.game if study is not None else data.get("game")
+    if not isinstance(game, str) or game not in GAMES:
+        raise StudyError(problems)  # the schema's lines name the game
+    loaded, bad = variant_problems(game, configs, path)
+    problems += bad
+    runs = study.runs if study is not None else _valid_runs(data)
+    play_seed = seed if seed is not None else study.seed if study is not None else 0
+    run_lines = run_problems(study, runs, loaded, path, play_seed, jobs, game)
+    problems += run_lines
+    if figures and study is not None and loaded:
+        failing = {r for r in study.runs if any(f": runs.{r}." in line or f": runs.{r}:" in line for line in run_lines)}
+        shown = [r for r in figure_runs(study) if r not in failing]
+        if shown:
+            if on_probe is not None:
+                on_probe(get_spec(study.game))
+            problems += figure_problems(study, path, probe_tables(study, loaded, play_seed, shown))
+    if problems:
+        raise StudyError(problems)
+    assert study is not None  # no problem: the model validated
+    return study, configs, loaded
+
+
+def _valid_runs(data: dict) -> dict[str, Run]:
+    """The runs of a study file's mapping that are valid on their own (the file has other problems)."""
+    runs = data.get("runs")
+    valid = {}
+    for name, raw in runs.items() if isinstance(runs, dict) else []:
+        try:
+            valid[str(name)] = Run.model_validate(raw)
+        except ValueError:
+            continue
+    return valid
 
 
 def probe_tables(study: Study, loaded: dict[str, Any], seed: int, runs: list[str]) -> dict[str, Any]:
@@ -115,9 +221,10 @@ def figure_runs(study: Study) -> list[str]:
     return [f.run for f in study.figures if f.show.startswith(("metric:", "matchups:"))]
 
 
-def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> None:
-    """Raise StudyError (naming the file and ``figures.<i>.show``) when a figure shows a metric or a
+def figure_problems(study: Study, study_path: Path, tables: dict[str, Any]) -> list[str]:
+    """A line (naming the file and ``figures.<i>.show``) for every figure that shows a metric or a
     label that the game does not produce in its run; ``tables``: :func:`probe_tables` of its runs."""
+    problems = []
     for i, fig in enumerate(study.figures):
         kind, _, name = fig.show.partition(":")
         if kind not in ("metric", "matchups") or fig.run not in tables:
@@ -126,10 +233,18 @@ def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> Non
         columns = tables[fig.run].column_names
         if prefix + name not in columns:
             known = [c.removeprefix(prefix) for c in columns if c.startswith(prefix)]
-            raise StudyError(
+            problems.append(
                 f"{study_path}: figures.{i}.show: {study.game} has no {what} {name!r} in run "
                 f"{fig.run!r}; its {what}s are {', '.join(known) or 'none'}"
             )
+    return problems
+
+
+def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> None:
+    """Raise StudyError with every line of :func:`figure_problems`, if any."""
+    problems = figure_problems(study, study_path, tables)
+    if problems:
+        raise StudyError(problems)
 
 
 def run_study(
@@ -146,17 +261,15 @@ def run_study(
     same config content, seed, games and agents is reused unless ``force``. ``scheduler``: play on
     the Dask cluster at that address instead of ``jobs`` local processes (identical results).
 
-    Raises StudyError (bad study file, or a figure naming a metric or label the game does not
-    produce: learnt from one game per such run, see :func:`probe_tables`), ConfigError (bad variant
-    config) or ValueError (a run the game cannot play: unknown agent, unsupported player count),
-    all before anything is played.
+    Raises StudyError with every problem of the file, one line each (:func:`check_study`: the
+    study's schema, missing and invalid variant configs, runs the game cannot play, figures naming a
+    metric or label the game does not produce), or RunRequestError (a ValueError) for a bad
+    ``jobs``, all before anything is played.
     """
     t0 = time.perf_counter()
-    study, configs = load_study(study_path)
+    study, configs, loaded = check_study(study_path, jobs)
     study_path = Path(study_path)
     game = get_spec(study.game)
-    loaded = load_variants(study, configs, study_path, study.seed, jobs)
-    check_figures(study, study_path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     planned = []
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():

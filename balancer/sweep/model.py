@@ -37,6 +37,7 @@ from balancer.config import (
     MAX_YAML_BYTES,
     ConfigError,
     ResolvedYaml,
+    key_typos,
     load_config,
     load_yaml_text,
     resolve_yaml,
@@ -46,6 +47,7 @@ from balancer.core.registry import GameSpec, get_spec
 from balancer.data import builtin_config, locate_config
 from balancer.limits import MAX_GRID_POINTS, InputLimitError, grid_size, read_text_bounded
 from balancer.sim.batches import GameRaisedError, play_range
+from balancer.sim.request import agent_problems
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run
 
@@ -148,16 +150,23 @@ _SHAPES = {
 }
 
 
-def validation_lines(path: Path, exc: ValidationError) -> list[str]:
+def validation_lines(path: Path, exc: ValidationError, model: type[BaseModel] | None = None) -> list[str]:
     """One ``<file>: <key path>: <problem>`` line per pydantic error of a sweep or tune file; a value
-    of ``paths:`` or ``space:`` of the wrong shape gets one line saying what is allowed."""
+    of ``paths:`` or ``space:`` of the wrong shape gets one line saying what is allowed; an unknown
+    key close to a key of ``model`` says ``(did you mean '...'?)``."""
     lines = []
+    typos = key_typos(exc.errors(include_url=False), model) if model is not None else {}
+    meant = {(*loc[:-1], key) for loc, key in typos.items()}  # said by the typo's line: not missing twice
     for err in exc.errors():
+        if err["type"] == "missing" and tuple(err["loc"]) in meant:
+            continue
         loc = ".".join(str(p) for p in err["loc"] if p not in ("list[any]", "Range", "function-after[_one_kind()]"))
         msg = err["msg"].removeprefix("Value error, ")
         top = str(err["loc"][0]) if err["loc"] else ""
         if err["type"] == "extra_forbidden":
             msg = f"unknown key {err['loc'][-1]!r}"
+            if tuple(err["loc"]) in typos:
+                msg += f" (did you mean {typos[tuple(err['loc'])]!r}?)"
         elif err["type"] == "missing":
             msg = "required key missing"
         elif (
@@ -191,23 +200,38 @@ class Base:
 def load_base(file: Path, rel: str) -> Base:
     """The base variant named ``base: rel`` in ``file``. Raises SweepError naming ``file: base`` for a
     missing file, or with the config's own lines for a variant that is not valid."""
+    base, problems = base_problems(file, rel)
+    if base is None:
+        raise SweepError("\n".join(problems))
+    return base
+
+
+def base_problems(file: Path, rel: str) -> tuple[Base | None, list[str]]:
+    """The base variant named ``base: rel`` in ``file``, or None and its problems: ``file: base`` for
+    a missing file, or the config's own lines (each naming its file and key) for a variant that is
+    not valid."""
     path = file.parent / rel
     if not path.is_file() and (shipped := builtin_config(rel)) is not None:
         path = shipped  # a shipped variant by name: citywright/v1.1
     if not path.is_file():
-        raise SweepError(f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})")
+        return None, [f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})"]
     try:
         cfg = load_config(path)
         resolved = resolve_yaml(path)
     except ConfigError as exc:
-        raise SweepError(f"{file}: base: {rel} is not a valid variant:\n" + str(exc)) from None
-    return Base(path, resolved, cfg, get_spec(cfg.game))
+        return None, [f"{file}: base: {rel} is not a valid variant:", *exc.lines]
+    return Base(path, resolved, cfg, get_spec(cfg.game)), []
 
 
 def check_runs(file: Path, base: Base, runs: Mapping[str, Run], jobs: int) -> list[str]:
-    """Problems (lines naming ``file: runs.<name>``) of runs the base cannot play."""
+    """Problems (lines naming ``file: runs.<name>``) of runs the base cannot play; an agent the game
+    does not know as ``runs.<name>.agents[<i>]`` (:func:`~balancer.sim.request.agent_problems`)."""
     problems = []
     for name, run in runs.items():
+        unknown = agent_problems(base.spec, run.agents, [base.cfg])
+        problems += [f"{file}: runs.{name}.agents[{i}]: {problem}" for i, problem in unknown]
+        if unknown:
+            continue
         try:
             check_run(base.spec, base.cfg, run.table, run.games, 0, jobs, None, source=str(base.path))
         except RunRequestError as exc:
@@ -215,6 +239,26 @@ def check_runs(file: Path, base: Base, runs: Mapping[str, Run], jobs: int) -> li
         except ValueError as exc:
             problems.append(f"{file}: runs.{name}: {exc}")
     return problems
+
+
+def schema_problems(path: Path, data: dict, exc: ValidationError, model: type[BaseModel], jobs: int) -> list[str]:
+    """Every problem of a sweep or tune file whose schema fails: the schema's lines, then those of
+    its base variant and of every run that is valid on its own under it (:func:`check_runs`)."""
+    lines = validation_lines(path, exc, model)
+    rel = data.get("base")
+    if not isinstance(rel, str) or not rel:
+        return lines
+    base, problems = base_problems(path, rel)
+    lines += problems
+    if base is None or not isinstance(data.get("runs"), dict):
+        return lines
+    runs = {}
+    for name, raw in data["runs"].items():
+        try:
+            runs[str(name)] = SweepRun.model_validate(raw)
+        except ValueError:
+            continue
+    return lines + check_runs(path, base, runs, jobs)
 
 
 def check_path(file: Path, key: str, base: Base) -> str | None:
@@ -304,7 +348,7 @@ def load_sweep(
     try:
         sweep = Sweep.model_validate(data)
     except ValidationError as exc:
-        raise SweepError("\n".join(validation_lines(path, exc))) from None
+        raise SweepError("\n".join(schema_problems(path, data, exc, Sweep, jobs))) from None
     base = load_base(path, sweep.base)
     problems = check_runs(path, base, sweep.runs, jobs)
     listed: dict[str, list[Any]] = {}

@@ -52,7 +52,7 @@ from balancer.sweep.model import (
     needs_probe,
     probe_shapes,
     read_mapping,
-    validation_lines,
+    schema_problems,
 )
 from balancer.sweep.paths import inclusive_range
 from balancer.sweep.targets import RunShape, Term, resolve_terms
@@ -285,7 +285,7 @@ def load_tune(
     try:
         tune = Tune.model_validate(data)
     except ValidationError as exc:
-        raise SweepError("\n".join(validation_lines(path, exc))) from None
+        raise SweepError("\n".join(schema_problems(path, data, exc, Tune, jobs))) from None
     base = load_base(path, tune.base)
     problems = check_runs(path, base, tune.runs, jobs)
     for key, domain in tune.space.items():

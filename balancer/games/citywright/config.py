@@ -256,27 +256,31 @@ class CitywrightConfig(GameConfig):
 
     @model_validator(mode="after")
     def _check(self) -> CitywrightConfig:
+        """Every rule check of the whole variant; all problems found, one ``key.path: problem`` line each."""
+        problems = []
         for n in self.players:
             for table, name in ((self.rounds, "rounds"), (self.seat_bonus, "seat_bonus")):
                 if str(n) not in table:
-                    raise ValueError(f'{name}: no entry "{n}", but players lists {n}')
+                    problems.append(f'{name}: no entry "{n}", but players lists {n}')
         for key, plan in self.rounds.items():
             # each turn drafts one ruler from the 20 slots (§2.2, §5); solo, the rival removes a second (§10.2)
             drafts = int(key) * plan.turns * (2 if key == "1" and self.solo.rival_apprentice else 1)
             if drafts > 20:
-                raise ValueError(
+                problems.append(
                     f"rounds.{key}.turns: {key} player(s) x {plan.turns} turns"
                     f"{' x 2 (rival apprentice)' if key == '1' and self.solo.rival_apprentice else ''}"
                     f" = {drafts} rulers a round, but the site board has 20 ruler slots"
                 )
         for key, bonus in self.seat_bonus.items():
             if len(bonus) != int(key):
-                raise ValueError(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")
+                problems.append(f"seat_bonus.{key}: needs {key} values, one per seat, got {len(bonus)}")
         unknown = set(self.two_player.remove_copies) - set(self.rulers.names)
         if unknown:
-            raise ValueError(
+            problems.append(
                 f"two_player.remove_copies: unknown shapes {sorted(unknown)}; shapes are {self.rulers.names}"
             )
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
 
     def round_plan(self, n_players: int) -> RoundPlan:
