@@ -112,7 +112,7 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     panels = matchup_panels(t)
     k = len(t.rungs)
     nrows, _ = figs.panel_grid(len(panels), k)
-    fig = figs.new_figure((figs.PAGE_WIDTH, 0.6 + nrows * (1.0 + figs.CELL_INCHES * k)))
+    fig = figs.new_figure((figs.PAGE_WIDTH, 0.6 + nrows * (1.3 + figs.CELL_INCHES * k)))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
     with figs.style({"axes.grid": False}):
         drawn = [(name, *_matrix(t, order)) for order, name in panels]

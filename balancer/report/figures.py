@@ -328,15 +328,20 @@ def matrix_panel(values: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> tu
     return mats[0], mats[1], mats[2]
 
 
-CELL_INCHES = 0.62
-"""The side of a heatmap cell: room for its rate and its interval at :data:`SMALL_SIZE`."""
+CELL_INCHES = 0.46
+"""The side of a heatmap cell: room for its rate and, below, its interval at :data:`SMALL_SIZE`."""
+PANEL_INCHES = 0.8
+"""What a heatmap panel needs beside its cells: its row names and the gap to the next panel."""
+COLOURBAR_INCHES = 0.8
 
 
 def panel_grid(panels: int, k: int) -> tuple[int, int]:
-    """(rows, columns) of ``panels`` square heatmaps of ``k`` x ``k`` cells on a page: as many side by
-    side as fit :data:`PAGE_WIDTH` with cells of :data:`CELL_INCHES` (and about 1.3 in of tick labels
-    and colour bar), at least one."""
-    fit = int((PAGE_WIDTH - 1.3) // (k * CELL_INCHES + 0.5)) if k > 0 else panels
+    """(rows, columns) of ``panels`` heatmaps of ``k`` x ``k`` cells on a page: as many side by side
+    as fit :data:`PAGE_WIDTH` beside the colour bar, each :data:`CELL_INCHES` per cell plus
+    :data:`PANEL_INCHES`, at least one."""
+    if panels <= 0:
+        return 1, 1
+    fit = int((PAGE_WIDTH - COLOURBAR_INCHES) // (k * CELL_INCHES + PANEL_INCHES))
     cols = max(1, min(panels, fit))
     return -(-panels // cols), cols
 
@@ -415,7 +420,7 @@ def matchup_heatmap(
 
     k = len(values)
     nrows, ncols = panel_grid(len(panels), k)
-    fig = new_figure((PAGE_WIDTH, 0.5 + nrows * (0.9 + CELL_INCHES * k)))
+    fig = new_figure((PAGE_WIDTH, 0.5 + nrows * (1.2 + CELL_INCHES * k)))
     with style({"axes.grid": False}):
         heatmap_panels(fig, values, panels, Normalize(20, 80), xlabel="opponent", ylabel="win rate of")
         if title:

@@ -118,7 +118,7 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
     high = [s * (r["ci_high"] if r["ci_high"] is not None else math.nan) for r in rows]
     base = [s * (r["baseline_value"] if r["baseline_value"] is not None else math.nan) for r in rows]
     with figs.style():
-        width = figs.PAGE_WIDTH  # the page shows panels at their size, as printed
+        width = 5.8  # inches, within figs.PAGE_WIDTH: the page shows panels at their size, as printed
         fig = figs.new_figure((width, 2.9))
         ax = fig.add_subplot()
         # a band or a step line of one point has no width: a lone point gets a bar and a tick instead

@@ -63,12 +63,18 @@ def marked_x(xs: Sequence[Any], value: Any) -> float | None:
 
 
 def x_range(xs: Sequence[Any], marks: Sequence[Any] = ()) -> tuple[float, float]:
-    """The x limits that hold every value of ``xs`` and every marked value (:func:`marked_x`), with
-    a margin of 5% (half a category on a category axis): the same for every panel drawn over ``xs``."""
+    """The x limits that hold every value of ``xs`` and every marked value (:func:`marked_x`), with a
+    margin of 5% of the range or 0.3 of the smallest gap, whichever is larger (room for series dodged by
+    :func:`balancer.report.figures.dodge_offsets`; half a category on a category axis): the same for
+    every panel drawn over ``xs``."""
     pos = [float(x) for x in xs] if numeric(xs) else [float(i) for i in range(len(xs))]
     pos += [m for m in (marked_x(xs, v) for v in marks) if m is not None]
     lo, hi = min(pos), max(pos)
-    pad = 0.05 * (hi - lo) if numeric(xs) and hi > lo else 0.5
+    if not numeric(xs) or hi == lo:
+        return lo - 0.5, hi + 0.5
+    points = sorted(set(pos))
+    gap = min(b - a for a, b in zip(points, points[1:]))
+    pad = max(0.05 * (hi - lo), 0.3 * gap)  # room for the dodged series (0.2 of a gap either side)
     return lo - pad, hi + pad
 
 
