@@ -472,6 +472,7 @@ def grouped_bars(
     series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
     *,
     ylabel: str,
+    xlabel: str = "",
     title: str = "",
     scale: float = 1.0,
     fair: float | None = None,
@@ -490,6 +491,7 @@ def grouped_bars(
         width = 0.8 / n
         x = np.arange(len(categories))
         has_published = published is not None and any(v is not None for row in published for v in row)
+        drawn_published = False  # one legend entry for the published values of every series
         for j, (label, values, lows, highs) in enumerate(series):
             pos = x - 0.4 + width * (j + 0.5)
             vals = np.asarray(values, dtype=float) * scale
@@ -513,12 +515,15 @@ def grouped_bars(
             pub = [(p, v) for p, v in zip(pos, published[j] if published else []) if v is not None]
             if pub:
                 ax.scatter([p for p, _ in pub], [v * scale for _, v in pub], marker="D", s=22, color="black",
-                           zorder=5, label="published" if j == 0 else None)  # fmt: skip
+                           zorder=5, label=None if drawn_published else "published")  # fmt: skip
+                drawn_published = True
         if fair is not None:
             ax.axhline(fair * scale, color=FAIR_COLOUR, linestyle="--", linewidth=0.9,
                        label=f"fair share ({fair * 100:.1f}%)")  # fmt: skip
         ax.set_xticks(x, [text_label(c) for c in categories])
         ax.set_ylabel(text_label(ylabel))
+        if xlabel:
+            ax.set_xlabel(text_label(xlabel))
         if title:
             ax.set_title(wrap(text_label(title), PAGE_WIDTH), loc="left")
         fig.legend(loc="outside lower center", ncols=3)

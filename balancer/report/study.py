@@ -210,6 +210,7 @@ def grouped_chart(data: FigureData) -> MplFigure:
         data.categories,
         [(s.variant, s.values, s.lows, s.highs) for s in data.series],
         ylabel=ylabel,
+        xlabel={"seat_win_rate": "seat", "agent_win_rate": "agent"}.get(data.show, ""),
         title=data.title,
         scale=data.scale,
         fair=data.fair,
