@@ -38,15 +38,22 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
     if matrix.shape != (len(names), len(names)):
         raise ValueError(f"matrix of shape {matrix.shape} for {len(names)} names")
     with figs.style({"axes.grid": False}):
-        size = min(figs.PAGE_WIDTH - 0.8, max(4.0, 0.32 * len(names) + 2.0))
-        fig = figs.new_figure((size + 0.8, size))
+        # the page's width, the colour bar below: the cells get all the width the names leave
+        size = min(figs.PAGE_WIDTH, max(4.0, 0.3 * len(names) + 2.0))
+        fig = figs.new_figure((size, size + 0.6))
         ax = fig.add_subplot()
         ax.grid(False)
         masked = np.ma.masked_invalid(matrix)
         im = ax.imshow(masked, cmap=heatmap_cmap())
         labels = [figs.text_label(n) for n in names]
         ax.set_xticks(
-            range(len(names)), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=figs.SMALL_SIZE
+            range(len(names)),
+            labels,
+            rotation=90,
+            ha="right",
+            va="center",
+            rotation_mode="anchor",
+            fontsize=figs.SMALL_SIZE,
         )
         ax.set_yticks(range(len(names)), labels, fontsize=figs.SMALL_SIZE)
         finite = matrix[np.isfinite(matrix)]
@@ -62,12 +69,12 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
                         ha="center",
                         va="center",
                         fontsize=figs.SMALL_SIZE,
-                        color="white" if v > mid else "black",
+                        color="white" if v < mid else "black",  # viridis is dark at its low end
                     )
         ax.set_xlabel("one of the pair")
         ax.set_ylabel("the other of the pair")
-        ax.set_title(figs.wrap(figs.text_label(title), size + 0.8), loc="left")
-        fig.colorbar(im, ax=ax, shrink=0.7, label=cbar_label)
+        ax.set_title(figs.wrap(figs.text_label(title), size), loc="left")
+        fig.colorbar(im, ax=ax, location="bottom", shrink=0.6, aspect=30, label=cbar_label)
     return fig
 
 
