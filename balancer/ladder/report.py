@@ -111,14 +111,13 @@ def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     side as far as a printed page's width allows (:func:`balancer.report.figures.panel_grid`)."""
     panels = matchup_panels(t)
     k = len(t.rungs)
-    nrows, _ = figs.panel_grid(len(panels), k)
-    fig = figs.new_figure((figs.PAGE_WIDTH, 0.6 + nrows * (1.3 + figs.CELL_INCHES * k)))
+    fig = figs.new_figure(figs.heatmap_size(len(panels), k, extra_height=0.1))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
     with figs.style({"axes.grid": False}):
         drawn = [(name, *_matrix(t, order)) for order, name in panels]
         figs.heatmap_panels(fig, t.rungs, drawn, norm, xlabel="against (column)", ylabel="win rate of (row)", digits=1)
         if title:
-            fig.suptitle(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), x=0.01, ha="left")
+            fig.suptitle(figs.wrap(figs.text_label(title), fig.get_figwidth()), x=0.01, ha="left")
     return fig
 
 

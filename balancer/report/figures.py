@@ -96,9 +96,11 @@ def style(overrides: Mapping[RcKeyType, Any] | None = None) -> Any:
 
 def wrap(text: str, width_in: float, size: float = 10.0) -> str:
     """``text`` broken into lines that fit ``width_in`` inches at ``size`` points (a title's
-    width: an average character of a sans-serif font is about 0.55 of its size)."""
+    width: an average character of a sans-serif font is about 0.55 of its size); its own line
+    breaks are kept."""
     chars = max(12, int(width_in * 72 / (0.55 * size)))
-    return "\n".join(textwrap.wrap(text, chars)) or text
+    lines = (textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False) for line in text.split("\n"))
+    return "\n".join("\n".join(parts) for parts in lines)
 
 
 _figure_ids = itertools.count(1)
@@ -346,6 +348,15 @@ def panel_grid(panels: int, k: int) -> tuple[int, int]:
     return -(-panels // cols), cols
 
 
+def heatmap_size(panels: int, k: int, extra_height: float = 0.0) -> tuple[float, float]:
+    """Inches (width, height) of a figure of ``panels`` heatmaps of ``k`` x ``k`` cells in the grid of
+    :func:`panel_grid`: as wide as its panels and colour bar need, at most :data:`PAGE_WIDTH`, so a
+    small matrix is not set in the middle of an empty page-wide figure."""
+    rows, cols = panel_grid(panels, k)
+    width = min(PAGE_WIDTH, cols * (k * CELL_INCHES + PANEL_INCHES) + COLOURBAR_INCHES + 0.4)
+    return width, 0.5 + extra_height + rows * (1.2 + CELL_INCHES * k)
+
+
 def heatmap_panels(
     fig: Figure,
     labels: Sequence[str],
@@ -385,7 +396,10 @@ def heatmap_panels(
         ax.set_yticks(range(k), names)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_title(wrap(text_label(title), PAGE_WIDTH / ncols - 0.4, FONT_SIZE), loc="left", fontsize=FONT_SIZE)
+        # wrapped to the panel's own width (its cells and names), never running past the figure
+        ax.set_title(
+            wrap(text_label(title), max(1.5, k * CELL_INCHES + 0.4), FONT_SIZE), loc="left", fontsize=FONT_SIZE
+        )
         for side in ("top", "right", "left", "bottom"):
             ax.spines[side].set_visible(False)
     for ax in axes[len(panels) :]:
@@ -419,12 +433,11 @@ def matchup_heatmap(
     from matplotlib.colors import Normalize
 
     k = len(values)
-    nrows, ncols = panel_grid(len(panels), k)
-    fig = new_figure((PAGE_WIDTH, 0.5 + nrows * (1.2 + CELL_INCHES * k)))
+    fig = new_figure(heatmap_size(len(panels), k))
     with style({"axes.grid": False}):
         heatmap_panels(fig, values, panels, Normalize(20, 80), xlabel="opponent", ylabel="win rate of")
         if title:
-            fig.suptitle(wrap(text_label(title), PAGE_WIDTH), x=0.01, ha="left")
+            fig.suptitle(wrap(text_label(title), fig.get_figwidth()), x=0.01, ha="left")
     return fig
 
 

@@ -291,6 +291,9 @@ def heatmap_chart(
         ax.set_ylabel(figs.text_label(row_label))
         ax.set_title(figs.wrap(figs.text_label(title), fig.get_figwidth()), loc="left")
         fig.colorbar(image, ax=ax, shrink=0.85, label=figs.text_label(title.split(": ", 1)[-1]))
+        if met is not None and met.any():
+            outline = matplotlib.patches.Patch(fill=False, edgecolor="black", linewidth=1.6, label="meets every target")
+            fig.legend(handles=[outline], loc="outside lower center")
         return figs.svg_string(fig)
 
 

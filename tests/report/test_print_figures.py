@@ -206,6 +206,13 @@ def test_heatmap_panels_fit_the_page():
     assert figs.panel_grid(2, 10) == (2, 1)
 
 
+def test_wrap_keeps_the_line_breaks_of_the_text():
+    # 1 inch at 10 pt holds int(72 / 5.5) = 13 characters
+    assert figs.wrap("seat bonus printed on the sheet (points)\nseat_bonus.4[3]", 1.0) == (
+        "seat bonus\nprinted on\nthe sheet\n(points)\nseat_bonus.4[3]"
+    )
+
+
 def test_heatmap_interval_text_is_readable():
     nan = float("nan")
     rates = [[0.5, 0.7], [0.3, nan]]
