@@ -205,12 +205,18 @@ def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
 
 
 def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
-    """(components, rows ``{rung, seat, score, components}``) from the mirror cells' score by seat."""
+    """(components, rows ``{rung, seat, score, components}``) from the mirror cells' score by seat; a
+    category 0 in every game of every rung (achievements switched off) is left out
+    (:func:`balancer.report.figures.nonzero_components`)."""
     components: list[str] = []
     for m in t.mirror:
         for c in m.summary.get("score_components", []):
             if c not in components:
                 components.append(c)
+    seats = [r for m in t.mirror for r in m.summary.get("score_by_seat", [])]
+    components, _ = figs.nonzero_components(
+        {c: [(r.get("components") or {}).get(c) for r in seats] for c in components}
+    )
     rows = []
     for rung, m in zip(t.rungs, t.mirror):
         unbonused = {r["seat"]: r for r in without_bonus_rows(m.summary, metric_specs_of(m.meta))}
