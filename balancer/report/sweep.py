@@ -17,6 +17,7 @@ import matplotlib
 import numpy as np
 from jinja2 import Environment
 from markupsafe import Markup
+from matplotlib.colors import Normalize
 
 from balancer.core.kernel import COMPLETION
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
@@ -250,26 +251,28 @@ def heatmap_chart(
     else the colours span the values; ``met``: cells outlined where the targets are met. Inline SVG."""
     digits = 1
     with figs.style({"axes.grid": False}):
-        fig = figs.new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
+        fig = figs.new_figure((2.6 + 0.95 * len(cols), 1.8 + 0.55 * len(rows)))
         ax = fig.add_subplot()
         m = np.asarray(means, dtype=float) * scale
         finite = m[np.isfinite(m)]
         if centre is not None and finite.size:
-            reach = max(abs(finite - centre * scale).max(), 1e-9)
-            image = ax.imshow(
-                np.ma.masked_invalid(m),
-                cmap="RdBu_r",
-                vmin=centre * scale - reach,
-                vmax=centre * scale + reach,
-                aspect="auto",
-            )
+            # every value at the centre: one unit either side, not 1e-9 (a colour bar reading 1e-9+2.5e1)
+            reach = figs.symmetric_span(list(finite - centre * scale), [])
+            norm: Any = Normalize(centre * scale - reach, centre * scale + reach)
+            cmap = "RdBu_r"
         else:
-            image = ax.imshow(np.ma.masked_invalid(m), cmap="viridis", aspect="auto")
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            norm = Normalize(lo - 1.0, hi + 1.0) if hi == lo else Normalize(lo, hi)
+            cmap = "viridis"
+        image = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, norm=norm, aspect="auto")
         for i in range(len(rows)):
             for j in range(len(cols)):
                 if not math.isfinite(m[i, j]):
                     continue
-                ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center")
+                shade = float(norm(m[i, j]))
+                dark = abs(shade - 0.5) > 0.33 if cmap == "RdBu_r" else shade < 0.5  # white text on dark cells
+                ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center",
+                        color="white" if dark else "black")  # fmt: skip
                 ax.text(
                     j,
                     i + 0.22,
@@ -277,7 +280,7 @@ def heatmap_chart(
                     ha="center",
                     va="center",
                     fontsize=figs.SMALL_SIZE,
-                    color="#333333",
+                    color="#eeeeee" if dark else "#333333",
                 )
                 if met is not None and met[i, j]:
                     ax.add_patch(
@@ -287,8 +290,8 @@ def heatmap_chart(
                     )
         ax.set_xticks(range(len(cols)), [figs.text_label(value_text(c)) for c in cols])
         ax.set_yticks(range(len(rows)), [figs.text_label(value_text(r)) for r in rows])
-        ax.set_xlabel(figs.text_label(col_label))
-        ax.set_ylabel(figs.text_label(row_label))
+        ax.set_xlabel(figs.wrap(figs.text_label(col_label), fig.get_figwidth() - 1.6, figs.FONT_SIZE))
+        ax.set_ylabel(figs.wrap(figs.text_label(row_label), fig.get_figheight() - 0.8, figs.FONT_SIZE))
         ax.set_title(figs.wrap(figs.text_label(title), fig.get_figwidth()), loc="left")
         fig.colorbar(image, ax=ax, shrink=0.85, label=figs.text_label(title.split(": ", 1)[-1]))
         if met is not None and met.any():
