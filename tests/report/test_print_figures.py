@@ -220,3 +220,31 @@ def test_heatmap_interval_text_is_readable():
     sizes = {t.get_fontsize() for ax in fig.axes for t in ax.texts}
     assert min(sizes) >= figs.SMALL_SIZE
     assert "\n" in fig.get_suptitle()  # wrapped to the page, not clipped
+
+
+def test_sweep_heatmap_of_equal_values_has_no_exponent():
+    import numpy as np
+
+    from balancer.report.sweep import heatmap_chart
+
+    m = np.full((2, 2), 0.25)  # every cell at the fair share: the colour scale spans 25 +- 1 points
+    svg = heatmap_chart([0, 1], [0, 1], m, m - 0.1, m + 0.1, row_label="a", col_label="b", title="r: seat 4 (%)",
+                        scale=100.0, centre=0.25)  # fmt: skip
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert not any("1e" in t for t in texts), texts
+    assert "26.0" in texts and "24.0" in texts
+
+
+def test_compare_page_shows_both_variants_seat_rates_and_says_which_seat_moved():
+    from balancer.report.compare import render_comparison_html
+
+    comparison = {
+        "game": "citywright", "variant_a": "v1.1", "variant_b": "v1.2", "n_players": 2, "games": 100,
+        "confidence": 0.95, "paired": True,
+        "seat_win_rate": [_seat(1, 0.5, 0.6, True) | {"ci_low": 0.05, "ci_high": 0.15},
+                          _seat(2, 0.5, 0.4, True) | {"ci_low": -0.15, "ci_high": -0.05}],
+    }  # fmt: skip
+    summaries = {"a": {"seat_win_rate": [{"seat": 1, "rate": 0.5, "ci_low": 0.4, "ci_high": 0.6}]}, "b": None}
+    html = render_comparison_html(comparison, summaries)
+    assert "Seat win rates of both variants" in html
+    assert "Seat 1 moved up 10.0 percentage points (50.0% → 60.0%); seat 2 moved down 10.0" in html
