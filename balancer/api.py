@@ -567,7 +567,7 @@ def history_page(
     alpha: float = 0.05,
 ) -> Path:
     """Render the history at ``path`` (filtered as in :func:`history`) to the self-contained page
-    ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG and PNG in
+    ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG, PNG and PDF in
     ``figures`` when given; return ``out``. The moves and the drift are those of
     :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`history` raises and
     ReportOutputError (an OSError) naming ``out``, also for an ``out`` that is the history itself or an

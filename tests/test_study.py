@@ -97,13 +97,10 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     assert "<code>tiny.yaml</code>" in text and "citywright/v1.0" in text and "results/tiny/" in text
     assert str(tmp_path) not in text and str(CONFIGS) not in text
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert files == [
-        "tiny-1-specialists.png",
-        "tiny-1-specialists.svg",
-        "tiny-2-mirror-2p.png",
-        "tiny-2-mirror-2p.svg",
-        "tiny-3-mirror-2p.png",
-        "tiny-3-mirror-2p.svg",
+    assert files == [  # issue 31: SVG, PNG and PDF of every figure
+        f"tiny-{stem}.{fmt}"
+        for stem in ("1-specialists", "2-mirror-2p", "3-mirror-2p")
+        for fmt in ("pdf", "png", "svg")
     ]
 
 

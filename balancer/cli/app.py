@@ -49,7 +49,8 @@ Scheduler = Annotated[
 QuietCells = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or per-cell lines.")]
 QuietLines = Annotated[bool, typer.Option("--quiet", "-q", help="No per-cell lines.")]
 Figures = Annotated[
-    Path | None, typer.Option("--figures", metavar="DIR", help="Also write every figure as SVG and PNG files into DIR.")
+    Path | None,
+    typer.Option("--figures", metavar="DIR", help="Also write every figure as SVG, PNG and PDF files into DIR."),
 ]
 TableAgents = Annotated[
     str,

@@ -63,7 +63,9 @@ def pairs(
     out: Path | None = typer.Option(
         None, "--out", "-o", help="HTML file to write [default: reports/<dirname>-<label>.html]."
     ),
-    figures_dir: Path | None = typer.Option(None, "--figures", help="Also write the heatmaps as PNG files into DIR."),
+    figures_dir: Path | None = typer.Option(
+        None, "--figures", help="Also write the heatmaps as SVG, PNG and PDF files into DIR."
+    ),
 ) -> None:
     """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
     margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""

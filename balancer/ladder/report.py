@@ -8,12 +8,10 @@ agent, study) is escaped by jinja2's autoescape, and by matplotlib in the figure
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import numpy as np
 from markupsafe import Markup
 from matplotlib.colors import TwoSlopeNorm
@@ -45,8 +43,8 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
     fair share dashed, published seat rates (if any) as diamonds at the right."""
     rungs = t.rungs
     x = np.arange(len(rungs))
-    fig = figs.new_figure((max(5.6, 2.4 + 1.1 * len(rungs)), 3.6))
-    with matplotlib.rc_context(figs.STYLE):
+    fig = figs.new_figure((figs.PAGE_WIDTH, 3.6))
+    with figs.style():
         ax = fig.add_subplot()
         for s in range(t.players):
             colour = figs.PALETTE[s % len(figs.PALETTE)]
@@ -68,6 +66,7 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
                     edgecolor="black",
                     linewidth=0.6,
                     zorder=5,
+                    label="published" if s == 0 else None,
                 )
         ax.axhline(
             t.fair * 100,
@@ -82,8 +81,8 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
         ax.set_xlabel("rung (agents of rising strength)")
         ax.set_ylabel("seat win rate (%, 95% band)")
         if title:
-            ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+            ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="shaded: 95% interval")
     return fig
 
 
@@ -108,54 +107,17 @@ def matchup_panels(t: LadderTable) -> list[tuple[str, str]]:
 def matchup_chart(t: LadderTable, title: str = "") -> Figure:
     """Heatmaps of the match-up matrix: the row agent's win rate (%) against the column agent, with
     its 95% interval below; white at the fair share, red above it, blue below. At 2 players the
-    diagonal of the seat-order panels is the mirror table's seat 1 / seat 2 rate."""
+    diagonal of the seat-order panels is the mirror table's seat 1 / seat 2 rate. Panels sit side by
+    side as far as a printed page's width allows (:func:`balancer.report.figures.panel_grid`)."""
     panels = matchup_panels(t)
     k = len(t.rungs)
-    width = max(5.2 if len(panels) == 1 else 0.0, 0.9 + 3.3 * len(panels) * max(1.0, k / 4.5))
-    fig = figs.new_figure((width, 1.3 + 0.62 * k))
+    fig = figs.new_figure(figs.heatmap_size(len(panels), k, extra_height=0.1))
     norm = TwoSlopeNorm(vmin=0.0, vcenter=t.fair * 100, vmax=100.0)
-    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        image = None
-        for ax, (order, name) in zip(axes, panels):
-            rates, lows, highs = _matrix(t, order)
-            image = ax.imshow(np.ma.masked_invalid(rates * 100), cmap="RdBu_r", norm=norm)
-            for i in range(k):
-                for j in range(k):
-                    if np.isnan(rates[i, j]):
-                        ax.text(j, i, "–", ha="center", va="center", fontsize=8, color="#999999")
-                        continue
-                    dark = abs(float(norm(rates[i, j] * 100)) - 0.5) > 0.33  # white text on the deepest colours
-                    ax.text(
-                        j,
-                        i - 0.13,
-                        f"{rates[i, j] * 100:.1f}",
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if dark else "black",
-                    )
-                    ax.text(
-                        j,
-                        i + 0.25,
-                        f"{lows[i, j] * 100:.0f}–{highs[i, j] * 100:.0f}",
-                        ha="center",
-                        va="center",
-                        fontsize=5.5,
-                        color="#eeeeee" if dark else "#333333",
-                    )
-            labels = [figs.text_label(r) for r in t.rungs]
-            ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
-            ax.set_yticks(range(k), labels)
-            ax.set_xlabel("against (column)")
-            ax.set_title("\n".join(textwrap.wrap(figs.text_label(name), 34)), loc="left")
-            for side in ("top", "right", "left", "bottom"):
-                ax.spines[side].set_visible(False)
-        axes[0].set_ylabel("win rate of (row)")
-        if image is not None:
-            fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
+    with figs.style({"axes.grid": False}):
+        drawn = [(name, *_matrix(t, order)) for order, name in panels]
+        figs.heatmap_panels(fig, t.rungs, drawn, norm, xlabel="against (column)", ylabel="win rate of (row)", digits=1)
         if title:
-            fig.suptitle(figs.text_label(title), x=0.01, ha="left", fontsize=10)
+            fig.suptitle(figs.wrap(figs.text_label(title), fig.get_figwidth()), x=0.01, ha="left")
     return fig
 
 
@@ -163,8 +125,8 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
     """Each rung's rating (Elo scale: 400 log10 of the strength, the bottom rung at 0) with its 95%
     bootstrap interval, weakest at the bottom."""
     rows = t.ratings.rows() if t.ratings is not None else []
-    fig = figs.new_figure((5.6, 0.9 + 0.42 * max(2, len(rows))))
-    with matplotlib.rc_context(figs.STYLE | {"axes.grid.axis": "x"}):
+    fig = figs.new_figure((figs.PAGE_WIDTH, 1.2 + 0.42 * max(2, len(rows))))
+    with figs.style({"axes.grid.axis": "x"}):
         ax = fig.add_subplot()
         y = np.arange(len(rows))
         vals = np.array([r["elo"] for r in rows])
@@ -180,24 +142,30 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
         lows = np.where(at_most, edge_lo, lows)
         highs = np.where(at_least, edge_hi, highs)
         drawn = np.isfinite(lows) & np.isfinite(highs)
-        ax.hlines(y[drawn], lows[drawn], highs[drawn], color="#222222", linewidth=0.9, zorder=2)
+        ax.hlines(y[drawn], lows[drawn], highs[drawn], color="#222222", linewidth=0.9, zorder=2,
+                  label="95% bootstrap interval")  # fmt: skip
         ends = np.concatenate([np.where(at_most, np.nan, lows), np.where(at_least, np.nan, highs)])
         ax.plot(ends, np.concatenate([y, y]), "|", color="#222222", markersize=7, zorder=2)
-        ax.plot(vals[~at_least & ~at_most], y[~at_least & ~at_most], "o", color=figs.BAR_COLOUR, zorder=3)
+        ax.plot(
+            vals[~at_least & ~at_most], y[~at_least & ~at_most], "o", color=figs.BAR_COLOUR, zorder=3, label="rating"
+        )
         if at_least.any():
-            ax.plot(highs[at_least], y[at_least], ">", color="#222222", markersize=5, zorder=2)
+            ax.plot(
+                highs[at_least], y[at_least], ">", color="#222222", markersize=5, zorder=2, label="at least (one-sided)"
+            )
         if at_most.any():
-            ax.plot(lows[at_most], y[at_most], "<", color="#222222", markersize=5, zorder=2)
+            ax.plot(
+                lows[at_most], y[at_most], "<", color="#222222", markersize=5, zorder=2, label="at most (one-sided)"
+            )
         ax.set_xlim(edge_lo, edge_hi)
         ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
-        ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8)
-        ax.set_xlabel(
-            f"rating (Elo scale, {figs.text_label(t.rungs[0])} = 0; 95% bootstrap interval, "
-            "an arrow: a one-sided exact bound)"
-        )
+        ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8, label=f"{figs.text_label(t.rungs[0])} = 0")
+        ax.set_xlabel(f"rating (Elo points, {figs.text_label(t.rungs[0])} = 0)")
+        ax.set_ylabel("rung")
         if title:
-            ax.set_title(figs.text_label(title), loc="left")
+            ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return fig
 
 
@@ -237,12 +205,18 @@ def _metric_rows(t: LadderTable) -> list[dict[str, Any]]:
 
 
 def _score_rows(t: LadderTable) -> tuple[list[str], list[dict[str, Any]]]:
-    """(components, rows ``{rung, seat, score, components}``) from the mirror cells' score by seat."""
+    """(components, rows ``{rung, seat, score, components}``) from the mirror cells' score by seat; a
+    category 0 in every game of every rung (achievements switched off) is left out
+    (:func:`balancer.report.figures.nonzero_components`)."""
     components: list[str] = []
     for m in t.mirror:
         for c in m.summary.get("score_components", []):
             if c not in components:
                 components.append(c)
+    seats = [r for m in t.mirror for r in m.summary.get("score_by_seat", [])]
+    components, _ = figs.nonzero_components(
+        {c: [(r.get("components") or {}).get(c) for r in seats] for c in components}
+    )
     rows = []
     for rung, m in zip(t.rungs, t.mirror):
         unbonused = {r["seat"]: r for r in without_bonus_rows(m.summary, metric_specs_of(m.meta))}
@@ -312,7 +286,7 @@ def render_ladder(
     tables: Sequence[LadderTable] | None = None,
 ) -> Path:
     """Write the ladder study's self-contained HTML report (and, with ``figures_dir``, every figure
-    as SVG and PNG); return the page's path. ``tables``: :func:`balancer.ladder.analysis.analyze`
+    as SVG, PNG and PDF); return the page's path. ``tables``: :func:`balancer.ladder.analysis.analyze`
     of ``result`` (computed here when not given)."""
     tables = list(tables) if tables is not None else analyze(result)
     stem = result.study.study

@@ -56,7 +56,93 @@ def p_cell(p: float | None) -> str:
     return "–" if p is None or is_missing(p) else p_value_text(p)
 
 
-# --------------------------------------------------------------------------- figure
+# --------------------------------------------------------------------------- seats
+
+
+def seat_moves_sentence(rows: Sequence[Mapping[str, Any]], variant_a: str, variant_b: str) -> str:
+    """Which seat moved, in words, from the seat rows of a comparison (``seat``, ``from``, ``to``,
+    ``difference`` as fractions; ``significant``: flagged after Holm's adjustment over the family,
+    :func:`balancer.stats.paired.adjust_family`). ``""`` when there are no seat rows.
+
+    ``"Seat 1 moved up 3.0 percentage points (24.0% → 27.0%) from v1.1 to v1.2; the other seats
+    did not move detectably."``"""
+    rows = [r for r in rows if not is_missing(r.get("difference"))]
+    if not rows:
+        return ""
+    moved = [r for r in rows if r.get("significant")]
+    if not moved:
+        return (
+            f"No seat's win rate moved detectably from {variant_a} to {variant_b}: no seat's difference "
+            "is flagged after Holm's adjustment."
+        )
+    parts = [
+        f"{_seat_name(r)} moved {'up' if r['difference'] > 0 else 'down'} "
+        f"{fmt_value(abs(r['difference']), 100.0, 1)} percentage points "
+        f"({fmt_value(r.get('from'), 100.0, 1)}% → {fmt_value(r.get('to'), 100.0, 1)}%)"
+        for r in moved
+    ]
+    text = "; ".join(parts)
+    text = text[:1].upper() + text[1:] + f" from {variant_a} to {variant_b}"
+    rest = len(rows) - len(moved)
+    if rest:
+        text += f"; the other seat{'s' if rest > 1 else ''} did not move detectably"
+    return text + "."
+
+
+def _seat_name(row: Mapping[str, Any]) -> str:
+    """``"seat 2"``: a seat row's ``name``, else its ``seat`` number."""
+    return str(row.get("name") or f"seat {row.get('seat')}")
+
+
+def _seat_number(row: Mapping[str, Any]) -> int | None:
+    """A seat row's ``seat``, else the number in its name ``"seat 2"``; None if neither."""
+    seat = row.get("seat")
+    if isinstance(seat, int):
+        return seat
+    name = str(row.get("name", ""))
+    return int(name[5:]) if name.startswith("seat ") and name[5:].isdigit() else None
+
+
+def _summary_seats(summary: Mapping[str, Any] | None) -> dict[int, Mapping[str, Any]]:
+    """Seat -> ``{rate, ci_low, ci_high}`` of a run's summary.json (empty when missing or malformed)."""
+    out: dict[int, Mapping[str, Any]] = {}
+    for r in (summary or {}).get("seat_win_rate") or []:
+        if isinstance(r, Mapping) and isinstance(r.get("seat"), int) and isinstance(r.get("rate"), (int, float)):
+            out[r["seat"]] = r
+    return out
+
+
+def seat_rates_chart(
+    rows: Sequence[Mapping[str, Any]],
+    variant_a: str,
+    variant_b: str,
+    n_players: int | None,
+    summaries: Mapping[str, Mapping[str, Any] | None] | None = None,
+) -> str:
+    """Both variants' seat win rates side by side (A grey, B blue) as inline SVG: the comparison's
+    ``from`` and ``to`` with the Wilson intervals of each side's ``summary.json`` (``summaries``:
+    ``{"a": ..., "b": ...}``) where given, the fair share dashed."""
+    from balancer.report.figures import grouped_bars, svg_string
+
+    rows = [{**r, "seat": _seat_number(r)} for r in rows]
+    rows = [r for r in rows if r["seat"] is not None]
+    series = []
+    for side, key, label in (("a", "from", variant_a), ("b", "to", variant_b)):
+        known = _summary_seats((summaries or {}).get(side))
+        vals = [float(r[key]) if not is_missing(r.get(key)) else float("nan") for r in rows]
+        lows = [float(known[r["seat"]]["ci_low"]) if r["seat"] in known else v for r, v in zip(rows, vals)]
+        highs = [float(known[r["seat"]]["ci_high"]) if r["seat"] in known else v for r, v in zip(rows, vals)]
+        series.append((label, vals, lows, highs))
+    fig = grouped_bars(
+        [f"seat {r['seat']}" for r in rows],
+        series,
+        ylabel="win rate (%)",
+        title="Seat win rates of both variants",
+        scale=100.0,
+        fair=1.0 / n_players if n_players else None,
+        colours=("#999999", "#0072B2"),
+    )
+    return svg_string(fig)
 
 
 # --------------------------------------------------------------------------- context
@@ -96,8 +182,12 @@ def _rows(
     return out
 
 
-def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
-    """Everything ``compare.html.j2`` needs, from a ``comparison.json`` dict (figure as ``Markup``)."""
+def build_context(
+    comparison: Mapping[str, Any], summaries: Mapping[str, Mapping[str, Any] | None] | None = None
+) -> dict[str, Any]:
+    """Everything ``compare.html.j2`` needs, from a ``comparison.json`` dict (figures as ``Markup``);
+    ``summaries``: the two runs' ``summary.json`` (``{"a": ..., "b": ...}``) for the seat win rates'
+    intervals."""
     c = comparison
     specs = metric_specs_of({"game": c.get("game")})
     sections = []
@@ -120,6 +210,8 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
             rows = [{**r, "name": metric_label(r["name"], specs)} for r in rows]
         panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
+    seat_rows = [r for r in c.get("seat_win_rate") or [] if isinstance(r, Mapping)]
+    variant_a, variant_b = c.get("variant_a", "A"), c.get("variant_b", "B")
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})
     confidence = float(c.get("confidence") or 0.95)
     return {
@@ -152,15 +244,39 @@ def build_context(comparison: Mapping[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "flag": FLAG,
         "chart": Markup(difference_chart(panels)),
+        "seat_chart": (
+            Markup(seat_rates_chart(seat_rows, str(variant_a), str(variant_b), c.get("n_players"), summaries))
+            if seat_rows
+            else None
+        ),
+        "seat_sentence": seat_moves_sentence(seat_rows, str(variant_a), str(variant_b)),
         "command": c.get("command") or "",
         "only_in_a": c.get("only_in_a") or [],
         "only_in_b": c.get("only_in_b") or [],
     }
 
 
-def render_comparison_html(comparison: Mapping[str, Any]) -> str:
-    """Render the comparison page to a string."""
-    return environment().get_template(TEMPLATE_NAME).render(**build_context(comparison))
+def render_comparison_html(
+    comparison: Mapping[str, Any], summaries: Mapping[str, Mapping[str, Any] | None] | None = None
+) -> str:
+    """Render the comparison page to a string (``summaries``: see :func:`build_context`)."""
+    return environment().get_template(TEMPLATE_NAME).render(**build_context(comparison, summaries))
+
+
+def run_summaries(out_dir: Path, comparison: Mapping[str, Any]) -> dict[str, Mapping[str, Any] | None]:
+    """The ``summary.json`` of both runs of a comparison (``run_a``, ``run_b`` under ``out_dir``):
+    ``{"a": ..., "b": ...}``, None for a side whose summary is missing or unreadable (its seat win
+    rates are then drawn without intervals)."""
+    out: dict[str, Mapping[str, Any] | None] = {}
+    for side in ("a", "b"):
+        name = comparison.get(f"run_{side}")
+        path = Path(out_dir) / str(name) / "summary.json"
+        try:
+            data = read_json_bounded(path, "summary.json") if isinstance(name, str) and path.is_file() else None
+        except (OSError, ValueError):
+            data = None
+        out[side] = data if isinstance(data, dict) else None
+    return out
 
 
 def render_comparison(out_dir: Path, html: Path) -> Path:
@@ -180,7 +296,7 @@ def render_comparison(out_dir: Path, html: Path) -> Path:
     if not isinstance(comparison, dict):
         raise ValueError(f"{path} must hold a JSON object, got {type(comparison).__name__}")
     html = normalised(html)  # out/a/../X creates no out/a
-    text = render_comparison_html(comparison)
+    text = render_comparison_html(comparison, run_summaries(Path(out_dir), comparison))
     html.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(html, text)  # a link planted as the report is refused, not followed
     return html

@@ -16,6 +16,7 @@ import io
 import itertools
 import math
 import re
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,16 +44,38 @@ PALETTE: tuple[str, ...] = (
 )
 BAR_COLOUR = "#0072B2"
 FAIR_COLOUR = "#444444"
-FIGSIZE = (5.6, 3.3)  # inches
+BASE_COLOUR = "#777777"
 
-# matplotlib settings every report figure is drawn with (the other report modules use them too)
+PAGE_WIDTH = 6.5
+"""Inches: the text width of a printed page (letter or A4 with 1 in margins). Every report figure is at
+most this wide, so that it prints, and shows on a page, at 100% with the font sizes below."""
+FONT_SIZE = 9.0
+"""Points: the body text of every figure (tick labels, axis labels, legends); titles are 10 pt."""
+SMALL_SIZE = 7.5
+"""Points: the smallest text of any figure (a heatmap cell's interval)."""
+DPI = 200
+"""Dots per inch of a figure's PNG file."""
+FIGSIZE = (PAGE_WIDTH, 3.4)  # inches
+FORMATS: tuple[str, ...] = ("svg", "png", "pdf")
+"""The files a figure is saved as (:func:`write_figure_files`)."""
+
+# The one matplotlib style of every report figure (:func:`style`): one font scale, page width, dpi.
 STYLE: dict[RcKeyType, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "balancer",
+    "pdf.fonttype": 42,
     "font.family": "sans-serif",
-    "font.size": 9.0,
+    "font.size": FONT_SIZE,
     "axes.titlesize": 10.0,
-    "axes.labelsize": 9.0,
+    "axes.labelsize": FONT_SIZE,
+    "xtick.labelsize": FONT_SIZE,
+    "ytick.labelsize": FONT_SIZE,
+    "legend.fontsize": FONT_SIZE,
+    "legend.title_fontsize": FONT_SIZE,
+    "figure.titlesize": 10.0,
+    "figure.figsize": FIGSIZE,
+    "figure.dpi": 100,
+    "savefig.dpi": DPI,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.edgecolor": "#333333",
@@ -62,8 +85,23 @@ STYLE: dict[RcKeyType, Any] = {
     "grid.color": "#dddddd",
     "grid.linewidth": 0.6,
     "legend.frameon": False,
-    "legend.fontsize": 8.0,
 }
+
+
+def style(overrides: Mapping[RcKeyType, Any] | None = None) -> Any:
+    """The context every report figure is drawn and saved in: :data:`STYLE`, with ``overrides``
+    (``style({"axes.grid": False})`` for a heatmap)."""
+    return matplotlib.rc_context(STYLE | dict(overrides or {}))
+
+
+def wrap(text: str, width_in: float, size: float = 10.0) -> str:
+    """``text`` broken into lines that fit ``width_in`` inches at ``size`` points (a title's
+    width: an average character of a sans-serif font is about 0.55 of its size); its own line
+    breaks are kept."""
+    chars = max(12, int(width_in * 72 / (0.55 * size)))
+    lines = (textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False) for line in text.split("\n"))
+    return "\n".join("\n".join(parts) for parts in lines)
+
 
 _figure_ids = itertools.count(1)
 
@@ -86,8 +124,9 @@ def _set_category_ticks(ax: matplotlib.axes.Axes, labels: Sequence[object]) -> N
 
 
 def new_figure(figsize: tuple[float, float] = FIGSIZE) -> Figure:
-    """A figure of ``figsize`` inches with constrained layout on an Agg canvas (no pyplot state)."""
-    fig = Figure(figsize=figsize, layout="constrained")
+    """A figure of ``figsize`` inches, at most :data:`PAGE_WIDTH` wide, with constrained layout on an
+    Agg canvas (no pyplot state)."""
+    fig = Figure(figsize=(min(figsize[0], PAGE_WIDTH), figsize[1]), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
@@ -109,7 +148,7 @@ def _namespace_ids(svg: str, prefix: str) -> str:
 def svg_string(fig: Figure) -> str:
     """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique)."""
     buf = io.StringIO()
-    with matplotlib.rc_context(STYLE):
+    with style():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     text = text[text.index("<svg") :]
@@ -144,7 +183,7 @@ def win_rate_chart(
     """
     if not len(labels) == len(rates) == len(ci_low) == len(ci_high):
         raise ValueError("labels, rates, ci_low and ci_high must have the same length")
-    with matplotlib.rc_context(STYLE):
+    with style():
         fig = new_figure()
         ax = fig.add_subplot()
         xs = list(range(len(labels)))
@@ -216,8 +255,8 @@ def score_breakdown_chart(
     for name, values in components.items():
         if len(values) != n:
             raise ValueError(f"component {name!r} has {len(values)} values for {n} labels")
-    with matplotlib.rc_context(STYLE):
-        fig = new_figure((FIGSIZE[0], FIGSIZE[1] + 0.4))
+    with style():
+        fig = new_figure((PAGE_WIDTH, FIGSIZE[1] + 0.4))
         ax = fig.add_subplot()
         xs = list(range(n))
         pos = [0.0] * n
@@ -271,7 +310,7 @@ def score_breakdown_chart(
             ax.axhline(0.0, color="#333333", linewidth=0.8, zorder=3)
         _set_category_ticks(ax, labels)
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("mean points")
+        ax.set_ylabel("mean points per player")
         if title:
             ax.set_title(text_label(title))
         fig.legend(loc="outside right upper")
@@ -291,6 +330,85 @@ def matrix_panel(values: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> tu
     return mats[0], mats[1], mats[2]
 
 
+CELL_INCHES = 0.46
+"""The side of a heatmap cell: room for its rate and, below, its interval at :data:`SMALL_SIZE`."""
+PANEL_INCHES = 0.8
+"""What a heatmap panel needs beside its cells: its row names and the gap to the next panel."""
+COLOURBAR_INCHES = 0.8
+
+
+def panel_grid(panels: int, k: int) -> tuple[int, int]:
+    """(rows, columns) of ``panels`` heatmaps of ``k`` x ``k`` cells on a page: as many side by side
+    as fit :data:`PAGE_WIDTH` beside the colour bar, each :data:`CELL_INCHES` per cell plus
+    :data:`PANEL_INCHES`, at least one."""
+    if panels <= 0:
+        return 1, 1
+    fit = int((PAGE_WIDTH - COLOURBAR_INCHES) // (k * CELL_INCHES + PANEL_INCHES))
+    cols = max(1, min(panels, fit))
+    return -(-panels // cols), cols
+
+
+def heatmap_size(panels: int, k: int, extra_height: float = 0.0) -> tuple[float, float]:
+    """Inches (width, height) of a figure of ``panels`` heatmaps of ``k`` x ``k`` cells in the grid of
+    :func:`panel_grid`: as wide as its panels and colour bar need, at most :data:`PAGE_WIDTH`, so a
+    small matrix is not set in the middle of an empty page-wide figure."""
+    rows, cols = panel_grid(panels, k)
+    width = min(PAGE_WIDTH, cols * (k * CELL_INCHES + PANEL_INCHES) + COLOURBAR_INCHES + 0.4)
+    return width, 0.5 + extra_height + rows * (1.2 + CELL_INCHES * k)
+
+
+def heatmap_panels(
+    fig: Figure,
+    labels: Sequence[str],
+    panels: Sequence[tuple[str, Any, Any, Any]],
+    norm: Any,
+    *,
+    xlabel: str,
+    ylabel: str,
+    digits: int = 0,
+) -> list[matplotlib.axes.Axes]:
+    """Draw heatmaps of win rates (fractions) on ``fig`` in the grid of :func:`panel_grid`, each cell
+    with its rate in percent and, below, its interval at :data:`SMALL_SIZE`; a dash where not
+    played; one colour bar. ``panels``: (title, rates, lows, highs), square matrices."""
+    import numpy as np
+
+    k = len(labels)
+    nrows, ncols = panel_grid(len(panels), k)
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    image = None
+    for ax, (title, rates, lows, highs) in zip(axes, panels):
+        r, lo, hi = (np.asarray(m, dtype=float) for m in (rates, lows, highs))
+        if r.shape != (k, k) or lo.shape != (k, k) or hi.shape != (k, k):
+            raise ValueError(f"panel {title!r}: matrices must be {k} x {k}")
+        image = ax.imshow(np.ma.masked_invalid(r * 100), cmap="RdBu_r", norm=norm)
+        for i in range(k):
+            for j in range(k):
+                if np.isnan(r[i, j]):
+                    ax.text(j, i, "–", ha="center", va="center", color="#999999")
+                    continue
+                dark = abs(float(norm(r[i, j] * 100)) - 0.5) > 0.33  # white text on the deepest colours
+                ax.text(j, i - 0.14, f"{r[i, j] * 100:.{digits}f}", ha="center", va="center",
+                        color="white" if dark else "black")  # fmt: skip
+                ax.text(j, i + 0.24, f"{lo[i, j] * 100:.0f}–{hi[i, j] * 100:.0f}", ha="center", va="center",
+                        fontsize=SMALL_SIZE, color="#eeeeee" if dark else "#333333")  # fmt: skip
+        names = [text_label(v) for v in labels]
+        ax.set_xticks(range(k), names, rotation=30, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(k), names)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        # wrapped to the panel's own width (its cells and names), never running past the figure
+        ax.set_title(
+            wrap(text_label(title), max(1.5, k * CELL_INCHES + 0.4), FONT_SIZE), loc="left", fontsize=FONT_SIZE
+        )
+        for side in ("top", "right", "left", "bottom"):
+            ax.spines[side].set_visible(False)
+    for ax in axes[len(panels) :]:
+        ax.set_axis_off()
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
+    return list(axes)
+
+
 def matchup_heatmap(
     values: Sequence[str],
     panels: Sequence[tuple[str, Sequence[Sequence[float]], Sequence[Sequence[float]], Sequence[Sequence[float]]]],
@@ -306,58 +424,20 @@ def matchup_heatmap(
         title: figure title.
 
     Each cell shows the rate in percent and, below, the 95% interval; colours run from blue (the row
-    loses) through white (50%) to red (the row wins).
+    loses) through white (50%) to red (the row wins). Panels sit side by side as far as the page's
+    width allows (:func:`panel_grid`).
 
     Raises:
         ValueError: if a matrix is not ``len(values)`` x ``len(values)``.
     """
-    import numpy as np
+    from matplotlib.colors import Normalize
 
     k = len(values)
-    fig = new_figure((0.6 + 3.2 * len(panels) * max(1.0, k / 5), 0.9 + 0.55 * k + 0.6))
-    with matplotlib.rc_context(STYLE | {"axes.grid": False}):
-        axes = fig.subplots(1, len(panels), squeeze=False)[0]
-        image = None
-        for ax, (panel_title, rates, lows, highs) in zip(axes, panels):
-            r = np.asarray(rates, dtype=float)
-            if r.shape != (k, k) or np.asarray(lows).shape != (k, k) or np.asarray(highs).shape != (k, k):
-                raise ValueError(f"panel {panel_title!r}: matrices must be {k} x {k}")
-            image = ax.imshow(np.ma.masked_invalid(r * 100), cmap="RdBu_r", vmin=20, vmax=80)
-            for i in range(k):
-                for j in range(k):
-                    if np.isnan(r[i, j]):
-                        continue
-                    dark = abs(r[i, j] - 0.5) > 0.2  # white text on the deepest colours
-                    ax.text(
-                        j,
-                        i - 0.12,
-                        f"{r[i, j] * 100:.0f}",
-                        ha="center",
-                        va="center",
-                        fontsize=8,
-                        color="white" if dark else "black",
-                    )
-                    ax.text(
-                        j,
-                        i + 0.24,
-                        f"{lows[i][j] * 100:.0f}–{highs[i][j] * 100:.0f}",
-                        ha="center",
-                        va="center",
-                        fontsize=5.5,
-                        color="#eeeeee" if dark else "#333333",
-                    )
-            labels = [text_label(v) for v in values]
-            ax.set_xticks(range(k), labels, rotation=30, ha="right", rotation_mode="anchor")
-            ax.set_yticks(range(k), labels)
-            ax.set_xlabel("opponent")
-            ax.set_title(text_label(panel_title), loc="left")
-            for side in ("top", "right", "left", "bottom"):
-                ax.spines[side].set_visible(False)
-        axes[0].set_ylabel("win rate of")
-        if image is not None:
-            fig.colorbar(image, ax=list(axes), shrink=0.8, label="win rate of the row (%)")
+    fig = new_figure(heatmap_size(len(panels), k))
+    with style({"axes.grid": False}):
+        heatmap_panels(fig, values, panels, Normalize(20, 80), xlabel="opponent", ylabel="win rate of")
         if title:
-            fig.suptitle(text_label(title), x=0.01, ha="left", fontsize=10)
+            fig.suptitle(wrap(text_label(title), fig.get_figwidth()), x=0.01, ha="left")
     return fig
 
 
@@ -365,24 +445,102 @@ UP_COLOUR = "#0072B2"
 DOWN_COLOUR = "#D55E00"
 NEUTRAL_COLOUR = "#777777"
 
-DIFFERENCE_STYLE: dict[RcKeyType, Any] = {
-    "svg.fonttype": "none",
-    "svg.hashsalt": "balancer-compare",
-    "font.family": "sans-serif",
-    "font.size": 8.5,
-    "axes.titlesize": 9.5,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "axes.grid.axis": "x",
-    "grid.color": "#dddddd",
-    "grid.linewidth": 0.6,
-}
-
 
 def is_missing(value: Any) -> bool:
     """None or NaN."""
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def symmetric_span(lows: Sequence[float], highs: Sequence[float], floor: float = 1.0) -> float:
+    """The half-width of an axis centred on 0 that holds every interval: the largest ``|end|``, or
+    ``floor`` when every end is 0 (an axis of +-1e-9 would print as ``1e-9``)."""
+    span = max([abs(v) for v in (*lows, *highs) if math.isfinite(v)], default=0.0)
+    return span if span > 0 else floor
+
+
+def dodge_offsets(n: int, positions: Sequence[float], spread: float = 0.4) -> list[float]:
+    """Offsets along x of ``n`` series drawn at the same ``positions``, so that their whiskers sit
+    side by side: spread evenly over ``spread`` of the smallest gap between two positions (1 for a
+    single position), centred on 0; ``[0.0]`` for one series."""
+    if n <= 1:
+        return [0.0] * n
+    xs = sorted(set(float(x) for x in positions))
+    gap = min((b - a for a, b in zip(xs, xs[1:])), default=1.0)
+    step = spread * gap / (n - 1)
+    return [(j - (n - 1) / 2) * step for j in range(n)]
+
+
+def nonzero_components(components: Mapping[str, Sequence[float | None]]) -> tuple[list[str], list[str]]:
+    """(kept, dropped) component names: a component whose every value is 0 or missing (a scoring
+    category switched off, e.g. achievements) is dropped, the others kept in order."""
+    kept: list[str] = []
+    dropped: list[str] = []
+    for name, values in components.items():
+        (kept if any(v is not None and not is_missing(v) and v != 0 for v in values) else dropped).append(name)
+    return kept, dropped
+
+
+def grouped_bars(
+    categories: Sequence[str],
+    series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
+    *,
+    ylabel: str,
+    xlabel: str = "",
+    title: str = "",
+    scale: float = 1.0,
+    fair: float | None = None,
+    colours: Sequence[str] = PALETTE,
+    published: Sequence[Sequence[float | None]] | None = None,
+) -> Figure:
+    """Bars per category, one per series (label, values, lows, highs; fractions times ``scale``) with
+    95% whiskers; ``published`` values (one list per series, ``None`` where there is none) as black
+    diamonds; ``fair``: a dashed fair-share line. A legend entry for every mark."""
+    import numpy as np
+
+    with style():
+        fig = new_figure((PAGE_WIDTH, 3.6))
+        ax = fig.add_subplot()
+        n = max(len(series), 1)
+        width = 0.8 / n
+        x = np.arange(len(categories))
+        has_published = published is not None and any(v is not None for row in published for v in row)
+        drawn_published = False  # one legend entry for the published values of every series
+        for j, (label, values, lows, highs) in enumerate(series):
+            pos = x - 0.4 + width * (j + 0.5)
+            vals = np.asarray(values, dtype=float) * scale
+            err = np.nan_to_num(
+                np.clip(
+                    [vals - np.asarray(lows, dtype=float) * scale, np.asarray(highs, dtype=float) * scale - vals],
+                    0,
+                    None,
+                )
+            )
+            ax.bar(
+                pos,
+                vals,
+                width * 0.92,
+                color=colours[j % len(colours)],
+                label=f"{text_label(label)} ({'ours, ' if has_published else ''}95% CI)",
+                yerr=err,
+                capsize=3,
+                error_kw={"elinewidth": 0.9, "ecolor": "#222222"},
+            )
+            pub = [(p, v) for p, v in zip(pos, published[j] if published else []) if v is not None]
+            if pub:
+                ax.scatter([p for p, _ in pub], [v * scale for _, v in pub], marker="D", s=22, color="black",
+                           zorder=5, label=None if drawn_published else "published")  # fmt: skip
+                drawn_published = True
+        if fair is not None:
+            ax.axhline(fair * scale, color=FAIR_COLOUR, linestyle="--", linewidth=0.9,
+                       label=f"fair share ({fair * 100:.1f}%)")  # fmt: skip
+        ax.set_xticks(x, [text_label(c) for c in categories])
+        ax.set_ylabel(text_label(ylabel))
+        if xlabel:
+            ax.set_xlabel(text_label(xlabel))
+        if title:
+            ax.set_title(wrap(text_label(title), PAGE_WIDTH), loc="left")
+        fig.legend(loc="outside lower center", ncols=3)
+    return fig
 
 
 def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], float]]) -> str:
@@ -396,14 +554,15 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
 
     Returns:
         an inline ``<svg>`` string. Significant differences are filled markers (blue up, orange
-        down); the others hollow grey.
+        down); the others hollow grey; the legend names the three.
     """
+    from matplotlib.lines import Line2D
+
     panels = [(t, [r for r in rows if not is_missing(r.get("difference"))], s) for t, rows, s in panels]
     panels = [p for p in panels if p[1]]
-    heights = [max(len(rows), 1) * 0.24 + 0.55 for _, rows, _ in panels] or [1.0]
-    with matplotlib.rc_context(DIFFERENCE_STYLE):
-        fig = Figure(figsize=(6.4, sum(heights) + 0.3), layout="constrained")
-        FigureCanvasAgg(fig)
+    heights = [max(len(rows), 1) * 0.26 + 0.65 for _, rows, _ in panels] or [1.0]
+    with style({"axes.grid.axis": "x"}):
+        fig = new_figure((PAGE_WIDTH, sum(heights) + 0.6))
         if not panels:
             ax = fig.add_subplot()
             ax.text(0.5, 0.5, "nothing to compare", ha="center", va="center")
@@ -433,26 +592,50 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
             ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
             ax.set_yticks(ys, [text_label(humanize(r["name"])) for r in rows])
             ax.set_ylim(-0.7, len(rows) - 0.3)
-            ax.set_title(text_label(title), loc="left")
+            ax.set_title(wrap(text_label(title), PAGE_WIDTH), loc="left")
             lows = [scale * (r["ci_low"] if not is_missing(r.get("ci_low")) else r["difference"]) for r in rows]
             highs = [scale * (r["ci_high"] if not is_missing(r.get("ci_high")) else r["difference"]) for r in rows]
-            span = max(abs(min(lows + [0.0])), abs(max(highs + [0.0])), 1e-9)
+            span = symmetric_span(lows, highs)
             ax.set_xlim(-span * 1.1, span * 1.1)
+        marks = [
+            Line2D([], [], marker="o", linestyle="", color=UP_COLOUR, label="up, flagged"),
+            Line2D([], [], marker="o", linestyle="", color=DOWN_COLOUR, label="down, flagged"),
+            Line2D(
+                [], [], marker="o", linestyle="", color=NEUTRAL_COLOUR, markerfacecolor="white", label="not flagged"
+            ),
+            Line2D([], [], color="#333333", linewidth=0.9, label="no change"),
+        ]
+        fig.legend(handles=marks, loc="outside lower center", ncols=4)
         return svg_string(fig)
 
 
+def figure_files(fig: Figure) -> dict[str, bytes]:
+    """A figure's files in every format of :data:`FORMATS` (SVG, PNG at :data:`DPI`, PDF), as bytes,
+    drawn in :data:`STYLE`, without dates (the same figure gives the same bytes)."""
+    metadata: dict[str, dict[str, Any]] = {
+        "svg": {"Date": None},
+        "png": {"Software": None},
+        "pdf": {"CreationDate": None, "ModDate": None},
+    }
+    out = {}
+    with style():
+        for fmt in FORMATS:
+            buf = io.BytesIO()
+            fig.savefig(buf, format=fmt, dpi=DPI, metadata=metadata[fmt])
+            out[fmt] = buf.getvalue()
+    return out
+
+
 def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
-    """Write ``stem.svg`` and ``stem.png`` (200 dpi) into ``directory``; return their paths. Each is
-    written through :func:`balancer.outdir.write_atomic`: a link planted under either name, or in place of
-    ``directory``, is refused (UnsafeOutputError), never followed."""
+    """Write ``stem.svg``, ``stem.png`` (:data:`DPI` dpi) and ``stem.pdf`` into ``directory`` (the
+    bytes of :func:`figure_files`); return their paths. Each is written through
+    :func:`balancer.outdir.write_atomic`: a link planted under any of the names, or in place of
+    ``directory``, is refused (UnsafeOutputError), never followed, and nothing is written."""
     own_directory(directory)
-    paths = [directory / f"{stem}.svg", directory / f"{stem}.png"]
+    paths = [directory / f"{stem}.{fmt}" for fmt in FORMATS]
     for path in paths:
         refuse_foreign(path)
-    with matplotlib.rc_context(STYLE):
-        svg, png = io.BytesIO(), io.BytesIO()
-        fig.savefig(svg, format="svg", metadata={"Date": None})
-        fig.savefig(png, format="png", dpi=200, metadata={"Software": None})
-    write_atomic(paths[0], svg.getvalue())
-    write_atomic(paths[1], png.getvalue())
+    files = figure_files(fig)
+    for path, fmt in zip(paths, FORMATS):
+        write_atomic(path, files[fmt])
     return paths

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import polars as pl
 from markupsafe import Markup
 from matplotlib.figure import Figure
@@ -118,9 +117,9 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
     low = [s * (r["ci_low"] if r["ci_low"] is not None else math.nan) for r in rows]
     high = [s * (r["ci_high"] if r["ci_high"] is not None else math.nan) for r in rows]
     base = [s * (r["baseline_value"] if r["baseline_value"] is not None else math.nan) for r in rows]
-    with matplotlib.rc_context(figs.STYLE):
-        width = 5.8  # inches: the page shows panels at their size, so wider ones would shrink their text
-        fig = figs.new_figure((width, 2.7))
+    with figs.style():
+        width = 5.8  # inches, within figs.PAGE_WIDTH: the page shows panels at their size, as printed
+        fig = figs.new_figure((width, 2.9))
         ax = fig.add_subplot()
         # a band or a step line of one point has no width: a lone point gets a bar and a tick instead
         lone = len(xs) == 1
@@ -145,12 +144,12 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
                     linestyle="none", label="check failed")  # fmt: skip
         labels = thinned_labels([figs.text_label(point_label(r)) for r in rows], width - 1.6)  # minus the legend
         ax.set_xticks(xs, labels)
-        ax.tick_params(axis="x", labelsize=7)
+        ax.tick_params(axis="x", labelsize=figs.SMALL_SIZE)
         ax.set_xlim(-0.5, len(rows) - 0.5)
-        ax.set_xlabel("commit (short sha) and date (month-day), in the order recorded", fontsize=8)
+        ax.set_xlabel("commit (short sha) and date (month-day), in the order recorded")
         ax.set_ylabel(figs.text_label(y_label(kind, str(rows[0]["number"]))))
-        ax.set_title(figs.text_label(title), loc="left")
-        fig.legend(loc="outside right upper", fontsize=7)
+        ax.set_title(figs.wrap(figs.text_label(title), width), loc="left")
+        fig.legend(loc="outside right upper")
     return fig
 
 
@@ -265,8 +264,8 @@ def render_history(
     figures_dir: Path | None = None,
     alpha: float = 0.05,
 ) -> Path:
-    """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, each panel as SVG
-    and PNG); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
+    """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, each panel as SVG,
+    PNG and PDF); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
     :mod:`balancer.stats.drift` made of them; ``source``: the history file's name as given."""
     panels = _panels(pts, drift)
     blocks = []

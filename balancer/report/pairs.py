@@ -3,12 +3,11 @@
 Three heatmaps over the single names of the pairs (:mod:`balancer.stats.pairs`): the first seat's
 win rate, the spread between the best and worst seat's win rate, and the mean winning margin; then
 the pairs with the largest seat spread and margin, with intervals. One self-contained HTML page
-(inline SVG, jinja2 with autoescape: names from the data are escaped); PNG copies on request.
+(inline SVG, jinja2 with autoescape: names from the data are escaped); SVG, PNG and PDF copies on request.
 """
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,7 +17,7 @@ import polars as pl
 from markupsafe import Markup
 from matplotlib.figure import Figure
 
-from ..outdir import normalised, own_directory, write_atomic
+from ..outdir import normalised, write_atomic
 from ..results import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
@@ -28,7 +27,7 @@ TEMPLATE_NAME = "pairs.html.j2"
 
 HEATMAPS = (  # column of the pair table, title, colour-bar label, scale, format
     ("seat1_rate", "First seat's win rate by pair", "win rate of seat 1 (%)", 100.0, "{:.0f}"),
-    ("seat_spread", "Seat spread by pair (best minus worst seat's win rate)", "points", 100.0, "{:.0f}"),
+    ("seat_spread", "Seat spread by pair (best minus worst seat's win rate)", "percentage points", 100.0, "{:.0f}"),
     ("margin_mean", "Mean winning margin by pair (winner minus runner-up)", "points", 1.0, "{:.1f}"),
 )
 
@@ -38,26 +37,44 @@ def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_labe
     its cell. Raises ValueError when the matrix is not square with one row per name."""
     if matrix.shape != (len(names), len(names)):
         raise ValueError(f"matrix of shape {matrix.shape} for {len(names)} names")
-    size = max(4.0, 0.32 * len(names) + 2.0)
-    fig = figs.new_figure((size + 1.0, size))
-    ax = fig.add_subplot()
-    ax.grid(False)
-    masked = np.ma.masked_invalid(matrix)
-    im = ax.imshow(masked, cmap=heatmap_cmap())
-    labels = [figs.text_label(n) for n in names]
-    ax.set_xticks(range(len(names)), labels, rotation=60, ha="right", rotation_mode="anchor", fontsize=7)
-    ax.set_yticks(range(len(names)), labels, fontsize=7)
-    finite = matrix[np.isfinite(matrix)]
-    mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-    for i in range(len(names)):
-        for j in range(len(names)):
-            v = matrix[i, j]
-            if math.isfinite(v):
-                ax.text(
-                    j, i, fmt.format(v), ha="center", va="center", fontsize=5.5, color="white" if v > mid else "black"
-                )
-    ax.set_title(figs.text_label(title), loc="left")
-    fig.colorbar(im, ax=ax, shrink=0.7, label=cbar_label)
+    with figs.style({"axes.grid": False}):
+        # the page's width, the colour bar below: the cells get all the width the names leave
+        size = min(figs.PAGE_WIDTH, max(4.0, 0.3 * len(names) + 2.0))
+        fig = figs.new_figure((size, size + 0.6))
+        ax = fig.add_subplot()
+        ax.grid(False)
+        masked = np.ma.masked_invalid(matrix)
+        im = ax.imshow(masked, cmap=heatmap_cmap())
+        labels = [figs.text_label(n) for n in names]
+        ax.set_xticks(
+            range(len(names)),
+            labels,
+            rotation=90,
+            ha="right",
+            va="center",
+            rotation_mode="anchor",
+            fontsize=figs.SMALL_SIZE,
+        )
+        ax.set_yticks(range(len(names)), labels, fontsize=figs.SMALL_SIZE)
+        finite = matrix[np.isfinite(matrix)]
+        mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
+        for i in range(len(names)):
+            for j in range(len(names)):
+                v = matrix[i, j]
+                if math.isfinite(v):
+                    ax.text(
+                        j,
+                        i,
+                        fmt.format(v),
+                        ha="center",
+                        va="center",
+                        fontsize=figs.SMALL_SIZE,
+                        color="white" if v < mid else "black",  # viridis is dark at its low end
+                    )
+        ax.set_xlabel("one of the pair")
+        ax.set_ylabel("the other of the pair")
+        ax.set_title(figs.wrap(figs.text_label(title), size), loc="left")
+        fig.colorbar(im, ax=ax, location="bottom", shrink=0.6, aspect=30, label=cbar_label)
     return fig
 
 
@@ -70,7 +87,7 @@ def heatmap_cmap():
 
 def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None, top: int = 12) -> Path:
     """Write the pair page of the run in ``results_dir`` grouped by ``label`` to ``out_html`` (and
-    PNG heatmaps into ``figures_dir``). Raises FileNotFoundError (no results), KeyError (no such
+    the heatmaps as SVG, PNG and PDF files into ``figures_dir``). Raises FileNotFoundError (no results), KeyError (no such
     label), ValueError (games of one seat)."""
     df = scan_results(results_dir).collect()
     table = pair_table(df, label)
@@ -80,10 +97,8 @@ def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Pat
         names, matrix = pair_matrix(table, column)
         fig = pair_heatmap(names, matrix * scale, title, cbar, fmt)
         charts.append(Markup(figs.svg_string(fig)))
-        if figures_dir is not None:
-            png = io.BytesIO()  # written through write_atomic: a link planted under the name is refused
-            fig.savefig(png, format="png", dpi=150)
-            write_atomic(own_directory(Path(figures_dir)) / f"pairs-{label}-{column}.png", png.getvalue())
+        if figures_dir is not None:  # SVG, PNG and PDF, each refusing a link planted under its name
+            figs.write_figure_files(fig, Path(figures_dir), f"pairs-{label}-{column}")
     ranked = table.sort(["seat_spread", "margin_mean"], descending=True).head(top)
     html = (
         pages.environment()

@@ -257,6 +257,15 @@ def _score_chart(rows: Sequence[Mapping[str, Any]], by: str, components: Sequenc
     )
 
 
+def scored_components(components: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+    """(shown, left out) score categories: a category whose mean is 0 (or missing) in every row of
+    ``rows`` (the score by seat: every player of every game) scored nothing in any game, e.g.
+    achievements switched off, and is left out of the figures and tables
+    (:func:`balancer.report.figures.nonzero_components`)."""
+    by_component = {c: [(r.get("components") or {}).get(c) for r in rows] for c in components}
+    return figures.nonzero_components(by_component)
+
+
 def _indicator_context(summary: Mapping[str, Any]) -> tuple[list[dict[str, Any]], Markup | None]:
     """The indicator rows (names through :func:`humanize`) and their forest plot; ``([], None)``
     when the run has no 0/1 per-seat indicator."""
@@ -399,9 +408,9 @@ def build_context(
     seats = sorted(summary["seat_win_rate"], key=lambda r: r["seat"])
     agents = _order_agents(summary["agent_win_rate"], meta.get("agents"))
     mirror = _mirror_sentence(agents, fair)
-    components = list(summary.get("score_components") or [])
     score_agents = _order_agents(summary.get("score_by_agent") or [], meta.get("agents"))
     score_seats = sorted(summary.get("score_by_seat") or [], key=lambda r: r["seat"])
+    components, zero_components = scored_components(summary.get("score_components") or [], score_seats)
     no_bonus = sorted(without_bonus_rows(summary, specs), key=lambda r: r["seat"])
     bonus = specs.position_bonus if specs is not None else None
     bonus_by_seat = {r["seat"]: (r.get("components") or {}).get(bonus) for r in score_seats} if bonus else {}
@@ -435,6 +444,7 @@ def build_context(
             {**r, "score": score_by_seat.get(r["seat"]), "bonus": bonus_by_seat.get(r["seat"])} for r in no_bonus
         ],
         "components": components,
+        "zero_components": [humanize(c) for c in zero_components],
         "score_agents": score_agents,
         "score_seats": score_seats,
         "score_agent_chart": (_score_chart(score_agents, "agent", components) if score_agents and not mirror else None),

@@ -1,19 +1,15 @@
 """The study report: grouped bars (one bar per variant, 95% whiskers, published values, if any, as markers),
-a "changes" table like the rulebook appendix, and the figures as SVG and PNG files for a rulebook.
+a "changes" table like the rulebook appendix, and the figures as SVG, PNG and PDF files for a rulebook.
 """
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-import numpy as np
 import polars as pl
 from markupsafe import Markup
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
@@ -204,55 +200,23 @@ def matchup_chart(data: FigureData) -> MplFigure:
 
 
 def grouped_chart(data: FigureData) -> MplFigure:
-    """Bars per category, one per variant, with 95% whiskers; published values as black markers."""
-    with matplotlib.rc_context(figs.STYLE):
-        fig = MplFigure(figsize=(max(5.2, 1.6 + 1.15 * len(data.categories)), 3.6), layout="constrained")
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        n = len(data.series)
-        width = 0.8 / n
-        x = np.arange(len(data.categories))
-        for j, s in enumerate(data.series):
-            pos = x - 0.4 + width * (j + 0.5)
-            vals = np.array(s.values) * data.scale
-            err = np.array([vals - np.array(s.lows) * data.scale, np.array(s.highs) * data.scale - vals])
-            ax.bar(
-                pos,
-                vals,
-                width * 0.92,
-                color=VARIANT_COLOURS[j % len(VARIANT_COLOURS)],
-                label=f"{figs.text_label(s.variant)} ({'ours, ' if data.has_published else ''}95% CI)",
-                yerr=err,
-                capsize=3,
-                error_kw={"elinewidth": 0.9, "ecolor": "#222222"},
-            )
-            pub = [(p, v) for p, v in zip(pos, s.published) if v is not None]
-            if pub:
-                ax.scatter(
-                    [p for p, _ in pub],
-                    [v * data.scale for _, v in pub],
-                    marker="D",
-                    s=22,
-                    color="black",
-                    zorder=5,
-                    label="published" if j == 0 else None,
-                )
-        if data.fair is not None:
-            ax.axhline(
-                data.fair * data.scale,
-                color=figs.FAIR_COLOUR,
-                linestyle="--",
-                linewidth=0.9,
-                label=f"fair share ({data.fair * 100:.1f}%)",
-            )
-        ax.set_xticks(x, [figs.text_label(c) for c in data.categories])
-        if data.show in ("seat_win_rate", "agent_win_rate"):
-            ax.set_ylabel("win rate (%)")
-        else:
-            ax.set_ylabel(figs.text_label(data.categories[0]) + (" (%)" if data.unit == "%" else ""))
-        ax.set_title("\n".join(textwrap.wrap(figs.text_label(data.title), 58)), loc="left")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2)
-    return fig
+    """Bars per category, one per variant, with 95% whiskers; published values as black markers
+    (:func:`balancer.report.figures.grouped_bars`)."""
+    if data.show in ("seat_win_rate", "agent_win_rate"):
+        ylabel = "win rate (%)"
+    else:
+        ylabel = data.categories[0] + (" (%)" if data.unit == "%" else "")
+    return figs.grouped_bars(
+        data.categories,
+        [(s.variant, s.values, s.lows, s.highs) for s in data.series],
+        ylabel=ylabel,
+        xlabel={"seat_win_rate": "seat", "agent_win_rate": "agent"}.get(data.show, ""),
+        title=data.title,
+        scale=data.scale,
+        fair=data.fair,
+        colours=VARIANT_COLOURS,
+        published=[s.published for s in data.series],
+    )
 
 
 def cell_rows(result: StudyResult, page_dir: Path | str = ".") -> list[dict[str, Any]]:
@@ -279,8 +243,8 @@ def cell_rows(result: StudyResult, page_dir: Path | str = ".") -> list[dict[str,
 def render_study(
     result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
 ) -> Path:
-    """Write the study's self-contained HTML report (and, with ``figures_dir``, each figure as SVG and
-    PNG). ``changes``: figure index -> rows of the changes table (see :func:`balancer.study.changes`)."""
+    """Write the study's self-contained HTML report (and, with ``figures_dir``, each figure as SVG,
+    PNG and PDF). ``changes``: figure index -> rows of the changes table (see :func:`balancer.study.changes`)."""
     data = figure_data(result)
     blocks = []
     for d in data:

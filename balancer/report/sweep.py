@@ -9,7 +9,6 @@ that :mod:`balancer.sweep` did not.
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import matplotlib
 import numpy as np
 from jinja2 import Environment
 from markupsafe import Markup
+from matplotlib.colors import Normalize
 
 from balancer.core.kernel import COMPLETION
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
@@ -50,6 +50,35 @@ def number_label(name: str, specs: MetricSpecs | None = None) -> str:
     return metric_label(name.removesuffix(PER_PLAYER), specs)
 
 
+Mark = tuple[Any, str, str]
+"""An x value marked with a vertical line: (value, legend label, line style), e.g. the base variant's
+value dotted."""
+
+
+def marked_x(xs: Sequence[Any], value: Any) -> float | None:
+    """Where ``value`` sits on the x axis of :func:`line_chart` over ``xs``: itself when the axis is to
+    scale, its index among categories, None when a category axis does not hold it."""
+    if numeric(xs):
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return float(list(xs).index(value)) if value in list(xs) else None
+
+
+def x_range(xs: Sequence[Any], marks: Sequence[Any] = ()) -> tuple[float, float]:
+    """The x limits that hold every value of ``xs`` and every marked value (:func:`marked_x`), with a
+    margin of 5% of the range or 0.3 of the smallest gap, whichever is larger (room for series dodged by
+    :func:`balancer.report.figures.dodge_offsets`; half a category on a category axis): the same for
+    every panel drawn over ``xs``."""
+    pos = [float(x) for x in xs] if numeric(xs) else [float(i) for i in range(len(xs))]
+    pos += [m for m in (marked_x(xs, v) for v in marks) if m is not None]
+    lo, hi = min(pos), max(pos)
+    if not numeric(xs) or hi == lo:
+        return lo - 0.5, hi + 0.5
+    points = sorted(set(pos))
+    gap = min(b - a for a, b in zip(points, points[1:]))
+    pad = max(0.05 * (hi - lo), 0.3 * gap)  # room for the dodged series (0.2 of a gap either side)
+    return lo - pad, hi + pad
+
+
 def line_chart(
     xs: Sequence[Any],
     series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]],
@@ -60,20 +89,23 @@ def line_chart(
     scale: float = 1.0,
     fair: float | None = None,
     band: tuple[float, float] | None = None,
-    mark: Any = None,
+    marks: Sequence[Mark] = (),
+    xlim: tuple[float, float] | None = None,
 ) -> str:
     """Each series (label, means, lows, highs) against ``xs`` with 95% whiskers, as inline SVG.
 
-    ``xs`` to scale when numeric, else evenly spaced categories; ``scale``: 100 to show fractions in
-    percent; ``fair``: a dashed line (the fair share); ``band``: a shaded target range; ``mark``: an
-    x value to mark with a vertical dotted line (the base variant's value, or the optimum)."""
-    with matplotlib.rc_context(figs.STYLE):
-        fig = figs.new_figure((5.6, 3.4))
+    ``xs`` to scale when numeric, else evenly spaced categories; several series are dodged
+    (:func:`balancer.report.figures.dodge_offsets`) so that their whiskers never overlap; ``scale``:
+    100 to show fractions in percent; ``fair``: a dashed line (the fair share); ``band``: a shaded
+    target range; ``marks``: x values marked with a vertical line and a legend entry (the base
+    variant's value, the optimum); ``xlim``: the x range (:func:`x_range`, to give panels one range).
+    Every mark has a legend entry."""
+    with figs.style():
+        fig = figs.new_figure((figs.PAGE_WIDTH, 3.4))
         ax = fig.add_subplot()
         to_scale = numeric(xs)
         pos = np.asarray(xs, dtype=float) if to_scale else np.arange(len(xs), dtype=float)
-        span = (pos.max() - pos.min()) if len(pos) > 1 else 1.0
-        offset = 0.012 * span if len(series) > 1 else 0.0
+        offsets = figs.dodge_offsets(len(series), list(pos))
         if fair is not None:
             ax.axhline(
                 fair * scale,
@@ -82,19 +114,18 @@ def line_chart(
                 linewidth=0.9,
                 label=f"fair share ({figs.text_label(f'{fair * 100:.1f}%')})",
             )
-        if mark is not None and (not to_scale or isinstance(mark, (int, float))):
-            mx = float(mark) if to_scale else (list(xs).index(mark) if mark in list(xs) else None)
+        for value, label, linestyle in marks:
+            mx = marked_x(xs, value)
             if mx is not None:
-                ax.axvline(mx, color="#999999", linestyle=":", linewidth=1.0)
+                ax.axvline(mx, color=figs.BASE_COLOUR, linestyle=linestyle, linewidth=1.0, label=figs.text_label(label))
         for j, (name, means, lows, highs) in enumerate(series):
             m = np.asarray(means, dtype=float) * scale
             lo = np.asarray(lows, dtype=float) * scale
             hi = np.asarray(highs, dtype=float) * scale
             err = np.vstack([np.clip(m - lo, 0, None), np.clip(hi - m, 0, None)])
             err = np.nan_to_num(err)
-            x = pos + (j - (len(series) - 1) / 2) * offset
             ax.errorbar(
-                x,
+                pos + offsets[j],
                 m,
                 yerr=err,
                 fmt="-o",
@@ -103,7 +134,7 @@ def line_chart(
                 capsize=2.5,
                 elinewidth=0.8,
                 color=figs.PALETTE[j % len(figs.PALETTE)],
-                label=figs.text_label(name),
+                label=figs.text_label(name) + (" (95% CI)" if len(series) == 1 else ""),
             )
         if band is not None:
             _draw_band(ax, band, scale)
@@ -111,12 +142,77 @@ def line_chart(
             ax.set_xticks(pos, [figs.text_label(value_text(v)) for v in xs])
         elif all(float(v).is_integer() for v in xs) and len(xs) <= 15:
             ax.set_xticks(pos, [value_text(v) for v in xs])
-        ax.set_xlabel(figs.text_label(xlabel))
+        ax.set_xlim(*(xlim or x_range(xs, [v for v, _, _ in marks])))
+        ax.set_xlabel(figs.wrap(figs.text_label(xlabel), figs.PAGE_WIDTH - 2.0, figs.FONT_SIZE))
         ax.set_ylabel(figs.text_label(ylabel))
-        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 70)), loc="left")
-        if len(series) > 1 or fair is not None or band is not None:
-            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="95% intervals" if len(series) > 1 else None)
         return figs.svg_string(fig)
+
+
+def path_label(model: Any, path: str) -> str:
+    """The x-axis label of a swept key: its description and unit from the config model's field
+    metadata (``Field(description=..., json_schema_extra={"unit": ...})``) as ``"description (unit)"``,
+    followed by the path on a new line; the path alone when the field has neither (or the path does
+    not lead to a model field). ``model``: the game's pydantic config class."""
+    from balancer.sweep.paths import PathError, parse_path
+
+    try:
+        parts = parse_path(path)
+    except PathError:
+        return path
+    info = _field_info(model, parts)
+    if info is None:
+        return path
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    unit = extra.get("unit")
+    description = (info.description or "").strip()
+    if not description and not unit:
+        return path
+    text = description or path
+    if unit:
+        text += f" ({unit})"
+    return f"{text}\n{path}" if description else text
+
+
+def _field_info(model: Any, parts: Sequence[Any]) -> Any:
+    """The pydantic FieldInfo that the key path ``parts`` ends at in ``model``, or None: model fields
+    by name (or alias), ``dict[K, V]`` values by any key, ``list[V]`` and ``tuple`` items by index
+    (a dict value or list item is described by the field that holds the container)."""
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    def bare(annotation: Any) -> Any:
+        """``Annotated[X, ...]`` -> X; ``X | None`` -> X (the first type that is not None)."""
+        origin = typing.get_origin(annotation)
+        if origin is typing.Annotated:
+            return bare(typing.get_args(annotation)[0])
+        if origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(annotation) if a is not type(None)]
+            return bare(args[0]) if args else annotation
+        return annotation
+
+    info = None
+    annotation: Any = model
+    for part in parts:
+        annotation = bare(annotation)
+        origin = typing.get_origin(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel) and isinstance(part, str):
+            fields = annotation.model_fields
+            name = part if part in fields else next((n for n, f in fields.items() if f.alias == part), None)
+            if name is None:
+                return None
+            info = fields[name]
+            annotation = info.annotation
+        elif origin is dict:
+            annotation = typing.get_args(annotation)[1]
+        elif origin in (list, tuple) and typing.get_args(annotation):
+            annotation = typing.get_args(annotation)[0]
+        else:
+            return None
+    return info
 
 
 def _draw_band(ax: Any, band: tuple[float, float], scale: float) -> None:
@@ -154,35 +250,37 @@ def heatmap_chart(
     each cell with its value and 95% interval; ``centre``: the value shown white (the fair share),
     else the colours span the values; ``met``: cells outlined where the targets are met. Inline SVG."""
     digits = 1
-    with matplotlib.rc_context(figs.STYLE | {"axes.grid": False}):
-        fig = figs.new_figure((1.8 + 0.95 * len(cols), 1.3 + 0.55 * len(rows)))
+    with figs.style({"axes.grid": False}):
+        fig = figs.new_figure((2.6 + 0.95 * len(cols), 1.8 + 0.55 * len(rows)))
         ax = fig.add_subplot()
         m = np.asarray(means, dtype=float) * scale
         finite = m[np.isfinite(m)]
         if centre is not None and finite.size:
-            reach = max(abs(finite - centre * scale).max(), 1e-9)
-            image = ax.imshow(
-                np.ma.masked_invalid(m),
-                cmap="RdBu_r",
-                vmin=centre * scale - reach,
-                vmax=centre * scale + reach,
-                aspect="auto",
-            )
+            # every value at the centre: one unit either side, not 1e-9 (a colour bar reading 1e-9+2.5e1)
+            reach = figs.symmetric_span(list(finite - centre * scale), [])
+            norm: Any = Normalize(centre * scale - reach, centre * scale + reach)
+            cmap = "RdBu_r"
         else:
-            image = ax.imshow(np.ma.masked_invalid(m), cmap="viridis", aspect="auto")
+            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            norm = Normalize(lo - 1.0, hi + 1.0) if hi == lo else Normalize(lo, hi)
+            cmap = "viridis"
+        image = ax.imshow(np.ma.masked_invalid(m), cmap=cmap, norm=norm, aspect="auto")
         for i in range(len(rows)):
             for j in range(len(cols)):
                 if not math.isfinite(m[i, j]):
                     continue
-                ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center", fontsize=7.5)
+                shade = float(norm(m[i, j]))
+                dark = abs(shade - 0.5) > 0.33 if cmap == "RdBu_r" else shade < 0.5  # white text on dark cells
+                ax.text(j, i - 0.13, f"{m[i, j]:.{digits}f}", ha="center", va="center",
+                        color="white" if dark else "black")  # fmt: skip
                 ax.text(
                     j,
                     i + 0.22,
                     f"{lows[i, j] * scale:.{digits}f}–{highs[i, j] * scale:.{digits}f}",
                     ha="center",
                     va="center",
-                    fontsize=5.5,
-                    color="#333333",
+                    fontsize=figs.SMALL_SIZE,
+                    color="#eeeeee" if dark else "#333333",
                 )
                 if met is not None and met[i, j]:
                     ax.add_patch(
@@ -192,10 +290,13 @@ def heatmap_chart(
                     )
         ax.set_xticks(range(len(cols)), [figs.text_label(value_text(c)) for c in cols])
         ax.set_yticks(range(len(rows)), [figs.text_label(value_text(r)) for r in rows])
-        ax.set_xlabel(figs.text_label(col_label))
-        ax.set_ylabel(figs.text_label(row_label))
-        ax.set_title("\n".join(textwrap.wrap(figs.text_label(title), 60)), loc="left")
-        fig.colorbar(image, ax=ax, shrink=0.85)
+        ax.set_xlabel(figs.wrap(figs.text_label(col_label), fig.get_figwidth() - 1.6, figs.FONT_SIZE))
+        ax.set_ylabel(figs.wrap(figs.text_label(row_label), fig.get_figheight() - 0.8, figs.FONT_SIZE))
+        ax.set_title(figs.wrap(figs.text_label(title), fig.get_figwidth()), loc="left")
+        fig.colorbar(image, ax=ax, shrink=0.85, label=figs.text_label(title.split(": ", 1)[-1]))
+        if met is not None and met.any():
+            outline = matplotlib.patches.Patch(fill=False, edgecolor="black", linewidth=1.6, label="meets every target")
+            fig.legend(handles=[outline], loc="outside lower center")
         return figs.svg_string(fig)
 
 
@@ -274,13 +375,13 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
                 svg = line_chart(
                     xs,
                     series,
-                    xlabel=paths[0],
+                    xlabel=path_label(plan.base.spec.config_model, paths[0]),
                     ylabel=title + unit,
                     title=f"{run_name}: {title} by {paths[0]}",
                     scale=scale,
                     fair=fair,
                     band=_band(result, run_name, group),
-                    mark=base_value[paths[0]],
+                    marks=[(base_value[paths[0]], f"base variant ({value_text(base_value[paths[0]])})", ":")],
                 )
                 blocks.append({"run": run_name, "title": title, "svg": Markup(svg)})
             else:
@@ -300,8 +401,8 @@ def sweep_figures(result: SweepResult) -> list[dict[str, Any]]:
                         mean,
                         low,
                         high,
-                        row_label=paths[0],
-                        col_label=paths[1],
+                        row_label=path_label(plan.base.spec.config_model, paths[0]),
+                        col_label=path_label(plan.base.spec.config_model, paths[1]),
                         title=f"{run_name}: {number_label(n, specs)}{unit}",
                         scale=scale,
                         centre=fair,

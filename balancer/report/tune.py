@@ -17,7 +17,7 @@ from markupsafe import Markup
 from balancer.data import portable_path
 from balancer.report import figures as figs
 from balancer.report.render import write_atomically
-from balancer.report.sweep import environment, line_chart, number_label
+from balancer.report.sweep import environment, line_chart, number_label, path_label, x_range
 from balancer.sweep.paths import changes_text, get_path, parse_path, value_text
 from balancer.sweep.targets import is_rate
 from balancer.tune.search import Candidate, Evaluation, TuneResult
@@ -30,8 +30,8 @@ def trajectory_chart(result: TuneResult) -> str:
     the best objective at the top rung so far as a step line. Inline SVG."""
     cands = {c.index: c for c in result.candidates}
     top = max((len(r) for r in result.plan.rungs.values()), default=1) - 1
-    with matplotlib.rc_context(figs.STYLE):
-        fig = figs.new_figure((7.4, 3.6))
+    with figs.style():
+        fig = figs.new_figure((figs.PAGE_WIDTH, 3.6))
         ax = fig.add_subplot()
         best_x, best_y, best = [], [], math.inf
         seen_rungs = set()
@@ -71,7 +71,7 @@ def trajectory_chart(result: TuneResult) -> str:
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.set_xlabel("trial (in the order Optuna proposed them)")
         ax.set_ylabel("objective (smaller is better)")
-        ax.set_title("Search trajectory: each trial at the rung it reached, 95% intervals", loc="left")
+        ax.set_title(figs.wrap("Search trajectory: each trial at the rung it reached, 95% intervals", 4.5), loc="left")
         handles, labels = ax.get_legend_handles_labels()
         order = sorted(range(len(labels)), key=lambda i: (not labels[i].startswith("rung"), labels[i]))
         ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -100,14 +100,19 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
         cands = sorted(cands, key=lambda c: _sort_key(c.values[path]))
         xs = [c.values[path] for c in cands]
         tops = [_top(c) for c in cands]
+        base_value = get_path(base_data, parse_path(path))
+        marks = response_marks(base_value, best.values[path])
+        xlim = x_range(xs, [v for v, _, _ in marks])  # one x range for every panel of the path
+        xlabel = path_label(result.plan.base.spec.config_model, path)
         svgs = [
             line_chart(
                 xs,
                 [("objective", [t.objective for t in tops], [t.low for t in tops], [t.high for t in tops])],
-                xlabel=path,
-                ylabel="objective",
+                xlabel=xlabel,
+                ylabel="objective (smaller is better)",
                 title=f"Objective by {path} (others at the best)",
-                mark=best.values[path],
+                marks=marks,
+                xlim=xlim,
             )
         ]
         for run in result.plan.tune.runs:
@@ -138,23 +143,32 @@ def response_blocks(result: TuneResult) -> list[dict[str, Any]]:
                 line_chart(
                     xs,
                     series,
-                    xlabel=path,
+                    xlabel=xlabel,
                     ylabel="win rate (%)" if rate else "value",
                     title=f"{run}: targeted numbers by {path}",
                     scale=100.0 if rate else 1.0,
                     fair=fair,
-                    mark=get_path(base_data, parse_path(path)),
+                    marks=marks,
+                    xlim=xlim,
                 )
             )
         blocks.append(
             {
                 "path": path,
                 "svgs": [Markup(s) for s in svgs],
-                "base": value_text(get_path(base_data, parse_path(path))),
+                "base": value_text(base_value),
                 "best": value_text(best.values[path]),
             }
         )
     return blocks
+
+
+def response_marks(base: Any, best: Any) -> list[tuple[Any, str, str]]:
+    """The vertical lines of every response panel of a path: the base variant's value dotted and the
+    best candidate's dashed, each named with its value in the legend; one line when they are equal."""
+    if base == best:
+        return [(base, f"base variant = best ({value_text(base)})", ":")]
+    return [(base, f"base variant ({value_text(base)})", ":"), (best, f"best ({value_text(best)})", "--")]
 
 
 def _sort_key(v: Any) -> Any:

@@ -17,7 +17,8 @@ def test_heatmap_annotates_every_played_cell():
     fig = matchup_heatmap(["bull", "ibex"], [("first", rates, lows, highs), ("second", rates, lows, highs)], "T")
     assert len(fig.axes) == 3  # two panels and the colour bar
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert texts == ["50", "40–60", "70", "60–80", "30", "20–40"]  # the unplayed cell stays empty
+    # the unplayed cell shows a dash (as on the ladder page: one heatmap drawing for every page)
+    assert texts == ["50", "40–60", "70", "60–80", "30", "20–40", "–"]
     assert "<svg" in svg_string(fig)
 
 

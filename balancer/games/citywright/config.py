@@ -248,7 +248,10 @@ class CitywrightConfig(GameConfig):
     rulers: Rulers
     rounds: dict[Literal["1", "2", "3", "4"], RoundPlan]
     scoring: Scoring
-    seat_bonus: dict[Literal["1", "2", "3", "4"], list[RuleInt]]
+    seat_bonus: dict[Literal["1", "2", "3", "4"], list[RuleInt]] = Field(
+        description="seat bonus printed on the score sheet (§6.5), by player count, in seat order",
+        json_schema_extra={"unit": "points"},
+    )
     two_player: TwoPlayer
     solo: Solo
     achievements: Achievements
