@@ -5,7 +5,9 @@ A request error names the *field* at fault, the parameter as :func:`balancer.run
 :func:`balancer.sim.request.check_run` call it (``agents``, ``players``, ``chunk_size``, ...); the
 command line shows it as its option (:data:`balancer.cli.errors.FLAGS`). ``str()`` spells the field
 as that option too (``--chunk-size: must be at least 1, got 0``), so that a notebook's traceback reads
-like the command line's message.
+like the command line's message. A message that suggests an option (``force``, ``resume``) is written
+once as a function of its :class:`Spelling`: the library's error says ``force=True``, the command line
+prints ``--force`` (:class:`Spelled`, :meth:`RunRequestError.message`).
 """
 
 from __future__ import annotations
@@ -92,13 +94,13 @@ class Spelled:
     _cli_text: str | None = None
 
     @classmethod
-    def spelled(cls, words: Callable[[Spelling], str], out: tuple[str, str] | None = None, *args: Any) -> Any:
+    def spelled(cls, words: Callable[[Spelling], str], out: tuple[str, str] | None = None) -> Any:
         """The error whose message is ``words(spelling)``; ``out``: the (library, command line)
         names of the output parameter when not ``out`` / ``--out`` (``("results_root", "--results")``)."""
         library, cli = LIBRARY, COMMAND_LINE
         if out is not None:
             library, cli = replace(library, out=out[0]), replace(cli, out=out[1])
-        exc = cast(Any, cls)(words(library), *args)
+        exc = cast(Any, cls)(words(library))
         exc._cli_text = words(cli)
         return exc
 

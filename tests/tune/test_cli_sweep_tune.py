@@ -189,7 +189,11 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     assert result.exit_code == 0, result.output
     assert report.is_file() and "target seat_win_rate: equal:" in result.output
     folder = load_sweep(tmp_path / "configs" / "sweep.yaml", probe=False).folder  # standin-s-<hash of its path>
-    assert sorted(p.name for p in (tmp_path / "results" / folder / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]
+    assert sorted(p.name for p in (tmp_path / "results" / folder / "variants").iterdir()) == [
+        "2.yaml",
+        "3.yaml",
+        "4.yaml",
+    ]
     # the page names the user's files relative to itself (out/report.html -> ../configs/...), never
     # by an absolute, machine-local path
     page = report.read_text(encoding="utf-8")
