@@ -181,13 +181,16 @@ def run_study(
     loaded = load_variants(study, configs, study_path, study.seed, jobs)
     check_figures(study, study_path, probe_tables(study, loaded, study.seed, figure_runs(study)))
     folder = folder if folder is not None else study_folder(study_path, study, results_root)
-    root = Path(results_root) / folder
-    refuse_foreign(root, "directory")
-    claim_folder(root, "study", input_source(study_path), force)
+    outs = {  # every cell's folder checked (no link planted in its place) before anything is written
+        (run_name, label): cell_dir(Path(results_root), folder, run_name, label)
+        for run_name in study.runs
+        for label in loaded
+    }
+    claim_folder(Path(results_root) / folder, "study", input_source(study_path), force)
     cells: dict[tuple[str, str], Cell] = {}
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
-            out = cell_dir(Path(results_root), folder, run_name, label)
+            out = outs[(run_name, label)]
             expected = {
                 "config_sha256": config_sha256(configs[label]),
                 "engine_sha256": engine_sha256(game),

@@ -110,13 +110,13 @@ def run_sweep(
     root = Path(results_root)
     sweep, base = plan.sweep, plan.base
     folder = plan.folder
-    refuse_links_below(root, root / folder)
-    claim_folder(root / folder, "sweep", input_source(plan.path), force)
     files = {p.label: point_file(root, folder, p) for p in plan.points}
-    for p in plan.points:
+    for p in plan.points:  # no link planted in place of its folders, checked before anything is written
         refuse_links_below(root, files[p.label], "file")
         for run_name in sweep.runs:
             refuse_links_below(root, root / folder / run_name / p.label)
+    claim_folder(root / folder, "sweep", input_source(plan.path), force)
+    for p in plan.points:
         write_point(plan.path, base.path, base.resolved.data, files[p.label], p, "a point of the sweep")
     cells: dict[tuple[str, str], Cell] = {}
     numbers: dict[tuple[str, str], dict[str, np.ndarray]] = {}
