@@ -10,7 +10,8 @@ written by ``balancer init``) never share a default output.
 A folder a command fills (a study's, a sweep's, a tune's) records what it was made from in
 :data:`SOURCE_FILE`; :func:`claim_folder` refuses (ResultsExistError) a folder made from another
 input unless ``force``. The same input is never "another": a study run again reuses and replays its
-own cells.
+own cells. A run's page (``balancer report``) records a digest of its results folder in a ``<meta>``
+(:func:`mark_page`); :func:`check_page` refuses to replace the page of another folder unless ``force``.
 """
 
 from __future__ import annotations
@@ -31,12 +32,12 @@ __all__ = [
     "SOURCE_FILE",
     "check_folder",
     "check_page",
-    "folder_digest",
-    "mark_page",
-    "page_source",
     "claim_folder",
+    "folder_digest",
     "input_label",
     "input_source",
+    "mark_page",
+    "page_source",
     "path_digest",
     "safe_name",
     "with_game",
@@ -49,11 +50,15 @@ def safe_name(name: object) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._") or "variant"
 
 
+def _sha256_of_path(path: Path | str) -> str:
+    """The SHA-256 (hex) of ``path``'s resolved form."""
+    return hashlib.sha256(str(Path(path).resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def path_digest(path: Path | str) -> str:
     """8 hex digits of the SHA-256 of ``path``'s resolved form: the same file gives the same digest
     from any working directory, two files of one name in different folders give different ones."""
-    resolved = str(Path(path).resolve())
-    return hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return _sha256_of_path(path)[:8]
 
 
 def _shipped(path: Path | str) -> str | None:
@@ -154,8 +159,7 @@ _PAGE_META = re.compile(r'<meta name="balancer-results" content="([0-9a-f]{16})"
 def folder_digest(path: Path | str) -> str:
     """16 hex digits of the SHA-256 of a results folder's resolved path: what its page records (a
     digest, so that a published page holds no machine-local path)."""
-    resolved = str(Path(path).resolve())
-    return hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return _sha256_of_path(path)[:16]
 
 
 def mark_page(html: str, digest: str) -> str:
