@@ -506,20 +506,44 @@ def compare(
     return CompareResult(out_dir, result)
 
 
-def report(result: RunResult | CompareResult | Path | str, path: Path | str, title: str | None = None) -> Path:
+def default_report_page(results_dir: Path | str) -> Path:
+    """``reports/<game>-<folder>-<hash>.html``: where ``balancer report`` writes a run's page by default.
+    From the run's game (unless the folder's name says it) and its folder's own name, with 8 hex digits
+    of the folder's resolved path (:mod:`balancer.naming`), so two folders of one name never share a page."""
+    from balancer.naming import path_digest, safe_name, with_game
+
+    folder = Path(results_dir)
+    try:
+        game = json.loads((folder / "run.json").read_text(encoding="utf-8")).get("game")
+    except (OSError, ValueError, AttributeError):
+        game = None
+    name = f"{safe_name(folder.resolve().name)}-{path_digest(folder)}"
+    return Path("reports") / f"{with_game(game, name) if isinstance(game, str) and game else name}.html"
+
+
+def report(
+    result: RunResult | CompareResult | Path | str,
+    path: Path | str,
+    title: str | None = None,
+    *,
+    force: bool = False,
+) -> Path:
     """Render the self-contained HTML page of a run (:func:`balancer.report.render.render_report`) or
     of a comparison (:func:`balancer.report.compare.render_comparison`) to ``path``; return it.
 
     ``result``: what :func:`run` or :func:`compare` returned, or a directory they (or the command
     line) wrote; a directory with ``comparison.json`` is a comparison. The page is written atomically
-    (nothing is left on error). Raises FileNotFoundError / ResultsFileError (a ValueError) naming a
-    missing or inconsistent results file, ReportOutputError (an OSError) naming ``path``.
+    (nothing is left on error). A run's page records its results folder (a digest:
+    :func:`balancer.naming.check_page`); the page of another folder at ``path`` is replaced only with
+    ``force``. Raises FileNotFoundError / ResultsFileError (a ValueError) naming a missing or
+    inconsistent results file, ReportOutputError (an OSError) naming ``path``, ResultsExistError
+    (``path`` is the page of another results folder and not ``force``).
     """
     from balancer.compare import COMPARISON_FILE
 
     if not isinstance(result, RunResult | CompareResult):
         _check_types(out_dir=result)  # a directory: named as the result's out_dir
-    _check_types(path=path, title=title)
+    _check_types(path=path, title=title, force=force)
     if isinstance(result, CompareResult) or (
         not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
     ):
@@ -527,10 +551,11 @@ def report(result: RunResult | CompareResult | Path | str, path: Path | str, tit
 
         out_dir = result.out_dir if isinstance(result, CompareResult) else Path(result)
         return render_comparison(out_dir, Path(path))
+    from balancer.naming import check_page
     from balancer.report.render import render_report
 
     out_dir = result.out_dir if isinstance(result, RunResult) else Path(result)
-    return render_report(out_dir, Path(path), title=title)
+    return render_report(out_dir, Path(path), title=title, source=check_page(path, out_dir, force))
 
 
 # --------------------------------------------------------------------------------------------------

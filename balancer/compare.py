@@ -18,9 +18,7 @@ never overwritten unless ``force``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from typing import Any
 from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
+from balancer.naming import input_label, safe_name
 from balancer.outdir import write_atomic
 from balancer.sim.rundir import RunDir
 from balancer.sim.runner import (
@@ -46,37 +45,19 @@ COMPARISON_FILE = "comparison.json"
 __all__ = ["compare_variants", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
 
 
-def _safe(name: str) -> str:
-    """A file-name-safe form of a variant name (characters outside ``A-Za-z0-9._-`` become '_')."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._") or "variant"
-
-
 def run_dir_name(side: str, variant: str) -> str:
     """``run_dir_name("a", "v1.0") -> "a-v1.0"`` (the variant made safe for a file name)."""
-    return f"{side}-{_safe(variant)}"
-
-
-def _side_label(config: Path | str, variant: str) -> str:
-    """A variant's part of a default name: its own ``variant:`` name for a shipped file (unique within
-    its game), else that name and 8 hex digits of the SHA-256 of the file's resolved path, so two user
-    files of one name in different folders (two ``variant.yaml``) never share a default output."""
-    from balancer.data import locate_config, shipped_name
-
-    path = locate_config(config)
-    if shipped_name(path) is not None:
-        return _safe(variant)
-    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{_safe(variant)}-{digest}"
+    return f"{side}-{safe_name(variant)}"
 
 
 def default_compare_names(config_a: Path | str, config_b: Path | str, players: int) -> str:
     """``compare-<game>-<a>-vs-<b>-<p>p`` (for ``results/`` and ``reports/``) from the game and the
     variants' own names (``compare-citywright-v1.0-vs-v1.1-4p``); a variant that is not a shipped
-    file also carries a short hash of its resolved path (:func:`_side_label`), so distinct inputs get
-    distinct names. Raises ConfigError for a missing or invalid config."""
+    file also carries a short hash of its resolved path (:func:`balancer.naming.input_label`), so
+    distinct inputs get distinct names. Raises ConfigError for a missing or invalid config."""
     cfg_a, cfg_b = load_config(config_a), load_config(config_b)
-    a, b = _side_label(config_a, cfg_a.variant), _side_label(config_b, cfg_b.variant)
-    return f"compare-{_safe(cfg_a.game)}-{a}-vs-{b}-{players}p"
+    a, b = input_label(config_a, cfg_a.variant), input_label(config_b, cfg_b.variant)
+    return f"compare-{safe_name(cfg_a.game)}-{a}-vs-{b}-{players}p"
 
 
 def _matching_run(
@@ -188,18 +169,22 @@ def compare_variants(
         "n_players": players, "agents": seats, "games": games, "seed": seed,
     }  # fmt: skip
     if not force and _other_comparison(out_dir / COMPARISON_FILE, request):
-        raise ResultsExistError(
-            f"{out_dir / COMPARISON_FILE} holds a comparison of a different request than {config_a} vs "
-            f"{config_b} with these options; use --force to overwrite it, or choose another --out"
+        raise ResultsExistError.spelled(
+            lambda o: (
+                f"{out_dir / COMPARISON_FILE} holds a comparison of a different request than {config_a} vs "
+                f"{config_b} with these options; use {o.force} to overwrite it, or choose another {o.out}"
+            )
         )
     reuse: dict[str, bool] = {}
     for side, (path, _, run_dir, sha) in sides.items():
         match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(spec))
         reuse[side] = bool(match) and not force
         if match is False and not force:
-            raise ResultsExistError(
-                f"{run_dir} holds results of a different run than {path} with these options; "
-                "use --force to overwrite them, or choose another --out"
+            raise ResultsExistError.spelled(
+                lambda o: (
+                    f"{run_dir} holds results of a different run than {path} "  # noqa: B023 (raised at once)
+                    f"with these options; use {o.force} to overwrite them, or choose another {o.out}"  # noqa: B023
+                )
             )
         if not reuse[side]:
             check_out_dir(run_dir, force, resume=None)

@@ -115,7 +115,12 @@ def test_baseline_stores_every_number_with_its_provenance(regression_folder, reg
         assert n["successes"] == pytest.approx(n["mean"] * n["games"])
         assert 0 < n["variance"] <= n["mean"] * (1 - n["mean"]) * 4000 / 3999 + 1e-12
     # the baseline agrees with the cell's own summary.json
-    summary = json.loads((regression_folder / "results/regress/mirror-3p/v1.1/summary.json").read_text())
+    from balancer.study import load_study
+    from balancer.study.runner import study_folder
+
+    study = regression_folder / "study.yaml"
+    cells_at = regression_folder / "results" / study_folder(study, load_study(study)[0])  # citywright-regress-<hash>
+    summary = json.loads((cells_at / "mirror-3p/v1.1/summary.json").read_text())
     assert [r["rate"] for r in summary["seat_win_rate"]] == pytest.approx([n["mean"] for n in seats])
 
 

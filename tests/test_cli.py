@@ -440,7 +440,12 @@ def test_games_shows_agents_accepted_beyond_the_listed_ones(monkeypatch):
     monkeypatch.chdir(ROOT)
     result = runner.invoke(app, ["games"])
     assert result.exit_code == 0, result.output
-    line = next(line for line in result.stdout.splitlines() if line.startswith("urban_sketchers "))
+    lines = result.stdout.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("urban_sketchers "))
+    # the game's line, wrapped at 100 columns: its continuation lines are indented by four spaces
+    rest = [x.strip() for x in lines[first + 1 :]]
+    rest = rest[: next(i for i, x in enumerate(lines[first + 1 :]) if not x.startswith("    "))]
+    line = " ".join([lines[first], *rest])
     assert line.startswith("urban_sketchers  agents: random, greedy (mcts@N: ") and line.endswith(
         "; also accepted: rollout, mcts"
     )

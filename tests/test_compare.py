@@ -92,7 +92,7 @@ def test_matching_runs_are_reused_and_others_are_not_overwritten(tmp_path):
     again = compare_variants(V11, copy, **kwargs)
     assert again["reused"] == {"a": True, "b": True}
     assert os.stat(out / "a-v1.1" / "results.parquet").st_mtime_ns == stamp
-    with pytest.raises(ResultsExistError, match="--force"):
+    with pytest.raises(ResultsExistError, match="use force=True to overwrite"):  # the library's words
         compare_variants(V11, copy, **(kwargs | {"seed": 6}))
     forced = compare_variants(V11, copy, **(kwargs | {"seed": 6, "force": True}))
     assert forced["reused"] == {"a": False, "b": False} and forced["seed"] == 6

@@ -335,11 +335,15 @@ def test_a_second_run_on_the_same_out_is_refused_naming_the_first(sandbox, one_e
 
 
 def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox, one_error_line):
-    # The study's only cell is results/tiny/mirror-2p/v1.1 (DIR/<study>/<run>/<variant>); a live process
+    # The study's only cell is results/<tiny's folder>/mirror-2p/v1.1 (DIR/<name>/<run>/<variant>, the
+    # name with a hash of the file's path: balancer.study.runner.study_folder); a live process
     # holds its run.lock, so `study` stops with exit 2 and one line naming that directory and the holder,
     # never a traceback (a bug seen when two studies ran at once).
     study = write(sandbox, "s.yaml", STUDY)
-    cell = sandbox / "results" / "tiny" / "mirror-2p" / "v1.1"
+    from balancer.study import load_study
+    from balancer.study.runner import study_folder
+
+    cell = sandbox / "results" / study_folder(study, load_study(study)[0]) / "mirror-2p" / "v1.1"
     with lock_held(cell) as holder:
         res = invoke("study", study, "-o", sandbox / "s.html", "--results", sandbox / "results", "-j", "1", "-q")
         line = one_error_line(res)

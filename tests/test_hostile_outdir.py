@@ -222,6 +222,27 @@ runs:
 V10 = ROOT / "configs" / "citywright" / "v1.0.yaml"
 
 
+def own_folder(sandbox: Path, text: str) -> str:
+    """``text`` with the short names of the study, sweep and tune below (``res/tiny``, ``res/sw``,
+    ``res/tu``) as the folders the commands name them: a user's file gets its game and a hash of its
+    path (``res/citywright-tiny-<8 hex>``, :mod:`balancer.naming`)."""
+    import re
+
+    from balancer.study import load_study
+    from balancer.study.runner import study_folder
+    from balancer.sweep import load_sweep
+    from balancer.tune import load_tune
+
+    def name(short: str) -> str:
+        if short == "tiny":
+            return study_folder(sandbox / "st.yaml", load_study(sandbox / "st.yaml")[0], sandbox / "res")
+        if short == "sw":
+            return load_sweep(sandbox / "sw.yaml", probe=False).folder
+        return load_tune(sandbox / "tu.yaml", probe=False).folder
+
+    return re.sub(r"res/(tiny|sw|tu)\b", lambda m: "res/" + name(m.group(1)), text)
+
+
 @pytest.mark.parametrize(
     ("planted", "args", "refused"),
     [
@@ -252,6 +273,7 @@ def test_a_link_planted_where_study_or_compare_writes_is_refused_before_playing(
     (outside / "victim.txt").write_text("precious")
     monkeypatch.chdir(sandbox)
     (sandbox / "st.yaml").write_text(STUDY.format(v11=V11), encoding="utf-8")
+    planted, refused = own_folder(sandbox, planted), own_folder(sandbox, refused)
     (sandbox / planted).parent.mkdir(parents=True, exist_ok=True)
     (sandbox / planted).symlink_to(outside if "." not in Path(planted).name else outside / "victim.txt")
     before = listing(tmp_path)
@@ -376,6 +398,7 @@ def test_a_link_planted_where_check_baseline_sweep_tune_or_ladder_writes_is_refu
     if first is not None:
         result = CliRunner().invoke(app, first)
         assert result.exit_code == 0, result.output
+    planted, refused = own_folder(sandbox, planted), own_folder(sandbox, refused)
     (sandbox / planted).parent.mkdir(parents=True, exist_ok=True)
     is_file = "." in Path(planted).name
     (sandbox / planted).symlink_to(outside / "victim.txt" if is_file else outside)

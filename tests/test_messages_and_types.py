@@ -169,7 +169,7 @@ PUBLIC = {
                               "agents": "random", "games": 2}, [
         "config_a", "config_b", "players", "agents", "games", "seed", "jobs", "out", "force", "progress", "command",
     ]),
-    "report": (api.report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title"]),
+    "report": (api.report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
     "open_run": (api.open_run, {"out_dir": "nowhere"}, ["out_dir"]),
     "load_variant": (api.load_variant, {"config": "citywright/v1.1"}, ["config"]),
     "history": (api.history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),

@@ -93,8 +93,13 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
     assert "The changes are paired differences" in text  # two variants, one seed: common random numbers
     # issue 31: the shipped variants by their shipped names, the study file and the cells' folders
-    # relative to the page (tmp_path/study.html), no machine-local path
-    assert "<code>tiny.yaml</code>" in text and "citywright/v1.0" in text and "results/tiny/" in text
+    # relative to the page (tmp_path/study.html), no machine-local path; the cells' folder is the study's
+    # name with its game and a hash of the file's path (a user's file: citywright-tiny-<8 hex>)
+    from balancer.study.runner import study_folder
+
+    folder = study_folder(tiny, result.study, tmp_path / "results")
+    assert re.fullmatch(r"citywright-tiny-[0-9a-f]{8}", folder)
+    assert "<code>tiny.yaml</code>" in text and "citywright/v1.0" in text and f"results/{folder}/" in text
     assert str(tmp_path) not in text and str(CONFIGS) not in text
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
     assert files == [  # issue 31: SVG, PNG and PDF of every figure

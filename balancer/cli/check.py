@@ -35,7 +35,7 @@ def baseline_save(
         Path("results"),
         "--results",
         metavar="DIR",
-        help="Where the study's cells are played: DIR/<study>/<run>/<variant>/.",
+        help="Where the study's cells are played: DIR/<name>/<run>/<variant>/, as 'balancer study' names it.",
     ),
     jobs: Jobs = -1,
     force: bool = typer.Option(False, "--force", help="Overwrite an existing baseline file."),

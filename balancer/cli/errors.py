@@ -25,7 +25,7 @@ import typer
 
 from balancer.check.baseline import BaselineError
 from balancer.config import ConfigError
-from balancer.sim.errors import GamesFailedError, ResultsExistError, RunRequestError, option_name
+from balancer.sim.errors import GamesFailedError, ResultsExistError, RunRequestError, Spelled, option_name
 from balancer.study import StudyError
 
 BAD_INPUT = 2
@@ -123,7 +123,9 @@ def input_message(exc: BaseException, *, about: str | None = None, out: str = ""
     if isinstance(exc, RunRequestError):
         return shown_path(exc.message(flag_of(exc.field)))
     if isinstance(exc, ResultsExistError | NotADirectoryError):  # one line: a path's newline escaped
-        return shown_path(f"{out}{exc}")
+        return shown_path(f"{out}{exc.cli_message() if isinstance(exc, Spelled) else exc}")
+    if isinstance(exc, Spelled):  # the library's words (force=True) as the command line's (--force)
+        return shown_path(exc.cli_message())
     if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
         return shown_path(f"{about}: {exc}")
     return message_lines(exc)

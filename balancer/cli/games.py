@@ -30,14 +30,27 @@ def games() -> None:
             extra = ", ".join(spec.extra_agents)
             agents += f" ({spec.agent_note})" if spec.agent_note else ""
         except Exception as exc:  # a game being written must not break the listing
-            typer.echo(f"{name}: not available ({exc})")
+            _echo_fitted(f"{name}: not available ({exc})")
             continue
-        typer.echo(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
+        _echo_fitted(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
         configs = builtin_configs(name)
         if not configs:
             typer.echo(f"  (no configs ship with {name})")
         for path in configs:
-            typer.echo(f"  {builtin_name(path)}.yaml  {describe_yaml(path)}")
+            _echo_fitted(f"  {builtin_name(path)}.yaml  {describe_yaml(path, brief=True)}")
+    typer.echo("every run, variant and value of a file: balancer validate <game>/<name> (citywright/ladder)")
+
+
+WIDTH = 100
+"""The widest line ``balancer games`` prints (a terminal of 100 columns shows it unbroken)."""
+
+
+def _echo_fitted(line: str) -> None:
+    """``line`` wrapped at :data:`WIDTH` columns, the continuation indented under its text."""
+    import textwrap
+
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    typer.echo(textwrap.fill(line, WIDTH, subsequent_indent=indent, break_on_hyphens=False))
 
 
 @app.command()

@@ -19,6 +19,7 @@ import typer
 import yaml
 
 from balancer.data import builtin_config
+from balancer.naming import input_label
 from balancer.outdir import refuse_links_below, write_atomic
 
 from .app import (
@@ -80,11 +81,39 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", text).strip("._-")[:40] or "variant"
 
 
+def default_ladder_name(config: Path | str, game: str, variant: str) -> str:
+    """``ladder-<game>-<variant>``: a ladder's default name (its folder in RESULTS, its page in
+    ``reports/``) from the game and the variant's own name kept whole (``ladder-citywright-v1.0``);
+    a variant not shipped with balancer also carries 8 hex digits of its path's hash, so two
+    ``variant.yaml`` in different folders never share a ladder (:func:`balancer.naming.input_label`).
+    At most 64 characters (:data:`NAME_PATTERN`): a long variant name is cut, never the hash."""
+    head = f"ladder-{game}-"
+    return head + input_label(config, _slug(variant), limit=64 - len(head))
+
+
 def _write_study(path: Path, data: dict[str, Any]) -> None:
     """Write the generated study file atomically (a comment says where it came from)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     head = "# written by 'balancer ladder'; replay with: balancer study " + str(path) + "\n"
     write_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+def _refuse_other_ladder(study_file: Path, variants: dict[str, str], force: bool, flag: str) -> None:
+    """Exit 2 when ``study_file`` (``<results>/<name>/ladder.yaml``) is the ladder of another variant
+    than ``variants`` (its ``variants:``), unless ``force``: a ladder run again with other rungs or
+    games reuses its cells, one of another variant never replaces them silently."""
+    try:
+        earlier = yaml.safe_load(study_file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return  # no ladder there yet (or not one balancer wrote: the study check says so)
+    found = earlier.get("variants") if isinstance(earlier, dict) else None
+    if force or not isinstance(found, dict) or found == variants:
+        return
+    was = ", ".join(str(v) for v in found.values())
+    _fail(
+        f"{study_file.parent}: holds the ladder of {was}, not of {', '.join(variants.values())}; "
+        f"use --force to replace it, or choose another {flag}"
+    )
 
 
 @app.command()
@@ -114,7 +143,8 @@ def ladder(
     name: str | None = typer.Option(
         None,
         "--name",
-        help="The ladder's name: its cells and study file go to RESULTS/<name>/ [default: ladder-<game>-<variant>].",
+        help="The ladder's name: its cells and study file go to RESULTS/<name>/ [default: ladder-<game>-<variant>, "
+        "and a short hash of its path for a variant not shipped with balancer].",
     ),
     results: Path = typer.Option(
         Path("results"), "--results", metavar="DIR", help="Where the cells go: DIR/<name>/<run>/<variant>/."
@@ -129,7 +159,10 @@ def ladder(
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     force: bool = typer.Option(
-        False, "--force", help="Replay every cell (finished cells of the same request are reused otherwise)."
+        False,
+        "--force",
+        help="Replay every cell (finished cells of the same request are reused otherwise), and replace the "
+        "ladder of another variant in RESULTS/<name>/.",
     ),
     quiet: QuietCells = False,
 ) -> None:
@@ -140,6 +173,7 @@ def ladder(
     from balancer.sim.runner import check_run
     from balancer.study import run_study
 
+    given_name = name is not None
     cfg, spec = _load(config)
     rungs = [a.strip() for a in agents.split(",")]
     if any(not a for a in rungs):
@@ -162,7 +196,8 @@ def ladder(
                 source=str(config),
             )
     label = _slug(str(getattr(cfg, "variant", "") or config.stem))
-    name = name if name is not None else f"ladder-{spec.name}-{label}"[:64]
+    if name is None:
+        name = default_ladder_name(config, spec.name, label)
     if not re.fullmatch(NAME_PATTERN, name):
         _fail(f"--name: {name[:40]!r}: letters, digits, '.', '_' and '-' only, at most 64 characters (a folder name)")
     html = out_html if out_html is not None else Path("reports") / f"{name}.html"
@@ -171,18 +206,18 @@ def ladder(
         _check_out_directory("--figures", figures)
     _check_out_directory("--results", results)
     study_file = results / name / STUDY_FILE
+    # a file on disk by its absolute path; a built-in name (citywright/v1.1) as the name, which
+    # the study file resolves as every command does
+    variants = {label: str(config.resolve()) if config.exists() or builtin_config(config) is None else str(config)}
     data = {
         "study": name,
         "title": f"{spec.display_name} {getattr(cfg, 'variant', '')}: skill ladder {', '.join(rungs)}",
         "game": spec.name,
         "seed": seed,
-        # a file on disk by its absolute path; a built-in name (citywright/v1.1) as the name, which
-        # the study file resolves as every command does
-        "variants": {
-            label: str(config.resolve()) if config.exists() or builtin_config(config) is None else str(config)
-        },
+        "variants": variants,
         "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups, "bootstrap": bootstrap},
     }
+    _refuse_other_ladder(study_file, variants, force, "--name" if given_name else "--results")
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     with library_errors(
         interrupted=(
@@ -203,6 +238,7 @@ def ladder(
                 progress=not quiet,
                 log=log,
                 scheduler=scheduler or None,
+                folder=name,
             )
     written = render_and_echo(result, html, figures)
     typer.echo(f"report: {shown_path(written)}")

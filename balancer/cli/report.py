@@ -20,7 +20,13 @@ from .errors import shown_path
 @app.command()
 def report(
     results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
-    out: Path | None = typer.Option(None, "--out", "-o", help="HTML file to write [default: reports/<dirname>.html]."),
+    out: Path | None = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="HTML file to write [default: reports/<game>-<dirname>-<hash>.html, the hash of the folder's path].",
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace the page of another results folder at the HTML file."),
 ) -> None:
     """Render the self-contained HTML report of a results directory (the summary is recomputed
     from results.parquet; a summary.json that disagrees with it is refused)."""
@@ -38,11 +44,14 @@ def report(
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
     from balancer.outdir import UnsafeOutputError
     from balancer.report.render import ReportOutputError
+    from balancer.sim.errors import ResultsExistError
 
-    target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}.html"
+    target = out if out is not None else api.default_report_page(results_dir)
     where = "--out " if out is not None else "report file "
     try:
-        written = api.report(api.RunResult(results_dir), target)
+        written = api.report(api.RunResult(results_dir), target, force=force)
+    except ResultsExistError as exc:  # the page of another results folder
+        _fail(f"{where}{exc.cli_message()}")
     except ReportOutputError as exc:
         _fail(f"{where}{exc}")
     except UnsafeOutputError as exc:  # a link where the report or summary.json belongs: the message names it

@@ -32,18 +32,27 @@ def study(
         "figures with published values (see configs/citywright/appendix.yaml).",
     ),
     out_html: Path | None = typer.Option(
-        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<study>.html]."
+        None,
+        "--out",
+        "-o",
+        metavar="HTML",
+        help="HTML report to write [default: reports/<name>.html, the name of its results folder].",
     ),
     figures: Figures = None,
     results: Path = typer.Option(
-        Path("results"), "--results", metavar="DIR", help="Where each cell's results go: DIR/<study>/<run>/<variant>/."
+        Path("results"),
+        "--results",
+        metavar="DIR",
+        help="Where each cell's results go: DIR/<name>/<run>/<variant>/; <name> is the study's name (study:), "
+        "for a study not shipped with balancer prefixed with its game and followed by a short hash of its path.",
     ),
     jobs: Jobs = -1,
     force: bool = typer.Option(
         False,
         "--force",
         help="Replay every cell, even those already finished "
-        "(finished cells of the same request are reused otherwise).",
+        "(finished cells of the same request are reused otherwise), and replace the results of "
+        "another study file in its results folder.",
     ),
     quiet: QuietCells = False,
     scheduler: Scheduler = None,
@@ -52,11 +61,12 @@ def study(
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
     from balancer.report.study import render_study
     from balancer.study import run_study, study_changes
-    from balancer.study.runner import check_study
+    from balancer.study.runner import check_study, study_folder
 
     with library_errors(interrupted=None):  # every problem of the file at once, before any output is checked
         spec, _, _ = check_study(study_file, on_probe=_compile_note)
-    html = out_html if out_html is not None else Path("reports") / f"{spec.study}.html"
+    folder = study_folder(study_file, spec, results)
+    html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
     if figures is not None:
         _check_out_directory("--figures", figures)
@@ -80,6 +90,7 @@ def study(
             progress=not quiet,
             log=log,
             scheduler=scheduler or None,
+            folder=folder,
         )
     try:
         if spec.ladder is not None:

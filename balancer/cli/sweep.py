@@ -43,17 +43,26 @@ def sweep(
         "configs/citywright/sweep-seat-bonus.yaml).",
     ),
     out_html: Path | None = typer.Option(
-        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<sweep>.html]."
+        None,
+        "--out",
+        "-o",
+        metavar="HTML",
+        help="HTML report to write [default: reports/<name>.html, the name of its results folder].",
     ),
     results: Path = typer.Option(
         Path("results"),
         "--results",
         metavar="DIR",
-        help="Where the cells go: DIR/<sweep>/<run>/<point>/ (point variant files in DIR/<sweep>/variants/).",
+        help="Where the cells go: DIR/<name>/<run>/<point>/ (point variant files in DIR/<name>/variants/); "
+        "<name> is the sweep's name (sweep:), for a file not shipped with balancer prefixed with its game and "
+        "followed by a short hash of its path.",
     ),
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     quiet: QuietLines = False,
+    force: bool = typer.Option(
+        False, "--force", help="Replace the results of another sweep file in its results folder (DIR/<name>/)."
+    ),
 ) -> None:
     """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
@@ -66,7 +75,7 @@ def sweep(
         _check_out_file("--out", out_html, "an HTML file")
     with library_errors(interrupted=None):
         plan = load_sweep(sweep_file, jobs, on_probe=_compile_note)
-    html = out_html if out_html is not None else Path("reports") / f"{plan.sweep.sweep}.html"
+    html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file")
     log = _log(quiet)
     _compile_note(plan.base.spec)
@@ -80,7 +89,7 @@ def sweep(
         _sigterm_as_interrupt(),
     ):
         result = run_sweep(
-            plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line()
+            plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line(), force=force
         )
     written = render_sweep(result, html)
     typer.echo(f"report: {shown_path(written)}")
@@ -103,7 +112,11 @@ def tune(
         "budget (see configs/citywright/tune-seat-bonus.yaml).",
     ),
     out_html: Path | None = typer.Option(
-        None, "--out", "-o", metavar="HTML", help="HTML report to write [default: reports/<tune>.html]."
+        None,
+        "--out",
+        "-o",
+        metavar="HTML",
+        help="HTML report to write [default: reports/<name>.html, the name of its results folder].",
     ),
     write: Path | None = typer.Option(
         None,
@@ -124,15 +137,21 @@ def tune(
         Path("results"),
         "--results",
         metavar="DIR",
-        help="Where the cells go: DIR/<tune>/ (candidates/, <run>/<candidate>/seg-<k>/, confirm/, search.json).",
+        help="Where the cells go: DIR/<name>/ (candidates/, <run>/<candidate>/seg-<k>/, confirm/, search.json); "
+        "<name> is the tune's name (tune:), for a file not shipped with balancer prefixed with its game and "
+        "followed by a short hash of its path.",
     ),
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace the results of another tune file in its results folder (DIR/<name>/)."
+    ),
 ) -> None:
     """Search a tune file's space for the values that best meet its objective (Optuna, successive
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
+    from balancer.naming import check_folder, input_source
     from balancer.report.tune import render_tune
     from balancer.tune import load_tune, run_tune
     from balancer.tune.search import read_state, state_path
@@ -149,9 +168,11 @@ def tune(
             _fail(f"--write {write}: already exists; remove it or choose another file")
     with library_errors(interrupted=None):
         plan = load_tune(tune_file, jobs, on_probe=_compile_note)
-    html = out_html if out_html is not None else Path("reports") / f"{plan.tune.tune}.html"
+    html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file")
-    state = read_state(results, plan)
+    with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
+        other = check_folder(results / plan.folder, "tune", input_source(plan.path), force)
+    state = None if other else read_state(results, plan)
     if resume and state is None:
         _fail(
             f"--resume: {state_path(results, plan)} does not exist: there is no search of {plan.tune.tune!r} "
@@ -170,7 +191,7 @@ def tune(
         library_errors(interrupted=f"interrupted; the finished cells are kept; continue the search with:\n  {again}"),
         _sigterm_as_interrupt(),
     ):
-        result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line())
+        result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
     written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
     report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
     if write is not None and written_text:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from balancer.data import builtin_config
 from balancer.outdir import write_atomic
+from balancer.sim.errors import Spelled
 
 VARIANT_FILE = "variant.yaml"
 STUDY_FILE = "study.yaml"
@@ -19,8 +20,9 @@ STARTER_VARIANT = "mine"
 STARTER_GAMES = 2000
 
 
-class StarterError(ValueError):
-    """``balancer init`` cannot write its files (unknown game, a file in the way); the message names it."""
+class StarterError(Spelled, ValueError):
+    """``balancer init`` cannot write its files (unknown game, a file in the way); the message names it
+    (and says ``force=True``, or ``--force`` in :meth:`~balancer.sim.errors.Spelled.cli_message`)."""
 
 
 def _variant_text(game: str, parent: str, title: str) -> str:
@@ -89,7 +91,9 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     }
     existing = [str(p) for p in files if p.exists()]
     if existing and not force:
-        raise StarterError(f"{', '.join(existing)}: already exists; use --force to replace the starter files")
+        raise StarterError.spelled(
+            lambda o: f"{', '.join(existing)}: already exists; use {o.force} to replace the starter files"
+        )
     out.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         write_atomic(path, text)  # a new temporary file renamed into place; a link at path is refused

@@ -626,7 +626,7 @@ def write_atomically(out_html: Path, text: str) -> None:
         raise
 
 
-def render_report(results_dir: Path, out_html: Path, title: str | None = None) -> Path:
+def render_report(results_dir: Path, out_html: Path, title: str | None = None, source: str | None = None) -> Path:
     """Write the self-contained HTML report of one results directory.
 
     Reads ``run.json`` and ``results.parquet`` and computes the summary from the results (a
@@ -638,6 +638,8 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
         results_dir: directory holding ``results.parquet`` and ``run.json``.
         out_html: path of the HTML file to write (overwritten if it exists).
         title: page title; defaults to game and variant.
+        source: the record of the results folder the page is made from (a digest,
+            :func:`balancer.naming.mark_page`), kept in the page's head when given.
 
     Returns:
         ``out_html``.
@@ -665,5 +667,9 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None) -
     n = int(summary.get("n_players") or meta.get("n_players") or 0)
     labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)), metric_specs_of(meta))
     html = render_html(summary, meta, title, labels)
+    if source is not None:
+        from balancer.naming import mark_page
+
+        html = mark_page(html, source)
     write_atomically(out_html, html)
     return out_html

@@ -5,13 +5,17 @@ A request error names the *field* at fault, the parameter as :func:`balancer.run
 :func:`balancer.sim.request.check_run` call it (``agents``, ``players``, ``chunk_size``, ...); the
 command line shows it as its option (:data:`balancer.cli.errors.FLAGS`). ``str()`` spells the field
 as that option too (``--chunk-size: must be at least 1, got 0``), so that a notebook's traceback reads
-like the command line's message.
+like the command line's message. A message that suggests an option (``force``, ``resume``) is written
+once as a function of its :class:`Spelling`: the library's error says ``force=True``, the command line
+prints ``--force`` (:class:`Spelled`, :meth:`RunRequestError.message`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 
 def option_name(field: str) -> str:
@@ -25,15 +29,32 @@ def field_name(name: str) -> str:
     return name.lstrip("-").replace("-", "_") if name.startswith("--") else name
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """How a message names the options it suggests: the library's parameters (``force=True``) or
+    the command line's options (``--force``); ``out`` is the parameter naming the output."""
+
+    force: str
+    resume: str
+    out: str
+
+
+LIBRARY = Spelling(force="force=True", resume="resume=True", out="out")
+COMMAND_LINE = Spelling(force="--force", resume="--resume", out="--out")
+
+
 class RunRequestError(ValueError):
     """A run request that cannot be played. ``field`` names the request's parameter at fault
     (``agents``, ``players``, ``games``, ``seed``, ``jobs``, ``chunk_size``, ``resume``, ``scheduler``,
     ``until_ci``, ``max_games``; an option spelling such as ``--games`` is accepted and read as its
     field), ``problem`` what is wrong; ``str()`` is ``"<option>: <problem>"`` (:func:`option_name`)."""
 
-    def __init__(self, field: str, problem: str):
-        self.field, self.problem = field_name(field), problem
-        super().__init__(self.message(option_name(self.field)))
+    def __init__(self, field: str, problem: str | Callable[[Spelling], str]):
+        self.field = field_name(field)
+        # a problem that suggests an option is a function of its spelling: force=True here, --force in message()
+        self.problem = problem(LIBRARY) if callable(problem) else problem
+        self.cli_problem = problem(COMMAND_LINE) if callable(problem) else problem
+        super().__init__(f"{option_name(self.field)}: {self.problem}")
 
     @property
     def flag(self) -> str:
@@ -41,8 +62,9 @@ class RunRequestError(ValueError):
         return option_name(self.field)
 
     def message(self, flag: str) -> str:
-        """The sentence naming the field as ``flag``: ``"<flag>: <problem>"``."""
-        return f"{flag}: {self.problem}"
+        """The command line's sentence naming the field as ``flag``: ``"<flag>: <problem>"`` (an option
+        the problem suggests spelled as the command line's: ``--force``)."""
+        return f"{flag}: {self.cli_problem}"
 
 
 class SchedulerError(RunRequestError):
@@ -60,12 +82,36 @@ class SchedulerError(RunRequestError):
 class ResumeError(RunRequestError):
     """``--resume`` cannot continue (field ``resume``): no manifest, an unreadable one, or different arguments."""
 
-    def __init__(self, problem: str):
+    def __init__(self, problem: str | Callable[[Spelling], str]):
         super().__init__("resume", problem)
 
 
-class ResultsExistError(FileExistsError):
-    """The output directory already holds finished results and ``force`` was not given."""
+class Spelled:
+    """An error whose message suggests an option: ``str()`` names it as the library's parameter
+    (``use force=True to replace them``), :meth:`cli_message` as the command line's option (``use
+    --force ...``), which :func:`balancer.cli.errors.input_message` prints."""
+
+    _cli_text: str | None = None
+
+    @classmethod
+    def spelled(cls, words: Callable[[Spelling], str], out: tuple[str, str] | None = None) -> Any:
+        """The error whose message is ``words(spelling)``; ``out``: the (library, command line)
+        names of the output parameter when not ``out`` / ``--out`` (``("results_root", "--results")``)."""
+        library, cli = LIBRARY, COMMAND_LINE
+        if out is not None:
+            library, cli = replace(library, out=out[0]), replace(cli, out=out[1])
+        exc = cast(Any, cls)(words(library))
+        exc._cli_text = words(cli)
+        return exc
+
+    def cli_message(self) -> str:
+        """The message in the command line's words (``--force``)."""
+        return self._cli_text if self._cli_text is not None else str(self)
+
+
+class ResultsExistError(Spelled, FileExistsError):
+    """The output directory already holds finished results (or results of another input) and
+    ``force`` was not given. ``str()`` says ``force=True``; :meth:`cli_message` says ``--force``."""
 
 
 class RunLockedError(ResultsExistError):

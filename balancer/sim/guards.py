@@ -134,11 +134,15 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
     if resume is True or force:
         return
     if (out_dir / RESULTS_FILE).exists():
-        raise ResultsExistError(
-            f"{out_dir}: already holds {RESULTS_FILE}; use --force to overwrite it, or choose another --out"
+        raise ResultsExistError.spelled(
+            lambda o: (
+                f"{out_dir}: already holds {RESULTS_FILE}; use {o.force} to overwrite it, or choose another {o.out}"
+            )
         )
     if resume is False and (out_dir / MANIFEST_FILE).exists():
-        raise ResultsExistError(
-            f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with --resume, "
-            "or start over with --force"
+        raise ResultsExistError.spelled(
+            lambda o: (
+                f"{out_dir}: holds an interrupted run ({MANIFEST_FILE}); continue it with {o.resume}, "
+                f"or start over with {o.force}"
+            )
         )

@@ -34,6 +34,7 @@ from balancer.core.tables import seat_design
 from balancer.outdir import clear_own_files, normalised, own_directory, remove_own_folder
 
 from .errors import (
+    LIBRARY,
     GamesFailedError,
     OutDirError,
     ResultsExistError,
@@ -185,9 +186,12 @@ _REQUEST_LABELS = {
 }
 
 
-def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chunk_size: int | None) -> list[str]:
+def _request_differences(
+    manifest: dict[str, Any], request: dict[str, Any], chunk_size: int | None, force: str = LIBRARY.force
+) -> list[str]:
     """What differs between a manifest's request and ``request`` (:meth:`RunRequest.identity`), one
-    phrase each (``"--games 100 (now 90)"``); empty when the run can be resumed."""
+    phrase each (``"--games 100 (now 90)"``; ``force`` spells the option that replays); empty when the
+    run can be resumed."""
     diffs = []
     for key, label in _REQUEST_LABELS.items():
         if manifest.get(key) != request[key]:
@@ -197,7 +201,7 @@ def _request_differences(manifest: dict[str, Any], request: dict[str, Any], chun
             if key == "config_sha256":
                 diffs.append(f"config content (the YAML of {request['config_path']} changed)")
             elif key == "engine_sha256":
-                diffs.append("engine code (the game's rules or agents changed since; replay with --force)")
+                diffs.append(f"engine code (the game's rules or agents changed since; replay with {force})")
             else:
                 diffs.append(f"{label} {was} (now {now})")
     if chunk_size is not None and manifest.get("chunk_size") != chunk_size:
@@ -215,13 +219,22 @@ def _manifest_to_resume(
         if manifest is None:
             what = f"holds finished results ({RESULTS_FILE}) and" if (out_dir / RESULTS_FILE).exists() else ""
             raise ResumeError(
-                f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace("  ", " ")
-                + "; run without --resume"
-                + (" --force" if what else "")
+                lambda o: (
+                    f"{out_dir} {what} has no {MANIFEST_FILE}: there is no interrupted run to continue".replace(
+                        "  ", " "
+                    )
+                    + f"; run without {o.resume}"
+                    + (f" and with {o.force}" if what else "")
+                )
             )
-        diffs = _request_differences(manifest, request, chunk_size)
-        if diffs:
-            raise ResumeError(f"{out_dir} was started with different arguments: {'; '.join(diffs)}")
+        found = manifest
+        if _request_differences(found, request, chunk_size):
+            raise ResumeError(
+                lambda o: (
+                    f"{out_dir} was started with different arguments: "
+                    + "; ".join(_request_differences(found, request, chunk_size, o.force))
+                )
+            )
     elif manifest is not None and _request_differences(manifest, request, chunk_size):
         manifest = None  # resume=None: a different request starts over
     return manifest

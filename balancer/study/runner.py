@@ -11,6 +11,7 @@ from typing import Any
 from balancer.config import ConfigError, config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import GAMES, get_spec
+from balancer.naming import claim_folder, input_label, input_source, with_game
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.progress import cells_overall
@@ -53,12 +54,31 @@ class StudyResult:
         return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
 
 
-def cell_dir(results_root: Path, study: Study, run: str, variant: str) -> Path:
-    """Where a cell's results live: ``<results_root>/<study>/<run>/<variant>/``. Each of the three
+def study_folder(study_path: Path | str, study: Study, results_root: Path | str = "results") -> str:
+    """The default name of a study's folder in ``results_root`` and of its page in ``reports/``
+    (:mod:`balancer.naming`): the study's own name (``study:``) for a shipped study
+    (``citywright-appendix``); else that name prefixed with its game unless it says it, and 8 hex
+    digits of the file's path (``citywright-mine-1a2b3c4d``), so two ``study.yaml`` in different
+    folders never share one. A study file that lies in its own folder ``<results_root>/<study>/`` (as
+    ``balancer ladder`` writes it) names that folder."""
+    from balancer.data import locate_config
+
+    own = Path(results_root) / study.study
+    try:
+        if locate_config(study_path).resolve().parent == own.resolve():
+            return study.study
+    except OSError:
+        pass
+    return with_game(study.game, input_label(study_path, study.study))
+
+
+def cell_dir(results_root: Path, study: Study | str, run: str, variant: str) -> Path:
+    """Where a cell's results live: ``<results_root>/<study>/<run>/<variant>/`` (``study``: the study,
+    named by its ``study:``, or the name of its folder: :func:`study_folder`). Each of the three
     folders is the study's own: a symbolic link (or a file) planted in place of any of them is refused
     (UnsafeOutputError naming it), never followed out of ``results_root`` (review of issue 28)."""
     path = Path(results_root)
-    for part in (study.study, run, variant):
+    for part in (study if isinstance(study, str) else study.study, run, variant):
         path = path / part
         refuse_foreign(path, "directory")
     return path
@@ -255,25 +275,36 @@ def run_study(
     progress: bool = True,
     log: Callable[[str], None] | None = None,
     scheduler: str | None = None,
+    folder: str | None = None,
 ) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
-    same deals) and return them with their summaries. A cell whose results already exist for the
-    same config content, seed, games and agents is reused unless ``force``. ``scheduler``: play on
-    the Dask cluster at that address instead of ``jobs`` local processes (identical results).
+    same deals) into ``<results_root>/<folder>/`` (default :func:`study_folder`) and return them with
+    their summaries. A cell whose results already exist for the same config content, engine, seed,
+    games and agents is reused unless ``force``; another cell of this study is played again. The
+    folder records the study file it holds (:func:`balancer.naming.claim_folder`). ``scheduler``: play
+    on the Dask cluster at that address instead of ``jobs`` local processes (identical results).
 
     Raises StudyError with every problem of the file, one line each (:func:`check_study`: the
     study's schema, missing and invalid variant configs, runs the game cannot play, figures naming a
-    metric or label the game does not produce), or RunRequestError (a ValueError) for a bad
-    ``jobs``, all before anything is played.
+    metric or label the game does not produce), RunRequestError (a ValueError) for a bad ``jobs``,
+    or ResultsExistError (the folder holds the results of another study file and not ``force``), all
+    before anything is played.
     """
     t0 = time.perf_counter()
     study, configs, loaded = check_study(study_path, jobs)
     study_path = Path(study_path)
     game = get_spec(study.game)
+    folder = folder if folder is not None else study_folder(study_path, study, results_root)
+    outs = {  # every cell's folder checked (no link planted in its place) before anything is written
+        (run_name, label): cell_dir(Path(results_root), folder, run_name, label)
+        for run_name in study.runs
+        for label in loaded
+    }
+    claim_folder(Path(results_root) / folder, "study", input_source(study_path), force)
     planned = []
     for run_name, run in study.runs.items():
         for label, cfg in loaded.items():
-            out = cell_dir(Path(results_root), study, run_name, label)
+            out = outs[(run_name, label)]
             expected = {
                 "config_sha256": config_sha256(configs[label]),
                 "engine_sha256": engine_sha256(game),

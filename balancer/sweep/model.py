@@ -46,6 +46,7 @@ from balancer.config import (
 from balancer.core.registry import GameSpec, get_spec
 from balancer.data import builtin_config, locate_config
 from balancer.limits import MAX_GRID_POINTS, InputLimitError, grid_size, read_text_bounded
+from balancer.naming import input_label, with_game
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.request import agent_problems
 from balancer.sim.runner import RunRequestError, check_run
@@ -335,6 +336,13 @@ class SweepPlan:
     points: list[Point]
     terms: list[Term]
     shapes: dict[str, RunShape] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> str:
+        """The default name of the sweep's results folder and page (:mod:`balancer.naming`): its
+        ``sweep:`` name, prefixed with its game unless it says it, and for a file not shipped with
+        balancer a short hash of its path (``citywright-seat-bonus``, ``citywright-mine-1a2b3c4d``)."""
+        return with_game(self.base.spec.name, input_label(self.path, self.sweep.sweep))
 
 
 def load_sweep(

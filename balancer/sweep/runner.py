@@ -1,6 +1,8 @@
 """Play a sweep: every point x run a cell, all with the sweep's seed (common random numbers).
 
-Layout under ``<results>/<sweep>/``: ``variants/<label>.yaml`` (each point's variant file: it
+Layout under ``<results>/<folder>/`` (:attr:`balancer.sweep.model.SweepPlan.folder`: the sweep's name,
+and a short hash of its path for a file not shipped with balancer): ``source.json`` (the sweep file it
+holds: :func:`balancer.naming.claim_folder`), ``variants/<label>.yaml`` (each point's variant file: it
 ``extends:`` the base and sets the swept keys) and ``<run>/<label>/`` (the cell: results.parquet,
 run.json, summary.json). A point whose cell is finished for the same request is reused.
 """
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from balancer.naming import claim_folder, input_source
 from balancer.outdir import refuse_links_below, write_atomic
 from balancer.sim.progress import cells_overall
 from balancer.study.runner import Cell
@@ -97,18 +100,24 @@ def run_sweep(
     progress: bool = False,
     log: Callable[[str], None] | None = None,
     command: str = "",
+    force: bool = False,
 ) -> SweepResult:
-    """Play every cell of a checked sweep (:func:`balancer.sweep.model.load_sweep`), reusing finished
-    ones, and return them with their per-game numbers and estimates. Raises what
-    :func:`balancer.sim.runner.run_to_dir` raises (GamesFailedError when games raised)."""
+    """Play every cell of a checked sweep (:func:`balancer.sweep.model.load_sweep`) into
+    ``<results_root>/<plan.folder>/``, reusing finished ones, and return them with their per-game
+    numbers and estimates. Raises ResultsExistError (nothing played) when that folder holds the results
+    of another sweep file and not ``force``, and what :func:`balancer.sim.runner.run_to_dir` raises
+    (GamesFailedError when games raised)."""
     t0 = time.perf_counter()
     root = Path(results_root)
     sweep, base = plan.sweep, plan.base
-    files = {p.label: point_file(root, sweep.sweep, p) for p in plan.points}
-    for p in plan.points:
+    folder = plan.folder
+    files = {p.label: point_file(root, folder, p) for p in plan.points}
+    for p in plan.points:  # no link planted in place of its folders, checked before anything is written
         refuse_links_below(root, files[p.label], "file")
         for run_name in sweep.runs:
-            refuse_links_below(root, root / sweep.sweep / run_name / p.label)
+            refuse_links_below(root, root / folder / run_name / p.label)
+    claim_folder(root / folder, "sweep", input_source(plan.path), force)
+    for p in plan.points:
         write_point(plan.path, base.path, base.resolved.data, files[p.label], p, "a point of the sweep")
     cells: dict[tuple[str, str], Cell] = {}
     numbers: dict[tuple[str, str], dict[str, np.ndarray]] = {}
@@ -129,7 +138,7 @@ def run_sweep(
                 run.table,
                 run.games,
                 sweep.seed,
-                root / sweep.sweep / run_name / p.label,
+                root / folder / run_name / p.label,
                 jobs=jobs,
                 scheduler=scheduler,
                 progress=progress,

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
+from balancer.naming import input_label, with_game
 from balancer.sweep.model import (
     NAME_PATTERN,
     Base,
@@ -230,6 +231,13 @@ class TunePlan:
     terms: list[Term]
     rungs: dict[str, list[int]]
     shapes: dict[str, RunShape] = field(default_factory=dict)
+
+    @property
+    def folder(self) -> str:
+        """The default name of the tune's results folder and page (:mod:`balancer.naming`): its
+        ``tune:`` name, prefixed with its game unless it says it, and for a file not shipped with
+        balancer a short hash of its path (``citywright-seat-bonus-4p``, ``citywright-mine-1a2b3c4d``)."""
+        return with_game(self.base.spec.name, input_label(self.path, self.tune.tune))
 
     @property
     def space_size(self) -> int | None:

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from balancer.config import load_config
+from balancer.naming import claim_folder, input_source
 from balancer.outdir import refuse_links_below
 from balancer.sim.progress import eta_seconds, left_text
 from balancer.study.runner import Cell
@@ -197,7 +198,7 @@ class Tuner:
         command: str,
     ):
         self.plan, self.jobs, self.scheduler, self.log, self.command = plan, jobs, scheduler, log, command
-        self.root = Path(results_root) / plan.tune.tune
+        self.root = Path(results_root) / plan.folder
         for own in ("candidates", "confirm", *plan.tune.runs):  # refused before a game is played
             refuse_links_below(self.root.parent, self.root / own)
         self.candidates: dict[str, Candidate] = {}
@@ -582,8 +583,8 @@ def _num(x: float) -> str:
 
 
 def state_path(results_root: Path | str, plan: TunePlan) -> Path:
-    """``<results>/<tune>/search.json``: whether a search was started and finished."""
-    return Path(results_root) / plan.tune.tune / STATE_FILE
+    """``<results>/<folder>/search.json`` (:attr:`TunePlan.folder`): whether a search was started and finished."""
+    return Path(results_root) / plan.folder / STATE_FILE
 
 
 def read_state(results_root: Path | str, plan: TunePlan) -> dict[str, Any] | None:
@@ -607,10 +608,14 @@ def run_tune(
     scheduler: str | None = None,
     log: Callable[[str], None] | None = None,
     command: str = "",
+    force: bool = False,
 ) -> TuneResult:
     """Search, measure the response around the optimum, and confirm it (see the module docstring).
 
-    Writes ``<results>/<tune>/``: ``search.json`` (running, then finished, with a summary),
+    Writes ``<results>/<folder>/`` (:attr:`TunePlan.folder`: the tune's name, and a short hash of its
+    path for a file not shipped with balancer): ``source.json`` (the tune file it holds; a folder of
+    another tune file is refused with ResultsExistError unless ``force``:
+    :func:`balancer.naming.claim_folder`), ``search.json`` (running, then finished, with a summary),
     ``candidates/<label>.yaml`` (each candidate's variant), ``<run>/<label>/seg-<k>/`` (cells),
     ``confirm/<run>/<label|base>/``. Raises what :func:`balancer.sim.runner.run_to_dir` raises
     (GamesFailedError when games raised; RunInterrupted on Ctrl-C, after which ``--resume``
@@ -619,6 +624,7 @@ def run_tune(
 
     t0 = time.perf_counter()
     tuner = Tuner(plan, Path(results_root), jobs, scheduler, log, command)
+    claim_folder(tuner.root, "tune", input_source(plan.path), force)
     spath = state_path(results_root, plan)
     started = (read_state(results_root, plan) or {}).get("started") or datetime.now(UTC).isoformat(timespec="seconds")
     _write_state(spath, {"status": "running", "tune": plan.tune.tune, "file": str(plan.path), "started": started})

@@ -158,7 +158,7 @@ def test_refuses_to_overwrite_without_force(cfg, config_file, tmp_path):
     out = run_to_dir(fake.SPEC, cfg, config_file, ["random"], 10, 1, 1, tmp_path / "r", progress=False)
     before = pq.read_table(out / "results.parquet")
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(ResultsExistError, match="--force"):
+    with pytest.raises(ResultsExistError, match="use force=True to overwrite it"):  # the library's words
         run_to_dir(fake.SPEC, cfg, config_file, ["random"], 20, 2, 1, out, progress=False)
     assert pq.read_table(out / "results.parquet").equals(before)
     run_to_dir(fake.SPEC, cfg, config_file, ["random"], 20, 2, 1, out, force=True, progress=False)
@@ -221,7 +221,7 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
         "failures": [],
     }
     # a fresh run refuses the interrupted directory; a different request cannot resume it
-    with pytest.raises(ResultsExistError, match="--resume"):
+    with pytest.raises(ResultsExistError, match="continue it with resume=True, or start over with force=True"):
         run_to_dir(fake.SPEC, cfg, config_file, agents, 100, 4, 1, out, progress=False)
     with pytest.raises(runner.ResumeError, match=r"--games 100 \(now 90\); --seed 4 \(now 5\)"):
         run_to_dir(fake.SPEC, cfg, config_file, agents, 90, 5, 1, out, progress=False, resume=True)

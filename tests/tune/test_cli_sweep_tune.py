@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from balancer.cli import app
+from balancer.sweep import load_sweep
+from balancer.tune import load_tune
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -186,7 +188,12 @@ def test_sweep_and_tune_write_their_reports(standin, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert report.is_file() and "target seat_win_rate: equal:" in result.output
-    assert sorted(p.name for p in (tmp_path / "results" / "s" / "variants").iterdir()) == ["2.yaml", "3.yaml", "4.yaml"]
+    folder = load_sweep(tmp_path / "configs" / "sweep.yaml", probe=False).folder  # standin-s-<hash of its path>
+    assert sorted(p.name for p in (tmp_path / "results" / folder / "variants").iterdir()) == [
+        "2.yaml",
+        "3.yaml",
+        "4.yaml",
+    ]
     # the page names the user's files relative to itself (out/report.html -> ../configs/...), never
     # by an absolute, machine-local path
     page = report.read_text(encoding="utf-8")
@@ -212,7 +219,7 @@ def test_resume_needs_a_search_and_an_interrupted_one_needs_resume(standin, tmp_
     text = TUNE.format(space="bonus.2[1]: {int: [0, 5]}", objective="seat_win_rate: equal", agents="roller")
     result, _ = _invoke(tmp_path, "tune", text, "--resume")
     assert result.exit_code == 2 and "no search of 't' to continue" in result.output
-    state = tmp_path / "results" / "t" / "search.json"
+    state = tmp_path / "results" / load_tune(tmp_path / "configs" / "tune.yaml", probe=False).folder / "search.json"
     state.parent.mkdir(parents=True)
     state.write_text(json.dumps({"status": "running"}))
     result, _ = _invoke(tmp_path, "tune", text)

@@ -95,7 +95,7 @@ response: {steps: 1}
 def test_tune_resumed_replays_the_same_search_from_its_cells(standin, tmp_path):
     plan = _tune(tmp_path, TWO.replace("budget: {games: 20000}", "budget: {candidates: 5}"))
     first = run_tune(plan, tmp_path / "results", jobs=1)
-    state = json.loads((tmp_path / "results" / "two" / "search.json").read_text())
+    state = json.loads((tmp_path / "results" / plan.folder / "search.json").read_text())
     assert state["status"] == "finished" and state["trials"] == len(first.trials)
     again = run_tune(
         _tune(tmp_path, TWO.replace("budget: {games: 20000}", "budget: {candidates: 5}")), tmp_path / "results", jobs=1
