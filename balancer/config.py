@@ -613,42 +613,65 @@ def _type_name(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _unwrap(annotation: Any) -> Any:
-    """Strip Optional[...] / ``X | None`` and Annotated[...] wrappers."""
+def unwrap_annotation(annotation: Any) -> Any:
+    """An annotation without its ``Annotated[...]`` and ``X | None`` wrappers."""
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return _unwrap(typing.get_args(annotation)[0])
+        return unwrap_annotation(typing.get_args(annotation)[0])
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         if len(args) == 1:
-            return _unwrap(args[0])
+            return unwrap_annotation(args[0])
     return annotation
 
 
-def _annotation_at(model: type[BaseModel], loc: KeyPath) -> Any:
-    """The type annotation at ``loc`` inside ``model``, or None when the path cannot be followed."""
+def model_field(model: type[BaseModel], key: Any) -> Any:
+    """The pydantic FieldInfo of ``key`` (a field name or its alias, the YAML key) of ``model``, or None."""
+    for name, info in model.model_fields.items():
+        if key == name or key == info.alias:
+            return info
+    return None
+
+
+def _follow(model: type[BaseModel], loc: KeyPath) -> tuple[Any, Any]:
+    """Walk ``loc`` down from ``model``: (the unwrapped annotation at its end, the FieldInfo of the
+    last model field on the way), or (None, None) where the path cannot be followed. Model fields by
+    name or alias, ``dict[K, V]`` values by any key, ``list``/``tuple``/``set`` items by any index."""
     current: Any = model
+    info: Any = None
     for part in loc:
-        current = _unwrap(current)
+        current = unwrap_annotation(current)
         origin = typing.get_origin(current)
         if isinstance(current, type) and issubclass(current, BaseModel):
-            info = current.model_fields.get(part) if isinstance(part, str) else None
+            info = model_field(current, part)
             if info is None:
-                return None
+                return None, None
             current = info.annotation
         elif origin in (dict, collections.abc.Mapping):
-            current = typing.get_args(current)[1] if typing.get_args(current) else Any
-        elif origin in (list, tuple, set, frozenset):
             args = typing.get_args(current)
-            current = args[0] if args else Any
+            current = args[1] if len(args) == 2 else Any
+        elif origin in (list, tuple, set, frozenset):
+            items = [a for a in typing.get_args(current) if a is not Ellipsis]
+            current = items[0] if items else Any
         else:
-            return None
-    return _unwrap(current)
+            return None, None
+    return unwrap_annotation(current), info
+
+
+def annotation_at(model: type[BaseModel], loc: KeyPath) -> Any:
+    """The type annotation at ``loc`` inside ``model`` (unwrapped), or None when the path cannot be followed."""
+    return _follow(model, loc)[0]
+
+
+def field_at(model: type[BaseModel], loc: KeyPath) -> Any:
+    """The pydantic FieldInfo that describes ``loc`` inside ``model`` (a dict value or list item is
+    described by the field that holds its container), or None when the path cannot be followed."""
+    return _follow(model, loc)[1]
 
 
 def _allowed_keys(model: type[BaseModel], loc: KeyPath) -> list[str]:
     """Field names (YAML keys) of the model at ``loc``; [] when it is not a model."""
-    target = _annotation_at(model, loc)
+    target = annotation_at(model, loc)
     if isinstance(target, type) and issubclass(target, BaseModel):
         return [info.alias or name for name, info in target.model_fields.items()]
     return []
@@ -656,7 +679,7 @@ def _allowed_keys(model: type[BaseModel], loc: KeyPath) -> list[str]:
 
 def _expected_type(model: type[BaseModel], loc: KeyPath) -> str:
     """A short name of the type expected at ``loc`` (``int``, ``list[str]``), or '' if unknown."""
-    target = _annotation_at(model, loc)
+    target = annotation_at(model, loc)
     if target is None:
         return ""
     return type_words(target)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import re
 import textwrap
-import types
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -41,7 +40,9 @@ from balancer.config import (
     ConfigError,
     KeyPath,
     _UniqueKeyLoader,
+    annotation_at,
     load_config,
+    model_field,
     resolve_yaml,
 )
 from balancer.core.config import GameConfig
@@ -344,50 +345,8 @@ def _is_title(text: str, most: int) -> bool:
 # the config model's metadata
 
 
-def _unwrap(annotation: Any) -> Any:
-    """An annotation without ``Annotated[...]`` and without ``| None``."""
-    origin = typing.get_origin(annotation)
-    if origin is typing.Annotated:
-        return _unwrap(typing.get_args(annotation)[0])
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return _unwrap(args[0])
-    return annotation
-
-
 def _is_model(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-
-def _field(model: type[BaseModel], key: Any) -> Any:
-    """The pydantic FieldInfo of ``key`` (a field name or alias) of ``model``, or None."""
-    for name, info in model.model_fields.items():
-        if key == name or key == info.alias:
-            return info
-    return None
-
-
-def _annotation_at(model: type[BaseModel], path: KeyPath) -> Any:
-    """The annotation at ``path`` inside ``model`` (unwrapped), or None where it cannot be followed."""
-    current: Any = model
-    for part in path:
-        current = _unwrap(current)
-        origin = typing.get_origin(current)
-        if _is_model(current):
-            info = _field(current, part)
-            if info is None:
-                return None
-            current = info.annotation
-        elif origin in (dict, Mapping):
-            args = typing.get_args(current)
-            current = args[1] if len(args) == 2 else Any
-        elif origin in (list, tuple):
-            items = [a for a in typing.get_args(current) if a is not Ellipsis]
-            current = items[0] if items else Any
-        else:
-            return None
-    return _unwrap(current)
 
 
 def _first_paragraph(doc: str | None) -> str:
@@ -398,13 +357,13 @@ def model_description(model: type[BaseModel], path: KeyPath) -> str:
     """The config model's description of the key at ``path``: its field's ``description``, else (for
     a mapping the model describes with a class) the first paragraph of that class's docstring; ''."""
     if path:
-        parent = _annotation_at(model, path[:-1])
+        parent = annotation_at(model, path[:-1])
         if _is_model(parent):
-            info = _field(parent, path[-1])
+            info = model_field(parent, path[-1])
             if info is not None and info.description:
                 return " ".join(info.description.split())
         if _is_model(parent):  # a mapping the model describes with a class (not a dict's item: one per item)
-            target = _annotation_at(model, path)
+            target = annotation_at(model, path)
             if _is_model(target) and "__doc__" in vars(target):
                 return _first_paragraph(target.__doc__)
     return ""
@@ -425,7 +384,7 @@ def with_defaults(data: dict, model: type[BaseModel], prefix: KeyPath = ()) -> t
     """(``data`` with every key the model fills with a non-null default added, the paths added). Notes
     (``assumed``, ``why``) are not added; list items are left as written."""
     added: set[KeyPath] = set()
-    target = _annotation_at(model, prefix)
+    target = annotation_at(model, prefix)
     out = dict(data)
     for key, value in data.items():
         if isinstance(value, dict):
@@ -587,7 +546,7 @@ def _view(config: Path | str) -> VariantView:
     items = {
         e.path
         for e in entries
-        if e.group and e.path and typing.get_origin(_annotation_at(model, e.path[:-1])) in (dict, Mapping)
+        if e.group and e.path and typing.get_origin(annotation_at(model, e.path[:-1])) in (dict, Mapping)
     }
     return VariantView(
         items=items,

@@ -19,6 +19,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 from matplotlib.colors import Normalize
 
+from balancer.config import field_at
 from balancer.core.kernel import COMPLETION
 from balancer.core.metrics import PER_PLAYER, MetricSpecs
 from balancer.data import portable_path
@@ -161,7 +162,7 @@ def path_label(model: Any, path: str) -> str:
         parts = parse_path(path)
     except PathError:
         return path
-    info = _field_info(model, parts)
+    info = field_at(model, tuple(parts))
     if info is None:
         return path
     extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
@@ -173,46 +174,6 @@ def path_label(model: Any, path: str) -> str:
     if unit:
         text += f" ({unit})"
     return f"{text}\n{path}" if description else text
-
-
-def _field_info(model: Any, parts: Sequence[Any]) -> Any:
-    """The pydantic FieldInfo that the key path ``parts`` ends at in ``model``, or None: model fields
-    by name (or alias), ``dict[K, V]`` values by any key, ``list[V]`` and ``tuple`` items by index
-    (a dict value or list item is described by the field that holds the container)."""
-    import types
-    import typing
-
-    from pydantic import BaseModel
-
-    def bare(annotation: Any) -> Any:
-        """``Annotated[X, ...]`` -> X; ``X | None`` -> X (the first type that is not None)."""
-        origin = typing.get_origin(annotation)
-        if origin is typing.Annotated:
-            return bare(typing.get_args(annotation)[0])
-        if origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(annotation) if a is not type(None)]
-            return bare(args[0]) if args else annotation
-        return annotation
-
-    info = None
-    annotation: Any = model
-    for part in parts:
-        annotation = bare(annotation)
-        origin = typing.get_origin(annotation)
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel) and isinstance(part, str):
-            fields = annotation.model_fields
-            name = part if part in fields else next((n for n, f in fields.items() if f.alias == part), None)
-            if name is None:
-                return None
-            info = fields[name]
-            annotation = info.annotation
-        elif origin is dict:
-            annotation = typing.get_args(annotation)[1]
-        elif origin in (list, tuple) and typing.get_args(annotation):
-            annotation = typing.get_args(annotation)[0]
-        else:
-            return None
-    return info
 
 
 def _draw_band(ax: Any, band: tuple[float, float], scale: float) -> None:
