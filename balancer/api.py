@@ -436,7 +436,7 @@ def run(
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
-    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
+    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n, config=config)
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)

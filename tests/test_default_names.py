@@ -22,6 +22,7 @@ from balancer.cli import app
 from balancer.compare import default_compare_names
 from balancer.naming import SOURCE_FILE, input_label, path_digest, with_game
 from balancer.sim.errors import ResultsExistError
+from balancer.sim.rundir import default_out_dir
 from balancer.study import load_study, run_study
 from balancer.study.runner import study_folder
 
@@ -139,6 +140,29 @@ def test_two_files_of_one_name_in_different_folders_get_different_names(tmp_path
     assert folders[0] != folders[1]
     # the study's own name (`study: urgency-mine`, which says its game) and its hash
     assert folders[0] == f"urgency-mine-{path_digest(tmp_path / 'a' / 'study.yaml')}"
+
+
+def test_run_folders_differ_for_two_variant_files_of_one_name(tmp_path, monkeypatch):
+    # two variants of one name (`variant: mine`, as `balancer init` writes) in a/ and b/, run with no
+    # --out: each gets its own folder, results/citywright-mine-<8 hex digits of its path>-4p, where both
+    # were results/citywright-mine-4p (the second refused, and --force would have replaced the first)
+    monkeypatch.chdir(tmp_path)
+    files = [_write(tmp_path / d / "variant.yaml", "extends: citywright/v1.1\nvariant: mine\n") for d in ("a", "b")]
+    seen: list[Path] = []
+
+    def fake_run(config, players, agents, games, seed, jobs, out, **kwargs):
+        seen.append(Path(out))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(api, "run", fake_run)
+    for f in files:
+        res = invoke("run", f, "--players", 4, "--games", 4)
+        assert res.exit_code == 0, res.output
+    assert seen == [Path("results") / f"citywright-mine-{path_digest(f)}-4p" for f in files]
+    # the library picks the same folder as the command line
+    assert default_out_dir("citywright", "mine", 4, config=files[0]) == seen[0]
+    # a shipped variant keeps its bare name (no digest), as the docs' results/citywright-v1.1-4p
+    assert default_out_dir("citywright", "v1.1", 4, config="citywright/v1.1") == Path("results/citywright-v1.1-4p")
 
 
 def test_a_default_name_says_its_game_once():
