@@ -396,3 +396,14 @@ def test_games_fits_a_100_column_terminal():
     # the ladder study's 35 runs are counted, not listed; validate names them all
     assert "  citywright/ladder.yaml  study citywright-ladder: 35 runs; variants v1.1" in lines
     assert lines[-1].startswith("every run, variant and value of a file: balancer validate")
+
+
+@pytest.mark.parametrize("game", ["citywright", "urgency", "agueda", "urban_sketchers"])
+def test_init_comment_reads_for_every_game(game, tmp_path):
+    # its first line named the game after a fixed "A": "A Urgency rule variant", "A Águeda: City of
+    # Umbrellas rule variant"; now the game's name follows "of" and reads for every game
+    assert invoke("init", game, tmp_path / game).exit_code == 0
+    first = (tmp_path / game / "variant.yaml").read_text(encoding="utf-8").splitlines()[0]
+    from balancer.games import get_spec
+
+    assert first.startswith(f"# A rule variant of {get_spec(game).display_name}. It extends the shipped variant ")
