@@ -68,10 +68,11 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     file when not ``force`` (nothing is written then).
     """
     from balancer.config import load_config
+    from balancer.core.registry import unknown_game
     from balancer.games import GAMES, get_spec
 
     if game not in GAMES:
-        raise StarterError(f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+        raise StarterError(unknown_game(game))
     spec = get_spec(game)
     parent = spec.default_config.removesuffix(".yaml")
     shipped = builtin_config(parent)
