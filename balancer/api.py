@@ -544,14 +544,15 @@ def report(
     if not isinstance(result, RunResult | CompareResult):
         _check_types(out_dir=result)  # a directory: named as the result's out_dir
     _check_types(path=path, title=title, force=force)
+    from balancer.naming import check_page
+
     if isinstance(result, CompareResult) or (
         not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
     ):
         from balancer.report.compare import render_comparison
 
         out_dir = result.out_dir if isinstance(result, CompareResult) else Path(result)
-        return render_comparison(out_dir, Path(path))
-    from balancer.naming import check_page
+        return render_comparison(out_dir, Path(path), source=check_page(path, out_dir, force))
     from balancer.report.render import render_report
 
     out_dir = result.out_dir if isinstance(result, RunResult) else Path(result)

@@ -332,6 +332,42 @@ def test_report_refuses_the_page_of_another_results_folder(tmp_path, monkeypatch
     )
 
 
+def _comparison_folder(folder: Path, games: int) -> Path:
+    """A results folder holding a small ``comparison.json`` (as the compare page tests write one)."""
+    row = {"difference": 1.0, "ci_low": 0.5, "ci_high": 1.5, "p_value": 0.01, "significant": True, "n": games}
+    comparison = {
+        "game": "citywright", "variant_a": "v1.1", "variant_b": "mine", "games": games, "seed": 1,
+        "n_players": 4, "paired": True, "pairing": "paired", "confidence": 0.95,
+        "metrics": [{**row, "name": "game_turns", "from": 20.0, "to": 21.0}],
+    }  # fmt: skip
+    _write(folder / "comparison.json", json.dumps(comparison))
+    return folder
+
+
+def test_compare_refuses_the_page_of_another_comparison(tmp_path, monkeypatch):
+    # `compare A B --out elsewhere` wrote its page to the default reports/compare-...html, the page of
+    # the comparison in results/compare-...: it silently showed the other folder's results there
+    monkeypatch.chdir(tmp_path)
+    one, two = _comparison_folder(tmp_path / "one", 40), _comparison_folder(tmp_path / "two", 20)
+    page = tmp_path / "reports" / "c.html"
+    assert api.report(one, page) == page
+    assert api.report(one, page) == page  # its own page: replaced
+    before = page.read_bytes()
+    with pytest.raises(ResultsExistError, match="use force=True to replace it, or choose another path"):
+        api.report(two, page)
+    assert page.read_bytes() == before  # the refusal left the page as it was
+    assert api.report(two, page, force=True) == page
+    # the command line refuses before playing anything, and names --report
+    played: list[object] = []
+    monkeypatch.setattr(api, "compare", lambda *a, **k: played.append(a))
+    res = invoke("compare", "citywright/v1.1", "citywright/v1.0", "-p", 4, "--out", one, "--report", page)
+    assert _error(res) == (
+        f"error: {page}: is the page of another results folder than {one}; use --force to replace it, "
+        "or choose another --report"
+    )
+    assert played == []
+
+
 # --------------------------------------------------------------------------------------------------
 # force=True in the library, --force on the command line
 
