@@ -436,7 +436,7 @@ def run(
     cores = os.cpu_count() or 1
     if jobs > cores and not scheduler:
         tell(f"note: --jobs {jobs} is more than the {cores} cores of this machine; using {cores}")
-    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n)
+    out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n, config=config)
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)
@@ -544,14 +544,15 @@ def report(
     if not isinstance(result, RunResult | CompareResult):
         _check_types(out_dir=result)  # a directory: named as the result's out_dir
     _check_types(path=path, title=title, force=force)
+    from balancer.naming import check_page
+
     if isinstance(result, CompareResult) or (
         not isinstance(result, RunResult) and (Path(result) / COMPARISON_FILE).is_file()
     ):
         from balancer.report.compare import render_comparison
 
         out_dir = result.out_dir if isinstance(result, CompareResult) else Path(result)
-        return render_comparison(out_dir, Path(path))
-    from balancer.naming import check_page
+        return render_comparison(out_dir, Path(path), source=check_page(path, out_dir, force))
     from balancer.report.render import render_report
 
     out_dir = result.out_dir if isinstance(result, RunResult) else Path(result)

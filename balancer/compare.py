@@ -28,6 +28,7 @@ from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
 from balancer.naming import input_label, safe_name
 from balancer.outdir import write_atomic
+from balancer.sim.progress import Overall, cells_overall
 from balancer.sim.rundir import RunDir
 from balancer.sim.runner import (
     RESULTS_FILE,
@@ -189,8 +190,10 @@ def compare_variants(
         if not reuse[side]:
             check_out_dir(run_dir, force, resume=None)
 
+    overall = _overall(sides, reuse, games)
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
+            overall.begin_cell(run_dir.name, games)
             run_to_dir(
                 spec,
                 cfg,
@@ -204,6 +207,7 @@ def compare_variants(
                 command=command,
                 progress=progress,
                 resume=None,
+                overall=overall,
             )
 
     import polars as pl
@@ -235,6 +239,12 @@ def compare_variants(
     }
     write_atomic(out_dir / COMPARISON_FILE, json.dumps(result, indent=2, allow_nan=False) + "\n")
     return result
+
+
+def _overall(sides: dict[str, tuple[Any, Any, Path, str]], reuse: dict[str, bool], games: int) -> Overall:
+    """The count across the runs a comparison plays (the sides not reused), so that its progress
+    names each run (``compare [1/2] a-v1.1``) and counts the games of both."""
+    return cells_overall("compare", [games for side in sides if not reuse[side]])
 
 
 make_callable(__name__)  # balancer.compare(a, b, ...) is balancer.api.compare (balancer._callable)

@@ -180,10 +180,12 @@ def page_source(page: Path | str) -> str | None:
     return found.group(1) if found else None
 
 
-def check_page(page: Path | str, results_dir: Path | str, force: bool) -> str:
+def check_page(
+    page: Path | str, results_dir: Path | str, force: bool, where: tuple[str, str] = ("path", "--out")
+) -> str:
     """The digest of ``results_dir`` (:func:`folder_digest`) for its page ``page``. Raises
     ResultsExistError (``force=True`` / ``--force`` replaces it) when ``page`` is the page of another
-    results folder and not ``force``."""
+    results folder and not ``force``; ``where``: the page's library parameter and option."""
     digest = folder_digest(results_dir)
     earlier = page_source(page)
     if earlier is not None and earlier != digest and not force:
@@ -192,6 +194,6 @@ def check_page(page: Path | str, results_dir: Path | str, force: bool) -> str:
                 f"{page}: is the page of another results folder than {results_dir}; use {o.force} to "
                 f"replace it, or choose another {o.out}"
             ),
-            ("path", "--out"),
+            where,
         )
     return digest

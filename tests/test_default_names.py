@@ -22,6 +22,7 @@ from balancer.cli import app
 from balancer.compare import default_compare_names
 from balancer.naming import SOURCE_FILE, input_label, path_digest, with_game
 from balancer.sim.errors import ResultsExistError
+from balancer.sim.rundir import default_out_dir
 from balancer.study import load_study, run_study
 from balancer.study.runner import study_folder
 
@@ -139,6 +140,29 @@ def test_two_files_of_one_name_in_different_folders_get_different_names(tmp_path
     assert folders[0] != folders[1]
     # the study's own name (`study: urgency-mine`, which says its game) and its hash
     assert folders[0] == f"urgency-mine-{path_digest(tmp_path / 'a' / 'study.yaml')}"
+
+
+def test_run_folders_differ_for_two_variant_files_of_one_name(tmp_path, monkeypatch):
+    # two variants of one name (`variant: mine`, as `balancer init` writes) in a/ and b/, run with no
+    # --out: each gets its own folder, results/citywright-mine-<8 hex digits of its path>-4p, where both
+    # were results/citywright-mine-4p (the second refused, and --force would have replaced the first)
+    monkeypatch.chdir(tmp_path)
+    files = [_write(tmp_path / d / "variant.yaml", "extends: citywright/v1.1\nvariant: mine\n") for d in ("a", "b")]
+    seen: list[Path] = []
+
+    def fake_run(config, players, agents, games, seed, jobs, out, **kwargs):
+        seen.append(Path(out))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(api, "run", fake_run)
+    for f in files:
+        res = invoke("run", f, "--players", 4, "--games", 4)
+        assert res.exit_code == 0, res.output
+    assert seen == [Path("results") / f"citywright-mine-{path_digest(f)}-4p" for f in files]
+    # the library picks the same folder as the command line
+    assert default_out_dir("citywright", "mine", 4, config=files[0]) == seen[0]
+    # a shipped variant keeps its bare name (no digest), as the docs' results/citywright-v1.1-4p
+    assert default_out_dir("citywright", "v1.1", 4, config="citywright/v1.1") == Path("results/citywright-v1.1-4p")
 
 
 def test_a_default_name_says_its_game_once():
@@ -308,6 +332,42 @@ def test_report_refuses_the_page_of_another_results_folder(tmp_path, monkeypatch
     )
 
 
+def _comparison_folder(folder: Path, games: int) -> Path:
+    """A results folder holding a small ``comparison.json`` (as the compare page tests write one)."""
+    row = {"difference": 1.0, "ci_low": 0.5, "ci_high": 1.5, "p_value": 0.01, "significant": True, "n": games}
+    comparison = {
+        "game": "citywright", "variant_a": "v1.1", "variant_b": "mine", "games": games, "seed": 1,
+        "n_players": 4, "paired": True, "pairing": "paired", "confidence": 0.95,
+        "metrics": [{**row, "name": "game_turns", "from": 20.0, "to": 21.0}],
+    }  # fmt: skip
+    _write(folder / "comparison.json", json.dumps(comparison))
+    return folder
+
+
+def test_compare_refuses_the_page_of_another_comparison(tmp_path, monkeypatch):
+    # `compare A B --out elsewhere` wrote its page to the default reports/compare-...html, the page of
+    # the comparison in results/compare-...: it silently showed the other folder's results there
+    monkeypatch.chdir(tmp_path)
+    one, two = _comparison_folder(tmp_path / "one", 40), _comparison_folder(tmp_path / "two", 20)
+    page = tmp_path / "reports" / "c.html"
+    assert api.report(one, page) == page
+    assert api.report(one, page) == page  # its own page: replaced
+    before = page.read_bytes()
+    with pytest.raises(ResultsExistError, match="use force=True to replace it, or choose another path"):
+        api.report(two, page)
+    assert page.read_bytes() == before  # the refusal left the page as it was
+    assert api.report(two, page, force=True) == page
+    # the command line refuses before playing anything, and names --report
+    played: list[object] = []
+    monkeypatch.setattr(api, "compare", lambda *a, **k: played.append(a))
+    res = invoke("compare", "citywright/v1.1", "citywright/v1.0", "-p", 4, "--out", one, "--report", page)
+    assert _error(res) == (
+        f"error: {page}: is the page of another results folder than {one}; use --force to replace it, "
+        "or choose another --report"
+    )
+    assert played == []
+
+
 # --------------------------------------------------------------------------------------------------
 # force=True in the library, --force on the command line
 
@@ -372,3 +432,14 @@ def test_games_fits_a_100_column_terminal():
     # the ladder study's 35 runs are counted, not listed; validate names them all
     assert "  citywright/ladder.yaml  study citywright-ladder: 35 runs; variants v1.1" in lines
     assert lines[-1].startswith("every run, variant and value of a file: balancer validate")
+
+
+@pytest.mark.parametrize("game", ["citywright", "urgency", "agueda", "urban_sketchers"])
+def test_init_comment_reads_for_every_game(game, tmp_path):
+    # its first line named the game after a fixed "A": "A Urgency rule variant", "A Águeda: City of
+    # Umbrellas rule variant"; now the game's name follows "of" and reads for every game
+    assert invoke("init", game, tmp_path / game).exit_code == 0
+    first = (tmp_path / game / "variant.yaml").read_text(encoding="utf-8").splitlines()[0]
+    from balancer.games import get_spec
+
+    assert first.startswith(f"# A rule variant of {get_spec(game).display_name}. It extends the shipped variant ")

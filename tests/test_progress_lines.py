@@ -300,3 +300,31 @@ def test_tune_search_eta():
     assert search_eta(None, 1200, 40, 5, 1000, 4, 50.0) == 437.5
     assert search_eta(8000, 1200, 40, 5, 1000, 4, 50.0) == 340.0
     assert search_eta(8000, 0, None, 0, 0, 0, 0.0) is None
+
+
+def test_a_comparison_names_each_run_and_counts_both(tmp_path, monkeypatch):
+    """compare plays two runs: each one's progress names its side and variant, beside the count of
+    both (2 runs of 50 games: 100 in all), not two anonymous 'run:' lines."""
+    import balancer.compare as compare
+    from balancer.data import locate_config
+
+    seen: list[tuple[str, str]] = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_run_to_dir(*args, overall=None, **kwargs):
+        seen.append((overall.prefix(), overall.text(None, 0.0)))
+        if len(seen) == 2:
+            raise Stop
+        return None
+
+    monkeypatch.setattr(compare, "run_to_dir", fake_run_to_dir)
+    with pytest.raises(Stop):
+        compare.compare_variants(
+            locate_config("citywright/v1.0"), locate_config("citywright/v1.1"), 4, ["greedy"], 50, 1, 1, tmp_path / "c"
+        )
+    assert seen == [
+        ("compare [1/2] a-v1.0", "overall 0/100 games (0%), estimating the time left"),
+        ("compare [2/2] b-v1.1", "overall 0/100 games (0%), estimating the time left"),
+    ]

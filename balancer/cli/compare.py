@@ -66,6 +66,7 @@ def compare(
 ) -> None:
     """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
     from balancer.compare import default_compare_names
+    from balancer.naming import check_page
 
     cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
     _load(config_b)
@@ -77,6 +78,8 @@ def compare(
         _fail(f"--out {out}: --out is the directory for both variants' results; give the HTML page with --report {out}")
     _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
+    with library_errors(interrupted=None):  # the page of another comparison: refused before playing
+        check_page(html, out_dir, force, ("path", "--report"))
     with (
         library_errors(
             interrupted="interrupted; finished runs are kept, and the same command continues the unfinished one"
@@ -88,7 +91,7 @@ def compare(
             command=_command_line(),
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
-        written = api.report(compared, html)  # a link planted meanwhile: one line, not a traceback
+        written = api.report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
     _echo_completion(compared.comparison)

@@ -41,7 +41,10 @@ def run(
         -1, "--jobs", "-j", help="Worker processes; -1 uses all cores, -2 all but one; capped at the number of cores."
     ),
     out: Path | None = typer.Option(
-        None, "--out", "-o", help="Output directory [default: results/<game>-<variant>-<players>p]."
+        None,
+        "--out",
+        "-o",
+        help="Output directory [default: results/<game>-<variant>-<players>p; a variant file of your own adds 8 hex digits of its path].",
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite results already in the output directory."),
     chunk_size: int | None = typer.Option(
@@ -85,7 +88,7 @@ def run(
 
     cfg, _ = _load(config)
     players = _players(players, agents, cfg, 4)
-    out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players)
+    out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players, config=config)
     where = "--out " if out is not None else "output directory "
 
     def interrupted(exc: KeyboardInterrupt) -> str:

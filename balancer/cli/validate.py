@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from balancer.config import export_schema, resolve_yaml
+from balancer.core.registry import unknown_game
 from balancer.files import fragment_users, is_study, is_sweep_or_tune, read_yaml_head
 from balancer.games import GAMES
 from balancer.sim.request import counts_text
@@ -48,6 +49,8 @@ def validate(
     allowed) and exit 2. With --assumed, also list the config's assumed values."""
     if schema:
         game = str(config)
+        if game not in GAMES and "/" not in game and not Path(game).suffix and not Path(game).exists():
+            _fail(unknown_game(game))  # a game's name, mistyped (``urban-sketchers``), not a file
         if game not in GAMES and is_study(read_yaml_head(config)):
             from balancer.study.model import Study
 

@@ -113,12 +113,24 @@ def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]
     return check
 
 
+def unknown_game(name: str) -> str:
+    """``unknown game 'urban-sketchers' (did you mean 'urban_sketchers'?); known games: ...``: the
+    suggestion when ``name`` is a registered name spelled with '-' for '_', other case, or a close typo."""
+    import difflib
+
+    known = sorted(GAMES)
+    spelled = str(name).lower().replace("-", "_").replace(" ", "_")
+    close = [spelled] if spelled in GAMES else difflib.get_close_matches(spelled, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown game {name!r}{hint}; known games: {', '.join(known)}"
+
+
 def get_spec(name: str) -> GameSpec:
     """The spec of the game registered as ``name``; raises KeyError naming the known games."""
     try:
         path = GAMES[name]
     except KeyError:
-        raise KeyError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}") from None
+        raise KeyError(unknown_game(name)) from None
     spec = spec_at(path)
     if not isinstance(spec, GameSpec) or spec.name != name:
         raise TypeError(f"{path}.SPEC is not the GameSpec of {name!r}")

@@ -27,8 +27,8 @@ class StarterError(Spelled, ValueError):
 
 def _variant_text(game: str, parent: str, title: str) -> str:
     return f"""\
-# A {title} rule variant. It extends the shipped variant {parent}: every key not set here comes
-# from there. Run `balancer show {parent}` to see every key (value, comment, rulebook section,
+# A rule variant of {title}. It extends the shipped variant {parent}: every key not set here
+# comes from there. Run `balancer show {parent}` to see every key (value, comment, rulebook section,
 # `assumed` note); to test a rule change, write a key here, nested under its parent keys as printed
 # there, with its new value. Also:
 #   balancer show {VARIANT_FILE} --diff {parent}   lists what this file changes
@@ -68,10 +68,11 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     file when not ``force`` (nothing is written then).
     """
     from balancer.config import load_config
+    from balancer.core.registry import unknown_game
     from balancer.games import GAMES, get_spec
 
     if game not in GAMES:
-        raise StarterError(f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+        raise StarterError(unknown_game(game))
     spec = get_spec(game)
     parent = spec.default_config.removesuffix(".yaml")
     shipped = builtin_config(parent)

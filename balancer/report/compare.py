@@ -279,11 +279,12 @@ def run_summaries(out_dir: Path, comparison: Mapping[str, Any]) -> dict[str, Map
     return out
 
 
-def render_comparison(out_dir: Path, html: Path) -> Path:
+def render_comparison(out_dir: Path, html: Path, source: str | None = None) -> Path:
     """Write the self-contained HTML comparison of ``out_dir/comparison.json`` to ``html``.
 
-    Parent directories of ``html`` are created; an existing file is overwritten (the page is
-    derived from the results). Returns ``html``.
+    Parent directories of ``html`` are created; an existing file is overwritten (the caller decides
+    whether it may be: :func:`balancer.naming.check_page`). ``source``: the digest of ``out_dir``
+    the page records (:func:`balancer.naming.mark_page`), as a run's page does. Returns ``html``.
 
     Raises:
         FileNotFoundError: if ``out_dir/comparison.json`` does not exist.
@@ -297,6 +298,10 @@ def render_comparison(out_dir: Path, html: Path) -> Path:
         raise ValueError(f"{path} must hold a JSON object, got {type(comparison).__name__}")
     html = normalised(html)  # out/a/../X creates no out/a
     text = render_comparison_html(comparison, run_summaries(Path(out_dir), comparison))
+    if source is not None:
+        from balancer.naming import mark_page
+
+        text = mark_page(text, source)
     html.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(html, text)  # a link planted as the report is refused, not followed
     return html

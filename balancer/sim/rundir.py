@@ -44,8 +44,17 @@ names of :func:`balancer.outdir.open_exclusive`, and ``.tmp`` of an older versio
 is deleted."""
 
 
-def default_out_dir(game: str, variant: str, n_players: int, root: Path | str = "results") -> Path:
-    """``results/<game>-<variant>-<p>p``, with characters unsafe in a file name replaced by '_'."""
+def default_out_dir(
+    game: str, variant: str, n_players: int, root: Path | str = "results", config: Path | str | None = None
+) -> Path:
+    """``results/<game>-<variant>-<p>p``, with characters unsafe in a file name replaced by '_'. With
+    the ``config`` file it was read from, a variant that does not ship with balancer also carries 8 hex
+    digits of that file's path (:func:`balancer.naming.input_label`: ``citywright-mine-1a2b3c4d-4p``),
+    so two ``variant.yaml`` written by ``balancer init`` in different folders get different folders."""
+    if config is not None:
+        from balancer.naming import input_label
+
+        variant = input_label(config, variant)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{game}-{variant}-{n_players}p").strip("._") or "run"
     return Path(root) / name
 
