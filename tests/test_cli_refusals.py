@@ -71,9 +71,9 @@ def a_file(tmp_path: Path) -> Path:
     [
         (
             "metric:game_turnz",
-            "figures.0.show: citywright has no metric 'game_turnz' in run 'mirror-2p'; its metrics are ",
+            "figures[0].show: citywright has no metric 'game_turnz' in run 'mirror-2p'; its metrics are ",
         ),
-        ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
+        ("matchups:decks", "figures[0].show: citywright has no label 'decks' in run 'mirror-2p'"),
     ],
 )
 def test_study_refuses_a_figure_the_game_does_not_produce_before_playing(
@@ -89,7 +89,7 @@ def test_study_refuses_a_figure_the_game_does_not_produce_before_playing(
 def test_study_refuses_matchups_of_a_run_that_is_not_two_player(tmp_path, study_file, one_error_line):
     study = study_file(('run: mirror-2p, show: "metric:wasted_tiles"', 'run: mirror-3p, show: "matchups:deck"'))
     res = invoke("study", study, "-o", tmp_path / "s.html", "--results", tmp_path / "results", "-j", "1", "-q")
-    assert "figures.0.show: a match-up matrix needs a 2-player run, 'mirror-3p' has 3" in one_error_line(res)
+    assert "figures[0].show: a match-up matrix needs a 2-player run, 'mirror-3p' has 3" in one_error_line(res)
     assert not (tmp_path / "results").exists()
 
 
@@ -253,9 +253,9 @@ def test_validate_recognises_a_study(study_file):
     [
         (
             "metric:wasted_tile",
-            "figures.0.show: citywright has no metric 'wasted_tile' in run 'mirror-2p'; its metrics are ",
+            "figures[0].show: citywright has no metric 'wasted_tile' in run 'mirror-2p'; its metrics are ",
         ),
-        ("matchups:decks", "figures.0.show: citywright has no label 'decks' in run 'mirror-2p'"),
+        ("matchups:decks", "figures[0].show: citywright has no label 'decks' in run 'mirror-2p'"),
     ],
 )
 def test_validate_a_study_checks_the_metrics_its_figures_show(study_file, one_error_line, show, message):

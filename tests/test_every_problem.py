@@ -85,7 +85,7 @@ def test_a_study_reports_a_figure_typo_and_an_agent_typo_in_its_own_words(tmp_pa
     code, lines = validate(study)
     assert code == 2
     assert [line.removeprefix("error: ") for line in lines] == [
-        f"{study}: figures.0.run: unknown run 'mirror-4q'; runs are mirror-4p",
+        f"{study}: figures[0].run: unknown run 'mirror-4q'; runs are mirror-4p",
         f"{study}: runs.mirror-4p.agents[0]: unknown agent 'gredy' (did you mean 'greedy'?)",
     ]
     assert not any("--agents" in line for line in lines)

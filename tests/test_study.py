@@ -115,10 +115,10 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
         (("seed: 5", "seed: 5\ncolour: red"), "colour: unknown key 'colour'"),
         (
             ("run: mirror-2p, show: seat_win_rate", "run: mirror-3p, show: seat_win_rate"),
-            "figures.2.run: unknown run 'mirror-3p'",
+            "figures[2].run: unknown run 'mirror-3p'",
         ),
-        (("v1.1: [50, 50]", "v1.1: [50, 30, 20]"), "figures.2.published.v1.1: give 2 seat percentages"),
-        (("show: seat_win_rate", "show: seat_rate"), "figures.2.show"),
+        (("v1.1: [50, 50]", "v1.1: [50, 30, 20]"), "figures[2].published.v1.1: give 2 seat percentages"),
+        (("show: seat_win_rate", "show: seat_rate"), "figures[2].show"),
         (("games: 20", "games: twenty"), "runs.mirror-2p.games"),
         (("v1.0.yaml", "v0.9.yaml"), "variants.v1.0: no such config file"),
     ],

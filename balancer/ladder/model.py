@@ -34,6 +34,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from balancer.config import format_key_path
+
 RUNG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+@-]{0,39}$"
 """Rung (agent) names: letters, digits and ``_ . + @ -``, at most 40 characters (``greedy+ibex``,
 ``mcts@1000``)."""
@@ -204,7 +206,7 @@ def runs_of(ladder: Ladder) -> dict[str, dict[str, Any]]:
 def first_error(exc: ValidationError, prefix: str = "ladder") -> str:
     """``ladder.<key path>: <message>`` for the first error of a validation of the ladder section."""
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
+    loc = format_key_path(tuple(err["loc"])) if err["loc"] else ""
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
         msg = (

@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from balancer.config import RULE_CHECK_ERRORS, ConfigError, key_typos, read_yaml_mapping, without_unknown_keys
+from balancer.config import (
+    RULE_CHECK_ERRORS,
+    ConfigError,
+    format_key_path,
+    key_typos,
+    read_yaml_mapping,
+    without_unknown_keys,
+)
 from balancer.core.seeding import MAX_GAMES
 from balancer.data import builtin_config, locate_config
 from balancer.ladder.model import Ladder, expand_study_data
@@ -208,25 +215,25 @@ class Study(_Strict):
     def _figure_problems(self, i: int, fig: Figure) -> list[str]:
         """The problems of figure ``i``: an unknown run, published values that do not fit what it shows."""
         if fig.run not in self.runs:
-            return [f"figures.{i}.run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}"]
+            return [f"figures[{i}].run: unknown run {fig.run!r}; runs are {', '.join(self.runs)}"]
         run = self.runs[fig.run]
         if fig.show.startswith("matchups:"):
             if run.players != 2:
-                return [f"figures.{i}.show: a match-up matrix needs a 2-player run, {fig.run!r} has {run.players}"]
+                return [f"figures[{i}].show: a match-up matrix needs a 2-player run, {fig.run!r} has {run.players}"]
             if fig.published:
-                return [f"figures.{i}.published: a match-up matrix takes no published values"]
+                return [f"figures[{i}].published: a match-up matrix takes no published values"]
         problems = []
         for label, value in (fig.published or {}).items():
             if label not in self.variants:
                 problems.append(
-                    f"figures.{i}.published.{label}: unknown variant; variants are {', '.join(self.variants)}"
+                    f"figures[{i}].published.{label}: unknown variant; variants are {', '.join(self.variants)}"
                 )
             elif fig.show == "seat_win_rate" and (not isinstance(value, list) or len(value) != run.players):
-                problems.append(f"figures.{i}.published.{label}: give {run.players} seat percentages as a list")
+                problems.append(f"figures[{i}].published.{label}: give {run.players} seat percentages as a list")
             elif fig.show == "agent_win_rate" and (not isinstance(value, dict) or set(value) - set(run.agents)):
-                problems.append(f"figures.{i}.published.{label}: give agent: percentage for agents of run {fig.run!r}")
+                problems.append(f"figures[{i}].published.{label}: give agent: percentage for agents of run {fig.run!r}")
             elif fig.show.startswith("metric:") and not isinstance(value, (int, float)):
-                problems.append(f"figures.{i}.published.{label}: give one number")
+                problems.append(f"figures[{i}].published.{label}: give one number")
         return problems
 
     @field_validator("game")
@@ -250,7 +257,8 @@ def _is_file(path: Path) -> bool:
 
 
 def _path_of(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
+    """A pydantic error location in the file's own spelling: ``runs.m.agents[0]``, ``figures[2].show``."""
+    return format_key_path(loc)
 
 
 @dataclass

@@ -254,7 +254,7 @@ def figure_problems(study: Study, study_path: Path, tables: dict[str, Any]) -> l
         if prefix + name not in columns:
             known = [c.removeprefix(prefix) for c in columns if c.startswith(prefix)]
             problems.append(
-                f"{study_path}: figures.{i}.show: {study.game} has no {what} {name!r} in run "
+                f"{study_path}: figures[{i}].show: {study.game} has no {what} {name!r} in run "
                 f"{fig.run!r}; its {what}s are {', '.join(known) or 'none'}"
             )
     return problems

@@ -37,6 +37,7 @@ from balancer.config import (
     MAX_YAML_BYTES,
     ConfigError,
     ResolvedYaml,
+    format_key_path,
     key_typos,
     load_config,
     load_yaml_text,
@@ -161,7 +162,9 @@ def validation_lines(path: Path, exc: ValidationError, model: type[BaseModel] | 
     for err in exc.errors():
         if err["type"] == "missing" and tuple(err["loc"]) in meant:
             continue
-        loc = ".".join(str(p) for p in err["loc"] if p not in ("list[any]", "Range", "function-after[_one_kind()]"))
+        loc = format_key_path(
+            tuple(p for p in err["loc"] if p not in ("list[any]", "Range", "function-after[_one_kind()]"))
+        )
         msg = err["msg"].removeprefix("Value error, ")
         top = str(err["loc"][0]) if err["loc"] else ""
         if err["type"] == "extra_forbidden":
