@@ -91,6 +91,18 @@ def test_a_study_reports_a_figure_typo_and_an_agent_typo_in_its_own_words(tmp_pa
     assert not any("--agents" in line for line in lines)
 
 
+def test_a_study_without_its_title_still_checks_its_figures_in_the_same_pass(tmp_path):
+    # a missing required key used to keep pydantic from running the study's own checks (a figure
+    # naming a run that does not exist), so the figure's line came only after the title was added
+    study = write(tmp_path, "s.yaml", STUDY.replace("title: Tiny\n", "").replace("run: mirror-4p,", "run: nope,"))
+    code, lines = validate(study)
+    assert code == 2
+    assert [line.removeprefix("error: ") for line in lines] == [
+        f"{study}: title: Field required",
+        f"{study}: figures[0].run: unknown run 'nope'; runs are mirror-4p",
+    ]
+
+
 def test_a_study_names_every_missing_variant_file(tmp_path):
     study = write(
         tmp_path, "s.yaml", STUDY.replace(f"  v1.1: {V11}\n", f"  v1.1: {V11}\n  a: gone-1.yaml\n  b: gone-2.yaml\n")

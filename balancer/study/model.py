@@ -322,6 +322,7 @@ def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
         errors = exc.errors(include_url=False)
         lines = _error_lines(path, errors, key_typos(errors, Study))
     repaired, _ = without_unknown_keys(data, errors, Study)
+    repaired = _with_missing_text(repaired if repaired is not None else data, errors)
     if repaired is not None:
         try:
             Study.model_validate(repaired)
@@ -329,6 +330,23 @@ def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
             checks = [e for e in again.errors(include_url=False) if e["type"] in RULE_CHECK_ERRORS and not e["loc"]]
             lines += [line for line in _error_lines(path, checks, {}) if line not in lines]
     return None, list(dict.fromkeys(lines))
+
+
+def _with_missing_text(data: dict, errors: list[Any]) -> dict | None:
+    """``data`` with a placeholder for every missing top-level text key (``title``), so that the
+    file's own checks (figures naming runs, ...) run in the same pass as the missing key's line;
+    None when nothing was added and ``data`` is the file itself (its checks already ran)."""
+    missing = [
+        e["loc"][0]
+        for e in errors
+        if e["type"] == "missing"
+        and len(e["loc"]) == 1
+        and e["loc"][0] in Study.model_fields
+        and Study.model_fields[e["loc"][0]].annotation in (str, "str")
+    ]
+    if not missing:
+        return data if any(e["type"] == "extra_forbidden" for e in errors) else None
+    return {**data, **{key: "(missing)" for key in missing}}
 
 
 def _error_lines(path: Path, errors: list[Any], typos: dict[tuple[Any, ...], str]) -> list[str]:
