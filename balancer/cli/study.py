@@ -64,7 +64,8 @@ def study(
     from balancer.study.runner import check_study, study_folder
 
     with library_errors(interrupted=None):  # every problem of the file at once, before any output is checked
-        spec, _, _ = check_study(study_file, on_probe=_compile_note)
+        checked = check_study(study_file, jobs, on_probe=_compile_note)
+    spec = checked[0]
     folder = study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
@@ -91,6 +92,7 @@ def study(
             log=log,
             scheduler=scheduler or None,
             folder=folder,
+            checked=checked,
         )
     try:
         if spec.ladder is not None:

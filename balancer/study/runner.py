@@ -260,13 +260,6 @@ def figure_problems(study: Study, study_path: Path, tables: dict[str, Any]) -> l
     return problems
 
 
-def check_figures(study: Study, study_path: Path, tables: dict[str, Any]) -> None:
-    """Raise StudyError with every line of :func:`figure_problems`, if any."""
-    problems = figure_problems(study, study_path, tables)
-    if problems:
-        raise StudyError(problems)
-
-
 def run_study(
     study_path: Path | str,
     results_root: Path | str = "results",
@@ -276,6 +269,7 @@ def run_study(
     log: Callable[[str], None] | None = None,
     scheduler: str | None = None,
     folder: str | None = None,
+    checked: tuple[Study, dict[str, Path], dict[str, Any]] | None = None,
 ) -> StudyResult:
     """Play every cell of the study (runs x variants, all with the study's seed, so variants see the
     same deals) into ``<results_root>/<folder>/`` (default :func:`study_folder`) and return them with
@@ -283,6 +277,8 @@ def run_study(
     games and agents is reused unless ``force``; another cell of this study is played again. The
     folder records the study file it holds (:func:`balancer.naming.claim_folder`). ``scheduler``: play
     on the Dask cluster at that address instead of ``jobs`` local processes (identical results).
+    ``checked``: what :func:`check_study` of this file with these ``jobs`` returned, when the caller
+    has already checked it (the command line does, to name its outputs): not checked twice.
 
     Raises StudyError with every problem of the file, one line each (:func:`check_study`: the
     study's schema, missing and invalid variant configs, runs the game cannot play, figures naming a
@@ -291,7 +287,7 @@ def run_study(
     before anything is played.
     """
     t0 = time.perf_counter()
-    study, configs, loaded = check_study(study_path, jobs)
+    study, configs, loaded = checked if checked is not None else check_study(study_path, jobs)
     study_path = Path(study_path)
     game = get_spec(study.game)
     folder = folder if folder is not None else study_folder(study_path, study, results_root)
