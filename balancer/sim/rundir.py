@@ -51,12 +51,11 @@ def default_out_dir(
     the ``config`` file it was read from, a variant that does not ship with balancer also carries 8 hex
     digits of that file's path (:func:`balancer.naming.input_label`: ``citywright-mine-1a2b3c4d-4p``),
     so two ``variant.yaml`` written by ``balancer init`` in different folders get different folders."""
-    if config is not None:
-        from balancer.naming import input_label
+    from balancer.naming import input_label, safe_name
 
+    if config is not None:
         variant = input_label(config, variant)
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{game}-{variant}-{n_players}p").strip("._") or "run"
-    return Path(root) / name
+    return Path(root) / safe_name(f"{game}-{variant}-{n_players}p")
 
 
 @dataclass(frozen=True)

@@ -342,7 +342,7 @@ def _with_missing_text(data: dict, errors: list[Any]) -> dict | None:
         if e["type"] == "missing"
         and len(e["loc"]) == 1
         and e["loc"][0] in Study.model_fields
-        and Study.model_fields[e["loc"][0]].annotation in (str, "str")
+        and Study.model_fields[e["loc"][0]].annotation is str
     ]
     if not missing:
         return data if any(e["type"] == "extra_forbidden" for e in errors) else None
