@@ -179,3 +179,13 @@ def test_a_sweep_reports_its_schema_and_its_agents_together(tmp_path):
         f"{sweep}: pathz: unknown key 'pathz' (did you mean 'paths'?)",
         f"{sweep}: runs.mirror-4p.agents[0]: unknown agent 'gredy' (did you mean 'greedy'?)",
     ]
+
+
+def test_a_sweep_whose_base_name_is_too_long_for_the_file_system_names_the_sweep_file(tmp_path):
+    # found by the fuzzing test: a 5,000-character base: made Path.is_file raise 'File name too long'
+    # (Linux names are at most 255 bytes), and the message named only that path, not the sweep file
+    sweep = write(tmp_path, "sweep.yaml", "sweep: fuzz\ntitle: A\nbase: " + "x" * 5000 + "\nruns: {}\n")
+    code, lines = validate(sweep)
+    assert code == 2
+    assert lines and all(str(sweep) in line for line in lines), lines
+    assert any(": base: no such variant file" in line for line in lines), lines

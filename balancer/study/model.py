@@ -248,7 +248,7 @@ class Study(_Strict):
         return game
 
 
-def _is_file(path: Path) -> bool:
+def is_file_quietly(path: Path) -> bool:
     """``path.is_file()``, False also for a path the system refuses (a name too long, ...)."""
     try:
         return path.is_file()
@@ -277,7 +277,7 @@ def read_study(path: Path | str) -> StudyFile:
     Raises StudyError (one line) only for a file that cannot be a study at all: missing, not YAML,
     not a mapping, a rule variant."""
     path = locate_config(path)  # a shipped study by name: citywright/appendix
-    if not _is_file(path):
+    if not is_file_quietly(path):
         raise StudyError(f"{path}: no such study file")
     try:
         data = read_yaml_mapping(path)  # size limit, safe loading, duplicate keys refused with line:column
@@ -379,9 +379,9 @@ def variant_files(path: Path, data: dict) -> tuple[dict[str, Path], list[str]]:
         if not isinstance(rel, str) or not rel:
             continue  # the schema's line says what is wrong
         cfg_path = (path.parent / rel).resolve()
-        if not _is_file(cfg_path) and (shipped := builtin_config(rel)) is not None:
+        if not is_file_quietly(cfg_path) and (shipped := builtin_config(rel)) is not None:
             cfg_path = shipped  # a shipped variant by name: citywright/v1.1
-        if not _is_file(cfg_path):
+        if not is_file_quietly(cfg_path):
             lines.append(f"{path}: variants.{label}: no such config file {rel!r} (looked for {cfg_path})")
         else:
             configs[str(label)] = cfg_path

@@ -51,7 +51,7 @@ from balancer.naming import input_label, with_game
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.request import agent_problems
 from balancer.sim.runner import RunRequestError, check_run
-from balancer.study.model import Run
+from balancer.study.model import Run, is_file_quietly
 
 from .paths import PathError, changes_text, get_path, inclusive_range, parse_path, point_label, validate_point
 from .targets import RunShape, Term, resolve_terms
@@ -121,11 +121,7 @@ def read_mapping(path: Path, kind: str, keys: str, own_key: str) -> dict:
     (with its line), a document that is not a mapping, or a rule variant given instead. A shipped file
     may be named ``<game>/<name>`` (:func:`balancer.data.locate_config`)."""
     path = locate_config(path)
-    try:
-        found = path.is_file()
-    except OSError:  # a name too long for the file system, a loop of links ...
-        found = False
-    if not found:
+    if not is_file_quietly(path):
         raise SweepError(f"{path}: no such {kind} file")
     try:
         text = read_text_bounded(path, MAX_YAML_BYTES, f"a {kind} file")
@@ -215,9 +211,9 @@ def base_problems(file: Path, rel: str) -> tuple[Base | None, list[str]]:
     a missing file, or the config's own lines (each naming its file and key) for a variant that is
     not valid."""
     path = file.parent / rel
-    if not path.is_file() and (shipped := builtin_config(rel)) is not None:
+    if not is_file_quietly(path) and (shipped := builtin_config(rel)) is not None:
         path = shipped  # a shipped variant by name: citywright/v1.1
-    if not path.is_file():
+    if not is_file_quietly(path):
         return None, [f"{file}: base: no such variant file {rel!r} (looked for {path.resolve()})"]
     try:
         cfg = load_config(path)
