@@ -366,7 +366,7 @@ def test_a_detached_head_takes_its_branch_from_the_ci_variables(tmp_path, monkey
 
 
 def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
-    from balancer.report.history import series_figure, thinned_labels, y_label
+    from balancer.report.figures.history import series_figure, thinned_labels, y_label
 
     # 4.2 inches of axis hold int(4.2 // 0.45) = 9 labels. 8 events fit: every label kept. 40 events need a
     # step of ceil(40 / 9) = 5, counted back from the last (index 39): 39, 34, ..., 4 keep their labels.
@@ -470,7 +470,7 @@ def test_check_refuses_a_history_that_is_also_its_junit_markdown_or_baseline_fil
 def test_a_panel_of_one_point_draws_every_mark_its_legend_lists():
     from matplotlib.collections import PolyCollection
 
-    from balancer.report.history import series_figure
+    from balancer.report.figures.history import series_figure
 
     # One check at 30% (interval 28% to 32%) against a baseline of 29%: a band and a step line of one
     # point have no width, so the interval is a bar from 28 to 32 and the baseline a tick at 29 (in %).

@@ -22,8 +22,8 @@ from balancer.limits import (
     nesting_depth,
     read_text_bounded,
 )
+from balancer.paths import inclusive_range
 from balancer.results import ResultsFileError, read_json_object
-from balancer.sweep.paths import inclusive_range
 
 ROOT = Path(__file__).resolve().parents[1]
 V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"

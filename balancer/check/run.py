@@ -11,7 +11,6 @@ import dataclasses
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from scipy import stats
 
 from balancer.config import config_sha256
 from balancer.games import get_spec
+from balancer.outcomes import CheckResult, Item
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
@@ -43,79 +43,6 @@ def check_seed(baseline_seed: int) -> int:
     ``SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,))``."""
     state = np.random.SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,)).generate_state(1, np.uint64)[0]
     return int(state) >> 1
-
-
-@dataclass
-class Item:
-    """One tracked number of one cell, its test, and (once decided) its verdict."""
-
-    run: str
-    variant: str
-    number: str
-    kind: str  # "win_rate" or "metric"
-    test: str  # "baseline" (regression) or "expect" (a designer's target)
-    sides: list[tuple[float, int]]
-    reference_text: str
-    baseline_mean: float
-    baseline_var: float
-    ref_var: float
-    tolerance: float
-    alpha_side: float
-    design: sq.Design | None = None
-    detectable: float = math.nan
-    verdict: str | None = None
-    now: float = math.nan
-    difference: float = math.nan
-    ci_low: float = math.nan
-    ci_high: float = math.nan
-    games: int = 0
-    now_var: float = math.nan  # sample variance of the per-game values behind ``now``
-
-    @property
-    def name(self) -> str:
-        return f"{self.run}/{self.variant}/{self.number}" + (" (expect)" if self.test == "expect" else "")
-
-    @property
-    def powered(self) -> bool:
-        return self.detectable <= self.tolerance * (1 + 1e-9)
-
-
-@dataclass
-class CheckResult:
-    """A finished check: every item, the seed played, the settings used, notes, wall time (s).
-
-    ``warnings``: what every output must show beside the verdict (a variant file changed since the
-    baseline); ``cells``: per (run, variant) the variant's ``config_sha256`` now, the
-    ``engine_sha256``, ``variant_changed`` and the baseline's games; ``values``: per (run, variant,
-    number) the per-game values played (for the history's paired comparisons)."""
-
-    study: Study
-    seed: int
-    settings: CheckSettings
-    items: list[Item]
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-    cells: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
-    values: dict[tuple[str, str, str], np.ndarray] = field(default_factory=dict, repr=False)
-    study_path: Path | None = None
-
-    @property
-    def passed(self) -> bool:
-        return all(i.verdict == "pass" for i in self.items)
-
-    @property
-    def underpowered(self) -> list[Item]:
-        """The numbers whose game cap cannot find a change as large as their tolerance at the miss rate
-        (only with ``allow_underpowered``: the check refuses them otherwise)."""
-        return [i for i in self.items if not i.powered]
-
-    @property
-    def games(self) -> int:
-        by_cell: dict[tuple[str, str], int] = {}
-        for i in self.items:
-            by_cell[(i.run, i.variant)] = max(by_cell.get((i.run, i.variant), 0), i.games)
-        return sum(by_cell.values())
 
 
 def expect_items(

@@ -21,9 +21,9 @@ import pyarrow as pa
 
 from balancer.core.kernel import COMPLETION
 from balancer.core.tables import is_mirror
+from balancer.stats.tracked import AGENT, SEAT
 
 METRIC_PREFIX = "metric_"
-SEAT, AGENT = "seat_win_rate", "agent_win_rate"
 
 
 def kind_of(key: str) -> str:

@@ -257,7 +257,7 @@ def render_and_echo(result: Any, html: Path, figures: Path | None) -> Path:
     """Analyse a played ladder study, write its report (and figures), print one line per ladder;
     return the report's path (``balancer ladder`` and ``balancer study`` on a ladder study)."""
     from balancer.ladder.analysis import analyze
-    from balancer.ladder.report import render_ladder
+    from balancer.report.ladder import render_ladder
 
     tables = analyze(result)
     written = render_ladder(result, html, figures_dir=figures, tables=tables)

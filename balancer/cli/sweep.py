@@ -202,7 +202,7 @@ def tune(
     typer.echo(f"report: {shown_path(report)}")
     if written_text:
         typer.echo(f"tuned variant: {shown_path(write)}")
-    from balancer.sweep.paths import changes_text
+    from balancer.paths import changes_text
 
     if result.best is None:
         typer.echo("no candidate was measured (budget too small for a first look?)")

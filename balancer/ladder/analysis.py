@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from balancer.outcomes import Cell, LadderTable, StudyResult
 from balancer.results import scan_results
 from balancer.stats.ladder import (
     describe_shift,
@@ -27,63 +27,9 @@ from balancer.stats.ladder import (
     skill_depth,
 )
 from balancer.stats.paired import holm_adjust
-from balancer.stats.ratings import RatingData, Ratings, rate
-from balancer.study.runner import Cell, StudyResult
+from balancer.stats.ratings import RatingData, rate
 
 from .model import Ladder, LadderCell, cells
-
-
-@dataclass
-class LadderTable:
-    """One ladder (a variant at one player count): every number of its report section.
-
-    ``seat_rates[r]``: the mirror summary's seat rows of rung ``r`` (``seat, rate, ci_low, ci_high,
-    games, wins``); ``mirror[r]``: that cell. ``matchups``: long rows ``{row, col, order, games,
-    wins, rate, ci_low, ci_high}`` with rungs as names and ``order`` "any" (pooled over seats),
-    "first"/"second" (2 players: the row agent moved first/second) or "seat <k>" (n players: the
-    lone row agent sat in seat k); the 2-player diagonal holds the mirror's seat 1 and seat 2 rates
-    as "first" and "second". ``published``: seat rates as fractions, or None; ``closest``: the rung
-    whose seat rates are nearest to them (``{rung, rms}``, root mean square over seats, fraction).
-    ``depth``: the skill depth, top rung against bottom (:func:`balancer.stats.ladder.skill_depth`);
-    ``steps``: the same for each rung against the one below it (``{lower, upper} | skill_depth``).
-    ``never``: (row, col) pairs in which the row agent never won a game (its rating distance below
-    the column is then bounded only by the pseudo-game).
-    """
-
-    variant: str
-    players: int
-    rungs: list[str]
-    mirror: list[Cell]
-    seat_rates: list[list[dict[str, Any]]]
-    test: dict[str, Any]
-    shift: dict[str, Any]
-    sentence: str
-    matchups: list[dict[str, Any]] = field(default_factory=list)
-    matchup_cells: list[Cell] = field(default_factory=list)
-    ratings: Ratings | None = None
-    rating_note: str = ""
-    depth: dict[str, float] | None = None
-    steps: list[dict[str, Any]] = field(default_factory=list)
-    never: list[tuple[str, str]] = field(default_factory=list)
-    published: list[float] | None = None
-    closest: dict[str, Any] | None = None
-    distances: list[float] = field(default_factory=list)
-
-    @property
-    def fair(self) -> float:
-        return 1.0 / self.players
-
-    @property
-    def key(self) -> str:
-        """An id for anchors and figure files: ``<variant>-<n>p``."""
-        return f"{self.variant}-{self.players}p"
-
-    def matchup(self, row: str, col: str, order: str = "any") -> dict[str, Any] | None:
-        """The match-up row of ``row`` against ``col`` for ``order``, or None if not played."""
-        for m in self.matchups:
-            if m["row"] == row and m["col"] == col and m["order"] == order:
-                return m
-        return None
 
 
 def seat_sentence(

@@ -1,4 +1,4 @@
-"""The HTML report: matplotlib figures as inline SVG, rendered into one self-contained page.
+"""The HTML report: figures (:mod:`balancer.report.figures`) as inline SVG, rendered into one self-contained page.
 
 Called, the package renders a run's or a comparison's page: ``balancer.report(result, path)`` is
 :func:`balancer.api.report` (:mod:`balancer._callable`).

@@ -8,20 +8,17 @@ the pairs with the largest seat spread and margin, with intervals. One self-cont
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 from markupsafe import Markup
-from matplotlib.figure import Figure
 
 from ..outdir import normalised, write_atomic
 from ..results import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
 from . import pages
+from .figures.pairs import pair_heatmap
 
 TEMPLATE_NAME = "pairs.html.j2"
 
@@ -30,59 +27,6 @@ HEATMAPS = (  # column of the pair table, title, colour-bar label, scale, format
     ("seat_spread", "Seat spread by pair (best minus worst seat's win rate)", "percentage points", 100.0, "{:.0f}"),
     ("margin_mean", "Mean winning margin by pair (winner minus runner-up)", "points", 1.0, "{:.1f}"),
 )
-
-
-def pair_heatmap(names: Sequence[str], matrix: np.ndarray, title: str, cbar_label: str, fmt: str = "{:.0f}") -> Figure:
-    """A symmetric heatmap of ``matrix`` (names x names, NaN shown grey) with each value written in
-    its cell. Raises ValueError when the matrix is not square with one row per name."""
-    if matrix.shape != (len(names), len(names)):
-        raise ValueError(f"matrix of shape {matrix.shape} for {len(names)} names")
-    with figs.style({"axes.grid": False}):
-        # the page's width, the colour bar below: the cells get all the width the names leave
-        size = min(figs.PAGE_WIDTH, max(4.0, 0.3 * len(names) + 2.0))
-        fig = figs.new_figure((size, size + 0.6))
-        ax = fig.add_subplot()
-        ax.grid(False)
-        masked = np.ma.masked_invalid(matrix)
-        im = ax.imshow(masked, cmap=heatmap_cmap())
-        labels = [figs.text_label(n) for n in names]
-        ax.set_xticks(
-            range(len(names)),
-            labels,
-            rotation=90,
-            ha="right",
-            va="center",
-            rotation_mode="anchor",
-            fontsize=figs.SMALL_SIZE,
-        )
-        ax.set_yticks(range(len(names)), labels, fontsize=figs.SMALL_SIZE)
-        finite = matrix[np.isfinite(matrix)]
-        mid = (finite.min() + finite.max()) / 2 if finite.size else 0.0
-        for i in range(len(names)):
-            for j in range(len(names)):
-                v = matrix[i, j]
-                if math.isfinite(v):
-                    ax.text(
-                        j,
-                        i,
-                        fmt.format(v),
-                        ha="center",
-                        va="center",
-                        fontsize=figs.SMALL_SIZE,
-                        color="white" if v < mid else "black",  # viridis is dark at its low end
-                    )
-        ax.set_xlabel("one of the pair")
-        ax.set_ylabel("the other of the pair")
-        ax.set_title(figs.wrap(figs.text_label(title), size), loc="left")
-        fig.colorbar(im, ax=ax, location="bottom", shrink=0.6, aspect=30, label=cbar_label)
-    return fig
-
-
-def heatmap_cmap():
-    """The heatmaps' colour map (viridis, grey for pairs that never occurred)."""
-    import matplotlib
-
-    return matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
 
 
 def render_pairs(results_dir: Path, label: str, out_html: Path, figures_dir: Path | None = None, top: int = 12) -> Path:

@@ -10,11 +10,11 @@ from typing import Any
 
 import polars as pl
 from markupsafe import Markup
-from matplotlib.figure import Figure as MplFigure
 
 from balancer.core.metrics import MetricSpec, MetricSpecs
 from balancer.core.registry import metric_specs_of
 from balancer.data import portable_path
+from balancer.outcomes import StudyResult
 from balancer.outdir import normalised, write_atomic
 from balancer.report import figures as figs
 from balancer.report import pages
@@ -23,7 +23,6 @@ from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
 from balancer.results import scan_results
 from balancer.stats.labels import Order, matchup_matrix
-from balancer.study.runner import StudyResult
 
 VARIANT_COLOURS = ("#999999", "#0072B2", "#E69F00", "#009E73", "#CC79A7")
 """The first ("from") variant grey, the second ("to") blue, further ones in the report palette."""
@@ -188,7 +187,7 @@ def matchup_rows(result: StudyResult, run: str, label: str) -> list[dict[str, An
     return rows
 
 
-def matchup_chart(data: FigureData) -> MplFigure:
+def matchup_chart(data: FigureData) -> figs.Figure:
     """Heatmaps of a matchups figure: per variant, the row value moving first and moving second."""
     values = sorted({r["row"] for r in data.matrix} | {r["col"] for r in data.matrix})
     panels = []
@@ -199,7 +198,7 @@ def matchup_chart(data: FigureData) -> MplFigure:
     return figs.matchup_heatmap(values, panels, data.title)
 
 
-def grouped_chart(data: FigureData) -> MplFigure:
+def grouped_chart(data: FigureData) -> figs.Figure:
     """Bars per category, one per variant, with 95% whiskers; published values as black markers
     (:func:`balancer.report.figures.grouped_bars`)."""
     if data.show in ("seat_win_rate", "agent_win_rate"):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from balancer.config import ConfigError, config_sha256, load_config
 from balancer.core.tables import seat_agents
 from balancer.games import GAMES, get_spec
 from balancer.naming import claim_folder, input_label, input_source, with_game
+from balancer.outcomes import Cell, StudyResult
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.progress import cells_overall
@@ -20,38 +20,6 @@ from balancer.sim.rundir import RunDir
 from balancer.sim.runner import RunRequestError, check_run, engine_sha256, run_to_dir
 
 from .model import Run, Study, StudyError, read_study, variant_files
-
-
-@dataclass
-class Cell:
-    """One run of the study under one variant, and where its results are."""
-
-    run: str
-    variant: str
-    config_path: Path
-    out_dir: Path
-    reused: bool = False
-    summary: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class StudyResult:
-    """A finished study: its definition, every cell, and how long this invocation took (seconds)."""
-
-    study: Study
-    study_path: Path
-    cells: dict[tuple[str, str], Cell]
-    wall_seconds: float
-
-    @property
-    def simulated_seconds(self) -> float:
-        """Time spent playing the games of every cell, when each was played (seconds)."""
-        return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
-
-    @property
-    def games(self) -> int:
-        return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
 
 
 def study_folder(study_path: Path | str, study: Study, results_root: Path | str = "results") -> str:

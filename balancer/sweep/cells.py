@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 
 from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
+from balancer.outcomes import Cell
 from balancer.sim.progress import Overall
 from balancer.sim.rundir import RESULTS_FILE, RunDir
 from balancer.sim.runner import engine_sha256, run_to_dir
-from balancer.study.runner import Cell
 from balancer.study.runner import _finished as finished_cell
 
 from .targets import game_numbers

@@ -48,12 +48,12 @@ from balancer.core.registry import GameSpec, get_spec
 from balancer.data import builtin_config, locate_config
 from balancer.limits import MAX_GRID_POINTS, InputLimitError, grid_size, read_text_bounded
 from balancer.naming import input_label, with_game
+from balancer.paths import PathError, changes_text, get_path, inclusive_range, parse_path, point_label, validate_point
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.request import agent_problems
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run, is_file_quietly
 
-from .paths import PathError, changes_text, get_path, inclusive_range, parse_path, point_label, validate_point
 from .targets import RunShape, Term, resolve_terms
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"

@@ -11,63 +11,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from balancer.naming import claim_folder, input_source
+from balancer.outcomes import Cell, SweepResult
 from balancer.outdir import refuse_links_below, write_atomic
+from balancer.paths import changes_text, variant_yaml
 from balancer.sim.progress import cells_overall
-from balancer.study.runner import Cell
 
 from .cells import cell_numbers, play_cell
 from .model import Point, SweepPlan
-from .paths import changes_text, variant_yaml
-from .targets import estimate, term_distance
-
-
-@dataclass
-class SweepResult:
-    """A finished sweep: its plan, every cell and its per-game numbers and estimates (keyed by
-    ``(run, point label)``), the games played by this invocation and its wall time (seconds)."""
-
-    plan: SweepPlan
-    cells: dict[tuple[str, str], Cell]
-    numbers: dict[tuple[str, str], dict[str, np.ndarray]]
-    estimates: dict[tuple[str, str], dict[str, dict[str, float]]]
-    games_played: int
-    wall_seconds: float
-
-    @property
-    def games(self) -> int:
-        return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
-
-    @property
-    def simulated_seconds(self) -> float:
-        return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
-
-    def verdicts(self) -> list[dict[str, Any]]:
-        """Per target term and point: ``{term, run, point, values, verdict, rows, distance}`` (rows:
-        per number; the distance corrected for noise as the tune objective is,
-        :func:`balancer.sweep.targets.term_distance`)."""
-        out = []
-        for term in self.plan.terms:
-            for p in self.plan.points:
-                est = self.estimates[(term.run, p.label)]
-                out.append(
-                    {
-                        "term": term.title,
-                        "run": term.run,
-                        "point": p.label,
-                        "values": p.values,
-                        "verdict": term.verdict(est),
-                        "rows": term.verdicts(est),
-                        "distance": term_distance(term, self.numbers[(term.run, p.label)]),
-                    }
-                )
-        return out
+from .targets import estimate
 
 
 def write_text_if_changed(path: Path, text: str) -> None:

@@ -57,8 +57,8 @@ from balancer.check.values import per_game_values
 from balancer.core.tables import is_mirror
 from balancer.stats.aggregate import mean_interval, wilson_interval
 from balancer.stats.paired import holm_adjust
+from balancer.stats.tracked import AGENT, MATCHUP, SEAT, is_rate, mean_variance, means_and_variances
 
-SEAT, AGENT, MATCHUP = "seat_win_rate", "agent_win_rate", "matchup"
 NUMBER_KEY = (
     r"(?P<number>seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.+\-]+)?|"
     r"matchups:[a-z_][a-z0-9_]*|[a-z_][a-z0-9_]*_per_player)"
@@ -166,11 +166,6 @@ def game_numbers(table: pa.Table, agents: Sequence[str]) -> dict[str, np.ndarray
                 values[second] = share[second, 1]
                 out[f"{MATCHUP}:{name}:{a}:{b}"] = values
     return out
-
-
-def is_rate(number: str) -> bool:
-    """Win rates (seat, agent, match-up) get Wilson intervals; metrics Student t intervals."""
-    return number.startswith((SEAT, AGENT, MATCHUP))
 
 
 def estimate(values: np.ndarray, number: str, confidence: float = 0.95) -> dict[str, float]:
@@ -459,13 +454,6 @@ def objective(
     return float(sum(t.target.weight * t.distance(means[t.run], (variances or {}).get(t.run)) for t in terms))
 
 
-def means_and_variances(numbers: dict[str, np.ndarray]) -> tuple[dict[str, float], dict[str, float]]:
-    """Each number's mean over its finite per-game values (NaN when it has none) and the sampling
-    variance of that mean (:func:`_mean_variance`): what the corrected distance subtracts."""
-    means = {k: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for k, v in numbers.items()}
-    return means, {k: _mean_variance(v) for k, v in numbers.items()}
-
-
 def term_distance(term: Term, numbers: dict[str, np.ndarray]) -> float:
     """The distance of one term from its per-game values ``numbers`` (one run's, number -> values):
     a point target's squared gaps with each mean's sampling variance subtracted, as in the tune
@@ -566,17 +554,10 @@ def bootstrap_objective(
                 v = nums[k][idx]
                 f = np.isfinite(v)
                 boot[run][k] = float(v[f].mean()) if f.any() else math.nan
-                boot_var[run][k] = _mean_variance(v)
+                boot_var[run][k] = mean_variance(v)
         samples[b] = objective(terms, boot, boot_var)
     finite = samples[np.isfinite(samples)]
     if finite.size < 2 or not math.isfinite(value):
         return value, math.nan, math.nan
     half = float(norm.ppf(0.5 + confidence / 2)) * float(np.std(finite, ddof=1))
     return value, max(0.0, value - half), value + half
-
-
-def _mean_variance(values: np.ndarray) -> float:
-    """The sampling variance of the mean of ``values``' finite entries: var (ddof 1) / count; 0
-    with fewer than 2."""
-    v = values[np.isfinite(values)]
-    return float(v.var(ddof=1) / v.size) if v.size > 1 else 0.0

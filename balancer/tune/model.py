@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
 from balancer.naming import input_label, with_game
+from balancer.paths import inclusive_range
 from balancer.sweep.model import (
     NAME_PATTERN,
     Base,
@@ -55,7 +56,6 @@ from balancer.sweep.model import (
     read_mapping,
     schema_problems,
 )
-from balancer.sweep.paths import inclusive_range
 from balancer.sweep.targets import RunShape, Term, resolve_terms
 
 GRID_VALUES = 64

@@ -33,7 +33,6 @@ import time
 import warnings
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -42,11 +41,11 @@ import numpy as np
 
 from balancer.config import load_config
 from balancer.naming import claim_folder, input_source
+from balancer.outcomes import Candidate, Cell, Confirmation, Evaluation, TuneResult
 from balancer.outdir import refuse_links_below
+from balancer.paths import changes_text, point_label, validate_point, variant_yaml
 from balancer.sim.progress import eta_seconds, left_text
-from balancer.study.runner import Cell
 from balancer.sweep.cells import cell_numbers, play_cell
-from balancer.sweep.paths import changes_text, get_path, parse_path, point_label, validate_point, variant_yaml
 from balancer.sweep.runner import write_text_if_changed
 from balancer.sweep.targets import bootstrap_objective, estimate
 
@@ -73,85 +72,6 @@ def segment_seed(seed: int, k: int) -> int:
 def confirm_seed(seed: int) -> int:
     """The seed of the confirmation run: used by no segment, so its deals are fresh."""
     return derived_seed(seed, CONFIRM_KEY)
-
-
-@dataclass
-class Evaluation:
-    """A candidate measured at one rung: games per run (cumulative), the objective at the means with
-    its bootstrap 95% interval, and every tracked number's estimate (run -> number -> estimate)."""
-
-    rung: int
-    games: dict[str, int]
-    objective: float
-    low: float
-    high: float
-    estimates: dict[str, dict[str, dict[str, float]]]
-
-
-@dataclass
-class Candidate:
-    """A point of the search space: its values (in space order), label, variant file, config (None
-    when the model refused it, with the reason), its evaluations by rung, and the trials that proposed it."""
-
-    index: int
-    values: dict[str, Any]
-    label: str
-    file: Path
-    cfg: Any = None
-    refused: str | None = None
-    evaluations: dict[int, Evaluation] = field(default_factory=dict)
-    trials: list[int] = field(default_factory=list)
-
-    @property
-    def top(self) -> Evaluation | None:
-        return self.evaluations[max(self.evaluations)] if self.evaluations else None
-
-
-@dataclass
-class Confirmation:
-    """The confirmation: its seed and games per run, the best candidate's and (optionally) the base's
-    cells, estimates, objective with interval, and each target's verdict rows."""
-
-    seed: int
-    games: dict[str, int]
-    best: dict[str, Cell]
-    base: dict[str, Cell]
-    best_estimates: dict[str, dict[str, dict[str, float]]]
-    base_estimates: dict[str, dict[str, dict[str, float]]]
-    best_objective: tuple[float, float, float]
-    base_objective: tuple[float, float, float] | None
-    verdicts: list[dict[str, Any]]
-    paired: dict[str, dict[str, Any]]
-
-
-@dataclass
-class TuneResult:
-    """A finished tune: its plan, the sampler used, every candidate, the trial order (candidate index
-    per trial, with the rung it reached and whether it was pruned), the best candidate, the response
-    around it, the confirmation, and games and seconds spent."""
-
-    plan: TunePlan
-    sampler: str
-    candidates: list[Candidate]
-    trials: list[dict[str, Any]]
-    best: Candidate | None
-    ranked: list[Candidate]
-    response: dict[str, list[Candidate]]
-    confirmation: Confirmation | None
-    games_search: int
-    games_response: int
-    games_confirm: int
-    games_played: int
-    stop_reason: str
-    wall_seconds: float
-
-    @property
-    def changes(self) -> dict[str, Any]:
-        """The best candidate's values that differ from the base's (what ``--write`` sets)."""
-        if self.best is None:
-            return {}
-        data = self.plan.base.resolved.data
-        return {p: v for p, v in self.best.values.items() if get_path(data, parse_path(p)) != v}
 
 
 class _Stop(Exception):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from balancer.config import load_config
 from balancer.outdir import normalised, refuse_foreign
-from balancer.sweep.paths import changes_text, variant_yaml
+from balancer.paths import changes_text, variant_yaml
 from balancer.sweep.targets import is_rate
 
 from .search import TuneResult

@@ -151,7 +151,7 @@ def test_the_ratings_chart_draws_an_interval_that_lies_on_one_side_of_its_estima
     # ends: here from 1,500 to 1,700 for an estimate of 1,400
     from types import SimpleNamespace
 
-    from balancer.ladder.report import ratings_chart
+    from balancer.report.figures.ladder import ratings_chart
 
     rows = [
         {"item": "random", "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0},
@@ -171,7 +171,7 @@ def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
     # it from 729 to the right edge with an arrow head and no point estimate (the pseudo-game's)
     from types import SimpleNamespace
 
-    from balancer.ladder.report import ratings_chart
+    from balancer.report.figures.ladder import ratings_chart
 
     rows = [
         {"item": "random", "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0, "one_sided": None},

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from balancer.games import get_spec
+from balancer.outcomes import Cell, StudyResult
 from balancer.report import render_report
 from balancer.report.compare import render_comparison_html
 from balancer.report.render import display_name, is_rate_metric, label_sections, metric_label
@@ -18,7 +19,6 @@ from balancer.report.study import figure_data, render_study
 from balancer.results import summarize_dir
 from balancer.stats.solo import solo_result
 from balancer.study import load_study
-from balancer.study.runner import Cell, StudyResult
 
 EVIL = "<script>alert(1)</script>"
 

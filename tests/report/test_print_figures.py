@@ -12,8 +12,9 @@ from pydantic import BaseModel, Field
 
 from balancer.report import figures as figs
 from balancer.report.compare import seat_moves_sentence
+from balancer.report.figures.sweep import line_chart, x_range
 from balancer.report.render import scored_components
-from balancer.report.sweep import line_chart, path_label, x_range
+from balancer.report.sweep import path_label
 from balancer.report.tune import response_marks
 
 # --------------------------------------------------------------------------- dodge
@@ -225,7 +226,7 @@ def test_heatmap_interval_text_is_readable():
 def test_sweep_heatmap_of_equal_values_has_no_exponent():
     import numpy as np
 
-    from balancer.report.sweep import heatmap_chart
+    from balancer.report.figures.sweep import heatmap_chart
 
     m = np.full((2, 2), 0.25)  # every cell at the fair share: the colour scale spans 25 +- 1 points
     svg = heatmap_chart([0, 1], [0, 1], m, m - 0.1, m + 0.1, row_label="a", col_label="b", title="r: seat 4 (%)",

@@ -1,4 +1,4 @@
-"""YAML paths into a variant and the files that set them (balancer/sweep/paths.py)."""
+"""YAML paths into a variant and the files that set them (balancer/paths.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from balancer.config import load_config, resolve_yaml
-from balancer.sweep.paths import PathError, get_path, inclusive_range, overlay, parse_path, point_label, variant_yaml
+from balancer.paths import PathError, get_path, inclusive_range, overlay, parse_path, point_label, variant_yaml
 
 V11 = Path(__file__).resolve().parents[2] / "configs" / "citywright" / "v1.1.yaml"
 AGUEDA = Path(__file__).resolve().parents[2] / "configs" / "agueda" / "v1.yaml"
@@ -71,7 +71,7 @@ def test_a_shipped_base_is_extended_by_its_shipped_name_wherever_balancer_is_ins
     import shutil
 
     import balancer.data as data
-    from balancer.sweep.paths import relative_extends
+    from balancer.paths import relative_extends
 
     # an installed copy of the shipped configs, as pip lays them out in a virtual environment
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages" / "balancer" / "data" / "configs"
