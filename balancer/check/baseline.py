@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -24,7 +24,10 @@ from balancer.limits import InputLimitError, read_json_bounded
 from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
 
-from .values import kind_of, moments, per_game_values
+from .values import AGENT, SEAT, kind_of, moments, per_game_values
+
+if TYPE_CHECKING:
+    from balancer.study.model import Bound
 
 FORMAT = 1
 KIND = "balancer-baseline"
@@ -168,8 +171,6 @@ def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
     from balancer.study.model import load_study
     from balancer.study.runner import load_variants, probe_tables
 
-    from .run import expect_items
-
     study, configs = load_study(study_path)
     runs = [name for name, run in study.runs.items() if run.expect]
     if not runs:
@@ -212,3 +213,27 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
         ]
         raise BaselineError("\n".join(dict.fromkeys(lines))) from None
     return data
+
+
+def expect_items(
+    run_name: str, variant: str, numbers: dict[str, Any], key: str, bound: Bound, where: str
+) -> list[tuple[str, Bound]]:
+    """The tracked numbers an ``expect:`` key of run ``run_name`` names, each with its bound, given
+    the ``numbers`` (keys: tracked number names) of cell ``run_name/variant``. Raises BaselineError
+    naming ``where`` (the study file) and ``runs.<run>.expect.<key>`` when the cell has no such number
+    (e.g. ``seat_win_rate:3`` of a 2-player run, a misspelt metric). Used by ``check`` and, before
+    playing, by ``baseline save``."""
+    if key in (SEAT, AGENT):
+        chosen = [n for n in numbers if n.startswith(key + ":")]
+        if not chosen:
+            raise BaselineError(
+                f"{where}: runs.{run_name}.expect.{key}: this run has no {key.replace('_', ' ')} "
+                "(agent win rates exist only for mixed tables)"
+            )
+        return [(n, bound) for n in chosen]
+    if key not in numbers:
+        raise BaselineError(
+            f"{where}: runs.{run_name}.expect.{key}: no such number in cell {run_name}/{variant}; "
+            f"numbers are {', '.join(numbers)}"
+        )
+    return [(key, bound)]

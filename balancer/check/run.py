@@ -23,10 +23,10 @@ from balancer.outcomes import CheckResult, Item
 from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
-from balancer.study.model import Bound, CheckSettings, Study, load_study
+from balancer.study.model import CheckSettings, Study, load_study
 from balancer.study.runner import load_variants, probe_tables
 
-from .baseline import BaselineError
+from .baseline import BaselineError, expect_items
 from .values import AGENT, COMPLETION, SEAT, is_tracked, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
@@ -43,30 +43,6 @@ def check_seed(baseline_seed: int) -> int:
     ``SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,))``."""
     state = np.random.SeedSequence(baseline_seed, spawn_key=(CHECK_SPAWN_KEY,)).generate_state(1, np.uint64)[0]
     return int(state) >> 1
-
-
-def expect_items(
-    run_name: str, variant: str, numbers: dict[str, Any], key: str, bound: Bound, where: str
-) -> list[tuple[str, Bound]]:
-    """The tracked numbers an ``expect:`` key of run ``run_name`` names, each with its bound, given
-    the ``numbers`` (keys: tracked number names) of cell ``run_name/variant``. Raises BaselineError
-    naming ``where`` (the study file) and ``runs.<run>.expect.<key>`` when the cell has no such number
-    (e.g. ``seat_win_rate:3`` of a 2-player run, a misspelt metric). Used by ``check`` and, before
-    playing, by ``baseline save``."""
-    if key in (SEAT, AGENT):
-        chosen = [n for n in numbers if n.startswith(key + ":")]
-        if not chosen:
-            raise BaselineError(
-                f"{where}: runs.{run_name}.expect.{key}: this run has no {key.replace('_', ' ')} "
-                "(agent win rates exist only for mixed tables)"
-            )
-        return [(n, bound) for n in chosen]
-    if key not in numbers:
-        raise BaselineError(
-            f"{where}: runs.{run_name}.expect.{key}: no such number in cell {run_name}/{variant}; "
-            f"numbers are {', '.join(numbers)}"
-        )
-    return [(key, bound)]
 
 
 def _tolerance(number: str, var: float, settings: CheckSettings) -> float:

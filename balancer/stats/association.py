@@ -69,8 +69,9 @@ import polars as pl
 from scipy import stats
 
 from balancer.core.metrics import MetricSpecs
-from balancer.stats.aggregate import (
+from balancer.stats.frames import (
     _DECIMAL,
+    _ENGINE,
     DEFAULT_CONFIDENCE,
     METRIC_PREFIX,
     _as_lazy,
@@ -83,8 +84,6 @@ from balancer.stats.paired import adjust_family
 
 _Z_MAX: Final = 40.0  # a z beyond which every difference's interval holds 0 (p ~ 1e-349)
 _BISECTIONS: Final = 80  # halvings of [0, _Z_MAX]: z to ~3e-23, far below any reported digit
-
-_ENGINE: Final = "streaming"
 
 
 def difference_interval(

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from balancer.core.kernel import COMPLETION, ENDED_BY_TEXT  # noqa: F401 (COMPLETION re-exported)
+from balancer.stats.frames import wilson_interval
 
 ENDED_COLUMN = "ended_by"
 LISTED_GAMES = 20
@@ -69,8 +70,6 @@ def completion(lf: pl.LazyFrame, games: int, confidence: float) -> Completion | 
     """The :class:`Completion` of the results ``lf`` (``games`` games; columns ``game_index``,
     ``seat``, ``ended_by`` and any ``label_*``), or None for a table without an ``ended_by`` column
     (results written before it existed)."""
-    from balancer.stats.aggregate import wilson_interval  # aggregate imports this module
-
     names = lf.collect_schema().names()
     if ENDED_COLUMN not in names or "game_index" not in names:
         return None

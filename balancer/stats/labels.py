@@ -24,7 +24,7 @@ from typing import Literal
 
 import polars as pl
 
-from balancer.stats.aggregate import DEFAULT_CONFIDENCE, _as_lazy, wilson_interval
+from balancer.stats.frames import DEFAULT_CONFIDENCE, _as_lazy, wilson_interval
 
 LABEL_PREFIX = "label_"
 Order = Literal["any", "first", "second"]

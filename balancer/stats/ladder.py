@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from balancer.stats.aggregate import DEFAULT_CONFIDENCE, _as_lazy, wilson_interval
+from balancer.stats.frames import DEFAULT_CONFIDENCE, _as_lazy, wilson_interval
 from balancer.stats.ratings import Outcome, outcome_from_places
 
 MIN_EXPECTED = 5.0

@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from balancer.stats import aggregate
+from balancer.stats import frames as aggregate_frames
 from balancer.stats.aggregate import sum_over_games, summarize, summary_of
 from balancer.stats.summary import ScoreMean, Summary
 
@@ -61,15 +62,15 @@ def test_per_game_sums_over_slices_equal_one_pass(tmp_path: Path, monkeypatch: p
     path = tmp_path / "results.parquet"
     df.write_parquet(path, row_group_size=16)
     frames_seen: list[int] = []
-    exact_total = aggregate._exact_total
+    exact_total = aggregate_frames._exact_total
 
     def recording(frames: list[pl.DataFrame]) -> dict:
         frames_seen.append(len(frames))
         return exact_total(frames)
 
-    monkeypatch.setattr(aggregate, "_exact_total", recording)
+    monkeypatch.setattr(aggregate_frames, "_exact_total", recording)
     one_pass = summarize(df, META)  # an eager frame: one group-by over every game
-    monkeypatch.setattr(aggregate, "GAME_SLICE", 7)
+    monkeypatch.setattr(aggregate_frames, "GAME_SLICE", 7)
     sliced = summarize(pl.scan_parquet(path), META)
     # games 0..29 and 1030..1059 in slices of 7 consecutive indices: ceil(1060 / 7) = 152 slices,
     # most of them empty (the gap); the three per-game queries (metrics, score by agent, indicators)
@@ -151,9 +152,9 @@ def test_quantiles_are_scipy_stats_to_the_last_digit(confidence: float) -> None:
     from scipy import stats
 
     q = 0.5 + confidence / 2.0
-    assert aggregate._z(confidence) == float(stats.norm.ppf(q))
+    assert aggregate_frames._z(confidence) == float(stats.norm.ppf(q))
     for df in (1, 2, 3, 7, 30, 199, 10_000):
-        low, high = aggregate.mean_interval(0.0, 1.0, df + 1, confidence)
+        low, high = aggregate_frames.mean_interval(0.0, 1.0, df + 1, confidence)
         assert high == float(stats.t.ppf(q, df=df)) * 1.0 / math.sqrt(df + 1)
 
 
@@ -163,9 +164,11 @@ def test_keys_far_apart_take_at_most_max_slices_passes(monkeypatch: pytest.Monke
     # x sums 1 + 2 + 3 + 4 = 10 over 3 games, rows 4
     lf = pl.LazyFrame({"game_index": [0, 0, 1, 10**9], "x": [1, 2, 3, 4]})
     seen: list[int] = []
-    exact_total = aggregate._exact_total
-    monkeypatch.setattr(aggregate, "_exact_total", lambda frames: seen.append(len(frames)) or exact_total(frames))
-    monkeypatch.setattr(aggregate, "MAX_SLICES", 4)
+    exact_total = aggregate_frames._exact_total
+    monkeypatch.setattr(
+        aggregate_frames, "_exact_total", lambda frames: seen.append(len(frames)) or exact_total(frames)
+    )
+    monkeypatch.setattr(aggregate_frames, "MAX_SLICES", 4)
     per_game = [pl.col("x").sum().alias("s"), pl.len().cast(pl.Int64).alias("k")]
     totals = [pl.col("s").sum().alias("S"), pl.col("k").sum().alias("K"), pl.len().alias("G")]
     rec = sum_over_games(lf, per_game, totals, slice_games=2)
