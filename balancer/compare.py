@@ -37,7 +37,7 @@ from balancer.sim.runner import (
     check_run,
     engine_sha256,
     parse_agents,
-    run_to_dir,
+    play_to_dir,
 )
 from balancer.stats.paired import paired_differences
 
@@ -90,7 +90,7 @@ def _other_comparison(path: Path, request: dict[str, Any]) -> bool:
 def _completion_of(run_dir: Path) -> dict[str, Any] | None:
     """The ``completion`` of a side's ``summary.json`` (games a safety stop ended), or None."""
     try:
-        summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads(RunDir(run_dir).summary_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     found = summary.get("completion") if isinstance(summary, dict) else None
@@ -194,7 +194,7 @@ def compare_variants(
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
             overall.begin_cell(run_dir.name, games)
-            run_to_dir(
+            play_to_dir(  # both sides checked above
                 spec,
                 cfg,
                 path,

@@ -12,14 +12,8 @@ import polars as pl
 
 from balancer.limits import InputLimitError, read_json_bounded
 from balancer.outdir import write_atomic
-from balancer.stats.aggregate import (
-    DEFAULT_CONFIDENCE,
-    REQUIRED_COLUMNS,
-    RESULTS_FILE,
-    RUN_FILE,
-    SUMMARY_FILE,
-    summarize,
-)
+from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+from balancer.stats.aggregate import DEFAULT_CONFIDENCE, REQUIRED_COLUMNS, summarize
 
 
 class ResultsFileError(ValueError):

@@ -20,6 +20,7 @@ from balancer.outdir import normalised, write_atomic
 from balancer.report.figures import difference_chart, is_missing
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import display_name, environment, metric_label, p_value_text
+from balancer.sim.rundir import SUMMARY_FILE, RunDir
 
 TEMPLATE_NAME = "compare.html.j2"
 COMPARISON_FILE = "comparison.json"
@@ -270,9 +271,9 @@ def run_summaries(out_dir: Path, comparison: Mapping[str, Any]) -> dict[str, Map
     out: dict[str, Mapping[str, Any] | None] = {}
     for side in ("a", "b"):
         name = comparison.get(f"run_{side}")
-        path = Path(out_dir) / str(name) / "summary.json"
+        path = RunDir(Path(out_dir) / str(name)).summary_file
         try:
-            data = read_json_bounded(path, "summary.json") if isinstance(name, str) and path.is_file() else None
+            data = read_json_bounded(path, SUMMARY_FILE) if isinstance(name, str) and path.is_file() else None
         except (OSError, ValueError):
             data = None
         out[side] = data if isinstance(data, dict) else None

@@ -25,13 +25,8 @@ from balancer.core.registry import metric_specs_of
 from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
 from balancer.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
-from balancer.stats.aggregate import (
-    METRIC_PREFIX,
-    RESULTS_FILE,
-    RUN_FILE,
-    SUMMARY_FILE,
-    without_bonus_rows,
-)
+from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+from balancer.stats.aggregate import METRIC_PREFIX, without_bonus_rows
 from balancer.stats.completion import completion_lines
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
 from balancer.stats.solo import solo_result

@@ -34,7 +34,7 @@ from .play import play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games
 from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, OWN_CHUNK_FILE, RunDir, conform
-from .runner import run_to_dir
+from .runner import play_to_dir
 
 
 def play_range(
@@ -221,9 +221,9 @@ def run_until_ci(
         }
         out_dir.mkdir(parents=True, exist_ok=True)  # normalised above: out/a/../X creates no out/a
         locks.enter_context(run_lock(out_dir))
-        for name in ("results.parquet", "run.json", "summary.json"):
-            refuse_foreign(out_dir / name)  # a link there is refused, not deleted
-            (out_dir / name).unlink(missing_ok=True)
+        for path in RunDir(out_dir).finished_files:
+            refuse_foreign(path)  # a link there is refused, not deleted
+            path.unlink(missing_ok=True)
         remove_own_folder(out_dir / CHUNKS_DIR, OWN_CHUNK_FILE)
         own_directory(out_dir / CHUNKS_DIR)
         n_jobs = resolve_jobs(jobs)
@@ -265,7 +265,7 @@ def run_until_ci(
         while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
             play_to(batches[-1] + step)
         games = batches[-1]
-        run_to_dir(
+        play_to_dir(  # checked above, with max_games
             spec,
             cfg,
             config_path,

@@ -87,22 +87,27 @@ class RunDir:
     def chunks_dir(self) -> Path:
         return self.path / CHUNKS_DIR
 
+    @property
+    def finished_files(self) -> tuple[Path, Path, Path]:
+        """What a finished run leaves: results.parquet, run.json, summary.json."""
+        return self.results, self.run_file, self.summary_file
+
     def meta(self) -> dict[str, Any] | None:
         """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
         try:
-            meta = read_json_bounded(self.run_file, "run.json")
+            meta = read_json_bounded(self.run_file, RUN_FILE)
         except (OSError, ValueError):
             return None
         return meta if isinstance(meta, dict) else None
 
     def read_meta(self) -> dict[str, Any]:
         """``run.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = read_json_bounded(self.run_file, "run.json")
+        data: dict[str, Any] = read_json_bounded(self.run_file, RUN_FILE)
         return data
 
     def read_summary(self) -> dict[str, Any]:
         """``summary.json`` of a finished run (OSError if missing, ValueError if not JSON)."""
-        data: dict[str, Any] = read_json_bounded(self.summary_file, "summary.json")
+        data: dict[str, Any] = read_json_bounded(self.summary_file, SUMMARY_FILE)
         return data
 
     def holds_results(self) -> bool:

@@ -32,7 +32,6 @@ from scipy import special
 
 from balancer.core.metrics import MetricSpecs
 from balancer.core.registry import metric_specs_of
-from balancer.stats.association import indicator_family, indicator_win_rates
 from balancer.stats.completion import completion
 from balancer.stats.frames import (
     _DECIMAL,
@@ -57,9 +56,6 @@ from balancer.stats.summary import (
 )
 
 SCORE_PREFIX = "score_"
-SUMMARY_FILE = "summary.json"
-RESULTS_FILE = "results.parquet"
-RUN_FILE = "run.json"
 REQUIRED_COLUMNS: tuple[str, ...] = ("seat", "agent", "score", "win_share")
 """Columns :func:`summarize` cannot do without (the others are optional)."""
 
@@ -512,6 +508,9 @@ def summary_of(
     seat_rows = [SeatWinRate(**r) for r in _win_rate_rows(seat_counts, "seat", confidence)]
     n_players = meta.get("n_players") or _first_value(lf, "n_players", columns) or len(seat_rows)
     agent_rows = _agent_rows(_win_counts(agent_df, "agent"), games, int(n_players), confidence)
+    # association loads scipy.stats: imported when a summary is made, not when the command line starts
+    from balancer.stats.association import indicator_family, indicator_win_rates
+
     indicator_rows = indicator_win_rates(lf, confidence, specs)
 
     without_bonus = None
