@@ -37,7 +37,7 @@ from balancer.sim.runner import (
     check_run,
     engine_sha256,
     parse_agents,
-    play_to_dir,
+    run_to_dir,
 )
 from balancer.stats.paired import paired_differences
 
@@ -194,7 +194,7 @@ def compare_variants(
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
             overall.begin_cell(run_dir.name, games)
-            play_to_dir(  # both sides checked above
+            run_to_dir(
                 spec,
                 cfg,
                 path,
@@ -208,6 +208,7 @@ def compare_variants(
                 progress=progress,
                 resume=None,
                 overall=overall,
+                checked=True,  # both sides, above
             )
 
     import polars as pl

@@ -34,7 +34,7 @@ from .play import play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games
 from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, OWN_CHUNK_FILE, RunDir, conform
-from .runner import play_to_dir
+from .runner import run_to_dir
 
 
 def play_range(
@@ -265,7 +265,7 @@ def run_until_ci(
         while not failed and batches[-1] + step <= cap and not _narrow(tally, width):
             play_to(batches[-1] + step)
         games = batches[-1]
-        play_to_dir(  # checked above, with max_games
+        run_to_dir(
             spec,
             cfg,
             config_path,
@@ -279,6 +279,7 @@ def run_until_ci(
             chunk_size=step,
             progress=False,
             resume=True,
+            checked=True,  # above, with max_games
         )
         need, name = _theory_games(tally, width, players)
         rates = tally.rates()

@@ -124,7 +124,6 @@ __all__ = [
     "resolve_jobs",
     "run_games",
     "run_lock",
-    "play_to_dir",
     "run_to_dir",
     "seat_win_rates",
     "sha256_of",
@@ -489,6 +488,7 @@ def run_to_dir(
     scheduler: str | None = None,
     resume: bool | None = False,
     overall: Overall | None = None,
+    checked: bool = False,
 ) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
@@ -512,6 +512,9 @@ def run_to_dir(
     ``progress``: show it on stderr (a bar on a terminal, plain lines otherwise:
     :class:`~balancer.sim.progress.RunProgress`); ``overall``: the count of the study, ladder or tune
     this run is a cell of, shown beside it (the caller begins the cell; the run ends it).
+    ``checked``: the caller checked this request at the library's boundary (``balancer.run``, a
+    study's :func:`~balancer.study.runner.check_study`, a comparison, ``--until-ci``), so it is not
+    checked again (:func:`check_run`).
 
     Raises, before anything is created: ResultsExistError (finished results or an interrupted run
     and not ``force``), OutDirError, RunRequestError (a ValueError) for a bad request
@@ -520,36 +523,11 @@ def run_to_dir(
     GamesFailedError when games raised (listed in run.json, with replay commands). On Ctrl-C /
     SIGTERM: RunInterrupted (a KeyboardInterrupt) with the finished chunks and manifest on disk.
     """
-    check_run(spec, cfg, list(agents), games, seed, jobs, chunk_size)
-    return play_to_dir(
-        spec, cfg, config_path, agents, games, seed, jobs, out_dir, force=force, command=command,
-        chunk_size=chunk_size, progress=progress, scheduler=scheduler, resume=resume, overall=overall,
-    )  # fmt: skip
-
-
-def play_to_dir(
-    spec: GameSpec,
-    cfg: Any,
-    config_path: Path | str,
-    agents: Sequence[str],
-    games: int,
-    seed: int,
-    jobs: int,
-    out_dir: Path | str,
-    force: bool = False,
-    command: str = "",
-    chunk_size: int | None = None,
-    progress: bool = True,
-    scheduler: str | None = None,
-    resume: bool | None = False,
-    overall: Overall | None = None,
-) -> Path:
-    """:func:`run_to_dir` of a request already checked at the library's boundary (:func:`check_run`
-    by ``balancer.run``, a study's :func:`~balancer.study.runner.check_study`, a comparison, an
-    ``--until-ci`` run), so that one run is checked once; raises what it raises but RunRequestError."""
     with ExitStack() as locks:  # the directory's lock, once the directory exists
         out_dir = normalised(out_dir)
         request = RunRequest(spec, cfg, config_path, list(agents), games, seed)
+        if not checked:  # else checked at the library's boundary: a run is checked once
+            check_run(spec, cfg, request.agents, games, seed, jobs, chunk_size)
         check_out_dir(out_dir, force, resume)
         identity = request.identity()
         manifest = _manifest_to_resume(out_dir, identity, resume, chunk_size)

@@ -17,7 +17,7 @@ from balancer.sim.batches import GameRaisedError, play_range
 from balancer.sim.progress import cells_overall
 from balancer.sim.request import agent_problems
 from balancer.sim.rundir import RunDir
-from balancer.sim.runner import RunRequestError, check_run, engine_sha256, play_to_dir
+from balancer.sim.runner import RunRequestError, check_run, engine_sha256, run_to_dir
 
 from .model import Run, Study, StudyError, read_study, variant_files
 
@@ -296,7 +296,7 @@ def run_study(
                     + overall.text(None, time.perf_counter())
                 )
             command = f"balancer study {study_path} (cell {run_name} / {label})"
-            play_to_dir(  # every cell checked by check_study
+            run_to_dir(
                 game,
                 cfg,
                 configs[label],
@@ -311,6 +311,7 @@ def run_study(
                 scheduler=scheduler,
                 resume=None,
                 overall=overall,
+                checked=True,  # every cell, by check_study
             )
         cell.meta = RunDir(out).read_meta()
         cell.summary = RunDir(out).read_summary()
