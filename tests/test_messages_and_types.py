@@ -165,14 +165,14 @@ PUBLIC = {
         "config", "players", "agents", "games", "seed", "jobs", "out", "force", "resume", "chunk_size",
         "scheduler", "until_ci", "max_games", "progress", "command", "note", "log",
     ]),
-    "compare": (api.compare, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
+    "compare_variants": (api.compare_variants, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
                               "agents": "random", "games": 2}, [
         "config_a", "config_b", "players", "agents", "games", "seed", "jobs", "out", "force", "progress", "command",
     ]),
-    "report": (api.report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
+    "write_report": (api.write_report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
     "open_run": (api.open_run, {"out_dir": "nowhere"}, ["out_dir"]),
     "load_variant": (api.load_variant, {"config": "citywright/v1.1"}, ["config"]),
-    "history": (api.history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
+    "read_history": (api.read_history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
     "history_page": (api.history_page, {"path": "h.duckdb", "out": "h.html"}, [
         "path", "out", "study", "numbers", "since", "figures", "alpha",
     ]),
