@@ -34,13 +34,20 @@ __all__ = [
     "RunResult",
     "__version__",
     "compare_variants",
+    "game_names",
     "history_page",
     "load_variant",
     "open_run",
+    "play_transcript",
     "read_history",
     "run",
+    "run_study",
+    "save_baseline",
+    "score_table",
     "show",
+    "write_pairs_page",
     "write_report",
+    "write_starter",
 ]
 _ERRORS = frozenset({"ConfigError", "GamesFailedError", "ResultsExistError", "RunRequestError"})
 """The errors re-exported here (``except balancer.ConfigError``), from :mod:`balancer.errors`."""
@@ -52,13 +59,20 @@ if TYPE_CHECKING:
         CompareResult,
         RunResult,
         compare_variants,
+        game_names,
         history_page,
         load_variant,
         open_run,
+        play_transcript,
         read_history,
         run,
+        run_study,
+        save_baseline,
+        score_table,
         show,
+        write_pairs_page,
         write_report,
+        write_starter,
     )
     from balancer.errors import ConfigError, GamesFailedError, ResultsExistError, RunRequestError
 

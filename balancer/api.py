@@ -1,5 +1,5 @@
-"""The library API: what every ``balancer`` command calls, for
-notebooks and scripts (re-exported by :mod:`balancer`)::
+"""The library API: what every ``balancer`` command calls, for notebooks and scripts (re-exported by
+:mod:`balancer`)::
 
     import balancer
 
@@ -8,14 +8,20 @@ notebooks and scripts (re-exported by :mod:`balancer`)::
     res.summary["seat_win_rate"]  # win rates with Wilson intervals, as in summary.json
     balancer.write_report(res, "reports/cw.html")
 
+Every command has its call here (docs/python.md, "Every command"), and the command line
+(:mod:`balancer.cli`) imports nothing else of the library but :mod:`balancer.errors`. The functions in
+:data:`__all__` (re-exported by :mod:`balancer`) check the type of every argument; the others are the
+command line's steps between them (the checks of its output paths, the lines it prints), as plain calls.
+No function is named after a module of the package (``write_report``, not ``report``: ``balancer.report``
+is the report package).
+
 A config is a YAML path or a shipped file named ``<game>/<name>`` (:mod:`balancer.data`). Results go
 to a run directory (``out``; default ``results/<game>-<variant>-<n>p``, as on the command line) and
 the returned objects read them from there, so a result can be reopened later with
 :func:`open_run`. Errors are the library's own exceptions (the command line maps them to exit
-code 2 and one line naming the file or flag): :class:`balancer.config.ConfigError`,
-:class:`balancer.sim.errors.RunRequestError` (a ValueError naming the parameter at fault, its
-``field``, spelled as its option in the message),
-:class:`balancer.sim.runner.ResultsExistError`, :class:`balancer.sim.runner.GamesFailedError`, ...
+code 2 and one line naming the file or flag), all named in :mod:`balancer.errors`: ConfigError,
+RunRequestError (a ValueError naming the parameter at fault, its ``field``, spelled as its option in
+the message), ResultsExistError, GamesFailedError, ...
 """
 
 from __future__ import annotations
@@ -47,13 +53,20 @@ __all__ = [
     "RunResult",
     "compare_variants",
     "default_players",
+    "game_names",
     "history_page",
     "load_variant",
     "open_run",
+    "play_transcript",
     "read_history",
     "run",
+    "run_study",
+    "save_baseline",
+    "score_table",
     "show",
+    "write_pairs_page",
     "write_report",
+    "write_starter",
 ]
 
 Note = Callable[[str], None]
@@ -259,6 +272,18 @@ _KINDS: dict[str, str] = {
     "figures": "optional path",
     "alpha": "number",
     "diff": "optional path",
+    "game_index": "count",
+    "text": "text",
+    "results_dir": "path",
+    "label": "text",
+    "game": "text",
+    "directory": "path",
+    "study_file": "path",
+    "results": "path",
+    "folder": "optional text",
+    "checked": "optional study check",
+    "replay": "bool",
+    "values": "optional mapping",
 }
 """The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
 
@@ -271,6 +296,8 @@ _WANTED = {
     "text": "a string",
     "function": "a function of one string",
     "texts": "a list of strings",
+    "mapping": "a dict",
+    "study check": "what check_study returned",
 }
 
 
@@ -296,6 +323,10 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, str)
     if kind == "texts":  # a lone string is not a list of patterns ("seat*" would be five of one letter)
         return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
+    if kind == "mapping":
+        return isinstance(value, dict)
+    if kind == "study check":
+        return isinstance(value, tuple) and len(value) == 3
     return callable(value)
 
 
@@ -698,6 +729,7 @@ def write_pairs_page(results_dir: Path | str, label: str, path: Path | str, figu
     ``balancer pairs``. Raises KeyError (no such label), FileNotFoundError / ValueError (the run)."""
     from balancer.report.pairs import render_pairs
 
+    _check_types(results_dir=results_dir, label=label, path=path, figures=figures)
     return render_pairs(Path(results_dir), label, Path(path), Path(figures) if figures is not None else None)
 
 
@@ -794,6 +826,7 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     (:func:`balancer.data.starter.write_starter`). Returns the files written."""
     from balancer.data.starter import write_starter as _write_starter
 
+    _check_types(game=game, directory=directory, force=force)
     return _write_starter(game, directory, force=force)
 
 
@@ -883,6 +916,7 @@ def play_transcript(
     from balancer.core.tables import seat_agents
     from balancer.sim.runner import check_run, parse_agents
 
+    _check_types(config=config, players=players, agents=agents, seed=seed, game_index=game_index)
     cfg, spec = load_variant(config)
     n = default_players(players, agents, cfg, 2)
     seats = parse_agents(agents, n)
@@ -908,6 +942,7 @@ def score_table(config: Path | str, text: str) -> dict[str, Any]:
     """The category breakdown of a final position drawn as text (docs/commands/score.md) under the
     scoring rules of the variant ``config``; the command ``balancer score``. Raises ConfigError,
     ValueError (a game that cannot score tables from text, or a drawing it refuses)."""
+    _check_types(config=config, text=text)
     cfg, spec = load_variant(config)
     if spec.score_table_text is None:
         raise ValueError(f"game {cfg.game!r} cannot score a table from text")
@@ -957,6 +992,10 @@ def run_study(
     :func:`write_study_report`. ``checked``: what :func:`check_study` returned (not checked again)."""
     from balancer.study.runner import run_study as _run_study
 
+    _check_types(
+        study_file=study_file, results=results, jobs=jobs, force=force, progress=progress, log=log,
+        scheduler=scheduler, folder=folder, checked=checked,
+    )  # fmt: skip
     return _run_study(
         study_file, results_root=results, jobs=jobs, force=force, progress=progress, log=log,
         scheduler=scheduler or None, folder=folder, checked=checked,
@@ -1107,7 +1146,13 @@ def save_baseline(
     again (finished cells are reused otherwise); ``values``: filled with each number's per-game values
     (for :func:`baseline_history_rows`). Returns the baseline written."""
     from balancer.check import save_baseline as _save_baseline
+    from balancer.sim.runner import RunRequestError
 
+    _check_types(
+        study_file=study_file, results=results, jobs=jobs, replay=replay, progress=progress, log=log, values=values
+    )
+    if not _type_ok("path", out):
+        raise RunRequestError("out", f"must be {_WANTED['path']}, got {out!r}")
     return _save_baseline(
         study_file, out, results_root=results, jobs=jobs, force_replay=replay, progress=progress, log=log,
         values=values,

@@ -359,7 +359,7 @@ def test_compare_refuses_the_page_of_another_comparison(tmp_path, monkeypatch):
     assert api.write_report(two, page, force=True) == page
     # the command line refuses before playing anything, and names --report
     played: list[object] = []
-    monkeypatch.setattr(api, "compare", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(api, "compare_variants", lambda *a, **k: played.append(a))
     res = invoke("compare", "citywright/v1.1", "citywright/v1.0", "-p", 4, "--out", one, "--report", page)
     assert _error(res) == (
         f"error: {page}: is the page of another results folder than {one}; use --force to replace it, "

@@ -180,6 +180,21 @@ PUBLIC = {
     "default_players": (api.default_players, {"players": None, "agents": "random", "cfg": None}, [
         "players", "agents", "cfg", "fallback",
     ]),
+    "play_transcript": (api.play_transcript, {"config": "citywright/v1.1"}, [
+        "config", "players", "agents", "seed", "game_index",
+    ]),
+    "score_table": (api.score_table, {"config": "citywright/v1.1", "text": ""}, ["config", "text"]),
+    "write_pairs_page": (api.write_pairs_page, {"results_dir": "nowhere", "label": "shops", "path": "p.html"}, [
+        "results_dir", "label", "path", "figures",
+    ]),
+    "write_starter": (api.write_starter, {"game": "citywright", "directory": "d"}, ["game", "directory", "force"]),
+    "game_names": (api.game_names, {}, []),
+    "run_study": (api.run_study, {"study_file": "citywright/appendix"}, [
+        "study_file", "results", "jobs", "force", "progress", "log", "scheduler", "folder", "checked",
+    ]),
+    "save_baseline": (api.save_baseline, {"study_file": "citywright/ci", "out": "b.json"}, [
+        "study_file", "out", "results", "jobs", "replay", "progress", "log", "values",
+    ]),
 }  # fmt: skip
 """Every public function of balancer.api and every parameter it takes (a test below checks the list is whole)."""
 
