@@ -1,21 +1,27 @@
-"""The library API: what ``balancer run``, ``balancer compare`` and ``balancer report`` call, for
-notebooks and scripts (re-exported by :mod:`balancer`)::
+"""The library API: what every ``balancer`` command calls, for notebooks and scripts (re-exported by
+:mod:`balancer`)::
 
     import balancer
 
     res = balancer.run("citywright/v1.1", players=4, agents="greedy", games=2000, seed=1)
     res.frame                     # polars DataFrame: one row per seat per game (docs/architecture.md, "Results")
     res.summary["seat_win_rate"]  # win rates with Wilson intervals, as in summary.json
-    balancer.report(res, "reports/cw.html")
+    balancer.write_report(res, "reports/cw.html")
+
+Every command has its call here (docs/python.md, "Every command"), and the command line
+(:mod:`balancer.cli`) imports nothing else of the library but :mod:`balancer.errors`. The functions in
+:data:`__all__` (re-exported by :mod:`balancer`) check the type of every argument; the others are the
+command line's steps between them (the checks of its output paths, the lines it prints), as plain calls.
+No function is named after a module of the package (``write_report``, not ``report``: ``balancer.report``
+is the report package).
 
 A config is a YAML path or a shipped file named ``<game>/<name>`` (:mod:`balancer.data`). Results go
 to a run directory (``out``; default ``results/<game>-<variant>-<n>p``, as on the command line) and
 the returned objects read them from there, so a result can be reopened later with
 :func:`open_run`. Errors are the library's own exceptions (the command line maps them to exit
-code 2 and one line naming the file or flag): :class:`balancer.config.ConfigError`,
-:class:`balancer.sim.errors.RunRequestError` (a ValueError naming the parameter at fault, its
-``field``, spelled as its option in the message),
-:class:`balancer.sim.runner.ResultsExistError`, :class:`balancer.sim.runner.GamesFailedError`, ...
+code 2 and one line naming the file or flag), all named in :mod:`balancer.errors`: ConfigError,
+RunRequestError (a ValueError naming the parameter at fault, its ``field``, spelled as its option in
+the message), ResultsExistError, GamesFailedError, ...
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from balancer.config import ConfigError, load_config, read_yaml_mapping
 from balancer.core.config import GameConfig
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
+from balancer.files import is_study
 
 if TYPE_CHECKING:
     import polars as pl
@@ -44,15 +51,22 @@ if TYPE_CHECKING:
 __all__ = [
     "CompareResult",
     "RunResult",
-    "compare",
+    "compare_variants",
     "default_players",
-    "history",
+    "game_names",
     "history_page",
     "load_variant",
     "open_run",
-    "report",
+    "play_transcript",
+    "read_history",
     "run",
+    "run_study",
+    "save_baseline",
+    "score_table",
     "show",
+    "write_pairs_page",
+    "write_report",
+    "write_starter",
 ]
 
 Note = Callable[[str], None]
@@ -126,7 +140,7 @@ def open_run(out_dir: Path | str) -> RunResult:
 class CompareResult:
     """Two variants played with the same seeds and their paired differences (``comparison.json``).
 
-    ``comparison``: the dict written to ``comparison.json`` (:func:`balancer.compare.compare_variants`);
+    ``comparison``: the dict written to ``comparison.json`` (:func:`balancer.compare.play_comparison`);
     ``a``/``b``: the two runs.
     """
 
@@ -189,15 +203,6 @@ def show(config: Path | str, diff: Path | str | None = None) -> VariantView:
     return show_variant(config, diff)
 
 
-def is_study(head: Any) -> bool:
-    """Whether a parsed YAML mapping is a study file rather than a rule variant: it has ``study:``, or
-    ``runs:`` and ``variants:`` without a variant's ``extends:`` or ``variant:`` (a study whose name was
-    left out is told so, not given a page of missing rule keys)."""
-    return isinstance(head, dict) and (
-        "study" in head or ("runs" in head and "variants" in head and "extends" not in head and "variant" not in head)
-    )
-
-
 def default_players(players: int | None, agents: str | Sequence[str], cfg: GameConfig, fallback: int = 4) -> int:
     """The player count of a request: ``players`` if given (at least 1), else the length of an agents
     list, else the variant's only supported count, else ``fallback``. Raises RunRequestError
@@ -218,7 +223,7 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
     return counts[0] if len(counts) == 1 else fallback
 
 
-def _compile_note(spec: GameSpec) -> str | None:
+def compile_note(spec: GameSpec) -> str | None:
     """A note when the game's compiled engine is not in numba's cache yet (the first game after
     installing or after an engine change compiles it, with no game finished meanwhile), saying how long
     that took the last time on this machine (:mod:`balancer.sim.warmup`), or what is typical."""
@@ -267,6 +272,18 @@ _KINDS: dict[str, str] = {
     "figures": "optional path",
     "alpha": "number",
     "diff": "optional path",
+    "game_index": "count",
+    "text": "text",
+    "results_dir": "path",
+    "label": "text",
+    "game": "text",
+    "directory": "path",
+    "study_file": "path",
+    "results": "path",
+    "folder": "optional text",
+    "checked": "optional study check",
+    "replay": "bool",
+    "values": "optional mapping",
 }
 """The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
 
@@ -279,6 +296,8 @@ _WANTED = {
     "text": "a string",
     "function": "a function of one string",
     "texts": "a list of strings",
+    "mapping": "a dict",
+    "study check": "what check_study returned",
 }
 
 
@@ -304,6 +323,10 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, str)
     if kind == "texts":  # a lone string is not a list of patterns ("seat*" would be five of one letter)
         return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
+    if kind == "mapping":
+        return isinstance(value, dict)
+    if kind == "study check":
+        return isinstance(value, tuple) and len(value) == 3
     return callable(value)
 
 
@@ -440,7 +463,7 @@ def run(
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
     check_out_dir(out_dir, force, resume)
-    compiling = _compile_note(spec)
+    compiling = compile_note(spec)
     if compiling:
         tell(compiling)
     if until_ci is not None:
@@ -459,13 +482,13 @@ def run(
 
 
 def default_compare_dir(config_a: Path | str, config_b: Path | str, players: int) -> Path:
-    """``results/compare-<game>-<a>-vs-<b>-<players>p``: where :func:`compare` writes by default."""
+    """``results/compare-<game>-<a>-vs-<b>-<players>p``: where :func:`compare_variants` writes by default."""
     from balancer.compare import default_compare_names
 
     return Path("results") / default_compare_names(config_a, config_b, players)
 
 
-def compare(
+def compare_variants(
     config_a: Path | str,
     config_b: Path | str,
     players: int | None = None,
@@ -480,14 +503,14 @@ def compare(
     command: str = "",
 ) -> CompareResult:
     """Play variants A and B with the same seeds (common random numbers) and compare them game by
-    game; the command ``balancer compare`` (:func:`balancer.compare.compare_variants`).
+    game; the command ``balancer compare`` (:func:`balancer.compare.play_comparison`).
 
     ``players`` defaults as in :func:`run` (from A); ``out`` to
     ``results/compare-<game>-<a>-vs-<b>-<players>p`` (A's and B's runs and ``comparison.json``). A matching
     finished run in ``out`` is reused unless ``force``. Raises ConfigError, ValueError (configs of two
     games, a bad request: nothing is played), ResultsExistError, GamesFailedError.
     """
-    from balancer.compare import compare_variants
+    from balancer.compare import play_comparison
 
     _check_types(
         config_a=config_a, config_b=config_b, players=players, agents=agents, games=games, seed=seed, jobs=jobs,
@@ -499,7 +522,7 @@ def compare(
     n = default_players(players, agents, cfg_a)
     out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n)
     seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
-    result = compare_variants(
+    result = play_comparison(
         Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,
         force=force, progress=progress, command=command,
     )  # fmt: skip
@@ -521,7 +544,7 @@ def default_report_page(results_dir: Path | str) -> Path:
     return Path("reports") / f"{with_game(game, name) if isinstance(game, str) and game else name}.html"
 
 
-def report(
+def write_report(
     result: RunResult | CompareResult | Path | str,
     path: Path | str,
     title: str | None = None,
@@ -531,7 +554,7 @@ def report(
     """Render the self-contained HTML page of a run (:func:`balancer.report.render.render_report`) or
     of a comparison (:func:`balancer.report.compare.render_comparison`) to ``path``; return it.
 
-    ``result``: what :func:`run` or :func:`compare` returned, or a directory they (or the command
+    ``result``: what :func:`run` or :func:`compare_variants` returned, or a directory they (or the command
     line) wrote; a directory with ``comparison.json`` is a comparison. The page is written atomically
     (nothing is left on error). A run's page records its results folder (a digest:
     :func:`balancer.naming.check_page`); the page of another folder at ``path`` is replaced only with
@@ -563,7 +586,7 @@ def report(
 # the history of checks
 
 
-def history(
+def read_history(
     path: Path | str, study: str | None = None, numbers: Sequence[str] = (), since: str | None = None
 ) -> pl.DataFrame:
     """The history file at ``path`` (written by ``balancer check --history`` and ``balancer baseline
@@ -592,10 +615,10 @@ def history_page(
     figures: Path | str | None = None,
     alpha: float = 0.05,
 ) -> Path:
-    """Render the history at ``path`` (filtered as in :func:`history`) to the self-contained page
+    """Render the history at ``path`` (filtered as in :func:`read_history`) to the self-contained page
     ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG, PNG and PDF in
     ``figures`` when given; return ``out``. The moves and the drift are those of
-    :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`history` raises and
+    :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`read_history` raises and
     ReportOutputError (an OSError) naming ``out``, also for an ``out`` that is the history itself or an
     existing file that is not an HTML page (:func:`balancer.report.history.check_page_target`)."""
     from balancer.history.query import load
@@ -620,3 +643,729 @@ def history_page(
     return render_history(
         frame, meta, pts, steps, drift, Path(out), str(path), filters, Path(figures) if figures else None, alpha
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# a run's and a comparison's lines: what the command line prints after playing
+
+
+def default_run_dir(config: Path | str, cfg: GameConfig, players: int) -> Path:
+    """``results/<game>-<variant>-<players>p`` (a variant file of one's own adds 8 hex digits of its
+    path): where :func:`run` writes by default (:func:`balancer.sim.runner.default_out_dir`)."""
+    from balancer.sim.runner import default_out_dir
+
+    return default_out_dir(cfg.game, cfg.variant, players, config=config)
+
+
+def normalised(path: Path | str) -> Path:
+    """``path`` as a run creates it: ``out/a/../X`` is ``out/X`` (:func:`balancer.outdir.normalised`)."""
+    from balancer.outdir import normalised as _normalised
+
+    return _normalised(path)
+
+
+def run_completion_lines(result: RunResult) -> list[str]:
+    """How many of a run's games a safety stop ended rather than the rules, with the command that
+    replays each (:func:`balancer.stats.completion.completion_lines`); no line when none did."""
+    from balancer.sim.runner import replay_command
+    from balancer.stats.completion import completion_lines
+
+    meta = result.meta
+    agents, seed, config_path = meta.get("agents"), meta.get("seed"), meta.get("config_path")
+    replay = None
+    if agents and seed is not None and config_path:
+        replay = lambda i: replay_command(config_path, agents, seed, i)  # noqa: E731
+    return completion_lines(result.summary.get("completion") or {}, replay)
+
+
+def solo_result(result: RunResult, game: str) -> dict[str, Any] | None:
+    """A one-seat run's own result (its game's declared solo result: rate, interval, wins, games), or
+    None when the game declares none (:func:`balancer.stats.solo.solo_result`)."""
+    from balancer.games import get_spec
+    from balancer.stats.solo import solo_result as _solo_result
+
+    return _solo_result(result.summary, get_spec(game).metrics)
+
+
+def default_compare_name(config_a: Path | str, config_b: Path | str, players: int) -> str:
+    """``compare-<game>-<a>-vs-<b>-<players>p``: the default name of a comparison's folder (in
+    ``results/``) and page (in ``reports/``)."""
+    from balancer.compare import default_compare_names
+
+    return default_compare_names(config_a, config_b, players)
+
+
+def comparison_completion_lines(result: CompareResult) -> list[str]:
+    """Each variant's games a safety stop ended rather than the rules, with replay commands; the first
+    line of a variant names it (``WARNING: variant v1.1: ...``). No line when none did."""
+    from balancer.core.replay import replay_command
+    from balancer.stats.completion import completion_lines
+
+    comparison = result.comparison
+    agents, seed = comparison["agents"], comparison["seed"]
+    out: list[str] = []
+    for side in ("a", "b"):
+        c = (comparison.get("completion") or {}).get(side) or {}
+        path = comparison[f"config_{side}"]
+        lines = completion_lines(c, lambda i, path=path: replay_command(path, agents, seed, i))
+        out += [
+            (f"WARNING: variant {comparison[f'variant_{side}']}: " if k == 0 else "") + line
+            for k, line in enumerate(lines)
+        ]
+    return out
+
+
+def manifest_file() -> str:
+    """The file name of an unfinished run's manifest (``manifest.json``) in its run directory."""
+    from balancer.sim.runner import MANIFEST_FILE
+
+    return MANIFEST_FILE
+
+
+def write_pairs_page(results_dir: Path | str, label: str, path: Path | str, figures: Path | str | None = None) -> Path:
+    """The heatmaps of a run by a pair label (``label_<label>``: the first seat's win rate, the seat
+    spread and the winning margin of every pair), written to the page ``path`` and, with ``figures``,
+    as SVG, PNG and PDF files there (:func:`balancer.report.pairs.render_pairs`); the command
+    ``balancer pairs``. Raises KeyError (no such label), FileNotFoundError / ValueError (the run)."""
+    from balancer.report.pairs import render_pairs
+
+    _check_types(results_dir=results_dir, label=label, path=path, figures=figures)
+    return render_pairs(Path(results_dir), label, Path(path), Path(figures) if figures is not None else None)
+
+
+# --------------------------------------------------------------------------------------------------
+# checks the command line makes before it plays (each raises the library's error naming the path)
+
+
+def check_page(
+    page: Path | str, results_dir: Path | str, force: bool, where: tuple[str, str] = ("path", "--out")
+) -> str:
+    """Whether ``page`` may be written as the page of ``results_dir``: ResultsExistError when it is the
+    page of another folder and not ``force`` (:func:`balancer.naming.check_page`); the digest to record."""
+    from balancer.naming import check_page as _check_page
+
+    return _check_page(page, results_dir, force, where)
+
+
+def refuse_foreign_output(path: Path | str) -> None:
+    """UnsafeOutputError when ``path`` (normalised) is a symbolic link or lies under one
+    (:func:`balancer.outdir.refuse_foreign`); OSError when it cannot be looked at."""
+    from balancer.outdir import refuse_foreign
+
+    refuse_foreign(normalised(path))
+
+
+def check_output_file(path: Path | str) -> None:
+    """ReportOutputError (naming ``path``) unless ``path`` can be written as a file in a writable
+    directory (:func:`balancer.report.render.check_report_target`). Creates nothing."""
+    from balancer.report.render import check_report_target
+
+    check_report_target(path)
+
+
+def check_output_directory(path: Path | str) -> None:
+    """OutDirError unless ``path`` is or can be created as a writable directory
+    (:func:`balancer.sim.runner.check_out_dir`, with the results in it left to the command)."""
+    from balancer.sim.runner import check_out_dir
+
+    check_out_dir(Path(path), resume=True)
+
+
+def check_history_page(history: Path | str, out: Path | str) -> None:
+    """ReportOutputError when ``out`` is the history itself or an existing file that is not an HTML
+    page (:func:`balancer.report.history.check_page_target`)."""
+    from balancer.report.history import check_page_target
+
+    check_page_target(history, out)
+
+
+# --------------------------------------------------------------------------------------------------
+# games, variants, schemas: balancer games, init, validate, show
+
+
+def game_names() -> list[str]:
+    """The registered games' names, sorted."""
+    from balancer.games import GAMES
+
+    return sorted(GAMES)
+
+
+def get_spec(game: str) -> GameSpec:
+    """The registered game ``game`` (:func:`balancer.games.get_spec`); KeyError naming the games when unknown."""
+    from balancer.games import get_spec as _get_spec
+
+    return _get_spec(game)
+
+
+def unknown_game(name: str) -> str:
+    """The message for a game name that is not registered (the registered ones listed)."""
+    from balancer.core.registry import unknown_game as _unknown_game
+
+    return _unknown_game(name)
+
+
+def shipped_configs(game: str) -> list[tuple[str, str]]:
+    """``(name, one-line description)`` of every variant and study file shipped with ``game``
+    (``citywright/v1.1``: :mod:`balancer.data`, :func:`balancer.files.describe_yaml`)."""
+    from balancer.data import builtin_configs, builtin_name
+    from balancer.files import describe_yaml
+
+    return [(builtin_name(path), describe_yaml(path, brief=True)) for path in builtin_configs(game)]
+
+
+def is_shipped(config: Path | str) -> bool:
+    """Whether ``config`` names a file shipped with balancer (``citywright/v1.1``)."""
+    from balancer.data import builtin_config
+
+    return builtin_config(config) is not None
+
+
+def write_starter(game: str, directory: Path | str, force: bool = False) -> list[Path]:
+    """A starter rule variant (``variant.yaml``, extending the game's shipped main variant) and a study
+    playing it (``study.yaml``) written into ``directory``; the command ``balancer init``
+    (:func:`balancer.data.starter.write_starter`). Returns the files written."""
+    from balancer.data.starter import write_starter as _write_starter
+
+    _check_types(game=game, directory=directory, force=force)
+    return _write_starter(game, directory, force=force)
+
+
+def file_kind(path: Path | str) -> tuple[str, Any]:
+    """What kind of YAML file ``path`` is, with its top-level mapping: ``"sweep"`` (a sweep or tune
+    file), ``"study"``, ``"fragment"`` (no ``game:``, extended by siblings) or ``"variant"``
+    (:mod:`balancer.files`)."""
+    from balancer.files import is_sweep_or_tune, read_yaml_head
+
+    head = read_yaml_head(Path(path))
+    if is_sweep_or_tune(head):
+        return "sweep", head
+    if is_study(head):
+        return "study", head
+    return "variant", head
+
+
+def fragment_users(path: Path | str, head: Any) -> list[Path]:
+    """The sibling YAML files that extend ``path`` when it is a fragment (:func:`balancer.files.fragment_users`)."""
+    from balancer.files import fragment_users as _fragment_users
+
+    return _fragment_users(Path(path), head)
+
+
+def variant_schema(name: Path | str) -> dict[str, Any]:
+    """The JSON schema of a game's config (``name`` a registered game, or a variant naming its
+    ``game:``) or of a study file (:func:`balancer.config.export_schema`). Raises ConfigError for a file
+    that names no registered game or for an unknown game's name (:func:`unknown_game`)."""
+    from balancer.config import export_schema, resolve_yaml
+    from balancer.files import read_yaml_head
+    from balancer.games import GAMES
+
+    game = str(name)
+    if game not in GAMES and "/" not in game and not Path(game).suffix and not Path(game).exists():
+        raise ConfigError(unknown_game(game))  # a game's name, mistyped (``urban-sketchers``), not a file
+    if game not in GAMES and is_study(read_yaml_head(Path(name))):
+        from balancer.study.model import Study
+
+        return Study.model_json_schema()  # the study file's own schema
+    if game not in GAMES:
+        named = resolve_yaml(name).data.get("game")
+        if not isinstance(named, str) or named not in GAMES:
+            raise ConfigError(f"{name}: game: unknown or missing game {named!r}, allowed: {', '.join(sorted(GAMES))}")
+        game = named
+    return export_schema(game)
+
+
+def player_counts_text(cfg: GameConfig) -> str:
+    """A variant's player counts as one phrase (``2-4``, ``any``: :func:`balancer.sim.request.counts_text`)."""
+    from balancer.sim.request import counts_text
+
+    return counts_text(getattr(cfg, "player_counts", None))
+
+
+def assumed_notes(config: Path | str) -> list[str]:
+    """Every ``assumed:`` note of a resolved variant (its key path and why the value was assumed, where
+    the rulebook is silent: :func:`balancer.config.assumed_notes`)."""
+    from balancer.config import assumed_notes as _assumed_notes
+    from balancer.config import resolve_yaml
+
+    return _assumed_notes(resolve_yaml(config).data)
+
+
+def describe_sweep_or_tune(path: Path | str, head: dict[str, Any]) -> str:
+    """A sweep or tune file's one line (:func:`balancer.files.describe_sweep_or_tune`)."""
+    from balancer.files import describe_sweep_or_tune as _describe
+
+    return _describe(Path(path), head)
+
+
+# --------------------------------------------------------------------------------------------------
+# play and score one table
+
+
+def play_transcript(
+    config: Path | str,
+    players: int | None = None,
+    agents: str | Sequence[str] = "greedy",
+    seed: int = 1,
+    game_index: int = 0,
+) -> str:
+    """The turn-by-turn transcript of one game, the command ``balancer play``: game ``game_index`` of
+    the run with ``seed`` (its seed ``SeedSequence(seed, spawn_key=(game_index,))`` and its seats,
+    rotated ``game_index`` times), as a failing game of :func:`run` is reported. ``players`` defaults
+    as in :func:`run`, with 2 as the last resort. Raises ConfigError, RunRequestError, ValueError."""
+    from balancer.core.seeding import game_seed
+    from balancer.core.tables import seat_agents
+    from balancer.sim.runner import check_run, parse_agents
+
+    _check_types(config=config, players=players, agents=agents, seed=seed, game_index=game_index)
+    cfg, spec = load_variant(config)
+    n = default_players(players, agents, cfg, 2)
+    seats = parse_agents(agents, n)
+    check_run(spec, cfg, seats, 1, seed, source=str(config))
+    return spec.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
+
+
+def read_table_file(path: Path | str) -> str:
+    """The text of a drawn table (``balancer score``'s input), bounded by size and by line, so that
+    ``/dev/zero`` or an endless pipe is refused, never read whole. Raises FileNotFoundError, OSError,
+    InputLimitError (:mod:`balancer.limits`)."""
+    from balancer.limits import MAX_LINE_CHARS, MAX_TEXT_BYTES, read_text_bounded
+
+    return read_text_bounded(Path(path), MAX_TEXT_BYTES, "a drawn table", line_limit=MAX_LINE_CHARS)
+
+
+def can_score_tables(spec: GameSpec) -> bool:
+    """Whether the game scores a final position drawn as text (``balancer score``)."""
+    return spec.score_table_text is not None
+
+
+def score_table(config: Path | str, text: str) -> dict[str, Any]:
+    """The category breakdown of a final position drawn as text (docs/commands/score.md) under the
+    scoring rules of the variant ``config``; the command ``balancer score``. Raises ConfigError,
+    ValueError (a game that cannot score tables from text, or a drawing it refuses)."""
+    _check_types(config=config, text=text)
+    cfg, spec = load_variant(config)
+    if spec.score_table_text is None:
+        raise ValueError(f"game {cfg.game!r} cannot score a table from text")
+    breakdown: dict[str, Any] = spec.score_table_text(cfg, text)
+    return breakdown
+
+
+# --------------------------------------------------------------------------------------------------
+# studies and ladders: balancer study, balancer ladder
+
+
+def check_study(
+    study_file: Path | str, jobs: int = 1, *, figures: bool = True, on_probe: Callable[[Any], None] | None = None
+) -> tuple[Any, dict[str, Path], dict[str, Any]]:
+    """Every problem of a study file at once, before anything is played (one StudyError, a line each):
+    its variants, that every cell can be played and, with ``figures``, that every metric or label a
+    figure shows exists (one game of each such run is played to learn them; ``on_probe`` is told of
+    each game's first probe). Returns ``(study, variant files, probes)`` for :func:`run_study`'s ``checked``."""
+    from balancer.study.runner import check_study as _check_study
+
+    return _check_study(study_file, jobs, figures=figures, on_probe=on_probe)
+
+
+def study_folder(study_file: Path | str, study: Any, results: Path | str = "results") -> str:
+    """The study's folder name in ``results`` (its ``study:`` name; for a file not shipped with
+    balancer prefixed with its game and followed by a short hash of its path)."""
+    from balancer.study.runner import study_folder as _study_folder
+
+    return _study_folder(study_file, study, results)
+
+
+def run_study(
+    study_file: Path | str,
+    results: Path | str = "results",
+    jobs: int = 1,
+    *,
+    force: bool = False,
+    progress: bool = False,
+    log: Note | None = None,
+    scheduler: str | None = None,
+    folder: str | None = None,
+    checked: tuple[Any, dict[str, Path], dict[str, Any]] | None = None,
+) -> Any:
+    """Play every cell of a study file (variants x runs; finished cells of the same request are reused,
+    an unfinished one continued) into ``results/<folder>/<run>/<variant>/``; the command ``balancer
+    study`` (:func:`balancer.study.runner.run_study`). Returns the StudyResult for
+    :func:`write_study_report`. ``checked``: what :func:`check_study` returned (not checked again)."""
+    from balancer.study.runner import run_study as _run_study
+
+    _check_types(
+        study_file=study_file, results=results, jobs=jobs, force=force, progress=progress, log=log,
+        scheduler=scheduler, folder=folder, checked=checked,
+    )  # fmt: skip
+    return _run_study(
+        study_file, results_root=results, jobs=jobs, force=force, progress=progress, log=log,
+        scheduler=scheduler or None, folder=folder, checked=checked,
+    )  # fmt: skip
+
+
+def write_study_report(result: Any, path: Path | str, figures: Path | str | None = None) -> tuple[Path, list[str]]:
+    """Render a played study's page to ``path`` (and each figure as SVG, PNG and PDF into ``figures``):
+    a study with a ``ladder:`` section gets the ladder report (:func:`write_ladder_report`), any other
+    the published values beside ours (:func:`balancer.report.study.render_study`). Returns the page
+    and the summary lines (one per ladder; none for another study)."""
+    figures_dir = Path(figures) if figures is not None else None
+    if result.study.ladder is not None:
+        return write_ladder_report(result, path, figures_dir)
+    from balancer.report.study import render_study
+    from balancer.study import study_changes
+
+    return render_study(result, study_changes(result), Path(path), figures_dir=figures_dir), []
+
+
+def study_completion_lines(result: Any) -> list[str]:
+    """For every cell of a played study (or ladder) whose games did not all end by the rules, the lines
+    saying so with the commands that replay them; the first of a cell names it (``WARNING: run/variant:``)."""
+    from balancer.core.replay import replay_command
+    from balancer.stats.completion import completion_lines
+
+    out: list[str] = []
+    for (run_name, variant), cell in sorted(result.cells.items()):
+        agents, seed = cell.meta.get("agents"), cell.meta.get("seed")
+        path = cell.meta.get("config_path") or str(cell.config_path)
+        replay = (
+            (lambda i, a=agents, s=seed, p=path: replay_command(p, a, s, i)) if agents and seed is not None else None
+        )
+        for k, line in enumerate(completion_lines(cell.summary.get("completion") or {}, replay)):
+            out.append((f"WARNING: {run_name}/{variant}: " if k == 0 else "") + line)
+    return out
+
+
+LADDER_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""A ladder's name: a folder name of at most 64 characters."""
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text).strip("._-")[:40] or "variant"
+
+
+def ladder_label(config: Path | str, cfg: GameConfig) -> str:
+    """The variant's label in a ladder (its ``variant:`` name, or the file's stem, as a folder name)."""
+    return _slug(str(getattr(cfg, "variant", "") or Path(config).stem))
+
+
+def default_ladder_name(config: Path | str, game: str, variant: str) -> str:
+    """``ladder-<game>-<variant>``: a ladder's default name (its folder in RESULTS, its page in
+    ``reports/``) from the game and the variant's own name kept whole (``ladder-citywright-v1.0``);
+    a variant not shipped with balancer also carries 8 hex digits of its path's hash, so two
+    ``variant.yaml`` in different folders never share a ladder (:func:`balancer.naming.input_label`).
+    At most 64 characters (:data:`LADDER_NAME_PATTERN`): a long variant name is cut, never the hash."""
+    from balancer.naming import input_label
+
+    head = f"ladder-{game}-"
+    return head + input_label(config, _slug(variant), limit=64 - len(head))
+
+
+def ladder_settings(rungs: list[str], players: list[int], games: int, matchups: bool, bootstrap: int) -> Any:
+    """The validated ladder section (:class:`balancer.ladder.model.Ladder`). Raises ValueError
+    ``"<key>: <problem>"`` naming the first key at fault (``rungs``, ``players``, ``games``, ``bootstrap``)."""
+    from pydantic import ValidationError
+
+    from balancer.ladder.model import Ladder, first_error
+
+    try:
+        return Ladder.model_validate(
+            {"rungs": rungs, "players": players, "games": games, "matchups": matchups, "bootstrap": bootstrap}
+        )
+    except ValidationError as exc:
+        raise ValueError(first_error(exc, prefix="").lstrip(".")) from None
+
+
+def check_ladder_cells(
+    config: Path | str, cfg: GameConfig, spec: GameSpec, ladder: Any, games: int, seed: int, jobs: int
+) -> None:
+    """RunRequestError (or the game's ValueError) when a cell of the ladder cannot be played
+    (:func:`balancer.sim.runner.check_run` of every cell's table)."""
+    from balancer.ladder.model import cells
+    from balancer.sim.runner import check_run
+
+    for c in cells(ladder):
+        seats = list(c.agents) * (c.players if len(c.agents) == 1 else 1)
+        check_run(spec, cfg, seats, games, seed, jobs, source=str(config))
+
+
+def write_ladder_study(results: Path | str, study_file: Path | str, data: dict[str, Any]) -> None:
+    """Write the study file of a ladder (``<results>/<name>/ladder.yaml``) atomically, with a comment
+    saying where it came from; UnsafeOutputError for a symbolic link on the way below ``results``."""
+    import yaml
+
+    from balancer.outdir import refuse_links_below, write_atomic
+
+    refuse_links_below(results, study_file, "file")
+    path = Path(study_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = "# written by 'balancer ladder'; replay with: balancer study " + str(path) + "\n"
+    write_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+
+
+def write_ladder_report(result: Any, path: Path | str, figures: Path | str | None = None) -> tuple[Path, list[str]]:
+    """Analyse a played ladder study (:func:`balancer.ladder.analysis.analyze`) and write its report
+    (and figures); return the page and one line per ladder (variant x player count: the seat x rung
+    sentence and the skill depth)."""
+    from balancer.ladder.analysis import analyze
+    from balancer.report.ladder import render_ladder
+
+    tables = analyze(result)
+    written = render_ladder(
+        result, Path(path), figures_dir=Path(figures) if figures is not None else None, tables=tables
+    )
+    lines = []
+    for t in tables:
+        depth = (
+            f"; skill depth {t.depth['depth']:.2f} [{t.depth['ci_low']:.2f}, {t.depth['ci_high']:.2f}]"
+            if t.depth
+            else ""
+        )
+        lines.append(f"{t.variant}, {t.players} players: {t.sentence}{depth}")
+    return written, lines
+
+
+# --------------------------------------------------------------------------------------------------
+# the balance regression check: balancer baseline save, balancer check
+
+
+def save_baseline(
+    study_file: Path | str,
+    out: Path | str,
+    results: Path | str = "results",
+    jobs: int = 1,
+    *,
+    replay: bool = False,
+    progress: bool = False,
+    log: Note | None = None,
+    values: dict[Any, Any] | None = None,
+) -> dict[str, Any]:
+    """Play a study and store each cell's tracked numbers (with games, successes or mean and variance),
+    the seed, config and engine hashes and the version in the baseline file ``out``; the command
+    ``balancer baseline save`` (:func:`balancer.check.save_baseline`). ``replay``: play every cell
+    again (finished cells are reused otherwise); ``values``: filled with each number's per-game values
+    (for :func:`baseline_history_rows`). Returns the baseline written."""
+    from balancer.check import save_baseline as _save_baseline
+    from balancer.sim.runner import RunRequestError
+
+    _check_types(
+        study_file=study_file, results=results, jobs=jobs, replay=replay, progress=progress, log=log, values=values
+    )
+    if not _type_ok("path", out):
+        raise RunRequestError("out", f"must be {_WANTED['path']}, got {out!r}")
+    return _save_baseline(
+        study_file, out, results_root=results, jobs=jobs, force_replay=replay, progress=progress, log=log,
+        values=values,
+    )  # fmt: skip
+
+
+def count_tracked(baseline: dict[str, Any], metrics: Sequence[str] | None) -> tuple[int, int]:
+    """``(numbers stored, numbers the check tracks)`` of a baseline (:func:`balancer.check.values.count_tracked`)."""
+    from balancer.check.values import count_tracked as _count_tracked
+
+    return _count_tracked(baseline, metrics)
+
+
+def load_baseline(path: Path | str) -> dict[str, Any]:
+    """A baseline file written by :func:`save_baseline`; BaselineError naming the file otherwise."""
+    from balancer.check import load_baseline as _load_baseline
+
+    return _load_baseline(path)
+
+
+def check_settings(settings: Any, overrides: dict[str, Any], tolerance: dict[str, Any]) -> Any:
+    """A study's check settings with the given ``overrides`` (``max_games``, ``false_alarm``,
+    ``miss_rate``, ``looks``) and ``tolerance`` values (``win_rate``, ``metric_sd``) set where not None,
+    validated again. Raises pydantic's ValidationError (a ValueError) naming the key at fault."""
+    data = settings.model_dump()
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    for key, value in tolerance.items():
+        if value is not None:
+            data["tolerance"][key] = value
+    return type(settings).model_validate(data)
+
+
+def run_check(
+    study_file: Path | str,
+    baseline: dict[str, Any],
+    baseline_path: Path | str = "baseline",
+    *,
+    settings: Any = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    log: Note | None = None,
+    allow_underpowered: bool = False,
+) -> Any:
+    """Replay a study with a new seed and test every tracked number against its baseline and the
+    study's ``expect:`` targets (group-sequential test; docs/statistics.md); the command ``balancer
+    check`` (:func:`balancer.check.run_check`). Returns the CheckResult (``.passed``)."""
+    from balancer.check import run_check as _run_check
+
+    return _run_check(
+        study_file, baseline, baseline_path, settings=settings, seed=seed, jobs=jobs, log=log,
+        allow_underpowered=allow_underpowered,
+    )  # fmt: skip
+
+
+def print_check_table(result: Any) -> None:
+    """Print a check's table (one row per number: estimate, baseline, verdict) on the terminal."""
+    from balancer.check import print_table
+
+    print_table(result)
+
+
+def write_check_junit(result: Any, path: Path | str) -> Path:
+    """A check's result as JUnit XML (one test case per number) at ``path``."""
+    from balancer.check import write_junit
+
+    return write_junit(result, path)
+
+
+def write_check_markdown(result: Any, path: Path | str) -> Path:
+    """A check's result as a Markdown summary table at ``path``."""
+    from balancer.check import write_markdown
+
+    return write_markdown(result, path)
+
+
+def check_history_target(path: Path | str, study: str, game: str) -> None:
+    """HistoryError naming the file unless ``path`` can take an event of ``study`` (of ``game``)."""
+    from balancer.history.store import check_history_target as _check_history_target
+
+    _check_history_target(path, study, game)
+
+
+def baseline_history_rows(
+    baseline: dict[str, Any], study_file: Path | str, settings: Any, values: dict[Any, Any] | None
+) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """The history rows (and per-game values) of a saved baseline (:func:`balancer.history.record.baseline_rows`)."""
+    from balancer.history.record import baseline_rows
+
+    return baseline_rows(baseline, study_file, settings, values)
+
+
+def check_history_rows(result: Any, study_file: Path | str) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
+    """The history rows (and per-game values) of a check's result (:func:`balancer.history.record.check_rows`)."""
+    from balancer.history.record import check_rows
+
+    return check_rows(result, study_file)
+
+
+def append_history_event(
+    path: Path | str, study: str, game: str, rows: list[dict[str, Any]], values: dict[Any, Any]
+) -> int:
+    """Append one event (``rows``, with the git commit) to the history file at ``path``, created if
+    missing; return the event's number (:func:`balancer.history.store.append_event`)."""
+    from balancer.history.store import append_event
+
+    return append_event(path, study, game, rows, values)
+
+
+# --------------------------------------------------------------------------------------------------
+# sweeps and tunes: balancer sweep, balancer tune
+
+
+def load_sweep(path: Path | str, jobs: int = 1, on_probe: Callable[[Any], None] | None = None) -> Any:
+    """A sweep file checked and planned (every point a variant), with every problem at once as one
+    SweepError (a target naming a metric or label plays one game of each run to learn them;
+    ``on_probe`` is told first) (:func:`balancer.sweep.load_sweep`)."""
+    from balancer.sweep import load_sweep as _load_sweep
+
+    return _load_sweep(path, jobs, on_probe=on_probe)
+
+
+def run_sweep(
+    plan: Any,
+    results: Path | str = "results",
+    jobs: int = 1,
+    *,
+    scheduler: str | None = None,
+    log: Note | None = None,
+    command: str = "",
+    force: bool = False,
+) -> Any:
+    """Play every point of a planned sweep (:func:`load_sweep`) with the same game seeds (finished cells
+    reused, an interrupted one continued); the command ``balancer sweep`` (:func:`balancer.sweep.run_sweep`)."""
+    from balancer.sweep import run_sweep as _run_sweep
+
+    return _run_sweep(
+        plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=command, force=force
+    )
+
+
+def write_sweep_report(result: Any, path: Path | str) -> tuple[Path, list[str]]:
+    """Render a played sweep's page to ``path``; return it and one line per target naming the
+    values that meet it (:func:`balancer.report.sweep.render_sweep`, ``target_rows``)."""
+    from balancer.report.sweep import render_sweep, target_rows
+
+    written = render_sweep(result, path)
+    lines = [
+        f"target {t['title']}: " + ("; ".join(t["meets"]) if t["meets"] else "no point meets it")
+        for t in target_rows(result)
+    ]
+    return written, lines
+
+
+def load_tune(path: Path | str, jobs: int = 1, on_probe: Callable[[Any], None] | None = None) -> Any:
+    """A tune file checked and planned, every problem at once as one SweepError (:func:`balancer.tune.load_tune`)."""
+    from balancer.tune import load_tune as _load_tune
+
+    return _load_tune(path, jobs, on_probe=on_probe)
+
+
+def tune_state(results: Path | str, plan: Any, force: bool) -> tuple[Path, dict[str, Any] | None]:
+    """Where a tune's search state is (``<results>/<name>/search.json``) and what it holds (None: no
+    search yet, or the folder holds another tune file's results, refused unless ``force``:
+    ResultsExistError)."""
+    from balancer.naming import check_folder, input_source
+    from balancer.tune.search import read_state, state_path
+
+    other = check_folder(Path(results) / plan.folder, "tune", input_source(plan.path), force)
+    return state_path(results, plan), (None if other else read_state(results, plan))
+
+
+def run_tune(
+    plan: Any,
+    results: Path | str = "results",
+    jobs: int = 1,
+    *,
+    scheduler: str | None = None,
+    log: Note | None = None,
+    command: str = "",
+    force: bool = False,
+) -> Any:
+    """Search a planned tune's space (:func:`load_tune`) for the values that best meet its objective,
+    and confirm the best with fresh seeds; the command ``balancer tune`` (:func:`balancer.tune.run_tune`)."""
+    from balancer.tune import run_tune as _run_tune
+
+    return _run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=command, force=force)
+
+
+def tuned_variant_text(result: Any, path: Path | str, command: str = "") -> str:
+    """The winning variant of a tune as a YAML file's text (extending the base, setting only the
+    changed keys, with a comment saying how it was found) (:func:`balancer.tune.write.tuned_text`)."""
+    from balancer.tune.write import tuned_text
+
+    return tuned_text(result, path, command=command)
+
+
+def write_tune_report(result: Any, path: Path | str, written: Path | None = None, written_text: str = "") -> Path:
+    """Render a tune's page to ``path`` (:func:`balancer.report.tune.render_tune`)."""
+    from balancer.report.tune import render_tune
+
+    return render_tune(result, path, written=written, written_text=written_text)
+
+
+def write_tuned_variant(path: Path | str, text: str) -> Path:
+    """Write the tuned variant's text (:func:`tuned_variant_text`) to the new file ``path``; ConfigError
+    when it does not load as a variant, OSError when it cannot be written."""
+    from balancer.tune.write import write_variant
+
+    return write_variant(path, text)
+
+
+def changes_text(changes: dict[str, Any]) -> str:
+    """Values of YAML paths as one line (``a.b = 1, c = 2``: :func:`balancer.paths.changes_text`)."""
+    from balancer.paths import changes_text as _changes_text
+
+    return _changes_text(changes)

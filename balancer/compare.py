@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from balancer._callable import make_callable
 from balancer.config import config_sha256, load_config
 from balancer.games import get_spec
 from balancer.naming import input_label, safe_name
@@ -43,7 +42,7 @@ from balancer.stats.paired import paired_differences
 
 COMPARISON_FILE = "comparison.json"
 
-__all__ = ["compare_variants", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
+__all__ = ["play_comparison", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
 
 
 def run_dir_name(side: str, variant: str) -> str:
@@ -97,7 +96,7 @@ def _completion_of(run_dir: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def compare_variants(
+def play_comparison(
     config_a: Path,
     config_b: Path,
     players: int,
@@ -246,6 +245,3 @@ def _overall(sides: dict[str, tuple[Any, Any, Path, str]], reuse: dict[str, bool
     """The count across the runs a comparison plays (the sides not reused), so that its progress
     names each run (``compare [1/2] a-v1.1``) and counts the games of both."""
     return cells_overall("compare", [games for side in sides if not reuse[side]])
-
-
-make_callable(__name__)  # balancer.compare(a, b, ...) is balancer.api.compare (balancer._callable)

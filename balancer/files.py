@@ -7,8 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from balancer.api import is_study
 from balancer.config import ConfigError, load_config, read_yaml_mapping
+
+
+def is_study(head: Any) -> bool:
+    """Whether a parsed YAML mapping is a study file rather than a rule variant: it has ``study:``, or
+    ``runs:`` and ``variants:`` without a variant's ``extends:`` or ``variant:`` (a study whose name was
+    left out is told so, not given a page of missing rule keys)."""
+    return isinstance(head, dict) and (
+        "study" in head or ("runs" in head and "variants" in head and "extends" not in head and "variant" not in head)
+    )
 
 
 def read_yaml_head(path: Path) -> Any:

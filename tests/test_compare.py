@@ -1,4 +1,4 @@
-"""``compare_variants`` and its HTML page on the real Citywright engine (small game counts)."""
+"""``play_comparison`` and its HTML page on the real Citywright engine (small game counts)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from balancer.compare import COMPARISON_FILE, compare_variants, default_compare_names
+from balancer.compare import COMPARISON_FILE, default_compare_names, play_comparison
 from balancer.report.compare import render_comparison
 from balancer.sim.runner import ResultsExistError
 from balancer.stats.paired import IDENTICAL, PAIRED_TEST
@@ -31,7 +31,7 @@ def all_rows(result: dict) -> list[dict]:
 def test_identical_variants_differ_by_exactly_zero_in_every_game(tmp_path):
     copy = variant(tmp_path, "copy", "")  # extends v1.1 and changes nothing
     out = tmp_path / "cmp"
-    r = compare_variants(V11, copy, players=4, agents=["greedy"], games=40, seed=3, jobs=1, out_dir=out, progress=False)
+    r = play_comparison(V11, copy, players=4, agents=["greedy"], games=40, seed=3, jobs=1, out_dir=out, progress=False)
     assert r["paired"] and r["identical"] and r["same_rules"]
     assert r["outcome_changed_games"] == 0 and r["turns_changed_games"] == 0
     assert r["games_paired"] == 40
@@ -58,7 +58,7 @@ def test_doubling_industrial_ring_points_raises_the_industrial_specialists_win_r
     """
     ring4 = variant(tmp_path, "ring4", "variant: ring4\nscoring: {industrial: {ring: 4}}\n")
     out = tmp_path / "cmp"
-    r = compare_variants(
+    r = play_comparison(
         V11, ring4, players=4, agents=SPECIALISTS, games=400, seed=1, jobs=2, out_dir=out, progress=False
     )
     assert r["paired"] and not r["identical"]
@@ -86,15 +86,15 @@ def test_matching_runs_are_reused_and_others_are_not_overwritten(tmp_path):
     copy = variant(tmp_path, "copy", "")
     out = tmp_path / "cmp"
     kwargs = dict(players=2, agents=["random"], games=20, seed=5, jobs=1, out_dir=out, progress=False)
-    first = compare_variants(V11, copy, **kwargs)
+    first = play_comparison(V11, copy, **kwargs)
     assert first["reused"] == {"a": False, "b": False}
     stamp = os.stat(out / "a-v1.1" / "results.parquet").st_mtime_ns
-    again = compare_variants(V11, copy, **kwargs)
+    again = play_comparison(V11, copy, **kwargs)
     assert again["reused"] == {"a": True, "b": True}
     assert os.stat(out / "a-v1.1" / "results.parquet").st_mtime_ns == stamp
     with pytest.raises(ResultsExistError, match="use force=True to overwrite"):  # the library's words
-        compare_variants(V11, copy, **(kwargs | {"seed": 6}))
-    forced = compare_variants(V11, copy, **(kwargs | {"seed": 6, "force": True}))
+        play_comparison(V11, copy, **(kwargs | {"seed": 6}))
+    forced = play_comparison(V11, copy, **(kwargs | {"seed": 6, "force": True}))
     assert forced["reused"] == {"a": False, "b": False} and forced["seed"] == 6
 
 
@@ -102,9 +102,9 @@ def test_bad_requests_are_refused_before_anything_is_written(tmp_path):
     copy = variant(tmp_path, "copy", "")
     out = tmp_path / "cmp"
     with pytest.raises(ValueError, match="unknown agent"):
-        compare_variants(V11, copy, players=4, agents=["nobody"], games=5, seed=1, jobs=1, out_dir=out, progress=False)
+        play_comparison(V11, copy, players=4, agents=["nobody"], games=5, seed=1, jobs=1, out_dir=out, progress=False)
     with pytest.raises(ValueError, match="games"):
-        compare_variants(V11, copy, players=4, agents=["greedy"], games=0, seed=1, jobs=1, out_dir=out, progress=False)
+        play_comparison(V11, copy, players=4, agents=["greedy"], games=0, seed=1, jobs=1, out_dir=out, progress=False)
     assert not out.exists()
 
 
@@ -136,19 +136,19 @@ def test_an_earlier_comparison_is_never_replaced_without_force(tmp_path):
     ring4 = variant(tmp_path, "ring4", "variant: ring4\nscoring: {industrial: {ring: 4}}\n")
     out = tmp_path / "cmp"
     kw = dict(players=2, agents=["greedy"], games=4, seed=1, jobs=1, out_dir=out, progress=False)
-    first = compare_variants(V11, copy, **kw)
+    first = play_comparison(V11, copy, **kw)
     # the same request again: reuses both runs and writes the same comparison (now saying "reused")
-    assert compare_variants(V11, copy, **kw)["reused"] == {"a": True, "b": True}
+    assert play_comparison(V11, copy, **kw)["reused"] == {"a": True, "b": True}
     before = (out / COMPARISON_FILE).read_bytes()
     # another B into the same folder (its run directory b-ring4 is new): refused, nothing replaced
     with pytest.raises(ResultsExistError, match="comparison.json holds a comparison of a different request"):
-        compare_variants(V11, ring4, **kw)
+        play_comparison(V11, ring4, **kw)
     assert (out / COMPARISON_FILE).read_bytes() == before and not (out / "b-ring4").exists()
     # other options (more games) are another request too
     with pytest.raises(ResultsExistError):
-        compare_variants(V11, copy, **{**kw, "games": 5})
+        play_comparison(V11, copy, **{**kw, "games": 5})
     # --force replaces it
-    assert compare_variants(V11, ring4, **kw, force=True)["variant_b"] == "ring4"
+    assert play_comparison(V11, ring4, **kw, force=True)["variant_b"] == "ring4"
     assert json.loads((out / COMPARISON_FILE).read_text())["variant_b"] == "ring4" != first["variant_b"]
 
 
@@ -160,7 +160,7 @@ def test_configs_of_different_games_are_refused_naming_both_files(tmp_path, monk
     games = {"a.yaml": "citywright", "b.yaml": "urgency"}
     monkeypatch.setattr(compare, "load_config", lambda p: types.SimpleNamespace(game=games[Path(p).name]))
     with pytest.raises(ValueError, match=r"a\.yaml is 'citywright', .*b\.yaml is 'urgency'"):
-        compare_variants(
+        play_comparison(
             tmp_path / "a.yaml",
             tmp_path / "b.yaml",
             players=2,

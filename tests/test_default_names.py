@@ -189,7 +189,7 @@ def test_sweep_and_tune_folders_differ_for_two_files_of_one_name(base, tmp_path)
 
 
 def test_ladder_names_differ_for_v1_0_and_v1_1_and_for_two_user_files(tmp_path):
-    from balancer.cli.ladder import default_ladder_name
+    from balancer.api import default_ladder_name
 
     assert default_ladder_name("citywright/v1.0", "citywright", "v1.0") == "ladder-citywright-v1.0"
     assert default_ladder_name("citywright/v1.1", "citywright", "v1.1") == "ladder-citywright-v1.1"
@@ -319,7 +319,7 @@ def test_report_refuses_the_page_of_another_results_folder(tmp_path, monkeypatch
         "or choose another --out"
     )
     with pytest.raises(ResultsExistError, match="use force=True to replace it, or choose another path"):
-        api.report(two, page)
+        api.write_report(two, page)
     assert invoke("report", two, "-o", page, "--force").exit_code == 0
     # the page records a digest of its folder, never the folder's machine-local path
     text = page.read_text(encoding="utf-8")
@@ -350,16 +350,16 @@ def test_compare_refuses_the_page_of_another_comparison(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     one, two = _comparison_folder(tmp_path / "one", 40), _comparison_folder(tmp_path / "two", 20)
     page = tmp_path / "reports" / "c.html"
-    assert api.report(one, page) == page
-    assert api.report(one, page) == page  # its own page: replaced
+    assert api.write_report(one, page) == page
+    assert api.write_report(one, page) == page  # its own page: replaced
     before = page.read_bytes()
     with pytest.raises(ResultsExistError, match="use force=True to replace it, or choose another path"):
-        api.report(two, page)
+        api.write_report(two, page)
     assert page.read_bytes() == before  # the refusal left the page as it was
-    assert api.report(two, page, force=True) == page
+    assert api.write_report(two, page, force=True) == page
     # the command line refuses before playing anything, and names --report
     played: list[object] = []
-    monkeypatch.setattr(api, "compare", lambda *a, **k: played.append(a))
+    monkeypatch.setattr(api, "compare_variants", lambda *a, **k: played.append(a))
     res = invoke("compare", "citywright/v1.1", "citywright/v1.0", "-p", 4, "--out", one, "--report", page)
     assert _error(res) == (
         f"error: {page}: is the page of another results folder than {one}; use --force to replace it, "

@@ -93,7 +93,7 @@ def test_rows_are_appended_per_run_with_the_commit_they_ran_at(tmp_path):
     ok = check(study, repo / "base.json", "--history", history, "--allow-underpowered")
     assert ok.exit_code in (0, 1), ok.output
 
-    frame = balancer.history(history)
+    frame = balancer.read_history(history)
     # a three-player mirror table tracks 3 seat win rates (metrics: []): 3 rows per event, 3 events
     assert frame.height == 9
     assert frame["event"].to_list() == [1, 1, 1, 2, 2, 2, 3, 3, 3]
@@ -121,7 +121,7 @@ def test_rows_are_appended_per_run_with_the_commit_they_ran_at(tmp_path):
 def test_outside_a_repository_the_commit_is_empty(tmp_path):
     study = make_study(tmp_path / "plain")
     save(study, tmp_path / "base.json", tmp_path / "h.duckdb")
-    frame = balancer.history(tmp_path / "h.duckdb")
+    frame = balancer.read_history(tmp_path / "h.duckdb")
     assert frame.height == 3 and frame["commit_sha"].null_count() == 3
 
 
@@ -240,8 +240,8 @@ def test_since_a_date_keeps_the_events_from_then_and_filters_that_keep_nothing_e
     for e in (1, 2, 3):
         when = datetime(2026, 12, e, 12, tzinfo=UTC)
         append_event(path, "s", "g", [_row(e, i) | {"recorded_at": when} for i in range(3)])
-    assert balancer.history(path, since="2026-12-02")["event"].unique().sort().to_list() == [2, 3]
-    assert balancer.history(path, since="2026-12-02T13:00+02:00")["event"].unique().sort().to_list() == [2, 3]
+    assert balancer.read_history(path, since="2026-12-02")["event"].unique().sort().to_list() == [2, 3]
+    assert balancer.read_history(path, since="2026-12-02T13:00+02:00")["event"].unique().sort().to_list() == [2, 3]
     page = tmp_path / "p.html"
     result = cli("history", path, "-o", page, "--since", "2026-12-02")
     assert result.exit_code == 0, result.output
@@ -260,9 +260,9 @@ def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
     path = tmp_path / "h.duckdb"
     for e in (1, 2, 3):
         append_event(path, "s", "g", [_row(e, i) | {"commit_sha": f"{e}abc{e}" * 5} for i in range(3)])
-    assert balancer.history(path, numbers=["n001"])["number"].unique().to_list() == ["n001"]
-    assert balancer.history(path, numbers=["r/v/n00[02]"])["number"].unique().sort().to_list() == ["n000", "n002"]
-    assert balancer.history(path, since="2abc2")["event"].unique().sort().to_list() == [2, 3]
+    assert balancer.read_history(path, numbers=["n001"])["number"].unique().to_list() == ["n001"]
+    assert balancer.read_history(path, numbers=["r/v/n00[02]"])["number"].unique().sort().to_list() == ["n000", "n002"]
+    assert balancer.read_history(path, since="2abc2")["event"].unique().sort().to_list() == [2, 3]
     result = cli("history", path, "-o", tmp_path / "p.html", "--since", "nonsense!")
     assert result.exit_code == 2 and "--since" in result.output
     result = cli("history", path, "-o", tmp_path / "p.html", "--study", "other")
@@ -313,7 +313,7 @@ def test_an_underpowered_check_exits_2_naming_the_cell_unless_allowed(tmp_path):
     )
     text = md.read_text()
     assert "PASS (underpowered: 3 of 3" in text and text.count("PASS (underpowered) |") == 3
-    assert balancer.history(tmp_path / "h.duckdb")["powered"].to_list() == [False] * 3
+    assert balancer.read_history(tmp_path / "h.duckdb")["powered"].to_list() == [False] * 3
 
 
 def test_a_check_short_of_games_names_the_games_it_needs(tmp_path):
@@ -412,7 +412,7 @@ def test_a_history_in_a_read_only_folder_is_read_but_not_appended_to(tmp_path, m
     monkeypatch.setattr(store.os, "open", no_lock)
     monkeypatch.setattr(store.os, "access", read_only)
     before = path.read_bytes()
-    assert balancer.history(path)["event"].unique().to_list() == [1]  # read without the lock
+    assert balancer.read_history(path)["event"].unique().to_list() == [1]  # read without the lock
     with pytest.raises(HistoryError, match=r"h\.duckdb: cannot be appended to \(the file is not writable\)"):
         store.check_history_target(path, "s", "g")
     monkeypatch.setattr(store.os, "access", lambda n, m: False if Path(n) == path.parent else real_access(n, m))

@@ -165,20 +165,35 @@ PUBLIC = {
         "config", "players", "agents", "games", "seed", "jobs", "out", "force", "resume", "chunk_size",
         "scheduler", "until_ci", "max_games", "progress", "command", "note", "log",
     ]),
-    "compare": (api.compare, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
+    "compare_variants": (api.compare_variants, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
                               "agents": "random", "games": 2}, [
         "config_a", "config_b", "players", "agents", "games", "seed", "jobs", "out", "force", "progress", "command",
     ]),
-    "report": (api.report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
+    "write_report": (api.write_report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
     "open_run": (api.open_run, {"out_dir": "nowhere"}, ["out_dir"]),
     "load_variant": (api.load_variant, {"config": "citywright/v1.1"}, ["config"]),
-    "history": (api.history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
+    "read_history": (api.read_history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
     "history_page": (api.history_page, {"path": "h.duckdb", "out": "h.html"}, [
         "path", "out", "study", "numbers", "since", "figures", "alpha",
     ]),
     "show": (api.show, {"config": "citywright/v1.1", "diff": "citywright/v1.0"}, ["config", "diff"]),
     "default_players": (api.default_players, {"players": None, "agents": "random", "cfg": None}, [
         "players", "agents", "cfg", "fallback",
+    ]),
+    "play_transcript": (api.play_transcript, {"config": "citywright/v1.1"}, [
+        "config", "players", "agents", "seed", "game_index",
+    ]),
+    "score_table": (api.score_table, {"config": "citywright/v1.1", "text": ""}, ["config", "text"]),
+    "write_pairs_page": (api.write_pairs_page, {"results_dir": "nowhere", "label": "shops", "path": "p.html"}, [
+        "results_dir", "label", "path", "figures",
+    ]),
+    "write_starter": (api.write_starter, {"game": "citywright", "directory": "d"}, ["game", "directory", "force"]),
+    "game_names": (api.game_names, {}, []),
+    "run_study": (api.run_study, {"study_file": "citywright/appendix"}, [
+        "study_file", "results", "jobs", "force", "progress", "log", "scheduler", "folder", "checked",
+    ]),
+    "save_baseline": (api.save_baseline, {"study_file": "citywright/ci", "out": "b.json"}, [
+        "study_file", "out", "results", "jobs", "replay", "progress", "log", "values",
     ]),
 }  # fmt: skip
 """Every public function of balancer.api and every parameter it takes (a test below checks the list is whole)."""

@@ -321,7 +321,7 @@ def test_a_comparison_names_each_run_and_counts_both(tmp_path, monkeypatch):
 
     monkeypatch.setattr(compare, "run_to_dir", fake_run_to_dir)
     with pytest.raises(Stop):
-        compare.compare_variants(
+        compare.play_comparison(
             locate_config("citywright/v1.0"), locate_config("citywright/v1.1"), 4, ["greedy"], 50, 1, 1, tmp_path / "c"
         )
     assert seen == [

@@ -19,7 +19,9 @@ from typing import Annotated, Any
 import typer
 
 from balancer import api
-from balancer.games import GameSpec
+from balancer import errors as library
+from balancer.api import GameSpec
+from balancer.errors import OutDirError, UnsafeOutputError
 
 from .errors import _fail, library_errors
 
@@ -90,8 +92,8 @@ def _note(line: str) -> None:
 def _compile_note(spec: GameSpec) -> None:
     """On stderr, when the game's compiled engine is not in numba's cache yet (the first game after
     installing or after an engine change compiles it), with how long that took last time
-    (:func:`balancer.api._compile_note`)."""
-    note = api._compile_note(spec)
+    (:func:`balancer.api.compile_note`)."""
+    note = api.compile_note(spec)
     if note:
         _note(note)
 
@@ -129,13 +131,10 @@ def _resume_command(out_dir: Path) -> str:
 
 def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
     """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
-    a file, not a symbolic link (:func:`balancer.outdir.refuse_foreign`), in a writable directory
-    (:func:`balancer.report.render.check_report_target`). Creates nothing."""
-    from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign
-    from balancer.report.render import ReportOutputError, check_report_target
-
+    a file, not a symbolic link (:func:`balancer.api.refuse_foreign_output`), in a writable directory
+    (:func:`balancer.api.check_output_file`). Creates nothing."""
     try:  # a link planted as the file is refused before any game is played, not after
-        refuse_foreign(normalised(path))
+        api.refuse_foreign_output(path)
     except UnsafeOutputError as exc:
         if not path.is_dir():
             _fail(f"{flag} {exc}")
@@ -144,20 +143,17 @@ def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
     if path.is_dir():
         _fail(f"{flag} {path}: is a directory; give the path of {kind}")
     try:
-        check_report_target(path)
-    except ReportOutputError as exc:
+        api.check_output_file(path)
+    except library.ReportOutputError as exc:
         _fail(f"{flag} {exc}")
 
 
 def _check_out_directory(flag: str, path: Path) -> None:
     """Exit 2 (naming ``flag``) unless ``path`` is or can be created as a writable directory
-    (:func:`balancer.sim.runner.check_out_dir`, results checks left to the command), and is not the
+    (:func:`balancer.api.check_output_directory`, results checks left to the command), and is not the
     current directory or one of its parents (``''``, ``.``, ``..``, ``/``: a command writes into a
     folder of its own, never among the files where it is started). Creates nothing."""
-    from balancer.outdir import normalised
-    from balancer.sim.runner import OutDirError, check_out_dir
-
-    where = normalised(path).resolve()
+    where = api.normalised(path).resolve()
     cwd = Path.cwd().resolve()
     if where == cwd or where in cwd.parents:
         _fail(
@@ -165,7 +161,7 @@ def _check_out_directory(flag: str, path: Path) -> None:
             "give a folder of its own (results/x)"
         )
     try:
-        check_out_dir(path, resume=True)
+        api.check_output_directory(path)
     except OutDirError as exc:
         _fail(f"{flag} {exc}")
 

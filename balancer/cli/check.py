@@ -7,6 +7,8 @@ from typing import Any
 
 import typer
 
+from balancer import api
+
 from .app import (
     Jobs,
     QuietCells,
@@ -47,11 +49,8 @@ def baseline_save(
 ) -> None:
     """Run a study and store each cell's tracked numbers (seat and agent win rates, metric means, with
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
-    from balancer.check import save_baseline
-    from balancer.study.runner import check_study
-
     with library_errors(interrupted=None):
-        spec, _, _ = check_study(study_file, figures=False)  # every problem of the file at once
+        spec, _, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
     _check_out_file("--out", out, "a JSON file")
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
@@ -64,24 +63,20 @@ def baseline_save(
         library_errors(interrupted="interrupted; no baseline was written", cannot_write=f"--out {out}"),
         _sigterm_as_interrupt(),
     ):
-        data = save_baseline(
+        data = api.save_baseline(
             study_file,
             out,
-            results_root=results,
-            jobs=jobs,
-            force_replay=replay,
+            results,
+            jobs,
+            replay=replay,
             progress=not quiet,
             log=log,
             values=values if history is not None else None,
         )
     if history is not None:
-        from balancer.history.record import baseline_rows
-
-        rows, kept = baseline_rows(data, study_file, spec.check, values)
+        rows, kept = api.baseline_history_rows(data, study_file, spec.check, values)
         _append_history(history, spec, rows, kept)
-    from balancer.check.values import count_tracked
-
-    numbers, tracked = count_tracked(data, spec.check.metrics)
+    numbers, tracked = api.count_tracked(data, spec.check.metrics)
     note = (
         ""
         if tracked == numbers
@@ -153,14 +148,9 @@ def check(
 ) -> None:
     """Replay a study with a new seed and test every tracked number against its baseline and the study's
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
-    from pydantic import ValidationError
-
-    from balancer.check import load_baseline, print_table, run_check, write_junit, write_markdown
-    from balancer.study.runner import check_study
-
     with library_errors(interrupted=None):
-        spec, _, _ = check_study(study_file, figures=False)  # every problem of the file at once
-        data = load_baseline(baseline)
+        spec, _, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
+        data = api.load_baseline(baseline)
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
             _check_out_file(flag, path)
@@ -174,19 +164,15 @@ def check(
         "miss_rate": miss_rate,
         "looks": looks,
     }
-    settings_data = spec.check.model_dump()
-    settings_data.update({k: v for k, v in overrides.items() if v is not None})
-    for key, value in (("win_rate", tolerance_win_rate), ("metric_sd", tolerance_metric_sd)):
-        if value is not None:
-            settings_data["tolerance"][key] = value
+    tolerance = {"win_rate": tolerance_win_rate, "metric_sd": tolerance_metric_sd}
     try:
-        settings = type(spec.check).model_validate(settings_data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
+        settings = api.check_settings(spec.check, overrides, tolerance)
+    except ValueError as exc:  # pydantic's ValidationError
+        err = exc.errors()[0]  # type: ignore[attr-defined]
         _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
     log = None if quiet else (lambda line: typer.echo(line, err=True))
     with library_errors(interrupted="interrupted; nothing was written"), _sigterm_as_interrupt():
-        result = run_check(
+        result = api.run_check(
             study_file,
             data,
             baseline,
@@ -196,15 +182,13 @@ def check(
             log=log,
             allow_underpowered=allow_underpowered,
         )
-    print_table(result)
-    for writer, path in ((write_junit, junit), (write_markdown, markdown)):
+    api.print_check_table(result)
+    for writer, path in ((api.write_check_junit, junit), (api.write_check_markdown, markdown)):
         if path is not None:
             with library_errors(interrupted=None, cannot_write=str(path)):
                 typer.echo(f"written: {shown_path(writer(result, path))}")
     if history is not None:
-        from balancer.history.record import check_rows
-
-        rows, values = check_rows(result, study_file)
+        rows, values = api.check_history_rows(result, study_file)
         _append_history(history, spec, rows, values)
     raise typer.Exit(0 if result.passed else 1)
 
@@ -213,21 +197,17 @@ def _check_history(path: Path, spec: Any, others: dict[str, Path | None]) -> Non
     """Exit 2 (one line naming the file) unless ``path`` can take an event of study ``spec`` and is
     none of the ``others`` files the command writes or reads (``--junit h.duckdb`` would replace the
     history before the append refused it)."""
-    from balancer.history.store import check_history_target
-
     own = {path.resolve(), path.with_name(path.name + ".lock").resolve(), path.with_name(path.name + ".wal").resolve()}
     for flag, other in others.items():
         if other is not None and other.resolve() in own:
             _fail(f"--history {path}: is also {flag} {other}; give the history a file of its own")
     with library_errors(interrupted=None):
-        check_history_target(path, spec.study, spec.game)
+        api.check_history_target(path, spec.study, spec.game)
 
 
 def _append_history(path: Path, spec: Any, rows: list[dict[str, Any]], values: dict[Any, Any]) -> None:
     """Append one event to the history at ``path`` and say so on stderr; exit 2 naming the file when it
     cannot be written (the file is left as it was)."""
-    from balancer.history.store import append_event
-
     with library_errors(interrupted="interrupted; nothing was added to the history", cannot_write=f"--history {path}"):
-        event = append_event(path, spec.study, spec.game, rows, values)
+        event = api.append_history_event(path, spec.study, spec.game, rows, values)
     typer.echo(f"history: {shown_path(path)} (event {event}, {len(rows)} numbers)", err=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
 
@@ -65,13 +64,10 @@ def compare(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
     """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
-    from balancer.compare import default_compare_names
-    from balancer.naming import check_page
-
     cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
     _load(config_b)
     players = _players(players, agents, cfg_a, 4)
-    name = default_compare_names(config_a, config_b, players)
+    name = api.default_compare_name(config_a, config_b, players)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
     if out is not None and out.suffix.lower() in (".html", ".htm"):
@@ -79,22 +75,23 @@ def compare(
     _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
     with library_errors(interrupted=None):  # the page of another comparison: refused before playing
-        check_page(html, out_dir, force, ("path", "--report"))
+        api.check_page(html, out_dir, force, ("path", "--report"))
     with (
         library_errors(
             interrupted="interrupted; finished runs are kept, and the same command continues the unfinished one"
         ),
         _sigterm_as_interrupt(),
     ):
-        compared = api.compare(
+        compared = api.compare_variants(
             config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
             command=_command_line(),
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
-        written = api.report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
+        written = api.write_report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
-    _echo_completion(compared.comparison)
+    for line in api.comparison_completion_lines(compared):
+        typer.echo(line)
     if not quiet:
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:
@@ -102,17 +99,3 @@ def compare(
                 continue
             mark = " *" if row["significant"] else ""
             typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){mark}")
-
-
-def _echo_completion(result: dict[str, Any]) -> None:
-    """Each variant's games a safety stop ended rather than the rules, with replay commands (none: nothing)."""
-    from balancer.core.replay import replay_command
-    from balancer.stats.completion import completion_lines
-
-    agents, seed = result["agents"], result["seed"]
-    for side in ("a", "b"):
-        c = (result.get("completion") or {}).get(side) or {}
-        path = result[f"config_{side}"]
-        lines = completion_lines(c, lambda i, path=path: replay_command(path, agents, seed, i))
-        for k, line in enumerate(lines):
-            typer.echo((f"WARNING: variant {result[f'variant_{side}']}: " if k == 0 else "") + line)

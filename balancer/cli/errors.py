@@ -23,10 +23,17 @@ from typing import Any, NoReturn
 
 import typer
 
-from balancer.check.baseline import BaselineError
-from balancer.config import ConfigError
-from balancer.sim.errors import GamesFailedError, ResultsExistError, RunRequestError, Spelled, option_name
-from balancer.study import StudyError
+from balancer import errors as _errors
+from balancer.errors import (
+    BaselineError,
+    ConfigError,
+    GamesFailedError,
+    ResultsExistError,
+    RunRequestError,
+    Spelled,
+    StudyError,
+    option_name,
+)
 
 BAD_INPUT = 2
 INTERRUPTED = 130
@@ -57,7 +64,7 @@ FLAGS: dict[str, str] = {
     "until_ci": "--until-ci",
     "max_games": "--max-games",
 }
-"""The option of each request field (:class:`~balancer.sim.errors.RunRequestError.field`); a field
+"""The option of each request field (:class:`~balancer.errors.RunRequestError.field`); a field
 not listed is shown by Typer's rule (``some_field`` -> ``--some-field``)."""
 
 MAX_PRINTED_FAILURES = 20
@@ -160,7 +167,7 @@ def library_errors(
     import signal
     import threading
 
-    from balancer.check.run import CheckGameError
+    CheckGameError = _errors.CheckGameError  # loaded here: the check's modules are slow to import
 
     # while the block runs, Ctrl-C raises KeyboardInterrupt (whatever handler the entry point set), so
     # that the command keeps what it finished and says so (issue 28)

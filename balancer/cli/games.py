@@ -6,8 +6,7 @@ from pathlib import Path
 
 import typer
 
-from balancer.files import describe_yaml
-from balancer.games import GAMES, get_spec
+from balancer import api
 
 from .app import (
     app,
@@ -21,11 +20,9 @@ def games() -> None:
     those the conformance suite plays) and the variants and studies that ship with balancer, each
     with its player counts; name a shipped file as <game>/<name> (citywright/v1.1) in any command,
     or copy one to edit with 'balancer init'."""
-    from balancer.data import builtin_configs, builtin_name
-
-    for name in sorted(GAMES):
+    for name in api.game_names():
         try:
-            spec = get_spec(name)
+            spec = api.get_spec(name)
             agents = ", ".join(spec.agents) or "?"
             extra = ", ".join(spec.extra_agents)
             agents += f" ({spec.agent_note})" if spec.agent_note else ""
@@ -33,11 +30,11 @@ def games() -> None:
             _echo_fitted(f"{name}: not available ({exc})")
             continue
         _echo_fitted(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
-        configs = builtin_configs(name)
+        configs = api.shipped_configs(name)
         if not configs:
             typer.echo(f"  (no configs ship with {name})")
-        for path in configs:
-            _echo_fitted(f"  {builtin_name(path)}.yaml  {describe_yaml(path, brief=True)}")
+        for shipped, description in configs:
+            _echo_fitted(f"  {shipped}.yaml  {description}")
     typer.echo("every run, variant and value of a file: balancer validate <game>/<name> (citywright/ladder)")
 
 
@@ -61,10 +58,8 @@ def init(
 ) -> None:
     """Write a starter rule variant (variant.yaml, extending the game's shipped main variant by name)
     and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit."""
-    from balancer.data.starter import write_starter
-
     with library_errors(interrupted=None, cannot_write=str(directory), writing="the starter files"):
-        written = write_starter(game, directory, force=force)
+        written = api.write_starter(game, directory, force=force)
     for path in written:
         typer.echo(f"written: {shown_path(path)}")
     typer.echo(shown_path(f"next: balancer validate {written[0]}; balancer study {written[1]}"))

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import typer
 
+from balancer import api
+from balancer import errors as library
+
 from .app import Figures, _check_out_directory, _check_out_file, _fail, app
 from .errors import library_errors, shown_path
 
@@ -32,14 +35,10 @@ def history(
     """Draw every tracked number across commits (estimate, interval, baseline, failed checks), the
     significant moves between consecutive points and the drift since the baseline, as one self-contained
     HTML page. Exit 0, or 2 for a missing, foreign or corrupt history file or a bad filter."""
-    from balancer import api
-    from balancer.report.history import check_page_target
-    from balancer.report.render import ReportOutputError
-
     _check_out_file("--out", out, "an HTML file")
     try:
-        check_page_target(history_file, out)
-    except ReportOutputError as exc:
+        api.check_history_page(history_file, out)
+    except library.ReportOutputError as exc:
         _fail(f"--out {exc}")
     if figures is not None:
         _check_out_directory("--figures", figures)

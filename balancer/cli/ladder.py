@@ -18,9 +18,7 @@ from typing import Any
 import typer
 import yaml
 
-from balancer.data import builtin_config
-from balancer.naming import input_label
-from balancer.outdir import refuse_links_below, write_atomic
+from balancer import api
 
 from .app import (
     Figures,
@@ -36,10 +34,11 @@ from .app import (
     app,
 )
 from .errors import library_errors, shown_path
+from .study import echo_completion
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
 STUDY_FILE = "ladder.yaml"
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+NAME_PATTERN = api.LADDER_NAME_PATTERN
 
 
 def _players_list(text: str | None, cfg: Any) -> list[int]:
@@ -62,40 +61,12 @@ def _players_list(text: str | None, cfg: Any) -> list[int]:
 
 
 def _ladder_model(rungs: list[str], players: list[int], games: int, matchups: bool, bootstrap: int) -> Any:
-    """The validated :class:`balancer.ladder.model.Ladder`, or exit 2 naming the flag at fault."""
-    from pydantic import ValidationError
-
-    from balancer.ladder.model import Ladder, first_error
-
+    """The validated ladder section (:func:`balancer.api.ladder_settings`), or exit 2 naming the flag at fault."""
     try:
-        return Ladder.model_validate(
-            {"rungs": rungs, "players": players, "games": games, "matchups": matchups, "bootstrap": bootstrap}
-        )
-    except ValidationError as exc:
-        line = first_error(exc, prefix="")
-        key, _, msg = line.lstrip(".").partition(": ")
+        return api.ladder_settings(rungs, players, games, matchups, bootstrap)
+    except ValueError as exc:
+        key, _, msg = str(exc).partition(": ")
         _fail(f"{LADDER_FLAGS.get(key.split('.')[0], '--' + key)}: {msg}")
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text).strip("._-")[:40] or "variant"
-
-
-def default_ladder_name(config: Path | str, game: str, variant: str) -> str:
-    """``ladder-<game>-<variant>``: a ladder's default name (its folder in RESULTS, its page in
-    ``reports/``) from the game and the variant's own name kept whole (``ladder-citywright-v1.0``);
-    a variant not shipped with balancer also carries 8 hex digits of its path's hash, so two
-    ``variant.yaml`` in different folders never share a ladder (:func:`balancer.naming.input_label`).
-    At most 64 characters (:data:`NAME_PATTERN`): a long variant name is cut, never the hash."""
-    head = f"ladder-{game}-"
-    return head + input_label(config, _slug(variant), limit=64 - len(head))
-
-
-def _write_study(path: Path, data: dict[str, Any]) -> None:
-    """Write the generated study file atomically (a comment says where it came from)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    head = "# written by 'balancer ladder'; replay with: balancer study " + str(path) + "\n"
-    write_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
 
 
 def _refuse_other_ladder(study_file: Path, variants: dict[str, str], force: bool, flag: str) -> None:
@@ -169,10 +140,6 @@ def ladder(
     """Play a skill ladder: each agent (rung, weakest first) in mirror tables and against every other,
     and report seat win rates by rung (with the seat x rung test), the match-up matrix, ratings on
     one scale and the skill depth, with 95% intervals. Exit 0 done, 1 games raised, 2 bad input."""
-    from balancer.ladder.model import cells
-    from balancer.sim.runner import check_run
-    from balancer.study import run_study
-
     given_name = name is not None
     cfg, spec = _load(config)
     rungs = [a.strip() for a in agents.split(",")]
@@ -185,19 +152,10 @@ def ladder(
         if problem:
             _fail(f"--agents: {problem}")
     with library_errors(interrupted=None):
-        for c in cells(model):
-            check_run(
-                spec,
-                cfg,
-                list(c.agents) * (c.players if len(c.agents) == 1 else 1),
-                n_games,
-                seed,
-                jobs,
-                source=str(config),
-            )
-    label = _slug(str(getattr(cfg, "variant", "") or config.stem))
+        api.check_ladder_cells(config, cfg, spec, model, n_games, seed, jobs)
+    label = api.ladder_label(config, cfg)
     if name is None:
-        name = default_ladder_name(config, spec.name, label)
+        name = api.default_ladder_name(config, spec.name, label)
     if not re.fullmatch(NAME_PATTERN, name):
         _fail(f"--name: {name[:40]!r}: letters, digits, '.', '_' and '-' only, at most 64 characters (a folder name)")
     html = out_html if out_html is not None else Path("reports") / f"{name}.html"
@@ -208,7 +166,7 @@ def ladder(
     study_file = results / name / STUDY_FILE
     # a file on disk by its absolute path; a built-in name (citywright/v1.1) as the name, which
     # the study file resolves as every command does
-    variants = {label: str(config.resolve()) if config.exists() or builtin_config(config) is None else str(config)}
+    variants = {label: str(config.resolve()) if config.exists() or not api.is_shipped(config) else str(config)}
     data = {
         "study": name,
         "title": f"{spec.display_name} {getattr(cfg, 'variant', '')}: skill ladder {', '.join(rungs)}",
@@ -226,21 +184,22 @@ def ladder(
         ),
         cannot_write=f"--results {results}",
     ):
-        refuse_links_below(results, study_file, "file")  # <results>/<name>/ladder.yaml: the ladder's own
-        _write_study(study_file, data)
+        api.write_ladder_study(results, study_file, data)  # <results>/<name>/ladder.yaml: the ladder's own
         _compile_note(spec)
         with _sigterm_as_interrupt():
-            result = run_study(
+            result = api.run_study(
                 study_file,
-                results_root=results,
-                jobs=jobs,
+                results,
+                jobs,
                 force=force,
                 progress=not quiet,
                 log=log,
                 scheduler=scheduler or None,
                 folder=name,
             )
-    written = render_and_echo(result, html, figures)
+    written, lines = api.write_ladder_report(result, html, figures)
+    for line in lines:
+        typer.echo(line)
     typer.echo(f"report: {shown_path(written)}")
     shown = shown_path(study_file)
     typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")
@@ -248,30 +207,4 @@ def ladder(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
     )
-    from balancer.cli.study import echo_completion
-
     echo_completion(result)
-
-
-def render_and_echo(result: Any, html: Path, figures: Path | None) -> Path:
-    """Analyse a played ladder study, write its report (and figures), print one line per ladder;
-    return the report's path (``balancer ladder`` and ``balancer study`` on a ladder study)."""
-    from balancer.ladder.analysis import analyze
-    from balancer.report.ladder import render_ladder
-
-    tables = analyze(result)
-    written = render_ladder(result, html, figures_dir=figures, tables=tables)
-    echo_summary(tables)
-    return written
-
-
-def echo_summary(tables: list[Any]) -> None:
-    """One line per ladder (variant x player count): seat rates at the bottom and top rung, the
-    seat x rung sentence and the skill depth."""
-    for t in tables:
-        depth = (
-            f"; skill depth {t.depth['depth']:.2f} [{t.depth['ci_low']:.2f}, {t.depth['ci_high']:.2f}]"
-            if t.depth
-            else ""
-        )
-        typer.echo(f"{t.variant}, {t.players} players: {t.sentence}{depth}")

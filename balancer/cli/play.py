@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from balancer.limits import MAX_LINE_CHARS, MAX_TEXT_BYTES, InputLimitError, read_text_bounded
+from balancer import api
+from balancer.errors import InputLimitError
 
 from .app import (
     _fail,
@@ -31,11 +32,10 @@ def score(
 ) -> None:
     """Score a hand-drawn final position (a table, a board) and print its category breakdown."""
     cfg, spec = _load(config)
-    scorer = spec.score_table_text
-    if scorer is None:
+    if not api.can_score_tables(spec):
         _fail(f"game {cfg.game!r} cannot score a table from text")
     try:  # bounded by size and by line: /dev/zero or a pipe without end is refused, never read whole
-        text = read_text_bounded(table_file, MAX_TEXT_BYTES, "a drawn table", line_limit=MAX_LINE_CHARS)
+        text = api.read_table_file(table_file)
     except FileNotFoundError:
         _fail(f"{table_file}: file not found")
     except OSError as exc:
@@ -43,7 +43,7 @@ def score(
     except InputLimitError as exc:
         _fail(str(exc))
     with library_errors(interrupted=None, about=str(table_file)):
-        breakdown = scorer(cfg, text)
+        breakdown = api.score_table(config, text)
     if as_json:
         typer.echo(json.dumps(breakdown, indent=2))
         return
@@ -75,14 +75,8 @@ def play(
     ),
 ) -> None:
     """Play one game and print its turn-by-turn transcript."""
-    from balancer.core.seeding import game_seed
-    from balancer.core.tables import seat_agents
-    from balancer.sim.runner import check_run, parse_agents
-
-    cfg, spec = _load(config)
+    cfg, _ = _load(config)
     players = _players(players, agents, cfg, 2)
     with library_errors(interrupted=None, about=str(config)):
-        seats = parse_agents(agents, players)
-        check_run(spec, cfg, seats, 1, seed, source=str(config))
-        text = spec.transcript(cfg, seat_agents(seats, game_index), game_seed(seed, game_index))
+        text = api.play_transcript(config, players, agents, seed, game_index)
     typer.echo(text.rstrip("\n"))

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from balancer import api
+from balancer import errors as library
+from balancer.errors import ResultsExistError, UnsafeOutputError
 
 from .app import (
     _check_out_directory,
@@ -32,27 +34,22 @@ def report(
     from results.parquet; a summary.json that disagrees with it is refused)."""
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
-    from balancer.sim.runner import MANIFEST_FILE
-
-    if (results_dir / MANIFEST_FILE).is_file() and not (results_dir / "results.parquet").is_file():
+    manifest = api.manifest_file()
+    if (results_dir / manifest).is_file() and not (results_dir / "results.parquet").is_file():
         _fail(
-            f"{results_dir}: an unfinished run ({MANIFEST_FILE}, no results.parquet yet); finish it by repeating "
+            f"{results_dir}: an unfinished run ({manifest}, no results.parquet yet); finish it by repeating "
             f"its 'balancer run' command with --resume, then report it"
         )
     for name in ("results.parquet", "run.json"):
         if not (results_dir / name).is_file():
             _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
-    from balancer.outdir import UnsafeOutputError
-    from balancer.report.render import ReportOutputError
-    from balancer.sim.errors import ResultsExistError
-
     target = out if out is not None else api.default_report_page(results_dir)
     where = "--out " if out is not None else "report file "
     try:
-        written = api.report(api.RunResult(results_dir), target, force=force)
+        written = api.write_report(api.RunResult(results_dir), target, force=force)
     except ResultsExistError as exc:  # the page of another results folder
         _fail(f"{where}{exc.cli_message()}")
-    except ReportOutputError as exc:
+    except library.ReportOutputError as exc:
         _fail(f"{where}{exc}")
     except UnsafeOutputError as exc:  # a link where the report or summary.json belongs: the message names it
         _fail(str(exc))
@@ -78,8 +75,6 @@ def pairs(
 ) -> None:
     """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
     margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
-    from balancer.report.pairs import render_pairs
-
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
@@ -87,7 +82,7 @@ def pairs(
     if figures_dir is not None:
         _check_out_directory("--figures", figures_dir)
     try:
-        written = render_pairs(results_dir, label, target, figures_dir)
+        written = api.write_pairs_page(results_dir, label, target, figures_dir)
     except KeyError as exc:
         _fail(f"{results_dir}: --label {label}: {exc.args[0]}")
     except (FileNotFoundError, ValueError) as exc:

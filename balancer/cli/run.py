@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
 from balancer import api
-from balancer.games import get_spec
-from balancer.outdir import normalised
+from balancer.errors import GamesFailedError, RunInterrupted
 
 from .app import (
     TableAgents,
@@ -84,11 +82,9 @@ def run(
     'balancer play' command that replays it). Ctrl-C keeps the finished chunks and prints the
     --resume command.
     """
-    from balancer.sim.runner import GamesFailedError, RunInterrupted, default_out_dir, seat_win_rates
-
     cfg, _ = _load(config)
     players = _players(players, agents, cfg, 4)
-    out_dir = out if out is not None else default_out_dir(cfg.game, cfg.variant, players, config=config)
+    out_dir = out if out is not None else api.default_run_dir(config, cfg, players)
     where = "--out " if out is not None else "output directory "
 
     def interrupted(exc: KeyboardInterrupt) -> str:
@@ -122,20 +118,20 @@ def run(
                     f"the widest interval ({until.widest}) is +/-{until.widest_half_width:.4f}, {reached}; "
                     f"theory asks for {until.theory_games:,.0f} games (z^2 p(1-p)/h^2)"
                 )
-    out_dir = normalised(out_dir)  # as the run created it: out/a/../X is out/X, and out/a need not exist
+    out_dir = api.normalised(out_dir)  # as the run created it: out/a/../X is out/X, and out/a need not exist
     if failed is not None:
         if (out_dir / "results.parquet").is_file():
             typer.echo(f"results: {shown_path(out_dir / 'results.parquet')} (without the failing games)")
         _report_failures(failed)
         raise typer.Exit(1)
     typer.echo(f"results: {shown_path(out_dir / 'results.parquet')}")
-    _echo_completion(out_dir)
+    finished = api.RunResult(out_dir)
+    for k, line in enumerate(api.run_completion_lines(finished)):
+        typer.echo(("WARNING: " if k == 0 else "") + line)
     if not quiet and players == 1:
         # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
-        from balancer.stats.solo import solo_result
-
-        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
-        solo = solo_result(summary, get_spec(cfg.game).metrics)
+        summary = finished.summary
+        solo = api.solo_result(finished, cfg.game)
         if solo is not None:
             typer.echo(
                 f"solo win rate: {solo['rate']:.1%} ({solo['ci_low']:.1%} to {solo['ci_high']:.1%}, "
@@ -144,24 +140,7 @@ def run(
         for row in summary.get("score_by_seat", [])[:1]:
             typer.echo(f"solo score: {row['mean']:.1f} points ({row['ci_low']:.1f} to {row['ci_high']:.1f})")
     elif not quiet:
-        rates = seat_win_rates(out_dir)
+        rates = finished.seat_win_rates()
         typer.echo("seat win rates: " + "  ".join(f"{s}: {r:.1%}" for s, r, _ in rates["seat"]))
         if len(rates["agent"]) > 1:
             typer.echo("agent win rates: " + "  ".join(f"{a}: {r:.1%}" for a, r, _ in rates["agent"]))
-
-
-def _echo_completion(out_dir: Path) -> None:
-    """Say, prominently, how many games a safety stop ended rather than the rules (nothing when none),
-    with the command that replays each (:func:`balancer.stats.completion.completion_lines`)."""
-    from balancer.sim.runner import replay_command
-    from balancer.stats.completion import completion_lines
-
-    summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
-    run = json.loads((out_dir / "run.json").read_text(encoding="utf-8"))
-    agents, seed, config_path = run.get("agents"), run.get("seed"), run.get("config_path")
-    replay = None
-    if agents and seed is not None and config_path:
-        replay = lambda i: replay_command(config_path, agents, seed, i)  # noqa: E731
-    lines = completion_lines(summary.get("completion") or {}, replay)
-    for k, line in enumerate(lines):
-        typer.echo(("WARNING: " if k == 0 else "") + line)

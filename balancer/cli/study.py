@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from balancer.games import get_spec
+from balancer import api
 
 from .app import (
     Figures,
@@ -59,21 +59,17 @@ def study(
 ) -> None:
     """Run every cell of a study (variants x runs) and render one report with the published values beside ours
     (a study with a ladder: section gets the ladder report: seats by rung, match-ups, ratings, skill depth)."""
-    from balancer.report.study import render_study
-    from balancer.study import run_study, study_changes
-    from balancer.study.runner import check_study, study_folder
-
     with library_errors(interrupted=None):  # every problem of the file at once, before any output is checked
-        checked = check_study(study_file, jobs, on_probe=_compile_note)
+        checked = api.check_study(study_file, jobs, on_probe=_compile_note)
     spec = checked[0]
-    folder = study_folder(study_file, spec, results)
+    folder = api.study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
     if figures is not None:
         _check_out_directory("--figures", figures)
     _check_out_directory("--results", results)
     log = None if quiet else (lambda line: typer.echo(line, err=True))
-    _compile_note(get_spec(spec.game))
+    _compile_note(api.get_spec(spec.game))
     with (
         library_errors(
             interrupted=(
@@ -83,10 +79,10 @@ def study(
         ),
         _sigterm_as_interrupt(),
     ):
-        result = run_study(
+        result = api.run_study(
             study_file,
-            results_root=results,
-            jobs=jobs,
+            results,
+            jobs,
             force=force,
             progress=not quiet,
             log=log,
@@ -95,17 +91,14 @@ def study(
             checked=checked,
         )
     try:
-        if spec.ladder is not None:
-            from balancer.cli.ladder import render_and_echo as render_ladder_and_echo
-
-            written = render_ladder_and_echo(result, html, figures)
-        else:
-            written = render_study(result, study_changes(result), html, figures_dir=figures)
+        written, lines = api.write_study_report(result, html, figures)
     except (KeyError, ValueError, OSError) as exc:  # checked before playing; a last guard, never a traceback
         _fail(
             f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
             f"{results} and reused when the study is run again"
         )
+    for line in lines:  # one per ladder of a study with a ladder: section
+        typer.echo(line)
     typer.echo(f"report: {shown_path(written)}")
     if figures is not None:
         typer.echo(f"figures: {shown_path(figures)}")
@@ -118,15 +111,6 @@ def study(
 
 def echo_completion(result: Any) -> None:
     """For every cell of a finished study (or ladder) whose games did not all end by the rules, say so
-    with the commands that replay them (:func:`balancer.stats.completion.completion_lines`)."""
-    from balancer.core.replay import replay_command
-    from balancer.stats.completion import completion_lines
-
-    for (run, variant), cell in sorted(result.cells.items()):
-        agents, seed = cell.meta.get("agents"), cell.meta.get("seed")
-        path = cell.meta.get("config_path") or str(cell.config_path)
-        replay = (
-            (lambda i, a=agents, s=seed, p=path: replay_command(p, a, s, i)) if agents and seed is not None else None
-        )
-        for k, line in enumerate(completion_lines(cell.summary.get("completion") or {}, replay)):
-            typer.echo((f"WARNING: {run}/{variant}: " if k == 0 else "") + line)
+    with the commands that replay them (:func:`balancer.api.study_completion_lines`)."""
+    for line in api.study_completion_lines(result):
+        typer.echo(line)

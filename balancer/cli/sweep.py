@@ -12,8 +12,8 @@ from pathlib import Path
 
 import typer
 
-from balancer.config import ConfigError
-from balancer.files import describe_sweep_or_tune
+from balancer import api
+from balancer.errors import ConfigError
 
 from .app import (
     Jobs,
@@ -67,14 +67,11 @@ def sweep(
     """Play every point of a sweep (each a variant that sets the swept YAML paths) with the same game
     seeds, and report every tracked number against the swept value with 95% intervals, and the values
     that meet each target. Finished cells are reused; an interrupted one is continued."""
-    from balancer.report.sweep import render_sweep
-    from balancer.sweep import load_sweep, run_sweep
-
     _check_out_directory("--results", results)
     if out_html is not None:
         _check_out_file("--out", out_html, "an HTML file")
     with library_errors(interrupted=None):
-        plan = load_sweep(sweep_file, jobs, on_probe=_compile_note)
+        plan = api.load_sweep(sweep_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file")
     log = _log(quiet)
@@ -88,15 +85,11 @@ def sweep(
         ),
         _sigterm_as_interrupt(),
     ):
-        result = run_sweep(
-            plan, results, jobs=jobs, scheduler=scheduler, progress=False, log=log, command=_command_line(), force=force
-        )
-    written = render_sweep(result, html)
+        result = api.run_sweep(plan, results, jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
+    written, targets = api.write_sweep_report(result, html)
     typer.echo(f"report: {shown_path(written)}")
-    from balancer.report.sweep import target_rows
-
-    for t in target_rows(result):
-        typer.echo(f"target {t['title']}: " + ("; ".join(t["meets"]) if t["meets"] else "no point meets it"))
+    for line in targets:
+        typer.echo(line)
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells ({result.games_played:,} played now); "
         f"this run {result.wall_seconds:,.0f} s"
@@ -151,12 +144,6 @@ def tune(
     """Search a tune file's space for the values that best meet its objective (Optuna, successive
     halving over cells with common random numbers), confirm the best with fresh seeds, and report
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
-    from balancer.naming import check_folder, input_source
-    from balancer.report.tune import render_tune
-    from balancer.tune import load_tune, run_tune
-    from balancer.tune.search import read_state, state_path
-    from balancer.tune.write import tuned_text, write_variant
-
     _check_out_directory("--results", results)
     if out_html is not None:
         _check_out_file("--out", out_html, "an HTML file")
@@ -167,20 +154,19 @@ def tune(
         if write.exists():
             _fail(f"--write {write}: already exists; remove it or choose another file")
     with library_errors(interrupted=None):
-        plan = load_tune(tune_file, jobs, on_probe=_compile_note)
+        plan = api.load_tune(tune_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file")
     with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
-        other = check_folder(results / plan.folder, "tune", input_source(plan.path), force)
-    state = None if other else read_state(results, plan)
+        where, state = api.tune_state(results, plan, force)
     if resume and state is None:
         _fail(
-            f"--resume: {state_path(results, plan)} does not exist: there is no search of {plan.tune.tune!r} "
+            f"--resume: {where} does not exist: there is no search of {plan.tune.tune!r} "
             "to continue; run without --resume"
         )
     if not resume and state is not None and state.get("status") != "finished":
         _fail(
-            f"{state_path(results, plan)}: an interrupted search of {plan.tune.tune!r}; continue it with "
+            f"{where}: an interrupted search of {plan.tune.tune!r}; continue it with "
             f"--resume (its finished cells are reused)"
         )
     log = _log(quiet)
@@ -191,23 +177,23 @@ def tune(
         library_errors(interrupted=f"interrupted; the finished cells are kept; continue the search with:\n  {again}"),
         _sigterm_as_interrupt(),
     ):
-        result = run_tune(plan, results, jobs=jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
-    written_text = tuned_text(result, write, command=_command_line()) if write is not None and result.best else ""
-    report = render_tune(result, html, written=write if written_text else None, written_text=written_text)
+        result = api.run_tune(plan, results, jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
+    written_text = (
+        api.tuned_variant_text(result, write, command=_command_line()) if write is not None and result.best else ""
+    )
+    report = api.write_tune_report(result, html, written=write if written_text else None, written_text=written_text)
     if write is not None and written_text:
         try:
-            write_variant(write, written_text)
+            api.write_tuned_variant(write, written_text)
         except (ConfigError, OSError) as exc:
             _fail(f"--write {write}: {exc}")
     typer.echo(f"report: {shown_path(report)}")
     if written_text:
         typer.echo(f"tuned variant: {shown_path(write)}")
-    from balancer.paths import changes_text
-
     if result.best is None:
         typer.echo("no candidate was measured (budget too small for a first look?)")
         raise typer.Exit(0)
-    typer.echo(f"best: {changes_text(result.best.values)}" + ("" if result.changes else " (the base's own values)"))
+    typer.echo(f"best: {api.changes_text(result.best.values)}" + ("" if result.changes else " (the base's own values)"))
     conf = result.confirmation
     if conf is not None:
         for v in conf.verdicts:
@@ -231,15 +217,3 @@ def tune(
         f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
         f"this run {result.wall_seconds:,.0f} s"
     )
-
-
-def validate_sweep_or_tune(path: Path, head: dict) -> None:
-    """``balancer validate`` of a sweep or tune file: 'OK: ...' or exit 2 with every problem (a target
-    naming a metric or label plays one game of each run to learn them)."""
-
-    from balancer.sweep import load_sweep
-    from balancer.tune import load_tune
-
-    with library_errors(interrupted=None):
-        plan = load_sweep(path, on_probe=_compile_note) if "sweep" in head else load_tune(path, on_probe=_compile_note)
-    typer.echo(shown_path(f"OK: {describe_sweep_or_tune(path, head)} ({plan.base.spec.name}, base {plan.base.path})"))

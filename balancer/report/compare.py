@@ -1,6 +1,6 @@
 """One self-contained HTML page comparing two rule variants (``balancer compare``).
 
-Reads ``comparison.json`` written by :func:`balancer.compare.compare_variants` and renders
+Reads ``comparison.json`` written by :func:`balancer.compare.play_comparison` and renders
 ``templates/compare.html.j2`` with jinja2 autoescape on: every name from data (config paths,
 variants, agents, metric names) is escaped; only the SVG figure made here is marked safe.
 """
