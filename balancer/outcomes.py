@@ -38,14 +38,10 @@ class Cell:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class StudyResult:
-    """A finished study: its definition, every cell, and how long this invocation took (seconds)."""
+class PlayedCells:
+    """What a result's cells (``cells``, keyed by ``(run, variant or point)``) say in their run.json."""
 
-    study: Any  # the study file (balancer.study.model.Study)
-    study_path: Path
     cells: dict[tuple[str, str], Cell]
-    wall_seconds: float
 
     @property
     def simulated_seconds(self) -> float:
@@ -57,12 +53,22 @@ class StudyResult:
         return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
 
 
+@dataclass
+class StudyResult(PlayedCells):
+    """A finished study: its definition, every cell, and how long this invocation took (seconds)."""
+
+    study: Any  # the study file (balancer.study.model.Study)
+    study_path: Path
+    cells: dict[tuple[str, str], Cell]
+    wall_seconds: float
+
+
 # --------------------------------------------------------------------------------------------------
 # sweep
 
 
 @dataclass
-class SweepResult:
+class SweepResult(PlayedCells):
     """A finished sweep: its plan, every cell and its per-game numbers and estimates (keyed by
     ``(run, point label)``), the games played by this invocation and its wall time (seconds)."""
 
@@ -72,14 +78,6 @@ class SweepResult:
     estimates: dict[tuple[str, str], dict[str, dict[str, float]]]
     games_played: int
     wall_seconds: float
-
-    @property
-    def games(self) -> int:
-        return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
-
-    @property
-    def simulated_seconds(self) -> float:
-        return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
 
     def verdicts(self) -> list[dict[str, Any]]:
         """Per target term and point: ``{term, run, point, values, verdict, rows, distance}`` (rows:
