@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from balancer.files import describe_yaml
-from balancer.games import GAMES, get_spec
+from balancer.games import GAME_PROBLEMS, GAMES, get_spec
 
 from .app import (
     app,
@@ -23,16 +23,20 @@ def games() -> None:
     or copy one to edit with 'balancer init'."""
     from balancer.data import builtin_configs, builtin_name
 
-    for name in sorted(GAMES):
+    for name in sorted(set(GAMES) | set(GAME_PROBLEMS)):
         try:
+            if name not in GAMES:
+                raise LookupError(GAME_PROBLEMS[name])
             spec = get_spec(name)
             agents = ", ".join(spec.agents) or "?"
             extra = ", ".join(spec.extra_agents)
             agents += f" ({spec.agent_note})" if spec.agent_note else ""
-        except Exception as exc:  # a game being written must not break the listing
+        except Exception as exc:  # a game being written, or a broken one installed, must not break the listing
             _echo_fitted(f"{name}: not available ({exc})")
             continue
         _echo_fitted(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
+        if name in GAME_PROBLEMS:
+            _echo_fitted(f"  note: {GAME_PROBLEMS[name]}")
         configs = builtin_configs(name)
         if not configs:
             typer.echo(f"  (no configs ship with {name})")
