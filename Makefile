@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install dev lint format docs browser report test check history baseline bench bench-cluster clean
+.PHONY: install dev lint format docs browser report test example check history baseline bench bench-cluster clean
 
 install: $(STAMP)
 
@@ -56,6 +56,12 @@ report: $(STAMP)
 # Two worker processes (pytest-xdist): the suite, fuzzing, browser and Dask tests included, in a few minutes.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
+
+# The example game outside balancer (examples/pig, docs/adding-a-game.md): installed beside balancer, where its
+# entry point registers it, then its own tests (balancer's conformance suite, balancer.testing, and its rule tests).
+example: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e examples/pig
+	$(BIN)/python -m pytest -p no:cacheprovider examples/pig/tests
 
 # Debian's Chromium for the browser test of the reports (tests/report/test_browser.py), when missing;
 # needs root (apt-get). Playwright drives it; no browser is downloaded.

@@ -784,10 +784,19 @@ def check_history_page(history: Path | str, out: Path | str) -> None:
 
 
 def game_names() -> list[str]:
-    """The registered games' names, sorted."""
-    from balancer.games import GAMES
+    """The names of the installed games, sorted: the registered ones and those whose entry point
+    failed (:func:`game_problem` says why)."""
+    from balancer.games import GAME_PROBLEMS, GAMES
 
-    return sorted(GAMES)
+    return sorted(set(GAMES) | set(GAME_PROBLEMS))
+
+
+def game_problem(game: str) -> str | None:
+    """Why the installed game ``game`` cannot be used (its ``balancer.games`` entry point is
+    malformed, a duplicate or fails to import), or None."""
+    from balancer.games import GAME_PROBLEMS
+
+    return GAME_PROBLEMS.get(game)
 
 
 def get_spec(game: str) -> GameSpec:

@@ -300,7 +300,10 @@ def _model_for_game(resolved: ResolvedYaml) -> type[GameConfig]:
     if not isinstance(name, str) or name not in GAMES:
         where = resolved.origin((GAME_KEY,))
         raise ConfigError(f"{where}: {GAME_KEY}: unknown game {name!r}, allowed: {known}")
-    return get_spec(name).config_model
+    try:
+        return get_spec(name).config_model
+    except ImportError as exc:  # an installed game that does not import: its entry point and cause, one line
+        raise ConfigError(f"{resolved.origin((GAME_KEY,))}: {GAME_KEY}: {exc}") from None
 
 
 def load_config(path: Path | str) -> GameConfig:

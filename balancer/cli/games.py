@@ -21,15 +21,18 @@ def games() -> None:
     with its player counts; name a shipped file as <game>/<name> (citywright/v1.1) in any command,
     or copy one to edit with 'balancer init'."""
     for name in api.game_names():
+        problem = api.game_problem(name)
         try:
             spec = api.get_spec(name)
             agents = ", ".join(spec.agents) or "?"
             extra = ", ".join(spec.extra_agents)
             agents += f" ({spec.agent_note})" if spec.agent_note else ""
-        except Exception as exc:  # a game being written must not break the listing
-            _echo_fitted(f"{name}: not available ({exc})")
+        except Exception as exc:  # a game being written, or a broken one installed, must not break the listing
+            _echo_fitted(f"{name}: not available ({problem or exc})")
             continue
         _echo_fitted(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
+        if problem is not None:
+            _echo_fitted(f"  note: {problem}")
         configs = api.shipped_configs(name)
         if not configs:
             typer.echo(f"  (no configs ship with {name})")

@@ -3,13 +3,24 @@
 Everything outside ``balancer/games/`` finds what it needs of a game here, never by ``getattr`` on
 a module: the config model, the agents, the Python protocol, the fast ``play_game`` entry of the
 runner, the compiled interface (:class:`~balancer.core.kernel.Engine`) and the optional tools
-(``score``, a config's data description). A game registers by defining ``SPEC`` in its package's
-``__init__.py`` and one line in :data:`GAMES`. (The shape follows PettingZoo's ``EnvSpec``.)
+(``score``, a config's data description). (The shape follows PettingZoo's ``EnvSpec``.)
+
+A game registers by defining ``SPEC`` in its package's ``__init__.py`` and one entry point in the
+group ``balancer.games`` of its distribution's metadata (``pyproject.toml``)::
+
+    [project.entry-points."balancer.games"]
+    pig = "balancer_pig"
+
+The name is the ``game:`` key of its configs; the value is the import path of the game's package
+(a module, not ``module:attribute``), whose ``SPEC`` is read. balancer's own four games register
+the same way, in balancer's ``pyproject.toml``, so this module names no game. :data:`GAMES` is
+filled from the installed entry points when this module is imported (:func:`discover_games`).
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +34,20 @@ from .game import Outcome
 from .kernel import Engine
 from .metrics import MetricSpecs
 
-GAMES: dict[str, str] = {
-    "agueda": "balancer.games.agueda",
-    "citywright": "balancer.games.citywright",
-    "urban_sketchers": "balancer.games.urban_sketchers",
-    "urgency": "balancer.games.urgency",
-}
-"""Game name (the ``game:`` key of a config) -> the package whose ``SPEC`` describes it."""
+ENTRY_POINT_GROUP = "balancer.games"
+"""The entry point group a game registers in: ``name = "package.module"`` (see the module docstring)."""
+
+GAMES: dict[str, str] = {}
+"""Game name (the ``game:`` key of a config) -> the package whose ``SPEC`` describes it: every
+``balancer.games`` entry point installed, balancer's own games included (filled at import)."""
+
+GAME_ORIGINS: dict[str, str] = {}
+"""Game name -> where it was registered (``entry point 'pig = balancer_pig' of balancer-pig 0.1.0``),
+for error messages."""
+
+GAME_PROBLEMS: dict[str, str] = {}
+"""Game name -> what is wrong with its registration (a malformed entry point, a name registered
+twice), for ``balancer games``; a malformed one cannot be played (:func:`get_spec` raises it)."""
 
 Seed = np.random.SeedSequence | int
 
@@ -113,6 +131,57 @@ def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]
     return check
 
 
+_GAME_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+class GameImportError(ImportError):
+    """A registered game whose package cannot be imported or has no valid ``SPEC``; the message names
+    the game, its entry point and distribution, and the cause."""
+
+
+def discover_games() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """``(GAMES, GAME_ORIGINS, GAME_PROBLEMS)`` from the installed ``balancer.games`` entry points
+    (importlib.metadata; nothing is imported). A name registered twice keeps balancer's own entry
+    point, else the first distribution by name, and the problem names the other."""
+    from importlib.metadata import entry_points
+
+    def dist(ep: Any) -> str:
+        d = getattr(ep, "dist", None)
+        return "an unknown distribution" if d is None else f"{d.name} {d.version}"
+
+    games: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    problems: dict[str, str] = {}
+    found = sorted(
+        entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (not dist(ep).startswith("balancer "), dist(ep))
+    )
+    for ep in found:
+        where = f"entry point '{ep.name} = {ep.value}' of {dist(ep)}"
+        if ep.name in games:
+            problems[ep.name] = f"registered twice: {origins[ep.name]} is used, {where} is ignored"
+        elif not _GAME_NAME.fullmatch(ep.name):
+            problems[ep.name] = f"{where}: a game name is lower case letters, digits and '_', starting with a letter"
+        elif not _MODULE_PATH.fullmatch(ep.value):
+            games[ep.name], origins[ep.name] = ep.value, where
+            problems[ep.name] = (
+                f"{where}: the value must be the import path of the game's package, such as 'balancer_pig'"
+            )
+        else:
+            games[ep.name], origins[ep.name] = ep.value, where
+    return games, origins, problems
+
+
+def _register_installed_games() -> None:
+    games, origins, problems = discover_games()
+    GAMES.update(games)
+    GAME_ORIGINS.update(origins)
+    GAME_PROBLEMS.update(problems)
+
+
+_register_installed_games()
+
+
 def unknown_game(name: str) -> str:
     """``unknown game 'urban-sketchers' (did you mean 'urban_sketchers'?); known games: ...``: the
     suggestion when ``name`` is a registered name spelled with '-' for '_', other case, or a close typo."""
@@ -122,18 +191,28 @@ def unknown_game(name: str) -> str:
     spelled = str(name).lower().replace("-", "_").replace(" ", "_")
     close = [spelled] if spelled in GAMES else difflib.get_close_matches(spelled, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
+    if not known:  # balancer's own entry points missing: metadata from an install older than them
+        return f"unknown game {name!r}; no games are registered: reinstall balancer (pip install -e .)"
     return f"unknown game {name!r}{hint}; known games: {', '.join(known)}"
 
 
 def get_spec(name: str) -> GameSpec:
-    """The spec of the game registered as ``name``; raises KeyError naming the known games."""
+    """The spec of the game registered as ``name``; raises KeyError naming the known games, and
+    :class:`GameImportError` (an ImportError) naming the entry point and its distribution when the
+    game's package cannot be imported or its ``SPEC`` is not this game's GameSpec."""
     try:
         path = GAMES[name]
     except KeyError:
         raise KeyError(unknown_game(name)) from None
-    spec = spec_at(path)
+    where = GAME_ORIGINS.get(name, f"package {path}")
+    if not _MODULE_PATH.fullmatch(path):
+        raise GameImportError(f"game {name!r}: {GAME_PROBLEMS.get(name, f'{path!r} is not a module path')}")
+    try:
+        spec = spec_at(path)
+    except Exception as exc:  # a game's own import error, whatever it is: name the entry point
+        raise GameImportError(f"game {name!r} ({where}) failed to import: {type(exc).__name__}: {exc}") from exc
     if not isinstance(spec, GameSpec) or spec.name != name:
-        raise TypeError(f"{path}.SPEC is not the GameSpec of {name!r}")
+        raise GameImportError(f"game {name!r} ({where}): {path}.SPEC is not the GameSpec of {name!r}")
     return spec
 
 

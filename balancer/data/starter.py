@@ -76,8 +76,10 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     spec = get_spec(game)
     parent = spec.default_config.removesuffix(".yaml")
     shipped = builtin_config(parent)
-    if shipped is None:  # pragma: no cover - every registered game ships its default config
-        raise StarterError(f"{game}: its main variant {parent} does not ship with this installation")
+    if shipped is None:  # a game of another package (examples/pig): its YAML files are its own, named by path
+        raise StarterError(
+            f"{game}: its main variant {parent} does not ship with balancer; copy the game's own YAML to start a variant"
+        )
     cfg = load_config(shipped)
     counts = cfg.player_counts
     players = 4 if 4 in counts else max(counts)

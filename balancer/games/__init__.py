@@ -6,6 +6,6 @@ The registry itself lives in :mod:`balancer.core.registry`; these names are re-e
 
 from __future__ import annotations
 
-from ..core.registry import GAMES, GameSpec, all_specs, get_spec
+from ..core.registry import GAME_PROBLEMS, GAMES, GameSpec, all_specs, get_spec
 
-__all__ = ["GAMES", "GameSpec", "all_specs", "get_spec"]
+__all__ = ["GAME_PROBLEMS", "GAMES", "GameSpec", "all_specs", "get_spec"]
