@@ -1,8 +1,9 @@
-"""``mcts`` at every game's table: what a game's :class:`~balancer.core.registry.GameSpec` gains from
-its compiled interface.
+"""``mcts`` at every game's table: the generic agent's registration (:data:`AGENT`, entry point
+``mcts`` of the group ``balancer.agents`` in pyproject.toml; :mod:`balancer.core.generic_agents`).
 
-:func:`with_mcts` extends a game's spec so that ``mcts`` and ``mcts@N`` sit at its tables wherever
-an agent name is accepted (``run``, ``study``, ``compare``, ``check``, ``play``, Dask workers):
+The registry extends the spec of every game with a compiled interface by :func:`with_mcts`, so that
+``mcts`` and ``mcts@N`` sit at its tables wherever an agent name is accepted (``run``, ``study``,
+``compare``, ``check``, ``play``, Dask workers):
 
 - ``check_agent`` accepts the MCTS names (:func:`~balancer.agents.params.accept_mcts_names`);
 - ``play_game`` plays a table with an MCTS seat in one compiled call
@@ -10,11 +11,13 @@ an agent name is accepted (``run``, ``study``, ``compare``, ``check``, ``play``,
 - ``transcript`` gives such a table's account move by move (the interface's ``describe_move``);
 - ``make_agent`` returns an :class:`~balancer.agents.mcts.MCTSAgent` for the Python protocol.
 
-The MCTS parameters are ``agents.mcts`` of the game's YAML (:class:`~balancer.agents.params.MCTSParams`).
-A game whose own agents should sit beside MCTS seats gives two hooks: ``seat_agent(cfg, name) ->
-(code, row) | None`` (its compiled agent's code, ``>= GAME_AGENT``, and a float64 row of that agent's
-parameters, or None when ``name`` has no compiled form) and the dispatcher ``game_agent`` that
-plays them (contract in :mod:`balancer.agents.mcts`).
+The MCTS parameters are ``agents.mcts`` of the game's YAML (:class:`~balancer.agents.params.MCTSParams`,
+added to the game's config model by the registry). A game whose own agents should sit beside MCTS
+seats gives two fields of its spec: ``seat_agent(cfg, name) -> (code, row) | None`` (its compiled
+agent's code, ``>= GAME_AGENT``, and a float64 row of that agent's parameters, or None when ``name``
+has no compiled form) and the dispatcher ``game_agent`` that plays them (contract in
+:mod:`balancer.agents.mcts`); and, optionally, ``compile_table``, ``value_styles`` and ``style_note``
+(:class:`~balancer.core.registry.GameSpec`).
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ import numpy as np
 
 from ..core.batch import DEFAULT_CHUNK_GAMES
 from ..core.game import Outcome
+from ..core.generic_agents import GenericAgent
 from ..core.kernel import ENDED_BY, ENDED_BY_TEXT
 from ..core.registry import GameSpec, Seed
 from ..core.seeding import game_rngs
 from .mcts import MCTSAgent, TablePlan, no_game_agent, play_kernel_game, table_plan
-from .params import (  # is_mcts_name: also imported from here by the games
+from .params import (
     N_PARAMS,
     NAME_NOTE,
     MCTSParams,
@@ -152,21 +156,14 @@ def kernel_transcript(
     return "\n".join(lines)
 
 
-def with_mcts(
-    spec: GameSpec,
-    *,
-    seat_agent: SeatAgent | None = None,
-    game_agent: Any = None,
-    compile_table: CompileTable | None = None,
-    styles: Sequence[str] = (),
-    style_note: str = "",
-) -> GameSpec:
-    """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module).
-    ``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
-    agent names change the setup or the value a seat's search backs up (default
-    ``engine.compile(cfg, len(agents))``). ``styles``: the value styles of ``mcts+STYLE[@N]`` names
-    the game's ``compile_table`` gives a seat (:func:`~.params.mcts_style`; none by default), with
-    ``style_note`` (a line for ``balancer games``)."""
+def with_mcts(spec: GameSpec) -> GameSpec:
+    """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module), its
+    compiled tables built with the spec's ``seat_agent``, ``game_agent`` and ``compile_table``
+    (``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
+    agent names change the setup or the value a seat's search backs up; default
+    ``engine.compile(cfg, len(agents))``). ``value_styles``: the value styles of ``mcts+STYLE[@N]``
+    names the game's ``compile_table`` gives a seat (:func:`~.params.mcts_style`; none by default),
+    with ``style_note`` (a line for ``balancer games``)."""
     if spec.engine is None:
         raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
     base_play, base_transcript, base_make, base_chunk = (
@@ -177,6 +174,8 @@ def with_mcts(
     )
     engine = spec.engine
     base_check = accept_mcts_names(spec.check_agent)
+    seat_agent, game_agent, compile_table = spec.seat_agent, spec.game_agent, spec.compile_table
+    styles, style_note = spec.value_styles, spec.style_note
 
     def style_error(name: str) -> str | None:
         style = mcts_style(name)
@@ -269,3 +268,14 @@ def with_mcts(
         extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))),
         agent_note=note,
     )
+
+
+AGENT = GenericAgent[GameSpec](
+    name="mcts",
+    is_name=is_mcts_name,
+    extend=with_mcts,
+    params_key="mcts",
+    params_model=MCTSParams,
+    style=mcts_style,
+)
+"""The registration of ``mcts`` (entry point ``mcts`` of the group ``balancer.agents``)."""

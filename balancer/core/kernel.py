@@ -2,7 +2,7 @@
 
 Every game compiles its rules once, here, and everything generic is built on it: the Python protocol
 (:mod:`balancer.core.protocol`: ``legal_moves``/``apply`` for notebooks, tests and ``balancer
-play``), the random agent, MCTS (:mod:`balancer.agents`), and the conformance suite.
+play``), the random agent, the generic agents such as MCTS (:mod:`.generic_agents`), and the conformance suite.
 
 A game's engine (its ``kernel.py``) provides
 

@@ -19,6 +19,7 @@ filled from the installed entry points when this module is imported (:func:`disc
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +32,7 @@ import numpy as np
 from .batch import GameBatch
 from .config import GameConfig
 from .game import Outcome
+from .generic_agents import config_model_with, generic_agents, params_of
 from .kernel import Engine
 from .metrics import MetricSpecs
 
@@ -85,6 +87,17 @@ class GameSpec:
     about a table the printed game cannot seat (Urgency: one deck at both seats), or None.
     metrics: the game's score categories and metrics (:mod:`balancer.core.metrics`, declared in
     ``games/<game>/metrics.py``), or None for a game that declares none.
+    seat_agent, game_agent, compile_table, value_styles, style_note: what the game gives a compiled
+    table that seats generic agents (:mod:`balancer.core.generic_agents`; data, the game imports no
+    agent). ``seat_agent(cfg, name) -> (code, row) | None``: one of its own agents at such a table
+    (its compiled agent's code, ``>= GAME_AGENT``, and a float64 row of that agent's parameters), None
+    when ``name`` has no compiled form; ``game_agent``: the compiled dispatcher that plays those codes
+    (contract: docs/mcts.md, "What a game provides"); ``compile_table(cfg, agents) -> T``: the rule table of
+    such a table, for a game whose agent names change the setup (Urgency's ``+deck``) or the value a
+    seat's search backs up (None: ``engine.compile(cfg, len(agents))``); ``value_styles``: the styles
+    of value ``compile_table`` gives a seat (``mcts+STYLE``, :func:`~.generic_agents.value_style`),
+    with ``style_note``, a line for ``balancer games``.
+    generic_agents: the names of the generic agents seated in this spec (set by the registry).
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -117,6 +130,12 @@ class GameSpec:
     check_table: Callable[[Sequence[str], Any], str | None] | None = None
     table_note: Callable[[Any, Sequence[str]], str | None] | None = None
     metrics: MetricSpecs | None = None
+    seat_agent: Callable[[Any, str], tuple[int, np.ndarray] | None] | None = None
+    game_agent: Any = None
+    compile_table: Callable[[Any, list[str]], Any] | None = None
+    value_styles: tuple[str, ...] = ()
+    style_note: str = ""
+    generic_agents: tuple[str, ...] = ()
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:
@@ -217,9 +236,32 @@ def get_spec(name: str) -> GameSpec:
 
 
 def spec_at(module_path: str) -> GameSpec:
-    """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports)."""
+    """The ``SPEC`` of the game package at ``module_path`` (what a worker process imports), with the
+    generic agents seated (:func:`with_generic_agents`)."""
     spec: GameSpec = importlib.import_module(module_path).SPEC
-    return spec
+    return with_generic_agents(spec)
+
+
+_SEATED: dict[int, tuple[GameSpec, GameSpec]] = {}
+
+
+def with_generic_agents(spec: GameSpec) -> GameSpec:
+    """``spec`` extended by every registered generic agent it does not seat yet
+    (:func:`~.generic_agents.generic_agents`): its config model holds their parameters
+    (:func:`~.generic_agents.config_model_with`), then each agent's ``extend``. A game without a
+    compiled interface seats none. The same object for the same ``spec`` (one config model per game
+    and process)."""
+    hit = _SEATED.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    agents = [a for a in generic_agents() if a.name not in spec.generic_agents] if spec.engine is not None else []
+    seated = spec
+    if agents:
+        seated = dataclasses.replace(seated, config_model=config_model_with(seated.config_model, params_of(agents)))
+        for agent in agents:
+            seated = dataclasses.replace(agent.extend(seated), generic_agents=(*seated.generic_agents, agent.name))
+    _SEATED[id(spec)] = (spec, seated)
+    return seated
 
 
 def metric_specs_of(meta: Mapping[str, Any] | None) -> MetricSpecs | None:

@@ -319,7 +319,6 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
     return "\n".join(lines)
 
 
-from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent  # noqa: E402
 from .metrics import METRICS  # noqa: E402
@@ -334,18 +333,16 @@ def _seat_agent(cfg: AguedaConfig, name: str) -> tuple[int, np.ndarray] | None:
     return GAME_AGENT + kind, np.concatenate([weights, [look.candidates, look.rollouts]])
 
 
-SPEC = with_mcts(
-    spec_from_module(
-        sys.modules[__name__],
-        display_name=DISPLAY_NAME,
-        default_config="agueda/v1.yaml",
-        engine=ENGINE,
-        max_protocol_moves=MAX_MOVES,
-        score_table_text=score_table_text,
-        play_chunk=play_chunk,
-        metrics=METRICS,
-        chunk_games=chunk_games,
-    ),
+SPEC = spec_from_module(
+    sys.modules[__name__],
+    display_name=DISPLAY_NAME,
+    default_config="agueda/v1.yaml",
+    engine=ENGINE,
+    max_protocol_moves=MAX_MOVES,
+    score_table_text=score_table_text,
+    play_chunk=play_chunk,
+    metrics=METRICS,
+    chunk_games=chunk_games,
     seat_agent=_seat_agent,
     game_agent=game_agent,
 )

@@ -17,7 +17,6 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 SHOP_KINDS: tuple[str, ...] = (
@@ -287,7 +286,6 @@ class Agents(Strict):
     greedy: GreedyWeights
     lookahead: Lookahead
     heuristic: Heuristic
-    mcts: MCTSParams = MCTSParams()
 
 
 class AguedaConfig(GameConfig):

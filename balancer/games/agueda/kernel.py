@@ -717,7 +717,7 @@ def play_chunk_games(
 
 
 GAME_AGENT = 16
-"""Águeda's agents at a compiled table beside MCTS seats (:mod:`balancer.agents.tables`): code
+"""Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code
 ``GAME_AGENT + kind`` (GREEDY or LOOKAHEAD), with the row (7 greedy weights, candidates, rollouts)."""
 
 

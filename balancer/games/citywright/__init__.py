@@ -311,8 +311,7 @@ def score_table_text(cfg: CitywrightConfig, text: str) -> dict[str, int]:
     return score_table(cfg, parse_table(text, cfg.table.size))
 
 
-from ...agents.params import mcts_style  # noqa: E402
-from ...agents.tables import with_mcts  # noqa: E402
+from ...core.generic_agents import value_style  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .agents import game_agent, seat_agent  # noqa: E402
 from .config import DISTRICTS  # noqa: E402
@@ -325,7 +324,7 @@ def mcts_table(cfg: CitywrightConfig, agents: list[str]) -> Compiled:
     values its own points with that specialist's weights (``agents.specialists``), so its search
     plays as the specialists' greedy does, weighing its own district's points half again."""
     T = compile_variant(cfg, len(agents))
-    styles = [mcts_style(a) for a in agents]
+    styles = [value_style(a) for a in agents]
     if not any(styles):
         return T
     weights = np.ones((len(agents), len(DISTRICTS)))
@@ -335,21 +334,19 @@ def mcts_table(cfg: CitywrightConfig, agents: list[str]) -> Compiled:
     return with_value_weights(cfg, T, weights)
 
 
-SPEC = with_mcts(
-    spec_from_module(
-        sys.modules[__name__],
-        display_name="Citywright",
-        default_config="citywright/v1.1.yaml",
-        score_table_text=score_table_text,
-        engine=ENGINE,
-        metrics=METRICS,
-        play_chunk=play_chunk,
-        chunk_games=chunk_games,
-    ),
+SPEC = spec_from_module(
+    sys.modules[__name__],
+    display_name="Citywright",
+    default_config="citywright/v1.1.yaml",
+    score_table_text=score_table_text,
+    engine=ENGINE,
+    metrics=METRICS,
+    play_chunk=play_chunk,
+    chunk_games=chunk_games,
     seat_agent=seat_agent,
     game_agent=game_agent,
     compile_table=mcts_table,
-    styles=DISTRICTS,
+    value_styles=DISTRICTS,
     style_note="mcts+<district>[@N]: mcts whose value counts its own district's points as that specialist does, "
     "e.g. mcts+commercial@200",
 )

@@ -1362,10 +1362,10 @@ def play_chunk_games(
 
 
 # --------------------------------------------------------------------------------------------------
-# Seats beside MCTS (balancer.agents.tables): the greedy agents as the compiled table's game agents
+# Seats beside MCTS (GameSpec.seat_agent, game_agent): the greedy agents as the compiled table's game agents
 
 GAME_AGENT_CODE = 16 + GREEDY
-"""The code of a greedy seat at a compiled table (``balancer.agents.mcts.GAME_AGENT`` + GREEDY)."""
+"""The code of a greedy seat at a compiled table (the table's first game agent code, ``GAME_AGENT`` 16, + GREEDY)."""
 
 
 def seat_agent(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray] | None:

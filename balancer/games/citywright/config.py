@@ -10,7 +10,6 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 DISTRICTS: tuple[str, ...] = ("residential", "commercial", "park", "industrial")
@@ -226,7 +225,6 @@ class Heuristic(Strict):
 class Agents(Strict):
     specialists: Specialists
     heuristic: Heuristic = Heuristic()
-    mcts: MCTSParams = MCTSParams()
 
 
 class Table(Strict):

@@ -148,8 +148,8 @@ def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
 
 
 @lru_cache(maxsize=64)
-def _compile_json(cfg_json: str, n_players: int) -> Compiled:
-    cfg = CitywrightConfig.model_validate_json(cfg_json)
+def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) -> Compiled:
+    cfg = model.model_validate_json(cfg_json)  # the config's own model: the registry's holds the generic agents' keys
     rules, geo, sp = compile_rules(cfg, n_players)
     cells = cfg.table.size**2
     per_shape = int(np.max(np.diff(rules.pl_off)))
@@ -182,7 +182,7 @@ def compile_variant(cfg: CitywrightConfig, n_players: int) -> Compiled:
     if hit is not None and hit[0] is cfg:
         return hit[1]
     _check_players(cfg, n_players)
-    T = _compile_json(cfg.model_dump_json(), n_players)
+    T = _compile_json(type(cfg), cfg.model_dump_json(), n_players)
     _BY_ID[(id(cfg), n_players)] = (cfg, T)
     _CFG_OF.setdefault(id(T), (T, cfg))
     return T

@@ -447,7 +447,6 @@ def describe_config(cfg: UrbanSketchersConfig) -> str:
     return deck_report(cfg)
 
 
-from ...agents.tables import with_mcts  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT_GREEDY, game_agent  # noqa: E402
 from .metrics import METRICS  # noqa: E402
@@ -458,20 +457,18 @@ def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] 
     return (GAME_AGENT_GREEDY, np.zeros(0)) if name == "greedy" else None
 
 
-SPEC = with_mcts(
-    spec_from_module(
-        sys.modules[__name__],
-        display_name="Urban Sketchers",
-        default_config="urban_sketchers/base.yaml",
-        check_agent=check_agent,
-        engine=ENGINE,
-        extra_agents=EXTRA_AGENTS,
-        max_protocol_moves=MAX_MOVES,
-        score_table_text=score_table_text,
-        describe_config=describe_config,
-        metrics=METRICS,
-        play_chunk=play_chunk,
-    ),
+SPEC = spec_from_module(
+    sys.modules[__name__],
+    display_name="Urban Sketchers",
+    default_config="urban_sketchers/base.yaml",
+    check_agent=check_agent,
+    engine=ENGINE,
+    extra_agents=EXTRA_AGENTS,
+    max_protocol_moves=MAX_MOVES,
+    score_table_text=score_table_text,
+    describe_config=describe_config,
+    metrics=METRICS,
+    play_chunk=play_chunk,
     seat_agent=_seat_agent,
     game_agent=game_agent,
 )

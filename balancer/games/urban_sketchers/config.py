@@ -12,7 +12,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "green")
@@ -319,7 +318,6 @@ class Agents(Strict):
     greedy: Greedy
     rollout: Rollout
     heuristic: Heuristic
-    mcts: MCTSParams = MCTSParams()
 
 
 class Card(Strict):

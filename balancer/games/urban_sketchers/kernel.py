@@ -354,7 +354,7 @@ def greedy(S, T, out, rng):
 
 
 GAME_AGENT_GREEDY = 17
-"""The code of a ``greedy`` seat at a compiled table beside MCTS seats (:mod:`balancer.agents.tables`)."""
+"""The code of a ``greedy`` seat at a compiled table beside MCTS seats (``GameSpec.seat_agent``)."""
 
 
 @jit

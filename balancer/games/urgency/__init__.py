@@ -279,9 +279,8 @@ def table_note(cfg: UrgencyConfig, agents: list[str]) -> str | None:
     :func:`check_agent` refuses."""
     if not cfg.cards.enabled or len(agents) != 2:
         return None
-    from ...agents.tables import is_mcts_name  # an MCTS seat plays the config's default deck
-
-    codes = _deck_codes(table(cfg), tuple(-1 if is_mcts_name(a) else parse_agent(cfg, a)[1] for a in agents))
+    # a generic agent's seat (mcts) plays the config's default deck
+    codes = _deck_codes(table(cfg), tuple(-1 if is_generic_seat(a) else parse_agent(cfg, a)[1] for a in agents))
     if codes[0] < 0 or codes[0] != codes[1]:
         return None
     deck = ANIMAL_DECKS[int(codes[0])]
@@ -505,7 +504,7 @@ def stall_lines(turn: int, board: str) -> list[str]:
     ]
 
 
-from ...agents.tables import is_mcts_name, with_mcts  # noqa: E402
+from ...core.generic_agents import is_generic_seat  # noqa: E402
 from ...core.registry import spec_from_module  # noqa: E402
 from .kernel import GAME_AGENT, game_agent, with_decks  # noqa: E402
 from .metrics import METRICS as METRIC_SPECS  # noqa: E402
@@ -519,26 +518,24 @@ def _seat_agent(cfg: UrgencyConfig, name: str) -> tuple[int, np.ndarray]:
 
 def _mcts_table(cfg: UrgencyConfig, agents: list[str]):
     """The rule table of a table with MCTS seats: the ``+deck`` of each other seat dealt at setup
-    (an MCTS seat plays the config's default deck)."""
+    (an MCTS seat, as any generic agent's, plays the config's default deck)."""
     _check_players(len(agents))
     T = table(cfg)
-    return with_decks(T, _deck_codes(T, tuple(-1 if is_mcts_name(a) else parse_agent(cfg, a)[1] for a in agents)))
+    return with_decks(T, _deck_codes(T, tuple(-1 if is_generic_seat(a) else parse_agent(cfg, a)[1] for a in agents)))
 
 
-SPEC = with_mcts(
-    spec_from_module(
-        sys.modules[__name__],
-        display_name="Urgency",
-        default_config="urgency/standard.yaml",
-        check_agent=check_agent,
-        agent_note=AGENT_NOTE,
-        max_protocol_moves=MAX_MOVES,
-        engine=ENGINE,
-        table_note=table_note,
-        metrics=METRIC_SPECS,
-        play_chunk=play_chunk,
-        chunk_games=chunk_games,
-    ),
+SPEC = spec_from_module(
+    sys.modules[__name__],
+    display_name="Urgency",
+    default_config="urgency/standard.yaml",
+    check_agent=check_agent,
+    agent_note=AGENT_NOTE,
+    max_protocol_moves=MAX_MOVES,
+    engine=ENGINE,
+    table_note=table_note,
+    metrics=METRIC_SPECS,
+    play_chunk=play_chunk,
+    chunk_games=chunk_games,
     seat_agent=_seat_agent,
     game_agent=game_agent,
     compile_table=_mcts_table,

@@ -12,7 +12,6 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from ...agents.params import MCTSParams
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
 TRIGGERS: tuple[str, ...] = (
@@ -234,7 +233,6 @@ class Agents(Strict):
         description="tiles of progress margin (15 per token scored plus the "
         "tiles of tokens on the board) that the search heuristic's logistic is scaled by",
     )
-    mcts: MCTSParams = MCTSParams()
     assumed: str | None = None
 
 

@@ -371,7 +371,7 @@ def determinize(S, T, seat, rng):
 # ------------------------------------------------------------------------- seats beside MCTS
 
 GAME_AGENT = 16
-"""Urgency's agents at a compiled table (:mod:`balancer.agents.tables`): code ``GAME_AGENT + kind``
+"""Urgency's agents at a compiled table (``GameSpec.seat_agent``, ``game_agent``): code ``GAME_AGENT + kind``
 (kind RANDOM, GREEDY, EXPECTIMAX or EXPECTIMAX1 of :mod:`.agents`)."""
 
 
@@ -431,8 +431,8 @@ _CARD_NAMES: dict[int, list[str]] = {}
 
 
 @lru_cache(maxsize=32)
-def _table(cfg_json: str) -> Table:
-    cfg = UrgencyConfig.model_validate_json(cfg_json)
+def _table(model: type[UrgencyConfig], cfg_json: str) -> Table:
+    cfg = model.model_validate_json(cfg_json)  # the config's own model: the registry's holds the generic agents' keys
     R = compile_rules(cfg)
     names = [name for name, _ in cards_of(cfg)]
     if len(names) > ARG_MASK + 1:
@@ -450,7 +450,7 @@ def table(cfg: UrgencyConfig) -> Table:
     hit = _BY_ID.get(id(cfg))
     if hit is not None and hit[0] is cfg:
         return hit[1]
-    T = _table(cfg.model_dump_json())
+    T = _table(type(cfg), cfg.model_dump_json())
     _BY_ID[id(cfg)] = (cfg, T)
     return T
 

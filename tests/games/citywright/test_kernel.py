@@ -21,6 +21,7 @@ from turns import all_turn_decisions, count_turns
 
 import balancer.games.citywright as cw
 from balancer.core.seeding import game_seed
+from balancer.games import get_spec
 from balancer.games.citywright.kernel import (
     D4T0,
     DRAFT,
@@ -430,33 +431,33 @@ def test_line_tiles_come_from_the_slot_line(cw_cfg):
 
 
 def test_mcts_value_styles_are_the_four_districts_and_nothing_else(cw_cfg):
-    from balancer.games.urgency import SPEC as URGENCY
+    URGENCY = get_spec("urgency")  # the registry's spec: the game's own, with mcts seated
 
-    assert cw.SPEC.check_agent("mcts+commercial@200", cw_cfg) is None
-    assert cw.SPEC.check_agent("mcts+industrial", cw_cfg) is None
-    message = cw.SPEC.check_agent("mcts+banana@5", cw_cfg)
+    assert get_spec("citywright").check_agent("mcts+commercial@200", cw_cfg) is None
+    assert get_spec("citywright").check_agent("mcts+industrial", cw_cfg) is None
+    message = get_spec("citywright").check_agent("mcts+banana@5", cw_cfg)
     assert message is not None and "'banana'" in message and "mcts+residential" in message
     message = URGENCY.check_agent("mcts+commercial", None)
     assert message is not None and "no value styles" in message
     # the Python protocol's agent has no styled table to read, so it refuses rather than ignore the style
     with pytest.raises(ValueError, match="compiled tables"):
-        cw.SPEC.make_agent(cw_cfg, "mcts+park@5")
+        get_spec("citywright").make_agent(cw_cfg, "mcts+park@5")
 
 
 def test_an_unknown_agent_hears_of_the_search_and_of_the_closest_name(cw_cfg):
-    message = cw.SPEC.check_agent("MCTS", cw_cfg)
+    message = get_spec("citywright").check_agent("MCTS", cw_cfg)
     assert message is not None and message.startswith("unknown agent 'MCTS'; known agents: random, greedy")
     assert "and the search: mcts, mcts@N, mcts+STYLE[@N] (residential, commercial, park, industrial)" in message
     assert message.endswith("(did you mean 'mcts'?)")
-    assert cw.SPEC.check_agent("Greedy", cw_cfg).endswith("(did you mean 'greedy'?)")
-    assert "did you mean" not in cw.SPEC.check_agent("banana", cw_cfg)
+    assert get_spec("citywright").check_agent("Greedy", cw_cfg).endswith("(did you mean 'greedy'?)")
+    assert "did you mean" not in get_spec("citywright").check_agent("banana", cw_cfg)
 
 
 def test_a_table_with_styled_mcts_seats_plays_whole_games_the_same_way_twice(cw_cfg):
     agents = ["mcts+commercial@8", "mcts+park@8"]
-    first = cw.SPEC.play_game(cw_cfg, agents, 11)
-    again = cw.SPEC.play_game(cw_cfg, agents, 11)
+    first = get_spec("citywright").play_game(cw_cfg, agents, 11)
+    again = get_spec("citywright").play_game(cw_cfg, agents, 11)
     assert first == again and len(first.scores) == 2
     # every game ends with every turn taken: 12 turns each at two players (§4.1, v1.1)
     assert first.turns == [12, 12]
-    assert "seat 1 (mcts+commercial@8)" in cw.SPEC.transcript(cw_cfg, agents, 11)
+    assert "seat 1 (mcts+commercial@8)" in get_spec("citywright").transcript(cw_cfg, agents, 11)

@@ -12,13 +12,13 @@ from typer.testing import CliRunner
 
 from balancer.cli import app
 from balancer.config import assumed_notes, load_config, resolve_yaml
-from balancer.games import urgency
-from balancer.games.urgency.config import UrgencyConfig
+from balancer.games import get_spec, urgency
 from balancer.sim.runner import RunRequestError, check_run
 
 ROOT = Path(__file__).resolve().parents[3]
 STANDARD = ROOT / "configs" / "urgency" / "standard.yaml"
 NO_CARDS = ROOT / "configs" / "urgency" / "no-cards.yaml"
+UrgencyConfig = get_spec("urgency").config_model  # the game's model with the generic agents' keys (agents.mcts)
 
 
 def _two_decks(tmp_path: Path) -> Path:

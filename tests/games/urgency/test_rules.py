@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from balancer.config import load_config, resolve_yaml
-from balancer.games import urgency
+from balancer.games import get_spec, urgency
 from balancer.games.urgency import card_names
 from balancer.games.urgency.agents import roll_probs
 from balancer.games.urgency.config import ANIMAL_DECKS, UrgencyConfig
@@ -63,6 +63,7 @@ from balancer.games.urgency.scoring import tokens_accounted
 ROOT = Path(__file__).resolve().parents[3]
 NO_CARDS = ROOT / "configs" / "urgency" / "no-cards.yaml"
 STANDARD = ROOT / "configs" / "urgency" / "standard.yaml"
+MODEL = get_spec("urgency").config_model  # the game's model with the generic agents' keys (agents.mcts)
 
 
 def decision(kind: int, arg: int = 0) -> int:
@@ -124,7 +125,7 @@ def with_cards(cards: dict[str, list[dict]]) -> UrgencyConfig:
     data = resolve_yaml(STANDARD).data
     for deck, spec in cards.items():
         data["decks"][deck] = {"cards": spec + [data["decks"][deck]["cards"][0]] * (7 - len(spec))}
-    return UrgencyConfig.model_validate(data)
+    return MODEL.model_validate(data)
 
 
 @pytest.fixture(scope="module")
@@ -191,9 +192,9 @@ def test_binary_dice_show_a_pip_with_roll_pip_chance():
     uniform integer below 2^4 = 16: int(0.0856 x 16) = 1, one bit, a roll of 1."""
     data = resolve_yaml(STANDARD).data
     assert data["roll"]["pip_chance"] == 0.5
-    half = compile_rules(UrgencyConfig.model_validate(data))
+    half = compile_rules(MODEL.model_validate(data))
     data["roll"]["pip_chance"] = 0.25
-    quarter = compile_rules(UrgencyConfig.model_validate(data))
+    quarter = compile_rules(MODEL.model_validate(data))
     assert roll_pips(np.random.default_rng(3), 4, quarter) == 2
     assert roll_pips(np.random.default_rng(3), 4, half) == 1
 
@@ -210,7 +211,7 @@ def test_expectimax_sees_the_dice_distribution_of_roll_pip_chance(chance, probs)
     0.31640625, 0.421875, 0.2109375, 0.046875, 0.00390625."""
     data = resolve_yaml(STANDARD).data
     data["roll"]["pip_chance"] = chance
-    cfg = UrgencyConfig.model_validate(data)
+    cfg = MODEL.model_validate(data)
     game = position(cfg, mine=[1])
     out = np.zeros(5)
     roll_probs(game.S, game.T.rules, 0, out)

@@ -1,0 +1,196 @@
+"""Generic agents: agents that play every game with a compiled interface (``mcts``), registered apart
+from the games (docs/agents.md, "Adding a generic agent"; TAG's player factory, OpenSpiel's bots).
+
+A generic agent is one module that defines a :class:`GenericAgent` and one entry point in the group
+:data:`ENTRY_POINTS` that names it (in ``pyproject.toml``: ``mcts = "<module>:AGENT"``).
+core names no agent module: :func:`generic_agents` finds the registrations through the entry points,
+and the registry (:func:`balancer.core.registry.spec_at`) gives every game with a compiled interface
+its spec extended by each of them, so every caller (run, study, Dask workers, play, the conformance
+suite) sees them alike. A game never imports an agent: what a generic agent needs of a game is data
+of its spec (``engine``, ``seat_agent``, ``game_agent``, ``compile_table``, ``value_styles``), and
+its parameters are the ``agents.<params_key>`` section of the game's YAML, validated by the agent's
+own model, which :func:`config_model_with` adds to the game's config model (a game's model declares
+only its own agents' parameters). ``random`` is no registration: it is the compiled interface's
+uniform agent (:mod:`balancer.core.protocol`).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from .config import GameConfig, Strict
+
+ENTRY_POINTS = "balancer.agents"
+"""The entry point group of the generic agents: ``name = "package.module:OBJECT"``, OBJECT a
+:class:`GenericAgent` called ``name``."""
+
+S = TypeVar("S")
+"""The spec a generic agent extends (:class:`balancer.core.registry.GameSpec`)."""
+
+ParamFields = tuple[tuple[str, type[BaseModel]], ...]
+"""``((key, model), ...)``: the ``agents:`` keys of registered generic agents and their parameter models."""
+
+
+def no_style(name: str) -> str | None:
+    """The :attr:`GenericAgent.style` of an agent whose names carry no value style."""
+    return None
+
+
+@dataclass(frozen=True)
+class GenericAgent(Generic[S]):
+    """One generic agent's registration.
+
+    name: the agent's name (``mcts``), also the name of its entry point.
+    is_name: ``name -> bool``: whether an agent name at a table is this agent's (``mcts``, ``mcts@200``,
+    ``mcts+park``), well formed.
+    extend: ``spec -> spec``: a game's spec with this agent seated wherever an agent name is accepted
+    (``check_agent``, ``play_game``, ``transcript``, ``make_agent``, ``play_chunk``, ``chunk_games``,
+    ``check_table``, ``extra_agents``, ``agent_note``). It is given the spec of a game with a compiled
+    interface whose config model already holds the agent's parameters.
+    params_key, params_model: the key under ``agents:`` of a game's YAML that holds this agent's
+    parameters (``mcts``), and the pydantic model that validates them (its defaults fill a YAML
+    without the key); None for an agent without parameters.
+    style: ``name -> style | None``: the value style an agent name asks of the game's ``compile_table``
+    (``mcts+park`` -> ``park``; see :func:`value_style`).
+    """
+
+    name: str
+    is_name: Callable[[str], bool]
+    extend: Callable[[S], S]
+    params_key: str | None = None
+    params_model: type[BaseModel] | None = None
+    style: Callable[[str], str | None] = no_style
+
+
+@functools.cache
+def generic_agents() -> tuple[GenericAgent[Any], ...]:
+    """Every registered generic agent, by name (the installed packages' :data:`ENTRY_POINTS`; loaded
+    once per process). TypeError for an entry point that names no :class:`GenericAgent` of its name."""
+    found: dict[str, GenericAgent[Any]] = {}
+    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
+        agent = point.load()
+        if not isinstance(agent, GenericAgent) or agent.name != point.name:
+            raise TypeError(
+                f"entry point {point.name} = {point.value} (group {ENTRY_POINTS}): "
+                f"not the GenericAgent named {point.name!r}"
+            )
+        found.setdefault(agent.name, agent)
+    return tuple(found.values())
+
+
+def params_of(agents: Iterable[GenericAgent[Any]]) -> ParamFields:
+    """The ``agents:`` keys and parameter models of ``agents`` (those that have parameters)."""
+    return tuple(
+        (a.params_key, a.params_model) for a in agents if a.params_key is not None and a.params_model is not None
+    )
+
+
+def is_generic_seat(name: str) -> bool:
+    """Whether agent ``name`` is a registered generic agent's (``mcts@200``), not a game's own: a game
+    whose table depends on its own agents' names (Urgency's ``greedy+bull`` deck) sets a generic seat
+    up as it sets up a plain one."""
+    return any(a.is_name(name) for a in generic_agents())
+
+
+def value_style(name: str) -> str | None:
+    """The value style agent ``name`` asks of the game's ``compile_table`` (``mcts+commercial@200`` ->
+    ``commercial``), or None: which styles a game has, it says (``GameSpec.value_styles``)."""
+    for agent in generic_agents():
+        style = agent.style(name)
+        if style is not None:
+            return style
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# agent parameters beside the rules: a game's config model, extended by the generic agents' models
+
+Make = Callable[..., Any]
+""":func:`agents_model_with` or :func:`config_model_with`."""
+
+_ORIGIN: dict[type[BaseModel], tuple[Make, type[BaseModel], ParamFields]] = {}
+
+
+def _restore(
+    make: Make,
+    base: type[BaseModel],
+    params: ParamFields,
+    state: dict[str, Any],
+) -> BaseModel:
+    """An instance of ``make(base, params)`` from its pickled ``state`` (another process rebuilds the
+    extended model, by name, from the game's own model)."""
+    model: type[BaseModel] = make(base, params)
+    obj = model.__new__(model)
+    obj.__setstate__(state)
+    return obj
+
+
+def _reduce(self: BaseModel) -> tuple[Any, ...]:
+    """Pickle an instance of an extended model by the models it is built from (the class itself is
+    made at run time, so another process cannot import it by name)."""
+    return (_restore, (*_ORIGIN[type(self)], self.__getstate__()))
+
+
+def _subclass(
+    base: type[BaseModel],
+    fields: dict[str, tuple[Any, Any]],
+    make: Make,
+    params: ParamFields,
+) -> type[BaseModel]:
+    """``base`` with ``fields`` (name -> (annotation, default or FieldInfo)) declared again or added,
+    under the same name, docstring and validators."""
+    namespace: dict[str, Any] = {
+        "__module__": base.__module__,
+        "__qualname__": base.__qualname__,
+        "__doc__": base.__doc__,
+        "__annotations__": {name: annotation for name, (annotation, _) in fields.items()},
+        "__reduce__": _reduce,
+        **{name: value for name, (_, value) in fields.items()},
+    }
+    metaclass: Any = type(base)  # pydantic's model metaclass: the class statement, made at run time
+    model: type[BaseModel] = metaclass(base.__name__, (base,), namespace)
+    _ORIGIN[model] = (make, base, params)
+    return model
+
+
+@functools.cache
+def agents_model_with(base: type[BaseModel], params: ParamFields) -> type[BaseModel]:
+    """The model of a game's ``agents:`` section (``base``) with one more key per generic agent
+    (``params``: ``mcts: MCTSParams = MCTSParams()``), after the game's own keys."""
+    clash = [key for key, _ in params if key in base.model_fields]
+    if clash:
+        raise TypeError(f"{base.__qualname__} declares {', '.join(clash)}: the key of a generic agent's parameters")
+    return _subclass(base, {key: (model, model()) for key, model in params}, agents_model_with, params)
+
+
+@functools.cache
+def config_model_with(base: type[GameConfig], params: ParamFields) -> type[GameConfig]:
+    """A game's config model (``base``) whose ``agents:`` section also holds the generic agents'
+    parameters (:func:`agents_model_with`); a model without ``agents`` gains one that holds only
+    them. The same model otherwise: field names and order, descriptions, validators, class names
+    (what ``balancer show``, the JSON schema and error messages print). A subclass of ``base``."""
+    if not params:
+        return base
+    info = base.model_fields.get("agents")
+    if info is None:
+        agents = agents_model_with(Strict, params)
+        field: Any = agents()
+    else:
+        own = info.annotation
+        if not (isinstance(own, type) and issubclass(own, BaseModel)):
+            raise TypeError(f"{base.__qualname__}.agents: a model of agent parameters, not {own!r}")
+        agents = agents_model_with(own, params)
+        field = copy.copy(info)
+        field.annotation = agents
+        if isinstance(info.default, BaseModel):
+            field.default = agents.model_validate(info.default.model_dump())
+    model = _subclass(base, {"agents": (agents, field)}, config_model_with, params)
+    assert issubclass(model, GameConfig)
+    return model

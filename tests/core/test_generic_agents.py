@@ -1,0 +1,163 @@
+"""Generic agents register themselves (balancer/core/generic_agents.py): found through the entry
+point group, seated by the registry at every game with a compiled interface, their parameters
+validated under ``agents.<key>`` of a game's YAML by their own model, and no game names them."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import pickle
+from pathlib import Path
+from typing import Literal
+
+import pytest
+from pydantic import Field, ValidationError
+
+from balancer.core import registry
+from balancer.core.config import GameConfig, Strict
+from balancer.core.generic_agents import (
+    GenericAgent,
+    config_model_with,
+    generic_agents,
+    is_generic_seat,
+    value_style,
+)
+from balancer.core.registry import GameSpec, known_agents_check, with_generic_agents
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class StepParams(Strict):
+    """The parameters of a stand-in generic agent."""
+
+    steps: int = Field(3, ge=1, le=9, description="steps per decision")
+
+
+class OwnAgents(Strict):
+    """The stand-in game's own agents' parameters."""
+
+    weight: float = 1.0
+
+
+class StandinConfig(GameConfig):
+    game: Literal["standin"]
+    agents: OwnAgents
+
+
+def _extend_step(spec: GameSpec) -> GameSpec:
+    base = spec.check_agent
+
+    def check(name: str, cfg: object = None) -> str | None:
+        return None if name == "step" else base(name, cfg)
+
+    return dataclasses.replace(spec, check_agent=check, extra_agents=(*spec.extra_agents, "step"))
+
+
+STEP = GenericAgent[GameSpec](
+    name="step",
+    is_name=lambda name: name == "step",
+    extend=_extend_step,
+    params_key="step",
+    params_model=StepParams,
+    style=lambda name: "far" if name == "step+far" else None,
+)
+
+
+def _spec(engine: object = object()) -> GameSpec:
+    unused = None
+    return GameSpec(
+        name="standin",
+        display_name="Stand-in",
+        config_model=StandinConfig,
+        default_config="standin/none.yaml",
+        agents=("own",),
+        check_agent=known_agents_check(("own",)),
+        play_game=unused,  # type: ignore[arg-type]
+        transcript=unused,  # type: ignore[arg-type]
+        make_agent=unused,  # type: ignore[arg-type]
+        new_game=unused,  # type: ignore[arg-type]
+        legal_moves=unused,  # type: ignore[arg-type]
+        apply=unused,  # type: ignore[arg-type]
+        is_over=unused,  # type: ignore[arg-type]
+        outcome=unused,  # type: ignore[arg-type]
+        is_legal_move=unused,  # type: ignore[arg-type]
+        source=Path(__file__),
+        module=__name__,
+        engine=engine,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def with_step(monkeypatch):
+    """``step`` registered beside the installed generic agents; the registry's cache fresh."""
+    monkeypatch.setattr(registry, "generic_agents", lambda: (*generic_agents(), STEP))
+    monkeypatch.setattr("balancer.core.generic_agents.generic_agents", lambda: (*generic_agents(), STEP))
+    monkeypatch.setattr(registry, "_SEATED", {})
+
+
+DATA = {"game": "standin", "variant": "v", "players": [2], "agents": {"weight": 2.0}}
+
+
+def test_mcts_is_found_through_its_entry_point():
+    agents = {a.name: a for a in generic_agents()}
+    assert "mcts" in agents and agents["mcts"].params_key == "mcts"
+    assert is_generic_seat("mcts@200") and is_generic_seat("mcts+park") and not is_generic_seat("greedy")
+    assert not is_generic_seat("mcts@x")  # malformed: the game's check_agent words the message
+    assert value_style("mcts+commercial@200") == "commercial" and value_style("mcts@5") is None
+
+
+def test_a_registered_agent_is_seated_and_its_parameters_live_under_agents(with_step):
+    spec = with_generic_agents(_spec())
+    assert spec.generic_agents == ("mcts", "step") and with_generic_agents(spec) is spec
+    assert with_generic_agents(_spec()) is not spec  # another spec object: seated afresh
+    assert spec.check_agent("step", None) is None and "mcts" in spec.extra_agents
+    assert is_generic_seat("step") and value_style("step+far") == "far"
+    model = spec.config_model
+    assert issubclass(model, StandinConfig) and model.__name__ == "StandinConfig"
+    assert list(model.model_fields) == list(StandinConfig.model_fields)
+    cfg = model.model_validate(DATA, strict=True)
+    assert cfg.agents.weight == 2.0 and cfg.agents.step == StepParams() and cfg.agents.mcts.iterations == 1000
+    cfg = model.model_validate({**DATA, "agents": {"weight": 2.0, "step": {"steps": 5}}}, strict=True)
+    assert cfg.agents.step.steps == 5
+    # another process rebuilds the same classes from the game's own model (Dask, loky workers)
+    again = pickle.loads(pickle.dumps(cfg))
+    assert again == cfg and type(again) is model and type(again.agents) is type(cfg.agents)
+    with pytest.raises(ValidationError) as bad:
+        model.model_validate({**DATA, "agents": {"weight": 2.0, "step": {"steps": 0}}}, strict=True)
+    assert [e["loc"] for e in bad.value.errors()] == [("agents", "step", "steps")]
+    with pytest.raises(ValidationError):  # a typo is still an error
+        model.model_validate({**DATA, "agents": {"weight": 2.0, "stpe": {}}}, strict=True)
+
+
+def test_a_game_without_a_compiled_interface_seats_none(with_step):
+    spec = _spec(engine=None)
+    assert with_generic_agents(spec) is spec
+
+
+def test_a_key_a_game_declares_itself_cannot_be_taken(with_step):
+    class Clash(Strict):
+        step: int = 1
+
+    class ClashConfig(GameConfig):
+        agents: Clash
+
+    with pytest.raises(TypeError, match="step"):
+        config_model_with(ClashConfig, (("step", StepParams),))
+
+
+def test_a_config_model_without_agents_gains_them():
+    model = config_model_with(GameConfig, (("step", StepParams),))
+    cfg = model.model_validate({"game": "g", "variant": "v", "players": [1]})
+    assert cfg.agents.step == StepParams()
+
+
+def test_no_game_imports_a_generic_agent():
+    for path in (ROOT / "balancer" / "games").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [("." * node.level) + (node.module or "")]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            assert not any(n.startswith(("balancer.agents", "...agents")) for n in names), f"{path}: {names}"
