@@ -84,4 +84,6 @@ def __getattr__(name: str) -> Any:
         return getattr(importlib.import_module("balancer.errors"), name)
     if name in _API:
         return getattr(importlib.import_module("balancer.api"), name)
+    if name in ("compare", "history", "report"):  # as before: the module, imported on first access
+        return importlib.import_module(f"balancer.{name}")
     raise AttributeError(f"module 'balancer' has no attribute {name!r}")
