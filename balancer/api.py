@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from balancer.config_show import VariantView
     from balancer.sim.batches import UntilCiResult
+    from balancer.sim.rundir import RunDir
 
 __all__ = [
     "CompareResult",
@@ -96,26 +97,26 @@ class RunResult:
         """The results: one row per seat per game, long format (docs/architecture.md, "Results")."""
         import polars as pl
 
-        return pl.read_parquet(self.out_dir / "results.parquet", glob=False)
+        return pl.read_parquet(run_dir(self.out_dir).results, glob=False)
 
     def scan(self) -> pl.LazyFrame:
         """The results as a polars LazyFrame (nothing read until collected)."""
         import polars as pl
 
-        return pl.scan_parquet(self.out_dir / "results.parquet", glob=False)
+        return pl.scan_parquet(run_dir(self.out_dir).results, glob=False)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
         """``summary.json``: seat and agent win rates with Wilson intervals, score and metric means,
         the seat-uniformity test (docs/architecture.md, "Results")."""
-        data: dict[str, Any] = json.loads((self.out_dir / "summary.json").read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(run_dir(self.out_dir).summary_file.read_text(encoding="utf-8"))
         return data
 
     @cached_property
     def meta(self) -> dict[str, Any]:
         """``run.json``: what was run (game, variant, config and engine hashes, agents, games, seed),
         versions and timing."""
-        data: dict[str, Any] = json.loads((self.out_dir / "run.json").read_text(encoding="utf-8"))
+        data: dict[str, Any] = json.loads(run_dir(self.out_dir).run_file.read_text(encoding="utf-8"))
         return data
 
     def seat_win_rates(self) -> dict[str, list[tuple[Any, float, int]]]:
@@ -126,12 +127,20 @@ class RunResult:
         return seat_win_rates(self.out_dir)
 
 
+def run_dir(path: Path | str) -> RunDir:
+    """The run directory at ``path`` (:class:`balancer.sim.rundir.RunDir`: the one definition of its
+    files, ``.results``, ``.run_file``, ``.summary_file``, ``.manifest_file``); it need not exist."""
+    from balancer.sim.rundir import RunDir
+
+    return RunDir(Path(path))
+
+
 def open_run(out_dir: Path | str) -> RunResult:
     """The finished run in ``out_dir`` (written by :func:`run` or ``balancer run``). Raises
     FileNotFoundError when it holds no ``results.parquet``."""
     _check_types(out_dir=out_dir)
     path = Path(out_dir)
-    if not (path / "results.parquet").is_file():
+    if not run_dir(path).results.is_file():
         raise FileNotFoundError(f"{path}: no results.parquet; is this a directory written by 'balancer run'?")
     return RunResult(path)
 
@@ -476,7 +485,7 @@ def run(
         return RunResult(out_dir, until)
     run_to_dir(
         spec, cfg, config, seats, games, seed, jobs, out_dir, force=force, command=command,
-        chunk_size=chunk_size, progress=progress, scheduler=scheduler or None, resume=resume,
+        chunk_size=chunk_size, progress=progress, scheduler=scheduler or None, resume=resume, checked=True,
     )  # fmt: skip
     return RunResult(out_dir)
 
@@ -537,7 +546,7 @@ def default_report_page(results_dir: Path | str) -> Path:
 
     folder = Path(results_dir)
     try:
-        game = json.loads((folder / "run.json").read_text(encoding="utf-8")).get("game")
+        game = json.loads(run_dir(folder).run_file.read_text(encoding="utf-8")).get("game")
     except (OSError, ValueError, AttributeError):
         game = None
     name = f"{safe_name(folder.resolve().name)}-{path_digest(folder)}"
@@ -713,13 +722,6 @@ def comparison_completion_lines(result: CompareResult) -> list[str]:
             for k, line in enumerate(lines)
         ]
     return out
-
-
-def manifest_file() -> str:
-    """The file name of an unfinished run's manifest (``manifest.json``) in its run directory."""
-    from balancer.sim.runner import MANIFEST_FILE
-
-    return MANIFEST_FILE
 
 
 def write_pairs_page(results_dir: Path | str, label: str, path: Path | str, figures: Path | str | None = None) -> Path:

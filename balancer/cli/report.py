@@ -34,15 +34,15 @@ def report(
     from results.parquet; a summary.json that disagrees with it is refused)."""
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
-    manifest = api.manifest_file()
-    if (results_dir / manifest).is_file() and not (results_dir / "results.parquet").is_file():
+    rundir = api.run_dir(results_dir)
+    if rundir.manifest_file.is_file() and not rundir.results.is_file():
         _fail(
-            f"{results_dir}: an unfinished run ({manifest}, no results.parquet yet); finish it by repeating "
-            f"its 'balancer run' command with --resume, then report it"
+            f"{results_dir}: an unfinished run ({rundir.manifest_file.name}, no {rundir.results.name} yet); finish "
+            f"it by repeating its 'balancer run' command with --resume, then report it"
         )
-    for name in ("results.parquet", "run.json"):
-        if not (results_dir / name).is_file():
-            _fail(f"{results_dir}: missing {name}; is this a directory written by 'balancer run'?")
+    for path in (rundir.results, rundir.run_file):
+        if not path.is_file():
+            _fail(f"{results_dir}: missing {path.name}; is this a directory written by 'balancer run'?")
     target = out if out is not None else api.default_report_page(results_dir)
     where = "--out " if out is not None else "report file "
     try:

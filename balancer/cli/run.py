@@ -120,11 +120,11 @@ def run(
                 )
     out_dir = api.normalised(out_dir)  # as the run created it: out/a/../X is out/X, and out/a need not exist
     if failed is not None:
-        if (out_dir / "results.parquet").is_file():
-            typer.echo(f"results: {shown_path(out_dir / 'results.parquet')} (without the failing games)")
+        if api.run_dir(out_dir).results.is_file():
+            typer.echo(f"results: {shown_path(api.run_dir(out_dir).results)} (without the failing games)")
         _report_failures(failed)
         raise typer.Exit(1)
-    typer.echo(f"results: {shown_path(out_dir / 'results.parquet')}")
+    typer.echo(f"results: {shown_path(api.run_dir(out_dir).results)}")
     finished = api.RunResult(out_dir)
     for k, line in enumerate(api.run_completion_lines(finished)):
         typer.echo(("WARNING: " if k == 0 else "") + line)
