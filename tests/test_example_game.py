@@ -63,5 +63,5 @@ def test_games_lists_it_and_a_parallel_run_with_mcts_renders(pig, tmp_path):
     one = balancer.run(CONFIG, jobs=1, out=tmp_path / "one", **args)
     rows = [pl.read_parquet(r.out_dir / "results.parquet").sort("game_index", "seat") for r in (two, one)]
     assert rows[0].equals(rows[1]) and rows[0].height == 24
-    html = balancer.report(two, tmp_path / "pig.html").read_text(encoding="utf-8")
+    html = balancer.write_report(two, tmp_path / "pig.html").read_text(encoding="utf-8")
     assert "Pig" in html and "busts" in html

@@ -58,7 +58,7 @@ from typing import Any, NamedTuple
 import numba as nb
 import numpy as np
 
-from ..core.kernel import Engine, uniform_move
+from ..core.kernel import GAME_AGENT, Engine, uniform_move
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
 from .params import (
@@ -97,7 +97,6 @@ POLICY = 1
 """The game's compiled rollout policy ``K.policy``."""
 MCTS = 2
 """:func:`search` with the seat's row of parameters."""
-GAME_AGENT = 16
 """Codes from here on are the game's own compiled agents, played by its ``game_agent`` dispatcher."""
 
 _M1 = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 (golden-ratio multiplier) as a signed int64

@@ -68,6 +68,11 @@ ENDED_BY_TEXT: dict[str, str] = {
 }
 """What the terminal and the report say of the games a safety stop ended, by cause."""
 
+GAME_AGENT = 16
+"""The first agent code of a game's own compiled agents at a compiled table (codes below it are the
+generic ones: random, the rollout policy, mcts); a game numbers its agents ``GAME_AGENT + k`` and its
+``game_agent`` dispatcher plays them (:mod:`balancer.agents.mcts`, :mod:`balancer.core.table_loop`)."""
+
 COMPLETION = "completion"
 """The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
 

@@ -12,16 +12,15 @@ import sys
 
 import numpy as np
 
-from balancer.agents.mcts import play_kernel_game, table_plan
-from balancer.agents.tables import kernel_transcript, with_mcts
 from balancer.core import protocol
 from balancer.core.game import Outcome
 from balancer.core.numba_cache import drop_stale_cache
 from balancer.core.registry import spec_from_module
+from balancer.core.seeding import game_rngs
 
 drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses changes across modules
 
-from .agents import GREEDY, Greedy, game_agent  # noqa: E402
+from .agents import GREEDY, RANDOM, Greedy, game_agent, play_to_end  # noqa: E402
 from .config import PigConfig  # noqa: E402
 from .kernel import ENGINE  # noqa: E402
 from .metrics import METRICS  # noqa: E402
@@ -53,35 +52,52 @@ def make_agent(cfg: PigConfig, name: str) -> protocol.UniformAgent | Greedy:
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
 
 
-def _play(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int, log_moves: int = 0):
-    """One whole game in one compiled call: (final state, rule table, first moves, decisions)."""
-    T = ENGINE.compile(cfg, len(agents))
-    plan = table_plan(agents, cfg.agents.mcts, game_agents={"greedy": GREEDY})
-    S, log, played = play_kernel_game(ENGINE, T, plan, seed, game_agent, MAX_DECISIONS, log_moves)
-    return S, T, log, played
+def _kinds(agents: list[str]) -> np.ndarray:
+    """The compiled code of each seat's agent; ValueError for an unknown one."""
+    codes = {"random": RANDOM, "greedy": GREEDY}
+    for name in agents:
+        if name not in codes:
+            raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
+    return np.array([codes[name] for name in agents], np.int64)
 
 
 def play_game(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """One whole game at full speed; ValueError for an unsupported player count or agent."""
-    S, T, _, _ = _play(cfg, agents, seed)
+    """One whole game at full speed (:func:`.agents.play_to_end`); ValueError for an unsupported
+    player count or agent. (A table with an ``mcts`` seat is balancer's to play.)"""
+    T = ENGINE.compile(cfg, len(agents))
+    kinds = _kinds(agents)
+    chance, agent_rng = game_rngs(seed)
+    S = ENGINE.new_state(T, chance)
+    play_to_end(S, T, kinds, chance, agent_rng, MAX_DECISIONS)
     return ENGINE.outcome(S, T)
 
 
 def transcript(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
-    """``balancer play``'s account: one line per decision, then the final scores."""
-    _, _, log, played = _play(cfg, agents, seed, log_moves=MAX_DECISIONS)
-    return kernel_transcript(SPEC, cfg, agents, seed, log[:played])
+    """``balancer play``'s account: one line per decision (the same game as :func:`play_game`), then
+    the final scores."""
+    game = new_game(cfg, len(agents), seed)
+    _, agent_rng = game_rngs(seed)
+    players = [make_agent(cfg, name) for name in agents]
+    lines = [
+        f"Pig {cfg.variant}, {len(agents)} players: " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
+    ]
+    while not is_over(game):
+        seat = game.seat_to_move
+        move = players[seat].choose(game, seat, agent_rng)
+        lines.append(f"seat {seat + 1} ({agents[seat]}): {protocol.describe_move(game, move)}")
+        apply(game, move)
+    final = outcome(game)
+    lines.append("final scores: " + ", ".join(f"seat {s + 1} {int(v)}" for s, v in enumerate(final.scores)))
+    return "\n".join(lines)
 
 
-SPEC = with_mcts(
-    spec_from_module(
-        sys.modules[__name__],
-        display_name="Pig",
-        default_config="pig/pig.yaml",
-        engine=ENGINE,
-        metrics=METRICS,
-        max_protocol_moves=MAX_DECISIONS,
-    ),
+SPEC = spec_from_module(
+    sys.modules[__name__],
+    display_name="Pig",
+    default_config="pig/pig.yaml",
+    engine=ENGINE,
+    metrics=METRICS,
+    max_protocol_moves=MAX_DECISIONS,
     seat_agent=lambda cfg, name: (GREEDY, np.zeros(0)) if name == "greedy" else None,
     game_agent=game_agent,
 )

@@ -9,7 +9,6 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from balancer.agents.params import MCTSParams
 from balancer.core.config import MAX_RULE_INT, GameConfig, Strict
 
 
@@ -25,10 +24,10 @@ class Greedy(Strict):
 
 
 class Agents(Strict):
-    """Agent parameters, not rules."""
+    """Agent parameters, not rules: Pig's own agents. (``agents.mcts``, the generic search's, is
+    validated by the search's own model, which balancer's registry adds.)"""
 
     greedy: Greedy
-    mcts: MCTSParams = MCTSParams()
 
 
 class PigConfig(GameConfig):
