@@ -68,7 +68,7 @@ def register_table(table_class: type, play: Callable[..., None]) -> None:
 
     @overload(play_seated)
     def _table(T, kinds, rows, ws, chance, agent_rng, record):  # type: ignore[no-untyped-def]
-        if isinstance(T, types.BaseNamedTuple) and T.instance_class is table_class:
+        if isinstance(T, types.BaseNamedTuple) and T.instance_class is table_class:  # type: ignore[attr-defined]
             return lambda T, kinds, rows, ws, chance, agent_rng, record: play(
                 T, kinds, rows, ws, chance, agent_rng, record
             )
@@ -81,7 +81,7 @@ def has_table(table_class: type) -> bool:
 
 
 @nb.njit(cache=True)
-def _play_chunk(
+def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it
     T,
     kinds,
     rows,
@@ -96,7 +96,7 @@ def _play_chunk(
     agent_flag,
     scratch,
     out,
-):  # type: ignore[no-untyped-def]  # numba types it
+):
     """Games ``start .. start + len(out) - 1``: seed, rotate the seats, play, record (module docstring)."""
     n = kinds.shape[0]
     k = np.empty(n, np.int64)
@@ -107,11 +107,18 @@ def _play_chunk(
         for s in range(n):
             k[s] = kinds[(s + i) % n]
             r[s, :] = rows[(s + i) % n, :]
-        play_seated(T, k, r, ws, chance, agent_rng, out[j])
+        play_seated(T, k, r, ws, chance, agent_rng, out[j])  # type: ignore[no-untyped-call]
 
 
 def play_chunk_records(
-    T: Any, kinds: np.ndarray, rows: np.ndarray, ws: tuple, run_seed: int, start: int, stop: int, record_len: int
+    T: Any,
+    kinds: np.ndarray,
+    rows: np.ndarray,
+    ws: tuple[Any, ...],
+    run_seed: int,
+    start: int,
+    stop: int,
+    record_len: int,
 ) -> np.ndarray:
     """The records (int64[stop - start, record_len]) of games ``start..stop-1`` of a run seeded
     ``run_seed``, played on the table registered for ``type(T)``; ``kinds`` (int64[n]) and ``rows``
