@@ -65,13 +65,9 @@ def _general_spec(game: str):
 
 
 def _rows(spec, cfg, agents, seed, start, stop, monkeypatch) -> pa.Table:
-    module = importlib.import_module(spec.module)
-    real = module.SPEC
-    monkeypatch.setattr(module, "SPEC", spec)
-    try:
-        table, failures = play._play(spec.module, cfg, agents, seed, start, stop, catch=False)
-    finally:
-        monkeypatch.setattr(module, "SPEC", real)
+    """The runner's rows of games ``start..stop-1`` played by ``spec`` (the game's SPEC until the test ends)."""
+    monkeypatch.setattr(importlib.import_module(spec.module), "SPEC", spec)
+    table, failures = play._play(spec.module, cfg, agents, seed, start, stop, catch=False)
     assert not failures and table is not None
     return table
 

@@ -28,13 +28,16 @@ functions as arguments (the signature holds the dispatchers, whose key differs i
 a loop taking the game's function would be compiled again in every process (seconds, more than a
 whole chunk of fast games). :func:`register_table` instead adds an ``overload`` of
 :func:`play_seated` chosen by the type of ``T``; the loop's signature holds only arrays, numbers and
-``T``'s NamedTuple type, so each game's specialisation is cached in ``balancer/core/__pycache__``.
+``T``'s NamedTuple type, so each game's loop is cached in ``balancer/core/__pycache__`` (a file of
+its own per game, :func:`_loop_for`).
 That cache holds the game's code inlined, so a game whose sources change drops it too
 (:func:`balancer.core.numba_cache.drop_stale_cache`).
 """
 
 from __future__ import annotations
 
+import re
+import types as pytypes
 from collections.abc import Callable
 from typing import Any
 
@@ -45,8 +48,8 @@ from numba.extending import overload
 
 from .fastseed import ChunkGenerators, seed_game
 
-_TABLES: dict[type, Callable[..., None]] = {}
-"""Registered tables by rule table class."""
+_TABLES: dict[type, tuple[Callable[..., None], Any]] = {}
+"""Registered tables by rule table class: (the table, the compiled loop that plays it)."""
 
 
 def play_seated(T, kinds, rows, ws, chance, agent_rng, record):  # type: ignore[no-untyped-def]
@@ -61,10 +64,10 @@ def register_table(table_class: type, play: Callable[..., None]) -> None:
     first (a module imported again); a different function for the same class is a ValueError."""
     known = _TABLES.get(table_class)
     if known is not None:
-        if known is not play:
+        if known[0] is not play:
             raise ValueError(f"a table is already registered for {table_class.__name__}")
         return
-    _TABLES[table_class] = play
+    _TABLES[table_class] = (play, nb.njit(cache=True)(_loop_for(table_class)))
 
     @overload(play_seated)
     def _table(T, kinds, rows, ws, chance, agent_rng, record):  # type: ignore[no-untyped-def]
@@ -80,8 +83,19 @@ def has_table(table_class: type) -> bool:
     return table_class in _TABLES
 
 
-@nb.njit(cache=True)
-def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it
+def _loop_for(table_class: type) -> Callable[..., None]:
+    """:func:`_play_chunk` under a name of its own for ``table_class`` (``_play_chunk__<module>_<class>``),
+    so that numba caches each game's loop in a file of its own: one index for every game would name
+    every game's rule table class, and reading it would import every game (and fail for a class that
+    cannot be imported, such as a test's)."""
+    name = "_play_chunk__" + re.sub(r"\W", "_", f"{table_class.__module__}.{table_class.__qualname__}")
+    fn = pytypes.FunctionType(_play_chunk.__code__, _play_chunk.__globals__, name)
+    fn.__qualname__ = name
+    fn.__doc__ = _play_chunk.__doc__
+    return fn
+
+
+def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it (through _loop_for)
     T,
     kinds,
     rows,
@@ -124,7 +138,8 @@ def play_chunk_records(
     ``run_seed``, played on the table registered for ``type(T)``; ``kinds`` (int64[n]) and ``rows``
     (float64[n, k]) seat game 0 (they rotate one seat per game). ValueError when no table is
     registered for ``T``."""
-    if type(T) not in _TABLES:
+    table = _TABLES.get(type(T))
+    if table is None:
         raise ValueError(f"no compiled table is registered for rule tables of {type(T).__name__}")
     kinds = np.ascontiguousarray(kinds, dtype=np.int64)
     rows = np.ascontiguousarray(rows, dtype=np.float64)
@@ -134,7 +149,5 @@ def play_chunk_records(
     if out.shape[0] == 0:
         return out
     gens = ChunkGenerators()
-    _play_chunk(
-        T, kinds, rows, ws, np.uint64(run_seed), start, gens.chance, gens.agents, *gens.views, gens.scratch, out
-    )
+    table[1](T, kinds, rows, ws, np.uint64(run_seed), start, gens.chance, gens.agents, *gens.views, gens.scratch, out)
     return out
