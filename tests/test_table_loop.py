@@ -22,6 +22,7 @@ import pytest
 
 from balancer.agents.tables import play_mcts_table
 from balancer.config import load_config
+from balancer.core import table_loop
 from balancer.core.registry import get_spec
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.core.table_loop import has_table, play_chunk_records, register_table
@@ -85,11 +86,15 @@ def test_each_table_plays_the_general_loops_games(table, monkeypatch):
         assert fast[name].equals(general[name]), name
 
 
-def test_every_game_registers_a_table():
+def test_every_game_registers_a_table_with_a_cache_of_its_own():
+    loops = set()
     for game in HOOKS:
         spec = get_spec(game)
         T = spec.engine.compile(load_config(ROOT / "configs" / spec.default_config), 2)
         assert has_table(type(T)), game
+        loops.add(table_loop._TABLES[type(T)][1].py_func.__qualname__)
+    # one cache file per game: reading one game's never imports another's (or a test's) classes
+    assert len(loops) == len(HOOKS) and table_loop._TABLES[Toy][1].py_func.__qualname__ not in loops
 
 
 # a toy table: records its seats' codes and rows and the first draws of its two generators
