@@ -4,7 +4,8 @@ numba's ``cache=True`` keys each compiled function by its own source file. A com
 calls (and inlines) functions of *another* module of the package keeps running the old code after
 that module changes, until its own file changes too. A game package calls :func:`drop_stale_cache`
 first thing in its ``__init__``: when the package's sources differ from those its cache was built
-from, the cache files are deleted and numba compiles afresh.
+from, the cache files are deleted and numba compiles afresh. The core table loop's cache
+(:mod:`balancer.core.table_loop`, which holds every game's table inlined) goes with them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+
+SHARED_CACHES: tuple[tuple[Path, str], ...] = ((Path(__file__).resolve().parent / "__pycache__", "table_loop.*"),)
+"""(folder, file-name pattern) of compiled functions outside a game that inline its code: dropped
+with the game's own cache."""
 
 STAMP = "numba-sources.sha256"
 """File in the package's ``__pycache__`` holding the digest of the sources the cache was built from."""
@@ -43,7 +48,8 @@ def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
         pass
     dropped = False
     try:
-        for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+        shared = [p for folder, pattern in SHARED_CACHES for p in folder.glob(pattern) if p.suffix in (".nbi", ".nbc")]
+        for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")) + shared:
             path.unlink(missing_ok=True)
             dropped = True
         cache.mkdir(exist_ok=True)

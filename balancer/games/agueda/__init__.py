@@ -62,23 +62,23 @@ import numpy as np
 
 from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES
-from ...core.fastseed import ChunkGenerators
 from ...core.game import ranks_and_win_shares
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
+from ...core.table_loop import play_chunk_records
 from .agents import AGENTS, GREEDY, RANDOM, agent_params, workspace
 from .config import AguedaConfig
 from .kernel import (
     ENGINE,
     PH_LINE,
     agent_decision,
-    batch_of,
     describe_turn,
     last_turn,
     outcome_of,
     phase,
-    play_chunk_games,
     play_table,
+    record_length,
+    records_batch,
     state,
     turn_count,
 )
@@ -192,9 +192,9 @@ def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence
 
 def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, stop: int):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
-    (:func:`.kernel.play_chunk_games`): the games :func:`play_game` plays with
+    (:func:`balancer.core.table_loop.play_chunk_records` on :func:`.kernel.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
-    (:func:`.kernel.batch_of`). Raises ValueError as :func:`play_game` does."""
+    (:func:`.kernel.records_batch`). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compiled(cfg, n)
     kinds = np.zeros(n, np.int64)
@@ -202,23 +202,8 @@ def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, 
     for s, name in enumerate(agents):
         kinds[s], weights[s] = agent_params(cfg, name)
     look = cfg.agents.lookahead
-    gens = ChunkGenerators()
-    rows, shops, ai = play_chunk_games(
-        T,
-        kinds,
-        weights,
-        look.candidates,
-        look.rollouts,
-        np.uint64(run_seed),
-        start,
-        stop,
-        gens.chance,
-        gens.agents,
-        *gens.views,
-        gens.scratch,
-        *workspace(),
-    )
-    return batch_of(cfg, rows, shops, ai)
+    ws = (look.candidates, look.rollouts, *workspace())
+    return records_batch(cfg, play_chunk_records(T, kinds, weights, ws, run_seed, start, stop, record_length(n)), n)
 
 
 def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:

@@ -77,9 +77,9 @@ import numba as nb
 import numpy as np
 
 from ...core.batch import GameBatch
-from ...core.fastseed import seed_game
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel, ended_by_rules
+from ...core.table_loop import register_table
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
 from .rules import (
@@ -670,50 +670,34 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
 
 
 @nb.njit(cache=True)
-def play_chunk_games(
-    T,
-    kinds,
-    weights,
-    candidates,
-    rollouts,
-    run_seed,
-    start,
-    stop,
-    chance,
-    agent_rng,
-    chance_state,
-    chance_flag,
-    agent_state,
-    agent_flag,
-    scratch,
-    cand_mv,
-    cand_val,
-):
-    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
-    seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
-    rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_table` with
-    ``chance`` and ``agent_rng`` re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` seeds
-    them (:func:`balancer.core.fastseed.seed_game`). Returns (final rows int64[g, n, N_FINAL], shop
-    cards int64[g, 2], the solo AI's scores int64[g])."""
-    n = kinds.shape[0]
-    games = stop - start
-    rows = np.zeros((games, n, N_FINAL), np.int64)
-    shops = np.zeros((games, 2), np.int64)
-    ai = np.zeros(games, np.int64)
-    k = np.zeros(n, np.int64)
-    w = np.zeros((n, weights.shape[1]))
-    for j in range(games):
-        i = start + j
-        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
-        for s in range(n):
-            k[s] = kinds[(s + i) % n]
-            w[s, :] = weights[(s + i) % n, :]
-        _, r, sh, a = play_table(T, k, w, candidates, rollouts, chance, agent_rng, cand_mv, cand_val)
-        rows[j] = r
-        shops[j, 0] = sh[0]
-        shops[j, 1] = sh[1]
-        ai[j] = a
-    return rows, shops, ai
+def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
+    """Águeda's table for the core loop (:mod:`balancer.core.table_loop`): one game played by
+    :func:`play_table` (seat s: ``kinds[s]`` with ``weights[s]``; ``ws`` = (lookahead candidates,
+    rollouts, the candidate workspace of :func:`~.agents.workspace`)), recorded as its final rows
+    (n * N_FINAL, seat-major), then the two shop cards, then the solo AI's score (:func:`records_batch`)."""
+    candidates, rollouts, cand_mv, cand_val = ws
+    _, rows, shops, ai = play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
+    n = rows.shape[0]
+    for s in range(n):
+        for c in range(N_FINAL):
+            record[s * N_FINAL + c] = rows[s, c]
+    record[n * N_FINAL] = shops[0]
+    record[n * N_FINAL + 1] = shops[1]
+    record[n * N_FINAL + 2] = ai
+
+
+register_table(Table, play_seated)
+
+
+def record_length(n: int) -> int:
+    """The length of a :func:`play_seated` record of ``n`` seats."""
+    return n * N_FINAL + 3
+
+
+def records_batch(cfg: AguedaConfig, records: np.ndarray, n: int) -> GameBatch:
+    """:func:`batch_of` a chunk of :func:`play_seated` records of ``n`` seats."""
+    rows = records[:, : n * N_FINAL].reshape(-1, n, N_FINAL)
+    return batch_of(cfg, rows, records[:, n * N_FINAL : n * N_FINAL + 2], records[:, n * N_FINAL + 2])
 
 
 GAME_AGENT = 16
@@ -830,7 +814,7 @@ def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) 
 
 
 def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndarray) -> GameBatch:
-    """:class:`~balancer.core.batch.GameBatch` of a chunk from :func:`play_chunk_games`' arrays: the
+    """:class:`~balancer.core.batch.GameBatch` of a chunk from :func:`play_seated`'s records: the
     same numbers, in the same order, as :func:`outcome_of` gives game by game."""
     g, n, _ = rows.shape
     totals = rows[:, :, : len(COMPONENTS)].sum(axis=2)

@@ -51,10 +51,10 @@ import numpy as np
 
 from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
-from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
-from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_chunk_games, play_new_game, workspace_for
+from ...core.table_loop import play_chunk_records
+from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_new_game, workspace_for
 from .config import CitywrightConfig
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
 from .rules import FINAL_COLUMNS, G_PHASE, G_SLOT, State, state_views
@@ -208,17 +208,14 @@ METRIC_COLUMNS = (("wasted_tiles", 8), ("empty_cells", 6), ("rulers_placed", 9),
 
 def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
-    (:func:`~.agents.play_chunk_games`): the games :func:`play_game` plays with
+    (:func:`balancer.core.table_loop.play_chunk_records` on :func:`~.agents.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same records as
     :func:`~.kernel.outcome_of_rows` (score the sum of the six components, tie-breakers fewer
     empty cells then more distinct shapes, §8). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compile_variant(cfg, n)
     kinds, weights = _table_params(cfg, tuple(agents))
-    gens = ChunkGenerators()
-    rows = play_chunk_games(
-        T, kinds, weights, np.uint64(run_seed), start, stop, gens.chance, gens.agents, *gens.views, gens.scratch
-    )
+    rows = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, n * 12).reshape(-1, n, 12)
     return GameBatch(
         scores=rows[:, :, :6].sum(axis=2),
         tiebreak=np.stack([-rows[:, :, 6], rows[:, :, 7]], axis=2),

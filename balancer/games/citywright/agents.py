@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ...core.fastseed import seed_game
+from ...core.table_loop import register_table
 from . import kernel
 from .config import DISTRICTS, CitywrightConfig
 from .rules import (
@@ -1325,40 +1325,18 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng):
 
 
 @nb.njit(cache=True)
-def play_chunk_games(
-    T,
-    kinds,
-    weights,
-    run_seed,
-    start,
-    stop,
-    chance,
-    agent_rng,
-    chance_state,
-    chance_flag,
-    agent_state,
-    agent_flag,
-    scratch,
-):
-    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
-    seats ``kinds[(s + i) % n]`` with ``weights[(s + i) % n]`` at seat ``s`` (the runner's seat
-    rotation, :func:`balancer.core.tables.seat_agents`) and is played by :func:`play_new_game` with
-    ``chance`` and ``agent_rng`` re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` seeds
-    them (:func:`balancer.core.fastseed.seed_game`). Returns the games' :func:`~.rules.final_rows`,
-    int64[stop - start, n, 12]."""
-    n = T.rules.n_players
-    games = stop - start
-    out = np.zeros((games, n, 12), np.int64)
-    k = np.zeros(4, np.int64)
-    w = np.zeros((4, weights.shape[1]))
-    for j in range(games):
-        i = start + j
-        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
-        for s in range(n):
-            k[s] = kinds[(s + i) % n]
-            w[s, :] = weights[(s + i) % n, :]
-        out[j] = play_new_game(T, k, w, chance, agent_rng)
-    return out
+def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
+    """Citywright's table for the core loop (:mod:`balancer.core.table_loop`): one game set up and
+    played by :func:`play_new_game` (seat s: ``kinds[s]``, RANDOM or GREEDY, with ``weights[s]``),
+    its :func:`~.rules.final_rows` written to ``record`` (int64[n * 12], seat-major). ``ws``: unused."""
+    rows = play_new_game(T, kinds, weights, game_rng, agent_rng)
+    n = rows.shape[0]
+    for s in range(n):
+        for c in range(12):
+            record[s * 12 + c] = rows[s, c]
+
+
+register_table(kernel.Compiled, play_seated)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -97,9 +97,9 @@ import numpy as np
 
 from ...core import protocol
 from ...core.batch import GameBatch
-from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
+from ...core.table_loop import play_chunk_records
 from . import fast, kernel
 from .agents import AGENTS, SEARCH_AGENTS, make
 from .agents import make_agent as _make_agent
@@ -244,31 +244,19 @@ def play_game_fast(
 
 def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch | None:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
-    (:func:`.fast.play_chunk_games`): the games :func:`play_game_fast` plays with
+    (:func:`balancer.core.table_loop.play_chunk_records` on :func:`.kernel.play_seated`): the games :func:`play_game_fast` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
-    (:func:`.kernel.batch_of`). None (game-by-game play) for a table with an agent the compiled
+    (:func:`.kernel.records_batch`). None (game-by-game play) for a table with an agent the compiled
     engine does not play (``rollout``)."""
     if not all(a in fast.AGENT_KINDS for a in agents):
         return None
     T = kernel.compile(cfg, len(agents))
     weights = kernel.variant_of(T)[2]
     kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
-    gens = ChunkGenerators()
-    states, comps = fast.play_chunk_games(
-        T.L,
-        T.R,
-        weights,
-        kinds,
-        np.uint64(run_seed),
-        start,
-        stop,
-        gens.chance,
-        gens.agents,
-        *gens.views,
-        gens.scratch,
-        _workspace(T),
+    records = play_chunk_records(
+        T, kinds, np.zeros((len(agents), 0)), (weights, _workspace(T)), run_seed, start, stop, kernel.record_length(T)
     )
-    return kernel.batch_of(states, comps, T)
+    return kernel.records_batch(records, T)
 
 
 _WORKSPACES: dict[int, tuple[kernel.Table, fast.Workspace]] = {}

@@ -30,7 +30,6 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ...core.fastseed import seed_game
 from .config import UrbanSketchersConfig
 from .rules import (
     B_EXTRA_THEME,
@@ -2047,49 +2046,3 @@ def playout(S, L, T, W, rng, ws, stop_round):
         else:
             k, a, b, c = sub_move(S, L, T, W, rng, ws)
         apply_move(S, L, T, k, a, b, c, rng, ws.opts)
-
-
-@jit
-def play_chunk_games(
-    L,
-    T,
-    W,
-    kinds,
-    run_seed,
-    start,
-    stop,
-    chance,
-    agent_rng,
-    chance_state,
-    chance_flag,
-    agent_state,
-    agent_flag,
-    scratch,
-    ws,
-):
-    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
-    seats ``kinds[(s + i) % n]`` at seat ``s`` (the runner's seat rotation,
-    :func:`balancer.core.tables.seat_agents`), set up (:func:`setup`) and played (:func:`play`) with
-    ``chance`` and ``agent_rng`` re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` seeds
-    them (:func:`balancer.core.fastseed.seed_game`), as ``play_game_fast`` plays it. Returns (the
-    finished states int64[g, L.size], their :func:`final_components` int64[g, 5, n])."""
-    n = L.n
-    games = stop - start
-    states = np.zeros((games, L.size), np.int64)
-    comps = np.zeros((games, 5, n), np.int64)
-    k = np.zeros(n, np.int64)
-    rec = np.zeros((0, 4), np.int64)
-    c = np.zeros((5, n), np.int64)
-    for j in range(games):
-        i = start + j
-        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
-        for s in range(n):
-            k[s] = kinds[(s + i) % n]
-        S = np.empty(L.size, np.int64)
-        setup(S, L, T, chance)
-        play(S, L, T, W, k, chance, agent_rng, ws, rec)
-        c[:, :] = 0
-        final_components(S, L, T, c)
-        states[j] = S
-        comps[j] = c
-    return states, comps

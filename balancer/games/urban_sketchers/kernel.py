@@ -65,6 +65,7 @@ import numpy as np
 from ...core.batch import GameBatch
 from ...core.game import Outcome
 from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
+from ...core.table_loop import register_table
 from . import fast
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
 from .fast import (
@@ -550,9 +551,41 @@ def _tiebreak_keys(themes: np.ndarray, later_seat: bool) -> np.ndarray:
     return np.concatenate([keys, seats], axis=2)
 
 
+@nb.njit(cache=True)
+def play_seated(T, kinds, rows, ws, game_rng, agent_rng, record):
+    """Urban Sketchers' table for the core loop (:mod:`balancer.core.table_loop`): one game set up
+    (:func:`.fast.setup`) and played (:func:`.fast.play`, seat s: agent ``kinds[s]`` of
+    :data:`.fast.AGENT_KINDS`; ``rows`` unused) as :func:`play_game_fast` plays it, with ``ws`` =
+    (the greedy weights, a :class:`.fast.Workspace`). Recorded as the finished state (``L.size``)
+    then its :func:`.fast.final_components` (5 * n, component-major): :func:`records_batch`."""
+    L = T.L
+    W, fws = ws
+    S = np.empty(L.size, np.int64)
+    fast.setup(S, L, T.R, game_rng)
+    fast.play(S, L, T.R, W, kinds, game_rng, agent_rng, fws, np.zeros((0, 4), np.int64))
+    c = np.zeros((5, L.n), np.int64)
+    fast.final_components(S, L, T.R, c)
+    record[: L.size] = S
+    record[L.size :] = c.ravel()
+
+
+register_table(Table, play_seated)
+
+
+def record_length(T: Table) -> int:
+    """The length of a :func:`play_seated` record of a game of ``T``."""
+    return int(T.L.size) + 5 * int(T.L.n)
+
+
+def records_batch(records: np.ndarray, T: Table) -> GameBatch:
+    """:func:`batch_of` a chunk of :func:`play_seated` records of games of ``T``."""
+    size, n = int(T.L.size), int(T.L.n)
+    return batch_of(records[:, :size], records[:, size:].reshape(-1, 5, n), T)
+
+
 def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     """:class:`~balancer.core.batch.GameBatch` of finished games (``states`` int64[g, L.size], their
-    components int64[g, 5, n], from :func:`.fast.play_chunk_games`): the numbers :func:`outcome`
+    components int64[g, 5, n], from :func:`play_seated`'s records): the numbers :func:`outcome`
     gives game by game, in the same order, computed over the whole chunk at once."""
     L = T.L
     n = L.n

@@ -81,11 +81,11 @@ import numpy as np
 
 from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
-from ...core.fastseed import ChunkGenerators
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.kernel import RULES, TURN_CAP
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
+from ...core.table_loop import play_chunk_records
 from .agents import (
     AGENTS,
     CHUNK_FIELDS,
@@ -94,7 +94,6 @@ from .agents import (
     GREEDY,
     RANDOM,
     choose,
-    play_chunk_games,
     play_new_game,
     play_new_game_no_chance_agents,
     play_race_fast,
@@ -310,29 +309,16 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
 
 def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
-    (:func:`~.agents.play_chunk_games`): the games :func:`play_game` plays with
+    (:func:`balancer.core.table_loop.play_chunk_records` on :func:`~.agents.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same engine choice
     (the no-card race for greedy and random seats), the same records. ``agents``: the seats of game 0.
     Raises ValueError as :func:`play_game` does."""
     _check_players(len(agents))
     T, decks, kinds, weights = _seated(cfg, tuple(agents))
     race = not cfg.cards.enabled and bool(((kinds == RANDOM) | (kinds == GREEDY)).all())
-    gens = ChunkGenerators()
-    rows = play_chunk_games(
-        T.rules,
-        kinds,
-        decks,
-        T.prio,
-        weights,
-        race,
-        np.uint64(run_seed),
-        start,
-        stop,
-        gens.chance,
-        gens.agents,
-        *gens.views,
-        gens.scratch,
-    )
+    rows = play_chunk_records(
+        T, kinds, decks.astype(np.float64)[:, None], (weights, race), run_seed, start, stop, 2 * len(CHUNK_FIELDS)
+    ).reshape(-1, 2, len(CHUNK_FIELDS))
     field = {name: rows[:, :, k] for k, name in enumerate(CHUNK_FIELDS)}
     per_game = {
         f"game_{m}": np.repeat(field[m].sum(axis=1, keepdims=True), 2, axis=1)

@@ -50,7 +50,6 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from ...core.fastseed import seed_game
 from .rules import (
     ACTIVE,
     CAPT,
@@ -540,7 +539,7 @@ CHUNK_FIELDS: tuple[str, ...] = (
     "cards_in_play",
     "deck",
 )
-"""The per-seat numbers :func:`play_chunk_games` records of each finished game, in this order (the
+"""The per-seat numbers :func:`play_seated` records of each finished game, in this order (the
 fields :func:`~.scoring.final_rows` reads, and the deck code)."""
 
 
@@ -565,44 +564,18 @@ def record_final(S, out, g):
 
 
 @nb.njit(cache=True)
-def play_chunk_games(
-    R,
-    kinds,
-    decks,
-    prio,
-    weights,
-    race,
-    run_seed,
-    start,
-    stop,
-    chance,
-    agent_rng,
-    chance_state,
-    chance_flag,
-    agent_state,
-    agent_flag,
-    scratch,
-):
-    """Games ``start..stop-1`` of a run seeded ``run_seed`` (uint64) in one compiled call: game ``i``
-    seats ``kinds[(s + i) % 2]`` with deck ``decks[(s + i) % 2]`` at seat ``s`` (the runner's seat
-    rotation, :func:`balancer.core.tables.seat_agents`), and plays with ``chance`` and ``agent_rng``
-    re-seeded in place as ``game_rngs(game_seed(run_seed, i))`` would seed them
-    (:func:`balancer.core.fastseed.seed_game` on the generators' state views). ``race``: play
-    :func:`play_race_fast` (no cards, greedy and random seats only), else :func:`play_new_game`.
-    Returns int64[stop - start, 2, len(CHUNK_FIELDS)]."""
-    games = stop - start
-    out = np.zeros((games, 2, 8), np.int64)
-    k = np.empty(2, np.int64)
-    d = np.empty(2, np.int64)
-    for j in range(games):
-        i = start + j
-        seed_game(run_seed, np.uint64(i), chance_state, chance_flag, agent_state, agent_flag, scratch)
+def play_seated(T, kinds, decks, ws, game_rng, agent_rng, record):
+    """Urgency's table for the core loop (:mod:`balancer.core.table_loop`): one game of the rule
+    table ``T`` (``kernel.Table``), seat s played by agent ``kinds[s]`` with deck ``decks[s, 0]``
+    (a deck code held as a float), ``ws`` = (the evaluation weights per seat, ``race``). ``race``:
+    :func:`play_race_fast` (no cards, greedy and random seats only: the bit-set race), else
+    :func:`play_new_game`. Recorded as :data:`CHUNK_FIELDS` per seat (int64[2 * 8], seat-major)."""
+    weights, race = ws
+    if race:
+        S = play_race_fast(T.rules, kinds, game_rng, agent_rng)
+    else:
+        d = np.empty(2, np.int64)
         for s in range(2):
-            k[s] = kinds[(s + i) % 2]
-            d[s] = decks[(s + i) % 2]
-        if race:
-            S = play_race_fast(R, k, chance, agent_rng)
-        else:
-            S = play_new_game(R, d, k, prio, weights, chance, agent_rng)
-        record_final(S, out, j)
-    return out
+            d[s] = int(decks[s, 0])
+        S = play_new_game(T.rules, d, kinds, T.prio, weights, game_rng, agent_rng)
+    record_final(S, record.reshape((1, 2, 8)), 0)

@@ -58,8 +58,9 @@ import numpy as np
 
 from ...core.game import Outcome
 from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
+from ...core.table_loop import register_table
 from . import rules
-from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move
+from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move, play_seated
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
 from .rules import (
@@ -127,6 +128,9 @@ class Table(NamedTuple):
     prio: np.ndarray
     weights: np.ndarray
     heuristic_scale: float
+
+
+register_table(Table, play_seated)  # the fast path of whole chunks (agents.play_seated), the core loop's table
 
 
 # ----------------------------------------------------------------------------------------- codes
