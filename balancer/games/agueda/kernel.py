@@ -78,7 +78,7 @@ import numpy as np
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
-from ...core.kernel import Engine, Kernel, ended_by_rules
+from ...core.kernel import GAME_AGENT, Engine, Kernel, ended_by_rules
 from ...core.table_loop import register_table
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
@@ -700,9 +700,8 @@ def records_batch(cfg: AguedaConfig, records: np.ndarray, n: int) -> GameBatch:
     return batch_of(cfg, rows, records[:, n * N_FINAL : n * N_FINAL + 2], records[:, n * N_FINAL + 2])
 
 
-GAME_AGENT = 16
-"""Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code
-``GAME_AGENT + kind`` (GREEDY or LOOKAHEAD), with the row (7 greedy weights, candidates, rollouts)."""
+# Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code
+# ``GAME_AGENT + kind`` (GREEDY or LOOKAHEAD), with the row (7 greedy weights, candidates, rollouts).
 
 
 @nb.njit(cache=True)

@@ -57,7 +57,7 @@ import numba as nb
 import numpy as np
 
 from ...core.game import Outcome
-from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
+from ...core.kernel import ENDED_BY, GAME_AGENT, RULES, TURN_CAP, Engine, Kernel
 from ...core.table_loop import register_table
 from . import rules
 from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move, play_seated
@@ -373,10 +373,8 @@ def determinize(S, T, seat, rng):
 
 
 # ------------------------------------------------------------------------- seats beside MCTS
-
-GAME_AGENT = 16
-"""Urgency's agents at a compiled table (``GameSpec.seat_agent``, ``game_agent``): code ``GAME_AGENT + kind``
-(kind RANDOM, GREEDY, EXPECTIMAX or EXPECTIMAX1 of :mod:`.agents`)."""
+# Urgency's agents at a compiled table (``GameSpec.seat_agent``, ``game_agent``): code ``GAME_AGENT + kind``
+# (kind RANDOM, GREEDY, EXPECTIMAX or EXPECTIMAX1 of :mod:`.agents`).
 
 
 @nb.njit(cache=True)
