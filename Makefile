@@ -47,6 +47,11 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# The import structure read from the source: the floors (parts by the parts they import), circles (none),
+# arrows that run back up (none); tests/test_architecture.py holds the code to it.
+floors: $(STAMP)
+	$(BIN)/python tests/import_graph.py
+
 # The default analysis: 10,000 four-player games of greedy mirror tables under Citywright v1.1.
 report: $(STAMP)
 	$(BIN)/balancer run configs/citywright/v1.1.yaml --players 4 --agents greedy --games $(GAMES) \

@@ -817,9 +817,9 @@ def unknown_game(name: str) -> str:
 
 def shipped_configs(game: str) -> list[tuple[str, str]]:
     """``(name, one-line description)`` of every variant and study file shipped with ``game``
-    (``citywright/v1.1``: :mod:`balancer.data`, :func:`balancer.files.describe_yaml`)."""
+    (``citywright/v1.1``: :mod:`balancer.data`, :func:`balancer.catalog.describe_yaml`)."""
+    from balancer.catalog import describe_yaml
     from balancer.data import builtin_configs, builtin_name
-    from balancer.files import describe_yaml
 
     return [(builtin_name(path), describe_yaml(path, brief=True)) for path in builtin_configs(game)]
 
@@ -902,8 +902,8 @@ def assumed_notes(config: Path | str) -> list[str]:
 
 
 def describe_sweep_or_tune(path: Path | str, head: dict[str, Any]) -> str:
-    """A sweep or tune file's one line (:func:`balancer.files.describe_sweep_or_tune`)."""
-    from balancer.files import describe_sweep_or_tune as _describe
+    """A sweep or tune file's one line (:func:`balancer.catalog.describe_sweep_or_tune`)."""
+    from balancer.catalog import describe_sweep_or_tune as _describe
 
     return _describe(Path(path), head)
 

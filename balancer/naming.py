@@ -22,8 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from balancer.outdir import write_atomic
-from balancer.sim.errors import ResultsExistError
+from balancer.outdir import ResultsExistError, write_atomic
 
 SOURCE_FILE = "source.json"
 """The file in a study's, sweep's or tune's results folder that names the input it was made from."""

@@ -18,10 +18,11 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, cast
 
 
 class UnsafeOutputError(NotADirectoryError):
@@ -129,3 +130,51 @@ def refuse_links_below(root: Path | str, path: Path | str, last: str = "director
         here = here / part
         refuse_foreign(here, last if k == len(parts) - 1 else "directory")
     return path
+
+
+# --------------------------------------------------------------------------------------------------
+# The spelling of an option a message suggests (force=True in the library, --force on the command
+# line), and the error of an output that already holds results: below every floor, since naming,
+# the starter files, sim and the commands all raise it.
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a message names the options it suggests: the library's parameters (``force=True``) or
+    the command line's options (``--force``); ``out`` is the parameter naming the output."""
+
+    force: str
+    resume: str
+    out: str
+
+
+LIBRARY = Spelling(force="force=True", resume="resume=True", out="out")
+COMMAND_LINE = Spelling(force="--force", resume="--resume", out="--out")
+
+
+class Spelled:
+    """An error whose message suggests an option: ``str()`` names it as the library's parameter
+    (``use force=True to replace them``), :meth:`cli_message` as the command line's option (``use
+    --force ...``), which :func:`balancer.cli.errors.input_message` prints."""
+
+    _cli_text: str | None = None
+
+    @classmethod
+    def spelled(cls, words: Callable[[Spelling], str], out: tuple[str, str] | None = None) -> Any:
+        """The error whose message is ``words(spelling)``; ``out``: the (library, command line)
+        names of the output parameter when not ``out`` / ``--out`` (``("results_root", "--results")``)."""
+        library, cli = LIBRARY, COMMAND_LINE
+        if out is not None:
+            library, cli = replace(library, out=out[0]), replace(cli, out=out[1])
+        exc = cast(Any, cls)(words(library))
+        exc._cli_text = words(cli)
+        return exc
+
+    def cli_message(self) -> str:
+        """The message in the command line's words (``--force``)."""
+        return self._cli_text if self._cli_text is not None else str(self)
+
+
+class ResultsExistError(Spelled, FileExistsError):
+    """The output directory already holds finished results (or results of another input) and
+    ``force`` was not given. ``str()`` says ``force=True``; :meth:`cli_message` says ``--force``."""

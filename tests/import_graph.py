@@ -139,7 +139,7 @@ def arrows(graph: dict[str, set[str]], parts: dict[str, tuple[str, ...]]) -> dic
 
 PARTS: dict[str, tuple[str, ...]] = {
     "cli": ("balancer.cli", "balancer.__main__", "balancer.entry"),
-    "api": ("balancer.api", "balancer"),
+    "api": ("balancer.api", "balancer", "balancer.errors"),
     "commands": (
         "balancer.study",
         "balancer.sweep",
@@ -148,15 +148,16 @@ PARTS: dict[str, tuple[str, ...]] = {
         "balancer.check",
         "balancer.compare",
         "balancer.history",
+        "balancer.catalog",
     ),
     "report": ("balancer.report",),
     "sim": ("balancer.sim", "balancer.results"),
     "agents": ("balancer.agents",),
     "games": ("balancer.games",),
     "stats": ("balancer.stats",),
-    "config": ("balancer.config", "balancer.config_show", "balancer.files", "balancer.data"),
+    "config": ("balancer.config", "balancer.config_show", "balancer.files", "balancer.data", "balancer.naming"),
     "core": ("balancer.core",),
-    "base": ("balancer.limits", "balancer.outdir", "balancer.naming", "balancer.errors"),
+    "base": ("balancer.limits", "balancer.outdir", "balancer.version"),
 }
 """The floors of docs/architecture.md, by module prefix; ``base``: the small helpers every floor may use."""
 

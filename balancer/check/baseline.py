@@ -19,10 +19,10 @@ import numpy as np
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-import balancer
 from balancer.limits import InputLimitError, read_json_bounded
 from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
+from balancer.version import __version__
 
 from .values import AGENT, SEAT, kind_of, moments, per_game_values
 
@@ -143,7 +143,7 @@ def save_baseline(
                 "seed": int(meta["seed"]),
                 "config_sha256": meta["config_sha256"],
                 "engine_sha256": meta["engine_sha256"],
-                "balancer_version": meta.get("versions", {}).get("balancer", balancer.__version__),
+                "balancer_version": meta.get("versions", {}).get("balancer", __version__),
                 "numbers": _numbers(per_game),
             }
         )
@@ -153,7 +153,7 @@ def save_baseline(
         "study": study.study,
         "game": study.game,
         "seed": study.seed,
-        "balancer_version": balancer.__version__,
+        "balancer_version": __version__,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "cells": cells,
     }

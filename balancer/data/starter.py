@@ -11,8 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from balancer.data import builtin_config
-from balancer.outdir import write_atomic
-from balancer.sim.errors import Spelled
+from balancer.outdir import Spelled, write_atomic
 
 VARIANT_FILE = "variant.yaml"
 STUDY_FILE = "study.yaml"

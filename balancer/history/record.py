@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-import balancer
+from balancer.version import __version__
 
 if TYPE_CHECKING:
     from balancer.check.run import CheckResult
@@ -100,7 +100,7 @@ def _event_fields(kind: str, study_path: Path, study: str, game: str) -> dict[st
         "study": study,
         "game": game,
         "study_sha256": file_sha256(study_path),
-        "balancer_version": balancer.__version__,
+        "balancer_version": __version__,
     }
 
 

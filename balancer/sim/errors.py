@@ -13,9 +13,15 @@ prints ``--force`` (:class:`Spelled`, :meth:`RunRequestError.message`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
+
+from balancer.outdir import (  # the spelling of suggestions, below every floor
+    COMMAND_LINE,
+    LIBRARY,
+    ResultsExistError,
+    Spelling,
+)
 
 
 def option_name(field: str) -> str:
@@ -27,20 +33,6 @@ def option_name(field: str) -> str:
 def field_name(name: str) -> str:
     """The request field of a name given as a field or as its option: ``--chunk-size`` -> ``chunk_size``."""
     return name.lstrip("-").replace("-", "_") if name.startswith("--") else name
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """How a message names the options it suggests: the library's parameters (``force=True``) or
-    the command line's options (``--force``); ``out`` is the parameter naming the output."""
-
-    force: str
-    resume: str
-    out: str
-
-
-LIBRARY = Spelling(force="force=True", resume="resume=True", out="out")
-COMMAND_LINE = Spelling(force="--force", resume="--resume", out="--out")
 
 
 class RunRequestError(ValueError):
@@ -84,34 +76,6 @@ class ResumeError(RunRequestError):
 
     def __init__(self, problem: str | Callable[[Spelling], str]):
         super().__init__("resume", problem)
-
-
-class Spelled:
-    """An error whose message suggests an option: ``str()`` names it as the library's parameter
-    (``use force=True to replace them``), :meth:`cli_message` as the command line's option (``use
-    --force ...``), which :func:`balancer.cli.errors.input_message` prints."""
-
-    _cli_text: str | None = None
-
-    @classmethod
-    def spelled(cls, words: Callable[[Spelling], str], out: tuple[str, str] | None = None) -> Any:
-        """The error whose message is ``words(spelling)``; ``out``: the (library, command line)
-        names of the output parameter when not ``out`` / ``--out`` (``("results_root", "--results")``)."""
-        library, cli = LIBRARY, COMMAND_LINE
-        if out is not None:
-            library, cli = replace(library, out=out[0]), replace(cli, out=out[1])
-        exc = cast(Any, cls)(words(library))
-        exc._cli_text = words(cli)
-        return exc
-
-    def cli_message(self) -> str:
-        """The message in the command line's words (``--force``)."""
-        return self._cli_text if self._cli_text is not None else str(self)
-
-
-class ResultsExistError(Spelled, FileExistsError):
-    """The output directory already holds finished results (or results of another input) and
-    ``force`` was not given. ``str()`` says ``force=True``; :meth:`cli_message` says ``--force``."""
 
 
 class RunLockedError(ResultsExistError):

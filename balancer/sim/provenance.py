@@ -22,9 +22,9 @@ def package_versions() -> dict[str, str]:
     """Versions of balancer, Python and the libraries a result depends on ('missing' if absent)."""
     from importlib import metadata
 
-    import balancer
+    from balancer.version import __version__
 
-    out = {"balancer": getattr(balancer, "__version__", "unknown"), "python": platform.python_version()}
+    out = {"balancer": __version__, "python": platform.python_version()}
     for name in _VERSION_PACKAGES:
         try:
             out[name] = metadata.version(name)
@@ -38,16 +38,16 @@ def engine_sha256(spec: GameSpec) -> str:
     :data:`SHARED_ENGINE_CODE` (name and content, sorted) and the balancer version. Finished results
     are reused only under the same engine, so a change to the rules or the agents is never mixed with
     numbers played before it."""
-    import balancer
+    from balancer.version import __version__
 
-    digest = hashlib.sha256(f"balancer {balancer.__version__}\n".encode())
+    digest = hashlib.sha256(f"balancer {__version__}\n".encode())
     root = spec.source
     files = sorted(root.rglob("*.py")) if root.is_dir() else [root]
     for path in files:
         digest.update(
             str(path.relative_to(root.parent if root.is_file() else root)).encode() + b"\0" + path.read_bytes() + b"\0"
         )
-    package = Path(balancer.__file__).parent
+    package = Path(__file__).resolve().parents[1]  # balancer/
     for name in SHARED_ENGINE_CODE:
         shared = package / name
         for path in sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []:

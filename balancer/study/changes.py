@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from balancer.core.metrics import spec_of
 from balancer.core.registry import metric_specs_of
-from balancer.report.render import metric_label
 from balancer.results import scan_results
 from balancer.stats.paired import adjust_family, paired_differences
 
@@ -65,7 +65,7 @@ def study_changes(result: StudyResult, confidence: float = 0.95) -> dict[int, li
             else:
                 name = fig.show.split(":", 1)[1]
                 specs = metric_specs_of(result.cells[(fig.run, a)].meta or {"game": result.study.game})
-                items = [(metric_label(name, specs), r, None) for r in diffs["metrics"] if r["name"] == name]
+                items = [(spec_of(name, specs).label, r, None) for r in diffs["metrics"] if r["name"] == name]
             for category, r, key_pub in items:
                 pa, pb = pub.get(a), pub.get(b)
                 if fig.show == "seat_win_rate" and isinstance(pa, list) and isinstance(pb, list):
