@@ -31,13 +31,7 @@ from balancer.sim import play
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# the general loop's hooks of each game (the ones it gives with_mcts): (seat_agent, game_agent, compile_table)
-HOOKS = {
-    "citywright": ("seat_agent", "game_agent", "mcts_table"),
-    "agueda": ("_seat_agent", "game_agent", None),
-    "urban_sketchers": ("_seat_agent", "game_agent", None),
-    "urgency": ("_seat_agent", "game_agent", "_mcts_table"),
-}
+GAMES = ("citywright", "agueda", "urban_sketchers", "urgency")
 
 TABLES = [
     # (game, config under configs/, agents of game 0, games)
@@ -54,9 +48,7 @@ TABLES = [
 def _general_spec(game: str):
     """The game's spec playing every game through the general loop (no chunk path)."""
     spec = get_spec(game)
-    module = importlib.import_module(spec.module)
-    seat, agent, table = HOOKS[game]
-    hooks = (getattr(module, seat), getattr(module, agent), getattr(module, table) if table else None)
+    hooks = (spec.seat_agent, spec.game_agent, spec.compile_table)  # the general loop's hooks of the game
 
     def play_game(cfg, agents, seed):
         S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, *hooks)
@@ -88,13 +80,13 @@ def test_each_table_plays_the_general_loops_games(table, monkeypatch):
 
 def test_every_game_registers_a_table_with_a_cache_of_its_own():
     loops = set()
-    for game in HOOKS:
+    for game in GAMES:
         spec = get_spec(game)
         T = spec.engine.compile(load_config(ROOT / "configs" / spec.default_config), 2)
         assert has_table(type(T)), game
         loops.add(table_loop._TABLES[type(T)][1].py_func.__qualname__)
     # one cache file per game: reading one game's never imports another's (or a test's) classes
-    assert len(loops) == len(HOOKS) and table_loop._TABLES[Toy][1].py_func.__qualname__ not in loops
+    assert len(loops) == len(GAMES) and table_loop._TABLES[Toy][1].py_func.__qualname__ not in loops
 
 
 # a toy table: records its seats' codes and rows and the first draws of its two generators
