@@ -27,17 +27,15 @@ from balancer.check import BaselineError
 from balancer.config import ConfigError
 from balancer.core.lazy import lazy_exports
 from balancer.limits import InputLimitError
-from balancer.outdir import UnsafeOutputError
+from balancer.outdir import ResultsExistError, Spelled, UnsafeOutputError
 from balancer.sim.errors import (
     GamesFailedError,
     OutDirError,
-    ResultsExistError,
     ResumeError,
     RunInterrupted,
     RunLockedError,
     RunRequestError,
     SchedulerError,
-    Spelled,
     option_name,
 )
 from balancer.study import StudyError

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from import_graph import PACKAGE, PARTS, arrows, circles, import_graph, part_of
 
 GRAPH = import_graph()

@@ -16,12 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from balancer.outdir import (  # the spelling of suggestions, below every floor
-    COMMAND_LINE,
-    LIBRARY,
-    ResultsExistError,
-    Spelling,
-)
+# the spelling of suggestions and the error of an output that holds results are outdir.py's (below
+# every floor); named here too, where the run's other errors are
+from balancer.outdir import COMMAND_LINE, LIBRARY, Spelling
+from balancer.outdir import ResultsExistError as ResultsExistError
+from balancer.outdir import Spelled as Spelled
 
 
 def option_name(field: str) -> str:
