@@ -10,6 +10,7 @@ function that re-imports the game module by name and returns a ``pyarrow.Table``
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,15 +38,16 @@ def _play(
     recorded (``catch``) or propagated."""
     spec = spec_at(module_name)
     variant = str(cfg.variant)
+    chunk_error: Exception | None = None
     if spec.play_chunk is not None and stop > start:
         try:
             batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
             if batch is not None:
                 return batch_table(batch, spec.name, variant, agents, run_seed, start), []
-        except Exception:
+        except Exception as exc:
             if not catch:
                 raise
-            # find and record the failing games one by one (below), the others' rows as usual
+            chunk_error = exc  # find and record the failing games one by one (below), the others' rows as usual
     rows = OutcomeRows(spec.name, variant, len(agents), run_seed)
     failures: list[dict[str, Any]] = []
     for i in range(start, stop):
@@ -60,6 +62,14 @@ def _play(
             failures.append(failure_record(i, run_seed, exc))
             continue
         rows.add(i, table, outcome, r, w)
+    if chunk_error is not None and not failures:
+        # every game played alone: the compiled chunk itself is at fault (the rows are right, only slower)
+        warnings.warn(
+            f"{spec.name}: the compiled chunk of games {start}..{stop - 1} raised "
+            f"{type(chunk_error).__name__}: {chunk_error}; every game then played one at a time",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return rows.table(), failures  # None: every game of the chunk failed
 
 

@@ -119,3 +119,21 @@ def test_a_table_without_a_compiled_chunk_falls_back_to_game_by_game_play(monkey
     assert _rows("urban_sketchers", cfg, agents, 1, 0, 2, True, monkeypatch).equals(
         _rows("urban_sketchers", cfg, agents, 1, 0, 2, False, monkeypatch)
     )
+
+
+def test_a_compiled_chunk_that_raises_while_every_game_plays_alone_is_said(monkeypatch):
+    # a chunk path with a bug of its own (every game then plays alone): the rows are the per-game
+    # path's, and the runner says so instead of silently playing every chunk game by game
+    spec = get_spec("urgency")
+    cfg = load_config(ROOT / "configs" / "urgency" / "no-cards.yaml")
+    agents = ["greedy", "random"]
+
+    def broken_chunk(*args):
+        raise IndexError("a bug in the chunk path")
+
+    module = __import__(spec.module, fromlist=["SPEC"])
+    monkeypatch.setattr(module, "SPEC", dataclasses.replace(spec, play_chunk=broken_chunk))
+    with pytest.warns(RuntimeWarning, match=r"urgency: the compiled chunk of games 0\.\.9 raised IndexError"):
+        table, failures = play._play(spec.module, cfg, agents, 3, 0, 10, catch=True)
+    monkeypatch.setattr(module, "SPEC", spec)
+    assert failures == [] and table.equals(_rows("urgency", cfg, agents, 3, 0, 10, False, monkeypatch))
