@@ -34,20 +34,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from balancer.games.citywright import rules as cwr
 from balancer.games.citywright.agents import EPS, _tie_key
-from balancer.games.citywright.rules import (
-    DISCARD_FOR_TILE,
-    FORCED,
-    N_EDGE,
-    N_SEQ,
-    N_SLOTS,
-    PLACE,
-    SEQS,
-    SITE,
-    below,
-    current_seat,
-    line_multiset,
-)
 from balancer.games.citywright.scoring import score_fast
 
 NO_TURN = -1
@@ -130,14 +118,14 @@ def _achievement_pts(st, rules, seat, shape):
 def _group_slots(st):
     """Group id of every slot (-1 when empty): slots share a group when they hold the same shape and
     their lines give the same multiset of tiles; groups are numbered by their first slot."""
-    group = np.full(N_SLOTS, -1, np.int64)
+    group = np.full(cwr.N_SLOTS, -1, np.int64)
     n_groups = 0
-    for s in range(N_SLOTS):
+    for s in range(cwr.N_SLOTS):
         if st.slots[s] < 0:
             continue
         for t in range(s):
             if group[t] >= 0 and st.slots[t] == st.slots[s]:
-                if line_multiset(st.site, t) == line_multiset(st.site, s):
+                if cwr.line_multiset(st.site, t) == cwr.line_multiset(st.site, s):
                     group[s] = group[t]
                     break
         if group[s] < 0:
@@ -150,7 +138,7 @@ def _group_slots(st):
 def exhaustive_move(st, rules, geo, sp, w, rng, mv):
     """Fill ``mv`` (the rules' move array) with the greedy turn for the seat to move, found by
     playing every turn in full; draws from ``rng`` as the agent does (module docstring)."""
-    seat = current_seat(st, rules.n_players)
+    seat = cwr.current_seat(st, rules.n_players)
     table = st.tables[seat]
     work = table.copy()  # every turn is written here, scored and erased
     before = _points(table, geo, sp)
@@ -167,7 +155,7 @@ def exhaustive_move(st, rules, geo, sp, w, rng, mv):
         first = np.argmax(group == g)
         weight = np.sum(group == g)
         shape = st.slots[first]
-        ms = line_multiset(st.site, first)
+        ms = cwr.line_multiset(st.site, first)
         new_shape = 1 if st.ticks[seat, shape] == 0 else 0
         ach_pts = _achievement_pts(st, rules, seat, shape) if rules.ach_on else 0.0
         has_placement = False
@@ -187,9 +175,9 @@ def exhaustive_move(st, rules, geo, sp, w, rng, mv):
             if rules.shape_five[shape] != 0 and star >= 0:
                 picks = [d for d in range(1, 5) if np.any(st.site == d)]
             for pick in picks:
-                for order in range(N_SEQ[ms, k]):
+                for order in range(cwr.N_SEQ[ms, k]):
                     for j in range(k):
-                        work[rules.pl_cells[p, j]] = SEQS[ms, k, order, j]
+                        work[rules.pl_cells[p, j]] = cwr.SEQS[ms, k, order, j]
                     if pick > 0:
                         work[star] = pick
                     val = _value_of(work, before, w, rules.tree_pts, bar, ach_pts, rules.ach_on, geo, sp)
@@ -197,15 +185,15 @@ def exhaustive_move(st, rules, geo, sp, w, rng, mv):
                     key = _tie_key(salt, ((p * 32 + order) * 8 + pick) * 32 + g, float(weight))
                     work[:] = table
                     if best[0] == NO_TURN or _ranks_above(val, sec, key, best_val, best_sec, best_key):
-                        _keep(best, PLACE, g, p, order, pick)
+                        _keep(best, cwr.PLACE, g, p, order, pick)
                         best_val, best_sec, best_key = val, sec, key
         if not has_placement:
             key = _tie_key(salt, 1 + 4 * g, float(weight))
             if best[0] == NO_TURN or _ranks_above(0.0, 0, key, best_val, best_sec, best_key):
-                _keep(best, FORCED, g, NO_TURN, NO_TURN, 0)
+                _keep(best, cwr.FORCED, g, NO_TURN, NO_TURN, 0)
                 best_val, best_sec, best_key = 0.0, 0, key
 
-    corner_slots = np.array([s for s in range(N_EDGE, N_SLOTS) if st.slots[s] >= 0], np.int64)
+    corner_slots = np.array([s for s in range(cwr.N_EDGE, cwr.N_SLOTS) if st.slots[s] >= 0], np.int64)
     if rules.discard_for_tile and corner_slots.size > 0:
         for c in range(table.shape[0]):
             if table[c] != 0:
@@ -216,26 +204,26 @@ def exhaustive_move(st, rules, geo, sp, w, rng, mv):
                 work[c] = 0
                 key = _tie_key(salt, 2 + 4 * (c * 8 + d), float(corner_slots.size))
                 if best[0] == NO_TURN or _ranks_above(val, 2, key, best_val, best_sec, best_key):
-                    _keep(best, DISCARD_FOR_TILE, NO_TURN, c, NO_TURN, d)
+                    _keep(best, cwr.DISCARD_FOR_TILE, NO_TURN, c, NO_TURN, d)
                     best_val, best_sec, best_key = val, 2, key
 
     kind, g, p, order, pick = best[0], best[1], best[2], best[3], best[4]
     mv[:] = 0
     if kind == NO_TURN:  # no ruler in any slot: the turn is lost
-        mv[0], mv[1] = FORCED, -1
+        mv[0], mv[1] = cwr.FORCED, -1
         return
-    if kind == DISCARD_FOR_TILE:
-        mv[0], mv[1], mv[2], mv[3] = kind, corner_slots[below(rng, corner_slots.size)], p, pick
+    if kind == cwr.DISCARD_FOR_TILE:
+        mv[0], mv[1], mv[2], mv[3] = kind, corner_slots[cwr.below(rng, corner_slots.size)], p, pick
         return
-    candidates = np.array([s for s in range(N_SLOTS) if group[s] == g], np.int64)
-    slot = candidates[below(rng, candidates.size)]
+    candidates = np.array([s for s in range(cwr.N_SLOTS) if group[s] == g], np.int64)
+    slot = candidates[cwr.below(rng, candidates.size)]
     mv[0], mv[1] = kind, slot
-    if kind == FORCED:
+    if kind == cwr.FORCED:
         return
     shape = st.slots[slot]
     k = rules.pl_k[p]
     mv[2] = p
-    mv[3 : 3 + k] = SEQS[line_multiset(st.site, slot), k, order, :k]
+    mv[3 : 3 + k] = cwr.SEQS[cwr.line_multiset(st.site, slot), k, order, :k]
     if rules.shape_five[shape] != 0:
         # a star off the table still takes a free pick: a random site cell's district
-        mv[7] = pick if pick > 0 else st.site[below(rng, SITE)]
+        mv[7] = pick if pick > 0 else st.site[cwr.below(rng, cwr.SITE)]
