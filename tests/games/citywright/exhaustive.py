@@ -1,10 +1,32 @@
-"""The greedy agent's search without any pruning, for tests: every ruler group, legal placement,
-tile order and free pick is scored by rescoring the whole table (``score_masks``), and the move
-with the largest (gain, tie-break, random priority) wins, the priorities hashed exactly as
-:func:`balancer.games.citywright.agents.greedy_move` hashes them. It draws from the generator
-exactly as the agent does (one ``rng.random()`` for the turn's salt, then the slot among equal
-ones, then an off-table free pick's district), so the pruned search must return the same move and
-leave the generator in the same state.
+"""An exhaustive greedy search for tests, written apart from the agent's pruned one.
+
+:func:`exhaustive_move` plays, on a scratch copy of the mover's table, every turn the greedy agent may
+choose: every ruler group (the slots holding the same shape over the same multiset of line tiles),
+every legal placement of that shape, every order of the line tiles on its cells, every free pick of a
+star that lands on the table, a forced discard for a group with no legal placement, and, under §9.2,
+one tile of each district on each empty cell. Each turn is valued by rescoring the whole table
+(:func:`~balancer.games.citywright.scoring.score_fast`) and it wins by the rule the agent documents
+(:mod:`balancer.games.citywright.agents`): the largest weighted gain (achievements included), then the
+tie-break (2 x tiles landed + 1 for a new shape), then a random priority.
+
+The random priority and the draws are a contract shared with the agent, so that the pruned search
+can be checked move for move and draw for draw (``test_pruning.py``):
+
+- the turn's salt comes from one ``rng.random()``, drawn first:
+  ``uint64(int(u * 2**53)) * 2654435761 + 1``;
+- a turn's priority is ``_tie_key(salt, move_id, weight)`` (a splitmix64 hash of the move id under
+  the salt, as log(u)/weight), imported from the agent rather than rewritten: it is the hash that is
+  the contract, and a second copy of its constants would only test itself. The move ids:
+  ``((placement * 32 + order) * 8 + free_pick) * 32 + group`` for a placement (``order`` indexes
+  ``rules.SEQS``; ``free_pick`` is 0 when no star lands), ``1 + 4 * group`` for a forced discard,
+  ``2 + 4 * (cell * 8 + district)`` for a discard-for-tile; the weight is the number of slots the
+  turn may be played from (a group's slots, or the corner slots holding a ruler);
+- gains within ``EPS`` (also the agent's) are equal;
+- after the choice: the slot among the equal ones (``below(rng, count)``, in slot order), then, for
+  a five-cell ruler whose star lands off the table, the free pick as a random site cell's district.
+
+Nothing else comes from the agent: no grouping, bound, ordering or loop of :func:`greedy_move`. The
+search is compiled (numba) only to be fast enough; it is plain and slow by design.
 """
 
 from __future__ import annotations
@@ -12,189 +34,196 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from balancer.games.citywright.agents import EPS, _tie_key, _tie_u
-from balancer.games.citywright.rules import (
-    DISCARD_FOR_TILE,
-    FORCED,
-    MS_INDEX,
-    N_EDGE,
-    N_SEQ,
-    N_SLOTS,
-    PLACE,
-    SEQS,
-    SITE,
-    SLOT_LINES,
-    below,
-    current_seat,
-)
-from balancer.games.citywright.scoring import score_masks, table_masks
+from balancer.games.citywright import rules as cwr
+from balancer.games.citywright.agents import EPS, _tie_key
+from balancer.games.citywright.scoring import score_fast
+
+NO_TURN = -1
 
 
 @nb.njit
-def _better(val, sec, key, best_val, best_sec, best_key):
-    """(val, sec, key) beats the best so far: a larger gain, then a larger tie-break, then a larger
-    random priority."""
-    if val > best_val + EPS:
-        return True
-    if val < best_val - EPS:
-        return False
-    if sec != best_sec:
-        return sec > best_sec
-    return key > best_key
+def _ranks_above(val, sec, key, other_val, other_sec, other_key):
+    """Whether a turn valued (val, sec, key) beats one valued (other_val, other_sec, other_key)."""
+    if abs(val - other_val) > EPS:
+        return val > other_val
+    if sec == other_sec:
+        return key > other_key
+    return sec > other_sec
+
+
+@nb.njit
+def _keep(best, kind, group, placement, order, pick):
+    best[0], best[1], best[2], best[3], best[4] = kind, group, placement, order, pick
+
+
+@nb.njit
+def _park_bar(st, rules, geo, sp, seat):
+    """The Park subtotal a table must reach to hold Tree-lined (§7): the best other table's, or the
+    solo threshold."""
+    if rules.n_players == 1:
+        return float(rules.tree_solo)
+    bar = 0.0
+    for other in range(rules.n_players):
+        if other != seat:
+            bar = max(bar, _points(st.tables[other], geo, sp)[2])
+    return bar
+
+
+@nb.njit
+def _points(table, geo, sp):
+    """§6.1-§6.4 points of a table as float64[4] (residential, commercial, park, industrial)."""
+    r, c, p, i = score_fast(table, geo, sp)
+    return np.array([float(r), float(c), float(p), float(i)])
+
+
+@nb.njit
+def _empty_cells(table):
+    return np.sum(table == 0)
+
+
+@nb.njit
+def _value_of(work, before, w, tree_gain_pts, bar, ach_pts, ach_on, geo, sp):
+    """Weighted gain of the table ``work`` (the turn written on it) over the points ``before``."""
+    after = _points(work, geo, sp)
+    gain = 0.0
+    for cat in range(4):
+        gain += w[cat] * (after[cat] - before[cat])
+    if ach_on:
+        held_after = 1 if after[2] >= bar else 0
+        held_before = 1 if before[2] >= bar else 0
+        gain += w[4] * (ach_pts + tree_gain_pts * (held_after - held_before))
+    return gain
+
+
+@nb.njit
+def _achievement_pts(st, rules, seat, shape):
+    """Versatile and Mastery points (§7) that placing a ruler of ``shape`` earns now."""
+    ticks = st.ticks[seat]
+    shapes_before = 0
+    best_tick = 0
+    for s in range(rules.n_shapes):
+        if ticks[s] > 0:
+            shapes_before += 1
+        best_tick = max(best_tick, ticks[s])
+    shapes_after = shapes_before + (1 if ticks[shape] == 0 else 0)
+    pts = 0.0
+    if shapes_before < rules.vers_k <= shapes_after:
+        pts += rules.vers_pts
+    if best_tick < rules.mast_k and ticks[shape] + 1 == rules.mast_k:
+        pts += rules.mast_pts
+    return pts
+
+
+@nb.njit
+def _group_slots(st):
+    """Group id of every slot (-1 when empty): slots share a group when they hold the same shape and
+    their lines give the same multiset of tiles; groups are numbered by their first slot."""
+    group = np.full(cwr.N_SLOTS, -1, np.int64)
+    n_groups = 0
+    for s in range(cwr.N_SLOTS):
+        if st.slots[s] < 0:
+            continue
+        for t in range(s):
+            if group[t] >= 0 and st.slots[t] == st.slots[s]:
+                if cwr.line_multiset(st.site, t) == cwr.line_multiset(st.site, s):
+                    group[s] = group[t]
+                    break
+        if group[s] < 0:
+            group[s] = n_groups
+            n_groups += 1
+    return group, n_groups
 
 
 @nb.njit
 def exhaustive_move(st, rules, geo, sp, w, rng, mv):
-    """Fill ``mv`` as :func:`~balancer.games.citywright.agents.greedy_move` would, by scoring every
-    move in full."""
-    n = rules.n_players
-    seat = current_seat(st, n)
-    R, C, P, I = table_masks(st.tables[seat])
-    filled = R | C | P | I
-    cur = score_masks(R, C, P, I, geo, sp)
-    other_p = 0
-    tree_before = False
-    if rules.ach_on:
-        for o in range(n):
-            if o != seat:
-                r_o, c_o, p_o, i_o = table_masks(st.tables[o])
-                other_p = max(other_p, score_masks(r_o, c_o, p_o, i_o, geo, sp)[2])
-        tree_before = cur[2] >= (rules.tree_solo if n == 1 else other_p)
-    distinct = 0
-    mastered = False
-    for s in range(rules.n_shapes):
-        if st.ticks[seat, s] > 0:
-            distinct += 1
-        if st.ticks[seat, s] >= rules.mast_k:
-            mastered = True
-    # ruler groups in slot order: the same shape and the same line tiles are one choice
-    g_shape = np.zeros(N_SLOTS, np.int64)
-    g_ms = np.zeros(N_SLOTS, np.int64)
-    g_w = np.zeros(N_SLOTS, np.int64)
-    slot_group = np.full(N_SLOTS, -1, np.int64)
-    ng = 0
-    n_corner = 0
-    for s in range(N_SLOTS):
-        shape = st.slots[s]
-        if shape < 0:
-            continue
-        if s >= N_EDGE:
-            n_corner += 1
-        cnt = np.zeros(5, np.int64)
-        for j in range(4):
-            cnt[st.site[SLOT_LINES[s, j]]] += 1
-        ms = MS_INDEX[cnt[1], cnt[2], cnt[3], cnt[4]]
-        found = -1
-        for gi in range(ng):
-            if g_shape[gi] == shape and g_ms[gi] == ms:
-                found = gi
-        if found < 0:
-            found = ng
-            g_shape[ng] = shape
-            g_ms[ng] = ms
-            ng += 1
-        g_w[found] += 1
-        slot_group[s] = found
-    site_pres = np.zeros(5, np.bool_)
-    for i in range(SITE):
-        site_pres[st.site[i]] = True
-
+    """Fill ``mv`` (the rules' move array) with the greedy turn for the seat to move, found by
+    playing every turn in full; draws from ``rng`` as the agent does (module docstring)."""
+    seat = cwr.current_seat(st, rules.n_players)
+    table = st.tables[seat]
+    work = table.copy()  # every turn is written here, scored and erased
+    before = _points(table, geo, sp)
+    empty_before = _empty_cells(table)
+    bar = _park_bar(st, rules, geo, sp, seat) if rules.ach_on else 0.0
+    group, n_groups = _group_slots(st)
     salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
-    best_val, best_sec, best_key = -1e18, -1, -1e300
-    b_kind, b_group, b_p, b_seq, b_star = -1, -1, -1, -1, 0
-    for gi in range(ng):
-        shape = g_shape[gi]
-        ms = g_ms[gi]
-        wgt = float(g_w[gi])
-        five = rules.shape_five[shape] != 0
-        newshape = 1 if st.ticks[seat, shape] == 0 else 0
-        ach = 0.0
-        if rules.ach_on:
-            if distinct < rules.vers_k and distinct + newshape >= rules.vers_k:
-                ach += rules.vers_pts
-            if not mastered and st.ticks[seat, shape] + 1 == rules.mast_k:
-                ach += rules.mast_pts
-        any_valid = False
+
+    # the best turn so far: (kind, group, placement, order, free pick) and its (gain, tie-break, priority)
+    best = np.full(5, NO_TURN, np.int64)
+    best_val, best_sec, best_key = 0.0, 0, 0.0
+
+    for g in range(n_groups):
+        first = np.argmax(group == g)
+        weight = np.sum(group == g)
+        shape = st.slots[first]
+        ms = cwr.line_multiset(st.site, first)
+        new_shape = 1 if st.ticks[seat, shape] == 0 else 0
+        ach_pts = _achievement_pts(st, rules, seat, shape) if rules.ach_on else 0.0
+        has_placement = False
         for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
-            if rules.pl_mask[p] & filled:
-                continue
-            any_valid = True
             k = rules.pl_k[p]
-            cs = rules.pl_star[p]
-            for sd in range(5):
-                if sd == 0 and five and cs >= 0:
-                    continue  # a star on the table takes one of the site board's districts
-                if sd > 0 and not (five and cs >= 0 and site_pres[sd]):
-                    continue
-                for q in range(N_SEQ[ms, k]):
-                    m = np.zeros(5, np.uint64)
+            star = rules.pl_star[p]
+            legal = True
+            for j in range(k):
+                legal = legal and table[rules.pl_cells[p, j]] == 0
+            if star >= 0:
+                legal = legal and table[star] == 0
+            if not legal:
+                continue
+            has_placement = True
+            # the free pick: a star on the table takes a district on the site board, else none here
+            picks = [0]
+            if rules.shape_five[shape] != 0 and star >= 0:
+                picks = [d for d in range(1, 5) if np.any(st.site == d)]
+            for pick in picks:
+                for order in range(cwr.N_SEQ[ms, k]):
                     for j in range(k):
-                        m[SEQS[ms, k, q, j]] |= np.uint64(1) << np.uint64(rules.pl_cells[p, j])
-                    if sd > 0:
-                        m[sd] |= np.uint64(1) << np.uint64(cs)
-                    after = score_masks(R | m[1], C | m[2], P | m[3], I | m[4], geo, sp)
-                    val = w[0] * (after[0] - cur[0]) + w[1] * (after[1] - cur[1])
-                    val += w[2] * (after[2] - cur[2]) + w[3] * (after[3] - cur[3]) + w[4] * ach
-                    if rules.ach_on:
-                        t_after = after[2] >= (rules.tree_solo if n == 1 else other_p)
-                        val += w[4] * rules.tree_pts * ((1 if t_after else 0) - (1 if tree_before else 0))
-                    sec = 2 * (k + (1 if sd > 0 else 0)) + newshape
-                    key = np.log(_tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)) / wgt
-                    if _better(val, sec, key, best_val, best_sec, best_key):
+                        work[rules.pl_cells[p, j]] = cwr.SEQS[ms, k, order, j]
+                    if pick > 0:
+                        work[star] = pick
+                    val = _value_of(work, before, w, rules.tree_pts, bar, ach_pts, rules.ach_on, geo, sp)
+                    sec = 2 * (empty_before - _empty_cells(work)) + new_shape
+                    key = _tie_key(salt, ((p * 32 + order) * 8 + pick) * 32 + g, float(weight))
+                    work[:] = table
+                    if best[0] == NO_TURN or _ranks_above(val, sec, key, best_val, best_sec, best_key):
+                        _keep(best, cwr.PLACE, g, p, order, pick)
                         best_val, best_sec, best_key = val, sec, key
-                        b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
-        if not any_valid:
-            key = _tie_key(salt, 1 + 4 * gi, wgt)
-            if _better(0.0, 0, key, best_val, best_sec, best_key):
+        if not has_placement:
+            key = _tie_key(salt, 1 + 4 * g, float(weight))
+            if best[0] == NO_TURN or _ranks_above(0.0, 0, key, best_val, best_sec, best_key):
+                _keep(best, cwr.FORCED, g, NO_TURN, NO_TURN, 0)
                 best_val, best_sec, best_key = 0.0, 0, key
-                b_kind, b_group = FORCED, gi
-    if rules.discard_for_tile and n_corner > 0:
-        for c in range(geo.size * geo.size):
-            bit = np.uint64(1) << np.uint64(c)
-            if filled & bit:
+
+    corner_slots = np.array([s for s in range(cwr.N_EDGE, cwr.N_SLOTS) if st.slots[s] >= 0], np.int64)
+    if rules.discard_for_tile and corner_slots.size > 0:
+        for c in range(table.shape[0]):
+            if table[c] != 0:
                 continue
             for d in range(1, 5):
-                m = np.zeros(5, np.uint64)
-                m[d] = bit
-                after = score_masks(R | m[1], C | m[2], P | m[3], I | m[4], geo, sp)
-                val = w[0] * (after[0] - cur[0]) + w[1] * (after[1] - cur[1])
-                val += w[2] * (after[2] - cur[2]) + w[3] * (after[3] - cur[3])
-                if rules.ach_on:
-                    t_after = after[2] >= (rules.tree_solo if n == 1 else other_p)
-                    val += w[4] * rules.tree_pts * ((1 if t_after else 0) - (1 if tree_before else 0))
-                key = _tie_key(salt, 2 + 4 * (c * 8 + d), float(n_corner))
-                if _better(val, 2, key, best_val, best_sec, best_key):
+                work[c] = d
+                val = _value_of(work, before, w, rules.tree_pts, bar, 0.0, rules.ach_on, geo, sp)
+                work[c] = 0
+                key = _tie_key(salt, 2 + 4 * (c * 8 + d), float(corner_slots.size))
+                if best[0] == NO_TURN or _ranks_above(val, 2, key, best_val, best_sec, best_key):
+                    _keep(best, cwr.DISCARD_FOR_TILE, NO_TURN, c, NO_TURN, d)
                     best_val, best_sec, best_key = val, 2, key
-                    b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d
 
+    kind, g, p, order, pick = best[0], best[1], best[2], best[3], best[4]
     mv[:] = 0
-    mv[0] = b_kind
-    if b_kind < 0:
-        mv[0] = FORCED
-        mv[1] = -1
+    if kind == NO_TURN:  # no ruler in any slot: the turn is lost
+        mv[0], mv[1] = cwr.FORCED, -1
         return
-    if b_kind == DISCARD_FOR_TILE:
-        pick = below(rng, n_corner)
-        for s in range(N_EDGE, N_SLOTS):
-            if st.slots[s] >= 0:
-                if pick == 0:
-                    mv[1] = s
-                    break
-                pick -= 1
-        mv[2] = b_p
-        mv[3] = b_star
+    if kind == cwr.DISCARD_FOR_TILE:
+        mv[0], mv[1], mv[2], mv[3] = kind, corner_slots[cwr.below(rng, corner_slots.size)], p, pick
         return
-    pick = below(rng, g_w[b_group])
-    for s in range(N_SLOTS):
-        if slot_group[s] == b_group:
-            if pick == 0:
-                mv[1] = s
-                break
-            pick -= 1
-    if b_kind == PLACE:
-        mv[2] = b_p
-        k = rules.pl_k[b_p]
-        for j in range(k):
-            mv[3 + j] = SEQS[g_ms[b_group], k, b_seq, j]
-        if rules.shape_five[g_shape[b_group]]:
-            mv[7] = b_star if b_star > 0 else st.site[below(rng, SITE)]
+    candidates = np.array([s for s in range(cwr.N_SLOTS) if group[s] == g], np.int64)
+    slot = candidates[cwr.below(rng, candidates.size)]
+    mv[0], mv[1] = kind, slot
+    if kind == cwr.FORCED:
+        return
+    shape = st.slots[slot]
+    k = rules.pl_k[p]
+    mv[2] = p
+    mv[3 : 3 + k] = cwr.SEQS[cwr.line_multiset(st.site, slot), k, order, :k]
+    if rules.shape_five[shape] != 0:
+        # a star off the table still takes a free pick: a random site cell's district
+        mv[7] = pick if pick > 0 else st.site[cwr.below(rng, cwr.SITE)]
