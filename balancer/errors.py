@@ -9,7 +9,8 @@ Bad input (the message names the file, key or parameter; the command line exits 
 :class:`UnderpoweredError`, :class:`RunRequestError` (a ValueError naming the request's ``field``;
 :class:`SchedulerError`, :class:`ResumeError`), :class:`ResultsExistError` (:class:`RunLockedError`),
 :class:`OutDirError` and :class:`UnsafeOutputError` (an output path), :class:`ReportOutputError` (a page
-that cannot be written). Games that raised: :class:`GamesFailedError` (a run; the others are written),
+that cannot be written). An installed game that cannot be used (its ``balancer.games`` entry point is malformed or fails to
+import; an ImportError): :class:`GameImportError`. Games that raised: :class:`GamesFailedError` (a run; the others are written),
 :class:`CheckGameError` (a check). Interrupted: :class:`RunInterrupted` (a KeyboardInterrupt).
 
 :class:`Spelled` is the mix-in of an error whose message names an option, in the library's words
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 from balancer.check import BaselineError
 from balancer.config import ConfigError
 from balancer.core.lazy import lazy_exports
+from balancer.core.registry import GameImportError
 from balancer.limits import InputLimitError
 from balancer.outdir import ResultsExistError, Spelled, UnsafeOutputError
 from balancer.sim.errors import (
@@ -63,6 +65,7 @@ __all__ = [
     "BaselineError",
     "CheckGameError",
     "ConfigError",
+    "GameImportError",
     "GamesFailedError",
     "HistoryError",
     "InputLimitError",

@@ -22,11 +22,22 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pig"
 CONFIG = EXAMPLE / "configs" / "pig" / "pig.yaml"
 
 
+def _fresh_workers() -> None:
+    """Stop the reusable worker processes (loky's), so that the next parallel run starts workers that
+    see sys.path as it is now (a worker started by an earlier test of this process would not find Pig)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    get_reusable_executor().shutdown(wait=True)
+
+
 @pytest.fixture
 def pig(monkeypatch):
     """Pig registered as `pip install -e examples/pig` would register it."""
     monkeypatch.syspath_prepend(str(EXAMPLE))
     monkeypatch.setitem(registry.GAMES, "pig", "balancer_pig")
+    _fresh_workers()
+    yield
+    _fresh_workers()
 
 
 def test_the_example_declares_its_entry_point():

@@ -230,8 +230,13 @@ def get_spec(name: str) -> GameSpec:
         spec = spec_at(path)
     except Exception as exc:  # a game's own import error, whatever it is: name the entry point
         raise GameImportError(f"game {name!r} ({where}) failed to import: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(spec, GameSpec) or spec.name != name:
-        raise GameImportError(f"game {name!r} ({where}): {path}.SPEC is not the GameSpec of {name!r}")
+    if not isinstance(spec, GameSpec):
+        raise GameImportError(f"game {name!r} ({where}): {path}.SPEC is not a GameSpec (got {type(spec).__name__})")
+    if spec.name != name:
+        raise GameImportError(
+            f"game {name!r} ({where}): {path}.SPEC is the game {spec.name!r} (its NAME); the entry point's "
+            f"name and the game's NAME must be the same"
+        )
     return spec
 
 
