@@ -215,7 +215,8 @@ def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: i
     n = len(agents)
     T = compile_variant(cfg, n)
     kinds, weights = _table_params(cfg, tuple(agents))
-    rows = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, n * 12).reshape(-1, n, 12)
+    width = len(FINAL_COLUMNS)
+    rows = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, n * width).reshape(-1, n, width)
     return GameBatch(
         scores=rows[:, :, :6].sum(axis=2),
         tiebreak=np.stack([-rows[:, :, 6], rows[:, :, 7]], axis=2),

@@ -1328,12 +1328,9 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng):
 def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Citywright's table for the core loop (:mod:`balancer.core.table_loop`): one game set up and
     played by :func:`play_new_game` (seat s: ``kinds[s]``, RANDOM or GREEDY, with ``weights[s]``),
-    its :func:`~.rules.final_rows` written to ``record`` (int64[n * 12], seat-major). ``ws``: unused."""
-    rows = play_new_game(T, kinds, weights, game_rng, agent_rng)
-    n = rows.shape[0]
-    for s in range(n):
-        for c in range(12):
-            record[s * 12 + c] = rows[s, c]
+    its :func:`~.rules.final_rows` written to ``record`` (int64[n * len(FINAL_COLUMNS)], seat-major).
+    ``ws``: unused."""
+    record[:] = play_new_game(T, kinds, weights, game_rng, agent_rng).ravel()
 
 
 register_table(kernel.Compiled, play_seated)
