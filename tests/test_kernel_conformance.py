@@ -57,6 +57,11 @@ def test_every_legal_move_applies_and_copies_do_not_leak(name, n):
 
 
 @pytest.mark.parametrize("name, n", CASES)
+def test_move_scores_are_finite_and_change_nothing(name, n):
+    kernel.move_scores_are_finite_and_change_nothing(game(name), n)
+
+
+@pytest.mark.parametrize("name, n", CASES)
 def test_returns_are_win_shares_agreeing_with_the_outcome(name, n):
     kernel.returns_are_win_shares_agreeing_with_the_outcome(game(name), n)
 

@@ -35,6 +35,7 @@ Rules of the contract, checked for every registered game by ``tests/test_kernel_
 - ``returns`` at the end: values in [0, 1]; in a game of several players they are the win shares
   (1/k to each of k players tied first after every tie-breaker, else 0) and sum to 1;
 - ``heuristic`` gives values in [0, 1] at every state;
+- ``move_scores`` is finite for every legal move, deterministic, and changes neither ``S`` nor the moves;
 - ``determinize(S, T, seat, rng)`` keeps ``observation(S, T, seat)`` unchanged, and two states with
   the same observation for ``seat`` become the same state for the same generator;
 - the interface's random games equal the Python protocol's, move for move.
@@ -77,6 +78,13 @@ COMPLETION = "completion"
 """The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
 
 
+@nb.njit(cache=True)
+def no_move_scores(S, T, moves, n, out):  # type: ignore[no-untyped-def]  # numba types it
+    """``Kernel.move_scores`` of a game that gives its search no knowledge of its moves: 0 each."""
+    for i in range(n):
+        out[i] = 0.0
+
+
 class Kernel(NamedTuple):
     """The compiled functions of one game's interface (each a numba dispatcher).
 
@@ -112,6 +120,13 @@ class Kernel(NamedTuple):
     """``(S, T) -> code``: how a finished game ended, an index into :data:`ENDED_BY`: ``RULES`` (0)
     when it ended by the rules, else the safety stop that ended it (``TURN_CAP``, ``NO_LEGAL_MOVE``,
     ``REPEATED_POSITION``). Meaningful once ``is_over``; a game without safety stops returns ``RULES``."""
+    move_scores: Callable[..., None] = no_move_scores
+    """``(S, T, moves, n, out)``: the game's own knowledge of the decision in ``S``: a score per
+    legal move ``moves[:n]`` (as :attr:`legal` wrote them) into ``out[:n]`` (float64), for the seat to
+    move, higher better, finite, on any scale (a search compares siblings only). It is the immediate
+    gain the game's greedy computes (points, a placement's value, a race move's progress); for a
+    decision that opens a compound turn, the best gain of a turn it can complete. Deterministic: no
+    generator, and ``S`` is not changed. The default, :func:`no_move_scores`, knows nothing (zeros)."""
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,7 @@ PER_COUNT = (
 KERNEL_PER_COUNT = (
     kernel.same_seed_same_game,
     kernel.every_legal_move_applies_and_copies_do_not_leak,
+    kernel.move_scores_are_finite_and_change_nothing,
     kernel.returns_are_win_shares_agreeing_with_the_outcome,
     kernel.a_game_ended_by_the_rules_is_recorded_so,
     kernel.determinize_keeps_what_the_seat_sees_and_nothing_else,

@@ -3,7 +3,7 @@
 Same seed, same game; a copy is independent of its original; legal moves are never empty before the
 end, are distinct, and every one applies; the seat to move is a seat; returns are win shares at the
 end and agree with the Outcome's ranks; the heuristic stays in [0, 1]; determinize keeps what the seat
-sees and depends on nothing else; the interface's random games equal the Python protocol's, move for
+sees and depends on nothing else; move scores are finite and change nothing; the interface's random games equal the Python protocol's, move for
 move. (PettingZoo's ``api_test``/``seed_test``, TAG's ``ForwardModelTester``.) Each check takes a
 :class:`~.protocol.Game` whose spec has an ``engine``, and a player count.
 """
@@ -98,6 +98,30 @@ def every_legal_move_applies_and_copies_do_not_leak(game: Game, n: int) -> None:
         copy = S.copy()
         K.apply(S, T, ms[0], probe)
         assert np.array_equal(copy, before), "a copy changed when its original was played on"
+
+
+def move_scores_are_finite_and_change_nothing(game: Game, n: int) -> None:
+    """``move_scores`` gives a finite score to every legal move of a sample of positions, the same
+    twice (no generator), and leaves the position and the move list as they were."""
+    engine, _, T = setup(game, n)
+    K = engine.kernel
+    _, states = random_game(engine, T, 4)
+    for S in states[:: max(1, len(states) // 25)]:
+        if K.is_over(S, T):
+            continue
+        before = S.copy()
+        ms = legal(engine, S, T)
+        moves = np.zeros(max(1, engine.max_moves(T)), np.int64)
+        moves[: ms.shape[0]] = ms
+        listed = moves.copy()
+        first = np.full(moves.shape[0], np.nan)
+        second = np.full(moves.shape[0], np.nan)
+        K.move_scores(S, T, moves, ms.shape[0], first)
+        K.move_scores(S, T, moves, ms.shape[0], second)
+        assert np.array_equal(S, before), "move_scores changed the position"
+        assert np.array_equal(moves, listed), "move_scores changed the move list"
+        assert np.all(np.isfinite(first[: ms.shape[0]])), f"move_scores not finite: {first[: ms.shape[0]]}"
+        assert np.array_equal(first[: ms.shape[0]], second[: ms.shape[0]]), "move_scores differ between two calls"
 
 
 def returns_are_win_shares_agreeing_with_the_outcome(game: Game, n: int) -> None:
