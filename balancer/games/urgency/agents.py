@@ -184,30 +184,67 @@ def greedy_move(S, R, moves, n):
 
 
 @nb.njit(cache=True, inline="always")
+def move_rank(f, r, mo, lo, hi, safe, ros):
+    """Greedy's priority of moving the token on tile ``f`` with roll ``r`` as one number: the first
+    rule of the priority list (module docstring) that the move meets, 0 to 6, and within a rule a
+    key (at most SCORED_TILE < 64), as ``(6 - rule) * 64 + key``: the larger, the sooner greedy
+    plays it."""
+    t = f + r
+    if t == SCORED_TILE:
+        cls, key = 0, f
+    elif lo <= t <= hi and (mo >> t) & 1:
+        cls, key = 1, t
+    elif (ros >> t) & 1 and (safe >> t) & 1:
+        cls, key = 2, f
+    elif (ros >> t) & 1:
+        cls, key = 3, f
+    elif f > 0 and threatened(f, mo, lo, hi, safe):
+        cls, key = 4, SCORED_TILE - f  # the rearmost first
+    elif f == 0:
+        cls, key = 5, 0
+    else:
+        cls, key = 6, f
+    return (6 - cls) * 64 + key
+
+
+@nb.njit(cache=True, inline="always")
 def greedy_index(moves, n, r, mo, lo, hi, safe, ros):
     """Index among ``moves[:n]`` (tiles moved from, roll ``r``) of the first rule of greedy's
-    priority list (module docstring) that a move meets; within a rule the larger key wins."""
-    best, best_class, best_key = 0, 99, -1
+    priority list (module docstring) that a move meets; within a rule the larger key wins; the
+    first such move (:func:`move_rank`, the largest first)."""
+    best, best_rank = 0, -1
     for i in range(n):
-        f = moves[i]
-        t = f + r
-        if t == SCORED_TILE:
-            cls, key = 0, f
-        elif lo <= t <= hi and (mo >> t) & 1:
-            cls, key = 1, t
-        elif (ros >> t) & 1 and (safe >> t) & 1:
-            cls, key = 2, f
-        elif (ros >> t) & 1:
-            cls, key = 3, f
-        elif f > 0 and threatened(f, mo, lo, hi, safe):
-            cls, key = 4, SCORED_TILE - f  # the rearmost first
-        elif f == 0:
-            cls, key = 5, 0
-        else:
-            cls, key = 6, f
-        if cls < best_class or (cls == best_class and key > best_key):
-            best, best_class, best_key = i, cls, key
+        rank = move_rank(moves[i], r, mo, lo, hi, safe, ros)
+        if rank > best_rank:
+            best, best_rank = i, rank
     return best
+
+
+@nb.njit(cache=True)
+def greedy_scores(S, R, prio, args, n, out):
+    """Greedy's knowledge of each of the ``n`` legal decisions (``args`` as :func:`choose` reads
+    them) into ``out[:n]``, the larger the better, so that greedy's decision is the first of the
+    largest: a card to pick, minus its priority rank (:func:`pick_card`: the lowest rank); in the
+    Eagle's choice, 1 for a card with something to act on, 0.5 for rolling (the first decision),
+    0 for a card with nothing to act on (:func:`choose_instead`); a token move, its
+    :func:`move_rank`."""
+    ph = S[PHASE]
+    if ph == PH_PICK:
+        for i in range(n):
+            out[i] = -prio[R[CB + CF * (args[i]) + F_EFF]]
+        return
+    if ph == PH_CHOOSE:
+        p = S[ACTIVE]
+        out[0] = 0.5
+        for i in range(1, n):
+            out[i] = 1.0 if has_target(S, R, p, args[i]) else 0.0
+        return
+    p = S[ACTIVE]
+    r = S[ROLLV]
+    mo = S[(1 - p) * PS + MASK]
+    safe = safe_mask(S, R)
+    for i in range(n):
+        out[i] = move_rank(args[i], r, mo, R[P_C_LO], R[P_C_HI], safe, R[P_ROSETTES])
 
 
 # ----------------------------------------------------------------------------------- expectimax

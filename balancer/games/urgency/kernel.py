@@ -60,7 +60,7 @@ from ...core.game import Outcome
 from ...core.kernel import ENDED_BY, GAME_AGENT, RULES, TURN_CAP, Engine, Kernel
 from ...core.table_loop import register_table
 from . import rules
-from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move, play_seated
+from .agents import EXPECTIMAX1, GREEDY, RANDOM, choose, greedy_move, greedy_scores, play_seated
 from .config import ANIMAL_DECKS, EFFECTS, UrgencyConfig
 from .narrate import cards_of, describe_decision
 from .rules import (
@@ -264,6 +264,17 @@ def policy(S, T, out, rng):
     return code(kinds[i], args[i])
 
 
+@nb.njit(cache=True)
+def move_scores(S, T, moves, n, out):
+    """The greedy agent's knowledge of each legal move (:func:`~.agents.greedy_scores`): its rank in
+    greedy's priority list for a token move, a card's priority to pick, in the Eagle's choice a card
+    with something to act on over rolling over one with nothing; greedy plays the first largest."""
+    args = np.empty(n, np.int64)
+    for i in range(n):
+        args[i] = arg_of(moves[i])
+    greedy_scores(S, T.rules, T.prio, args, n, out)
+
+
 # ----------------------------------------------------------------------------- hidden information
 
 
@@ -404,6 +415,7 @@ KERNEL = Kernel(
     determinize=determinize,
     policy=policy,
     ended_by=ended_by,
+    move_scores=move_scores,
 )
 
 

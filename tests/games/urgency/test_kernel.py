@@ -288,3 +288,53 @@ def test_describe_move_uses_the_transcripts_words(std):  # noqa: F811
         urgency.ENGINE.describe_move(pos.S, pos.T, first)
         == f"seat 1: keeps the Rosette card {name} (the other Rosette card leaves the game)"
     )
+
+
+# ------------------------------------------------------------------ the game's knowledge: move scores
+
+from balancer.games.urgency.agents import move_rank  # noqa: E402
+
+
+def test_move_rank_on_hand_set_moves():
+    # Greedy's priority list (agents.py's module docstring) as one number, (6 - rule) * 64 + key,
+    # board of the standard rules: centre tiles lo..hi = 5..12, rosettes 4, 8, 14, home at 15.
+    ros = (1 << 4) | (1 << 8) | (1 << 14)
+    lo, hi, safe = 5, 12, 1 << 8
+    # token on 13 rolls 2: borne off (rule 0, key the tile left, 13): 6 * 64 + 13
+    assert move_rank(13, 2, 0, lo, hi, safe, ros) == 6 * 64 + 13
+    # token on 3 rolls 3 onto 6, an opponent there: a hit (rule 1, key the tile hit, 6): 5 * 64 + 6
+    assert move_rank(3, 3, 1 << 6, lo, hi, safe, ros) == 5 * 64 + 6
+    # token on 5 rolls 3 onto the safe central rosette 8 (rule 2, key 5): 4 * 64 + 5
+    assert move_rank(5, 3, 0, lo, hi, safe, ros) == 4 * 64 + 5
+    # token on 1 rolls 3 onto the private rosette 4, not safe-marked (rule 3, key 1): 3 * 64 + 1
+    assert move_rank(1, 3, 0, lo, hi, safe, ros) == 3 * 64 + 1
+    # token on 7 with an opponent on 5 (2 behind, can hit it), rolls 2 onto 9: fleeing
+    # (rule 4, key 15 - 7 = 8): 2 * 64 + 8
+    assert move_rank(7, 2, 1 << 5, lo, hi, safe, ros) == 2 * 64 + 8
+    # a new token from 0 rolls 2 onto 2 (rule 5, key 0): 1 * 64; a plain move 9 -> 11 (rule 6, key 9): 9
+    assert move_rank(0, 2, 0, lo, hi, safe, ros) == 64
+    assert move_rank(9, 2, 0, lo, hi, safe, ros) == 9
+
+
+@pytest.mark.parametrize("variant", ["standard", "no-cards"])
+def test_greedy_plays_the_first_best_move_score(variant):
+    """Along random games, at every decision, greedy's decision (its compiled game agent) is the first
+    legal move with the largest move score: move_scores is greedy's own ranking (agents.greedy_scores,
+    whose greedy_index and pick_card keep the first best), so greedy is argmax by construction."""
+    cfg = CONFIGS[variant]
+    T = urgency.ENGINE.compile(cfg, 2)
+    out = np.zeros(k.MAX_MOVES, np.int64)
+    moves = np.zeros(k.MAX_MOVES, np.int64)
+    scores = np.zeros(k.MAX_MOVES)
+    checked = 0
+    for i in range(8):
+        game_rng, agent_rng = game_rngs(game_seed(12, i))
+        S = k.new_state(T, game_rng)
+        while not k.is_over(S, T):
+            n = k.legal(S, T, moves)
+            k.move_scores(S, T, moves, n, scores)
+            assert k.game_agent(k.GAME_AGENT + k.GREEDY, S, T, np.zeros(1), out, agent_rng) == 1
+            assert out[0] == moves[int(np.argmax(scores[:n]))], (i, checked)
+            checked += 1
+            k.apply(S, T, uniform_move(k.KERNEL, S, T, out, agent_rng), game_rng)
+    assert checked > 300
