@@ -19,6 +19,9 @@ runs the same checks from its own tests (``examples/pig/tests/test_conformance.p
   are the ones written (PettingZoo's ``api_test``/``seed_test``, TAG's ``ForwardModelTester``);
 - the compiled interface (:mod:`.kernel`, for a game with an ``engine``): the contract of
   :mod:`balancer.core.kernel`;
+- every agent the game seats is blind to what its seat cannot see (:mod:`.hidden`, for a game with
+  an ``engine``): a position and the same position determinized for the seat to move give the same
+  decision;
 - ``mcts`` at the game's tables (:mod:`.search`, for a game that seats it).
 
 :func:`check_game` runs them all and raises the first failure (AssertionError). The checks use
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import kernel, protocol, search
+from . import hidden, kernel, protocol, search
 from .protocol import Game, load_game
 
 
@@ -76,6 +79,7 @@ KERNEL_PER_COUNT = (
     kernel.determinize_keeps_what_the_seat_sees_and_nothing_else,
     kernel.interface_random_games_equal_the_python_protocols,
     kernel.python_protocol_is_derived_from_the_interface,
+    hidden.every_agent_is_blind_to_what_its_seat_cannot_see,
 )
 SEARCH_PER_GAME = (
     search.mcts_names_are_accepted_and_a_bad_budget_refused,
@@ -111,4 +115,4 @@ def check_game(game: str, config: str | Path) -> int:
     return len(checks)
 
 
-__all__ = ["Check", "Game", "check_game", "conformance_checks", "kernel", "load_game", "protocol", "search"]
+__all__ = ["Check", "Game", "check_game", "conformance_checks", "hidden", "kernel", "load_game", "protocol", "search"]

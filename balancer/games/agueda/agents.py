@@ -24,7 +24,10 @@ lookahead
     Takes the greedy agent's ``agents.lookahead.candidates`` best moves (one per placement, its
     best tourist option) and plays each out ``rollouts`` times to the end of the game with every
     seat greedy and the bag's draws from the agent's own generator; plays the move with the best
-    mean final margin (own score minus the best other score; solo: minus the AI's score).
+    mean final margin (own score minus the best other score; solo: minus the AI's score). Before each
+    rollout the face-down tour-guide cards not yet revealed are reshuffled with the agent's generator
+    (:func:`hide_deck`, as the kernel's ``determinize`` does for ``mcts``): the agent never reads
+    their true order.
 
 Both plan a whole turn (an int64[MOVE_LEN] of :mod:`.rules`); the interface (:mod:`.kernel`) plays
 it at once on the fast path, or hands it out decision by decision to the Python protocol.
@@ -43,6 +46,7 @@ from .rules import (
     ATTRACT_ONE,
     ATTRACT_TWO,
     G_BANK,
+    G_DECK,
     G_OVER,
     G_SEAT,
     MAX_LINE,
@@ -64,6 +68,7 @@ from .rules import (
     line_open,
     line_umbrellas,
     placing,
+    shuffle,
 )
 from .scoring import COMPONENTS, ai_score, card_points, final_rows, row_raw
 
@@ -325,6 +330,16 @@ def margin(st, rules, seat):
 
 
 @nb.njit(cache=True)
+def hide_deck(st, rng):
+    """Reshuffle the tour-guide cards not yet revealed, sorted first, with ``rng``: what the seat to
+    move cannot see, resampled as the kernel's ``determinize`` resamples it (the same draws), so that
+    a rollout depends only on what the seat sees."""
+    rest = st.deck[st.g[G_DECK] :]
+    rest.sort()
+    shuffle(rest, rest.shape[0], rng)
+
+
+@nb.njit(cache=True)
 def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_val):
     """The lookahead agent's move (module docstring), written to ``mv``."""
     seat = st.g[G_SEAT]
@@ -339,6 +354,7 @@ def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_va
         total = 0.0
         for _ in range(rollouts):
             cp = clone(st)
+            hide_deck(cp, rng)
             apply_move(cp, rules, cand_mv[c], rng)
             while cp.g[G_OVER] == 0:
                 greedy_search(cp, rules, w, rng, tmp, False, cand_mv[n:], cand_val[n:])

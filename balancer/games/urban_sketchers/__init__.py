@@ -317,7 +317,9 @@ def reference_outcome(state: State) -> Outcome:
 
 def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
     """:func:`play_game` on the readable engine (``rules``, the reference agents of ``agents``,
-    ``scoring``), whatever the agents: the oracle the compiled games are checked against."""
+    ``scoring``), whatever the agents: the oracle the compiled games are checked against. A reference
+    state records no face-down cards after Set Up, so a ``rollout`` seat here determinizes less than
+    through the protocol (:class:`~.agents.RolloutAgent`) and plays other games."""
     players = [make(cfg, a) for a in agents]
     state = new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)

@@ -566,10 +566,16 @@ def margin(s: State, p: int, w: Weights) -> float:
 
 class RolloutAgent:
     """Flat Monte Carlo over the greedy policy: at each choice of a die, the ``candidates`` best
-    choices by the greedy value each get ``playouts`` playouts (every seat greedy) on copies whose
-    deck and bonus bag are reshuffled (the agent does not know their order), to the end of the game
-    or ``horizon_rounds`` rounds on; the choice with the best mean :func:`margin` is played (ties:
-    the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``.
+    choices by the greedy value each get ``playouts`` playouts (every seat greedy), to the end of the
+    game or ``horizon_rounds`` rounds on; the choice with the best mean :func:`margin` is played
+    (ties: the greedy order). Decisions inside an action are greedy. Parameters in ``agents.rollout``.
+
+    Each playout starts from the position determinized for the agent's seat with the agent's
+    generator (the kernel's ``determinize``: the other seats' face-down cards dealt again from the
+    cards the seat has not seen, the deck and the bonus bag reshuffled), so that the agent never
+    reads what its seat cannot see. What is face down is recorded only in the compiled position:
+    :meth:`choose` on a reference state reads it from :func:`.fast.load` (face-down hands during Set
+    Up only); the Python protocol (:class:`OnReference`) passes the position itself.
 
     The playouts run on the compiled engine (:func:`.fast.playout`, the same decisions and draws
     as :func:`playout`); ``compiled=False`` plays them on the reference engine."""
@@ -599,7 +605,11 @@ class RolloutAgent:
         fast.playout(buf, lay, table, weights, rng, ws, c.round + self.horizon if self.horizon else 1 << 30)
         return fast.to_reference(buf, c.rules, rng)
 
-    def choose(self, s: State, seat: int, rng: np.random.Generator) -> tuple[int, int, int, int]:
+    def choose(
+        self, s: State, seat: int, rng: np.random.Generator, position: tuple[np.ndarray, object] | None = None
+    ) -> tuple[int, int, int, int]:
+        """The decision for ``seat`` in ``s``; ``position``: the compiled ``(S, T)`` that ``s`` was
+        read from (its record of the face-down cards), None to load ``s``."""
         w = self.w
         if s.phase != P_MAIN:
             return sub_move(s, w, rng)
@@ -613,13 +623,19 @@ class RolloutAgent:
             finish_turn(c, seat, w, rng)
             ranked.append((-position_value(c, seat, w), i, mv))
         ranked.sort()
+        from . import fast, kernel
+
+        if position is None:
+            S, T = fast.load(s), kernel.compile(self.cfg, s.rules.n)
+        else:
+            S, T = position
         best, best_v = ranked[0][2], -1e18
         for _, _, mv in ranked[: self.candidates]:
             total = 0.0
             for _ in range(self.playouts):
-                c = s.clone(rng, stats=False)
-                c.deck = [c.deck[i] for i in rng.permutation(len(c.deck))]
-                c.bag = [c.bag[i] for i in rng.permutation(len(c.bag))]
+                W = S.copy()
+                kernel.determinize(W, T, seat, rng)
+                c = fast.to_reference(W, s.rules, rng)
                 apply_move(c, mv)
                 total += margin(self._play_out(c, rng), seat, w)
             if total / self.playouts > best_v:
@@ -671,8 +687,9 @@ class CompiledGreedyAgent:
 
 
 class OnReference:
-    """A reference agent (``choose(State, seat, rng) -> (kind, a, b, c)``) seated at the protocol:
-    it decides on the reference state equal to the compiled one and returns the decision's code."""
+    """A reference agent (``choose(State, seat, rng, position) -> (kind, a, b, c)``) seated at the
+    protocol: it decides on the reference state equal to the compiled one (given the compiled
+    ``(S, T)`` too: what is face down is recorded only there) and returns the decision's code."""
 
     def __init__(self, agent: RolloutAgent):
         self.agent = agent
@@ -681,7 +698,7 @@ class OnReference:
     def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
         from . import kernel
 
-        return kernel.encode_move(self.agent.choose(kernel.to_reference(pos.S, pos.T), seat, rng))
+        return kernel.encode_move(self.agent.choose(kernel.to_reference(pos.S, pos.T), seat, rng, (pos.S, pos.T)))
 
 
 def make_agent(cfg: UrbanSketchersConfig, name: str):

@@ -1776,11 +1776,15 @@ def supply_move(S, L, T, p):
 @jit
 def _value_with(S, L, T, W, p, b, count_at, first, item):
     """book_value of sketchbook b with ``item`` appended to the list at S[first:] whose count is
-    S[count_at] (its cards or its bonus tiles); the list is restored."""
-    S[first + S[count_at]] = item
+    S[count_at] (its cards or its bonus tiles); the list is restored (its count and the slot past
+    its end, so that the agents leave the position they value as it was)."""
+    at = first + S[count_at]
+    old = S[at]
+    S[at] = item
     S[count_at] += 1
     v = book_value(S, L, T, W, p, b)
     S[count_at] -= 1
+    S[at] = old
     return v
 
 

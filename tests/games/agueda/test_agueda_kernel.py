@@ -1,7 +1,8 @@
 """Águeda's compiled interface (balancer/games/agueda/kernel.py) on hand-set positions: the move
 encoding (a turn split into the line, the row, the order, the tourists; decisions with one option
 taken by the kernel), the one int64 buffer, determinize, returns and the heuristic; and the kernel
-plays exactly the games of the engine before it (main at aee35a5) for greedy and lookahead tables.
+plays exactly the recorded games: greedy's of the engine before it (main at aee35a5), lookahead's
+recorded again once it stopped reading the face-down tour-guide deck.
 Positions as in test_agueda_rules.py (v1: lines 0 = cell 2, 1 = cells 1, 5, 2 = cells 0, 4, 8,
 3 = cells 3, 7, 4 = cell 6; colours R O Y G B P = 0..5)."""
 
@@ -285,9 +286,14 @@ def test_returns_break_ties_as_winning_the_game_says(ag_cfg):
 
 def test_the_kernel_plays_the_games_of_the_engine_before_it(ag_cfg):
     """Greedy tables at 1 to 5 players (30 games each) and lookahead tables (6 games), run seed
-    2026: every Outcome (scores, tie-breakers, turns, metrics, labels) equals what main at aee35a5
-    recorded (tests/data/agueda/main-aee35a5-outcomes.json). The kernel moved the rules into one
-    buffer and split the turn into decisions; greedy and lookahead were meant to play as before."""
+    2026: every Outcome (scores, tie-breakers, turns, metrics, labels) equals the recorded one
+    (tests/data/agueda/main-aee35a5-outcomes.json). The greedy rows are what main at aee35a5
+    recorded: the kernel moved the rules into one buffer and split the turn into decisions, and
+    greedy plays as before. The six lookahead rows were recorded again on 2 Dec 2026 (the file's
+    ``lookahead`` note): lookahead used to play its rollouts on the true order of the face-down
+    tour-guide deck, and now reshuffles the unrevealed cards with its own generator before each
+    rollout (``agents.hide_deck``, tests/test_hidden_information.py), which changes its draws, so
+    its games, at every player count (the deck is dealt, unused, with several players too)."""
     data = json.loads(DATA.read_text())
     assert len(data["games"]) == 156
     for row in data["games"]:

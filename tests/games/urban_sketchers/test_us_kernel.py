@@ -198,7 +198,14 @@ def test_compiled_greedy_agent_plays_the_reference_games(us_cfg):
 
 def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     """A table with a rollout seat plays through the protocol (greedy compiled, rollout on the
-    reference state equal to the compiled one): the same game as on the reference engine."""
+    reference state equal to the compiled one): the same game as on the reference engine, stepped
+    beside it with the same agents' draws. The reference rollout agent is given the compiled position
+    of the same moment (``position``): what is face down is recorded only there, and rollout
+    determinizes from it before each playout (tests/test_hidden_information.py), so a reference game
+    alone (``play_game_reference``, which cannot tell it) no longer plays the same rollout games."""
+    from balancer.games.urban_sketchers.agents import GreedyAgent, RolloutAgent
+    from balancer.games.urban_sketchers.rules import apply_move
+
     cheap = us_cfg.model_copy(
         update={
             "agents": us_cfg.agents.model_copy(
@@ -212,9 +219,26 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     )
     for i in range(2):
         seed = game_seed(5, i)
-        assert us.play_game(cheap, ["rollout", "greedy"], seed) == us.play_game_reference(
-            cheap, ["rollout", "greedy"], seed
-        )
+        pos = us.new_game(cheap, 2, seed)
+        state = us.new_reference_game(cheap, 2, seed)
+        protocol_players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
+        reference_players = [RolloutAgent(cheap), GreedyAgent(cheap)]
+        _, rng = game_rngs(seed)
+        _, reference_rng = game_rngs(seed)
+        while not us.is_over(pos):
+            seat = pos.seat_to_move
+            assert state.seat == seat
+            told = (pos.S.copy(), pos.T)
+            code = protocol_players[seat].choose(pos, seat, rng)
+            if seat == 0:
+                mv = reference_players[0].choose(state, seat, reference_rng, told)
+            else:
+                mv = reference_players[1].choose(state, seat, reference_rng)
+            assert kernel.encode_move(mv) == code
+            us.apply(pos, code)
+            apply_move(state, mv)
+        assert state.phase == P_OVER
+        assert us.outcome(pos) == us.reference_outcome(state)
 
 
 # --------------------------------------------------------------------------------------------------
