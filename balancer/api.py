@@ -216,7 +216,7 @@ def default_players(players: int | None, agents: str | Sequence[str], cfg: GameC
     """The player count of a request: ``players`` if given (at least 1), else the length of an agents
     list, else the variant's only supported count, else ``fallback``. Raises RunRequestError
     (``--players``) for a count below 1."""
-    from balancer.sim.runner import RunRequestError
+    from balancer.sim.errors import RunRequestError
 
     _check_types(players=players, agents=agents, fallback=fallback)
     if not isinstance(cfg, GameConfig):
@@ -344,7 +344,7 @@ def _check_types(**values: object) -> None:
     :data:`_KINDS` entry: a count that is not an int (a bool is not one; numpy's integers are), None
     for a count that has no default, a path given as a number or as ``""``, ``until_ci`` given as a
     string, ...: what the command line's parser guarantees, checked here for callers from Python."""
-    from balancer.sim.runner import RunRequestError
+    from balancer.sim.errors import RunRequestError
 
     for name, value in values.items():
         kind = _KINDS[name]
@@ -359,7 +359,7 @@ def _out_dir(out: Path | str) -> Path:
     ``.``), or one of its parents (``..``, ``/``): a run writes into a folder of its own, never among the
     files where it is started or above them."""
     from balancer.outdir import normalised
-    from balancer.sim.runner import RunRequestError
+    from balancer.sim.errors import RunRequestError
 
     path = normalised(out)
     if path == Path("."):
@@ -637,7 +637,7 @@ def history_page(
 
     _check_types(path=path, study=study, numbers=numbers, since=since, figures=figures, alpha=alpha)
     if not _type_ok("path", out):
-        from balancer.sim.runner import RunRequestError
+        from balancer.sim.errors import RunRequestError
 
         raise RunRequestError("out", f"must be {_WANTED['path']}, got {out!r}")
     check_page_target(path, out)
@@ -1157,7 +1157,7 @@ def save_baseline(
     again (finished cells are reused otherwise); ``values``: filled with each number's per-game values
     (for :func:`baseline_history_rows`). Returns the baseline written."""
     from balancer.check import save_baseline as _save_baseline
-    from balancer.sim.runner import RunRequestError
+    from balancer.sim.errors import RunRequestError
 
     _check_types(
         study_file=study_file, results=results, jobs=jobs, replay=replay, progress=progress, log=log, values=values

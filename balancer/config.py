@@ -118,11 +118,30 @@ def _compose_node(loader: Any, parent: Any, index: Any) -> Any:
 _UniqueKeyLoader.compose_node = _compose_node  # type: ignore[method-assign,assignment]
 
 
+_PARSED: dict[str, Any] = {}
+"""Texts parsed in this process -> their documents, never handed out (callers get a deep copy). One run
+reads its variant and the files it extends six times (the command line's check, the run, its hash, its
+run.json), and PyYAML's pure-Python parser takes about 30 ms for a variant with its decks."""
+
+_PARSED_MAX = 16
+"""The most texts :data:`_PARSED` keeps (it is emptied when full); a text over :data:`_PARSED_CHARS` is not kept."""
+
+_PARSED_CHARS = 1 << 20
+
+
 def load_yaml_text(text: str) -> Any:
     """``text`` parsed with the safe loader refusing duplicate keys (:class:`_UniqueKeyLoader`), nesting
     deeper than :data:`~balancer.limits.MAX_DEPTH` and aliases expanding past :data:`MAX_YAML_NODES`
-    (:class:`YamlLimitError`, with its mark). Raises yaml.YAMLError."""
-    return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    (:class:`YamlLimitError`, with its mark). Raises yaml.YAMLError. A text parsed before in this process
+    is not parsed again: the result is a deep copy of the first parse (aliases stay shared objects)."""
+    if text not in _PARSED:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        if len(text) > _PARSED_CHARS:
+            return data
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()
+        _PARSED[text] = data
+    return copy.deepcopy(_PARSED[text])
 
 
 def yaml_error_text(path: Path, exc: yaml.YAMLError) -> str:

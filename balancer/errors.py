@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from balancer.check import BaselineError
+from balancer.check.errors import BaselineError, CheckGameError, UnderpoweredError
 from balancer.config import ConfigError
 from balancer.core.lazy import lazy_exports
 from balancer.core.registry import GameImportError
@@ -43,7 +43,6 @@ from balancer.sim.errors import (
 from balancer.study import StudyError
 
 if TYPE_CHECKING:
-    from balancer.check.run import CheckGameError, UnderpoweredError
     from balancer.data.starter import StarterError
     from balancer.history.store import HistoryError
     from balancer.report.render import ReportOutputError
@@ -51,8 +50,6 @@ if TYPE_CHECKING:
     from balancer.sweep.model import SweepError
 
 _WHERE = {
-    "CheckGameError": "balancer.check.run",
-    "UnderpoweredError": "balancer.check.run",
     "StarterError": "balancer.data.starter",
     "HistoryError": "balancer.history.store",
     "ReportOutputError": "balancer.report.render",

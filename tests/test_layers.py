@@ -109,7 +109,34 @@ def test_the_command_line_starts_without_the_report_and_statistics_layers() -> N
     assert out.stdout.strip() == ""
 
 
-@pytest.mark.parametrize("package", ["balancer.check", "balancer.study"])
+def test_a_run_of_one_job_imports_only_what_it_uses(tmp_path) -> None:
+    # a warm 'balancer run' of a few games was 2.2 s, over half of it imports it did not use (issue 30):
+    # scipy.stats (the error mapping loaded the check's errors with the check), pandas (pyarrow asks
+    # whether an array is a pandas one), pyarrow.compute (a dictionary cast), joblib (one job plays in
+    # this process) and rich (the progress goes to a pipe here, which is no terminal)
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, sys\n"
+        "heavy = ('matplotlib', 'jinja2', 'scipy.stats', 'pandas', 'pyarrow.compute', 'joblib', 'rich', "
+        "'duckdb', 'dask', 'balancer.report', 'balancer.check.run', 'balancer.study.runner')\n"
+        "atexit.register(lambda: print('loaded:', ','.join(m for m in heavy if m in sys.modules)))\n"
+        "from balancer.entry import main\n"
+        "main()\n"
+    )
+    args = ["run", "urgency/no-cards", "-p", "2", "-a", "random", "-n", "4", "--jobs", "1"]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args, "--out", str(tmp_path / "r")],
+        capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "loaded: "
+
+
+@pytest.mark.parametrize("package", ["balancer.check", "balancer.study", "balancer.sim"])
 def test_lazy_packages_export_what_they_list(package: str) -> None:
     # PEP 562 exports: every listed name loads from its submodule, and an unknown one is an AttributeError
     import importlib

@@ -3,7 +3,7 @@ against them and against designer targets (:mod:`.run`), and its outputs (:mod:`
 The statistics live in :mod:`balancer.stats.sequential`; docs/statistics.md explains them.
 
 The names below are loaded on first use (PEP 562), so that importing one submodule (the CLI's error
-mapping needs :class:`.baseline.BaselineError`) does not import the check's statistics and reports.
+mapping needs :class:`.errors.BaselineError`) does not import the check's statistics and reports.
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING
 from balancer.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .baseline import BaselineError, load_baseline, save_baseline
+    from .baseline import load_baseline, save_baseline
+    from .errors import BaselineError, UnderpoweredError
     from .output import print_table, write_junit, write_markdown
-    from .run import CheckResult, Item, UnderpoweredError, check_seed, run_check
+    from .run import CheckResult, Item, check_seed, run_check
 
 _WHERE = {
-    "BaselineError": ".baseline",
+    "BaselineError": ".errors",
     "load_baseline": ".baseline",
     "save_baseline": ".baseline",
     "print_table": ".output",
@@ -28,7 +29,7 @@ _WHERE = {
     "Item": ".run",
     "check_seed": ".run",
     "run_check": ".run",
-    "UnderpoweredError": ".run",
+    "UnderpoweredError": ".errors",
 }
 
 __all__ = [

@@ -24,6 +24,7 @@ from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
 from balancer.version import __version__
 
+from .errors import BaselineError
 from .values import AGENT, SEAT, kind_of, moments, per_game_values
 
 if TYPE_CHECKING:
@@ -85,10 +86,6 @@ class BaselineFile(BaseModel):
     game: str
     seed: int = Field(ge=0, le=2**63 - 1)
     cells: list[_Cell] = Field(min_length=1)
-
-
-class BaselineError(ValueError):
-    """A baseline that cannot be used (missing, unreadable, another study's); ``str()`` names the file."""
 
 
 def _numbers(values: dict[str, np.ndarray]) -> dict[str, dict[str, Any]]:

@@ -27,14 +27,10 @@ from balancer.study.model import CheckSettings, Study, load_study
 from balancer.study.runner import load_variants, probe_tables
 
 from .baseline import BaselineError, expect_items
+from .errors import CheckGameError, UnderpoweredError
 from .values import AGENT, COMPLETION, SEAT, is_tracked, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
-
-
-class CheckGameError(RuntimeError):
-    """A game of the check raised: an engine bug, not bad input (exit 1). ``str()`` names the cell,
-    the game, the error and the ``balancer play`` command that replays it."""
 
 
 def check_seed(baseline_seed: int) -> int:
@@ -179,12 +175,6 @@ def missing_metrics(cell: dict[str, Any], reported: list[str], settings: CheckSe
 def _schedule(cap: int, looks: int, players: int) -> list[int]:
     games = sorted({max(players, players * math.ceil(cap * k / looks / players)) for k in range(1, looks + 1)})
     return games
-
-
-class UnderpoweredError(ValueError):
-    """The check cannot find its tolerance at its miss rate with the games it may play, and
-    ``allow_underpowered`` was not given: a PASS would be blind. ``str()`` is one line naming the study
-    file, each weak cell and the games it would need (bad input: exit 2, nothing played)."""
 
 
 def plan_cell(mine: list[Item], players: int, settings: CheckSettings, cap: float) -> list[int]:

@@ -23,9 +23,9 @@ from typing import Any, NoReturn
 
 import typer
 
-from balancer import errors as _errors
 from balancer.errors import (
     BaselineError,
+    CheckGameError,
     ConfigError,
     GamesFailedError,
     ResultsExistError,
@@ -166,8 +166,6 @@ def library_errors(
     or None for the file the error names (:func:`os_error_message`); ``about`` and ``out``: see :func:`input_message`."""
     import signal
     import threading
-
-    CheckGameError = _errors.CheckGameError  # loaded here: the check's modules are slow to import
 
     # while the block runs, Ctrl-C raises KeyboardInterrupt (whatever handler the entry point set), so
     # that the command keeps what it finished and says so (issue 28)

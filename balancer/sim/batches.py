@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from joblib import delayed
 
 from balancer.config import config_sha256
 from balancer.core.registry import GameSpec
@@ -29,7 +28,7 @@ from balancer.outdir import normalised, own_directory, refuse_foreign, remove_ow
 
 from .errors import RunRequestError
 from .guards import check_out_dir, run_lock
-from .parallel import default_chunk_size, parallel, resolve_jobs
+from .parallel import default_chunk_size, delayed, parallel, resolve_jobs
 from .play import play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games

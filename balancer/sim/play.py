@@ -15,14 +15,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
-from joblib import delayed
 
 from balancer.core.game import ranks_and_win_shares
 from balancer.core.registry import GameSpec, spec_at
 from balancer.core.seeding import game_seed
 from balancer.core.tables import seat_agents
 
-from .parallel import ChunkPlan, default_chunk_size, guard_worker, parallel, resolve_jobs
+from .parallel import ChunkPlan, default_chunk_size, delayed, guard_worker, parallel, resolve_jobs
 from .progress import RunProgress
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games

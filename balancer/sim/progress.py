@@ -319,9 +319,23 @@ class RunProgress:
             self._printed_at = time.perf_counter()
 
 
+_RICH_TERMINAL_VARIABLES = frozenset(
+    {"FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES"}
+)
+"""Environment variables with which rich may call a stream that is no terminal one (or a notebook)."""
+
+
 def _terminal(stream: TextIO | None) -> bool:
     """Whether the progress goes to a terminal (rich's judgement, which honours ``FORCE_COLOR`` and
-    ``TTY_INTERACTIVE``) or a notebook."""
+    ``TTY_INTERACTIVE``) or a notebook. A stream that is no terminal, with none of the variables rich
+    reads and no IPython, is told without importing rich (a pipe, a log file: CI, scripts)."""
+    out = stream if stream is not None else sys.stderr
+    try:
+        plain = not out.isatty()
+    except (AttributeError, OSError, ValueError):
+        plain = False
+    if plain and "IPython" not in sys.modules and not _RICH_TERMINAL_VARIABLES.intersection(os.environ):
+        return False
     from rich.console import Console
 
     console = Console(file=stream) if stream is not None else Console(stderr=True)

@@ -27,8 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from joblib import delayed
-
 from balancer.core.registry import GameSpec
 from balancer.core.tables import seat_design
 from balancer.outdir import clear_own_files, normalised, own_directory, remove_own_folder
@@ -51,6 +49,7 @@ from .parallel import (
     cluster_threads,
     connect_scheduler,
     default_chunk_size,
+    delayed,
     parallel,
     resolve_jobs,
 )

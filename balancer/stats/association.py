@@ -66,7 +66,6 @@ from typing import Any, Final
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from balancer.core.metrics import MetricSpecs
 from balancer.stats.frames import (
@@ -162,6 +161,8 @@ def difference_p_value(
         excludes = (low > 0.0) | (high < 0.0)
         lo = np.where(excludes, z, lo)
         hi = np.where(excludes, hi, z)
+    from scipy import stats  # on first use: a summary without indicators never needs it (half a second)
+
     p = 2.0 * stats.norm.sf((lo + hi) / 2.0)
     return np.where(d == 0.0, 1.0, np.minimum(1.0, p))
 

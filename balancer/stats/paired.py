@@ -56,9 +56,17 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from balancer.stats.summary import json_clean
+
+
+def _stats() -> Any:
+    """:mod:`scipy.stats`, imported on first use: every run's summary imports this module (for
+    :func:`adjust_family`), and scipy.stats costs about half a second and 50 MB to import."""
+    from scipy import stats
+
+    return stats
+
 
 PAIRED_TEST = "paired t-test on per-game differences"
 SIGN_TEST = "exact sign test on the games that differ"
@@ -106,7 +114,7 @@ def _scipy_p(test, *args, **kwargs) -> float | None:
 def _t_quantile(confidence: float, df: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    return float(stats.t.ppf(0.5 + confidence / 2.0, df))
+    return float(_stats().t.ppf(0.5 + confidence / 2.0, df))
 
 
 def sign_test_p(d: np.ndarray) -> float:
@@ -118,7 +126,7 @@ def sign_test_p(d: np.ndarray) -> float:
     m = int(nonzero.size)
     if m == 0:
         return 1.0
-    return float(stats.binomtest(int((nonzero > 0).sum()), m, 0.5).pvalue)
+    return float(_stats().binomtest(int((nonzero > 0).sum()), m, 0.5).pvalue)
 
 
 def holm_adjust(p_values: Sequence[float | None]) -> list[float | None]:
@@ -232,7 +240,7 @@ def paired_test(
             "test": SIGN_TEST,
             "games_changed": changed,
         }
-    p_t = _scipy_p(stats.ttest_rel, xb, xa)
+    p_t = _scipy_p(_stats().ttest_rel, xb, xa)
     return out | {"ci_low": low, "ci_high": high, "p_value": p_t, "significant": bool(low > 0 or high < 0)}
 
 
@@ -279,7 +287,7 @@ def welch_test(
         return out | {"ci_low": diff, "ci_high": diff, "p_value": 1.0 if diff == 0 else 0.0, "significant": diff != 0}
     df = se2 * se2 / ((va / na) ** 2 / (na - 1) + (vb / nb) ** 2 / (nb - 1))
     half = _t_quantile(confidence, df) * math.sqrt(se2)
-    p = _scipy_p(stats.ttest_ind, xb, xa, equal_var=False)
+    p = _scipy_p(_stats().ttest_ind, xb, xa, equal_var=False)
     low, high = diff - half, diff + half
     return out | {"ci_low": low, "ci_high": high, "p_value": p, "significant": bool(low > 0 or high < 0)}
 

@@ -69,3 +69,24 @@ def test_batch_and_per_game_paths_give_the_same_rows(agents, monkeypatch):
     per_game = play._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
     assert batched.schema.equals(per_game.schema), (batched.schema, per_game.schema)
     assert batched.equals(per_game)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 9, 4096, 4097, 40_000])
+def test_arrays_built_from_buffers_equal_pyarrows_own(rows):
+    # the chunk's columns are built from numpy buffers (pa.array imports pandas, a dictionary cast
+    # pyarrow.compute): they must be the very arrays pyarrow's own conversions give
+    import pyarrow as pa
+
+    from balancer.sim import records
+
+    rng = np.random.default_rng(rows)
+    names = ["greedy", "random", "mcts@30", "é"]
+    codes = rng.integers(0, len(names), rows)
+    expected = pa.array([names[c] for c in codes], pa.string())
+    assert records._coded(codes, names).equals(expected)
+    assert records._texts([names[c] for c in codes]).equals(expected)
+    assert records._repeat("v1.1", rows).equals(pa.array(["v1.1"] * rows, pa.string()))
+    for values in (rng.integers(-5, 5, rows), rng.random(rows), np.arange(rows, dtype=np.int32)[::-1]):
+        built = records._numbers(values)
+        assert built.type == pa.from_numpy_dtype(values.dtype) and built.null_count == 0
+        assert np.array_equal(built.to_numpy(), values)
