@@ -710,8 +710,9 @@ def move_scores(S, T, moves, n, out):
     st = views(S, T)
     rng = _NoDraw()
     plan = np.empty(MOVE_LEN, np.int64)
-    cand_mv = np.empty((MAX_CANDIDATES, MOVE_LEN), np.int64)
-    cand_val = np.empty(MAX_CANDIDATES, np.float64)
+    most = (rules.line_len.shape[0] + 1) * ROWS * N_PERMS[MAX_LINE]  # placements: (lines or none) x rows x orders
+    cand_mv = np.empty((most, MOVE_LEN), np.int64)
+    cand_val = np.empty(most, np.float64)
     ph = S[H_PHASE]
     if ph == PH_TOURIST:  # the placement is taken: one restricted search per tourist option
         for i in range(n):
