@@ -106,12 +106,28 @@ def _offer(v, best, ties, rng):
 
 
 @nb.njit(cache=True)
-def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_line=FREE, only_row=FREE, only_perm=FREE):
+def greedy_search(
+    st,
+    rules,
+    w,
+    rng,
+    best_mv,
+    store,
+    cand_mv,
+    cand_val,
+    only_line=FREE,
+    only_row=FREE,
+    only_perm=FREE,
+    only_tourist=FREE,
+):
     """The greedy agent's move for the seat to move, written to ``best_mv``. With ``store``, every
     distinct placement with its best tourist option also goes to ``cand_mv``/``cand_val`` (for the
     lookahead agent). ``only_line``/``only_row``/``only_perm`` (FREE: any) restrict the search to
     turns with that line (-1: none), board row and order (``PERMS[k, only_perm]`` of the line's
-    umbrellas). Returns the number of placements tried. Value of a move: module docstring."""
+    umbrellas); ``only_tourist`` to one tourist option, numbered as the kernel's tourist decision
+    (0 the break, 1 + 3 r + j attract 1 to row r scoring its colour j, 3 + 3 r attract 2; a
+    placement without it is valued -1e300). Returns the number of placements tried. Value of a
+    move: module docstring."""
     seat = st.g[G_SEAT]
     C = rules.n_colours
     L = rules.row_len
@@ -238,6 +254,8 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
                 suit = st.suitcase[seat] + done * lpr
                 # tourist options: the best of this placement (ties uniformly)
                 pb = base + w[W_SUITCASE] * (suit + occ_total)
+                if only_tourist != FREE and only_tourist != 0:
+                    pb = -1e300
                 pt, ptr, ptc = TAKE_BREAK, -1, -1
                 pties = 1
                 if suit >= 1:
@@ -256,12 +274,14 @@ def greedy_search(st, rules, w, rng, best_mv, store, cand_mv, cand_val, only_lin
                                 if order[j] == c2 and c2 != c1:
                                     n2 += 1
                         for ci in range(2 if c2 != c1 else 1):  # attract 1, scoring one colour
+                            if only_tourist != FREE and only_tourist != 1 + 3 * tr + ci:
+                                continue
                             take, pb, pties = _offer(
                                 base + (n2 if ci else n1) + w[W_SUITCASE] * (suit - 1), pb, pties, rng
                             )
                             if take:
                                 pt, ptr, ptc = ATTRACT_ONE, tr, (c2 if ci else c1)
-                        if suit >= 2:
+                        if suit >= 2 and (only_tourist == FREE or only_tourist == 3 + 3 * tr):
                             v3 = base + n1 + (n2 if c2 != c1 else 0) + w[W_SUITCASE] * (suit - 2)
                             take, pb, pties = _offer(v3, pb, pties, rng)
                             if take:

@@ -273,10 +273,25 @@ class Lookahead(Strict):
 
 class Heuristic(Strict):
     """The compiled interface's value of an unfinished game (kernel.py): per seat
-    ``1 / (1 + exp(-margin / scale))``, the margin being its score now minus the best other's (solo:
-    the AI's). An agent parameter: what a search believes, not a rule."""
+    ``1 / (1 + exp(-margin / scale))``, the margin being its estimate minus the best other's (solo:
+    minus the AI's score now). A seat's estimate is its score now plus the progress terms below
+    (each weight times the seat's count; 0 leaves the term out). Agent parameters: what a search
+    believes, not a rule."""
 
-    scale: float = Field(gt=0, le=100, description="points of score margin per logistic unit")
+    scale: float = Field(gt=0, le=100, description="points of estimate margin per logistic unit")
+    suitcase: float = Field(default=0.0, ge=-100, le=100, description="per tourist in the suitcase")
+    tourists: float = Field(default=0.0, ge=-100, le=100, description="per tourist standing on a tourist tile")
+    coins: float = Field(default=0.0, ge=-100, le=100, description="per coin")
+    reach: float = Field(
+        default=0.0,
+        ge=-100,
+        le=100,
+        description="per point the best Attract Tourists open now would score (tiles free, tourists in the suitcase)",
+    )
+    mural: float = Field(default=0.0, ge=-100, le=100, description="per mural tile flipped")
+    empty: float = Field(
+        default=0.0, ge=-100, le=100, description="per empty board space (on top of the -1 the score counts now)"
+    )
     assumed: str | None = None
 
 

@@ -57,9 +57,22 @@ mural, shop cards, -1 per empty space). ``returns`` at the end: with several pla
 shared, 1/k each), equal to ``ranks_and_win_shares`` of the Outcome; solo, the solo win: 1 when the
 player's score is greater than the AI's (Solo Mode, Winning the Game: the AI wins ties), else 0.
 ``heuristic`` before the end: per seat ``1 / (1 + exp(-margin / scale))``, the margin being the
-seat's score now minus the best other seat's (solo: minus the AI's score now: its card points plus
-its end card on the piles so far), ``scale`` from ``agents.heuristic.scale`` in the YAML (an agent
-parameter); at the end it equals ``returns``.
+seat's estimate minus the best other seat's (solo: minus the AI's score now: its card points plus
+its end card on the piles so far). A seat's estimate is its score now plus its progress: weights
+times its tourists in the suitcase, its tourists on tiles, its coins, its reach (the points the
+best Attract Tourists open to it now would score: the most umbrellas of a free tile's colours in
+that tile's row, both colours with 2 tourists in the suitcase, one with 1; 0 with none), its mural
+tiles flipped and its empty spaces (on top of the -1 each that the score counts). ``scale`` and the
+weights are ``agents.heuristic`` in the YAML (agent parameters; a weight left out is 0); at the end
+the heuristic equals ``returns``.
+
+**Move scores.** :func:`move_scores` gives each decision the greedy agent's value
+(:func:`~.agents.greedy_search`, weights ``agents.greedy``) of the best whole turn that agrees with
+the decisions already taken this turn and with that decision: for the line, the row and the order
+the best completion, for a tourist option the value of the turn it closes (every full row scores as
+the one full row greedy tries). The decisions of the greedy turn score highest, so a search that
+follows the move scores follows greedy; ties between turns of equal value are not broken (no
+generator).
 
 **Policy.** :func:`policy` is the greedy agent held to the decisions already taken this turn (the
 best turn by the ``agents.greedy`` weights among those that agree with them; exact ties at random):
@@ -75,6 +88,7 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numba.experimental import jitclass
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
@@ -122,6 +136,7 @@ from .rules import (
     line_open,
     line_umbrellas,
     placing,
+    row_count,
     setup,
     shuffle,
     state_offsets,
@@ -155,6 +170,9 @@ M_ROW, M_ORDER, M_TOURIST = 100, 200, 300
 NO_LINE = 99
 """The line decision when no line can be taken (market.assumed: the turn goes on to the tourists)."""
 MAX_LINES = 16
+PR_SUITCASE, PR_TOURISTS, PR_COINS, PR_REACH, PR_MURAL, PR_EMPTY = range(6)
+N_PROGRESS = 6
+"""The heuristic's progress terms (``agents.heuristic``, module docstring "Values"), in ``Table.progress``."""
 
 
 class Table(NamedTuple):
@@ -166,6 +184,7 @@ class Table(NamedTuple):
     scale: float  # agents.heuristic.scale: points of margin per logistic unit
     max_moves: int  # a bound on legal()'s count
     off: np.ndarray  # int64[17]: where each State field starts in S (rules.state_offsets after the header)
+    progress: np.ndarray  # float64[N_PROGRESS]: agents.heuristic's progress weights (PR_* order)
 
 
 # --------------------------------------------------------------------------- compile (Python)
@@ -192,10 +211,17 @@ def compile(cfg: AguedaConfig, n_players: int) -> Table:  # noqa: A001 (the Engi
         float(cfg.agents.heuristic.scale),
         max(n_lines, ROWS, int(N_PERMS[longest]), 1 + 3 * ROWS, rules.n_colours),
         state_offsets(rules, HEADER),
+        progress_weights(cfg),
     )
     _TABLES[(id(cfg), n_players)] = (cfg, T)
     _CFG_OF[id(T)] = (T, cfg)
     return T
+
+
+def progress_weights(cfg: AguedaConfig) -> np.ndarray:
+    """``Table.progress``: the heuristic's progress weights from ``agents.heuristic`` (PR_* order)."""
+    h = cfg.agents.heuristic
+    return np.array([h.suitcase, h.tourists, h.coins, h.reach, h.mural, h.empty], np.float64)
 
 
 def config_of(T: Table) -> AguedaConfig:
@@ -506,9 +532,43 @@ def returns(S, T, out):
     _returns(views(S, T), T.rules, out)
 
 
+@nb.njit(cache=True, inline="always")
+def _progress(st, rules, hw, s):
+    """Seat ``s``'s progress terms (module docstring, "Values"): ``hw`` (``Table.progress``) times
+    its tourists in the suitcase, on tiles, coins, the points of the best Attract Tourists open now,
+    mural tiles flipped and empty spaces."""
+    suit = st.suitcase[s]
+    occ = 0
+    reach = 0
+    empty = 0
+    for r in range(ROWS):
+        occ += st.occ[s, r]
+        f = st.fill[s, r]
+        empty += rules.row_len - f
+        if suit >= 1 and st.occ[s, r] == 0:
+            c1, c2 = rules.tile_col[st.tile_at[s, r], 0], rules.tile_col[st.tile_at[s, r], 1]
+            row = st.board[s, r]
+            if suit >= 2:
+                v = row_count(row, f, c1, c2)
+            else:
+                v = max(row_count(row, f, c1, c1), row_count(row, f, c2, c2))
+            reach = max(reach, v)
+    flipped = 0
+    for c in range(rules.n_colours):
+        flipped += st.flipped[s, c]
+    return (
+        hw[PR_SUITCASE] * suit
+        + hw[PR_TOURISTS] * occ
+        + hw[PR_COINS] * st.coins[s]
+        + hw[PR_REACH] * reach
+        + hw[PR_MURAL] * flipped
+        + hw[PR_EMPTY] * empty
+    )
+
+
 @nb.njit(cache=True)
 def heuristic(S, T, out):
-    """A logistic of the score margin now (module docstring); ``returns`` at the end."""
+    """A logistic of the estimate margin (module docstring, "Values"); ``returns`` at the end."""
     st = views(S, T)
     rules = T.rules
     if st.g[G_OVER]:
@@ -517,15 +577,18 @@ def heuristic(S, T, out):
     n = rules.n_players
     pts = np.zeros(n, np.int64)
     _points(st, rules, pts)
+    est = np.empty(n, np.float64)
+    for s in range(n):
+        est[s] = pts[s] + _progress(st, rules, T.progress, s)
     for s in range(n):
         if n == 1:
-            other = ai_score(st, rules)
+            other = float(ai_score(st, rules))
         else:
-            other = -(1 << 40)
+            other = -1e300
             for o in range(n):
-                if o != s and pts[o] > other:
-                    other = pts[o]
-        out[s] = 1.0 / (1.0 + math.exp(-(pts[s] - other) / T.scale))
+                if o != s and est[o] > other:
+                    other = est[o]
+        out[s] = 1.0 / (1.0 + math.exp(-(est[s] - other) / T.scale))
 
 
 @nb.njit(cache=True)
@@ -602,13 +665,17 @@ def plan_code(S, T, mv):
 
 
 @nb.njit(cache=True, inline="always")
-def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val):
-    """The greedy agent's best whole turn among those that agree with the decisions taken."""
+def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, store=False, only_tourist=FREE):
+    """The greedy agent's best whole turn among those that agree with the decisions taken (with
+    ``store``, every such placement and its value into ``cand_mv``/``cand_val``; ``only_tourist``:
+    :func:`~.agents.greedy_search`'s); returns the count of placements tried."""
     ph = S[H_PHASE]
     only_line = FREE if ph == PH_LINE else S[H_MV + MV_LINE]
     only_row = S[H_MV + MV_ROW] if ph >= PH_ORDER else FREE
     only_perm = S[H_PERM] if ph == PH_TOURIST and S[H_PERM] >= 0 else FREE
-    greedy_search(st, rules, w, rng, plan, False, cand_mv, cand_val, only_line, only_row, only_perm)
+    return greedy_search(
+        st, rules, w, rng, plan, store, cand_mv, cand_val, only_line, only_row, only_perm, only_tourist
+    )
 
 
 @nb.njit(cache=True)
@@ -617,6 +684,55 @@ def policy(S, T, out, rng):
     plan = np.empty(MOVE_LEN, np.int64)
     _constrained_greedy(S, T.rules, views(S, T), T.weights, rng, plan, np.empty((1, MOVE_LEN), np.int64), np.empty(1))
     return _plan_code(S, T, plan)
+
+
+@jitclass([])
+class _NoDraw:
+    """What :func:`move_scores` hands :func:`~.agents.greedy_search` as its generator: the search
+    draws only to break exact ties between turns of equal value, and the scores read only the
+    values, so every draw is 0.0 (no generator, nothing random)."""
+
+    def __init__(self):  # type: ignore[no-untyped-def]  # numba types it
+        pass
+
+    def random(self):  # type: ignore[no-untyped-def]  # numba types it
+        return 0.0
+
+
+@nb.njit(cache=True)
+def move_scores(S, T, moves, n, out):
+    """The greedy agent's value (:func:`~.agents.greedy_search`, weights ``agents.greedy``) of each
+    decision ``moves[:n]`` of the seat to move: the value of the best whole turn that agrees with
+    the decisions already taken and with that one (the line, the row, the order open the turn: the
+    best completion; a tourist option closes it: that turn's value). The greedy turn's decisions
+    therefore score highest (module docstring, "Move scores")."""
+    rules = T.rules
+    st = views(S, T)
+    rng = _NoDraw()
+    plan = np.empty(MOVE_LEN, np.int64)
+    most = (rules.line_len.shape[0] + 1) * ROWS * N_PERMS[MAX_LINE]  # placements: (lines or none) x rows x orders
+    cand_mv = np.empty((most, MOVE_LEN), np.int64)
+    cand_val = np.empty(most, np.float64)
+    ph = S[H_PHASE]
+    if ph == PH_TOURIST:  # the placement is taken: one restricted search per tourist option
+        for i in range(n):
+            nc = _constrained_greedy(S, rules, st, T.weights, rng, plan, cand_mv, cand_val, True, moves[i] - M_TOURIST)
+            out[i] = -1e300
+            for c in range(nc):
+                out[i] = max(out[i], cand_val[c])
+        return
+    for i in range(n):
+        out[i] = -1e300
+    nc = _constrained_greedy(S, rules, st, T.weights, rng, plan, cand_mv, cand_val, True)
+    fill = S[T.off[O_FILL] + ROWS * S[G0 + G_SEAT] : T.off[O_FILL] + ROWS * S[G0 + G_SEAT] + ROWS]
+    for c in range(nc):
+        code = _plan_code(S, T, cand_mv[c])
+        # greedy tries one full row only (all send every umbrella back): its value is every full row's
+        full = ph == PH_ROW and fill[cand_mv[c, MV_ROW]] == rules.row_len
+        for i in range(n):
+            hit = moves[i] == code or (full and fill[moves[i] - M_ROW] == rules.row_len)
+            if hit and cand_val[c] > out[i]:
+                out[i] = cand_val[c]
 
 
 @nb.njit(cache=True)
@@ -754,6 +870,7 @@ KERNEL = Kernel(
     determinize=determinize,
     policy=policy,
     ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
+    move_scores=move_scores,
 )
 
 

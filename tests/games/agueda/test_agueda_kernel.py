@@ -222,12 +222,20 @@ def _values(game) -> tuple[np.ndarray, np.ndarray]:
     return ret, heur
 
 
+def with_heuristic(cfg, **fields):
+    """``cfg`` with ``agents.heuristic`` changed (every progress weight 0 unless given)."""
+    zero = {"suitcase": 0.0, "tourists": 0.0, "coins": 0.0, "reach": 0.0, "mural": 0.0, "empty": 0.0}
+    h = cfg.agents.heuristic.model_copy(update={**zero, **fields})
+    return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"heuristic": h})})
+
+
 def test_heuristic_is_a_logistic_of_the_margin(ag_cfg):
-    """Shop cards 07 (full rows) and 10 (marked umbrellas) score 0 on empty boards. Seat 1: 10
-    tourist points - 21 empty spaces = -11; seat 2: 6 - 21 = -15. Margins +4 and -4 at the YAML's
-    agents.heuristic.scale s: 1 / (1 + e^(-4/s)) and 1 / (1 + e^(4/s)) (s = 4: 0.731 and 0.269)."""
+    """Without progress terms (every weight of agents.heuristic 0 but the scale): shop cards 07
+    (full rows) and 10 (marked umbrellas) score 0 on empty boards. Seat 1: 10 tourist points - 21
+    empty spaces = -11; seat 2: 6 - 21 = -15. Margins +4 and -4 at the YAML's agents.heuristic.scale
+    s: 1 / (1 + e^(-4/s)) and 1 / (1 + e^(4/s)) (s = 4: 0.731 and 0.269)."""
     k = 4 / ag_cfg.agents.heuristic.scale
-    game = position(ag_cfg, n=2)
+    game = position(with_heuristic(ag_cfg), n=2)
     st = ag.game_state(game)
     st.shops[:] = [6, 9]
     st.stats[:, 0] = [10, 6]
@@ -238,18 +246,52 @@ def test_heuristic_is_a_logistic_of_the_margin(ag_cfg):
     assert scores.tolist() == [-11, -15]
 
 
+def test_heuristic_adds_the_progress_terms(ag_cfg):
+    """Weights suitcase 1, tourists 0.75, coins 0.5, reach 0.25, mural 2, empty 0.125, scale 3.5;
+    shop cards 07 and 10 without a marker score 0. Seat 1: row 2 holds Y G Y G (tile (Y, G)), 2
+    mural tiles flipped (mural points start at 4 tiles), 3 tourists in the suitcase, 2 coins:
+    score -17 (empty spaces); progress 3 x 1 + 2 x 0.5 + reach 4 (2 tourists on row 2: 2 Y + 2 G)
+    x 0.25 + 2 x 2 + 17 x 0.125 = 11.125: estimate -5.875. Seat 2: empty board, 2 tourists in the
+    suitcase and 1 on the tile of row 1, 2 coins: score -21, progress 2 + 0.75 + 1 + reach 0 (no
+    umbrella) + 21 x 0.125 = 6.375: estimate -14.625. Margins +8.75 and -8.75: 8.75 / 3.5 = 2.5
+    logistic units. With one tourist left in seat 1's suitcase its reach is 2 (one colour) and its
+    progress 1 + 1 + 0.5 + 4 + 2.125 = 8.625: margin -8.375 + 14.625 = 6.25."""
+    cfg = with_heuristic(ag_cfg, scale=3.5, suitcase=1.0, tourists=0.75, coins=0.5, reach=0.25, mural=2.0, empty=0.125)
+    game = position(cfg, n=2)
+    st = ag.game_state(game)
+    st.shops[:] = [6, 9]
+    st.shop_mask[:] = 0
+    set_row(game, 0, 1, [Y, G, Y, G])
+    st.flipped[0, :2] = 1
+    st.suitcase[:] = [3, 2]
+    st.occ[1, 0] = 1
+    st.coins[:] = [2, 2]
+    _, heur = _values(game)
+    assert heur == pytest.approx([1 / (1 + math.exp(-2.5)), 1 / (1 + math.exp(2.5))])
+    st.suitcase[0] = 1
+    _, heur = _values(game)
+    assert heur[0] == pytest.approx(1 / (1 + math.exp(-6.25 / 3.5)))
+
+
 def test_solo_returns_are_the_solo_win_and_ties_go_to_the_ai(ag_cfg):
     """Solo, normal difficulty: AI = its card points 13 + 3 + 2 groups of 4+ (R 4, O 5) x 2 = 20.
     The player (shops 07 and 10: 0 on an empty board): tourist points - 21 empty spaces. 41 - 21 =
-    20 ties: the player loses (0); 42 - 21 = 21 wins (1). Before the end the heuristic is the
-    logistic of 20 - 20 = 0: one half."""
-    game = ag.new_game(ag_cfg, 1, 5)
+    20 ties: the player loses (0); 42 - 21 = 21 wins (1). Before the end the heuristic (without
+    progress terms) is the logistic of 20 - 20 = 0: one half; the player's progress terms count
+    against the AI's score now (3 tourists in the suitcase at 0.5 each: 21.5 - 20 = 1.5)."""
+    cfg = with_heuristic(ag_cfg)
+    game = ag.new_game(cfg, 1, 5)
     st = ag.game_state(game)
     st.ai[:] = [4, 5, 3, 0, 1, 0]
     st.g[G_AI_PTS] = 13
     st.shops[:] = [6, 9]
     st.stats[0, 0] = 41
     assert _values(game)[1] == pytest.approx([0.5])
+    solo = ag.new_game(with_heuristic(ag_cfg, suitcase=0.5), 1, 5)
+    solo.S[:] = game.S
+    assert ag.game_state(solo).suitcase[0] == 3
+    k = 1.5 / ag_cfg.agents.heuristic.scale
+    assert _values(solo)[1] == pytest.approx([1 / (1 + math.exp(-k))])
     st.g[G_OVER] = 1
     assert _values(game) == ([0.0], [0.0])
     st.stats[0, 0] = 42
