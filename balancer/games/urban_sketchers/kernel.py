@@ -38,9 +38,19 @@ rebuilt deck given as its sorted contents, and the unused tail of the deck, bag 
 **Values**: ``scores`` are the points if the game ended now (final scoring, End of the Game 1-5);
 ``returns`` the win shares with the tie-breaker (most theme tiles, then a shared victory), as
 ``ranks_and_win_shares`` of the Outcome; Urban Sketchers has no solo game (2-4 players).
-``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its score if the game
-ended now minus the best other seat's (``agents.heuristic.scale`` in the YAML, an agent
-parameter), ``returns`` once the game is over.
+``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its value minus the best other
+seat's, a seat's value being ``(1 - progress) x`` its score if the game ended now ``+ progress x``
+the greedy agent's value of its holdings (:func:`.fast.position_value`: sketchbooks by what
+publishing them would bring, the hand, money, resources, tiles, tracks; the greedy weights of
+``agents.greedy``), ``returns`` once the game is over (``agents.heuristic.scale`` and ``progress`` in
+the YAML, agent parameters). The score if the game ended now is flat along the travel, sketch,
+publish chain (money and resources count in fives, cards in hand nothing), the greedy value is not.
+
+**Move scores** (``move_scores``): the greedy agent's own value of each legal decision, for the
+search's priors and scored rollouts: the choice of a die by its turn completed with the greedy
+agent's decisions (:func:`.fast.turn_values`, on every legal placement), a decision inside an action
+by :func:`.fast.sub_values`, a Travel or Supply step 1 for greedy's rule's decision and 0 for the
+others; the look-aheads draw from :class:`FixedDraws`, so they are deterministic.
 
 **Rollout policy** (``policy``): the die (or theme-tile pair) uniformly at random, every decision
 inside the action (and the Set Up discards) the greedy agent's, which needs no copy of the state for
