@@ -59,7 +59,10 @@ better (measured on one core, 4 players, 400 playouts: from Set Up 745 playouts/
 against 578 of 30.9 for uniform random decisions and about 170 of 10.6 for the greedy agent, whose
 choice of a die plays every candidate action on a copy; from round 6 of greedy games 1,110 playouts/s
 of 12.8 rounds against 1,205 of 16.7). As a player it beats uniform random play in 87% of
-two-player and 81% of four-player games (200 each), and loses to greedy nearly always.
+two-player and 81% of four-player games (200 each), and loses to greedy nearly always. Its die stays
+uniform: choosing it by :func:`move_scores` would complete every legal placement's turn at each
+choice of a die (about the greedy agent's cost), and the search's ``rollout: scores`` does exactly that
+where it is wanted (``agents.mcts``). Only the search's ``rollout: policy`` calls it.
 
 ``greedy`` is the greedy agent's decision as a code with the shape ``(S, T, out, rng) -> move`` (for a
 compiled table that seats it).
