@@ -56,9 +56,10 @@ by :func:`new_reference_game`, :func:`reference_outcome` and :func:`play_game_re
 Hidden information (``kernel.py``): the order of the travel deck and of the bonus bag, and the cards
 dealt face down at Set Up 10 still in the other players' hands (cards picked up from the face-up
 board are seen by all); the interface's determinize deals those again from the cards a seat has not
-seen. Heuristic: the logistic of a seat's points if the game ended now over the best other seat's
-(``agents.heuristic.scale``); no solo game. Rollout policy: the die at random, the action's
-decisions greedy.
+seen. Heuristic: the logistic of a seat's value over the best other seat's (``agents.heuristic``:
+``scale``, and ``progress``, the weight of the greedy value of its holdings against its points if the
+game ended now); no solo game. Move scores: the greedy agent's own values (a die by its turn
+completed greedily). Rollout policy: the die at random, the action's decisions greedy.
 
 Agents: ``random`` (uniform over the legal decisions, one ``rng.random()`` each: the interface's
 ``UniformAgent``), ``greedy`` (one action ahead on a heuristic value) and ``rollout`` (flat Monte

@@ -309,7 +309,14 @@ class Heuristic(Strict):
         gt=0,
         le=1000,
         description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
-        "margin = its score if the game ended now minus the best other seat's",
+        "margin = its value minus the best other seat's",
+    )
+    progress: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="a seat's value: (1 - progress) x its score if the game ended now + progress x the greedy "
+        "value of its holdings (agents.greedy's weights: sketchbooks, hand, money, resources, tiles, tracks)",
     )
     assumed: str | None = None
 

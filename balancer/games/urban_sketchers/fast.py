@@ -1932,8 +1932,18 @@ def sub_move(S, L, T, W, rng, ws):
     m = legal_moves(S, L, T, moves, ws.opts)
     if m == 1:
         return moves[0, 0], moves[0, 1], moves[0, 2], moves[0, 3]
+    sub_values(S, L, T, W, moves, m, rng, ws, ws.subvals)
+    return pick_best(moves, ws.subvals, m, rng)
+
+
+@jit
+def sub_values(S, L, T, W, moves, m, rng, ws, values):
+    """The greedy value of each decision ``moves[:m]`` (rows, legal) inside an action or at Set Up
+    into ``values`` (p's :func:`position_value` after it: :func:`quick_value` where it needs no copy,
+    else on the copy ``ws.b``), as :func:`sub_move` values them (uses ws.b, ws.opts)."""
+    p = S[G_SEAT]
+    ph = S[G_PHASE]
     base = position_value(S, L, T, W, p) if (ph == P_SKETCH or ph == P_RESOLVE or ph == P_FUNDING) else 0.0
-    values = ws.subvals
     for i in range(m):
         ok, v = quick_value(S, L, T, W, p, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], base, rng, ws.opts)
         if not ok:
@@ -1942,7 +1952,6 @@ def sub_move(S, L, T, W, rng, ws):
             apply_move(C, L, T, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng, ws.opts)
             v = position_value(C, L, T, W, p)
         values[i] = v
-    return pick_best(moves, values, m, rng)
 
 
 @jit
@@ -1991,19 +2000,27 @@ def finish_turn(S, L, T, W, p, rng, ws):
 @jit
 def main_move(S, L, T, W, rng, ws):
     """agents.main_move: the greedy choice of a die (or theme-tile pair), one action ahead."""
-    p = S[G_SEAT]
     moves = ws.cand
     m = candidate_moves(S, L, T, moves, ws.tmp, ws.keys, ws.opts)
     if m == 1:
         return moves[0, 0], moves[0, 1], moves[0, 2], moves[0, 3]
-    values = ws.vals
+    turn_values(S, L, T, W, moves, m, rng, ws, ws.vals)
+    return pick_best(moves, ws.vals, m, rng)
+
+
+@jit
+def turn_values(S, L, T, W, moves, m, rng, ws, values):
+    """The greedy value of each choice of a die (or theme-tile pair) ``moves[:m]`` (rows, legal)
+    into ``values``: on the copy ``ws.a``, the choice, then the turn finished by :func:`finish_turn`,
+    then the mover's :func:`position_value`, as :func:`main_move` values its candidates (uses
+    ws.a and what :func:`sub_move` uses)."""
+    p = S[G_SEAT]
     C = ws.a
     for i in range(m):
         C[:] = S
         apply_move(C, L, T, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], rng, ws.opts)
         finish_turn(C, L, T, W, p, rng, ws)
         values[i] = position_value(C, L, T, W, p)
-    return pick_best(moves, values, m, rng)
 
 
 @jit

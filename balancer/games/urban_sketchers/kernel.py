@@ -38,9 +38,19 @@ rebuilt deck given as its sorted contents, and the unused tail of the deck, bag 
 **Values**: ``scores`` are the points if the game ended now (final scoring, End of the Game 1-5);
 ``returns`` the win shares with the tie-breaker (most theme tiles, then a shared victory), as
 ``ranks_and_win_shares`` of the Outcome; Urban Sketchers has no solo game (2-4 players).
-``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its score if the game
-ended now minus the best other seat's (``agents.heuristic.scale`` in the YAML, an agent
-parameter), ``returns`` once the game is over.
+``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its value minus the best other
+seat's, a seat's value being ``(1 - progress) x`` its score if the game ended now ``+ progress x``
+the greedy agent's value of its holdings (:func:`.fast.position_value`: sketchbooks by what
+publishing them would bring, the hand, money, resources, tiles, tracks; the greedy weights of
+``agents.greedy``), ``returns`` once the game is over (``agents.heuristic.scale`` and ``progress`` in
+the YAML, agent parameters). The score if the game ended now is flat along the travel, sketch,
+publish chain (money and resources count in fives, cards in hand nothing), the greedy value is not.
+
+**Move scores** (``move_scores``): the greedy agent's own value of each legal decision, for the
+search's priors and scored rollouts: the choice of a die by its turn completed with the greedy
+agent's decisions (:func:`.fast.turn_values`, on every legal placement), a decision inside an action
+by :func:`.fast.sub_values`, a Travel or Supply step 1 for greedy's rule's decision and 0 for the
+others; the look-aheads draw from :class:`FixedDraws`, so they are deterministic.
 
 **Rollout policy** (``policy``): the die (or theme-tile pair) uniformly at random, every decision
 inside the action (and the Set Up discards) the greedy agent's, which needs no copy of the state for
@@ -49,7 +59,10 @@ better (measured on one core, 4 players, 400 playouts: from Set Up 745 playouts/
 against 578 of 30.9 for uniform random decisions and about 170 of 10.6 for the greedy agent, whose
 choice of a die plays every candidate action on a copy; from round 6 of greedy games 1,110 playouts/s
 of 12.8 rounds against 1,205 of 16.7). As a player it beats uniform random play in 87% of
-two-player and 81% of four-player games (200 each), and loses to greedy nearly always.
+two-player and 81% of four-player games (200 each), and loses to greedy nearly always. Its die stays
+uniform: choosing it by :func:`move_scores` would complete every legal placement's turn at each
+choice of a die (about the greedy agent's cost), and the search's ``rollout: scores`` does exactly that
+where it is wanted (``agents.mcts``). Only the search's ``rollout: policy`` calls it.
 
 ``greedy`` is the greedy agent's decision as a code with the shape ``(S, T, out, rng) -> move`` (for a
 compiled table that seats it).
@@ -61,6 +74,9 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numba.core.types import ClassInstanceType, NoneType, Omitted
+from numba.experimental import jitclass
+from numba.extending import overload_method
 
 from ...core.batch import GameBatch
 from ...core.game import Outcome
@@ -106,6 +122,8 @@ from .rules import (
     K_WANDER,
     P_MAIN,
     P_OVER,
+    P_SUPPLY,
+    P_TRAVEL,
     Move,
     Rules,
     State,
@@ -136,7 +154,10 @@ class Table(NamedTuple):
     W: fast.FastWeights
     """The greedy agent's weights (``agents.greedy``), for :func:`greedy` and :func:`policy`."""
     ws: fast.Workspace
-    """Scratch of the greedy agent's look-aheads."""
+    """Scratch of the greedy agent's look-aheads (and of :func:`move_scores`)."""
+    progress: float
+    """The heuristic's weight of the greedy value of a seat's holdings against its points if the game
+    ended now (``agents.heuristic.progress``)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -242,20 +263,28 @@ def returns(S, T, out):
 
 @jit
 def heuristic(S, T, out):
-    """Per seat 1 / (1 + exp(-margin / scale)), margin = its points if the game ended now
-    minus the best other seat's; :func:`returns` once the game is over."""
+    """Per seat 1 / (1 + exp(-margin / scale)), margin = its value minus the best other seat's, a
+    seat's value being ``(1 - progress) x`` its points if the game ended now ``+ progress x`` the
+    greedy agent's value of its holdings (:func:`.fast.position_value`: points and prestige so far,
+    money, resources, theme and opportunity tiles, improvements, the hand, and each sketchbook by
+    what publishing it would bring); :func:`returns` once the game is over."""
     if S[G_PHASE] == P_OVER:
         returns(S, T, out)
         return
     n = T.L.n
     total = np.empty(n, np.int64)
     scores(S, T, total)
+    value = np.empty(n)
     for p in range(n):
-        other = -(1 << 30)
+        value[p] = (1.0 - T.progress) * total[p]
+        if T.progress > 0.0:
+            value[p] += T.progress * fast.position_value(S, T.L, T.R, T.W, p)
+    for p in range(n):
+        other = -1e300
         for q in range(n):
-            if q != p and total[q] > other:
-                other = total[q]
-        margin = total[p] - other if n > 1 else total[p]
+            if q != p and value[q] > other:
+                other = value[q]
+        margin = value[p] - other if n > 1 else value[p]
         out[p] = 1.0 / (1.0 + np.exp(-margin / T.scale))
 
 
@@ -345,6 +374,95 @@ def policy(S, T, out, rng):
     return encode(kind, a, b, c)
 
 
+@jitclass([("drawn", nb.int64)])
+class FixedDraws:
+    """A stand-in for the generator in :func:`move_scores`' look-aheads (the interface's
+    ``move_scores`` takes none): it has the methods the engine draws with and fixes every outcome,
+    so that a move's score depends on the position only. ``integers(lo, hi)``, which the greedy agent
+    draws only to break an exact tie between its best decisions (:func:`.fast.pick_best`), gives
+    ``lo``: the first of them; the chance draws of the rules give fixed outcomes (``integers(lo, hi,
+    size=k)``, the next round's dice: ``lo`` each; ``shuffle`` leaves the order; ``random``: 0.0), which
+    the greedy value of the mover's holdings (:func:`.fast.position_value`) does not read. ``drawn``
+    counts the draws."""
+
+    def __init__(self):
+        self.drawn = 0
+
+    def random(self):
+        """0.0."""
+        self.drawn += 1
+        return 0.0
+
+    def shuffle(self, a):
+        """Leaves ``a`` as it is."""
+        self.drawn += 1
+
+
+@overload_method(ClassInstanceType, "integers")
+def _fixed_draws_integers(self, lo, hi, size=None):  # type: ignore[no-untyped-def]  # numba types it
+    """``FixedDraws.integers(lo, hi)`` (``lo``) and ``integers(lo, hi, size=k)`` (``lo`` each, int64[k]),
+    the two ways the engine calls numpy's ``Generator.integers``."""
+    if self.class_type is not FixedDraws.class_type:
+        return None
+    if size is None or isinstance(size, (Omitted, NoneType)):
+
+        def one(self, lo, hi, size=None):  # type: ignore[no-untyped-def]
+            self.drawn += 1
+            return lo
+
+        return one
+
+    def many(self, lo, hi, size=None):  # type: ignore[no-untyped-def]
+        self.drawn += 1
+        return np.full(size, lo, np.int64)
+
+    return many
+
+
+@jit
+def move_scores(S, T, moves, n, out):
+    """The greedy agent's own value of each legal decision ``moves[:n]`` (codes) into ``out[:n]``
+    (points: the value of the mover's holdings, :func:`.fast.position_value`, not a gain; siblings
+    share the base):
+
+    - the choice of a die (or theme-tile pair, or a pass) in the main phase: its turn completed by
+      the greedy agent's decisions, valued as the greedy agent values its candidates
+      (:func:`.fast.turn_values`, for every legal placement, not only the greedy agent's cheapest
+      die per action);
+    - a decision inside Sketch, Funding, a reward, a bonus tile or a Set Up discard: its value as
+      :func:`.fast.sub_move` computes it (:func:`.fast.sub_values`);
+    - a step of Travel or Supply, where the greedy agent follows a rule, not a value
+      (:func:`.fast.travel_move`, :func:`.fast.supply_move`): 1 for the rule's decision, 0 for the others.
+
+    The look-aheads draw from a :class:`FixedDraws` (the greedy agent's exact ties go to the first
+    best decision, chance to fixed outcomes), so a move's score depends on the position only, not on
+    the other moves listed; ``S`` is restored (uses ``T.ws``)."""
+    if n == 0:
+        return
+    L = T.L
+    ph = S[G_PHASE]
+    if ph == P_TRAVEL or ph == P_SUPPLY:
+        p = S[G_SEAT]
+        if ph == P_TRAVEL:
+            kind, a, b, c = fast.travel_move(S, L, T.R, T.W, p)
+        else:
+            kind, a, b, c = fast.supply_move(S, L, T.R, p)
+        mine = encode(kind, a, b, c)
+        for i in range(n):
+            out[i] = 1.0 if moves[i] == mine else 0.0
+        return
+    rows = T.ws.cand
+    for i in range(n):
+        rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3] = decode(moves[i])
+    draws = FixedDraws()
+    if ph == P_MAIN:
+        fast.turn_values(S, L, T.R, T.W, rows, n, draws, T.ws, out)
+    else:  # its quick values append to a list and take it back, leaving a stale slot past its count
+        saved = S.copy()
+        fast.sub_values(S, L, T.R, T.W, rows, n, draws, T.ws, out)
+        S[:] = saved
+
+
 @jit
 def greedy(S, T, out, rng):
     """The ``greedy`` agent's decision (:func:`.fast.choose`, the same decisions and draws as
@@ -386,6 +504,7 @@ KERNEL = Kernel(
     determinize=determinize,
     policy=policy,
     ended_by=ended_by,
+    move_scores=move_scores,
 )
 
 
@@ -424,6 +543,7 @@ def _entry(cfg: UrbanSketchersConfig, n: int) -> _Compiled:
         scale=float(cfg.agents.heuristic.scale),
         W=weights,
         ws=fast.workspace(lay),
+        progress=float(cfg.agents.heuristic.progress),
     )
     hit = _Compiled(cfg, rules, T, weights)
     _BY_CFG[(id(cfg), n)] = hit
