@@ -77,6 +77,7 @@ import numpy as np
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel, ended_by_rules
 from .config import DISTRICTS, CitywrightConfig
+from .greedy import BY_ORDER, BY_PICK, BY_PLACEMENT, BY_RULER, Workspace, greedy_search, scratch
 from .rules import (
     DISCARD_FOR_TILE,
     FINAL_COLUMNS,
@@ -136,6 +137,8 @@ class Compiled(NamedTuple):
     turns_total: int  # turns in a game, all seats (solo heuristic's share of the game played)
     value_w: np.ndarray  # float64[n, 4]: per seat, the weight of each district's points in its heuristic
     pl_feat: PlacementFeatures  # what the greedy search reads of each placement, once per table
+    scratch: Workspace  # move_scores' greedy search scratch, allocated once per table (no meaning between calls)
+    rec: np.ndarray  # float64[P + 4 cells]: move_scores' per-decision bests (scratch)
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
@@ -156,6 +159,7 @@ def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) 
     # phase 2 is the largest: every placement of a shape, the forced discard, 4 districts x every cell
     max_moves = max(N_SLOTS + 1, per_shape + 1 + 4 * cells, int(N_SEQ.max()), 4)
     h = cfg.agents.heuristic
+    feat = placement_features(rules.pl_mask, cfg.table.size)
     return Compiled(
         rules,
         geo,
@@ -166,7 +170,9 @@ def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) 
         float(h.solo_par),
         rules.rounds * rules.turns * n_players,
         np.ones((n_players, len(DISTRICTS))),
-        placement_features(rules.pl_mask, cfg.table.size),
+        feat,
+        scratch(rules, cells, feat),
+        np.zeros(len(rules.pl_mask) + 4 * cells),
     )
 
 
@@ -545,6 +551,83 @@ def policy(S, T, out, rng):
     return out[min(int(rng.random() * n), n - 1)]
 
 
+@nb.njit(cache=True)
+def _order_index(ms, k, code):
+    """The index q in :data:`~.rules.SEQS` ``[ms, k]`` of the tile order whose move code is ``code``."""
+    for q in range(N_SEQ[ms, k]):
+        if _order_code(ms, k, q) == code:
+            return q
+    return 0
+
+
+@nb.njit(cache=True)
+def move_scores(S, T, moves, n, out):
+    """The greedy agent's score of each decision ``moves[:n]`` into ``out[:n]``: the best gain
+    (gain + :data:`~.greedy.SEC_UNIT` x its tie-break, 2 x tiles landed + new shape) of a whole turn
+    the decision can complete, from the greedy's own search (:func:`~.greedy.greedy_search`, pruned
+    per decision): a slot, its ruler's best turn (a corner slot's §9.2 discards for a tile included);
+    a placement, its best tile order and free pick; a tile order, its best free pick; a free pick, its
+    turn's gain; a forced discard or a lost turn (no ruler left), 0. The gain is the seat's own points
+    this turn (§6, §7), its districts weighted by ``T.value_w`` (1 each unless an ``mcts+<district>``
+    seat, then the specialist's weights), so the greedy agent plays a move of the largest score at
+    every decision."""
+    if n == 0:
+        return
+    lay = T.lay
+    rules = T.rules
+    st = views(S, lay)
+    seat = to_move(S, T)
+    w = np.ones(5)
+    for d in range(4):
+        w[d] = T.value_w[seat, d]
+    ws = T.scratch
+    n_pl = rules.pl_mask.shape[0]
+    rec = T.rec
+    rec[:] = -1e18
+    salt = np.uint64(1)  # exact ties do not change a score
+    phase = S[G_PHASE]
+    if phase == DRAFT:
+        if moves[0] == PASS:
+            out[0] = 0.0
+            return
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_RULER, 0, 0, 0, rec)
+        d4t = -1e18
+        for i in range(n_pl, n_pl + 4 * lay.cells):
+            d4t = max(d4t, rec[i])
+        for i in range(n):
+            s = moves[i]
+            out[i] = rec[ws.slot_group[s]]
+            if s >= N_EDGE:
+                out[i] = max(out[i], d4t)
+        return
+    slot = S[G_SLOT]
+    if phase == PLACEMENT:
+        if n == 1 and moves[0] == FORCED_DISCARD:
+            out[0] = 0.0
+            return
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PLACEMENT, slot, 0, 0, rec)
+        for i in range(n):
+            m = moves[i]
+            if m == FORCED_DISCARD:
+                out[i] = 0.0
+            elif m < PLACE0:
+                out[i] = rec[n_pl + m - D4T0]
+            else:
+                out[i] = rec[m - PLACE0]
+        return
+    p = S[G_PLACE]
+    ms = line_multiset(S[lay.site : lay.site + SITE], slot)
+    k = rules.pl_k[p]
+    if phase == ORDER:
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_ORDER, slot, p, 0, rec)
+        for i in range(n):
+            out[i] = rec[_order_index(ms, k, moves[i])]
+        return
+    greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PICK, slot, p, _order_index(ms, k, S[G_ORDER]), rec)
+    for i in range(n):
+        out[i] = rec[moves[i] - PICK0 + 1]
+
+
 KERNEL = Kernel(
     to_move=to_move,
     legal=legal,
@@ -556,6 +639,7 @@ KERNEL = Kernel(
     determinize=determinize,
     policy=policy,
     ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
+    move_scores=move_scores,
 )
 
 
