@@ -10,16 +10,20 @@ The algorithm is single-observer information-set MCTS (SO-ISMCTS; Cowling, Powle
 - descent: at a node, the moves legal *in this determinization* are looked up among the node's
   children (an open-addressing hash table from (node, move) to child, O(1) per move however many
   moves there are). Each child found is *available* this time (its availability count goes up by
-  one). If some legal move has no child yet, one of them, drawn uniformly, is expanded (subject to
-  progressive widening, when on) and the descent stops; otherwise the child maximising UCT
+  one). If some legal move has no child yet, one of them, drawn uniformly (or, with expansion by
+  prior, the one with the best ``K.move_scores``), is expanded (subject to progressive widening,
+  when on) and the descent stops; otherwise the child maximising UCT
 
-      mean_p(child) + c * sqrt(ln(availability(child)) / visits(child))
+      mean_p(child) + c * sqrt(ln(availability(child)) / visits(child)) [+ b * prior / (visits + 1)]
 
   is followed, where ``p`` is the seat to move at the node in this determinization and ``mean_p``
   that seat's mean value (max^n: every seat picks by its own value, never to help another seat);
   the availability count stands in for the parent's visit count (a child is compared only over the
-  iterations in which it could have been chosen);
-- rollout from the new node with uniform random moves or the game's ``K.policy``, to the end
+  iterations in which it could have been chosen); the bracketed progressive bias (weight b, off at
+  0) adds the child's prior, its move score scaled to [0, 1] among the moves legal at its node when
+  it was expanded;
+- rollout from the new node with uniform random moves, the game's ``K.policy``, or the best move by
+  ``K.move_scores`` (a uniform one with probability epsilon), to the end
   (``K.returns``) or, with a depth limit, for that many decisions, after which ``K.heuristic``
   estimates the values;
 - back-up: the value vector (one value in [0, 1] per seat; solo, the seat's solo value) is added to
@@ -38,7 +42,7 @@ seconds for :func:`search` and 1.5 more for :func:`play_table` per kernel on the
 (``benchmarks/bench_mcts.py`` prints it). docs/mcts.md is the user's account of all this.
 
 **What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
-(the kernel's nine compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
+(the kernel's compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
 To seat its own compiled agents at a compiled table (:func:`play_table`), a game also provides one
 dispatcher ``game_agent(code, S, T, row, out, rng) -> k`` that plays the agent numbered ``code``
 (``code >= GAME_AGENT``; ``row``: float64[N_PARAMS], that agent's own parameters, e.g. weights;
@@ -62,10 +66,14 @@ from ..core.kernel import GAME_AGENT, Engine, uniform_move
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
 from .params import (
+    EXPANSION_PRIOR,
     FINAL_VALUE,
     MAX_ITERATIONS,
     N_PARAMS,
+    P_BIAS,
     P_DEPTH,
+    P_EPSILON,
+    P_EXPANSION,
     P_EXPLORATION,
     P_FINAL,
     P_ITERATIONS,
@@ -73,6 +81,7 @@ from .params import (
     P_WIDENING,
     P_WIDENING_EXPONENT,
     ROLLOUT_POLICY,
+    ROLLOUT_SCORES,
     MCTSParams,
     params_for_name,
 )
@@ -140,6 +149,8 @@ class Workspace(NamedTuple):
     path: np.ndarray  # int64[N + 1]: nodes of the current descent
     ret: np.ndarray  # float64[P]: the value vector being backed up
     info: np.ndarray  # int64[N_INFO]: what the last search did (I_* fields)
+    prior: np.ndarray  # float64[N]: per node its move's score scaled to [0, 1] among its siblings
+    scores: np.ndarray  # float64[M]: move scores scratch (Kernel.move_scores)
 
 
 def _table_size(iterations: int) -> int:
@@ -170,6 +181,8 @@ def make_workspace(iterations: int, n_players: int, state_len: int, max_moves: i
         path=np.zeros(n + 1, np.int64),
         ret=np.zeros(n_players, np.float64),
         info=np.zeros(N_INFO, np.int64),
+        prior=np.zeros(n, np.float64),
+        scores=np.zeros(max_moves, np.float64),
     )
 
 
@@ -299,6 +312,59 @@ def rollout(K, S, T, out, rng, kind, depth, values):
     return played
 
 
+@nb.njit(cache=True)
+def best_of(scores, idx, k, rng):
+    """The position j in ``idx[:k]`` whose ``scores[idx[j]]`` is the largest, ties drawn uniformly
+    with ``rng`` (one draw per tie met)."""
+    best = -np.inf
+    pick = 0
+    ties = 0
+    for j in range(k):
+        x = scores[idx[j]]
+        if x > best:
+            best, pick, ties = x, j, 1
+        elif x == best:
+            ties += 1
+            if rng.random() * ties < 1.0:
+                pick = j
+    return pick
+
+
+@nb.njit(cache=True)
+def score_range(scores, n):
+    """(min, max) of ``scores[:n]``."""
+    lo = np.inf
+    hi = -np.inf
+    for j in range(n):
+        lo = min(lo, scores[j])
+        hi = max(hi, scores[j])
+    return lo, hi
+
+
+@nb.njit
+def scored_rollout(K, S, T, out, scores, ident, rng, epsilon, depth, values):
+    """As :func:`rollout`, each move the best by ``K.move_scores`` (ties uniform), or with
+    probability ``epsilon`` a uniform one (one ``rng.random()`` per decision decides which).
+    ``ident``: int64 ``0, 1, ..., max_moves - 1`` (the indices :func:`best_of` ranges over)."""
+    played = 0
+    while not K.is_over(S, T):
+        if depth >= 0 and played >= depth:
+            K.heuristic(S, T, values)
+            return played
+        n = K.legal(S, T, out)
+        if n == 0:
+            raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
+        if rng.random() < epsilon:
+            m = out[min(int(rng.random() * n), n - 1)]
+        else:
+            K.move_scores(S, T, out, n, scores)
+            m = out[best_of(scores, ident, n, rng)]
+        K.apply(S, T, m, rng)
+        played += 1
+    K.returns(S, T, values)
+    return played
+
+
 @nb.njit
 def search(K, S, T, params, rng, ws):
     """The move SO-ISMCTS chooses for the seat to move in ``S`` (see the module docstring).
@@ -311,6 +377,7 @@ def search(K, S, T, params, rng, ws):
     """
     nodes, value, table, info = ws.nodes, ws.value, ws.table, ws.info
     moves, untried, path, ret, work = ws.moves, ws.untried, ws.path, ws.ret, ws.state
+    prior, scores = ws.prior, ws.scores
     if K.is_over(S, T):
         info[:] = 0
         return -1
@@ -329,6 +396,11 @@ def search(K, S, T, params, rng, ws):
     depth = int(params[P_DEPTH])
     widen = params[P_WIDENING]
     widen_exp = params[P_WIDENING_EXPONENT]
+    bias = params[P_BIAS]
+    by_prior = int(params[P_EXPANSION]) == EXPANSION_PRIOR
+    epsilon = params[P_EPSILON]
+    knows = bias > 0.0 or by_prior
+    ident = np.arange(moves.shape[0])
     n_seats = value.shape[1]
     mask = reset_tree(nodes, value, table, info, iterations)
     seat = K.to_move(S, T)
@@ -356,13 +428,15 @@ def search(K, S, T, params, rng, ws):
                 m = moves[i]
                 ch = find_child(table, mask, node, m)
                 if ch < 0:
-                    untried[n_untried] = m
+                    untried[n_untried] = i  # the move's index in moves (and scores)
                     n_untried += 1
                     continue
                 nodes[ch, N_AVAIL] += 1
                 n_found += 1
                 v = nodes[ch, N_VISITS]
                 u = value[ch, p] / v + c_uct * math.sqrt(math.log(nodes[ch, N_AVAIL]) / v)
+                if bias > 0.0:
+                    u += bias * prior[ch] / (v + 1.0)
                 if u > best:
                     best, best_child, ties = u, ch, 1
                 elif u == best:
@@ -373,11 +447,19 @@ def search(K, S, T, params, rng, ws):
             if expand and widen > 0.0 and n_found > 0:
                 expand = n_found < max(1.0, widen * (nodes[node, N_VISITS] + 1.0) ** widen_exp)
             if expand:
-                if n_untried == 1:
-                    m = untried[0]
+                if knows:  # the game's scores of the legal moves here (Kernel.move_scores)
+                    K.move_scores(work, T, moves, n, scores)
+                if by_prior:  # the best-scored untried move
+                    i_m = untried[best_of(scores, untried, n_untried, rng)]
+                elif n_untried == 1:
+                    i_m = untried[0]
                 else:
-                    m = untried[min(int(rng.random() * n_untried), n_untried - 1)]
+                    i_m = untried[min(int(rng.random() * n_untried), n_untried - 1)]
+                m = moves[i_m]
                 ch = add_child(nodes, value, table, info, mask, node, m)
+                if knows:  # its prior: its score scaled to [0, 1] among the moves legal here
+                    lo, hi = score_range(scores, n)
+                    prior[ch] = (scores[i_m] - lo) / (hi - lo) if hi > lo else 0.0
                 K.apply(work, T, m, rng)
                 path[plen] = ch
                 plen += 1
@@ -390,6 +472,8 @@ def search(K, S, T, params, rng, ws):
             max_depth = plen - 1
         if K.is_over(work, T):
             K.returns(work, T, ret)
+        elif kind == ROLLOUT_SCORES:
+            rolled += scored_rollout(K, work, T, moves, scores, ident, rng, epsilon, depth, ret)
         else:
             rolled += rollout(K, work, T, moves, rng, kind, depth, ret)
         for j in range(plen):

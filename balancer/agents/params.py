@@ -38,10 +38,16 @@ P_DEPTH = 3
 P_FINAL = 4
 P_WIDENING = 5
 P_WIDENING_EXPONENT = 6
-N_PARAMS = 7
+P_BIAS = 7
+P_EXPANSION = 8
+P_EPSILON = 9
+N_PARAMS = 10
 
 ROLLOUT_RANDOM = 0
 ROLLOUT_POLICY = 1
+ROLLOUT_SCORES = 2
+EXPANSION_UNIFORM = 0
+EXPANSION_PRIOR = 1
 FINAL_VISITS = 0
 FINAL_VALUE = 1
 NO_DEPTH_LIMIT = -1
@@ -73,8 +79,10 @@ class MCTSParams(Strict):
         le=100.0,
         description="UCT exploration constant c in mean + c sqrt(ln(available) / visits); values are in [0, 1]",
     )
-    rollout: Literal["random", "policy"] = Field(
-        "policy", description="rollout moves: uniform random, or the game's cheap compiled policy"
+    rollout: Literal["random", "policy", "scores"] = Field(
+        "policy",
+        description="rollout moves: uniform random, the game's cheap compiled policy, or the best move "
+        "score (a uniform move with probability epsilon)",
     )
     depth: int | None = Field(
         None,
@@ -96,17 +104,34 @@ class MCTSParams(Strict):
         0.5, ge=0.0, le=1.0, description="progressive widening exponent (used when widening > 0)"
     )
 
+    bias: float = Field(
+        0.0,
+        ge=0.0,
+        le=100.0,
+        description="progressive bias weight b (0 = off): selection adds b * prior / (visits + 1), the "
+        "prior being the move's score scaled to [0, 1] among its siblings",
+    )
+    expansion: Literal["uniform", "prior"] = Field(
+        "uniform", description="which untried move grows the tree: drawn uniformly, or the best move score first"
+    )
+    epsilon: float = Field(
+        0.1, ge=0.0, le=1.0, description="with rollout: scores, the chance of a uniform move instead of the best-scored"
+    )
+
     def to_array(self) -> np.ndarray:
         """The flat float64 row of length :data:`N_PARAMS` that the compiled search reads (indices
         ``P_*``; rollout/final as their codes, ``depth`` None as :data:`NO_DEPTH_LIMIT`)."""
         row = np.zeros(N_PARAMS, np.float64)
         row[P_ITERATIONS] = self.iterations
         row[P_EXPLORATION] = self.exploration
-        row[P_ROLLOUT] = ROLLOUT_POLICY if self.rollout == "policy" else ROLLOUT_RANDOM
+        row[P_ROLLOUT] = {"random": ROLLOUT_RANDOM, "policy": ROLLOUT_POLICY, "scores": ROLLOUT_SCORES}[self.rollout]
         row[P_DEPTH] = NO_DEPTH_LIMIT if self.depth is None else self.depth
         row[P_FINAL] = FINAL_VALUE if self.final == "value" else FINAL_VISITS
         row[P_WIDENING] = self.widening
         row[P_WIDENING_EXPONENT] = self.widening_exponent
+        row[P_BIAS] = self.bias
+        row[P_EXPANSION] = EXPANSION_PRIOR if self.expansion == "prior" else EXPANSION_UNIFORM
+        row[P_EPSILON] = self.epsilon
         return row
 
 

@@ -78,9 +78,11 @@ COMPLETION = "completion"
 """The tracked number (check, sweep, tune) of the share of games that ended by the rules."""
 
 
-@nb.njit(cache=True)
+@nb.njit
 def no_move_scores(S, T, moves, n, out):  # type: ignore[no-untyped-def]  # numba types it
-    """``Kernel.move_scores`` of a game that gives its search no knowledge of its moves: 0 each."""
+    """``Kernel.move_scores`` of a game that gives its search no knowledge of its moves: 0 each.
+    Not cached: it is compiled for every game's ``T`` type, and numba's cache index of a function
+    holds all of them, so one process would fail to read types of a module it never imported."""
     for i in range(n):
         out[i] = 0.0
 

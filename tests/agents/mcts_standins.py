@@ -569,10 +569,22 @@ WIDE_KERNEL = Kernel(
 )
 
 
-def wide_engine() -> Engine:
-    """The wide game's engine; ``compile((width, good_1, good_2, stride, offset), 1)``."""
+@nb.njit
+def wide_move_scores(S, T, moves, n, out):
+    """The wide game's knowledge: 1 for the good pick of this decision, 0 for every other."""
+    good = T[1] if S[0] == 0 else T[2]
+    for i in range(n):
+        out[i] = 1.0 if (moves[i] - T[4]) // T[3] == good else 0.0
+
+
+WIDE_KNOWING_KERNEL = WIDE_KERNEL._replace(move_scores=wide_move_scores)
+
+
+def wide_engine(knowing: bool = False) -> Engine:
+    """The wide game's engine; ``compile((width, good_1, good_2, stride, offset), 1)``. ``knowing``:
+    with move scores that point at the good picks (:func:`wide_move_scores`), else none."""
     return Engine(
-        kernel=WIDE_KERNEL,
+        kernel=WIDE_KNOWING_KERNEL if knowing else WIDE_KERNEL,
         compile=lambda cfg, n: np.array(cfg, np.int64),
         new_state=lambda T, rng: np.array([0, -1, -1], np.int64),
         n_players=lambda T: 1,

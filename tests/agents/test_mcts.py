@@ -40,6 +40,7 @@ NIM = nim_engine()
 TREE = tree_engine()
 CARDS = cards_engine()
 WIDE = wide_engine()
+WISE = wide_engine(knowing=True)
 
 
 def run(engine, T, S, rng_seed=0, **params):
@@ -578,3 +579,72 @@ def test_a_kernel_without_moves_before_the_end_is_reported():
         T, _ = build_tree(spec, 1)
         with pytest.raises(ValueError, match="no legal move"):
             run(TREE, T, tree_new_state(T, np.random.default_rng(0)), 0, iterations=20)
+
+
+# --------------------------------------------------------------------------------------------------
+# the game's knowledge: move scores in expansion, selection (progressive bias) and rollouts
+
+
+def _wise_search(T, S, engine=WISE, **params):
+    params.setdefault("rollout", "random")
+    p = MCTSParams(**params)
+    ws = make_workspace(p.iterations, 1, 3, int(T[0]))
+    return int(search(engine.kernel, S, T, p.to_array(), np.random.default_rng(0), ws)), ws
+
+
+def test_expansion_by_prior_grows_the_best_scored_move_first():
+    # The wide game (2,000 moves, good picks 1234 then 42) whose move scores are 1 for the good pick
+    # and 0 for the rest. Widening k = 1, exponent 1/2: 10 iterations grow root children at
+    # i = 0, 1, 4, 9 (test_progressive_widening_bounds_the_children), 4 of them. By prior, the first
+    # is 1234, and below it 42 (value .9 + .1 = 1 on the first visit below it); the other three
+    # are worth at most .1, so 1234 has the most visits and is played.
+    S = np.array([0, -1, -1], np.int64)
+    move, ws = _wise_search(WIDE_T, S, iterations=10, widening=1.0, expansion="prior", exploration=0.1)
+    children = root_children(ws)
+    assert len(children) == 4 and children[0][0] == code(1234)
+    assert move == code(1234)
+    assert ws.info[M.I_MAX_DEPTH] == 2
+    # drawn uniformly instead, 4 of 2,000 moves: 1234 is among them with probability 0.2% (not with
+    # this generator), so the same budget misses the good first pick
+    move, ws = _wise_search(WIDE_T, S, iterations=10, widening=1.0, exploration=0.1)
+    assert code(1234) not in {m for m, *_ in root_children(ws)} and move != code(1234)
+
+
+def test_progressive_bias_sends_the_visits_to_the_prior():
+    # Five moves (codes 0..4), good picks 3 then 1, move scores 1 for the good pick. Exploration 0
+    # and depth 0 (no rollout: a new node not at the end is worth the heuristic, 0.5). The first
+    # five iterations expand the five root moves, each worth 0.5. Iteration 6 descends into the
+    # child maximising 0.5 + b * prior / (v + 1): move 3 (prior 1; the others 0), and grows a child
+    # below it, which ends the game: worth .9 (+ .1 for pick 1), so move 3's mean is above 0.5 from
+    # then on and every later iteration goes to it: 1 + 95 visits, the others 1 each.
+    T = WIDE.compile((5, 3, 1, 1, 0), 1)
+    S = np.array([0, -1, -1], np.int64)
+    move, ws = _wise_search(T, S, iterations=100, exploration=0.0, bias=1.0, depth=0)
+    visits = {m: v for m, v, _, _ in root_children(ws)}
+    assert move == 3
+    assert visits[3] == 96 and all(v == 1 for m, v in visits.items() if m != 3)
+    # without bias iteration 6 draws one of five tied children; a child other than 3 ends the game
+    # worth 0 or .1 below it and is left, so the visits spread until 3 is drawn
+    _, ws = _wise_search(T, S, iterations=100, exploration=0.0, depth=0)
+    assert max(v for _, v, _, _ in root_children(ws)) < 96
+
+
+def test_scored_rollout_follows_the_scores_unless_epsilon():
+    # From the start of the wide game, a rollout by the scores with epsilon 0 plays 1234 then 42:
+    # value .9 + .1 = 1. With epsilon 1 every move is uniform: 1 / 2,000 chance of either good pick.
+    ident = np.arange(WIDTH)
+    out, scores, values = np.zeros(WIDTH, np.int64), np.zeros(WIDTH), np.zeros(1)
+    S = np.array([0, -1, -1], np.int64)
+    M.scored_rollout(WISE.kernel, S, WIDE_T, out, scores, ident, np.random.default_rng(0), 0.0, -1, values)
+    assert list(S) == [2, 1234, 42] and values[0] == pytest.approx(1.0)
+    S = np.array([0, -1, -1], np.int64)
+    M.scored_rollout(WISE.kernel, S, WIDE_T, out, scores, ident, np.random.default_rng(0), 1.0, -1, values)
+    assert S[0] == 2 and (S[1], S[2]) != (1234, 42)
+
+
+def test_a_search_by_the_scores_with_one_iteration_finds_the_good_pick():
+    # One iteration: the root's first child is the prior's (1234) and the rollout by the scores
+    # below it plays 42: the tree has one child, worth 1, and it is played.
+    S = np.array([0, -1, -1], np.int64)
+    move, ws = _wise_search(WIDE_T, S, iterations=1, expansion="prior", rollout="scores", epsilon=0.0)
+    assert move == code(1234) and root_children(ws)[0][3][0] == pytest.approx(1.0)

@@ -87,6 +87,11 @@ def test_to_array_layout():
     default = MCTSParams().to_array()
     assert default[P.P_ROLLOUT] == P.ROLLOUT_POLICY and default[P.P_DEPTH] == P.NO_DEPTH_LIMIT
     assert default[P.P_FINAL] == P.FINAL_VISITS and default[P.P_WIDENING] == 0.0
+    # the game's knowledge is off unless asked for (today's searches stay as they were)
+    assert default[P.P_BIAS] == 0.0 and default[P.P_EXPANSION] == P.EXPANSION_UNIFORM
+    knowing = MCTSParams(bias=2.5, expansion="prior", rollout="scores", epsilon=0.25).to_array()
+    assert knowing[P.P_BIAS] == 2.5 and knowing[P.P_EXPANSION] == P.EXPANSION_PRIOR
+    assert knowing[P.P_ROLLOUT] == P.ROLLOUT_SCORES and knowing[P.P_EPSILON] == 0.25
 
 
 @pytest.mark.parametrize(
@@ -101,6 +106,9 @@ def test_to_array_layout():
         {"widening": -0.5},
         {"widening_exponent": 1.5},
         {"iteration": 10},
+        {"bias": -1},
+        {"expansion": "best"},
+        {"epsilon": 1.5},
     ],
 )
 def test_bad_parameters_are_refused(bad):
