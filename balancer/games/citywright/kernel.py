@@ -107,7 +107,16 @@ from .rules import (
     state_views,
     views,
 )
-from .scoring import Geometry, PlacementFeatures, ScoreParams, placement_features, score_all
+from .scoring import (
+    Geometry,
+    PlacementFeatures,
+    ScoreParams,
+    placement_features,
+    popcount,
+    score_all,
+    table_masks,
+    top_two_clusters,
+)
 
 DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3
 """Phases of a turn (``g[G_PHASE]``): the decision the seat to move takes next."""
@@ -139,6 +148,10 @@ class Compiled(NamedTuple):
     pl_feat: PlacementFeatures  # what the greedy search reads of each placement, once per table
     scratch: Workspace  # move_scores' greedy search scratch, allocated once per table (no meaning between calls)
     rec: np.ndarray  # float64[P + 4 cells]: move_scores' per-decision bests (scratch)
+    potential: float  # heuristic: weight of the progress toward each next step of points (agents.heuristic)
+    room: float  # heuristic: points per empty cell the seat's remaining turns can fill (agents.heuristic)
+    steps: np.ndarray  # int64[3, cells + 1]: per count-based score (largest cluster, commercial, industrial)
+    #   the points of n tiles, for the potential (from the scoring rules)
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
@@ -173,7 +186,17 @@ def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) 
         feat,
         scratch(rules, cells, feat),
         np.zeros(len(rules.pl_mask) + 4 * cells),
+        float(h.potential),
+        float(h.room),
+        _steps(sp, cells),
     )
+
+
+def _steps(sp: ScoreParams, cells: int) -> np.ndarray:
+    """The points of n tiles (0..cells) of each count-based score, from the variant's scoring rules:
+    the largest residential cluster (§6.1), commercial tiers (§6.2), industrial groups (§6.4)."""
+    n = np.arange(cells + 1)
+    return np.stack([sp.res_largest_points * (n // sp.res_largest_per), sp.com_count, sp.ind_count]).astype(np.int64)
 
 
 _BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, Compiled]] = {}
@@ -457,30 +480,71 @@ def _logistic(x):
 
 
 @nb.njit(cache=True)
+def _partial_step(steps, n):
+    """The share of the next step of ``steps`` (points of n tiles, a nondecreasing staircase) that
+    ``n`` tiles have reached, in points: (next step's points - points now) x (n - the count where
+    this stair began) / (the stair's width); 0 where each tile scores at once."""
+    n = np.int64(n)  # a popcount is unsigned: keep the index arithmetic in int64
+    top = steps.shape[0] - 1
+    hi = n + 1
+    while hi < top and steps[hi] == steps[n]:
+        hi += 1
+    if hi > top or steps[hi] == steps[n]:
+        return 0.0
+    lo = n
+    while lo > 0 and steps[lo - 1] == steps[n]:
+        lo -= 1
+    return (steps[hi] - steps[n]) * (n - lo) / (hi - lo)
+
+
+@nb.njit(cache=True)
+def _progress(S, T, rows, pot):
+    """Per seat, the heuristic's points for progress (module docstring): ``potential`` x the share of
+    the seat's turns still to play x its partial steps (largest residential cluster, commercial
+    count, industrial count), plus ``room`` x the empty cells its remaining turns can fill."""
+    st = views(S, T.lay)
+    geo = T.geo
+    per_seat = T.rules.rounds * T.rules.turns
+    for s in range(T.rules.n_players):
+        left = max(0, per_seat - rows[s, 11])
+        R, C, P, I = table_masks(st.tables[s])
+        a, _ = top_two_clusters(R, geo)
+        part = (
+            _partial_step(T.steps[0], a)
+            + _partial_step(T.steps[1], popcount(C))
+            + _partial_step(T.steps[2], popcount(I))
+        )
+        pot[s] = T.potential * part * left / max(1, per_seat) + T.room * min(rows[s, 6], 4 * left)
+
+
+@nb.njit(cache=True)
 def _values(S, T, out, final):
     rows = _rows(S, T)
     n = T.rules.n_players
     total = np.zeros(n, np.int64)
     for s in range(n):
         total[s] = rows[s, 0] + rows[s, 1] + rows[s, 2] + rows[s, 3] + rows[s, 4] + rows[s, 5]
+    pot = np.zeros(n, np.float64)
+    if not final and (T.potential > 0.0 or T.room > 0.0):
+        _progress(S, T, rows, pot)
     if n == 1:
         par = T.solo_par
         if not final:
             par *= min(1.0, rows[0, 11] / max(1, T.turns_total))
-        out[0] = _logistic((total[0] - par) / T.scale)
+        out[0] = _logistic((total[0] + pot[0] - par) / T.scale)
         return
     if not final:
         w = T.value_w
         for s in range(n):
-            best = -(1 << 62)
+            best = -1e300
             for o in range(n):
-                if o != s and total[o] > best:
-                    best = total[o]
+                if o != s and total[o] + pot[o] > best:
+                    best = float(total[o]) + pot[o]
             # own districts weighted (1 each unless an mcts+<specialist> seat), the other seats at face value
             own = (w[s, 0] * rows[s, 0] + w[s, 1] * rows[s, 1] + w[s, 2] * rows[s, 2] + w[s, 3] * rows[s, 3]) + float(
                 rows[s, 4] + rows[s, 5]
             )
-            out[s] = _logistic((own - best) / T.scale)
+            out[s] = _logistic((own + pot[s] - best) / T.scale)
         return
     # §8: the total, then fewer empty cells, then more distinct shapes; still tied: shared victory
     winners = 0
