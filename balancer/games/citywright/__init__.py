@@ -31,7 +31,7 @@ there are several; (4) the free pick's district, when the star lands on the tabl
 order of the two draw piles (determinize reshuffles them). Values: win shares with the §8
 tie-breakers; solo (§10.3 prints no rank table) a logistic of the total against
 ``agents.heuristic.solo_par``; the heuristic a logistic of the score margin over the best other seat
-(``agents.heuristic.scale``). The Python protocol (``new_game``, ``legal_moves``, ``apply``...) and the
+(``agents.heuristic``: scale, and the progress terms potential and room). The Python protocol (``new_game``, ``legal_moves``, ``apply``...) and the
 ``random`` agent (uniform per decision) are derived from it; the greedy and specialists plan a whole
 turn with their own search and play it decision by decision.
 

@@ -14,7 +14,8 @@
   when its bound over all its placements falls short; then each placement, free pick and prefix of
   a tile order); it skips only moves strictly worse than the best found, so the chosen move and the
   generator's draws are the same as an exhaustive search's (``tests/games/citywright/test_pruning.py``).
-  How the bounds work: the comments in :func:`greedy_move`; what it costs: ``make bench``.
+  How the bounds work: the comments in :func:`~.greedy.greedy_search` (``greedy.py``, shared with the
+  kernel's move scores); what it costs: ``make bench``.
 - ``residential``, ``commercial``, ``park``, ``industrial``: greedy on a weighted gain, the weights
   per scoring category from the config (``agents.specialists``).
 

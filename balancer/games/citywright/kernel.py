@@ -56,11 +56,20 @@ seat bonus included; then fewer empty cells; then more distinct shapes; then a s
 Solo (§10.3 says to read a rank from the total, but prints no rank table): a logistic of the final
 total against ``agents.heuristic.solo_par``, ``1 / (1 + exp(-(total - solo_par) / scale))``.
 :func:`heuristic` before the end: with several players a logistic of each seat's margin over the
-best other seat, ``1 / (1 + exp(-margin / scale))``, the totals being the current points of every
-table (:func:`~.scoring.score_all`) plus achievements and seat bonus as if the game ended now; solo
-the same logistic against ``solo_par`` scaled by the share of the game's turns already taken. At the
-end it equals :func:`returns`. ``scale`` and ``solo_par`` are agent parameters (YAML
-``agents.heuristic``), not rules.
+best other seat, ``1 / (1 + exp(-margin / scale))``, each seat's value being its current points
+(every table's :func:`~.scoring.score_all`, plus achievements and seat bonus as if the game ended
+now) plus its *progress*: ``potential`` x the share of its turns still to play x the share reached
+of each next step of points (the largest residential cluster's next pair, §6.1; the next commercial
+tier, §6.2; the next industrial pair, §6.4; the steps are the YAML's scoring numbers), plus
+``room`` x the empty cells its remaining turns can still fill (at most 4 a turn). Solo the same
+logistic against ``solo_par`` scaled by the share of the game's turns already taken. At the end it
+equals :func:`returns`. ``scale``, ``solo_par``, ``potential`` and ``room`` are agent parameters
+(YAML ``agents.heuristic``), not rules.
+
+**Move scores** (:func:`move_scores`, the search's priors and scored rollouts): the greedy agent's
+own evaluation of each decision, the best (gain, tie-break) of a whole turn the decision can
+complete, as gain + 1/64 x tie-break (:func:`~.greedy.greedy_search`'s scoring modes: the greedy's
+branch and bound, pruned per decision). The greedy agent's decision is always a best-scored one.
 
 **Policy**: uniform over the legal moves (the rollout policy of a search). A one-ply greedy turn
 costs about 60 microseconds, a whole game of them some 3 ms, too slow for rollouts.
