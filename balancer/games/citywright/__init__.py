@@ -31,7 +31,7 @@ there are several; (4) the free pick's district, when the star lands on the tabl
 order of the two draw piles (determinize reshuffles them). Values: win shares with the §8
 tie-breakers; solo (§10.3 prints no rank table) a logistic of the total against
 ``agents.heuristic.solo_par``; the heuristic a logistic of the score margin over the best other seat
-(``agents.heuristic.scale``). The Python protocol (``new_game``, ``legal_moves``, ``apply``...) and the
+(``agents.heuristic``: scale, and the progress terms potential and room). The Python protocol (``new_game``, ``legal_moves``, ``apply``...) and the
 ``random`` agent (uniform per decision) are derived from it; the greedy and specialists plan a whole
 turn with their own search and play it decision by decision.
 
@@ -54,8 +54,9 @@ from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
-from .agents import AGENTS, RANDOM, Workspace, agent_params, greedy_move, play_new_game, workspace_for
+from .agents import AGENTS, RANDOM, agent_params, play_new_game
 from .config import CitywrightConfig
+from .greedy import Workspace, greedy_move, workspace_for
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
 from .rules import FINAL_COLUMNS, G_PHASE, G_SLOT, State, state_views
 from .scoring import draw_table, parse_table, score_table

@@ -219,6 +219,21 @@ class Heuristic(Strict):
     solo_par: float = Field(
         130.0, ge=0, le=1000, description="solo (§10.3 prints no rank table): the final total valued 0.5"
     )
+    potential: float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="weight of a table's progress toward its next step of points (a residential cluster, a "
+        "commercial tier, an industrial pair: the step's points times the share of it reached), times the share "
+        "of the seat's turns still to play",
+    )
+    room: float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="points per empty cell a seat can still fill: min(empty cells, tiles its remaining turns "
+        "bring, 4 a turn), a cramped table's lost future",
+    )
     assumed: str | None = None
 
 

@@ -56,11 +56,20 @@ seat bonus included; then fewer empty cells; then more distinct shapes; then a s
 Solo (§10.3 says to read a rank from the total, but prints no rank table): a logistic of the final
 total against ``agents.heuristic.solo_par``, ``1 / (1 + exp(-(total - solo_par) / scale))``.
 :func:`heuristic` before the end: with several players a logistic of each seat's margin over the
-best other seat, ``1 / (1 + exp(-margin / scale))``, the totals being the current points of every
-table (:func:`~.scoring.score_all`) plus achievements and seat bonus as if the game ended now; solo
-the same logistic against ``solo_par`` scaled by the share of the game's turns already taken. At the
-end it equals :func:`returns`. ``scale`` and ``solo_par`` are agent parameters (YAML
-``agents.heuristic``), not rules.
+best other seat, ``1 / (1 + exp(-margin / scale))``, each seat's value being its current points
+(every table's :func:`~.scoring.score_all`, plus achievements and seat bonus as if the game ended
+now) plus its *progress*: ``potential`` x the share of its turns still to play x the share reached
+of each next step of points (the largest residential cluster's next pair, §6.1; the next commercial
+tier, §6.2; the next industrial pair, §6.4; the steps are the YAML's scoring numbers), plus
+``room`` x the empty cells its remaining turns can still fill (at most 4 a turn). Solo the same
+logistic against ``solo_par`` scaled by the share of the game's turns already taken. At the end it
+equals :func:`returns`. ``scale``, ``solo_par``, ``potential`` and ``room`` are agent parameters
+(YAML ``agents.heuristic``), not rules.
+
+**Move scores** (:func:`move_scores`, the search's priors and scored rollouts): the greedy agent's
+own evaluation of each decision, the best (gain, tie-break) of a whole turn the decision can
+complete, as gain + 1/64 x tie-break (:func:`~.greedy.greedy_search`'s scoring modes: the greedy's
+branch and bound, pruned per decision). The greedy agent's decision is always a best-scored one.
 
 **Policy**: uniform over the legal moves (the rollout policy of a search). A one-ply greedy turn
 costs about 60 microseconds, a whole game of them some 3 ms, too slow for rollouts.
@@ -77,6 +86,7 @@ import numpy as np
 from ...core.game import Outcome
 from ...core.kernel import Engine, Kernel, ended_by_rules
 from .config import DISTRICTS, CitywrightConfig
+from .greedy import BY_ORDER, BY_PICK, BY_PLACEMENT, BY_RULER, Workspace, greedy_search, scratch
 from .rules import (
     DISCARD_FOR_TILE,
     FINAL_COLUMNS,
@@ -106,7 +116,16 @@ from .rules import (
     state_views,
     views,
 )
-from .scoring import Geometry, PlacementFeatures, ScoreParams, placement_features, score_all
+from .scoring import (
+    Geometry,
+    PlacementFeatures,
+    ScoreParams,
+    placement_features,
+    popcount,
+    score_all,
+    table_masks,
+    top_two_clusters,
+)
 
 DRAFT, PLACEMENT, ORDER, PICK = 0, 1, 2, 3
 """Phases of a turn (``g[G_PHASE]``): the decision the seat to move takes next."""
@@ -136,6 +155,12 @@ class Compiled(NamedTuple):
     turns_total: int  # turns in a game, all seats (solo heuristic's share of the game played)
     value_w: np.ndarray  # float64[n, 4]: per seat, the weight of each district's points in its heuristic
     pl_feat: PlacementFeatures  # what the greedy search reads of each placement, once per table
+    scratch: Workspace  # move_scores' greedy search scratch, allocated once per table (no meaning between calls)
+    rec: np.ndarray  # float64[P + 4 cells]: move_scores' per-decision bests (scratch)
+    potential: float  # heuristic: weight of the progress toward each next step of points (agents.heuristic)
+    room: float  # heuristic: points per empty cell the seat's remaining turns can fill (agents.heuristic)
+    steps: np.ndarray  # int64[3, cells + 1]: per count-based score (largest cluster, commercial, industrial)
+    #   the points of n tiles, for the potential (from the scoring rules)
 
 
 def _check_players(cfg: CitywrightConfig, n_players: int) -> None:
@@ -156,6 +181,7 @@ def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) 
     # phase 2 is the largest: every placement of a shape, the forced discard, 4 districts x every cell
     max_moves = max(N_SLOTS + 1, per_shape + 1 + 4 * cells, int(N_SEQ.max()), 4)
     h = cfg.agents.heuristic
+    feat = placement_features(rules.pl_mask, cfg.table.size)
     return Compiled(
         rules,
         geo,
@@ -166,8 +192,20 @@ def _compile_json(model: type[CitywrightConfig], cfg_json: str, n_players: int) 
         float(h.solo_par),
         rules.rounds * rules.turns * n_players,
         np.ones((n_players, len(DISTRICTS))),
-        placement_features(rules.pl_mask, cfg.table.size),
+        feat,
+        scratch(rules, cells, feat),
+        np.zeros(len(rules.pl_mask) + 4 * cells),
+        float(h.potential),
+        float(h.room),
+        _steps(sp, cells),
     )
+
+
+def _steps(sp: ScoreParams, cells: int) -> np.ndarray:
+    """The points of n tiles (0..cells) of each count-based score, from the variant's scoring rules:
+    the largest residential cluster (§6.1), commercial tiers (§6.2), industrial groups (§6.4)."""
+    n = np.arange(cells + 1)
+    return np.stack([sp.res_largest_points * (n // sp.res_largest_per), sp.com_count, sp.ind_count]).astype(np.int64)
 
 
 _BY_ID: dict[tuple[int, int], tuple[CitywrightConfig, Compiled]] = {}
@@ -451,30 +489,71 @@ def _logistic(x):
 
 
 @nb.njit(cache=True)
+def _partial_step(steps, n):
+    """The share of the next step of ``steps`` (points of n tiles, a nondecreasing staircase) that
+    ``n`` tiles have reached, in points: (next step's points - points now) x (n - the count where
+    this stair began) / (the stair's width); 0 where each tile scores at once."""
+    n = np.int64(n)  # a popcount is unsigned: keep the index arithmetic in int64
+    top = steps.shape[0] - 1
+    hi = n + 1
+    while hi < top and steps[hi] == steps[n]:
+        hi += 1
+    if hi > top or steps[hi] == steps[n]:
+        return 0.0
+    lo = n
+    while lo > 0 and steps[lo - 1] == steps[n]:
+        lo -= 1
+    return (steps[hi] - steps[n]) * (n - lo) / (hi - lo)
+
+
+@nb.njit(cache=True)
+def _progress(S, T, rows, pot):
+    """Per seat, the heuristic's points for progress (module docstring): ``potential`` x the share of
+    the seat's turns still to play x its partial steps (largest residential cluster, commercial
+    count, industrial count), plus ``room`` x the empty cells its remaining turns can fill."""
+    st = views(S, T.lay)
+    geo = T.geo
+    per_seat = T.rules.rounds * T.rules.turns
+    for s in range(T.rules.n_players):
+        left = max(0, per_seat - rows[s, 11])
+        R, C, P, I = table_masks(st.tables[s])
+        a, _ = top_two_clusters(R, geo)
+        part = (
+            _partial_step(T.steps[0], a)
+            + _partial_step(T.steps[1], popcount(C))
+            + _partial_step(T.steps[2], popcount(I))
+        )
+        pot[s] = T.potential * part * left / max(1, per_seat) + T.room * min(rows[s, 6], 4 * left)
+
+
+@nb.njit(cache=True)
 def _values(S, T, out, final):
     rows = _rows(S, T)
     n = T.rules.n_players
     total = np.zeros(n, np.int64)
     for s in range(n):
         total[s] = rows[s, 0] + rows[s, 1] + rows[s, 2] + rows[s, 3] + rows[s, 4] + rows[s, 5]
+    pot = np.zeros(n, np.float64)
+    if not final and (T.potential > 0.0 or T.room > 0.0):
+        _progress(S, T, rows, pot)
     if n == 1:
         par = T.solo_par
         if not final:
             par *= min(1.0, rows[0, 11] / max(1, T.turns_total))
-        out[0] = _logistic((total[0] - par) / T.scale)
+        out[0] = _logistic((total[0] + pot[0] - par) / T.scale)
         return
     if not final:
         w = T.value_w
         for s in range(n):
-            best = -(1 << 62)
+            best = -1e300
             for o in range(n):
-                if o != s and total[o] > best:
-                    best = total[o]
+                if o != s and total[o] + pot[o] > best:
+                    best = float(total[o]) + pot[o]
             # own districts weighted (1 each unless an mcts+<specialist> seat), the other seats at face value
             own = (w[s, 0] * rows[s, 0] + w[s, 1] * rows[s, 1] + w[s, 2] * rows[s, 2] + w[s, 3] * rows[s, 3]) + float(
                 rows[s, 4] + rows[s, 5]
             )
-            out[s] = _logistic((own - best) / T.scale)
+            out[s] = _logistic((own + pot[s] - best) / T.scale)
         return
     # §8: the total, then fewer empty cells, then more distinct shapes; still tied: shared victory
     winners = 0
@@ -545,6 +624,83 @@ def policy(S, T, out, rng):
     return out[min(int(rng.random() * n), n - 1)]
 
 
+@nb.njit(cache=True)
+def _order_index(ms, k, code):
+    """The index q in :data:`~.rules.SEQS` ``[ms, k]`` of the tile order whose move code is ``code``."""
+    for q in range(N_SEQ[ms, k]):
+        if _order_code(ms, k, q) == code:
+            return q
+    return 0
+
+
+@nb.njit(cache=True)
+def move_scores(S, T, moves, n, out):
+    """The greedy agent's score of each decision ``moves[:n]`` into ``out[:n]``: the best gain
+    (gain + :data:`~.greedy.SEC_UNIT` x its tie-break, 2 x tiles landed + new shape) of a whole turn
+    the decision can complete, from the greedy's own search (:func:`~.greedy.greedy_search`, pruned
+    per decision): a slot, its ruler's best turn (a corner slot's §9.2 discards for a tile included);
+    a placement, its best tile order and free pick; a tile order, its best free pick; a free pick, its
+    turn's gain; a forced discard or a lost turn (no ruler left), 0. The gain is the seat's own points
+    this turn (§6, §7), its districts weighted by ``T.value_w`` (1 each unless an ``mcts+<district>``
+    seat, then the specialist's weights), so the greedy agent plays a move of the largest score at
+    every decision."""
+    if n == 0:
+        return
+    lay = T.lay
+    rules = T.rules
+    st = views(S, lay)
+    seat = to_move(S, T)
+    w = np.ones(5)
+    for d in range(4):
+        w[d] = T.value_w[seat, d]
+    ws = T.scratch
+    n_pl = rules.pl_mask.shape[0]
+    rec = T.rec
+    rec[:] = -1e18
+    salt = np.uint64(1)  # exact ties do not change a score
+    phase = S[G_PHASE]
+    if phase == DRAFT:
+        if moves[0] == PASS:
+            out[0] = 0.0
+            return
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_RULER, 0, 0, 0, rec)
+        d4t = -1e18
+        for i in range(n_pl, n_pl + 4 * lay.cells):
+            d4t = max(d4t, rec[i])
+        for i in range(n):
+            s = moves[i]
+            out[i] = rec[ws.slot_group[s]]
+            if s >= N_EDGE:
+                out[i] = max(out[i], d4t)
+        return
+    slot = S[G_SLOT]
+    if phase == PLACEMENT:
+        if n == 1 and moves[0] == FORCED_DISCARD:
+            out[0] = 0.0
+            return
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PLACEMENT, slot, 0, 0, rec)
+        for i in range(n):
+            m = moves[i]
+            if m == FORCED_DISCARD:
+                out[i] = 0.0
+            elif m < PLACE0:
+                out[i] = rec[n_pl + m - D4T0]
+            else:
+                out[i] = rec[m - PLACE0]
+        return
+    p = S[G_PLACE]
+    ms = line_multiset(S[lay.site : lay.site + SITE], slot)
+    k = rules.pl_k[p]
+    if phase == ORDER:
+        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_ORDER, slot, p, 0, rec)
+        for i in range(n):
+            out[i] = rec[_order_index(ms, k, moves[i])]
+        return
+    greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PICK, slot, p, _order_index(ms, k, S[G_ORDER]), rec)
+    for i in range(n):
+        out[i] = rec[moves[i] - PICK0 + 1]
+
+
 KERNEL = Kernel(
     to_move=to_move,
     legal=legal,
@@ -556,6 +712,7 @@ KERNEL = Kernel(
     determinize=determinize,
     policy=policy,
     ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
+    move_scores=move_scores,
 )
 
 

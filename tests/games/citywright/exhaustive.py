@@ -35,7 +35,7 @@ import numba as nb
 import numpy as np
 
 from balancer.games.citywright import rules as cwr
-from balancer.games.citywright.agents import EPS, _tie_key
+from balancer.games.citywright.greedy import EPS, _tie_key
 from balancer.games.citywright.scoring import score_fast
 
 NO_TURN = -1

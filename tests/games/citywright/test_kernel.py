@@ -345,6 +345,13 @@ def finished(cfg, n: int, tables: dict[int, dict[int, int]], ticks: dict[int, di
     return game
 
 
+def margin_only(cfg):
+    """``cfg`` with the heuristic's progress terms off (``agents.heuristic`` potential and room 0): the
+    heuristic is then the logistic of the points margin alone."""
+    h = cfg.agents.heuristic.model_copy(update={"potential": 0.0, "room": 0.0})
+    return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"heuristic": h})})
+
+
 def values(fn, game: cw.Game) -> list[float]:
     out = np.zeros(game.n_players)
     fn(game.S, game.T, out)
@@ -368,7 +375,7 @@ def test_the_heuristic_is_a_logistic_of_the_margin_over_the_best_other_seat(cw_c
     # 3 players mid-game: seat 1 one park in the middle (row +2, column +2 = 4) plus its seat bonus 2
     # = 6; seat 2 only its bonus, 2; seat 3 nothing. Margins over the best other: +4, -4, -6; with
     # scale 10: 1 / (1 + e^(-0.4)) = 0.5987, 1 / (1 + e^(0.4)) = 0.4013, 1 / (1 + e^(0.6)) = 0.3543
-    game = finished(cw_cfg, 3, {0: {24: P}})
+    game = finished(margin_only(cw_cfg), 3, {0: {24: P}})
     assert game.T.scale == 10.0
     totals = np.zeros(3, np.int64)
     KERNEL.scores(game.S, game.T, totals)
@@ -381,8 +388,9 @@ def test_a_specialist_mcts_seat_values_its_own_district_points_with_the_speciali
     # seat 3 nothing), seat 1 an mcts+park seat: its own park points count 1.5x (agents.specialists
     # .park), so its margin is 1.5 x 4 + 2 - 2 = +6 -> 1 / (1 + e^-0.6) = 0.6457; the other seats
     # still compare their own points with seat 1's face-value 6: margins -4 and -6, as before.
-    game = finished(cw_cfg, 3, {0: {24: P}})
-    styled = cw.mcts_table(cw_cfg, ["mcts+park@10", "mcts", "greedy"])
+    cfg = margin_only(cw_cfg)
+    game = finished(cfg, 3, {0: {24: P}})
+    styled = cw.mcts_table(cfg, ["mcts+park@10", "mcts", "greedy"])
     assert styled.value_w.tolist() == [[1.0, 1.0, 1.5, 1.0], [1.0] * 4, [1.0] * 4]
     out = np.zeros(3)
     KERNEL.heuristic(game.S, styled, out)
@@ -392,8 +400,26 @@ def test_a_specialist_mcts_seat_values_its_own_district_points_with_the_speciali
     KERNEL.returns(game.S, styled, out)
     assert out.tolist() == values(KERNEL.returns, game) == [1.0, 0.0, 0.0]
     # a table without a styled seat is the variant's own rule table; a styled one is made once
-    assert cw.mcts_table(cw_cfg, ["mcts", "greedy", "random"]) is game.T
-    assert cw.mcts_table(cw_cfg, ["mcts+park@10", "mcts", "greedy"]) is styled
+    assert cw.mcts_table(cfg, ["mcts", "greedy", "random"]) is game.T
+    assert cw.mcts_table(cfg, ["mcts+park@10", "mcts", "greedy"]) is styled
+
+
+def test_the_heuristic_counts_progress_toward_each_next_step_and_the_room_left(cw_cfg):
+    # v1.1's agents.heuristic: potential 1, room 1, scale 10; 3 players (seat bonus 2, 2, 0), 12 turns each.
+    # Seat 1: R at cell 0 (a cluster of 1: 0 points, half of the next pair's 5 = 2.5), C at cells 10, 12,
+    # 20 (three isolated: 3 x 2 = 6 points, 3 of the 5 tiles of the first tier's 5 = 3), I at cell 48
+    # (ring +2, half of the next pair's 3 = 1.5): 8 points + bonus 2 = 10; 6 turns taken, so progress
+    # (2.5 + 3 + 1.5) x 6 / 12 = 3.5, and room min(44 empty cells, 4 x 6 tiles to come) = 24: 37.5.
+    # Seat 2: bonus 2, 6 turns taken: room min(49, 24) = 24: 26. Seat 3: 5 turns taken: room
+    # min(49, 28) = 28: 28. Margins over the best other: +9.5, -11.5, -9.5.
+    game = finished(cw_cfg, 3, {0: {0: R, 10: C, 12: C, 20: C, 48: I}})
+    assert (game.T.potential, game.T.room, game.T.scale) == (1.0, 1.0, 10.0)
+    game.state.stats[:, 3] = [6, 6, 5]
+    totals = np.zeros(3, np.int64)
+    KERNEL.scores(game.S, game.T, totals)
+    assert totals.tolist() == [10, 2, 0]
+    expected = [1 / (1 + math.exp(-m / 10)) for m in (9.5, -11.5, -9.5)]
+    assert values(KERNEL.heuristic, game) == pytest.approx(expected)
 
 
 def test_solo_value_is_a_logistic_of_the_total_against_par(cw_cfg):
@@ -403,7 +429,7 @@ def test_solo_value_is_a_logistic_of_the_total_against_par(cw_cfg):
     # -> 1 / (1 + e^2.6)
     ring = [c for c in range(49) if c // 7 in (0, 6) or c % 7 in (0, 6)]
     inner = [c for c in range(49) if c not in ring]
-    game = finished(cw_cfg, 1, {0: {**{c: I for c in ring}, **{c: P for c in inner}}})
+    game = finished(margin_only(cw_cfg), 1, {0: {**{c: I for c in ring}, **{c: P for c in inner}}})
     totals = np.zeros(1, np.int64)
     KERNEL.scores(game.S, game.T, totals)
     assert totals.tolist() == [104]

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balancer.games.citywright as cw
-from balancer.games.citywright.agents import _best_of, _tie_beats, _tie_key, _tie_u
+from balancer.games.citywright.greedy import _best_of, _tie_beats, _tie_key, _tie_u
 
 GAINS = st.floats(min_value=-50.0, max_value=50.0, allow_nan=False, allow_infinity=False)
 
