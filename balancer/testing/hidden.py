@@ -86,7 +86,7 @@ def every_agent_is_blind_to_what_its_seat_cannot_see(game: Game, n: int) -> None
         asked = changed = 0
         for i, (a, b, hidden) in enumerate(pairs):
             seat = int(a.seat_to_move)
-            decided = []
+            decided: list[tuple[int, object]] = []
             for pos in (a, b):
                 before = pos.S.copy()
                 rng = np.random.default_rng(7 + i)

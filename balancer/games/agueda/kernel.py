@@ -692,10 +692,10 @@ class _NoDraw:
     draws only to break exact ties between turns of equal value, and the scores read only the
     values, so every draw is 0.0 (no generator, nothing random)."""
 
-    def __init__(self):  # type: ignore[no-untyped-def]  # numba types it
+    def __init__(self):
         pass
 
-    def random(self):  # type: ignore[no-untyped-def]  # numba types it
+    def random(self):
         return 0.0
 
 

@@ -29,6 +29,8 @@ the share of the end-game total not yet published).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .config import UrbanSketchersConfig
@@ -606,7 +608,7 @@ class RolloutAgent:
         return fast.to_reference(buf, c.rules, rng)
 
     def choose(
-        self, s: State, seat: int, rng: np.random.Generator, position: tuple[np.ndarray, object] | None = None
+        self, s: State, seat: int, rng: np.random.Generator, position: tuple[np.ndarray, Any] | None = None
     ) -> tuple[int, int, int, int]:
         """The decision for ``seat`` in ``s``; ``position``: the compiled ``(S, T)`` that ``s`` was
         read from (its record of the face-down cards), None to load ``s``."""

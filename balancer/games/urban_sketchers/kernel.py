@@ -399,20 +399,20 @@ class FixedDraws:
 
 
 @overload_method(ClassInstanceType, "integers")
-def _fixed_draws_integers(self, lo, hi, size=None):  # type: ignore[no-untyped-def]  # numba types it
+def _fixed_draws_integers(self, lo, hi, size=None):  # numba types it
     """``FixedDraws.integers(lo, hi)`` (``lo``) and ``integers(lo, hi, size=k)`` (``lo`` each, int64[k]),
     the two ways the engine calls numpy's ``Generator.integers``."""
     if self.class_type is not FixedDraws.class_type:
         return None
     if size is None or isinstance(size, (Omitted, NoneType)):
 
-        def one(self, lo, hi, size=None):  # type: ignore[no-untyped-def]
+        def one(self, lo, hi, size=None):
             self.drawn += 1
             return lo
 
         return one
 
-    def many(self, lo, hi, size=None):  # type: ignore[no-untyped-def]
+    def many(self, lo, hi, size=None):
         self.drawn += 1
         return np.full(size, lo, np.int64)
 
