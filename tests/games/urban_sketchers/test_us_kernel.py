@@ -96,9 +96,11 @@ def test_compiled_scoring_of_the_worked_position(us_cfg):
     seat 1 16 publishing + 7 sets + 28 majorities + 3 Prestige (space 3) + 3 leftovers = 57, seat 2
     16 majorities, seat 3 7; theme tiles 5, 5, 1. The heuristic is the logistic of the margin over
     the best other seat at the YAML's scale 10: seat 1 1 / (1 + e^-4.1), seat 2 1 / (1 + e^4.1),
-    seat 3 1 / (1 + e^5); returns give seat 1 the whole win."""
+    seat 3 1 / (1 + e^5); returns give seat 1 the whole win. The heuristic's ``progress`` is 0 here
+    (the points-now margin; base.yaml weighs progress for the search, tested in
+    test_us_move_scores.test_heuristic_weighs_progress_as_documented)."""
     s = final_scoring_position(us_cfg)
-    T = kernel.compile(us_cfg, 3)
+    T = kernel.compile(us_cfg, 3)._replace(progress=0.0)
     S = load(T, s)
     points = np.zeros(3, np.int64)
     kernel.scores(S, T, points)
