@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from balancer.core import numba_cache
 from balancer.core.numba_cache import cache_is_cold, drop_stale_cache
 
 
@@ -28,6 +29,24 @@ def test_cache_dropped_when_any_source_changes(tmp_path):
     assert drop_stale_cache(tmp_path / "__init__.py") is True
     assert not (cache / "agents.f-1.py311.nbi").exists()
     assert drop_stale_cache(tmp_path / "__init__.py") is False
+
+
+def test_cache_dropped_when_a_shared_core_source_changes(tmp_path, monkeypatch):
+    # a game's cached functions take in core code (FixedDraws): a change there drops the game's cache
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "__init__.py").write_text("")
+    shared = tmp_path / "fixed_draws.py"
+    shared.write_text("X = 1\n")
+    monkeypatch.setattr(numba_cache, "SHARED_SOURCES", (shared,))
+    monkeypatch.setattr(numba_cache, "SHARED_CACHES", ())  # leave the real table loop's cache alone
+    cache = game / "__pycache__"
+    assert drop_stale_cache(game / "__init__.py") is False  # nothing cached yet: nothing to drop
+    (cache / "kernel.f-1.py311.nbi").write_text("index")
+    assert drop_stale_cache(game / "__init__.py") is False
+    shared.write_text("X = 2\n")
+    assert drop_stale_cache(game / "__init__.py") is True
+    assert not (cache / "kernel.f-1.py311.nbi").exists()
 
 
 def test_cache_is_cold_until_an_index_is_written(tmp_path):

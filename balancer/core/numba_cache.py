@@ -3,8 +3,9 @@
 numba's ``cache=True`` keys each compiled function by its own source file. A compiled function that
 calls (and inlines) functions of *another* module of the package keeps running the old code after
 that module changes, until its own file changes too. A game package calls :func:`drop_stale_cache`
-first thing in its ``__init__``: when the package's sources differ from those its cache was built
-from, the cache files are deleted and numba compiles afresh. The core table loop's cache
+first thing in its ``__init__``: when the package's sources (with the core sources its compiled
+code takes in, :data:`SHARED_SOURCES`) differ from those its cache was built from, the cache files
+are deleted and numba compiles afresh. The core table loop's cache
 (:mod:`balancer.core.table_loop`, which holds every game's table inlined) goes with them.
 """
 
@@ -18,28 +19,35 @@ SHARED_CACHES: tuple[tuple[Path, str], ...] = ((Path(__file__).resolve().parent 
 """(folder, file-name pattern) of compiled functions outside a game that inline its code: dropped
 with the game's own cache."""
 
+SHARED_SOURCES: tuple[Path, ...] = (Path(__file__).resolve().parent / "fixed_draws.py",)
+"""Sources outside a game whose compiled code a game's cached functions take in (the
+:class:`~balancer.core.fixed_draws.FixedDraws` of its move scores): part of every game's digest, so a
+change to them drops the games' caches too."""
+
 STAMP = "numba-sources.sha256"
 """File in the package's ``__pycache__`` holding the digest of the sources the cache was built from."""
 
 
-def sources_digest(root: Path) -> str:
-    """SHA-256 of every ``.py`` file directly in ``root`` (names and contents, sorted by name)."""
+def sources_digest(root: Path, shared: tuple[Path, ...] = ()) -> str:
+    """SHA-256 of every ``.py`` file directly in ``root`` (names and contents, sorted by name), then
+    of the files ``shared`` (in their order)."""
     digest = hashlib.sha256()
-    for path in sorted(root.glob("*.py")):
+    for path in [*sorted(root.glob("*.py")), *shared]:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
     """Delete the numba cache files (``__pycache__/*.nbi``, ``*.nbc``) of the package whose
-    ``__init__.py`` is ``package_file`` if its sources changed since the cache was built.
+    ``__init__.py`` is ``package_file`` if its sources (or :data:`SHARED_SOURCES`) changed since the
+    cache was built.
 
     Returns True when files were deleted. Never raises for file-system problems (a read-only
     install simply keeps numba's own behaviour).
     """
     root = Path(package_file).resolve().parent
     cache = root / "__pycache__"
-    digest = sources_digest(root)
+    digest = sources_digest(root, SHARED_SOURCES)
     stamp = cache / STAMP
     try:
         if stamp.read_text(encoding="ascii").strip() == digest:

@@ -71,8 +71,9 @@ the heuristic equals ``returns``.
 the decisions already taken this turn and with that decision: for the line, the row and the order
 the best completion, for a tourist option the value of the turn it closes (every full row scores as
 the one full row greedy tries). The decisions of the greedy turn score highest, so a search that
-follows the move scores follows greedy; ties between turns of equal value are not broken (no
-generator).
+follows the move scores follows greedy; ties between turns of equal value are not broken (the
+search draws from a :class:`~balancer.core.fixed_draws.FixedDraws`, every draw 0.0, and the scores
+read only the values).
 
 **Policy.** :func:`policy` is the greedy agent held to the decisions already taken this turn (the
 best turn by the ``agents.greedy`` weights among those that agree with them; exact ties at random):
@@ -88,9 +89,9 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-from numba.experimental import jitclass
 
 from ...core.batch import GameBatch
+from ...core.fixed_draws import FixedDraws
 from ...core.game import Outcome
 from ...core.kernel import GAME_AGENT, Engine, Kernel, ended_by_rules
 from ...core.table_loop import register_table
@@ -686,29 +687,18 @@ def policy(S, T, out, rng):
     return _plan_code(S, T, plan)
 
 
-@jitclass([])
-class _NoDraw:
-    """What :func:`move_scores` hands :func:`~.agents.greedy_search` as its generator: the search
-    draws only to break exact ties between turns of equal value, and the scores read only the
-    values, so every draw is 0.0 (no generator, nothing random)."""
-
-    def __init__(self):
-        pass
-
-    def random(self):
-        return 0.0
-
-
 @nb.njit(cache=True)
 def move_scores(S, T, moves, n, out):
     """The greedy agent's value (:func:`~.agents.greedy_search`, weights ``agents.greedy``) of each
     decision ``moves[:n]`` of the seat to move: the value of the best whole turn that agrees with
     the decisions already taken and with that one (the line, the row, the order open the turn: the
     best completion; a tourist option closes it: that turn's value). The greedy turn's decisions
-    therefore score highest (module docstring, "Move scores")."""
+    therefore score highest (module docstring, "Move scores"). The search's generator is a
+    :class:`~balancer.core.fixed_draws.FixedDraws`: it draws only to break exact ties between turns
+    of equal value, which the scores do not read, so nothing is random."""
     rules = T.rules
     st = views(S, T)
-    rng = _NoDraw()
+    rng = FixedDraws()
     plan = np.empty(MOVE_LEN, np.int64)
     most = (rules.line_len.shape[0] + 1) * ROWS * N_PERMS[MAX_LINE]  # placements: (lines or none) x rows x orders
     cand_mv = np.empty((most, MOVE_LEN), np.int64)

@@ -50,7 +50,8 @@ publish chain (money and resources count in fives, cards in hand nothing), the g
 search's priors and scored rollouts: the choice of a die by its turn completed with the greedy
 agent's decisions (:func:`.fast.turn_values`, on every legal placement), a decision inside an action
 by :func:`.fast.sub_values`, a Travel or Supply step 1 for greedy's rule's decision and 0 for the
-others; the look-aheads draw from :class:`FixedDraws`, so they are deterministic.
+others; the look-aheads draw from :class:`~balancer.core.fixed_draws.FixedDraws`, so they are
+deterministic.
 
 **Rollout policy** (``policy``): the die (or theme-tile pair) uniformly at random, every decision
 inside the action (and the Set Up discards) the greedy agent's, which needs no copy of the state for
@@ -74,11 +75,9 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
-from numba.core.types import ClassInstanceType, NoneType, Omitted
-from numba.experimental import jitclass
-from numba.extending import overload_method
 
 from ...core.batch import GameBatch
+from ...core.fixed_draws import FixedDraws
 from ...core.game import Outcome
 from ...core.kernel import ENDED_BY, RULES, TURN_CAP, Engine, Kernel
 from ...core.table_loop import register_table
@@ -374,51 +373,6 @@ def policy(S, T, out, rng):
     return encode(kind, a, b, c)
 
 
-@jitclass([("drawn", nb.int64)])
-class FixedDraws:
-    """A stand-in for the generator in :func:`move_scores`' look-aheads (the interface's
-    ``move_scores`` takes none): it has the methods the engine draws with and fixes every outcome,
-    so that a move's score depends on the position only. ``integers(lo, hi)``, which the greedy agent
-    draws only to break an exact tie between its best decisions (:func:`.fast.pick_best`), gives
-    ``lo``: the first of them; the chance draws of the rules give fixed outcomes (``integers(lo, hi,
-    size=k)``, the next round's dice: ``lo`` each; ``shuffle`` leaves the order; ``random``: 0.0), which
-    the greedy value of the mover's holdings (:func:`.fast.position_value`) does not read. ``drawn``
-    counts the draws."""
-
-    def __init__(self):
-        self.drawn = 0
-
-    def random(self):
-        """0.0."""
-        self.drawn += 1
-        return 0.0
-
-    def shuffle(self, a):
-        """Leaves ``a`` as it is."""
-        self.drawn += 1
-
-
-@overload_method(ClassInstanceType, "integers")
-def _fixed_draws_integers(self, lo, hi, size=None):  # numba types it
-    """``FixedDraws.integers(lo, hi)`` (``lo``) and ``integers(lo, hi, size=k)`` (``lo`` each, int64[k]),
-    the two ways the engine calls numpy's ``Generator.integers``."""
-    if self.class_type is not FixedDraws.class_type:
-        return None
-    if size is None or isinstance(size, (Omitted, NoneType)):
-
-        def one(self, lo, hi, size=None):
-            self.drawn += 1
-            return lo
-
-        return one
-
-    def many(self, lo, hi, size=None):
-        self.drawn += 1
-        return np.full(size, lo, np.int64)
-
-    return many
-
-
 @jit
 def move_scores(S, T, moves, n, out):
     """The greedy agent's own value of each legal decision ``moves[:n]`` (codes) into ``out[:n]``
@@ -434,9 +388,10 @@ def move_scores(S, T, moves, n, out):
     - a step of Travel or Supply, where the greedy agent follows a rule, not a value
       (:func:`.fast.travel_move`, :func:`.fast.supply_move`): 1 for the rule's decision, 0 for the others.
 
-    The look-aheads draw from a :class:`FixedDraws` (the greedy agent's exact ties go to the first
-    best decision, chance to fixed outcomes), so a move's score depends on the position only, not on
-    the other moves listed; ``S`` is restored (uses ``T.ws``)."""
+    The look-aheads draw from a :class:`~balancer.core.fixed_draws.FixedDraws` (the greedy agent's
+    exact ties, :func:`.fast.pick_best`, go to the first best decision; chance to fixed outcomes, which
+    the greedy value of the mover's holdings, :func:`.fast.position_value`, does not read), so a move's
+    score depends on the position only, not on the other moves listed; ``S`` is restored (uses ``T.ws``)."""
     if n == 0:
         return
     L = T.L

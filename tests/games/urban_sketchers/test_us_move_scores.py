@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from test_us_examples import position
 
+from balancer.core.fixed_draws import FixedDraws
 from balancer.core.seeding import game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast, kernel
@@ -33,7 +34,7 @@ def test_greedy_decision_has_a_best_move_score(us_cfg, n):
     decision), over every legal move, and greedy picks a best one among its candidates, which are
     legal moves (a placement it leaves out, the same action and space at a higher cost, is worth no
     more). The look-aheads of a choice of a die draw from a generator, so the statement holds for
-    greedy run with the generator ``move_scores`` uses (kernel.FixedDraws: exact ties to the first
+    greedy run with the generator ``move_scores`` uses (core's FixedDraws: exact ties to the first
     best decision, chance fixed); with the game's own generator it holds at every decision inside an
     action (a decision's value reads no draw), while at the choice of a die a tie broken otherwise
     inside a look-ahead can change a completed turn's value."""
@@ -49,7 +50,7 @@ def test_greedy_decision_has_a_best_move_score(us_cfg, n):
             ph = int(pos.S[fast.G_PHASE])
             values = scores_of(pos.S, T, codes)
             assert np.all(np.isfinite(values))
-            fixed = kernel.encode_move(fast.choose(pos.S, L, R, W, 1, kernel.FixedDraws(), ws))
+            fixed = kernel.encode_move(fast.choose(pos.S, L, R, W, 1, FixedDraws(), ws))
             assert values[codes.index(fixed)] >= values.max() - TIE, (ph, kernel.decode_move(fixed))
             pick = int(kernel.greedy(pos.S, T, out, rng))
             if ph != P_MAIN:
@@ -111,7 +112,7 @@ def test_heuristic_weighs_progress_as_documented(us_cfg):
 
 
 def test_move_scores_do_not_depend_on_the_other_moves_listed(us_cfg):
-    """A move's score is the same alone and among all legal moves (kernel.FixedDraws keeps no
+    """A move's score is the same alone and among all legal moves (core's FixedDraws keeps no
     stream that earlier look-aheads would advance), at every choice of a die of a greedy game."""
     T = kernel.compile(us_cfg, 2)
     pos = us.new_game(us_cfg, 2, game_seed(7, 3))
