@@ -27,7 +27,7 @@ from .rules import (
     below,
     current_seat,
 )
-from .scoring import placement_features, popcount, score_masks, spread, table_masks
+from .scoring import grow_cluster, placement_features, popcount, score_masks, spread, table_masks
 
 EPS = 1e-9
 
@@ -152,6 +152,14 @@ def _tie_beats(u, weight, best_key, best_u):
     if weight == 1.0:
         return u > best_u
     return np.log(u) / weight > best_key
+
+
+@nb.njit(cache=True, inline="always")
+def _beats(val, sec, best_val, best_sec, wins_tie):
+    """Whether a candidate beats the best so far: a higher value (beyond :data:`EPS`), then at an equal
+    value (within EPS) a higher tie-break ``sec``, then at both equal its random priority, which the
+    caller compares (``wins_tie``: e.g. its key above the best's; False: never, True: always)."""
+    return val > best_val + EPS or (val >= best_val - EPS and (sec > best_sec or (sec == best_sec and wins_tie)))
 
 
 @nb.njit(cache=True, inline="always")
@@ -342,12 +350,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
     ncomp = 0
     rest = R
     while rest:
-        comp = rest & (~rest + np.uint64(1))
-        while True:
-            grown = (comp | spread(comp, geo)) & R
-            if grown == comp:
-                break
-            comp = grown
+        comp = grow_cluster(rest & (~rest + np.uint64(1)), R, geo)
         rest &= ~comp
         comp_mask[ncomp] = comp
         comp_size[ncomp] = popcount(comp)
@@ -643,11 +646,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                 rec[gi] = 0.0
             wgt = float(g_w[gi])
             key = _tie_key(salt, 1 + 4 * gi, wgt)
-            if (
-                val > best_val + EPS
-                or (val >= best_val - EPS and sec > best_sec)
-                or (val >= best_val - EPS and sec == best_sec and key > best_key)
-            ):
+            if _beats(val, sec, best_val, best_sec, key > best_key):
                 best_val, best_sec, best_key = val, sec, key
                 best_u = np.exp(key)
                 b_kind, b_group = FORCED, gi
@@ -1122,15 +1121,16 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                             if mode >= BY_ORDER:
                                 q += 1  # every order and free pick of the placement, none pruned
                                 continue
-                        # compare (value, tie-break) and keep a uniformly random one among exact ties
-                        if val > best_val + EPS or (val >= best_val - EPS and sec > best_sec):
+                        # compare (value, tie-break) and keep a uniformly random one among exact ties: its
+                        # priority is drawn only at an exact tie (no logarithm), which keeps the best value
+                        if _beats(val, sec, best_val, best_sec, False):  # better on value or tie-break
                             best_val = val
                             best_sec = sec
                             u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
                             best_key = np.log(u) / wgt
                             best_u = u if wgt == 1.0 else np.exp(best_key)
                             b_kind, b_group, b_p, b_seq, b_star = PLACE, gi, p, q, sd
-                        elif val >= best_val - EPS and sec == best_sec:
+                        elif _beats(val, sec, best_val, best_sec, True):  # neither better nor worse: a tie
                             u = _tie_u(salt, ((p * 32 + q) * 8 + sd) * 32 + gi)
                             if _tie_beats(u, wgt, best_key, best_u):
                                 best_key = np.log(u) / wgt
@@ -1159,11 +1159,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                     rec[n_pl + 4 * c + d - 1] = val + SEC_UNIT * sec
                 wgt = float(n_corner)
                 key = _tie_key(salt, 2 + 4 * (c * 8 + d), wgt)
-                if (
-                    val > best_val + EPS
-                    or (val >= best_val - EPS and sec > best_sec)
-                    or (val >= best_val - EPS and sec == best_sec and key > best_key)
-                ):
+                if _beats(val, sec, best_val, best_sec, key > best_key):
                     best_val, best_sec, best_key = val, sec, key
                     best_u = np.exp(key)
                     b_kind, b_p, b_star = DISCARD_FOR_TILE, c, d

@@ -280,6 +280,18 @@ def spread(x, geo):
     ) & geo.full
 
 
+@nb.njit(cache=True, inline="always")
+def grow_cluster(seed, cells, geo):
+    """The cluster of mask ``cells`` (cells joined by shared edges) that holds ``seed`` (a mask of
+    cells of ``cells``, usually one): ``seed`` grown by its neighbours in ``cells`` until it stops."""
+    comp = seed
+    while True:
+        grown = (comp | spread(comp, geo)) & cells
+        if grown == comp:
+            return comp
+        comp = grown
+
+
 @nb.njit(cache=True)
 def table_masks(table):
     """Bit masks (residential, commercial, park, industrial) of a flat table."""
@@ -298,13 +310,7 @@ def top_two_clusters(res, geo):
     b = 0
     rest = res
     while rest:
-        low = rest & (~rest + np.uint64(1))
-        comp = low
-        while True:
-            grown = (comp | spread(comp, geo)) & res
-            if grown == comp:
-                break
-            comp = grown
+        comp = grow_cluster(rest & (~rest + np.uint64(1)), res, geo)
         rest &= ~comp
         n = popcount(comp)
         if n > a:
