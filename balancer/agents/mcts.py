@@ -151,6 +151,7 @@ class Workspace(NamedTuple):
     info: np.ndarray  # int64[N_INFO]: what the last search did (I_* fields)
     prior: np.ndarray  # float64[N]: per node its move's score scaled to [0, 1] among its siblings
     scores: np.ndarray  # float64[M]: move scores scratch (Kernel.move_scores)
+    ident: np.ndarray  # int64[M]: 0, 1, ..., M - 1, never written (the indices scored rollouts range over)
 
 
 def _table_size(iterations: int) -> int:
@@ -183,6 +184,7 @@ def make_workspace(iterations: int, n_players: int, state_len: int, max_moves: i
         info=np.zeros(N_INFO, np.int64),
         prior=np.zeros(n, np.float64),
         scores=np.zeros(max_moves, np.float64),
+        ident=np.arange(max_moves, dtype=np.int64),
     )
 
 
@@ -377,7 +379,7 @@ def search(K, S, T, params, rng, ws):
     """
     nodes, value, table, info = ws.nodes, ws.value, ws.table, ws.info
     moves, untried, path, ret, work = ws.moves, ws.untried, ws.path, ws.ret, ws.state
-    prior, scores = ws.prior, ws.scores
+    prior, scores, ident = ws.prior, ws.scores, ws.ident
     if K.is_over(S, T):
         info[:] = 0
         return -1
@@ -400,7 +402,6 @@ def search(K, S, T, params, rng, ws):
     by_prior = int(params[P_EXPANSION]) == EXPANSION_PRIOR
     epsilon = params[P_EPSILON]
     knows = bias > 0.0 or by_prior
-    ident = np.arange(moves.shape[0])
     n_seats = value.shape[1]
     mask = reset_tree(nodes, value, table, info, iterations)
     seat = K.to_move(S, T)

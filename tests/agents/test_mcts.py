@@ -322,6 +322,12 @@ def test_a_workspace_too_small_for_the_budget_is_refused():
         make_workspace(0, 2, 4, 3)
 
 
+def test_the_workspace_holds_the_move_indices_once():
+    # scored rollouts rank moves by index (best_of over ws.ident): made with the workspace, not per search
+    ws = make_workspace(10, 2, 4, 5)
+    assert ws.ident.dtype == np.int64 and ws.ident.tolist() == [0, 1, 2, 3, 4]
+
+
 # --------------------------------------------------------------------------------------------------
 # the depth cut-off and the heuristic
 
