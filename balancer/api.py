@@ -9,7 +9,8 @@
     balancer.write_report(res, "reports/cw.html")
 
 Every command has its call here (docs/python.md, "Every command"), and the command line
-(:mod:`balancer.cli`) imports nothing else of the library but :mod:`balancer.errors`. The functions in
+(:mod:`balancer.cli`) imports nothing else of the library: it names the library's errors as ``api.errors``
+(:mod:`balancer.errors`, re-exported here). The functions in
 :data:`__all__` (re-exported by :mod:`balancer`) check the type of every argument; the others are the
 command line's steps between them (the checks of its output paths, the lines it prints), as plain calls.
 No function is named after a module of the package (``write_report``, not ``report``: ``balancer.report``
@@ -36,6 +37,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from balancer import errors as errors  # re-exported: the command line names the library's errors through the API
 from balancer.config import ConfigError, load_config, read_yaml_mapping
 from balancer.core.config import GameConfig
 from balancer.core.registry import GameSpec

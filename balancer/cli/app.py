@@ -19,9 +19,8 @@ from typing import Annotated, Any
 import typer
 
 from balancer import api
-from balancer import errors as library
 from balancer.api import GameSpec
-from balancer.errors import OutDirError, UnsafeOutputError
+from balancer.api import errors as library
 
 from .errors import _fail, library_errors
 
@@ -135,7 +134,7 @@ def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
     (:func:`balancer.api.check_output_file`). Creates nothing."""
     try:  # a link planted as the file is refused before any game is played, not after
         api.refuse_foreign_output(path)
-    except UnsafeOutputError as exc:
+    except library.UnsafeOutputError as exc:
         if not path.is_dir():
             _fail(f"{flag} {exc}")
     except OSError:  # under a file, a name too long: check_report_target below says which
@@ -162,7 +161,7 @@ def _check_out_directory(flag: str, path: Path) -> None:
         )
     try:
         api.check_output_directory(path)
-    except OutDirError as exc:
+    except library.OutDirError as exc:
         _fail(f"{flag} {exc}")
 
 

@@ -23,33 +23,28 @@ from typing import Any, NoReturn
 
 import typer
 
-from balancer.errors import (
-    BaselineError,
-    CheckGameError,
-    ConfigError,
-    GamesFailedError,
-    ResultsExistError,
-    RunRequestError,
-    Spelled,
-    StudyError,
-    option_name,
-)
+from balancer.api import errors as library
 
 BAD_INPUT = 2
 INTERRUPTED = 130
 GAMES_FAILED = 1
 
 INPUT_ERRORS: tuple[type[BaseException], ...] = (
-    ConfigError,
-    StudyError,
-    BaselineError,
+    library.ConfigError,
+    library.StudyError,
+    library.BaselineError,
     ValueError,  # RunRequestError, SweepError, ResultsFileError, ...: each names its file or field
-    ResultsExistError,  # RunLockedError too: the message names the other run's process
+    library.ResultsExistError,  # RunLockedError too: the message names the other run's process
     NotADirectoryError,  # OutDirError: an output path under a file
 )
 """Library errors that are bad input: the message is the error's own."""
 
-OWN_FILE_ERRORS: tuple[type[BaseException], ...] = (ConfigError, StudyError, BaselineError, RunRequestError)
+OWN_FILE_ERRORS: tuple[type[BaseException], ...] = (
+    library.ConfigError,
+    library.StudyError,
+    library.BaselineError,
+    library.RunRequestError,
+)
 """Bad input whose message names its file or field itself (never prefixed with ``about``)."""
 
 FLAGS: dict[str, str] = {
@@ -120,18 +115,18 @@ def _report_failures(exc: Any) -> None:
 
 def flag_of(field: str) -> str:
     """The command line's option for a request field (:data:`FLAGS`)."""
-    return FLAGS.get(field, option_name(field))
+    return FLAGS.get(field, library.option_name(field))
 
 
 def input_message(exc: BaseException, *, about: str | None = None, out: str = "") -> str:
     """The message of a bad-input error (:data:`INPUT_ERRORS`): a request error with its field as its
     option; an output directory's error after ``out`` (``"--out "``); a ValueError that does not name
     its own file after ``about`` (``"v.yaml: ..."``), when given; else the error's own text."""
-    if isinstance(exc, RunRequestError):
+    if isinstance(exc, library.RunRequestError):
         return shown_path(exc.message(flag_of(exc.field)))
-    if isinstance(exc, ResultsExistError | NotADirectoryError):  # one line: a path's newline escaped
-        return shown_path(f"{out}{exc.cli_message() if isinstance(exc, Spelled) else exc}")
-    if isinstance(exc, Spelled):  # the library's words (force=True) as the command line's (--force)
+    if isinstance(exc, library.ResultsExistError | NotADirectoryError):  # one line: a path's newline escaped
+        return shown_path(f"{out}{exc.cli_message() if isinstance(exc, library.Spelled) else exc}")
+    if isinstance(exc, library.Spelled):  # the library's words (force=True) as the command line's (--force)
         return shown_path(exc.cli_message())
     if about is not None and isinstance(exc, ValueError) and not isinstance(exc, OWN_FILE_ERRORS):
         return shown_path(f"{about}: {exc}")
@@ -173,10 +168,10 @@ def library_errors(
     previous = signal.signal(signal.SIGINT, signal.default_int_handler) if own_sigint else None
     try:
         yield
-    except GamesFailedError as exc:
+    except library.GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(GAMES_FAILED) from None
-    except CheckGameError as exc:
+    except library.CheckGameError as exc:
         typer.echo(f"error: {terminal_text(str(exc))}", err=True)
         raise typer.Exit(GAMES_FAILED) from None
     except INPUT_ERRORS as exc:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer import errors as library
+from balancer.api import errors as library
 
 from .app import Figures, _check_out_directory, _check_out_file, _fail, app
 from .errors import library_errors, shown_path

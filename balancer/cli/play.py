@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer.errors import InputLimitError
+from balancer.api import errors as library
 
 from .app import (
     _fail,
@@ -40,7 +40,7 @@ def score(
         _fail(f"{table_file}: file not found")
     except OSError as exc:
         _fail(f"{table_file}: cannot read: {exc.strerror or exc}")
-    except InputLimitError as exc:
+    except library.InputLimitError as exc:
         _fail(str(exc))
     with library_errors(interrupted=None, about=str(table_file)):
         breakdown = api.score_table(config, text)

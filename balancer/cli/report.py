@@ -7,8 +7,7 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer import errors as library
-from balancer.errors import ResultsExistError, UnsafeOutputError
+from balancer.api import errors as library
 
 from .app import (
     _check_out_directory,
@@ -47,11 +46,11 @@ def report(
     where = "--out " if out is not None else "report file "
     try:
         written = api.write_report(api.RunResult(results_dir), target, force=force)
-    except ResultsExistError as exc:  # the page of another results folder
+    except library.ResultsExistError as exc:  # the page of another results folder
         _fail(f"{where}{exc.cli_message()}")
     except library.ReportOutputError as exc:
         _fail(f"{where}{exc}")
-    except UnsafeOutputError as exc:  # a link where the report or summary.json belongs: the message names it
+    except library.UnsafeOutputError as exc:  # a link where the report or summary.json belongs: the message names it
         _fail(str(exc))
     except (FileNotFoundError, ValueError) as exc:  # ResultsFileError names the file
         _fail(str(exc))

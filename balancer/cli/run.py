@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer.errors import GamesFailedError, RunInterrupted
+from balancer.api import errors as library
 
 from .app import (
     TableAgents,
@@ -88,7 +88,7 @@ def run(
     where = "--out " if out is not None else "output directory "
 
     def interrupted(exc: KeyboardInterrupt) -> str:
-        if not isinstance(exc, RunInterrupted):
+        if not isinstance(exc, library.RunInterrupted):
             return "interrupted; nothing was written"
         return (
             f"interrupted: {exc.done:,} of {exc.games:,} games are saved in {out_dir} "
@@ -107,7 +107,7 @@ def run(
                     chunk_size=chunk_size, scheduler=scheduler or None, until_ci=until_ci, max_games=max_games,
                     progress=not quiet, command=_command_line(), note=_note, log=None if quiet else _note,
                 )  # fmt: skip
-        except GamesFailedError as exc:  # the results line first, then the failing games
+        except library.GamesFailedError as exc:  # the results line first, then the failing games
             failed = exc
         else:
             until = result.until

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from balancer import api
-from balancer.errors import ConfigError
+from balancer.api import errors as library
 
 from .app import (
     Jobs,
@@ -185,7 +185,7 @@ def tune(
     if write is not None and written_text:
         try:
             api.write_tuned_variant(write, written_text)
-        except (ConfigError, OSError) as exc:
+        except (library.ConfigError, OSError) as exc:
             _fail(f"--write {write}: {exc}")
     typer.echo(f"report: {shown_path(report)}")
     if written_text:
