@@ -123,6 +123,7 @@ from .rules import (
     P_OVER,
     P_SUPPLY,
     P_TRAVEL,
+    SUPPLY,
     Move,
     Rules,
     State,
@@ -374,6 +375,48 @@ def policy(S, T, out, rng):
 
 
 @jit
+def _die_scores(S, T, moves, n, out):
+    """:func:`move_scores` at the choice of a die: :func:`.fast.turn_values` of each choice
+    ``moves[:n]`` into ``out[:n]``, completing once the turn of placements that leave the mover the
+    same turn to complete, which therefore share the value: on Supply, the same number of resources
+    to take (``|die - the space's tile|``: any die, any space); elsewhere the same action, sketchbook
+    and Opportunist at the same cost with another die (a white die of the same distance, or the
+    coloured die and a free white one). They differ only in which die and Supply space are used, the
+    colour statistics and the coloured die's record, which nothing after the placement reads until
+    the turn is over, nor :func:`.fast.position_value`."""
+    L = T.L
+    p = S[G_SEAT]
+    rows = T.ws.cand
+    keys = np.empty(n, np.int64)
+    rep = np.empty(n, np.int64)
+    m = 0
+    for i in range(n):
+        kind, a, b, c = decode(moves[i])
+        key = -1  # a theme-tile pair or a pass: its own
+        if kind == K_PLACE:
+            action = b // 8
+            if action == SUPPLY:
+                key = (SUPPLY * 8 * 2) << 16 | abs(S[L.o_dice + a] - S[L.o_sup_tile + b % 8])
+            else:
+                key = (b * 2 + c) << 16 | fast.place_cost(S, L, p, a, action)[0]
+        j = m
+        if key >= 0:
+            for k in range(m):
+                if keys[k] == key:
+                    j = k
+                    break
+        if j == m:
+            keys[m] = key
+            rows[m, 0], rows[m, 1], rows[m, 2], rows[m, 3] = kind, a, b, c
+            m += 1
+        rep[i] = j
+    values = np.empty(m)
+    fast.turn_values(S, L, T.R, T.W, rows, m, FixedDraws(), T.ws, values)
+    for i in range(n):
+        out[i] = values[rep[i]]
+
+
+@jit
 def move_scores(S, T, moves, n, out):
     """The greedy agent's own value of each legal decision ``moves[:n]`` (codes) into ``out[:n]``
     (points: the value of the mover's holdings, :func:`.fast.position_value`, not a gain; siblings
@@ -382,7 +425,8 @@ def move_scores(S, T, moves, n, out):
     - the choice of a die (or theme-tile pair, or a pass) in the main phase: its turn completed by
       the greedy agent's decisions, valued as the greedy agent values its candidates
       (:func:`.fast.turn_values`, for every legal placement, not only the greedy agent's cheapest
-      die per action);
+      die per action; placements that leave the same turn to complete are completed once,
+      :func:`_die_scores`);
     - a decision inside Sketch, Funding, a reward, a bonus tile or a Set Up discard: its value as
       :func:`.fast.sub_move` computes it (:func:`.fast.sub_values`);
     - a step of Travel or Supply, where the greedy agent follows a rule, not a value
@@ -406,16 +450,15 @@ def move_scores(S, T, moves, n, out):
         for i in range(n):
             out[i] = 1.0 if moves[i] == mine else 0.0
         return
+    if ph == P_MAIN:
+        _die_scores(S, T, moves, n, out)
+        return
     rows = T.ws.cand
     for i in range(n):
         rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3] = decode(moves[i])
-    draws = FixedDraws()
-    if ph == P_MAIN:
-        fast.turn_values(S, L, T.R, T.W, rows, n, draws, T.ws, out)
-    else:  # its quick values append to a list and take it back, leaving a stale slot past its count
-        saved = S.copy()
-        fast.sub_values(S, L, T.R, T.W, rows, n, draws, T.ws, out)
-        S[:] = saved
+    saved = S.copy()  # sub_values' quick values append to a list and take it back, leaving a stale slot past its count
+    fast.sub_values(S, L, T.R, T.W, rows, n, FixedDraws(), T.ws, out)
+    S[:] = saved
 
 
 @jit

@@ -127,3 +127,30 @@ def test_move_scores_do_not_depend_on_the_other_moves_listed(us_cfg):
             checked += 1
         us.apply(pos, int(kernel.greedy(pos.S, T, np.zeros(T.L.max_moves, np.int64), rng)))
     assert checked > 20
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_die_scores_complete_each_distinct_turn_once_with_the_same_values(us_cfg, n):
+    """At every choice of a die of games played by the rollout policy (a uniform die, greedy inside
+    the action), the move scores equal fast.turn_values over every legal decision, exactly: the
+    placements ``kernel._die_scores`` completes once (the same Supply amount; the same action,
+    sketchbook, Opportunist and cost with another die) get the value each would get on its own."""
+    T = kernel.compile(us_cfg, n)
+    out = np.zeros(T.L.max_moves, np.int64)
+    shared = checked = 0
+    for seed in range(2):
+        pos = us.new_game(us_cfg, n, game_seed(7, seed))
+        rng = np.random.default_rng(seed)
+        while not us.is_over(pos):
+            codes = us.legal_moves(pos)
+            if int(pos.S[fast.G_PHASE]) == P_MAIN and len(codes) > 1:
+                rows = np.array([kernel.decode_move(c) for c in codes], np.int64)
+                each = np.zeros(len(codes))
+                S = pos.S.copy()
+                fast.turn_values(S, T.L, T.R, T.W, rows, len(codes), FixedDraws(), T.ws, each)
+                got = scores_of(pos.S, T, codes)
+                assert np.array_equal(got, each)
+                shared += len(codes) - len(set(got.tolist()))
+                checked += 1
+            us.apply(pos, int(kernel.policy(pos.S, T, out, rng)))
+    assert checked > 20 and shared > checked
