@@ -38,6 +38,20 @@ def test_urban_sketchers_four_player_ladder_validates_with_the_stated_cells():
     _check(ROOT / "configs" / "urban_sketchers" / "ladder-4p.yaml", 2 + 2, 4 * 2000)  # 2 rungs at 4 players
 
 
+@pytest.mark.parametrize(
+    "game, cells",
+    [
+        # rungs greedy and mcts: 2p 2 mirrors + 1 pair, 4p 2 mirrors + 2 one-against-three tables
+        ("citywright", 3 + 4),
+        ("agueda", 3 + 4),
+        ("urban_sketchers", 3 + 4),
+        ("urgency", 3),  # two players only
+    ],
+)
+def test_shipped_search_ladder_validates_with_the_stated_cells(game, cells):
+    _check(ROOT / "configs" / game / "ladder-search.yaml", cells, cells * 200)  # 200 games a cell
+
+
 def _check(path: Path, cells: int, games: int) -> None:
     result = CliRunner().invoke(app, ["validate", str(path)])
     assert result.exit_code == 0, result.output
