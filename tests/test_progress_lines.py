@@ -121,8 +121,15 @@ def test_warmup_store_round_trips(tmp_path):
         "took 3 min 38 s last time on this machine",
     )
     assert warmup_note(mcts, tmp_path)[0] == (
-        "loading the urgency engine from numba's cache and compiling the MCTS search for urgency in each worker"
+        "loading the urgency engine from numba's cache and compiling the MCTS search for urgency (once on this machine)"
     )
+    # the search in numba's cache already: loaded in each worker, its duration recorded apart
+    cached = Warmup("urgency", "load", True, mcts_cached=True)
+    assert warmup_note(cached, tmp_path) == (
+        "loading the urgency engine and its MCTS search from numba's cache",
+        "first time on this machine: typically 1 s to 10 s",
+    )
+    assert cached.key == "urgency/load+mcts-cached"
     assert [p.name for p in tmp_path.iterdir()] == [WARMUP_FILE]  # no temporary file left
 
 

@@ -36,10 +36,12 @@ search (``apply``, ``determinize``, rollouts, ties) draws only from the generato
 :func:`search`, never from the real game's stream; the state searched is copied, never changed.
 
 Everything compiled works over preallocated arrays (:class:`Workspace`, sized from the budget: one
-node per iteration plus the root). Functions here that take a kernel are compiled once per process
-(numba specialises them per kernel and cannot cache that to disk, so no ``cache=True``): about 2 CPU
-seconds for :func:`search` and 1.5 more for :func:`play_table` per kernel on the stand-in kernels
-(``benchmarks/bench_mcts.py`` prints it). docs/mcts.md is the user's account of all this.
+node per iteration plus the root). Functions here that take a kernel are specialised by numba per
+kernel; numba cannot cache a function whose argument is a tuple of compiled functions, so
+:func:`compiled_for` compiles, per kernel, a copy of :func:`search` and of :func:`play_table` that
+reaches the kernel through a module (cached to disk: compiled once per machine, 30 s to a minute for
+a game's kernel, then loaded in well under a second; ``benchmarks/bench_mcts.py`` prints it). The
+agent and the tables call those copies. docs/mcts.md is the user's account of all this.
 
 **What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
 (the kernel's compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
@@ -54,15 +56,21 @@ come from the game's ``seat_agent`` hook (:mod:`balancer.agents.tables`).
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ..core.kernel import GAME_AGENT, Engine, uniform_move
+from ..core.numba_cache import sources_digest
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
 from .params import (
@@ -286,7 +294,7 @@ def pick_root(nodes, value, seat, by_value, rng):
 
 
 # --------------------------------------------------------------------------------------------------
-# the search (compiled per kernel: no cache=True)
+# the search (compiled per kernel; cached to disk through compiled_for's copies)
 
 
 @nb.njit
@@ -495,12 +503,13 @@ def no_game_agent(code, S, T, row, out, rng):
 
 
 @nb.njit
-def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_decisions, log):
+def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log):
     """Play the game in ``S`` (in place) to the end with one agent per seat; returns the decisions
     played (``max_decisions`` when the game did not end by then).
 
-    kinds: int64[P] per seat RANDOM, POLICY, MCTS or a game agent code (>= GAME_AGENT, played by
-    ``game_agent(code, S, T, params[seat], out, rng)``, whose k decisions are applied in order and
+    K: a kernel namespace of :func:`compiled_for` (the kernel's functions and the game's
+    ``game_agent``). kinds: int64[P] per seat RANDOM, POLICY, MCTS or a game agent code (>= GAME_AGENT, played by
+    ``K.game_agent(code, S, T, params[seat], out, rng)``, whose k decisions are applied in order and
     count k); params: float64[P, N_PARAMS] per seat (MCTS parameters, or a game agent's own row);
     game_rng: the game's own chance (``apply``); agent_rng: every agent's choices, the seats
     drawing from it in turn order (as the Python protocol's agents share child 1 of
@@ -519,7 +528,7 @@ def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_
         elif kind == MCTS:
             m = search(K, S, T, params[seat], agent_rng, ws)
         else:
-            k = game_agent(kind, S, T, params[seat], out, agent_rng)
+            k = K.game_agent(kind, S, T, params[seat], out, agent_rng)
             if k < 1:
                 raise ValueError("play_table: the game's game_agent does not know this agent code")
             for i in range(k - 1):
@@ -533,6 +542,115 @@ def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, game_agent, max_
         K.apply(S, T, m, game_rng)
         played += 1
     return played
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled once per machine: the search and the table loop of one kernel, cached to disk
+#
+# numba cannot cache a function that receives compiled functions as an argument (a tuple of
+# dispatchers is lowered as pointers to Python objects, "dynamic globals"). It can cache one that
+# reaches them through a *module*: a module is a compile-time constant, and ``K.legal(...)`` on it is
+# a static call, as ``np.sum`` is. So :func:`compiled_for` puts a kernel's functions (and the game's
+# ``game_agent``) on a module object of their own and compiles copies of the two templates below
+# whose global ``K`` is that module, each under a name of its own (the kernel's module and a digest
+# of every source its code is compiled from), so numba caches each kernel's search in a file of its
+# own in ``balancer/agents/__pycache__`` and a change to any of those sources gives a new name.
+
+
+def _search_entry(S, T, params, rng, ws):  # template: K is the global of each copy
+    return search(K, S, T, params, rng, ws)  # noqa: F821
+
+
+def _play_entry(T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log):
+    return play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log)  # noqa: F821
+
+
+class CompiledSearch(NamedTuple):
+    """One kernel's search and table loop, compiled (or loaded from numba's cache) on first call."""
+
+    search: Any
+    """``(S, T, params, rng, ws) -> move``: :func:`search` over the kernel."""
+    play_table: Any
+    """``(T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log) -> decisions``:
+    :func:`play_table` over the kernel and the game's ``game_agent``."""
+
+
+_COMPILED: dict[tuple[int, int], CompiledSearch] = {}
+"""What :func:`compiled_for` made in this process, by (kernel, game_agent) identity."""
+
+_CACHE_DIR = Path(__file__).resolve().parent / "__pycache__"
+
+
+def _code_of(fn: Any) -> Any:
+    """The Python function a dispatcher compiles (the function itself if it is one)."""
+    return getattr(fn, "py_func", fn)
+
+
+def _kernel_tag(functions: Mapping[str, Any]) -> tuple[str, str]:
+    """(prefix, digest) naming one kernel's compiled copies: the prefix from the module of its
+    ``legal``; the digest (16 hex digits) of which function fills each field and of every ``.py``
+    file in the folders of their modules, of this package and of ``balancer/core``."""
+    digest = hashlib.sha256()
+    folders = {Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "core"}
+    for field, fn in sorted(functions.items()):
+        code = _code_of(fn)
+        digest.update(f"{field}={code.__module__}.{code.__qualname__};".encode())
+        module_file = getattr(sys.modules.get(code.__module__), "__file__", None)
+        if module_file:
+            folders.add(Path(module_file).resolve().parent)
+    for folder in sorted(folders):
+        digest.update(sources_digest(folder).encode())
+    prefix = re.sub(r"\W", "_", _code_of(functions["legal"]).__module__)
+    return prefix, digest.hexdigest()[:16]
+
+
+def _drop_other_versions(kind: str, prefix: str, digest: str) -> None:
+    """Delete cache files of this kernel's copies compiled from other versions of its sources."""
+    try:
+        for path in _CACHE_DIR.glob(f"mcts._{kind}__{prefix}__*"):
+            if digest not in path.name:
+                path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def is_cached(kernel: Any, game_agent: Any = None) -> bool:
+    """Whether numba's cache holds the table loop :func:`compiled_for` makes for ``kernel`` and
+    ``game_agent``, for its sources as they are now (so a run's first MCTS game loads it instead of
+    compiling it)."""
+    functions = {**kernel._asdict(), "game_agent": game_agent if game_agent is not None else no_game_agent}
+    prefix, digest = _kernel_tag(functions)
+    return any(_CACHE_DIR.glob(f"mcts._play__{prefix}__{digest}-*.nbi"))
+
+
+def compiled_for(kernel: Any, game_agent: Any = None) -> CompiledSearch:
+    """The search and table loop of ``kernel`` (a :class:`~balancer.core.kernel.Kernel`) with the
+    game's ``game_agent`` (default :func:`no_game_agent`), cached to disk by numba: compiled once per
+    machine and version of the sources, then loaded in every process (see the comment above). A
+    kernel with a closure among its functions is compiled in every process, never cached."""
+    agent = game_agent if game_agent is not None else no_game_agent
+    key = (id(kernel), id(agent))
+    made = _COMPILED.get(key)
+    if made is not None:
+        return made
+    functions = {**kernel._asdict(), "game_agent": agent}
+    prefix, digest = _kernel_tag(functions)
+    # a function made by a factory (a closure) is named by its code, not by what it closes over: two
+    # such kernels would share a cache file, so theirs are compiled in every process instead
+    cache = not any(getattr(_code_of(fn), "__closure__", None) for fn in functions.values())
+    namespace = types.ModuleType(f"balancer.agents.mcts.kernel_{prefix}")
+    for field, fn in functions.items():
+        setattr(namespace, field, fn)
+
+    def copy(template: Any, kind: str) -> Any:
+        name = f"_{kind}__{prefix}__{digest}"
+        fn = types.FunctionType(template.__code__, {**template.__globals__, "K": namespace}, name)
+        fn.__qualname__ = name
+        _drop_other_versions(kind, prefix, digest)
+        return nb.njit(cache=cache)(fn)
+
+    made = _COMPILED[key] = CompiledSearch(copy(_search_entry, "search"), copy(_play_entry, "play"))
+    return made
 
 
 # --------------------------------------------------------------------------------------------------
@@ -587,7 +705,7 @@ class MCTSAgent:
         to_move = int(kernel.to_move(pos.S, T))
         if seat != to_move:
             raise ValueError(f"mcts asked to choose for seat {seat} but seat {to_move} is to move")
-        return int(search(kernel, pos.S, T, self._row, rng, self.workspace(pos)))
+        return int(compiled_for(kernel).search(pos.S, T, self._row, rng, self.workspace(pos)))
 
 
 @dataclass(frozen=True)
@@ -661,18 +779,8 @@ def play_kernel_game(
     S = engine.new_state(T, game_rng)
     ws = workspace_for(engine, T, S, plan.max_iterations)
     log = np.zeros(log_moves, np.int64)
-    played = play_table(
-        engine.kernel,
-        T,
-        S,
-        plan.kinds,
-        plan.params,
-        game_rng,
-        agent_rng,
-        ws,
-        game_agent if game_agent is not None else no_game_agent,
-        max_decisions,
-        log,
+    played = compiled_for(engine.kernel, game_agent).play_table(
+        T, S, plan.kinds, plan.params, game_rng, agent_rng, ws, max_decisions, log
     )
     if not engine.kernel.is_over(S, T):
         raise RuntimeError(f"the game did not end within {max_decisions:,} decisions")

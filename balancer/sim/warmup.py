@@ -23,6 +23,7 @@ TYPICAL = {
     "compile": "typically 1 to 4 min",  # README: about a minute; issue 31: Citywright 3 min 38 s; Urgency 3 min 11 s
     "load": "typically 2 s to 20 s",
     "mcts": "typically 30 s to 3 min",  # issue 31: 32 s; Urgency's on 2 busy cores (1 Dec 2026): 2 min 25 s
+    "mcts-cached": "typically 1 s to 10 s",
 }
 """What a first warm-up on a machine takes, by kind, when nothing was recorded yet."""
 
@@ -36,49 +37,60 @@ class Warmup:
     """What the first chunk of a run of ``game`` waits for: ``kind`` ``compile`` (the engine is not in
     numba's cache), ``load`` (it is: loaded from the cache) or ``none`` (no compiled engine, or one
     this process's workers hold already), and ``mcts`` when an MCTS seat's search is to be compiled
-    (in every worker process: numba cannot cache it)."""
+    (once on a machine) or, ``mcts_cached``, loaded from numba's cache (in every worker process)."""
 
     game: str
     kind: str
     mcts: bool
+    mcts_cached: bool = False
 
     @property
     def key(self) -> str:
         """The name its duration is recorded under (``citywright/compile+mcts``; ``citywright/`` when
         nothing is compiled or loaded)."""
         parts = [self.kind] if self.kind in ("compile", "load") else []
-        return f"{self.game}/" + "+".join(parts + (["mcts"] if self.mcts else []))
+        search = ["mcts-cached" if self.mcts_cached else "mcts"] if self.mcts else []
+        return f"{self.game}/" + "+".join(parts + search)
 
     def what(self) -> str:
         """What is happening, in words (``compiling the citywright engine``); empty when nothing is
         compiled or loaded."""
         parts = []
+        if self.kind == "load" and self.mcts and self.mcts_cached:
+            return f"loading the {self.game} engine and its MCTS search from numba's cache"
         if self.kind == "compile":
             parts.append(f"compiling the {self.game} engine")
         elif self.kind == "load":
             parts.append(f"loading the {self.game} engine from numba's cache")
-        if self.mcts:
-            parts.append(f"compiling the MCTS search for {self.game} in each worker")
+        if self.mcts and self.mcts_cached:
+            parts.append(f"loading the MCTS search for {self.game} from numba's cache")
+        elif self.mcts:
+            parts.append(f"compiling the MCTS search for {self.game} (once on this machine)")
         return " and ".join(parts)
 
     def typical(self) -> str:
         """What a first time typically takes (:data:`TYPICAL`): the longest of its parts."""
         if self.kind == "compile":
             return TYPICAL["compile"]
-        return TYPICAL["mcts"] if self.mcts else TYPICAL["load"]
+        if self.mcts:
+            return TYPICAL["mcts-cached" if self.mcts_cached else "mcts"]
+        return TYPICAL["load"]
 
 
 def warmup_of(spec: GameSpec, agents: Sequence[str]) -> Warmup:
     """The :class:`Warmup` of a run of ``agents`` at ``spec``'s game: judged from numba's cache now,
     less what this process's workers hold already (:func:`mark_warm`)."""
+    from balancer.agents.mcts import is_cached
     from balancer.core.numba_cache import cache_is_cold
 
     mcts = any(str(a).startswith("mcts") for a in agents) and f"{spec.name}+mcts" not in _WARMED
+    kernel = getattr(spec.engine, "kernel", None)
+    mcts_cached = mcts and kernel is not None and is_cached(kernel, getattr(spec, "game_agent", None))
     if spec.engine is None or spec.name in _WARMED:
         kind = "none"
     else:
         kind = "compile" if cache_is_cold(spec.source / "__init__.py") else "load"
-    return Warmup(spec.name, kind, mcts)
+    return Warmup(spec.name, kind, mcts, mcts_cached)
 
 
 def is_warm(warmup: Warmup) -> bool:

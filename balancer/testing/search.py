@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..agents.mcts import root_children, search, workspace_for
+from ..agents.mcts import compiled_for, root_children, workspace_for
 from ..agents.params import MCTSParams
 from ..core.kernel import uniform_move
 from ..core.seeding import game_rngs, game_seed
@@ -96,7 +96,7 @@ def search_cannot_see_what_the_seat_cannot(game: Game) -> None:
     for state in (S, S2):
         before = state.copy()
         ws = workspace_for(engine, T, state, 64)
-        move = int(search(K, state, T, row, np.random.default_rng(7), ws))
+        move = int(compiled_for(K).search(state, T, row, np.random.default_rng(7), ws))
         assert np.array_equal(state, before), "search changed the position it searched"
         results.append((move, sorted((int(m), int(v)) for m, v, _, _ in root_children(ws))))
     assert results[0] == results[1]

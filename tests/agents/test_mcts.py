@@ -654,3 +654,67 @@ def test_a_search_by_the_scores_with_one_iteration_finds_the_good_pick():
     S = np.array([0, -1, -1], np.int64)
     move, ws = _wise_search(WIDE_T, S, iterations=1, expansion="prior", rollout="scores", epsilon=0.0)
     assert move == code(1234) and root_children(ws)[0][3][0] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# compiled once per machine (mcts.compiled_for): the same search, cached by numba
+
+
+def test_the_cached_search_is_the_search():
+    # compiled_for(K).search is search(K, ...) under another name: the same move and the same tree
+    # for the same state, parameters and generator (a pile of 10 with takes of 1 to 3: the winning
+    # move takes 2, leaving a multiple of 4)
+    T = NIM.compile(NimConfig(3, 10), 2)
+    S = nim_state(10)
+    p = MCTSParams(iterations=400, rollout="random")
+    ws = workspace_for(NIM, T, S, p.iterations)
+    move = M.compiled_for(NIM.kernel).search(S, T, p.to_array(), np.random.default_rng(5), ws)
+    direct, ws2 = run(NIM, T, S, rng_seed=5, iterations=400)
+    assert int(move) == direct == 2
+    assert stats(ws) == stats(ws2)
+
+
+def test_the_cached_search_is_loaded_not_compiled_again(monkeypatch):
+    # once compiled, a fresh copy (a new process, here a new dispatcher) loads it from numba's cache
+    T = NIM.compile(NimConfig(3, 12), 2)
+    S = nim_state(12)
+    row = MCTSParams(iterations=50, rollout="random").to_array()
+    first = M.compiled_for(NIM.kernel).search
+    first(S, T, row, np.random.default_rng(0), workspace_for(NIM, T, S, 50))
+    monkeypatch.setattr(M, "_COMPILED", {})
+    again = M.compiled_for(NIM.kernel).search
+    assert again is not first
+    again(S, T, row, np.random.default_rng(0), workspace_for(NIM, T, S, 50))
+    assert again.stats.cache_hits and not again.stats.cache_misses
+
+
+def _nim_to_move_made_by_a_factory(offset):
+    @nb.njit
+    def to_move(S, T):
+        return S[1] + offset
+
+    return to_move
+
+
+def test_a_kernel_made_by_a_factory_is_never_cached():
+    # a closure is named by its code, not by what it closes over: two kernels from one factory would
+    # share a file, so such a kernel's search is compiled in its process and never written to disk
+    kernel = NIM.kernel._replace(to_move=_nim_to_move_made_by_a_factory(0))
+    made = M.compiled_for(kernel)
+    assert type(made.search._cache).__name__ == "NullCache"
+    assert type(M.compiled_for(NIM.kernel).search._cache).__name__ != "NullCache"
+
+
+def test_each_kernel_has_its_own_cache_file_named_by_its_sources():
+    # two kernels never share a cache file: the name holds the kernel's module and a digest of which
+    # function fills each field (and of the sources), so another move_scores is another file
+    prefix, digest = M._kernel_tag({**NIM.kernel._asdict(), "game_agent": M.no_game_agent})
+    prefix2, digest2 = M._kernel_tag({**WISE.kernel._asdict(), "game_agent": M.no_game_agent})
+    assert len(digest) == len(digest2) == 16 and digest != digest2
+    other = NIM.kernel._replace(move_scores=WISE.kernel.move_scores)
+    assert M._kernel_tag({**other._asdict(), "game_agent": M.no_game_agent})[1] != digest
+    # the table loop's file is there once a table was played
+    T = NIM.compile(NimConfig(3, 9), 2)
+    play_kernel_game(NIM, T, table_plan(["random", "random"], MCTSParams()), 1)
+    assert M.is_cached(NIM.kernel)
+    assert not M.is_cached(other)
