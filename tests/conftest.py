@@ -81,6 +81,33 @@ def _fuzz_counts() -> dict:
 
 _WORKER_FUZZ: dict = {}
 
+WARM_GROUPS = (("citywright", "agueda"), ("urban_sketchers", "urgency"))
+"""The games whose numba caches tests/warm_caches.py fills before xdist's workers start, one
+process per group (the groups about equal in compile time: Citywright's and Urban Sketchers' take
+longest)."""
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, in the controller before the workers start: fill numba's cache once per
+    game in parallel processes (tests/warm_caches.py), so that the workers load each engine, table
+    loop and MCTS search instead of compiling the same ones at the same moment."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    start = time.perf_counter()
+    script = Path(__file__).resolve().parent / "warm_caches.py"
+    procs = [subprocess.Popen([sys.executable, str(script), *group], env=os.environ.copy()) for group in WARM_GROUPS]
+    codes = [proc.wait() for proc in procs]
+    sys.stderr.write(
+        f"numba's cache filled for {sum(map(len, WARM_GROUPS))} games in {time.perf_counter() - start:.0f} s"
+        + (f" (exit codes {codes}: the tests will say what failed)" if any(codes) else "")
+        + "\n"
+    )
+
 
 def pytest_sessionfinish(session):
     """Under pytest-xdist, a worker hands its fuzz counts to the controller."""

@@ -587,25 +587,29 @@ def _code_of(fn: Any) -> Any:
 
 
 def _kernel_tag(functions: Mapping[str, Any]) -> tuple[str, str]:
-    """(prefix, digest) naming one kernel's compiled copies: the prefix from the module of its
-    ``legal``; the digest (16 hex digits) of which function fills each field and of every ``.py``
-    file in the folders of their modules, of this package and of ``balancer/core``."""
-    digest = hashlib.sha256()
+    """(name, digest) of one kernel's compiled copies. The name is the module of its ``legal`` and 8
+    hex digits of which function fills each field: one name per kernel, however many kernels a
+    module holds (a game's kernel with another ``move_scores`` is another kernel). The digest (16 hex
+    digits) is of every ``.py`` file in the folders of those functions' modules, of this package and
+    of ``balancer/core``: one digest per version of the sources."""
+    fields = hashlib.sha256()
     folders = {Path(__file__).resolve().parent, Path(__file__).resolve().parent.parent / "core"}
     for field, fn in sorted(functions.items()):
         code = _code_of(fn)
-        digest.update(f"{field}={code.__module__}.{code.__qualname__};".encode())
+        fields.update(f"{field}={code.__module__}.{code.__qualname__};".encode())
         module_file = getattr(sys.modules.get(code.__module__), "__file__", None)
         if module_file:
             folders.add(Path(module_file).resolve().parent)
+    sources = hashlib.sha256()
     for folder in sorted(folders):
-        digest.update(sources_digest(folder).encode())
-    prefix = re.sub(r"\W", "_", _code_of(functions["legal"]).__module__)
-    return prefix, digest.hexdigest()[:16]
+        sources.update(sources_digest(folder).encode())
+    name = re.sub(r"\W", "_", _code_of(functions["legal"]).__module__) + "_" + fields.hexdigest()[:8]
+    return name, sources.hexdigest()[:16]
 
 
 def _drop_other_versions(kind: str, prefix: str, digest: str) -> None:
-    """Delete cache files of this kernel's copies compiled from other versions of its sources."""
+    """Delete cache files of this kernel's copies (``prefix``: its name) compiled from other
+    versions of its sources."""
     try:
         for path in _CACHE_DIR.glob(f"mcts._{kind}__{prefix}__*"):
             if digest not in path.name:

@@ -707,14 +707,18 @@ def test_a_kernel_made_by_a_factory_is_never_cached():
 
 def test_each_kernel_has_its_own_cache_file_named_by_its_sources():
     # two kernels never share a cache file: the name holds the kernel's module and a digest of which
-    # function fills each field (and of the sources), so another move_scores is another file
-    prefix, digest = M._kernel_tag({**NIM.kernel._asdict(), "game_agent": M.no_game_agent})
-    prefix2, digest2 = M._kernel_tag({**WISE.kernel._asdict(), "game_agent": M.no_game_agent})
-    assert len(digest) == len(digest2) == 16 and digest != digest2
+    # function fills each field, so another move_scores is another file; the sources' digest is
+    # the same for kernels of the same folders (it names the version, and an older version's file
+    # is deleted when a new one is made)
+    name, digest = M._kernel_tag({**NIM.kernel._asdict(), "game_agent": M.no_game_agent})
+    name2, digest2 = M._kernel_tag({**WISE.kernel._asdict(), "game_agent": M.no_game_agent})
+    assert name.startswith("mcts_standins_") and name != name2 and len(digest) == 16 and digest == digest2
     other = NIM.kernel._replace(move_scores=WISE.kernel.move_scores)
-    assert M._kernel_tag({**other._asdict(), "game_agent": M.no_game_agent})[1] != digest
-    # the table loop's file is there once a table was played
+    assert M._kernel_tag({**other._asdict(), "game_agent": M.no_game_agent})[0] not in (name, name2)
+    # the table loop's file is there once a table was played, and stays there when another kernel
+    # of the same module is compiled
     T = NIM.compile(NimConfig(3, 9), 2)
     play_kernel_game(NIM, T, table_plan(["random", "random"], MCTSParams()), 1)
     assert M.is_cached(NIM.kernel)
-    assert not M.is_cached(other)
+    M.compiled_for(other)
+    assert M.is_cached(NIM.kernel) and not M.is_cached(other)

@@ -1,0 +1,44 @@
+"""Fill numba's on-disk cache for one game before the test workers start (tests/conftest.py runs it).
+
+Under pytest-xdist every worker would otherwise compile the same engine, table loop and MCTS search
+at the same moment (numba does not lock its cache), each paying a minute or more per game. Run once
+per game here, in parallel processes, every compiled piece the suite uses is compiled once and the
+workers load it. Compiles and plays a handful of games; asserts nothing (the tests do)::
+
+    python tests/warm_caches.py GAME [GAME ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from balancer.agents.mcts import compiled_for, workspace_for
+from balancer.agents.params import MCTSParams
+from balancer.config import load_config
+from balancer.core.registry import get_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def warm(name: str) -> None:
+    """Compile (or load) ``name``'s engine, its table of greedy seats, its table with an MCTS seat
+    and its MCTS search, by playing a two-player game of each (every game of balancer's own has a
+    ``greedy`` agent and two-player tables)."""
+    spec = get_spec(name)
+    cfg = load_config(ROOT / "configs" / spec.default_config)
+    if spec.play_chunk is not None:
+        spec.play_chunk(cfg, ["greedy", "greedy"], 1, 0, 1)  # the core table loop on the game's table
+    spec.play_game(cfg, ["mcts@2", "greedy"], 1)  # the MCTS table loop (compiled_for's play_table)
+    if spec.engine is not None:
+        T = spec.engine.compile(cfg, 2)
+        S = spec.engine.new_state(T, np.random.default_rng(1))
+        ws = workspace_for(spec.engine, T, S, 2)
+        compiled_for(spec.engine.kernel).search(S, T, MCTSParams(iterations=2).to_array(), np.random.default_rng(2), ws)
+
+
+if __name__ == "__main__":
+    for game in sys.argv[1:]:
+        warm(game)
