@@ -380,8 +380,9 @@ def scored_rollout(K, S, T, out, scores, ident, rng, epsilon, depth, values):
 @nb.njit(cache=True)
 def minimax_backup(nodes, mm, mover, path, plen):
     """Implicit minimax back-up along ``path[:plen]``, leaf first: each node above the leaf takes the
-    value vector of its child best for the seat to move there (``mover``; max^n, the first best
-    child on a tie); the leaf keeps the heuristic value it got when it was expanded."""
+    value vector of its child best for the seat to move there (``mover``; max^n; on a tie the newest
+    such child, the first in the child list); the leaf keeps the heuristic value it got when it was
+    expanded."""
     for j in range(plen - 2, -1, -1):
         nd = path[j]
         s = mover[nd]
