@@ -27,7 +27,12 @@ The algorithm is single-observer information-set MCTS (SO-ISMCTS; Cowling, Powle
   (``K.returns``) or, with a depth limit, for that many decisions, after which ``K.heuristic``
   estimates the values;
 - back-up: the value vector (one value in [0, 1] per seat; solo, the seat's solo value) is added to
-  every node on the path, each node keeping the sum per seat.
+  every node on the path, each node keeping the sum per seat;
+- implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant, CIG 2014; the ``minimax`` weight
+  alpha, off at 0, when nothing of them is computed): a new node also gets ``K.heuristic`` of the
+  state its move leads to, every node above it on the path the value vector of its child best for
+  the seat to move there (max^n over the children grown so far, whatever the determinization), and
+  selection's ``mean_p`` becomes ``(1 - alpha) mean_p + alpha minimax_p``.
 
 The move played is the root child with the most visits (or the best mean value for the searching
 seat, per :class:`~balancer.agents.params.MCTSParams`). Ties, in selection and at the end, are
@@ -85,6 +90,7 @@ from .params import (
     P_EXPLORATION,
     P_FINAL,
     P_ITERATIONS,
+    P_MINIMAX,
     P_ROLLOUT,
     P_WIDENING,
     P_WIDENING_EXPONENT,
@@ -160,6 +166,8 @@ class Workspace(NamedTuple):
     prior: np.ndarray  # float64[N]: per node its move's score scaled to [0, 1] among its siblings
     scores: np.ndarray  # float64[M]: move scores scratch (Kernel.move_scores)
     ident: np.ndarray  # int64[M]: 0, 1, ..., M - 1, never written (the indices scored rollouts range over)
+    minimax: np.ndarray  # float64[N, P]: per node the implicit minimax value per seat (params' minimax > 0)
+    mover: np.ndarray  # int64[N]: per node the seat to move there when last descended through (minimax > 0)
 
 
 def _table_size(iterations: int) -> int:
@@ -193,6 +201,8 @@ def make_workspace(iterations: int, n_players: int, state_len: int, max_moves: i
         prior=np.zeros(n, np.float64),
         scores=np.zeros(max_moves, np.float64),
         ident=np.arange(max_moves, dtype=np.int64),
+        minimax=np.zeros((n, n_players), np.float64),
+        mover=np.zeros(n, np.int64),
     )
 
 
@@ -375,6 +385,25 @@ def scored_rollout(K, S, T, out, scores, ident, rng, epsilon, depth, values):
     return played
 
 
+@nb.njit(cache=True)
+def minimax_backup(nodes, mm, mover, path, plen):
+    """Implicit minimax back-up along ``path[:plen]``, leaf first: each node above the leaf takes the
+    value vector of its child best for the seat to move there (``mover``; max^n; on a tie the newest
+    such child, the first in the child list); the leaf keeps the heuristic value it got when it was
+    expanded."""
+    for j in range(plen - 2, -1, -1):
+        nd = path[j]
+        s = mover[nd]
+        best = -np.inf
+        best_child = -1
+        c = nodes[nd, N_FIRST_CHILD]
+        while c >= 0:
+            if mm[c, s] > best:
+                best, best_child = mm[c, s], c
+            c = nodes[c, N_NEXT_SIBLING]
+        mm[nd, :] = mm[best_child, :]
+
+
 @nb.njit
 def search(K, S, T, params, rng, ws):
     """The move SO-ISMCTS chooses for the seat to move in ``S`` (see the module docstring).
@@ -388,6 +417,7 @@ def search(K, S, T, params, rng, ws):
     nodes, value, table, info = ws.nodes, ws.value, ws.table, ws.info
     moves, untried, path, ret, work = ws.moves, ws.untried, ws.path, ws.ret, ws.state
     prior, scores, ident = ws.prior, ws.scores, ws.ident
+    mm, mover = ws.minimax, ws.mover
     if K.is_over(S, T):
         info[:] = 0
         return -1
@@ -409,6 +439,8 @@ def search(K, S, T, params, rng, ws):
     bias = params[P_BIAS]
     by_prior = int(params[P_EXPANSION]) == EXPANSION_PRIOR
     epsilon = params[P_EPSILON]
+    alpha = params[P_MINIMAX]
+    implicit = alpha > 0.0
     knows = bias > 0.0 or by_prior
     n_seats = value.shape[1]
     mask = reset_tree(nodes, value, table, info, iterations)
@@ -428,6 +460,8 @@ def search(K, S, T, params, rng, ws):
             if n == 0:
                 raise ValueError("mcts: the kernel gives no legal move before the end (a broken contract)")
             p = K.to_move(work, T)
+            if implicit:
+                mover[node] = p
             n_untried = 0
             n_found = 0
             best = -np.inf
@@ -443,7 +477,11 @@ def search(K, S, T, params, rng, ws):
                 nodes[ch, N_AVAIL] += 1
                 n_found += 1
                 v = nodes[ch, N_VISITS]
-                u = value[ch, p] / v + c_uct * math.sqrt(math.log(nodes[ch, N_AVAIL]) / v)
+                if implicit:  # (1 - alpha) x mean + alpha x the implicit minimax value
+                    q = (1.0 - alpha) * (value[ch, p] / v) + alpha * mm[ch, p]
+                else:
+                    q = value[ch, p] / v
+                u = q + c_uct * math.sqrt(math.log(nodes[ch, N_AVAIL]) / v)
                 if bias > 0.0:
                     u += bias * prior[ch] / (v + 1.0)
                 if u > best:
@@ -470,6 +508,10 @@ def search(K, S, T, params, rng, ws):
                     lo, hi = score_range(scores, n)
                     prior[ch] = (scores[i_m] - lo) / (hi - lo) if hi > lo else 0.0
                 K.apply(work, T, m, rng)
+                if implicit:  # the new leaf's implicit minimax value: the heuristic where it leads
+                    K.heuristic(work, T, ret)
+                    for s in range(n_seats):
+                        mm[ch, s] = ret[s]
                 path[plen] = ch
                 plen += 1
                 break
@@ -490,6 +532,8 @@ def search(K, S, T, params, rng, ws):
             nodes[nd, N_VISITS] += 1
             for s in range(n_seats):
                 value[nd, s] += ret[s]
+        if implicit:
+            minimax_backup(nodes, mm, mover, path, plen)
     info[I_ITERATIONS] = iterations
     info[I_MAX_DEPTH] = max_depth
     info[I_ROLLOUT_DECISIONS] = rolled

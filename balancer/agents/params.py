@@ -41,7 +41,8 @@ P_WIDENING_EXPONENT = 6
 P_BIAS = 7
 P_EXPANSION = 8
 P_EPSILON = 9
-N_PARAMS = 10
+P_MINIMAX = 10
+N_PARAMS = 11
 
 ROLLOUT_RANDOM = 0
 ROLLOUT_POLICY = 1
@@ -65,6 +66,10 @@ class MCTSParams(Strict):
     a node visited n times grows a new child only while it has fewer than ``widening * (n + 1) **
     widening_exponent`` children legal in the iteration's determinization, so that a node with
     thousands of legal moves is searched below its first few instead of only being sampled flat.
+    minimax: implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant, "Monte Carlo Tree
+    Search with Heuristic Evaluations using Implicit Minimax Backups", CIG 2014; off at 0): every
+    node also keeps the max^n backup of ``heuristic`` over the tree below it, and selection mixes it
+    in with weight ``minimax``.
     """
 
     iterations: int = Field(
@@ -117,6 +122,13 @@ class MCTSParams(Strict):
     epsilon: float = Field(
         0.1, ge=0.0, le=1.0, description="with rollout: scores, the chance of a uniform move instead of the best-scored"
     )
+    minimax: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="implicit minimax backups' weight alpha (0 = off; Lanctot et al. 2014): selection uses "
+        "(1 - alpha) x mean + alpha x the child's max^n backup of the heuristic values at the tree's leaves",
+    )
 
     def to_array(self) -> np.ndarray:
         """The flat float64 row of length :data:`N_PARAMS` that the compiled search reads (indices
@@ -132,6 +144,7 @@ class MCTSParams(Strict):
         row[P_BIAS] = self.bias
         row[P_EXPANSION] = EXPANSION_PRIOR if self.expansion == "prior" else EXPANSION_UNIFORM
         row[P_EPSILON] = self.epsilon
+        row[P_MINIMAX] = self.minimax
         return row
 
 

@@ -722,3 +722,70 @@ def test_each_kernel_has_its_own_cache_file_named_by_its_sources():
     assert M.is_cached(NIM.kernel)
     M.compiled_for(other)
     assert M.is_cached(NIM.kernel) and not M.is_cached(other)
+
+
+# implicit minimax backups (params' minimax)
+
+
+def _root_minimax(ws):
+    """{move: the root child's implicit minimax vector} after a search."""
+    out = {}
+    c = int(ws.nodes[0, M.N_FIRST_CHILD])
+    while c >= 0:
+        out[int(ws.nodes[c, M.N_MOVE])] = tuple(float(x) for x in ws.minimax[c])
+        c = int(ws.nodes[c, M.N_NEXT_SIBLING])
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_implicit_minimax_is_the_max_n_value_of_the_tree(seed):
+    # KINGMAKER (above) by hand, max^n over its leaves' values (a leaf's heuristic is its value):
+    # L (10) is worth (0, 1, 0) (seat 1 takes 20), R23 (0, 0, 1) (seat 2 takes 30), R (11)
+    # (.5, .5, 0) (seat 1 takes 22 over 23, worth 0 to it), the root R's (.5, .5, 0). 200 iterations
+    # expand all 8 nodes below the root, after which the backed-up values are exact.
+    T, _ = build_tree(KINGMAKER, 3)
+    move, ws = run(TREE, T, tree_new_state(T, np.random.default_rng(0)), seed, iterations=200, minimax=0.5)
+    assert ws.info[M.I_NODES] == 9
+    assert _root_minimax(ws) == {10: (0.0, 1.0, 0.0), 11: (0.5, 0.5, 0.0)}
+    assert tuple(ws.minimax[0]) == (0.5, 0.5, 0.0)
+    assert move == 11
+
+
+def test_implicit_minimax_at_the_frontier_is_the_heuristic():
+    # Two players, seat 0 picks A (1) or B (2), each the start of a chain the search cannot reach the
+    # end of in 2 iterations (LIAR's heuristics: A (.2, .8), B (.9, .1)). Two iterations expand A and
+    # B; their minimax values are their heuristics, the root's B's (seat 0: .9 > .2).
+    T, _ = build_tree(LIAR, 2)
+    _, ws = run(TREE, T, tree_new_state(T, np.random.default_rng(0)), 0, iterations=2, depth=0, minimax=1.0)
+    mm = _root_minimax(ws)
+    assert mm.keys() == {1, 2}
+    assert mm[1] == pytest.approx((0.2, 0.8)) and mm[2] == pytest.approx((0.9, 0.1))
+    assert tuple(ws.minimax[0]) == pytest.approx((0.9, 0.1))
+
+
+def test_implicit_minimax_at_one_selects_by_it_alone():
+    # LIAR without a depth limit: every rollout reaches the true end (A wins, B loses), while the
+    # minimax values of the chains' nodes are the lying heuristic's (no chain's end is in the tree).
+    # At alpha 1 selection reads only the minimax values, so the visits go to B; at 0 to A.
+    T, _ = build_tree(LIAR, 2)
+    S = tree_new_state(T, np.random.default_rng(0))
+    assert run(TREE, T, S, 0, iterations=60, minimax=1.0, exploration=0.1)[0] == 2
+    assert run(TREE, T, S, 0, iterations=60, minimax=0.0, exploration=0.1)[0] == 1
+
+
+def test_implicit_minimax_off_changes_nothing():
+    # At alpha 0 the minimax arrays are neither written nor read: a workspace whose arrays hold
+    # garbage searches exactly as a clean one, and keeps the garbage.
+    T, _ = build_tree(KINGMAKER, 3)
+    S = tree_new_state(T, np.random.default_rng(0))
+    p = MCTSParams(iterations=300, rollout="random")
+    clean = workspace_for(TREE, T, S, p.iterations)
+    dirty = workspace_for(TREE, T, S, p.iterations)
+    dirty.minimax[:] = np.random.default_rng(5).random(dirty.minimax.shape)
+    dirty.mover[:] = 2
+    before = dirty.minimax.copy()
+    a = search(TREE.kernel, S, T, p.to_array(), np.random.default_rng(3), clean)
+    b = search(TREE.kernel, S, T, p.to_array(), np.random.default_rng(3), dirty)
+    assert a == b and stats(clean) == stats(dirty)
+    assert np.array_equal(dirty.minimax, before) and (dirty.mover == 2).all()
+    assert not clean.minimax.any()
