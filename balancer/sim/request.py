@@ -113,7 +113,7 @@ def agent_problems(spec: GameSpec, agents: Sequence[str], cfgs: Sequence[Any]) -
         if problem is None:
             continue
         if problem.startswith(f"unknown agent {name!r}"):
-            known = [*spec.agents, *spec.extra_agents, *(["mcts"] if spec.engine is not None else [])]
+            known = [*spec.agents, *spec.extra_agents, *spec.generic_agents]
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
             if close:
                 problem = f"unknown agent {name!r} (did you mean {close[0]!r}?)"
