@@ -81,10 +81,11 @@ def _fuzz_counts() -> dict:
 
 _WORKER_FUZZ: dict = {}
 
-WARM_GROUPS = (("citywright", "agueda"), ("urban_sketchers", "urgency"))
+WARM_GROUPS = (("citywright",), ("urban_sketchers", "agueda", "urgency"))
 """The games whose numba caches tests/warm_caches.py fills before xdist's workers start, one
-process per group (the groups about equal in compile time: Citywright's and Urban Sketchers' take
-longest)."""
+process per group, the groups about equal in compile time: Citywright's alone takes about as long
+as the other three (3 Dec 2026: the two groups citywright + agueda and urban_sketchers + urgency
+took about 9 and 4.5 CPU min on a fresh clone)."""
 
 
 def pytest_configure(config):

@@ -5,12 +5,14 @@ at the same moment (numba does not lock its cache), each paying a minute or more
 per game here, in parallel processes, every compiled piece the suite uses is compiled once and the
 workers load it. Compiles and plays a handful of games; asserts nothing (the tests do)::
 
-    python tests/warm_caches.py GAME [GAME ...]
+    python tests/warm_caches.py GAME [GAME ...]      # BALANCER_WARM_TIMES=1: CPU seconds per step
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,14 +31,25 @@ def warm(name: str) -> None:
     ``greedy`` agent and two-player tables)."""
     spec = get_spec(name)
     cfg = load_config(ROOT / "configs" / spec.default_config)
+    clock = time.process_time()
+
+    def lap(what: str) -> None:
+        nonlocal clock
+        if os.environ.get("BALANCER_WARM_TIMES"):
+            print(f"{name}: {what} {time.process_time() - clock:.1f} CPU s", flush=True)
+        clock = time.process_time()
+
     if spec.play_chunk is not None:
         spec.play_chunk(cfg, ["greedy", "greedy"], 1, 0, 1)  # the core table loop on the game's table
+        lap("engine and the table of greedy seats")
     spec.play_game(cfg, ["mcts@2", "greedy"], 1)  # the MCTS table loop (compiled_for's play_table)
+    lap("the MCTS table loop")
     if spec.engine is not None:
         T = spec.engine.compile(cfg, 2)
         S = spec.engine.new_state(T, np.random.default_rng(1))
         ws = workspace_for(spec.engine, T, S, 2)
         compiled_for(spec.engine.kernel).search(S, T, MCTSParams(iterations=2).to_array(), np.random.default_rng(2), ws)
+        lap("the MCTS search")
 
 
 if __name__ == "__main__":
