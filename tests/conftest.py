@@ -81,11 +81,12 @@ def _fuzz_counts() -> dict:
 
 _WORKER_FUZZ: dict = {}
 
-WARM_GROUPS = (("citywright",), ("urban_sketchers", "agueda", "urgency"))
+WARM_GROUPS = (("citywright", "urgency"), ("urban_sketchers", "agueda"))
 """The games whose numba caches tests/warm_caches.py fills before xdist's workers start, one
-process per group, the groups about equal in compile time: Citywright's alone takes about as long
-as the other three (3 Dec 2026: the two groups citywright + agueda and urban_sketchers + urgency
-took about 9 and 4.5 CPU min on a fresh clone)."""
+process per group, the groups about equal in compile time. On a fresh clone (3 Dec 2026, CPU s;
+``BALANCER_WARM_TIMES=1 python tests/warm_caches.py GAME``): the engine with its table of greedy
+seats, the MCTS table loop, then the search: Citywright 126 + 236 + 55, Urban Sketchers 103 + 111
++ 25, Águeda 83 + 122 + 27, Urgency 28 + 21 + 8: 473 and 471 CPU s for the two groups."""
 
 
 def pytest_configure(config):
