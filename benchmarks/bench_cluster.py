@@ -24,13 +24,13 @@ CONFIG = Path(__file__).resolve().parents[1] / "configs" / "citywright" / "v1.1.
 def _run(address: str, agents: list[str], games: int, seed: int, out: Path) -> float:
     """Seconds to play ``games`` games on the cluster at ``address`` into ``out`` (end to end)."""
     from balancer.config import load_config
-    from balancer.games import get_game
+    from balancer.core.registry import get_spec
     from balancer.sim.runner import run_to_dir
 
     cfg = load_config(CONFIG)
     t0 = time.perf_counter()
     run_to_dir(
-        get_game(cfg.game), cfg, CONFIG, agents, games, seed, -1, out, force=True, progress=False, scheduler=address
+        get_spec(cfg.game), cfg, CONFIG, agents, games, seed, -1, out, force=True, progress=False, scheduler=address
     )
     return time.perf_counter() - t0
 

@@ -83,10 +83,11 @@ _WORKER_FUZZ: dict = {}
 
 WARM_GROUPS = (("citywright", "urgency"), ("urban_sketchers", "agueda"))
 """The games whose numba caches tests/warm_caches.py fills before xdist's workers start, one
-process per group, the groups about equal in compile time. On a fresh clone (3 Dec 2026, CPU s;
-``BALANCER_WARM_TIMES=1 python tests/warm_caches.py GAME``): the engine with its table of greedy
-seats, the MCTS table loop, then the search: Citywright 126 + 236 + 55, Urban Sketchers 103 + 111
-+ 25, Águeda 83 + 122 + 27, Urgency 28 + 21 + 8: 473 and 471 CPU s for the two groups."""
+process per group, the groups about equal in compile time. On a fresh clone (3 Dec 2026, CPU s, two
+processes on the 2 cores; ``BALANCER_WARM_TIMES=1 python tests/warm_caches.py GAME``): the engine
+with its table of greedy seats, then the MCTS search with the game's own agents: Citywright 173 +
+268, Urban Sketchers 143 + 137, Águeda 113 + 153, Urgency 60 + 30: 531 and 546 CPU s for the two
+groups (1,275 CPU s in all before the table with a search seat became a Python loop, 1,075 after)."""
 
 
 def pytest_configure(config):

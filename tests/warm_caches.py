@@ -15,10 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from balancer.agents.mcts import compiled_for, workspace_for
-from balancer.agents.params import MCTSParams
 from balancer.config import load_config
 from balancer.core.registry import get_spec
 
@@ -26,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def warm(name: str) -> None:
-    """Compile (or load) ``name``'s engine, its table of greedy seats, its table with an MCTS seat
-    and its MCTS search, by playing a two-player game of each (every game of balancer's own has a
-    ``greedy`` agent and two-player tables)."""
+    """Compile (or load) ``name``'s engine, its table of greedy seats, its MCTS search and its own
+    agents, by playing a two-player game of each (every game of balancer's own has a ``greedy``
+    agent and two-player tables)."""
     spec = get_spec(name)
     cfg = load_config(ROOT / "configs" / spec.default_config)
     clock = time.process_time()
@@ -42,14 +38,10 @@ def warm(name: str) -> None:
     if spec.play_chunk is not None:
         spec.play_chunk(cfg, ["greedy", "greedy"], 1, 0, 1)  # the core table loop on the game's table
         lap("engine and the table of greedy seats")
-    spec.play_game(cfg, ["mcts@2", "greedy"], 1)  # the MCTS table loop (compiled_for's play_table)
-    lap("the MCTS table loop")
-    if spec.engine is not None:
-        T = spec.engine.compile(cfg, 2)
-        S = spec.engine.new_state(T, np.random.default_rng(1))
-        ws = workspace_for(spec.engine, T, S, 2)
-        compiled_for(spec.engine.kernel).search(S, T, MCTSParams(iterations=2).to_array(), np.random.default_rng(2), ws)
-        lap("the MCTS search")
+    # the MCTS search (compiled_for's cached copy) and the game's own agents (its game_agent),
+    # both called from the Python loop of mcts.play_table
+    spec.play_game(cfg, ["mcts@2", "greedy"], 1)
+    lap("the MCTS search and the game's own agents")
 
 
 if __name__ == "__main__":

@@ -43,14 +43,14 @@ search (``apply``, ``determinize``, rollouts, ties) draws only from the generato
 Everything compiled works over preallocated arrays (:class:`Workspace`, sized from the budget: one
 node per iteration plus the root). Functions here that take a kernel are specialised by numba per
 kernel; numba cannot cache a function whose argument is a tuple of compiled functions, so
-:func:`compiled_for` compiles, per kernel, a copy of :func:`search` and of :func:`play_table` that
+:func:`compiled_for` compiles, per kernel, a copy of :func:`search` (and of the uniform draw) that
 reaches the kernel through a module (cached to disk: compiled once per machine, 30 s to a minute for
 a game's kernel, then loaded in well under a second; ``benchmarks/bench_mcts.py`` prints it). The
-agent and the tables call those copies. docs/mcts.md is the user's account of all this.
+agent and :func:`play_table` (a Python loop over compiled calls) call those copies. docs/mcts.md is the user's account of all this.
 
 **What a game provides** to be played by this module: its :class:`~balancer.core.kernel.Engine`
 (the kernel's compiled functions, ``n_players``, ``max_moves``, ``new_state``); nothing else.
-To seat its own compiled agents at a compiled table (:func:`play_table`), a game also provides one
+To seat its own compiled agents at a table with a search (:func:`play_table`), a game also provides one
 dispatcher ``game_agent(code, S, T, row, out, rng) -> k`` that plays the agent numbered ``code``
 (``code >= GAME_AGENT``; ``row``: float64[N_PARAMS], that agent's own parameters, e.g. weights;
 ``out``: int64 scratch of ``max_moves``). It writes the ``k >= 1`` decisions it chooses into
@@ -75,7 +75,7 @@ import numba as nb
 import numpy as np
 
 from ..core.kernel import GAME_AGENT, Engine, uniform_move
-from ..core.numba_cache import sources_digest
+from ..core.numba_cache import renamed_copy, sources_digest
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
 from .params import (
@@ -546,83 +546,136 @@ def no_game_agent(code, S, T, row, out, rng):
     return -1
 
 
-@nb.njit
-def play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log):
+def play_table(
+    K: Any,
+    T: Any,
+    S: np.ndarray,
+    kinds: np.ndarray,
+    params: np.ndarray,
+    game_rng: np.random.Generator,
+    agent_rng: np.random.Generator,
+    ws: Workspace,
+    max_decisions: int,
+    log: np.ndarray,
+) -> int:
     """Play the game in ``S`` (in place) to the end with one agent per seat; returns the decisions
     played (``max_decisions`` when the game did not end by then).
 
-    K: a kernel namespace of :func:`compiled_for` (the kernel's functions and the game's
-    ``game_agent``). kinds: int64[P] per seat RANDOM, POLICY, MCTS or a game agent code (>= GAME_AGENT, played by
-    ``K.game_agent(code, S, T, params[seat], out, rng)``, whose k decisions are applied in order and
-    count k); params: float64[P, N_PARAMS] per seat (MCTS parameters, or a game agent's own row);
-    game_rng: the game's own chance (``apply``); agent_rng: every agent's choices, the seats
-    drawing from it in turn order (as the Python protocol's agents share child 1 of
-    :func:`balancer.core.seeding.game_rngs`); ws: a workspace for the largest MCTS budget at the
-    table; log: int64[k], the first k moves are written to it.
+    K: a :class:`CompiledSearch` (the kernel's ``apply`` and ``policy``, the game's ``game_agent``,
+    and the cached copies of :func:`search`, of the uniform draw and of the seat to move). kinds: int64[P] per seat RANDOM, POLICY, MCTS
+    or a game agent code (>= GAME_AGENT, played by ``K.game_agent(code, S, T, params[seat], out,
+    rng)``, whose k decisions are applied in order and count k); params: float64[P, N_PARAMS] per
+    seat (MCTS parameters, or a game agent's own row); game_rng: the game's own chance (``apply``);
+    agent_rng: every agent's choices, the seats drawing from it in turn order (as the Python
+    protocol's agents share child 1 of :func:`balancer.core.seeding.game_rngs`); ws: a workspace for
+    the largest MCTS budget at the table; log: int64[k], the first k moves are written to it.
+
+    The loop itself is Python over compiled calls: a decision of a search costs milliseconds, so a
+    compiled loop would save nothing there, and compiling one (the search, the game's own agents and
+    its rules inlined into one function) cost more than every other compiled piece of a game
+    (docs/speed.md, First use). A table without a search seat is played by the game's registered
+    table in the one compiled table loop (:mod:`balancer.core.table_loop`), checked against this
+    loop game for game.
     """
     out = ws.untried
     played = 0
-    while played < max_decisions and not K.is_over(S, T):
-        seat = K.to_move(S, T)
-        kind = kinds[seat]
+    n_log = log.shape[0]
+    next_seat, apply = K.seat, K.apply
+    while played < max_decisions:
+        seat = int(next_seat(S, T))
+        if seat < 0:
+            break
+        kind = int(kinds[seat])
         if kind == RANDOM:
-            m = uniform_move(K, S, T, out, agent_rng)
+            m = K.uniform(S, T, out, agent_rng)
         elif kind == POLICY:
             m = K.policy(S, T, out, agent_rng)
         elif kind == MCTS:
-            m = search(K, S, T, params[seat], agent_rng, ws)
+            m = K.search(S, T, params[seat], agent_rng, ws)
         else:
-            k = K.game_agent(kind, S, T, params[seat], out, agent_rng)
+            k = int(K.game_agent(kind, S, T, params[seat], out, agent_rng))
             if k < 1:
                 raise ValueError("play_table: the game's game_agent does not know this agent code")
             for i in range(k - 1):
-                if played < log.shape[0]:
+                if played < n_log:
                     log[played] = out[i]
-                K.apply(S, T, out[i], game_rng)
+                apply(S, T, out[i], game_rng)
                 played += 1
             m = out[k - 1]
-        if played < log.shape[0]:
+        if played < n_log:
             log[played] = m
-        K.apply(S, T, m, game_rng)
+        apply(S, T, m, game_rng)
         played += 1
     return played
 
 
 # --------------------------------------------------------------------------------------------------
-# compiled once per machine: the search and the table loop of one kernel, cached to disk
+# compiled once per machine: the search of one kernel, cached to disk
 #
 # numba cannot cache a function that receives compiled functions as an argument (a tuple of
 # dispatchers is lowered as pointers to Python objects, "dynamic globals"). It can cache one that
 # reaches them through a *module*: a module is a compile-time constant, and ``K.legal(...)`` on it is
-# a static call, as ``np.sum`` is. So :func:`compiled_for` puts a kernel's functions (and the game's
-# ``game_agent``) on a module object of their own and compiles copies of the two templates below
-# whose global ``K`` is that module, each under a name of its own (the kernel's module and a digest
-# of every source its code is compiled from), so numba caches each kernel's search in a file of its
-# own in ``balancer/agents/__pycache__`` and a change to any of those sources gives a new name.
+# a static call, as ``np.sum`` is. So :func:`compiled_for` puts a kernel's functions on a module
+# object of their own and compiles copies of the templates below whose global ``K`` is that
+# module, each under a name of its own (the kernel's module and a digest of every source its code
+# is compiled from), so numba caches each kernel's search in a file of its own in
+# ``balancer/agents/__pycache__`` and a change to any of those sources gives a new name.
 
 
 def _search_entry(S, T, params, rng, ws):  # template: K is the global of each copy
     return search(K, S, T, params, rng, ws)  # noqa: F821
 
 
-def _play_entry(T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log):
-    return play_table(K, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log)  # noqa: F821
+def _uniform_entry(S, T, out, rng):  # template: K is the global of each copy
+    return uniform_move(K, S, T, out, rng)  # noqa: F821
+
+
+def _seat_entry(S, T):  # template: K is the global of each copy
+    # the seat to move, or -1 when the game is over: one call from Python instead of two (each call
+    # passes the rule table, tens of microseconds for Citywright's)
+    if K.is_over(S, T):  # noqa: F821
+        return -1
+    return K.to_move(S, T)  # noqa: F821
 
 
 class CompiledSearch(NamedTuple):
-    """One kernel's search and table loop, compiled (or loaded from numba's cache) on first call."""
+    """One kernel's functions with its search and uniform draw compiled (or loaded from numba's
+    cache) on first call, and the game's ``game_agent``: what :func:`play_table` plays through."""
 
     search: Any
     """``(S, T, params, rng, ws) -> move``: :func:`search` over the kernel."""
-    play_table: Any
-    """``(T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log) -> decisions``:
-    :func:`play_table` over the kernel and the game's ``game_agent``."""
+    uniform: Any
+    """``(S, T, out, rng) -> move``: :func:`balancer.core.kernel.uniform_move` over the kernel."""
+    seat: Any
+    """``(S, T) -> seat``: the seat to move, or -1 when the game is over."""
+    apply: Any
+    policy: Any
+    game_agent: Any
+    """The game's ``game_agent`` dispatcher (:func:`no_game_agent` for a game without one)."""
+
+    def play_table(
+        self,
+        T: Any,
+        S: np.ndarray,
+        kinds: np.ndarray,
+        params: np.ndarray,
+        game_rng: np.random.Generator,
+        agent_rng: np.random.Generator,
+        ws: Workspace,
+        max_decisions: int,
+        log: np.ndarray,
+    ) -> int:
+        """:func:`play_table` through this kernel."""
+        return play_table(self, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log)
 
 
-_COMPILED: dict[tuple[int, int], CompiledSearch] = {}
-"""What :func:`compiled_for` made in this process, by (kernel, game_agent) identity."""
+_COPIES: dict[int, tuple[Any, Any, Any, Any]] = {}
+"""``(kernel, search, uniform, seat)``: the compiled copies :func:`compiled_for` made in this process, by
+kernel identity (the kernel kept, so that its identity is never another's)."""
 
 _CACHE_DIR = Path(__file__).resolve().parent / "__pycache__"
+_RETIRED = ("play",)
+"""Kinds of copies no longer made (the compiled table loop before 3 Dec 2026): their files go."""
 
 
 def _code_of(fn: Any) -> Any:
@@ -653,35 +706,55 @@ def _kernel_tag(functions: Mapping[str, Any]) -> tuple[str, str]:
 
 def _drop_other_versions(kind: str, prefix: str, digest: str) -> None:
     """Delete cache files of this kernel's copies (``prefix``: its name) compiled from other
-    versions of its sources."""
+    versions of its sources, and every file of a retired kind of copy."""
     try:
         for path in _CACHE_DIR.glob(f"mcts._{kind}__{prefix}__*"):
             if digest not in path.name:
+                path.unlink(missing_ok=True)
+        for retired in _RETIRED:
+            for path in _CACHE_DIR.glob(f"mcts._{retired}__*"):
                 path.unlink(missing_ok=True)
     except OSError:
         pass
 
 
+def _has_cache_index(dispatcher: Any) -> bool:
+    """Whether numba's cache holds an index for ``dispatcher`` (a compiled function with
+    ``cache=True``); False when it cannot tell."""
+    try:
+        return Path(dispatcher._cache._cache_file._index_path).exists()
+    except AttributeError:
+        return False
+
+
 def is_cached(kernel: Any, game_agent: Any = None) -> bool:
-    """Whether numba's cache holds the table loop :func:`compiled_for` makes for ``kernel`` and
-    ``game_agent``, for its sources as they are now (so a run's first MCTS game loads it instead of
-    compiling it)."""
-    functions = {**kernel._asdict(), "game_agent": game_agent if game_agent is not None else no_game_agent}
-    prefix, digest = _kernel_tag(functions)
-    return any(_CACHE_DIR.glob(f"mcts._play__{prefix}__{digest}-*.nbi"))
+    """Whether numba's cache holds the search :func:`compiled_for` makes for ``kernel``, for its
+    sources as they are now, and ``game_agent`` (when given), so that a run's first MCTS game loads
+    them instead of compiling them."""
+    prefix, digest = _kernel_tag(kernel._asdict())
+    searched = any(_CACHE_DIR.glob(f"mcts._search__{prefix}__{digest}-*.nbi"))
+    return searched and (game_agent is None or _has_cache_index(game_agent))
 
 
 def compiled_for(kernel: Any, game_agent: Any = None) -> CompiledSearch:
-    """The search and table loop of ``kernel`` (a :class:`~balancer.core.kernel.Kernel`) with the
-    game's ``game_agent`` (default :func:`no_game_agent`), cached to disk by numba: compiled once per
-    machine and version of the sources, then loaded in every process (see the comment above). A
-    kernel with a closure among its functions is compiled in every process, never cached."""
+    """The search, uniform draw and table of ``kernel`` (a :class:`~balancer.core.kernel.Kernel`)
+    with the game's ``game_agent`` (default :func:`no_game_agent`). The search and the draw are
+    cached to disk by numba: compiled once per machine and version of the sources, then loaded in
+    every process (see the comment above). A kernel with a closure among its functions is compiled
+    in every process, never cached."""
     agent = game_agent if game_agent is not None else no_game_agent
-    key = (id(kernel), id(agent))
-    made = _COMPILED.get(key)
-    if made is not None:
-        return made
-    functions = {**kernel._asdict(), "game_agent": agent}
+    copies = _COPIES.get(id(kernel))
+    if copies is None:
+        copies = _COPIES[id(kernel)] = (kernel, *_copies_of(kernel))
+    _, search_copy, uniform_copy, seat_copy = copies
+    return CompiledSearch(search_copy, uniform_copy, seat_copy, kernel.apply, kernel.policy, agent)
+
+
+def _copies_of(kernel: Any) -> tuple[Any, Any, Any]:
+    """numba dispatchers of :func:`search`, of the uniform draw and of the seat to move over
+    ``kernel``, whose global
+    ``K`` is a module holding the kernel's functions (compiled on first call or loaded)."""
+    functions = kernel._asdict()
     prefix, digest = _kernel_tag(functions)
     # a function made by a factory (a closure) is named by its code, not by what it closes over: two
     # such kernels would share a cache file, so theirs are compiled in every process instead
@@ -691,14 +764,10 @@ def compiled_for(kernel: Any, game_agent: Any = None) -> CompiledSearch:
         setattr(namespace, field, fn)
 
     def copy(template: Any, kind: str) -> Any:
-        name = f"_{kind}__{prefix}__{digest}"
-        fn = types.FunctionType(template.__code__, {**template.__globals__, "K": namespace}, name)
-        fn.__qualname__ = name
         _drop_other_versions(kind, prefix, digest)
-        return nb.njit(cache=cache)(fn)
+        return nb.njit(cache=cache)(renamed_copy(template, f"_{kind}__{prefix}__{digest}", {"K": namespace}))
 
-    made = _COMPILED[key] = CompiledSearch(copy(_search_entry, "search"), copy(_play_entry, "play"))
-    return made
+    return copy(_search_entry, "search"), copy(_uniform_entry, "uniform"), copy(_seat_entry, "seat")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import types
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 SHARED_CACHES: tuple[tuple[Path, str], ...] = ((Path(__file__).resolve().parent / "__pycache__", "table_loop.*"),)
 """(folder, file-name pattern) of compiled functions outside a game that inline its code: dropped
@@ -78,3 +81,15 @@ def cache_is_cold(package_file: str | os.PathLike[str]) -> bool:
         return not any(cache.glob("*.nbi"))
     except OSError:
         return False
+
+
+def renamed_copy(template: Callable[..., Any], name: str, globals_: Mapping[str, Any] | None = None) -> Any:
+    """A copy of the Python function ``template`` named ``name`` (its ``__name__`` and
+    ``__qualname__``), with ``globals_`` over its globals: numba names a cache file by the function's
+    qualified name, so each copy compiled with ``cache=True`` gets a file (and an index) of its own,
+    and a global such as a module of compiled functions is a compile-time constant of that copy."""
+    fn = types.FunctionType(template.__code__, {**template.__globals__, **(globals_ or {})}, name)
+    fn.__qualname__ = name
+    fn.__doc__ = template.__doc__
+    fn.__defaults__ = template.__defaults__
+    return fn

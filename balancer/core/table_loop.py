@@ -37,7 +37,6 @@ That cache holds the game's code inlined, so a game whose sources change drops i
 from __future__ import annotations
 
 import re
-import types as pytypes
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +46,7 @@ from numba.core import types
 from numba.extending import overload
 
 from .fastseed import ChunkGenerators, seed_game
+from .numba_cache import renamed_copy
 
 _TABLES: dict[type, tuple[Callable[..., None], Any]] = {}
 """Registered tables by rule table class: (the table, the compiled loop that plays it)."""
@@ -89,10 +89,7 @@ def _loop_for(table_class: type) -> Callable[..., None]:
     every game's rule table class, and reading it would import every game (and fail for a class that
     cannot be imported, such as a test's)."""
     name = "_play_chunk__" + re.sub(r"\W", "_", f"{table_class.__module__}.{table_class.__qualname__}")
-    fn = pytypes.FunctionType(_play_chunk.__code__, _play_chunk.__globals__, name)
-    fn.__qualname__ = name
-    fn.__doc__ = _play_chunk.__doc__
-    return fn
+    return renamed_copy(_play_chunk, name)  # type: ignore[no-any-return]
 
 
 def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it (through _loop_for)

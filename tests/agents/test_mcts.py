@@ -681,7 +681,7 @@ def test_the_cached_search_is_loaded_not_compiled_again(monkeypatch):
     row = MCTSParams(iterations=50, rollout="random").to_array()
     first = M.compiled_for(NIM.kernel).search
     first(S, T, row, np.random.default_rng(0), workspace_for(NIM, T, S, 50))
-    monkeypatch.setattr(M, "_COMPILED", {})
+    monkeypatch.setattr(M, "_COPIES", {})
     again = M.compiled_for(NIM.kernel).search
     assert again is not first
     again(S, T, row, np.random.default_rng(0), workspace_for(NIM, T, S, 50))
@@ -710,15 +710,15 @@ def test_each_kernel_has_its_own_cache_file_named_by_its_sources():
     # function fills each field, so another move_scores is another file; the sources' digest is
     # the same for kernels of the same folders (it names the version, and an older version's file
     # is deleted when a new one is made)
-    name, digest = M._kernel_tag({**NIM.kernel._asdict(), "game_agent": M.no_game_agent})
-    name2, digest2 = M._kernel_tag({**WISE.kernel._asdict(), "game_agent": M.no_game_agent})
+    name, digest = M._kernel_tag(NIM.kernel._asdict())
+    name2, digest2 = M._kernel_tag(WISE.kernel._asdict())
     assert name.startswith("mcts_standins_") and name != name2 and len(digest) == 16 and digest == digest2
     other = NIM.kernel._replace(move_scores=WISE.kernel.move_scores)
-    assert M._kernel_tag({**other._asdict(), "game_agent": M.no_game_agent})[0] not in (name, name2)
-    # the table loop's file is there once a table was played, and stays there when another kernel
-    # of the same module is compiled
+    assert M._kernel_tag(other._asdict())[0] not in (name, name2)
+    # the search's file is there once a table with a search seat was played, and stays there when
+    # another kernel of the same module is compiled
     T = NIM.compile(NimConfig(3, 9), 2)
-    play_kernel_game(NIM, T, table_plan(["random", "random"], MCTSParams()), 1)
+    play_kernel_game(NIM, T, table_plan(["mcts@5", "random"], MCTSParams()), 1)
     assert M.is_cached(NIM.kernel)
     M.compiled_for(other)
     assert M.is_cached(NIM.kernel) and not M.is_cached(other)
