@@ -58,9 +58,10 @@ report: $(STAMP)
 		--seed 1 --jobs -1 --out results/citywright-v1.1 --force
 	$(BIN)/balancer report results/citywright-v1.1 -o reports/citywright-v1.1.html
 
-# Two worker processes (pytest-xdist): the suite, fuzzing, browser and Dask tests included, in a few minutes.
+# Two worker processes (pytest-xdist): the suite, fuzzing, browser and Dask tests included, in a few minutes;
+# the 15 slowest tests are listed at the end (where `make test`'s time goes, docs/ci.md).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --durations=15
 
 # The example game outside balancer (examples/pig, docs/adding-a-game.md): installed beside balancer, where its
 # entry point registers it, then its own tests (balancer's conformance suite, balancer.testing, and its rule tests).

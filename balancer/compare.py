@@ -28,7 +28,7 @@ from balancer.games import get_spec
 from balancer.naming import input_label, safe_name
 from balancer.outdir import write_atomic
 from balancer.sim.progress import Overall, cells_overall
-from balancer.sim.rundir import RunDir
+from balancer.sim.rundir import COMPARISON_FILE, RunDir
 from balancer.sim.runner import (
     RESULTS_FILE,
     ResultsExistError,
@@ -39,8 +39,6 @@ from balancer.sim.runner import (
     run_to_dir,
 )
 from balancer.stats.paired import paired_differences
-
-COMPARISON_FILE = "comparison.json"
 
 __all__ = ["play_comparison", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
 

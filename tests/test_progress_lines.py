@@ -221,8 +221,11 @@ def test_what_a_run_waits_for(tmp_path, monkeypatch):
 
     monkeypatch.setattr(warmup, "_WARMED", set())
     # a game whose package has no numba index yet (__pycache__/*.nbi): its engine compiles
-    spec = SimpleNamespace(name="g", engine=object(), source=tmp_path)
+    spec = SimpleNamespace(name="g", engine=object(), source=tmp_path, generic_agents=("mcts",))
     assert warmup.warmup_of(spec, ["greedy"]) == Warmup("g", "compile", False)
+    # the search is waited for when a seat is one of the game's generic agents, by its base name
+    assert warmup.warmup_of(spec, ["mcts+greedy", "greedy"]).mcts
+    assert not warmup.warmup_of(SimpleNamespace(**{**vars(spec), "generic_agents": ()}), ["mcts"]).mcts
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "kernel.f-1.py311.nbi").write_bytes(b"")
     w = warmup.warmup_of(spec, ["mcts@50", "greedy"])
@@ -231,7 +234,8 @@ def test_what_a_run_waits_for(tmp_path, monkeypatch):
     warmup.mark_warm(w)
     assert warmup.is_warm(warmup.warmup_of(spec, ["mcts", "greedy"]))
     # a game without a compiled engine waits for nothing
-    assert warmup.is_warm(warmup.warmup_of(SimpleNamespace(name="h", engine=None, source=tmp_path), ["random"]))
+    no_engine = SimpleNamespace(name="h", engine=None, source=tmp_path, generic_agents=("mcts",))
+    assert warmup.is_warm(warmup.warmup_of(no_engine, ["random"]))
 
 
 def test_lines_say_what_is_warming_up(capsys, plain_stderr):

@@ -704,6 +704,19 @@ def _kernel_tag(functions: Mapping[str, Any]) -> tuple[str, str]:
     return name, sources.hexdigest()[:16]
 
 
+_TAGS: dict[int, tuple[Any, str, str]] = {}
+"""``(kernel, name, digest)`` of :func:`_kernel_tag` by kernel identity: the sources are read once
+per process (the kernel kept, so that its identity is never another's)."""
+
+
+def _tag_of(kernel: Any) -> tuple[str, str]:
+    """:func:`_kernel_tag` of ``kernel``'s functions, computed once per process."""
+    known = _TAGS.get(id(kernel))
+    if known is None:
+        known = _TAGS[id(kernel)] = (kernel, *_kernel_tag(kernel._asdict()))
+    return known[1], known[2]
+
+
 def _drop_other_versions(kind: str, prefix: str, digest: str) -> None:
     """Delete cache files of this kernel's copies (``prefix``: its name) compiled from other
     versions of its sources, and every file of a retired kind of copy."""
@@ -731,7 +744,7 @@ def is_cached(kernel: Any, game_agent: Any = None) -> bool:
     """Whether numba's cache holds the search :func:`compiled_for` makes for ``kernel``, for its
     sources as they are now, and ``game_agent`` (when given), so that a run's first MCTS game loads
     them instead of compiling them."""
-    prefix, digest = _kernel_tag(kernel._asdict())
+    prefix, digest = _tag_of(kernel)
     searched = any(_CACHE_DIR.glob(f"mcts._search__{prefix}__{digest}-*.nbi"))
     return searched and (game_agent is None or _has_cache_index(game_agent))
 
@@ -755,7 +768,7 @@ def _copies_of(kernel: Any) -> tuple[Any, Any, Any]:
     ``kernel``, whose global
     ``K`` is a module holding the kernel's functions (compiled on first call or loaded)."""
     functions = kernel._asdict()
-    prefix, digest = _kernel_tag(functions)
+    prefix, digest = _tag_of(kernel)
     # a function made by a factory (a closure) is named by its code, not by what it closes over: two
     # such kernels would share a cache file, so theirs are compiled in every process instead
     cache = not any(getattr(_code_of(fn), "__closure__", None) for fn in functions.values())

@@ -20,10 +20,9 @@ from balancer.outdir import normalised, write_atomic
 from balancer.report.figures import difference_chart, is_missing
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import display_name, environment, metric_label, p_value_text
-from balancer.sim.rundir import SUMMARY_FILE, RunDir
+from balancer.sim.rundir import COMPARISON_FILE, SUMMARY_FILE, RunDir
 
 TEMPLATE_NAME = "compare.html.j2"
-COMPARISON_FILE = "comparison.json"
 FLAG = "◆"
 # section key in comparison.json -> (heading, unit shown, scale applied to values)
 SECTIONS: tuple[tuple[str, str, str, float], ...] = (

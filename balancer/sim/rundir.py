@@ -37,6 +37,8 @@ RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 CHUNKS_DIR = "chunks"
 MANIFEST_FILE = "manifest.json"
+COMPARISON_FILE = "comparison.json"
+"""What ``balancer compare`` writes beside the two runs it plays (``a-<variant>/``, ``b-<variant>/``)."""
 MANIFEST_FORMAT = 1
 OWN_CHUNK_FILE = re.compile(r"chunk-\d{6}\.arrow(\.tmp)?|\.chunk-\d{6}\.arrow\.\d+-[0-9a-f]{8}\.tmp")
 """The names of a run's own files in ``chunks/``: a chunk, and a chunk being written (the temporary

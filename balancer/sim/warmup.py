@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,10 @@ def warmup_of(spec: GameSpec, agents: Sequence[str]) -> Warmup:
     from balancer.agents.mcts import is_cached
     from balancer.core.numba_cache import cache_is_cold
 
-    mcts = any(str(a).startswith("mcts") for a in agents) and f"{spec.name}+mcts" not in _WARMED
+    # a generic agent (the search: ``mcts``, ``mcts@N``, ``mcts+STYLE``) seated by its base name
+    generic = set(spec.generic_agents)
+    seated = any(re.split(r"[@+]", str(a), maxsplit=1)[0] in generic for a in agents)
+    mcts = seated and f"{spec.name}+mcts" not in _WARMED
     kernel = getattr(spec.engine, "kernel", None)
     mcts_cached = mcts and kernel is not None and is_cached(kernel, getattr(spec, "game_agent", None))
     if spec.engine is None or spec.name in _WARMED:
