@@ -86,8 +86,9 @@ WARM_GROUPS = (("citywright", "urgency"), ("urban_sketchers", "agueda"))
 process per group, the groups about equal in compile time. On a fresh clone (3 Dec 2026, CPU s, two
 processes on the 2 cores; ``BALANCER_WARM_TIMES=1 python tests/warm_caches.py GAME``): the engine
 with its table of greedy seats, then the MCTS search with the game's own agents: Citywright 173 +
-268, Urban Sketchers 143 + 137, Águeda 113 + 153, Urgency 60 + 30: 531 and 546 CPU s for the two
-groups (1,275 CPU s in all before the table with a search seat became a Python loop, 1,075 after)."""
+268, Urban Sketchers 143 + 137, Águeda 113 + 153, Urgency 60 + 30 (rounded): about 530 and 545 CPU s
+for the two groups (1,275 CPU s in all before the table with a search seat became a Python loop,
+1,075 after; both on an afternoon when the machine ran at about 0.67 of its usual speed)."""
 
 
 def pytest_configure(config):

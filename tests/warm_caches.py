@@ -45,5 +45,8 @@ def warm(name: str) -> None:
 
 
 if __name__ == "__main__":
+    if not sys.argv[1:] or {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+        sys.exit(0 if sys.argv[1:] else 2)
     for game in sys.argv[1:]:
         warm(game)

@@ -1,5 +1,5 @@
 """What a run's first chunk waits for (numba compiling or loading a game's kernels, the MCTS search
-compiled in every worker) and how long that took the last time on this machine.
+compiled once on a machine, then loaded in every worker) and how long that took the last time on this machine.
 
 The durations live in one small JSON file in the user's cache directory (``$BALANCER_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/balancer``, else ``~/.cache/balancer``): never in a run's output folder. A
