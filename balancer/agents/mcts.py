@@ -562,7 +562,8 @@ def play_table(
     played (``max_decisions`` when the game did not end by then).
 
     K: a :class:`CompiledSearch` (the kernel's ``apply`` and ``policy``, the game's ``game_agent``,
-    and the cached copies of :func:`search`, of the uniform draw and of the seat to move). kinds: int64[P] per seat RANDOM, POLICY, MCTS
+    and the cached copies of :func:`search`, of the uniform draw and of the seat to move).
+    kinds: int64[P] per seat RANDOM, POLICY, MCTS
     or a game agent code (>= GAME_AGENT, played by ``K.game_agent(code, S, T, params[seat], out,
     rng)``, whose k decisions are applied in order and count k); params: float64[P, N_PARAMS] per
     seat (MCTS parameters, or a game agent's own row); game_rng: the game's own chance (``apply``);
@@ -652,21 +653,6 @@ class CompiledSearch(NamedTuple):
     policy: Any
     game_agent: Any
     """The game's ``game_agent`` dispatcher (:func:`no_game_agent` for a game without one)."""
-
-    def play_table(
-        self,
-        T: Any,
-        S: np.ndarray,
-        kinds: np.ndarray,
-        params: np.ndarray,
-        game_rng: np.random.Generator,
-        agent_rng: np.random.Generator,
-        ws: Workspace,
-        max_decisions: int,
-        log: np.ndarray,
-    ) -> int:
-        """:func:`play_table` through this kernel."""
-        return play_table(self, T, S, kinds, params, game_rng, agent_rng, ws, max_decisions, log)
 
 
 _COPIES: dict[int, tuple[Any, Any, Any, Any]] = {}
@@ -909,8 +895,17 @@ def play_kernel_game(
     S = engine.new_state(T, game_rng)
     ws = workspace_for(engine, T, S, plan.max_iterations)
     log = np.zeros(log_moves, np.int64)
-    played = compiled_for(engine.kernel, game_agent).play_table(
-        T, S, plan.kinds, plan.params, game_rng, agent_rng, ws, max_decisions, log
+    played = play_table(
+        compiled_for(engine.kernel, game_agent),
+        T,
+        S,
+        plan.kinds,
+        plan.params,
+        game_rng,
+        agent_rng,
+        ws,
+        max_decisions,
+        log,
     )
     if not engine.kernel.is_over(S, T):
         raise RuntimeError(f"the game did not end within {max_decisions:,} decisions")

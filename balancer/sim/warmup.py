@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,11 +81,10 @@ def warmup_of(spec: GameSpec, agents: Sequence[str]) -> Warmup:
     """The :class:`Warmup` of a run of ``agents`` at ``spec``'s game: judged from numba's cache now,
     less what this process's workers hold already (:func:`mark_warm`)."""
     from balancer.agents.mcts import is_cached
+    from balancer.core.generic_agents import is_generic_seat
     from balancer.core.numba_cache import cache_is_cold
 
-    # a generic agent (the search: ``mcts``, ``mcts@N``, ``mcts+STYLE``) seated by its base name
-    generic = set(spec.generic_agents)
-    seated = any(re.split(r"[@+]", str(a), maxsplit=1)[0] in generic for a in agents)
+    seated = bool(spec.generic_agents) and any(is_generic_seat(str(a)) for a in agents)
     mcts = seated and f"{spec.name}+mcts" not in _WARMED
     kernel = getattr(spec.engine, "kernel", None)
     mcts_cached = mcts and kernel is not None and is_cached(kernel, getattr(spec, "game_agent", None))
