@@ -836,8 +836,8 @@ def is_shipped(config: Path | str) -> bool:
 def write_starter(game: str, directory: Path | str, force: bool = False) -> list[Path]:
     """A starter rule variant (``variant.yaml``, extending the game's shipped main variant) and a study
     playing it (``study.yaml``) written into ``directory``; the command ``balancer init``
-    (:func:`balancer.data.starter.write_starter`). Returns the files written."""
-    from balancer.data.starter import write_starter as _write_starter
+    (:func:`balancer.starter.write_starter`). Returns the files written."""
+    from balancer.starter import write_starter as _write_starter
 
     _check_types(game=game, directory=directory, force=force)
     return _write_starter(game, directory, force=force)

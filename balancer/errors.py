@@ -43,17 +43,17 @@ from balancer.sim.errors import (
 from balancer.study import StudyError
 
 if TYPE_CHECKING:
-    from balancer.data.starter import StarterError
     from balancer.history.store import HistoryError
     from balancer.report.render import ReportOutputError
-    from balancer.results import ResultsFileError
+    from balancer.sim.results import ResultsFileError
+    from balancer.starter import StarterError
     from balancer.sweep.model import SweepError
 
 _WHERE = {
-    "StarterError": "balancer.data.starter",
+    "StarterError": "balancer.starter",
     "HistoryError": "balancer.history.store",
     "ReportOutputError": "balancer.report.render",
-    "ResultsFileError": "balancer.results",
+    "ResultsFileError": "balancer.sim.results",
     "SweepError": "balancer.sweep.model",
 }
 __getattr__ = lazy_exports(__name__, _WHERE, globals())

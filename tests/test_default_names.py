@@ -373,7 +373,7 @@ def test_compare_refuses_the_page_of_another_comparison(tmp_path, monkeypatch):
 
 
 def test_force_is_spelled_as_the_caller_knows_it(tmp_path):
-    from balancer.data.starter import StarterError, write_starter
+    from balancer.starter import StarterError, write_starter
 
     out = tmp_path / "run"
     api.run("urgency/standard", players=2, agents="random", games=2, out=out)

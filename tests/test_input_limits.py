@@ -23,7 +23,7 @@ from balancer.limits import (
     read_text_bounded,
 )
 from balancer.paths import inclusive_range
-from balancer.results import ResultsFileError, read_json_object
+from balancer.sim.results import ResultsFileError, read_json_object
 
 ROOT = Path(__file__).resolve().parents[1]
 V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"

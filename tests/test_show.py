@@ -254,7 +254,7 @@ def test_section_of_a_comment(comment, section):
 
 
 def test_init_points_at_show_not_at_a_file():
-    from balancer.data.starter import _variant_text
+    from balancer.starter import _variant_text
 
     text = _variant_text("citywright", "citywright/v1.1", "Citywright")
     assert "Run `balancer show citywright/v1.1` to see every key" in text

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from balancer.outcomes import Cell, LadderTable, StudyResult
-from balancer.results import scan_results
+from balancer.sim.results import scan_results
 from balancer.stats.ladder import (
     describe_shift,
     describe_test,

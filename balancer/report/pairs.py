@@ -14,7 +14,7 @@ import polars as pl
 from markupsafe import Markup
 
 from ..outdir import normalised, write_atomic
-from ..results import scan_results
+from ..sim.results import scan_results
 from ..stats.pairs import pair_matrix, pair_table
 from . import figures as figs
 from . import pages

@@ -24,7 +24,7 @@ from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
 from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
-from balancer.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
+from balancer.sim.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
 from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 from balancer.stats.aggregate import METRIC_PREFIX, without_bonus_rows
 from balancer.stats.completion import completion_lines

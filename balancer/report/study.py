@@ -21,7 +21,7 @@ from balancer.report import pages
 from balancer.report.figures import write_figure_files
 from balancer.report.pages import fmt_scaled
 from balancer.report.render import is_rate_metric, metric_label
-from balancer.results import scan_results
+from balancer.sim.results import scan_results
 from balancer.stats.labels import Order, matchup_matrix
 
 VARIANT_COLOURS = ("#999999", "#0072B2", "#E69F00", "#009E73", "#CC79A7")

@@ -389,7 +389,7 @@ def _write_summary(out_dir: Path) -> None:
     Skipped with a warning only when that module does not exist yet.
     """
     try:
-        from balancer.results import write_summary
+        from balancer.sim.results import write_summary
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("balancer.stats"):
             warnings.warn(f"summary.json not written: {exc}", RuntimeWarning, stacklevel=2)

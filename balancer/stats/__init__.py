@@ -1,7 +1,7 @@
 """Statistics over results tables: win rates with Wilson intervals, seat tests, metric means.
 
 Pure functions over a polars LazyFrame (or DataFrame); reading and writing a results directory's
-files is :mod:`balancer.results`.
+files is :mod:`balancer.sim.results`.
 
 The names below are loaded on first use (PEP 562), so that importing one submodule (the check's
 tracked numbers need :mod:`.tracked`) does not import scipy.stats with :mod:`.association`.

@@ -11,7 +11,7 @@ from typing import Any
 
 from balancer.core.metrics import spec_of
 from balancer.core.registry import metric_specs_of
-from balancer.results import scan_results
+from balancer.sim.results import scan_results
 from balancer.stats.paired import adjust_family, paired_differences
 
 from .runner import StudyResult

@@ -360,7 +360,7 @@ class Tuner:
 
     def confirm(self, best: Candidate) -> Confirmation:
         """Play ``best`` (and the base, when asked) with the confirmation seed; see the module docstring."""
-        from balancer.results import scan_results
+        from balancer.sim.results import scan_results
         from balancer.stats.paired import paired_differences
 
         self.phase = "confirm"

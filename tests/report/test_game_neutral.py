@@ -16,7 +16,7 @@ from balancer.report import render_report
 from balancer.report.compare import render_comparison_html
 from balancer.report.render import display_name, is_rate_metric, label_sections, metric_label
 from balancer.report.study import figure_data, render_study
-from balancer.results import summarize_dir
+from balancer.sim.results import summarize_dir
 from balancer.stats.solo import solo_result
 from balancer.study import load_study
 

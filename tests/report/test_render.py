@@ -104,7 +104,7 @@ def test_report_escapes_names_from_data(run_dir: Path, tmp_path: Path) -> None:
 
 
 def test_report_recomputes_and_accepts_a_matching_summary(run_dir: Path, tmp_path: Path) -> None:
-    from balancer.results import write_summary
+    from balancer.sim.results import write_summary
 
     write_summary(run_dir)
     html = render_report(run_dir, tmp_path / "r.html", title="My title").read_text(encoding="utf-8")
@@ -121,7 +121,7 @@ def test_report_recomputes_and_accepts_a_matching_summary(run_dir: Path, tmp_pat
     ],
 )
 def test_report_refuses_a_stale_summary(run_dir: Path, tmp_path: Path, edit) -> None:
-    from balancer.results import ResultsFileError, write_summary
+    from balancer.sim.results import ResultsFileError, write_summary
 
     summary = write_summary(run_dir)
     edit(summary)
@@ -266,7 +266,7 @@ def test_report_out_is_a_directory_or_under_a_file(run_dir: Path, tmp_path: Path
     ],
 )
 def test_report_bad_parquet_names_the_file(run_dir: Path, tmp_path: Path, damage, message) -> None:
-    from balancer.results import ResultsFileError
+    from balancer.sim.results import ResultsFileError
 
     damage(run_dir / "results.parquet")
     with pytest.raises(ResultsFileError) as err:
@@ -288,7 +288,7 @@ def test_report_bad_parquet_names_the_file(run_dir: Path, tmp_path: Path, damage
     ],
 )
 def test_report_corrupt_json_names_the_file(run_dir: Path, tmp_path: Path, name, text, message) -> None:
-    from balancer.results import ResultsFileError
+    from balancer.sim.results import ResultsFileError
 
     (run_dir / name).write_text(text)
     with pytest.raises(ResultsFileError) as err:

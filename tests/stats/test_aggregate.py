@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from balancer.results import write_summary
+from balancer.sim.results import write_summary
 from balancer.stats import seat_uniformity_p, summarize, wilson_interval
 
 Z95 = 1.959963984540054  # norm.ppf(0.975); z^2 = 3.8414588206941254

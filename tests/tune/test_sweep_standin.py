@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 from standin_game import seat1_rate
 
-from balancer.results import scan_results
+from balancer.sim.results import scan_results
 from balancer.stats.paired import paired_differences
 from balancer.sweep import load_sweep, run_sweep
 
