@@ -100,8 +100,11 @@ figures:
 """
 
 
-def test_a_study_its_baseline_and_a_check(variants):
+def test_a_study_validated_played_its_baseline_and_a_check(variants):
     (variants / "study.yaml").write_text(STUDY)
+    assert "OK: study pig-seats: runs mirror-2p, mixed-2p; variants standard, short" in balancer(
+        "validate study.yaml", variants
+    )
     out = balancer("study study.yaml -o study.html --results res --jobs 1", variants)
     assert "120 games in 4 cells" in out and "Busts per player" in (variants / "study.html").read_text()
     cells = {p.parent.parts[-2:] for p in (variants / "res").rglob("results.parquet")}
