@@ -1,6 +1,7 @@
 # balancer: `make report` (set up + the default study), `make test` (set up + tests), `make check`
 # (set up + the balance regression check of configs/citywright/ci.yaml, appended to its history), `make lint` (ruff + mypy), `make bench`,
-# `make bench-cluster`, `make docs` (the documentation site, mkdocs build --strict, into site/).
+# `make bench-cluster`, `make docs` (the documentation site, mkdocs build --strict, into site/), `make example` (the
+# example game outside balancer, examples/pig, installed into .venv and tested).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -64,7 +65,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --durations=15
 
 # The example game outside balancer (examples/pig, docs/adding-a-game.md): installed beside balancer, where its
-# entry point registers it, then its own tests (balancer's conformance suite, balancer.testing, and its rule tests).
+# entry point registers it, then its own tests (balancer's conformance suite, balancer.testing, its rule tests, and
+# tests/test_cli.py: every command of the installed `balancer` playing the installed game, by subprocess). .ci/run runs it.
 example: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e examples/pig
 	$(BIN)/python -m pytest -p no:cacheprovider examples/pig/tests

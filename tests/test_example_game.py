@@ -40,6 +40,18 @@ def pig(monkeypatch):
     _fresh_workers()
 
 
+def test_ci_installs_the_example_and_runs_its_tests():
+    """.ci/run's `make example`, after `make test`: the example installed into .venv, then its tests (its
+    tests/test_cli.py runs every command of the installed balancer on the installed game)."""
+    root = EXAMPLE.parents[1]
+    steps = [line.split("#")[0].split() for line in (root / ".ci/run").read_text().splitlines()]
+    steps = [" ".join(s[1:]) for s in steps if s[:1] == ["step"]]
+    assert steps.index("make test") < steps.index("make example") < steps.index("make check")
+    recipe = (root / "Makefile").read_text().split("\nexample:")[1].split("\n\n")[0]
+    assert "pip install --quiet -e examples/pig" in recipe and "pytest -p no:cacheprovider examples/pig/tests" in recipe
+    assert (EXAMPLE / "tests" / "test_cli.py").is_file()
+
+
 def test_the_example_declares_its_entry_point():
     meta = tomllib.loads((EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert meta["entry-points"]["balancer.games"] == {"pig": "balancer_pig"}
