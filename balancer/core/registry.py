@@ -20,6 +20,7 @@ filled from the installed entry points when this module is imported (:func:`disc
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -295,6 +296,32 @@ def all_specs() -> list[GameSpec]:
     return [get_spec(name) for name in sorted(GAMES)]
 
 
+PROTOCOL = ("new_game", "legal_moves", "apply", "is_over", "outcome", "is_legal_move")
+"""The Python protocol's functions (:class:`GameSpec`), derived from a game's engine unless it defines them."""
+
+
+def _protocol_of(module: Any, engine: Engine | None) -> dict[str, Callable[..., Any]]:
+    """The module's own function for each name of :data:`PROTOCOL`, else the one :mod:`.protocol`
+    derives from ``engine`` (``new_game`` bound to it)."""
+    from . import protocol
+
+    derived: dict[str, Callable[..., Any]] = {
+        "new_game": functools.partial(protocol.new_game, engine),
+        "legal_moves": protocol.legal_moves,
+        "apply": protocol.apply,
+        "is_over": protocol.is_over,
+        "outcome": protocol.outcome,
+        "is_legal_move": protocol.is_legal_move,
+    }
+    missing = [name for name in PROTOCOL if not hasattr(module, name)]
+    if missing and engine is None:
+        raise ValueError(
+            f"{module.__name__}: defines no {', '.join(missing)} and gives no engine to derive them from "
+            "(spec_from_module(..., engine=...))"
+        )
+    return {name: getattr(module, name, None) or derived[name] for name in PROTOCOL}
+
+
 def spec_from_module(
     module: Any,
     *,
@@ -305,10 +332,16 @@ def spec_from_module(
     **optional: Any,
 ) -> GameSpec:
     """The :class:`GameSpec` of a game package whose protocol functions are module-level names
-    (``NAME``, ``CONFIG_MODEL``, ``AGENTS``, ``new_game`` ... ``transcript``); the one place that
-    reads them, so that a game's ``__init__.py`` ends with ``SPEC = spec_from_module(...)``."""
+    (``NAME``, ``CONFIG_MODEL``, ``AGENTS``, ``play_game``, ``transcript``, ``make_agent``); the one
+    place that reads them, so that a game's ``__init__.py`` ends with ``SPEC = spec_from_module(...)``.
+
+    The Python protocol (``new_game``, ``legal_moves``, ``apply``, ``is_over``, ``outcome``,
+    ``is_legal_move``) is derived from ``engine`` (:mod:`balancer.core.protocol`: positions over the
+    compiled interface) for each of them the module does not define; a game without an engine
+    defines all six. ValueError naming the module when one is missing and there is no engine."""
     agents = tuple(module.AGENTS)
     extra = tuple(optional.pop("extra_agents", ()))
+    game = _protocol_of(module, engine)
     return GameSpec(
         name=module.NAME,
         display_name=display_name or module.NAME.replace("_", " ").title(),
@@ -319,12 +352,7 @@ def spec_from_module(
         play_game=module.play_game,
         transcript=module.transcript,
         make_agent=module.make_agent,
-        new_game=module.new_game,
-        legal_moves=module.legal_moves,
-        apply=module.apply,
-        is_over=module.is_over,
-        outcome=module.outcome,
-        is_legal_move=module.is_legal_move,
+        **game,
         source=Path(module.__file__).parent,
         module=module.__name__,
         engine=engine,

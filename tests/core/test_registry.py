@@ -12,7 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from balancer.cli import app
+from balancer.config import load_config
 from balancer.core import registry
+from balancer.data import builtin_config
 
 BUILTIN = {g: f"balancer.games.{g}" for g in ("agueda", "citywright", "urban_sketchers", "urgency")}
 
@@ -69,3 +71,46 @@ def test_a_broken_game_names_its_entry_point_and_does_not_break_the_listing(monk
     result = CliRunner().invoke(app, ["validate", str(tmp_path / "b.yaml")])
     assert result.exit_code == 2 and "failed to import" in result.output and "Traceback" not in result.output
     sys.modules.pop("broken_game", None)
+
+
+def _module(name: str, **names):
+    return SimpleNamespace(
+        __name__=name,
+        __file__=str(Path(registry.__file__)),
+        NAME=name,
+        CONFIG_MODEL=object,
+        AGENTS=("random",),
+        play_game=print,
+        transcript=print,
+        make_agent=print,
+        **names,
+    )
+
+
+def test_the_protocol_is_derived_from_the_engine_unless_the_game_defines_it():
+    """Urban Sketchers defines none of the six protocol functions: each is core.protocol's, new_game
+    bound to its engine (a position over its compiled interface). Urgency defines new_game (the
+    seats' decks) and is given its own; the other five are derived."""
+    from balancer.core import protocol
+    from balancer.games import urban_sketchers, urgency
+
+    us = urban_sketchers.SPEC
+    assert (us.legal_moves, us.apply, us.is_over, us.outcome, us.is_legal_move) == (
+        protocol.legal_moves,
+        protocol.apply,
+        protocol.is_over,
+        protocol.outcome,
+        protocol.is_legal_move,
+    )
+    assert us.new_game.func is protocol.new_game and us.new_game.args == (urban_sketchers.ENGINE,)
+    pos = us.new_game(load_config(builtin_config(us.default_config)), 2, 7)
+    assert isinstance(pos, protocol.Position) and pos.engine is urban_sketchers.ENGINE and pos.n_players == 2
+    assert urgency.SPEC.new_game is urgency.new_game and urgency.SPEC.apply is protocol.apply
+
+
+def test_a_game_without_an_engine_must_define_the_protocol():
+    own = {n: print for n in registry.PROTOCOL}
+    assert registry.spec_from_module(_module("mine", **own), default_config="x.yaml").apply is print
+    partial = {n: print for n in registry.PROTOCOL if n != "outcome"}
+    with pytest.raises(ValueError, match="mine: defines no outcome and gives no engine"):
+        registry.spec_from_module(_module("mine", **partial), default_config="x.yaml")

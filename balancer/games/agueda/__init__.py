@@ -100,36 +100,17 @@ __all__ = [
     "CONFIG_MODEL",
     "AGENTS",
     "ENGINE",
-    "new_game",
-    "legal_moves",
-    "apply",
-    "is_over",
-    "outcome",
     "play_game",
     "transcript",
     "make_agent",
-    "is_legal_move",
     "score_table_text",
     "state",
     "compiled",
 ]
 
 
-# --------------------------------------------------------------------------- the Python protocol (from the kernel)
-
-
-def new_game(cfg: AguedaConfig, n_players: int, seed: np.random.SeedSequence | int) -> Position:
-    """A game after Setup, the first player's line decision asked. ``seed`` drives only the game's
-    own chance (child 0 of :func:`balancer.core.seeding.game_rngs`). Raises ValueError for an
-    unsupported player count."""
-    return protocol.new_game(ENGINE, cfg, n_players, seed)
-
-
-legal_moves = protocol.legal_moves
-is_legal_move = protocol.is_legal_move
-apply = protocol.apply
-is_over = protocol.is_over
-outcome = protocol.outcome
+# --------------------------------------------------------------------------- the Python protocol
+# (new_game, legal_moves, apply, is_over, outcome: the registry derives them from ENGINE, core/protocol.py)
 
 
 def game_state(pos: Position) -> State:
@@ -237,7 +218,7 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
     """A turn-by-turn account of one game (same moves as :func:`play_game` with this seed), one line
     per whole turn, then the final boards and the scores."""
     n = len(agents)
-    game = new_game(cfg, n, seed)
+    game = protocol.new_game(ENGINE, cfg, n, seed)
     _, agent_rng = game_rngs(seed)
     players = [make_agent(cfg, a) for a in agents]
     names = cfg.umbrellas.colours
@@ -257,15 +238,15 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
         ),
     ]
     turn = 0
-    while not is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
         market = " ".join(names[c][0].upper() if c >= 0 else "." for c in st.market)
         before = int(st.stats[seat, 0])
         coins = int(st.coins[seat])
         deck_pos = int(st.g[G_DECK])
         played = int(st.g[G_MOVES])
-        while not is_over(game) and int(st.g[G_MOVES]) == played:  # the decisions of one turn
-            apply(game, players[seat].choose(game, seat, agent_rng))
+        while not protocol.is_over(game) and int(st.g[G_MOVES]) == played:  # the decisions of one turn
+            protocol.apply(game, players[seat].choose(game, seat, agent_rng))
         turn += 1
         gained = int(st.stats[seat, 0]) - before
         lines.append(
@@ -277,7 +258,7 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
             lines.append(
                 f"     tour guide: {card.name} ({card.take} {card.index}); AI took {int(st.ai.sum())} umbrellas so far"
             )
-    out = outcome(game)
+    out = protocol.outcome(game)
     lines.append("\nFinal boards:")
     for s in range(n):
         lines.append(

@@ -70,11 +70,6 @@ __all__ = [
     "AGENTS",
     "Game",
     "new_game",
-    "legal_moves",
-    "apply",
-    "is_over",
-    "is_legal_move",
-    "outcome",
     "play_game",
     "transcript",
     "score_table",
@@ -120,33 +115,6 @@ def new_game(cfg: CitywrightConfig, n_players: int, seed: np.random.SeedSequence
     T = compile_variant(cfg, n_players)
     game_rng, _ = game_rngs(seed)
     return Game(ENGINE, cfg, T, ENGINE.new_state(T, game_rng), game_rng)
-
-
-def legal_moves(game: Game) -> list[int]:
-    """The legal decisions of the seat to move (``kernel.py``'s codes); [] once the game is over."""
-    return protocol.legal_moves(game)
-
-
-def is_legal_move(game: Game, move: int) -> bool:
-    """True when ``move`` is one of :func:`legal_moves`."""
-    return protocol.is_legal_move(game, move)
-
-
-def apply(game: Game, move: int) -> Game:
-    """Take decision ``move`` in place and return the game. Raises ValueError for an illegal move."""
-    protocol.apply(game, move)
-    return game
-
-
-def is_over(game: Game) -> bool:
-    """True after the last turn of the last round (§4.2)."""
-    return protocol.is_over(game)
-
-
-def outcome(game: Game) -> Outcome:
-    """Final scores (§6), achievements (§7), seat bonus (§6.5) and tie-break keys (§8) per seat.
-    Raises ValueError before the end."""
-    return protocol.outcome(game)
 
 
 class CitywrightAgent:
@@ -265,7 +233,7 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
         f"Citywright {cfg.variant}, {n} player(s): " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
     ]
     last_round = -1
-    while not is_over(game):
+    while not protocol.is_over(game):
         rnd = int(game.state.g[0])
         if rnd != last_round:
             last_round = rnd
@@ -278,11 +246,11 @@ def transcript(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSeq
         decisions = []
         while True:
             decisions.append(players[seat].choose(game, seat, agent_rng))
-            apply(game, decisions[-1])
+            protocol.apply(game, decisions[-1])
             if game.S[G_PHASE] == DRAFT:
                 break
         lines.append(f"  seat {seat + 1}: {describe_turn(start, game.T, turn_array(start, game.T, decisions))}")
-    out = outcome(game)
+    out = protocol.outcome(game)
     lines.append("\nFinal tables:")
     for s in range(n):
         lines.append(

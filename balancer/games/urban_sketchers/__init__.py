@@ -123,18 +123,12 @@ __all__ = [
     "AGENTS",
     "EXTRA_AGENTS",
     "ENGINE",
-    "new_game",
-    "legal_moves",
-    "apply",
-    "is_over",
-    "outcome",
     "play_game",
     "play_game_reference",
     "play_game_fast",
     "transcript",
     "make_agent",
     "check_agent",
-    "is_legal_move",
     "describe_config",
     "score_table_text",
     "encode_move",
@@ -148,38 +142,7 @@ def compiled(cfg: UrbanSketchersConfig, n: int) -> Rules:
 
 
 # --------------------------------------------------------------------------------------------------
-# the Python protocol: derived from the compiled interface (moves are its int codes)
-
-
-def new_game(cfg: UrbanSketchersConfig, n_players: int, seed: np.random.SeedSequence | int) -> protocol.Position:
-    """A game after Set Up 1-10 (compiled; its own chance from child 0 of the seed). ValueError for an
-    unsupported player count."""
-    return protocol.new_game(ENGINE, cfg, n_players, seed)
-
-
-def legal_moves(pos: protocol.Position) -> list[int]:
-    """Every legal decision's code (:mod:`.kernel`) for the seat to move; [] once the game is over."""
-    return protocol.legal_moves(pos)
-
-
-def is_legal_move(pos: protocol.Position, move: int) -> bool:
-    """True when ``move`` is one of :func:`legal_moves`."""
-    return protocol.is_legal_move(pos, move)
-
-
-def apply(pos: protocol.Position, move: int) -> protocol.Position:
-    """Play ``move`` (a code) in place and return the position. ValueError for an illegal move."""
-    return protocol.apply(pos, move)
-
-
-def is_over(pos: protocol.Position) -> bool:
-    """True after final scoring is due (End of the Game)."""
-    return protocol.is_over(pos)
-
-
-def outcome(pos: protocol.Position) -> Outcome:
-    """Final scores (End of the Game 1-5), components, tie-breaker (most theme tiles) and metrics."""
-    return protocol.outcome(pos)
+# the Python protocol: the registry derives it from ENGINE (core/protocol.py; moves are its int codes)
 
 
 def make_agent(cfg: UrbanSketchersConfig, name: str):
@@ -214,7 +177,7 @@ def play_game(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.Seed
     if all(a in fast.AGENT_KINDS for a in agents):
         return play_game_fast(cfg, agents, seed)
     players = [make_agent(cfg, a) for a in agents]
-    pos = new_game(cfg, len(agents), seed)
+    pos = protocol.new_game(ENGINE, cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     K = ENGINE.kernel
     while not K.is_over(pos.S, pos.T):
@@ -343,7 +306,7 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
     last decision that changed any seat's points, prestige or published count (:func:`progress_key`),
     with the round of that decision (:func:`stall_lines`)."""
     players = [make_agent(cfg, a) for a in agents]
-    pos = new_game(cfg, len(agents), seed)
+    pos = protocol.new_game(ENGINE, cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     L = pos.T.L
     lines = [
@@ -352,7 +315,7 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
     ]
     last_round = -1
     progress = (0, progress_key(pos.S, L), position_lines(pos.S, L))  # (round 1-based or 0, key, position)
-    while not is_over(pos):
+    while not protocol.is_over(pos):
         S = pos.S
         if S[fast.G_PHASE] != 0 and S[fast.G_ROUND] != last_round:
             last_round = int(S[fast.G_ROUND])
@@ -368,11 +331,11 @@ def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.See
         seat = pos.seat_to_move
         move = players[seat].choose(pos, seat, agent_rng)
         lines.append(f"  seat {seat + 1}: {protocol.describe_move(pos, move)}")
-        apply(pos, move)
+        protocol.apply(pos, move)
         key = progress_key(pos.S, L)
         if key != progress[1]:
             progress = (last_round + 1, key, position_lines(pos.S, L))
-    out = outcome(pos)
+    out = protocol.outcome(pos)
     for s in range(len(agents)):
         lines.append(
             f"Seat {s + 1} ({agents[s]}): {out.scores[s]} points = "

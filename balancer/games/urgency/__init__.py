@@ -143,15 +143,10 @@ __all__ = [
     "AGENT_NOTE",
     "ENGINE",
     "new_game",
-    "legal_moves",
-    "apply",
-    "is_over",
-    "outcome",
     "play_game",
     "transcript",
     "check_agent",
     "make_agent",
-    "is_legal_move",
     "move_code",
     "table_note",
 ]
@@ -223,14 +218,6 @@ def new_game(
 def _deck_codes(T: Table, decks: tuple[int, ...]) -> np.ndarray:
     """The seats' deck codes for :func:`~.rules.new_state`: -1 replaced by the config's default deck."""
     return np.array([d if d >= 0 else int(T.decks[s]) for s, d in enumerate(decks)], np.int64)
-
-
-legal_moves = protocol.legal_moves
-"""The legal decisions of the seat to move, as the kernel's move codes (:mod:`.kernel`); [] once over."""
-is_legal_move = protocol.is_legal_move
-apply = protocol.apply
-is_over = protocol.is_over
-outcome = protocol.outcome
 
 
 class UrgencyAgent:
@@ -439,10 +426,10 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
     advance(state, rules, game_rng)
     say.events(*_take_events(state))
     progress = (0, 0, draw_board(state))  # (tokens scored in all, turn, board) when the last one was scored
-    while not is_over(pos):
+    while not protocol.is_over(pos):
         seat = pos.seat_to_move
         move = players[seat].choose(pos, seat, agent_rng)
-        if not is_legal_move(pos, move):
+        if not protocol.is_legal_move(pos, move):
             raise ValueError(f"agent {agents[seat]!r} chose the illegal move {move}")
         kind, arg = unpack(move)
         say.decision(seat, kind, arg, int(state[ROLLV]), int(state[PICK_KIND]))
@@ -460,7 +447,7 @@ def transcript(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequen
             progress = (scored, say.turn, draw_board(state))
     say.flush()
     lines += say.lines
-    out = outcome(pos)
+    out = protocol.outcome(pos)
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     lines.append("")
     for s in range(2):

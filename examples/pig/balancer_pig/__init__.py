@@ -31,19 +31,6 @@ AGENTS = ("random", "greedy")
 MAX_DECISIONS = 100_000
 
 
-def new_game(cfg: PigConfig, n_players: int, seed: np.random.SeedSequence | int) -> protocol.Position:
-    return protocol.new_game(ENGINE, cfg, n_players, seed)
-
-
-legal_moves, is_legal_move, apply, is_over, outcome = (
-    protocol.legal_moves,
-    protocol.is_legal_move,
-    protocol.apply,
-    protocol.is_over,
-    protocol.outcome,
-)
-
-
 def make_agent(cfg: PigConfig, name: str) -> protocol.UniformAgent | Greedy:
     if name == "random":
         return protocol.UniformAgent()
@@ -75,18 +62,18 @@ def play_game(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | 
 def transcript(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
     """``balancer play``'s account: one line per decision (the same game as :func:`play_game`), then
     the final scores."""
-    game = new_game(cfg, len(agents), seed)
+    game = protocol.new_game(ENGINE, cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     players = [make_agent(cfg, name) for name in agents]
     lines = [
         f"Pig {cfg.variant}, {len(agents)} players: " + ", ".join(f"seat {s + 1} {a}" for s, a in enumerate(agents))
     ]
-    while not is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
         move = players[seat].choose(game, seat, agent_rng)
         lines.append(f"seat {seat + 1} ({agents[seat]}): {protocol.describe_move(game, move)}")
-        apply(game, move)
-    final = outcome(game)
+        protocol.apply(game, move)
+    final = protocol.outcome(game)
     lines.append("final scores: " + ", ".join(f"seat {s + 1} {int(v)}" for s, v in enumerate(final.scores)))
     return "\n".join(lines)
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.protocol import Position
 from balancer.games.agueda.kernel import last_turn, plan_code, turn_count
 from balancer.games.agueda.rules import (
@@ -72,12 +73,12 @@ def decisions(game: Position, turn: Turn) -> list[int] | None:
     start = turn_count(pos.S)
     mv = turn.array()
     out: list[int] = []
-    while turn_count(pos.S) == start and not ag.is_over(pos):
+    while turn_count(pos.S) == start and not protocol.is_over(pos):
         code = int(plan_code(pos.S, pos.T, mv))
-        if code < 0 or not ag.is_legal_move(pos, code):
+        if code < 0 or not protocol.is_legal_move(pos, code):
             return None
         out.append(code)
-        ag.apply(pos, code)
+        protocol.apply(pos, code)
     # decisions with a single option were taken by the kernel: the turn played must be the one asked
     # (the same colours, placed the same way; the order of what goes back into the bag is free)
     played = Turn.from_array(last_turn(pos.S))
@@ -107,25 +108,25 @@ def play(game: Position, turn: Turn) -> Position:
     if steps is None:
         raise ValueError(f"illegal turn {turn}")
     for code in steps:
-        ag.apply(game, code)
+        protocol.apply(game, code)
     return game
 
 
 def all_turns(game: Position) -> list[Turn]:
     """Every whole turn the decision tree of the seat to move reaches (each leaf's last_turn), in
     the kernel's order: the full list of compound moves, for counting."""
-    if ag.is_over(game):
+    if protocol.is_over(game):
         return []
     start = turn_count(game.S)
     found: list[Turn] = []
 
     def walk(pos: Position) -> None:
-        if turn_count(pos.S) != start or ag.is_over(pos):
+        if turn_count(pos.S) != start or protocol.is_over(pos):
             found.append(Turn.from_array(last_turn(pos.S)))
             return
-        for code in ag.legal_moves(pos):
+        for code in protocol.legal_moves(pos):
             child = pos.copy()
-            ag.apply(child, code)
+            protocol.apply(child, code)
             walk(child)
 
     walk(game)

@@ -12,6 +12,7 @@ import pytest
 from agueda_turns import Turn
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games.agueda.kernel import KERNEL, last_turn, turn_count
 from balancer.games.agueda.rules import ATTRACT_TWO
@@ -22,17 +23,17 @@ R, O, Y, G, B, P = range(6)
 def agent_turn(game, agent, rng) -> Turn:
     """Let ``agent`` play one whole turn on ``game`` (each decision checked legal); the turn played."""
     start, seat = turn_count(game.S), game.seat_to_move
-    while turn_count(game.S) == start and not ag.is_over(game):
+    while turn_count(game.S) == start and not protocol.is_over(game):
         move = agent.choose(game, seat, rng)
-        assert ag.is_legal_move(game, move), move
-        ag.apply(game, move)
+        assert protocol.is_legal_move(game, move), move
+        protocol.apply(game, move)
     return Turn.from_array(last_turn(game.S))
 
 
 def test_greedy_scores_the_big_row(ag_cfg):
     """Row 1 holds Y G G G Y G (6 of tile (Y, G)); any umbrella placed elsewhere and 2 tourists
     attracted to row 1 score 6, far above anything else on offer (at most 3 + 1 on a fresh row)."""
-    game = ag.new_game(ag_cfg, 2, 4)
+    game = ag.SPEC.new_game(ag_cfg, 2, 4)
     st = ag.game_state(game)
     st.board[0, 1, :6] = [Y, G, G, G, Y, G]
     st.fill[0, 1] = 6
@@ -47,14 +48,14 @@ def test_greedy_breaks_exact_ties_at_random(ag_cfg):
     """With every tourist tile showing red/orange, the three empty rows of a fresh board are alike
     (same paintbrush spaces, same tile), so the greedy move's row varies with the rng."""
     cfg = ag_cfg.model_copy(update={"tourists": ag_cfg.tourists.model_copy(update={"tiles": [["red", "orange"]] * 3})})
-    game = ag.new_game(cfg, 2, 4)
+    game = ag.SPEC.new_game(cfg, 2, 4)
     agent = ag.make_agent(cfg, "greedy")
     rows = Counter(agent_turn(game.copy(), agent, np.random.default_rng(i)).row for i in range(60))
     assert len(rows) == 3 and min(rows.values()) >= 8  # about 20 each
 
 
 def test_lookahead_plays_legal_moves(ag_cfg):
-    game = ag.new_game(ag_cfg, 3, 8)
+    game = ag.SPEC.new_game(ag_cfg, 3, 8)
     _, rng = game_rngs(8)
     agent = ag.make_agent(ag_cfg, "lookahead")
     for _ in range(4):
@@ -76,15 +77,15 @@ def test_greedy_beats_random(ag_cfg):
 def step(cfg, agents, seed):
     """The game of ``agents`` stepped decision by decision through the Python protocol, every
     decision checked against the kernel's legal moves; its final buffer and Outcome."""
-    game = ag.new_game(cfg, len(agents), seed)
+    game = ag.SPEC.new_game(cfg, len(agents), seed)
     _, rng = game_rngs(seed)
     players = [ag.make_agent(cfg, a) for a in agents]
-    while not ag.is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
         move = players[seat].choose(game, seat, rng)
-        assert move in ag.legal_moves(game), (agents[seat], seed, move)
-        ag.apply(game, move)
-    return game.S, ag.outcome(game)
+        assert move in protocol.legal_moves(game), (agents[seat], seed, move)
+        protocol.apply(game, move)
+    return game.S, protocol.outcome(game)
 
 
 @pytest.mark.parametrize(
@@ -120,16 +121,16 @@ def test_greedy_and_policy_decisions_are_legal_on_random_positions(ag_cfg, n):
     out = np.zeros(T.max_moves, np.int64)
     checked = 0
     for seed in range(12):
-        game = ag.new_game(ag_cfg, n, seed)
+        game = ag.SPEC.new_game(ag_cfg, n, seed)
         rng = np.random.default_rng(seed)
         uniform = ag.make_agent(ag_cfg, "random")
-        while not ag.is_over(game):
-            legal = ag.legal_moves(game)
+        while not protocol.is_over(game):
+            legal = protocol.legal_moves(game)
             greedy = ag.make_agent(ag_cfg, "greedy")  # a fresh agent: plans from whatever is decided
             assert greedy.choose(game, game.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(KERNEL.policy(game.S, T, out, np.random.default_rng(checked))) in legal
             checked += 1
-            ag.apply(game, uniform.choose(game, game.seat_to_move, rng))
+            protocol.apply(game, uniform.choose(game, game.seat_to_move, rng))
     assert checked > 200 * n
 
 
@@ -137,7 +138,7 @@ def test_policy_is_the_greedy_turn(ag_cfg):
     """At a turn's first decision the rollout policy runs the greedy agent's own search: with the
     same generator it names the greedy agent's line."""
     for seed in range(10):
-        game = ag.new_game(ag_cfg, 3, seed)
+        game = ag.SPEC.new_game(ag_cfg, 3, seed)
         T = game.T
         line = ag.make_agent(ag_cfg, "greedy").choose(game, 0, np.random.default_rng(seed))
         out = np.zeros(T.max_moves, np.int64)

@@ -18,6 +18,7 @@ from agueda_turns import Turn
 from test_agueda_rules import B, G, O, P, R, Y, position, set_row
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.seeding import game_seed
 from balancer.games.agueda.kernel import (
     ENGINE,
@@ -42,7 +43,7 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "agueda" / "main-aee35a5-o
 
 
 def legal(game) -> list[int]:
-    return ag.legal_moves(game)
+    return protocol.legal_moves(game)
 
 
 # ------------------------------------------------------------------------------------------ the encoding
@@ -53,16 +54,16 @@ def test_a_fresh_turn_is_asked_as_line_row_order_tourists(ag_cfg):
     an empty row: 3 rows, 3! = 6 orders, then 1 break + 3 open tiles x (2 colours + 1 pair) = 10."""
     game = position(ag_cfg)
     assert phase(game.S) == PH_LINE and legal(game) == [0, 1, 2, 3, 4]
-    ag.apply(game, 2)
+    protocol.apply(game, 2)
     assert phase(game.S) == PH_ROW and legal(game) == [M_ROW, M_ROW + 1, M_ROW + 2]
-    ag.apply(game, M_ROW + 1)
+    protocol.apply(game, M_ROW + 1)
     assert phase(game.S) == PH_ORDER and legal(game) == [M_ORDER + p for p in range(6)]
     assert ENGINE.describe_move(game.S, game.T, M_ORDER + 0) == "places red, blue, yellow"
-    ag.apply(game, M_ORDER + 5)  # PERMS[3, 5] = (2, 1, 0): yellow, blue, red
+    protocol.apply(game, M_ORDER + 5)  # PERMS[3, 5] = (2, 1, 0): yellow, blue, red
     assert phase(game.S) == PH_TOURIST
     assert legal(game) == [M_TOURIST] + [M_TOURIST + j + 3 * r for r in range(3) for j in (1, 2, 3)]
     assert turn_count(game.S) == 0
-    ag.apply(game, M_TOURIST + 2 + 3 * 1)  # attract 1 tourist to row 2 scoring its second colour (G)
+    protocol.apply(game, M_TOURIST + 2 + 3 * 1)  # attract 1 tourist to row 2 scoring its second colour (G)
     assert turn_count(game.S) == 1 and game.seat_to_move == 1 and phase(game.S) == PH_LINE
     assert Turn.from_array(last_turn(game.S)) == Turn(2, 1, (Y, B, R), 1, 1, G)
     st = ag.game_state(game)
@@ -73,15 +74,15 @@ def test_a_decision_with_one_option_is_taken_by_the_kernel(ag_cfg):
     """Line 0 holds one umbrella: after the row, the order has one option and is not asked. With no
     tourist in a suitcase the break is the only option too: the row completes the turn."""
     game = position(ag_cfg)
-    ag.apply(game, 0)
-    ag.apply(game, M_ROW)
+    protocol.apply(game, 0)
+    protocol.apply(game, M_ROW)
     assert phase(game.S) == PH_TOURIST and len(legal(game)) == 10
     game = position(ag_cfg)
     st = ag.game_state(game)
     st.suitcase[0] = 0
     st.occ[0] = [2, 1, 0]
-    ag.apply(game, 0)
-    ag.apply(game, M_ROW)
+    protocol.apply(game, 0)
+    protocol.apply(game, M_ROW)
     assert turn_count(game.S) == 1 and Turn.from_array(last_turn(game.S)) == Turn(0, 0, (Y,), TAKE_BREAK)
 
 
@@ -92,12 +93,12 @@ def test_orders_that_land_alike_are_one_option(ag_cfg):
     2-line are one order: line 3 holds G and O here, line 1 two P's."""
     game = position(ag_cfg, market=(R, P, Y, G, B, P, R, O, Y))
     set_row(game, 0, 0, [O, O, G, G, P, P])
-    ag.apply(game, 2)
-    ag.apply(game, M_ROW)
+    protocol.apply(game, 2)
+    protocol.apply(game, M_ROW)
     assert legal(game) == [M_ORDER + 0, M_ORDER + 2, M_ORDER + 4]
     game = position(ag_cfg, market=(R, P, Y, G, B, P, R, O, Y))
-    ag.apply(game, 1)
-    ag.apply(game, M_ROW + 2)
+    protocol.apply(game, 1)
+    protocol.apply(game, M_ROW + 2)
     assert phase(game.S) == PH_TOURIST  # P, P: a single order, taken by the kernel
 
 
@@ -107,22 +108,22 @@ def test_no_line_can_be_taken_is_the_one_line_decision(ag_cfg):
     game = position(ag_cfg, market=(R, E, E, E, B, E, E, E, Y))
     ag.game_state(game).coins[0] = 0
     assert legal(game) == [NO_LINE]
-    ag.apply(game, NO_LINE)
+    protocol.apply(game, NO_LINE)
     assert phase(game.S) == PH_TOURIST
-    ag.apply(game, M_TOURIST)
+    protocol.apply(game, M_TOURIST)
     assert Turn.from_array(last_turn(game.S))[:3] == (-1, 0, ())
 
 
 def test_the_position_is_one_buffer(ag_cfg):
     """S is one C-contiguous int64 array; the rules' State is views into it; a copy is independent."""
-    game = ag.new_game(ag_cfg, 3, 2)
+    game = ag.SPEC.new_game(ag_cfg, 3, 2)
     st = ag.game_state(game)
     assert game.S.dtype == np.int64 and game.S.ndim == 1 and game.S.flags.c_contiguous
     assert all(np.shares_memory(a, game.S) for a in st)
     st.coins[2] = 9
     assert game.S[HEADER:].tolist().count(9) >= 1
     copy = game.S.copy()
-    ag.apply(game, legal(game)[0])
+    protocol.apply(game, legal(game)[0])
     assert not np.array_equal(copy, game.S) and ag.state(copy, game.T).coins[2] == 9
 
 
@@ -137,9 +138,9 @@ def _deck_slice(game) -> slice:
 def test_determinize_reshuffles_only_the_unrevealed_tour_guides(ag_cfg):
     """Solo Setup 3: the tour-guide deck is face down. After 3 turns (3 cards revealed), determinize
     keeps everything but the order of the 7 cards still in the deck; the revealed ones stay."""
-    game = ag.new_game(ag_cfg, 1, 5)
+    game = ag.SPEC.new_game(ag_cfg, 1, 5)
     while turn_count(game.S) < 3:
-        ag.apply(game, legal(game)[0])
+        protocol.apply(game, legal(game)[0])
     st = ag.game_state(game)
     assert st.g[G_DECK] == 3
     before = game.S.copy()
@@ -172,7 +173,7 @@ def test_determinize_on_a_hand_set_deck(ag_cfg):
     probability 1/24: missing one in 300 draws has probability about 24 * (23/24)^300 < 1e-4, and
     the seeds are fixed). With one card left (position 9) there is one order: nothing changes; with
     none (position 10) the deck is all seen."""
-    game = ag.new_game(ag_cfg, 1, 3)
+    game = ag.SPEC.new_game(ag_cfg, 1, 3)
     st = ag.game_state(game)
     st.deck[:] = [4, 7, 1, 9, 0, 2, 8, 3, 6, 5]
     st.g[G_DECK] = 6
@@ -200,9 +201,9 @@ def test_determinize_on_a_hand_set_deck(ag_cfg):
 def test_with_several_players_nothing_on_the_table_is_hidden(ag_cfg):
     """Market, boards, coins, tourists, shop cards are open and the bag is the box minus the table:
     determinize changes nothing but the (unused) tour-guide deck."""
-    game = ag.new_game(ag_cfg, 4, 9)
+    game = ag.SPEC.new_game(ag_cfg, 4, 9)
     for _ in range(20):
-        ag.apply(game, legal(game)[-1])
+        protocol.apply(game, legal(game)[-1])
     deck = _deck_slice(game)
     S = game.S.copy()
     KERNEL.determinize(S, game.T, 2, np.random.default_rng(3))
@@ -280,14 +281,14 @@ def test_solo_returns_are_the_solo_win_and_ties_go_to_the_ai(ag_cfg):
     progress terms) is the logistic of 20 - 20 = 0: one half; the player's progress terms count
     against the AI's score now (3 tourists in the suitcase at 0.5 each: 21.5 - 20 = 1.5)."""
     cfg = with_heuristic(ag_cfg)
-    game = ag.new_game(cfg, 1, 5)
+    game = ag.SPEC.new_game(cfg, 1, 5)
     st = ag.game_state(game)
     st.ai[:] = [4, 5, 3, 0, 1, 0]
     st.g[G_AI_PTS] = 13
     st.shops[:] = [6, 9]
     st.stats[0, 0] = 41
     assert _values(game)[1] == pytest.approx([0.5])
-    solo = ag.new_game(with_heuristic(ag_cfg, suitcase=0.5), 1, 5)
+    solo = ag.SPEC.new_game(with_heuristic(ag_cfg, suitcase=0.5), 1, 5)
     solo.S[:] = game.S
     assert ag.game_state(solo).suitcase[0] == 3
     k = 1.5 / ag_cfg.agents.heuristic.scale

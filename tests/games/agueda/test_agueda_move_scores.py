@@ -9,13 +9,14 @@ import pytest
 from test_agueda_rules import G, Y, position, set_row
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.seeding import game_rngs
 from balancer.games.agueda.kernel import KERNEL, M_ROW, M_TOURIST, PH_LINE, PH_ROW, PH_TOURIST, phase
 
 
 def scores(game) -> dict[int, float]:
     """The move score of each legal decision; ``S`` must come back unchanged."""
-    moves = np.array(ag.legal_moves(game), np.int64)
+    moves = np.array(protocol.legal_moves(game), np.int64)
     out = np.full(len(moves), np.nan)
     before = game.S.copy()
     KERNEL.move_scores(game.S, game.T, moves, len(moves), out)
@@ -31,18 +32,18 @@ def test_the_greedy_decision_scores_highest(ag_cfg, n_players):
     a greedy game the greedy decision's score is the maximum, and the scores are exact ties of the
     same floats (the same expression of greedy_search gives both). Every decision of one whole
     fixed-seed game of greedy seats is checked."""
-    game = ag.new_game(ag_cfg, n_players, 11)
+    game = ag.SPEC.new_game(ag_cfg, n_players, 11)
     agents = [ag.make_agent(ag_cfg, "greedy") for _ in range(n_players)]
     _, rng = game_rngs(11)
     asked = set()
-    while not ag.is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
         sc = scores(game)
         asked.add(phase(game.S))
         move = agents[seat].choose(game, seat, rng)
         assert sc[move] == max(sc.values()), (phase(game.S), sc, move)
         assert all(np.isfinite(v) for v in sc.values())
-        ag.apply(game, move)
+        protocol.apply(game, move)
     assert asked == {0, 1, 2, 3}  # the line, the row, the order and the tourists were all asked
 
 
@@ -63,10 +64,10 @@ def test_scores_on_a_hand_set_position(ag_cfg):
     set_row(game, 0, 1, [Y, G, Y, G])
     assert phase(game.S) == PH_LINE
     assert scores(game)[0] == pytest.approx(7.4)
-    ag.apply(game, 0)
+    protocol.apply(game, 0)
     assert phase(game.S) == PH_ROW
     assert scores(game) == pytest.approx({M_ROW: 6.1, M_ROW + 1: 7.4, M_ROW + 2: 6.1})
-    ag.apply(game, M_ROW + 1)  # one umbrella: its order is not asked
+    protocol.apply(game, M_ROW + 1)  # one umbrella: its order is not asked
     assert phase(game.S) == PH_TOURIST
     expected = [3.6, 3.0, 3.0, 2.4, 6.0, 5.0, 7.4, 3.0, 3.0, 2.4]  # break, then per row: 1st, 2nd colour, both
     assert scores(game) == pytest.approx({M_TOURIST + t: v for t, v in enumerate(expected)})
@@ -78,6 +79,6 @@ def test_every_full_row_scores_as_the_full_row_greedy_tries(ag_cfg):
     game = position(ag_cfg, n=2)
     set_row(game, 0, 0, [G] * 7)
     set_row(game, 0, 2, [Y] * 7)
-    ag.apply(game, 2)
+    protocol.apply(game, 2)
     sc = scores(game)
     assert sc[M_ROW] == sc[M_ROW + 2]

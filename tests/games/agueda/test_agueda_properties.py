@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games.agueda.rules import umbrellas_accounted
@@ -35,18 +36,18 @@ def check_invariants(cfg, game: Position) -> None:
     agents=st.lists(st.sampled_from(["random", "greedy"]), min_size=5, max_size=5),
 )
 def test_invariants_hold_through_random_games(ag_cfg, n, seed, agents):
-    game = ag.new_game(ag_cfg, n, seed)
+    game = ag.SPEC.new_game(ag_cfg, n, seed)
     _, rng = game_rngs(seed)
     players = [ag.make_agent(ag_cfg, a) for a in agents[:n]]
     check_invariants(ag_cfg, game)
     for _ in range(ag.MAX_MOVES):
-        if ag.is_over(game):
+        if protocol.is_over(game):
             break
         seat = game.seat_to_move
-        ag.apply(game, players[seat].choose(game, seat, rng))
+        protocol.apply(game, players[seat].choose(game, seat, rng))
         check_invariants(ag_cfg, game)
-    assert ag.is_over(game)
-    out = ag.outcome(game)
+    assert protocol.is_over(game)
+    out = protocol.outcome(game)
     assert sum(out.components[k][0] for k in out.components) == out.scores[0]
 
 

@@ -17,6 +17,7 @@ import pytest
 from agueda_turns import Turn, all_turns, is_legal_turn, play
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.game import ranks_and_win_shares
 from balancer.core.protocol import Position
 from balancer.games.agueda.rules import (
@@ -38,7 +39,7 @@ L = 7
 def position(cfg, n: int = 2, market=(R, O, Y, G, B, P, R, O, Y), seed: int = 1) -> Position:
     """A fresh game with the market set to ``market`` (the bag adjusted so that 120 umbrellas are
     still accounted for), every board empty."""
-    game = ag.new_game(cfg, n, seed)
+    game = ag.SPEC.new_game(cfg, n, seed)
     st = ag.game_state(game)
     st.bag[:] += np.bincount(st.market[st.market >= 0], minlength=6)  # put the dealt market back
     for cell, c in enumerate(market):
@@ -277,11 +278,11 @@ def test_end_trigger_gives_every_other_player_one_last_turn(ag_cfg):
         set_row(game, 1, r, [G] * (L if r < 2 else L - 1))
     st.g[G_SEAT] = 1
     play(game, Turn(0, 2, (Y,)))
-    assert st.g[G_TRIGGER] == 1 and not ag.is_over(game) and game.seat_to_move == 2
+    assert st.g[G_TRIGGER] == 1 and not protocol.is_over(game) and game.seat_to_move == 2
     play(game, all_turns(game)[0])
-    assert not ag.is_over(game) and game.seat_to_move == 0
+    assert not protocol.is_over(game) and game.seat_to_move == 0
     play(game, all_turns(game)[0])
-    assert ag.is_over(game) and all_turns(game) == []
+    assert protocol.is_over(game) and all_turns(game) == []
     assert list(st.stats[:, 1]) == [1, 1, 1]
 
 
@@ -292,9 +293,9 @@ def test_end_trigger_by_the_last_seat(ag_cfg):
         set_row(game, 1, r, [G] * (L if r < 2 else L - 1))
     ag.game_state(game).g[G_SEAT] = 1
     play(game, Turn(0, 2, (Y,)))
-    assert not ag.is_over(game) and game.seat_to_move == 0
+    assert not protocol.is_over(game) and game.seat_to_move == 0
     play(game, all_turns(game)[0])
-    assert ag.is_over(game)
+    assert protocol.is_over(game)
 
 
 # ------------------------------------------------------------------------------------------ Winning the Game
@@ -323,7 +324,7 @@ def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
     st.occ[0] = [1, 0, 0]
     st.coins[:] = [1, 0, 3]
     st.g[G_OVER] = 1  # the game has ended
-    out = ag.outcome(game)
+    out = protocol.outcome(game)
     assert out.scores == [14, 13, 14]
     assert out.components == {
         "tourists": [10, 11, 11],
@@ -335,7 +336,7 @@ def test_outcome_scores_by_source_and_tie_breakers(ag_cfg):
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert ranks == [2, 3, 1] and shares == [0.0, 0.0, 1.0]
     st.coins[2] = 1  # equal on every tie-breaker: shared victory
-    tied = ag.outcome(game)
+    tied = protocol.outcome(game)
     ranks, shares = ranks_and_win_shares(tied.scores, tied.tiebreak)
     assert shares == [0.5, 0.0, 0.5]
     assert out.labels == {"shops": ["Shop 07 + Shop 09"] * 3}

@@ -10,6 +10,7 @@ from test_agueda_rules import B, R, Y, position, set_row
 
 import balancer.games.agueda as ag
 from balancer.config import assumed_notes, resolve_yaml
+from balancer.core import protocol
 
 E = -1
 V1 = Path(__file__).resolve().parents[3] / "configs" / "agueda" / "v1.yaml"
@@ -28,11 +29,11 @@ def test_a_line_costs_by_the_umbrellas_it_holds_not_its_length(ag_cfg):
     taken with 0 coins, and the coins stay 0."""
     game = position(ag_cfg, market=(R, E, E, E, B, E, E, E, Y))
     ag.game_state(game).coins[0] = 0
-    assert 2 not in ag.legal_moves(game)
+    assert 2 not in protocol.legal_moves(game)
     game = position(ag_cfg, market=(R, E, E, E, B, E, E, E, E))
     ag.game_state(game).coins[0] = 0
-    assert 2 in ag.legal_moves(game)
-    ag.apply(game, 2)
+    assert 2 in protocol.legal_moves(game)
+    protocol.apply(game, 2)
     assert ag.game_state(game).coins[0] == 0
 
 
@@ -46,13 +47,13 @@ def test_a_line_costs_by_its_length_under_line_length(ag_cfg):
     cfg = ag_cfg.model_copy(update={"market": ag_cfg.market.model_copy(update={"coins_by": "line_length"})})
     game = position(cfg, market=(R, E, E, E, B, E, E, E, E))
     ag.game_state(game).coins[0] = 0
-    assert 2 not in ag.legal_moves(game)
+    assert 2 not in protocol.legal_moves(game)
     game = position(cfg, market=(R, E, E, E, B, E, E, E, E))
     ag.game_state(game).coins[0] = 1
-    assert 2 in ag.legal_moves(game)
-    ag.apply(game, 2)
+    assert 2 in protocol.legal_moves(game)
+    protocol.apply(game, 2)
     while game.seat_to_move == 0:  # finish the turn (row, tourists): the coin is paid with the turn
-        ag.apply(game, ag.legal_moves(game)[0])
+        protocol.apply(game, protocol.legal_moves(game)[0])
     assert ag.game_state(game).coins[0] == 0
     assert compile_rules(cfg, 2).line_coins[2, 1:4].tolist() == [-1, -1, -1]
     assert compile_rules(ag_cfg, 2).line_coins[2, 1:4].tolist() == [1, 0, -1]
@@ -67,7 +68,7 @@ def test_spare_shop_markers_are_on_no_card_after_setup(ag_cfg):
     names = [c.name for c in ag_cfg.shops.cards]
     cfg = ag_cfg.model_copy(update={"shops": ag_cfg.shops.model_copy(update={"fixed": [names[0], names[1]]})})
     for seed in range(5):
-        st = ag.game_state(ag.new_game(cfg, 2, seed))
+        st = ag.game_state(ag.SPEC.new_game(cfg, 2, seed))
         assert st.shops.tolist() == [0, 1]
         m0, m1 = int(st.shop_mask[0]), int(st.shop_mask[1])
         assert (bin(m0).count("1"), bin(m1).count("1"), m0 & m1) == (1, 2, 0)

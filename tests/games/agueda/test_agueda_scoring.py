@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.games.agueda.scoring import final_reference, shop_points, shop_points_reference
 
 R, O, Y, G, B, P = range(6)
@@ -126,12 +127,12 @@ def test_outcome_agrees_with_the_reference_on_played_games(ag_cfg, n, seed):
     of random games."""
     from balancer.core.seeding import game_rngs
 
-    game = ag.new_game(ag_cfg, n, seed)
+    game = ag.SPEC.new_game(ag_cfg, n, seed)
     _, rng = game_rngs(seed)
     player = ag.make_agent(ag_cfg, "random")
-    while not ag.is_over(game):
-        ag.apply(game, player.choose(game, game.seat_to_move, rng))
-    out = ag.outcome(game)
+    while not protocol.is_over(game):
+        protocol.apply(game, player.choose(game, game.seat_to_move, rng))
+    out = protocol.outcome(game)
     s = ag.game_state(game)
     shops = [(int(s.shops[i]), {c for c in range(6) if (int(s.shop_mask[i]) >> c) & 1}) for i in range(2)]
     for seat in range(n):

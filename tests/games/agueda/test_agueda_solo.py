@@ -9,6 +9,7 @@ import pytest
 from agueda_turns import Turn, all_turns, play
 
 import balancer.games.agueda as ag
+from balancer.core import protocol
 from balancer.core.protocol import Position
 from balancer.games.agueda.rules import G_AI_PTS, G_DECK, umbrellas_accounted
 from balancer.games.agueda.scoring import ai_score
@@ -17,7 +18,7 @@ R, O, Y, G, B, P = range(6)
 
 
 def solo(cfg, market, first_card: str) -> Position:
-    game = ag.new_game(cfg, 1, 3)
+    game = ag.SPEC.new_game(cfg, 1, 3)
     st = ag.game_state(game)
     st.bag[:] += np.bincount(st.market, minlength=6)
     st.market[:] = market
@@ -52,17 +53,17 @@ def test_tour_guide_card_takes_from_the_market(ag_cfg, card, taken, points):
 
 
 def test_solo_ends_after_the_last_card(ag_cfg):
-    game = ag.new_game(ag_cfg, 1, 5)
+    game = ag.SPEC.new_game(ag_cfg, 1, 5)
     for _ in range(10):
-        assert not ag.is_over(game)
+        assert not protocol.is_over(game)
         play(game, all_turns(game)[0])
-    assert ag.is_over(game) and ag.game_state(game).stats[0, 1] == 10
+    assert protocol.is_over(game) and ag.game_state(game).stats[0, 1] == 10
 
 
 def test_ai_end_card_and_ties_go_to_the_ai(ag_cfg):
     """AI: 13 card points + normal card 3 + 2 groups of 4+ (R 4, O 5) x 2 = 20. A player with 20
     loses (the AI wins ties), with 21 wins."""
-    game = ag.new_game(ag_cfg, 1, 5)
+    game = ag.SPEC.new_game(ag_cfg, 1, 5)
     st = ag.game_state(game)
     st.ai[:] = [4, 5, 3, 0, 1, 0]
     st.g[G_AI_PTS] = 13
@@ -70,7 +71,7 @@ def test_ai_end_card_and_ties_go_to_the_ai(ag_cfg):
     st.shops[:] = [6, 9]  # Shop 07 (full rows) and Shop 10 (marked umbrellas): 0 on an empty board
     st.stats[0, 0] = 20 + 21  # tourist points; 21 empty spaces score -21
     st.g[2] = 1
-    out = ag.outcome(game)
+    out = protocol.outcome(game)
     assert out.scores == [20] and out.metrics["ai_score"] == [20.0] and out.metrics["solo_win"] == [0.0]
     st.stats[0, 0] += 1
-    assert ag.outcome(game).metrics["solo_win"] == [1.0]
+    assert protocol.outcome(game).metrics["solo_win"] == [1.0]

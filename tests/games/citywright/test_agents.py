@@ -16,6 +16,7 @@ from brute import best_keys, copy_game, move_key
 from turns import Move, count_turns, decision_kind, decisions
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.games.citywright.agents import agent_params
 from balancer.games.citywright.rules import DISCARD_FOR_TILE, G_PHASE
 
@@ -33,13 +34,13 @@ def collect_states(cfg, n: int, agents: list[str], seed: int) -> list[cw.Game]:
     total = game.rules.rounds * game.rules.turns * n
     candidates = []
     step = 0
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         if game.S[G_PHASE] == 0:  # the start of a turn
             if step >= total // 2 and count_turns(game) <= MAX_MOVES:
                 candidates.append(copy_game(game))
             step += 1
         seat = game.seat_to_move
-        cw.apply(game, players[seat].choose(game, seat, rng))
+        protocol.apply(game, players[seat].choose(game, seat, rng))
     if len(candidates) <= STATES_PER_GAME:
         return candidates
     idx = np.linspace(0, len(candidates) - 1, STATES_PER_GAME).round().astype(int)
@@ -153,11 +154,11 @@ def test_random_agent_only_plays_legal_moves(cw_cfg, cw_cfg_v10, version, n):
     for seed in range(6):
         game = cw.new_game(cfg, n, seed)
         rng = np.random.default_rng(1000 + seed)
-        while not cw.is_over(game):
+        while not protocol.is_over(game):
             move = player.choose(game, game.seat_to_move, rng)
-            assert cw.is_legal_move(game, move), (seed, move)
+            assert protocol.is_legal_move(game, move), (seed, move)
             kinds.add(decision_kind(move))
-            cw.apply(game, move)
+            protocol.apply(game, move)
     # every kind of decision comes up: slots, placements, tile orders, free picks
     assert {"slot", "place", "order", "pick"} <= kinds
 
@@ -187,7 +188,7 @@ def test_greedy_breaks_exact_ties_uniformly(cw_cfg):
         rng = np.random.default_rng(seed)
         turns = 0
         while turns < 14:  # into the second round: few empty cells, small tie sets
-            cw.apply(game, mover.choose(game, game.seat_to_move, rng))
+            protocol.apply(game, mover.choose(game, game.seat_to_move, rng))
             turns += int(game.S[G_PHASE] == 0)
         _, ties = best_keys(game, greedy.weights)
         if 2 <= len(ties) <= 6:

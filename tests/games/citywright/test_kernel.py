@@ -20,6 +20,7 @@ import pytest
 from turns import all_turn_decisions, count_turns
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.core.seeding import game_seed
 from balancer.games import get_spec
 from balancer.games.citywright.kernel import (
@@ -78,9 +79,9 @@ def decode_order(code: int, k: int) -> tuple[int, ...]:
 def test_a_turn_starts_with_the_draft_of_any_filled_slot(cw_cfg):
     # §5 step 1 "Take any one ruler from any slot": after setup all 20 slots hold a ruler (§3.5)
     game = cw.new_game(cw_cfg, 3, 1)
-    assert cw.legal_moves(game) == list(range(20))
+    assert protocol.legal_moves(game) == list(range(20))
     game.state.slots[[2, 7, 19]] = -1
-    assert cw.legal_moves(game) == [s for s in range(20) if s not in (2, 7, 19)]
+    assert protocol.legal_moves(game) == [s for s in range(20) if s not in (2, 7, 19)]
 
 
 def test_every_placement_of_the_drafted_ruler_is_a_decision_on_an_empty_table(cw_cfg):
@@ -89,23 +90,23 @@ def test_every_placement_of_the_drafted_ruler_is_a_decision_on_an_empty_table(cw
     game = cw.new_game(cw_cfg, 3, 2)
     O = sid(cw_cfg, "O")
     game.state.slots[0] = O
-    cw.apply(game, 0)
+    protocol.apply(game, 0)
     assert game.S[G_PHASE] == PLACEMENT and game.S[G_SLOT] == 0 and game.seat_to_move == 0
-    assert cw.legal_moves(game) == [PLACE0 + p for p in placements(game, O)]
-    assert len(cw.legal_moves(game)) == 64  # the O: top-left corner at rows -1..6 x columns -1..6
+    assert protocol.legal_moves(game) == [PLACE0 + p for p in placements(game, O)]
+    assert len(protocol.legal_moves(game)) == 64  # the O: top-left corner at rows -1..6 x columns -1..6
 
 
 def test_two_players_may_discard_a_corner_ruler_for_any_tile_on_any_empty_cell(cw_cfg):
     # §9.2: a corner ruler's placements, then one option per empty cell and district (4 x 47 here)
     game = cw.new_game(cw_cfg, 2, 3)
     game.state.tables[0][[0, 48]] = P
-    cw.apply(game, TL)
-    moves = cw.legal_moves(game)
+    protocol.apply(game, TL)
+    moves = protocol.legal_moves(game)
     shape = int(game.state.slots[TL])
     free = [p for p in placements(game, shape) if int(game.rules.pl_mask[p]) & (1 | 1 << 48) == 0]
     d4t = [D4T0 + 4 * c + d for c in range(49) if c not in (0, 48) for d in range(4)]
     assert moves == [PLACE0 + p for p in free] + d4t
-    cw.apply(game, D4T0 + 4 * 24 + (I - 1))  # an industrial tile on cell 24 (row 4, column 4)
+    protocol.apply(game, D4T0 + 4 * 24 + (I - 1))  # an industrial tile on cell 24 (row 4, column 4)
     st = game.state
     assert st.tables[0][24] == I and st.gone[TL] == 1 and st.slots[TL] == -1
     assert game.S[G_PHASE] == DRAFT and game.seat_to_move == 1
@@ -120,14 +121,14 @@ def test_the_tile_order_is_a_decision_among_the_distinct_orders(cw_cfg):
     O = sid(cw_cfg, "O")
     st.slots[0] = O
     p = find_placement(game, O, {0, 1, 7, 8})
-    cw.apply(game, 0)
-    cw.apply(game, PLACE0 + p)
+    protocol.apply(game, 0)
+    protocol.apply(game, PLACE0 + p)
     assert game.S[G_PHASE] == ORDER
-    moves = cw.legal_moves(game)
+    moves = protocol.legal_moves(game)
     orders = [decode_order(m, 4) for m in moves]
     assert len(moves) == 12 and sorted(orders) == sorted(set(permutations((R, R, C, P))))
     choice = next(m for m, o in zip(moves, orders) if o == (C, R, P, R))
-    cw.apply(game, choice)
+    protocol.apply(game, choice)
     assert [int(st.tables[0][c]) for c in (0, 1, 7, 8)] == [C, R, P, R]
     assert game.S[G_PHASE] == DRAFT and game.seat_to_move == 1
 
@@ -140,8 +141,8 @@ def test_no_order_decision_when_the_tiles_are_alike(cw_cfg):
     I_ = sid(cw_cfg, "I")
     st.slots[0] = I_
     p = find_placement(game, I_, {0, 1, 2, 3})
-    cw.apply(game, 0)
-    cw.apply(game, PLACE0 + p)
+    protocol.apply(game, 0)
+    protocol.apply(game, PLACE0 + p)
     assert game.S[G_PHASE] == DRAFT and [int(x) for x in st.tables[0][:4]] == [R] * 4
 
 
@@ -154,19 +155,19 @@ def test_the_free_pick_is_a_decision_only_when_the_star_lands(cw_cfg):
     st.slots[TL] = T5
     st.site[:] = [R, R, R, C, C, C, C, P, P, P, P, I, I, I, R, I]  # the TL diagonal 0, 5, 10, 15: R, C, P, I
     on = find_placement(game, T5, {0, 2, 8, 15}, star=1)
-    cw.apply(game, TL)
-    cw.apply(game, PLACE0 + on)
-    cw.apply(game, cw.legal_moves(game)[0])
-    assert game.S[G_PHASE] == PICK and cw.legal_moves(game) == [PICK0, PICK0 + 1, PICK0 + 2, PICK0 + 3]
-    cw.apply(game, PICK0 + P - 1)
+    protocol.apply(game, TL)
+    protocol.apply(game, PLACE0 + on)
+    protocol.apply(game, protocol.legal_moves(game)[0])
+    assert game.S[G_PHASE] == PICK and protocol.legal_moves(game) == [PICK0, PICK0 + 1, PICK0 + 2, PICK0 + 3]
+    protocol.apply(game, PICK0 + P - 1)
     assert st.tables[0][1] == P and game.S[G_PHASE] == DRAFT
     # the next seat: T5 upside down, its bar and star below the table, stem at cells 35, 42
     st.slots[BR] = T5
     off = find_placement(game, T5, {35, 42}, star=-1)
-    cw.apply(game, BR)
-    cw.apply(game, PLACE0 + off)
+    protocol.apply(game, BR)
+    protocol.apply(game, PLACE0 + off)
     assert game.S[G_PHASE] == ORDER
-    cw.apply(game, cw.legal_moves(game)[0])
+    protocol.apply(game, protocol.legal_moves(game)[0])
     assert game.S[G_PHASE] == DRAFT and game.seat_to_move == 2
     assert int((st.tables[1] != 0).sum()) == 2 and st.stats[1, 0] == 3
 
@@ -175,9 +176,9 @@ def test_a_ruler_without_placement_offers_only_its_forced_discard(cw_cfg):
     # §5 No legal placement: a full table; the drafted ruler's one option is the forced discard
     game = cw.new_game(cw_cfg, 3, 8)
     game.state.tables[0][:] = P
-    cw.apply(game, 5)
-    assert cw.legal_moves(game) == [FORCED_DISCARD]
-    cw.apply(game, FORCED_DISCARD)
+    protocol.apply(game, 5)
+    assert protocol.legal_moves(game) == [FORCED_DISCARD]
+    protocol.apply(game, FORCED_DISCARD)
     assert game.state.stats[0, 1] == 1 and game.seat_to_move == 1
 
 
@@ -185,8 +186,8 @@ def test_with_every_slot_empty_the_only_move_is_the_pass(cw_cfg):
     # §4.2 "leave the remaining slots empty": with nothing to draft the turn is lost
     game = cw.new_game(cw_cfg, 4, 9)
     game.state.slots[:] = -1
-    assert cw.legal_moves(game) == [PASS]
-    cw.apply(game, PASS)
+    assert protocol.legal_moves(game) == [PASS]
+    protocol.apply(game, PASS)
     assert game.seat_to_move == 1 and game.state.stats[0, 3] == 1
 
 
@@ -216,17 +217,17 @@ def test_every_decision_of_the_greedy_agents_is_a_legal_move(cw_cfg, cw_cfg_v10,
         game = cw.new_game(cfg, n, seed)
         player = cw.make_agent(cfg, mover)
         rng = np.random.default_rng(seed)
-        while not cw.is_over(game):
+        while not protocol.is_over(game):
             if game.S[G_PHASE] == DRAFT:
                 for name, agent in agents.items():
                     probe = game.copy()
                     plan = agent.plan(probe, np.random.default_rng(checked[name]))
                     for i, d in enumerate(plan):
-                        assert d in cw.legal_moves(probe), (name, seed, plan, i)
-                        cw.apply(probe, d)
+                        assert d in protocol.legal_moves(probe), (name, seed, plan, i)
+                        protocol.apply(probe, d)
                         assert (probe.S[G_PHASE] == DRAFT) == (i == len(plan) - 1), (name, seed, plan, i)
                     checked[name] += 1
-            cw.apply(game, player.choose(game, game.seat_to_move, rng))
+            protocol.apply(game, player.choose(game, game.seat_to_move, rng))
     assert all(checked[a] == 4 * 12 * n * (4 / 3 if (version, n) == ("v1.0", 2) else 1) for a in names)
 
 
@@ -238,7 +239,7 @@ def test_the_protocol_greedy_agent_returns_its_planned_turn_decision_by_decision
     played = []
     while True:
         played.append(agent.choose(game, game.seat_to_move, rng))
-        cw.apply(game, played[-1])
+        protocol.apply(game, played[-1])
         if game.S[G_PHASE] == DRAFT:
             break
     assert played == plan
@@ -246,7 +247,7 @@ def test_the_protocol_greedy_agent_returns_its_planned_turn_decision_by_decision
 
 def test_the_greedy_agent_does_not_take_over_a_turn_begun_by_another(cw_cfg):
     game = cw.new_game(cw_cfg, 3, 12)
-    cw.apply(game, 3)
+    protocol.apply(game, 3)
     with pytest.raises(ValueError, match="plans whole turns"):
         cw.make_agent(cw_cfg, "greedy").choose(game, 0, np.random.default_rng(0))
 
@@ -450,9 +451,9 @@ def test_line_tiles_come_from_the_slot_line(cw_cfg):
     O = sid(cw_cfg, "O")
     st.slots[12] = O  # column 1 bottom: site cells 0, 4, 8, 12 = R, C, P, I
     assert [int(st.site[c]) for c in SLOT_LINES[12]] == [R, C, P, I]
-    cw.apply(game, 12)
-    cw.apply(game, PLACE0 + find_placement(game, O, {0, 1, 7, 8}))
-    orders = {decode_order(m, 4) for m in cw.legal_moves(game)}
+    protocol.apply(game, 12)
+    protocol.apply(game, PLACE0 + find_placement(game, O, {0, 1, 7, 8}))
+    orders = {decode_order(m, 4) for m in protocol.legal_moves(game)}
     assert orders == set(permutations((R, C, P, I)))
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.games.citywright.greedy import SEC_UNIT
 from balancer.games.citywright.kernel import DRAFT, KERNEL, PLACE0, PLACEMENT
 from balancer.games.citywright.rules import G_PHASE
@@ -40,13 +41,13 @@ def test_the_greedy_agent_plays_a_best_scored_move_at_every_decision(cw_cfg, n):
         game = cw.new_game(cw_cfg, n, seed)
         rng = np.random.default_rng(seed)
         players = [cw.make_agent(cw_cfg, "greedy") for _ in range(n)]
-        while not cw.is_over(game):
+        while not protocol.is_over(game):
             seat = game.seat_to_move
             move = players[seat].choose(game, seat, rng)
             moves, sc = scores_of(game)
             assert np.isfinite(sc).all()
             assert sc[moves.index(move)] >= sc.max() - 1e-9, (seed, int(game.S[G_PHASE]), move)
-            cw.apply(game, move)
+            protocol.apply(game, move)
             checked += 1
     assert checked > 2 * 12 * n  # every decision of two games (12 turns each seat, 2-4 decisions a turn)
 
@@ -65,7 +66,7 @@ def test_a_placements_score_is_its_gain_by_hand(cw_cfg):
     st.ticks[seat, :] = 0
     assert game.S[G_PHASE] == DRAFT
     slots, slot_scores = scores_of(game)
-    cw.apply(game, 0)
+    protocol.apply(game, 0)
     assert game.S[G_PHASE] == PLACEMENT
     moves, sc = scores_of(game)
     lay = {

@@ -17,6 +17,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.core.game import ranks_and_win_shares
 from balancer.core.seeding import game_rngs
 from balancer.games.citywright.kernel import D4T0, DRAFT, PLACE0, turn_array
@@ -43,7 +44,7 @@ class DiscardForTile:
         self.discarding = False
 
     def choose(self, game: cw.Game, seat: int, rng: np.random.Generator) -> int:
-        moves = cw.legal_moves(game)
+        moves = protocol.legal_moves(game)
         if game.S[G_PHASE] == DRAFT:
             corners = [s for s in range(16, 20) if s in moves]
             self.discarding = bool(
@@ -87,7 +88,7 @@ def play(cfg, agents: list, seed: int, agent_seed: int) -> Played:
     deck5 = Counter(int(x) for x in game.rules.deck5)
     out = Played(game)
     limit = game.rules.rounds * game.rules.turns * n
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         assert out.moves < limit, "the game did not end after rounds x turns x players turns"
         seat = game.seat_to_move
         start = game.S.copy()
@@ -96,9 +97,9 @@ def play(cfg, agents: list, seed: int, agent_seed: int) -> Played:
         while True:
             assert game.seat_to_move == seat, "the seat to move changed within a turn"
             move = agents[seat].choose(game, seat, rng)
-            assert cw.is_legal_move(game, move), move
+            assert protocol.is_legal_move(game, move), move
             decisions.append(move)
-            cw.apply(game, move)
+            protocol.apply(game, move)
             if game.S[G_PHASE] == DRAFT:
                 break
         mv = turn_array(start, game.T, decisions)
@@ -148,10 +149,10 @@ def test_every_game_ends_and_everyone_gets_rounds_x_turns_turns(cw_cfg, cw_cfg_v
     p = play(cfg, agents, seed, agent_seed)
     n = len(names)
     turns = expected_turns(version, n)
-    assert cw.is_over(p.game) and cw.legal_moves(p.game) == []
+    assert protocol.is_over(p.game) and protocol.legal_moves(p.game) == []
     assert p.moves == turns * n  # turns
     assert list(p.game.state.stats[:, 3]) == [turns] * n
-    out = cw.outcome(p.game)
+    out = protocol.outcome(p.game)
     assert out.turns == [turns] * n
 
 
@@ -168,7 +169,7 @@ def test_tiles_taken_equal_tiles_on_the_table_plus_tiles_wasted(cw_cfg, cw_cfg_v
         assert stats[s, 4] == on_table + stats[s, 0], s
         # 4 tiles per edge ruler, 5 per corner ruler, 1 per discard-for-tile: between 1 and 5 per turn
         assert stats[s, 3] <= stats[s, 4] <= 5 * stats[s, 3]
-    out = cw.outcome(p.game)
+    out = protocol.outcome(p.game)
     assert out.metrics["wasted_tiles"] == [float(x) for x in stats[:, 0]]
     assert out.metrics["empty_cells"] == [float((t == 0).sum()) for t in p.game.state.tables]
 
@@ -207,7 +208,7 @@ def test_same_seed_gives_identical_outcomes(cw_cfg, cw_cfg_v10, setup):
     a = play(cfg, agents, seed, agent_seed)
     b = play(cfg, agents, seed, agent_seed)
     assert np.array_equal(a.game.S, b.game.S)
-    assert cw.outcome(a.game) == cw.outcome(b.game)
+    assert protocol.outcome(a.game) == protocol.outcome(b.game)
 
 
 @SETTINGS
@@ -220,10 +221,10 @@ def test_play_game_plays_the_same_game_as_stepping_move_by_move(cw_cfg, cw_cfg_v
     game = cw.new_game(cfg, len(names), seed)
     _, agent_rng = game_rngs(seed)
     agents = [cw.make_agent(cfg, a) for a in names]
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
-        cw.apply(game, agents[seat].choose(game, seat, agent_rng))
-    assert cw.outcome(game) == cw.play_game(cfg, names, seed)
+        protocol.apply(game, agents[seat].choose(game, seat, agent_rng))
+    assert protocol.outcome(game) == cw.play_game(cfg, names, seed)
 
 
 @SETTINGS

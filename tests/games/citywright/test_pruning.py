@@ -15,6 +15,7 @@ import pytest
 from exhaustive import exhaustive_move
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.games.citywright.agents import agent_params, greedy_move, workspace
 from balancer.games.citywright.rules import G_PHASE
 
@@ -29,13 +30,13 @@ def positions(cfg, n: int, agents: list[str], seed: int) -> list[cw.Game]:
     rng = np.random.default_rng(seed)
     players = [cw.make_agent(cfg, a) for a in agents]
     out, step = [], 0
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         if game.S[G_PHASE] == 0:
             if step % TURN_STEP == seed % TURN_STEP:
                 out.append(game.copy())
             step += 1
         seat = game.seat_to_move
-        cw.apply(game, players[seat].choose(game, seat, rng))
+        protocol.apply(game, players[seat].choose(game, seat, rng))
     return out
 
 

@@ -3,7 +3,7 @@
 Positions are set up by hand on a real game: ``game.state`` holds numpy views into the position
 buffer (tables, site board, slots, piles) which the tests overwrite before playing a turn. A turn is
 written as a whole (``turns.Move``) and played, or checked, as the compiled interface's decisions,
-each of which must be among ``cw.legal_moves`` (``turns.play_turn``, ``turns.is_legal_turn``).
+each of which must be among ``protocol.legal_moves`` (``turns.play_turn``, ``turns.is_legal_turn``).
 Seats are 0-based in the engine (seat 1 of the rulebook is index 0).
 """
 
@@ -17,6 +17,7 @@ import pytest
 from turns import Move, all_turns, is_legal_turn, play_turn
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.core.game import ranks_and_win_shares
 from balancer.games.citywright.kernel import DRAFT, FORCED_DISCARD, PASS, PLACE0
 from balancer.games.citywright.rules import (
@@ -411,11 +412,11 @@ def test_5_apply_refuses_every_decision_that_is_not_a_legal_move(cw_cfg):
     game.state.slots[[0, 1]] = [I_, -1]
     for code in (1, PASS, 20 + 100, -1):
         with pytest.raises(ValueError, match="illegal move"):
-            cw.apply(game, code)
-    cw.apply(game, 0)
+            protocol.apply(game, code)
+    protocol.apply(game, 0)
     for code in (PLACE0 + placements(game, O)[0], FORCED_DISCARD, 0):
         with pytest.raises(ValueError, match="illegal move"):
-            cw.apply(game, code)
+            protocol.apply(game, code)
     assert game.S[G_PHASE] != DRAFT and not game.state.tables[0].any()
 
 
@@ -647,14 +648,14 @@ def play_random(game: cw.Game, seed: int, on_move=None) -> None:
     agent = cw.make_agent(game.cfg, "random")
     rng = np.random.default_rng(seed)
     guard = 0
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         if game.S[G_PHASE] == DRAFT:
             if on_move:
                 on_move(game)
             guard += 1
         move = agent.choose(game, game.seat_to_move, rng)
-        assert cw.is_legal_move(game, move)
-        cw.apply(game, move)
+        assert protocol.is_legal_move(game, move)
+        protocol.apply(game, move)
         assert guard <= 4 * 20
     assert guard > 0
 
@@ -685,7 +686,7 @@ def test_4_rounds_turns_and_start_marker(cw_cfg, cw_cfg_v10, version, n, rounds,
         assert all(x[1] == start for x in moves)
         assert [x[2] for x in moves] == [(start + i) % n for i in range(turns * n)]
     assert list(game.state.stats[:, 3]) == [rounds * turns] * n
-    assert cw.outcome(game).turns == [rounds * turns] * n
+    assert protocol.outcome(game).turns == [rounds * turns] * n
 
 
 def test_9_1_seat_1_starts_two_of_three_rounds(cw_cfg):
@@ -700,10 +701,10 @@ def test_q14_a_move_changes_only_the_movers_table(cw_cfg):
     game = cw.new_game(cw_cfg, 4, 22)
     agent = cw.make_agent(cw_cfg, "random")
     rng = np.random.default_rng(0)
-    while not cw.is_over(game):
+    while not protocol.is_over(game):
         seat = game.seat_to_move
         before = game.state.tables.copy()
-        cw.apply(game, agent.choose(game, seat, rng))
+        protocol.apply(game, agent.choose(game, seat, rng))
         others = [s for s in range(4) if s != seat]
         assert np.array_equal(game.state.tables[others], before[others])
 
@@ -778,7 +779,7 @@ def final_game(
         for name, k in shapes.items():
             st.ticks[seat, sid(cfg, name)] = k
     st.g[3] = 1
-    assert cw.is_over(game)
+    assert protocol.is_over(game)
     return game
 
 
@@ -806,7 +807,7 @@ def test_6_5_seat_bonus_is_added_to_the_total(cw_cfg, cw_cfg_v10, version, n, bo
     cfg = cw_cfg if version == "v1.1" else cw_cfg_v10
     # every seat has the same table: one park in the middle (1 row x 2 + 1 column x 2 = 4 points)
     same = table_with({24: P})
-    out = cw.outcome(final_game(cfg, n, {s: same for s in range(n)}))
+    out = protocol.outcome(final_game(cfg, n, {s: same for s in range(n)}))
     assert out.components["seat_bonus"] == bonus
     assert out.scores == [4 + b for b in bonus]
     for s in range(n):
@@ -814,7 +815,7 @@ def test_6_5_seat_bonus_is_added_to_the_total(cw_cfg, cw_cfg_v10, version, n, bo
 
 
 def test_6_5_two_player_seat_bonus_wins_an_otherwise_equal_game(cw_cfg):
-    out = cw.outcome(final_game(cw_cfg, 2))
+    out = protocol.outcome(final_game(cw_cfg, 2))
     _, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert out.scores == [0, 1] and shares == [0.0, 1.0]
 
@@ -822,7 +823,7 @@ def test_6_5_two_player_seat_bonus_wins_an_otherwise_equal_game(cw_cfg):
 def test_8_tie_breaker_1_fewer_empty_cells(cw_cfg):
     # 3 players: seats 1 and 2 both get +2. Seat 1 has one R (a cluster of 1: 5 x 0 = 0 points) and
     # 48 empty cells, seat 2 an empty table (49): both total 2 -> seat 1 wins on fewer empty cells.
-    out = cw.outcome(final_game(cw_cfg, 3, {0: table_with({24: R})}))
+    out = protocol.outcome(final_game(cw_cfg, 3, {0: table_with({24: R})}))
     assert out.scores == [2, 2, 0]
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert shares == [1.0, 0.0, 0.0] and ranks == [1, 2, 3]
@@ -832,7 +833,7 @@ def test_8_ties_are_on_the_total_with_seat_bonus_included(cw_cfg):
     # §8 "If players tie on total, seat bonus included": 2 players. Seat 1: two lone R (largest 1 -> 0,
     # second 1 -> 1 point), 47 empty cells; seat 2: empty table, 0 + seat bonus 1. Tied at 1 ->
     # seat 1 wins on fewer empty cells.
-    out = cw.outcome(final_game(cw_cfg, 2, {0: table_with({0: R, 2: R})}))
+    out = protocol.outcome(final_game(cw_cfg, 2, {0: table_with({0: R, 2: R})}))
     assert out.scores == [1, 1]
     _, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert shares == [1.0, 0.0]
@@ -842,7 +843,7 @@ def test_8_tie_breaker_2_most_distinct_shapes(cw_cfg):
     # Same tables and bonus for seats 1 and 2 (3 players); seat 2 ticked L and O (2 distinct shapes),
     # seat 1 ticked L three times (1 distinct) -> seat 2 wins.
     t = table_with({0: P})
-    out = cw.outcome(final_game(cw_cfg, 3, {0: t, 1: t}, {0: {"L": 3}, 1: {"L": 1, "O": 1}}))
+    out = protocol.outcome(final_game(cw_cfg, 3, {0: t, 1: t}, {0: {"L": 3}, 1: {"L": 1, "O": 1}}))
     assert out.scores[0] == out.scores[1]
     _, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert shares == [0.0, 1.0, 0.0]
@@ -851,7 +852,7 @@ def test_8_tie_breaker_2_most_distinct_shapes(cw_cfg):
 def test_8_tie_breaker_3_shared_victory(cw_cfg):
     # 4 players: seats 1 and 2 (+2 each) have identical tables and ticks -> shared victory, 1/2 each.
     t = table_with({0: C, 1: C})
-    out = cw.outcome(final_game(cw_cfg, 4, {0: t, 1: t}, {0: {"W": 1}, 1: {"W": 1}}))
+    out = protocol.outcome(final_game(cw_cfg, 4, {0: t, 1: t}, {0: {"W": 1}, 1: {"W": 1}}))
     ranks, shares = ranks_and_win_shares(out.scores, out.tiebreak)
     assert shares == [0.5, 0.5, 0.0, 0.0] and ranks[:2] == [1, 1]
 

@@ -9,6 +9,7 @@ import numpy as np
 
 import balancer.games.citywright as cw
 from balancer.config import assumed_notes, load_config, resolve_yaml
+from balancer.core import protocol
 from balancer.games.citywright.kernel import PASS
 from balancer.games.citywright.rules import FINAL_COLUMNS, compile_rules, final_rows
 
@@ -42,8 +43,8 @@ def test_a_turn_with_every_slot_empty_is_lost(cw_cfg):
     2 is to move and seat 1 has had its turn."""
     game = cw.new_game(cw_cfg, 2, 3)
     game.state.slots[:] = -1
-    assert cw.legal_moves(game) == [PASS]
-    cw.apply(game, PASS)
+    assert protocol.legal_moves(game) == [PASS]
+    protocol.apply(game, PASS)
     assert game.seat_to_move == 1
 
 

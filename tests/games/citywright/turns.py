@@ -4,7 +4,7 @@ interface's decisions (``kernel.py``) and played or checked through the Python p
 A :class:`Move` is a whole turn (``rules.py``: kind, slot, placement, districts on the landed
 non-star cells, the free pick's district); :func:`decisions` gives the interface's decisions that play
 it, and :func:`play_turn` / :func:`is_legal_turn` play or check them one by one against
-``cw.legal_moves`` (so every rule a test checks is the interface's). :func:`all_turns` lists every
+``protocol.legal_moves`` (so every rule a test checks is the interface's). :func:`all_turns` lists every
 legal turn by walking the interface's decisions.
 """
 
@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 import balancer.games.citywright as cw
+from balancer.core import protocol
 from balancer.games.citywright.kernel import (
     D4T0,
     DRAFT,
@@ -91,9 +92,9 @@ def is_legal_turn(game: cw.Game, move: Move) -> bool:
         return False
     probe = game.copy()
     for i, d in enumerate(dec):
-        if cw.is_over(probe) or not cw.is_legal_move(probe, d):
+        if protocol.is_over(probe) or not protocol.is_legal_move(probe, d):
             return False
-        cw.apply(probe, d)
+        protocol.apply(probe, d)
         if probe.S[G_PHASE] == DRAFT and i < len(dec) - 1:
             return False
     return bool(probe.S[G_PHASE] == DRAFT)
@@ -104,13 +105,13 @@ def play_turn(game: cw.Game, move: Move) -> cw.Game:
     if not is_legal_turn(game, move):
         raise ValueError(f"illegal turn {move}")
     for d in decisions(game, move):
-        cw.apply(game, d)
+        protocol.apply(game, d)
     return game
 
 
 def play_decisions(game: cw.Game, dec: list[int] | tuple[int, ...]) -> cw.Game:
     for d in dec:
-        cw.apply(game, d)
+        protocol.apply(game, d)
     return game
 
 
@@ -119,15 +120,15 @@ def all_turn_decisions(game: cw.Game) -> list[tuple[int, ...]]:
     out: list[tuple[int, ...]] = []
 
     def walk(pos: cw.Game, prefix: tuple[int, ...]) -> None:
-        for d in cw.legal_moves(pos):
+        for d in protocol.legal_moves(pos):
             child = pos.copy()
-            cw.apply(child, d)
+            protocol.apply(child, d)
             if child.S[G_PHASE] == DRAFT:
                 out.append(prefix + (d,))
             else:
                 walk(child, prefix + (d,))
 
-    if not cw.is_over(game):
+    if not protocol.is_over(game):
         walk(game, ())
     return out
 
@@ -140,7 +141,7 @@ def all_turns(game: cw.Game) -> list[Move]:
 def count_turns(game: cw.Game) -> int:
     """How many legal turns the seat to move has (:func:`all_turns`' length, counted without walking)."""
     st, rules = game.state, game.rules
-    if cw.is_over(game):
+    if protocol.is_over(game):
         return 0
     filled = np.uint64(sum(1 << int(c) for c in np.flatnonzero(st.tables[game.seat_to_move])))
     empty = int((st.tables[game.seat_to_move] == 0).sum())

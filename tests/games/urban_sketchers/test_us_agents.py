@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from test_us_examples import place, position
 
+from balancer.core import protocol
 from balancer.core.seeding import game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, candidate_moves, position_value
@@ -112,14 +113,14 @@ def test_rollout_plays_a_legal_deterministic_game(us_cfg):
     )
     outs = []
     for _ in range(2):
-        pos = us.new_game(cheap, 2, 3)
+        pos = us.SPEC.new_game(cheap, 2, 3)
         players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
         rng = np.random.default_rng(3)
-        while not us.is_over(pos):
+        while not protocol.is_over(pos):
             mv = players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng)
-            assert mv in us.legal_moves(pos)
-            us.apply(pos, mv)
-        outs.append(us.outcome(pos))
+            assert mv in protocol.legal_moves(pos)
+            protocol.apply(pos, mv)
+        outs.append(protocol.outcome(pos))
     assert outs[0] == outs[1]
 
 

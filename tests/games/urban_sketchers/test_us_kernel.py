@@ -72,22 +72,22 @@ def test_compiled_scoring_equals_the_reference(us_cfg, n):
     comps = np.zeros((5, n), np.int64)
     checked = 0
     for seed in range(6):
-        pos = us.new_game(us_cfg, n, seed)
+        pos = us.SPEC.new_game(us_cfg, n, seed)
         agent, rng = protocol.UniformAgent(), np.random.default_rng(seed)
         step = 0
         while True:
-            if step % 7 == 0 or us.is_over(pos):
+            if step % 7 == 0 or protocol.is_over(pos):
                 s = kernel.to_reference(pos.S, T)
                 ref = final_components(s)
                 fast.final_components(pos.S, T.L, T.R, comps)
                 assert {k: comps[i].tolist() for i, k in enumerate(ref)} == ref
                 assert [(fast.theme_tiles(pos.S, T.L, p),) for p in range(n)] == tiebreak(s)
                 checked += 1
-            if us.is_over(pos):
+            if protocol.is_over(pos):
                 break
-            us.apply(pos, agent.choose(pos, pos.seat_to_move, rng))
+            protocol.apply(pos, agent.choose(pos, pos.seat_to_move, rng))
             step += 1
-        assert us.outcome(pos) == us.reference_outcome(kernel.to_reference(pos.S, T))
+        assert protocol.outcome(pos) == us.reference_outcome(kernel.to_reference(pos.S, T))
     assert checked > 200
 
 
@@ -149,17 +149,17 @@ def test_move_codes_round_trip(us_cfg):
     """Every legal decision of random games encodes to a distinct code that decodes to it, in the
     compiled and in the Python encoder alike."""
     for n in (2, 4):
-        pos = us.new_game(us_cfg, n, 3)
+        pos = us.SPEC.new_game(us_cfg, n, 3)
         rng = np.random.default_rng(3)
-        while not us.is_over(pos):
+        while not protocol.is_over(pos):
             s = kernel.to_reference(pos.S, pos.T)
             rows = legal_moves(s)
-            codes = us.legal_moves(pos)
+            codes = protocol.legal_moves(pos)
             assert codes == [kernel.encode_move(m) for m in rows]
             assert [kernel.decode_move(c) for c in codes] == rows
             assert [tuple(int(x) for x in kernel.decode(np.int64(c))) for c in codes[:5]] == rows[:5]
             assert len(set(codes)) == len(codes)
-            us.apply(pos, codes[min(int(rng.random() * len(codes)), len(codes) - 1)])
+            protocol.apply(pos, codes[min(int(rng.random() * len(codes)), len(codes) - 1)])
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -173,10 +173,10 @@ def test_greedy_and_policy_pick_legal_interface_moves(us_cfg, n):
     greedy = us.make_agent(us_cfg, "greedy")
     checked = 0
     for seed in range(3):
-        pos = us.new_game(us_cfg, n, game_seed(41, seed))
+        pos = us.SPEC.new_game(us_cfg, n, game_seed(41, seed))
         rng = np.random.default_rng(seed)
-        while not us.is_over(pos):
-            legal = set(us.legal_moves(pos))
+        while not protocol.is_over(pos):
+            legal = set(protocol.legal_moves(pos))
             before = kernel.to_reference(pos.S, T)
             assert greedy.choose(pos, pos.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(kernel.greedy(pos.S, T, out, np.random.default_rng(checked))) in legal
@@ -184,7 +184,7 @@ def test_greedy_and_policy_pick_legal_interface_moves(us_cfg, n):
             same_state(pos.S, T, before)  # (the look-ahead may write stale slots past a list's count)
             checked += 1
             codes = sorted(legal)
-            us.apply(pos, codes[min(int(rng.random() * len(codes)), len(codes) - 1)])
+            protocol.apply(pos, codes[min(int(rng.random() * len(codes)), len(codes) - 1)])
     assert checked > 500
 
 
@@ -221,13 +221,13 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     )
     for i in range(2):
         seed = game_seed(5, i)
-        pos = us.new_game(cheap, 2, seed)
+        pos = us.SPEC.new_game(cheap, 2, seed)
         state = us.new_reference_game(cheap, 2, seed)
         protocol_players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
         reference_players = [RolloutAgent(cheap), GreedyAgent(cheap)]
         _, rng = game_rngs(seed)
         _, reference_rng = game_rngs(seed)
-        while not us.is_over(pos):
+        while not protocol.is_over(pos):
             seat = pos.seat_to_move
             assert state.seat == seat
             told = (pos.S.copy(), pos.T)
@@ -237,10 +237,10 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
             else:
                 mv = reference_players[1].choose(state, seat, reference_rng)
             assert kernel.encode_move(mv) == code
-            us.apply(pos, code)
+            protocol.apply(pos, code)
             apply_move(state, mv)
         assert state.phase == P_OVER
-        assert us.outcome(pos) == us.reference_outcome(state)
+        assert protocol.outcome(pos) == us.reference_outcome(state)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -384,17 +384,17 @@ def test_protocol_game_equals_the_reference_game_move_for_move(us_cfg):
     the reference agents (the random seat's draw included) and ends in the same state."""
     agents = ["greedy", "random", "greedy"]
     seed = game_seed(8, 1)
-    pos = us.new_game(us_cfg, 3, seed)
+    pos = us.SPEC.new_game(us_cfg, 3, seed)
     s = us.new_reference_game(us_cfg, 3, seed)
     players = [us.make_agent(us_cfg, a) for a in agents]
     ref = [us.agents.make(us_cfg, a) for a in agents]
     _, r1 = game_rngs(seed)
     _, r2 = game_rngs(seed)
-    while not us.is_over(pos):
+    while not protocol.is_over(pos):
         code = players[pos.seat_to_move].choose(pos, pos.seat_to_move, r1)
         mv = ref[s.seat].choose(s, s.seat, r2)
         assert kernel.decode_move(code) == tuple(mv)
-        us.apply(pos, code)
+        protocol.apply(pos, code)
         apply_move(s, mv)
     assert s.phase == P_OVER
     same_state(pos.S, pos.T, s)

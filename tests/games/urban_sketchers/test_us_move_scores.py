@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from test_us_examples import position
 
+from balancer.core import protocol
 from balancer.core.fixed_draws import FixedDraws
 from balancer.core.seeding import game_seed
 from balancer.games import urban_sketchers as us
@@ -43,10 +44,10 @@ def test_greedy_decision_has_a_best_move_score(us_cfg, n):
     out = np.zeros(T.L.max_moves, np.int64)
     kinds: dict[str, int] = {"main": 0, "rule": 0, "value": 0}
     for seed in range(2):
-        pos = us.new_game(us_cfg, n, game_seed(7, seed))
+        pos = us.SPEC.new_game(us_cfg, n, game_seed(7, seed))
         rng = np.random.default_rng(seed)
-        while not us.is_over(pos):
-            codes = us.legal_moves(pos)
+        while not protocol.is_over(pos):
+            codes = protocol.legal_moves(pos)
             ph = int(pos.S[fast.G_PHASE])
             values = scores_of(pos.S, T, codes)
             assert np.all(np.isfinite(values))
@@ -58,7 +59,7 @@ def test_greedy_decision_has_a_best_move_score(us_cfg, n):
             if ph == P_TRAVEL or ph == P_SUPPLY:
                 assert values[codes.index(pick)] == 1.0 and sorted(set(values.tolist())) in ([1.0], [0.0, 1.0])
             kinds["main" if ph == P_MAIN else "rule" if ph in (P_TRAVEL, P_SUPPLY) else "value"] += len(codes) > 1
-            us.apply(pos, pick)
+            protocol.apply(pos, pick)
     assert min(kinds.values()) > 20, kinds
 
 
@@ -115,17 +116,17 @@ def test_move_scores_do_not_depend_on_the_other_moves_listed(us_cfg):
     """A move's score is the same alone and among all legal moves (core's FixedDraws keeps no
     stream that earlier look-aheads would advance), at every choice of a die of a greedy game."""
     T = kernel.compile(us_cfg, 2)
-    pos = us.new_game(us_cfg, 2, game_seed(7, 3))
+    pos = us.SPEC.new_game(us_cfg, 2, game_seed(7, 3))
     rng = np.random.default_rng(3)
     checked = 0
-    while not us.is_over(pos):
-        codes = us.legal_moves(pos)
+    while not protocol.is_over(pos):
+        codes = protocol.legal_moves(pos)
         if int(pos.S[fast.G_PHASE]) == P_MAIN and len(codes) > 1:
             every = scores_of(pos.S, T, codes)
             for k in range(0, len(codes), 7):
                 assert scores_of(pos.S, T, [codes[k]])[0] == every[k]
             checked += 1
-        us.apply(pos, int(kernel.greedy(pos.S, T, np.zeros(T.L.max_moves, np.int64), rng)))
+        protocol.apply(pos, int(kernel.greedy(pos.S, T, np.zeros(T.L.max_moves, np.int64), rng)))
     assert checked > 20
 
 
@@ -139,10 +140,10 @@ def test_die_scores_complete_each_distinct_turn_once_with_the_same_values(us_cfg
     out = np.zeros(T.L.max_moves, np.int64)
     shared = checked = 0
     for seed in range(2):
-        pos = us.new_game(us_cfg, n, game_seed(7, seed))
+        pos = us.SPEC.new_game(us_cfg, n, game_seed(7, seed))
         rng = np.random.default_rng(seed)
-        while not us.is_over(pos):
-            codes = us.legal_moves(pos)
+        while not protocol.is_over(pos):
+            codes = protocol.legal_moves(pos)
             if int(pos.S[fast.G_PHASE]) == P_MAIN and len(codes) > 1:
                 rows = np.array([kernel.decode_move(c) for c in codes], np.int64)
                 each = np.zeros(len(codes))
@@ -152,5 +153,5 @@ def test_die_scores_complete_each_distinct_turn_once_with_the_same_values(us_cfg
                 assert np.array_equal(got, each)
                 shared += len(codes) - len(set(got.tolist()))
                 checked += 1
-            us.apply(pos, int(kernel.policy(pos.S, T, out, rng)))
+            protocol.apply(pos, int(kernel.policy(pos.S, T, out, rng)))
     assert checked > 20 and shared > checked

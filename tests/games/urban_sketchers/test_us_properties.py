@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from balancer.core import protocol
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import kernel
 from balancer.games.urban_sketchers.rules import State
@@ -51,15 +52,15 @@ def check_invariants(s: State) -> None:
 def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -> State:
     """A whole game of ``agent`` mirrors through the Python protocol (the compiled engine), the
     invariants checked on the position after every decision; the final position as a reference state."""
-    pos = us.new_game(cfg, n, seed)
+    pos = us.SPEC.new_game(cfg, n, seed)
     players = [us.make_agent(cfg, agent) for _ in range(n)]
     rng = np.random.default_rng(seed)
     check_invariants(kernel.to_reference(pos.S, pos.T))
     for _ in range(max_moves):
-        if us.is_over(pos):
+        if protocol.is_over(pos):
             return kernel.to_reference(pos.S, pos.T)
-        assert us.legal_moves(pos), "a decision with no legal move"
-        us.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
+        assert protocol.legal_moves(pos), "a decision with no legal move"
+        protocol.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
         check_invariants(kernel.to_reference(pos.S, pos.T))
     raise AssertionError(f"game did not end in {max_moves} decisions (seed {seed})")
 

@@ -56,10 +56,10 @@ def test_players_start_with_setup_money(us_cfg):
     """setup.money (assumed 0: Set Up hands out no money); a variant giving 3 starts everyone at 3."""
     from balancer.games.urban_sketchers import kernel
 
-    pos = us.new_game(us_cfg, 4, 2)
+    pos = us.SPEC.new_game(us_cfg, 4, 2)
     assert us_cfg.setup.money == 0 and kernel.to_reference(pos.S, pos.T).money == [0] * 4
     cfg = us_cfg.model_copy(update={"setup": us_cfg.setup.model_copy(update={"money": 3})})
-    pos = us.new_game(cfg, 4, 2)
+    pos = us.SPEC.new_game(cfg, 4, 2)
     assert kernel.to_reference(pos.S, pos.T).money == [3] * 4
 
 

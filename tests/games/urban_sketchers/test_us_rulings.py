@@ -12,6 +12,7 @@ from test_us_examples import final_scoring_position
 from test_us_kernel import load
 
 from balancer.config import assumed_notes, resolve_yaml
+from balancer.core import protocol
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import kernel
 from balancer.games.urban_sketchers.fast import G_END
@@ -103,11 +104,11 @@ def test_a_replay_stopped_by_the_round_cap_shows_where_progress_stopped(us_cfg, 
     named = tuple(f"Progress stopped in round {r}," for r in range(1, rounds + 1))
     assert tail[0].startswith((*named, "Progress stopped at the start"))
     assert [row.split(":")[0] for row in tail[1:]] == ["  seat 1", "  seat 2", "  seat 3"]
-    pos = us.new_game(cfg, 3, 0)
+    pos = us.SPEC.new_game(cfg, 3, 0)
     players = [us.make_agent(cfg, "greedy") for _ in range(3)]
     _, rng = us.game_rngs(0)
-    while not us.is_over(pos):
-        us.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
+    while not protocol.is_over(pos):
+        protocol.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
     S, L = pos.S, pos.T.L
     for p, row in enumerate(tail[1:]):
         assert row.startswith(f"  seat {p + 1}: points {S[L.o_vp + p]}, prestige {S[L.o_prestige + p]}, ")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from balancer.config import load_config
+from balancer.core import protocol
 from balancer.core.seeding import game_seed
 from balancer.games import urgency
 from balancer.games.urgency.agents import roll_probs
@@ -75,7 +76,7 @@ def test_expectimax_takes_a_winning_move(plain):
 def test_greedy_card_priority(std):
     """Greedy puts the card whose effect comes first in agents.card_priority into play: dice first."""
     game = urgency.new_game(std, 2, game_seed(4, 0))
-    opts = [unpack(m)[1] for m in urgency.legal_moves(game)]
+    opts = [unpack(m)[1] for m in protocol.legal_moves(game)]
     prio = std.agents.card_priority
     names = urgency.card_names(std)
     effect = {

@@ -142,7 +142,7 @@ def test_the_chooser_sees_its_pile_and_the_opponent_does_not(std):  # noqa: F811
     S, R = game.S, game.T.rules
     push_request(S, 1, K_PILE, 0)
     load_options(S, R)
-    assert game.seat_to_move == 1 and urgency.legal_moves(game) == [256 + bull[1], 256 + bull[2]]
+    assert game.seat_to_move == 1 and protocol.legal_moves(game) == [256 + bull[1], 256 + bull[2]]
     for seed in range(50):
         D = determinized(game, 1, seed)
         assert unchanged_outside(S, D, [*range(PS + PILES + 2, PS + PILES + 6), *range(PILES + 2, PILES + 6), ROS + 1])
@@ -152,7 +152,7 @@ def test_the_chooser_sees_its_pile_and_the_opponent_does_not(std):  # noqa: F811
         D = determinized(game, 0, seed)
         first = D[PS + PILES : PS + PILES + 2].tolist()
         pos = protocol.Position(urgency.ENGINE, std, game.T, D, game.rng)
-        assert urgency.legal_moves(pos) == [256 + c for c in first]
+        assert protocol.legal_moves(pos) == [256 + c for c in first]
         assert D[OPTS + 2 : OPTS + 8].tolist() == [0] * 6
         offered |= set(first)
     assert offered == set(bull[1:7])
@@ -264,14 +264,14 @@ def test_agents_choose_among_the_kernels_legal_moves(variant):
         pos = urgency.new_game(cfg, 2, game_seed(8, i))
         _, rng = game_rngs(game_seed(8, i))
         out = np.zeros(k.MAX_MOVES, np.int64)
-        while not urgency.is_over(pos):
-            legal = urgency.legal_moves(pos)
+        while not protocol.is_over(pos):
+            legal = protocol.legal_moves(pos)
             seat = pos.seat_to_move
             for name, agent in players.items():
                 assert agent.choose(pos, seat, rng) in legal, (name, i)
             assert int(k.policy(pos.S, pos.T, out, rng)) == players["greedy"].choose(pos, seat, rng)
             checked += 1
-            urgency.apply(pos, protocol.UniformAgent().choose(pos, seat, rng))
+            protocol.apply(pos, protocol.UniformAgent().choose(pos, seat, rng))
     assert checked > 500
 
 
@@ -282,7 +282,7 @@ def test_describe_move_uses_the_transcripts_words(std):  # noqa: F811
         == "seat 1: with the roll of 3, moves the token on tile 5 to tile 8"
     )
     pos = urgency.new_game(std, 2, 1)
-    first = urgency.legal_moves(pos)[0]
+    first = protocol.legal_moves(pos)[0]
     name = urgency.card_names(std)[first - 256]
     assert (
         urgency.ENGINE.describe_move(pos.S, pos.T, first)

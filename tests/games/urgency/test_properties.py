@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from balancer.config import load_config
+from balancer.core import protocol
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urgency
 from balancer.games.urgency.rules import MASK, PS, SCORED, SUP
@@ -41,15 +42,15 @@ def test_tokens_conserved_and_games_end(variant, seed, a, b):
         for p in range(2):
             assert 0 <= game.S[p * PS + SUP] <= cfg.tokens and game.S[p * PS + MASK] & 1 == 0
             assert game.S[p * PS + MASK] >> 15 == 0
-        if urgency.is_over(game):
+        if protocol.is_over(game):
             break
         seat = game.seat_to_move
         move = players[seat].choose(game, seat, rng)
-        assert urgency.is_legal_move(game, move)
-        urgency.apply(game, move)
-    assert urgency.is_over(game), "game did not end"
+        assert protocol.is_legal_move(game, move)
+        protocol.apply(game, move)
+    assert protocol.is_over(game), "game did not end"
     scored = [int(game.S[p * PS + SCORED]) for p in range(2)]
-    assert max(scored) == cfg.to_win or sum(urgency.outcome(game).turns) >= cfg.cards.max_turns
+    assert max(scored) == cfg.to_win or sum(protocol.outcome(game).turns) >= cfg.cards.max_turns
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -61,7 +62,7 @@ def test_fast_path_matches_stepping(variant):
         players = [urgency.make_agent(cfg, a) for a in table]
         game = urgency.new_game(cfg, 2, game_seed(seed, 0), decks=(players[0].deck, players[1].deck))
         _, rng = game_rngs(game_seed(seed, 0))
-        while not urgency.is_over(game):
+        while not protocol.is_over(game):
             seat = game.seat_to_move
-            urgency.apply(game, players[seat].choose(game, seat, rng))
-        assert urgency.outcome(game) == urgency.play_game(cfg, table, game_seed(seed, 0))
+            protocol.apply(game, players[seat].choose(game, seat, rng))
+        assert protocol.outcome(game) == urgency.play_game(cfg, table, game_seed(seed, 0))

@@ -4,6 +4,7 @@ hand with :func:`~tests.games.urgency.test_rules.position`; each derivation is i
 
 from __future__ import annotations
 
+from balancer.core import protocol
 from balancer.games import urgency
 from balancer.games.urgency.kernel import unpack
 from balancer.games.urgency.rules import (
@@ -37,9 +38,9 @@ def test_first_to_score_six_wins_at_once(std):  # noqa: F811
     gets no further turn) and I win: scores 6 to 5."""
     game = position(std, mine=[13], theirs=[14], roll=2, my_supply=1, their_supply=1, scored=(5, 5))
     S = game.S
-    urgency.apply(game, decision(MOVE, 13))
-    assert urgency.is_over(game) and S[PHASE] == PH_OVER and S[WINNER] == 0
-    out = urgency.outcome(game)
+    protocol.apply(game, decision(MOVE, 13))
+    assert protocol.is_over(game) and S[PHASE] == PH_OVER and S[WINNER] == 0
+    out = protocol.outcome(game)
     assert out.scores == [6, 5]
     assert S[PS + SCORED] == 5
 
@@ -51,8 +52,8 @@ def test_five_scored_is_not_yet_a_win(std):  # noqa: F811
     S = game.S
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 13))
-    assert S[SCORED] == 5 and not urgency.is_over(game)
+    protocol.apply(game, decision(MOVE, 13))
+    assert S[SCORED] == 5 and not protocol.is_over(game)
 
 
 def _piles_used(S, unlocks: int, discard: list[int]) -> None:
@@ -78,10 +79,10 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     ibex = [i for i, n in enumerate(urgency.card_names(std)) if n.startswith("Ibex:")]
     o = PS
     _piles_used(S, unlocks=3, discard=ibex[:4])
-    urgency.apply(game, decision(MOVE, 13))
+    protocol.apply(game, decision(MOVE, 13))
     assert S[PHASE] == PH_PICK and game.seat_to_move == 1
-    assert sorted(unpack(m)[1] for m in urgency.legal_moves(game)) == sorted(ibex[:4])
-    urgency.apply(game, decision(PICK, ibex[2]))
+    assert sorted(unpack(m)[1] for m in protocol.legal_moves(game)) == sorted(ibex[:4])
+    protocol.apply(game, decision(PICK, ibex[2]))
     assert S[o + NPLAY] == 1 and S[o + INPLAY] == ibex[2]
     assert S[o + NDISC] == 3 and sorted(S[o + DISC : o + DISC + 3].tolist()) == sorted([ibex[0], ibex[1], ibex[3]])
     # my 5th score (12 + 3 = 15), the opponent having had 4 unlocks: nothing more comes into play
@@ -89,7 +90,7 @@ def test_the_opponents_fourth_score_takes_the_final_card_from_the_discard_pile(s
     S = game.S
     _piles_used(S, unlocks=4, discard=ibex[:3])
     S[NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 12))
+    protocol.apply(game, decision(MOVE, 12))
     assert S[SCORED] == 5 and S[o + OPPSC] == 5 and S[o + NPLAY] == 0 and S[o + NDISC] == 3
 
 
@@ -118,6 +119,6 @@ def test_setup_deals_one_discard_three_piles_of_two_and_two_rosette_cards(std): 
         while S[PHASE] == PH_PICK:
             p = game.seat_to_move
             offered = S[p * PS + ROS : p * PS + ROS + 2].tolist()
-            urgency.apply(game, decision(PICK, offered[1]))
+            protocol.apply(game, decision(PICK, offered[1]))
             assert S[p * PS + INPLAY + S[p * PS + NPLAY] - 1] == offered[1]
             assert offered[0] not in S[p * PS + DISC : p * PS + DISC + int(S[p * PS + NDISC])].tolist()

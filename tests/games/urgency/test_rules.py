@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from balancer.config import load_config, resolve_yaml
+from balancer.core import protocol
 from balancer.games import get_spec, urgency
 from balancer.games.urgency import card_names
 from balancer.games.urgency.agents import roll_probs
@@ -139,7 +140,7 @@ def std():
 
 
 def moves_of(game) -> list[int]:
-    return [unpack(m)[1] for m in urgency.legal_moves(game) if unpack(m)[0] == MOVE]
+    return [unpack(m)[1] for m in protocol.legal_moves(game) if unpack(m)[0] == MOVE]
 
 
 # ------------------------------------------------------------------------ base rules
@@ -151,7 +152,7 @@ def test_capture_in_the_centre_row(plain):
     S = game.S
     S[1 * PS + NEXT_ROLL] = 0  # the opponent then passes, so the position stays readable
     S[0 * PS + NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 3))
+    protocol.apply(game, decision(MOVE, 3))
     assert S[MASK] == tiles(6)
     assert S[PS + MASK] == 0 and S[PS + SUP] == 7
     assert S[CAPT] == 1
@@ -163,7 +164,7 @@ def test_no_capture_in_the_home_row(plain):
     game = position(plain, mine=[1], theirs=[2], roll=1)
     game.S[NEXT_ROLL] = 0
     game.S[PS + NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 1))
+    protocol.apply(game, decision(MOVE, 1))
     assert game.S[PS + MASK] == tiles(2) and game.S[CAPT] == 0
 
 
@@ -172,7 +173,7 @@ def test_blocked_safe_rosette(plain):
     with a 3, the token on 6 may move 3 to 9."""
     game = position(plain, mine=[5, 6], theirs=[8], roll=3, my_supply=0)
     assert moves_of(game) == [6]
-    assert not urgency.is_legal_move(game, decision(MOVE, 5))
+    assert not protocol.is_legal_move(game, decision(MOVE, 5))
 
 
 def test_roll_again_on_a_rosette(plain):
@@ -180,7 +181,7 @@ def test_roll_again_on_a_rosette(plain):
     game = position(plain, mine=[1], roll=3)
     S = game.S
     S[NEXT_ROLL] = 2
-    urgency.apply(game, decision(MOVE, 1))
+    protocol.apply(game, decision(MOVE, 1))
     assert S[ACTIVE] == 0 and S[PHASE] == PH_MOVE and S[ROLLV] == 2
     assert S[RAS] == 1 and S[PS + TURNS] == 0  # the opponent has not had a turn
 
@@ -226,13 +227,13 @@ def test_exact_landing_scores(plain):
     game = position(plain, mine=[14], roll=1, my_supply=0)
     game.S[PS + NEXT_ROLL] = 0
     game.S[NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 14))
+    protocol.apply(game, decision(MOVE, 14))
     assert game.S[SCORED] == 1 and game.S[MASK] == 0
     game = position(plain, mine=[13], roll=2, my_supply=0)
     S = game.S
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, 13))
+    protocol.apply(game, decision(MOVE, 13))
     assert S[SCORED] == 1 and S[MASK] == 0
     game = position(plain, mine=[13], roll=3, my_supply=0)
     assert moves_of(game) == []
@@ -242,7 +243,7 @@ def test_forced_move(plain):
     """Movement: you must move if you can: with no supply, tokens on 10 and 12 and a roll of 2,
     12 -> 14 is blocked by nothing, 10 -> 12 is blocked by my own token: 12 is the only move."""
     game = position(plain, mine=[10, 12], roll=2, my_supply=0)
-    assert urgency.legal_moves(game) == [decision(MOVE, 12)]
+    assert protocol.legal_moves(game) == [decision(MOVE, 12)]
 
 
 def test_own_tokens_never_share_a_tile(plain):
@@ -271,7 +272,7 @@ def test_unlock_pile_when_the_opponent_scores(std):
     their discard pile."""
     game = urgency.new_game(std, 2, 3)
     while game.S[PHASE] == PH_PICK:  # both Rosette cards
-        urgency.apply(game, urgency.legal_moves(game)[0])
+        protocol.apply(game, protocol.legal_moves(game)[0])
     S = game.S
     p = int(S[ACTIVE])
     o = 1 - p
@@ -280,10 +281,10 @@ def test_unlock_pile_when_the_opponent_scores(std):
     S[ROLLV] = 2
     S[PHASE] = PH_MOVE
     pile = [int(S[o * PS + 26]), int(S[o * PS + 27])]
-    urgency.apply(game, decision(MOVE, 13))
+    protocol.apply(game, decision(MOVE, 13))
     assert S[PHASE] == PH_PICK and game.seat_to_move == o
-    assert sorted(unpack(m)[1] for m in urgency.legal_moves(game)) == sorted(pile)
-    urgency.apply(game, decision(PICK, pile[1]))
+    assert sorted(unpack(m)[1] for m in protocol.legal_moves(game)) == sorted(pile)
+    protocol.apply(game, decision(PICK, pile[1]))
     assert S[o * PS + NPLAY] == 2 and S[o * PS + INPLAY + 1] == pile[1]
     assert pile[0] in [int(S[o * PS + 32 + i]) for i in range(int(S[o * PS + 10]))]
 
@@ -369,7 +370,7 @@ def test_roll_again_card_counts_once():
     game = position(cfg, mine=[1], roll=3)
     put_in_play(game.S, game.T.rules, 0, card(cfg, "Lizard: Bask"))
     game.S[NEXT_ROLL] = 3
-    urgency.apply(game, decision(MOVE, 1))
+    protocol.apply(game, decision(MOVE, 1))
     assert game.S[RAS] == 1 and game.S[ACTIVE] == 0 and game.S[ROLLV] == 3
 
 
@@ -378,7 +379,7 @@ def test_roll_again_card_on_scoring(std):
     game = position(std, mine=[1, 13], roll=2, my_supply=3)
     put_in_play(game.S, game.T.rules, 0, card(std, "Rosette: Crown"))
     game.S[NEXT_ROLL] = 1
-    urgency.apply(game, decision(MOVE, 13))
+    protocol.apply(game, decision(MOVE, 13))
     assert game.S[SCORED] == 1 and game.S[RAS] == 1 and game.S[ACTIVE] == 0 and game.S[ROLLV] == 1
 
 
@@ -492,7 +493,7 @@ def test_token_moved_off_its_rosette_loses_the_roll_again():
     put_in_play(S, game.T.rules, 0, card(cfg, "Eagle: Drift"))
     S[PS + NEXT_ROLL] = 0
     S[NEXT_ROLL] = 1
-    urgency.apply(game, decision(MOVE, 1))
+    protocol.apply(game, decision(MOVE, 1))
     assert S[MASK] == tiles(5) and S[RAS] == 0 and S[PS + TURNS] == 1
 
 
@@ -510,9 +511,9 @@ def test_eagle_triggers_instead_of_rolling(std):
     S = game.S
     at_turn_start(game, [card(std, "Eagle: Talon Dive")])
     advance(S, game.T.rules, game.rng)
-    kinds = {unpack(m)[0] for m in urgency.legal_moves(game)}
+    kinds = {unpack(m)[0] for m in protocol.legal_moves(game)}
     assert kinds == {2, 3}  # ROLL, TRIGGER
-    urgency.apply(game, decision(3, card(std, "Eagle: Talon Dive")))
+    protocol.apply(game, decision(3, card(std, "Eagle: Talon Dive")))
     # the opponent rolled the forced 0 and passed; my next turn has no choice phase (locked)
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] != 2
 
@@ -530,12 +531,12 @@ def test_a_move_by_roll_frees_the_eagle_even_when_it_scores(std, start, scores):
     put_in_play(S, game.T.rules, 0, card(std, "Eagle: Talon Dive"))
     S[LOCK] = 1
     S[PS + NEXT_ROLL] = 0
-    urgency.apply(game, decision(MOVE, start))
+    protocol.apply(game, decision(MOVE, start))
     assert S[SCORED] == (1 if scores else 0)
     assert S[MASK] == (0 if scores else tiles(3))
     assert S[LOCK] == 0
     assert S[PS + TURNS] == 1 and S[ACTIVE] == 0 and S[PHASE] == 2  # PH_CHOOSE: ROLL or TRIGGER
-    assert {unpack(m)[0] for m in urgency.legal_moves(game)} == {2, 3}
+    assert {unpack(m)[0] for m in protocol.legal_moves(game)} == {2, 3}
 
 
 def test_no_card_decisions_without_cards(plain):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from balancer.config import load_config
+from balancer.core import protocol
 from balancer.core.protocol import Position
 from balancer.core.seeding import game_rngs
 from balancer.games import urgency
@@ -170,8 +171,8 @@ def test_logging_never_changes_the_game(std):
         advance(S, R, game_rng)
         game = Position(urgency.ENGINE, std, urgency.ENGINE.compile(std, 2), S, game_rng)
         seen = []
-        while not urgency.is_over(game):
-            urgency.apply(game, agent.choose(game, game.seat_to_move, agent_rng))
+        while not protocol.is_over(game):
+            protocol.apply(game, agent.choose(game, game.seat_to_move, agent_rng))
             seen.append(S[:LOG_ON].copy())
             S[LOG_N] = 0
         states.append(seen)
