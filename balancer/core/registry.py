@@ -305,6 +305,14 @@ def _protocol_of(module: Any, engine: Engine | None) -> dict[str, Callable[..., 
     derives from ``engine`` (``new_game`` bound to it)."""
     from . import protocol
 
+    missing = [name for name in PROTOCOL if not hasattr(module, name)]
+    if engine is None:
+        if missing:
+            raise ValueError(
+                f"{module.__name__}: defines no {', '.join(missing)} and gives no engine to derive them from "
+                "(spec_from_module(..., engine=...))"
+            )
+        return {name: getattr(module, name) for name in PROTOCOL}
     derived: dict[str, Callable[..., Any]] = {
         "new_game": functools.partial(protocol.new_game, engine),
         "legal_moves": protocol.legal_moves,
@@ -313,12 +321,6 @@ def _protocol_of(module: Any, engine: Engine | None) -> dict[str, Callable[..., 
         "outcome": protocol.outcome,
         "is_legal_move": protocol.is_legal_move,
     }
-    missing = [name for name in PROTOCOL if not hasattr(module, name)]
-    if missing and engine is None:
-        raise ValueError(
-            f"{module.__name__}: defines no {', '.join(missing)} and gives no engine to derive them from "
-            "(spec_from_module(..., engine=...))"
-        )
     return {name: getattr(module, name, None) or derived[name] for name in PROTOCOL}
 
 
