@@ -210,17 +210,22 @@ def relative_extends(variant_file: Path, base: Path) -> str:
     """The ``extends:`` value of ``variant_file`` naming ``base``: a shipped base by its shipped name
     (``citywright/v1.1``, wherever balancer is installed), unless a file of that name lies beside
     ``variant_file`` (it would win over the shipped one); else a relative path when both lie on one
-    drive, else the absolute path."""
+    drive and share a folder below the root (``../mine/base.yaml``), else the absolute path (a path
+    from ``/tmp/out`` to ``/work/mine`` would climb to the root: it breaks when either moves)."""
     from balancer.data import shipped_name
 
     shipped = shipped_name(base)
     folder = Path(variant_file).resolve().parent
     if shipped is not None and not (folder / shipped).exists() and not (folder / f"{shipped}.yaml").exists():
         return shipped
+    target = Path(base).resolve()
     try:
-        return Path(os.path.relpath(Path(base).resolve(), folder)).as_posix()
-    except ValueError:
-        return str(Path(base).resolve())
+        shared = Path(os.path.commonpath([target, folder]))
+    except ValueError:  # another drive
+        return str(target)
+    if shared == Path(shared.anchor):
+        return str(target)
+    return Path(os.path.relpath(target, folder)).as_posix()
 
 
 def variant_yaml(

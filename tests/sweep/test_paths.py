@@ -89,6 +89,9 @@ def test_a_shipped_base_is_extended_by_its_shipped_name_wherever_balancer_is_ins
     mine.parent.mkdir()
     mine.write_text(V11.read_text())
     assert relative_extends(target, mine) == "../mine/base.yaml"
+    # sharing no folder but the root: the absolute path (a relative one would climb to the root)
+    root = Path(tmp_path.anchor)
+    assert relative_extends(root / "tuned.yaml", mine) == str(mine.resolve())
     # a file beside the target under the shipped name would win over the shipped one: keep the path
     (target.parent / "citywright").mkdir()
     (target.parent / "citywright" / "v1.1").write_text("")
