@@ -309,7 +309,7 @@ class Heuristic(Strict):
         gt=0,
         le=1000,
         description="points: a seat's value is 1 / (1 + exp(-margin / scale)), "
-        "margin = its value minus the best other seat's",
+        "margin = its value minus the best other seat's (or each other seat's: contest)",
     )
     progress: float = Field(
         default=0.0,
@@ -317,6 +317,12 @@ class Heuristic(Strict):
         le=1,
         description="a seat's value: (1 - progress) x its score if the game ended now + progress x the greedy "
         "value of its holdings (agents.greedy's weights: sketchbooks, hand, money, resources, tiles, tracks)",
+    )
+    contest: Literal["best", "pairwise", "share"] = Field(
+        default="best",
+        description="whom a seat's value is measured against: the best other seat (sigmoid of the margin over "
+        "it), every other seat (the mean of the sigmoids of the margins over each), or every seat (softmax share "
+        "exp(value / scale) / sum of exp(value / scale)); the three agree at two players",
     )
     assumed: str | None = None
 

@@ -39,11 +39,12 @@ rebuilt deck given as its sorted contents, and the unused tail of the deck, bag 
 ``returns`` the win shares with the tie-breaker (most theme tiles, then a shared victory), as
 ``ranks_and_win_shares`` of the Outcome; Urban Sketchers has no solo game (2-4 players).
 ``heuristic``: per seat ``1 / (1 + exp(-margin / scale))``, margin = its value minus the best other
-seat's, a seat's value being ``(1 - progress) x`` its score if the game ended now ``+ progress x``
+seat's (or, by ``agents.heuristic.contest``, the mean of that over every other seat, or a softmax
+share), a seat's value being ``(1 - progress) x`` its score if the game ended now ``+ progress x``
 the greedy agent's value of its holdings (:func:`.fast.position_value`: sketchbooks by what
 publishing them would bring, the hand, money, resources, tiles, tracks; the greedy weights of
-``agents.greedy``), ``returns`` once the game is over (``agents.heuristic.scale`` and ``progress`` in
-the YAML, agent parameters). The score if the game ended now is flat along the travel, sketch,
+``agents.greedy``), ``returns`` once the game is over (``agents.heuristic.scale``, ``progress`` and
+``contest`` in the YAML, agent parameters). The score if the game ended now is flat along the travel, sketch,
 publish chain (money and resources count in fives, cards in hand nothing), the greedy value is not.
 
 **Move scores** (``move_scores``): the greedy agent's own value of each legal decision, for the
@@ -135,6 +136,15 @@ jit = nb.njit(cache=True)
 
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
+# T.contest: whom the heuristic measures a seat's value against (agents.heuristic.contest)
+CONTEST_BEST = 0
+"""The best other seat: sigmoid of the margin over it."""
+CONTEST_PAIRWISE = 1
+"""Every other seat: the mean of the sigmoids of the margins over each."""
+CONTEST_SHARE = 2
+"""Every seat: a softmax share of the values."""
+CONTESTS = {"best": CONTEST_BEST, "pairwise": CONTEST_PAIRWISE, "share": CONTEST_SHARE}
+
 
 class Table(NamedTuple):
     """The rule table ``T`` of the interface: a variant compiled for a player count."""
@@ -158,6 +168,9 @@ class Table(NamedTuple):
     progress: float
     """The heuristic's weight of the greedy value of a seat's holdings against its points if the game
     ended now (``agents.heuristic.progress``)."""
+    contest: int
+    """Whom a seat's value is measured against in the heuristic (``agents.heuristic.contest``):
+    :data:`CONTEST_BEST`, :data:`CONTEST_PAIRWISE` or :data:`CONTEST_SHARE`."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -263,11 +276,14 @@ def returns(S, T, out):
 
 @jit
 def heuristic(S, T, out):
-    """Per seat 1 / (1 + exp(-margin / scale)), margin = its value minus the best other seat's, a
-    seat's value being ``(1 - progress) x`` its points if the game ended now ``+ progress x`` the
-    greedy agent's value of its holdings (:func:`.fast.position_value`: points and prestige so far,
-    money, resources, theme and opportunity tiles, improvements, the hand, and each sketchbook by
-    what publishing it would bring); :func:`returns` once the game is over."""
+    """Per seat a value in [0, 1] from the seats' values, a seat's value being ``(1 - progress) x``
+    its points if the game ended now ``+ progress x`` the greedy agent's value of its holdings
+    (:func:`.fast.position_value`: points and prestige so far, money, resources, theme and
+    opportunity tiles, improvements, the hand, and each sketchbook by what publishing it would
+    bring); :func:`returns` once the game is over. By ``T.contest``: 1 / (1 + exp(-margin / scale)),
+    margin = its value minus the best other seat's (:data:`CONTEST_BEST`); the mean over the other
+    seats q of 1 / (1 + exp(-(v_p - v_q) / scale)) (:data:`CONTEST_PAIRWISE`); exp(v_p / scale) / the
+    sum over every seat of exp(v_q / scale) (:data:`CONTEST_SHARE`). At two players all three agree."""
     if S[G_PHASE] == P_OVER:
         returns(S, T, out)
         return
@@ -279,7 +295,23 @@ def heuristic(S, T, out):
         value[p] = (1.0 - T.progress) * total[p]
         if T.progress > 0.0:
             value[p] += T.progress * fast.position_value(S, T.L, T.R, T.W, p)
+    if T.contest == CONTEST_SHARE:
+        top = value.max()
+        norm = 0.0
+        for p in range(n):
+            out[p] = np.exp((value[p] - top) / T.scale)
+            norm += out[p]
+        for p in range(n):
+            out[p] /= norm
+        return
     for p in range(n):
+        if T.contest == CONTEST_PAIRWISE and n > 1:
+            acc = 0.0
+            for q in range(n):
+                if q != p:
+                    acc += 1.0 / (1.0 + np.exp(-(value[p] - value[q]) / T.scale))
+            out[p] = acc / (n - 1)
+            continue
         other = -1e300
         for q in range(n):
             if q != p and value[q] > other:
@@ -542,6 +574,7 @@ def _entry(cfg: UrbanSketchersConfig, n: int) -> _Compiled:
         W=weights,
         ws=fast.workspace(lay),
         progress=float(cfg.agents.heuristic.progress),
+        contest=CONTESTS[cfg.agents.heuristic.contest],
     )
     hit = _Compiled(cfg, rules, T, weights)
     _BY_CFG[(id(cfg), n)] = hit

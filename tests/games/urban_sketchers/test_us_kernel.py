@@ -98,9 +98,10 @@ def test_compiled_scoring_of_the_worked_position(us_cfg):
     the best other seat at the YAML's scale 10: seat 1 1 / (1 + e^-4.1), seat 2 1 / (1 + e^4.1),
     seat 3 1 / (1 + e^5); returns give seat 1 the whole win. The heuristic's ``progress`` is 0 here
     (the points-now margin; base.yaml weighs progress for the search, tested in
-    test_us_move_scores.test_heuristic_weighs_progress_as_documented)."""
+    test_us_move_scores.test_heuristic_weighs_progress_as_documented) and its ``contest`` ``best``
+    (base.yaml's ``pairwise``: test_heuristic_contests_of_the_worked_position)."""
     s = final_scoring_position(us_cfg)
-    T = kernel.compile(us_cfg, 3)._replace(progress=0.0)
+    T = kernel.compile(us_cfg, 3)._replace(progress=0.0, contest=kernel.CONTEST_BEST)
     S = load(T, s)
     points = np.zeros(3, np.int64)
     kernel.scores(S, T, points)
@@ -111,6 +112,40 @@ def test_compiled_scoring_of_the_worked_position(us_cfg):
     r = np.zeros(3)
     kernel.returns(S, T, r)
     assert r.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_heuristic_contests_of_the_worked_position(us_cfg):
+    """``agents.heuristic.contest`` on the worked position (points 57, 16, 7; progress 0, scale 10,
+    so the values in tens are 5.7, 1.6, 0.7). ``pairwise``: per seat the mean over the other two of
+    the logistic of the margin over each: seat 1 (s(4.1) + s(5.0)) / 2, seat 2 (s(-4.1) + s(0.9)) / 2,
+    seat 3 (s(-5.0) + s(-0.9)) / 2, s(x) = 1 / (1 + e^-x); ``share``: e^5.7, e^1.6, e^0.7 over
+    their sum (seat 1 0.9772, seat 2 0.0162, seat 3 0.0066 to 4 places). At two players both equal
+    ``best`` (the test of progress's position: a margin of 2 points at progress 0), pairwise exactly."""
+    s = final_scoring_position(us_cfg)
+    T = kernel.compile(us_cfg, 3)._replace(progress=0.0)
+    S = load(T, s)
+
+    def sig(x: float) -> float:
+        return 1 / (1 + math.exp(-x))
+
+    h = np.zeros(3)
+    kernel.heuristic(S, T._replace(contest=kernel.CONTEST_PAIRWISE), h)
+    assert h == pytest.approx([(sig(4.1) + sig(5.0)) / 2, (sig(-4.1) + sig(0.9)) / 2, (sig(-5.0) + sig(-0.9)) / 2])
+    kernel.heuristic(S, T._replace(contest=kernel.CONTEST_SHARE), h)
+    e = [math.exp(5.7), math.exp(1.6), math.exp(0.7)]
+    assert h == pytest.approx([x / sum(e) for x in e])
+    assert h == pytest.approx([0.9772, 0.0162, 0.0066], abs=1e-4)
+    two = position(us_cfg, 2)
+    two.money[0] += 10
+    S2 = fast.load(two)
+    T2 = kernel.compile(us_cfg, 2)._replace(progress=0.0)
+    h2 = {}
+    for contest in (kernel.CONTEST_BEST, kernel.CONTEST_PAIRWISE, kernel.CONTEST_SHARE):
+        h2[contest] = np.zeros(2)
+        kernel.heuristic(S2, T2._replace(contest=contest), h2[contest])
+        assert h2[contest] == pytest.approx([sig(0.2), sig(-0.2)])
+    # pairwise is best's very arithmetic at two players: two-player games are unchanged bit for bit
+    assert h2[kernel.CONTEST_PAIRWISE].tolist() == h2[kernel.CONTEST_BEST].tolist()
 
 
 def test_returns_break_a_tie_on_points_by_theme_tiles_then_share(us_cfg):
