@@ -211,7 +211,7 @@ def relative_extends(variant_file: Path, base: Path) -> str:
     (``citywright/v1.1``, wherever balancer is installed), unless a file of that name lies beside
     ``variant_file`` (it would win over the shipped one); else a relative path when both lie on one
     drive and share a folder below the root (``../mine/base.yaml``), else the absolute path (a path
-    from ``/tmp/out`` to ``/work/mine`` would climb to the root: it breaks when either moves)."""
+    from ``/srv/out`` to ``/opt/mine`` would climb to the root: it breaks when either moves)."""
     from balancer.data import shipped_name
 
     shipped = shipped_name(base)
