@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import yaml
-from conftest import BASE
 from test_us_examples import place, play, position
 from typer.testing import CliRunner
 
 from balancer.cli import app
 from balancer.config import ConfigError, load_config, resolve_yaml
+from balancer.data import builtin_config
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers.agents import Weights, finish_turn
 from balancer.games.urban_sketchers.config import deck_distribution
@@ -34,6 +34,10 @@ from balancer.games.urban_sketchers.rules import (
     TRAVEL,
     legal_moves,
 )
+
+BASE = builtin_config("urban_sketchers/base.yaml")
+"""The shipped base variant (not conftest's name: a bare `from conftest import` takes whichever
+conftest.py pytest imported first, e.g. tests/agents/'s when both folders run in one call)."""
 
 
 def test_setup(us_cfg):
