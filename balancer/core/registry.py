@@ -305,8 +305,8 @@ def _protocol_of(module: Any, engine: Engine | None) -> dict[str, Callable[..., 
     derives from ``engine`` (``new_game`` bound to it)."""
     from . import protocol
 
-    missing = [name for name in PROTOCOL if not hasattr(module, name)]
     if engine is None:
+        missing = [name for name in PROTOCOL if not hasattr(module, name)]
         if missing:
             raise ValueError(
                 f"{module.__name__}: defines no {', '.join(missing)} and gives no engine to derive them from "
