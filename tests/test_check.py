@@ -450,7 +450,7 @@ def test_a_game_that_raises_during_a_check_is_an_engine_error_with_a_replay_comm
             raise ValueError("engine bug in game 5")
         return real_chunk(cfg, agents, run_seed, start, stop)
 
-    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=fragile, play_chunk=fragile_chunk))
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, own_play_game=fragile, own_play_chunk=fragile_chunk))
     study, base = cli_study
     result = CliRunner().invoke(
         app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q", "--allow-underpowered"]

@@ -351,7 +351,7 @@ def _breaking(monkeypatch, index: int, exc: BaseException):
             raise exc
         return real_chunk(cfg, agents, run_seed, start, stop)
 
-    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, play_game=play_game, play_chunk=play_chunk))
+    monkeypatch.setattr(cw, "SPEC", dataclasses.replace(cw.SPEC, own_play_game=play_game, own_play_chunk=play_chunk))
 
 
 def test_a_failing_game_is_reported_with_its_replay_command_and_exit_1(tmp_path, monkeypatch):

@@ -54,7 +54,7 @@ def _general_spec(game: str):
         S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, *hooks)
         return spec.engine.outcome(S, T)
 
-    return dataclasses.replace(spec, play_chunk=None, play_game=play_game)
+    return dataclasses.replace(spec, own_play_chunk=None, own_play_game=play_game)
 
 
 def _rows(spec, cfg, agents, seed, start, stop, monkeypatch) -> pa.Table:

@@ -35,7 +35,7 @@ def warm(name: str) -> None:
             print(f"{name}: {what} {time.process_time() - clock:.1f} CPU s", flush=True)
         clock = time.process_time()
 
-    if spec.play_chunk is not None:
+    if spec.own_play_chunk is not None:
         spec.play_chunk(cfg, ["greedy", "greedy"], 1, 0, 1)  # the core table loop on the game's table
         lap("engine and the table of greedy seats")
     # the MCTS search (compiled_for's cached copy) and the game's own agents (its game_agent),

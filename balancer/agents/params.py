@@ -13,8 +13,7 @@ budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATION
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import Field
@@ -200,7 +199,7 @@ def mcts_style(name: str) -> str | None:
 
     A style changes only the value the search backs up (a game's ``compile_table`` hook reads it,
     e.g. Citywright's specialists: own district's points weighted as the greedy specialist weights
-    them); which styles a game has, it says (``with_mcts(styles=...)``)."""
+    them); which styles a game has, it says (``GameSpec.value_styles``)."""
     match = _NAME.match(name)
     return None if match is None else match.group(1)
 
@@ -215,17 +214,3 @@ def params_for_name(name: str, base: MCTSParams) -> MCTSParams | None:
     if budget is None:
         return base
     return base.model_copy(update={"iterations": budget})
-
-
-def accept_mcts_names(check: Callable[[str, Any], str | None]) -> Callable[[str, Any], str | None]:
-    """A game's ``check_agent`` extended to the MCTS names: ``mcts`` and ``mcts@N`` pass, a malformed
-    ``mcts@...`` gets :func:`parse_mcts_name`'s one-line message, any other name goes to ``check``."""
-
-    def checked(name: str, cfg: Any = None) -> str | None:
-        try:
-            budget = parse_mcts_name(name)
-        except ValueError as err:
-            return str(err)
-        return check(name, cfg) if budget is False else None
-
-    return checked

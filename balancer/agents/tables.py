@@ -1,15 +1,18 @@
 """``mcts`` at every game's table: the generic agent's registration (:data:`AGENT`, entry point
 ``mcts`` of the group ``balancer.agents`` in pyproject.toml; :mod:`balancer.core.generic_agents`).
 
-The registry extends the spec of every game with a compiled interface by :func:`with_mcts`, so that
-``mcts`` and ``mcts@N`` sit at its tables wherever an agent name is accepted (``run``, ``study``,
-``compare``, ``check``, ``play``, Dask workers):
+The registry seats :data:`AGENT` (an :class:`MCTS`) in the spec of every game with a compiled interface
+(``GameSpec.seated``), so that ``mcts`` and ``mcts@N`` sit at its tables wherever an agent name is
+accepted (``run``, ``study``, ``compare``, ``check``, ``play``, Dask workers); the spec hands it what is
+its own, and the game's functions are not wrapped:
 
-- ``check_agent`` accepts the MCTS names (:func:`~balancer.agents.params.accept_mcts_names`);
-- ``play_game`` plays a table with an MCTS seat in one compiled call
+- ``check_agent``: an MCTS name is checked here (:meth:`MCTS.check_name`: its budget, its value style);
+- ``play_game``: a table with an MCTS seat plays in one compiled call
   (:func:`~balancer.agents.mcts.play_kernel_game`), every other table as the game always did;
-- ``transcript`` gives such a table's account move by move (the interface's ``describe_move``);
-- ``make_agent`` returns an :class:`~balancer.agents.mcts.MCTSAgent` for the Python protocol.
+- ``transcript``: such a table's account move by move (the interface's ``describe_move``);
+- ``make_agent``: an :class:`~balancer.agents.mcts.MCTSAgent` for the Python protocol;
+- ``check_table``: whether such a table can be compiled; ``play_chunk``, ``chunk_games``: the
+  runner's defaults (one game at a time, 2,000-game chunks).
 
 The MCTS parameters are ``agents.mcts`` of the game's YAML (:class:`~balancer.agents.params.MCTSParams`,
 added to the game's config model by the registry). A game whose own agents should sit beside MCTS
@@ -23,13 +26,11 @@ has no compiled form) and the dispatcher ``game_agent`` that plays them (contrac
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..core.batch import DEFAULT_CHUNK_GAMES
 from ..core.game import Outcome
 from ..core.generic_agents import GenericAgent
 from ..core.kernel import ENDED_BY, ENDED_BY_TEXT
@@ -40,10 +41,10 @@ from .params import (
     N_PARAMS,
     NAME_NOTE,
     MCTSParams,
-    accept_mcts_names,
     is_mcts_name,
     mcts_style,
     params_for_name,
+    parse_mcts_name,
 )
 
 SeatAgent = Callable[[Any, str], "tuple[int, np.ndarray] | None"]
@@ -156,126 +157,106 @@ def kernel_transcript(
     return "\n".join(lines)
 
 
-def with_mcts(spec: GameSpec) -> GameSpec:
-    """``spec`` with ``mcts``/``mcts@N`` seated wherever the game's agents are (see the module), its
-    compiled tables built with the spec's ``seat_agent``, ``game_agent`` and ``compile_table``
-    (``compile_table(cfg, agents) -> T``: the rule table of a table with MCTS seats, for a game whose
-    agent names change the setup or the value a seat's search backs up; default
-    ``engine.compile(cfg, len(agents))``). ``value_styles``: the value styles of ``mcts+STYLE[@N]``
-    names the game's ``compile_table`` gives a seat (:func:`~.params.mcts_style`; none by default),
-    with ``style_note`` (a line for ``balancer games``)."""
-    if spec.engine is None:
-        raise ValueError(f"{spec.name}: mcts needs the game's compiled interface (GameSpec.engine)")
-    base_play, base_transcript, base_make, base_chunk = (
-        spec.play_game,
-        spec.transcript,
-        spec.make_agent,
-        spec.play_chunk,
+def style_error(spec: GameSpec, name: str) -> str | None:
+    """Why the value style of MCTS name ``name`` (``mcts+STYLE``) is not one ``spec``'s game gives, or None."""
+    style = mcts_style(name)
+    if style is None or style in spec.value_styles:
+        return None
+    if not spec.value_styles:
+        return f"agent {name!r}: {spec.display_name}'s mcts has no value styles (mcts+{style}); use mcts or mcts@N"
+    return f"agent {name!r}: unknown mcts value style {style!r}; {spec.display_name} has " + ", ".join(
+        f"mcts+{s}" for s in spec.value_styles
     )
-    engine = spec.engine
-    base_check = accept_mcts_names(spec.check_agent)
-    seat_agent, game_agent, compile_table = spec.seat_agent, spec.game_agent, spec.compile_table
-    styles, style_note = spec.value_styles, spec.style_note
 
-    def style_error(name: str) -> str | None:
-        style = mcts_style(name)
-        if style is None or style in styles:
-            return None
-        if not styles:
-            return f"agent {name!r}: {spec.display_name}'s mcts has no value styles (mcts+{style}); use mcts or mcts@N"
-        return f"agent {name!r}: unknown mcts value style {style!r}; {spec.display_name} has " + ", ".join(
-            f"mcts+{s}" for s in styles
-        )
 
-    search_names = "mcts, mcts@N" + (f", mcts+STYLE[@N] ({', '.join(styles)})" if styles else "")
+def check_styles(spec: GameSpec, agents: Sequence[str]) -> None:
+    """ValueError for the first seat of ``agents`` whose value style ``spec``'s game does not give."""
+    for name in agents:
+        problem = style_error(spec, name)
+        if problem:
+            raise ValueError(problem)
 
-    def check_agent(name: str, cfg: Any = None) -> str | None:
-        problem = style_error(name) or base_check(name, cfg)
-        if problem is None or is_mcts_name(name, well_formed=False):
+
+class MCTS(GenericAgent[GameSpec]):
+    """``mcts`` and ``mcts@N`` (``mcts+STYLE[@N]`` where the game gives value styles) at the tables of
+    every game with a compiled interface (see the module). The registry keeps it in
+    ``GameSpec.seated``; the spec hands it the names of its family and the tables with one of its seats."""
+
+    name = "mcts"
+    params_key = "mcts"
+    params_model = MCTSParams
+
+    def is_name(self, name: str) -> bool:
+        return is_mcts_name(name)
+
+    def claims(self, name: str) -> bool:
+        return is_mcts_name(name, well_formed=False)
+
+    def style(self, name: str) -> str | None:
+        return mcts_style(name)
+
+    def check_name(self, spec: GameSpec, name: str, cfg: Any = None) -> str | None:
+        """A style the game does not give, or :func:`~.params.parse_mcts_name`'s one-line message."""
+        problem = style_error(spec, name)
+        if problem is not None:
             return problem
-        # an unknown name: the game's own list, then the search's names and the closest known name
-        problem += f"; and the search: {search_names}"
-        known = [*spec.agents, *spec.extra_agents, "mcts"]
-        close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
-        return problem + (f" (did you mean {close[0]!r}?)" if close and close[0] != name else "")
-
-    def check_styles(agents: Sequence[str]) -> None:
-        for name in agents:
-            problem = style_error(name)
-            if problem:
-                raise ValueError(problem)
-
-    def play_game(cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
-        if not has_mcts(agents):
-            return base_play(cfg, agents, seed)
-        check_styles(agents)
-        S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, seat_agent, game_agent, compile_table)
-        return engine.outcome(S, T)
-
-    def transcript(cfg: Any, agents: Sequence[str], seed: Seed) -> str:
-        if not has_mcts(agents):
-            return base_transcript(cfg, agents, seed)
-        check_styles(agents)
-        _, _, log, played = play_mcts_table(
-            spec, cfg, agents, seed, seat_agent, game_agent, compile_table, log_moves=spec.max_protocol_moves
-        )
-        return kernel_transcript(spec, cfg, agents, seed, log[:played], compile_table)
-
-    def make_agent(cfg: Any, name: str) -> Any:
-        params = params_for_name(name, mcts_params(cfg))
-        if params is None:
-            return base_make(cfg, name)
-        if mcts_style(name) is not None:
-            raise ValueError(
-                f"agent {name!r}: a value style plays only at compiled tables (balancer run, study), not here"
-            )
-        return MCTSAgent(engine, params=params, name=name)
-
-    chunk_games = None
-    if spec.chunk_games is not None:
-        base_chunk_games = spec.chunk_games
-
-        def chunk_games(cfg: Any, agents: Sequence[str]) -> int:
-            return DEFAULT_CHUNK_GAMES if has_mcts(agents) else base_chunk_games(cfg, agents)  # MCTS: the default
-
-    play_chunk = None
-    if base_chunk is not None:
-
-        def play_chunk(cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int):  # noqa: F811
-            return None if has_mcts(agents) else base_chunk(cfg, agents, run_seed, start, stop)
-
-    def check_table(agents: Sequence[str], cfg: Any) -> str | None:
-        if not has_mcts(agents):
-            return None if spec.check_table is None else spec.check_table(agents, cfg)
         try:
-            check_styles(agents)
-            table_of(spec, cfg, agents, compile_table)
-            plan_table(spec, cfg, agents, seat_agent)
+            parse_mcts_name(name)
+        except ValueError as err:
+            return str(err)
+        return None
+
+    def names(self, spec: GameSpec) -> str:
+        styles = spec.value_styles
+        return "mcts, mcts@N" + (f", mcts+STYLE[@N] ({', '.join(styles)})" if styles else "")
+
+    def note(self, spec: GameSpec) -> str:
+        return "; ".join(n for n in (NAME_NOTE, spec.style_note) if n)
+
+    def check_table(self, spec: GameSpec, cfg: Any, agents: Sequence[str]) -> str | None:
+        """Why the compiled table of ``agents`` cannot be built (a style the game lacks, a seat of the
+        game's own with no compiled form), or None."""
+        try:
+            check_styles(spec, agents)
+            table_of(spec, cfg, agents, spec.compile_table)
+            plan_table(spec, cfg, agents, spec.seat_agent)
         except ValueError as exc:
             return str(exc)
         return None
 
-    note = "; ".join(n for n in (spec.agent_note, NAME_NOTE, style_note) if n)
-    return dataclasses.replace(
-        spec,
-        check_agent=check_agent,
-        play_game=play_game,
-        transcript=transcript,
-        make_agent=make_agent,
-        play_chunk=play_chunk,
-        chunk_games=chunk_games,
-        check_table=check_table,
-        extra_agents=tuple(dict.fromkeys((*spec.extra_agents, "mcts"))),
-        agent_note=note,
-    )
+    def play_game(self, spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
+        """The table in one compiled call (:func:`~.mcts.play_kernel_game`)."""
+        assert spec.engine is not None
+        check_styles(spec, agents)
+        S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, spec.seat_agent, spec.game_agent, spec.compile_table)
+        return spec.engine.outcome(S, T)
+
+    def transcript(self, spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed) -> str:
+        """The table's account move by move (the interface's ``describe_move``, :func:`kernel_transcript`)."""
+        check_styles(spec, agents)
+        _, _, log, played = play_mcts_table(
+            spec,
+            cfg,
+            agents,
+            seed,
+            spec.seat_agent,
+            spec.game_agent,
+            spec.compile_table,
+            log_moves=spec.max_protocol_moves,
+        )
+        return kernel_transcript(spec, cfg, agents, seed, log[:played], spec.compile_table)
+
+    def make_agent(self, spec: GameSpec, cfg: Any, name: str) -> Any:
+        """An :class:`~.mcts.MCTSAgent` for the Python protocol (not with a value style)."""
+        assert spec.engine is not None
+        params = params_for_name(name, mcts_params(cfg))
+        assert params is not None
+        if mcts_style(name) is not None:
+            raise ValueError(
+                f"agent {name!r}: a value style plays only at compiled tables (balancer run, study), not here"
+            )
+        return MCTSAgent(spec.engine, params=params, name=name)
 
 
-AGENT = GenericAgent[GameSpec](
-    name="mcts",
-    is_name=is_mcts_name,
-    extend=with_mcts,
-    params_key="mcts",
-    params_model=MCTSParams,
-    style=mcts_style,
-)
+AGENT = MCTS()
 """The registration of ``mcts`` (entry point ``mcts`` of the group ``balancer.agents``)."""

@@ -4,10 +4,11 @@ from the games (docs/agents.md, "Adding a generic agent"; TAG's player factory, 
 A generic agent is one module that defines a :class:`GenericAgent` and one entry point in the group
 :data:`ENTRY_POINTS` that names it (in ``pyproject.toml``: ``mcts = "<module>:AGENT"``).
 core names no agent module: :func:`generic_agents` finds the registrations through the entry points,
-and the registry (:func:`balancer.core.registry.spec_at`) gives every game with a compiled interface
-its spec extended by each of them, so every caller (run, study, Dask workers, play, the conformance
-suite) sees them alike. A game never imports an agent: what a generic agent needs of a game is data
-of its spec (``engine``, ``seat_agent``, ``game_agent``, ``compile_table``, ``value_styles``), and
+and the registry (:func:`balancer.core.registry.spec_at`) seats them in the spec of every game with
+a compiled interface (``GameSpec.seated``): the spec hands a table with one of their seats to the
+agent's own methods, so every caller (run, study, Dask workers, play, the conformance suite) sees
+them alike, and no function of the game is wrapped. A game never imports an agent: what a generic
+agent needs of a game is data of its spec (``engine``, ``seat_agent``, ``game_agent``, ``compile_table``, ``value_styles``), and
 its parameters are the ``agents.<params_key>`` section of the game's YAML, validated by the agent's
 own model, which :func:`config_model_with` adds to the game's config model (a game's model declares
 only its own agents' parameters). ``random`` is no registration: it is the compiled interface's
@@ -18,14 +19,14 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from .config import GameConfig, Strict
+from .game import Outcome
 
 ENTRY_POINTS = "balancer.agents"
 """The entry point group of the generic agents: ``name = "package.module:OBJECT"``, OBJECT a
@@ -38,35 +39,66 @@ ParamFields = tuple[tuple[str, type[BaseModel]], ...]
 """``((key, model), ...)``: the ``agents:`` keys of registered generic agents and their parameter models."""
 
 
-def no_style(name: str) -> str | None:
-    """The :attr:`GenericAgent.style` of an agent whose names carry no value style."""
-    return None
-
-
-@dataclass(frozen=True)
 class GenericAgent(Generic[S]):
-    """One generic agent's registration.
+    """One generic agent's registration: its names and what it does at a game's tables. The registry
+    keeps the registrations a game seats in its spec (``GameSpec.seated``), and the spec's
+    ``check_agent``, ``play_game``, ``transcript``, ``make_agent``, ``play_chunk``, ``chunk_games``
+    and ``check_table`` hand a name or a table with one of its seats to the agent's method of the same
+    name, given the spec (:class:`balancer.core.registry.GameSpec`); the game's own agents keep the
+    game's functions. Subclass it and define :meth:`is_name`, :meth:`play_game` and what else the
+    agent does; the defaults seat nothing more.
 
     name: the agent's name (``mcts``), also the name of its entry point.
-    is_name: ``name -> bool``: whether an agent name at a table is this agent's (``mcts``, ``mcts@200``,
-    ``mcts+park``), well formed.
-    extend: ``spec -> spec``: a game's spec with this agent seated wherever an agent name is accepted
-    (``check_agent``, ``play_game``, ``transcript``, ``make_agent``, ``play_chunk``, ``chunk_games``,
-    ``check_table``, ``extra_agents``, ``agent_note``). It is given the spec of a game with a compiled
-    interface whose config model already holds the agent's parameters.
     params_key, params_model: the key under ``agents:`` of a game's YAML that holds this agent's
     parameters (``mcts``), and the pydantic model that validates them (its defaults fill a YAML
     without the key); None for an agent without parameters.
-    style: ``name -> style | None``: the value style an agent name asks of the game's ``compile_table``
-    (``mcts+park`` -> ``park``; see :func:`value_style`).
     """
 
-    name: str
-    is_name: Callable[[str], bool]
-    extend: Callable[[S], S]
+    name: str = ""
     params_key: str | None = None
     params_model: type[BaseModel] | None = None
-    style: Callable[[str], str | None] = no_style
+
+    def is_name(self, name: str) -> bool:
+        """Whether an agent name at a table is this agent's (``mcts``, ``mcts@200``, ``mcts+park``), well formed."""
+        raise NotImplementedError
+
+    def claims(self, name: str) -> bool:
+        """Whether ``name`` belongs to this agent's family, malformed ones included (``mcts@x``), whose
+        messages :meth:`check_name` gives. Default: :meth:`is_name`."""
+        return self.is_name(name)
+
+    def style(self, name: str) -> str | None:
+        """The value style an agent name asks of the game's ``compile_table`` (``mcts+park`` -> ``park``;
+        see :func:`value_style`); None by default."""
+        return None
+
+    def check_name(self, spec: S, name: str, cfg: Any = None) -> str | None:
+        """None when ``name`` (one :meth:`claims`) can sit at a table of ``spec`` (under ``cfg``), else why not."""
+        return None if self.is_name(name) else f"agent {name!r} is not a well-formed {self.name} name"
+
+    def names(self, spec: S) -> str:
+        """The names this agent answers to at ``spec``'s tables, for a message (``mcts, mcts@N``)."""
+        return self.name
+
+    def note(self, spec: S) -> str:
+        """A line on its names for ``balancer games`` (``GameSpec.agent_note``), or ``""``."""
+        return ""
+
+    def check_table(self, spec: S, cfg: Any, agents: Sequence[str]) -> str | None:
+        """None when ``agents`` (a seat of which is this agent's) can sit at one table of ``spec``, else why not."""
+        return None
+
+    def play_game(self, spec: S, cfg: Any, agents: Sequence[str], seed: Any) -> Outcome:
+        """One whole game of a table with a seat of this agent: its ``Outcome``."""
+        raise NotImplementedError
+
+    def transcript(self, spec: S, cfg: Any, agents: Sequence[str], seed: Any) -> str:
+        """``balancer play``'s account of that game."""
+        raise ValueError(f"{self.name} gives no transcript of a game")
+
+    def make_agent(self, spec: S, cfg: Any, name: str) -> Any:
+        """An agent of the Python protocol called ``name`` (one :meth:`is_name` accepts)."""
+        raise ValueError(f"agent {name!r}: {self.name} does not play through the Python protocol")
 
 
 @functools.cache

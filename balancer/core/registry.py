@@ -20,6 +20,7 @@ filled from the installed entry points when this module is imported (:func:`disc
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import importlib
 import re
@@ -33,7 +34,7 @@ import numpy as np
 from .batch import GameBatch
 from .config import GameConfig
 from .game import Outcome
-from .generic_agents import config_model_with, generic_agents, params_of
+from .generic_agents import GenericAgent, config_model_with, generic_agents, params_of
 from .kernel import Engine
 from .metrics import MetricSpecs
 
@@ -63,12 +64,25 @@ class GameSpec:
     config_model: the pydantic model of its YAML (``extra="forbid"``).
     default_config: its main variant, relative to the repository's ``configs/``.
     agents: agent names the game plays (the conformance suite plays every one);
-    extra_agents: names accepted but too slow for the conformance suite; agent_note: one line on
-    agent-name syntax for ``balancer games``.
-    check_agent: ``(name, cfg) -> message | None``: why ``name`` cannot sit at a table of ``cfg``.
-    play_game: ``(cfg, agents by seat, seed) -> Outcome``: one whole game at full speed.
-    transcript: ``(cfg, agents, seed) -> str``: ``balancer play``'s account of one game.
-    make_agent: ``(cfg, name) -> Agent`` for the Python protocol.
+    extra_agents: names accepted but too slow for the conformance suite (the seated generic agents'
+    added by the registry); agent_note: one line on agent-name syntax for ``balancer games``.
+
+    The game's own agents, as the game gives them (the ``own_`` fields; the methods of the same name
+    without ``own_`` are what everyone calls: they hand a name or a table with a generic agent's seat
+    to that agent, :attr:`seated`, and everything else to these):
+    own_check_agent: ``(name, cfg) -> message | None``: why ``name`` cannot sit at a table of ``cfg``.
+    own_play_game: ``(cfg, agents by seat, seed) -> Outcome``: one whole game at full speed.
+    own_transcript: ``(cfg, agents, seed) -> str``: ``balancer play``'s account of one game.
+    own_make_agent: ``(cfg, name) -> Agent`` for the Python protocol.
+    own_play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch | None``: games
+    ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`); it (or the field)
+    is None to play them one ``play_game`` at a time. Must give the same records as ``play_game``.
+    own_chunk_games: ``(cfg, agents of game 0) -> int``: the most games a default chunk of this table
+    holds (about a second of play: fast compiled tables take large chunks, so that writing a chunk
+    costs little beside playing it), or None for the runner's default (2,000).
+    own_check_table: ``(agents by seat, cfg) -> message | None``: why these agents cannot sit at one
+    table (each name having passed ``check_agent``), or None for a game where any mix can.
+
     new_game, legal_moves, apply, is_over, outcome, is_legal_move: the Python protocol
     (core/game.py), derived from ``engine`` once a game has its compiled interface.
     engine: the compiled interface, or None for a game that does not provide one yet.
@@ -76,14 +90,6 @@ class GameSpec:
     to end (conformance).
     score_table_text: ``(cfg, text) -> {category: points}`` for ``balancer score``, or None.
     describe_config: ``cfg -> str``: a data summary ``balancer validate`` prints, or None.
-    play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch | None``: games
-    ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`); it (or the field)
-    is None to play them one ``play_game`` at a time. Must give the same records as ``play_game``.
-    chunk_games: ``(cfg, agents of game 0) -> int``: the most games a default chunk of this table
-    holds (about a second of play: fast compiled tables take large chunks, so that writing a chunk
-    costs little beside playing it), or None for the runner's default (2,000).
-    check_table: ``(agents by seat, cfg) -> message | None``: why these agents cannot sit at one
-    table (each name having passed ``check_agent``), or None for a game where any mix can.
     table_note: ``(cfg, agents by seat) -> sentence | None``: what ``run`` and the report must say
     about a table the printed game cannot seat (Urgency: one deck at both seats), or None.
     metrics: the game's score categories and metrics (:mod:`balancer.core.metrics`, declared in
@@ -98,7 +104,8 @@ class GameSpec:
     seat's search backs up (None: ``engine.compile(cfg, len(agents))``); ``value_styles``: the styles
     of value ``compile_table`` gives a seat (``mcts+STYLE``, :func:`~.generic_agents.value_style`),
     with ``style_note``, a line for ``balancer games``.
-    generic_agents: the names of the generic agents seated in this spec (set by the registry).
+    seated: the generic agents seated at this game's tables (set by the registry,
+    :func:`with_generic_agents`).
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -108,10 +115,10 @@ class GameSpec:
     config_model: type[GameConfig]
     default_config: str
     agents: tuple[str, ...]
-    check_agent: Callable[[str, Any], str | None]
-    play_game: Callable[[Any, Sequence[str], Seed], Outcome]
-    transcript: Callable[[Any, Sequence[str], Seed], str]
-    make_agent: Callable[[Any, str], Any]
+    own_check_agent: Callable[[str, Any], str | None]
+    own_play_game: Callable[[Any, Sequence[str], Seed], Outcome]
+    own_transcript: Callable[[Any, Sequence[str], Seed], str]
+    own_make_agent: Callable[[Any, str], Any]
     new_game: Callable[[Any, int, Seed], Any]
     legal_moves: Callable[[Any], list[Any]]
     apply: Callable[[Any, Any], Any]
@@ -126,9 +133,9 @@ class GameSpec:
     max_protocol_moves: int = 10_000
     score_table_text: Callable[[Any, str], dict[str, int]] | None = None
     describe_config: Callable[[Any], str] | None = None
-    play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch | None] | None = None
-    chunk_games: Callable[[Any, Sequence[str]], int] | None = None
-    check_table: Callable[[Sequence[str], Any], str | None] | None = None
+    own_play_chunk: Callable[[Any, Sequence[str], int, int, int], GameBatch | None] | None = None
+    own_chunk_games: Callable[[Any, Sequence[str]], int] | None = None
+    own_check_table: Callable[[Sequence[str], Any], str | None] | None = None
     table_note: Callable[[Any, Sequence[str]], str | None] | None = None
     metrics: MetricSpecs | None = None
     seat_agent: Callable[[Any, str], tuple[int, np.ndarray] | None] | None = None
@@ -136,7 +143,84 @@ class GameSpec:
     compile_table: Callable[[Any, list[str]], Any] | None = None
     value_styles: tuple[str, ...] = ()
     style_note: str = ""
-    generic_agents: tuple[str, ...] = ()
+    seated: tuple[GenericAgent[Any], ...] = ()
+
+    @property
+    def generic_agents(self) -> tuple[str, ...]:
+        """The names of the generic agents seated at this game's tables (:attr:`seated`)."""
+        return tuple(agent.name for agent in self.seated)
+
+    def generic_for(self, name: str) -> GenericAgent[Any] | None:
+        """The seated generic agent whose family ``name`` belongs to (malformed names too), or None."""
+        return next((agent for agent in self.seated if agent.claims(name)), None)
+
+    def generic_at(self, agents: Sequence[str]) -> GenericAgent[Any] | None:
+        """The seated generic agent that plays a table of ``agents``: the one of its first generic seat, or None."""
+        return next((hit for hit in map(self.generic_for, agents) if hit is not None), None)
+
+    def check_agent(self, name: str, cfg: Any = None) -> str | None:
+        """None for an agent name this game can seat (under ``cfg``, when given), else the message:
+        a generic agent's name checked by that agent, any other by the game
+        (:attr:`own_check_agent`); an unknown name also lists the generic agents' names and the
+        closest known name."""
+        generic = self.generic_for(name)
+        if generic is not None:
+            return generic.check_name(self, name, cfg)
+        problem = self.own_check_agent(name, cfg)
+        if problem is None or not self.seated:
+            return problem
+        problem += "; and the search: " + ", ".join(agent.names(self) for agent in self.seated)
+        known = [*self.agents, *self.extra_agents]
+        close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
+        return problem + (f" (did you mean {close[0]!r}?)" if close and close[0] != name else "")
+
+    def play_game(self, cfg: Any, agents: Sequence[str], seed: Seed) -> Outcome:
+        """One whole game of ``agents`` (by seat) seeded ``seed``: by the generic agent of the table
+        (:meth:`generic_at`) when it has one, else by the game (:attr:`own_play_game`)."""
+        generic = self.generic_at(agents)
+        if generic is not None:
+            return generic.play_game(self, cfg, agents, seed)
+        return self.own_play_game(cfg, agents, seed)
+
+    def transcript(self, cfg: Any, agents: Sequence[str], seed: Seed) -> str:
+        """``balancer play``'s account of the game :meth:`play_game` plays."""
+        generic = self.generic_at(agents)
+        if generic is not None:
+            return generic.transcript(self, cfg, agents, seed)
+        return self.own_transcript(cfg, agents, seed)
+
+    def make_agent(self, cfg: Any, name: str) -> Any:
+        """The agent called ``name`` for the Python protocol. ValueError for an unknown name."""
+        generic = self.generic_for(name)
+        if generic is not None:
+            return generic.make_agent(self, cfg, name)
+        return self.own_make_agent(cfg, name)
+
+    def play_chunk(self, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> GameBatch | None:
+        """Games ``start..stop-1`` of a run in one compiled call (:attr:`own_play_chunk`), or None to
+        play them one :meth:`play_game` at a time (a game without a compiled chunk, a table with a
+        generic agent's seat)."""
+        if self.own_play_chunk is None or self.generic_at(agents) is not None:
+            return None
+        return self.own_play_chunk(cfg, agents, run_seed, start, stop)
+
+    def chunk_games(self, cfg: Any, agents: Sequence[str]) -> int | None:
+        """The most games a default chunk of this table holds (:attr:`own_chunk_games`), or None for
+        the runner's default (a game that says nothing, a table with a generic agent's seat)."""
+        if self.own_chunk_games is None or self.generic_at(agents) is not None:
+            return None
+        return self.own_chunk_games(cfg, agents)
+
+    def check_table(self, agents: Sequence[str], cfg: Any) -> str | None:
+        """None when ``agents`` (each name having passed :meth:`check_agent`) can sit at one table of
+        ``cfg``, else why not: checked by the table's generic agent when it has one, else by the game."""
+        generic = self.generic_at(agents)
+        if generic is not None:
+            others = {g.name for g in map(self.generic_for, agents) if g is not None} - {generic.name}
+            if others:
+                return f"{generic.name} and {', '.join(sorted(others))} cannot sit at one table"
+            return generic.check_table(self, cfg, agents)
+        return None if self.own_check_table is None else self.own_check_table(agents, cfg)
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:
@@ -252,20 +336,29 @@ _SEATED: dict[int, tuple[GameSpec, GameSpec]] = {}
 
 
 def with_generic_agents(spec: GameSpec) -> GameSpec:
-    """``spec`` extended by every registered generic agent it does not seat yet
-    (:func:`~.generic_agents.generic_agents`): its config model holds their parameters
-    (:func:`~.generic_agents.config_model_with`), then each agent's ``extend``. A game without a
-    compiled interface seats none. The same object for the same ``spec`` (one config model per game
-    and process)."""
+    """``spec`` with every registered generic agent it does not seat yet
+    (:func:`~.generic_agents.generic_agents`) seated: its config model holds their parameters
+    (:func:`~.generic_agents.config_model_with`), :attr:`GameSpec.seated` holds them (the spec's
+    methods hand their names and tables to them), their names join ``extra_agents`` and their notes
+    ``agent_note``. A game without a compiled interface seats none. The same object for the same
+    ``spec`` (one config model per game and process)."""
     hit = _SEATED.get(id(spec))
     if hit is not None and hit[0] is spec:
         return hit[1]
     agents = [a for a in generic_agents() if a.name not in spec.generic_agents] if spec.engine is not None else []
     seated = spec
     if agents:
-        seated = dataclasses.replace(seated, config_model=config_model_with(seated.config_model, params_of(agents)))
-        for agent in agents:
-            seated = dataclasses.replace(agent.extend(seated), generic_agents=(*seated.generic_agents, agent.name))
+        seated = dataclasses.replace(
+            spec,
+            config_model=config_model_with(spec.config_model, params_of(agents)),
+            seated=(*spec.seated, *agents),
+        )
+        notes = [note for note in (spec.agent_note, *(a.note(seated) for a in agents)) if note]
+        seated = dataclasses.replace(
+            seated,
+            extra_agents=tuple(dict.fromkeys((*spec.extra_agents, *(a.name for a in agents)))),
+            agent_note="; ".join(notes),
+        )
     _SEATED[id(spec)] = (spec, seated)
     return seated
 
@@ -350,10 +443,10 @@ def spec_from_module(
         config_model=module.CONFIG_MODEL,
         default_config=default_config,
         agents=agents,
-        check_agent=check_agent or known_agents_check(agents + extra),
-        play_game=module.play_game,
-        transcript=module.transcript,
-        make_agent=module.make_agent,
+        own_check_agent=check_agent or known_agents_check(agents + extra),
+        own_play_game=module.play_game,
+        own_transcript=module.transcript,
+        own_make_agent=module.make_agent,
         new_game=game["new_game"],
         legal_moves=game["legal_moves"],
         apply=game["apply"],
@@ -364,5 +457,9 @@ def spec_from_module(
         module=module.__name__,
         engine=engine,
         extra_agents=extra,
-        **optional,
+        **{_OWN.get(key, key): value for key, value in optional.items()},
     )
+
+
+_OWN = {"play_chunk": "own_play_chunk", "chunk_games": "own_chunk_games", "check_table": "own_check_table"}
+"""``spec_from_module``'s keywords for the game's own chunk, chunk size and table check (``GameSpec.own_*``)."""

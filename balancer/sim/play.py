@@ -38,7 +38,7 @@ def _play(
     spec = spec_at(module_name)
     variant = str(cfg.variant)
     chunk_error: Exception | None = None
-    if spec.play_chunk is not None and stop > start:
+    if stop > start:
         try:
             batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
             if batch is not None:

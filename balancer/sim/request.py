@@ -64,7 +64,7 @@ def _check_table(spec: GameSpec, cfg: Any, agents: Sequence[str], source: str) -
         problem = spec.check_agent(name, cfg)
         if problem:
             raise RunRequestError("agents", problem)
-    problem = spec.check_table(list(agents), cfg) if spec.check_table is not None and agents else None
+    problem = spec.check_table(list(agents), cfg) if agents else None
     if problem:
         raise RunRequestError("agents", problem)
     if not agents:
@@ -154,6 +154,5 @@ def table_chunk_games(spec: GameSpec, cfg: Any, agents: Sequence[str]) -> int:
     """The most games of a default chunk of this table: the game's ``chunk_games`` (a compiled
     table that plays tens of thousands of games a second takes larger chunks, so that writing
     and listing a chunk costs little beside playing it), else :data:`DEFAULT_CHUNK_GAMES`."""
-    if spec.chunk_games is None:
-        return DEFAULT_CHUNK_GAMES
-    return max(10, int(spec.chunk_games(cfg, list(agents))))
+    games = spec.chunk_games(cfg, list(agents))
+    return DEFAULT_CHUNK_GAMES if games is None else max(10, int(games))

@@ -159,7 +159,7 @@ def a_game_ended_by_the_rules_is_recorded_so(game: Game, n: int) -> None:
         S = states[-1]
         assert int(K.ended_by(S, T)) == RULES, f"seed {seed}: a random game not recorded as ended by the rules"
         assert engine.outcome(S, T).ended_by == "rules"
-    if spec.play_chunk is not None:
+    if spec.own_play_chunk is not None:
         agents = [spec.agents[s % len(spec.agents)] for s in range(n)]
         batch = spec.play_chunk(cfg, agents, 5, 0, 4)
         if batch is not None:

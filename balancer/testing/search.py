@@ -59,7 +59,7 @@ def mcts_sits_beside_each_of_the_games_agents(game: Game) -> None:
         return  # no 2-player table
     for agent in spec.agents:
         table = [BUDGET, agent] + ["random"] * (n - 2)
-        assert spec.check_table is None or spec.check_table(table, cfg) is None, agent
+        assert spec.check_table(table, cfg) is None, agent
         out = spec.play_game(cfg, table, game_seed(11, 0))
         assert len(out.scores) == n, agent
         text = spec.transcript(cfg, table, game_seed(11, 0))

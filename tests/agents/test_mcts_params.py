@@ -116,11 +116,10 @@ def test_bad_parameters_are_refused(bad):
         MCTSParams(**bad)
 
 
-def test_accept_mcts_names_extends_a_games_check():
-    from balancer.agents.params import accept_mcts_names
-    from balancer.core.registry import known_agents_check
+def test_a_seated_game_checks_mcts_names_by_the_search_and_others_by_the_game():
+    from balancer.core.registry import get_spec
 
-    check = accept_mcts_names(known_agents_check(["greedy", "random", "mcts"]))
+    check = get_spec("urgency").check_agent  # the game's own check knows greedy and random only
     assert check("mcts", None) is None and check("mcts@250", None) is None and check("greedy", None) is None
     assert "budget" in check("mcts@0", None) and "'mcts@0'" in check("mcts@0", None)
     assert "unknown agent 'expert'" in check("expert", None)

@@ -5,7 +5,6 @@ validated under ``agents.<key>`` of a game's YAML by their own model, and no gam
 from __future__ import annotations
 
 import ast
-import dataclasses
 import pickle
 from pathlib import Path
 from typing import Literal
@@ -44,23 +43,24 @@ class StandinConfig(GameConfig):
     agents: OwnAgents
 
 
-def _extend_step(spec: GameSpec) -> GameSpec:
-    base = spec.check_agent
+class Step(GenericAgent[GameSpec]):
+    """A stand-in generic agent: ``step`` and ``step+far``; it plays a table by the number of its seats."""
 
-    def check(name: str, cfg: object = None) -> str | None:
-        return None if name == "step" else base(name, cfg)
+    name = "step"
+    params_key = "step"
+    params_model = StepParams
 
-    return dataclasses.replace(spec, check_agent=check, extra_agents=(*spec.extra_agents, "step"))
+    def is_name(self, name: str) -> bool:
+        return name in ("step", "step+far")
+
+    def style(self, name: str) -> str | None:
+        return "far" if name == "step+far" else None
+
+    def play_game(self, spec, cfg, agents, seed):
+        return ("step played", spec.name, tuple(agents))
 
 
-STEP = GenericAgent[GameSpec](
-    name="step",
-    is_name=lambda name: name == "step",
-    extend=_extend_step,
-    params_key="step",
-    params_model=StepParams,
-    style=lambda name: "far" if name == "step+far" else None,
-)
+STEP = Step()
 
 
 def _spec(engine: object = object()) -> GameSpec:
@@ -71,10 +71,10 @@ def _spec(engine: object = object()) -> GameSpec:
         config_model=StandinConfig,
         default_config="standin/none.yaml",
         agents=("own",),
-        check_agent=known_agents_check(("own",)),
-        play_game=unused,  # type: ignore[arg-type]
-        transcript=unused,  # type: ignore[arg-type]
-        make_agent=unused,  # type: ignore[arg-type]
+        own_check_agent=known_agents_check(("own",)),
+        own_play_game=unused,  # type: ignore[arg-type]
+        own_transcript=unused,  # type: ignore[arg-type]
+        own_make_agent=unused,  # type: ignore[arg-type]
         new_game=unused,  # type: ignore[arg-type]
         legal_moves=unused,  # type: ignore[arg-type]
         apply=unused,  # type: ignore[arg-type]
@@ -110,7 +110,15 @@ def test_a_registered_agent_is_seated_and_its_parameters_live_under_agents(with_
     spec = with_generic_agents(_spec())
     assert spec.generic_agents == ("mcts", "step") and with_generic_agents(spec) is spec
     assert with_generic_agents(_spec()) is not spec  # another spec object: seated afresh
-    assert spec.check_agent("step", None) is None and "mcts" in spec.extra_agents
+    assert spec.check_agent("step", None) is None and "mcts" in spec.extra_agents and "step" in spec.extra_agents
+    assert spec.seated[-1] is STEP and spec.generic_for("step+far") is STEP and spec.generic_for("own") is None
+    # a table with its seat is the agent's to play, given the spec; any other is the game's
+    assert spec.play_game(None, ["own", "step"], 1) == ("step played", "standin", ("own", "step"))
+    assert spec.play_chunk(None, ["own", "step"], 1, 0, 2) is None and spec.chunk_games(None, ["step"]) is None
+    assert "cannot sit at one table" in spec.check_table(["mcts", "step"], None)
+    assert "unknown agent 'stpe'" in spec.check_agent("stpe", None) and "(did you mean 'step'?)" in spec.check_agent(
+        "stpe", None
+    )
     assert is_generic_seat("step") and value_style("step+far") == "far"
     model = spec.config_model
     assert issubclass(model, StandinConfig) and model.__name__ == "StandinConfig"

@@ -59,7 +59,7 @@ def _rows(
 ) -> pa.Table:
     spec = get_spec(game)
     module = __import__(spec.module, fromlist=["SPEC"])
-    monkeypatch.setattr(module, "SPEC", spec if chunked else dataclasses.replace(spec, play_chunk=None))
+    monkeypatch.setattr(module, "SPEC", spec if chunked else dataclasses.replace(spec, own_play_chunk=None))
     try:
         table, failures = play._play(spec.module, cfg, agents, seed, start, stop, catch=False)
     finally:
@@ -132,7 +132,7 @@ def test_a_compiled_chunk_that_raises_while_every_game_plays_alone_is_said(monke
         raise IndexError("a bug in the chunk path")
 
     module = __import__(spec.module, fromlist=["SPEC"])
-    monkeypatch.setattr(module, "SPEC", dataclasses.replace(spec, play_chunk=broken_chunk))
+    monkeypatch.setattr(module, "SPEC", dataclasses.replace(spec, own_play_chunk=broken_chunk))
     with pytest.warns(RuntimeWarning, match=r"urgency: the compiled chunk of games 0\.\.9 raised IndexError"):
         table, failures = play._play(spec.module, cfg, agents, 3, 0, 10, catch=True)
     monkeypatch.setattr(module, "SPEC", spec)

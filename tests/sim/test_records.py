@@ -65,7 +65,7 @@ def test_a_hand_worked_batch():
 def test_batch_and_per_game_paths_give_the_same_rows(agents, monkeypatch):
     cfg = fake.FakeConfig(game="fake", variant="v-test")
     batched = play._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
-    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, play_chunk=None))
+    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, own_play_chunk=None))
     per_game = play._play(fake.SPEC.module, cfg, agents, 5, 3, 40, catch=False)[0]
     assert batched.schema.equals(per_game.schema), (batched.schema, per_game.schema)
     assert batched.equals(per_game)

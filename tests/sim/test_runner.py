@@ -336,7 +336,7 @@ def test_a_game_may_check_agent_names_itself(cfg, monkeypatch):
         seen.append(config)
         return None if name.startswith("random") else f"no {name!r}"
 
-    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, check_agent=check))
+    monkeypatch.setattr(fake, "SPEC", dataclasses.replace(fake.SPEC, own_check_agent=check))
     check_run(fake.SPEC, cfg, ["random+x", "random"], 10, 1)
     assert seen == [cfg, cfg]  # the hook sees the variant (a deck the variant lacks is refused)
     with pytest.raises(RunRequestError, match="no 'strong'"):
