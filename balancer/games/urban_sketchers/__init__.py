@@ -107,7 +107,7 @@ from .agents import make_agent as _make_agent
 from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
 from .kernel import ENGINE, IMPROVEMENT_NAMES, decode_move, encode_move
 from .kernel import fast_tables as fast_tables  # the tests' door to the compiled tables
-from .rules import P_OVER, Move, Rules, State, apply_move, new_state
+from .rules import P_OVER, Rules, State, apply_move, new_state
 from .scoring import COMPONENTS, final_components, parse_position, score_position, tiebreak
 
 NAME = "urban_sketchers"
@@ -291,12 +291,6 @@ def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.r
         seat = state.seat
         apply_move(state, players[seat].choose(state, seat, agent_rng))
     return reference_outcome(state)
-
-
-def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
-    """One line of a transcript for reference decision ``move`` in reference state ``state``
-    (:func:`.kernel.describe`; the protocol's :data:`ENGINE` ``.describe_move`` takes a code)."""
-    return kernel.describe(state, move, cfg)
 
 
 def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:

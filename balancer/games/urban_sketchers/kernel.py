@@ -777,44 +777,49 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     )
 
 
-def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
-    """One line of a transcript for reference decision ``move`` (before it is applied) in reference
-    state ``state``, in the YAML's names: cards by their ``id``, bonus tiles by their
-    ``bonus_tiles.mix`` kind, money amounts of the variant."""
+def describe(S: np.ndarray, T: Table, move: Move) -> str:
+    """One line of a transcript for decision ``move`` ``(kind, a, b, c)`` (before it is applied) in
+    the compiled state ``S`` of table ``T``, in the YAML's names: cards by their ``id``, bonus tiles
+    by their ``bonus_tiles.mix`` kind, money amounts of the variant. Everything it names is read
+    from ``S`` and the rule table ``T.R`` through the layout ``T.L``."""
+    cfg = variant_of(T)[0]
+    L, R = T.L, T.R
     kind, a, b, c = move
     res, themes = cfg.resources.names, cfg.themes.names
-    p = state.seat
+    p = int(S[G_SEAT])
 
     def card(index: int) -> str:
-        return f"card {cfg.cards.deck[index].id}"
+        return f"card {cfg.cards.deck[int(index)].id}"
 
     if kind == K_PLACE:
         action, arg = divmod(b, 8)
-        colour = (*COLOURS, "white")[state.dcol[a]]
-        text = f"places the {colour} {state.dice[a]} on {ACTIONS[action]}"
+        colour = (*COLOURS, "white")[int(S[L.o_dcol + a])]
+        text = f"places the {colour} {int(S[L.o_dice + a])} on {ACTIONS[action]}"
         if action == 2:
-            text += f" (sketchbook {arg + 1}, {len(state.books[p][arg])} cards)"
+            text += f" (sketchbook {arg + 1}, {int(S[L.o_books_n + p * L.books + arg])} cards)"
         elif action == 4:
-            text += f" (space {arg + 1}, tile {state.sup_tile[arg]})"
+            text += f" (space {arg + 1}, tile {int(S[L.o_sup_tile + arg])})"
         return text + (", flipping Opportunist" if c else "")
     if kind == K_SKETCH:
         eff = f", Efficient off {res[c // 4]} and {res[c % 4]}" if c >= 0 else ""
         return f"sketches {card(a)} into sketchbook {b + 1}{eff}"
+    benefit = int(R[L.t_pairs + 3 * a + 2]) if kind == K_THEME_PAIR else -1
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
         K_THEME_PAIR: lambda: (
             f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
-            if state.rules.pairs[a][2] == 1 and b < 0
-            else f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"
+            if benefit == 1 and b < 0
+            else f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[benefit]}"
         ),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
-        K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",
+        K_PICK: lambda: f"picks up {card(S[L.o_board + S[L.o_pos + p]])}",
         K_WANDER: lambda: f"flips Wanderer to space {a + 1}",
         K_END: lambda: "ends the action",
         K_BONUS: lambda: (
-            f"takes bonus tile {bonus_kind_names(cfg)[state.rules.tile_kind[state.display[a]]]} into sketchbook {b + 1}"
+            f"takes bonus tile {bonus_kind_names(cfg)[int(R[L.t_tile_kind + S[L.o_display + a]])]} "
+            f"into sketchbook {b + 1}"
         ),
         K_BONUS_MONEY: lambda: f"takes {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile",
         K_FUND: lambda: f"takes funding, flipping {a} theme tile(s)",
@@ -836,7 +841,7 @@ def to_reference(S: np.ndarray, T: Table, rng: np.random.Generator | None = None
 
 def describe_move(S: np.ndarray, T: Table, move: int) -> str:
     """One transcript line for decision ``move`` (a code) before it is applied (:func:`describe`)."""
-    return describe(to_reference(S, T), decode_move(move), variant_of(T)[0])
+    return describe(S, T, decode_move(move))
 
 
 ENGINE = Engine(

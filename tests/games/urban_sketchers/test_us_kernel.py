@@ -278,6 +278,32 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
         assert protocol.outcome(pos) == us.reference_outcome(state)
 
 
+@pytest.mark.parametrize(
+    "agents", [["greedy", "random"], ["random", "greedy", "greedy"], ["greedy", "random", "random", "greedy"]]
+)
+def test_describe_reads_the_compiled_state_as_the_reference_describer(us_cfg, agents):
+    """The transcript line of every decision of whole games (kernel.describe over the compiled state)
+    is the readable describer's over the reference state equal to it (us_reference.describe, the
+    oracle); at least 14 of the 18 kinds of decision occur."""
+    from us_reference.describe import describe
+
+    kinds = set()
+    for i in range(3):
+        seed = game_seed(77, i)
+        pos = us.SPEC.new_game(us_cfg, len(agents), seed)
+        players = [us.make_agent(us_cfg, a) for a in agents]
+        _, rng = game_rngs(seed)
+        while not protocol.is_over(pos):
+            seat = pos.seat_to_move
+            code = players[seat].choose(pos, seat, rng)
+            move = kernel.decode_move(code)
+            expected = describe(kernel.to_reference(pos.S, pos.T), move, us_cfg)
+            assert kernel.describe_move(pos.S, pos.T, code) == expected == us.ENGINE.describe_move(pos.S, pos.T, code)
+            kinds.add(move[0])
+            protocol.apply(pos, code)
+    assert len(kinds) >= 14, sorted(kinds)
+
+
 # --------------------------------------------------------------------------------------------------
 # hidden information
 

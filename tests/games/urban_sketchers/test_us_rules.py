@@ -381,6 +381,9 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
     plus 100, so card index 0 is card 101), a bonus tile by its mix kind (kind code 3 is
     ``discount_paper``, code 5 ``streak_america``), and the variant's money for a skipped bonus tile
     (2) or improvement (7)."""
+    from us_reference.describe import describe
+
+    from balancer.games.urban_sketchers import fast, kernel
     from balancer.games.urban_sketchers.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
 
     deck = [c.model_copy(update={"id": c.id + 100}) for c in us_cfg.cards.deck]
@@ -394,9 +397,14 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
     s = us.new_reference_game(v, 2, 1)
     kinds = s.rules.tile_kind
     s.display[0], s.display[1] = kinds.index(3), kinds.index(5)
-    assert us.describe_move(s, (K_SKETCH, 0, 1, -1), v) == "sketches card 101 into sketchbook 2"
-    assert us.describe_move(s, (K_SETUP_DISCARD, 4, 0, 0), v) == "discards card 105 for its resources"
-    assert us.describe_move(s, (K_BONUS, 0, 0, 0), v) == "takes bonus tile discount_paper into sketchbook 1"
-    assert us.describe_move(s, (K_BONUS, 1, 0, 0), v) == "takes bonus tile streak_america into sketchbook 1"
-    assert us.describe_move(s, (K_BONUS_MONEY, 0, 0, 0), v) == "takes 2 money instead of a bonus tile"
-    assert us.describe_move(s, (K_IMPROVE_MONEY, 0, 0, 0), v) == "takes 7 money instead of an improvement"
+    T = kernel.compile(v, 2)
+    S = fast.load(s)
+    for move, text in [
+        ((K_SKETCH, 0, 1, -1), "sketches card 101 into sketchbook 2"),
+        ((K_SETUP_DISCARD, 4, 0, 0), "discards card 105 for its resources"),
+        ((K_BONUS, 0, 0, 0), "takes bonus tile discount_paper into sketchbook 1"),
+        ((K_BONUS, 1, 0, 0), "takes bonus tile streak_america into sketchbook 1"),
+        ((K_BONUS_MONEY, 0, 0, 0), "takes 2 money instead of a bonus tile"),
+        ((K_IMPROVE_MONEY, 0, 0, 0), "takes 7 money instead of an improvement"),
+    ]:
+        assert kernel.describe(S, T, move) == describe(s, move, v) == text

@@ -1,0 +1,1 @@
+"""Urban Sketchers' readable reference code, the tests' oracle; never imported by a run."""
