@@ -688,6 +688,75 @@ class CompiledGreedyAgent:
         return kernel.encode_move((kind, a, b, c))
 
 
+class CompiledRolloutAgent:
+    """``rollout`` on the compiled engine, for the protocol: the decisions and draws of the readable
+    :class:`RolloutAgent` (``test_us_kernel.py`` checks them decision for decision), with no
+    reference state. Inside an action the greedy decision (:func:`.fast.sub_move`); at the choice of
+    a die the greedy agent's candidates (:func:`.fast.candidate_moves`), each valued by its turn
+    finished greedily on a copy (:func:`.fast.turn_values`: the draws of the reference's
+    ``s.clone(rng, ...)``, ``apply_move`` and ``finish_turn``, all from the agent's generator), ranked
+    by that value (ties: the candidates' order), then the ``candidates`` best each get ``playouts``
+    playouts: the position determinized for the seat (:func:`.kernel.determinize`), the candidate
+    applied and :func:`.fast.playout` to the end or ``horizon_rounds`` rounds on, chance and choices
+    from the agent's generator; the best mean :func:`lead` wins (the first on a tie)."""
+
+    name = "rollout"
+
+    def __init__(self, cfg: UrbanSketchersConfig):
+        self.cfg = cfg
+        ro = cfg.agents.rollout
+        self.playouts, self.candidates, self.horizon = ro.playouts, ro.candidates, ro.horizon_rounds
+        self._for: tuple | None = None
+
+    def choose(self, pos, seat: int, rng: np.random.Generator) -> int:
+        from . import fast, kernel
+
+        S, T = pos.S, pos.T
+        L, R = T.L, T.R
+        if self._for is None or self._for[0] is not T:
+            rules = kernel.variant_of(T)[1]
+            self._for = (T, fast.fast_weights(self.cfg, rules), fast.workspace(L), np.zeros((5, L.n), np.int64))
+        _, weights, ws, comps = self._for
+        if S[fast.G_PHASE] != P_MAIN:
+            return kernel.encode_move(fast.sub_move(S, L, R, weights, rng, ws))
+        m = fast.candidate_moves(S, L, R, ws.cand, ws.tmp, ws.keys, ws.opts)
+        moves = ws.cand[:m].copy()
+        if m == 1:
+            return kernel.encode_move(moves[0])
+        values = np.zeros(m)
+        fast.turn_values(S, L, R, weights, moves, m, rng, ws, values)
+        ranked = sorted(range(m), key=lambda i: (-float(values[i]), i))
+        best, best_v = ranked[0], -1e18
+        for i in ranked[: self.candidates]:
+            total = 0.0
+            for _ in range(self.playouts):
+                W = S.copy()
+                kernel.determinize(W, T, seat, rng)
+                kind, a, b, c = (int(x) for x in moves[i])
+                fast.apply_move(W, L, R, kind, a, b, c, rng, ws.opts)
+                stop = int(W[fast.G_ROUND]) + self.horizon if self.horizon else 1 << 30
+                fast.playout(W, L, R, weights, rng, ws, stop)
+                total += lead(W, T, weights, seat, comps)
+            if total / self.playouts > best_v:
+                best, best_v = i, total / self.playouts
+        return kernel.encode_move(moves[best])
+
+
+def lead(S: np.ndarray, T: Any, weights: Any, p: int, comps: np.ndarray) -> float:
+    """Seat p's lead over the best other seat in the compiled state ``S`` of table ``T``: final
+    points once the game is over (:func:`.fast.final_components`; ``comps``: scratch int64[5, n]),
+    else the greedy values of the seats' holdings (:func:`.fast.position_value`)."""
+    from . import fast
+
+    L = T.L
+    if S[fast.G_PHASE] == P_OVER:
+        fast.final_components(S, L, T.R, comps)
+        scores: list[float] = [int(x) for x in comps.sum(axis=0)]
+    else:
+        scores = [float(fast.position_value(S, L, T.R, weights, q)) for q in range(L.n)]
+    return scores[p] - max(scores[q] for q in range(L.n) if q != p)
+
+
 class OnReference:
     """A reference agent (``choose(State, seat, rng, position) -> (kind, a, b, c)``) seated at the
     protocol: it decides on the reference state equal to the compiled one (given the compiled
@@ -706,8 +775,7 @@ class OnReference:
 def make_agent(cfg: UrbanSketchersConfig, name: str):
     """An agent of the Python protocol by name: ``random`` is the interface's uniform agent
     (:class:`balancer.core.protocol.UniformAgent`), ``greedy`` :class:`CompiledGreedyAgent`,
-    ``rollout`` :class:`RolloutAgent` on the reference state (its playouts compiled). ValueError for
-    an unknown name."""
+    ``rollout`` :class:`CompiledRolloutAgent`. ValueError for an unknown name."""
     from ...core.protocol import UniformAgent
 
     if name == "random":
@@ -715,7 +783,7 @@ def make_agent(cfg: UrbanSketchersConfig, name: str):
     if name == "greedy":
         return CompiledGreedyAgent(cfg)
     if name == "rollout":
-        return OnReference(RolloutAgent(cfg))
+        return CompiledRolloutAgent(cfg)
     raise ValueError(f"unknown agent {name!r} for urban_sketchers; known: {', '.join(AGENTS + SEARCH_AGENTS)}")
 
 

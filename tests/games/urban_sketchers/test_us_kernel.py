@@ -20,6 +20,7 @@ from balancer.games.urban_sketchers.rules import (
     K_END,
     K_PICK,
     K_SKETCH,
+    P_MAIN,
     P_OVER,
     P_SETUP,
     SKETCH,
@@ -234,8 +235,8 @@ def test_compiled_greedy_agent_plays_the_reference_games(us_cfg):
 
 
 def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
-    """A table with a rollout seat plays through the protocol (greedy compiled, rollout on the
-    reference state equal to the compiled one): the same game as on the reference engine, stepped
+    """A table with a rollout seat plays through the protocol (greedy and rollout on the compiled
+    engine, agents.CompiledRolloutAgent): the same game as on the reference engine, stepped
     beside it with the same agents' draws. The reference rollout agent is given the compiled position
     of the same moment (``position``): what is face down is recorded only there, and rollout
     determinizes from it before each playout (tests/test_hidden_information.py), so a reference game
@@ -302,6 +303,51 @@ def test_describe_reads_the_compiled_state_as_the_reference_describer(us_cfg, ag
             kinds.add(move[0])
             protocol.apply(pos, code)
     assert len(kinds) >= 14, sorted(kinds)
+
+
+def _light(cfg):
+    """``cfg`` with rollout-light.yaml's rollout budget: 1 playout for each of the 3 best candidates, to the end."""
+    ro = cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 3, "horizon_rounds": 0})
+    return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"rollout": ro})})
+
+
+@pytest.mark.parametrize(
+    "agents,seeds",
+    [(["rollout", "greedy"], 3), (["greedy", "rollout"], 1), (["rollout", "greedy", "rollout", "random"], 2)],
+)
+def test_compiled_rollout_agent_decides_as_the_reference_rollout_agent(us_cfg, agents, seeds):
+    """The protocol's ``rollout`` (:class:`.agents.CompiledRolloutAgent`, the compiled engine only) and
+    the readable :class:`RolloutAgent` on the reference state equal to the compiled one (seated by
+    :class:`OnReference`, as runs seated it until the rollout agent was compiled), given the same generator state before every
+    decision, make the same decision and leave the generator in the same state, at every decision of
+    whole games with rollout-light.yaml's parameters (its ranking's clones of the reference state, the
+    greedy turns they finish, the determinized playouts: the same draws)."""
+    from balancer.games.urban_sketchers.agents import OnReference, RolloutAgent
+
+    light = _light(us_cfg)
+    searched = 0
+    for i in range(seeds):
+        seed = game_seed(31, i)
+        pos = us.SPEC.new_game(light, len(agents), seed)
+        players = [us.make_agent(light, a) for a in agents]
+        oracle = OnReference(RolloutAgent(light))
+        _, rng = game_rngs(seed)
+        while not protocol.is_over(pos):
+            seat = pos.seat_to_move
+            if agents[seat] == "rollout":
+                twin = np.random.Generator(np.random.PCG64())
+                twin.bit_generator.state = rng.bit_generator.state
+                S = pos.S.copy()
+                expected = oracle.choose(pos, seat, twin)
+                pos.S[:] = S
+                code = players[seat].choose(pos, seat, rng)
+                assert code == expected
+                assert rng.bit_generator.state == twin.bit_generator.state
+                searched += pos.S[fast.G_PHASE] == P_MAIN
+            else:
+                code = players[seat].choose(pos, seat, rng)
+            protocol.apply(pos, code)
+    assert searched >= 20 * seeds
 
 
 # --------------------------------------------------------------------------------------------------
