@@ -1,8 +1,8 @@
 """Urban Sketchers' compiled game interface (:mod:`balancer.core.kernel`): the compiled engine of
 :mod:`.fast` in the interface's shape. It adds no rule of its own: legality and transitions are
 ``fast.legal_moves`` and ``fast.apply_move``, Set Up 1-10 is ``fast.setup``, final scoring
-``fast.final_components`` and ``fast.theme_tiles``; the readable engine (``rules.py``,
-``scoring.py``) is the oracle the tests hold them to.
+``fast.final_components`` and ``fast.theme_tiles``; the readable reference engine of the tests
+(``tests/games/urban_sketchers/us_reference/``, which no run imports) is the oracle they are held to.
 
 **State** ``S``: the compiled engine's int64 buffer (``fast.state_shapes``). **Table** ``T``: a
 :class:`Table` (the :class:`.fast.Layout` of ints, the int64 rule table, scratch for the legal
@@ -18,7 +18,7 @@ type or pair: 0-65535) in bits 8-23, ``b`` (``action x 8 + space or sketchbook``
 display slot or an improvement mode: 0-254; -1 for a theme pair's money instead of a bonus tile)
 as ``b + 1`` in bits 24-31, ``c + 1`` (``c``: -1 without Efficient,
 else its option; Opportunist 0/1; a sketchbook) in bits 32-39. ``legal`` lists them in the reference's
-order (``rules.legal_moves``).
+order (the reference's ``rules.legal_moves``).
 
 **Hidden information** (the rulebook's Set Up 4 and 10, Travel, Bonus Tiles): the order of the travel
 deck and of the bonus-tile bag (their contents follow from what is on view: every card and tile not
@@ -127,7 +127,6 @@ from .rules import (
     SUPPLY,
     Move,
     Rules,
-    State,
     compile_rules,
 )
 from .scoring import COMPONENTS
@@ -496,7 +495,7 @@ def move_scores(S, T, moves, n, out):
 @jit
 def greedy(S, T, out, rng):
     """The ``greedy`` agent's decision (:func:`.fast.choose`, the same decisions and draws as
-    :class:`.agents.GreedyAgent`) as a code; ``out`` is unused (the shape of a compiled table's
+    the reference's ``agents.GreedyAgent``) as a code; ``out`` is unused (the shape of a compiled table's
     game agent)."""
     kind, a, b, c = fast.choose(S, T.L, T.R, T.W, 1, rng, T.ws)
     return encode(kind, a, b, c)
@@ -589,7 +588,7 @@ def compile(cfg: UrbanSketchersConfig, n_players: int) -> Table:  # noqa: A001 (
 
 
 def rules_for(cfg: UrbanSketchersConfig, n: int) -> Rules:
-    """The reference's compiled variant (:func:`.rules.compile_rules`), cached with ``T``."""
+    """The variant's numbers (:func:`.rules.compile_rules`), cached with ``T``."""
     return _entry(cfg, n).rules
 
 
@@ -600,7 +599,7 @@ def fast_tables(cfg: UrbanSketchersConfig, n: int) -> tuple[fast.Layout, np.ndar
 
 
 def variant_of(T: Table) -> tuple[UrbanSketchersConfig, Rules, fast.FastWeights]:
-    """(config, reference rules, greedy weights) behind a table made by :func:`compile`."""
+    """(config, :class:`.rules.Rules`, greedy weights) behind a table made by :func:`compile`."""
     hit = _BY_TABLE.get(id(T))
     if hit is None or hit.table is not T:
         raise ValueError("this table was not made by urban_sketchers.kernel.compile")
@@ -832,11 +831,6 @@ def describe(S: np.ndarray, T: Table, move: Move) -> str:
         K_IMPROVE_MONEY: lambda: f"takes {cfg.tracks.improvement_money} money instead of an improvement",
     }
     return texts[kind]()
-
-
-def to_reference(S: np.ndarray, T: Table, rng: np.random.Generator | None = None) -> State:
-    """The reference :class:`.rules.State` equal to ``S`` (for the reference agents and texts)."""
-    return fast.to_reference(S, variant_of(T)[1], rng)
 
 
 def describe_move(S: np.ndarray, T: Table, move: int) -> str:

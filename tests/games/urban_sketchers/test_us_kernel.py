@@ -10,13 +10,9 @@ import math
 
 import numpy as np
 import pytest
+import us_reference as usref
 from test_us_examples import final_scoring_position, place, position
-
-from balancer.core import protocol
-from balancer.core.seeding import game_rngs, game_seed
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers import fast, kernel
-from balancer.games.urban_sketchers.rules import (
+from us_reference.rules import (
     K_END,
     K_PICK,
     K_SKETCH,
@@ -30,21 +26,26 @@ from balancer.games.urban_sketchers.rules import (
     legal_moves,
     new_state,
 )
-from balancer.games.urban_sketchers.scoring import final_components, tiebreak
+from us_reference.scoring import final_components, tiebreak
+
+from balancer.core import protocol
+from balancer.core.seeding import game_rngs, game_seed
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers import fast, kernel
 
 FIELDS = [f for f in State.__slots__ if f not in ("rules", "rng")]
 
 
 def same_state(buf: np.ndarray, T, s: State) -> None:
     """The compiled state read back has every field of the reference state."""
-    back = kernel.to_reference(buf, T)
+    back = usref.to_reference(buf, T)
     for name in FIELDS:
         assert getattr(back, name) == getattr(s, name), name
 
 
 def load(T, s: State) -> np.ndarray:
     """A reference state as a kernel state buffer."""
-    return fast.load(s)
+    return usref.load(s)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -78,7 +79,7 @@ def test_compiled_scoring_equals_the_reference(us_cfg, n):
         step = 0
         while True:
             if step % 7 == 0 or protocol.is_over(pos):
-                s = kernel.to_reference(pos.S, T)
+                s = usref.to_reference(pos.S, T)
                 ref = final_components(s)
                 fast.final_components(pos.S, T.L, T.R, comps)
                 assert {k: comps[i].tolist() for i, k in enumerate(ref)} == ref
@@ -88,7 +89,7 @@ def test_compiled_scoring_equals_the_reference(us_cfg, n):
                 break
             protocol.apply(pos, agent.choose(pos, pos.seat_to_move, rng))
             step += 1
-        assert protocol.outcome(pos) == us.reference_outcome(kernel.to_reference(pos.S, T))
+        assert protocol.outcome(pos) == usref.reference_outcome(usref.to_reference(pos.S, T))
     assert checked > 200
 
 
@@ -138,7 +139,7 @@ def test_heuristic_contests_of_the_worked_position(us_cfg):
     assert h == pytest.approx([0.9772, 0.0162, 0.0066], abs=1e-4)
     two = position(us_cfg, 2)
     two.money[0] += 10
-    S2 = fast.load(two)
+    S2 = usref.load(two)
     T2 = kernel.compile(us_cfg, 2)._replace(progress=0.0)
     h2 = {}
     for contest in (kernel.CONTEST_BEST, kernel.CONTEST_PAIRWISE, kernel.CONTEST_SHARE):
@@ -188,7 +189,7 @@ def test_move_codes_round_trip(us_cfg):
         pos = us.SPEC.new_game(us_cfg, n, 3)
         rng = np.random.default_rng(3)
         while not protocol.is_over(pos):
-            s = kernel.to_reference(pos.S, pos.T)
+            s = usref.to_reference(pos.S, pos.T)
             rows = legal_moves(s)
             codes = protocol.legal_moves(pos)
             assert codes == [kernel.encode_move(m) for m in rows]
@@ -213,7 +214,7 @@ def test_greedy_and_policy_pick_legal_interface_moves(us_cfg, n):
         rng = np.random.default_rng(seed)
         while not protocol.is_over(pos):
             legal = set(protocol.legal_moves(pos))
-            before = kernel.to_reference(pos.S, T)
+            before = usref.to_reference(pos.S, T)
             assert greedy.choose(pos, pos.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(kernel.greedy(pos.S, T, out, np.random.default_rng(checked))) in legal
             assert int(kernel.policy(pos.S, T, out, np.random.default_rng(checked))) in legal
@@ -231,7 +232,7 @@ def test_compiled_greedy_agent_plays_the_reference_games(us_cfg):
     for n in (2, 3, 4):
         for i in range(30 if n == 2 else 10):
             seed = game_seed(2027, i)
-            assert us.play_game(us_cfg, ["greedy"] * n, seed) == us.play_game_reference(us_cfg, ["greedy"] * n, seed)
+            assert us.play_game(us_cfg, ["greedy"] * n, seed) == usref.play_game_reference(us_cfg, ["greedy"] * n, seed)
 
 
 def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
@@ -241,8 +242,8 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     of the same moment (``position``): what is face down is recorded only there, and rollout
     determinizes from it before each playout (tests/test_hidden_information.py), so a reference game
     alone (``play_game_reference``, which cannot tell it) no longer plays the same rollout games."""
-    from balancer.games.urban_sketchers.agents import GreedyAgent, RolloutAgent
-    from balancer.games.urban_sketchers.rules import apply_move
+    from us_reference.agents import GreedyAgent, RolloutAgent
+    from us_reference.rules import apply_move
 
     cheap = us_cfg.model_copy(
         update={
@@ -258,7 +259,7 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     for i in range(2):
         seed = game_seed(5, i)
         pos = us.SPEC.new_game(cheap, 2, seed)
-        state = us.new_reference_game(cheap, 2, seed)
+        state = usref.new_reference_game(cheap, 2, seed)
         protocol_players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
         reference_players = [RolloutAgent(cheap), GreedyAgent(cheap)]
         _, rng = game_rngs(seed)
@@ -276,7 +277,7 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
             protocol.apply(pos, code)
             apply_move(state, mv)
         assert state.phase == P_OVER
-        assert protocol.outcome(pos) == us.reference_outcome(state)
+        assert protocol.outcome(pos) == usref.reference_outcome(state)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +299,7 @@ def test_describe_reads_the_compiled_state_as_the_reference_describer(us_cfg, ag
             seat = pos.seat_to_move
             code = players[seat].choose(pos, seat, rng)
             move = kernel.decode_move(code)
-            expected = describe(kernel.to_reference(pos.S, pos.T), move, us_cfg)
+            expected = describe(usref.to_reference(pos.S, pos.T), move, us_cfg)
             assert kernel.describe_move(pos.S, pos.T, code) == expected == us.ENGINE.describe_move(pos.S, pos.T, code)
             kinds.add(move[0])
             protocol.apply(pos, code)
@@ -322,7 +323,7 @@ def test_compiled_rollout_agent_decides_as_the_reference_rollout_agent(us_cfg, a
     decision, make the same decision and leave the generator in the same state, at every decision of
     whole games with rollout-light.yaml's parameters (its ranking's clones of the reference state, the
     greedy turns they finish, the determinized playouts: the same draws)."""
-    from balancer.games.urban_sketchers.agents import OnReference, RolloutAgent
+    from us_reference.agents import OnReference, RolloutAgent
 
     light = _light(us_cfg)
     searched = 0
@@ -492,9 +493,9 @@ def test_protocol_game_equals_the_reference_game_move_for_move(us_cfg):
     agents = ["greedy", "random", "greedy"]
     seed = game_seed(8, 1)
     pos = us.SPEC.new_game(us_cfg, 3, seed)
-    s = us.new_reference_game(us_cfg, 3, seed)
+    s = usref.new_reference_game(us_cfg, 3, seed)
     players = [us.make_agent(us_cfg, a) for a in agents]
-    ref = [us.agents.make(us_cfg, a) for a in agents]
+    ref = [usref.agents.make(us_cfg, a) for a in agents]
     _, r1 = game_rngs(seed)
     _, r2 = game_rngs(seed)
     while not protocol.is_over(pos):

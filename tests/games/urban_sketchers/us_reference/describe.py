@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from balancer.games.urban_sketchers.config import ACTIONS, COLOURS, UrbanSketchersConfig, bonus_kind_names
 from balancer.games.urban_sketchers.kernel import IMPROVEMENT_NAMES
-from balancer.games.urban_sketchers.rules import (
+
+from .rules import (
     K_BONUS,
     K_BONUS_MONEY,
     K_END,
