@@ -9,7 +9,8 @@ Each measurement plays the same ``--games`` seeds ``--repeat`` times and keeps t
 timed in CPU seconds of this process (the machine is shared: wall-clock time and single passes are
 noisy). The issue's target is 200 four-player greedy games per second on one core. ``--engine
 play_game`` (the default) measures what the runner uses (the compiled engine for these agents);
-``reference`` the readable engine (``play_game_reference``), which plays the same games.
+``reference`` the readable reference engine of the tests (``play_game_reference`` of
+``tests/games/urban_sketchers/us_reference``, which no run imports), which plays the same games.
 
 Then, for the same player counts, whole games from Set Up played through the compiled interface
 (``kernel.py``): ``random`` by ``core.kernel.random_playout`` (uniform decisions, as the random
@@ -35,7 +36,13 @@ def rate(agent: str, players: int, games: int, repeat: int, engine: str = "play_
     from balancer.config import load_config
 
     cfg = load_config(CONFIG)
-    play = us.play_game if engine == "play_game" else us.play_game_reference
+    if engine == "play_game":
+        play = us.play_game
+    else:
+        import sys
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "games" / "urban_sketchers"))
+        from us_reference import play_game_reference as play
     play(cfg, [agent] * players, 0)  # warm-up: compile (or load) the engine once
     best = float("inf")
     for _ in range(repeat):

@@ -35,23 +35,29 @@ seat. Final scoring: unpublished sketchbooks' money; 7 per set of four themes; m
 theme with ties split and rounded down; the Prestige space's points; 1 per 5 money and resources.
 Tie-breaker: most theme tiles, then a shared victory.
 
-Every decision inside an action is a separate decision of the agent (``rules.legal_moves``).
+Every decision inside an action is a separate decision of the agent (``kernel.legal``).
 
-Engines. The readable one is the reference and the tests' oracle: ``rules.py`` (state as lists,
-legal decisions, transitions), ``agents.py`` (the reference agents), ``scoring.py`` (final
-scoring). The compiled one, ``fast.py`` (numba over one int64 state buffer and a variant compiled to
-ints and one rule table), translates all of it, Set Up and final scoring included, and the
-``random`` and ``greedy`` agents, decision for decision: the same legal decisions in the same order,
-the same choices, the same draws from the same generators (``tests/games/urban_sketchers/``
-``test_us_fast.py`` and ``test_us_kernel.py``). ``kernel.py`` is the game's compiled interface
-(:data:`ENGINE`, :mod:`balancer.core.kernel`) over it, and the Python protocol (:func:`new_game`,
-:func:`legal_moves`, :func:`apply`, ...) is derived from that: a position is a
-:class:`balancer.core.protocol.Position` holding the compiled state, a move one int64 code per
-decision, ``kind | a << 8 | (b + 1) << 24 | (c + 1) << 32`` for the reference's ``(kind, a, b, c)``
-(:func:`encode_move`, :func:`decode_move`). :func:`play_game` (the runner's entry) plays tables of
-``random`` and ``greedy`` in one compiled call (:func:`play_game_fast`), other tables through the
-protocol; ``balancer play`` (:func:`transcript`) steps the protocol. The reference engine is reached
-by :func:`new_reference_game`, :func:`reference_outcome` and :func:`play_game_reference`.
+Engine. The game runs on its compiled engine: ``fast.py`` (numba over one int64 state buffer and a
+variant compiled to ints and one rule table: Set Up, the legal decisions in a fixed order, the
+transitions with their draws, final scoring, and the ``random`` and ``greedy`` agents' decisions)
+and ``kernel.py``, the game's compiled interface (:data:`ENGINE`, :mod:`balancer.core.kernel`) over
+it, with the transcript's lines (``kernel.describe``, read from the compiled state). ``rules.py``
+holds the codes (decision kinds, phases) and the variant's numbers (:class:`.rules.Rules`,
+``rules.compile_rules``), ``scoring.py`` the score components and the readable scoring of hand-typed
+holdings (``balancer score``), ``agents.py`` the protocol's agents, ``rollout`` included, all over the
+compiled engine. The Python protocol (:func:`new_game`, :func:`legal_moves`, :func:`apply`, ...) is
+derived from the interface: a position is a :class:`balancer.core.protocol.Position` holding the
+compiled state, a move one int64 code per decision, ``kind | a << 8 | (b + 1) << 24 | (c + 1) << 32``
+for the decision ``(kind, a, b, c)`` (:func:`encode_move`, :func:`decode_move`). :func:`play_game`
+(the runner's entry) plays tables of ``random`` and ``greedy`` in one compiled call
+(:func:`play_game_fast`), other tables through the protocol; ``balancer play`` (:func:`transcript`)
+steps the protocol.
+
+A readable reference engine (the state as lists, the legal decisions, the transitions, the reference
+``random``, ``greedy`` and ``rollout`` agents, final scoring) is the tests' oracle and lives with them
+(``tests/games/urban_sketchers/us_reference/``); no run imports it. The compiled engine and agents
+play its games decision for decision: the same legal decisions in the same order, the same choices,
+the same draws from the same generators (``test_us_fast.py``, ``test_us_kernel.py``).
 
 Hidden information (``kernel.py``): the order of the travel deck and of the bonus bag, and the cards
 dealt face down at Set Up 10 still in the other players' hands (cards picked up from the face-up
@@ -102,13 +108,13 @@ from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
 from . import fast, kernel
-from .agents import AGENTS, SEARCH_AGENTS, make
+from .agents import AGENTS, SEARCH_AGENTS
 from .agents import make_agent as _make_agent
-from .config import ACTIONS, COLOURS, UrbanSketchersConfig, deck_report
-from .kernel import ENGINE, IMPROVEMENT_NAMES, decode_move, encode_move
+from .config import COLOURS, UrbanSketchersConfig, deck_report
+from .kernel import ENGINE, decode_move, encode_move
 from .kernel import fast_tables as fast_tables  # the tests' door to the compiled tables
-from .rules import P_OVER, Move, Rules, State, apply_move, new_state
-from .scoring import COMPONENTS, final_components, parse_position, score_position, tiebreak
+from .rules import Rules
+from .scoring import parse_position, score_position
 
 NAME = "urban_sketchers"
 CONFIG_MODEL = UrbanSketchersConfig
@@ -124,7 +130,6 @@ __all__ = [
     "EXTRA_AGENTS",
     "ENGINE",
     "play_game",
-    "play_game_reference",
     "play_game_fast",
     "transcript",
     "make_agent",
@@ -137,7 +142,7 @@ __all__ = [
 
 
 def compiled(cfg: UrbanSketchersConfig, n: int) -> Rules:
-    """The reference's compiled variant for ``n`` players (cached). ValueError for an unsupported count."""
+    """The variant's numbers (:class:`.rules.Rules`) for ``n`` players (cached). ValueError for an unsupported count."""
     return kernel.rules_for(cfg, n)
 
 
@@ -211,7 +216,7 @@ def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, star
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`.kernel.play_seated`): the games :func:`play_game_fast` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
     (:func:`.kernel.records_batch`). None (game-by-game play) for a table with an agent the compiled
-    engine does not play (``rollout``)."""
+    table loop does not seat (``rollout``, a Python agent over the compiled engine)."""
     if not all(a in fast.AGENT_KINDS for a in agents):
         return None
     T = kernel.compile(cfg, len(agents))
@@ -231,72 +236,6 @@ def _workspace(T: kernel.Table) -> fast.Workspace:
     if hit is None or hit[0] is not T:
         hit = _WORKSPACES[id(T)] = (T, fast.workspace(T.L))
     return hit[1]
-
-
-# --------------------------------------------------------------------------------------------------
-# the readable reference engine (the oracle of the tests)
-
-
-def new_reference_game(cfg: UrbanSketchersConfig, n_players: int, seed: np.random.SeedSequence | int) -> State:
-    """A game after Set Up 1-10 on the reference engine (:func:`.rules.new_state`, the same draws as
-    :func:`new_game`). ValueError for an unsupported player count."""
-    rules = compiled(cfg, n_players)
-    game_rng, _ = game_rngs(seed)
-    return new_state(rules, game_rng)
-
-
-def reference_outcome(state: State) -> Outcome:
-    """:func:`outcome` of a finished reference state (:func:`.scoring.final_components`, :func:`.scoring.tiebreak`)."""
-    s = state
-    n = s.rules.n
-    comps = final_components(s)
-    scores = [sum(v[p] for v in comps.values()) for p in range(n)]
-    metrics: dict[str, list[float]] = {
-        "game_rounds": [float(s.round + 1)] * n,
-        "paid_players": [float(x) for x in s.st_paid_players],
-        "paid_bank": [float(x) for x in s.st_paid_bank],
-    }
-    metrics["received_from_players"] = [float(x) for x in s.st_received]
-    for a, name in enumerate(ACTIONS):
-        metrics[f"actions_{name}"] = [float(s.st_actions[p][a]) for p in range(n)]
-    for c, name in enumerate((*COLOURS, "white")):
-        metrics[f"dice_{name}"] = [float(s.st_colours[p][c]) for p in range(n)]
-    metrics["white_dice_on_actions"] = [float(x) for x in s.st_white]
-    metrics["published"] = [float(x) for x in s.st_pub_count]
-    metrics["mean_publish_size"] = [
-        s.st_pub_sizes[p] / s.st_pub_count[p] if s.st_pub_count[p] else 0.0 for p in range(n)
-    ]
-    for t, name in enumerate(IMPROVEMENT_NAMES):
-        metrics[f"improvement_{name}"] = [float(s.st_imp_taken[p][t]) for p in range(n)]
-    metrics["prestige_overflow_money"] = [float(x) for x in s.st_prestige_money]
-    return Outcome(
-        scores=scores,
-        tiebreak=tiebreak(s),
-        components={k: comps[k] for k in COMPONENTS},
-        metrics=metrics,
-        turns=list(s.st_turns),
-        ended_by="rules" if s.end_triggered else "turn_cap",  # else end.max_rounds, a safety cap
-    )
-
-
-def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """:func:`play_game` on the readable engine (``rules``, the reference agents of ``agents``,
-    ``scoring``), whatever the agents: the oracle the compiled games are checked against. A reference
-    state records no face-down cards after Set Up, so a ``rollout`` seat here determinizes less than
-    through the protocol (:class:`~.agents.RolloutAgent`) and plays other games."""
-    players = [make(cfg, a) for a in agents]
-    state = new_reference_game(cfg, len(agents), seed)
-    _, agent_rng = game_rngs(seed)
-    while state.phase != P_OVER:
-        seat = state.seat
-        apply_move(state, players[seat].choose(state, seat, agent_rng))
-    return reference_outcome(state)
-
-
-def describe_move(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
-    """One line of a transcript for reference decision ``move`` in reference state ``state``
-    (:func:`.kernel.describe`; the protocol's :data:`ENGINE` ``.describe_move`` takes a code)."""
-    return kernel.describe(state, move, cfg)
 
 
 def transcript(cfg: UrbanSketchersConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
@@ -407,7 +346,8 @@ from .metrics import METRICS  # noqa: E402
 
 
 def _seat_agent(cfg: UrbanSketchersConfig, name: str) -> tuple[int, np.ndarray] | None:
-    """``greedy`` beside MCTS seats (its compiled decisions); the rollout agent has no compiled form."""
+    """``greedy`` beside MCTS seats (its compiled decisions); the rollout agent (Python over the compiled
+    engine) is no compiled table's game agent."""
     return (GAME_AGENT_GREEDY, np.zeros(0)) if name == "greedy" else None
 
 

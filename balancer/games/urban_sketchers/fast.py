@@ -1,14 +1,16 @@
-"""Urban Sketchers compiled engine: the rules of :mod:`.rules` and the ``random`` and ``greedy``
-agents of :mod:`.agents`, in numba, playing exactly the same games (same legal-move order, same
-choices, same draws from the same generators; ``tests/games/urban_sketchers/test_us_fast.py``
-checks it move for move).
+"""Urban Sketchers compiled engine: the game's rules and its ``random`` and ``greedy`` agents in
+numba, the engine every run plays on. It translates the readable reference engine the tests hold it
+to (``tests/games/urban_sketchers/us_reference/``: ``rules.py``, ``agents.py``, ``scoring.py``; no
+run imports it) and plays exactly the same games (same legal-move order, same choices, same draws
+from the same generators; ``tests/games/urban_sketchers/test_us_fast.py`` checks it move for move).
+Where a docstring or comment here names ``rules.X``, ``agents.X`` or ``scoring.X`` beside a
+function, it is that reference's function of the same name; the codes (``K_*``, ``P_*``, ...) and
+the variant's numbers (:class:`.rules.Rules`) are this package's :mod:`.rules`.
 
-The readable engine stays the reference; this module is its translation for speed and the one
-compiled copy of the rules: the game's compiled interface (``kernel.py``) wraps it. Set Up 1-10
-(:func:`setup`, the reference's :func:`.rules.new_state` with the same draws) and final scoring
-(:func:`final_components`, :func:`theme_tiles`; :mod:`.scoring`) are translated too, so a whole game
-runs in compiled code. :func:`load` and :func:`to_reference` copy a state between the two engines
-(tests, the ``rollout`` agent, transcripts).
+This module is the one compiled copy of the rules: the game's compiled interface (``kernel.py``)
+wraps it. Set Up 1-10 (:func:`setup`, the reference's ``rules.new_state`` with the same draws) and
+final scoring (:func:`final_components`, :func:`theme_tiles`; the reference's ``scoring``) are
+translated too, so a whole game runs in compiled code.
 
 The state is one int64 buffer ``S`` (:func:`state_shapes` lists its fields; :func:`views` names
 them for Python code): the reference's numbers and lists, variable-length lists as an array plus a
@@ -82,7 +84,6 @@ from .rules import (
     WANDERER,
     WHITE,
     Rules,
-    State,
 )
 
 jit = nb.njit(cache=True)
@@ -531,129 +532,6 @@ def _slices(r: Rules) -> tuple[list[tuple[str, int, int, tuple[int, ...]]], int]
 def views(buf: np.ndarray, r: Rules) -> dict[str, np.ndarray]:
     """The fields of state buffer ``buf`` as numpy views by name (:func:`state_shapes`); for Python code."""
     return {name: buf[a:b].reshape(shape) for name, a, b, shape in _slices(r)[0]}
-
-
-def load(s: State, buf: np.ndarray | None = None) -> np.ndarray:
-    """The reference state ``s`` as a state buffer (written into ``buf`` if given).
-
-    A reference state does not record what is hidden: during Set Up every card in a hand counts as
-    dealt face down (``secret``), afterwards none does, and the deck counts as never rebuilt
-    (``G_DECK_SEEN`` 0). Only determinize reads them; rules and agents never do."""
-    r = s.rules
-    if buf is None:
-        buf = np.zeros(_slices(r)[1], np.int64)
-    buf[:] = 0
-    f = views(buf, r)
-    for i, name in enumerate(G_NAMES):
-        f["g"][i] = int(getattr(s, name))
-    f["g"][G_X_N] = len(s.x_allowed)
-    f["x_allowed"][: len(s.x_allowed)] = s.x_allowed
-    for name, key in (("deck", G_DECK_N), ("discard", G_DISCARD_N), ("bag", G_BAG_N), ("bdiscard", G_BDISC_N)):
-        items = getattr(s, name)
-        f["g"][key] = len(items)
-        f[name][: len(items)] = items
-    f["g"][G_NDICE] = len(s.dice)
-    for name in ("dice", "dcol", "dused"):
-        f[name][: len(s.dice)] = [int(x) for x in getattr(s, name)]
-    for name in (
-        "occ",
-        "cuser",
-        "cval",
-        "sup_tile",
-        "sup_occ",
-        "theme_at",
-        "board",
-        "display",
-        "reserve",
-        "theme_supply",
-        "imp_supply",
-        "money",
-        "vp",
-        "prestige",
-        "pubs",
-        "th_up",
-        "th_down",
-        "opp",
-        "imp",
-        "pos",
-        "s_fee",
-    ):
-        f[name][...] = np.asarray(getattr(s, name), dtype=np.int64)
-    for p in range(r.n):
-        f["bp_n"][p] = len(s.bp[p])
-        f["bp"][p, : len(s.bp[p])] = s.bp[p]
-        f["hand_n"][p] = len(s.hand[p])
-        f["hand"][p, : len(s.hand[p])] = s.hand[p]
-        for b in range(r.books):
-            f["books_n"][p, b] = len(s.books[p][b])
-            f["books"][p, b, : len(s.books[p][b])] = s.books[p][b]
-            f["btiles_n"][p, b] = len(s.btiles[p][b])
-            f["btiles"][p, b, : len(s.btiles[p][b])] = s.btiles[p][b]
-    for i, name in enumerate(ST_NAMES):
-        f["st"][:, i] = getattr(s, name)
-    f["st_actions"][...] = s.st_actions
-    f["st_colours"][...] = s.st_colours
-    f["st_imp"][...] = s.st_imp_taken
-    if s.phase == P_SETUP:
-        f["secret"][:] = f["hand_n"]
-    return buf
-
-
-def to_reference(buf: np.ndarray, r: Rules, rng: np.random.Generator | None = None) -> State:
-    """The reference :class:`.rules.State` equal to state buffer ``buf`` (lists of ints, flags as bools)."""
-    f = views(buf, r)
-    s = State.__new__(State)
-    s.rules, s.rng = r, rng
-    g = [int(x) for x in f["g"]]
-    for i, name in enumerate(G_NAMES):
-        setattr(s, name, g[i])
-    for name in ("acted", "over", "end_triggered"):
-        setattr(s, name, bool(getattr(s, name)))
-    s.x_allowed = [int(x) for x in f["x_allowed"][: g[G_X_N]]]
-    s.deck = f["deck"][: g[G_DECK_N]].tolist()
-    s.discard = f["discard"][: g[G_DISCARD_N]].tolist()
-    s.bag = f["bag"][: g[G_BAG_N]].tolist()
-    s.bdiscard = f["bdiscard"][: g[G_BDISC_N]].tolist()
-    k = g[G_NDICE]
-    s.dice, s.dcol = f["dice"][:k].tolist(), f["dcol"][:k].tolist()
-    s.dused = [bool(x) for x in f["dused"][:k]]
-    s.occ = [[bool(x) for x in row] for row in f["occ"]]
-    s.sup_occ = [bool(x) for x in f["sup_occ"]]
-    for name in (
-        "cuser",
-        "cval",
-        "sup_tile",
-        "theme_at",
-        "board",
-        "display",
-        "reserve",
-        "theme_supply",
-        "imp_supply",
-        "money",
-        "vp",
-        "prestige",
-        "pubs",
-        "th_up",
-        "th_down",
-        "opp",
-        "imp",
-        "pos",
-        "s_fee",
-    ):
-        setattr(s, name, f[name].tolist())
-    n = r.n
-    s.bp = [f["bp"][p, : f["bp_n"][p]].tolist() for p in range(n)]
-    s.hand = [f["hand"][p, : f["hand_n"][p]].tolist() for p in range(n)]
-    s.books = [[f["books"][p, b, : f["books_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
-    s.btiles = [[f["btiles"][p, b, : f["btiles_n"][p, b]].tolist() for b in range(r.books)] for p in range(n)]
-    for i, name in enumerate(ST_NAMES):
-        setattr(s, name, f["st"][:, i].tolist())
-    s.st_actions, s.st_colours, s.st_imp_taken = (
-        f["st_actions"].tolist(),
-        f["st_colours"].tolist(),
-        f["st_imp"].tolist(),
-    )
-    return s
 
 
 class Workspace(NamedTuple):

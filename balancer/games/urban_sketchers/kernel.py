@@ -1,8 +1,8 @@
 """Urban Sketchers' compiled game interface (:mod:`balancer.core.kernel`): the compiled engine of
 :mod:`.fast` in the interface's shape. It adds no rule of its own: legality and transitions are
 ``fast.legal_moves`` and ``fast.apply_move``, Set Up 1-10 is ``fast.setup``, final scoring
-``fast.final_components`` and ``fast.theme_tiles``; the readable engine (``rules.py``,
-``scoring.py``) is the oracle the tests hold them to.
+``fast.final_components`` and ``fast.theme_tiles``; the readable reference engine of the tests
+(``tests/games/urban_sketchers/us_reference/``, which no run imports) is the oracle they are held to.
 
 **State** ``S``: the compiled engine's int64 buffer (``fast.state_shapes``). **Table** ``T``: a
 :class:`Table` (the :class:`.fast.Layout` of ints, the int64 rule table, scratch for the legal
@@ -18,7 +18,7 @@ type or pair: 0-65535) in bits 8-23, ``b`` (``action x 8 + space or sketchbook``
 display slot or an improvement mode: 0-254; -1 for a theme pair's money instead of a bonus tile)
 as ``b + 1`` in bits 24-31, ``c + 1`` (``c``: -1 without Efficient,
 else its option; Opportunist 0/1; a sketchbook) in bits 32-39. ``legal`` lists them in the reference's
-order (``rules.legal_moves``).
+order (the reference's ``rules.legal_moves``).
 
 **Hidden information** (the rulebook's Set Up 4 and 10, Travel, Bonus Tiles): the order of the travel
 deck and of the bonus-tile bag (their contents follow from what is on view: every card and tile not
@@ -127,7 +127,6 @@ from .rules import (
     SUPPLY,
     Move,
     Rules,
-    State,
     compile_rules,
 )
 from .scoring import COMPONENTS
@@ -496,7 +495,7 @@ def move_scores(S, T, moves, n, out):
 @jit
 def greedy(S, T, out, rng):
     """The ``greedy`` agent's decision (:func:`.fast.choose`, the same decisions and draws as
-    :class:`.agents.GreedyAgent`) as a code; ``out`` is unused (the shape of a compiled table's
+    the reference's ``agents.GreedyAgent``) as a code; ``out`` is unused (the shape of a compiled table's
     game agent)."""
     kind, a, b, c = fast.choose(S, T.L, T.R, T.W, 1, rng, T.ws)
     return encode(kind, a, b, c)
@@ -589,7 +588,7 @@ def compile(cfg: UrbanSketchersConfig, n_players: int) -> Table:  # noqa: A001 (
 
 
 def rules_for(cfg: UrbanSketchersConfig, n: int) -> Rules:
-    """The reference's compiled variant (:func:`.rules.compile_rules`), cached with ``T``."""
+    """The variant's numbers (:func:`.rules.compile_rules`), cached with ``T``."""
     return _entry(cfg, n).rules
 
 
@@ -600,7 +599,7 @@ def fast_tables(cfg: UrbanSketchersConfig, n: int) -> tuple[fast.Layout, np.ndar
 
 
 def variant_of(T: Table) -> tuple[UrbanSketchersConfig, Rules, fast.FastWeights]:
-    """(config, reference rules, greedy weights) behind a table made by :func:`compile`."""
+    """(config, :class:`.rules.Rules`, greedy weights) behind a table made by :func:`compile`."""
     hit = _BY_TABLE.get(id(T))
     if hit is None or hit.table is not T:
         raise ValueError("this table was not made by urban_sketchers.kernel.compile")
@@ -777,44 +776,49 @@ def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:
     )
 
 
-def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
-    """One line of a transcript for reference decision ``move`` (before it is applied) in reference
-    state ``state``, in the YAML's names: cards by their ``id``, bonus tiles by their
-    ``bonus_tiles.mix`` kind, money amounts of the variant."""
+def describe(S: np.ndarray, T: Table, move: Move) -> str:
+    """One line of a transcript for decision ``move`` ``(kind, a, b, c)`` (before it is applied) in
+    the compiled state ``S`` of table ``T``, in the YAML's names: cards by their ``id``, bonus tiles
+    by their ``bonus_tiles.mix`` kind, money amounts of the variant. Everything it names is read
+    from ``S`` and the rule table ``T.R`` through the layout ``T.L``."""
+    cfg = variant_of(T)[0]
+    L, R = T.L, T.R
     kind, a, b, c = move
     res, themes = cfg.resources.names, cfg.themes.names
-    p = state.seat
+    p = int(S[G_SEAT])
 
     def card(index: int) -> str:
-        return f"card {cfg.cards.deck[index].id}"
+        return f"card {cfg.cards.deck[int(index)].id}"
 
     if kind == K_PLACE:
         action, arg = divmod(b, 8)
-        colour = (*COLOURS, "white")[state.dcol[a]]
-        text = f"places the {colour} {state.dice[a]} on {ACTIONS[action]}"
+        colour = (*COLOURS, "white")[int(S[L.o_dcol + a])]
+        text = f"places the {colour} {int(S[L.o_dice + a])} on {ACTIONS[action]}"
         if action == 2:
-            text += f" (sketchbook {arg + 1}, {len(state.books[p][arg])} cards)"
+            text += f" (sketchbook {arg + 1}, {int(S[L.o_books_n + p * L.books + arg])} cards)"
         elif action == 4:
-            text += f" (space {arg + 1}, tile {state.sup_tile[arg]})"
+            text += f" (space {arg + 1}, tile {int(S[L.o_sup_tile + arg])})"
         return text + (", flipping Opportunist" if c else "")
     if kind == K_SKETCH:
         eff = f", Efficient off {res[c // 4]} and {res[c % 4]}" if c >= 0 else ""
         return f"sketches {card(a)} into sketchbook {b + 1}{eff}"
+    benefit = int(R[L.t_pairs + 3 * a + 2]) if kind == K_THEME_PAIR else -1
     texts = {
         K_SETUP_DISCARD: lambda: f"discards {card(a)} for its resources",
         K_SETUP_DONE: lambda: "keeps the rest of the hand",
         K_THEME_PAIR: lambda: (
             f"flips a theme pair for {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile"
-            if state.rules.pairs[a][2] == 1 and b < 0
-            else f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[state.rules.pairs[a][2]]}"
+            if benefit == 1 and b < 0
+            else f"flips a theme pair for {('an unflip', 'a bonus tile', 'a Prestige space')[benefit]}"
         ),
         K_PASS: lambda: "has no die to place and passes",
         K_STEP: lambda: f"steps to space {a + 1}",
-        K_PICK: lambda: f"picks up {card(state.board[state.pos[p]])}",
+        K_PICK: lambda: f"picks up {card(S[L.o_board + S[L.o_pos + p]])}",
         K_WANDER: lambda: f"flips Wanderer to space {a + 1}",
         K_END: lambda: "ends the action",
         K_BONUS: lambda: (
-            f"takes bonus tile {bonus_kind_names(cfg)[state.rules.tile_kind[state.display[a]]]} into sketchbook {b + 1}"
+            f"takes bonus tile {bonus_kind_names(cfg)[int(R[L.t_tile_kind + S[L.o_display + a]])]} "
+            f"into sketchbook {b + 1}"
         ),
         K_BONUS_MONEY: lambda: f"takes {cfg.sketch.money_instead_of_bonus} money instead of a bonus tile",
         K_FUND: lambda: f"takes funding, flipping {a} theme tile(s)",
@@ -829,14 +833,9 @@ def describe(state: State, move: Move, cfg: UrbanSketchersConfig) -> str:
     return texts[kind]()
 
 
-def to_reference(S: np.ndarray, T: Table, rng: np.random.Generator | None = None) -> State:
-    """The reference :class:`.rules.State` equal to ``S`` (for the reference agents and texts)."""
-    return fast.to_reference(S, variant_of(T)[1], rng)
-
-
 def describe_move(S: np.ndarray, T: Table, move: int) -> str:
     """One transcript line for decision ``move`` (a code) before it is applied (:func:`describe`)."""
-    return describe(to_reference(S, T), decode_move(move), variant_of(T)[0])
+    return describe(S, T, decode_move(move))
 
 
 ENGINE = Engine(

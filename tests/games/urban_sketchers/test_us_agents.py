@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import us_reference as usref
 from test_us_examples import place, position
-
-from balancer.core import protocol
-from balancer.core.seeding import game_seed
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, candidate_moves, position_value
-from balancer.games.urban_sketchers.rules import (
+from us_reference.agents import GreedyAgent, Weights, candidate_moves, position_value
+from us_reference.rules import (
     K_END,
     K_PICK,
     K_PLACE,
@@ -22,6 +19,10 @@ from balancer.games.urban_sketchers.rules import (
     apply_move,
     legal_moves,
 )
+
+from balancer.core import protocol
+from balancer.core.seeding import game_seed
+from balancer.games import urban_sketchers as us
 
 
 def test_agent_names(us_cfg):
@@ -127,13 +128,13 @@ def test_rollout_plays_a_legal_deterministic_game(us_cfg):
 def test_quick_value_equals_value_of_a_copy(us_cfg):
     """The greedy agent's copy-free value of Sketch and bonus-tile decisions equals position_value
     after applying the move to a copy, at every such decision of a few random games."""
-    from balancer.games.urban_sketchers.agents import quick_value
-    from balancer.games.urban_sketchers.rules import P_RESOLVE, P_SKETCH
+    from us_reference.agents import quick_value
+    from us_reference.rules import P_RESOLVE, P_SKETCH
 
     w = Weights(us_cfg)
     checked = 0
     for seed in range(4):
-        s = us.new_reference_game(us_cfg, 3, seed)
+        s = usref.new_reference_game(us_cfg, 3, seed)
         rng = np.random.default_rng(seed)
         greedy = GreedyAgent(us_cfg)
         while s.phase != P_OVER:
@@ -159,8 +160,8 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
     and leaves that generator in the same state (the next round's dice, a bonus-bag reshuffle), so
     the agent's later random tie-breaks are unchanged. Random 4-player games reach round ends and
     an empty bonus bag often enough that some of the checked decisions do draw."""
-    from balancer.games.urban_sketchers.agents import quick_value
-    from balancer.games.urban_sketchers.rules import (
+    from us_reference.agents import quick_value
+    from us_reference.rules import (
         K_EXTRA_THEME,
         K_FUND,
         K_IMPROVE,
@@ -177,7 +178,7 @@ def test_quick_value_draws_what_a_copy_draws(us_cfg):
     w = Weights(us_cfg)
     checked = drew = 0
     for seed in range(6):
-        s = us.new_reference_game(us_cfg, 4, seed)
+        s = usref.new_reference_game(us_cfg, 4, seed)
         rng = np.random.default_rng(seed)
         while s.phase != P_OVER:
             p = s.seat
@@ -205,12 +206,12 @@ def test_board_values_equal_card_value(us_cfg):
     """The table-driven board_values (the greedy Travel's hot path) gives exactly the floats of
     the readable card_value for every card on the board, for every seat, along a few random games
     (hands above and below the cap, sketchbooks with and without discounts)."""
-    from balancer.games.urban_sketchers.agents import board_values, card_value
+    from us_reference.agents import board_values, card_value
 
     w = Weights(us_cfg)
     checked = 0
     for seed in range(3):
-        s = us.new_reference_game(us_cfg, 3, seed)
+        s = usref.new_reference_game(us_cfg, 3, seed)
         rng = np.random.default_rng(seed)
         while s.phase != P_OVER:
             for p in range(3):
@@ -230,12 +231,12 @@ def test_greedy_look_ahead_leaves_the_position_untouched(us_cfg):
     every field of the real position as it was, at every decision of a few 4-player games."""
     import copy
 
-    from balancer.games.urban_sketchers.rules import State
+    from us_reference.rules import State
 
     fields = [f for f in State.__slots__ if f not in ("rules", "rng")]
     greedy = GreedyAgent(us_cfg)
     for seed in range(2):
-        s = us.new_reference_game(us_cfg, 4, seed)
+        s = usref.new_reference_game(us_cfg, 4, seed)
         rng = np.random.default_rng(seed)
         decisions = 0
         while s.phase != P_OVER:
@@ -258,10 +259,10 @@ def test_travel_weights_come_from_the_config(us_cfg):
     import dataclasses
 
     from test_us_examples import take_from_deck
+    from us_reference.agents import card_value
+    from us_reference.rules import K_WANDER
 
     from balancer.games.urban_sketchers import fast
-    from balancer.games.urban_sketchers.agents import card_value
-    from balancer.games.urban_sketchers.rules import K_WANDER
 
     def greedy(**values):
         return us_cfg.model_copy(
@@ -293,5 +294,5 @@ def test_travel_weights_come_from_the_config(us_cfg):
         assert s.pos[0] == 0 and s.opp[0][0] == 1, "seat 1 on space 1, Wanderer face up"
         assert GreedyAgent(cfg).choose(s, 0, np.random.default_rng(0)) == expected
         lay, table, weights = us.fast_tables(cfg, 2)
-        got = fast.choose(fast.load(s), lay, table, weights, 1, np.random.default_rng(0), fast.workspace(lay))
+        got = fast.choose(usref.load(s), lay, table, weights, 1, np.random.default_rng(0), fast.workspace(lay))
         assert tuple(int(x) for x in got) == expected

@@ -12,9 +12,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.rules import (
+import us_reference as usref
+from us_reference.rules import (
     B_EXTRA_THEME,
     B_LONGER,
     B_MONEY,
@@ -53,7 +52,9 @@ from balancer.games.urban_sketchers.rules import (
     legal_moves,
     new_state,
 )
-from balancer.games.urban_sketchers.scoring import final_components, majority_points
+from us_reference.scoring import final_components, majority_points
+
+from balancer.games import urban_sketchers as us
 
 PENCIL, INK, PAINT, PAPER = range(4)
 URBAN, GASTRONOMY, MONUMENTS, FOLKLORE = range(4)
@@ -304,7 +305,7 @@ def test_publish_example(us_cfg):
 def test_region_streak_is_broken_by_other_cards(us_cfg):
     """Publish step 5: Africa, Africa, none, Africa, Africa, Africa: the streak is 3, not 5; an
     Africa streak tile makes it 4."""
-    from balancer.games.urban_sketchers.rules import B_STREAK0, longest_streak
+    from us_reference.rules import B_STREAK0, longest_streak
 
     rules = us.compiled(us_cfg, 2)
     regions = [AFRICA, AFRICA, -1, AFRICA, AFRICA, AFRICA]
@@ -320,7 +321,7 @@ def test_a_streak_tile_needs_a_card_of_its_region(us_cfg, needs_card, streak):
     """Bonus Tiles and bonus_tiles.streak_needs_card (assumed true): a sketchbook of two cards
     without a region and an Asia streak tile. Read as lengthening an Asia streak that exists, the
     tile finds none: 0 Prestige spaces. Read the other way (false), it is a streak of 0 + 1 = 1."""
-    from balancer.games.urban_sketchers.rules import B_STREAK0, longest_streak
+    from us_reference.rules import B_STREAK0, longest_streak
 
     cfg = us_cfg.model_copy(
         update={"bonus_tiles": us_cfg.bonus_tiles.model_copy(update={"streak_needs_card": needs_card})}
@@ -338,7 +339,7 @@ def test_prestige_past_the_last_space_gives_money(us_cfg, per, overflows):
     that happens instead". One space before the last, an advance of 3 moves the disc onto the last
     space (its reward) and would pass it twice: tracks.prestige_overflow_per: step (assumed) pays
     2 x 5 = 10 money, once per advance pays 5."""
-    from balancer.games.urban_sketchers.rules import advance_prestige
+    from us_reference.rules import advance_prestige
 
     cfg = us_cfg.model_copy(update={"tracks": us_cfg.tracks.model_copy(update={"prestige_overflow_per": per})})
     assert us_cfg.tracks.prestige_overflow_per == "step"
@@ -360,7 +361,7 @@ def test_cards_beyond_six_earn_five_money_more(us_cfg, beyond, money):
     additional card." Six cards and a longer tile are 7 cards: the points of six (16), and with
     publish.beyond_six: extra (assumed) 7 x 1 money + 5 for the seventh = 12; read as instead of
     its card money, 6 x 1 + 5 = 11."""
-    from balancer.games.urban_sketchers.rules import book_money
+    from us_reference.rules import book_money
 
     cfg = us_cfg.model_copy(update={"publish": us_cfg.publish.model_copy(update={"beyond_six": beyond})})
     assert us_cfg.publish.beyond_six == "extra"
@@ -516,5 +517,5 @@ def test_final_scoring_by_hand(us_cfg):
     assert comps["prestige"][0] == us_cfg.tracks.prestige_points[3]
     assert comps["leftovers"] == [3, 0, 0]
     assert comps["publishing"] == [16, 0, 0]
-    out = us.reference_outcome(s)
+    out = usref.reference_outcome(s)
     assert out.tiebreak == [(5,), (5,), (1,)]  # theme tiles: 2+1+1+1, 2+3, 1

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import us_reference as usref
+from us_reference.agents import GreedyAgent, Weights, make, position_value
+from us_reference.rules import P_MAIN, P_OVER, State, apply_move, legal_moves, new_state
 
 from balancer.core.seeding import game_rngs, game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast
-from balancer.games.urban_sketchers.agents import GreedyAgent, Weights, make, position_value
-from balancer.games.urban_sketchers.rules import P_MAIN, P_OVER, State, apply_move, legal_moves, new_state
 
 SEEDS = 100
 TABLES = {
@@ -24,16 +25,16 @@ TABLES = {
 
 
 def reference_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
-    """The decisions and outcome of one game on the reference engine (us.play_game_reference's loop)."""
+    """The decisions and outcome of one game on the reference engine (us_reference.play_game_reference's loop)."""
     players = [make(cfg, a) for a in agents]
-    state = us.new_reference_game(cfg, len(agents), seed)
+    state = usref.new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     moves = []
     while state.phase != P_OVER:
         mv = players[state.seat].choose(state, state.seat, agent_rng)
         moves.append(tuple(int(x) for x in mv))
         apply_move(state, mv)
-    return moves, us.reference_outcome(state)
+    return moves, usref.reference_outcome(state)
 
 
 def fast_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:
@@ -60,7 +61,7 @@ def test_play_game_uses_the_fast_engine_and_agrees(us_cfg):
     """play_game (the runner's entry) gives the reference's outcome for a greedy table; a table
     with a seat the compiled engine does not play falls back to the reference."""
     seed = game_seed(7, 3)
-    assert us.play_game(us_cfg, ["greedy"] * 3, seed) == us.play_game_reference(us_cfg, ["greedy"] * 3, seed)
+    assert us.play_game(us_cfg, ["greedy"] * 3, seed) == usref.play_game_reference(us_cfg, ["greedy"] * 3, seed)
     with pytest.raises(ValueError, match="compiled engine"):
         us.play_game_fast(us_cfg, ["greedy", "rollout"], seed)
     with pytest.raises(ValueError):
@@ -69,7 +70,7 @@ def test_play_game_uses_the_fast_engine_and_agrees(us_cfg):
 
 def _buffer_equals(buf: np.ndarray, s: State) -> None:
     """The compiled state, read back, has every field of the reference state."""
-    back = fast.to_reference(buf, s.rules)
+    back = usref.from_buffer(buf, s.rules)
     for name in State.__slots__:
         if name in ("rules", "rng"):
             continue
@@ -89,7 +90,7 @@ def test_step_by_step_same_moves_and_states(us_cfg, n):
         ref_rng, fast_rng, pick = (np.random.default_rng(1000 + i) for _ in range(3))
         s = new_state(rules, ref_rng)
         fast_rng.bit_generator.state = ref_rng.bit_generator.state
-        buf = fast.load(s)
+        buf = usref.load(s)
         _buffer_equals(buf, s)
         while s.phase != P_OVER:
             moves = legal_moves(s)
@@ -116,7 +117,7 @@ def test_greedy_decisions_equal_on_mid_game_positions(us_cfg):
     pick = np.random.default_rng(6)
     checked = 0
     while s.phase != P_OVER and checked < 300:
-        buf = fast.load(s)
+        buf = usref.load(s)
         r1, r2 = np.random.default_rng(checked), np.random.default_rng(checked)
         ref = agent.choose(s.clone(), s.seat, r1)
         got = fast.choose(buf, lay, table, weights, 1, r2, ws)
@@ -134,7 +135,7 @@ def test_load_and_to_reference_round_trip(us_cfg):
     rules = us.compiled(us_cfg, 4)
     lay, _, _ = us.fast_tables(us_cfg, 4)
     s = new_state(rules, np.random.default_rng(9))
-    buf = fast.load(s)
+    buf = usref.load(s)
     assert buf.size == lay.size
     _buffer_equals(buf, s)
 
@@ -142,7 +143,7 @@ def test_load_and_to_reference_round_trip(us_cfg):
 def test_efficient_options_match_the_reference():
     """The compiled Efficient options (code and reduced need, in order) are the reference's for every
     need up to 3 of each type and reductions 0-3."""
-    from balancer.games.urban_sketchers.rules import efficient_options
+    from us_reference.rules import efficient_options
 
     opts = np.zeros((10, 5), np.int64)
     for need in np.ndindex(4, 4, 4, 4):
@@ -157,7 +158,7 @@ def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg,
     """The rollout agent with its playouts on the compiled engine makes the decisions (and draws)
     of the same agent with reference playouts: a whole cheap two-player game with a 2-round horizon,
     and one with playouts to the end of the game up to the rollout seat's third choice of a die."""
-    from balancer.games.urban_sketchers.agents import RolloutAgent
+    from us_reference.agents import RolloutAgent
 
     cheap = us_cfg.model_copy(
         update={
@@ -172,7 +173,7 @@ def test_rollout_playouts_on_the_compiled_engine_choose_as_the_reference(us_cfg,
     )
     games = []
     for compiled in (True, False):
-        state = us.new_reference_game(cheap, 2, 11)
+        state = usref.new_reference_game(cheap, 2, 11)
         players = [RolloutAgent(cheap, compiled=compiled), GreedyAgent(cheap)]
         rng = np.random.default_rng(11)
         moves, searched = [], 0
@@ -229,7 +230,7 @@ def test_fast_games_equal_reference_games_in_other_variants(us_cfg):
         for agents in (["random"] * 3, ["greedy"] * 4, ["greedy", "random"]):
             for i in range(4):
                 seed = game_seed(99, i)
-                assert us.play_game_fast(v, agents, seed) == us.play_game_reference(v, agents, seed), (agents, i)
+                assert us.play_game_fast(v, agents, seed) == usref.play_game_reference(v, agents, seed), (agents, i)
 
 
 @pytest.mark.parametrize("level,tiles", [(1, 2), (2, 2 + 1)])
@@ -240,8 +241,7 @@ def test_blue_improvement_minimum_is_read_from_the_config(us_cfg, level, tiles):
     import dataclasses
 
     from test_us_examples import BLUE, place, position, take_from_deck
-
-    from balancer.games.urban_sketchers.rules import IMP_SKETCH, K_END, K_SKETCH, P_RESOLVE, SKETCH
+    from us_reference.rules import IMP_SKETCH, K_END, K_SKETCH, P_RESOLVE, SKETCH
 
     v = _variant(us_cfg, "improvements", sketch_bonus=[2, 1])
     rules = us.compiled(v, 2)
@@ -251,7 +251,7 @@ def test_blue_improvement_minimum_is_read_from_the_config(us_cfg, level, tiles):
     s.imp[0][IMP_SKETCH] = level
     lay, table = fast.compile_fast(rules)
     ws = fast.workspace(lay)
-    buf = fast.load(s)
+    buf = usref.load(s)
     rng = np.random.default_rng(0)
     for mv in (place(BLUE, SKETCH), (K_SKETCH, 0, 0, -1), (K_END, 0, 0, 0)):
         assert mv in legal_moves(s)

@@ -10,16 +10,13 @@ import math
 
 import numpy as np
 import pytest
+import us_reference as usref
 from test_us_examples import final_scoring_position, place, position
-
-from balancer.core import protocol
-from balancer.core.seeding import game_rngs, game_seed
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers import fast, kernel
-from balancer.games.urban_sketchers.rules import (
+from us_reference.rules import (
     K_END,
     K_PICK,
     K_SKETCH,
+    P_MAIN,
     P_OVER,
     P_SETUP,
     SKETCH,
@@ -29,21 +26,26 @@ from balancer.games.urban_sketchers.rules import (
     legal_moves,
     new_state,
 )
-from balancer.games.urban_sketchers.scoring import final_components, tiebreak
+from us_reference.scoring import final_components, tiebreak
+
+from balancer.core import protocol
+from balancer.core.seeding import game_rngs, game_seed
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers import fast, kernel
 
 FIELDS = [f for f in State.__slots__ if f not in ("rules", "rng")]
 
 
 def same_state(buf: np.ndarray, T, s: State) -> None:
     """The compiled state read back has every field of the reference state."""
-    back = kernel.to_reference(buf, T)
+    back = usref.to_reference(buf, T)
     for name in FIELDS:
         assert getattr(back, name) == getattr(s, name), name
 
 
 def load(T, s: State) -> np.ndarray:
     """A reference state as a kernel state buffer."""
-    return fast.load(s)
+    return usref.load(s)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
@@ -77,7 +79,7 @@ def test_compiled_scoring_equals_the_reference(us_cfg, n):
         step = 0
         while True:
             if step % 7 == 0 or protocol.is_over(pos):
-                s = kernel.to_reference(pos.S, T)
+                s = usref.to_reference(pos.S, T)
                 ref = final_components(s)
                 fast.final_components(pos.S, T.L, T.R, comps)
                 assert {k: comps[i].tolist() for i, k in enumerate(ref)} == ref
@@ -87,7 +89,7 @@ def test_compiled_scoring_equals_the_reference(us_cfg, n):
                 break
             protocol.apply(pos, agent.choose(pos, pos.seat_to_move, rng))
             step += 1
-        assert protocol.outcome(pos) == us.reference_outcome(kernel.to_reference(pos.S, T))
+        assert protocol.outcome(pos) == usref.reference_outcome(usref.to_reference(pos.S, T))
     assert checked > 200
 
 
@@ -137,7 +139,7 @@ def test_heuristic_contests_of_the_worked_position(us_cfg):
     assert h == pytest.approx([0.9772, 0.0162, 0.0066], abs=1e-4)
     two = position(us_cfg, 2)
     two.money[0] += 10
-    S2 = fast.load(two)
+    S2 = usref.load(two)
     T2 = kernel.compile(us_cfg, 2)._replace(progress=0.0)
     h2 = {}
     for contest in (kernel.CONTEST_BEST, kernel.CONTEST_PAIRWISE, kernel.CONTEST_SHARE):
@@ -187,7 +189,7 @@ def test_move_codes_round_trip(us_cfg):
         pos = us.SPEC.new_game(us_cfg, n, 3)
         rng = np.random.default_rng(3)
         while not protocol.is_over(pos):
-            s = kernel.to_reference(pos.S, pos.T)
+            s = usref.to_reference(pos.S, pos.T)
             rows = legal_moves(s)
             codes = protocol.legal_moves(pos)
             assert codes == [kernel.encode_move(m) for m in rows]
@@ -212,7 +214,7 @@ def test_greedy_and_policy_pick_legal_interface_moves(us_cfg, n):
         rng = np.random.default_rng(seed)
         while not protocol.is_over(pos):
             legal = set(protocol.legal_moves(pos))
-            before = kernel.to_reference(pos.S, T)
+            before = usref.to_reference(pos.S, T)
             assert greedy.choose(pos, pos.seat_to_move, np.random.default_rng(checked)) in legal
             assert int(kernel.greedy(pos.S, T, out, np.random.default_rng(checked))) in legal
             assert int(kernel.policy(pos.S, T, out, np.random.default_rng(checked))) in legal
@@ -230,18 +232,18 @@ def test_compiled_greedy_agent_plays_the_reference_games(us_cfg):
     for n in (2, 3, 4):
         for i in range(30 if n == 2 else 10):
             seed = game_seed(2027, i)
-            assert us.play_game(us_cfg, ["greedy"] * n, seed) == us.play_game_reference(us_cfg, ["greedy"] * n, seed)
+            assert us.play_game(us_cfg, ["greedy"] * n, seed) == usref.play_game_reference(us_cfg, ["greedy"] * n, seed)
 
 
 def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
-    """A table with a rollout seat plays through the protocol (greedy compiled, rollout on the
-    reference state equal to the compiled one): the same game as on the reference engine, stepped
+    """A table with a rollout seat plays through the protocol (greedy and rollout on the compiled
+    engine, agents.CompiledRolloutAgent): the same game as on the reference engine, stepped
     beside it with the same agents' draws. The reference rollout agent is given the compiled position
     of the same moment (``position``): what is face down is recorded only there, and rollout
     determinizes from it before each playout (tests/test_hidden_information.py), so a reference game
     alone (``play_game_reference``, which cannot tell it) no longer plays the same rollout games."""
-    from balancer.games.urban_sketchers.agents import GreedyAgent, RolloutAgent
-    from balancer.games.urban_sketchers.rules import apply_move
+    from us_reference.agents import GreedyAgent, RolloutAgent
+    from us_reference.rules import apply_move
 
     cheap = us_cfg.model_copy(
         update={
@@ -257,7 +259,7 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
     for i in range(2):
         seed = game_seed(5, i)
         pos = us.SPEC.new_game(cheap, 2, seed)
-        state = us.new_reference_game(cheap, 2, seed)
+        state = usref.new_reference_game(cheap, 2, seed)
         protocol_players = [us.make_agent(cheap, "rollout"), us.make_agent(cheap, "greedy")]
         reference_players = [RolloutAgent(cheap), GreedyAgent(cheap)]
         _, rng = game_rngs(seed)
@@ -275,7 +277,78 @@ def test_rollout_tables_through_the_protocol_equal_the_reference(us_cfg):
             protocol.apply(pos, code)
             apply_move(state, mv)
         assert state.phase == P_OVER
-        assert protocol.outcome(pos) == us.reference_outcome(state)
+        assert protocol.outcome(pos) == usref.reference_outcome(state)
+
+
+@pytest.mark.parametrize(
+    "agents", [["greedy", "random"], ["random", "greedy", "greedy"], ["greedy", "random", "random", "greedy"]]
+)
+def test_describe_reads_the_compiled_state_as_the_reference_describer(us_cfg, agents):
+    """The transcript line of every decision of whole games (kernel.describe over the compiled state)
+    is the readable describer's over the reference state equal to it (us_reference.describe, the
+    oracle); at least 14 of the 18 kinds of decision occur."""
+    from us_reference.describe import describe
+
+    kinds = set()
+    for i in range(3):
+        seed = game_seed(77, i)
+        pos = us.SPEC.new_game(us_cfg, len(agents), seed)
+        players = [us.make_agent(us_cfg, a) for a in agents]
+        _, rng = game_rngs(seed)
+        while not protocol.is_over(pos):
+            seat = pos.seat_to_move
+            code = players[seat].choose(pos, seat, rng)
+            move = kernel.decode_move(code)
+            expected = describe(usref.to_reference(pos.S, pos.T), move, us_cfg)
+            assert kernel.describe_move(pos.S, pos.T, code) == expected == us.ENGINE.describe_move(pos.S, pos.T, code)
+            kinds.add(move[0])
+            protocol.apply(pos, code)
+    assert len(kinds) >= 14, sorted(kinds)
+
+
+def _light(cfg):
+    """``cfg`` with rollout-light.yaml's rollout budget: 1 playout for each of the 3 best candidates, to the end."""
+    ro = cfg.agents.rollout.model_copy(update={"playouts": 1, "candidates": 3, "horizon_rounds": 0})
+    return cfg.model_copy(update={"agents": cfg.agents.model_copy(update={"rollout": ro})})
+
+
+@pytest.mark.parametrize(
+    "agents,seeds",
+    [(["rollout", "greedy"], 3), (["greedy", "rollout"], 1), (["rollout", "greedy", "rollout", "random"], 2)],
+)
+def test_compiled_rollout_agent_decides_as_the_reference_rollout_agent(us_cfg, agents, seeds):
+    """The protocol's ``rollout`` (:class:`.agents.CompiledRolloutAgent`, the compiled engine only) and
+    the readable :class:`RolloutAgent` on the reference state equal to the compiled one (seated by
+    :class:`OnReference`, as runs seated it until the rollout agent was compiled), given the same generator state before every
+    decision, make the same decision and leave the generator in the same state, at every decision of
+    whole games with rollout-light.yaml's parameters (its ranking's clones of the reference state, the
+    greedy turns they finish, the determinized playouts: the same draws)."""
+    from us_reference.agents import OnReference, RolloutAgent
+
+    light = _light(us_cfg)
+    searched = 0
+    for i in range(seeds):
+        seed = game_seed(31, i)
+        pos = us.SPEC.new_game(light, len(agents), seed)
+        players = [us.make_agent(light, a) for a in agents]
+        oracle = OnReference(RolloutAgent(light))
+        _, rng = game_rngs(seed)
+        while not protocol.is_over(pos):
+            seat = pos.seat_to_move
+            if agents[seat] == "rollout":
+                twin = np.random.Generator(np.random.PCG64())
+                twin.bit_generator.state = rng.bit_generator.state
+                S = pos.S.copy()
+                expected = oracle.choose(pos, seat, twin)
+                pos.S[:] = S
+                code = players[seat].choose(pos, seat, rng)
+                assert code == expected
+                assert rng.bit_generator.state == twin.bit_generator.state
+                searched += pos.S[fast.G_PHASE] == P_MAIN
+            else:
+                code = players[seat].choose(pos, seat, rng)
+            protocol.apply(pos, code)
+    assert searched >= 20 * seeds
 
 
 # --------------------------------------------------------------------------------------------------
@@ -420,9 +493,9 @@ def test_protocol_game_equals_the_reference_game_move_for_move(us_cfg):
     agents = ["greedy", "random", "greedy"]
     seed = game_seed(8, 1)
     pos = us.SPEC.new_game(us_cfg, 3, seed)
-    s = us.new_reference_game(us_cfg, 3, seed)
+    s = usref.new_reference_game(us_cfg, 3, seed)
     players = [us.make_agent(us_cfg, a) for a in agents]
-    ref = [us.agents.make(us_cfg, a) for a in agents]
+    ref = [usref.agents.make(us_cfg, a) for a in agents]
     _, r1 = game_rngs(seed)
     _, r2 = game_rngs(seed)
     while not protocol.is_over(pos):

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import us_reference as usref
 from test_us_examples import position
+from us_reference.rules import FUNDING, K_PLACE, P_MAIN, P_SUPPLY, P_TRAVEL, SUPPLY, WHITE
 
 from balancer.core import protocol
 from balancer.core.fixed_draws import FixedDraws
 from balancer.core.seeding import game_seed
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import fast, kernel
-from balancer.games.urban_sketchers.rules import FUNDING, K_PLACE, P_MAIN, P_SUPPLY, P_TRAVEL, SUPPLY, WHITE
 
 TIE = fast.TIE
 
@@ -72,7 +73,7 @@ def test_move_scores_of_a_hand_set_choice_of_a_die(us_cfg):
     resource at ``agents.greedy.resource`` and nothing else changes, so the two scores differ by
     resource x |5 - t| - money x 4 (base.yaml: 0.4 x |5 - t| - 0.25 x 4)."""
     s = position(us_cfg, 2)
-    S = fast.load(s)
+    S = usref.load(s)
     T = kernel.compile(us_cfg, 2)
     green, white = 3, 4
     assert s.dcol[green] != WHITE and s.dcol[white] == WHITE and s.dice[white] == 5
@@ -102,7 +103,7 @@ def test_heuristic_weighs_progress_as_documented(us_cfg):
     1 / (1 + exp(-margin / scale)) with margin 2 (progress 0), 2.5 (progress 1), 2.25 (one half)."""
     s = position(us_cfg, 2)
     s.money[0] += 10
-    S = fast.load(s)
+    S = usref.load(s)
     T0 = kernel.compile(us_cfg, 2)
     for progress, margin in ((0.0, 2.0), (1.0, 2.5), (0.5, 2.25)):
         T = T0._replace(progress=progress)

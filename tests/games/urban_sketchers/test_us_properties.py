@@ -6,13 +6,13 @@ decision, and every game ends (games of the compiled engine, through the Python 
 from __future__ import annotations
 
 import numpy as np
+import us_reference as usref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from us_reference.rules import State
 
 from balancer.core import protocol
 from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers import kernel
-from balancer.games.urban_sketchers.rules import State
 
 
 def check_invariants(s: State) -> None:
@@ -55,13 +55,13 @@ def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -
     pos = us.SPEC.new_game(cfg, n, seed)
     players = [us.make_agent(cfg, agent) for _ in range(n)]
     rng = np.random.default_rng(seed)
-    check_invariants(kernel.to_reference(pos.S, pos.T))
+    check_invariants(usref.to_reference(pos.S, pos.T))
     for _ in range(max_moves):
         if protocol.is_over(pos):
-            return kernel.to_reference(pos.S, pos.T)
+            return usref.to_reference(pos.S, pos.T)
         assert protocol.legal_moves(pos), "a decision with no legal move"
         protocol.apply(pos, players[pos.seat_to_move].choose(pos, pos.seat_to_move, rng))
-        check_invariants(kernel.to_reference(pos.S, pos.T))
+        check_invariants(usref.to_reference(pos.S, pos.T))
     raise AssertionError(f"game did not end in {max_moves} decisions (seed {seed})")
 
 
@@ -70,7 +70,7 @@ def play_checked(cfg, n: int, seed: int, agent: str, max_moves: int = 100_000) -
 def test_random_games_keep_the_invariants(us_cfg, seed, n):
     s = play_checked(us_cfg, n, seed, "random")
     assert s.end_triggered or s.round + 1 >= s.rules.max_rounds
-    out = us.reference_outcome(s)
+    out = usref.reference_outcome(s)
     assert all(x >= 0 for v in out.components.values() for x in v)
 
 

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import us_reference as usref
 import yaml
 from test_us_examples import place, play, position
 from typer.testing import CliRunner
-
-from balancer.cli import app
-from balancer.config import ConfigError, load_config, resolve_yaml
-from balancer.data import builtin_config
-from balancer.games import urban_sketchers as us
-from balancer.games.urban_sketchers.agents import Weights, finish_turn
-from balancer.games.urban_sketchers.config import deck_distribution
-from balancer.games.urban_sketchers.rules import (
+from us_reference.agents import Weights, finish_turn
+from us_reference.rules import (
     FUNDING,
     K_END,
     K_FUND,
@@ -35,6 +30,12 @@ from balancer.games.urban_sketchers.rules import (
     legal_moves,
 )
 
+from balancer.cli import app
+from balancer.config import ConfigError, load_config, resolve_yaml
+from balancer.data import builtin_config
+from balancer.games import urban_sketchers as us
+from balancer.games.urban_sketchers.config import deck_distribution
+
 BASE = builtin_config("urban_sketchers/base.yaml")
 """The shipped base variant (not conftest's name: a bare `from conftest import` takes whichever
 conftest.py pytest imported first, e.g. tests/agents/'s when both folders run in one call)."""
@@ -43,7 +44,7 @@ conftest.py pytest imported first, e.g. tests/agents/'s when both folders run in
 def test_setup(us_cfg):
     """Set Up 2-10: dice tiles, five bonus tiles on display, a card on each travel space, five cards
     each, opportunity tiles face up; the Set Up 11 discards come first, seat by seat."""
-    s = us.new_reference_game(us_cfg, 3, 1)
+    s = usref.new_reference_game(us_cfg, 3, 1)
     r = s.rules
     assert s.phase == P_SETUP and s.seat == 0
     assert len(s.sup_tile) == 4 and sorted([s.act_tile, *s.sup_tile]) == sorted(set([s.act_tile, *s.sup_tile]))
@@ -58,18 +59,17 @@ def test_setup(us_cfg):
 
 def test_players_start_with_setup_money(us_cfg):
     """setup.money (assumed 0: Set Up hands out no money); a variant giving 3 starts everyone at 3."""
-    from balancer.games.urban_sketchers import kernel
 
     pos = us.SPEC.new_game(us_cfg, 4, 2)
-    assert us_cfg.setup.money == 0 and kernel.to_reference(pos.S, pos.T).money == [0] * 4
+    assert us_cfg.setup.money == 0 and usref.to_reference(pos.S, pos.T).money == [0] * 4
     cfg = us_cfg.model_copy(update={"setup": us_cfg.setup.model_copy(update={"money": 3})})
     pos = us.SPEC.new_game(cfg, 4, 2)
-    assert kernel.to_reference(pos.S, pos.T).money == [3] * 4
+    assert usref.to_reference(pos.S, pos.T).money == [3] * 4
 
 
 def test_setup_discard_gives_printed_resources_up_to_12(us_cfg):
     """Set Up 11: a discarded card gives the resources printed on it, up to the Backpack's 12."""
-    s = us.new_reference_game(us_cfg, 2, 1)
+    s = usref.new_reference_game(us_cfg, 2, 1)
     first = s.hand[0][0]
     play(s, (K_SETUP_DISCARD, first, 0, 0))
     assert len(s.bp[0]) == s.rules.cost_total[first] and first in s.discard
@@ -199,14 +199,14 @@ def test_theme_pair_bonus_tile_or_one_money_instead(us_cfg):
     assert pairs == [(K_THEME_PAIR, k, -1, 0)]
     lay, table = fast.compile_fast(s.rules)
     ws = fast.workspace(lay)
-    buf = fast.load(s)
+    buf = usref.load(s)
     m = fast.legal_moves(buf, lay, table, ws.sub, ws.opts)
     assert [tuple(int(v) for v in row) for row in ws.sub[:m] if row[0] == K_THEME_PAIR] == pairs
     play(s, (K_THEME_PAIR, k, -1, 0))
     fast.apply_move(buf, lay, table, K_THEME_PAIR, k, -1, 0, np.random.default_rng(0), ws.opts)
     assert s.money[0] == 1 and s.th_up[0][a] == s.th_up[0][b] == 0 and s.th_down[0][a] == s.th_down[0][b] == 1
     assert s.display == display and s.btiles[0] == books and s.phase == P_MAIN and s.seat == 0
-    assert fast.views(buf, s.rules)["money"][0] == 1 and fast.to_reference(buf, s.rules).th_down == s.th_down
+    assert fast.views(buf, s.rules)["money"][0] == 1 and usref.from_buffer(buf, s.rules).th_down == s.th_down
     s = position(us_cfg, 2)
     s.th_up[0][a], s.th_up[0][b] = 1, 1
     s.btiles[0][0] = [s.bag.pop() for _ in range(3)]
@@ -307,8 +307,7 @@ def test_score_command_agrees_with_final_scoring(us_cfg, tmp_path):
     """`balancer score` on end-of-game holdings: the position of test_final_scoring_by_hand written
     as text (money 12 + 2 from the unpublished sketchbook) gives the same components."""
     from test_us_examples import final_scoring_position
-
-    from balancer.games.urban_sketchers.scoring import final_components
+    from us_reference.scoring import final_components
 
     s = final_scoring_position(us_cfg)
     comps = final_components(s)
@@ -381,7 +380,10 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
     plus 100, so card index 0 is card 101), a bonus tile by its mix kind (kind code 3 is
     ``discount_paper``, code 5 ``streak_america``), and the variant's money for a skipped bonus tile
     (2) or improvement (7)."""
-    from balancer.games.urban_sketchers.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
+    from us_reference.describe import describe
+    from us_reference.rules import K_BONUS, K_BONUS_MONEY, K_IMPROVE_MONEY, K_SKETCH
+
+    from balancer.games.urban_sketchers import kernel
 
     deck = [c.model_copy(update={"id": c.id + 100}) for c in us_cfg.cards.deck]
     v = us_cfg.model_copy(
@@ -391,12 +393,17 @@ def test_transcript_lines_use_the_variants_names_and_numbers(us_cfg):
             "tracks": us_cfg.tracks.model_copy(update={"improvement_money": 7}),
         }
     )
-    s = us.new_reference_game(v, 2, 1)
+    s = usref.new_reference_game(v, 2, 1)
     kinds = s.rules.tile_kind
     s.display[0], s.display[1] = kinds.index(3), kinds.index(5)
-    assert us.describe_move(s, (K_SKETCH, 0, 1, -1), v) == "sketches card 101 into sketchbook 2"
-    assert us.describe_move(s, (K_SETUP_DISCARD, 4, 0, 0), v) == "discards card 105 for its resources"
-    assert us.describe_move(s, (K_BONUS, 0, 0, 0), v) == "takes bonus tile discount_paper into sketchbook 1"
-    assert us.describe_move(s, (K_BONUS, 1, 0, 0), v) == "takes bonus tile streak_america into sketchbook 1"
-    assert us.describe_move(s, (K_BONUS_MONEY, 0, 0, 0), v) == "takes 2 money instead of a bonus tile"
-    assert us.describe_move(s, (K_IMPROVE_MONEY, 0, 0, 0), v) == "takes 7 money instead of an improvement"
+    T = kernel.compile(v, 2)
+    S = usref.load(s)
+    for move, text in [
+        ((K_SKETCH, 0, 1, -1), "sketches card 101 into sketchbook 2"),
+        ((K_SETUP_DISCARD, 4, 0, 0), "discards card 105 for its resources"),
+        ((K_BONUS, 0, 0, 0), "takes bonus tile discount_paper into sketchbook 1"),
+        ((K_BONUS, 1, 0, 0), "takes bonus tile streak_america into sketchbook 1"),
+        ((K_BONUS_MONEY, 0, 0, 0), "takes 2 money instead of a bonus tile"),
+        ((K_IMPROVE_MONEY, 0, 0, 0), "takes 7 money instead of an improvement"),
+    ]:
+        assert kernel.describe(S, T, move) == describe(s, move, v) == text

@@ -8,15 +8,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import us_reference as usref
 from test_us_examples import final_scoring_position
 from test_us_kernel import load
+from us_reference.scoring import unpublished_money
 
 from balancer.config import assumed_notes, resolve_yaml
 from balancer.core import protocol
 from balancer.games import urban_sketchers as us
 from balancer.games.urban_sketchers import kernel
 from balancer.games.urban_sketchers.fast import G_END
-from balancer.games.urban_sketchers.scoring import unpublished_money
 
 BASE = Path(__file__).resolve().parents[3] / "configs" / "urban_sketchers" / "base.yaml"
 
@@ -34,7 +35,7 @@ def test_an_unpublished_sketchbook_earns_only_its_own_money(us_cfg):
     + 3 resources + 2 = 17 give 3 points."""
     s = final_scoring_position(us_cfg)
     assert unpublished_money(s, 0) == 2
-    assert us.reference_outcome(s).components["leftovers"][0] == 3
+    assert usref.reference_outcome(s).components["leftovers"][0] == 3
 
 
 def test_a_tie_on_points_and_theme_tiles_is_shared(us_cfg):
@@ -79,7 +80,7 @@ def test_a_tie_on_points_and_theme_tiles_goes_to_the_later_seat_under_later_seat
     r = np.zeros(3)
     kernel.returns(S, T, r)
     assert r.tolist() == [0.0, 1.0, 0.0]
-    assert us.reference_outcome(s).tiebreak[:2] == [(5, 0), (5, 1)]
+    assert usref.reference_outcome(s).tiebreak[:2] == [(5, 0), (5, 1)]
     assert kernel.ENGINE.outcome(S, T).tiebreak[:2] == [(5, 0), (5, 1)]
     keys = kernel._tiebreak_keys(np.array([[5, 5, 3]]), True)
     assert keys.tolist() == [[[5, 0], [5, 1], [3, 2]]]
@@ -146,7 +147,7 @@ def test_an_unpublished_sketchbook_earns_track_money_under_with_track_money(us_c
     s = final_scoring_position(cfg)
     s.pubs[0] = pubs
     assert unpublished_money(s, 0) == money
-    assert us.reference_outcome(s).components["leftovers"][0] == leftovers
+    assert usref.reference_outcome(s).components["leftovers"][0] == leftovers
     T = kernel.compile(cfg, 3)
     assert kernel.ENGINE.outcome(load(T, s), T).components["leftovers"][0] == leftovers
     d = final_scoring_position(us_cfg)
