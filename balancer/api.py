@@ -803,6 +803,15 @@ def game_problem(game: str) -> str | None:
     return GAME_PROBLEMS.get(game)
 
 
+def agent_problems() -> dict[str, str]:
+    """Why each installed generic agent that is not seated is not (its ``balancer.agents`` entry point
+    fails to import, names no ``GenericAgent`` of its name, or the name is registered twice)."""
+    from balancer.core.generic_agents import AGENT_PROBLEMS, generic_agents
+
+    generic_agents()  # fills AGENT_PROBLEMS
+    return dict(sorted(AGENT_PROBLEMS.items()))
+
+
 def get_spec(game: str) -> GameSpec:
     """The registered game ``game`` (:func:`balancer.games.get_spec`); KeyError naming the games when unknown."""
     from balancer.games import get_spec as _get_spec

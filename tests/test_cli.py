@@ -497,3 +497,18 @@ def test_python_dash_m_balancer_is_the_command_line():
         done = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "Usage: balancer" in done.stdout and "validate" in done.stdout
+
+
+def test_play_of_a_game_that_fails_is_one_line_and_exit_1(monkeypatch):
+    # a game that raises while it is played (a search's safety stop: "did not end within N decisions") is
+    # the game's failure, not bad input: one line, exit 1, no traceback
+    from balancer import api
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("the game did not end within 8,000 decisions")
+
+    monkeypatch.setattr(api, "play_transcript", failing)
+    result = runner.invoke(app, ["play", str(V11), "-p", "2", "--seed", "3"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == "error: this game failed: the game did not end within 8,000 decisions"
+    assert "Traceback" not in result.output

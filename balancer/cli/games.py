@@ -38,6 +38,8 @@ def games() -> None:
             typer.echo(f"  (no configs ship with {name})")
         for shipped, description in configs:
             _echo_fitted(f"  {shipped}.yaml  {description}")
+    for agent, problem in api.agent_problems().items():
+        _echo_fitted(f"generic agent {agent}: not available ({problem})")
     typer.echo("every run, variant and value of a file: balancer validate <game>/<name> (citywright/ladder)")
 
 

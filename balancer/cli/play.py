@@ -16,7 +16,7 @@ from .app import (
     _players,
     app,
 )
-from .errors import library_errors
+from .errors import GAMES_FAILED, library_errors, terminal_text
 
 
 @app.command()
@@ -78,5 +78,9 @@ def play(
     cfg, _ = _load(config)
     players = _players(players, agents, cfg, 2)
     with library_errors(interrupted=None, about=str(config)):
-        text = api.play_transcript(config, players, agents, seed, game_index)
+        try:
+            text = api.play_transcript(config, players, agents, seed, game_index)
+        except RuntimeError as exc:  # the game itself failed (a safety stop of a search, an engine bug): exit 1
+            typer.echo(f"error: this game failed: {terminal_text(str(exc))}", err=True)
+            raise typer.Exit(GAMES_FAILED) from None
     typer.echo(text.rstrip("\n"))

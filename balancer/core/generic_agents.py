@@ -42,10 +42,11 @@ ParamFields = tuple[tuple[str, type[BaseModel]], ...]
 class GenericAgent(Generic[S]):
     """One generic agent's registration: its names and what it does at a game's tables. The registry
     keeps the registrations a game seats in its spec (``GameSpec.seated``), and the spec's
-    ``check_agent``, ``play_game``, ``transcript``, ``make_agent``, ``play_chunk``, ``chunk_games``
-    and ``check_table`` hand a name or a table with one of its seats to the agent's method of the same
-    name, given the spec (:class:`balancer.core.registry.GameSpec`); the game's own agents keep the
-    game's functions. Subclass it and define :meth:`is_name`, :meth:`play_game` and what else the
+    ``check_agent``, ``play_game``, ``transcript``, ``make_agent`` and ``check_table`` hand a name or a
+    table with one of its seats to the agent's method of the same name, given the spec
+    (:class:`balancer.core.registry.GameSpec`), while its ``play_chunk`` and ``chunk_games`` give None
+    for such a table (one game at a time, chunks of the runner's default size); the game's own agents
+    keep the game's functions, and a game's own agent name is never a generic agent's. Subclass it and define :meth:`is_name`, :meth:`play_game` and what else the
     agent does; the defaults seat nothing more.
 
     name: the agent's name (``mcts``), also the name of its entry point.
@@ -101,19 +102,47 @@ class GenericAgent(Generic[S]):
         raise ValueError(f"agent {name!r}: {self.name} does not play through the Python protocol")
 
 
+AGENT_PROBLEMS: dict[str, str] = {}
+"""Agent name -> why its ``balancer.agents`` entry point is not seated (it fails to import, names no
+:class:`GenericAgent` of its name, or the name is registered twice), for ``balancer games``; filled by
+:func:`generic_agents`. A broken registration leaves every game and every other agent playable."""
+
+
+def _dist_name(point: Any) -> str:
+    dist = getattr(point, "dist", None)
+    return "" if dist is None else str(dist.name)
+
+
+def _origin(point: Any) -> str:
+    dist = getattr(point, "dist", None)
+    return f"entry point '{point.name} = {point.value}' (group {ENTRY_POINTS}) of " + (
+        "an unknown distribution" if dist is None else f"{dist.name} {dist.version}"
+    )
+
+
 @functools.cache
 def generic_agents() -> tuple[GenericAgent[Any], ...]:
     """Every registered generic agent, by name (the installed packages' :data:`ENTRY_POINTS`; loaded
-    once per process). TypeError for an entry point that names no :class:`GenericAgent` of its name."""
+    once per process). An entry point that fails to import or names no :class:`GenericAgent` of its
+    name, and a name registered twice (balancer's own kept), are left out and said in
+    :data:`AGENT_PROBLEMS`."""
     found: dict[str, GenericAgent[Any]] = {}
-    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
-        agent = point.load()
+    origins: dict[str, str] = {}
+    points = sorted(entry_points(group=ENTRY_POINTS), key=lambda p: (p.name, _dist_name(p) != "balancer"))
+    for point in points:
+        where = _origin(point)
+        if point.name in found:
+            AGENT_PROBLEMS[point.name] = f"registered twice: {origins[point.name]} is used, {where} is ignored"
+            continue
+        try:
+            agent = point.load()
+        except Exception as exc:  # another package's import error, whatever it is: name its entry point
+            AGENT_PROBLEMS[point.name] = f"{where} failed to import: {type(exc).__name__}: {exc}"
+            continue
         if not isinstance(agent, GenericAgent) or agent.name != point.name:
-            raise TypeError(
-                f"entry point {point.name} = {point.value} (group {ENTRY_POINTS}): "
-                f"not the GenericAgent named {point.name!r}"
-            )
-        found.setdefault(agent.name, agent)
+            AGENT_PROBLEMS[point.name] = f"{where}: not the GenericAgent named {point.name!r}"
+            continue
+        found[agent.name], origins[agent.name] = agent, where
     return tuple(found.values())
 
 

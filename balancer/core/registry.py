@@ -151,7 +151,10 @@ class GameSpec:
         return tuple(agent.name for agent in self.seated)
 
     def generic_for(self, name: str) -> GenericAgent[Any] | None:
-        """The seated generic agent whose family ``name`` belongs to (malformed names too), or None."""
+        """The seated generic agent whose family ``name`` belongs to (malformed names too), or None: the
+        game's own agent names stay the game's, whatever a generic agent claims."""
+        if name in self.agents or not self.seated:
+            return None
         return next((agent for agent in self.seated if agent.claims(name)), None)
 
     def generic_at(self, agents: Sequence[str]) -> GenericAgent[Any] | None:

@@ -52,4 +52,26 @@ def engine_sha256(spec: GameSpec) -> str:
         shared = package / name
         for path in sorted(shared.rglob("*.py")) if shared.is_dir() else [shared] if shared.exists() else []:
             digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for source in _outside_agent_code(spec, package):
+        for path in sorted(source.rglob("*.py")) if source.is_dir() else [source]:
+            digest.update(f"{source.name}/{path.relative_to(source) if source.is_dir() else ''}".encode())
+            digest.update(b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def _outside_agent_code(spec: GameSpec, package: Path) -> list[Path]:
+    """The packages (or modules) of the generic agents seated at ``spec``'s tables that live outside
+    balancer (another distribution's ``balancer.agents`` entry point): their code plays the game too."""
+    import sys
+
+    found: dict[Path, None] = {}
+    for agent in spec.seated:
+        module = sys.modules.get(type(agent).__module__)
+        file = getattr(module, "__file__", None)
+        if not file:
+            continue
+        path = Path(file).resolve()
+        source = path.parent if path.name == "__init__.py" or path.parent.joinpath("__init__.py").exists() else path
+        if package not in source.parents and source != package:
+            found[source] = None
+    return sorted(found)

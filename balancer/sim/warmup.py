@@ -81,10 +81,11 @@ def warmup_of(spec: GameSpec, agents: Sequence[str]) -> Warmup:
     """The :class:`Warmup` of a run of ``agents`` at ``spec``'s game: judged from numba's cache now,
     less what this process's workers hold already (:func:`mark_warm`)."""
     from balancer.agents.mcts import is_cached
-    from balancer.core.generic_agents import is_generic_seat
+    from balancer.agents.params import is_mcts_name
     from balancer.core.numba_cache import cache_is_cold
 
-    seated = bool(spec.generic_agents) and any(is_generic_seat(str(a)) for a in agents)
+    # the search's compile is mcts's: another generic agent's seat waits for nothing of it
+    seated = "mcts" in spec.generic_agents and any(is_mcts_name(str(a)) for a in agents)
     mcts = seated and f"{spec.name}+mcts" not in _WARMED
     kernel = getattr(spec.engine, "kernel", None)
     mcts_cached = mcts and kernel is not None and is_cached(kernel, getattr(spec, "game_agent", None))

@@ -170,3 +170,95 @@ def test_no_game_imports_a_generic_agent():
             else:
                 continue
             assert not any(n.startswith(("balancer.agents", "...agents")) for n in names), f"{path}: {names}"
+
+
+class _Point:
+    """A stand-in ``balancer.agents`` entry point (importlib.metadata's EntryPoint: name, value, dist, load)."""
+
+    def __init__(self, name: str, value: str, load, dist: str = "other-pkg"):
+        self.name, self.value, self._load = name, value, load
+        self.dist = type("Dist", (), {"name": dist, "version": "1.0"})()
+
+    def load(self):
+        return self._load()
+
+
+def _raise(exc: BaseException):
+    def load():
+        raise exc
+
+    return load
+
+
+def test_a_broken_or_duplicate_registration_is_left_out_and_said_not_raised(monkeypatch):
+    import balancer.core.generic_agents as ga
+
+    real = list(ga.entry_points(group=ga.ENTRY_POINTS))
+    points = [
+        *real,
+        _Point("ghost", "nowhere.mod:AGENT", _raise(ModuleNotFoundError("No module named 'nowhere'"))),
+        _Point("wrong", "pkg:AGENT", lambda: object()),
+        _Point("mcts", "pkg:AGENT", lambda: Step()),  # another package's mcts: balancer's own is kept
+    ]
+    monkeypatch.setattr(ga, "entry_points", lambda group: points)
+    monkeypatch.setattr(ga, "AGENT_PROBLEMS", {})
+    ga.generic_agents.cache_clear()
+    try:
+        agents = ga.generic_agents()
+        problems = dict(ga.AGENT_PROBLEMS)
+    finally:
+        ga.generic_agents.cache_clear()
+    assert [a.name for a in agents] == ["mcts"] and type(agents[0]).__name__ == "MCTS"
+    assert (
+        "entry point 'ghost = nowhere.mod:AGENT' (group balancer.agents) of other-pkg 1.0 failed to import"
+        in problems["ghost"]
+    )
+    assert "ModuleNotFoundError" in problems["ghost"]
+    assert problems["wrong"].endswith("not the GenericAgent named 'wrong'")
+    assert problems["mcts"].startswith("registered twice:") and "other-pkg 1.0 is ignored" in problems["mcts"]
+
+
+def test_a_games_own_agent_name_stays_the_games_whatever_a_generic_agent_claims(with_step):
+    class Grabby(Step):
+        name = "grabby"
+
+        def is_name(self, name: str) -> bool:  # claims every name, the game's own included
+            return True
+
+    spec = with_generic_agents(_spec())
+    grabby = GameSpec.__new__(GameSpec)
+    grabby.__dict__.update({**spec.__dict__, "seated": (Grabby(),)})
+    assert grabby.generic_for("own") is None and isinstance(grabby.generic_for("other"), Grabby)
+
+
+def test_the_engine_hash_covers_a_generic_agent_from_another_package(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from balancer.core.registry import get_spec
+    from balancer.sim.provenance import engine_sha256
+
+    package = tmp_path / "outside_agent"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    code = (
+        "from balancer.core.generic_agents import GenericAgent\n"
+        "class First(GenericAgent):\n"
+        "    name = 'first'\n"
+        "    def is_name(self, name):\n"
+        "        return name == 'first'\n"
+    )
+    (package / "agent.py").write_text(code + "# plays the first move\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("outside_agent.agent")
+    try:
+        spec = get_spec("urgency")
+        seated = GameSpec.__new__(GameSpec)
+        seated.__dict__.update({**spec.__dict__, "seated": (*spec.seated, module.First())})
+        before = engine_sha256(seated)
+        assert before != engine_sha256(spec)  # the outside agent's code is part of what played
+        (package / "agent.py").write_text(code + "# plays the last move\n")
+        assert engine_sha256(seated) != before  # its change is never mixed with numbers played before it
+    finally:
+        for name in ("outside_agent.agent", "outside_agent"):
+            sys.modules.pop(name, None)
