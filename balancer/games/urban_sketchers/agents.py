@@ -116,11 +116,11 @@ class CompiledRolloutAgent:
         ranked = sorted(range(m), key=lambda i: (-float(values[i]), i))
         best, best_v = ranked[0], -1e18
         for i in ranked[: self.candidates]:
+            kind, a, b, c = (int(x) for x in moves[i])
             total = 0.0
             for _ in range(self.playouts):
                 W = S.copy()
                 kernel.determinize(W, T, seat, rng)
-                kind, a, b, c = (int(x) for x in moves[i])
                 fast.apply_move(W, L, R, kind, a, b, c, rng, ws.opts)
                 stop = int(W[fast.G_ROUND]) + self.horizon if self.horizon else 1 << 30
                 fast.playout(W, L, R, weights, rng, ws, stop)
