@@ -73,6 +73,7 @@ from .kernel import (
     PH_LINE,
     agent_decision,
     describe_turn,
+    ended_by,
     last_turn,
     outcome_of,
     phase,
@@ -167,8 +168,8 @@ def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence
         kinds[s], weights[s] = agent_params(cfg, name)
     game_rng, agent_rng = game_rngs(seed)
     look = cfg.agents.lookahead
-    _, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *_WORKSPACE)
-    return outcome_of(cfg, rows, shops, int(ai))
+    S, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *_WORKSPACE)
+    return outcome_of(cfg, rows, shops, int(ai), ended_by(S, T))
 
 
 def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, stop: int):
@@ -259,6 +260,10 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
                 f"     tour guide: {card.name} ({card.take} {card.index}); AI took {int(st.ai.sum())} umbrellas so far"
             )
     out = protocol.outcome(game)
+    if out.ended_by != "rules":
+        lines.append(
+            f"Ended by: the turn cap (end.max_turns, {cfg.end.max_turns} turns), not the rules: the Game End never came."
+        )
     lines.append("\nFinal boards:")
     for s in range(n):
         lines.append(

@@ -160,9 +160,15 @@ class Scoring(Strict):
 
 
 class End(Strict):
-    """Game End: the trigger. ``bag_empty_triggers_end`` covers a case the rulebook never meets."""
+    """Game End: the trigger. ``bag_empty_triggers_end`` covers a case the rulebook never meets;
+    ``max_turns`` is a safety stop, not a rule (results say which games it ended: ``ended_by``)."""
 
     bag_empty_triggers_end: bool
+    max_turns: int = Field(
+        ge=1,
+        le=MAX_RULE_INT,
+        description="turns of all seats together after which a game that never triggered its end stops",
+    )
     assumed: str | None = None
 
 

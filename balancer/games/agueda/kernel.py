@@ -93,7 +93,7 @@ import numpy as np
 from ...core.batch import GameBatch
 from ...core.fixed_draws import FixedDraws
 from ...core.game import Outcome
-from ...core.kernel import GAME_AGENT, Engine, Kernel, ended_by_rules
+from ...core.kernel import ENDED_BY, GAME_AGENT, RULES, TURN_CAP, Engine, Kernel
 from ...core.table_loop import register_table
 from .agents import FREE, GREEDY, LOOKAHEAD, MAX_CANDIDATES, RANDOM, agent_params, choose_move, greedy_search
 from .config import AguedaConfig
@@ -104,6 +104,7 @@ from .rules import (
     G_MOVES,
     G_OVER,
     G_SEAT,
+    G_TRIGGER,
     MAX_LINE,
     MOVE_LEN,
     MV_K,
@@ -279,6 +280,17 @@ def to_move(S, T):
 @nb.njit(cache=True)
 def is_over(S, T):
     return S[G0 + G_OVER] != 0
+
+
+@nb.njit(cache=True)
+def ended_by(S, T):
+    """How a finished game ended: ``RULES`` when the rules ended it (Game End: the round of the seat
+    that triggered the end came round; solo, the tour guide's deck ran out), else ``TURN_CAP``: the
+    ``end.max_turns`` safety stop (not a rule) ended it."""
+    if T.rules.solo:
+        return RULES if S[G0 + G_DECK] >= views(S, T).deck.shape[0] else TURN_CAP
+    trigger = S[G0 + G_TRIGGER]
+    return RULES if trigger >= 0 and S[G0 + G_SEAT] == trigger else TURN_CAP
 
 
 @nb.njit(cache=True, inline="always")
@@ -780,9 +792,10 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Águeda's table for the core loop (:mod:`balancer.core.table_loop`): one game played by
     :func:`play_table` (seat s: ``kinds[s]`` with ``weights[s]``; ``ws`` = (lookahead candidates,
     rollouts, the candidate workspace of :func:`~.agents.workspace`)), recorded as its final rows
-    (n * N_FINAL, seat-major), then the two shop cards, then the solo AI's score (:func:`records_batch`)."""
+    (n * N_FINAL, seat-major), then the two shop cards, the solo AI's score and how the game ended
+    (:func:`ended_by`; :func:`records_batch`)."""
     candidates, rollouts, cand_mv, cand_val = ws
-    _, rows, shops, ai = play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
+    S, rows, shops, ai = play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
     n = rows.shape[0]
     for s in range(n):
         for c in range(N_FINAL):
@@ -790,6 +803,7 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     record[n * N_FINAL] = shops[0]
     record[n * N_FINAL + 1] = shops[1]
     record[n * N_FINAL + 2] = ai
+    record[n * N_FINAL + 3] = ended_by(S, T)
 
 
 register_table(Table, play_seated)
@@ -797,13 +811,18 @@ register_table(Table, play_seated)
 
 def record_length(n: int) -> int:
     """The length of a :func:`play_seated` record of ``n`` seats."""
-    return n * N_FINAL + 3
+    return n * N_FINAL + 4
 
 
 def records_batch(cfg: AguedaConfig, records: np.ndarray, n: int) -> GameBatch:
     """:func:`batch_of` a chunk of :func:`play_seated` records of ``n`` seats."""
     rows = records[:, : n * N_FINAL].reshape(-1, n, N_FINAL)
-    return batch_of(cfg, rows, records[:, n * N_FINAL : n * N_FINAL + 2], records[:, n * N_FINAL + 2])
+    shops, ai, ended = (
+        records[:, n * N_FINAL : n * N_FINAL + 2],
+        records[:, n * N_FINAL + 2],
+        records[:, n * N_FINAL + 3],
+    )
+    return batch_of(cfg, rows, shops, ai, ended)
 
 
 # Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code
@@ -859,7 +878,7 @@ KERNEL = Kernel(
     heuristic=heuristic,
     determinize=determinize,
     policy=policy,
-    ended_by=ended_by_rules,  # no safety stop: a game that ends, ends by the rules
+    ended_by=ended_by,
     move_scores=move_scores,
 )
 
@@ -885,9 +904,9 @@ def shop_pair(cfg: AguedaConfig, shops: np.ndarray) -> str:
     return " + ".join(sorted(cfg.shops.cards[int(i)].name for i in shops))
 
 
-def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) -> Outcome:
-    """:class:`Outcome` from :func:`~.scoring.final_rows` (columns F_*), the shop cards and the
-    solo AI's score."""
+def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int, ended: int = RULES) -> Outcome:
+    """:class:`Outcome` from :func:`~.scoring.final_rows` (columns F_*), the shop cards, the
+    solo AI's score and how the game ended (:func:`ended_by`'s code)."""
     r = rows.tolist()
     n = len(r)
     components = {name: [row[j] for row in r] for j, name in enumerate(COMPONENTS)}
@@ -916,10 +935,11 @@ def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int) 
         metrics=metrics,
         turns=[row[F_TURNS] for row in r],
         labels={"shops": [shop_pair(cfg, shops)] * n},
+        ended_by=ENDED_BY[int(ended)],
     )
 
 
-def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndarray) -> GameBatch:
+def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndarray, ended: np.ndarray) -> GameBatch:
     """:class:`~balancer.core.batch.GameBatch` of a chunk from :func:`play_seated`'s records: the
     same numbers, in the same order, as :func:`outcome_of` gives game by game."""
     g, n, _ = rows.shape
@@ -950,6 +970,7 @@ def batch_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: np.ndar
         metrics=metrics,
         turns=rows[:, :, F_TURNS],
         labels={"shops": (np.repeat(codes.reshape(g, 1), n, axis=1), texts)},
+        ended_by=ended.astype(np.int64),
     )
 
 
@@ -958,7 +979,7 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
     st = views(S, T)
     rules = T.rules
     ai = int(ai_score(st, rules)) if rules.solo else 0
-    return outcome_of(config_of(T), final_rows(st, rules), st.shops, ai)
+    return outcome_of(config_of(T), final_rows(st, rules), st.shops, ai, ended_by(S, T))
 
 
 def describe_turn(cfg: AguedaConfig, T: Table, mv: np.ndarray) -> str:

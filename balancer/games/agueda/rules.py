@@ -88,6 +88,7 @@ class Rules(NamedTuple):
     locked_per_row: int
     empty_pts: int  # points per empty space (<= 0)
     bag_trigger: bool
+    max_turns: int  # the safety stop: turns of all seats together (not a rule)
     card_kind: np.ndarray  # int64[cards] (SK_*)
     card_markers: np.ndarray  # int64[cards]
     card_points: np.ndarray
@@ -206,6 +207,7 @@ def compile_rules(cfg: AguedaConfig, n_players: int) -> Rules:
         locked_per_row=cfg.tourists.locked_per_mural_row,
         empty_pts=cfg.scoring.empty_space,
         bag_trigger=cfg.end.bag_empty_triggers_end,
+        max_turns=cfg.end.max_turns,
         card_kind=np.array([SHOP_KINDS.index(c.kind) for c in cards], np.int64),
         card_markers=np.array([c.markers for c in cards], np.int64),
         card_points=np.array([c.points for c in cards], np.int64),
@@ -600,6 +602,8 @@ def apply_move(st, rules, mv, rng):
     bag_ok = refill_market(st.market, st.bag, rng)
     st.stats[seat, ST_TURNS] += 1
     st.g[G_MOVES] += 1
+    if st.g[G_MOVES] >= rules.max_turns:  # the safety stop (kernel.ended_by: TURN_CAP when no rule ended it)
+        st.g[G_OVER] = 1
     if rules.solo:
         if st.g[G_DECK] >= st.deck.shape[0]:
             st.g[G_OVER] = 1
