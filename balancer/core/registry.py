@@ -172,7 +172,7 @@ class GameSpec:
         problem = self.own_check_agent(name, cfg)
         if problem is None or not self.seated:
             return problem
-        problem += "; and the search: " + ", ".join(agent.names(self) for agent in self.seated)
+        problem += "; and the generic agents: " + ", ".join(agent.names(self) for agent in self.seated)
         known = [*self.agents, *self.extra_agents]
         close = difflib.get_close_matches(name.lower(), known, n=1, cutoff=0.6)
         return problem + (f" (did you mean {close[0]!r}?)" if close and close[0] != name else "")

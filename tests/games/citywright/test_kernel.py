@@ -474,7 +474,7 @@ def test_mcts_value_styles_are_the_four_districts_and_nothing_else(cw_cfg):
 def test_an_unknown_agent_hears_of_the_search_and_of_the_closest_name(cw_cfg):
     message = get_spec("citywright").check_agent("MCTS", cw_cfg)
     assert message is not None and message.startswith("unknown agent 'MCTS'; known agents: random, greedy")
-    assert "and the search: mcts, mcts@N, mcts+STYLE[@N] (residential, commercial, park, industrial)" in message
+    assert "and the generic agents: mcts, mcts@N, mcts+STYLE[@N] (residential, commercial, park, industrial)" in message
     assert message.endswith("(did you mean 'mcts'?)")
     assert get_spec("citywright").check_agent("Greedy", cw_cfg).endswith("(did you mean 'greedy'?)")
     assert "did you mean" not in get_spec("citywright").check_agent("banana", cw_cfg)
