@@ -240,7 +240,12 @@ def file_comments(text: str) -> dict[KeyPath, str]:
     columns = _comment_columns(text)
 
     def comment_at(number: int) -> str:
-        return lines[number][columns[number] :].lstrip("#").strip()
+        """The comment's text; a line laid out by hand (a table's row: two or more spaces after
+        the ``#``) keeps its spaces and is led by a line break (:data:`PREFORMATTED`)."""
+        text = lines[number][columns[number] :].lstrip("#").rstrip()
+        if text.startswith("  ") and text.strip():
+            return PREFORMATTED + text[1:]
+        return text.strip()
 
     def comment_only(number: int) -> bool:
         return number in columns and not lines[number][: columns[number]].strip()
@@ -255,7 +260,7 @@ def file_comments(text: str) -> dict[KeyPath, str]:
             parts.append(comment_at(below))
             continued.add(below)
             below += 1
-        trailing[number] = " ".join(p for p in parts if p)
+        trailing[number] = _joined(parts)
     first_key_line = min(lines_of.values(), default=0)
     out: dict[KeyPath, str] = {}
     taken: set[int] = set()
@@ -266,7 +271,7 @@ def file_comments(text: str) -> dict[KeyPath, str]:
         while above >= 0 and comment_only(above) and above not in continued and above not in taken:
             block.append(comment_at(above))
             above -= 1
-        leading = " ".join(reversed([b for b in block if b])) if number > first_key_line else ""
+        leading = _joined(list(reversed(block))) if number > first_key_line else ""
         taken.update(range(above + 1, number))
         inline = trailing.pop(number, "")  # the outermost key of a line takes the line's comment
         text_ = " ".join(p for p in (leading, inline) if p)
@@ -278,6 +283,27 @@ def file_comments(text: str) -> dict[KeyPath, str]:
             text_ = inline
         if text_:
             out[target] = " ".join(p for p in (out.get(target, ""), text_) if p)
+    return out
+
+
+PREFORMATTED = "\n"
+"""What leads a comment line laid out by hand (a table's row) in a comment :func:`file_comments`
+reads: the line break that keeps it on a line of its own, its spaces as written."""
+
+
+def _joined(parts: list[str]) -> str:
+    """Comment lines as one text: prose joined by spaces, a line laid out by hand (led by
+    :data:`PREFORMATTED`) on a line of its own, and the prose after it on a new line."""
+    out = ""
+    for part in parts:
+        if not part:
+            continue
+        if part.startswith(PREFORMATTED):
+            out += part if out else part[1:]
+        elif out and out.split("\n")[-1].startswith("  "):  # prose after a laid-out line
+            out += "\n" + part
+        else:
+            out += (" " if out else "") + part
     return out
 
 
@@ -657,14 +683,33 @@ def short(text: str, limit: int = 240) -> str:
 
 
 def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
-    return textwrap.wrap(
-        label + text,
-        width=width,
-        initial_indent=indent,
-        subsequent_indent=indent + " " * len(label),
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
+    """``label + text`` wrapped at ``width``, each line at ``indent`` (the lines after the first
+    under the text, past the label). A line of ``text`` laid out by hand (a comment table's row,
+    two spaces or more at its start: :func:`file_comments`) keeps its spaces on a line of its own
+    (one longer than ``width`` goes on, further in, on the next)."""
+    out: list[str] = []
+    under = indent + " " * len(label)
+    for number, piece in enumerate(text.split("\n")):
+        lead = indent + label if number == 0 else under
+        if piece.startswith("  "):
+            out += textwrap.wrap(
+                piece[2:],
+                width=width,
+                initial_indent=lead,
+                subsequent_indent=under + "    ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            continue
+        out += textwrap.wrap(
+            piece,
+            width=width,
+            initial_indent=lead,
+            subsequent_indent=under,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return out
 
 
 def _key_line(indent: str, key: str, value: str, section: str, width: int) -> list[str]:

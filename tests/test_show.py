@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from balancer import api
 from balancer.cli import app
 from balancer.config import ConfigError, load_config
-from balancer.config_show import NOT_SET, file_comments, section_of
+from balancer.config_show import NOT_SET, _wrap, file_comments, section_of
 
 runner = CliRunner()
 
@@ -259,3 +259,42 @@ def test_init_points_at_show_not_at_a_file():
     text = _variant_text("citywright", "citywright/v1.1", "Citywright")
     assert "Run `balancer show citywright/v1.1` to see every key" in text
     assert "copy a key of that file" not in text.lower()
+
+
+def test_a_comment_table_keeps_its_rows_and_the_prose_flows():
+    """A comment laid out by hand (rows with two or more spaces after the #) keeps each row on a line of
+    its own with its spaces; prose lines around it are joined and wrapped as before."""
+    text = textwrap.dedent(
+        """\
+        agents:
+          mcts:
+            iterations: 32
+            # Tried on 4 Dec, one
+            # sentence over two lines:
+            #                 2p      4p
+            #   depth 2      54.0%   26.4%
+            #   depth 4      58.8%   31.0%
+            # Depth 4 is kept.
+            depth: 4
+        """
+    )
+    comment = file_comments(text)[("agents", "mcts", "depth")]
+    assert comment.split("\n") == [
+        "Tried on 4 Dec, one sentence over two lines:",
+        "                2p      4p",
+        "  depth 2      54.0%   26.4%",
+        "  depth 4      58.8%   31.0%",
+        "Depth 4 is kept.",
+    ]
+
+    # every line after the first goes under the text, past the label (4 + 2 columns); the rows keep their
+    # spaces, so "2p" stays 14 columns right of "depth" as in the file; a row too long for the width goes
+    # on further in
+    assert _wrap(comment, "    ", 60, "# ") == [
+        "    # Tried on 4 Dec, one sentence over two lines:",
+        " " * 20 + "2p      4p",
+        "      depth 2      54.0%   26.4%",
+        "      depth 4      58.8%   31.0%",
+        "      Depth 4 is kept.",
+    ]
+    assert _wrap("  a row   " + "x" * 30 + "   " + "y" * 30, "", 50) == ["a row   " + "x" * 30, "    " + "y" * 30]
