@@ -686,20 +686,13 @@ def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
     """``label + text`` wrapped at ``width``, each line at ``indent`` (the lines after the first
     under the text, past the label). A line of ``text`` laid out by hand (a comment table's row,
     two spaces or more at its start: :func:`file_comments`) keeps its spaces on a line of its own
-    (one longer than ``width`` goes on, further in, on the next)."""
+    (one longer than ``width`` goes on, further in, on the next, broken between its cells)."""
     out: list[str] = []
     under = indent + " " * len(label)
     for number, piece in enumerate(text.split("\n")):
         lead = indent + label if number == 0 else under
         if piece.startswith("  "):
-            out += textwrap.wrap(
-                piece[2:],
-                width=width,
-                initial_indent=lead,
-                subsequent_indent=under + "    ",
-                break_long_words=False,
-                break_on_hyphens=False,
-            )
+            out += _row_lines(piece[2:], lead, under + "    ", width)
             continue
         out += textwrap.wrap(
             piece,
@@ -710,6 +703,35 @@ def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
             break_on_hyphens=False,
         )
     return out
+
+
+def _row_lines(row: str, lead: str, more: str, width: int) -> list[str]:
+    """A comment table's row at ``lead``: on one line when it fits in ``width``, else broken between
+    its cells (text apart by two spaces or more), the rest at ``more``; a cell too long for a line of
+    its own is wrapped between its words."""
+    if len(lead) + len(row) <= width:
+        return [lead + row]
+    parts = re.split(r"(\s{2,})", row)  # cell, gap, cell, gap, ...
+    lines, line = [], lead + parts[0]
+    for gap, cell in zip(parts[1::2], parts[2::2], strict=True):
+        if len(line) + len(gap) + len(cell) <= width:
+            line += gap + cell
+        else:
+            lines.append(line)
+            line = more + cell
+    lines.append(line)
+    out: list[str] = []
+    for number, text in enumerate(lines):
+        first = lead if number == 0 else more
+        out += textwrap.wrap(
+            text[len(first) :],
+            width=width,
+            initial_indent=first,
+            subsequent_indent=more,
+            break_long_words=False,
+            break_on_hyphens=False,
+        ) or [first.rstrip()]
+    return [line.rstrip() for line in out]
 
 
 def _key_line(indent: str, key: str, value: str, section: str, width: int) -> list[str]:
@@ -803,8 +825,15 @@ def _render_differences(view: VariantView, width: int) -> str:
 
 
 def _yaml_comment(text: str, indent: str, width: int) -> list[str]:
-    """``text`` as comment lines at ``indent``, each starting ``# ``."""
-    return [indent + "# " + line for line in _wrap(text, "", max(width - len(indent) - 2, 40))]
+    """``text`` as comment lines at ``indent``, each starting ``# ``: prose wrapped, a table's row
+    (:data:`PREFORMATTED`) written as the file had it, so that the file read again keeps its table."""
+    out: list[str] = []
+    for piece in text.split("\n"):
+        if piece.startswith("  "):
+            out.append(indent + "# " + piece)
+        else:
+            out += [indent + "# " + line for line in _wrap(piece, "", max(width - len(indent) - 2, 40))]
+    return out
 
 
 def _one_line(value: Any, path: KeyPath, commented: set[KeyPath], room: int) -> bool:
@@ -835,7 +864,7 @@ def _yaml_lines(
         if not prefix and out and (nested or _is_list_of_mappings(value)):
             out.append("")
         head = f"{indent}{flow(key)}:" + ("" if nested or _is_list_of_mappings(value) else f" {flow(value)}")
-        if comment and len(head) + 3 + len(comment) <= width:
+        if comment and "\n" not in comment and len(head) + 3 + len(comment) <= width:
             out.append(f"{head}  # {comment}")
         else:
             out.extend(_yaml_comment(comment, indent, width) if comment else [])
@@ -846,7 +875,10 @@ def _yaml_lines(
             for index, item in enumerate(value):
                 line = f"{indent}  - {flow(item)}"
                 note = comments.get((*path, index), "")
-                out.append(f"{line}  # {note}" if note and len(line) + 3 + len(note) <= width else line)
+                if note and ("\n" in note or len(line) + 3 + len(note) > width):
+                    out.extend(_yaml_comment(note, indent + "  ", width))
+                    note = ""
+                out.append(f"{line}  # {note}" if note else line)
     return out
 
 

@@ -298,3 +298,34 @@ def test_a_comment_table_keeps_its_rows_and_the_prose_flows():
         "      Depth 4 is kept.",
     ]
     assert _wrap("  a row   " + "x" * 30 + "   " + "y" * 30, "", 50) == ["a row   " + "x" * 30, "    " + "y" * 30]
+
+
+def test_a_wide_table_row_breaks_between_its_cells():
+    # cells are text apart by two spaces or more; "26.4% (22.3 to 30.9)" is one cell and stays whole
+    row = "  depth 2, 40      54.0% (49.1 to 58.8)  57.5% (52.6 to 62.3)  26.4% (22.3 to 30.9)"
+    assert _wrap(row, "", 60) == [
+        "depth 2, 40      54.0% (49.1 to 58.8)  57.5% (52.6 to 62.3)",
+        "    26.4% (22.3 to 30.9)",
+    ]
+    # a single cell longer than a line is wrapped between its words, every line within the width
+    long_cell = "  " + " ".join(["word"] * 30)
+    assert all(len(line) <= 40 for line in _wrap(long_cell, "", 40))
+
+
+def test_yaml_output_keeps_a_comment_table_as_comments_and_reads_back_the_same(tmp_path):
+    """A table in the comment ending a key's line (continued below at the same column) is written
+    above the key as comment lines, spaces kept, so the file loads and gives the same comment."""
+    variant = tmp_path / "table.yaml"
+    variant.write_text(
+        "extends: agueda/v1\nvariant: table\ncoins:\n  start: 4   #   col a   col b\n             #   1       2\n",
+        encoding="utf-8",
+    )
+    comment = file_comments(variant.read_text(encoding="utf-8"))[("coins", "start")]
+    assert comment == "  col a   col b\n  1       2"
+    result = runner.invoke(app, ["show", str(variant), "--format", "yaml"])
+    assert result.exit_code == 0, result.output
+    assert "\n  #   col a   col b\n  #   1       2\n  start: 4\n" in result.stdout
+    saved = tmp_path / "saved.yaml"
+    saved.write_text(result.stdout.replace("variant: table", "variant: saved"), encoding="utf-8")
+    assert load_config(saved).coins.start == 4  # type: ignore[attr-defined]
+    assert file_comments(saved.read_text(encoding="utf-8"))[("coins", "start")] == comment

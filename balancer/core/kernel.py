@@ -63,7 +63,7 @@ where the rules give it none, a position repeated where the game can detect one.
 RULES, TURN_CAP, NO_LEGAL_MOVE, REPEATED_POSITION = range(len(ENDED_BY))
 
 ENDED_BY_TEXT: dict[str, str] = {
-    "turn_cap": "stopped at the turn cap: no seat could finish",
+    "turn_cap": "stopped at the turn cap before the game's end",
     "no_legal_move": "stopped because a seat had no legal move",
     "repeated_position": "stopped at a repeated position",
 }

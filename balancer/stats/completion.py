@@ -122,7 +122,7 @@ def _labels_held(lf: pl.LazyFrame, labels: list[str], cause: str) -> dict[str, d
 def completion_lines(c: dict[str, Any], replay: Any = None) -> list[str]:
     """The lines the terminal, the report and ``check`` print for a summary's ``completion`` dict
     when games did not end by the rules (none otherwise), e.g. "3 of 5,000 games (0.06%, 95% CI
-    0.02-0.18%) stopped at the turn cap: no seat could finish". ``replay(game_index) -> command``
+    0.02-0.18%) stopped at the turn cap before the game's end". ``replay(game_index) -> command``
     adds a replay line per listed game."""
     if not c or not c.get("not_by_rules"):
         return []

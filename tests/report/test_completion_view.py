@@ -16,7 +16,7 @@ COMPLETION = {
             "share": 0.0006,
             "ci_low": 0.000204,
             "ci_high": 0.001763,
-            "text": "stopped at the turn cap: no seat could finish",
+            "text": "stopped at the turn cap before the game's end",
             "game_indices": [606, 1018, 2249],
             "labels": {"deck": {"eagle": 3, "ibex": 3}},
         }
@@ -29,7 +29,7 @@ def test_stopped_games_are_listed_with_their_replay_commands():
     view = completion_view({"completion": COMPLETION}, META)
     assert view is not None
     assert view["lines"][0] == (
-        "3 of 5,000 games (0.06%, 95% CI 0.02-0.18%) stopped at the turn cap: no seat could finish"
+        "3 of 5,000 games (0.06%, 95% CI 0.02-0.18%) stopped at the turn cap before the game's end"
     )
     assert (
         "  replay game 1018: balancer play configs/urgency/full-force.yaml --players 2 --agents random,random "

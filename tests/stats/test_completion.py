@@ -42,7 +42,7 @@ def test_three_of_five_thousand_at_the_turn_cap():
     import dataclasses
 
     lines = completion_lines(dataclasses.asdict(c), lambda i: f"balancer play x --game-index {i}")
-    assert lines[0] == "3 of 5,000 games (0.06%, 95% CI 0.02-0.18%) stopped at the turn cap: no seat could finish"
+    assert lines[0] == "3 of 5,000 games (0.06%, 95% CI 0.02-0.18%) stopped at the turn cap before the game's end"
     assert "  replay game 1000: balancer play x --game-index 1000" in lines
     assert lines[-1].startswith("the win rates include these games")
 

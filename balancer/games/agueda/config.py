@@ -166,8 +166,9 @@ class End(Strict):
     bag_empty_triggers_end: bool
     max_turns: int = Field(
         ge=1,
-        le=MAX_RULE_INT,
-        description="turns of all seats together after which a game that never triggered its end stops",
+        le=100 * MAX_RULE_INT,
+        description="turns of all seats together after which a game that has not ended stops (a safety stop, "
+        "recorded as ended_by turn_cap)",
     )
     assumed: str | None = None
 
