@@ -274,15 +274,15 @@ def file_comments(text: str) -> dict[KeyPath, str]:
         leading = _joined(list(reversed(block))) if number > first_key_line else ""
         taken.update(range(above + 1, number))
         inline = trailing.pop(number, "")  # the outermost key of a line takes the line's comment
-        text_ = " ".join(p for p in (leading, inline) if p)
+        text_ = "\n".join(p for p in (leading, inline) if p)  # comments from two places: two paragraphs
         if not text_:
             continue
         target = path[:-1] if path and path[-1] in NOTE_KEYS else path
         if leading and path[:-1] and lines_of.get(path[:-1], -2) == above:  # opens the mapping: the mapping's
-            out[path[:-1]] = " ".join(p for p in (out.get(path[:-1], ""), leading) if p)
+            out[path[:-1]] = "\n".join(p for p in (out.get(path[:-1], ""), leading) if p)
             text_ = inline
         if text_:
-            out[target] = " ".join(p for p in (out.get(target, ""), text_) if p)
+            out[target] = "\n".join(p for p in (out.get(target, ""), text_) if p)
     return out
 
 

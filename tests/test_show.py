@@ -231,7 +231,9 @@ def test_comments_are_read_from_the_yaml_tokens():
     )
     assert file_comments(text) == {
         ("name",): "the name",
-        ("block",): "§3 a block opening the block a note's comment is its mapping's",
+        # comments from three places (the key's line, the block opening the mapping, the note's line):
+        # three paragraphs
+        ("block",): "§3 a block\nopening the block\na note's comment is its mapping's",
         ("block", "first"): "one, continued on the next line",
         ("block", "second"): "a note above the second key",
     }
