@@ -293,18 +293,27 @@ reads: the line break that keeps it on a line of its own, its spaces as written.
 
 def _joined(parts: list[str]) -> str:
     """Comment lines as one text: prose joined by spaces, a line laid out by hand (led by
-    :data:`PREFORMATTED`) on a line of its own, and the prose after it on a new line."""
-    out = ""
+    :data:`PREFORMATTED`) on a line of its own, the prose after it on a new line, and an empty
+    comment line a paragraph break."""
+    out, new_paragraph = "", False
     for part in parts:
         if not part:
+            new_paragraph = bool(out)
             continue
         if part.startswith(PREFORMATTED):
             out += part if out else part[1:]
-        elif out and out.split("\n")[-1].startswith("  "):  # prose after a laid-out line
+        elif out and (new_paragraph or _is_row(out.split("\n")[-1])):  # prose after a row or an empty line
             out += "\n" + part
         else:
             out += (" " if out else "") + part
+        new_paragraph = False
     return out
+
+
+def _is_row(piece: str) -> bool:
+    """Whether a line of a comment's text is a table's row (:func:`file_comments` keeps the row's
+    spaces after the ``#`` less one; prose lines are stripped, so only rows start with a space)."""
+    return piece.startswith(" ")
 
 
 def _read_comments(path: Path) -> dict[KeyPath, str]:
@@ -597,7 +606,7 @@ def _labelled(entry: Entry) -> str:
     """An entry's comment, led by ``(in <file>)`` when it comes from a file other than the one that set
     the value (its comment may describe that file's value)."""
     if entry.comment and entry.comment_from and entry.source and entry.comment_from != entry.source:
-        return f"(in {entry.comment_from}) {entry.comment}"
+        return f"(in {entry.comment_from})" + ("\n" if _is_row(entry.comment) else " ") + entry.comment
     return entry.comment
 
 
@@ -689,10 +698,13 @@ def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
     (one longer than ``width`` goes on, further in, on the next, broken between its cells)."""
     out: list[str] = []
     under = indent + " " * len(label)
-    for number, piece in enumerate(text.split("\n")):
+    pieces = text.split("\n")
+    rows = [piece for piece in pieces if _is_row(piece)]
+    margin = min((len(row) - len(row.lstrip(" ")) for row in rows), default=0)  # the rows' common indent
+    for number, piece in enumerate(pieces):
         lead = indent + label if number == 0 else under
-        if piece.startswith("  "):
-            out += _row_lines(piece[2:], lead, under + "    ", width)
+        if _is_row(piece):
+            out += _row_lines(piece[margin:], lead, under + "    ", width)
             continue
         out += textwrap.wrap(
             piece,
@@ -716,6 +728,8 @@ def _row_lines(row: str, lead: str, more: str, width: int) -> list[str]:
     for gap, cell in zip(parts[1::2], parts[2::2], strict=True):
         if len(line) + len(gap) + len(cell) <= width:
             line += gap + cell
+        elif not line.strip():  # a row led by more spaces than fit: its first cell at ``more``
+            line = more + cell
         else:
             lines.append(line)
             line = more + cell
@@ -828,11 +842,16 @@ def _yaml_comment(text: str, indent: str, width: int) -> list[str]:
     """``text`` as comment lines at ``indent``, each starting ``# ``: prose wrapped, a table's row
     (:data:`PREFORMATTED`) written as the file had it, so that the file read again keeps its table."""
     out: list[str] = []
+    prose = False  # the line before was prose: a new paragraph of prose needs an empty line between
     for piece in text.split("\n"):
-        if piece.startswith("  "):
+        if _is_row(piece):
             out.append(indent + "# " + piece)
+            prose = False
         else:
+            if prose:
+                out.append(indent + "#")
             out += [indent + "# " + line for line in _wrap(piece, "", max(width - len(indent) - 2, 40))]
+            prose = True
     return out
 
 
@@ -867,6 +886,8 @@ def _yaml_lines(
         if comment and "\n" not in comment and len(head) + 3 + len(comment) <= width:
             out.append(f"{head}  # {comment}")
         else:
+            if comment and prefix and key == next(iter(data)):  # read back, a block right under the
+                out.append("")  # mapping's key would be the mapping's comment: a blank line keeps it this key's
             out.extend(_yaml_comment(comment, indent, width) if comment else [])
             out.append(head)
         if nested:
@@ -876,6 +897,7 @@ def _yaml_lines(
                 line = f"{indent}  - {flow(item)}"
                 note = comments.get((*path, index), "")
                 if note and ("\n" in note or len(line) + 3 + len(note) > width):
+                    out.extend([""] if index == 0 else [])  # not the list's comment when read back
                     out.extend(_yaml_comment(note, indent + "  ", width))
                     note = ""
                 out.append(f"{line}  # {note}" if note else line)

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from balancer import api
 from balancer.cli import app
 from balancer.config import ConfigError, load_config
-from balancer.config_show import NOT_SET, _wrap, file_comments, section_of
+from balancer.config_show import NOT_SET, _labelled, _wrap, file_comments, section_of
 
 runner = CliRunner()
 
@@ -331,3 +331,38 @@ def test_yaml_output_keeps_a_comment_table_as_comments_and_reads_back_the_same(t
     saved.write_text(result.stdout.replace("variant: table", "variant: saved"), encoding="utf-8")
     assert load_config(saved).coins.start == 4  # type: ignore[attr-defined]
     assert file_comments(saved.read_text(encoding="utf-8"))[("coins", "start")] == comment
+
+
+def test_saved_yaml_keeps_each_comment_with_its_key_and_its_paragraphs(tmp_path):
+    """Written above their keys, a table on a mapping's first key stays that key's (a blank line
+    parts it from the mapping's key) and two paragraphs stay two (an empty comment line between)."""
+    variant = tmp_path / "mine.yaml"
+    variant.write_text(
+        "extends: agueda/v1\n"
+        "variant: mine\n"
+        "coins:\n"
+        "  bank: 20   #   size   note\n"
+        "             #   20     bank\n"
+        "  # above start\n"
+        "  start: 4  # on start's line\n",
+        encoding="utf-8",
+    )
+    before = file_comments(variant.read_text(encoding="utf-8"))
+    assert before[("coins", "bank")] == "  size   note\n  20     bank"
+    assert before[("coins", "start")] == "above start\non start's line"
+    result = runner.invoke(app, ["show", str(variant), "--format", "yaml"])
+    assert result.exit_code == 0, result.output
+    saved = tmp_path / "saved.yaml"
+    saved.write_text(result.stdout.replace("variant: mine", "variant: saved"), encoding="utf-8")
+    after = file_comments(saved.read_text(encoding="utf-8"))
+    assert after[("coins", "bank")] == before[("coins", "bank")]
+    assert after[("coins", "start")] == before[("coins", "start")]
+
+
+def test_rows_lose_only_their_common_indent_and_a_label_stands_apart():
+    # rows written "#  a  b" / "#   c  d" keep one column between them: the common indent (1) goes
+    comment = file_comments("x:\n  k: 1\n  #  col1  col2\n  #   x     y\n  j: 2\n")[("x", "j")]
+    assert comment == " col1  col2\n  x     y"
+    assert _wrap(comment, "", 100, "# ") == ["# col1  col2", "   x     y"]
+    entry = type("E", (), {"comment": comment, "comment_from": "a.yaml", "source": "b.yaml"})()
+    assert _labelled(entry).split("\n") == ["(in a.yaml)", " col1  col2", "  x     y"]  # type: ignore[arg-type]
