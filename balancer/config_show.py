@@ -240,12 +240,10 @@ def file_comments(text: str) -> dict[KeyPath, str]:
     columns = _comment_columns(text)
 
     def comment_at(number: int) -> str:
-        """The comment's text; a line laid out by hand (a table's row: two or more spaces after
-        the ``#``) keeps its spaces and is led by a line break (:data:`PREFORMATTED`)."""
+        """The comment's text, stripped; a line laid out by hand (a table's row: two or more spaces
+        after the ``#``) keeps its spaces less one, so that it starts with a space (:func:`_is_row`)."""
         text = lines[number][columns[number] :].lstrip("#").rstrip()
-        if text.startswith("  ") and text.strip():
-            return PREFORMATTED + text[1:]
-        return text.strip()
+        return text[1:] if text.startswith("  ") and text.strip() else text.strip()
 
     def comment_only(number: int) -> bool:
         return number in columns and not lines[number][: columns[number]].strip()
@@ -286,27 +284,18 @@ def file_comments(text: str) -> dict[KeyPath, str]:
     return out
 
 
-PREFORMATTED = "\n"
-"""What leads a comment line laid out by hand (a table's row) in a comment :func:`file_comments`
-reads: the line break that keeps it on a line of its own, its spaces as written."""
-
-
 def _joined(parts: list[str]) -> str:
-    """Comment lines as one text: prose joined by spaces, a line laid out by hand (led by
-    :data:`PREFORMATTED`) on a line of its own, the prose after it on a new line, and an empty
-    comment line a paragraph break."""
-    out, new_paragraph = "", False
+    """Comment lines as one text: prose joined by spaces; a table's row (:func:`_is_row`), the prose
+    after it and the prose after an empty comment line each start a new line."""
+    out, new_line = "", False
     for part in parts:
         if not part:
-            new_paragraph = bool(out)
+            new_line = bool(out)  # an empty comment line: a paragraph break
             continue
-        if part.startswith(PREFORMATTED):
-            out += part if out else part[1:]
-        elif out and (new_paragraph or _is_row(out.split("\n")[-1])):  # prose after a row or an empty line
-            out += "\n" + part
-        else:
-            out += (" " if out else "") + part
-        new_paragraph = False
+        if out:
+            out += "\n" if new_line or _is_row(part) else " "
+        out += part
+        new_line = _is_row(part)
     return out
 
 
@@ -724,27 +713,26 @@ def _row_lines(row: str, lead: str, more: str, width: int) -> list[str]:
     if len(lead) + len(row) <= width:
         return [lead + row]
     parts = re.split(r"(\s{2,})", row)  # cell, gap, cell, gap, ...
-    lines, line = [], lead + parts[0]
+    pieces: list[tuple[str, str]] = []  # (indent, the row's text) of each line
+    at, piece = lead, parts[0]
     for gap, cell in zip(parts[1::2], parts[2::2], strict=True):
-        if len(line) + len(gap) + len(cell) <= width:
-            line += gap + cell
-        elif not line.strip():  # a row led by more spaces than fit: its first cell at ``more``
-            line = more + cell
-        else:
-            lines.append(line)
-            line = more + cell
-    lines.append(line)
+        if len(at) + len(piece) + len(gap) + len(cell) <= width:
+            piece += gap + cell
+            continue
+        if piece.strip():  # (a row led by more spaces than fit starts at ``more``)
+            pieces.append((at, piece))
+        at, piece = more, cell
+    pieces.append((at, piece))
     out: list[str] = []
-    for number, text in enumerate(lines):
-        first = lead if number == 0 else more
+    for first, text in pieces:
         out += textwrap.wrap(
-            text[len(first) :],
+            text,
             width=width,
             initial_indent=first,
             subsequent_indent=more,
             break_long_words=False,
             break_on_hyphens=False,
-        ) or [first.rstrip()]
+        )
     return [line.rstrip() for line in out]
 
 
@@ -840,7 +828,7 @@ def _render_differences(view: VariantView, width: int) -> str:
 
 def _yaml_comment(text: str, indent: str, width: int) -> list[str]:
     """``text`` as comment lines at ``indent``, each starting ``# ``: prose wrapped, a table's row
-    (:data:`PREFORMATTED`) written as the file had it, so that the file read again keeps its table."""
+    (:func:`_is_row`) written as the file had it, so that the file read again keeps its table."""
     out: list[str] = []
     prose = False  # the line before was prose: a new paragraph of prose needs an empty line between
     for piece in text.split("\n"):
@@ -875,7 +863,7 @@ def _yaml_lines(
     commented = commented or set()
     indent = "  " * len(prefix)
     out: list[str] = []
-    for key, value in data.items():
+    for number, (key, value) in enumerate(data.items()):
         path = (*prefix, key)
         comment = comments.get(path, "") if key not in NOTE_KEYS else ""
         room = width - len(indent) - len(flow(key)) - 2
@@ -886,7 +874,7 @@ def _yaml_lines(
         if comment and "\n" not in comment and len(head) + 3 + len(comment) <= width:
             out.append(f"{head}  # {comment}")
         else:
-            if comment and prefix and key == next(iter(data)):  # read back, a block right under the
+            if comment and prefix and number == 0:  # read back, a block right under the
                 out.append("")  # mapping's key would be the mapping's comment: a blank line keeps it this key's
             out.extend(_yaml_comment(comment, indent, width) if comment else [])
             out.append(head)
