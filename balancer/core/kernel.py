@@ -69,6 +69,13 @@ ENDED_BY_TEXT: dict[str, str] = {
 }
 """What the terminal and the report say of the games a safety stop ended, by cause."""
 
+
+def turn_cap_line(cap: str, why: str) -> str:
+    """A transcript's line for a game the turn cap ``cap`` (its YAML key, and what it was set to if
+    the line should say) ended: ``Ended by: the turn cap (cap), not the rules: why.``"""
+    return f"Ended by: the turn cap ({cap}), not the rules: {why}."
+
+
 GAME_AGENT = 16
 """The first agent code of a game's own compiled agents at a compiled table (codes below it are the
 generic ones: random, the rollout policy, mcts); a game numbers its agents ``GAME_AGENT + k`` and its

@@ -63,6 +63,7 @@ import numpy as np
 from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES
 from ...core.game import ranks_and_win_shares
+from ...core.kernel import turn_cap_line
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
@@ -261,9 +262,7 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
             )
     out = protocol.outcome(game)
     if out.ended_by != "rules":
-        lines.append(
-            f"Ended by: the turn cap (end.max_turns, {cfg.end.max_turns} turns), not the rules: the Game End never came."
-        )
+        lines.append(turn_cap_line(f"end.max_turns, {cfg.end.max_turns} turns", "the Game End never came"))
     lines.append("\nFinal boards:")
     for s in range(n):
         lines.append(

@@ -904,7 +904,7 @@ def shop_pair(cfg: AguedaConfig, shops: np.ndarray) -> str:
     return " + ".join(sorted(cfg.shops.cards[int(i)].name for i in shops))
 
 
-def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int, ended: int = RULES) -> Outcome:
+def outcome_of(cfg: AguedaConfig, rows: np.ndarray, shops: np.ndarray, ai: int, ended: int) -> Outcome:
     """:class:`Outcome` from :func:`~.scoring.final_rows` (columns F_*), the shop cards, the
     solo AI's score and how the game ended (:func:`ended_by`'s code)."""
     r = rows.tolist()

@@ -105,6 +105,7 @@ import numpy as np
 from ...core import protocol
 from ...core.batch import GameBatch
 from ...core.game import Outcome, ranks_and_win_shares
+from ...core.kernel import turn_cap_line
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
 from . import fast, kernel
@@ -318,7 +319,7 @@ def stall_lines(round_: int, position: list[str]) -> list[str]:
         else "at the start: no seat's points, prestige or published count ever changed"
     )
     return [
-        "Ended by: the turn cap (end.max_rounds), not the rules: the end of the game was never triggered.",
+        turn_cap_line("end.max_rounds", "the end of the game was never triggered"),
         f"Progress stopped {when}; the position then:",
         *("  " + row for row in position),
     ]

@@ -82,7 +82,7 @@ import numpy as np
 from ...core import protocol
 from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.game import Outcome, ranks_and_win_shares
-from ...core.kernel import RULES, TURN_CAP
+from ...core.kernel import RULES, TURN_CAP, turn_cap_line
 from ...core.protocol import Position
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
@@ -471,7 +471,7 @@ def stall_lines(turn: int, board: str) -> list[str]:
     0: none was ever scored, the board after setup)."""
     when = f"after turn {turn}, when the last token was scored" if turn else "at the start: no token was ever scored"
     return [
-        "Ended by: the turn cap (cards.max_turns), not the rules: no seat could finish.",
+        turn_cap_line("cards.max_turns", "no seat could finish"),
         f"Progress stopped {when}; the position then:",
         *("  " + row for row in board.splitlines()),
     ]

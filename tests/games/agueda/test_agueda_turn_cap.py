@@ -47,8 +47,11 @@ def test_first_move_players_are_stopped_by_the_turn_cap(ag_cfg):
 
 
 def test_a_cap_below_the_shortest_game_ends_every_game_there(ag_cfg):
-    # two-player greedy games took 20 to 27 turns in all (2,000 games, `balancer run configs/agueda/v1.yaml
-    # -p 2 -a greedy -n 2000`): a 7-turn cap ends each before the Game End, after exactly 7 turns
+    # by hand: a line of the 3x3 market holds at most 3 umbrellas (its diagonals hold 1, 2, 3, 2, 1), so
+    # a seat fills its 3 rows of 7 spaces in 7 turns at the least and the Game End comes no sooner than
+    # the 13th turn of a two-player game; a 7-turn cap ends each game first, after exactly 7 turns
+    # (measured: two-player greedy games take 20 to 27 turns, `balancer run configs/agueda/v1.yaml -p 2
+    # -a greedy -n 2000`)
     cfg = capped(ag_cfg, 7)
     for seed in range(5):
         out = ag.play_game(cfg, ["greedy", "greedy"], seed)
