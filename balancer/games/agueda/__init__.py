@@ -199,6 +199,12 @@ def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:
 # --------------------------------------------------------------------------- transcripts
 
 
+def guide_take(take: str, index: int) -> str:
+    """What a tour-guide card takes, in a transcript's words: ``line 3``, ``row 1``, ``column 2``, or
+    ``the most common colour`` (that kind has no index)."""
+    return "the most common colour" if take == "most_common_colour" else f"{take} {index}"
+
+
 def draw_board(cfg: AguedaConfig, st: State, seat: int) -> list[str]:
     """The player board as text: one line per row, a colour's first letter per umbrella, '.' empty,
     paintbrush spaces in brackets; the tourist tile beside each row with its tourists."""
@@ -258,7 +264,8 @@ def transcript(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequenc
         if game.T.rules.solo:
             card = cfg.solo.deck[int(st.deck[deck_pos])]
             lines.append(
-                f"     tour guide: {card.name} ({card.take} {card.index}); AI took {int(st.ai.sum())} umbrellas so far"
+                f"     tour guide: {card.name} ({guide_take(card.take, card.index)}); "
+                f"AI took {int(st.ai.sum())} umbrellas so far"
             )
     out = protocol.outcome(game)
     if out.ended_by != "rules":
