@@ -53,6 +53,18 @@ FINAL_VALUE = 1
 NO_DEPTH_LIMIT = -1
 
 
+class DeeperRollouts(Strict):
+    """Longer rollouts for larger budgets: from ``iterations`` per decision on (``mcts@N`` with N at
+    least that), rollouts run ``depth`` decisions instead of :attr:`MCTSParams.depth`."""
+
+    iterations: int = Field(
+        ge=1, le=MAX_ITERATIONS, description="the smallest budget per decision that rolls out deeper"
+    )
+    depth: int | None = Field(
+        ge=0, le=100_000, description="rollout decisions at that budget and above; null = play to the end"
+    )
+
+
 class MCTSParams(Strict):
     """Information-set MCTS (one tree per searching seat, a determinization per iteration, values per
     seat backed up max^n style, UCT selection with availability counts); see
@@ -68,7 +80,9 @@ class MCTSParams(Strict):
     minimax: implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant, "Monte Carlo Tree
     Search with Heuristic Evaluations using Implicit Minimax Backups", CIG 2014; off at 0): every
     node also keeps the max^n backup of ``heuristic`` over the tree below it, and selection mixes it
-    in with weight ``minimax``.
+    in with weight ``minimax``. deeper: a rollout depth for larger budgets (:class:`DeeperRollouts`),
+    so that a game's stronger level ``mcts@N`` can also look further ahead than its default ``mcts``
+    (:meth:`rollout_depth` is the depth a budget plays with).
     """
 
     iterations: int = Field(
@@ -129,14 +143,29 @@ class MCTSParams(Strict):
         "(1 - alpha) x mean + alpha x the child's max^n backup of the heuristic values at the tree's leaves",
     )
 
+    deeper: DeeperRollouts | None = Field(
+        None,
+        description="from a budget on, a different rollout depth: {iterations: 200, depth: 8} rolls out 8 "
+        "decisions at 200 iterations a decision and above (mcts@200, mcts@1000); null = depth at every budget",
+    )
+
+    def rollout_depth(self) -> int | None:
+        """The rollout depth this budget plays with: :attr:`deeper`'s depth once :attr:`iterations`
+        reaches its budget, :attr:`depth` otherwise (None: to the end)."""
+        if self.deeper is not None and self.iterations >= self.deeper.iterations:
+            return self.deeper.depth
+        return self.depth
+
     def to_array(self) -> np.ndarray:
         """The flat float64 row of length :data:`N_PARAMS` that the compiled search reads (indices
-        ``P_*``; rollout/final as their codes, ``depth`` None as :data:`NO_DEPTH_LIMIT`)."""
+        ``P_*``; rollout/final as their codes, the depth of :meth:`rollout_depth`, None as
+        :data:`NO_DEPTH_LIMIT`)."""
         row = np.zeros(N_PARAMS, np.float64)
         row[P_ITERATIONS] = self.iterations
         row[P_EXPLORATION] = self.exploration
         row[P_ROLLOUT] = {"random": ROLLOUT_RANDOM, "policy": ROLLOUT_POLICY, "scores": ROLLOUT_SCORES}[self.rollout]
-        row[P_DEPTH] = NO_DEPTH_LIMIT if self.depth is None else self.depth
+        depth = self.rollout_depth()
+        row[P_DEPTH] = NO_DEPTH_LIMIT if depth is None else depth
         row[P_FINAL] = FINAL_VALUE if self.final == "value" else FINAL_VISITS
         row[P_WIDENING] = self.widening
         row[P_WIDENING_EXPONENT] = self.widening_exponent

@@ -94,9 +94,30 @@ def test_to_array_layout():
     assert knowing[P.P_ROLLOUT] == P.ROLLOUT_SCORES and knowing[P.P_EPSILON] == 0.25
 
 
+def test_deeper_rollouts_start_at_their_budget():
+    # the default rolls out 4 decisions; from 200 iterations a decision on, 8 (Urban Sketchers' stronger level)
+    base = MCTSParams(iterations=32, depth=4, deeper={"iterations": 200, "depth": 8})
+    depth_of = {
+        name: params_for_name(name, base).to_array()[P.P_DEPTH]
+        for name in ("mcts", "mcts@199", "mcts@200", "mcts@1000")
+    }
+    assert depth_of == {"mcts": 4, "mcts@199": 4, "mcts@200": 8, "mcts@1000": 8}
+    # ... the default too, when its own budget reaches the step; depth null there: to the end
+    assert MCTSParams(iterations=300, depth=4, deeper={"iterations": 200, "depth": 8}).rollout_depth() == 8
+    to_end = MCTSParams(iterations=500, depth=4, deeper={"iterations": 500, "depth": None})
+    assert to_end.to_array()[P.P_DEPTH] == P.NO_DEPTH_LIMIT
+    # everything else is the base's: the two rows differ in the budget and the depth only
+    low, high = params_for_name("mcts", base).to_array(), params_for_name("mcts@200", base).to_array()
+    assert [i for i in range(P.N_PARAMS) if low[i] != high[i]] == [P.P_ITERATIONS, P.P_DEPTH]
+
+
 @pytest.mark.parametrize(
     "bad",
     [
+        {"deeper": {"iterations": 0, "depth": 8}},
+        {"deeper": {"iterations": 200, "depth": -1}},
+        {"deeper": {"iterations": 200}},
+        {"deeper": {"from": 200, "depth": 8}},
         {"iterations": 0},
         {"iterations": 2_000_000},
         {"exploration": -1},
