@@ -405,8 +405,8 @@ def _plain(value: Any) -> Any:
 
 
 def with_defaults(data: dict, model: type[BaseModel], prefix: KeyPath = ()) -> tuple[dict, set[KeyPath]]:
-    """(``data`` with every key the model fills with a non-null default added, the paths added). Notes
-    (``assumed``, ``why``) are not added; list items are left as written."""
+    """(``data`` with every key the model fills with a default added, null ones too, the paths added).
+    Notes (``assumed``, ``why``) are not added; list items are left as written."""
     added: set[KeyPath] = set()
     target = annotation_at(model, prefix)
     out = dict(data)
@@ -419,10 +419,7 @@ def with_defaults(data: dict, model: type[BaseModel], prefix: KeyPath = ()) -> t
             key = info.alias or name
             if key in out or name in out or name in NOTE_KEYS or info.is_required():
                 continue
-            default = info.get_default(call_default_factory=True)
-            if default is None:
-                continue
-            out[key] = _plain(default)
+            out[key] = _plain(info.get_default(call_default_factory=True))
             added.add((*prefix, key))
     return out, added
 

@@ -134,6 +134,19 @@ def test_a_mapping_replaced_by_a_value_is_one_difference():
     assert all(d.old is not NOT_SET or d.new is not NOT_SET for d in view.differences)
 
 
+def test_a_key_whose_default_is_null_is_listed_too():
+    # configs/agueda/v1.yaml sets agents.mcts without `deeper` (MCTSParams.deeper defaults to null): it is a
+    # key a designer can set, so show lists it as a default, and the text says null
+    view = api.show("agueda/v1")
+    entry = next(e for e in view.entries if e.key == "agents.mcts.deeper")
+    assert entry.value is None and entry.default
+    result = runner.invoke(app, ["show", "agueda/v1"])
+    assert result.exit_code == 0 and "    deeper: null (default)" in result.stdout
+    # Urban Sketchers sets it: its own value, not a default
+    view = api.show("urban_sketchers/base")
+    assert [e.default for e in view.entries if e.key == "agents.mcts.deeper.depth"] == [False]
+
+
 @pytest.mark.parametrize("config", ["citywright/v1.1", "citywright/v1.0", "agueda/v1", "urgency/standard", "urban_sketchers/base"])  # fmt: skip
 def test_yaml_output_is_a_variant_that_loads_as_the_same_config(config, tmp_path):
     result = runner.invoke(app, ["show", config, "--format", "yaml"])
