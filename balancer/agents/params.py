@@ -7,7 +7,8 @@ TAG's ``MCTSParams``); :meth:`MCTSParams.to_array` is the flat float64 row the c
 
 Agent names: ``mcts`` is the game's ``mcts`` with the YAML's parameters; ``mcts@N`` the same with a
 budget of N iterations per decision (N a whole number, 1 to :data:`MAX_ITERATIONS`, digits only:
-``mcts@1000``, not ``mcts@1e3`` nor ``mcts@1_000``). Any other name is not an MCTS name.
+``mcts@1000``, not ``mcts@1e3`` nor ``mcts@1_000``), rolling out :attr:`MCTSParams.deeper`'s depth
+once N reaches its budget. Any other name is not an MCTS name.
 """
 
 from __future__ import annotations
