@@ -692,15 +692,16 @@ def _wrap(text: str, indent: str, width: int, label: str = "") -> list[str]:
         if _is_row(piece):
             out += _row_lines(piece[margin:], lead, under + "    ", width)
             continue
-        out += textwrap.wrap(
-            piece,
-            width=width,
-            initial_indent=lead,
-            subsequent_indent=under,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
+        out += _words(piece, width, lead, under)
     return out
+
+
+def _words(text: str, width: int, first: str, rest: str) -> list[str]:
+    """``text`` wrapped at ``width`` between its words only (never inside a word or at a hyphen), the
+    first line at ``first``, the others at ``rest``."""
+    return textwrap.wrap(
+        text, width=width, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
+    )
 
 
 def _row_lines(row: str, lead: str, more: str, width: int) -> list[str]:
@@ -722,29 +723,16 @@ def _row_lines(row: str, lead: str, more: str, width: int) -> list[str]:
     pieces.append((at, piece))
     out: list[str] = []
     for first, text in pieces:
-        out += textwrap.wrap(
-            text,
-            width=width,
-            initial_indent=first,
-            subsequent_indent=more,
-            break_long_words=False,
-            break_on_hyphens=False,
-        )
+        out += _words(text, width, first, more)
     return [line.rstrip() for line in out]
 
 
 def _key_line(indent: str, key: str, value: str, section: str, width: int) -> list[str]:
     """``key: value`` with ``[section]`` beside it (wrapped past ``width``)."""
     text = f"{key}: {value}" if value else f"{key}:"
-    lines = textwrap.wrap(
-        text + (f"  [{section}]" if section else ""),
-        width=width,
-        initial_indent=indent,
-        subsequent_indent=indent + " " * min(len(key) + 2, 24),  # a long value goes on under itself
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    return lines
+    section_note = f"  [{section}]" if section else ""
+    under = indent + " " * min(len(key) + 2, 24)  # a long value goes on under itself
+    return _words(text + section_note, width, indent, under)
 
 
 def render_text(view: VariantView, width: int = WIDTH) -> str:
@@ -882,7 +870,8 @@ def _yaml_lines(
                 line = f"{indent}  - {flow(item)}"
                 note = comments.get((*path, index), "")
                 if note and ("\n" in note or len(line) + 3 + len(note) > width):
-                    out.extend([""] if index == 0 else [])  # not the list's comment when read back
+                    if index == 0:  # a blank line: read back, not the list's comment
+                        out.append("")
                     out.extend(_yaml_comment(note, indent + "  ", width))
                     note = ""
                 out.append(f"{line}  # {note}" if note else line)
