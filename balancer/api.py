@@ -43,6 +43,7 @@ from balancer.core.config import GameConfig
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
 from balancer.files import is_study
+from balancer.version import __version__ as __version__  # re-exported: balancer --version
 
 if TYPE_CHECKING:
     import polars as pl
@@ -492,11 +493,14 @@ def run(
     return RunResult(out_dir)
 
 
-def default_compare_dir(config_a: Path | str, config_b: Path | str, players: int) -> Path:
-    """``results/compare-<game>-<a>-vs-<b>-<players>p``: where :func:`compare_variants` writes by default."""
+def default_compare_dir(
+    config_a: Path | str, config_b: Path | str, players: int, agents: str | Sequence[str] = "greedy"
+) -> Path:
+    """``results/compare-<game>-<a>-vs-<b>-<players>p[-<agents>]``: where :func:`compare_variants`
+    writes by default (the agents end the name unless greedy in every seat)."""
     from balancer.compare import default_compare_names
 
-    return Path("results") / default_compare_names(config_a, config_b, players)
+    return Path("results") / default_compare_names(config_a, config_b, players, agents)
 
 
 def compare_variants(
@@ -531,7 +535,7 @@ def compare_variants(
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
     n = default_players(players, agents, cfg_a)
-    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n)
+    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n, agents)
     seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
     result = play_comparison(
         Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,
@@ -698,12 +702,19 @@ def solo_result(result: RunResult, game: str) -> dict[str, Any] | None:
     return _solo_result(result.summary, get_spec(game).metrics)
 
 
-def default_compare_name(config_a: Path | str, config_b: Path | str, players: int) -> str:
-    """``compare-<game>-<a>-vs-<b>-<players>p``: the default name of a comparison's folder (in
-    ``results/``) and page (in ``reports/``)."""
+def default_compare_name(
+    config_a: Path | str,
+    config_b: Path | str,
+    players: int,
+    agents: str | Sequence[str] = "greedy",
+    others: Sequence[Path | str] = (),
+) -> str:
+    """``compare-<game>-<a>-vs-<b>-<players>p[-<agents>]``: the default name of a comparison's folder
+    (in ``results/``) and page (in ``reports/``); ``others``: more variants against A
+    (:func:`balancer.compare.default_compare_names`)."""
     from balancer.compare import default_compare_names
 
-    return default_compare_names(config_a, config_b, players)
+    return default_compare_names(config_a, config_b, players, agents, others)
 
 
 def comparison_completion_lines(result: CompareResult) -> list[str]:
@@ -1260,17 +1271,21 @@ def check_history_target(path: Path | str, study: str, game: str) -> None:
 def baseline_history_rows(
     baseline: dict[str, Any], study_file: Path | str, settings: Any, values: dict[Any, Any] | None
 ) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
-    """The history rows (and per-game values) of a saved baseline (:func:`balancer.history.record.baseline_rows`)."""
+    """The history rows (and per-game values) of a saved baseline (:func:`balancer.history.record.baseline_rows`);
+    ``study_file`` may be a shipped name (``citywright/ci``), read as the file it names."""
+    from balancer.data import locate_config
     from balancer.history.record import baseline_rows
 
-    return baseline_rows(baseline, study_file, settings, values)
+    return baseline_rows(baseline, locate_config(study_file), settings, values)
 
 
 def check_history_rows(result: Any, study_file: Path | str) -> tuple[list[dict[str, Any]], dict[Any, Any]]:
-    """The history rows (and per-game values) of a check's result (:func:`balancer.history.record.check_rows`)."""
+    """The history rows (and per-game values) of a check's result (:func:`balancer.history.record.check_rows`);
+    ``study_file`` may be a shipped name (``citywright/ci``), read as the file it names."""
+    from balancer.data import locate_config
     from balancer.history.record import check_rows
 
-    return check_rows(result, study_file)
+    return check_rows(result, locate_config(study_file))
 
 
 def append_history_event(
