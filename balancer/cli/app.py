@@ -34,6 +34,23 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    """``--version``: print ``balancer VERSION`` (the version run.json and baselines record) and exit 0."""
+    if value:
+        typer.echo(f"balancer {api.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print balancer's version and exit."),
+    ] = False,
+) -> None:
+    """If I change this rule, who wins more often? Play many games between AI players and report win rates."""
+
+
 # --------------------------------------------------------------------------------------------------
 # the options several commands share, declared once (a command writes ``jobs: Jobs = -1``)
 

@@ -14,6 +14,7 @@ import pytest
 from balancer.core.tables import seat_agents
 from balancer.sim import parallel, runner
 from balancer.sim.runner import ResultsExistError, RunRequestError, check_run, parse_agents, run_games, run_to_dir
+from balancer.version import __version__
 
 
 @pytest.fixture
@@ -148,6 +149,7 @@ def test_run_to_dir_writes_results_and_run_json(cfg, config_file, tmp_path, no_s
     assert info["agents"] == ["random", "strong"] and info["game"] == "fake" and info["variant"] == "v-test"
     assert info["command"] == "balancer run x" and len(info["config_sha256"]) == 64
     assert {"balancer", "python", "numpy", "polars", "pyarrow", "joblib"} <= set(info["versions"])
+    assert info["versions"]["balancer"] == __version__  # every run.json says which balancer played it
     assert info["games_per_second"] > 0 and info["seat_design"].startswith("mixed")
     assert pq.read_table(out / "results.parquet").num_rows == 60
     assert len(no_summary) == 1
