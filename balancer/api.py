@@ -778,6 +778,17 @@ def check_output_file(path: Path | str) -> None:
     check_report_target(path)
 
 
+def check_output_target(
+    path: Path | str, inputs: Sequence[Path | str] = (), force: bool = False, where: tuple[str, str] = ("path", "--out")
+) -> None:
+    """Whether the single file ``path`` may be written (:func:`balancer.outdir.check_output_target`):
+    UnsafeOutputError when it is one of ``inputs``, a link, a directory, a FIFO or a device;
+    ResultsExistError when it is a file balancer did not write and not ``force``. Creates nothing."""
+    from balancer.outdir import check_output_target as _check
+
+    _check(path, inputs, force, where)
+
+
 def check_output_directory(path: Path | str) -> None:
     """OutDirError unless ``path`` is or can be created as a writable directory
     (:func:`balancer.sim.runner.check_out_dir`, with the results in it left to the command)."""
@@ -1261,11 +1272,27 @@ def write_check_markdown(result: Any, path: Path | str) -> Path:
     return write_markdown(result, path)
 
 
-def check_history_target(path: Path | str, study: str, game: str) -> None:
-    """HistoryError naming the file unless ``path`` can take an event of ``study`` (of ``game``)."""
+def check_history_target(path: Path | str, study: str, game: str, study_file: Path | str | None = None) -> None:
+    """HistoryError naming the file unless ``path`` can take an event of ``study`` (of ``game``, from
+    ``study_file`` when given: :func:`balancer.history.record.study_identity`). Changes nothing."""
+    from balancer.data import locate_config
+    from balancer.history.record import study_identity
     from balancer.history.store import check_history_target as _check_history_target
 
-    _check_history_target(path, study, game)
+    sid = study_identity(locate_config(study_file)) if study_file is not None else None
+    _check_history_target(path, study, game, sid)
+
+
+def reserve_history(path: Path | str, study: str, game: str, study_file: Path | str) -> Any:
+    """Take the history at ``path`` for appending before a study is played: its writer's lock and the
+    checks of :func:`check_history_target` (:func:`balancer.history.store.reserve`); the returned
+    reservation's ``append(rows, values)`` writes an event, ``close()`` releases the lock. Raises
+    HistoryError naming the file."""
+    from balancer.data import locate_config
+    from balancer.history.record import study_identity
+    from balancer.history.store import reserve
+
+    return reserve(path, study, game, study_identity(locate_config(study_file)))
 
 
 def baseline_history_rows(

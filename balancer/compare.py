@@ -40,7 +40,7 @@ from balancer.sim.runner import (
 )
 from balancer.stats.paired import paired_differences
 
-__all__ = ["play_comparison", "run_dir_name", "default_compare_names", "COMPARISON_FILE"]
+__all__ = ["play_comparison", "run_dir_name", "default_compare_names", "agents_label", "COMPARISON_FILE"]
 
 
 def run_dir_name(side: str, variant: str) -> str:
@@ -48,14 +48,43 @@ def run_dir_name(side: str, variant: str) -> str:
     return f"{side}-{safe_name(variant)}"
 
 
-def default_compare_names(config_a: Path | str, config_b: Path | str, players: int) -> str:
+def agents_label(agents: str | Sequence[str], limit: int = 40) -> str:
+    """An agents request's part of a default name: ``""`` for the default (greedy in every seat),
+    else the seats' agents joined by '-' and made safe (``"mcts,greedy" -> "mcts-greedy"``,
+    ``"mcts@200" -> "mcts_200"``; one name when every seat has the same agent), or 8 hex digits of
+    their SHA-256 when longer than ``limit`` characters."""
+    import hashlib
+
+    names = [a.strip() for a in (agents.split(",") if isinstance(agents, str) else agents) if str(a).strip()]
+    if len(set(names)) == 1:
+        names = names[:1]
+    if not names or names == ["greedy"]:
+        return ""
+    label = "-".join(safe_name(n) for n in names)
+    return label if len(label) <= limit else hashlib.sha256(",".join(names).encode()).hexdigest()[:8]
+
+
+def default_compare_names(
+    config_a: Path | str,
+    config_b: Path | str,
+    players: int,
+    agents: str | Sequence[str] = "greedy",
+    others: Sequence[Path | str] = (),
+) -> str:
     """``compare-<game>-<a>-vs-<b>-<p>p`` (for ``results/`` and ``reports/``) from the game and the
     variants' own names (``compare-citywright-v1.0-vs-v1.1-4p``); a variant that is not a shipped
     file also carries a short hash of its resolved path (:func:`balancer.naming.input_label`), so
-    distinct inputs get distinct names. Raises ConfigError for a missing or invalid config."""
+    distinct inputs get distinct names. ``others``: more variants compared against A
+    (``compare-citywright-v1.0-vs-v1.1-v1.1-tuned-4p``). Agents other than the default (greedy in
+    every seat) end the name (:func:`agents_label`: ``...-4p-mcts-greedy``), so a comparison with
+    other agents never lands in the folder of an earlier one. Raises ConfigError for a missing or
+    invalid config."""
     cfg_a, cfg_b = load_config(config_a), load_config(config_b)
     a, b = input_label(config_a, cfg_a.variant), input_label(config_b, cfg_b.variant)
-    return f"compare-{safe_name(cfg_a.game)}-{a}-vs-{b}-{players}p"
+    for other in others:
+        b += "-" + input_label(other, load_config(other).variant)
+    label = agents_label(agents)
+    return f"compare-{safe_name(cfg_a.game)}-{a}-vs-{b}-{players}p" + (f"-{label}" if label else "")
 
 
 def _matching_run(

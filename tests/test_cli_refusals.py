@@ -366,3 +366,14 @@ def test_compare_default_outputs_of_two_variant_files_of_one_name_never_collide(
     forced = invoke("compare", "citywright/v1.1", other, "-p", "2", "-n", "2", "-q", "-o", first.parent, "--force")
     assert forced.exit_code == 0, forced.output
     assert json.loads(first.read_text())["config_b"] == other
+
+
+def test_compare_again_with_other_agents_gets_its_own_default_folder(tmp_path, monkeypatch):
+    """Issue 50 item 7: the same two variants compared again with other agents went to the first
+    comparison's default folder and were refused there (exit 2); the agents now end the name."""
+    monkeypatch.chdir(tmp_path)
+    for agents in ("greedy", "random,greedy"):
+        result = invoke("compare", "citywright/v1.0", "citywright/v1.1", "-p", "2", "-a", agents, "-n", "2", "-q")
+        assert result.exit_code == 0, result.output
+    results = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert results == ["compare-citywright-v1.0-vs-v1.1-2p", "compare-citywright-v1.0-vs-v1.1-2p-random-greedy"]

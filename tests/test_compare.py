@@ -114,6 +114,24 @@ def test_default_names_come_from_the_game_and_the_variants_own_names():
     assert default_compare_names(V11.parent / "v1.0.yaml", V11, 2) == "compare-citywright-v1.0-vs-v1.1-2p"
 
 
+def test_default_names_carry_agents_other_than_the_default():
+    """Issue 50 item 7: a repeated compare with other agents collided on the default folder. The
+    agents end the name unless greedy sits in every seat (the old names stay); one name when every
+    seat has the same agent; an over-long list becomes 8 hex digits of its SHA-256."""
+    import hashlib
+
+    base = "compare-citywright-v1.0-vs-v1.1-2p"
+    name = lambda agents: default_compare_names("citywright/v1.0", "citywright/v1.1", 2, agents)  # noqa: E731
+    assert name("greedy") == name("greedy,greedy") == name(["greedy"]) == base
+    assert name("mcts,greedy") == base + "-mcts-greedy"
+    assert name("greedy,mcts") == base + "-greedy-mcts"  # seats differ: another request
+    assert name("mcts@200") == name("mcts@200,mcts@200") == base + "-mcts_200"
+    many = ",".join(["random"] * 3 + ["greedy"] * 3 + ["mcts@200"] * 3)
+    assert name(many) == base + "-" + hashlib.sha256(many.encode()).hexdigest()[:8]
+    others = default_compare_names("citywright/v1.0", "citywright/v1.1", 4, others=["citywright/v1.1-tuned"])
+    assert others == "compare-citywright-v1.0-vs-v1.1-v1.1-tuned-4p"
+
+
 def test_default_names_of_two_files_of_one_name_in_different_folders_differ(tmp_path):
     """Two ``variant.yaml`` (what ``balancer init`` writes) named after their file: each carries 8 hex
     digits of the SHA-256 of its resolved path, so the two comparisons never share an output."""

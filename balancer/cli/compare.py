@@ -67,12 +67,14 @@ def compare(
     cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
     _load(config_b)
     players = _players(players, agents, cfg_a, 4)
-    name = api.default_compare_name(config_a, config_b, players)
+    name = api.default_compare_name(config_a, config_b, players, agents)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
     if out is not None and out.suffix.lower() in (".html", ".htm"):
         _fail(f"--out {out}: --out is the directory for both variants' results; give the HTML page with --report {out}")
-    _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file")
+    _check_out_file(
+        "--report" if report_html is not None else "report file", html, "an HTML file", (config_a, config_b), force
+    )
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
     with library_errors(interrupted=None):  # the page of another comparison: refused before playing
         api.check_page(html, out_dir, force, ("path", "--report"))
