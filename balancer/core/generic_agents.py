@@ -27,6 +27,7 @@ from pydantic import BaseModel
 
 from .config import GameConfig, Strict
 from .game import Outcome
+from .plugins import PluginImportError, is_outside, load_plugin, probe
 
 ENTRY_POINTS = "balancer.agents"
 """The entry point group of the generic agents: ``name = "package.module:OBJECT"``, OBJECT a
@@ -125,17 +126,23 @@ def generic_agents() -> tuple[GenericAgent[Any], ...]:
     """Every registered generic agent, by name (the installed packages' :data:`ENTRY_POINTS`; loaded
     once per process). An entry point that fails to import or names no :class:`GenericAgent` of its
     name, and a name registered twice (balancer's own kept), are left out and said in
-    :data:`AGENT_PROBLEMS`."""
+    :data:`AGENT_PROBLEMS`. Another package's agent is tried in a child process first, all of them at
+    once, then imported with its output discarded (:mod:`.plugins`): its ``SystemExit``,
+    ``KeyboardInterrupt``, ``os._exit`` or slow import is its problem, not the command's end."""
     found: dict[str, GenericAgent[Any]] = {}
     origins: dict[str, str] = {}
     points = sorted(entry_points(group=ENTRY_POINTS), key=lambda p: (p.name, _dist_name(p) != "balancer"))
+    probe(p.value for p in points if is_outside(p.value))  # every other package's agent at once, in children
     for point in points:
         where = _origin(point)
         if point.name in found:
             AGENT_PROBLEMS[point.name] = f"registered twice: {origins[point.name]} is used, {where} is ignored"
             continue
-        try:
-            agent = point.load()
+        try:  # another package's agent cannot end or hang the command, nor print into it (core/plugins.py)
+            agent = load_plugin(point.value, point.load)
+        except PluginImportError as exc:  # SystemExit, KeyboardInterrupt, os._exit, a slow import: said, not obeyed
+            AGENT_PROBLEMS[point.name] = f"{where} failed to import: {exc}"
+            continue
         except Exception as exc:  # another package's import error, whatever it is: name its entry point
             AGENT_PROBLEMS[point.name] = f"{where} failed to import: {type(exc).__name__}: {exc}"
             continue

@@ -37,6 +37,7 @@ from .game import Outcome
 from .generic_agents import GenericAgent, config_model_with, generic_agents, params_of
 from .kernel import Engine
 from .metrics import MetricSpecs
+from .plugins import PluginImportError, load_plugin
 
 ENTRY_POINT_GROUP = "balancer.games"
 """The entry point group a game registers in: ``name = "package.module"`` (see the module docstring)."""
@@ -306,7 +307,10 @@ def unknown_game(name: str) -> str:
 def get_spec(name: str) -> GameSpec:
     """The spec of the game registered as ``name``; raises KeyError naming the known games, and
     :class:`GameImportError` (an ImportError) naming the entry point and its distribution when the
-    game's package cannot be imported or its ``SPEC`` is not this game's GameSpec."""
+    game's package cannot be imported or its ``SPEC`` is not this game's GameSpec. Only this game's
+    package is imported; another package's is first tried in a child process and then imported with
+    its output discarded (:func:`~.plugins.load_plugin`): its ``SystemExit``, ``KeyboardInterrupt``,
+    ``os._exit`` or a slow import is this error, not the end of the command."""
     try:
         path = GAMES[name]
     except KeyError:
@@ -314,8 +318,11 @@ def get_spec(name: str) -> GameSpec:
     where = GAME_ORIGINS.get(name, f"package {path}")
     if not _MODULE_PATH.fullmatch(path):
         raise GameImportError(f"game {name!r}: {GAME_PROBLEMS.get(name, f'{path!r} is not a module path')}")
-    try:
+    try:  # another package's game is imported so that it cannot end or hang the command (core/plugins.py)
+        load_plugin(path, functools.partial(importlib.import_module, path))
         spec = spec_at(path)
+    except PluginImportError as exc:  # SystemExit, KeyboardInterrupt, os._exit, a slow import: said, not obeyed
+        raise GameImportError(f"game {name!r} ({where}) failed to import: {exc}") from exc
     except Exception as exc:  # a game's own import error, whatever it is: name the entry point
         raise GameImportError(f"game {name!r} ({where}) failed to import: {type(exc).__name__}: {exc}") from exc
     if not isinstance(spec, GameSpec):

@@ -202,6 +202,7 @@ def test_a_broken_or_duplicate_registration_is_left_out_and_said_not_raised(monk
     ]
     monkeypatch.setattr(ga, "entry_points", lambda group: points)
     monkeypatch.setattr(ga, "AGENT_PROBLEMS", {})
+    monkeypatch.setenv("BALANCER_PLUGINS_PROBED", '["pkg:AGENT"]')  # stand-ins: no child process imports them
     ga.generic_agents.cache_clear()
     try:
         agents = ga.generic_agents()
