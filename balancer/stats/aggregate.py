@@ -32,6 +32,7 @@ from scipy import special
 
 from balancer.core.metrics import MetricSpecs
 from balancer.core.registry import metric_specs_of
+from balancer.stats import bootstrap
 from balancer.stats.completion import completion
 from balancer.stats.frames import (
     _DECIMAL,
@@ -265,6 +266,18 @@ def _metric_game_sums(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> dict
     return sum_over_games(lf, aggs, exprs)
 
 
+def _metric_per_game(lf: pl.LazyFrame, metrics: dict[str, pl.DataType]) -> dict[str, np.ndarray]:
+    """Per metric, the per-game sums s_g (``<m>__gs``, float) and counts k_g (``<m>__gk``) of its finite
+    player rows, in the order of ``game_index`` (so a bootstrap's resamples do not depend on row order);
+    one row per game, so it is called only up to :data:`balancer.stats.bootstrap.MAX_GAMES` games."""
+    aggs = []
+    for m, dtype in metrics.items():
+        x, _ = _exact(m, dtype)
+        aggs += [x.sum().cast(pl.Float64).alias(f"{m}__gs"), x.count().cast(pl.Int64).alias(f"{m}__gk")]
+    df = lf.group_by("game_index").agg(aggs).sort("game_index").collect(engine=_ENGINE)
+    return {c: df[c].to_numpy() for c in df.columns if c != "game_index"}
+
+
 def _clustered_mean_row(rec: dict, name: str, confidence: float) -> dict[str, Any]:
     """Mean per player of a metric with a t interval that treats *games* as the independent units.
 
@@ -434,9 +447,11 @@ def summary_of(
           appearances (``seats``), its interval with *games* as the independent units (``games``
           counts games; see :func:`agent_win_rate_row`);
         * ``metrics``: ``{"<name>_per_player": {mean, ci_low, ci_high, n, games}}`` for each
-          ``metric_<name>`` — the mean per player (n finite player rows) with a t interval in
-          which games, not players, are the independent units (see :func:`_clustered_mean_row`;
-          without a ``game_index`` column, rows are treated as independent and ``games`` is absent);
+          ``metric_<name>`` — the mean per player (n finite player rows) with an interval in
+          which games, not players, are the independent units: from 20 to 1,000 games the
+          studentized bootstrap over games (:mod:`balancer.stats.bootstrap`: holds for skewed
+          metrics), otherwise the t interval (see :func:`_clustered_mean_row`; without a
+          ``game_index`` column, rows are treated as independent and ``games`` is absent);
         * ``seat_uniformity_p``: chi-square p-value of the seat win shares against uniform 1/n,
           shared wins split fractionally (see :func:`seat_uniformity_p`); ``None`` if undefined;
         * ``tied_games_share`` (games whose win is shared by 2+ players / games),
@@ -507,10 +522,17 @@ def summary_of(
     # the per-game sums of the metrics (their clustered intervals) and of each agent's score, in one go
     game_sums = _agent_score_sums(lf, agents, schema["score"], metrics if clustered else None) if by_game else None
     metric_rec = game_sums if clustered else None
+    # up to bootstrap.MAX_GAMES games, a metric's interval is the bootstrap-t over its per-game sums
+    per_game = _metric_per_game(lf, metrics) if clustered and games <= bootstrap.MAX_GAMES else None
     for m in metrics:
         name = f"{m[len(METRIC_PREFIX) :]}_per_player"
         if metric_rec is not None:
             row = _clustered_mean_row(metric_rec, m, confidence)
+            if per_game is not None and row["games"] >= bootstrap.MIN_GAMES:
+                low, high = bootstrap.studentized_ratio_interval(
+                    per_game[f"{m}__gs"], per_game[f"{m}__gk"], confidence, seed=m
+                )
+                row = {**row, "ci_low": low, "ci_high": high}
             metric_summary[name] = MetricMean(row["mean"], row["ci_low"], row["ci_high"], row["n"], row["games"])
         else:
             row = _mean_row(game_rec, m, confidence)
