@@ -43,6 +43,7 @@ from balancer.core.config import GameConfig
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
 from balancer.files import is_study
+from balancer.numtext import number_text as number_text  # re-exported: the CLI's numbers
 from balancer.version import __version__ as __version__  # re-exported: balancer --version
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from balancer.numtext import number_text
 from balancer.outdir import normalised, write_atomic
 
 from .run import CheckResult, Item
@@ -20,8 +21,8 @@ def _fmt(item: Item, value: float, signed: bool = False) -> str:
     if not math.isfinite(value):
         return "n/a"
     if item.kind == "win_rate":
-        return f"{100 * value:+.1f} pp" if signed else f"{100 * value:.1f}%"
-    return f"{value:+.3g}" if signed else f"{value:.3g}"
+        return number_text(100 * value, "+.1f") + " pp" if signed else number_text(100 * value, ".1f") + "%"
+    return number_text(value, "+.3g" if signed else ".3g")
 
 
 def _reference(item: Item) -> str:

@@ -207,8 +207,9 @@ def tune(
                 typer.echo(
                     f"confirmation {run} ({conf.games[run]:,} games): seat win rates "
                     + "  ".join(
-                        f"{k.split(':')[1]}: {100 * est[k]['mean']:.1f}% "
-                        f"[{100 * est[k]['ci_low']:.1f}, {100 * est[k]['ci_high']:.1f}]"
+                        f"{k.split(':')[1]}: {api.number_text(100 * est[k]['mean'], '.1f')}% "
+                        f"[{api.number_text(100 * est[k]['ci_low'], '.1f')}, "
+                        f"{api.number_text(100 * est[k]['ci_high'], '.1f')}]"
                         for k in seats
                     )
                 )

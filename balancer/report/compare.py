@@ -16,6 +16,7 @@ from markupsafe import Markup
 from balancer.core.metrics import MetricSpecs, humanize
 from balancer.core.registry import metric_specs_of
 from balancer.limits import read_json_bounded
+from balancer.numtext import number_text
 from balancer.outdir import normalised, write_atomic
 from balancer.report.figures import difference_chart, is_missing
 from balancer.report.pages import fmt_scaled
@@ -48,7 +49,7 @@ def fmt_diff(value: float | None, scale: float = 1.0, digits: int = 2) -> str:
     v = scale * value
     if v == 0:
         return "0"
-    return f"{v:+,.{digits}f}".replace("-", "−")
+    return number_text(v, f"+,.{digits}f").replace("-", "−")
 
 
 def p_cell(p: float | None) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 from markupsafe import Markup
 
+from balancer.numtext import number_text
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.figures import write_figure_files
@@ -30,14 +31,14 @@ def fmt_value(value: float | None, kind: str) -> str:
     """A number's value as text: win rates in percent with one decimal, metrics with three digits."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    return f"{100 * value:.1f}%" if kind == "win_rate" else f"{value:.3g}"
+    return number_text(100 * value, ".1f") + "%" if kind == "win_rate" else number_text(value, ".3g")
 
 
 def fmt_move(value: float | None, kind: str) -> str:
     """A signed change: ``+2.1 pp`` for win rates, ``+0.31`` for metrics."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    return f"{100 * value:+.1f} pp" if kind == "win_rate" else f"{value:+.3g}"
+    return number_text(100 * value, "+.1f") + " pp" if kind == "win_rate" else number_text(value, "+.3g")
 
 
 PAGE_STARTS = (b"<!doctype html", b"<html")

@@ -10,6 +10,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from balancer.numtext import number_text
 from balancer.version import __version__
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
@@ -37,4 +38,4 @@ def fmt_scaled(value: float | None, scale: float = 1.0, digits: int = 1) -> str:
     None, NaN or an infinity -> ``"–"``."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    return f"{value * scale:,.{digits}f}"
+    return number_text(value * scale, f",.{digits}f")

@@ -22,6 +22,7 @@ from markupsafe import Markup
 
 from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
+from balancer.numtext import number_text
 from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
 from balancer.sim.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
@@ -42,14 +43,14 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
     """Fraction -> percent text without the sign: ``0.2634 -> "26.3"``; ``None`` -> ``"–"``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
-    return f"{100.0 * value:.{digits}f}"
+    return number_text(100.0 * value, f".{digits}f")
 
 
 def fmt_num(value: float | None, digits: int = 2) -> str:
     """Number with fixed decimals; ``None``/NaN -> ``"–"``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
-    return f"{value:,.{digits}f}"
+    return number_text(value, f",.{digits}f")
 
 
 def fmt_count(value: int | float | None) -> str:

@@ -41,6 +41,7 @@ import numpy as np
 
 from balancer.config import load_config
 from balancer.naming import claim_folder, input_source
+from balancer.numtext import number_text
 from balancer.outcomes import Candidate, Cell, Confirmation, Evaluation, TuneResult
 from balancer.outdir import refuse_links_below
 from balancer.paths import changes_text, point_label, validate_point, variant_yaml
@@ -499,7 +500,7 @@ def confirm_games(confirm: Any, estimates: dict[str, dict[str, float]], players:
 
 
 def _num(x: float) -> str:
-    return "nan" if not math.isfinite(x) else f"{x:.4f}"
+    return "nan" if not math.isfinite(x) else number_text(x, ".4f")
 
 
 def state_path(results_root: Path | str, plan: TunePlan) -> Path:

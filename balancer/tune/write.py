@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 from balancer.config import load_config
+from balancer.numtext import number_text
 from balancer.outdir import normalised, refuse_foreign
 from balancer.paths import changes_text, variant_yaml
 from balancer.sweep.targets import is_rate
@@ -21,8 +22,10 @@ def _est_text(name: str, e: dict) -> str:
     if not math.isfinite(e["mean"]):
         return f"{name} -"
     if is_rate(name):
-        return f"{100 * e['mean']:.1f}% [{100 * e['ci_low']:.1f}, {100 * e['ci_high']:.1f}]"
-    return f"{e['mean']:.3g} [{e['ci_low']:.3g}, {e['ci_high']:.3g}]"
+        mean, low, high = (number_text(100 * e[k], ".1f") for k in ("mean", "ci_low", "ci_high"))
+        return f"{mean}% [{low}, {high}]"
+    mean, low, high = (number_text(e[k], ".3g") for k in ("mean", "ci_low", "ci_high"))
+    return f"{mean} [{low}, {high}]"
 
 
 def provenance(result: TuneResult, command: str = "") -> list[str]:
