@@ -718,6 +718,17 @@ def default_compare_name(
     return default_compare_names(config_a, config_b, players, agents, others)
 
 
+def comparison_headline(comparison: dict[str, Any]) -> str:
+    """A comparison's fairness headline in one sentence (``comparison``: a ``comparison.json`` dict):
+    both seat spreads, their paired change with its interval, and "fairer", "less fair" or "cannot
+    tell" (:func:`balancer.report.compare.fairness_sentence`); ``""`` for one written without it."""
+    from balancer.report.compare import fairness_sentence
+
+    return fairness_sentence(
+        comparison.get("fairness"), str(comparison.get("variant_a", "A")), str(comparison.get("variant_b", "B"))
+    )
+
+
 def comparison_completion_lines(result: CompareResult) -> list[str]:
     """Each variant's games a safety stop ended rather than the rules, with replay commands; the first
     line of a variant names it (``WARNING: variant v1.1: ...``). No line when none did."""

@@ -38,7 +38,8 @@ from balancer.sim.runner import (
     parse_agents,
     run_to_dir,
 )
-from balancer.stats.paired import paired_differences
+from balancer.stats.fairness import seat_spread_headline
+from balancer.stats.paired import adjust_family, paired_differences
 
 __all__ = ["play_comparison", "run_dir_name", "default_compare_names", "agents_label", "COMPARISON_FILE"]
 
@@ -239,11 +240,12 @@ def play_comparison(
 
     import polars as pl
 
-    diffs = paired_differences(
-        pl.scan_parquet(sides["a"][2] / RESULTS_FILE, glob=False),
-        pl.scan_parquet(sides["b"][2] / RESULTS_FILE, glob=False),
-        confidence,
-    )
+    table_a = pl.scan_parquet(sides["a"][2] / RESULTS_FILE, glob=False)
+    table_b = pl.scan_parquet(sides["b"][2] / RESULTS_FILE, glob=False)
+    diffs = paired_differences(table_a, table_b, confidence)
+    diffs["fairness"] = seat_spread_headline(table_a, table_b, confidence)
+    mark_mechanical(diffs, changed_sections(cfg_a, cfg_b), table_a, table_b)
+    diffs["multiplicity"] = holm_page([diffs], confidence)
     result: dict[str, Any] = {
         "game": cfg_a.game,
         "config_a": str(config_a),
@@ -266,6 +268,71 @@ def play_comparison(
     }
     write_atomic(out_dir / COMPARISON_FILE, json.dumps(result, indent=2, allow_nan=False) + "\n")
     return result
+
+
+ROW_SECTIONS = ("seat_win_rate", "agent_win_rate", "score", "metrics")
+"""The sections of a comparison's rows (:func:`balancer.stats.paired.paired_differences`)."""
+
+
+def changed_sections(cfg_a: Any, cfg_b: Any) -> set[str]:
+    """The top-level keys of two variants' configs whose values differ (``{"seat_bonus"}`` from
+    v1.1 to v1.1-no-bonus); the variant's own name is no rule."""
+    a, b = cfg_a.model_dump(), cfg_b.model_dump()
+    return {k for k in set(a) | set(b) if k not in ("variant", "game") and a.get(k) != b.get(k)}
+
+
+def mark_mechanical(diffs: dict[str, Any], changed: set[str], table_a: Any, table_b: Any) -> None:
+    """Mark (``mechanical: True``, in place) the score components whose change follows from the rule
+    change itself rather than from how the game is played: a component named after a changed section
+    of the rules (the seat bonus's own points when ``seat_bonus`` changed), or one that is 0 in every
+    game of one variant and not of the other (a source of points the change turned on or off). Such
+    rows are shown apart and left out of the flagged count (:func:`holm_page`)."""
+    import polars as pl
+
+    def all_zero(table: Any, column: str) -> bool | None:
+        if column not in table.collect_schema().names():
+            return None
+        return bool(table.select((pl.col(column) == 0).all()).collect().item())
+
+    for row in diffs.get("score") or []:
+        name = str(row.get("name"))
+        if name == "total" or row.get("identical"):
+            continue
+        za, zb = all_zero(table_a, f"score_{name}"), all_zero(table_b, f"score_{name}")
+        if name in changed or (za is not None and zb is not None and za != zb):
+            row["mechanical"] = True
+
+
+def holm_page(comparisons: Sequence[dict[str, Any]], confidence: float) -> dict[str, Any]:
+    """One Holm family over every test of a page (in place): each comparison's fairness headline
+    (``fairness``, when there) and its rows, the mechanical ones (:func:`mark_mechanical`) and rows
+    identical in every game left out. A headline's ``verdict`` becomes "fairer" / "less fair" only
+    when its Holm-adjusted p is below ``1 - confidence``, else "cannot tell". Returns the family's
+    ``{method, family_size, alpha}``, also stored in each comparison's ``multiplicity``."""
+    family: list[dict[str, Any]] = []
+    for c in comparisons:
+        head = c.get("fairness")
+        if head:
+            head["significant"] = head.get("verdict") != "cannot tell"
+            head.pop("significant_alone", None)
+            family.append(head)
+        for key in ROW_SECTIONS:
+            for row in c.get(key) or []:
+                if "significant_alone" in row:  # paired_differences adjusted it alone: undo that
+                    row["significant"] = row.pop("significant_alone")
+                if row.get("mechanical"):
+                    row["significant"], row["p_adjusted"] = False, None
+                else:
+                    family.append(row)
+    multiplicity = adjust_family(family, confidence)
+    for c in comparisons:
+        head = c.get("fairness")
+        if head:
+            head["verdict"] = (
+                ("fairer" if head["difference"] < 0 else "less fair") if head["significant"] else "cannot tell"
+            )
+        c["multiplicity"] = multiplicity
+    return multiplicity
 
 
 def _overall(sides: dict[str, tuple[Any, Any, Path, str]], reuse: dict[str, bool], games: int) -> Overall:

@@ -246,3 +246,28 @@ def test_page_states_the_family_and_flags_on_adjusted_p():
     )  # fmt: skip
     assert "2 of 2 differences are flagged" in html and "family of 2 tested rows" in html
     assert "Holm" in html and "0.020" in html
+
+
+def test_fairness_headline_first_and_the_rule_s_own_points_apart(tmp_path):
+    """Issue 50: the page answers "is B fairer?" first, and the seat bonus's own points (0 in every
+    game without the bonus) are the rule change itself: marked mechanical, out of the Holm family,
+    never flagged. The headline's spreads are the seats' rates' max minus min (checked against the
+    seat rows); it is one test of the family with the other rows."""
+    no_bonus = V11.parent / "v1.1-no-bonus.yaml"
+    out = tmp_path / "cmp"
+    r = play_comparison(
+        V11, no_bonus, players=2, agents=["greedy"], games=60, seed=2, jobs=1, out_dir=out, progress=False
+    )
+    head = r["fairness"]
+    rates = {side: [row[key] for row in r["seat_win_rate"]] for side, key in (("a", "from"), ("b", "to"))}
+    assert head["spread_a"] == pytest.approx(max(rates["a"]) - min(rates["a"]))
+    assert head["spread_b"] == pytest.approx(max(rates["b"]) - min(rates["b"]))
+    assert head["ci_low"] <= head["difference"] <= head["ci_high"] and head["n"] == 60
+    assert head["verdict"] in ("fairer", "less fair", "cannot tell") and head["p_adjusted"] is not None
+    bonus = next(row for row in r["score"] if row["name"] == "seat_bonus")
+    assert bonus["mechanical"] and not bonus["significant"] and bonus["p_adjusted"] is None
+    tested = [row for row in all_rows(r) if row["p_adjusted"] is not None]
+    assert r["multiplicity"]["family_size"] == len(tested) + 1  # the headline is one of the family
+    html = render_comparison(out, tmp_path / "cmp.html").read_text(encoding="utf-8")
+    assert html.index('id="fairness"') < html.index('id="summary"') < html.index('id="differences"')
+    assert "Seat spread (best minus worst seat&#39;s win rate)" in html and ">rule<" in html

@@ -90,6 +90,9 @@ def compare(
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
         written = api.write_report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
+    headline = api.comparison_headline(compared.comparison)
+    if headline:
+        typer.echo(headline)
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
     for line in api.comparison_completion_lines(compared):
@@ -99,5 +102,5 @@ def compare(
         for row in result["agent_win_rate"] + result["seat_win_rate"]:
             if row["difference"] is None:
                 continue
-            mark = " *" if row["significant"] else ""
+            mark = " *" if row["significant"] else " (rule)" if row.get("mechanical") else ""
             typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){mark}")

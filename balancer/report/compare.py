@@ -146,6 +146,42 @@ def seat_rates_chart(
     return svg_string(fig)
 
 
+# --------------------------------------------------------------------------- fairness headline
+
+
+def fairness_sentence(head: Mapping[str, Any] | None, variant_a: str, variant_b: str) -> str:
+    """The comparison's answer to "is B fairer?" in one sentence, from its ``fairness`` headline
+    (:func:`balancer.stats.fairness.seat_spread_headline`, verdict after Holm: :func:`balancer.compare.holm_page`):
+
+    ``"Seat spread (best minus worst seat's win rate): v1.0 12.0 points (seat 1 31.0%, seat 4 19.0%),
+    v1.1 5.0 points; change -7.0 points (-9.1 to -4.9), adjusted p 0.001: v1.1 is fairer."``
+    ``""`` without a headline."""
+    if not head or is_missing(head.get("difference")):
+        return ""
+
+    def ends(side: str) -> str:
+        rates = head.get(f"rates_{side}") or {}
+        best, worst = str(head.get(f"best_{side}")), str(head.get(f"worst_{side}"))
+        if best not in rates or worst not in rates or best == worst:
+            return ""
+        return f" (seat {best} {fmt_value(rates[best], 100.0, 1)}%, seat {worst} {fmt_value(rates[worst], 100.0, 1)}%)"
+
+    verdict = head.get("verdict")
+    answer = (
+        f"{variant_b} is fairer"
+        if verdict == "fairer"
+        else f"{variant_b} is less fair"
+        if verdict == "less fair"
+        else "cannot tell which is fairer"
+    )
+    return (
+        f"Seat spread (best minus worst seat's win rate): {variant_a} {fmt_value(head['spread_a'], 100.0, 1)} points"
+        f"{ends('a')}, {variant_b} {fmt_value(head['spread_b'], 100.0, 1)} points{ends('b')}; change "
+        f"{fmt_diff(head['difference'], 100.0, 1)} points ({fmt_diff(head['ci_low'], 100.0, 1)} to "
+        f"{fmt_diff(head['ci_high'], 100.0, 1)}), adjusted p {p_cell(head.get('p_adjusted'))}: {answer}."
+    )
+
+
 # --------------------------------------------------------------------------- context
 
 
@@ -176,6 +212,7 @@ def _rows(
                 "p_adjusted": p_cell(r.get("p_adjusted")),
                 "test": r.get("test") or "",
                 "significant": bool(r.get("significant")),
+                "mechanical": bool(r.get("mechanical")),
                 "direction": ("up" if (r.get("difference") or 0) > 0 else "down") if r.get("significant") else "",
                 "n": r.get("n"),
             }
@@ -238,9 +275,12 @@ def build_context(
         "turns_changed": c.get("turns_changed_games"),
         "identical": bool(c.get("identical")),
         "n_significant": sum(1 for r in all_rows if r.get("significant")),
+        "mechanical": [humanize(r["name"]) for r in all_rows if r.get("mechanical")],
+        "fairness": c.get("fairness"),
+        "fairness_sentence": fairness_sentence(c.get("fairness"), str(variant_a), str(variant_b)),
         "family_size": (c.get("multiplicity") or {}).get("family_size", len(all_rows)),
         "alpha_text": f"{1 - confidence:g}",
-        "n_rows": len(all_rows),
+        "n_rows": sum(1 for r in all_rows if not r.get("mechanical")),
         "sections": sections,
         "tests": tests,
         "flag": FLAG,
