@@ -10,6 +10,11 @@ output directory is not trusted.
   file of anyone else there is refused rather than deleted (:func:`clear_own_files`).
 * An output path is normalised before anything is created (:func:`normalised`): ``out/a/../../out/X``
   creates ``out/X`` and no ``out/a``.
+* A single output file a command is asked to write (a page, ``--junit``, ``--markdown``, a baseline) is
+  checked before anything is played (:func:`check_output_target`): an input of the same command at that
+  path is refused, so is a directory, a FIFO, a device or a socket (never opened); an existing file that
+  carries no generator mark of balancer (:data:`GENERATOR_MARKS`, :func:`written_by_balancer`) is replaced
+  only with ``force``; an empty file, or one that balancer wrote, is replaced.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -178,3 +183,106 @@ class Spelled:
 class ResultsExistError(Spelled, FileExistsError):
     """The output directory already holds finished results (or results of another input) and
     ``force`` was not given. ``str()`` says ``force=True``; :meth:`cli_message` says ``--force``."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Single output files (issue 52): never an input of the same command, never a FIFO or a device, never
+# a file balancer did not write unless forced.
+
+GENERATOR_META = '<meta name="generator" content="balancer">'
+"""The mark in the head of every HTML page balancer writes."""
+
+GENERATOR_COMMENT = "<!-- generator: balancer -->"
+"""The mark in every JUnit XML and Markdown file balancer writes (a comment: not shown when rendered)."""
+
+GENERATOR_MARKS: tuple[bytes, ...] = (
+    b'<meta name="generator" content="balancer',
+    b'<meta name="balancer-results" ',  # a run's page written before the generator mark
+    b"<!-- generator: balancer",
+    b'"kind": "balancer-',  # a baseline (balancer-baseline)
+)
+"""What :func:`written_by_balancer` looks for in a file's first :data:`MARK_BYTES` bytes."""
+
+MARK_BYTES = 4096
+
+
+class ForeignOutputError(ResultsExistError):
+    """An existing file at an output path that balancer did not write, and ``force`` was not given.
+    ``str()`` says ``force=True``, :meth:`cli_message` ``--force``."""
+
+
+def written_by_balancer(path: Path | str) -> bool:
+    """Whether the regular file ``path`` carries a generator mark (:data:`GENERATOR_MARKS`) in its first
+    :data:`MARK_BYTES` bytes. Opened with O_NONBLOCK and O_NOFOLLOW, and only after ``lstat`` says it is
+    a regular file, so a FIFO, a device or a link is never opened (False)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, MARK_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return any(mark in head for mark in GENERATOR_MARKS)
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same resolved path, or the same inode."""
+    try:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def check_output_target(
+    path: Path | str,
+    inputs: Iterable[Path | str] = (),
+    force: bool = False,
+    where: tuple[str, str] = ("path", "--out"),
+) -> None:
+    """Refuse, before anything is written (or played), to write the single file ``path``:
+
+    * UnsafeOutputError when ``path`` is one of ``inputs`` (the study file, a baseline, a run's own
+      files: ``force`` does not change it), a symbolic link, a directory, a FIFO, a device or a socket
+      (``lstat`` only: nothing is opened);
+    * ForeignOutputError (a ResultsExistError) when ``path`` is a non-empty regular file that balancer
+      did not write (:func:`written_by_balancer`) and not ``force``; ``where``: the (library, command
+      line) names of the output, for the message.
+
+    A missing path, an empty file and a file balancer wrote pass. Creates nothing."""
+    path = Path(path)
+    for source in inputs:
+        if _same_path(path, Path(source)):
+            raise UnsafeOutputError(
+                f"{path}: is also an input of this command ({source}); writing it would destroy it: "
+                "choose another output file"
+            )
+    try:
+        st = os.lstat(path)
+    except OSError:  # missing, or under a file: the writer says which
+        return
+    if stat.S_ISLNK(st.st_mode):
+        refuse_foreign(path)  # its message: a symbolic link where this command writes its own file
+    if stat.S_ISDIR(st.st_mode):
+        raise UnsafeOutputError(f"{path}: is a directory; give the path of a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeOutputError(
+            f"{path}: not a regular file (a FIFO, a device or a socket); not opened: choose a file to write"
+        )
+    if force or st.st_size == 0 or written_by_balancer(path):
+        return
+    raise ForeignOutputError.spelled(
+        lambda o: (
+            f"{path}: exists and was not written by balancer (it has no generator mark); use {o.force} to replace it, "
+            f"or choose another {o.out}"
+        ),
+        where,
+    )

@@ -188,8 +188,10 @@ def test_report_refuses_a_link_where_it_reads_or_writes_its_own_file(tmp_path, m
     before = listing(tmp_path)
     result = runner.invoke(app, ["report", "run", "-o", "report.html"])
     assert result.exit_code == 2, result.output
+    flag = "--out " if planted == "report.html" else ""  # the page is checked as --out before the run is read
     assert result.output.strip() == (
-        f"error: {planted}: a symbolic link where this command writes its own file; remove it, or choose another output"
+        f"error: {flag}{planted}: a symbolic link where this command writes its own file; remove it, or choose "
+        "another output"
     )
     assert listing(tmp_path) == before
 

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from balancer.numtext import number_text
-from balancer.outdir import normalised, write_atomic
+from balancer.outdir import GENERATOR_COMMENT, normalised, write_atomic
 
 from .run import CheckResult, Item
 
@@ -162,7 +162,8 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
         else:
             ET.SubElement(case, "system-out").text = text
     ET.indent(suites)
-    return _write(Path(path), ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n")
+    head, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
+    return _write(Path(path), f"{head}\n{GENERATOR_COMMENT}\n{body}\n")  # the mark: a later check may replace it
 
 
 def _md_cell(text: str) -> str:
@@ -182,4 +183,5 @@ def write_markdown(result: CheckResult, path: Path | str) -> Path:
         r["verdict"] = ("❌ " if item.verdict == "fail" else "✅ ") + r["verdict"]
         lines.append("| " + " | ".join(_md_cell(r[c]) for c in COLUMNS) + " |")
     lines += [""] + [f"- {_md_cell(n)}" for n in result.notes]
+    lines += ["", GENERATOR_COMMENT]  # not shown when rendered; a later check may replace the file
     return _write(Path(path), "\n".join(lines).rstrip() + "\n")

@@ -145,10 +145,21 @@ def _resume_command(out_dir: Path) -> str:
     return " ".join(shlex.quote(a) for a in ["balancer", *args])
 
 
-def _check_out_file(flag: str, path: Path, kind: str = "a file") -> None:
-    """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: not a directory, not under
-    a file, not a symbolic link (:func:`balancer.api.refuse_foreign_output`), in a writable directory
+def _check_out_file(
+    flag: str, path: Path, kind: str = "a file", inputs: tuple[Path | None, ...] = (), force: bool = False
+) -> None:
+    """Exit 2 (naming ``flag``) unless ``path`` can be written as a file: none of the command's
+    ``inputs``, not a directory, FIFO or device, not a file balancer did not write unless ``force``
+    (:func:`balancer.api.check_output_target`), not under a file, not a symbolic link
+    (:func:`balancer.api.refuse_foreign_output`), in a writable directory
     (:func:`balancer.api.check_output_file`). Creates nothing."""
+    option = flag if flag.startswith("-") else "--out"
+    try:  # before any game is played: an input, a FIFO, a user's own file
+        api.check_output_target(path, [p for p in inputs if p is not None], force, ("path", option))
+    except library.ResultsExistError as exc:
+        _fail(f"{flag} {exc.cli_message()}")
+    except library.UnsafeOutputError as exc:
+        _fail(f"{flag} {exc}")
     try:  # a link planted as the file is refused before any game is played, not after
         api.refuse_foreign_output(path)
     except library.UnsafeOutputError as exc:

@@ -31,11 +31,12 @@ def history(
         help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix).",
     ),
     figures: Figures = None,
+    force: bool = typer.Option(False, "--force", help="Replace an existing file at --out that balancer did not write."),
 ) -> None:
     """Draw every tracked number across commits (estimate, interval, baseline, failed checks), the
     significant moves between consecutive points and the drift since the baseline, as one self-contained
     HTML page. Exit 0, or 2 for a missing, foreign or corrupt history file or a bad filter."""
-    _check_out_file("--out", out, "an HTML file")
+    _check_out_file("--out", out, "an HTML file", (history_file,), force)
     try:
         api.check_history_page(history_file, out)
     except library.ReportOutputError as exc:

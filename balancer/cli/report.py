@@ -44,6 +44,7 @@ def report(
             _fail(f"{results_dir}: missing {path.name}; is this a directory written by 'balancer run'?")
     target = out if out is not None else api.default_report_page(results_dir)
     where = "--out " if out is not None else "report file "
+    _check_out_file(where.strip(), target, "an HTML file", tuple(rundir.own_files()), force)
     try:
         written = api.write_report(api.RunResult(results_dir), target, force=force)
     except library.ResultsExistError as exc:  # the page of another results folder
@@ -71,13 +72,20 @@ def pairs(
     figures_dir: Path | None = typer.Option(
         None, "--figures", help="Also write the heatmaps as SVG, PNG and PDF files into DIR."
     ),
+    force: bool = typer.Option(False, "--force", help="Replace an existing file at --out that balancer did not write."),
 ) -> None:
     """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
     margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
     if not results_dir.is_dir():
         _fail(f"{results_dir}: no such results directory")
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
-    _check_out_file("--out" if out is not None else "report file", target, "an HTML file")
+    _check_out_file(
+        "--out" if out is not None else "report file",
+        target,
+        "an HTML file",
+        tuple(api.run_dir(results_dir).own_files()),
+        force,
+    )
     if figures_dir is not None:
         _check_out_directory("--figures", figures_dir)
     try:

@@ -64,7 +64,7 @@ def study(
     spec = checked[0]
     folder = api.study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
-    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
+    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", (study_file,), force)
     if figures is not None:
         _check_out_directory("--figures", figures)
     _check_out_directory("--results", results)

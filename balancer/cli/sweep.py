@@ -69,11 +69,11 @@ def sweep(
     that meet each target. Finished cells are reused; an interrupted one is continued."""
     _check_out_directory("--results", results)
     if out_html is not None:
-        _check_out_file("--out", out_html, "an HTML file")
+        _check_out_file("--out", out_html, "an HTML file", (sweep_file,), force)
     with library_errors(interrupted=None):
         plan = api.load_sweep(sweep_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
-    _check_out_file("report file", html, "an HTML file")
+    _check_out_file("report file", html, "an HTML file", (sweep_file,), force)
     log = _log(quiet)
     _compile_note(plan.base.spec)
     with (
@@ -146,9 +146,9 @@ def tune(
     the trajectory, the best candidates, the response around the optimum and the confirmation."""
     _check_out_directory("--results", results)
     if out_html is not None:
-        _check_out_file("--out", out_html, "an HTML file")
+        _check_out_file("--out", out_html, "an HTML file", (tune_file,), force)
     if write is not None:
-        _check_out_file("--write", write, "a YAML file")
+        _check_out_file("--write", write, "a YAML file", (tune_file,))
         if write.suffix.lower() not in (".yaml", ".yml"):
             _fail(f"--write {write}: give a .yaml file (the tuned variant)")
         if write.exists():
@@ -156,7 +156,7 @@ def tune(
     with library_errors(interrupted=None):
         plan = api.load_tune(tune_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
-    _check_out_file("report file", html, "an HTML file")
+    _check_out_file("report file", html, "an HTML file", (tune_file,), force)
     with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
         where, state = api.tune_state(results, plan, force)
     if resume and state is None:

@@ -94,6 +94,12 @@ class RunDir:
         """What a finished run leaves: results.parquet, run.json, summary.json."""
         return self.results, self.run_file, self.summary_file
 
+    def own_files(self) -> list[Path]:
+        """Every file of the run a command reads (results.parquet, run.json, summary.json, manifest.json,
+        the chunks): none of them may be a command's output file (:func:`balancer.outdir.check_output_target`)."""
+        chunks = sorted(self.chunks_dir.glob("chunk-*.arrow")) if self.chunks_dir.is_dir() else []
+        return [*self.finished_files, self.manifest_file, *chunks]
+
     def meta(self) -> dict[str, Any] | None:
         """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
         try:

@@ -1,0 +1,217 @@
+"""No silent overwrite (issue 52, item 1): a command's single output file (a page, --junit, --markdown, a
+baseline) is never one of its inputs, never a FIFO, device or directory (not even opened), and never a
+file balancer did not write unless --force; a page balancer wrote is replaced. Every refusal here comes
+before any game is played: one line, exit 2, the file unchanged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from balancer.cli import app
+from balancer.outdir import (
+    ForeignOutputError,
+    UnsafeOutputError,
+    check_output_target,
+    written_by_balancer,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+V11 = ROOT / "configs" / "citywright" / "v1.1.yaml"
+V10 = ROOT / "configs" / "citywright" / "v1.0.yaml"
+RUN = ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q", "--seed", "5", "--out", "r"]
+STUDY = f"""study: tiny
+title: t
+game: citywright
+seed: 3
+variants:
+  v1.1: {V11}
+runs:
+  m2: {{players: 2, agents: [random], games: 40}}
+check:
+  tolerance: {{win_rate: 0.05, metric_sd: 0.15}}
+  false_alarm: 0.01
+  miss_rate: 0.1
+  looks: 1
+"""
+SWEEP = f"""sweep: sw
+title: t
+base: {V11}
+seed: 3
+runs:
+  m4: {{players: 4, agents: [random], games: 8}}
+paths:
+  seat_bonus.4[3]: {{from: 0, to: 1}}
+target:
+  seat_win_rate: equal
+"""
+TUNE = f"""tune: tu
+title: t
+base: {V11}
+seed: 3
+runs:
+  m4: {{players: 4, agents: [random], games: 8}}
+space:
+  seat_bonus.4[3]: {{int: [0, 1]}}
+objective:
+  seat_win_rate: equal
+search: {{sampler: grid, rungs: 1, eta: 3}}
+budget: {{games: 80}}
+confirm: {{half_width: 0.3}}
+response: {{steps: 1}}
+"""
+MINE = "<!doctype html><html><body>my own notes</body></html>\n"
+"""A hand-written page: an HTML page, but without balancer's generator mark."""
+
+
+def refused(result) -> str:
+    """The one error line of a refusal (exit 2); a compile note is not part of it."""
+    lines = [x for x in result.output.strip().splitlines() if not x.startswith("note: compiling")]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.output
+    return lines[0]
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name, text in (("st.yaml", STUDY), ("sw.yaml", SWEEP), ("tu.yaml", TUNE)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+# --------------------------------------------------------------------------------------------------
+# an input of the same command (each of these replaced the input, exit 0, before the fix)
+
+
+def test_study_refuses_its_own_study_file_as_its_page(sandbox):
+    before = (sandbox / "st.yaml").read_bytes()
+    line = refused(CliRunner().invoke(app, ["study", "st.yaml", "-o", "st.yaml", "-j", "1", "-q", "--results", "res"]))
+    assert "st.yaml: is also an input of this command" in line
+    assert (sandbox / "st.yaml").read_bytes() == before
+    assert not (sandbox / "res").exists()  # refused before any cell was played
+
+
+@pytest.mark.parametrize("flag", ["--junit", "--markdown"])
+def test_check_refuses_its_baseline_or_study_as_junit_or_markdown(sandbox, flag):
+    save = ["baseline", "save", "st.yaml", "-o", "base.json", "-j", "1", "-q", "--results", "res"]
+    assert CliRunner().invoke(app, save).exit_code == 0
+    before = (sandbox / "base.json").read_bytes()
+    check = ["check", "st.yaml", "--baseline", "base.json", "--max-games", "40", "--allow-underpowered", "-j", "1"]
+    for target in ("base.json", "st.yaml"):
+        line = refused(CliRunner().invoke(app, [*check, flag, target, "--force"]))  # --force does not change it
+        assert f"{flag} {target}: is also an input of this command" in line
+    assert (sandbox / "base.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("own", ["results.parquet", "summary.json", "run.json"])
+def test_report_refuses_a_file_of_the_run_it_reads(sandbox, own):
+    assert CliRunner().invoke(app, RUN).exit_code == 0
+    if own == "summary.json":
+        (sandbox / "r" / own).unlink(missing_ok=True)  # not there yet: still the run's own name
+    before = {p.name: p.read_bytes() for p in (sandbox / "r").iterdir() if p.is_file()}
+    line = refused(CliRunner().invoke(app, ["report", "r", "-o", f"r/{own}", "--force"]))
+    assert f"r/{own}: is also an input of this command" in line
+    assert {p.name: p.read_bytes() for p in (sandbox / "r").iterdir() if p.is_file()} == before
+
+
+# --------------------------------------------------------------------------------------------------
+# a file balancer did not write: --force; a page it wrote: replaced
+
+
+COMMANDS = {
+    "study": ["study", "st.yaml", "-j", "1", "-q", "--results", "res", "-o"],
+    "sweep": ["sweep", "sw.yaml", "-j", "1", "--results", "res", "-o"],
+    "tune": ["tune", "tu.yaml", "-j", "1", "--results", "res", "-o"],
+    "compare": ["compare", str(V11), str(V10), "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q", "--report"],
+    "report": ["report", "r", "-o"],
+    "pairs": ["pairs", "r", "--label", "x", "-o"],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_hand_written_page_is_not_replaced_without_force(sandbox, command):
+    if command in ("report", "pairs"):
+        assert CliRunner().invoke(app, RUN).exit_code == 0
+    (sandbox / "mine.html").write_text(MINE)
+    line = refused(CliRunner().invoke(app, [*COMMANDS[command], "mine.html"]))
+    flag = "--report" if command == "compare" else "--out"
+    assert line == (
+        f"error: {flag} mine.html: exists and was not written by balancer (it has no generator mark); "
+        f"use --force to replace it, or choose another {flag}"
+    )
+    assert (sandbox / "mine.html").read_text() == MINE
+    assert not (sandbox / "res").exists()  # before anything was played
+
+
+def test_check_junit_and_markdown_of_the_user_need_force_and_its_own_are_replaced(sandbox):
+    save = ["baseline", "save", "st.yaml", "-o", "base.json", "-j", "1", "-q", "--results", "res"]
+    assert CliRunner().invoke(app, save).exit_code == 0
+    check = ["check", "st.yaml", "--baseline", "base.json", "--max-games", "40", "--allow-underpowered", "-j", "1"]
+    check += ["-q", "--junit", "j.xml", "--markdown", "m.md"]
+    (sandbox / "j.xml").write_text("<mine/>\n")
+    (sandbox / "m.md").write_text("# my notes\n")
+    line = refused(CliRunner().invoke(app, check))
+    assert line.startswith("error: --junit j.xml: exists and was not written by balancer")
+    assert (sandbox / "j.xml").read_text() == "<mine/>\n"
+    result = CliRunner().invoke(app, [*check, "--force"])
+    assert result.exit_code in (0, 1), result.output
+    assert written_by_balancer(sandbox / "j.xml") and written_by_balancer(sandbox / "m.md")
+    result = CliRunner().invoke(app, check)  # the files balancer wrote: replaced without --force
+    assert result.exit_code in (0, 1), result.output
+
+
+def test_a_page_balancer_wrote_is_replaced_and_a_hand_written_one_with_force(sandbox):
+    runner = CliRunner()
+    assert runner.invoke(app, RUN).exit_code == 0
+    (sandbox / "mine.html").write_text(MINE)
+    assert runner.invoke(app, ["report", "r", "-o", "mine.html", "--force"]).exit_code == 0
+    assert written_by_balancer(sandbox / "mine.html")
+    assert runner.invoke(app, ["report", "r", "-o", "mine.html"]).exit_code == 0  # its own page now
+    (sandbox / "empty.html").write_text("")  # an empty file holds nothing to lose
+    assert runner.invoke(app, ["report", "r", "-o", "empty.html"]).exit_code == 0
+
+
+# --------------------------------------------------------------------------------------------------
+# a FIFO, a device, a directory: refused without opening
+
+
+@pytest.mark.timeout(120)
+def test_report_to_a_fifo_is_refused_without_opening_it(sandbox):
+    # before the fix 'report r -o FIFO' opened the FIFO to read an earlier page's mark, and hung; a
+    # separate process, so that a hang fails the test (timeout) instead of blocking the session
+    assert CliRunner().invoke(app, RUN).exit_code == 0
+    os.mkfifo(sandbox / "fifo")
+    done = subprocess.run(
+        [sys.executable, "-m", "balancer", "report", "r", "-o", "fifo"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=sandbox,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: --out fifo: not a regular file"), done.stderr
+
+
+def test_check_output_target_by_kind(tmp_path):
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "link").symlink_to("/dev/zero")
+    for name, words in (("fifo", "not a regular file"), ("dir", "is a directory"), ("link", "a symbolic link")):
+        with pytest.raises(UnsafeOutputError, match=words):
+            check_output_target(tmp_path / name, force=True)
+    with pytest.raises(UnsafeOutputError, match="not a regular file"):
+        check_output_target("/dev/null", force=True)
+    (tmp_path / "x.md").write_text("mine\n")
+    with pytest.raises(ForeignOutputError, match="use force=True"):  # the library's spelling
+        check_output_target(tmp_path / "x.md")
+    check_output_target(tmp_path / "x.md", force=True)
+    (tmp_path / "y.md").write_text("| a |\n<!-- generator: balancer -->\n")
+    check_output_target(tmp_path / "y.md")
+    check_output_target(tmp_path / "missing.html")
+    assert not written_by_balancer(tmp_path / "fifo")  # not opened: it would block
