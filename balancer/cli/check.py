@@ -51,7 +51,7 @@ def baseline_save(
     games, successes or mean and variance), the seed, config and engine hashes and the version."""
     with library_errors(interrupted=None):
         spec, _, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
-    _check_out_file("--out", out, "a JSON file")
+    _check_out_file("--out", out, "a JSON file", (study_file,), force=True)  # an existing baseline: below
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
     _check_out_directory("--results", results)
@@ -145,6 +145,9 @@ def check(
     ),
     jobs: Jobs = -1,
     quiet: QuietLines = False,
+    force: bool = typer.Option(
+        False, "--force", help="Replace an existing file at --junit or --markdown that balancer did not write."
+    ),
 ) -> None:
     """Replay a study with a new seed and test every tracked number against its baseline and the study's
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
@@ -153,7 +156,7 @@ def check(
         data = api.load_baseline(baseline)
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
-            _check_out_file(flag, path)
+            _check_out_file(flag, path, "a file", (study_file, baseline), force)
     if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
         _fail(f"--junit and --markdown: both name {junit}; give two files")
     if history is not None:
