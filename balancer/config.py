@@ -224,6 +224,8 @@ class ResolvedYaml:
     data: dict
     origins: dict[KeyPath, Path] = field(default_factory=dict)
     chain: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Lines found while resolving that validation reports first (an ``extend:`` read as ``extends:``)."""
 
     def origin(self, loc: KeyPath) -> Path:
         """The file that set the longest known prefix of ``loc`` (the requested file if none)."""
@@ -269,6 +271,11 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
     data = read_yaml_mapping(path)
     origins: dict[KeyPath, Path] = {}
     chain: list[Path] = [path]
+    problems: list[str] = []
+    if EXTENDS_KEY not in data and (typo := _extends_typo(data)) is not None:
+        # read as the extends: it misspells (so that the file's other problems are found), and said
+        problems.append(f"{path}: {typo}: unknown key {typo!r} (did you mean {EXTENDS_KEY!r}?)")
+        data = {(EXTENDS_KEY if k == typo else k): v for k, v in data.items()}
     parent_name = data.get(EXTENDS_KEY)
     base: dict = {}
     if parent_name is not None:
@@ -299,9 +306,20 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         base = resolved_parent.data
         origins.update(resolved_parent.origins)
         chain.extend(resolved_parent.chain)
+        problems.extend(resolved_parent.problems)
     own = {k: v for k, v in data.items() if k != EXTENDS_KEY}
     _record_origins(own, path, (), origins)
-    return ResolvedYaml(path=path, data=deep_merge(base, own), origins=origins, chain=chain)
+    return ResolvedYaml(path=path, data=deep_merge(base, own), origins=origins, chain=chain, problems=problems)
+
+
+def _extends_typo(data: dict) -> str | None:
+    """The top-level key of ``data`` that misspells ``extends`` (``extend``, ``Extends``, ``extnds``)
+    and names a file (a string), or None."""
+    for key, value in data.items():
+        if isinstance(key, str) and isinstance(value, str):
+            if difflib.get_close_matches(key.lower(), [EXTENDS_KEY], n=1, cutoff=0.8):
+                return key
+    return None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -348,9 +366,9 @@ def load_config(path: Path | str) -> GameConfig:
     )
     model = _model_for_game(resolved)
     try:
-        return model.model_validate(resolved.data, strict=True)
+        config = model.model_validate(resolved.data, strict=True)
     except ValidationError as exc:
-        lines = validation_error_lines(resolved, model, exc)
+        lines = resolved.problems + validation_error_lines(resolved, model, exc)
         lines += rule_check_lines(resolved, model, exc, lines)
         if named_by_file:  # the name came from the file's name: say so, and how to give another
             lines = [
@@ -360,6 +378,9 @@ def load_config(path: Path | str) -> GameConfig:
                 for line in lines
             ]
         raise ConfigError(lines) from None
+    if resolved.problems:
+        raise ConfigError(resolved.problems)
+    return config
 
 
 def assumed_notes(data: Any, prefix: KeyPath = ()) -> list[str]:
@@ -456,6 +477,8 @@ def key_typos(errors: list[Any], model: type[BaseModel]) -> dict[KeyPath, str]:
         loc = tuple(err.get("loc", ()))
         if err.get("type") != "extra_forbidden" or not loc or not isinstance(loc[-1], str):
             continue
+        if _dotted(loc[-1], model, loc[:-1]):  # a key path written as one key: said so, never moved
+            continue
         taken = {(*k[:-1], v) for k, v in typo_of.items()}
         candidates = [str(m[-1]) for m in missing if m[:-1] == loc[:-1] and (*loc[:-1], m[-1]) not in taken]
         close = difflib.get_close_matches(loc[-1], candidates, n=1, cutoff=0.6) or difflib.get_close_matches(
@@ -497,7 +520,10 @@ def _error_lines(resolved: ResolvedYaml, model: type[BaseModel], errors: list[An
                 f"(did you mean {typo_of[loc]!r}?){tail}"
             )
             continue
-        if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
+        if len(loc) >= 2 and loc[-1] == "[key]" and _quoted_key_allowed(err, loc[-2]):
+            # YAML read an unquoted 4 as a number where the keys are text ('1'..'4')
+            found = [(loc[:-2], f'key {loc[-2]} is a number; write "{loc[-2]}" (in quotes): "{loc[-2]}": ...')]
+        elif len(loc) >= 2 and loc[-1] == "[key]":  # a mapping key itself is invalid
             found = [(loc[:-2], f"key {loc[-2]!r} not allowed: {_describe_error(err, model, loc)}")]
         elif err.get("type") in RULE_CHECK_ERRORS:  # a rule check may list several problems, a line each
             found = [
@@ -578,6 +604,8 @@ def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath
     msg = re.sub(r" or instance of \w+", "", str(err.get("msg", "invalid value")))  # no class names
     got = _short_repr(err.get("input"))
     if kind == "extra_forbidden":
+        if _dotted(loc[-1], model, loc[:-1]):
+            return f"unknown key {loc[-1]!r}: a key path is written nested: {_nested(str(loc[-1]), err.get('input'))}"
         allowed = _allowed_keys(model, loc[:-1])
         tail = f", allowed: {', '.join(allowed)}" if allowed else ""
         return f"unknown key {loc[-1]!r}{tail}"
@@ -599,6 +627,31 @@ def _describe_error(err: Mapping[str, Any], model: type[BaseModel], loc: KeyPath
         return f"expected an integer, got {got}"
     suffix = f" (expected {expected})" if expected and kind.endswith(("_type", "_parsing")) else ""
     return f"{_lower_first(msg)}, got {got}{suffix}"
+
+
+def _dotted(key: Any, model: type[BaseModel], parent: KeyPath) -> bool:
+    """Whether ``key`` is a key path written as one key (``scoring.x``): it has a dot and its first
+    part is a key the mapping at ``parent`` allows."""
+    return isinstance(key, str) and "." in key and key.split(".")[0] in _allowed_keys(model, parent)
+
+
+def _nested(key: str, value: Any) -> str:
+    """``scoring.x``, 3 -> ``scoring: {x: 3}``: the dotted key as nested YAML mappings, in one line."""
+    for part in reversed(key.split(".")[1:]):
+        value = {part: value}
+    text = yaml.safe_dump(value, default_flow_style=True, width=10**6, sort_keys=False).strip()
+    return f"{key.split('.')[0]}: {text.removesuffix('...').strip()}"
+
+
+def _quoted_key_allowed(err: Mapping[str, Any], key: Any) -> bool:
+    """Whether a mapping key refused as ``err`` is a number whose quoted text is allowed there
+    (``4`` where the keys are ``'1'``..``'4'``, or any text)."""
+    if not isinstance(key, int) or isinstance(key, bool):
+        return False
+    if err.get("type") == "string_type":
+        return True
+    expected = str((err.get("ctx") or {}).get("expected", ""))
+    return err.get("type") == "literal_error" and f"'{key}'" in expected
 
 
 def _looks_like(kind: str, text: str) -> bool:
