@@ -44,6 +44,8 @@ from balancer.core.registry import GameSpec
 from balancer.data import locate_config
 from balancer.files import is_study
 from balancer.numtext import number_text as number_text  # re-exported: the CLI's numbers
+from balancer.text import markdown_text as markdown_text  # re-exported: names from files made safe to show
+from balancer.text import terminal_text as terminal_text
 from balancer.version import __version__ as __version__  # re-exported: balancer --version
 
 if TYPE_CHECKING:

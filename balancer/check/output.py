@@ -9,6 +9,7 @@ from pathlib import Path
 
 from balancer.numtext import number_text
 from balancer.outdir import GENERATOR_COMMENT, normalised, write_atomic
+from balancer.text import markdown_text, one_line
 
 from .run import CheckResult, Item
 
@@ -93,27 +94,33 @@ def _power_clause(result: CheckResult) -> str:
 
 
 def print_table(result: CheckResult, console=None) -> None:
-    """Print the check as a rich table, then its headline and notes."""
+    """Print the check as a rich table, then its headline and notes. Every text is a rich ``Text`` of
+    :func:`balancer.text.one_line` (never markup, never a control character): a study's title or a
+    variant's name cannot colour the terminal or forge a PASS line (issue 52, item 7)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
+
+    def plain(text: str, style: str = "") -> Text:
+        return Text(one_line(text), style=style)
 
     if console is None:
         console = Console()
         if not console.is_terminal:  # CI logs: do not wrap at 80 columns
             console = Console(width=200)
-    table = Table(title=f"balancer check: {result.study.title}", show_lines=False)
+    table = Table(title=plain(f"balancer check: {result.study.title}"), show_lines=False)
     for col in COLUMNS:
         table.add_column(col, justify="left" if col == "number" else "right", no_wrap=col == "number")
     for item in result.items:
         r = row(item)
         style = "red" if item.verdict == "fail" else None
-        table.add_row(*(r[c] for c in COLUMNS), style=style)
+        table.add_row(*(plain(r[c]) for c in COLUMNS), style=style)
     console.print(table)
     for note in result.notes:
-        console.print(f"note: {note}")
+        console.print(plain(f"note: {note}"))
     for warning in result.warnings:
-        console.print(f"warning: {warning}", style="yellow", markup=False)
-    console.print(_headline(result))
+        console.print(plain(f"warning: {warning}", "yellow"))
+    console.print(plain(_headline(result)))
 
 
 def _write(path: Path, text: str) -> Path:
@@ -131,7 +138,7 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
     suite = ET.SubElement(
         suites,
         "testsuite",
-        name=result.study.study,
+        name=one_line(result.study.study),  # no control character: invalid in XML 1.0, acted on in a CI log
         tests=str(len(result.items)),
         failures=str(fails),
         errors="0",
@@ -140,14 +147,14 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
     props = ET.SubElement(suite, "properties")
     ET.SubElement(props, "property", name="verdict", value=verdict_text(result))
     for warning in result.warnings:
-        ET.SubElement(props, "property", name="warning", value=warning)
+        ET.SubElement(props, "property", name="warning", value=one_line(warning))
     for item in result.items:
         r = row(item)
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=f"{result.study.study}.{item.run}.{item.variant}",
-            name=item.number + (" (expect)" if item.test == "expect" else ""),
+            classname=one_line(f"{result.study.study}.{item.run}.{item.variant}"),
+            name=one_line(item.number + (" (expect)" if item.test == "expect" else "")),
         )
         text = (
             f"baseline {r['baseline']}, now {r['now']}, difference {r['difference']} {r['interval']}, "
@@ -158,16 +165,20 @@ def write_junit(result: CheckResult, path: Path | str) -> Path:
         if item.verdict == "pass":
             text = ("PASS (underpowered): " if not item.powered else "PASS: ") + text
         if item.verdict == "fail":
-            ET.SubElement(case, "failure", message=f"{item.name}: changed ({r['difference']})").text = text
+            ET.SubElement(
+                case, "failure", message=one_line(f"{item.name}: changed ({r['difference']})")
+            ).text = one_line(text)
         else:
-            ET.SubElement(case, "system-out").text = text
+            ET.SubElement(case, "system-out").text = one_line(text)
     ET.indent(suites)
     head, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
     return _write(Path(path), f"{head}\n{GENERATOR_COMMENT}\n{body}\n")  # the mark: a later check may replace it
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Text for the Markdown summary: names from files shown as written, never markup
+    (:func:`balancer.text.markdown_text`: HTML and Markdown escaped, on one line)."""
+    return markdown_text(text)
 
 
 def write_markdown(result: CheckResult, path: Path | str) -> Path:

@@ -22,7 +22,7 @@ from balancer import api
 from balancer.api import GameSpec
 from balancer.api import errors as library
 
-from .errors import _fail, library_errors
+from .errors import _fail, library_errors, say_err
 
 app = typer.Typer(
     name="balancer",
@@ -102,7 +102,7 @@ def _load(config: Path) -> tuple[Any, GameSpec]:
 
 def _note(line: str) -> None:
     """One note of the library (:data:`balancer.api.Note`) on stderr."""
-    typer.echo(line, err=True)
+    say_err(line)
 
 
 def _compile_note(spec: GameSpec) -> None:

@@ -19,7 +19,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, say_err, shown_path
 
 baseline_app = typer.Typer(
     help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True, rich_markup_mode=None
@@ -57,7 +57,7 @@ def baseline_save(
     _check_out_directory("--results", results)
     if history is not None:
         _check_history(history, spec, {"--out": out})
-    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    log = None if quiet else say_err
     values: dict[Any, Any] = {}
     with (
         library_errors(interrupted="interrupted; no baseline was written", cannot_write=f"--out {out}"),
@@ -173,7 +173,7 @@ def check(
     except ValueError as exc:  # pydantic's ValidationError
         err = exc.errors()[0]  # type: ignore[attr-defined]
         _fail(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}")
-    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    log = None if quiet else say_err
     with library_errors(interrupted="interrupted; nothing was written"), _sigterm_as_interrupt():
         result = api.run_check(
             study_file,

@@ -21,7 +21,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, say, shown_path
 
 
 @app.command()
@@ -96,7 +96,7 @@ def compare(
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
     for line in api.comparison_completion_lines(compared):
-        typer.echo(line)
+        say(line)
     if not quiet:
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:

@@ -16,7 +16,6 @@ A command wraps its call of the library in :func:`library_errors`:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -24,6 +23,7 @@ from typing import Any, NoReturn
 import typer
 
 from balancer.api import errors as library
+from balancer.api import terminal_text as terminal_text  # balancer/text.py: the one helper (issue 52, item 7)
 
 BAD_INPUT = 2
 INTERRUPTED = 130
@@ -65,22 +65,22 @@ not listed is shown by Typer's rule (``some_field`` -> ``--some-field``)."""
 MAX_PRINTED_FAILURES = 20
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Characters a terminal would act on rather than show: C0 and C1 controls (ESC, carriage return,
-backspace ...) but tab and newline, and the bidirectional overrides that reorder what follows."""
-
-
-def terminal_text(text: str) -> str:
-    """``text`` with every control character (:data:`_CONTROL`) written as its Python escape (``\\x1b``,
-    ``\\r``, ``\\u202e``), so that a name in a message cannot move the cursor, colour the terminal or
-    forge a line of its own (issue 28). Newlines are kept: they separate a message's lines."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-
-
 def shown_path(path: object) -> str:
     """A path (or a line naming one) for the terminal: :func:`terminal_text` with a newline escaped too,
     so that an output named ``x\nFAKE: OK`` cannot print a line of its own (review of issue 28)."""
     return terminal_text(str(path).replace("\n", "\\n"))
+
+
+def say(line: object, err: bool = False) -> None:
+    """Print a line that may hold names from files (a study's title, a variant's or a run's name, a
+    library's log line) with its control characters escaped (:func:`terminal_text`, balancer/text.py:
+    the one helper every command uses; issue 52, item 7)."""
+    typer.echo(terminal_text(str(line)), err=err)
+
+
+def say_err(line: object) -> None:
+    """:func:`say` on stderr: the ``log`` callback a command hands the library."""
+    say(line, err=True)
 
 
 def message_lines(exc: BaseException) -> str:

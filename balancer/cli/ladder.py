@@ -33,7 +33,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, say, say_err, shown_path
 from .study import echo_completion
 
 LADDER_FLAGS = {"rungs": "--agents", "players": "--players", "games": "--games", "bootstrap": "--bootstrap"}
@@ -176,7 +176,7 @@ def ladder(
         "ladder": {"rungs": rungs, "players": counts, "games": n_games, "matchups": matchups, "bootstrap": bootstrap},
     }
     _refuse_other_ladder(study_file, variants, force, "--name" if given_name else "--results")
-    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    log = None if quiet else say_err
     with library_errors(
         interrupted=(
             "interrupted; finished cells are kept and reused, the unfinished one is continued when the "
@@ -199,7 +199,7 @@ def ladder(
             )
     written, lines = api.write_ladder_report(result, html, figures)
     for line in lines:
-        typer.echo(line)
+        say(line)
     typer.echo(f"report: {shown_path(written)}")
     shown = shown_path(study_file)
     typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")

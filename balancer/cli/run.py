@@ -20,7 +20,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import _report_failures, library_errors, shown_path
+from .errors import _report_failures, library_errors, say, shown_path
 
 
 @app.command()
@@ -127,7 +127,7 @@ def run(
     typer.echo(f"results: {shown_path(api.run_dir(out_dir).results)}")
     finished = api.RunResult(out_dir)
     for k, line in enumerate(api.run_completion_lines(finished)):
-        typer.echo(("WARNING: " if k == 0 else "") + line)
+        say(("WARNING: " if k == 0 else "") + line)
     if not quiet and players == 1:
         # a solo seat always "wins" its table: the game's own result (its declared solo result), if it has one
         summary = finished.summary

@@ -21,7 +21,7 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, say, say_err, shown_path
 
 
 @app.command()
@@ -68,7 +68,7 @@ def study(
     if figures is not None:
         _check_out_directory("--figures", figures)
     _check_out_directory("--results", results)
-    log = None if quiet else (lambda line: typer.echo(line, err=True))
+    log = None if quiet else say_err
     _compile_note(api.get_spec(spec.game))
     with (
         library_errors(
@@ -98,7 +98,7 @@ def study(
             f"{results} and reused when the study is run again"
         )
     for line in lines:  # one per ladder of a study with a ladder: section
-        typer.echo(line)
+        say(line)
     typer.echo(f"report: {shown_path(written)}")
     if figures is not None:
         typer.echo(f"figures: {shown_path(figures)}")
@@ -113,4 +113,4 @@ def echo_completion(result: Any) -> None:
     """For every cell of a finished study (or ladder) whose games did not all end by the rules, say so
     with the commands that replay them (:func:`balancer.api.study_completion_lines`)."""
     for line in api.study_completion_lines(result):
-        typer.echo(line)
+        say(line)

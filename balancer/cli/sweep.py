@@ -27,11 +27,11 @@ from .app import (
     _sigterm_as_interrupt,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, say, say_err, shown_path
 
 
 def _log(quiet: bool):
-    return None if quiet else (lambda line: typer.echo(line, err=True))
+    return None if quiet else say_err
 
 
 @app.command()
@@ -89,7 +89,7 @@ def sweep(
     written, targets = api.write_sweep_report(result, html)
     typer.echo(f"report: {shown_path(written)}")
     for line in targets:
-        typer.echo(line)
+        say(line)
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells ({result.games_played:,} played now); "
         f"this run {result.wall_seconds:,.0f} s"
@@ -178,8 +178,11 @@ def tune(
         _sigterm_as_interrupt(),
     ):
         result = api.run_tune(plan, results, jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
+    refusal = result.refusal if write is not None else None  # --write writes only a candidate that beat the base
     written_text = (
-        api.tuned_variant_text(result, write, command=_command_line()) if write is not None and result.best else ""
+        api.tuned_variant_text(result, write, command=_command_line())
+        if write is not None and result.best and refusal is None
+        else ""
     )
     report = api.write_tune_report(result, html, written=write if written_text else None, written_text=written_text)
     if write is not None and written_text:
@@ -190,14 +193,16 @@ def tune(
     typer.echo(f"report: {shown_path(report)}")
     if written_text:
         typer.echo(f"tuned variant: {shown_path(write)}")
+    if refusal is not None:
+        typer.echo(f"--write {shown_path(write)}: nothing written: {refusal}", err=True)
     if result.best is None:
         typer.echo("no candidate was measured (budget too small for a first look?)")
-        raise typer.Exit(0)
-    typer.echo(f"best: {api.changes_text(result.best.values)}" + ("" if result.changes else " (the base's own values)"))
+        raise typer.Exit(0 if refusal is None else 1)
+    say(f"best: {api.changes_text(result.best.values)}" + ("" if result.changes else " (the base's own values)"))
     conf = result.confirmation
     if conf is not None:
         for v in conf.verdicts:
-            typer.echo(
+            say(
                 f"confirmation: {v['title']}: {v['verdict']}"
                 + (f" (base: {v['base_verdict']})" if v["base_verdict"] else "")
             )
@@ -218,3 +223,5 @@ def tune(
         f"{result.games_response:,}, confirmation {result.games_confirm:,} ({result.games_played:,} played now); "
         f"this run {result.wall_seconds:,.0f} s"
     )
+    if refusal is not None:
+        raise typer.Exit(1)
