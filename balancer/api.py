@@ -497,13 +497,17 @@ def run(
 
 
 def default_compare_dir(
-    config_a: Path | str, config_b: Path | str, players: int, agents: str | Sequence[str] = "greedy"
+    config_a: Path | str,
+    config_b: Path | str,
+    players: int,
+    agents: str | Sequence[str] = "greedy",
+    others: Sequence[Path | str] = (),
 ) -> Path:
     """``results/compare-<game>-<a>-vs-<b>-<players>p[-<agents>]``: where :func:`compare_variants`
-    writes by default (the agents end the name unless greedy in every seat)."""
+    writes by default (the agents end the name unless greedy in every seat; ``others``: more variants)."""
     from balancer.compare import default_compare_names
 
-    return Path("results") / default_compare_names(config_a, config_b, players, agents)
+    return Path("results") / default_compare_names(config_a, config_b, players, agents, others)
 
 
 def compare_variants(
@@ -519,9 +523,14 @@ def compare_variants(
     force: bool = False,
     progress: bool = False,
     command: str = "",
+    others: Sequence[Path | str] = (),
 ) -> CompareResult:
     """Play variants A and B with the same seeds (common random numbers) and compare them game by
     game; the command ``balancer compare`` (:func:`balancer.compare.play_comparison`).
+
+    ``others``: more variants; each is then compared with A on the same seeds and the page ranks
+    them by the fairness headline, one Holm family across it (:func:`balancer.compare.play_comparisons`;
+    ``comparison`` then holds ``comparisons`` and ``ranking``).
 
     ``players`` defaults as in :func:`run` (from A); ``out`` to
     ``results/compare-<game>-<a>-vs-<b>-<players>p`` (A's and B's runs and ``comparison.json``). A matching
@@ -537,9 +546,19 @@ def compare_variants(
     players, games, seed, jobs = _int_or_none(players), int(games), int(seed), int(jobs)
     cfg_a, _ = load_variant(config_a)
     load_variant(config_b)
+    for other in others:
+        load_variant(other)
     n = default_players(players, agents, cfg_a)
-    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n, agents)
+    out_dir = _out_dir(out) if out is not None else default_compare_dir(config_a, config_b, n, agents, others)
     seats = [a.strip() for a in agents.split(",")] if isinstance(agents, str) else list(agents)
+    if others:
+        from balancer.compare import play_comparisons
+
+        page = play_comparisons(
+            Path(config_a), [Path(config_b), *map(Path, others)], n, seats, games, seed, jobs, out_dir,
+            force=force, progress=progress, command=command,
+        )  # fmt: skip
+        return CompareResult(out_dir, page)
     result = play_comparison(
         Path(config_a), Path(config_b), n, seats, games, seed, jobs, out_dir,
         force=force, progress=progress, command=command,
@@ -720,15 +739,24 @@ def default_compare_name(
     return default_compare_names(config_a, config_b, players, agents, others)
 
 
-def comparison_headline(comparison: dict[str, Any]) -> str:
+def comparison_headlines(comparison: dict[str, Any]) -> list[str]:
     """A comparison's fairness headline in one sentence (``comparison``: a ``comparison.json`` dict):
     both seat spreads, their paired change with its interval, and "fairer", "less fair" or "cannot
-    tell" (:func:`balancer.report.compare.fairness_sentence`); ``""`` for one written without it."""
+    tell" (:func:`balancer.report.compare.fairness_sentence`); for several variants one line each,
+    fairest first, numbered by rank. No line for a comparison written without it."""
     from balancer.report.compare import fairness_sentence
 
-    return fairness_sentence(
+    if "comparisons" in comparison:
+        found = comparison["comparisons"]
+        lines = [
+            fairness_sentence(found[i].get("fairness"), str(found[i].get("variant_a")), str(found[i].get("variant_b")))
+            for i in comparison.get("ranking", range(len(found)))
+        ]
+        return [f"{rank}. {line}" for rank, line in enumerate(lines, 1) if line]
+    line = fairness_sentence(
         comparison.get("fairness"), str(comparison.get("variant_a", "A")), str(comparison.get("variant_b", "B"))
     )
+    return [line] if line else []
 
 
 def comparison_completion_lines(result: CompareResult) -> list[str]:
@@ -737,13 +765,13 @@ def comparison_completion_lines(result: CompareResult) -> list[str]:
     from balancer.core.replay import replay_command
     from balancer.stats.completion import completion_lines
 
-    comparison = result.comparison
-    agents, seed = comparison["agents"], comparison["seed"]
+    pages = result.comparison.get("comparisons") or [result.comparison]  # several variants: each against A
     out: list[str] = []
-    for side in ("a", "b"):
+    for comparison, side in [(pages[0], "a")] + [(c, "b") for c in pages]:
+        agents, seed = comparison["agents"], comparison["seed"]
         c = (comparison.get("completion") or {}).get(side) or {}
         path = comparison[f"config_{side}"]
-        lines = completion_lines(c, lambda i, path=path: replay_command(path, agents, seed, i))
+        lines = completion_lines(c, lambda i, p=path, a=agents, s=seed: replay_command(p, a, s, i))
         out += [
             (f"WARNING: variant {comparison[f'variant_{side}']}: " if k == 0 else "") + line
             for k, line in enumerate(lines)

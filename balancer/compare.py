@@ -41,7 +41,14 @@ from balancer.sim.runner import (
 from balancer.stats.fairness import seat_spread_headline
 from balancer.stats.paired import adjust_family, paired_differences
 
-__all__ = ["play_comparison", "run_dir_name", "default_compare_names", "agents_label", "COMPARISON_FILE"]
+__all__ = [
+    "play_comparison",
+    "play_comparisons",
+    "run_dir_name",
+    "default_compare_names",
+    "agents_label",
+    "COMPARISON_FILE",
+]
 
 
 def run_dir_name(side: str, variant: str) -> str:
@@ -137,6 +144,7 @@ def play_comparison(
     progress: bool = True,
     command: str = "",
     confidence: float = 0.95,
+    file: str = COMPARISON_FILE,
 ) -> dict[str, Any]:
     """Play variants A and B with the same seed and write their paired comparison.
 
@@ -196,10 +204,10 @@ def play_comparison(
         "game": cfg_a.game, "config_sha256_a": sides["a"][3], "config_sha256_b": sides["b"][3],
         "n_players": players, "agents": seats, "games": games, "seed": seed,
     }  # fmt: skip
-    if not force and _other_comparison(out_dir / COMPARISON_FILE, request):
+    if not force and _other_comparison(out_dir / file, request):
         raise ResultsExistError.spelled(
             lambda o: (
-                f"{out_dir / COMPARISON_FILE} holds a comparison of a different request than {config_a} vs "
+                f"{out_dir / file} holds a comparison of a different request than {config_a} vs "
                 f"{config_b} with these options; use {o.force} to overwrite it, or choose another {o.out}"
             )
         )
@@ -266,8 +274,103 @@ def play_comparison(
         "completion": {side: _completion_of(run_dir) for side, (_, _, run_dir, _) in sides.items()},
         **diffs,
     }
-    write_atomic(out_dir / COMPARISON_FILE, json.dumps(result, indent=2, allow_nan=False) + "\n")
+    write_atomic(out_dir / file, json.dumps(result, indent=2, allow_nan=False) + "\n")
     return result
+
+
+def play_comparisons(
+    base: Path,
+    variants: Sequence[Path],
+    players: int,
+    agents: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int,
+    out_dir: Path,
+    force: bool = False,
+    progress: bool = True,
+    command: str = "",
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Several what-ifs on one page: play the base and every variant on the same seeds, compare each
+    variant with the base (:func:`play_comparison`, the base played once and reused), and rank them by
+    the fairness headline (the change of seat spread, fairest first).
+
+    Layout of ``out_dir``: ``a-<base>/``, ``b-<variant>/`` per variant, ``comparison-b-<variant>.json``
+    per variant (its comparison with the base), and ``comparison.json``: the request (``game``,
+    ``config_a``, ``variant_a``, ``configs_b``, ``n_players``, ``agents``, ``games``, ``seed``),
+    ``comparisons`` (each variant's comparison dict, in the order given), ``ranking`` (indices into
+    ``comparisons``, fairest first) and ``multiplicity``: ONE Holm family across the page (every
+    variant's headline and rows: :func:`holm_page`), so a page of many what-ifs flags no more often
+    than a page of one. ``run_a``/``run_b`` name the base's and the first variant's runs.
+
+    Raises what :func:`play_comparison` raises; ValueError when two variants would share a run folder
+    (the same ``variant:`` name); ResultsExistError when
+    ``comparison.json`` holds another request and not ``force``. Nothing is played before the checks.
+    """
+    base, out_dir = Path(base), Path(out_dir)
+    paths = [Path(v) for v in variants]
+    cfg_base = load_config(base)
+    names = [str(getattr(load_config(v), "variant", "")) for v in paths]
+    folders = [run_dir_name("b", n) for n in names]
+    for i, folder in enumerate(folders):
+        if folders.index(folder) != i:
+            raise ValueError(
+                f"{paths[i]}: its variant name {names[i]!r} is also {paths[folders.index(folder)]}'s; "
+                "give each variant its own 'variant:' name"
+            )
+    request = {
+        "game": cfg_base.game, "config_sha256_a": config_sha256(base),
+        "config_sha256_b": [config_sha256(v) for v in paths], "n_players": players,
+        "agents": parse_agents(",".join(agents) if not isinstance(agents, str) else agents, players),
+        "games": games, "seed": seed,
+    }  # fmt: skip
+    if not force and _other_comparison(out_dir / COMPARISON_FILE, request):
+        raise ResultsExistError.spelled(
+            lambda o: (
+                f"{out_dir / COMPARISON_FILE} holds a comparison of a different request than {base} vs "
+                f"{', '.join(map(str, paths))} with these options; use {o.force} to overwrite it, or choose another {o.out}"
+            )
+        )
+    results = []
+    for path, folder in zip(paths, folders):
+        results.append(
+            play_comparison(
+                base,
+                path,
+                players,
+                agents,
+                games,
+                seed,
+                jobs,
+                out_dir,
+                force=force,
+                progress=progress,
+                command=command,
+                confidence=confidence,
+                file=f"comparison-{folder}.json",
+            )  # fmt: skip
+        )
+    multiplicity = holm_page(results, confidence)
+    for folder, result in zip(folders, results):
+        write_atomic(out_dir / f"comparison-{folder}.json", json.dumps(result, indent=2, allow_nan=False) + "\n")
+    ranking = sorted(range(len(results)), key=lambda i: (results[i]["fairness"]["difference"], i))
+    page = {
+        **request,
+        "config_a": str(base),
+        "variant_a": str(getattr(cfg_base, "variant", "")),
+        "configs_b": [str(p) for p in paths],
+        "variants_b": names,
+        "run_a": results[0]["run_a"],
+        "run_b": results[0]["run_b"],
+        "command": command,
+        "confidence": confidence,
+        "comparisons": results,
+        "ranking": ranking,
+        "multiplicity": multiplicity,
+    }
+    write_atomic(out_dir / COMPARISON_FILE, json.dumps(page, indent=2, allow_nan=False) + "\n")
+    return page
 
 
 ROW_SECTIONS = ("seat_win_rate", "agent_win_rate", "score", "metrics")

@@ -377,3 +377,18 @@ def test_compare_again_with_other_agents_gets_its_own_default_folder(tmp_path, m
         assert result.exit_code == 0, result.output
     results = sorted(p.name for p in (tmp_path / "results").iterdir())
     assert results == ["compare-citywright-v1.0-vs-v1.1-2p", "compare-citywright-v1.0-vs-v1.1-2p-random-greedy"]
+
+
+def test_compare_a_base_and_two_variants_ranks_them_on_one_page(tmp_path, monkeypatch):
+    """Issue 50: ``balancer compare BASE V1 V2`` prints one headline per variant, numbered by rank, and
+    writes one page; ``compare A B`` is unchanged (one headline, no rank)."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke(
+        "compare", "citywright/v1.1", "citywright/v1.1-no-bonus", "citywright/v1.0", "-p", "2", "-n", "4", "-q"
+    )
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if "Seat spread" in line]
+    assert [line[:3] for line in lines] == ["1. ", "2. "]
+    name = "compare-citywright-v1.1-vs-v1.1-no-bonus-v1.0-2p"
+    assert (tmp_path / "reports" / f"{name}.html").is_file()
+    assert json.loads((tmp_path / "results" / name / "comparison.json").read_text())["ranking"] in ([0, 1], [1, 0])

@@ -271,3 +271,31 @@ def test_fairness_headline_first_and_the_rule_s_own_points_apart(tmp_path):
     html = render_comparison(out, tmp_path / "cmp.html").read_text(encoding="utf-8")
     assert html.index('id="fairness"') < html.index('id="summary"') < html.index('id="differences"')
     assert "Seat spread (best minus worst seat&#39;s win rate)" in html and ">rule<" in html
+
+
+def test_several_what_ifs_on_one_page_share_the_seeds_and_one_holm_family(tmp_path):
+    """Issue 50: ``compare BASE V1 V2``: the base is played once; each variant is compared with it on
+    the same seeds (its rows equal those of a comparison of the two alone, the p-values aside); the
+    page ranks the variants by the change of seat spread, and every test of the page (each variant's
+    headline and rows) is one Holm family, so its size is the sum of the comparisons' tested rows."""
+    from balancer.compare import play_comparisons
+
+    no_bonus, v10 = V11.parent / "v1.1-no-bonus.yaml", V11.parent / "v1.0.yaml"
+    out = tmp_path / "many"
+    kw = dict(players=2, agents=["greedy"], games=40, seed=4, jobs=1, progress=False)
+    page = play_comparisons(V11, [no_bonus, v10], out_dir=out, **kw)
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == ["a-v1.1", "b-v1.0", "b-v1.1-no-bonus"]
+    changes = [c["fairness"]["difference"] for c in page["comparisons"]]
+    assert [changes[i] for i in page["ranking"]] == sorted(changes)
+    tested = sum(
+        1 + sum(1 for r in all_rows(c) if r["p_adjusted"] is not None) for c in page["comparisons"]
+    )  # each headline and its tested rows
+    assert page["multiplicity"]["family_size"] == tested
+    assert all(c["multiplicity"] == page["multiplicity"] for c in page["comparisons"])
+    alone = play_comparison(V11, no_bonus, out_dir=tmp_path / "alone", **kw)
+    first = page["comparisons"][0]
+    assert [r["difference"] for r in all_rows(first)] == [r["difference"] for r in all_rows(alone)]
+    assert first["fairness"]["difference"] == alone["fairness"]["difference"]
+    assert alone["multiplicity"]["family_size"] < page["multiplicity"]["family_size"]
+    html = render_comparison(out, tmp_path / "many.html").read_text(encoding="utf-8")
+    assert "Which is fairest?" in html and html.count('<section id="v') == 2

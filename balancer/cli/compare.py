@@ -28,6 +28,13 @@ from .errors import library_errors, say, shown_path
 def compare(
     config_a: Path = typer.Argument(..., help="Rule-variant YAML file to compare from (A)."),
     config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
+    others: list[Path] | None = typer.Argument(
+        None,
+        metavar="[MORE]...",
+        help="More variants of the same game: each is played on the same seeds and compared with A, and "
+        "the page ranks them all by the fairness headline (one Holm family across the page).",
+        show_default=False,
+    ),
     players: TablePlayers = None,
     n_games: int = typer.Option(
         1000, "--games", "-n", help="Games per variant (at least 1); both variants play the same game seeds."
@@ -63,11 +70,15 @@ def compare(
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
 ) -> None:
-    """Play two rule variants with the same seeds and report paired differences (from -> to, 95% CI)."""
+    """Play two rule variants (or a base and several) with the same seeds and report paired differences
+    (from -> to, 95% CI), the fairness headline first."""
     cfg_a, _ = _load(config_a)  # exit 2 with file and key path on a bad config
     _load(config_b)
+    others = list(others or [])
+    for other in others:
+        _load(other)
     players = _players(players, agents, cfg_a, 4)
-    name = api.default_compare_name(config_a, config_b, players, agents)
+    name = api.default_compare_name(config_a, config_b, players, agents, others)
     out_dir = out if out is not None else Path("results") / name
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
     if out is not None and out.suffix.lower() in (".html", ".htm"):
@@ -86,18 +97,17 @@ def compare(
     ):
         compared = api.compare_variants(
             config_a, config_b, players, agents, n_games, seed, jobs, out_dir, force=force, progress=not quiet,
-            command=_command_line(),
+            command=_command_line(), others=others,
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
         written = api.write_report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
-    headline = api.comparison_headline(compared.comparison)
-    if headline:
+    for headline in api.comparison_headlines(compared.comparison):
         typer.echo(headline)
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
     for line in api.comparison_completion_lines(compared):
         say(line)
-    if not quiet:
+    if not quiet and "comparisons" not in compared.comparison:  # several variants: the page has their rows
         result = compared.comparison
         for row in result["agent_win_rate"] + result["seat_win_rate"]:
             if row["difference"] is None:

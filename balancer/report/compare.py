@@ -297,10 +297,75 @@ def build_context(
     }
 
 
+def build_many_context(page: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything ``compare_many.html.j2`` needs from the ``comparison.json`` of several variants
+    (:func:`balancer.compare.play_comparisons`): the ranking by the fairness headline, a chart of the
+    spread changes, and per variant its headline sentence and its flagged rows."""
+    comparisons = list(page.get("comparisons") or [])
+    confidence = float(page.get("confidence") or 0.95)
+    variant_a = str(page.get("variant_a", "A"))
+    specs = metric_specs_of({"game": page.get("game")})
+    variants = []
+    for i, c in enumerate(comparisons):
+        head = c.get("fairness") or {}
+        rows = []
+        for key, _, unit, scale in SECTIONS:
+            rows += _rows([r for r in c.get(key) or [] if r.get("significant")], unit, scale, key == "metrics", specs)
+        all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
+        variant_b = str(c.get("variant_b", "B"))
+        variants.append(
+            {
+                "index": i,
+                "variant": variant_b,
+                "config": c.get("config_b"),
+                "file": f"comparison-{c.get('run_b')}.json",
+                "sentence": fairness_sentence(head, variant_a, variant_b),
+                "seat_sentence": seat_moves_sentence(c.get("seat_win_rate") or [], variant_a, variant_b),
+                "flagged": rows,
+                "n_flagged": len(rows),
+                "n_rows": sum(1 for r in all_rows if not r.get("mechanical")),
+                "mechanical": [humanize(r["name"]) for r in all_rows if r.get("mechanical")],
+                "spread_a": fmt_value(head.get("spread_a"), 100.0, 1),
+                "spread_b": fmt_value(head.get("spread_b"), 100.0, 1),
+                "change": fmt_diff(head.get("difference"), 100.0, 1),
+                "ci": f"{fmt_diff(head.get('ci_low'), 100.0, 1)} to {fmt_diff(head.get('ci_high'), 100.0, 1)}",
+                "p_adjusted": p_cell(head.get("p_adjusted")),
+                "verdict": head.get("verdict", "–"),
+                "head": {**head, "name": variant_b},
+            }
+        )
+    ranking = [i for i in page.get("ranking") or range(len(variants)) if 0 <= i < len(variants)]
+    ranked = [variants[i] for i in ranking]
+    agents = list(page.get("agents") or [])
+    return {
+        "title": f"{display_name(str(page.get('game', 'game')))}: {variant_a} against {len(variants)} what-ifs",
+        "game_title": display_name(str(page.get("game", "game"))),
+        "config_a": page.get("config_a"),
+        "variant_a": variant_a,
+        "n_players": page.get("n_players"),
+        "agents": agents[0] if len(set(agents)) == 1 else ", ".join(agents),
+        "agents_heading": "agents" if len(set(agents)) == 1 else "agents (rotated over seats)",
+        "games": page.get("games"),
+        "seed": page.get("seed"),
+        "confidence_pct": int(round(100 * confidence)),
+        "family_size": (page.get("multiplicity") or {}).get("family_size", 0),
+        "flag": FLAG,
+        "variants": variants,
+        "ranked": ranked,
+        "chart": Markup(
+            difference_chart([("Change of seat spread (percentage points)", [v["head"] for v in ranked], 100.0)])
+        ),
+        "command": page.get("command") or "",
+    }
+
+
 def render_comparison_html(
     comparison: Mapping[str, Any], summaries: Mapping[str, Mapping[str, Any] | None] | None = None
 ) -> str:
-    """Render the comparison page to a string (``summaries``: see :func:`build_context`)."""
+    """Render the comparison page to a string (``summaries``: see :func:`build_context`); the page of
+    several variants (a ``comparisons`` list) when the dict holds one."""
+    if "comparisons" in comparison:
+        return environment().get_template("compare_many.html.j2").render(**build_many_context(comparison))
     return environment().get_template(TEMPLATE_NAME).render(**build_context(comparison, summaries))
 
 
@@ -338,7 +403,8 @@ def render_comparison(out_dir: Path, html: Path, source: str | None = None) -> P
     if not isinstance(comparison, dict):
         raise ValueError(f"{path} must hold a JSON object, got {type(comparison).__name__}")
     html = normalised(html)  # out/a/../X creates no out/a
-    text = render_comparison_html(comparison, run_summaries(Path(out_dir), comparison))
+    summaries = {} if "comparisons" in comparison else run_summaries(Path(out_dir), comparison)
+    text = render_comparison_html(comparison, summaries)
     if source is not None:
         from balancer.naming import mark_page
 
