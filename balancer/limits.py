@@ -56,6 +56,39 @@ def read_bounded(path: Path, limit: int, what: str) -> bytes:
     return data
 
 
+MAX_CACHE_BYTES = 100_000
+"""The largest file read from balancer's cache folder (``warmup-seconds.json``: a few hundred bytes)."""
+
+MAX_CACHE_DEPTH = 2
+"""The deepest nesting of a JSON file in balancer's cache folder (a flat object of numbers: 1)."""
+
+
+def read_regular_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes: ``lstat`` first, so that
+    a symbolic link (to ``/dev/zero`` or anything else), a FIFO, a device or a socket is refused without
+    being opened; then opened with O_NOFOLLOW and O_NONBLOCK (a link or a FIFO planted in between is not
+    followed nor waited on) and checked again with ``fstat``; at most ``limit + 1`` bytes are read.
+
+    Raises InputLimitError naming ``path`` (not a regular file, too large), OSError (missing, unreadable).
+    For files a command does not take from its user: balancer's cache (issue 52, item 5)."""
+    import stat
+
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        raise InputLimitError(f"{path}: {kind}; not opened")
+    if st.st_size > limit:
+        raise InputLimitError(f"{path}: more than the {limit:,} bytes {what} may have")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputLimitError(f"{path}: not a regular file; not read")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise InputLimitError(f"{path}: more than the {limit:,} bytes {what} may have")
+    return data
+
+
 def read_text_bounded(path: Path, limit: int, what: str, line_limit: int | None = None) -> str:
     """:func:`read_bounded` decoded as UTF-8; with ``line_limit``, a line longer than that many characters
     is refused too. Raises InputLimitError (too large, a line too long, not UTF-8 text), OSError."""

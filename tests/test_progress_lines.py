@@ -137,9 +137,10 @@ def test_warmup_store_tolerates_a_bad_file(tmp_path):
     w = Warmup("agueda", "compile", False)
     (tmp_path / WARMUP_FILE).write_bytes(b"{not json\xff")
     assert read_durations(tmp_path) == {}
-    assert warmup_note(w, tmp_path) == (
+    assert warmup_note(w, tmp_path) == (  # said once (issue 52, item 5)
         "compiling the agueda engine",
-        "first time on this machine: typically 1 to 4 min",
+        f"first time on this machine: typically 1 to 4 min; the cache file {tmp_path / WARMUP_FILE} was ignored "
+        "(not UTF-8 text) and is written again",
     )
     record_duration(w, 61.0, tmp_path)  # the corrupt file is replaced
     assert last_duration(w, tmp_path) == 61.0

@@ -3,18 +3,25 @@ compiled once on a machine, then loaded in every worker) and how long that took 
 
 The durations live in one small JSON file in the user's cache directory (``$BALANCER_CACHE_DIR``,
 else ``$XDG_CACHE_HOME/balancer``, else ``~/.cache/balancer``): never in a run's output folder. A
-file that cannot be read or written is ignored: the note then says what is typical.
+file that cannot be read or written is ignored: the note then says what is typical. The file is not
+trusted (issue 52, item 5): it is read only when it is a regular file (a link, a FIFO or a device is
+never opened: :func:`balancer.limits.read_regular_bounded`) of at most
+:data:`~balancer.limits.MAX_CACHE_BYTES`, nested at most :data:`~balancer.limits.MAX_CACHE_DEPTH`
+levels; a bad file is ignored, said once in the warm-up note (:func:`cache_problem`), and replaced by
+the next duration recorded (a new file renamed over it, never written through it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from balancer.core.registry import GameSpec
+from balancer.limits import MAX_CACHE_BYTES, MAX_CACHE_DEPTH, loads_json_bounded, read_regular_bounded
 
 WARMUP_FILE = "warmup-seconds.json"
 """The file of last warm-up durations (seconds by :attr:`Warmup.key`) in :func:`cache_dir`."""
@@ -119,15 +126,41 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "balancer"
 
 
+_PROBLEMS: dict[str, str] = {}
+"""The cache files found bad in this process -> why (read once, said once: :func:`cache_problem`)."""
+_SAID: set[str] = set()
+
+
+def cache_problem(folder: Path | None = None) -> str:
+    """A clause about the cache file of ``folder`` (the cache folder) when this process found it bad
+    (``; the cache file X was ignored (why) and is written again``), said once per file; else ``""``."""
+    path = str((folder or cache_dir()) / WARMUP_FILE)
+    why = _PROBLEMS.get(path)
+    if why is None or path in _SAID:
+        return ""
+    _SAID.add(path)
+    return f"; the cache file {path} was ignored ({why}) and is written again"
+
+
 def read_durations(folder: Path | None = None) -> dict[str, float]:
     """The recorded warm-up seconds by key; empty when the file is missing, unreadable or not what
-    it should be (entries that are not non-negative numbers are dropped)."""
+    it should be (entries that are not non-negative numbers are dropped). A file there that is not a
+    regular file, too large, too deep or not a JSON object is never opened or parsed past its bounds,
+    and remembered for :func:`cache_problem`."""
     path = (folder or cache_dir()) / WARMUP_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        raw = read_regular_bounded(path, MAX_CACHE_BYTES, "a cache file")
+        data = loads_json_bounded(raw.decode("utf-8"), path, MAX_CACHE_DEPTH)
+    except UnicodeDecodeError:
+        _PROBLEMS.setdefault(str(path), "not UTF-8 text")
+        return {}
+    except ValueError as exc:  # InputLimitError (names the file), JSONDecodeError
+        _PROBLEMS.setdefault(str(path), str(exc).removeprefix(f"{path}: "))
+        return {}
+    except OSError:  # missing, unreadable, under a file: nothing recorded, nothing to say
         return {}
     if not isinstance(data, dict):
+        _PROBLEMS.setdefault(str(path), "not a JSON object")
         return {}
     return {
         str(k): float(v)
@@ -148,9 +181,14 @@ def record_duration(warmup: Warmup, seconds: float, folder: Path | None = None) 
         data = read_durations(folder)
         data[warmup.key] = round(max(0.0, float(seconds)), 1)
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f"{WARMUP_FILE}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, folder / WARMUP_FILE)
+        tmp = folder / f".{WARMUP_FILE}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(data, indent=1, sort_keys=True) + "\n")
+            os.replace(tmp, folder / WARMUP_FILE)  # over a bad file (a link, a FIFO): renamed over, never opened
+        finally:
+            tmp.unlink(missing_ok=True)
     except (OSError, ValueError):
         pass
 
@@ -171,7 +209,7 @@ def last_time_text(warmup: Warmup, folder: Path | None = None) -> str:
     last = last_duration(warmup, folder)
     if last is not None:
         return f"took {duration_text(last)} last time on this machine"
-    return f"first time on this machine: {warmup.typical()}"
+    return f"first time on this machine: {warmup.typical()}{cache_problem(folder)}"
 
 
 def warmup_note(warmup: Warmup, folder: Path | None = None) -> tuple[str, str]:
