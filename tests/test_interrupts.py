@@ -106,16 +106,40 @@ def test_an_interrupt_at_any_moment_ends_cleanly_and_resumes_identically(tmp_pat
     assert_frame_equal(frame(out), reference)
 
 
-def test_workers_exit_when_their_parent_is_killed(tmp_path):
-    proc = start(tmp_path / "run", 2)
+def _ignores_sigint(proc: psutil.Process) -> bool:
+    """Whether ``proc`` ignores SIGINT (its kernel signal state): a worker does once it took a task
+    (``guard_worker``, where it also asks to die with its parent)."""
+    try:
+        with open(f"/proc/{proc.pid}/status", encoding="ascii") as status:
+            ignored = next(int(line.split()[1], 16) for line in status if line.startswith("SigIgn:"))
+    except (OSError, StopIteration):
+        return False
+    return bool(ignored >> (signal.SIGINT - 1) & 1)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the parent-death signal are Linux's")
+def test_workers_die_within_a_second_or_two_of_their_parent_even_mid_chunk(tmp_path):
+    """kill -9 of the run while each worker plays a chunk of 10,000 games (about 20 CPU s on this
+    machine, in one compiled call holding the GIL): before, a watchdog thread waited for the GIL, and
+    the workers lived on for the rest of their chunk (85 s in issue 52); the kernel's parent-death
+    signal kills them at once (2 s allowed for a loaded machine)."""
+    args = ["run", str(V11), "-p", "2", "-a", "greedy", "-n", "40000", "--chunk-size", "10000", "-q"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "balancer", *args, "-j", "2", "--out", str(tmp_path / "run")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 120
     workers: list[psutil.Process] = []
-    while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+    while time.monotonic() < deadline and proc.poll() is None:
         workers = [p for p in descendants(proc.pid) if "LokyProcess" in " ".join(p.cmdline())]
-        time.sleep(0.2)
-    assert len(workers) == 2, "the run ended before its workers started"
-    time.sleep(1.0)  # let them take their first task (where they start watching their parent)
-    proc.kill()  # SIGKILL: the run cannot clean up; its workers must notice by themselves
+        if len(workers) == 2 and all(map(_ignores_sigint, workers)):
+            break  # both play their first chunk
+        time.sleep(0.1)
+    assert len(workers) == 2 and all(map(_ignores_sigint, workers)), "the workers never took a chunk"
+    time.sleep(0.5)  # well inside the chunk
+    proc.kill()  # SIGKILL: the run cannot clean up; its workers must end with it
     proc.wait()
-    gone, alive = psutil.wait_procs(workers, timeout=20)
-    assert not alive, f"workers still running 20 s after their parent was killed: {[p.pid for p in alive]}"
+    gone, alive = psutil.wait_procs(workers, timeout=2)
+    assert not alive, f"workers still running 2 s after their parent was killed: {[p.pid for p in alive]}"

@@ -8,10 +8,12 @@ joblib, which is then not imported (a tenth of a second of every ``--jobs 1`` ru
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -72,19 +74,43 @@ class ChunkPlan:
 
 
 PARENT_POLL_SECONDS = 1.0
-"""How often a loky worker checks that the process that started it is alive (seconds)."""
+"""How often a loky worker checks that the process that started it is alive (seconds), where the
+kernel cannot be asked to kill it with its parent (not Linux)."""
 
 _GUARDED: list[bool] = []
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2)'s option: the signal this process receives when the thread that created it ends (Linux)."""
+
+
+def _die_with_parent() -> bool:
+    """Ask the kernel to send this process SIGKILL when its parent dies (Linux's parent-death signal,
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``); whether it was set. It needs no thread of this process to
+    run: a compiled chunk holding the GIL for minutes is killed all the same."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError, TypeError):
+        return False
 
 
 def guard_worker(parent: int | None) -> None:
     """Called by every task with the pid of the process that sent it (``parent``); in a loky worker
-    process (once per process, nothing elsewhere): exit at once when the sender is no longer this
-    process's parent (it died before the task started), else ignore SIGINT, which Ctrl-C or a script
-    sends to the whole process group, so that only the parent stops the run and its workers (a worker
-    interrupted mid-task broke the pool: "A task has failed to un-serialize"), and exit within
-    :data:`PARENT_POLL_SECONDS` when the parent is gone (``kill -9`` left workers running for over 15
-    minutes, issue 28)."""
+    process (once per process, nothing elsewhere): ignore SIGINT, which Ctrl-C or a script sends to
+    the whole process group, so that only the parent stops the run and its workers (a worker
+    interrupted mid-task broke the pool: "A task has failed to un-serialize"; the worker started with
+    SIGINT blocked, :func:`_workers_start_with_sigint_blocked`, so that one sent while it starts is
+    never delivered), and end
+    with the parent: on Linux the kernel kills the worker when its parent dies (:func:`_die_with_parent`;
+    checked against ``getppid()`` afterwards, for a parent that died before), within a second whatever
+    the worker is doing (issue 52: a watchdog thread waited for the GIL, 3 to 85 s); on other systems
+    a thread exits within :data:`PARENT_POLL_SECONDS` of the parent's death, once the chunk in play
+    lets it run (macOS and Windows have no parent-death signal: a worker may finish its chunk first).
+    ``kill -9`` left workers running for over 15 minutes before any of this (issue 28)."""
     if _GUARDED or parent is None or not multiprocessing.current_process().name.startswith("LokyProcess"):
         return
     if threading.current_thread() is not threading.main_thread():
@@ -93,6 +119,12 @@ def guard_worker(parent: int | None) -> None:
         os._exit(1)
     _GUARDED.append(True)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # ignored now: one sent before is dropped
+    if _die_with_parent():
+        if os.getppid() != parent:  # the parent died before the kernel was asked: no signal will come
+            os._exit(1)
+        return
 
     def watch() -> None:
         while True:
@@ -163,8 +195,48 @@ def parallel(n_jobs: int, client: Any, ordered: bool) -> Any:
 
     return_as = "generator" if ordered else "generator_unordered"
     if client is None:
+        _workers_start_with_sigint_blocked()
         return Parallel(n_jobs=n_jobs, backend="loky", return_as=return_as)
     from joblib import parallel_config
 
     with parallel_config(backend="dask", client=client):
         return Parallel(n_jobs=-1, return_as=return_as)
+
+
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in the calling thread while the block runs (POSIX; nothing elsewhere): a Ctrl-C
+    then waits, and is delivered when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _workers_start_with_sigint_blocked() -> None:
+    """Make loky start its worker processes with SIGINT blocked: its call that forks and executes one
+    (``loky.backend.fork_exec.fork_exec``, in joblib's vendored loky; POSIX) is wrapped in
+    :func:`sigint_blocked`, in whichever thread starts a worker (the main thread, or loky's own when it
+    replaces one), and the new process inherits the blocked signal. A Ctrl-C to the process group while a
+    worker's interpreter starts is then never delivered to it (issue 52: "Fatal Python error:
+    init_import_site" and KeyboardInterrupt tracebacks in 17 of 72 trials); the worker ignores SIGINT
+    once it runs a task (:func:`guard_worker`). This process receives such a Ctrl-C microseconds later,
+    when the fork is done. A loky without that function is left as it is."""
+    try:
+        from joblib.externals.loky.backend import fork_exec as module  # what popen_loky_posix calls
+    except ImportError:  # Windows: no such module (and no process group to signal)
+        return
+    launch = getattr(module, "fork_exec", None)
+    if launch is None or getattr(launch, "sigint_blocked", False):
+        return
+
+    def fork_exec(*args: Any, **kwargs: Any) -> Any:
+        with sigint_blocked():
+            return launch(*args, **kwargs)
+
+    fork_exec.sigint_blocked = True  # type: ignore[attr-defined]
+    module.fork_exec = fork_exec
