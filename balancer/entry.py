@@ -3,7 +3,8 @@ and exit 130 (issue 28). Ctrl-C or SIGTERM while the command line is still impor
 games: a second or more) used to print a KeyboardInterrupt traceback or kill the process silently; from
 the start, both end with ``interrupted; nothing was written``. A command that writes takes the signals
 over while it runs (:func:`balancer.cli.errors.library_errors`: its own sentence, what was kept, how to
-continue); outside that, a signal ends the process with ``interrupted``.
+continue); outside that, a signal ends the process with ``interrupted``. A command that received a
+signal ends with exit 130 whatever its code made of the exception (:data:`SIGNALLED`), with one line.
 
 When the command has ended, the process ends as Python would end it (its other threads joined, the
 ``atexit`` functions run, the output flushed) but without tearing down the modules one by one: freeing
@@ -21,12 +22,47 @@ from typing import Any, NoReturn
 
 INTERRUPTED = 130
 
+SIGNALLED: list[int] = []
+"""The signals (SIGINT, SIGTERM) received while the command ran, whichever handler took them
+(:func:`note_signal`): a command that received one ends with exit 130 however its code reacted to the
+exception the handler raised (issue 52: SIGTERM inside matplotlib's import became a SystemError
+traceback and exit 1, or was swallowed and the page written with exit 0; DuckDB turned a Ctrl-C into
+"RuntimeError: Query interrupted")."""
+
+_SAID: list[str] = []
+"""The ``interrupted`` line this module printed, if it printed one."""
+
+_STDERR: list[int] = []
+"""A copy of file descriptor 2 taken at the start: the ``interrupted`` line reaches the terminal even
+while a plugin's import has standard error sent to the null device (core/plugins.py)."""
+
+
+def note_signal(signum: int) -> None:
+    """Record that ``signum`` was received (a handler calls it; see :data:`SIGNALLED`)."""
+    SIGNALLED.append(signum)
+
+
+def _say(message: str) -> None:
+    """``message`` on the terminal's standard error, once."""
+    if _SAID:
+        return
+    _SAID.append(message)
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass
+    try:
+        os.write(_STDERR[0] if _STDERR else 2, (message + "\n").encode(errors="replace"))
+    except OSError:
+        pass
+
 
 def _exit_on_signal(message: str) -> Any:
     def handler(signum: int, frame: Any) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal (Ctrl-C twice, or `timeout` passing
             signal.signal(sig, signal.SIG_IGN)  # the group's SIGINT on) must not interrupt the exit itself
-        print(message, file=sys.stderr)
+        note_signal(signum)
+        _say(message)
         raise SystemExit(INTERRUPTED)
 
     return handler
@@ -34,6 +70,10 @@ def _exit_on_signal(message: str) -> Any:
 
 def main() -> None:
     """Import the command line and run it (``balancer = "balancer.entry:main"``)."""
+    try:
+        _STDERR.append(os.dup(2))
+    except OSError:  # no standard error: the line is not shown
+        pass
     early = _exit_on_signal("interrupted; nothing was written")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, early)
@@ -46,11 +86,18 @@ def main() -> None:
         app(prog_name="balancer")
     except SystemExit as exc:  # how the command line always ends (Typer's standalone mode)
         ending = exc
+    except BaseException:  # an error that escaped the command: a traceback, unless a signal caused it
+        if not SIGNALLED:
+            raise
+        ending = SystemExit(INTERRUPTED)
     else:
         ending = SystemExit(0)
     finally:  # the command has ended: a signal now must not kill the exiting interpreter (Python restores
         for sig in (signal.SIGINT, signal.SIGTERM):  # the default actions while it shuts down, but not SIG_IGN)
             signal.signal(sig, signal.SIG_IGN)
+    if SIGNALLED and ending.code != INTERRUPTED:  # the signal's exception was caught, turned or swallowed
+        _say("interrupted")
+        ending = SystemExit(INTERRUPTED)
     end_process(ending)
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+import click
 import typer
 
 from balancer.api import errors as library
@@ -162,12 +163,25 @@ def library_errors(
     import signal
     import threading
 
+    from balancer.entry import SIGNALLED, note_signal
+
+    def sigint(signum: int, frame: Any) -> None:
+        note_signal(signum)
+        raise KeyboardInterrupt
+
     # while the block runs, Ctrl-C raises KeyboardInterrupt (whatever handler the entry point set), so
     # that the command keeps what it finished and says so (issue 28)
     own_sigint = interrupted is not None and threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if own_sigint else None
+    previous = signal.signal(signal.SIGINT, sigint) if own_sigint else None
+    signalled = len(SIGNALLED)
     try:
-        yield
+        try:
+            yield
+        except Exception as exc:  # a library that turned the interrupt into its own error (DuckDB: "Query
+            ours = isinstance(exc, (typer.Exit, typer.Abort, click.ClickException))  # interrupted"): the interrupt
+            if interrupted is not None and not ours and len(SIGNALLED) > signalled:
+                raise KeyboardInterrupt from None
+            raise
     except library.GamesFailedError as exc:
         _report_failures(exc)
         raise typer.Exit(GAMES_FAILED) from None
