@@ -183,6 +183,36 @@ class TuneResult:
         data = self.plan.base.resolved.data
         return {p: v for p, v in self.best.values.items() if get_path(data, parse_path(p)) != v}
 
+    @property
+    def refusal(self) -> str | None:
+        """Why the best candidate is not recommended (``--write`` writes nothing and exits 1; the page
+        shows no best), or None when it passed its confirmation on fresh seeds (every target met or
+        consistent) and beat the base there (a smaller objective than the base's with the same seeds)."""
+        conf = self.confirmation
+        if self.best is None or conf is None:
+            return "the search measured no candidate"
+        if not self.changes:
+            return "the best candidate is the base's own values: the base is as good or better"
+        passed = ("met", "consistent")
+        for v in conf.verdicts:
+            if v["verdict"] not in passed:
+                base = v["base_verdict"]
+                tail = "; the base is as good or better" if base in passed else ""
+                return (
+                    f"the best candidate failed its confirmation on fresh seeds ({v['title']}: {v['verdict']}"
+                    + (f", base: {base}" if base else "")
+                    + f"){tail}"
+                )
+        if conf.base_objective is None:
+            return "the base was not played beside it (confirm: {base: false}), so it is not shown to beat the base"
+        best, base = conf.best_objective[0], conf.base_objective[0]
+        if not best < base:
+            return (
+                f"the base is as good or better: objective {best:.4f} against the base's {base:.4f} "
+                "with the same fresh seeds"
+            )
+        return None
+
 
 # --------------------------------------------------------------------------------------------------
 # check

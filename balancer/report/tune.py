@@ -143,7 +143,8 @@ def best_rows(result: TuneResult, limit: int = 10) -> list[dict[str, Any]]:
                 "high": ev.high,
                 "games": sum(ev.games.values()),
                 "seats": {r: _seat_text(ev.estimates[r], run.players) for r, run in result.plan.tune.runs.items()},
-                "is_best": result.best is not None and c.label == result.best.label,
+                # bold only when it is recommended: it passed its confirmation and beat the base there
+                "is_best": result.best is not None and c.label == result.best.label and result.refusal is None,
                 "trials": len(c.trials),
             }
         )
@@ -234,6 +235,7 @@ def render_tune(result: TuneResult, out_html: Path | str, written: Path | None =
             written_text=written_text,
             best_text=changes_text(result.best.values) if result.best else "–",
             changes=result.changes,
+            refusal=result.refusal if result.best is not None else None,
         )
     )
     out = Path(out_html)

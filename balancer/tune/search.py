@@ -46,6 +46,7 @@ from balancer.outcomes import Candidate, Cell, Confirmation, Evaluation, TuneRes
 from balancer.outdir import refuse_links_below
 from balancer.paths import changes_text, point_label, validate_point, variant_yaml
 from balancer.sim.progress import eta_seconds, left_text
+from balancer.stats.tracked import is_rate
 from balancer.sweep.cells import cell_numbers, play_cell
 from balancer.sweep.runner import write_text_if_changed
 from balancer.sweep.targets import bootstrap_objective, estimate
@@ -123,6 +124,8 @@ class Tuner:
         for own in ("candidates", "confirm", *plan.tune.runs):  # refused before a game is played
             refuse_links_below(self.root.parent, self.root / own)
         self.candidates: dict[str, Candidate] = {}
+        self.same_rules: dict[str, Candidate] = {}  # rules_key -> the candidate measured for those rules
+        self.alias: dict[str, Candidate] = {}  # label -> the earlier candidate with the same rules
         self.numbers: dict[tuple[str, str, int], dict[str, np.ndarray]] = {}
         self.used: set[tuple[str, str, int]] = set()
         self.games = {"search": 0, "response": 0, "confirm": 0}
@@ -138,6 +141,8 @@ class Tuner:
         label = point_label(list(values.values()))
         if label in self.candidates:
             return self.candidates[label]
+        if label in self.alias:
+            return self.alias[label]
         base = self.plan.base
         variant = f"{base.cfg.variant}-{label}"
         file = refuse_links_below(self.root.parent, self.root / "candidates" / f"{label}.yaml", "file")
@@ -153,8 +158,24 @@ class Tuner:
             ]
             write_text_if_changed(file, variant_yaml(file, base.path, base.resolved.data, values, variant, comment))
             cand.cfg = load_config(file)
+            key = rules_key(base.spec, cand.cfg, self.plan, self.wins_only)
+            first = self.same_rules.setdefault(key, cand)
+            if first is not cand:  # the same game under the rules as a candidate already there: tried once
+                file.unlink(missing_ok=True)
+                self.alias[label] = first
+                self._line(
+                    f"candidate {changes_text(values)}: the same rules as candidate {first.index} "
+                    f"({changes_text(first.values)}); measured once"
+                )
+                return first
         self.candidates[label] = cand
         return cand
+
+    @property
+    def wins_only(self) -> bool:
+        """Whether every term of the objective reads win rates only (a position bonus then counts
+        only as differences: :func:`rules_key`)."""
+        return all(is_rate(t.group) for t in self.plan.terms)
 
     def new_games(self, cand: Candidate, rung: int) -> int:
         """Games rung ``rung`` of ``cand`` would add to those the search used so far."""
@@ -283,7 +304,7 @@ class Tuner:
             elif budget.candidates is not None and distinct >= budget.candidates:
                 state["reason"] = f"the candidates budget ({budget.candidates:,}) is spent"
                 study.stop()
-            elif size is not None and len(self.candidates) >= size and state["idle"] >= 3 * eta:
+            elif size is not None and len(self.candidates) + len(self.alias) >= size and state["idle"] >= 3 * eta:
                 state["reason"] = f"every one of the {size:,} candidates has been measured"
                 study.stop()
             elif state["idle"] >= max(50, 10 * tune.search.startup):
@@ -440,6 +461,55 @@ class Tuner:
         self.games["confirm"] += games
         if not cell.reused:
             self.played += games
+
+
+def rules_key(spec: Any, cfg: Any, plan: TunePlan, wins_only: bool) -> str:
+    """A digest equal for two candidates that are the same game under the rules: the rule table ``T``
+    each run's table compiles (``spec.compile_table``, else ``spec.engine.compile``; a game without a
+    compiled interface: the config itself, its name left out). When the objective reads win rates
+    only, the game's position bonus (the score category its metrics mark ``position_bonus``, set by
+    the config key of that name: points by player count, in seat order) is taken less its smallest
+    value at each count of two or more players: the same points added to every seat change no
+    game's ranks, so ``seat_bonus.4: [1, 1, 1, 1]`` and ``[0, 0, 0, 0]`` are one candidate."""
+    import hashlib
+
+    bonus = spec.metrics.position_bonus if spec.metrics is not None else None
+    if wins_only and bonus is not None and isinstance(getattr(cfg, bonus, None), dict):
+        table = getattr(cfg, bonus)
+        if all(isinstance(v, list) and all(isinstance(x, (int, float)) for x in v) for v in table.values()):
+            lowered = {k: [x - min(v) for x in v] if str(k) != "1" and v else list(v) for k, v in table.items()}
+            cfg = cfg.model_copy(update={bonus: lowered})
+    digest = hashlib.sha256()
+    try:
+        if spec.engine is None:
+            raise TypeError("no compiled interface")
+        for run in plan.tune.runs.values():
+            agents = list(run.table)
+            T = (
+                spec.compile_table(cfg, agents)
+                if spec.compile_table is not None
+                else spec.engine.compile(cfg, len(agents))
+            )
+            _digest(T, digest)
+    except TypeError:  # no compiled table to compare: the config the engine sees, without its name
+        digest = hashlib.sha256(json.dumps(cfg.model_dump(mode="json", exclude={"variant"}), sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def _digest(x: Any, digest: Any) -> None:
+    """Feed a rule table (nested tuples of arrays and scalars) into ``digest``; TypeError for anything else."""
+    if isinstance(x, np.ndarray):
+        digest.update(f"{x.dtype.str}{x.shape}".encode())
+        digest.update(np.ascontiguousarray(x).tobytes())
+    elif isinstance(x, (tuple, list)):
+        digest.update(b"(")
+        for y in x:
+            _digest(y, digest)
+        digest.update(b")")
+    elif x is None or isinstance(x, (bool, int, float, str, bytes, np.generic)):
+        digest.update(repr(x).encode() + b",")
+    else:
+        raise TypeError(f"not a rule table part: {type(x).__name__}")
 
 
 def search_eta(

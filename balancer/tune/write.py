@@ -82,6 +82,8 @@ def tuned_text(result: TuneResult, target: Path | str, command: str = "") -> str
     ``variant:``, so it is named after its file. Raises ValueError when there is no best candidate."""
     if result.best is None:
         raise ValueError("the search measured no candidate; nothing to write")
+    if result.refusal is not None:  # only a candidate that passed its confirmation and beat the base
+        raise ValueError(f"nothing to write: {result.refusal}")
     plan = result.plan
     return variant_yaml(
         Path(target), plan.base.path, plan.base.resolved.data, result.changes, None, provenance(result, command)

@@ -1,0 +1,81 @@
+"""A tuner that is safe to follow (issue 50, item 2): ``--write`` writes only a candidate that passed its
+confirmation on fresh seeds and beat the base there, else nothing (exit 1, saying so), and the page
+shows no failed candidate in bold; candidates that are the same game under the rules are tried once.
+
+The stand-in game (standin_game.py) has its answer by construction: at two players with edge [3, 0],
+seat 1 wins 31.5/36, 28/36, 23.5/36, 1/2 of the games at a seat-2 bonus of 0, 1, 2, 3 more than seat 1's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from typer.testing import CliRunner
+
+from balancer.cli import app
+from balancer.core.metrics import MetricSpecs, categories
+from balancer.tune import load_tune, run_tune
+
+runner = CliRunner()
+
+TUNE = """\
+tune: t
+title: a tune
+base: base.yaml
+seed: 1
+runs:
+  two: {{players: 2, agents: [roller], games: 270}}
+space:
+  {space}
+objective:
+  seat_win_rate: equal
+search: {{sampler: grid, rungs: 2, eta: 3}}
+budget: {{games: 20000}}
+confirm: {{games: 600}}
+response: {{steps: 0}}
+"""
+
+
+def _run(tmp_path, space: str, *extra: str):
+    file = tmp_path / "configs" / "tune.yaml"
+    file.write_text(TUNE.format(space=space), encoding="utf-8")
+    report = tmp_path / "out" / "report.html"
+    args = ["tune", str(file), "-o", str(report), "--results", str(tmp_path / "results"), "--jobs", "1", "--quiet"]
+    return runner.invoke(app, [*args, *extra]), report
+
+
+def test_write_refuses_a_candidate_that_fails_its_confirmation(standin, tmp_path):
+    # seat 2's bonus 0..2: the best, 2, still leaves seat 1 at 23.5/36 = 65% (missed, as the base's 87.5%):
+    # nothing is written, exit 1, the reason said, and the page shows no best in bold
+    tuned = tmp_path / "configs" / "tuned.yaml"
+    result, report = _run(tmp_path, "bonus.2[1]: {int: [0, 2]}", "--write", str(tuned))
+    assert result.exit_code == 1, result.output
+    assert not tuned.exists()
+    assert (
+        f"--write {tuned}: nothing written: the best candidate failed its confirmation on fresh seeds" in result.output
+    )
+    page = report.read_text(encoding="utf-8")
+    assert '<tr class="best">' not in page and "not recommended" in page
+
+
+def test_write_writes_a_candidate_that_passed_and_beat_the_base(standin, tmp_path):
+    # 0..3: the best, 3, equalises the seats exactly (consistent; the base missed): written, exit 0
+    tuned = tmp_path / "configs" / "tuned.yaml"
+    result, report = _run(tmp_path, "bonus.2[1]: {int: [0, 3]}", "--write", str(tuned))
+    assert result.exit_code == 0, result.output
+    assert tuned.is_file() and "bonus" in tuned.read_text()
+    assert '<tr class="best">' in report.read_text(encoding="utf-8")
+
+
+def test_candidates_with_the_same_bonus_differences_are_tried_once(standin, tmp_path, monkeypatch):
+    # both seats' bonuses 0..2 (9 pairs); with the bonus marked as the game's position bonus, only the
+    # difference bonus[1] - bonus[0] (-2..2: 5 values) changes who wins, so 5 candidates are measured
+    import standin_game
+
+    metrics = MetricSpecs(scores=categories("die", "bonus", position_bonus="bonus"))
+    monkeypatch.setattr(standin_game, "SPEC", dataclasses.replace(standin_game.SPEC, metrics=metrics))
+    file = tmp_path / "configs" / "tune.yaml"
+    file.write_text(TUNE.format(space="bonus.2[0]: {int: [0, 2]}\n  bonus.2[1]: {int: [0, 2]}"), encoding="utf-8")
+    result = run_tune(load_tune(file), tmp_path / "results", jobs=1)
+    diffs = sorted(c.values["bonus.2[1]"] - c.values["bonus.2[0]"] for c in result.candidates)
+    assert diffs == [-2, -1, 0, 1, 2]
