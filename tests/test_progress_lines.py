@@ -245,8 +245,10 @@ def test_lines_say_what_is_warming_up(capsys, plain_stderr):
     ) as shown:
         pass  # nothing finished: the opening line says what is awaited
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith("run: 0/10 games (0%), compiling the fake engine, ")
-    assert lines[0].endswith("(took 42 s last time on this machine)")
+    # compiling: the last duration, then the time so far on a clock (issue 50, item 3)
+    assert re.fullmatch(
+        r"run: 0/10 games \(0%\), compiling the fake engine \(took 42 s last time on this machine\), 0:0\d", lines[0]
+    ), lines[0]
     assert lines[-1].startswith("run: 0/10 games (0 played in ")
     assert shown.mode == "lines"
 

@@ -26,7 +26,7 @@ from .progress import RunProgress
 from .records import OutcomeRows, batch_table, failure_record
 from .request import check_run, table_chunk_games
 from .rundir import conform
-from .warmup import is_warm, mark_warm, warmup_note, warmup_of
+from .warmup import compile_after, is_warm, mark_warm, warmup_note, warmup_of
 
 
 def _play(
@@ -141,6 +141,7 @@ def run_games(
         progress,
         warm_chunks=min(n_jobs, len(plan)),  # each worker's first chunk: start-up, compiling
         warmup=("", "") if warm else warmup_note(warmup),
+        late=None if warm else compile_after(warmup),
     )
     with shown:
         for table in parallel(n_jobs, None, ordered=True)(tasks):

@@ -57,6 +57,19 @@ def rate_of(games_after: int, seconds_after: float) -> float | None:
     return games_after / seconds_after if games_after > 0 and seconds_after > 0 else None
 
 
+def clock_text(seconds: float) -> str:
+    """Elapsed time as a clock: ``0:42``, ``3:05``, ``1:02:03``."""
+    s = max(0, int(seconds))
+    hours, rest = divmod(s, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def pace_text(rate: float) -> str:
+    """``410 games/s``, ``2.5 games/s``, ``0.42 games/s``: never ``0 games/s`` for a slow table."""
+    digits = ",.0f" if rate >= 10 else ".1f" if rate >= 1 else ".2g"
+    return f"{format(rate, digits)} games/s"
+
+
 def count_text(done: int, total: int) -> str:
     """``1,200/10,000 games (12%)``."""
     pct = 100 * done // total if total else 100
@@ -215,6 +228,7 @@ class RunProgress:
         done: int = 0,
         warm_chunks: int = 1,
         warmup: tuple[str, str] = ("", ""),
+        late: tuple[float, str] | None = None,
         overall: Overall | None = None,
         name: str = "run",
         stream: TextIO | None = None,
@@ -222,6 +236,7 @@ class RunProgress:
     ):
         self.clock = RunClock(total, done, warm_chunks, time.perf_counter())
         self.warmup, self.overall, self.name = warmup, overall, name
+        self.late = late  # (seconds, words): a load from numba's cache still running past them is a compile
         self.stream, self.interval = stream, progress_interval() if interval is None else interval
         self.mode = "off" if not enabled else ("bar" if _terminal(stream) else "lines")
         self._lock = threading.Lock()
@@ -238,12 +253,20 @@ class RunProgress:
         count on a line or beside the bar."""
         c = self.clock
         if c.warming:
-            so_far = f"{duration_text(now - c.started)} so far"
+            elapsed = now - c.started
             what, when = self.warmup
-            text = f"{what}, {so_far} ({when})" if what else f"starting the workers, {so_far}"
+            if self.late is not None and elapsed > self.late[0]:  # numba's cache did not hold it after all
+                text = f"{self.late[1]} (not in numba's cache: loading takes under {duration_text(self.late[0])}), "
+                text += clock_text(elapsed)
+            elif what.startswith("compiling"):
+                text = f"{what} ({when}), {clock_text(elapsed)}"
+            elif what:
+                text = f"{what}, {duration_text(elapsed)} so far ({when})"
+            else:
+                text = f"starting the workers, {duration_text(elapsed)} so far"
         else:
             rate = c.rate()
-            text = f"{rate:,.0f} games/s, {left_text(c.eta(now))}" if rate is not None else "measuring the pace"
+            text = f"{pace_text(rate)}, {left_text(c.eta(now))}" if rate is not None else "measuring the pace"
         if self.overall is not None:
             text += "; " + self.overall.text(c, now)
         return text
@@ -257,7 +280,7 @@ class RunProgress:
         warm-up`` (``(2,000 played, 8,000 from before, in 5 s)`` for a resumed run)."""
         c = self.clock
         rate, warm = c.rate(), c.warmup_seconds()
-        pace = f"{rate:,.0f} games/s" if rate is not None else ""
+        pace = pace_text(rate) if rate is not None else ""
         if warm is not None and c.warm_games:
             pace += (" after " if pace else "") + f"{duration_text(warm)} of warm-up"
         before = _resumed(c)

@@ -78,7 +78,7 @@ from .rundir import (
     read_manifest,
     sha256_of,
 )
-from .warmup import is_warm, mark_warm, record_duration, warmup_note, warmup_of
+from .warmup import compile_after, is_warm, mark_warm, record_duration, turned_out, warmup_note, warmup_of
 
 __all__ = [
     "CHUNKS_DIR",
@@ -351,6 +351,7 @@ def _play_chunks(
         done=done,
         warm_chunks=min(n_jobs, n_pending),  # each worker's first chunk: start-up, compiling
         warmup=("", "") if warm else warmup_note(warmup),
+        late=None if warm else compile_after(warmup),
         overall=overall,
     )
     try:
@@ -374,8 +375,8 @@ def _play_chunks(
     log.flush()
     took = shown.clock.warmup_seconds()
     if not warm and took is not None:
-        if warmup.what():
-            record_duration(warmup, took)
+        if warmup.what():  # a load that ran past its limit compiled: recorded as the compile it was
+            record_duration(turned_out(warmup, took), took)
         mark_warm(warmup)
 
 

@@ -34,6 +34,11 @@ TYPICAL = {
 }
 """What a first warm-up on a machine takes, by kind, when nothing was recorded yet."""
 
+LOAD_LIMIT = {"load": 20.0, "mcts-cached": 10.0}
+"""Seconds past which a load from numba's cache is taken for a compile (the top of :data:`TYPICAL`'s
+load ranges): numba found its index but compiles anyway (a source newer than the index, another
+signature), which the index files alone do not tell."""
+
 _WARMED: set[str] = set()
 """What this process's workers hold: games (``citywright``) whose engine they loaded, and
 ``citywright+mcts`` when they compiled its MCTS search."""
@@ -210,6 +215,32 @@ def last_time_text(warmup: Warmup, folder: Path | None = None) -> str:
     if last is not None:
         return f"took {duration_text(last)} last time on this machine"
     return f"first time on this machine: {warmup.typical()}{cache_problem(folder)}"
+
+
+def as_compiled(warmup: Warmup) -> Warmup:
+    """``warmup`` as it is when numba's cache does not hold what it loads: what it loads, compiled."""
+    return Warmup(warmup.game, "compile" if warmup.kind == "load" else warmup.kind, warmup.mcts, False)
+
+
+def compile_after(warmup: Warmup, folder: Path | None = None) -> tuple[float, str] | None:
+    """``(seconds, words)`` for a warm-up that loads from numba's cache: past ``seconds`` (three times
+    its last recorded load, at least :data:`LOAD_LIMIT` of its kind) it is compiling, which ``words``
+    say (``compiling the citywright engine and the MCTS search for citywright``); None when it loads
+    nothing (it compiles, or waits for nothing)."""
+    kinds = [k for k, on in (("load", warmup.kind == "load"), ("mcts-cached", warmup.mcts_cached)) if on]
+    if not kinds:
+        return None
+    last = last_duration(warmup, folder)
+    limit = max(max(LOAD_LIMIT[k] for k in kinds), 3 * last if last is not None else 0.0)
+    what = as_compiled(warmup).what().replace(" (once on this machine)", "").replace(" and compiling the ", " and the ")
+    return limit, what
+
+
+def turned_out(warmup: Warmup, seconds: float, folder: Path | None = None) -> Warmup:
+    """What ``warmup`` turned out to be after ``seconds``: compiled when it loaded past its limit
+    (:func:`compile_after`), so that a compile is recorded as a compile, never as next time's load."""
+    late = compile_after(warmup, folder)
+    return as_compiled(warmup) if late is not None and seconds > late[0] else warmup
 
 
 def warmup_note(warmup: Warmup, folder: Path | None = None) -> tuple[str, str]:
