@@ -11,9 +11,9 @@ balancer's own (``balancer.…``): its import runs another package's code, which
   What passed is remembered for this process and its children (the environment variable
   ``BALANCER_PLUGINS_PROBED``: a loky worker does not probe again). The cost, measured for an agent
   module that imports ``balancer.core.generic_agents``: 0.27 CPU s of the child, 1.1 s of wall time
-  on a loaded 2-core machine (load 8), per plugin probed (the agents' probes run at once), paid once
-  per command and only when such a plugin is installed (none: nothing). Balancer's own games and
-  agents are not probed. A game is imported only when a command needs it (``balancer games`` needs
+  on a loaded 2-core machine (load 8), per plugin probed (the other packages' games are tried at
+  once, as are their agents), paid once per command and only when such a plugin is installed (none:
+  nothing). Balancer's own games and agents are not probed. A game is imported only when a command needs it (``balancer games`` needs
   them all); the generic agents are imported by every command that seats a table.
 * :func:`contained` imports it in a thread with standard output and error (the streams and file
   descriptors 1 and 2) sent to the null device, catching ``BaseException``: a ``SystemExit`` or

@@ -37,7 +37,7 @@ from .game import Outcome
 from .generic_agents import GenericAgent, config_model_with, generic_agents, params_of
 from .kernel import Engine
 from .metrics import MetricSpecs
-from .plugins import PluginImportError, load_plugin
+from .plugins import PluginImportError, is_outside, load_plugin, probe
 
 ENTRY_POINT_GROUP = "balancer.games"
 """The entry point group a game registers in: ``name = "package.module"`` (see the module docstring)."""
@@ -318,6 +318,8 @@ def get_spec(name: str) -> GameSpec:
     where = GAME_ORIGINS.get(name, f"package {path}")
     if not _MODULE_PATH.fullmatch(path):
         raise GameImportError(f"game {name!r}: {GAME_PROBLEMS.get(name, f'{path!r} is not a module path')}")
+    if is_outside(path):  # every other package's game is tried at once, in child processes (the listing's wait)
+        probe(p for p in GAMES.values() if is_outside(p) and _MODULE_PATH.fullmatch(p))
     try:  # another package's game is imported so that it cannot end or hang the command (core/plugins.py)
         load_plugin(path, functools.partial(importlib.import_module, path))
         spec = spec_at(path)
