@@ -1259,6 +1259,22 @@ def load_baseline(path: Path | str) -> dict[str, Any]:
     return _load_baseline(path)
 
 
+def plan_games(study_file: Path | str, baseline: dict[str, Any] | None = None, settings: Any = None) -> Any:
+    """How many games a balance check of ``study_file`` needs, number by number, naming the number
+    that drives each cell and the study (:func:`balancer.check.plan.plan_games`; from ``baseline``'s
+    numbers when given). Plays nothing. Raises StudyError, ConfigError or BaselineError."""
+    from balancer.check.plan import plan_games as _plan_games
+
+    return _plan_games(locate_config(study_file), settings, baseline)
+
+
+def plan_text(plan: Any) -> list[str]:
+    """A game plan (:func:`plan_games`) in words, one line per cell and per number."""
+    from balancer.check.plan import plan_lines
+
+    return plan_lines(plan)
+
+
 def check_settings(settings: Any, overrides: dict[str, Any], tolerance: dict[str, Any]) -> Any:
     """A study's check settings with the given ``overrides`` (``max_games``, ``false_alarm``,
     ``miss_rate``, ``looks``) and ``tolerance`` values (``win_rate``, ``metric_sd``) set where not None,

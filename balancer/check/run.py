@@ -44,9 +44,11 @@ def check_seed(baseline_seed: int) -> int:
 def _tolerance(number: str, var: float, settings: CheckSettings) -> float:
     """The change a number's test must find: ``tolerance.win_rate`` for win rates, ``tolerance.metric_sd``
     baseline standard deviations (of the per-game value) for metrics."""
+    own = settings.tolerance.numbers
+    named = own.get(number, own.get(number.split(":")[0]))  # its own tolerance (check.tolerance.numbers)
     if kind_of(number) == "win_rate":
-        return settings.tolerance.win_rate
-    return max(settings.tolerance.metric_sd * math.sqrt(var), 1e-12)
+        return named if named is not None else settings.tolerance.win_rate
+    return max((named if named is not None else settings.tolerance.metric_sd) * math.sqrt(var), 1e-12)
 
 
 def plan_check(
@@ -219,22 +221,44 @@ def games_to_power(mine: list[Item], players: int, settings: CheckSettings) -> t
     return None, players * math.ceil(worst / players)
 
 
-def underpowered_message(study_path: Path | str, weak: dict[tuple[str, str], tuple[int | None, int, int]]) -> str:
-    """One line: the cells that cannot find their tolerance and the games each would need.
+def driver_of(mine: list[Item], settings: CheckSettings) -> str:
+    """The number of a cell that needs the most games, with its tolerance: ``seat_win_rate:3 at a
+    tolerance of 2 points`` (what drives the cell's games)."""
+    worst = max(
+        mine,
+        key=lambda i: sq.games_needed(
+            i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate
+        ),
+    )
+    tol = f"{100 * worst.tolerance:.3g} points" if worst.kind == "win_rate" else f"{worst.tolerance:.3g}"
+    return f"{worst.number} at a tolerance of {tol}"
+
+
+def underpowered_message(
+    study_path: Path | str,
+    weak: dict[tuple[str, str], tuple[int | None, int, int]],
+    drivers: dict[tuple[str, str], str] | None = None,
+) -> str:
+    """One line: the cells that cannot find their tolerance, the games each would need and the number
+    that drives them (``drivers``: :func:`driver_of`).
     ``weak``: (run, variant) -> (check games needed or None, baseline games needed, the cell's cap)."""
     parts = []
+    drivers = drivers or {}
     for (run_name, variant), (need, base, cap) in sorted(weak.items()):
+        by = f", driven by {drivers[(run_name, variant)]}" if (run_name, variant) in drivers else ""
         if need is not None:
-            parts.append(f"{run_name}/{variant} needs {need:,} games per check (cap {cap:,})")
+            parts.append(f"{run_name}/{variant} needs {need:,} games per check (cap {cap:,}){by}")
         else:
             parts.append(
                 f"{run_name}/{variant} needs a baseline and a check of about {base:,} games each "
-                "(the baseline's own noise is too large)"
+                f"(the baseline's own noise is too large){by}"
             )
     return (
         f"{study_path}: underpowered: the check cannot find a change as large as its tolerance at its miss rate: "
         + "; ".join(parts)
-        + "; raise check.max_games (--max-games) and the baseline's games, or pass --allow-underpowered"
+        + "; raise check.max_games (--max-games) and the baseline's games, or give that number a larger "
+        "tolerance (check.tolerance.numbers; 'balancer plan' shows the games each number needs), or pass "
+        "--allow-underpowered"
     )
 
 
@@ -270,6 +294,7 @@ def run_check(
     cells = {(c["run"], c["variant"]): c for c in baseline["cells"]}
     schedules: dict[tuple[str, str], list[int]] = {}
     weak: dict[tuple[str, str], tuple[int | None, int, int]] = {}
+    drivers: dict[tuple[str, str], str] = {}
     for (run_name, variant), cell in sorted(cells.items()):
         run = study.runs[run_name]
         mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
@@ -278,8 +303,9 @@ def run_check(
         if not all(i.powered for i in mine):
             need, base = games_to_power(mine, run.players, settings)
             weak[(run_name, variant)] = (need, base, cap)
+            drivers[(run_name, variant)] = driver_of(mine, settings)
     if weak and not allow_underpowered:
-        raise UnderpoweredError(underpowered_message(study_path, weak))
+        raise UnderpoweredError(underpowered_message(study_path, weak, drivers))
     game = get_spec(study.game)
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)

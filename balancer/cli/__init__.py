@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "compare",
     "study",
     "check",
+    "plan",
     "history",
     "ladder",
     "sweep",

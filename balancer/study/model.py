@@ -152,6 +152,19 @@ class Tolerance(_Strict):
     metric_sd: float = Field(
         0.1, gt=0, description="change of a metric mean, in standard deviations of its per-game value in the baseline"
     )
+    numbers: dict[str, float] = Field(
+        default_factory=dict,
+        description="a tolerance of its own per tracked number (seat_win_rate:4) or name (seat_win_rate, "
+        "wasted_tiles_per_player): a win rate's as a fraction, a metric's in standard deviations",
+    )
+
+    @field_validator("numbers")
+    @classmethod
+    def _positive(cls, numbers: dict[str, float]) -> dict[str, float]:
+        for name, value in numbers.items():
+            if not 0 < value < 1e6:
+                raise ValueError(f"numbers.{name}: a tolerance is above 0, got {value}")
+        return numbers
 
 
 class CheckSettings(_Strict):

@@ -1,0 +1,89 @@
+"""Game counts planned (issue 50, item 4): ``balancer plan`` says how many games find a change of D in
+each tracked number and which number drives the total; per-number tolerances in the study's
+``check.tolerance.numbers``; an underpowered ``check`` names the number that drives it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from balancer.check import UnderpoweredError, run_check
+from balancer.check.plan import plan_games
+
+runner = CliRunner()
+
+STUDY = """\
+study: planned
+title: a planned study
+game: citywright
+seed: 1
+variants: {{v1.1: citywright/v1.1}}
+runs:
+  mirror-2p: {{players: 2, agents: [random], games: 400}}
+check: {{tolerance: {{win_rate: 0.05{extra}}}, false_alarm: 0.1, miss_rate: 0.2, looks: 1, metrics: []}}
+"""
+
+
+def _study(tmp_path, extra: str = ""):
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.format(extra=extra), encoding="utf-8")
+    return path
+
+
+def test_the_games_are_the_two_proportion_sample_size(tmp_path):
+    # Two numbers (seat 1 and seat 2 of a two-player mirror table), false alarm 0.1 split over them and
+    # both sides: alpha 0.025 a side, z = 1.95996; miss rate 0.2 (as check splits it): z = 1.28155. One
+    # look, so the boundary is the plain z. The normal-approximation sample size of a difference of two
+    # proportions at p = 1/2 (each of a baseline and a check of m games):
+    #   m = (1.95996 + 1.28155)^2 (0.25 + 0.25) / 0.05^2 = 10.5074 x 0.5 / 0.0025 = 2101.5 -> 2,102
+    # (a multiple of the two players).
+    plan = plan_games(_study(tmp_path))
+    assert [(p.number, p.games) for p in plan.numbers] == [("seat_win_rate:1", 2102), ("seat_win_rate:2", 2102)]
+    assert plan.driver().number == "seat_win_rate:1"
+
+
+def test_a_number_with_its_own_tolerance_needs_its_own_games(tmp_path):
+    # seat 2 at 10 points: a quarter of the games, (1.95996 + 1.28155)^2 x 0.5 / 0.01 = 525.4 -> 526;
+    # seat 1 (5 points) drives the cell
+    plan = plan_games(_study(tmp_path, ", numbers: {seat_win_rate:2: 0.1}"))
+    assert {p.number: p.games for p in plan.numbers} == {"seat_win_rate:1": 2102, "seat_win_rate:2": 526}
+    assert plan.drivers()[("mirror-2p", "v1.1")].number == "seat_win_rate:1"
+
+
+def test_plan_command_names_the_driver(tmp_path):
+    from balancer.cli import app
+
+    result = runner.invoke(app, ["plan", str(_study(tmp_path, ", numbers: {seat_win_rate:1: 0.1}"))])
+    assert result.exit_code == 0, result.output
+    assert "mirror-2p/v1.1: 2,102 games, driven by seat_win_rate:2 (tolerance 5 points)" in result.output
+
+
+def test_an_underpowered_check_names_the_number_that_drives_it(tmp_path):
+    # a hand-made baseline of 400 games at 50%: a check capped at 400 games cannot find 5 points
+    # (it needs about 2,100 against a baseline this noisy: more than its own 400), refused before playing
+    study = _study(tmp_path, ", numbers: {seat_win_rate:1: 0.2}")
+    number = {"kind": "win_rate", "games": 400, "mean": 0.5, "variance": 0.25, "successes": 200.0}
+    baseline = {
+        "format": 1,
+        "kind": "balancer-baseline",
+        "study": "planned",
+        "game": "citywright",
+        "seed": 1,
+        "cells": [
+            {
+                "run": "mirror-2p",
+                "variant": "v1.1",
+                "players": 2,
+                "agents": ["random", "random"],
+                "games": 400,
+                "seed": 1,
+                "config_sha256": "0" * 64,
+                "numbers": {"seat_win_rate:1": dict(number), "seat_win_rate:2": dict(number)},
+            }
+        ],
+    }
+    (tmp_path / "b.json").write_text(json.dumps(baseline))
+    with pytest.raises(UnderpoweredError, match=r"driven by seat_win_rate:2 at a tolerance of 5 points"):
+        run_check(study, baseline, tmp_path / "b.json")
