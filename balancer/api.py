@@ -212,8 +212,9 @@ def show(config: Path | str, diff: Path | str | None = None) -> VariantView:
 
     _check_types(config=config, diff=diff)
     for named in (config, diff):
-        if named is not None:
-            refuse_non_variant(named)  # a sweep, tune or fragment file is told so, in one line
+        if named is not None:  # a sweep, tune or fragment file is told so, in one line, with the right command
+            hint = None if named is config else (lambda name: f"balancer show {config} --diff {name}")
+            refuse_non_variant(named, hint)
             load_variant(named)  # and a study file
     return show_variant(config, diff)
 

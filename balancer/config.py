@@ -129,12 +129,38 @@ _PARSED_MAX = 16
 _PARSED_CHARS = 1 << 20
 
 
+_HIDDEN_BREAKS = {"\u2028": "line separator", "\u2029": "paragraph separator", "\x85": "next line (NEL)"}
+_HIDDEN_BREAK = re.compile("[\u2028\u2029\x85]")
+"""Characters PyYAML reads as a line break and an editor shows within a line (issue 52): a value after
+one inside what looks like a comment would be read as a key of the file."""
+
+
+def _refuse_hidden_breaks(text: str) -> None:
+    """Raise YamlLimitError (marked at its line and column, counted by newlines as an editor does) for a
+    character of :data:`_HIDDEN_BREAKS`: refused, not read as a line break."""
+    hidden = _HIDDEN_BREAK.search(text)
+    if hidden is None:
+        return
+    line = text.count("\n", 0, hidden.start())
+    column = hidden.start() - (text.rfind("\n", 0, hidden.start()) + 1)
+    mark = yaml.Mark("", hidden.start(), line, column, None, None)
+    raise YamlLimitError(
+        None,
+        None,
+        f"a {_HIDDEN_BREAKS[hidden.group()]} character (U+{ord(hidden.group()):04X}), which YAML reads as a line "
+        "break where an editor shows none (after a '#' it would end the comment); remove it",
+        mark,
+    )
+
+
 def load_yaml_text(text: str) -> Any:
     """``text`` parsed with the safe loader refusing duplicate keys (:class:`_UniqueKeyLoader`), nesting
     deeper than :data:`~balancer.limits.MAX_DEPTH` and aliases expanding past :data:`MAX_YAML_NODES`
-    (:class:`YamlLimitError`, with its mark). Raises yaml.YAMLError. A text parsed before in this process
+    (:class:`YamlLimitError`, with its mark) and the line breaks an editor does not show (U+2028, U+2029,
+    U+0085: :func:`_refuse_hidden_breaks`). Raises yaml.YAMLError. A text parsed before in this process
     is not parsed again: the result is a deep copy of the first parse (aliases stay shared objects)."""
     if text not in _PARSED:
+        _refuse_hidden_breaks(text)
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
         if len(text) > _PARSED_CHARS:
             return data
@@ -292,6 +318,10 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
             parent, found = shipped, True  # a built-in variant: extends: citywright/v1.1
         if not found:
             raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
+        if not parent.is_file():  # /dev/zero, a FIFO, a folder: said by the file and key that name it
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: {_short_path(parent)} is not a file (a device, a pipe or a folder)"
+            )
         resolved_parent = _resolve(parent, [*stack, path])
         if STUDY_KEY in resolved_parent.data:
             raise ConfigError(
@@ -432,7 +462,7 @@ def format_key_path(loc: KeyPath) -> str:
     """``('scoring', 'tiers', 1, 'points')`` -> ``'scoring.tiers[1].points'``; ``()`` -> ``'(top level)'``."""
     out = ""
     for part in loc:
-        if isinstance(part, int):
+        if isinstance(part, int) and not isinstance(part, bool):  # a key YAML read as true is no index
             out += f"[{part}]"
         else:
             out += ("." if out else "") + str(part)

@@ -26,7 +26,7 @@ import json
 import re
 import textwrap
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -475,24 +475,33 @@ def _display_name(path: Path, given: str | Path | None = None) -> str:
     return shipped_name(path) or str(given if given is not None else path)
 
 
-def refuse_non_variant(config: Path | str) -> None:
+def refuse_non_variant(config: Path | str, command: Callable[[str], str] | None = None) -> None:
     """ConfigError in one line when ``config`` is a sweep or tune file (naming its base variant) or a
     fragment without ``game:`` (naming a variant that extends it), which are not variants to show;
-    nothing for anything else (the loader says what is wrong with it)."""
-    from balancer.data import locate_config
+    nothing for anything else (the loader says what is wrong with it). ``command``: the command line
+    the hint suggests for the variant named (``balancer show NAME`` by default; for ``--diff``,
+    ``balancer show CONFIG --diff NAME``)."""
+    from balancer.data import builtin_config, locate_config
     from balancer.files import fragment_users, is_sweep_or_tune, read_yaml_head
 
+    suggest = command or (lambda name: f"balancer show {name}")
     path = locate_config(config)
     head = read_yaml_head(path)
     if is_sweep_or_tune(head) and isinstance(head.get("base"), str):
         kind = "sweep" if "sweep" in head else "tune"
-        base = _display_name(path.parent / head["base"], Path(config).parent / head["base"])
-        raise ConfigError(f"{config}: a {kind} file, not a rule variant; its base variant: balancer show {base}")
+        named = path.parent / head["base"]
+        shipped = (
+            None if named.exists() else builtin_config(head["base"])
+        )  # base: citywright/v1.1, as the sweep reads it
+        base = (
+            _display_name(shipped) if shipped is not None else _display_name(named, Path(config).parent / head["base"])
+        )
+        raise ConfigError(f"{config}: a {kind} file, not a rule variant; its base variant: {suggest(base)}")
     users = fragment_users(path, head)
     if users:
         raise ConfigError(
             f"{config}: a fragment (no game:), not a rule variant; a variant extending it: "
-            f"balancer show {_display_name(users[0], Path(config).parent / users[0].name)}"
+            f"{suggest(_display_name(users[0], Path(config).parent / users[0].name))}"
         )
 
 

@@ -167,7 +167,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     ),
     "outcomes": ("balancer.outcomes",),
     "core": ("balancer.core",),
-    "base": ("balancer.limits", "balancer.numtext", "balancer.outdir", "balancer.version"),
+    "base": ("balancer.limits", "balancer.numtext", "balancer.outdir", "balancer.text", "balancer.version"),
 }
 """The floors of docs/architecture.md, by module prefix; ``base``: the small helpers every floor may use."""
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from balancer.outdir import refuse_foreign
 
 from .errors import OutDirError, ResultsExistError, RunLockedError
-from .rundir import MANIFEST_FILE, RESULTS_FILE
+from .rundir import MANIFEST_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 
 LOCK_FILE = "run.lock"
 
@@ -114,7 +114,9 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
 
     Raises ResultsExistError if ``out_dir`` holds finished results (or, when ``resume`` is False,
     an interrupted run's manifest) and not ``force``; OutDirError (a NotADirectoryError) if it is a
-    file, lies under a file, or the directory to write in is not writable. ``resume=True`` skips
+    file, lies under a file, or the directory to write in is not writable; UnsafeOutputError (a
+    NotADirectoryError too) for a link or another kind of file at results.parquet, run.json,
+    summary.json or manifest.json (issue 52: refused only after every game was played before). ``resume=True`` skips
     the results checks (see :func:`balancer.sim.runner.run_to_dir`); ``None`` accepts an interrupted run.
     """
     out_dir = Path(out_dir)
@@ -131,6 +133,8 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
             f"{ancestor} is not writable"
         )
     check_lock(out_dir)
+    for name in (RESULTS_FILE, RUN_FILE, SUMMARY_FILE, MANIFEST_FILE):  # before any game, not after all of them
+        refuse_foreign(out_dir / name)  # a link, a FIFO or a folder where the run writes its own file
     if resume is True or force:
         return
     if (out_dir / RESULTS_FILE).exists():

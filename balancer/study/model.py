@@ -333,7 +333,7 @@ def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
         return Study.model_validate(data), []
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
-        lines = _error_lines(path, errors, key_typos(errors, Study))
+        lines = _error_lines(path, errors, key_typos(errors, Study), data)
     repaired, _ = without_unknown_keys(data, errors, Study)
     repaired = _with_missing_text(repaired if repaired is not None else data, errors)
     if repaired is not None:
@@ -362,8 +362,36 @@ def _with_missing_text(data: dict, errors: list[Any]) -> dict | None:
     return {**data, **{key: "(missing)" for key in missing}}
 
 
-def _error_lines(path: Path, errors: list[Any], typos: dict[tuple[Any, ...], str]) -> list[str]:
-    """A line per pydantic error of a study file (a model check of several lines: a line each)."""
+def _yaml_word(key: Any) -> str:
+    """How YAML spells a key it read as something other than text: ``true``, ``null``, ``4``."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return "null" if key is None else str(key)
+
+
+def _kind_of(key: Any) -> str:
+    return "a boolean" if isinstance(key, bool) else "null" if key is None else "a number"
+
+
+def _key_as_read(data: Any, loc: tuple[Any, ...]) -> Any:
+    """The key of the mapping at ``loc[:-1]`` in ``data`` equal to ``loc[-1]`` as YAML read it (pydantic
+    reports a key read as ``true`` as ``1``); ``loc[-1]`` when it cannot be found."""
+    node = data
+    for part in loc[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return loc[-1]
+    if isinstance(node, dict):
+        for key in node:
+            if key == loc[-1] and not isinstance(key, str):
+                return key
+    return loc[-1]
+
+
+def _error_lines(path: Path, errors: list[Any], typos: dict[tuple[Any, ...], str], data: Any = None) -> list[str]:
+    """A line per pydantic error of a study file (a model check of several lines: a line each); a
+    mapping's key that is not text is named as YAML read it (``data``: the file's mapping)."""
     lines = []
     for err in errors:
         msg = err["msg"].removeprefix("Value error, ")
@@ -372,6 +400,10 @@ def _error_lines(path: Path, errors: list[Any], typos: dict[tuple[Any, ...], str
             msg = f"unknown key {loc[-1]!r}"
             if loc in typos:
                 msg += f" (did you mean {typos[loc]!r}?)"
+        if len(loc) >= 2 and loc[-1] == "[key]":  # a mapping's key itself (YAML's unquoted true, 4, null)
+            key = _key_as_read(data, loc[:-1])
+            msg = f'key {_yaml_word(key)} is {_kind_of(key)}, not text; write it in quotes: "{_yaml_word(key)}": ...'
+            loc = loc[:-2]
         for part in msg.split("\n") if err["type"] in RULE_CHECK_ERRORS else [msg]:
             where = loc
             m = re.match(r"^(\S+?): (.*)$", part, re.S)

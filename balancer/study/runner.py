@@ -9,6 +9,7 @@ from typing import Any
 
 from balancer.config import ConfigError, config_sha256, load_config
 from balancer.core.tables import seat_agents
+from balancer.files import is_study, read_yaml_head
 from balancer.games import GAMES, get_spec
 from balancer.naming import claim_folder, input_label, input_source, with_game
 from balancer.outcomes import Cell, StudyResult
@@ -70,11 +71,25 @@ def load_variants(study: Study, configs: dict[str, Path], study_path: Path, seed
     return loaded
 
 
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
 def variant_problems(game: str, configs: dict[str, Path], study_path: Path) -> tuple[dict[str, Any], list[str]]:
     """Label -> loaded config of every variant that is valid and of ``game``, and the lines of every
     one that is not (a bad config's own lines, naming its file; ``variants.<label>`` for another game)."""
     loaded, problems = {}, []
     for label, path in configs.items():
+        if is_study(read_yaml_head(path)):  # the study itself or another: named by its key (issue 52: 'variants.me')
+            itself = " (this study file)" if _same(path, study_path) else ""
+            problems.append(
+                f"{study_path}: variants.{label}: {path} is a study file{itself}, not a rule variant; "
+                "give a variant config"
+            )
+            continue
         try:
             cfg = load_config(path)
         except ConfigError as exc:
