@@ -620,6 +620,31 @@ def write_report(
     return render_report(out_dir, Path(path), title=title, source=check_page(path, out_dir, force))
 
 
+def published(
+    write_page: Callable[[], Any], figures: Path | str | None = None, tables: Path | str | None = None
+) -> tuple[Any, list[Path]]:
+    """Write a page with ``write_page()`` (any command's page writer, returning the page's path or a
+    tuple whose first item is it) and, with ``figures`` / ``tables``, every figure of the page as
+    SVG, PNG and PDF and every table as CSV into those directories, named after what they show, with
+    a ``captions.md`` beside them (:func:`balancer.report.publish.publish`: one implementation for
+    every command). Returns ``(what write_page returned, the files written)``. Raises what the page
+    writer raises, and UnsafeOutputError (a link or a file in place of a directory or a file)."""
+    from balancer.report.publish import collecting, publish
+
+    with collecting() as figs:
+        written = write_page()
+    if figures is None and tables is None:
+        return written, []
+    page = Path(written[0] if isinstance(written, tuple) else written)
+    out = publish(
+        page.read_text(encoding="utf-8"),
+        figs,
+        Path(figures) if figures is not None else None,
+        Path(tables) if tables is not None else None,
+    )
+    return written, out.figures + out.tables + out.captions
+
+
 # --------------------------------------------------------------------------------------------------
 # the history of checks
 

@@ -259,9 +259,9 @@ def own_folder(sandbox: Path, text: str) -> str:
         ("res/tiny/m2/v1.1", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "v1.1: a sym"),
         ("r.html", ["study", "st.yaml", "-j", "1", "-q", "-o", "r.html", "--results", "res"], "--out r.html: a sym"),
         (
-            "reports/compare-citywright-v1.1-vs-v1.0-2p.html",
+            "reports/compare-citywright-v1.1-vs-v1.0-2p-random.html",  # the agents end the name (issue 50)
             ["compare", str(V11), str(V10), "-p", "2", "-a", "random", "-n", "2", "-j", "1", "-q", "-o", "cmp"],
-            "report file reports/compare-citywright-v1.1-vs-v1.0-2p.html: a symbolic link",
+            "report file reports/compare-citywright-v1.1-vs-v1.0-2p-random.html: a symbolic link",
         ),
     ],
 )

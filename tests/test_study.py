@@ -102,10 +102,8 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     assert "<code>tiny.yaml</code>" in text and "citywright/v1.0" in text and f"results/{folder}/" in text
     assert str(tmp_path) not in text and str(CONFIGS) not in text
     files = sorted(p.name for p in (tmp_path / "figs").iterdir())
-    assert files == [  # issue 31: SVG, PNG and PDF of every figure
-        f"tiny-{stem}.{fmt}"
-        for stem in ("1-specialists", "2-mirror-2p", "3-mirror-2p")
-        for fmt in ("pdf", "png", "svg")
+    assert files == [  # issue 31: SVG, PNG and PDF of every figure; issue 50: named after their titles
+        f"tiny-{stem}.{fmt}" for stem in ("seats", "specialists", "wasted") for fmt in ("pdf", "png", "svg")
     ]
 
 

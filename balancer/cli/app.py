@@ -68,7 +68,18 @@ QuietCells = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar
 QuietLines = Annotated[bool, typer.Option("--quiet", "-q", help="No per-cell lines.")]
 Figures = Annotated[
     Path | None,
-    typer.Option("--figures", metavar="DIR", help="Also write every figure as SVG, PNG and PDF files into DIR."),
+    typer.Option(
+        "--figures",
+        metavar="DIR",
+        help="Also write every figure of the page as SVG, PNG and PDF files into DIR, named after what they "
+        "show, with captions.md (games, agents, seed).",
+    ),
+]
+Tables = Annotated[
+    Path | None,
+    typer.Option(
+        "--tables", metavar="DIR", help="Also write every table of the page as a CSV file into DIR, with captions.md."
+    ),
 ]
 TableAgents = Annotated[
     str,
@@ -199,3 +210,19 @@ def _players(players: int | None, agents: str, cfg: Any, fallback: int) -> int:
     with library_errors(interrupted=None):
         count = api.default_players(players, agents, cfg, fallback)
     return count
+
+
+def _check_publish_dirs(figures: Path | None, tables: Path | None) -> None:
+    """Refuse (exit 2) a --figures or --tables folder that cannot be one (a file, a link), before playing."""
+    for option, folder in (("--figures", figures), ("--tables", tables)):
+        if folder is not None:
+            _check_out_directory(option, folder)
+
+
+def _echo_published(figures: Path | None, tables: Path | None) -> None:
+    """``figures: DIR`` / ``tables: DIR``: where a page's figures and tables went (--figures, --tables)."""
+    from .errors import shown_path
+
+    for what, folder in (("figures", figures), ("tables", tables)):
+        if folder is not None:
+            typer.echo(f"{what}: {shown_path(folder)}")

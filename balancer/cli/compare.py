@@ -9,12 +9,16 @@ import typer
 from balancer import api
 
 from .app import (
+    Figures,
     Jobs,
     TableAgents,
     TablePlayers,
+    Tables,
     _check_out_directory,
     _check_out_file,
+    _check_publish_dirs,
     _command_line,
+    _echo_published,
     _fail,
     _load,
     _players,
@@ -69,6 +73,8 @@ def compare(
         "output directory (matching runs are reused otherwise).",
     ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars."),
+    figures: Figures = None,
+    tables: Tables = None,
 ) -> None:
     """Play two rule variants (or a base and several) with the same seeds and report paired differences
     (from -> to, 95% CI), the fairness headline first."""
@@ -87,6 +93,7 @@ def compare(
         "--report" if report_html is not None else "report file", html, "an HTML file", (config_a, config_b), force
     )
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
+    _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None):  # the page of another comparison: refused before playing
         api.check_page(html, out_dir, force, ("path", "--report"))
     with (
@@ -100,11 +107,14 @@ def compare(
             command=_command_line(), others=others,
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
-        written = api.write_report(compared, html, force=force)  # a link planted meanwhile: one line, not a traceback
+        written, _ = api.published(
+            lambda: api.write_report(compared, html, force=force), figures, tables
+        )  # a link planted meanwhile: one line, not a traceback
     for headline in api.comparison_headlines(compared.comparison):
         typer.echo(headline)
     typer.echo(f"results: {shown_path(out_dir / 'comparison.json')}")
     typer.echo(f"report: {shown_path(written)}")
+    _echo_published(figures, tables)
     for line in api.comparison_completion_lines(compared):
         say(line)
     if not quiet and "comparisons" not in compared.comparison:  # several variants: the page has their rows

@@ -25,9 +25,12 @@ from .app import (
     Jobs,
     QuietCells,
     Scheduler,
+    Tables,
     _check_out_directory,
     _check_out_file,
+    _check_publish_dirs,
     _compile_note,
+    _echo_published,
     _fail,
     _load,
     _sigterm_as_interrupt,
@@ -127,6 +130,7 @@ def ladder(
     ),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap replicates of the ratings' intervals."),
     figures: Figures = None,
+    tables: Tables = None,
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     force: bool = typer.Option(
@@ -160,8 +164,7 @@ def ladder(
         _fail(f"--name: {name[:40]!r}: letters, digits, '.', '_' and '-' only, at most 64 characters (a folder name)")
     html = out_html if out_html is not None else Path("reports") / f"{name}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file")
-    if figures is not None:
-        _check_out_directory("--figures", figures)
+    _check_publish_dirs(figures, tables)
     _check_out_directory("--results", results)
     study_file = results / name / STUDY_FILE
     # a file on disk by its absolute path; a built-in name (citywright/v1.1) as the name, which
@@ -197,10 +200,11 @@ def ladder(
                 scheduler=scheduler or None,
                 folder=name,
             )
-    written, lines = api.write_ladder_report(result, html, figures)
+    (written, lines), _ = api.published(lambda: api.write_ladder_report(result, html), figures, tables)
     for line in lines:
         say(line)
     typer.echo(f"report: {shown_path(written)}")
+    _echo_published(figures, tables)
     shown = shown_path(study_file)
     typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")
     typer.echo(

@@ -10,8 +10,12 @@ from balancer import api
 from balancer.api import errors as library
 
 from .app import (
+    Figures,
+    Tables,
     _check_out_directory,
     _check_out_file,
+    _check_publish_dirs,
+    _echo_published,
     _fail,
     app,
 )
@@ -28,6 +32,8 @@ def report(
         help="HTML file to write [default: reports/<game>-<dirname>-<hash>.html, the hash of the folder's path].",
     ),
     force: bool = typer.Option(False, "--force", help="Replace the page of another results folder at the HTML file."),
+    figures: Figures = None,
+    tables: Tables = None,
 ) -> None:
     """Render the self-contained HTML report of a results directory (the summary is recomputed
     from results.parquet; a summary.json that disagrees with it is refused)."""
@@ -45,8 +51,11 @@ def report(
     target = out if out is not None else api.default_report_page(results_dir)
     where = "--out " if out is not None else "report file "
     _check_out_file(where.strip(), target, "an HTML file", tuple(rundir.own_files()), force)
+    _check_publish_dirs(figures, tables)
     try:
-        written = api.write_report(api.RunResult(results_dir), target, force=force)
+        written, _ = api.published(
+            lambda: api.write_report(api.RunResult(results_dir), target, force=force), figures, tables
+        )
     except library.ResultsExistError as exc:  # the page of another results folder
         _fail(f"{where}{exc.cli_message()}")
     except library.ReportOutputError as exc:
@@ -58,6 +67,7 @@ def report(
     except OSError as exc:
         _fail(f"{results_dir}: cannot read ({exc.strerror or exc})")
     typer.echo(f"report: {shown_path(written)}")
+    _echo_published(figures, tables)
 
 
 @app.command()

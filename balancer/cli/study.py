@@ -14,9 +14,12 @@ from .app import (
     Jobs,
     QuietCells,
     Scheduler,
+    Tables,
     _check_out_directory,
     _check_out_file,
+    _check_publish_dirs,
     _compile_note,
+    _echo_published,
     _fail,
     _sigterm_as_interrupt,
     app,
@@ -39,6 +42,7 @@ def study(
         help="HTML report to write [default: reports/<name>.html, the name of its results folder].",
     ),
     figures: Figures = None,
+    tables: Tables = None,
     results: Path = typer.Option(
         Path("results"),
         "--results",
@@ -65,8 +69,7 @@ def study(
     folder = api.study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", (study_file,), force)
-    if figures is not None:
-        _check_out_directory("--figures", figures)
+    _check_publish_dirs(figures, tables)
     _check_out_directory("--results", results)
     log = None if quiet else say_err
     _compile_note(api.get_spec(spec.game))
@@ -91,7 +94,7 @@ def study(
             checked=checked,
         )
     try:
-        written, lines = api.write_study_report(result, html, figures)
+        (written, lines), _ = api.published(lambda: api.write_study_report(result, html), figures, tables)
     except (KeyError, ValueError, OSError) as exc:  # checked before playing; a last guard, never a traceback
         _fail(
             f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "
@@ -100,8 +103,7 @@ def study(
     for line in lines:  # one per ladder of a study with a ladder: section
         say(line)
     typer.echo(f"report: {shown_path(written)}")
-    if figures is not None:
-        typer.echo(f"figures: {shown_path(figures)}")
+    _echo_published(figures, tables)
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
         f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"

@@ -16,13 +16,17 @@ from balancer import api
 from balancer.api import errors as library
 
 from .app import (
+    Figures,
     Jobs,
     QuietLines,
     Scheduler,
+    Tables,
     _check_out_directory,
     _check_out_file,
+    _check_publish_dirs,
     _command_line,
     _compile_note,
+    _echo_published,
     _fail,
     _sigterm_as_interrupt,
     app,
@@ -60,6 +64,8 @@ def sweep(
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     quiet: QuietLines = False,
+    figures: Figures = None,
+    tables: Tables = None,
     force: bool = typer.Option(
         False, "--force", help="Replace the results of another sweep file in its results folder (DIR/<name>/)."
     ),
@@ -74,6 +80,7 @@ def sweep(
         plan = api.load_sweep(sweep_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file", (sweep_file,), force)
+    _check_publish_dirs(figures, tables)
     log = _log(quiet)
     _compile_note(plan.base.spec)
     with (
@@ -86,8 +93,9 @@ def sweep(
         _sigterm_as_interrupt(),
     ):
         result = api.run_sweep(plan, results, jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
-    written, targets = api.write_sweep_report(result, html)
+    (written, targets), _ = api.published(lambda: api.write_sweep_report(result, html), figures, tables)
     typer.echo(f"report: {shown_path(written)}")
+    _echo_published(figures, tables)
     for line in targets:
         say(line)
     typer.echo(
@@ -137,6 +145,8 @@ def tune(
     jobs: Jobs = -1,
     scheduler: Scheduler = None,
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+    figures: Figures = None,
+    tables: Tables = None,
     force: bool = typer.Option(
         False, "--force", help="Replace the results of another tune file in its results folder (DIR/<name>/)."
     ),
@@ -157,6 +167,7 @@ def tune(
         plan = api.load_tune(tune_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     _check_out_file("report file", html, "an HTML file", (tune_file,), force)
+    _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
         where, state = api.tune_state(results, plan, force)
     if resume and state is None:
@@ -184,13 +195,18 @@ def tune(
         if write is not None and result.best and refusal is None
         else ""
     )
-    report = api.write_tune_report(result, html, written=write if written_text else None, written_text=written_text)
+    report, _ = api.published(
+        lambda: api.write_tune_report(result, html, written=write if written_text else None, written_text=written_text),
+        figures,
+        tables,
+    )
     if write is not None and written_text:
         try:
             api.write_tuned_variant(write, written_text)
         except (library.ConfigError, OSError) as exc:
             _fail(f"--write {write}: {exc}")
     typer.echo(f"report: {shown_path(report)}")
+    _echo_published(figures, tables)
     if written_text:
         typer.echo(f"tuned variant: {shown_path(write)}")
     if refusal is not None:

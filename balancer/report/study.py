@@ -244,12 +244,19 @@ def render_study(
 ) -> Path:
     """Write the study's self-contained HTML report (and, with ``figures_dir``, each figure as SVG,
     PNG and PDF). ``changes``: figure index -> rows of the changes table (see :func:`balancer.study.changes`)."""
+    from balancer.report.publish import slug
+
     data = figure_data(result)
     blocks = []
+    stems: set[str] = set()
     for d in data:
         fig = matchup_chart(d) if d.matrix else grouped_chart(d)
         if figures_dir is not None:
-            write_figure_files(fig, Path(figures_dir), f"{result.study.study}-{d.index + 1}-{d.run}")
+            # named after what it shows (its title), not its place and run ('-2-mirror-2p'): issue 50
+            stem = f"{slug(result.study.study)}-{slug(d.title)}"
+            stem = stem if stem not in stems else f"{stem}-{d.run}"
+            stems.add(stem)
+            write_figure_files(fig, Path(figures_dir), stem, caption=f"{d.title}. {result.study.title}.")
         rows = changes.get(d.index, [])
         blocks.append({"data": d, "svg": Markup(figs.svg_string(fig)), "changes": rows})
     env = pages.environment(fmt=fmt_scaled)

@@ -146,13 +146,17 @@ def _namespace_ids(svg: str, prefix: str) -> str:
 
 
 def svg_string(fig: Figure) -> str:
-    """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique)."""
+    """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique). Inside
+    :func:`balancer.report.publish.collecting` the figure is also kept, to be written as files."""
+    from balancer.report.publish import collect
+
     buf = io.StringIO()
     with style():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
-    text = text[text.index("<svg") :]
-    return _namespace_ids(text, f"f{next(_figure_ids)}-")
+    text = _namespace_ids(text[text.index("<svg") :], f"f{next(_figure_ids)}-")
+    collect(fig, text)
+    return text
 
 
 def is_missing(value: Any) -> bool:
@@ -189,14 +193,21 @@ def nonzero_components(components: Mapping[str, Sequence[float | None]]) -> tupl
     return kept, dropped
 
 
-def figure_files(fig: Figure) -> dict[str, bytes]:
+def figure_files(fig: Figure, caption: str | None = None) -> dict[str, bytes]:
     """A figure's files in every format of :data:`FORMATS` (SVG, PNG at :data:`DPI`, PDF), as bytes,
-    drawn in :data:`STYLE`, without dates (the same figure gives the same bytes)."""
+    drawn in :data:`STYLE`, without dates (the same figure gives the same bytes). ``caption``: the
+    figure's caption, kept in each file's metadata (SVG and PNG Title and Description, PDF Title and
+    Subject; the title is the caption's first sentence)."""
     metadata: dict[str, dict[str, Any]] = {
         "svg": {"Date": None},
         "png": {"Software": None},
         "pdf": {"CreationDate": None, "ModDate": None},
     }
+    if caption:
+        title = caption.split(". ")[0]
+        metadata["svg"] |= {"Title": title, "Description": caption}
+        metadata["png"] |= {"Title": title, "Description": caption}
+        metadata["pdf"] |= {"Title": title, "Subject": caption}
     out = {}
     with style():
         for fmt in FORMATS:
@@ -206,7 +217,7 @@ def figure_files(fig: Figure) -> dict[str, bytes]:
     return out
 
 
-def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
+def write_figure_files(fig: Figure, directory: Path, stem: str, caption: str | None = None) -> list[Path]:
     """Write ``stem.svg``, ``stem.png`` (:data:`DPI` dpi) and ``stem.pdf`` into ``directory`` (the
     bytes of :func:`figure_files`); return their paths. Each is written through
     :func:`balancer.outdir.write_atomic`: a link planted under any of the names, or in place of
@@ -215,7 +226,7 @@ def write_figure_files(fig: Figure, directory: Path, stem: str) -> list[Path]:
     paths = [directory / f"{stem}.{fmt}" for fmt in FORMATS]
     for path in paths:
         refuse_foreign(path)
-    files = figure_files(fig)
+    files = figure_files(fig, caption)
     for path, fmt in zip(paths, FORMATS):
         write_atomic(path, files[fmt])
     return paths

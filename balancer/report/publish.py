@@ -1,0 +1,266 @@
+"""Every figure and table of a page as files (``--figures DIR``, ``--tables DIR``), for every command.
+
+One implementation for all the pages (report, compare, study, sweep, tune, ladder, history): while a
+page is rendered inside :func:`collecting`, every figure it draws passes through
+:func:`balancer.report.figures.svg_string`, which hands it to the collector; :func:`publish` then
+writes each figure as SVG, PNG and PDF (:func:`balancer.report.figures.write_figure_files`) and reads
+the page's own tables back from its HTML (:class:`_Tables`, the standard library's parser) into CSV.
+
+File names say what a file shows: the figure's title (or its first panel's) or the table's caption,
+made a file name (``seat-win-rates-of-both-variants.svg``, ``seat-win-rates.csv``), numbered only
+when two share one. Each figure's caption (its title, the page's title and facts: games, agents,
+seed) is written into its SVG, PNG and PDF metadata (Title and Description / Subject) and, with each
+table's, into ``captions.md`` beside them.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import csv
+import io
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+__all__ = ["collecting", "collect", "publish", "page_tables", "Published", "CAPTIONS_FILE"]
+
+CAPTIONS_FILE = "captions.md"
+FACT_TERMS = ("players", "agents", "agents by seat", "games", "seed")
+"""The terms of a page's description list (``<dt>``) that go into every caption beside its facts."""
+_collector: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("balancer_figures", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Any]]:
+    """Collect every figure drawn for a page inside the block (the list it yields fills as they are
+    drawn); outside such a block nothing is kept."""
+    figures: list[Any] = []
+    token = _collector.set(figures)
+    try:
+        yield figures
+    finally:
+        _collector.reset(token)
+
+
+def collect(fig: Any, svg: str) -> None:
+    """Hand ``fig`` and its inline ``svg`` to the collector of :func:`collecting`, if one is open
+    (called by ``svg_string``; the svg finds the figure's place, heading and caption on the page)."""
+    found = _collector.get()
+    if found is not None and not any(f is fig for f, _ in found):
+        found.append((fig, svg))
+
+
+def slug(text: str, limit: int = 60) -> str:
+    """A file name from a title: lower case words joined by '-' (``"Seat win rates (%)" ->
+    "seat-win-rates"``), at most ``limit`` characters cut at a word; ``"figure"`` when empty."""
+    text = re.sub(r"\([^)]*\)", " ", text.lower())
+    words = re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text)
+    out = ""
+    for w in words:
+        if len(out) + len(w) + 1 > limit:
+            break
+        out = f"{out}-{w}" if out else w
+    return out or "figure"
+
+
+def figure_title(fig: Any) -> str:
+    """A figure's own title: its suptitle, else its panels' titles joined by '; ' (at most three)."""
+    sup = getattr(fig, "_suptitle", None)
+    if sup is not None and sup.get_text().strip():
+        return " ".join(sup.get_text().split())
+    titles = []
+    for ax in fig.get_axes():
+        for loc in ("center", "left", "right"):
+            t = " ".join(ax.get_title(loc=loc).split())
+            if t and t not in titles:
+                titles.append(t)
+    return "; ".join(titles[:3]) if titles else ""
+
+
+@dataclass
+class _Table:
+    caption: str = ""
+    heading: str = ""
+    rows: list[list[str]] = field(default_factory=list)
+
+
+class _Tables(HTMLParser):
+    """The ``<table>`` elements of a page (caption, the ``<h2>`` above, rows of cell texts), its
+    ``<title>``, and its facts (``<ul class="facts">``: label and value of each item)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[_Table] = []
+        self.title = ""
+        self.facts: list[str] = []
+        self._stack: list[str] = []
+        self._text: list[str] = []
+        self._heading = ""
+        self._table: _Table | None = None
+        self._row: list[str] | None = None
+        self._in_facts = False
+        self._skip = 0
+        self._term = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("svg", "style", "script"):
+            self._skip += 1
+        if self._skip:
+            return
+        if tag == "ul" and ("class", "facts") in attrs:
+            self._in_facts = True
+        if tag in ("h1", "h2", "h3", "caption", "td", "th", "title", "li", "dt", "dd"):
+            self._text = []
+        if tag == "table":
+            self._table = _Table(heading=self._heading)
+        elif tag == "tr" and self._table is not None:
+            self._row = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("svg", "style", "script"):
+            self._skip = max(0, self._skip - 1)
+            return
+        if self._skip:
+            return
+        text = " ".join("".join(self._text).split())
+        if tag == "li" and self._in_facts:  # <span>label</span><b>value</b>: "label: value"
+            self.facts.append(": ".join(" ".join(t.split()) for t in self._text if t.strip()))
+            return
+        if tag == "dt":
+            self._term = text
+        elif tag == "dd" and self._term in FACT_TERMS and self._table is None:
+            self.facts.append(f"{self._term}: {text.split(' (')[0]}")
+        if tag == "title":
+            self.title = text
+        elif tag in ("h2", "h3"):
+            self._heading = text
+        elif tag == "ul":
+            self._in_facts = False
+        elif tag == "caption" and self._table is not None:
+            self._table.caption = text
+        elif tag in ("td", "th") and self._row is not None:
+            self._row.append(text)
+        elif tag == "tr" and self._table is not None and self._row is not None:
+            if self._row:
+                self._table.rows.append(self._row)
+            self._row = None
+        elif tag == "table" and self._table is not None:
+            if self._table.rows:
+                self.tables.append(self._table)
+            self._table = None
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self._text.append(data)
+
+
+def page_tables(html: str) -> _Tables:
+    """Parse a page: its tables, title and facts (:class:`_Tables`)."""
+    parser = _Tables()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+@dataclass
+class Published:
+    """What :func:`publish` wrote: the figure files (three per figure), the CSV files, the captions."""
+
+    figures: list[Path] = field(default_factory=list)
+    tables: list[Path] = field(default_factory=list)
+    captions: list[Path] = field(default_factory=list)
+
+
+def _place(html: str, svg: str) -> tuple[str, str]:
+    """The heading (the last ``<h2>``/``<h3>`` above) and the ``<figcaption>`` of an inline figure
+    on the page, as text; ``("", "")`` when the figure is not on it."""
+    at = html.find(svg) if svg else -1
+    if at < 0:
+        return "", ""
+    heads = re.findall(r"<h[23][^>]*>(.*?)</h[23]>", html[:at], flags=re.S)
+    after = html[at + len(svg) :]
+    cap = re.match(r"\s*(?:</[a-z]+>\s*)*<figcaption[^>]*>(.*?)</figcaption>", after, flags=re.S)
+    text = lambda t: " ".join(re.sub(r"<[^>]+>", "", unescape(t)).split())  # noqa: E731
+    return (text(heads[-1]) if heads else ""), (text(cap.group(1)) if cap else "")
+
+
+def _unique(stem: str, taken: set[str]) -> str:
+    name, k = stem, 2
+    while name in taken:
+        name, k = f"{stem}-{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def _csv_bytes(rows: list[list[str]]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    width = max(len(r) for r in rows)
+    for r in rows:
+        writer.writerow(r + [""] * (width - len(r)))
+    return buf.getvalue().encode("utf-8")
+
+
+def publish(
+    html: str,
+    figures: list[tuple[Any, str]],
+    figures_dir: Path | None = None,
+    tables_dir: Path | None = None,
+    about: str = "",
+) -> Published:
+    """Write a page's figures (SVG, PNG, PDF into ``figures_dir``) and tables (CSV into
+    ``tables_dir``), each directory with a ``captions.md``. ``figures``: what :func:`collecting`
+    gathered while ``html`` was rendered (each figure with its inline svg). A figure is named after
+    its own title, with the page's heading above it when that adds something, and captioned with its
+    ``<figcaption>``. ``about``: what the page is of, for every caption; by
+    default the page's title and facts (``"Citywright: v1.1 → v1.0. players 2; agents greedy; games
+    200; seed 1"``). Links planted under a file's name are refused (UnsafeOutputError), as for every
+    figure file (:func:`balancer.report.figures.write_figure_files`)."""
+    from balancer.outdir import own_directory, write_atomic
+    from balancer.report.figures import write_figure_files
+
+    parsed = page_tables(html)
+    if not about:
+        seen: dict[str, str] = {}
+        for fact in parsed.facts:
+            seen.setdefault(fact.split(":")[0], fact)
+        facts = "; ".join(seen.values())
+        about = f"{parsed.title}." + (f" {facts}." if facts else "")
+    out = Published()
+    if figures_dir is not None:
+        taken: set[str] = set()
+        lines = [f"# Figures: {parsed.title}", ""]
+        for i, (fig, svg) in enumerate(figures, 1):
+            heading, figcaption = _place(html, svg)
+            own = figure_title(fig)
+            title = own or heading or f"figure {i}"
+            panels = getattr(fig, "_suptitle", None) is None and len(fig.get_axes()) > 1
+            if own and panels and heading and slug(heading) not in slug(own):
+                title = f"{heading}: {own}"  # panels' titles alone do not say what the figure is
+            caption = " ".join(p.rstrip(".") + "." for p in (title, figcaption) if p) + f" {about}"
+            stem = _unique(slug(title), taken)
+            out.figures += write_figure_files(fig, Path(figures_dir), stem, caption=caption)
+            lines.append(f"- `{stem}.svg` (`.png`, `.pdf`): {caption}")
+        path = Path(figures_dir) / CAPTIONS_FILE
+        write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+        out.captions.append(path)
+    if tables_dir is not None:
+        own_directory(Path(tables_dir))
+        taken = set()
+        lines = [f"# Tables: {parsed.title}", ""]
+        for t in parsed.tables:
+            name = t.caption or t.heading or "table"
+            stem = _unique(slug(name.split(":")[0]), taken)
+            path = Path(tables_dir) / f"{stem}.csv"
+            write_atomic(path, _csv_bytes(t.rows))
+            out.tables.append(path)
+            lines.append(f"- `{stem}.csv`: {name}{'' if name.endswith('.') else '.'} {about}")
+        path = Path(tables_dir) / CAPTIONS_FILE
+        write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
+        out.captions.append(path)
+    return out

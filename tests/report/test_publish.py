@@ -1,0 +1,89 @@
+"""--figures / --tables: every figure and table of a page as files (balancer.report.publish), one
+implementation for every command."""
+
+from __future__ import annotations
+
+import csv
+import re
+
+from balancer.report.figures import new_figure, svg_string
+from balancer.report.publish import collecting, page_tables, publish, slug
+
+
+def _page(svg: str) -> str:
+    return f"""<html><head><title>Game: v1 → v2</title></head><body>
+<header><ul class="facts"><li><span>players</span><b>2</b></li><li><span>games</span><b>200</b></li></ul>
+<dl><dt>agents</dt><dd>2 × greedy</dd><dt>seed</dt><dd>7 (game i is seeded from i)</dd></dl></header>
+<h2>Seat win rates</h2>
+<figure>{svg}<figcaption>Share of games won from each seat.</figcaption></figure>
+<table><caption>Seat win rates (%): from → to</caption>
+<thead><tr><th></th><th>from → to</th><th>difference</th></tr></thead>
+<tbody><tr><td>seat 1</td><td>137.65 → 136.90</td><td>−0.75</td></tr>
+<tr><td>seat 2</td><td>1 → 2</td><td>+1</td></tr></tbody></table>
+<h2>Score</h2><table><caption>Points per player: from → to</caption><tr><td>total</td><td>3</td></tr></table>
+</body></html>"""
+
+
+def test_slug_says_what_a_title_shows():
+    assert slug("Seat win rates (%)") == "seat-win-rates"
+    assert slug("Change v1.0 → v1.1: seats") == "change-v1.0-v1.1-seats"
+    assert slug("") == "figure"
+
+
+def test_publish_names_files_after_what_they_show_with_captions(tmp_path):
+    """A figure drawn while the page is rendered is collected by svg_string; it is written as SVG,
+    PNG and PDF named after its title, its caption (title, figcaption, the page's title and facts:
+    games, agents, seed) in captions.md and in each file's metadata; each table of the page becomes
+    one CSV named after its caption, cells as the page shows them (a table read back equals it)."""
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        fig.add_subplot().set_title("Seat win rates of both variants")
+        html = _page(svg_string(fig))
+    out = publish(html, figs, tmp_path / "f", tmp_path / "t")
+    names = sorted(p.name for p in out.figures)
+    assert names == [f"seat-win-rates-of-both-variants.{x}" for x in ("pdf", "png", "svg")]
+    caption = (
+        "Seat win rates of both variants. Share of games won from each seat. Game: v1 → v2. "
+        "players: 2; games: 200; agents: 2 × greedy; seed: 7."
+    )
+    assert f"- `seat-win-rates-of-both-variants.svg` (`.png`, `.pdf`): {caption}" in (
+        tmp_path / "f" / "captions.md"
+    ).read_text(encoding="utf-8")
+    assert (
+        "games: 200; agents: 2 × greedy; seed: 7"
+        in (tmp_path / "f" / "seat-win-rates-of-both-variants.svg").read_text()
+    )
+    pdf = (tmp_path / "f" / "seat-win-rates-of-both-variants.pdf").read_bytes()
+    assert b"/Title (Seat win rates of both variants)" in pdf and b"/Subject" in pdf
+    assert sorted(p.name for p in out.tables) == ["points-per-player.csv", "seat-win-rates.csv"]
+    with open(tmp_path / "t" / "seat-win-rates.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows == [["", "from → to", "difference"], ["seat 1", "137.65 → 136.90", "−0.75"], ["seat 2", "1 → 2", "+1"]]
+    assert "`seat-win-rates.csv`: Seat win rates (%): from → to." in (tmp_path / "t" / "captions.md").read_text()
+
+
+def test_outside_collecting_nothing_is_kept():
+    fig = new_figure((2, 2))
+    with collecting() as figs:
+        pass
+    svg_string(fig)
+    assert figs == []
+
+
+def test_report_command_writes_every_table_of_its_page(tmp_path, monkeypatch):
+    """``balancer report RUN --figures F --tables T``: one CSV per table of the page (counted in its
+    HTML), every figure of the page as three files, names that are words, not numbers."""
+    from tests.test_cli_refusals import invoke  # the CLI runner of the command-line tests
+
+    monkeypatch.chdir(tmp_path)
+    run = invoke("run", "citywright/v1.1", "-p", "2", "-n", "6", "-j", "1", "-q", "-o", "r")
+    assert run.exit_code == 0, run.output
+    result = invoke("report", "r", "-o", "r.html", "--figures", "f", "--tables", "t")
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    tables = page_tables(html).tables
+    csvs = sorted(p.name for p in (tmp_path / "t").glob("*.csv"))
+    assert len(csvs) == len(tables) >= 3
+    svgs = sorted(p.stem for p in (tmp_path / "f").glob("*.svg"))
+    assert len(svgs) == len(re.findall(r"<svg\b", html)) and all(not re.search(r"\d+$", s) for s in svgs)
+    assert sorted(p.stem for p in (tmp_path / "f").glob("*.pdf")) == svgs
