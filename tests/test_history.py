@@ -177,7 +177,7 @@ def test_two_concurrent_appends_both_land_whole(tmp_path):
 def test_a_second_writer_waits_then_fails_with_one_line(tmp_path):
     path = tmp_path / "h.duckdb"
     append_event(path, "s", "g", [_row(1, 0)])
-    with _locked(path, exclusive=True):  # another writer holds the file
+    with _locked(path):  # another writer holds the file
         with pytest.raises(HistoryError, match=r"h\.duckdb: another balancer has been writing it for 0\.2 s"):
             append_event(path, "s", "g", [_row(2, 0)], wait=0.2)
     assert read_history(path)[0].height == 1

@@ -29,6 +29,7 @@ app.add_typer(baseline_app, name="baseline")
 
 @baseline_app.command("save")
 def baseline_save(
+    ctx: typer.Context,
     study_file: Path = typer.Argument(..., help="Study YAML file (see configs/citywright/ci.yaml)."),
     out: Path = typer.Option(
         ..., "--out", "-o", metavar="JSON", help="Baseline file to write, e.g. baselines/NAME.json."
@@ -55,8 +56,7 @@ def baseline_save(
     if out.exists() and not force:
         _fail(f"--out {out}: already exists; use --force to replace the baseline")
     _check_out_directory("--results", results)
-    if history is not None:
-        _check_history(history, spec, {"--out": out})
+    reservation = _check_history(ctx, history, spec, study_file, {"--out": out}) if history is not None else None
     log = None if quiet else say_err
     values: dict[Any, Any] = {}
     with (
@@ -73,9 +73,9 @@ def baseline_save(
             log=log,
             values=values if history is not None else None,
         )
-    if history is not None:
+    if reservation is not None:
         rows, kept = api.baseline_history_rows(data, study_file, spec.check, values)
-        _append_history(history, spec, rows, kept)
+        _append_history(reservation, rows, kept)
     numbers, tracked = api.count_tracked(data, spec.check.metrics)
     note = (
         ""
@@ -92,6 +92,7 @@ def baseline_save(
 
 @app.command()
 def check(
+    ctx: typer.Context,
     study_file: Path = typer.Argument(..., help="Study YAML file whose baseline to check against."),
     baseline: Path = typer.Option(
         ..., "--baseline", "-b", metavar="JSON", help="Baseline written by 'balancer baseline save'."
@@ -159,8 +160,8 @@ def check(
             _check_out_file(flag, path, "a file", (study_file, baseline), force)
     if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
         _fail(f"--junit and --markdown: both name {junit}; give two files")
-    if history is not None:
-        _check_history(history, spec, {"--junit": junit, "--markdown": markdown, "--baseline": baseline})
+    others = {"--junit": junit, "--markdown": markdown, "--baseline": baseline}
+    reservation = _check_history(ctx, history, spec, study_file, others) if history is not None else None
     overrides: dict[str, Any] = {
         "max_games": max_games,
         "false_alarm": false_alarm,
@@ -190,27 +191,31 @@ def check(
         if path is not None:
             with library_errors(interrupted=None, cannot_write=str(path)):
                 typer.echo(f"written: {shown_path(writer(result, path))}")
-    if history is not None:
+    if reservation is not None:
         rows, values = api.check_history_rows(result, study_file)
-        _append_history(history, spec, rows, values)
+        _append_history(reservation, rows, values)
     raise typer.Exit(0 if result.passed else 1)
 
 
-def _check_history(path: Path, spec: Any, others: dict[str, Path | None]) -> None:
+def _check_history(ctx: typer.Context, path: Path, spec: Any, study_file: Path, others: dict[str, Path | None]) -> Any:
     """Exit 2 (one line naming the file) unless ``path`` can take an event of study ``spec`` and is
     none of the ``others`` files the command writes or reads (``--junit h.duckdb`` would replace the
-    history before the append refused it)."""
+    history before the append refused it); else the history reserved (its writer's lock held until the
+    command ends), so that a bad or busy history is refused before any game is played."""
     own = {path.resolve(), path.with_name(path.name + ".lock").resolve(), path.with_name(path.name + ".wal").resolve()}
     for flag, other in others.items():
         if other is not None and other.resolve() in own:
             _fail(f"--history {path}: is also {flag} {other}; give the history a file of its own")
     with library_errors(interrupted=None):
-        api.check_history_target(path, spec.study, spec.game)
+        reservation = api.reserve_history(path, spec.study, spec.game, study_file)
+    ctx.call_on_close(reservation.close)
+    return reservation
 
 
-def _append_history(path: Path, spec: Any, rows: list[dict[str, Any]], values: dict[Any, Any]) -> None:
-    """Append one event to the history at ``path`` and say so on stderr; exit 2 naming the file when it
+def _append_history(reservation: Any, rows: list[dict[str, Any]], values: dict[Any, Any]) -> None:
+    """Append one event to the reserved history and say so on stderr; exit 2 naming the file when it
     cannot be written (the file is left as it was)."""
+    path = reservation.path
     with library_errors(interrupted="interrupted; nothing was added to the history", cannot_write=f"--history {path}"):
-        event = api.append_history_event(path, spec.study, spec.game, rows, values)
+        event = reservation.append(rows, values)
     typer.echo(f"history: {shown_path(path)} (event {event}, {len(rows)} numbers)", err=True)

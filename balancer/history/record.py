@@ -74,6 +74,27 @@ def commit_of(path: Path | str) -> Commit | None:
     return Commit(sha, branch, datetime.fromtimestamp(int(at), UTC), subject, bool(status))
 
 
+def study_identity(path: Path | str) -> str:
+    """Which study file a history belongs to (kept in the history as ``study_id``; issue 52): a shipped
+    study as ``shipped:<game>/<name>``; a study in a git repository as ``git:<path from the repository's
+    top>`` (the same in every clone and CI checkout); else ``file:<absolute path>``. Two study files
+    with the same ``study:`` name are two studies; the same file edited over commits is one."""
+    from balancer.data import shipped_name
+
+    p = Path(path)
+    shipped = shipped_name(p)
+    if shipped is not None:
+        return f"shipped:{shipped}"
+    absolute = p.resolve()
+    top = _git(absolute.parent, "rev-parse", "--show-toplevel")
+    if top:
+        try:
+            return f"git:{absolute.relative_to(Path(top).resolve()).as_posix()}"
+        except ValueError:
+            pass
+    return f"file:{absolute.as_posix()}"
+
+
 def file_sha256(path: Path | str) -> str:
     """Hex SHA-256 of a file's bytes (the study file's hash in the history)."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
