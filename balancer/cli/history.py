@@ -9,7 +9,7 @@ import typer
 from balancer import api
 from balancer.api import errors as library
 
-from .app import Figures, _check_out_directory, _check_out_file, _fail, app
+from .app import Figures, Tables, _check_out_file, _check_publish_dirs, _echo_published, _fail, app
 from .errors import library_errors, shown_path
 
 
@@ -31,6 +31,7 @@ def history(
         help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix).",
     ),
     figures: Figures = None,
+    tables: Tables = None,
     force: bool = typer.Option(False, "--force", help="Replace an existing file at --out that balancer did not write."),
 ) -> None:
     """Draw every tracked number across commits (estimate, interval, baseline, failed checks), the
@@ -41,8 +42,12 @@ def history(
         api.check_history_page(history_file, out)
     except library.ReportOutputError as exc:
         _fail(f"--out {exc}")
-    if figures is not None:
-        _check_out_directory("--figures", figures)
+    _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None, cannot_write=f"--out {out}"):
-        path = api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures)
+        path, _ = api.published(  # the page's own figure files (--figures), its tables as CSV (--tables)
+            lambda: api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures),
+            None,
+            tables,
+        )
     typer.echo(f"history: {shown_path(path)}")
+    _echo_published(figures, tables)

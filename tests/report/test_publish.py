@@ -87,3 +87,26 @@ def test_report_command_writes_every_table_of_its_page(tmp_path, monkeypatch):
     svgs = sorted(p.stem for p in (tmp_path / "f").glob("*.svg"))
     assert len(svgs) == len(re.findall(r"<svg\b", html)) and all(not re.search(r"\d+$", s) for s in svgs)
     assert sorted(p.stem for p in (tmp_path / "f").glob("*.pdf")) == svgs
+
+
+def test_history_command_writes_its_tables(tmp_path):
+    """``balancer history H --tables T``: every table of the history page as CSV (its figures keep the
+    history page's own --figures files)."""
+    import datetime
+
+    from balancer.history.store import append_event
+    from tests.test_cli_refusals import invoke
+
+    path = tmp_path / "h.duckdb"
+    for e in (1, 2):
+        row = {
+            "event_kind": "check", "recorded_at": datetime.datetime(2026, 12, e, tzinfo=datetime.UTC), "study": "s",
+            "game": "g", "run": "r", "variant": "v", "number": "n000", "kind": "metric", "test": "baseline",
+            "estimate": float(e), "games": 100, "verdict": "pass", "commit_sha": f"{e}abc{e}" * 5,
+        }  # fmt: skip
+        append_event(path, "s", "g", [row])
+    result = invoke("history", path, "-o", tmp_path / "p.html", "--tables", tmp_path / "t")
+    assert result.exit_code == 0, result.output
+    tables = page_tables((tmp_path / "p.html").read_text(encoding="utf-8")).tables
+    assert len(list((tmp_path / "t").glob("*.csv"))) == len(tables) >= 1
+    assert (tmp_path / "t" / "captions.md").is_file()
