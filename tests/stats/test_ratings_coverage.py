@@ -89,3 +89,15 @@ def test_a_rung_that_swept_only_one_neighbour_gets_that_sides_exact_bound() -> N
     low, high = matchup_interval(199, 200)
     assert r.low[2] <= low and r.high[2] >= high
     assert r.rows()[1]["one_sided"] == "at least"
+
+
+def test_batch_newton_fit_is_choix_maximum() -> None:
+    from balancer.stats.ratings import bradley_terry, bradley_terry_batch
+
+    # random win matrices of 4 items, every pair both ways: one maximum, reached by both algorithms
+    rng = np.random.default_rng(0)
+    wins = rng.integers(1, 50, (5, 4, 4)).astype(float)
+    wins[:, np.arange(4), np.arange(4)] = 0
+    batch = bradley_terry_batch(wins, np.zeros(4))
+    for r in range(5):
+        np.testing.assert_allclose(batch[r], bradley_terry(wins[r]), atol=1e-8)
