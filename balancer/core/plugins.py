@@ -115,8 +115,9 @@ def probe(paths: Iterable[str]) -> dict[str, str]:
     """Import each of ``paths`` (``pkg.mod`` or ``pkg.mod:OBJECT``) in a child process of its own, all
     at once, each given :func:`import_seconds`; returns path -> problem for those that failed (see the
     module docstring). A path probed before in this process (or a parent) is not probed again."""
+    wanted = list(dict.fromkeys(paths))
     passed = _probed()
-    todo = [p for p in dict.fromkeys(paths) if p not in passed and p not in _FAILED]
+    todo = [p for p in wanted if p not in passed and p not in _FAILED]
     if todo:
         seconds = import_seconds()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
@@ -143,7 +144,7 @@ def probe(paths: Iterable[str]) -> dict[str, str]:
                     proc.kill()
                     proc.wait()
         os.environ[PROBED_ENV] = json.dumps(sorted(passed))
-    return {p: _FAILED[p] for p in dict.fromkeys(paths) if p in _FAILED}
+    return {p: _FAILED[p] for p in wanted if p in _FAILED}
 
 
 @contextlib.contextmanager
