@@ -942,6 +942,19 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     return _write_starter(game, directory, force=force)
 
 
+def copy_shipped(name: str, directory: Path | str, force: bool = False) -> list[Path]:
+    """The shipped study, sweep or tune ``name`` (``citywright/appendix``) copied into ``directory`` for a
+    designer to edit, its variant paths pointing at the shipped variants by name and at the folder's
+    own ``variant.yaml`` where it has one; the command ``balancer init --from``
+    (:func:`balancer.starter.copy_shipped`). Returns the files written."""
+    from balancer.starter import copy_shipped as _copy_shipped
+
+    _check_types(directory=directory, force=force)
+    if not isinstance(name, str):
+        raise TypeError(f"name: expected a shipped file's name (str), got {type(name).__name__}")
+    return _copy_shipped(name, directory, force=force)
+
+
 def file_kind(path: Path | str) -> tuple[str, Any]:
     """What kind of YAML file ``path`` is, with its top-level mapping: ``"sweep"`` (a sweep or tune
     file), ``"study"``, ``"fragment"`` (no ``game:``, extended by siblings) or ``"variant"``

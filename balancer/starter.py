@@ -100,3 +100,85 @@ def write_starter(game: str, directory: Path | str, force: bool = False) -> list
     for path, text in files.items():
         write_atomic(path, text)  # a new temporary file renamed into place; a link at path is refused
     return list(files)
+
+
+def _shipped_path(value: str, source: Path) -> str:
+    """A path of a shipped file's (relative to ``source``) as a name that finds the same file from
+    anywhere: its shipped name (``citywright/v1.1``), else the path unchanged."""
+    from balancer.data import shipped_name
+
+    return shipped_name(source.parent / value) or value
+
+
+def _replace_block(text: str, key: str, lines: list[str]) -> str:
+    """``text`` with the top-level ``key:`` and the indented lines under it replaced by ``lines``."""
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        if line.startswith(f"{key}:"):
+            out.extend(f"{x}\n" for x in lines)
+            skipping = True
+            continue
+        if skipping and (line.startswith((" ", "\t")) or not line.strip()):
+            if not line.strip():
+                out.append(line)
+                skipping = False
+            continue
+        skipping = False
+        out.append(line)
+    return "".join(out)
+
+
+def copy_shipped(name: str, directory: Path | str, force: bool = False) -> list[Path]:
+    """Copy the shipped study, sweep or tune file ``name`` (``citywright/appendix``) into
+    ``directory`` as ``<stem>.yaml`` for a designer to edit; return the files written.
+
+    The copy finds the shipped variants it names from anywhere (``v1.1.yaml`` becomes
+    ``citywright/v1.1``), and where the folder holds the designer's variant (``variant.yaml``, as
+    ``balancer init GAME DIR`` writes it) it points at it: a study plays it beside the shipped
+    variants, a sweep or tune starts from it (``base: variant.yaml``). Raises StarterError for a
+    name that is no shipped file, a rule variant, a ``directory`` that is a file, or an existing
+    file when not ``force`` (nothing is written then)."""
+    import yaml
+
+    from balancer.data import missing_note
+    from balancer.files import is_study, is_sweep_or_tune, read_yaml_head
+
+    source = builtin_config(name)
+    if source is None:
+        raise StarterError(f"--from {name}: not a file shipped with balancer{missing_note(name)}")
+    head = read_yaml_head(source)
+    kind = "sweep" if is_sweep_or_tune(head) and "sweep" in head else "tune" if is_sweep_or_tune(head) else None
+    kind = kind or ("study" if is_study(head) else None)
+    if kind is None:
+        raise StarterError(
+            f"--from {name}: a rule variant, not a study, sweep or tune; 'balancer init GAME DIR' writes a "
+            f"variant to edit (write extends: {name} in it to start from this one)"
+        )
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise StarterError(f"{out}: exists and is not a directory")
+    target = out / source.name
+    if target.exists() and not force:
+        raise StarterError.spelled(lambda o: f"{target}: already exists; use {o.force} to replace it")
+    mine = out / VARIANT_FILE
+    own_label = None
+    if mine.is_file():
+        data = yaml.safe_load(mine.read_text(encoding="utf-8"))
+        own_label = str(data.get("variant") or mine.stem) if isinstance(data, dict) else mine.stem
+    text = source.read_text(encoding="utf-8")
+    note = f"# Copied from the shipped {name} by `balancer init --from {name}`"
+    if kind == "study":
+        variants = {str(k): _shipped_path(str(v), source) for k, v in head["variants"].items()}
+        if own_label is not None and own_label not in variants:
+            variants[own_label] = VARIANT_FILE
+            note += f"; it also plays your variant ({VARIANT_FILE}, as {own_label})"
+        text = _replace_block(text, "variants", ["variants:"] + [f"  {k}: {v}" for k, v in variants.items()])
+    else:
+        base = VARIANT_FILE if own_label is not None else _shipped_path(str(head["base"]), source)
+        if own_label is not None:
+            note += f"; it {kind}s your variant ({VARIANT_FILE})"
+        text = _replace_block(text, "base", [f"base: {base}"])
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, f"{note}.\n{text}")
+    return [target]

@@ -9,6 +9,7 @@ import typer
 from balancer import api
 
 from .app import (
+    _fail,
     app,
 )
 from .errors import library_errors, shown_path
@@ -57,12 +58,32 @@ def _echo_fitted(line: str) -> None:
 
 @app.command()
 def init(
-    game: str = typer.Argument(..., help="Registered game whose starter files to write (see 'balancer games')."),
-    directory: Path = typer.Argument(..., help="Folder to write variant.yaml and study.yaml into (created)."),
+    game: str = typer.Argument(
+        ..., help="Registered game whose starter files to write (see 'balancer games'); with --from, the folder."
+    ),
+    directory: Path | None = typer.Argument(None, help="Folder to write variant.yaml and study.yaml into (created)."),
+    from_: str | None = typer.Option(
+        None,
+        "--from",
+        metavar="NAME",
+        help="Copy this shipped study, sweep or tune (citywright/appendix) into the folder instead, its variant "
+        "paths pointing at the shipped variants and at the folder's own variant.yaml where it has one.",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace starter files already in the folder."),
 ) -> None:
     """Write a starter rule variant (variant.yaml, extending the game's shipped main variant by name)
-    and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit."""
+    and a study playing it against that variant (study.yaml) into DIRECTORY, for a designer to edit;
+    with --from NAME (balancer init --from citywright/appendix DIRECTORY), a copy of that shipped file."""
+    if from_ is not None:
+        folder = Path(game) if directory is None else directory
+        with library_errors(interrupted=None, cannot_write=str(folder), writing="the copy"):
+            copied = api.copy_shipped(from_, folder, force=force)
+        for path in copied:
+            typer.echo(f"written: {shown_path(path)}")
+        typer.echo(shown_path(f"next: balancer validate {copied[0]}"))
+        return
+    if directory is None:
+        _fail("DIRECTORY: missing (balancer init GAME DIRECTORY, or balancer init --from NAME DIRECTORY)")
     with library_errors(interrupted=None, cannot_write=str(directory), writing="the starter files"):
         written = api.write_starter(game, directory, force=force)
     for path in written:
