@@ -125,3 +125,51 @@ def test_the_hint_for_a_sweep_given_to_show_or_its_diff_is_a_command_that_works(
     assert line.endswith("its base variant: balancer show sub/v.yaml --diff citywright/v1.1")
     hint = line.split("its base variant: ")[1].split()
     assert CliRunner().invoke(app, hint[1:]).exit_code == 0  # the suggested command runs
+
+
+def _manifest_with_chunk_of(tmp_path: Path, chunk_seed: int) -> Path:
+    """An interrupted run of seed 5 (8 games, chunks of 4) whose manifest lists chunk 0 with its checksum,
+    the chunk's rows taken from a finished run of ``chunk_seed`` (games 0 to 3): a chunk copied from
+    another run with its hash written into the manifest."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from balancer.api import load_variant
+    from balancer.sim.rundir import RunDir
+    from balancer.sim.runner import RunRequest
+
+    donor = tmp_path / f"donor-{chunk_seed}"
+    args = ["run", str(V11), "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q", "--seed", str(chunk_seed)]
+    assert CliRunner().invoke(app, [*args, "--out", str(donor)]).exit_code == 0
+    table = pq.read_table(donor / "results.parquet")
+    cfg, spec = load_variant(V11)
+    out = tmp_path / "r"
+    (out / "chunks").mkdir(parents=True)
+    identity = RunRequest(spec, cfg, str(V11), ["random", "random"], 8, 5).identity()
+    entry = RunDir(out).write_chunk(0, 0, 4, 5, table, [])
+    manifest = {"format": 1, **identity, "chunk_size": 4, "started": "2026-12-07T00:00:00+00:00"}
+    manifest |= {"elapsed_seconds": 1.0, "chunks": [entry]}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    return out
+
+
+RESUME = ["run", str(V11), "-p", "2", "-a", "random", "-n", "8", "-j", "1", "-q", "--seed", "5", "--chunk-size", "4"]
+
+
+def test_resume_refuses_a_chunk_of_another_run_listed_with_its_hash(tmp_path):
+    # before: the chunk's checksum matched the manifest, so its games (of seed 6) were merged as seed 5's
+    out = _manifest_with_chunk_of(tmp_path, 6)
+    line = one_line(CliRunner().invoke(app, [*RESUME, "--out", str(out), "--resume"]))
+    assert line == (
+        f"error: --resume: {out}/chunks/chunk-000000.arrow: holds games of seed 6 (this run's is 5): not a chunk "
+        "of this run; start over with --force"
+    )
+    assert not (out / "results.parquet").exists()
+
+
+def test_resume_keeps_a_chunk_of_its_own_run(tmp_path):
+    # the control: the same construction with the run's own seed resumes, playing only games 4 to 7
+    out = _manifest_with_chunk_of(tmp_path, 5)
+    result = CliRunner().invoke(app, [*RESUME, "--out", str(out), "--resume"])
+    assert result.exit_code == 0, result.output

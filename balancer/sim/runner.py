@@ -75,6 +75,7 @@ from .rundir import (
     RunDir,
     conform,
     default_out_dir,
+    read_chunk,
     read_manifest,
     sha256_of,
 )
@@ -239,20 +240,57 @@ def _manifest_to_resume(
     return manifest
 
 
+def _foreign_chunk(path: Path, manifest: dict[str, Any], start: int, stop: int) -> str | None:
+    """What in the chunk file at ``path`` is not of the run of ``manifest`` (its games ``start..stop-1``,
+    its seed, its variant), in words; None when every row is the run's. A checksum written into the
+    manifest vouches only that the file was not changed since: a chunk copied from another run is
+    caught by its own rows (issue 52)."""
+    import pyarrow.compute as pc
+
+    table = read_chunk(path)
+    for column, expected in (("seed", manifest.get("seed")), ("variant", manifest.get("variant"))):
+        if column not in table.column_names:
+            return f"has no {column} column"
+        found = pc.unique(table.column(column)).to_pylist()
+        if found != [expected]:
+            return f"holds games of {column} {', '.join(map(str, found))} (this run's is {expected})"
+    if "game_index" not in table.column_names:
+        return "has no game_index column"
+    bounds = pc.min_max(table.column("game_index")).as_py()
+    if bounds["min"] is not None and (bounds["min"] < start or bounds["max"] >= stop):
+        return f"holds games {bounds['min']} to {bounds['max']}, not of its range {start} to {stop - 1}"
+    return None
+
+
 def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> dict[int, dict[str, Any]]:
-    """Manifest entries whose chunk file is present with its checksum (or that hold no rows)."""
+    """Manifest entries whose chunk file is present with its checksum (or that hold no rows). Raises
+    ResumeError naming the file for a chunk whose rows are of another run (another seed or variant,
+    games outside its range: :func:`_foreign_chunk`), checked on every resume."""
     kept = {}
     for entry in manifest["chunks"]:
+        foreign, path = None, None
         try:
             idx = int(entry["chunk"])
             if plan.get(idx) != (entry["start"], entry["stop"]):
                 continue
+            if entry.get("seed", manifest.get("seed")) != manifest.get("seed"):
+                continue  # an entry of another seed: played again
             if entry["rows"]:
                 path = out_dir / entry["file"]
                 if not path.is_file() or sha256_of(path) != entry["sha256"]:
                     continue
+                try:
+                    foreign = _foreign_chunk(path, manifest, int(entry["start"]), int(entry["stop"]))
+                except (OSError, ValueError) as exc:  # not an Arrow file: pyarrow's ArrowInvalid is a ValueError
+                    foreign = f"cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
         except (KeyError, TypeError, ValueError):
             continue
+        if foreign is not None:
+            raise ResumeError(
+                lambda o, path=path, foreign=foreign: (
+                    f"{path}: {foreign}: not a chunk of this run; start over with {o.force}"
+                )
+            )
         kept[idx] = entry
     return kept
 
