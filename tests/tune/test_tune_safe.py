@@ -56,6 +56,7 @@ def test_write_refuses_a_candidate_that_fails_its_confirmation(standin, tmp_path
     )
     page = report.read_text(encoding="utf-8")
     assert '<tr class="best">' not in page and "not recommended" in page
+    assert "<td><b>2</b></td>" not in page  # the failed value is not bold in the space table either
 
 
 def test_write_writes_a_candidate_that_passed_and_beat_the_base(standin, tmp_path):
