@@ -63,18 +63,41 @@ def _temporary(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
+_fdopen = os.fdopen
+"""How :func:`open_exclusive` opens its file descriptor (a name of this module, so that a test can give
+it a writer that fails as a full disk does)."""
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path`` when it names no file (a write on a full disk: ``[Errno 28] No space left on
+    device`` with no file): an OSError of the same errno (and so the same class) with ``path`` as its
+    filename; ``exc`` itself otherwise (and for balancer's own errors, which carry no errno)."""
+    if exc.filename is not None or (exc.errno is None and type(exc) is not OSError):
+        return exc
+    named = OSError(exc.errno, exc.strerror or str(exc), str(path))
+    named.__cause__ = exc
+    return named
+
+
 @contextmanager
 def open_exclusive(path: Path) -> Iterator[tuple[IO[bytes], Path]]:
     """Write ``path``: yields (binary file, its temporary path) open on a new temporary name created with
     O_EXCL and O_NOFOLLOW; on success the file is renamed over ``path`` (a link there is refused first),
-    on any error or interrupt the temporary file, which this call created, is removed."""
+    on any error or interrupt the temporary file, which this call created, is removed. An OSError that
+    names no file (a full disk) is raised naming ``path`` (issue 52: 'No space left on device' alone)."""
     refuse_foreign(path)
     tmp = _temporary(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
-        with os.fdopen(fd, "wb") as f:
+        with _fdopen(fd, "wb") as f:
             yield f, tmp
         os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        named = _naming(exc, path)
+        if named is exc:
+            raise
+        raise named from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -173,3 +173,47 @@ def test_resume_keeps_a_chunk_of_its_own_run(tmp_path):
     out = _manifest_with_chunk_of(tmp_path, 5)
     result = CliRunner().invoke(app, [*RESUME, "--out", str(out), "--resume"])
     assert result.exit_code == 0, result.output
+
+
+class _FullDisk:
+    """A file whose every write fails as on a full disk: ENOSPC and no file name, as os.write raises it."""
+
+    def __init__(self, fd: int, mode: str):
+        import os
+
+        self._f = os.fdopen(fd, mode)
+
+    def write(self, data):
+        import errno
+
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+SW = SWEEP.format(base=V11)
+
+
+@pytest.mark.parametrize("command", ["study", "sweep"])
+def test_a_full_disk_names_the_file(tmp_path, monkeypatch, command):
+    # before: "error: [Errno 28] No space left on device", no file named
+    import balancer.outdir
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "st.yaml").write_text(STUDY.format(variants=f"v1.1: {V11}"))
+    (tmp_path / "sw.yaml").write_text(SW)
+    monkeypatch.setattr(balancer.outdir, "_fdopen", _FullDisk)
+    args = {"study": ["study", "st.yaml"], "sweep": ["sweep", "sw.yaml"]}[command]
+    result = CliRunner().invoke(app, [*args, "-j", "1", "-q", "--results", "res"])
+    lines = [x for x in result.output.strip().splitlines() if x.startswith("error: ")]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].endswith(": No space left on device") and "[Errno" not in lines[0]
+    named = lines[0].removeprefix("error: ").split(": ")[0].split()[-1]  # the file, after any option's words
+    assert Path(named).parent.exists() and str(tmp_path / "res") in str(Path(named).resolve()), lines[0]
