@@ -217,26 +217,63 @@ def sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+_LAUNCHING = threading.local()
+
+_WORKER_MAIN = (
+    "import os, runpy\n"
+    "null = os.open(os.devnull, os.O_WRONLY)\n"
+    "os.dup2(null, 1)\n"
+    "os.close(null)\n"
+    "runpy.run_module('joblib.externals.loky.backend.popen_loky_posix', run_name='__main__', alter_sys=True)\n"
+)
+"""How a loky worker is started (``python -c``): loky's own start (``-m ...popen_loky_posix``) with the
+worker's standard output on the null device. Loky prints there when a worker cannot read what its
+parent sends at start ("EOFError: Ran out of input", a semaphore already removed), which is what a
+worker starting while its parent is interrupted meets (3 of 30 trials); a worker's results and errors
+reach the parent through loky's queues, and what a game prints in a worker never belonged on the
+command's standard output. Standard error is kept (a crash of the interpreter is still seen)."""
+
+
 def _workers_start_with_sigint_blocked() -> None:
-    """Make loky start its worker processes with SIGINT blocked: its call that forks and executes one
-    (``loky.backend.fork_exec.fork_exec``, in joblib's vendored loky; POSIX) is wrapped in
-    :func:`sigint_blocked`, in whichever thread starts a worker (the main thread, or loky's own when it
-    replaces one), and the new process inherits the blocked signal. A Ctrl-C to the process group while a
-    worker's interpreter starts is then never delivered to it (issue 52: "Fatal Python error:
-    init_import_site" and KeyboardInterrupt tracebacks in 17 of 72 trials); the worker ignores SIGINT
-    once it runs a task (:func:`guard_worker`). This process receives such a Ctrl-C microseconds later,
-    when the fork is done. A loky without that function is left as it is."""
-    try:
-        from joblib.externals.loky.backend import fork_exec as module  # what popen_loky_posix calls
-    except ImportError:  # Windows: no such module (and no process group to signal)
+    """Make loky start its worker processes with SIGINT blocked, and send each its start-up data
+    before this process takes a signal (joblib's vendored loky; POSIX). Its ``Popen._launch`` runs with
+    SIGINT blocked in whichever thread starts a worker (the main thread, or loky's own when it
+    replaces one): the new process inherits the blocked signal, so a Ctrl-C to the process group while
+    its interpreter starts is never delivered to it (issue 52: "Fatal Python error: init_import_site"
+    and KeyboardInterrupt tracebacks in 17 of 72 trials); it ignores SIGINT once it runs a task
+    (:func:`guard_worker`). Once forked (``fork_exec``), SIGTERM is blocked here too, until the data the
+    worker reads first is written: a signal taken in between closed the pipe and the worker printed
+    "EOFError: Ran out of input" (3 of 24 trials with only the fork covered). This process takes such
+    a signal a few milliseconds later. The worker is started with its standard output on the null
+    device (:data:`_WORKER_MAIN`). A loky without these functions is left as it is."""
+    try:  # what popen_loky_posix imports when it starts a worker, and that module itself
+        from joblib.externals.loky.backend import fork_exec as module
+        from joblib.externals.loky.backend import popen_loky_posix
+    except ImportError:  # Windows: no such modules (and no process group to signal)
         return
-    launch = getattr(module, "fork_exec", None)
-    if launch is None or getattr(launch, "sigint_blocked", False):
+    forks = getattr(module, "fork_exec", None)
+    launch = getattr(popen_loky_posix.Popen, "_launch", None)
+    if forks is None or launch is None or getattr(launch, "sigint_blocked", False):
         return
 
-    def fork_exec(*args: Any, **kwargs: Any) -> Any:
+    def fork_exec(cmd: list[str], *args: Any, **kwargs: Any) -> Any:
+        if len(cmd) > 2 and cmd[1] == "-m" and cmd[2] == popen_loky_posix.__name__:
+            cmd = [cmd[0], "-c", _WORKER_MAIN, *cmd[3:]]
         with sigint_blocked():
-            return launch(*args, **kwargs)
+            pid = forks(cmd, *args, **kwargs)
+        if getattr(_LAUNCHING, "active", False):  # the child is started: SIGTERM waits for its data too
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        return pid
 
-    fork_exec.sigint_blocked = True  # type: ignore[attr-defined]
+    def _launch(self: Any, process_obj: Any) -> Any:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        _LAUNCHING.active = True
+        try:
+            return launch(self, process_obj)
+        finally:
+            _LAUNCHING.active = False
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    _launch.sigint_blocked = True  # type: ignore[attr-defined]
     module.fork_exec = fork_exec
+    popen_loky_posix.Popen._launch = _launch
