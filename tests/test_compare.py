@@ -299,3 +299,28 @@ def test_several_what_ifs_on_one_page_share_the_seeds_and_one_holm_family(tmp_pa
     assert alone["multiplicity"]["family_size"] < page["multiplicity"]["family_size"]
     html = render_comparison(out, tmp_path / "many.html").read_text(encoding="utf-8")
     assert "Which is fairest?" in html and html.count('<section id="v') == 2
+
+
+def test_the_difference_chart_leaves_out_what_has_nothing_to_show(tmp_path):
+    """Issue 50 item 8: v1.1 -> v1.1 without its seat bonus plays the same games (the bonus is only
+    counted at the end), so every metric and every score category but the bonus is equal in every
+    game: no panel of metrics, and the bonus's own points (the rule change itself) are not drawn; the
+    legend has a word for an interval that excludes 0 without a flag after Holm."""
+    from balancer.report.compare import build_context
+    from balancer.report.publish import collecting
+
+    out = tmp_path / "cmp"
+    r = play_comparison(
+        V11, V11.parent / "v1.1-no-bonus.yaml", players=2, agents=["greedy"], games=30, seed=2, jobs=1,
+        out_dir=out, progress=False,
+    )  # fmt: skip
+    assert all(row["identical"] for row in r["metrics"])  # the premise: the same games
+    with collecting() as figs:
+        build_context(r)
+    chart = figs[0][0]  # the difference chart, drawn before the seat chart
+    titles = [ax.get_title(loc="left") for ax in chart.get_axes()]
+    assert not any(t.startswith("Metrics") for t in titles)
+    points = next(ax for ax in chart.get_axes() if ax.get_title(loc="left").startswith("Points"))
+    assert [t.get_text() for t in points.get_yticklabels()] == ["total"]
+    legend = [t.get_text() for t in chart.legends[0].get_texts()]
+    assert "interval excludes 0, not flagged after Holm" in legend

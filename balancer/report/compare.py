@@ -246,7 +246,11 @@ def build_context(
         )
         if key == "metrics":
             rows = [{**r, "name": metric_label(r["name"], specs)} for r in rows]
-        panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
+        # nothing to draw: a quantity equal in every game (0 in both: a metric never counted,
+        # achievements off), or the rule change's own points (in the table, marked "rule")
+        rows = [r for r in rows if not r.get("identical") and not r.get("mechanical")]
+        if rows:
+            panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
     seat_rows = [r for r in c.get("seat_win_rate") or [] if isinstance(r, Mapping)]
     variant_a, variant_b = c.get("variant_a", "A"), c.get("variant_b", "B")
@@ -264,7 +268,12 @@ def build_context(
         "sha_b": (c.get("config_sha256_b") or "")[:12],
         "same_rules": c.get("same_rules"),
         "n_players": c.get("n_players"),
-        "agents": ", ".join(map(str, c.get("agents") or [])),
+        "agents": (
+            str((c.get("agents") or [""])[0])
+            if len(set(c.get("agents") or [])) <= 1
+            else ", ".join(map(str, c.get("agents") or []))
+        ),
+        "agents_heading": "agents" if len(set(c.get("agents") or [])) <= 1 else "agents (rotated over seats)",
         "games": c.get("games"),
         "seed": c.get("seed"),
         "confidence_pct": int(round(100 * confidence)),

@@ -168,7 +168,7 @@ def test_difference_chart_of_identical_variants_prints_no_exponent():
     svg = figs.difference_chart([("Seat win rates (difference in percentage points)", rows, 100.0)])
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)  # text stays text (svg.fonttype none)
     assert not any("1e" in t or "×10" in t for t in texts), texts
-    assert "−1.00" in texts and "1.00" in texts  # the axis runs from -1.1 to 1.1
+    assert "−1.0" in texts and "1.0" in texts  # the axis runs from -1.2 to 1.2 (a margin beyond the span 1)
 
 
 # --------------------------------------------------------------------------- one style, three formats

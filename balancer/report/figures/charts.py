@@ -294,7 +294,8 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
                 lo = scale * r["ci_low"] if not is_missing(r.get("ci_low")) else d
                 hi = scale * r["ci_high"] if not is_missing(r.get("ci_high")) else d
                 sig = bool(r.get("significant"))
-                colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig else NEUTRAL_COLOUR
+                excludes = lo > 0 or hi < 0  # its own interval excludes 0, though not flagged after Holm
+                colour = (UP_COLOUR if d > 0 else DOWN_COLOUR) if sig or excludes else NEUTRAL_COLOUR
                 ax.errorbar(
                     [d],
                     [y],
@@ -309,19 +310,28 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
                 )
             ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=2)
             ax.set_yticks(ys, [text_label(humanize(r["name"])) for r in rows])
-            ax.set_ylim(-0.7, len(rows) - 0.3)
-            ax.set_title(wrap(text_label(title), PAGE_WIDTH), loc="left")
+            ax.set_ylim(-0.8, len(rows) - 0.2)
+            ax.set_title(wrap(text_label(title), PAGE_WIDTH), loc="left", pad=10)  # clear of the ticks above
             lows = [scale * (r["ci_low"] if not is_missing(r.get("ci_low")) else r["difference"]) for r in rows]
             highs = [scale * (r["ci_high"] if not is_missing(r.get("ci_high")) else r["difference"]) for r in rows]
             span = symmetric_span(lows, highs)
-            ax.set_xlim(-span * 1.1, span * 1.1)
+            ax.set_xlim(-span * 1.2, span * 1.2)  # a margin: no marker or cap against the frame
         marks = [
-            Line2D([], [], marker="o", linestyle="", color=UP_COLOUR, label="up, flagged"),
-            Line2D([], [], marker="o", linestyle="", color=DOWN_COLOUR, label="down, flagged"),
+            Line2D([], [], marker="o", linestyle="", color=UP_COLOUR, label="up, flagged (Holm)"),
+            Line2D([], [], marker="o", linestyle="", color=DOWN_COLOUR, label="down, flagged (Holm)"),
+            Line2D(
+                [],
+                [],
+                marker="o",
+                linestyle="",
+                color=UP_COLOUR,
+                markerfacecolor="white",
+                label="interval excludes 0, not flagged after Holm",
+            ),  # fmt: skip
             Line2D(
                 [], [], marker="o", linestyle="", color=NEUTRAL_COLOUR, markerfacecolor="white", label="not flagged"
             ),
             Line2D([], [], color="#333333", linewidth=0.9, label="no change"),
         ]
-        fig.legend(handles=marks, loc="outside lower center", ncols=4)
+        fig.legend(handles=marks, loc="outside lower center", ncols=3)
         return svg_string(fig)
