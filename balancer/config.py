@@ -143,7 +143,7 @@ def _refuse_hidden_breaks(text: str) -> None:
         return
     line = text.count("\n", 0, hidden.start())
     column = hidden.start() - (text.rfind("\n", 0, hidden.start()) + 1)
-    mark = yaml.Mark("", hidden.start(), line, column, None, None)
+    mark = yaml.Mark("", hidden.start(), line, column, "", 0)  # no snippet: the message names the character
     raise YamlLimitError(
         None,
         None,

@@ -262,6 +262,11 @@ def _foreign_chunk(path: Path, manifest: dict[str, Any], start: int, stop: int) 
     return None
 
 
+def _not_this_run(path: Path | None, foreign: str) -> ResumeError:
+    """The ResumeError of a chunk file whose rows are not of this run (:func:`_foreign_chunk`)."""
+    return ResumeError(lambda o: f"{path}: {foreign}: not a chunk of this run; start over with {o.force}")
+
+
 def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> dict[int, dict[str, Any]]:
     """Manifest entries whose chunk file is present with its checksum (or that hold no rows). Raises
     ResumeError naming the file for a chunk whose rows are of another run (another seed or variant,
@@ -286,11 +291,7 @@ def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> 
         except (KeyError, TypeError, ValueError):
             continue
         if foreign is not None:
-            raise ResumeError(
-                lambda o, path=path, foreign=foreign: (
-                    f"{path}: {foreign}: not a chunk of this run; start over with {o.force}"
-                )
-            )
+            raise _not_this_run(path, foreign)
         kept[idx] = entry
     return kept
 
