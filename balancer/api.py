@@ -677,15 +677,18 @@ def history_page(
     since: str | None = None,
     figures: Path | str | None = None,
     alpha: float = 0.05,
+    last: int = 50,
 ) -> Path:
-    """Render the history at ``path`` (filtered as in :func:`read_history`) to the self-contained page
-    ``out`` (:func:`balancer.report.history.render_history`), with each panel as SVG, PNG and PDF in
-    ``figures`` when given; return ``out``. The moves and the drift are those of
-    :mod:`balancer.stats.drift` at family rate ``alpha``. Raises what :func:`read_history` raises and
-    ReportOutputError (an OSError) naming ``out``, also for an ``out`` that is the history itself or an
-    existing file that is not an HTML page (:func:`balancer.report.history.check_page_target`)."""
-    from balancer.history.query import load
-    from balancer.history.store import read_values
+    """Render the history at ``path`` (filtered as in :func:`read_history`; the last ``last`` commits
+    drawn, 0 for all) to the self-contained page ``out`` (:func:`balancer.report.history.render_history`),
+    with each panel as SVG, PNG and PDF in ``figures`` when given; return ``out``. Only the drawn
+    events' rows are read (:func:`balancer.history.query.load_page`: memory bounded by ``last``, not by
+    the history's length). The moves are those of :mod:`balancer.stats.drift` (Holm over the moves
+    drawn); the drift flag spends ``alpha`` over the whole history, whatever the filters. Raises what
+    :func:`read_history` raises and ReportOutputError (an OSError) naming ``out``, also for an ``out``
+    that is the history itself or an existing file that is not an HTML page
+    (:func:`balancer.report.history.check_page_target`)."""
+    from balancer.history.query import load_page
     from balancer.report.history import check_page_target, render_history
     from balancer.stats import drift as dr
 
@@ -694,17 +697,31 @@ def history_page(
         from balancer.sim.errors import RunRequestError
 
         raise RunRequestError("out", f"must be {_WANTED['path']}, got {out!r}")
+    if isinstance(last, bool) or not isinstance(last, int) or last < 0:
+        from balancer.sim.errors import RunRequestError
+
+        raise RunRequestError("last", f"must be a whole number of commits (0 for all), got {last!r}")
     check_page_target(path, out)
-    frame, meta = load(path, study, numbers, since)
+    page = load_page(path, study, numbers, since, last)
+    frame = page.frame
     pts = dr.points(frame)
-    values = read_values(path, sorted(set(frame["event"].to_list()))) if not frame.is_empty() else {}
-    steps = dr.steps(pts, values, alpha)
-    drift = dr.drift(pts, values, alpha)
+    steps = dr.steps(pts, page.values, alpha)
+    drift = dr.drift(dr.points(page.every), page.values, alpha)
+    if not drift.is_empty() and not frame.is_empty():
+        shown = frame.select(list(dr.SERIES)).unique()
+        drift = drift.join(shown, on=list(dr.SERIES), how="semi")
+    drawn, total = page.commits
     filters = ", ".join(
-        f for f in (f"numbers {', '.join(numbers)}" if numbers else "", f"since {since}" if since else "") if f
+        f
+        for f in (
+            f"numbers {', '.join(numbers)}" if numbers else "",
+            f"since {since}" if since else "",
+            f"the last {drawn} of {total} commits" if drawn < total else "",
+        )
+        if f
     )
     return render_history(
-        frame, meta, pts, steps, drift, Path(out), str(path), filters, Path(figures) if figures else None, alpha
+        frame, page.meta, pts, steps, drift, Path(out), str(path), filters, Path(figures) if figures else None, alpha
     )
 
 

@@ -31,6 +31,9 @@ def history(
         help="Only events from this date (2026-12-01) or from the first event at this commit (sha prefix).",
     ),
     figures: Figures = None,
+    last: int = typer.Option(
+        50, "--last", min=0, metavar="N", help="Draw the last N commits (0: every commit). The drift uses them all."
+    ),
     tables: Tables = None,
     force: bool = typer.Option(False, "--force", help="Replace an existing file at --out that balancer did not write."),
 ) -> None:
@@ -45,7 +48,9 @@ def history(
     _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None, cannot_write=f"--out {out}"):
         path, _ = api.published(  # the page's own figure files (--figures), its tables as CSV (--tables)
-            lambda: api.history_page(history_file, out, study=study, numbers=number, since=since, figures=figures),
+            lambda: api.history_page(
+                history_file, out, study=study, numbers=number, since=since, figures=figures, last=last
+            ),
             None,
             tables,
         )

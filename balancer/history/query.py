@@ -1,15 +1,18 @@
-"""Reading a history with the filters of ``balancer history``: ``--study``, ``--number``, ``--since``."""
+"""Reading a history with the filters of ``balancer history``: ``--study``, ``--number``, ``--since``,
+``--last`` (:func:`load_page`: what the page draws, read with memory bounded by it)."""
 
 from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
-from .store import HistoryError, read_history
+from .store import HistoryError, fetch_rows, opened, read_history, values_of
 
 
 def parse_since(since: str) -> datetime | str:
@@ -85,3 +88,82 @@ def load(
     if study is not None and meta.get("study") != study:
         raise HistoryError(f"{path}: a history of study {meta.get('study')!r}, not {study!r}")
     return select(frame, numbers, since, str(path)), meta
+
+
+LAST = 50
+"""Commits ``balancer history`` draws by default (``--last``; 0 draws every commit)."""
+NARROW = ("event", "event_kind", "commit_sha", "run", "variant", "number", "kind", "test", "estimate", "variance",
+          "games", "seed", "verdict", "tolerance")  # fmt: skip
+"""The columns of every event the drift needs (the whole history, without its text)."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """What the history page needs, read with memory bounded by what it draws:
+    ``frame``: the rows of the drawn events (the last commits, ``since`` and ``numbers`` applied);
+    ``every``: the :data:`NARROW` columns of every event of the history (the drift's, whatever the
+    filters); ``values``: the per-game values of the drawn events and of each series' anchor and
+    latest point; ``meta``; ``commits``: (drawn, in the history or since ``since``)."""
+
+    frame: pl.DataFrame
+    every: pl.DataFrame
+    values: dict[tuple[int, str, str, str], tuple[int, np.ndarray]]
+    meta: dict[str, str]
+    commits: tuple[int, int]
+
+
+def _commit_keys(events: pl.DataFrame) -> list[list[int]]:
+    """The events grouped by commit in order (an event without a commit is a commit of its own)."""
+    groups: list[list[int]] = []
+    index: dict[object, int] = {}
+    for event, sha in events.select("event", "commit_sha").iter_rows():
+        key = sha if sha is not None else ("event", event)
+        if key in index:
+            groups[index[key]].append(int(event))
+        else:
+            index[key] = len(groups)
+            groups.append([int(event)])
+    return groups
+
+
+def load_page(
+    path: Path | str,
+    study: str | None = None,
+    numbers: Sequence[str] = (),
+    since: str | None = None,
+    last: int = LAST,
+) -> Page:
+    """Read what the history page draws (:class:`Page`): in DuckDB, the events are listed, ``since``
+    applied, the last ``last`` commits kept (0: all), and only their rows fetched; the drift's narrow
+    columns of every event. HistoryError / ValueError as :func:`load`."""
+    from balancer.stats.drift import SERIES
+
+    path = Path(path)
+    if last < 0:
+        raise ValueError(f"--last {last}: give a number of commits, 0 for all")
+    with opened(path) as (con, meta):
+        if study is not None and meta.get("study") != study:
+            raise HistoryError(f"{path}: a history of study {meta.get('study')!r}, not {study!r}")
+        events = con.sql(
+            "SELECT event, min(commit_sha) AS commit_sha, min(recorded_at) AS recorded_at FROM main.history "
+            "GROUP BY event ORDER BY event"
+        ).pl()
+        if since is not None and not events.is_empty():
+            events = select(events, (), since, str(path))
+        groups = _commit_keys(events)
+        drawn = groups[-last:] if last else groups
+        kept = sorted(e for g in drawn for e in g)
+        frame = fetch_rows(con, path, "event IN (SELECT unnest(?::INTEGER[]))", [kept])
+        frame = select(frame, numbers, None, str(path))
+        every = fetch_rows(con, path, columns=NARROW)
+        wanted = set(kept)
+        if not every.is_empty():
+            ends = every.group_by(list(SERIES)).agg(
+                pl.col("event").filter(pl.col("event_kind") == "baseline").min().alias("saved"),
+                pl.col("event").min().alias("first"),
+                pl.col("event").max().alias("latest"),
+            )
+            for saved, first, latest in ends.select("saved", "first", "latest").iter_rows():
+                wanted.update(int(e) for e in (saved if saved is not None else first, latest))
+        values = values_of(con, path, sorted(wanted))
+    return Page(frame, every, values, meta, (len(drawn), len(groups)))

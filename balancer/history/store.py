@@ -575,21 +575,31 @@ _TEXT = [name for name, kind in COLUMNS if kind.startswith("VARCHAR")]
 
 
 def fetch_rows(
-    con: duckdb.DuckDBPyConnection, path: Path, where: str = "TRUE", params: Sequence[Any] = ()
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    where: str = "TRUE",
+    params: Sequence[Any] = (),
+    columns: Sequence[str] | None = None,
 ) -> pl.DataFrame:
     """The ``history`` rows of a validated connection kept by the SQL condition ``where`` (with
-    ``params``), ordered by event, run, variant, number and test, after checking in DuckDB that they
-    fit the bounds (:data:`MAX_ROWS` rows, :data:`MAX_TEXT_BYTES` of text); HistoryError otherwise."""
-    text = " + ".join(f'coalesce(strlen("{c}"), 0)' for c in _TEXT)
-    row = con.execute(f"SELECT count(*), coalesce(sum({text}), 0) FROM main.history WHERE {where}", params).fetchall()[
-        0
-    ]
-    n, size = (int(row[0]), int(row[1])) if row else (0, 0)
+    ``params``), ``columns`` of them (all by default; names of :data:`COLUMNS`), ordered by event,
+    run, variant, number and test, after checking in DuckDB that they fit the bounds
+    (:data:`MAX_ROWS` rows, :data:`MAX_TEXT_BYTES` of text); HistoryError otherwise."""
+    names = [n for n, _ in COLUMNS]
+    chosen = list(columns) if columns is not None else names
+    if not set(chosen) <= set(names):
+        raise ValueError(f"history columns: unknown {sorted(set(chosen) - set(names))}")
+    text = " + ".join(f'coalesce(strlen("{c}"), 0)' for c in _TEXT if c in chosen) or "0"
+    row = con.execute(
+        f"SELECT count(*), coalesce(sum({text}), 0) FROM main.history WHERE {where}", list(params)
+    ).fetchall()[0]
+    n, size = int(row[0]), int(row[1])
     if n > MAX_ROWS:
-        raise HistoryError(f"{path}: {n:,} rows to read, more than {MAX_ROWS:,}; draw fewer events (--last)")
+        raise HistoryError(f"{path}: {n:,} rows to read, more than {MAX_ROWS:,}; draw fewer commits (--last)")
     if size > MAX_TEXT_BYTES:
         raise HistoryError(f"{path}: {size:,} bytes of text to read, more than {MAX_TEXT_BYTES:,}; refused")
-    query = f"SELECT * FROM main.history WHERE {where} ORDER BY event, run, variant, number, test"
+    quoted = ", ".join(f'"{c}"' for c in chosen)
+    query = f"SELECT {quoted} FROM main.history WHERE {where} ORDER BY event, run, variant, number, test"
     return con.sql(query, params=list(params) or None).pl()
 
 
