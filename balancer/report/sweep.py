@@ -9,6 +9,7 @@ that :mod:`balancer.sweep` did not.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,10 +64,11 @@ def path_label(model: Any, path: str) -> str:
     description = (info.description or "").strip()
     if not description and not unit:
         return path
-    text = description or path
+    # one line (issue 50): the description's first clause and the unit; the path is in the title
+    text = re.split(r"[;:(]| - ", description)[0].strip().rstrip(",.") if description else path
     if unit:
         text += f" ({unit})"
-    return f"{text}\n{path}" if description else text
+    return text
 
 
 def _groups(numbers: Sequence[str], specs: MetricSpecs | None = None) -> list[tuple[str, list[str]]]:

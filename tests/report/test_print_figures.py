@@ -45,6 +45,26 @@ def test_sweep_chart_draws_each_seat_at_its_own_x():
     assert "base variant (1)" in svg and all(f"seat {s}" in svg for s in range(1, 5))
 
 
+def test_sweep_chart_keeps_a_flat_number_out_of_its_noise_and_the_base_above_the_whiskers():
+    """Issue 50: a metric that barely moves (4.70 to 4.72) is drawn on a y range of at least a fifth
+    of its size (0.94), a rate on at least 5 points; the base variant's line is drawn above them."""
+    from balancer.report.publish import collecting
+
+    flat = [("wasted tiles", [4.70, 4.71, 4.72], [4.69, 4.70, 4.71], [4.71, 4.72, 4.73])]
+    with collecting() as found:
+        line_chart([0, 1, 2], flat, xlabel="x", ylabel="y", title="t", marks=[(1, "base variant (1)", ":")])
+    ax = found[0][0].get_axes()[0]
+    low, high = ax.get_ylim()
+    assert high - low == pytest.approx(0.2 * 4.73)
+    base = [line for line in ax.get_lines() if line.get_label() == "base variant (1)"][0]
+    assert base.get_zorder() > max(c.get_zorder() for c in ax.collections)
+    rates = [("seat 1", [0.25, 0.251, 0.252], [0.249, 0.25, 0.251], [0.251, 0.252, 0.253])]
+    with collecting() as found:
+        line_chart([0, 1, 2], rates, xlabel="x", ylabel="y", title="t", scale=100.0)
+    low, high = found[0][0].get_axes()[0].get_ylim()
+    assert high - low == pytest.approx(5.0)
+
+
 # --------------------------------------------------------------------------- zero categories
 
 
@@ -86,16 +106,15 @@ class Variant(BaseModel):
     )
 
 
-def test_path_label_gives_description_and_unit_then_the_path():
-    assert (
-        path_label(Variant, "scoring.residential.points_per_pair")
-        == "points per pair of houses (points)\nscoring.residential.points_per_pair"
-    )
+def test_path_label_gives_description_and_unit_on_one_line():
+    # issue 50: one line under the axis (was three: the description wrapped, then the path); the
+    # path is in the figure's title
+    assert path_label(Variant, "scoring.residential.points_per_pair") == "points per pair of houses (points)"
 
 
 def test_path_label_of_a_list_item_is_the_field_holding_the_list():
     # seat_bonus.4[3]: the dict's value is a list, its item is described by seat_bonus
-    assert path_label(Variant, "seat_bonus.4[3]") == "points each seat starts with (points)\nseat_bonus.4[3]"
+    assert path_label(Variant, "seat_bonus.4[3]") == "points each seat starts with (points)"
 
 
 def test_path_label_with_a_unit_only_or_nothing_falls_back_to_the_path():
@@ -109,7 +128,9 @@ def test_citywright_seat_bonus_is_labelled_in_points():
     from balancer.games.citywright.config import CitywrightConfig
 
     label = path_label(CitywrightConfig, "seat_bonus.4[3]")
-    assert label.endswith("(points)\nseat_bonus.4[3]") and label.startswith("seat bonus printed on the score sheet")
+    assert (
+        label.endswith("(points)") and "\n" not in label and label.startswith("seat bonus printed on the score sheet")
+    )
 
 
 # --------------------------------------------------------------------------- tune panels

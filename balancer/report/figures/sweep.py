@@ -87,7 +87,14 @@ def line_chart(
         for value, label, linestyle in marks:
             mx = marked_x(xs, value)
             if mx is not None:
-                ax.axvline(mx, color=figs.BASE_COLOUR, linestyle=linestyle, linewidth=1.0, label=figs.text_label(label))
+                ax.axvline(  # above the whiskers (zorder), so the base is never hidden under them
+                    mx,
+                    color=figs.BASE_COLOUR,
+                    linestyle=linestyle,
+                    linewidth=1.2,
+                    label=figs.text_label(label),
+                    zorder=5,
+                )
         for j, (name, means, lows, highs) in enumerate(series):
             m = np.asarray(means, dtype=float) * scale
             lo = np.asarray(lows, dtype=float) * scale
@@ -113,11 +120,35 @@ def line_chart(
         elif all(float(v).is_integer() for v in xs) and len(xs) <= 15:
             ax.set_xticks(pos, [value_text(v) for v in xs])
         ax.set_xlim(*(xlim or x_range(xs, [v for v, _, _ in marks])))
-        ax.set_xlabel(figs.wrap(figs.text_label(xlabel), figs.PAGE_WIDTH - 2.0, figs.FONT_SIZE))
+        _min_y_span(ax, series, scale)
+        ax.set_xlabel(figs.text_label(xlabel))  # one line (path_label gives one)
         ax.set_ylabel(figs.text_label(ylabel))
         ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="95% intervals" if len(series) > 1 else None)
         return figs.svg_string(fig)
+
+
+def min_y_span(values: Sequence[float], scale: float) -> float:
+    """The least y range a panel shows, so that a flat number is not zoomed into its noise: 5
+    percentage points for a rate (``scale`` 100), else a fifth of the largest ``|value|`` (1 when all
+    are 0)."""
+    if scale == 100.0:
+        return 5.0
+    finite = [abs(v) for v in values if np.isfinite(v)]
+    top = max(finite, default=0.0)
+    return 0.2 * top if top > 0 else 1.0
+
+
+def _min_y_span(
+    ax: Any, series: Sequence[tuple[str, Sequence[float], Sequence[float], Sequence[float]]], scale: float
+) -> None:
+    """Widen the y axis around its middle to :func:`min_y_span` when it is narrower."""
+    values = [float(v) * scale for _, m, lo, hi in series for v in (*m, *lo, *hi)]
+    low, high = ax.get_ylim()
+    span = min_y_span(values, scale)
+    if high - low < span:
+        mid = (low + high) / 2.0
+        ax.set_ylim(mid - span / 2.0, mid + span / 2.0)
 
 
 def _draw_band(ax: Any, band: tuple[float, float], scale: float) -> None:
