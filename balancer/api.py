@@ -864,14 +864,19 @@ def check_output_file(path: Path | str) -> None:
 
 
 def check_output_target(
-    path: Path | str, inputs: Sequence[Path | str] = (), force: bool = False, where: tuple[str, str] = ("path", "--out")
+    path: Path | str,
+    inputs: Sequence[Path | str] = (),
+    force: bool = False,
+    where: tuple[str, str] = ("path", "--out"),
+    kind: str = "a file",
 ) -> None:
     """Whether the single file ``path`` may be written (:func:`balancer.outdir.check_output_target`):
     UnsafeOutputError when it is one of ``inputs``, a link, a directory, a FIFO or a device;
-    ResultsExistError when it is a file balancer did not write and not ``force``. Creates nothing."""
+    ResultsExistError when it is a file balancer did not write and not ``force``. Creates nothing.
+    ``kind``: what the file is, for the message (``an HTML file``)."""
     from balancer.outdir import check_output_target as _check
 
-    _check(path, inputs, force, where)
+    _check(path, inputs, force, where, kind)
 
 
 def check_output_directory(path: Path | str) -> None:

@@ -270,8 +270,10 @@ def check_output_target(
     inputs: Iterable[Path | str] = (),
     force: bool = False,
     where: tuple[str, str] = ("path", "--out"),
+    kind: str = "a file",
 ) -> None:
-    """Refuse, before anything is written (or played), to write the single file ``path``:
+    """Refuse, before anything is written (or played), to write the single file ``path`` (``kind``:
+    what it is, for the message: ``an HTML file``):
 
     * UnsafeOutputError when ``path`` is one of ``inputs`` (the study file, a baseline, a run's own
       files: ``force`` does not change it), a symbolic link, a directory, a FIFO, a device or a socket
@@ -295,7 +297,7 @@ def check_output_target(
     if stat.S_ISLNK(st.st_mode):
         refuse_foreign(path)  # its message: a symbolic link where this command writes its own file
     if stat.S_ISDIR(st.st_mode):
-        raise UnsafeOutputError(f"{path}: is a directory; give the path of a file")
+        raise UnsafeOutputError(f"{path}: is a directory; give the path of {kind}")
     if not stat.S_ISREG(st.st_mode):
         raise UnsafeOutputError(
             f"{path}: not a regular file (a FIFO, a device or a socket); not opened: choose a file to write"

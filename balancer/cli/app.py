@@ -166,7 +166,7 @@ def _check_out_file(
     (:func:`balancer.api.check_output_file`). Creates nothing."""
     option = flag if flag.startswith("-") else "--out"
     try:  # before any game is played: an input, a FIFO, a user's own file
-        api.check_output_target(path, [p for p in inputs if p is not None], force, ("path", option))
+        api.check_output_target(path, [p for p in inputs if p is not None], force, ("path", option), kind)
     except library.ResultsExistError as exc:
         _fail(f"{flag} {exc.cli_message()}")
     except library.UnsafeOutputError as exc:
