@@ -97,7 +97,7 @@ def _step_rows(steps: pl.DataFrame) -> list[dict[str, Any]]:
                 "ci": f"{fmt_move(r['ci_low'], k)} to {fmt_move(r['ci_high'], k)}",
                 "test": r["test"],
                 "p": f"{r['p_value']:.2g}" if r["p_value"] is not None else "–",
-                "q": f"{r['q_value']:.2g}",
+                "q": f"{r['p_holm']:.2g}",
                 "up": (r["difference"] or 0) > 0,
             }
         )
@@ -118,6 +118,7 @@ def _drift_rows(drift: pl.DataFrame) -> list[dict[str, Any]]:
                 "drift": fmt_move(r["drift"], k),
                 "ci": f"{fmt_move(r['ci_low'], k)} to {fmt_move(r['ci_high'], k)}",
                 "tolerance": fmt_move(r["tolerance"], k).lstrip("+"),
+                "level": f"{100 * r['confidence']:.4g}% (check {r['look']})",
                 "checks": r["checks"],
                 "all_passed": r["all_passed"],
                 "flag": r["flag"],

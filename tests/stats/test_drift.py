@@ -57,11 +57,14 @@ def test_three_passing_steps_of_two_points_are_flagged_as_drift_beyond_five():
     r = d.row(0, named=True)
     # anchor 30% (event 1), latest 36% (event 7, the last baseline): drift +6 points. Unpaired (the
     # two baselines share seed 1, but no per-game values are given): se = sqrt(.21/20000 + .2304/20000)
-    # = 0.00469; one series, so a 95% interval: 0.06 +- 1.96 * 0.00469 = [0.0508, 0.0692]
+    # = 0.00469; one series at its 6th look after the anchor (events 2..7), which may spend
+    # 0.05 * 6 / (pi^2 * 36) = 0.000844: z = 3.34, interval 0.06 +- 3.34 * 0.00469 = [0.0443, 0.0757]
     assert (r["anchor_event"], r["latest_event"]) == (1, 7)
-    assert r["drift"] == pytest.approx(0.06)
+    assert r["drift"] == pytest.approx(0.06) and r["look"] == 6
     se = math.sqrt(0.21 / 20000 + 0.36 * 0.64 / 20000)
-    assert r["ci_low"] == pytest.approx(0.06 - 1.959964 * se) and r["ci_high"] == pytest.approx(0.06 + 1.959964 * se)
+    z = stats.norm.isf(0.05 * 6 / (math.pi**2 * 36) / 2)
+    assert z == pytest.approx(3.34, abs=0.01)
+    assert r["ci_low"] == pytest.approx(0.06 - z * se) and r["ci_high"] == pytest.approx(0.06 + z * se)
     assert r["checks"] == 3 and r["all_passed"] and r["beyond"] and r["flag"] == "drift"
 
 
@@ -124,12 +127,14 @@ def test_consecutive_points_of_one_seed_are_compared_game_by_game():
     assert other["p_value"] == pytest.approx(2 * stats.norm.sf(0.25 / math.sqrt(0.25 / 4 + 0.1875 / 4)))
 
 
-def test_steps_are_flagged_with_benjamini_hochberg_q_values():
-    # p-values 0.01, 0.04, 0.03, 0.5: BH q = p * m / rank, made monotone: 0.04, 0.0533, 0.0533, 0.5
-    assert dr.bh_qvalues([0.01, 0.04, 0.03, 0.5]) == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, 0.5])
+def test_steps_are_flagged_with_holm_adjusted_p_values():
+    # one adjustment family on every page (issue 51): Holm, as the compare, study and sweep pages
     s = dr.steps(dr.points(three_steps()))
     # six steps: each check sees the new rules 2 points above the baseline before it (unpaired, z =
     # 0.02 / 0.0047 = 4.3, p = 2e-5), and the baseline saved next repeats the check's estimate (0)
     moves = s["difference"].to_list()
     assert moves == pytest.approx([0.02, 0.0, 0.02, 0.0, 0.02, 0.0])
     assert s["significant"].to_list() == [True, False, True, False, True, False]
+    # Holm over six steps: the smallest p times 6, the next times 5, ...; the three p = 1 stay 1
+    p = sorted(s["p_value"].to_list())
+    assert sorted(s["p_holm"].to_list())[0] == pytest.approx(6 * p[0]) and max(s["p_holm"].to_list()) == 1.0
