@@ -5,6 +5,7 @@ every figure saved as SVG, PNG and PDF."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -270,3 +271,23 @@ def test_compare_page_shows_both_variants_seat_rates_and_says_which_seat_moved()
     html = render_comparison_html(comparison, summaries)
     assert "Seat win rates of both variants" in html
     assert "Seat 1 moved up 10.0 percentage points (50.0% → 60.0%); seat 2 moved down 10.0" in html
+
+
+def test_a_published_marker_sits_beside_the_whisker_not_on_its_cap():
+    """Issue 50: a published value at the top of our interval hid the whisker's cap; the marker is
+    drawn a third of a bar to the right of the bar's centre (where the whisker and its cap are)."""
+    fig = figs.grouped_bars(
+        ["seat 1", "seat 2"], [("v1.1", [0.5, 0.5], [0.45, 0.45], [0.55, 0.55])], ylabel="y",
+        scale=100.0, published=[[0.55, None]],
+    )  # fmt: skip
+    ax = fig.get_axes()[0]
+    bar = ax.patches[0]
+    centre = bar.get_x() + bar.get_width() / 2
+    ((x, y),) = ax.collections[-1].get_offsets()
+    assert y == pytest.approx(55.0) and x - centre == pytest.approx(0.3 * 0.8, rel=0.05)
+
+
+def test_the_study_page_says_not_significant_in_grey_and_one_interval_notation():
+    text = (Path(__file__).resolve().parents[2] / "balancer/report/templates/study.html.j2").read_text()
+    assert ".unclear { color: #5f6368; }" in text  # muted grey, not amber (#8a6d00 read as a warning)
+    assert "]</span>" not in text and " to {{" in text  # "(a to b)" everywhere, no "[a–b]" nor "[a, b]"

@@ -244,9 +244,9 @@ def grouped_bars(
                 error_kw={"elinewidth": 0.9, "ecolor": "#222222"},
             )
             pub = [(p, v) for p, v in zip(pos, published[j] if published else []) if v is not None]
-            if pub:
-                ax.scatter([p for p, _ in pub], [v * scale for _, v in pub], marker="D", s=22, color="black",
-                           zorder=5, label=None if drawn_published else "published")  # fmt: skip
+            if pub:  # beside the whisker (a third of a bar to the right), never on its cap
+                ax.scatter([p + 0.3 * width for p, _ in pub], [v * scale for _, v in pub], marker="D", s=18,
+                           color="black", zorder=5, label=None if drawn_published else "published")  # fmt: skip
                 drawn_published = True
         if fair is not None:
             ax.axhline(fair * scale, color=FAIR_COLOUR, linestyle="--", linewidth=0.9,
