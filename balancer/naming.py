@@ -170,8 +170,14 @@ def mark_page(html: str, digest: str) -> str:
 def page_source(page: Path | str) -> str | None:
     """The digest an existing page records (:func:`mark_page`), or None: no such file, not readable,
     or a page that records none (written by another command, or before pages recorded it)."""
-    try:
-        with open(page, "rb") as f:
+    import os
+    import stat
+
+    try:  # a FIFO or a device at the page is never opened (report -o FIFO hung here: issue 52)
+        if not stat.S_ISREG(os.lstat(page).st_mode):
+            return None
+        fd = os.open(page, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with open(fd, "rb") as f:
             head = f.read(4096).decode("utf-8", "replace")
     except OSError:
         return None

@@ -215,3 +215,13 @@ def test_check_output_target_by_kind(tmp_path):
     check_output_target(tmp_path / "y.md")
     check_output_target(tmp_path / "missing.html")
     assert not written_by_balancer(tmp_path / "fifo")  # not opened: it would block
+
+
+@pytest.mark.timeout(30)
+def test_the_library_never_opens_a_fifo_at_the_page_it_replaces(tmp_path):
+    # write_report reads an existing page's record (naming.page_source) before checking the target:
+    # open() of a FIFO nobody writes to blocked there for ever; now it is not opened
+    from balancer.naming import page_source
+
+    os.mkfifo(tmp_path / "fifo")
+    assert page_source(tmp_path / "fifo") is None
