@@ -59,6 +59,18 @@ def app(prog_name):
         except KeyboardInterrupt:
             raise RuntimeError("Query interrupted") from None
 """,
+    # the same with SIGTERM, which check takes as a Ctrl-C while it plays (_sigterm_as_interrupt)
+    "duckdb-sigterm": """
+from balancer.cli.app import _sigterm_as_interrupt
+from balancer.cli.errors import library_errors
+
+def app(prog_name):
+    with library_errors(interrupted="interrupted; nothing was written"), _sigterm_as_interrupt():
+        try:
+            interrupt_me(signal.SIGTERM)
+        except KeyboardInterrupt:
+            raise RuntimeError("Query interrupted") from None
+""",
 }
 
 
@@ -83,3 +95,9 @@ def test_a_ctrl_c_a_library_turned_into_its_own_error_is_the_commands_interrupt(
     done = play("duckdb")
     assert done.returncode == 130, done  # before: 1, RuntimeError: Query interrupted
     assert done.stderr == "interrupted; nothing was added to the history\n", done.stderr
+
+
+def test_a_sigterm_a_library_turned_into_its_own_error_is_the_commands_interrupt():
+    done = play("duckdb-sigterm")
+    assert done.returncode == 130, done  # before: 1, RuntimeError: Query interrupted
+    assert done.stderr == "interrupted; nothing was written\n", done.stderr
