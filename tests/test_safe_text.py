@@ -84,3 +84,17 @@ def test_check_markdown_escapes_html_markdown_and_controls(checked):
     )
     for raw in (*RAW, "<b>", "[link]"):
         assert raw not in md
+
+
+def test_validate_assumed_shows_a_hostile_note_escaped(tmp_path, monkeypatch):
+    # an assumed: note is text from the file; before, 'validate --assumed' printed it raw (ESC, CR, U+202E)
+    monkeypatch.chdir(tmp_path)
+    note = "T\\e[32m\\rPASS \\u202EFAKE"  # YAML's escapes inside double quotes
+    (tmp_path / "v.yaml").write_text(
+        f'variant: hostile\nextends: citywright/v1.1\nrounds:\n  "2": {{rounds: 3, turns: 4, assumed: "{note}"}}\n'
+    )
+    result = CliRunner().invoke(app, ["validate", "v.yaml", "--assumed"])
+    assert result.exit_code == 0, result.output
+    for raw in RAW:
+        assert raw not in result.output
+    assert "T\\x1b[32m\\rPASS \\u202eFAKE" in result.output

@@ -12,7 +12,7 @@ from .app import (
     _fail,
     app,
 )
-from .errors import library_errors, shown_path
+from .errors import library_errors, shown_path, terminal_text
 
 
 @app.command()
@@ -52,8 +52,8 @@ def _echo_fitted(line: str) -> None:
     """``line`` wrapped at :data:`WIDTH` columns, the continuation indented under its text."""
     import textwrap
 
-    indent = " " * (len(line) - len(line.lstrip()) + 4)
-    typer.echo(textwrap.fill(line, WIDTH, subsequent_indent=indent, break_on_hyphens=False))
+    indent = " " * (len(line) - len(line.lstrip()) + 4)  # a title or problem from a file: escaped (issue 52)
+    typer.echo(terminal_text(textwrap.fill(line, WIDTH, subsequent_indent=indent, break_on_hyphens=False)))
 
 
 @app.command()

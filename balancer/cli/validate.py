@@ -72,14 +72,14 @@ def _validate_config(config: Path, assumed: bool = False) -> None:
     counts = api.player_counts_text(cfg)
     typer.echo(terminal_text(f"OK: {config} ({cfg.game} {getattr(cfg, 'variant', '')}, players {counts})"))
     if spec.describe_config is not None:  # optional: a game's data check (e.g. a deck's distribution)
-        typer.echo(spec.describe_config(cfg))
+        typer.echo(terminal_text(spec.describe_config(cfg)))
     if assumed:
         notes = api.assumed_notes(config)
         typer.echo(
             f"assumed ({len(notes)}; the rulebook is silent, replace them in the YAML when the real values are known):"
         )
         for note in notes:
-            typer.echo(f"  - {note}")
+            typer.echo(shown_path(f"  - {note}"))
 
 
 def _validate_study(path: Path) -> None:
