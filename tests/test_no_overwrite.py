@@ -225,3 +225,15 @@ def test_the_library_never_opens_a_fifo_at_the_page_it_replaces(tmp_path):
 
     os.mkfifo(tmp_path / "fifo")
     assert page_source(tmp_path / "fifo") is None
+
+
+def test_a_variant_file_of_the_study_or_sweep_is_refused_as_its_page_even_with_force(sandbox):
+    # the study's variant file and the sweep's base are inputs too: --force would have replaced them
+    (sandbox / "v.yaml").write_text("variant: mine\nextends: citywright/v1.1\n")
+    (sandbox / "st2.yaml").write_text(STUDY.replace(str(V11), "v.yaml"))
+    (sandbox / "sw2.yaml").write_text(SWEEP.replace(str(V11), "v.yaml"))
+    before = (sandbox / "v.yaml").read_text()
+    for args in (["study", "st2.yaml", "-q"], ["sweep", "sw2.yaml"]):
+        line = refused(CliRunner().invoke(app, [*args, "-j", "1", "--results", "res", "-o", "v.yaml", "--force"]))
+        assert "v.yaml: is also an input of this command" in line
+    assert (sandbox / "v.yaml").read_text() == before

@@ -153,11 +153,11 @@ def check(
     """Replay a study with a new seed and test every tracked number against its baseline and the study's
     expect: targets (group-sequential test; see docs/statistics.md). Exit 0 pass, 1 fail, 2 bad input."""
     with library_errors(interrupted=None):
-        spec, _, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
+        spec, variants, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
         data = api.load_baseline(baseline)
     for flag, path in (("--junit", junit), ("--markdown", markdown)):
         if path is not None:
-            _check_out_file(flag, path, "a file", (study_file, baseline), force)
+            _check_out_file(flag, path, "a file", (study_file, baseline, *variants.values()), force)
     if junit is not None and markdown is not None and junit.resolve() == markdown.resolve():
         _fail(f"--junit and --markdown: both name {junit}; give two files")
     others = {"--junit": junit, "--markdown": markdown, "--baseline": baseline}

@@ -68,7 +68,8 @@ def study(
     spec = checked[0]
     folder = api.study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
-    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", (study_file,), force)
+    inputs = (study_file, *checked[1].values())  # the study and its variant files: never its page
+    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", inputs, force)
     _check_publish_dirs(figures, tables)
     _check_out_directory("--results", results)
     log = None if quiet else say_err

@@ -79,7 +79,8 @@ def sweep(
     with library_errors(interrupted=None):
         plan = api.load_sweep(sweep_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
-    _check_out_file("report file", html, "an HTML file", (sweep_file,), force)
+    flag = "--out" if out_html is not None else "report file"
+    _check_out_file(flag, html, "an HTML file", (sweep_file, plan.base.path), force)
     _check_publish_dirs(figures, tables)
     log = _log(quiet)
     _compile_note(plan.base.spec)
@@ -166,7 +167,8 @@ def tune(
     with library_errors(interrupted=None):
         plan = api.load_tune(tune_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
-    _check_out_file("report file", html, "an HTML file", (tune_file,), force)
+    flag = "--out" if out_html is not None else "report file"
+    _check_out_file(flag, html, "an HTML file", (tune_file, plan.base.path), force)
     _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
         where, state = api.tune_state(results, plan, force)
