@@ -94,9 +94,22 @@ def rate(case: str, players: int, jobs: int, seconds: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=15.0, help="measured seconds per case (default 15)")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--jobs", type=int, nargs="+", default=[1, min(2, os.cpu_count() or 1)])
-    ap.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
+    ap.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        nargs="+",
+        default=[1, min(2, os.cpu_count() or 1)],
+        help="worker processes, one line per value (default 1 2; 1 plays in this process)",
+    )
+    ap.add_argument(
+        "--cases",
+        nargs="+",
+        choices=CASES,
+        default=list(CASES),
+        metavar="CASE",
+        help=f"what to measure, among {', '.join(CASES)} (default all; lookahead for a third of --seconds)",
+    )
     args = ap.parse_args()
     print(f"Águeda v1, {args.players} players, {os.cpu_count()} cores")
     labels = {

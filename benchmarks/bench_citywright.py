@@ -86,7 +86,14 @@ def playout_rate(seconds: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=15.0, help="measured seconds per case (default 15)")
-    ap.add_argument("--jobs", type=int, nargs="+", default=[1, min(2, os.cpu_count() or 1)])
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        nargs="+",
+        default=[1, min(2, os.cpu_count() or 1)],
+        help="worker processes for the greedy and random tables, one line per value (default 1 2); the playouts"
+        " always run on one core",
+    )
     args = ap.parse_args()
     print(f"Citywright v1.1, 4 players, {os.cpu_count()} cores")
     for agent in ("greedy", "random"):

@@ -2,7 +2,7 @@
 and with 2 single-threaded workers, end to end (chunks shipped to the client, written, merged, summary),
 and the parallel efficiency  2-worker rate / (2 x 1-worker rate). Prints numbers; asserts nothing.
 
-    python benchmarks/bench_cluster.py [--seconds 60] [--agents greedy] [--players 4] [--workers 1 2]
+    python benchmarks/bench_cluster.py [--seconds 60] [--agents greedy] [--players 4] [--workers 1 2] [--probe 1000]
 
 Each case is calibrated with a short run, then plays enough games to last about ``--seconds``.
 The client, the scheduler and the workers share this machine, so on a 2-core machine the
@@ -35,7 +35,7 @@ def _run(address: str, agents: list[str], games: int, seed: int, out: Path) -> f
     return time.perf_counter() - t0
 
 
-def _rate(workers: int, agents: list[str], seconds: float, tmp: Path) -> tuple[float, int, float]:
+def _rate(workers: int, agents: list[str], seconds: float, tmp: Path, probe: int = 1000) -> tuple[float, int, float]:
     """(games per second, games, seconds) with ``workers`` single-threaded worker processes."""
     import dask
     from distributed import LocalCluster
@@ -50,8 +50,8 @@ def _rate(workers: int, agents: list[str], seconds: float, tmp: Path) -> tuple[f
         dashboard_address=None,
     ) as cluster:
         address = cluster.scheduler_address
-        _run(address, agents, 50 * workers, 99, tmp / "warm")  # numba cache load in every worker
-        probe = 1000 * workers
+        _run(address, agents, min(50, probe) * workers, 99, tmp / "warm")  # numba cache load in every worker
+        probe *= workers
         rate = probe / _run(address, agents, probe, 98, tmp / "probe")
         games = max(probe, int(rate * seconds * 1.2))  # the probe's start-up makes rate low
         took = _run(address, agents, games, 1, tmp / f"w{workers}")
@@ -65,8 +65,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=60.0, help="measured seconds per case (default 60)")
     ap.add_argument("--agents", default="greedy", help="one agent for every seat (default greedy)")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    ap.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2], help="Dask worker processes, one case each (default 1 2)"
+    )
+    ap.add_argument(
+        "--probe",
+        type=int,
+        default=1000,
+        help="games per worker of the calibrating run that sets the measured run's length (default 1000)",
+    )
     args = ap.parse_args()
     os.environ.setdefault("PYTHONPATH", str(CONFIG.parents[2]))  # workers import this checkout's balancer
     agents = [args.agents] * args.players
@@ -78,7 +86,7 @@ def main() -> None:
     rates = {}
     try:
         for w in sorted(set(args.workers)):
-            rate, games, took = _rate(w, agents, args.seconds, tmp)
+            rate, games, took = _rate(w, agents, args.seconds, tmp, args.probe)
             rates[w] = rate
             print(f"  workers={w}: {rate:9.1f} games/s  ({games:,} games in {took:.1f} s)", flush=True)
     finally:

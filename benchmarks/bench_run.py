@@ -69,11 +69,28 @@ def run_once(config: str, players: int, agents: str, games: int, jobs: int) -> t
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1])
-    parser.add_argument("--only", default=None, help="only tables whose label contains this text")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply every table's games by this")
+    tables = "\n".join(f"  {label}: {games:,} games" for label, _, _, _, games in TABLES)
+    parser = argparse.ArgumentParser(
+        description=__doc__,
+        epilog=f"tables (at --scale 1):\n{tables}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="runs of each table and job count; the median counts (default 3)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", default=[1], help="the --jobs of each run, one line per value (default 1)"
+    )
+    parser.add_argument(
+        "--only", default=None, help="only tables whose label contains this text (case-insensitive; default all)"
+    )
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply every table's games by this, rounded down to a multiple of its players, at least one game"
+        " a seat (default 1)",
+    )
     args = parser.parse_args()
     for label, config, players, agents, games in TABLES:
         if args.only and args.only.lower() not in label.lower():

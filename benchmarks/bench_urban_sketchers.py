@@ -82,12 +82,24 @@ def playout_rate(kind: str, players: int, playouts: int, repeat: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=40, help="games (fixed seeds) per pass")
-    ap.add_argument("--repeat", type=int, default=5, help="passes; the fastest counts")
-    ap.add_argument("--players", type=int, nargs="+", default=[4])
-    ap.add_argument("--agents", nargs="+", default=["greedy", "random"])
-    ap.add_argument("--engine", choices=["play_game", "reference"], default="play_game")
-    ap.add_argument("--playouts", type=int, default=200, help="interface playouts per pass (0: none)")
+    ap.add_argument("--games", type=int, default=40, help="games (fixed seeds) per pass (default 40)")
+    ap.add_argument("--repeat", type=int, default=5, help="passes; the fastest counts (default 5)")
+    ap.add_argument(
+        "--players", type=int, nargs="+", default=[4], help="player counts (2, 3 or 4), one line each (default 4)"
+    )
+    ap.add_argument(
+        "--agents",
+        nargs="+",
+        default=["greedy", "random"],
+        help="the agent of every seat, one line each (default greedy random)",
+    )
+    ap.add_argument(
+        "--engine",
+        choices=["play_game", "reference"],
+        default="play_game",
+        help="play_game: the runner's compiled engine (default); reference: the tests' readable engine",
+    )
+    ap.add_argument("--playouts", type=int, default=200, help="interface playouts per pass (0: none; default 200)")
     args = ap.parse_args()
     for agent in args.agents:
         for n in args.players:

@@ -68,13 +68,18 @@ def kernel_rate(config: str, use_policy: bool, seconds: float) -> tuple[float, f
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=5.0,
+        help="measured seconds per case, after a warm-up (default 5)",
+    )
     parser.add_argument(
         "--only",
         choices=("play", "kernel"),
         default=None,
-        help="only play_game's tables (play) or only the kernel playouts (kernel)",
+        help="only play_game's tables (play) or only the kernel playouts (kernel); default both",
     )
     args = parser.parse_args()
     if args.only != "kernel":
