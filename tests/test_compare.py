@@ -324,3 +324,29 @@ def test_the_difference_chart_leaves_out_what_has_nothing_to_show(tmp_path):
     assert [t.get_text() for t in points.get_yticklabels()] == ["total"]
     legend = [t.get_text() for t in chart.legends[0].get_texts()]
     assert "interval excludes 0, not flagged after Holm" in legend
+
+
+def test_metrics_in_different_units_get_their_own_panels():
+    """Issue 50 item 8: Urgency's compare drew tokens, turns and rolls on one axis; each unit now
+    has its own panel (the rows of one unit stay together)."""
+    from balancer.report.compare import build_context
+    from balancer.report.publish import collecting
+
+    def row(name, d):
+        return {"name": name, "from": 1.0, "to": 1.0 + d, "difference": d, "ci_low": d - 0.1, "ci_high": d + 0.1,
+                "significant": False, "identical": False}  # fmt: skip
+
+    comparison = {
+        "game": "urgency", "variant_a": "a", "variant_b": "b", "agents": ["greedy", "greedy"],
+        "metrics": [row("captures", 0.5), row("game_turns", -3.0), row("captured", 0.4), row("roll_agains", 0.2)],
+    }  # fmt: skip
+    with collecting() as figs:
+        build_context(comparison)
+    titles = [ax.get_title(loc="left") for ax in figs[0][0].get_axes()]
+    assert titles == [
+        "Metrics (difference in tokens)",
+        "Metrics (difference in turns)",
+        "Metrics (difference in rolls)",
+    ]
+    tokens = figs[0][0].get_axes()[0]
+    assert [t.get_text() for t in tokens.get_yticklabels()] == ["captures per player", "captured per player"]

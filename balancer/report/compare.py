@@ -13,7 +13,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from balancer.core.metrics import MetricSpecs, humanize
+from balancer.core.metrics import MetricSpecs, humanize, spec_of
 from balancer.core.registry import metric_specs_of
 from balancer.limits import read_json_bounded
 from balancer.numtext import number_text
@@ -245,11 +245,19 @@ def build_context(
             }
         )
         if key == "metrics":
-            rows = [{**r, "name": metric_label(r["name"], specs)} for r in rows]
+            rows = [{**r, "key": r["name"], "name": metric_label(r["name"], specs)} for r in rows]
         # nothing to draw: a quantity equal in every game (0 in both: a metric never counted,
         # achievements off), or the rule change's own points (in the table, marked "rule")
         rows = [r for r in rows if not r.get("identical") and not r.get("mechanical")]
-        if rows:
+        if key == "metrics":  # one panel per unit: tiles and percentages never share an axis
+            by_unit: dict[str, list[Mapping[str, Any]]] = {}
+            for r in rows:
+                spec = spec_of(str(r.get("key", r["name"])), specs)
+                by_unit.setdefault("percentage points" if spec.is_rate else spec.unit or "", []).append(r)
+            for unit_name, group in by_unit.items():
+                panel_scale = 100.0 if unit_name == "percentage points" else 1.0
+                panels.append((f"{heading} (difference in {unit_name or diff_unit})", group, panel_scale))
+        elif rows:
             panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
     seat_rows = [r for r in c.get("seat_win_rate") or [] if isinstance(r, Mapping)]

@@ -348,7 +348,7 @@ def test_study_shows_rates_in_percent_and_published_columns_only_where_published
     blocks = html.split("<h2>")
     solo_text, length_text, seat_text = (_text(b) for b in blocks[1:4])
     # easy: 3 of 4 games won = 75.0%; hard: 1 of 4 = 25.0%
-    assert "solo win per player 75.0 [" in solo_text and " 25.0 [" in solo_text
+    assert "solo win per player 75.0 (" in solo_text and " 25.0 (" in solo_text  # "(a to b)": issue 50
     assert "published" not in solo_text and "published" not in length_text
     assert "turns per game 10.0" in length_text
     # the seat figure has published values: its table has the column (easy seat 1: 60.0)
