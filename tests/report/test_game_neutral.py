@@ -364,3 +364,25 @@ def test_study_without_published_values_has_no_legend_or_note(tmp_path: Path) ->
     page = _text(html).replace(str(tmp_path), "TMP")  # the test's directory name says "published"
     assert "published" not in page and "black diamonds" not in html
     assert "ours, 95% CI" not in html and "easy (95% CI)" in html  # the figure legend
+
+
+def test_a_long_label_table_comes_after_the_score_breakdown_and_is_collapsed(tmp_path: Path) -> None:
+    """Issue 50 item 8: Águeda's table of about 150 shop pairs of 1 to 4 games each stood before the
+    score breakdown; a label section now follows it, and a table of more than 20 values is folded
+    in a <details> (its summary says how many)."""
+    games = 60
+    data = {
+        "game_index": list(range(games)),
+        "seat": [1] * games,
+        "score": [10] * games,
+        "rank": [1] * games,
+        "win_share": [1.0] * games,
+        "score_tourists": [6] * games,
+        "label_shops": [f"S{i % 30} + T{i % 30}" for i in range(games)],  # 30 pairs of 2 games each
+        "metric_solo_win": [float(i % 2) for i in range(games)],
+    }
+    run = write_run(tmp_path / "solo", data, variant="v1-solo", game="agueda", game_title="Águeda")
+    html = render_report(run, tmp_path / "solo.html").read_text("utf-8")
+    assert html.index('id="scores"') < html.index('id="label-shops"')
+    section = _section(html, "label-shops")
+    assert "<details>" in section and "<summary>The table of 30 values of shops" in section
