@@ -272,6 +272,7 @@ def play_comparison(
         "reused": reuse,
         "command": command,
         "completion": {side: _completion_of(run_dir) for side, (_, _, run_dir, _) in sides.items()},
+        "mcts_iterations": {side: _mcts_iterations(cfg) for side, (_, cfg, _, _) in sides.items()},
         **diffs,
     }
     write_atomic(out_dir / file, json.dumps(result, indent=2, allow_nan=False) + "\n")
@@ -436,6 +437,13 @@ def holm_page(comparisons: Sequence[dict[str, Any]], confidence: float) -> dict[
             )
         c["multiplicity"] = multiplicity
     return multiplicity
+
+
+def _mcts_iterations(cfg: Any) -> int | None:
+    """The variant's default MCTS budget (``agents.mcts.iterations``), shown beside a plain ``mcts``
+    on the page (``mcts@60``); None when the game has none."""
+    found = getattr(getattr(getattr(cfg, "agents", None), "mcts", None), "iterations", None)
+    return int(found) if isinstance(found, int) else None
 
 
 def _overall(sides: dict[str, tuple[Any, Any, Path, str]], reuse: dict[str, bool], games: int) -> Overall:

@@ -350,3 +350,18 @@ def test_metrics_in_different_units_get_their_own_panels():
     ]
     tokens = figs[0][0].get_axes()[0]
     assert [t.get_text() for t in tokens.get_yticklabels()] == ["captures per player", "captured per player"]
+
+
+def test_a_plain_mcts_is_shown_with_its_budget():
+    """Issue 50 item 8: the page said 'mcts' without its budget; it says the variants' (A's and B's
+    when they differ); a name with its own budget stays as written."""
+    from balancer.report.compare import with_budget
+
+    assert with_budget("mcts", {"a": 60, "b": 60}) == "mcts@60"
+    assert with_budget("mcts", {"a": 60, "b": 100}) == "mcts@60 / mcts@100"
+    assert with_budget("mcts@200", {"a": 60, "b": 60}) == "mcts@200"
+    assert with_budget("greedy", {"a": 60}) == "greedy" and with_budget("mcts", None) == "mcts"
+    from balancer.compare import _mcts_iterations
+    from balancer.config import load_config
+
+    assert _mcts_iterations(load_config(V11)) == 60  # configs/citywright/v1.1.yaml agents.mcts.iterations

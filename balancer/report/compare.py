@@ -185,6 +185,15 @@ def fairness_sentence(head: Mapping[str, Any] | None, variant_a: str, variant_b:
 # --------------------------------------------------------------------------- context
 
 
+def with_budget(agent: str, iterations: Mapping[str, Any] | None) -> str:
+    """A plain ``mcts`` with the variants' budget (``mcts@60``; ``mcts@60 / mcts@100`` when A and B
+    differ); any other name, or ``mcts@N`` that names its own, as it is."""
+    budgets = [v for v in dict.fromkeys((iterations or {}).values()) if isinstance(v, int)]
+    if agent != "mcts" or not budgets:
+        return agent
+    return " / ".join(f"mcts@{b}" for b in budgets)
+
+
 def _rows(
     section: Sequence[Mapping[str, Any]],
     unit: str,
@@ -277,9 +286,9 @@ def build_context(
         "same_rules": c.get("same_rules"),
         "n_players": c.get("n_players"),
         "agents": (
-            str((c.get("agents") or [""])[0])
+            with_budget(str((c.get("agents") or [""])[0]), c.get("mcts_iterations"))
             if len(set(c.get("agents") or [])) <= 1
-            else ", ".join(map(str, c.get("agents") or []))
+            else ", ".join(with_budget(str(a), c.get("mcts_iterations")) for a in c.get("agents") or [])
         ),
         "agents_heading": "agents" if len(set(c.get("agents") or [])) <= 1 else "agents (rotated over seats)",
         "games": c.get("games"),
