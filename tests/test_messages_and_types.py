@@ -97,7 +97,10 @@ def test_a_study_listing_itself_as_a_variant_is_told_so_in_one_line(tmp_path):
     result = invoke("validate", study)
     assert result.exit_code == 2, result.output
     lines = result.output.strip().splitlines()
-    assert lines == [f"error: {study}: a study file, not a variant; run it with 'balancer study {study}'"]
+    assert lines == [  # issue 52: the key that lists it is named
+        f"error: {study}: variants.me: {study} is a study file (this study file), not a rule variant; "
+        "give a variant config"
+    ]
 
 
 def test_a_sweep_whose_base_is_a_study_is_told_so(tmp_path):
