@@ -22,7 +22,7 @@ with DuckDB's external access off and the configuration locked (:data:`DUCKDB_CO
 or extension can be reached from inside it, and a memory limit), and it is checked before anything
 is read from it (:func:`_validate`): the three tables must be base tables (not views) with exactly
 the columns, types, nullability of :data:`COLUMNS`, no defaults or generated columns, and the file
-may hold no view and no macro; its size must be whole DuckDB blocks (a truncated file is refused);
+may hold no view, macro, CHECK or foreign-key constraint or index (code a read or a write would run); its size must be whole DuckDB blocks (a truncated file is refused);
 a write-ahead log beside it that cannot be replayed is refused; and what one read fetches is bounded
 (:data:`MAX_ROWS`, :data:`MAX_TEXT_BYTES`, :data:`MAX_VALUES`). Every refusal is a
 :class:`HistoryError`, one line starting with the file's path.
@@ -70,7 +70,7 @@ MAX_ROWS = 2_000_000
 """The most ``history`` rows one read fetches (a real history holds tens of numbers per event)."""
 MAX_TEXT_BYTES = 256 * 2**20
 """The most bytes of text one read fetches (every text column of every row fetched, added up)."""
-MAX_VALUES = 50_000_000
+MAX_VALUES = 20_000_000
 """The most per-game values (floats) one read of ``game_values`` fetches."""
 DUCKDB_CONFIG: dict[str, Any] = {
     "enable_external_access": False,
@@ -283,9 +283,23 @@ def _validate(con: duckdb.DuckDBPyConnection, path: Path) -> dict[str, str]:
                 raise HistoryError(f"{path}: a crafted history: its {name} is a view, not a table; refused unread")
             if name not in tables:
                 raise HistoryError(f"{path}: a damaged history: no {name} table")
-        if views or macros:
-            what = f"view {views[0]!r}" if views else f"macro {macros[0]!r}"
-            raise HistoryError(f"{path}: a crafted history: it holds a {what}; a balancer history holds tables only")
+        # code a write would run: a CHECK constraint, an index (expressions are evaluated on insert)
+        checks = [
+            r[0]
+            for r in con.execute(
+                f"SELECT table_name FROM duckdb_constraints() WHERE {here} "
+                "AND constraint_type NOT IN ('NOT NULL', 'PRIMARY KEY')"
+            ).fetchall()
+        ]
+        indexes = [r[0] for r in con.execute(f"SELECT index_name FROM duckdb_indexes() WHERE {here}").fetchall()]
+        code = (
+            [f"a view {v!r}" for v in views]
+            + [f"a macro {m!r}" for m in macros]
+            + [f"a constraint on {t!r}" for t in checks]
+            + [f"an index {i!r}" for i in indexes]
+        )
+        if code:
+            raise HistoryError(f"{path}: a crafted history: it holds {code[0]}; a balancer history holds tables only")
         found, wanted = _schema(con), expected_schema()
         for name in TABLES:
             have = {c: (k, n) for c, k, n in found.get(name, [])}
@@ -301,10 +315,10 @@ def _validate(con: duckdb.DuckDBPyConnection, path: Path) -> dict[str, str]:
             extra = [c for c in have if c not in {w[0] for w in wanted[name]}]
             if extra:
                 raise HistoryError(f"{path}: a damaged history: its {name} table has an unknown column {extra[0]!r}")
-        rows = con.execute("SELECT key, value FROM main.balancer_history LIMIT 100").fetchall()
+        rows = con.execute("SELECT left(key, 200), left(value, 1000) FROM main.balancer_history LIMIT 100").fetchall()
     except duckdb.Error as exc:
         raise HistoryError(f"{path}: not a readable balancer history ({_first_line(exc)})") from None
-    meta = {str(k)[:200]: str(v)[:1000] for k, v in rows}
+    meta = {str(k): str(v) for k, v in rows}
     if meta.get("kind") != KIND or meta.get("format") != str(FORMAT):
         raise HistoryError(f"{path}: not a balancer history of format {FORMAT} (kind {meta.get('kind')!r})")
     return meta
@@ -328,12 +342,6 @@ def opened(path: Path | str) -> Iterator[tuple[duckdb.DuckDBPyConnection, dict[s
         raise HistoryError(f"{path}: a damaged history ({_first_line(exc)})") from None
     finally:
         con.close()
-
-
-def study_key(meta: Mapping[str, str]) -> str:
-    """How a history's study is shown: its name, and where it was first recorded from when known."""
-    where = meta.get("study_id")
-    return f"{meta.get('study')!r}" + (f" (study file {where})" if where else "")
 
 
 def _check_owner(meta: Mapping[str, str], path: Path, study: str, game: str, study_id: str | None) -> None:
@@ -624,10 +632,19 @@ def values_of(
     total = int(row[0]) if row else 0
     if total > MAX_VALUES:
         raise HistoryError(f"{path}: {total:,} per-game values to read, more than {MAX_VALUES:,}; refused")
-    rows = con.execute(f'SELECT event, run, variant, number, seed, "values" {kept}', wanted).fetchall()
+    frame = con.sql(f'SELECT event, run, variant, number, seed, "values" {kept}', params=wanted).pl()
+    if frame.is_empty():
+        return {}
+    # the lists as one flat float array cut at their lengths (no Python float per value)
+    lengths = frame["values"].list.len().fill_null(0).to_numpy()
+    flat = frame["values"].explode().drop_nulls().to_numpy().astype(np.float64)
+    cuts = np.cumsum(lengths)[:-1]
+    arrays = (
+        np.split(flat, cuts) if len(flat) == int(lengths.sum()) else [np.asarray([], dtype=np.float64)] * len(lengths)
+    )
     return {
-        (int(e), r, v, n): (int(s) if s is not None else -1, np.asarray(vals, dtype=np.float64))
-        for e, r, v, n, s, vals in rows
+        (int(e), r, v, n): (int(s) if s is not None else -1, arr)
+        for (e, r, v, n, s), arr in zip(frame.select("event", "run", "variant", "number", "seed").iter_rows(), arrays)
     }
 
 

@@ -111,6 +111,9 @@ def hostile(kind: str, folder: Path) -> tuple[Path, str]:
     if kind == "macro":
         _sql(path, "CREATE MACRO boom(x) AS x + 1")
         return path, "it holds a macro 'boom'"
+    if kind == "index":  # an index's expressions run on every insert
+        _sql(path, "CREATE INDEX boom ON history ((estimate * 2))")
+        return path, "it holds an index 'boom'"
     if kind == "truncated":
         # the tables' pages lie in the first blocks: DuckDB reads the cut file's catalog and counts its rows,
         # and an append used to go to a write-ahead log that could never be checkpointed (issue 52)
@@ -126,7 +129,7 @@ def hostile(kind: str, folder: Path) -> tuple[Path, str]:
     raise AssertionError(kind)
 
 
-KINDS = ["view-over-passwd", "view-over-range", "no-verdict", "text-estimate", "macro", "truncated", "bad-wal",
+KINDS = ["view-over-passwd", "view-over-range", "no-verdict", "text-estimate", "macro", "index", "truncated", "bad-wal",
          "not-duckdb"]  # fmt: skip
 
 
