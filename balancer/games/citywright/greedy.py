@@ -26,6 +26,7 @@ from .rules import (
     SLOT_LINES,
     below,
     current_seat,
+    placement_fits,
 )
 from .scoring import grow_cluster, placement_features, popcount, score_masks, spread, table_masks
 
@@ -409,7 +410,12 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                 r_o, c_o, p_o, i_o = table_masks(st.tables[o])
                 _, _, pp, _ = score_masks(r_o, c_o, p_o, i_o, geo, sp)
                 other_p = max(other_p, pp)
-        tree_before = cur_p >= (rules.tree_solo if n == 1 else other_p)
+    # the Park subtotal the mover's table must reach to hold Tree-lined: solo the threshold (§10.3);
+    # else the best other table's, tied included (Q10), but when that is 0 a Park of 0 holds it only
+    # under achievements.tree_lined.all_parks_zero: every_player (no_one: a park tile leads, 1 point)
+    tree_bar = rules.tree_solo if n == 1 else (other_p if (other_p > 0 or rules.tree_zero_all) else 1)
+    if rules.ach_on:
+        tree_before = cur_p >= tree_bar
     distinct = 0
     mastered = False
     for s in range(rules.n_shapes):
@@ -585,7 +591,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
         fm[:] = 0
         fm[6] = 3  # the smallest rank of the largest untouched cluster
         for p in range(off, rules.pl_off[shape + 1]):
-            if rules.pl_mask[p] & filled:
+            if not placement_fits(rules, p, filled):  # §5: the kernel's one placement legality
                 continue
             t_adj = 0
             u_rank = 0
@@ -1108,7 +1114,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                             )
                         val = wr * g_r + wc * g_c + wp * g_p + wi * g_i + g_ach[gi] - tree_ub
                         if rules.ach_on:
-                            after = cur_p + g_p >= (rules.tree_solo if n == 1 else other_p)
+                            after = cur_p + g_p >= tree_bar
                             val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
                         if mode != BEST:
                             score = val + SEC_UNIT * sec
@@ -1152,7 +1158,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
                 r2, c2, p2, i2 = score_masks(R | mR, C | mC, P | mP, I | mI, geo, sp)
                 val = wr * (r2 - cur_r) + wc * (c2 - cur_c) + wp * (p2 - cur_p) + wi * (i2 - cur_i)
                 if rules.ach_on:
-                    after = p2 >= (rules.tree_solo if n == 1 else other_p)
+                    after = p2 >= tree_bar
                     val += wa * rules.tree_pts * ((1 if after else 0) - (1 if tree_before else 0))
                 sec = 2
                 if mode != BEST:

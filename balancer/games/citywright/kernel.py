@@ -111,6 +111,7 @@ from .rules import (
     compile_rules,
     final_rows,
     line_multiset,
+    placement_fits,
     setup,
     state_layout,
     state_views,
@@ -326,7 +327,7 @@ def legal(S, T, out):
         filled = _filled(S, base, lay.cells)
         k = 0
         for p in range(rules.pl_off[shape], rules.pl_off[shape + 1]):
-            if rules.pl_mask[p] & filled == 0:
+            if placement_fits(rules, p, filled):
                 out[k] = PLACE0 + p
                 k += 1
         if k == 0:

@@ -368,6 +368,15 @@ def compile_rules(cfg: CitywrightConfig, n_players: int) -> tuple[Rules, Geometr
 # --------------------------------------------------------------------------- compiled transitions
 
 
+@nb.njit(cache=True)
+def placement_fits(rules, p, filled):
+    """§5 Commit, the one placement legality (the kernel's legal moves and the greedy search both ask
+    it): placement ``p`` (a row of the placement table: a shape turned and flipped, its on-table
+    cells, at least 1, overhang dropped) fits a table whose non-empty cells are the bit mask
+    ``filled`` when every cell it covers is empty (no overwriting)."""
+    return rules.pl_mask[p] & filled == 0
+
+
 @nb.njit(cache=True, inline="always")
 def below(rng, n):
     """A uniform integer in [0, n) drawn from ``rng`` (one double; bias below 2^-40 for n < 2^13)."""

@@ -58,14 +58,18 @@ def _keep(best, kind, group, placement, order, pick):
 
 @nb.njit
 def _park_bar(st, rules, geo, sp, seat):
-    """The Park subtotal a table must reach to hold Tree-lined (§7): the best other table's, or the
-    solo threshold."""
+    """The Park subtotal a table must reach to hold Tree-lined (§7): the best other table's (the
+    ruling ``all_parks_zero`` when that is 0), or the solo threshold."""
     if rules.n_players == 1:
         return float(rules.tree_solo)
     bar = 0.0
     for other in range(rules.n_players):
         if other != seat:
             bar = max(bar, _points(st.tables[other], geo, sp)[2])
+    # every other Park subtotal 0: a Park of 0 holds it only under all_parks_zero: every_player (Q10);
+    # under no_one (§10.3 "no table to lead") the table needs a park point to lead
+    if bar == 0.0 and not rules.tree_zero_all:
+        bar = 1.0
     return bar
 
 

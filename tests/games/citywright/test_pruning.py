@@ -81,3 +81,17 @@ def test_pruned_search_equals_exhaustive_search_v1_0(cw_cfg_v10, n):
     games += positions(cw_cfg_v10, n, ["random"] * n, 50 + n)
     assert len(games) >= 8
     assert check_same_moves(cw_cfg_v10, games, ["greedy", "residential"]) == len(games) * 2 * SEEDS_PER_POSITION
+
+
+@pytest.mark.parametrize("ruling", ["every_player", "no_one"])
+def test_pruned_search_equals_exhaustive_search_with_achievements(ruling):
+    """Achievements on (configs/citywright/achievements.yaml) under both Tree-lined rulings: the
+    bound on Tree-lined and the all-parks-zero case (the early turns) prune nothing the exhaustive
+    search would choose."""
+    from test_oracle import achievements_cfg
+
+    cfg = achievements_cfg(ruling)
+    games = positions(cfg, 3, (MIX * 2)[3:6], 60)
+    games += positions(cfg, 3, ["random"] * 3, 61)
+    games += positions(cfg, 4, ["greedy"] * 4, 62)
+    assert check_same_moves(cfg, games, ["greedy", "park"]) == len(games) * 2 * SEEDS_PER_POSITION
