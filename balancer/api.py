@@ -270,6 +270,7 @@ _KINDS: dict[str, str] = {
     "config": "path",
     "config_a": "path",
     "config_b": "path",
+    "others": "paths",
     "path": "path",
     "out_dir": "path",
     "out": "optional path",
@@ -312,6 +313,7 @@ _WANTED = {
     "text": "a string",
     "function": "a function of one string",
     "texts": "a list of strings",
+    "paths": "a list of paths (str or pathlib.Path, not empty)",
     "mapping": "a dict",
     "study check": "what check_study returned",
 }
@@ -339,6 +341,12 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, str)
     if kind == "texts":  # a lone string is not a list of patterns ("seat*" would be five of one letter)
         return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
+    if kind == "paths":
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, str)
+            and all(_type_ok("path", v) for v in value)
+        )
     if kind == "mapping":
         return isinstance(value, dict)
     if kind == "study check":
@@ -542,7 +550,7 @@ def compare_variants(
 
     _check_types(
         config_a=config_a, config_b=config_b, players=players, agents=agents, games=games, seed=seed, jobs=jobs,
-        out=out, force=force, progress=progress, command=command,
+        out=out, force=force, progress=progress, command=command, others=others,
     )  # fmt: skip
     players, games, seed, jobs = _int_or_none(players), int(games), int(seed), int(jobs)
     cfg_a, _ = load_variant(config_a)

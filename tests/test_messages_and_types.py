@@ -171,6 +171,7 @@ PUBLIC = {
     "compare_variants": (api.compare_variants, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
                               "agents": "random", "games": 2}, [
         "config_a", "config_b", "players", "agents", "games", "seed", "jobs", "out", "force", "progress", "command",
+        "others",
     ]),
     "write_report": (api.write_report, {"result": "nowhere", "path": "r.html"}, ["result", "path", "title", "force"]),
     "open_run": (api.open_run, {"out_dir": "nowhere"}, ["out_dir"]),
