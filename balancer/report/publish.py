@@ -15,44 +15,22 @@ table's, into ``captions.md`` beside them.
 
 from __future__ import annotations
 
-import contextvars
 import csv
 import io
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from balancer.report.figures.style import collect, collecting
+
 __all__ = ["collecting", "collect", "publish", "page_tables", "Published", "CAPTIONS_FILE"]
 
 CAPTIONS_FILE = "captions.md"
 FACT_TERMS = ("players", "agents", "agents by seat", "games", "seed")
 """The terms of a page's description list (``<dt>``) that go into every caption beside its facts."""
-_collector: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("balancer_figures", default=None)
-
-
-@contextmanager
-def collecting() -> Iterator[list[Any]]:
-    """Collect every figure drawn for a page inside the block (the list it yields fills as they are
-    drawn); outside such a block nothing is kept."""
-    figures: list[Any] = []
-    token = _collector.set(figures)
-    try:
-        yield figures
-    finally:
-        _collector.reset(token)
-
-
-def collect(fig: Any, svg: str) -> None:
-    """Hand ``fig`` and its inline ``svg`` to the collector of :func:`collecting`, if one is open
-    (called by ``svg_string``; the svg finds the figure's place, heading and caption on the page)."""
-    found = _collector.get()
-    if found is not None and not any(f is fig for f, _ in found):
-        found.append((fig, svg))
 
 
 def slug(text: str, limit: int = 60) -> str:

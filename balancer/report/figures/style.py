@@ -13,12 +13,14 @@ is escaped so that a name is never parsed as mathtext.
 
 from __future__ import annotations
 
+import contextvars
 import io
 import itertools
 import math
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -145,11 +147,33 @@ def _namespace_ids(svg: str, prefix: str) -> str:
     return re.sub(r"(#)([A-Za-z_][\w.:-]*)", ref, svg)
 
 
+_collector: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("balancer_figures", default=None)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Any]]:
+    """Collect every figure drawn for a page inside the block, as ``(figure, inline svg)`` pairs (the
+    list it yields fills as :func:`svg_string` draws them): what ``--figures`` writes as files
+    (:mod:`balancer.report.publish`). Outside such a block nothing is kept."""
+    figures: list[Any] = []
+    token = _collector.set(figures)
+    try:
+        yield figures
+    finally:
+        _collector.reset(token)
+
+
+def collect(fig: Any, svg: str) -> None:
+    """Hand ``fig`` and its inline ``svg`` to the collector of :func:`collecting`, if one is open
+    (the svg finds the figure's place, heading and caption on the page)."""
+    found = _collector.get()
+    if found is not None and not any(f is fig for f, _ in found):
+        found.append((fig, svg))
+
+
 def svg_string(fig: Figure) -> str:
     """Serialise a figure to an inline ``<svg>`` element (no XML prologue, ids made unique). Inside
-    :func:`balancer.report.publish.collecting` the figure is also kept, to be written as files."""
-    from balancer.report.publish import collect
-
+    :func:`collecting` the figure is also kept, to be written as files."""
     buf = io.StringIO()
     with style():
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
