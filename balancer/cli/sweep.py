@@ -159,7 +159,7 @@ def tune(
     if out_html is not None:
         _check_out_file("--out", out_html, "an HTML file", (tune_file,), force)
     if write is not None:
-        _check_out_file("--write", write, "a YAML file", (tune_file,))
+        _check_out_file("--write", write, "a YAML file", (tune_file,), force=True)  # an existing file: below
         if write.suffix.lower() not in (".yaml", ".yml"):
             _fail(f"--write {write}: give a .yaml file (the tuned variant)")
         if write.exists():
