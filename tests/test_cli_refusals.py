@@ -375,6 +375,7 @@ def test_compare_again_with_other_agents_gets_its_own_default_folder(tmp_path, m
     for agents in ("greedy", "random,greedy"):
         result = invoke("compare", "citywright/v1.0", "citywright/v1.1", "-p", "2", "-a", agents, "-n", "2", "-q")
         assert result.exit_code == 0, result.output
+        assert result.stdout.startswith("Seat spread (best minus worst seat's win rate): v1.0 ")  # the answer first
     results = sorted(p.name for p in (tmp_path / "results").iterdir())
     assert results == ["compare-citywright-v1.0-vs-v1.1-2p", "compare-citywright-v1.0-vs-v1.1-2p-random-greedy"]
 

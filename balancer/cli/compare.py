@@ -34,7 +34,7 @@ def compare(
     config_b: Path = typer.Argument(..., help="Rule-variant YAML file to compare to (B); same game as A."),
     others: list[Path] | None = typer.Argument(
         None,
-        metavar="[MORE]...",
+        metavar="MORE",
         help="More variants of the same game: each is played on the same seeds and compared with A, and "
         "the page ranks them all by the fairness headline (one Holm family across the page).",
         show_default=False,
@@ -57,7 +57,7 @@ def compare(
         "-o",
         metavar="DIR",
         help="Output directory for both runs and comparison.json "
-        "[default: results/compare-<game>-<a>-vs-<b>-<players>p; a variant not shipped with balancer "
+        "[default: results/compare-<game>-<a>-vs-<b>-<players>p, then the agents unless greedy in every seat; a variant not shipped with balancer "
         "carries a short hash of its path].",
     ),
     report_html: Path | None = typer.Option(
