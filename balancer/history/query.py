@@ -92,6 +92,29 @@ def load(
 
 LAST = 50
 """Commits ``balancer history`` draws by default (``--last``; 0 draws every commit)."""
+ENDS_SQL = """
+WITH p AS (
+    SELECT event, run, variant, number, any_value(event_kind) AS event_kind,
+           bool_or(verdict = 'fail') AS failed,
+           arg_min(verdict, CASE WHEN test = 'expect' THEN 1 ELSE 0 END) AS verdict
+    FROM main.history GROUP BY event, run, variant, number
+), a AS (
+    SELECT run, variant, number,
+           coalesce(min(event) FILTER (WHERE event_kind = 'baseline'), min(event)) AS anchor,
+           max(event) AS latest
+    FROM p GROUP BY run, variant, number
+)
+SELECT a.run, a.variant, a.number, a.anchor, a.latest,
+       count(*) FILTER (WHERE p.event > a.anchor) AS n_later,
+       count(*) FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check') AS n_checks,
+       coalesce(bool_and(p.verdict = 'pass' AND NOT p.failed)
+                FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check'), true) AS all_passed
+FROM a JOIN p USING (run, variant, number)
+GROUP BY a.run, a.variant, a.number, a.anchor, a.latest
+"""
+"""Per series, in DuckDB over the whole history: the drift's anchor (its first baseline event, else
+its first event) and latest event, how many points lie after the anchor and how many of them are
+checks, and whether every such check passed (:func:`balancer.stats.drift.points`' rule per point)."""
 NARROW = ("event", "event_kind", "commit_sha", "run", "variant", "number", "kind", "test", "estimate", "variance",
           "games", "seed", "verdict", "tolerance")  # fmt: skip
 """The columns of every event the drift needs (the whole history, without its text)."""
@@ -101,8 +124,9 @@ NARROW = ("event", "event_kind", "commit_sha", "run", "variant", "number", "kind
 class Page:
     """What the history page needs, read with memory bounded by what it draws:
     ``frame``: the rows of the drawn events (the last commits, ``since`` and ``numbers`` applied);
-    ``every``: the :data:`NARROW` columns of every event of the history (the drift's, whatever the
-    filters); ``values``: the per-game values of the drawn events and of each series' anchor and
+    ``every``: the drift's input, whatever the filters: the :data:`NARROW` columns of each series'
+    anchor and latest events, with the counts of :data:`ENDS_SQL` over the whole history (``_anchor``,
+    ``_later``, ``_checks``, ``_passed``), so that its size does not grow with the history; ``values``: the per-game values of the drawn events and of each series' anchor and
     latest point; ``meta``; ``commits``: (drawn, in the history or since ``since``)."""
 
     frame: pl.DataFrame
@@ -134,8 +158,8 @@ def load_page(
     last: int = LAST,
 ) -> Page:
     """Read what the history page draws (:class:`Page`): in DuckDB, the events are listed, ``since``
-    applied, the last ``last`` commits kept (0: all), and only their rows fetched; the drift's narrow
-    columns of every event. HistoryError / ValueError as :func:`load`."""
+    applied, the last ``last`` commits kept (0: all), and only their rows fetched; for the drift, the
+    anchor's and latest event's rows of each series and counts aggregated in DuckDB. HistoryError / ValueError as :func:`load`."""
     from balancer.stats.drift import SERIES
 
     path = Path(path)
@@ -155,15 +179,18 @@ def load_page(
         kept = sorted(e for g in drawn for e in g)
         frame = fetch_rows(con, path, "event IN (SELECT unnest(?::INTEGER[]))", [kept])
         frame = select(frame, numbers, None, str(path))
-        every = fetch_rows(con, path, columns=NARROW)
-        wanted = set(kept)
+        ends = con.sql(ENDS_SQL).pl()
+        at = sorted({int(e) for col in ("anchor", "latest") for e in ends[col].to_list()})
+        every = fetch_rows(con, path, "event IN (SELECT unnest(?::INTEGER[]))", [at], columns=NARROW)
+        summary = ends.select(
+            *SERIES,
+            pl.col("anchor").alias("_anchor"),
+            pl.col("n_later").alias("_later"),
+            pl.col("n_checks").alias("_checks"),
+            pl.col("all_passed").alias("_passed"),
+        )
         if not every.is_empty():
-            ends = every.group_by(list(SERIES)).agg(
-                pl.col("event").filter(pl.col("event_kind") == "baseline").min().alias("saved"),
-                pl.col("event").min().alias("first"),
-                pl.col("event").max().alias("latest"),
-            )
-            for saved, first, latest in ends.select("saved", "first", "latest").iter_rows():
-                wanted.update(int(e) for e in (saved if saved is not None else first, latest))
+            every = every.join(summary, on=list(SERIES), how="inner")
+        wanted = set(kept) | set(at)
         values = values_of(con, path, sorted(wanted))
     return Page(frame, every, values, meta, (len(drawn), len(groups)))

@@ -188,23 +188,33 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
     the series rejects no drift: :func:`decide`), ``beyond`` (held and |drift| > tolerance) and
     ``flag`` (``"drift"``: beyond though every check passed; ``"failed"``: beyond, a check failed on
     the way; else ``""``). Over the whole history, a history whose numbers never change is flagged
-    with probability at most ``alpha``."""
+    with probability at most ``alpha``. ``pts`` may hold only each series' anchor and latest points
+    with the columns ``_anchor``, ``_later``, ``_checks``, ``_passed`` (the whole history's counts,
+    :data:`balancer.history.query.ENDS_SQL`)."""
     all_series = [s for s in _series(pts) if len(s) >= 2]
     m = max(len(all_series), 1)
     rows = []
     for series in all_series:
-        saved = [p for p in series if p.get("event_kind") == "baseline"]
-        anchor = saved[0] if saved else series[0]
-        latest = series[-1]
-        if latest is anchor:
-            continue
-        later = [p for p in series if p["event"] > anchor["event"]]
-        checks = [p for p in later if p.get("event_kind") == "check"]
-        look = max(len(later), 1)
+        if "_anchor" in series[0]:  # summarised by the reader over the whole history (history.query.ENDS_SQL)
+            anchor = next((p for p in series if p["event"] == series[0]["_anchor"]), series[0])
+            latest = series[-1]
+            if latest is anchor:
+                continue
+            n_later, n_checks, passed = int(latest["_later"]), int(latest["_checks"]), bool(latest["_passed"])
+        else:
+            saved = [p for p in series if p.get("event_kind") == "baseline"]
+            anchor = saved[0] if saved else series[0]
+            latest = series[-1]
+            if latest is anchor:
+                continue
+            later = [p for p in series if p["event"] > anchor["event"]]
+            checks = [p for p in later if p.get("event_kind") == "check"]
+            n_later, n_checks = len(later), len(checks)
+            passed = all(p["verdict"] == "pass" and not p.get("failed") for p in checks)
+        look = max(n_later, 1)
         confidence = 1 - float(spent(alpha, look)) / m
         move = compare_points(anchor, latest, _values(values, anchor), _values(values, latest), confidence)
         tol = next((float(t) for t in (latest.get("tolerance"), anchor.get("tolerance")) if t is not None), math.nan)
-        passed = all(p["verdict"] == "pass" and not p.get("failed") for p in checks)
         rows.append(
             {
                 "run": latest["run"],
@@ -226,7 +236,7 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
                 "spent": float(spent(alpha, look)),
                 "test": move["test"],
                 "tolerance": tol,
-                "checks": len(checks),
+                "checks": n_checks,
                 "all_passed": passed,
             }
         )
