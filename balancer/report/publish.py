@@ -90,7 +90,7 @@ class _Tables(HTMLParser):
             self._skip += 1
         if self._skip:
             return
-        if tag == "ul" and ("class", "facts") in attrs:
+        if tag == "ul" and "facts" in (dict(attrs).get("class") or "").split():
             self._in_facts = True
         if tag in ("h1", "h2", "h3", "caption", "td", "th", "title", "li", "dt", "dd"):
             self._text = []
@@ -233,7 +233,8 @@ def publish(
         lines = [f"# Tables: {parsed.title}", ""]
         for t in parsed.tables:
             name = t.caption or t.heading or "table"
-            stem = _unique(slug(name.split(":")[0]), taken)
+            short = slug(name.split(":")[0])  # the caption's subject; the whole caption when taken
+            stem = _unique(short if short not in taken else slug(name), taken)
             path = Path(tables_dir) / f"{stem}.csv"
             write_atomic(path, _csv_bytes(t.rows))
             out.tables.append(path)

@@ -110,3 +110,27 @@ def test_history_command_writes_its_tables(tmp_path):
     tables = page_tables((tmp_path / "p.html").read_text(encoding="utf-8")).tables
     assert len(list((tmp_path / "t").glob("*.csv"))) == len(tables) >= 1
     assert (tmp_path / "t" / "captions.md").is_file()
+
+
+def test_study_figures_and_tables_are_named_after_what_they_show(tmp_path, monkeypatch):
+    """``balancer study --figures --tables``: files named after the figures' titles (was
+    ``tiny-2-mirror-2p``), captions with the study's game, seed and each run's players, agents and
+    games; a figure's two tables named apart (its values, its changes)."""
+    from tests.test_cli_refusals import invoke
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny.yaml").write_text(
+        "study: tiny\ntitle: A tiny study\ngame: citywright\nseed: 5\n"
+        "variants: {v1.0: citywright/v1.0, v1.1: citywright/v1.1}\n"
+        "runs:\n  mirror-2p: {players: 2, agents: [greedy], games: 8}\n"
+        "figures:\n  - {title: Seats, run: mirror-2p, show: seat_win_rate}\n",
+        encoding="utf-8",
+    )
+    result = invoke(
+        "study", "tiny.yaml", "-j", "1", "-q", "-o", "t.html", "--results", "r", "--figures", "f", "--tables", "t"
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "f").glob("*.svg")) == ["seats.svg"]
+    assert {"seats.csv", "seats-changes-between-variants.csv"} <= {p.name for p in (tmp_path / "t").glob("*.csv")}
+    caption = (tmp_path / "f" / "captions.md").read_text(encoding="utf-8")
+    assert "Seats. A tiny study. game: citywright; seed: 5; mirror-2p: 2 players, agents greedy, 8 games." in caption
