@@ -6,7 +6,7 @@ Games: the stand-in kernels of the MCTS tests (tests/agents/mcts_standins.py), t
 game whose GameSpec has a compiled interface (``engine``), at 2 players and at 4 (or its largest
 count), from its default config with its ``agents.mcts`` parameters where the config has them.
 
-    python benchmarks/bench_mcts.py [--seconds 3] [--budget N] [--game-budget N] [--standins-only]
+    python benchmarks/bench_mcts.py [--seconds 3] [--budget N] [--game-budget N] [--standins-only] [--only GAME]
 
 A registered game's searches and all-mcts games use its YAML's ``agents.mcts`` (its default budget,
 rollout and depth) unless ``--budget`` / ``--game-budget`` say otherwise.
@@ -148,11 +148,13 @@ def standins(seconds: float, budget: int, game_budget: int) -> None:
     )
 
 
-def registered(seconds: float, budget: int | None, game_budget: int | None) -> None:
+def registered(seconds: float, budget: int | None, game_budget: int | None, only: str | None = None) -> None:
     from balancer.config import load_config
     from balancer.core.registry import all_specs
 
     for spec in all_specs():
+        if only is not None and only.lower() not in spec.name.lower():
+            continue
         if spec.engine is None:
             print(f"{spec.name:34s} no compiled interface yet: skipped")
             continue
@@ -193,10 +195,13 @@ def main() -> None:
         " budget; stand-ins 200)",
     )
     ap.add_argument("--standins-only", action="store_true", help="skip the registered games")
+    ap.add_argument(
+        "--only", default=None, help="only the registered games whose name contains this text (default every game)"
+    )
     args = ap.parse_args()
     standins(args.seconds, args.budget or 1000, args.game_budget or 200)
     if not args.standins_only:
-        registered(args.seconds, args.budget, args.game_budget)
+        registered(args.seconds, args.budget, args.game_budget, args.only)
 
 
 if __name__ == "__main__":
