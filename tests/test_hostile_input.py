@@ -146,9 +146,12 @@ def test_a_run_of_ten_billion_games_starts_playing_at_once(sandbox):
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     manifest = sandbox / "big" / "manifest.json"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not (manifest.is_file() and json.loads(manifest.read_text())["chunks"]):
-        time.sleep(0.2)
-    time.sleep(1.0)  # let the run get past writing its first chunk (one interrupted mid-write printed nothing)
+    # two chunks listed: the run is past writing its first (one interrupted mid-write printed nothing); waited
+    # for, not slept for (issue 48: a fixed second after the first chunk)
+    while time.monotonic() < deadline and not (
+        manifest.is_file() and len(json.loads(manifest.read_text())["chunks"]) >= 2
+    ):
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     assert json.loads(manifest.read_text())["chunks"], out
@@ -352,8 +355,9 @@ def test_a_study_cell_another_process_is_writing_is_refused_in_one_line(sandbox,
 
 
 def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(sandbox):
-    # 300 chunks of 100 random games (about 2 s here): the kill lands after the second chunk and well
-    # before the last, even on a quiet machine (6,000 games in 30 chunks could finish between two polls)
+    # 30 chunks of 100 random games: the kill lands after the second chunk and before the last. A chunk
+    # takes about 50 ms on a quiet core (0.5 s under load), so the 28 chunks left outlast the 20 ms between
+    # two polls many times over (issue 48: 300 chunks and a second run of 30,000 games made this test 114 s)
     out = sandbox / "r"
     args = [
         sys.executable,
@@ -366,7 +370,7 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         "-a",
         "random",
         "-n",
-        "30000",
+        "3000",
         "--chunk-size",
         "100",
         "-j",
@@ -383,10 +387,10 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
     while time.monotonic() < deadline and not (
         manifest.is_file() and len(json.loads(manifest.read_text())["chunks"]) >= 2
     ):
-        time.sleep(0.1)
+        time.sleep(0.02)
     proc.kill()  # SIGKILL: no cleanup, the lock file stays
     proc.wait()
-    assert len(json.loads(manifest.read_text())["chunks"]) < 300, "the run finished before it was killed"
+    assert len(json.loads(manifest.read_text())["chunks"]) < 30, "the run finished before it was killed"
     assert (out / LOCK_FILE).read_text().split()[0] == str(proc.pid)
     res = invoke(
         "run",
@@ -396,7 +400,7 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
         "-a",
         "random",
         "-n",
-        "30000",
+        "3000",
         "--chunk-size",
         "100",
         "-j",
@@ -415,7 +419,7 @@ def test_a_killed_run_leaves_a_stale_lock_that_resume_reports_and_takes_over(san
     ) in res.output
     assert not (out / LOCK_FILE).exists()
     plain = sandbox / "plain"
-    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "30000", "-j", "1", "-q", "--seed", "4", "--out", plain)
+    res = invoke("run", V11, "-p", "2", "-a", "random", "-n", "3000", "-j", "1", "-q", "--seed", "4", "--out", plain)
     assert res.exit_code == 0, res.output
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(plain / "results.parquet"))
 
