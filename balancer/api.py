@@ -486,6 +486,8 @@ def run(
     out_dir = _out_dir(out) if out is not None else default_out_dir(cfg.game, cfg.variant, n, config=config)
     if until_ci is not None and (resume or scheduler):
         raise RunRequestError("until_ci", "cannot be combined with --resume or --scheduler")
+    if max_games < 1:  # refused with or without until_ci: a negative cap is a typo either way (issue 52)
+        raise RunRequestError("max_games", f"must be at least 1, got {max_games}")
     check_out_dir(out_dir, force, resume)
     compiling = compile_note(spec)
     if compiling:
