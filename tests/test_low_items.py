@@ -217,3 +217,19 @@ def test_a_full_disk_names_the_file(tmp_path, monkeypatch, command):
     assert lines[0].endswith(": No space left on device") and "[Errno" not in lines[0]
     named = lines[0].removeprefix("error: ").split(": ")[0].split()[-1]  # the file, after any option's words
     assert Path(named).parent.exists() and str(tmp_path / "res") in str(Path(named).resolve()), lines[0]
+
+
+def test_a_link_at_a_later_cells_summary_is_refused_before_the_studys_first_game(tmp_path, monkeypatch):
+    # each cell checked its own files only when its turn came: the first cell was played, then refused
+    from balancer.study import load_study
+    from balancer.study.runner import study_folder
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "st.yaml").write_text(STUDY.format(variants=f"a: {V11}\n  b: {V11}"))
+    folder = study_folder(tmp_path / "st.yaml", load_study(tmp_path / "st.yaml")[0], tmp_path / "res")
+    (tmp_path / "res" / folder / "m2" / "b").mkdir(parents=True)
+    (tmp_path / "victim.txt").write_text("precious\n")
+    (tmp_path / "res" / folder / "m2" / "b" / "summary.json").symlink_to(tmp_path / "victim.txt")
+    line = one_line(CliRunner().invoke(app, ["study", "st.yaml", "-j", "1", "-q", "--results", "res"]))
+    assert "m2/b/summary.json: a symbolic link where this command writes its own file" in line
+    assert not (tmp_path / "res" / folder / "m2" / "a").exists()  # the first cell was not played

@@ -109,6 +109,15 @@ def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> I
             os.close(fd)
 
 
+def refuse_foreign_run_files(out_dir: Path | str) -> None:
+    """UnsafeOutputError naming it for a link, a FIFO or a folder at a run's own file in ``out_dir``
+    (results.parquet, run.json, summary.json, manifest.json): checked before any game is played, by
+    :func:`check_out_dir` and by a study's or sweep's check of every cell (issue 52: refused after the
+    last game before)."""
+    for name in (RESULTS_FILE, RUN_FILE, SUMMARY_FILE, MANIFEST_FILE):
+        refuse_foreign(Path(out_dir) / name)
+
+
 def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None = False) -> None:
     """Check that ``out_dir`` can receive a run, creating nothing.
 
@@ -133,8 +142,7 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
             f"{ancestor} is not writable"
         )
     check_lock(out_dir)
-    for name in (RESULTS_FILE, RUN_FILE, SUMMARY_FILE, MANIFEST_FILE):  # before any game, not after all of them
-        refuse_foreign(out_dir / name)  # a link, a FIFO or a folder where the run writes its own file
+    refuse_foreign_run_files(out_dir)
     if resume is True or force:
         return
     if (out_dir / RESULTS_FILE).exists():

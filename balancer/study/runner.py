@@ -15,6 +15,7 @@ from balancer.naming import claim_folder, input_label, input_source, with_game
 from balancer.outcomes import Cell, StudyResult
 from balancer.outdir import refuse_foreign
 from balancer.sim.batches import GameRaisedError, play_range
+from balancer.sim.guards import refuse_foreign_run_files
 from balancer.sim.progress import cells_overall
 from balancer.sim.request import agent_problems
 from balancer.sim.rundir import RunDir
@@ -50,6 +51,7 @@ def cell_dir(results_root: Path, study: Study | str, run: str, variant: str) -> 
     for part in (study if isinstance(study, str) else study.study, run, variant):
         path = path / part
         refuse_foreign(path, "directory")
+    refuse_foreign_run_files(path)  # a link at its summary.json: refused before the study's first game
     return path
 
 

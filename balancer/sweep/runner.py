@@ -19,6 +19,7 @@ from balancer.naming import claim_folder, input_source
 from balancer.outcomes import Cell, SweepResult
 from balancer.outdir import refuse_links_below, write_atomic
 from balancer.paths import changes_text, variant_yaml
+from balancer.sim.guards import refuse_foreign_run_files
 from balancer.sim.progress import cells_overall
 
 from .cells import cell_numbers, play_cell
@@ -72,6 +73,7 @@ def run_sweep(
         refuse_links_below(root, files[p.label], "file")
         for run_name in sweep.runs:
             refuse_links_below(root, root / folder / run_name / p.label)
+            refuse_foreign_run_files(root / folder / run_name / p.label)  # its summary.json ...: before any game
     claim_folder(root / folder, "sweep", input_source(plan.path), force)
     for p in plan.points:
         write_point(plan.path, base.path, base.resolved.data, files[p.label], p, "a point of the sweep")
