@@ -25,6 +25,7 @@ DOCS = ROOT / "docs"
 MAX_README_LINES = 250
 
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```", re.S | re.M)
+INLINE_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
@@ -116,7 +117,8 @@ def markdown_files() -> list[Path]:
 
 def relative_links(path: Path) -> list[str]:
     """Targets of the Markdown links and images of a file that point inside the repository."""
-    text = FENCE.sub("", path.read_text(encoding="utf-8"))  # links inside code blocks are not links
+    # links inside code blocks and inline code spans are not links (`Literal[int](0)` is code)
+    text = INLINE_CODE.sub("", FENCE.sub("", path.read_text(encoding="utf-8")))
     targets = [m.group(1) for m in LINK.finditer(text)]
     return [t for t in targets if not re.match(r"^[a-z][a-z0-9+.-]*:", t) and not t.startswith("#")]
 
@@ -136,8 +138,11 @@ def test_the_link_check_finds_a_broken_link(tmp_path):
     # the check above cannot pass vacuously: a page with one good and one broken link gives only the broken one
     (tmp_path / "there.md").write_text("x\n", encoding="utf-8")
     page = tmp_path / "page.md"
-    page.write_text("[ok](there.md#a) [web](https://example.org) [gone](missing.md)\n```\n[code](no.md)\n```\n")
-    assert relative_links(page) == ["there.md#a", "missing.md"]
+    page.write_text(
+        "[ok](there.md#a) [web](https://example.org) [gone](missing.md)\n```\n[code](no.md)\n```\n"
+        "`Literal[int](0)` and ``a `b[c](d)` e`` [also gone](gone.md)\n"
+    )
+    assert relative_links(page) == ["there.md#a", "missing.md", "gone.md"]
 
 
 FOREIGN = ("../shared", "DESIGN.md", "DEVELOPERS.md", "/work/")
