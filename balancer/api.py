@@ -342,11 +342,7 @@ def _type_ok(kind: str, value: object) -> bool:
     if kind == "texts":  # a lone string is not a list of patterns ("seat*" would be five of one letter)
         return isinstance(value, Sequence) and not isinstance(value, str) and all(isinstance(v, str) for v in value)
     if kind == "paths":
-        return (
-            isinstance(value, Sequence)
-            and not isinstance(value, str)
-            and all(_type_ok("path", v) for v in value)
-        )
+        return isinstance(value, Sequence) and not isinstance(value, str) and all(_type_ok("path", v) for v in value)
     if kind == "mapping":
         return isinstance(value, dict)
     if kind == "study check":
