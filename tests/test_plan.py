@@ -87,3 +87,36 @@ def test_an_underpowered_check_names_the_number_that_drives_it(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps(baseline))
     with pytest.raises(UnderpoweredError, match=r"driven by seat_win_rate:2 at a tolerance of 5 points"):
         run_check(study, baseline, tmp_path / "b.json")
+
+
+def test_a_too_noisy_baseline_names_the_number_that_needs_the_largest_new_baseline(tmp_path):
+    # A baseline of 400 games is too noisy for both seats (tolerances 5 and 4 points: the check alone
+    # cannot make up the baseline's variance 0.25 / 400), so the refusal asks for a new baseline of
+    # m = 2 x 0.25 x ((1.95996 + 1.28155) / 0.04)^2 = 3,283.6 -> 3,284 games, driven by seat 2's tighter
+    # 4 points. Before, every number needed "infinitely many" check games and the first (seat 1) was named.
+    study = _study(tmp_path, ", numbers: {seat_win_rate:2: 0.04}")
+    number = {"kind": "win_rate", "games": 400, "mean": 0.5, "variance": 0.25, "successes": 200.0}
+    baseline = {
+        "format": 1,
+        "kind": "balancer-baseline",
+        "study": "planned",
+        "game": "citywright",
+        "seed": 1,
+        "cells": [
+            {
+                "run": "mirror-2p",
+                "variant": "v1.1",
+                "players": 2,
+                "agents": ["random", "random"],
+                "games": 400,
+                "seed": 1,
+                "config_sha256": "0" * 64,
+                "numbers": {"seat_win_rate:1": dict(number), "seat_win_rate:2": dict(number)},
+            }
+        ],
+    }
+    (tmp_path / "b.json").write_text(json.dumps(baseline))
+    with pytest.raises(
+        UnderpoweredError, match=r"about 3,284 games each .*driven by seat_win_rate:2 at a tolerance of 4 points"
+    ):
+        run_check(study, baseline, tmp_path / "b.json")

@@ -214,22 +214,27 @@ def games_to_power(mine: list[Item], players: int, settings: CheckSettings) -> t
     schedule = plan_cell(probe, players, settings, math.inf)
     if all(i.powered for i in probe):
         return schedule[-1], 0
-    worst = 0.0
-    for i in mine:
-        c = sq.final_boundary(settings.looks, i.alpha_side) + float(stats.norm.isf(settings.miss_rate / 2))
-        worst = max(worst, 2 * i.baseline_var * (c / i.tolerance) ** 2)
+    worst = max(_paired_games(i, settings) for i in mine)
     return None, players * math.ceil(worst / players)
+
+
+def _paired_games(i: Item, settings: CheckSettings) -> float:
+    """The games a new baseline and a check would each need for item ``i`` (``2 s^2 ((c_K + z) / D)^2``)."""
+    c = sq.final_boundary(settings.looks, i.alpha_side) + float(stats.norm.isf(settings.miss_rate / 2))
+    return 2 * i.baseline_var * (c / i.tolerance) ** 2
 
 
 def driver_of(mine: list[Item], settings: CheckSettings) -> str:
     """The number of a cell that needs the most games, with its tolerance: ``seat_win_rate:3 at a
     tolerance of 2 points`` (what drives the cell's games)."""
-    worst = max(
-        mine,
-        key=lambda i: sq.games_needed(
-            i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate
-        ),
-    )
+    needs = [
+        sq.games_needed(i.tolerance, i.baseline_var, i.ref_var, settings.looks, i.alpha_side, settings.miss_rate)
+        for i in mine
+    ]
+    if all(math.isfinite(n) for n in needs):
+        worst = mine[needs.index(max(needs))]
+    else:  # the baseline is too noisy: the number that needs the largest new baseline, as games_to_power says
+        worst = max(mine, key=lambda i: _paired_games(i, settings))
     tol = f"{100 * worst.tolerance:.3g} points" if worst.kind == "win_rate" else f"{worst.tolerance:.3g}"
     return f"{worst.number} at a tolerance of {tol}"
 
