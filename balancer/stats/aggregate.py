@@ -532,7 +532,8 @@ def summary_of(
                 low, high = bootstrap.studentized_ratio_interval(
                     per_game[f"{m}__gs"], per_game[f"{m}__gk"], confidence, seed=m
                 )
-                row = {**row, "ci_low": low, "ci_high": high}
+                if math.isfinite(low) and math.isfinite(high):  # else the t interval (the bootstrap-t has none)
+                    row = {**row, "ci_low": low, "ci_high": high}
             metric_summary[name] = MetricMean(row["mean"], row["ci_low"], row["ci_high"], row["n"], row["games"])
         else:
             row = _mean_row(game_rec, m, confidence)
