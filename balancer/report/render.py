@@ -448,6 +448,7 @@ def build_context(
         "metrics": [
             {**values, "name": metric_label(name, specs)} for name, values in (summary.get("metrics") or {}).items()
         ],
+        "metric_interval": _metric_interval(summary.get("games")),
         "indicators": indicators,
         "indicator_chart": indicator_chart,
         "indicator_multiplicity": summary.get("indicator_multiplicity"),
@@ -669,3 +670,13 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None, s
         html = mark_page(html, source)
     write_atomically(out_html, html)
     return out_html
+
+
+def _metric_interval(games: Any) -> str:
+    """What the play metrics' intervals are at this many games (:func:`balancer.stats.aggregate.summary_of`):
+    the studentized bootstrap over games from ``MIN_GAMES`` to ``MAX_GAMES`` games, else the t interval."""
+    from balancer.stats import bootstrap
+
+    if isinstance(games, int) and bootstrap.MIN_GAMES <= games <= bootstrap.MAX_GAMES:
+        return "studentized bootstrap intervals over games (a t interval for a metric nearly every game gives alike)"
+    return "t intervals"

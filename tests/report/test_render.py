@@ -315,3 +315,16 @@ def test_report_is_written_atomically(run_dir: Path, tmp_path: Path, monkeypatch
     with pytest.raises(RuntimeError):
         render_report(run_dir, tmp_path / "new" / "deep" / "r.html")
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize(
+    ("games", "method"), [(200, "studentized bootstrap"), (10, "t intervals"), (2_000, "t intervals")]
+)
+def test_the_play_metrics_name_their_interval(tmp_path: Path, games: int, method: str) -> None:
+    # A metric's mean per player gets the bootstrap-t from 20 to 1,000 games (bootstrap.MIN_GAMES,
+    # MAX_GAMES; issue 51) and the t interval outside; the table and the methods said "t intervals" always
+    df = big_results(games, ["greedy"]).with_columns(pl.Series("metric_m", [float(i % 7) for i in range(4 * games)]))
+    html = render_report(make_run(tmp_path, df), tmp_path / "r.html").read_text(encoding="utf-8")
+    caption = html.split('<section id="metrics">')[1].split("</caption>")[0]
+    assert method in caption
+    assert f"play metrics carry {method}" in html
