@@ -35,13 +35,17 @@ FACT_TERMS = ("players", "agents", "agents by seat", "games", "seed")
 
 def slug(text: str, limit: int = 60) -> str:
     """A file name from a title: lower case words joined by '-' (``"Seat win rates (%)" ->
-    "seat-win-rates"``), at most ``limit`` characters cut at a word; ``"figure"`` when empty."""
+    "seat-win-rates"``), at most ``limit`` characters: a longer one cut at its last whole clause (before a comma or a
+    semicolon), else at a word; ``"figure"`` when empty."""
     text = re.sub(r"\([^)]*\)", " ", text.lower())
-    words = re.findall(r"[a-z0-9]+(?:\.[0-9]+)?", text)
-    out = ""
+    words = re.findall(r"[a-z0-9]+(?:\.[0-9]+)?|[,;]", text)
+    out, clause = "", ""
     for w in words:
+        if w in ",;":
+            clause = out  # a name cut short ends at the last clause it holds whole
+            continue
         if len(out) + len(w) + 1 > limit:
-            break
+            return clause or out or "figure"
         out = f"{out}-{w}" if out else w
     return out or "figure"
 

@@ -30,6 +30,21 @@ def test_slug_says_what_a_title_shows():
     assert slug("") == "figure"
 
 
+def test_a_long_name_ends_at_a_whole_clause():
+    # 64 characters in all: cut at 60 the name read '...-it-reached-95' (the 95 of '95% intervals');
+    # it ends at the comma instead. A name that fits keeps every clause; one without a comma is cut at a word.
+    assert slug("Search trajectory: each trial at the rung it reached, 95% intervals") == (
+        "search-trajectory-each-trial-at-the-rung-it-reached"
+    )
+    assert slug("Mean score by seat with the seat bonus subtracted, with 95% t intervals") == (
+        "mean-score-by-seat-with-the-seat-bonus-subtracted"
+    )
+    assert slug("Seats, by rate") == "seats-by-rate"
+    assert slug("one two three four five six seven eight nine ten eleven twelve") == (
+        "one-two-three-four-five-six-seven-eight-nine-ten-eleven"
+    )
+
+
 def test_publish_names_files_after_what_they_show_with_captions(tmp_path):
     """A figure drawn while the page is rendered is collected by svg_string; it is written as SVG,
     PNG and PDF named after its title, its caption (title, figcaption, the page's title and facts:
