@@ -92,6 +92,8 @@ def test_report_has_figures_changes_and_files(tiny, tmp_path):
     text = html.read_text()
     assert text.count("<svg") == 3 and "change v1.0 → v1.1" in text and "agrees" in text
     assert "The changes are paired differences" in text  # two variants, one seed: common random numbers
+    # a metric's interval is the bootstrap-t from 20 to 1,000 games (issue 51); the note said Student t
+    assert "for metrics the studentized bootstrap over games from 20 to 1,000 games, else Student t" in text
     # issue 31: the shipped variants by their shipped names, the study file and the cells' folders
     # relative to the page (tmp_path/study.html), no machine-local path; the cells' folder is the study's
     # name with its game and a hash of the file's path (a user's file: citywright-tiny-<8 hex>)

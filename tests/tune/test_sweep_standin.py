@@ -153,6 +153,7 @@ target:
     # seats 1 and 2, the die metric and the even-vs-odd match-up of the parity label: one heatmap each
     assert html.count("<svg") == 4
     assert "points whose intervals meet it" in html
+    assert "for metrics the studentized bootstrap over games from 20 to 1,000 games, else Student t" in html
 
 
 @pytest.mark.parametrize("values", ["[0, 0]", "[]", "{from: 3, to: 1}"])
