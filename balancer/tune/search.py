@@ -27,6 +27,7 @@ the base variant with the same seed (a paired comparison), and each target gets 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -370,12 +371,15 @@ class Tuner:
             values = _neighbours(domain, best.values[path], steps)
             row = []
             for v in values:
-                cand = self.candidate({**best.values, path: v})
+                asked = {**best.values, path: v}
+                cand = self.candidate(asked)
                 if cand.refused is not None:
                     continue
                 if self.top not in cand.evaluations:
                     self._line(f"response {path}={v}: measuring at the top rung")
                 self.evaluate(cand, self.top)
+                if cand.values != asked:  # the same game as a candidate measured before: shown at the values asked
+                    cand = dataclasses.replace(cand, values=asked, label=point_label(list(asked.values())))
                 row.append(cand)
             out[path] = row
         return out

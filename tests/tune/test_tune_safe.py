@@ -80,3 +80,27 @@ def test_candidates_with_the_same_bonus_differences_are_tried_once(standin, tmp_
     result = run_tune(load_tune(file), tmp_path / "results", jobs=1)
     diffs = sorted(c.values["bonus.2[1]"] - c.values["bonus.2[0]"] for c in result.candidates)
     assert diffs == [-2, -1, 0, 1, 2]
+
+
+def test_the_response_plots_each_neighbour_at_its_own_value(standin, tmp_path, monkeypatch):
+    # as above (only bonus[1] - bonus[0] counts); the best is [0, 2] (difference 2, the only one), and the
+    # response around it asks for bonus.2[0] = 0, 1 ([1, 2]: difference 1, the same game as [0, 1], and
+    # [2, 2]...) and bonus.2[1] = 1, 2. A neighbour that is the same game as a measured candidate is
+    # shown at the value asked for, with that candidate's measurement; it was shown at the other
+    # candidate's values ([1, 2] drawn at bonus.2[0] = 0, on top of the best).
+    import standin_game
+
+    metrics = MetricSpecs(scores=categories("die", "bonus", position_bonus="bonus"))
+    monkeypatch.setattr(standin_game, "SPEC", dataclasses.replace(standin_game.SPEC, metrics=metrics))
+    file = tmp_path / "configs" / "tune.yaml"
+    text = TUNE.format(space="bonus.2[0]: {int: [0, 2]}\n  bonus.2[1]: {int: [0, 2]}")
+    file.write_text(text.replace("response: {steps: 0}", "response: {steps: 1}"), encoding="utf-8")
+    result = run_tune(load_tune(file), tmp_path / "results", jobs=1)
+    assert result.best is not None and result.best.values == {"bonus.2[0]": 0, "bonus.2[1]": 2}
+    shown = {path: [c.values for c in cands] for path, cands in result.response.items()}
+    assert shown == {
+        "bonus.2[0]": [{"bonus.2[0]": 0, "bonus.2[1]": 2}, {"bonus.2[0]": 1, "bonus.2[1]": 2}],
+        "bonus.2[1]": [{"bonus.2[0]": 0, "bonus.2[1]": 1}, {"bonus.2[0]": 0, "bonus.2[1]": 2}],
+    }
+    one = next(c for c in result.candidates if c.values["bonus.2[1]"] - c.values["bonus.2[0]"] == 1)
+    assert result.response["bonus.2[0]"][1].evaluations is one.evaluations  # measured once, shown at [1, 2]
