@@ -596,6 +596,11 @@ def _write_state(path: Path, data: dict[str, Any]) -> None:
     write_text_if_changed(path, json.dumps(data, indent=1) + "\n")
 
 
+RESPONSE_MOVES = 10
+"""How many times the response may move to a better neighbour it found (each move measures the new
+best's neighbours at the top rung; the objective only falls, so it stops by itself sooner)."""
+
+
 def run_tune(
     plan: TunePlan,
     results_root: Path | str = "results",
@@ -627,8 +632,14 @@ def run_tune(
     ranked = tuner.ranked()
     best = ranked[0] if ranked else None
     response = tuner.response(best) if best is not None else {}
-    ranked = tuner.ranked()  # the response measures neighbours at the top rung: a better one becomes the best
-    best = ranked[0] if ranked else None
+    for _ in range(RESPONSE_MOVES):
+        # the response measures neighbours at the top rung: a better one becomes the best, and the
+        # response is measured again around it, so the page's "others at the best" holds
+        ranked = tuner.ranked()
+        if not ranked or ranked[0] is best:
+            break
+        best = ranked[0]
+        response = tuner.response(best)
     confirmation = tuner.confirm(best) if best is not None else None
     result = TuneResult(
         plan,

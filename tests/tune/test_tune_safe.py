@@ -104,3 +104,20 @@ def test_the_response_plots_each_neighbour_at_its_own_value(standin, tmp_path, m
     }
     one = next(c for c in result.candidates if c.values["bonus.2[1]"] - c.values["bonus.2[0]"] == 1)
     assert result.response["bonus.2[0]"][1].evaluations is one.evaluations  # measured once, shown at [1, 2]
+
+
+def test_the_response_moves_to_a_better_neighbour_and_is_measured_around_it(standin, tmp_path):
+    # one candidate for the search (budget), then the response: at seed 5 the grid proposes a seat-2
+    # bonus of 1 first; its neighbour 2 is better (seat 1 wins 23.5/36 against 28/36), and 3 better still
+    # (1/2: equal by construction), 4 worse again. The response used to stay around 1 ([0, 1, 2]) while
+    # the page named 2 the best and said every panel held the others "at the best"; it now moves on
+    # until no neighbour is better: the best 3 with its neighbours 2 and 4.
+    text = TUNE.format(space="bonus.2[1]: {int: [0, 6]}")
+    text = text.replace("seed: 1", "seed: 5").replace("response: {steps: 0}", "response: {steps: 1}")
+    text = text.replace("budget: {games: 20000}", "budget: {games: 20000, candidates: 1}")
+    file = tmp_path / "configs" / "tune.yaml"
+    file.write_text(text, encoding="utf-8")
+    result = run_tune(load_tune(file), tmp_path / "results", jobs=1)
+    assert result.candidates[0].values == {"bonus.2[1]": 1}  # the search's only candidate
+    assert result.best is not None and result.best.values == {"bonus.2[1]": 3}
+    assert [c.values["bonus.2[1]"] for c in result.response["bonus.2[1]"]] == [2, 3, 4]
