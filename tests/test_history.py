@@ -491,3 +491,26 @@ def test_a_panel_of_one_point_draws_every_mark_its_legend_lists():
     saved = row | {"baseline_value": None, "event_kind": "baseline"}
     labels = [line.get_label() for line in series_figure([saved], "t").axes[0].get_lines()]
     assert "baseline" not in labels and "baseline saved" in labels
+
+
+def test_the_interval_is_a_bar_at_each_commit_not_a_band_between_them():
+    import math
+
+    from matplotlib.collections import PolyCollection
+
+    from balancer.report.figures.history import series_figure
+
+    # three checks at 30, 31, 29% (intervals +/- 2 points): one bar per point, 28-32, 29-33, 27-31 (in %),
+    # broken between them (a band drawn between commits showed values nothing measured; issue 50 item 8)
+    rows = [
+        {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": p, "ci_low": p - 0.02, "ci_high": p + 0.02,
+         "baseline_value": 0.3, "event": e, "event_kind": "check", "commit_sha": None,
+         "commit_time": None, "recorded_at": None}
+        for e, p in enumerate([0.30, 0.31, 0.29], start=1)
+    ]  # fmt: skip
+    ax = series_figure(rows, "r/v: seat_win_rate:1").axes[0]
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
+    bars = next(line for line in ax.get_lines() if line.get_label() == "95% interval")
+    ys = list(bars.get_ydata())
+    assert [ys[0], ys[1], ys[3], ys[4], ys[6], ys[7]] == pytest.approx([28, 32, 29, 33, 27, 31])
+    assert all(math.isnan(ys[i]) for i in (2, 5, 8)) and list(bars.get_xdata())[:2] == [0, 0]

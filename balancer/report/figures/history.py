@@ -56,7 +56,7 @@ def y_label(kind: str, number: str) -> str:
 
 def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
     """One panel: the estimate at each point (x: event order, labelled by commit and date) with its 95%
-    interval as a band, the baseline each check compared against as a step line, baseline events as
+    interval as a bar at each point (no band: nothing is measured between commits), the baseline each check compared against as a step line, baseline events as
     diamonds and failed checks as red crosses."""
     kind = rows[0]["kind"]
     s = kind_scale(kind)
@@ -73,8 +73,10 @@ def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
         lone = len(xs) == 1
         if lone:
             ax.plot([0, 0], [low[0], high[0]], color=figs.BAR_COLOUR, alpha=0.35, linewidth=6, label="95% interval")
-        else:
-            ax.fill_between(xs, low, high, color=figs.BAR_COLOUR, alpha=0.18, linewidth=0, label="95% interval")
+        else:  # a bar at each point, broken between them: nothing is measured between two commits
+            bx = [v for x in xs for v in (x, x, math.nan)]
+            by = [v for lo, hi in zip(low, high, strict=True) for v in (lo, hi, math.nan)]
+            ax.plot(bx, by, color=figs.BAR_COLOUR, alpha=0.35, linewidth=4, solid_capstyle="butt", label="95% interval")
         ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3.5, linewidth=1.2, label="estimate")
         if not all(math.isnan(b) for b in base):
             if lone:
