@@ -43,6 +43,8 @@ from balancer.core.config import GameConfig
 from balancer.core.registry import GameSpec
 from balancer.data import locate_config
 from balancer.files import is_study
+from balancer.interrupts import SIGNALLED as SIGNALLED  # re-exported: the signals the command line took
+from balancer.interrupts import note_signal as note_signal
 from balancer.numtext import number_text as number_text  # re-exported: the CLI's numbers
 from balancer.text import markdown_text as markdown_text  # re-exported: names from files made safe to show
 from balancer.text import terminal_text as terminal_text

@@ -20,14 +20,9 @@ import sys
 import threading
 from typing import Any, NoReturn
 
-INTERRUPTED = 130
+from balancer.interrupts import SIGNALLED, note_signal  # light: imports nothing
 
-SIGNALLED: list[int] = []
-"""The signals (SIGINT, SIGTERM) received while the command ran, whichever handler took them
-(:func:`note_signal`): a command that received one ends with exit 130 however its code reacted to the
-exception the handler raised (issue 52: SIGTERM inside matplotlib's import became a SystemError
-traceback and exit 1, or was swallowed and the page written with exit 0; DuckDB turned a Ctrl-C into
-"RuntimeError: Query interrupted")."""
+INTERRUPTED = 130
 
 _SAID: list[str] = []
 """The ``interrupted`` line this module printed, if it printed one."""
@@ -35,11 +30,6 @@ _SAID: list[str] = []
 _STDERR: list[int] = []
 """A copy of file descriptor 2 taken at the start: the ``interrupted`` line reaches the terminal even
 while a plugin's import has standard error sent to the null device (core/plugins.py)."""
-
-
-def note_signal(signum: int) -> None:
-    """Record that ``signum`` was received (a handler calls it; see :data:`SIGNALLED`)."""
-    SIGNALLED.append(signum)
 
 
 def _say(message: str) -> None:

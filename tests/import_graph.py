@@ -167,7 +167,14 @@ PARTS: dict[str, tuple[str, ...]] = {
     ),
     "outcomes": ("balancer.outcomes",),
     "core": ("balancer.core",),
-    "base": ("balancer.limits", "balancer.numtext", "balancer.outdir", "balancer.text", "balancer.version"),
+    "base": (
+        "balancer.interrupts",
+        "balancer.limits",
+        "balancer.numtext",
+        "balancer.outdir",
+        "balancer.text",
+        "balancer.version",
+    ),
 }
 """The floors of docs/architecture.md, by module prefix; ``base``: the small helpers every floor may use."""
 

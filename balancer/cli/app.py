@@ -133,7 +133,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         return
 
     def _raise(signum: int, frame: Any) -> None:
-        from balancer.entry import note_signal
+        from balancer.api import note_signal
 
         note_signal(signum)  # a library that turns the KeyboardInterrupt into its own error: still exit 130
         raise KeyboardInterrupt

@@ -163,7 +163,7 @@ def library_errors(
     import signal
     import threading
 
-    from balancer.entry import SIGNALLED, note_signal
+    from balancer.api import SIGNALLED, note_signal
 
     def sigint(signum: int, frame: Any) -> None:
         note_signal(signum)
