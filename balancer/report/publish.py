@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
@@ -179,6 +181,33 @@ def _unique(stem: str, taken: set[str]) -> str:
     return name
 
 
+CAPTIONS_HEADINGS = (b"# Figures: ", b"# Tables: ")
+"""How a ``captions.md`` balancer wrote begins: one that begins otherwise is the user's."""
+
+
+def refuse_users_captions(folder: Path) -> None:
+    """Raise UnsafeOutputError when ``folder`` holds a ``captions.md`` that balancer did not write (it
+    does not begin with one of :data:`CAPTIONS_HEADINGS`): a figures folder of a paper may hold the
+    user's own captions, which a page's list would replace. Read through ``O_NOFOLLOW|O_NONBLOCK``
+    (a link, a FIFO or a device is left to :func:`balancer.outdir.refuse_foreign`, never opened)."""
+    from balancer.outdir import UnsafeOutputError
+
+    path = Path(folder) / CAPTIONS_FILE
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:  # missing, or replaced since: nothing of the user's is read or replaced here
+        return
+    with os.fdopen(fd, "rb") as f:
+        head = f.read(max(len(h) for h in CAPTIONS_HEADINGS))
+    if not head.startswith(CAPTIONS_HEADINGS):
+        raise UnsafeOutputError(
+            f"{path}: exists and was not written by balancer (not a list of a page's figures or tables); "
+            "remove it, or choose another folder"
+        )
+
+
 def _csv_bytes(rows: list[list[str]]) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -206,6 +235,9 @@ def publish(
     from balancer.outdir import own_directory, write_atomic
     from balancer.report.figures import write_figure_files
 
+    for folder in (figures_dir, tables_dir):
+        if folder is not None:
+            refuse_users_captions(folder)  # before any file of the page is written
     parsed = page_tables(html)
     if not about:
         seen: dict[str, str] = {}

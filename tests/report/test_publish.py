@@ -149,3 +149,30 @@ def test_study_figures_and_tables_are_named_after_what_they_show(tmp_path, monke
     assert {"seats.csv", "seats-changes-between-variants.csv"} <= {p.name for p in (tmp_path / "t").glob("*.csv")}
     caption = (tmp_path / "f" / "captions.md").read_text(encoding="utf-8")
     assert "Seats. A tiny study. game: citywright; seed: 5; mirror-2p: 2 players, agents greedy, 8 games." in caption
+
+
+def test_a_users_captions_md_is_never_replaced(tmp_path):
+    """A figures folder of a paper may hold the user's own captions.md: publish refuses it (one line
+    naming it) before writing any file, and leaves it as it was; a captions.md balancer wrote (it begins
+    '# Figures: ' / '# Tables: ', as publish writes it: see the test above) is replaced. Found by the
+    hostile pass of issue 52 (h9): 'report r1 --figures figs' replaced figs/captions.md, exit 0."""
+    import pytest
+
+    from balancer.outdir import UnsafeOutputError
+
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        fig.add_subplot().set_title("Seat win rates of both variants")
+        html = _page(svg_string(fig))
+    for folder in ("f", "t"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "captions.md").write_text("Figure 3: my own words\n", encoding="utf-8")
+        args = (tmp_path / "f", None) if folder == "f" else (None, tmp_path / "t")
+        with pytest.raises(UnsafeOutputError, match=r"captions\.md: exists and was not written by balancer"):
+            publish(html, figs, *args)
+        assert (tmp_path / folder / "captions.md").read_text(encoding="utf-8") == "Figure 3: my own words\n"
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()) == ["captions.md"]  # nothing else written
+        (tmp_path / folder / "captions.md").unlink()
+        publish(html, figs, *args)  # balancer's own list, written now ...
+        publish(html, figs, *args)  # ... is replaced on the next page
+        assert (tmp_path / folder / "captions.md").read_text(encoding="utf-8").startswith(("# Figures: ", "# Tables: "))
