@@ -114,9 +114,10 @@ def _verdict(proc: subprocess.Popen[str], seconds: float) -> str | None:
 def probe(paths: Iterable[str]) -> dict[str, str]:
     """Import each of ``paths`` (``pkg.mod`` or ``pkg.mod:OBJECT``) in a child process of its own, all
     at once, each given :func:`import_seconds`; returns path -> problem for those that failed (see the
-    module docstring). A path probed before in this process (or a parent) is not probed again."""
+    module docstring). A path probed before in this process (or a parent) is not probed again, nor one
+    whose module this process has imported already (its import ran here: nothing is left to contain)."""
     wanted = list(dict.fromkeys(paths))
-    passed = _probed()
+    passed = _probed() | {p for p in wanted if p.split(":", 1)[0] in sys.modules}
     todo = [p for p in wanted if p not in passed and p not in _FAILED]
     if todo:
         seconds = import_seconds()
