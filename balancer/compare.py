@@ -19,6 +19,7 @@ never overwritten unless ``force``.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -389,8 +390,8 @@ def mark_mechanical(diffs: dict[str, Any], changed: set[str], table_a: Any, tabl
     """Mark (``mechanical: True``, in place) the score components whose change follows from the rule
     change itself rather than from how the game is played: a component named after a changed section
     of the rules (the seat bonus's own points when ``seat_bonus`` changed), or one that is 0 in every
-    game of one variant and not of the other (a source of points the change turned on or off). Such
-    rows are shown apart and left out of the flagged count (:func:`holm_page`)."""
+    game of one variant and not of the other (a source of points the change turned on or off), and
+    the total when it moved by those points alone. Such rows are shown apart and left out of the flagged count (:func:`holm_page`)."""
     import polars as pl
 
     def all_zero(table: Any, column: str) -> bool | None:
@@ -405,6 +406,21 @@ def mark_mechanical(diffs: dict[str, Any], changed: set[str], table_a: Any, tabl
         za, zb = all_zero(table_a, f"score_{name}"), all_zero(table_b, f"score_{name}")
         if name in changed or (za is not None and zb is not None and za != zb):
             row["mechanical"] = True
+    # the total too when it moved only by those points: every other component identical in every game
+    # and the total's change theirs (v1.1 -> a smaller seat bonus: total -0.75 = the bonus's -0.75)
+    rows = diffs.get("score") or []
+    total = next((r for r in rows if r.get("name") == "total"), None)
+    parts = [r for r in rows if r is not total]
+    mech = [r for r in parts if r.get("mechanical")]
+    if (
+        total is not None
+        and not total.get("identical")
+        and mech
+        and all(r.get("mechanical") or r.get("identical") for r in parts)
+        and all(isinstance(r.get("difference"), (int, float)) for r in [total, *mech])
+        and math.isclose(sum(r["difference"] for r in mech), total["difference"], rel_tol=1e-9, abs_tol=1e-9)
+    ):
+        total["mechanical"] = True
 
 
 def holm_page(comparisons: Sequence[dict[str, Any]], confidence: float) -> dict[str, Any]:

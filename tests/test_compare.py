@@ -304,7 +304,8 @@ def test_several_what_ifs_on_one_page_share_the_seeds_and_one_holm_family(tmp_pa
 def test_the_difference_chart_leaves_out_what_has_nothing_to_show(tmp_path):
     """Issue 50 item 8: v1.1 -> v1.1 without its seat bonus plays the same games (the bonus is only
     counted at the end), so every metric and every score category but the bonus is equal in every
-    game: no panel of metrics, and the bonus's own points (the rule change itself) are not drawn; the
+    game: no panel of metrics, and the bonus's own points (the rule change itself), and the total
+    they alone moved, are not drawn; the
     legend has a word for an interval that excludes 0 without a flag after Holm."""
     from balancer.report.compare import build_context
     from balancer.report.publish import collecting
@@ -320,8 +321,9 @@ def test_the_difference_chart_leaves_out_what_has_nothing_to_show(tmp_path):
     chart = figs[0][0]  # the difference chart, drawn before the seat chart
     titles = [ax.get_title(loc="left") for ax in chart.get_axes()]
     assert not any(t.startswith("Metrics") for t in titles)
-    points = next(ax for ax in chart.get_axes() if ax.get_title(loc="left").startswith("Points"))
-    assert [t.get_text() for t in points.get_yticklabels()] == ["total"]
+    # the total moved by the bonus's own points alone: the rule change too, so no panel of points
+    assert not any(t.startswith("Points") for t in titles)
+    assert next(row for row in r["score"] if row["name"] == "total")["mechanical"]
     legend = [t.get_text() for t in chart.legends[0].get_texts()]
     assert "interval excludes 0, not flagged after Holm" in legend
 
@@ -365,3 +367,31 @@ def test_a_plain_mcts_is_shown_with_its_budget():
     from balancer.config import load_config
 
     assert _mcts_iterations(load_config(V11)) == 60  # configs/citywright/v1.1.yaml agents.mcts.iterations
+
+
+def test_a_total_that_moved_only_by_the_rule_s_own_points_is_the_rule_too():
+    # v1.1 -> a smaller four-player seat bonus ([2, 2, 1, 0] -> [1, 1, 0, 0]), every other component
+    # identical in every game: the total per player falls by the bonus's own 0.75 in every game. It was
+    # flagged (and counted: "2 of 15 differences are flagged") beside the seat bonus marked "rule".
+    import polars as pl
+
+    from balancer.compare import mark_mechanical
+
+    def rows(total_diff: float) -> dict:
+        return {
+            "score": [
+                {"name": "total", "difference": total_diff, "identical": False},
+                {"name": "residential", "difference": 0.0, "identical": True},
+                {"name": "seat_bonus", "difference": -0.75, "identical": False},
+            ]
+        }
+
+    a = pl.LazyFrame({"score_seat_bonus": [2, 2, 1, 0]})
+    b = pl.LazyFrame({"score_seat_bonus": [1, 1, 0, 0]})
+    diffs = rows(-0.75)
+    mark_mechanical(diffs, {"seat_bonus"}, a, b)
+    assert [bool(r.get("mechanical")) for r in diffs["score"]] == [True, False, True]
+    # a total that moved by more than the bonus (play changed too) stays a tested row
+    diffs = rows(-1.5)
+    mark_mechanical(diffs, {"seat_bonus"}, a, b)
+    assert [bool(r.get("mechanical")) for r in diffs["score"]] == [False, False, True]
