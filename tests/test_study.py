@@ -242,7 +242,7 @@ def test_matchups_figure_renders_a_heatmap_and_table(tmp_path):
     assert sum(r["games"] for r in data[0].matrix if r["order"] == "first") == 60
     html = render_study(result, study_changes(result), tmp_path / "m.html", figures_dir=tmp_path / "figs").read_text()
     assert "row moves first" in html and "row moves second" in html and "win rate of the row" in html
-    assert (tmp_path / "figs" / "tiny-matchups-1-decks.png").is_file()
+    assert (tmp_path / "figs" / "tiny-matchups-match-ups.png").is_file()  # named after its title (issue 50)
     assert "paired differences" not in html  # one variant: there is no change to pair
 
 
