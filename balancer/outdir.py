@@ -265,6 +265,20 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
+def _data_below(folder: Path, path: Path) -> bool:
+    """Whether ``path`` is an existing file below the directory ``folder`` (a command's own results
+    folder, given as an input) that is not a page balancer wrote: a cell's ``results.parquet``,
+    ``run.json`` or ``summary.json``, a sweep's ``source.json``. A link is followed (where it points
+    counts); a missing path, or a file outside ``folder``, is not."""
+    try:
+        if not os.path.isdir(folder) or not os.path.lexists(path):
+            return False
+        real, root = os.path.realpath(path), os.path.realpath(folder)
+    except (OSError, ValueError):
+        return False
+    return real.startswith(root.rstrip(os.sep) + os.sep) and not written_by_balancer(real)
+
+
 def check_output_target(
     path: Path | str,
     inputs: Iterable[Path | str] = (),
@@ -276,7 +290,8 @@ def check_output_target(
     what it is, for the message: ``an HTML file``):
 
     * UnsafeOutputError when ``path`` is one of ``inputs`` (the study file, a baseline, a run's own
-      files: ``force`` does not change it), a symbolic link, a directory, a FIFO, a device or a socket
+      files: ``force`` does not change it) or, for an input that is a directory (a study's or a sweep's
+      own results folder), an existing file below it that is not a page balancer wrote, a symbolic link, a directory, a FIFO, a device or a socket
       (``lstat`` only: nothing is opened);
     * ForeignOutputError (a ResultsExistError) when ``path`` is a non-empty regular file that balancer
       did not write (:func:`written_by_balancer`) and not ``force``; ``where``: the (library, command
@@ -285,7 +300,7 @@ def check_output_target(
     A missing path, an empty file and a file balancer wrote pass. Creates nothing."""
     path = Path(path)
     for source in inputs:
-        if _same_path(path, Path(source)):
+        if _same_path(path, Path(source)) or _data_below(Path(source), path):
             raise UnsafeOutputError(
                 f"{path}: is also an input of this command ({source}); writing it would destroy it: "
                 "choose another output file"

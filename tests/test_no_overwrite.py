@@ -237,3 +237,26 @@ def test_a_variant_file_of_the_study_or_sweep_is_refused_as_its_page_even_with_f
         line = refused(CliRunner().invoke(app, [*args, "-j", "1", "--results", "res", "-o", "v.yaml", "--force"]))
         assert "v.yaml: is also an input of this command" in line
     assert (sandbox / "v.yaml").read_text() == before
+
+
+def test_a_cell_file_of_the_study_or_sweep_is_refused_as_its_page_even_with_force(sandbox):
+    """A cell's own files (results/<folder>/<run>/<variant>/summary.json, ...) are the inputs of the
+    page: refused as --out even with --force, which the refusal without it had suggested (the hostile
+    pass of issue 52, h9: 'sweep sw.yaml -o <cell>/summary.json --force' replaced the cell's summary with
+    the page, exit 0). A page balancer wrote inside the results folder is still replaced."""
+    for args in (["study", "st.yaml", "-q"], ["sweep", "sw.yaml", "-q"]):
+        first = CliRunner().invoke(app, [*args, "-j", "1", "--results", "res", "-o", "page.html"])
+        assert first.exit_code == 0, first.output
+    cells = sorted((sandbox / "res").glob("*/*/*/summary.json"))
+    assert len(cells) == 3  # the study's one cell and the sweep's two points
+    for cell in cells:
+        args = ["study", "st.yaml", "-q"] if "tiny" in str(cell) else ["sweep", "sw.yaml", "-q"]
+        before = cell.read_bytes()
+        target = str(cell.relative_to(sandbox))
+        line = refused(CliRunner().invoke(app, [*args, "-j", "1", "--results", "res", "-o", target, "--force"]))
+        assert "is also an input of this command" in line, line
+        assert cell.read_bytes() == before
+    again = CliRunner().invoke(app, ["sweep", "sw.yaml", "-q", "-j", "1", "--results", "res", "-o", "res/page.html"])
+    assert again.exit_code == 0, again.output
+    again = CliRunner().invoke(app, ["sweep", "sw.yaml", "-q", "-j", "1", "--results", "res", "-o", "res/page.html"])
+    assert again.exit_code == 0, again.output  # balancer's own page below the results folder: replaced

@@ -68,7 +68,8 @@ def study(
     spec = checked[0]
     folder = api.study_folder(study_file, spec, results)
     html = out_html if out_html is not None else Path("reports") / f"{folder}.html"
-    inputs = (study_file, *checked[1].values())  # the study and its variant files: never its page
+    # the study, its variant files and its cells' files (results/<folder>/...): never its page
+    inputs = (study_file, *checked[1].values(), Path(results) / folder)
     _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", inputs, force)
     _check_publish_dirs(figures, tables)
     _check_out_directory("--results", results)

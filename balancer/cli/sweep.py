@@ -80,7 +80,7 @@ def sweep(
         plan = api.load_sweep(sweep_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     flag = "--out" if out_html is not None else "report file"
-    _check_out_file(flag, html, "an HTML file", (sweep_file, plan.base.path), force)
+    _check_out_file(flag, html, "an HTML file", (sweep_file, plan.base.path, Path(results) / plan.folder), force)
     _check_publish_dirs(figures, tables)
     log = _log(quiet)
     _compile_note(plan.base.spec)
@@ -168,7 +168,7 @@ def tune(
         plan = api.load_tune(tune_file, jobs, on_probe=_compile_note)
     html = out_html if out_html is not None else Path("reports") / f"{plan.folder}.html"
     flag = "--out" if out_html is not None else "report file"
-    _check_out_file(flag, html, "an HTML file", (tune_file, plan.base.path), force)
+    _check_out_file(flag, html, "an HTML file", (tune_file, plan.base.path, Path(results) / plan.folder), force)
     _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None):  # another tune file's folder: refused before its search state is read
         where, state = api.tune_state(results, plan, force)
