@@ -260,3 +260,25 @@ def test_a_cell_file_of_the_study_or_sweep_is_refused_as_its_page_even_with_forc
     assert again.exit_code == 0, again.output
     again = CliRunner().invoke(app, ["sweep", "sw.yaml", "-q", "-j", "1", "--results", "res", "-o", "res/page.html"])
     assert again.exit_code == 0, again.output  # balancer's own page below the results folder: replaced
+
+
+def test_compare_refuses_a_further_variant_or_a_run_file_as_its_page_even_with_force(sandbox):
+    """compare A B MORE...: a further variant file is an input like A and B, and so are both runs' files
+    under --out; --force (play again) had replaced either with the page, exit 0 (hostile pass of issue
+    52, h9: 'compare a b c.yaml --report c.yaml --force' turned the user's c.yaml into HTML)."""
+    (sandbox / "v.yaml").write_text("variant: mine\nextends: citywright/v1.1\n")
+    before = (sandbox / "v.yaml").read_bytes()
+    base = ["compare", str(V11), str(V10), "v.yaml", "-p", "2", "-a", "random", "-n", "4", "-j", "1", "-q"]
+    line = refused(CliRunner().invoke(app, [*base, "-o", "c", "--report", "v.yaml", "--force"]))
+    assert "v.yaml: is also an input of this command" in line
+    assert (sandbox / "v.yaml").read_bytes() == before
+    first = CliRunner().invoke(app, [*base, "-o", "c", "--report", "c.html"])
+    assert first.exit_code == 0, first.output
+    own = sorted((sandbox / "c").glob("*/summary.json")) + [sandbox / "c" / "comparison.json"]
+    assert len(own) == 4  # three variants' runs and the comparison
+    for path in own:
+        kept = path.read_bytes()
+        target = str(path.relative_to(sandbox))
+        line = refused(CliRunner().invoke(app, [*base, "-o", "c", "--report", target, "--force"]))
+        assert "is also an input of this command" in line, line
+        assert path.read_bytes() == kept

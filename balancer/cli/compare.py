@@ -89,9 +89,8 @@ def compare(
     html = report_html if report_html is not None else Path("reports") / f"{name}.html"
     if out is not None and out.suffix.lower() in (".html", ".htm"):
         _fail(f"--out {out}: --out is the directory for both variants' results; give the HTML page with --report {out}")
-    _check_out_file(
-        "--report" if report_html is not None else "report file", html, "an HTML file", (config_a, config_b), force
-    )
+    inputs = (config_a, config_b, *others, out_dir)  # every variant file and both runs' files: never the page
+    _check_out_file("--report" if report_html is not None else "report file", html, "an HTML file", inputs, force)
     _check_out_directory("--out" if out is not None else "output directory", out_dir)
     _check_publish_dirs(figures, tables)
     with library_errors(interrupted=None):  # the page of another comparison: refused before playing
