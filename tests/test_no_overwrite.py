@@ -282,3 +282,19 @@ def test_compare_refuses_a_further_variant_or_a_run_file_as_its_page_even_with_f
         line = refused(CliRunner().invoke(app, [*base, "-o", "c", "--report", target, "--force"]))
         assert "is also an input of this command" in line, line
         assert path.read_bytes() == kept
+
+
+def test_ladder_refuses_a_file_of_its_cells_as_its_page_even_with_force(sandbox):
+    """The ladder's folder (--results DIR/<name>/: its ladder.yaml and every cell's files) is its page's
+    input; --force had replaced ladder.yaml with the page, exit 0 (hostile pass of issue 52, h9)."""
+    base = ["ladder", str(V11), "-a", "random,greedy", "-p", "2", "-n", "4", "--name", "lad", "--results", "res"]
+    base += ["-j", "1", "--no-matchups"]
+    first = CliRunner().invoke(app, [*base, "-o", "lad.html"])
+    assert first.exit_code == 0, first.output
+    own = [sandbox / "res" / "lad" / "ladder.yaml", *sorted((sandbox / "res" / "lad").glob("*/*/summary.json"))]
+    assert len(own) == 3  # ladder.yaml and the two rungs' cells
+    for path in own:
+        kept = path.read_bytes()
+        line = refused(CliRunner().invoke(app, [*base, "-o", str(path.relative_to(sandbox)), "--force"]))
+        assert "is also an input of this command" in line, line
+        assert path.read_bytes() == kept

@@ -163,7 +163,8 @@ def ladder(
     if not re.fullmatch(NAME_PATTERN, name):
         _fail(f"--name: {name[:40]!r}: letters, digits, '.', '_' and '-' only, at most 64 characters (a folder name)")
     html = out_html if out_html is not None else Path("reports") / f"{name}.html"
-    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", (config,), force)
+    inputs = (config, results / name)  # the variant file and the ladder's cells: never its page
+    _check_out_file("--out" if out_html is not None else "report file", html, "an HTML file", inputs, force)
     _check_publish_dirs(figures, tables)
     _check_out_directory("--results", results)
     study_file = results / name / STUDY_FILE
