@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -97,18 +96,16 @@ def draw(history: Path, out: Path, *extra: str) -> dict:
 
 
 def test_memory_is_flat_in_the_number_of_events(tmp_path):
-    t0 = time.perf_counter()
     short = long_history(tmp_path / "short.duckdb", 200)
     long = long_history(tmp_path / "long.duckdb", 20_000)
-    assert time.perf_counter() - t0 < 60  # the bulk insert is fast
     small = draw(short, tmp_path / "short.html")
     big = draw(long, tmp_path / "long.html")
     # the same 50 commits drawn, the drift from each series' anchor and latest rows with counts made in
     # DuckDB; 100x the events adds only the event list (20,000 rows of 3 columns) and DuckDB's scans:
-    # measured 11 MB more peak RSS (345 MB against 356 MB); at most 50 MB is asserted, and under 60 s
+    # measured 11 MB more peak RSS (345 MB against 356 MB); at most 50 MB is asserted (time is not: a
+    # test never asserts a speed; the page's time is reported in "seconds" for a person reading a failure)
     growth_mb = (big["maxrss_kb"] - small["maxrss_kb"]) / 1024
     assert growth_mb < 50, (small, big)
-    assert big["seconds"] < 60, big
     html = (tmp_path / "long.html").read_text(encoding="utf-8")
     assert "the last 50 of 20000 commits" in html and html.count("<svg") >= NUMBERS
     # --last 0 draws every commit: on the short history, all 200 events are in its table of events
