@@ -1,0 +1,645 @@
+"""How a game feels (issue 49): margin, score distributions, length, and the flow measures of each
+game's trajectory, with 95% intervals over games, and their paired differences between two variants.
+
+**The trajectory contract.** A run that records trajectories keeps ``trajectories.parquet`` in its
+run directory beside ``results.parquet``: long format, one row per seat per checkpoint per game,
+
+============  =====  =====================================================================
+column        type   meaning
+============  =====  =====================================================================
+variant       str    the variant's name, as in ``results.parquet``
+n_players     i32    the game's player count
+game_index    i64    the game, as in ``results.parquet`` (the pairing key between variants)
+checkpoint    i32    0 .. K-1: the end of each round (of each turn pair, for a game without
+                     rounds); K may differ from game to game, checkpoint K-1 is the game's end
+seat          i32    1-based, as in ``results.parquet``
+standing      f64    the seat's score where it is public mid-game, else the kernel's
+                     ``heuristic`` for the seat (each game's page says which)
+============  =====  =====================================================================
+
+Every seat of the game has a row at every checkpoint 0..K-1 (:func:`check_trajectories`). The final
+results are ``results.parquet`` (docs/architecture.md, "Results"): ``score``, ``win_share`` (1/k
+for each of k tied winners), ``turns`` and ``ended_by`` are read from it.
+
+**The measures.** Games are the independent units; every interval is over games, at ``confidence``
+(0.95 by default). From the results alone:
+
+* *margin*: the highest final score minus the second highest, in points (>= 0; 0 when the top two
+  tie on points, whatever the tie-breaker then decided); ``tied_on_points`` counts those games and
+  ``shared_wins`` the games whose win is shared (two seats with ``win_share > 0``). Solo games have
+  no margin. Its distribution (quantiles, histogram) and mean with a Student-t interval.
+* *seat scores*: each seat's final score over games: quantiles and mean with a t interval.
+* *length*: a game's turns, the most any of its seats took (a game played in rounds: its rounds);
+  distribution and mean with a t interval, beside ``ended_by`` (games per ending: the rules or a
+  safety stop).
+
+From the trajectories and the results (games of one player left out):
+
+* *leader wins*, for each checkpoint k: the share of the games reaching k that were won by the seat
+  leading at k, with a Wilson interval. **Ties in the lead**: a game in which several seats lead
+  at k credits the leaders' mean win share (their summed ``win_share`` divided by their number):
+  the chance that one of the leaders picked at random won. So a checkpoint at which every seat is
+  tied (the start) credits 1/n, the fair share; ``tied`` counts the games with a tie in the lead.
+  A shared win credits each winner its 1/k. The Wilson interval takes these fractional successes.
+* *lead changes* per game: the number of checkpoints at which the sole leader differs from the
+  previous sole leader; checkpoints with a tie in the lead are skipped (A, tie, A: no change;
+  A, tie, B: one). At most K-1. Mean with a t interval, and its distribution.
+* *comebacks*: the share of games won by a seat that was last at the midpoint checkpoint
+  ``m = (K-1) // 2`` (after half the rounds, rounded up), with a Wilson interval: a game credits
+  the summed win share of its seats last at m (several may tie for last). A game in which every
+  seat is tied at the midpoint has no last seat: it is no comeback (credit 0, counted in the
+  denominator; ``all_tied_at_midpoint`` counts them).
+* *decided at*: the first checkpoint k from which, at every checkpoint, every seat in the lead is
+  an eventual winner (seats with ``win_share > 0``; so a sole winner must lead alone, and a shared
+  win is decided once only the sharing seats lead), as a share of the game's length: ``(k + 1) / K``
+  in (0, 1]. 1 means the game was decided at its last checkpoint, or only by the final scoring
+  (the winner did not lead at the end: a hidden score, a tie-breaker). Distribution and mean with
+  a t interval.
+
+The leader-wins curve is by checkpoint index: where games differ in length, its late points hold
+only the longer games (``games`` says how many).
+
+**Paired differences** (:func:`paired_flow`): two variants played with the same seed play game *i*
+on the same deals (docs/architecture.md, "Determinism"), so each measure's per-game values are
+paired by ``(n_players, game_index)`` and compared with :func:`balancer.stats.paired.paired_test`
+(per-game differences, t interval, the exact sign test when fewer than 30 games differ); when the
+games do not pair (other player counts, other games) :func:`balancer.stats.paired.welch_test`.
+Its ``rows`` (one per measure; the leader-wins curve as one row, its per-game mean over checkpoints)
+are meant for ``compare``'s one Holm family (:func:`balancer.compare.holm_page` adjusts every row
+it is given); ``leader_wins`` holds the curve's per-checkpoint differences, each with its own
+interval and unadjusted p-value (descriptive: as many tests as checkpoints would swamp the family).
+
+Pure functions over polars frames; no file is read here (the run directory is sim's ``RunDir``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from balancer.stats.frames import DEFAULT_CONFIDENCE, mean_interval, wilson_interval
+from balancer.stats.paired import paired_test, welch_test
+from balancer.stats.summary import json_clean
+
+__all__ = [
+    "TRAJECTORIES_FILE",
+    "TRAJECTORY_SCHEMA",
+    "Distribution",
+    "Share",
+    "LeaderPoint",
+    "SeatScores",
+    "TrajectoryMeasures",
+    "FlowMeasures",
+    "check_trajectories",
+    "per_game_flow",
+    "leader_credits",
+    "flow_measures",
+    "paired_flow",
+    "midpoint",
+]
+
+TRAJECTORIES_FILE = "trajectories.parquet"
+"""The file of a run directory that holds its trajectories (the contract in the module docstring)."""
+
+TRAJECTORY_SCHEMA: Mapping[str, pl.DataType] = {
+    "variant": pl.String(),
+    "n_players": pl.Int32(),
+    "game_index": pl.Int64(),
+    "checkpoint": pl.Int32(),
+    "seat": pl.Int32(),
+    "standing": pl.Float64(),
+}
+"""The columns of ``trajectories.parquet`` and their types."""
+
+GAME = ("n_players", "game_index")
+"""What names a game: the pairing key between two variants played with the same seed."""
+
+QUANTILES: tuple[tuple[str, float], ...] = (
+    ("min", 0.0),
+    ("q05", 0.05),
+    ("q25", 0.25),
+    ("median", 0.5),
+    ("q75", 0.75),
+    ("q95", 0.95),
+    ("max", 1.0),
+)
+"""The quantiles of a distribution (linear interpolation between order statistics)."""
+
+MAX_BINS = 30
+"""The most bins of a histogram; integer data spanning fewer values gets one bin per value."""
+
+
+# --------------------------------------------------------------------------- result types
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A per-game quantity over games: ``n`` games, mean with a Student-t interval at the measures'
+    confidence (``None`` bounds under 2 games), ``quantiles`` (:data:`QUANTILES`, by name) and a
+    histogram (``edges``: bin edges, one more than ``counts``; integer data: one bin per value,
+    centred on it)."""
+
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    quantiles: dict[str, float]
+    edges: list[float]
+    counts: list[int]
+
+
+@dataclass(frozen=True)
+class Share:
+    """A share of games (fractional successes allowed: a shared win counts its part) with a Wilson
+    interval: ``rate = credit / games``."""
+
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    games: int
+    credit: float
+
+
+@dataclass(frozen=True)
+class LeaderPoint:
+    """One point of the leader-wins curve: at ``checkpoint``, the share of the ``games`` reaching it
+    won by the seat leading there (Wilson interval); ``tied``: games with a tie in the lead there."""
+
+    checkpoint: int
+    rate: float
+    ci_low: float
+    ci_high: float
+    games: int
+    tied: int
+
+
+@dataclass(frozen=True)
+class SeatScores:
+    """One seat's final score over games (points)."""
+
+    seat: int
+    scores: Distribution
+
+
+@dataclass(frozen=True)
+class TrajectoryMeasures:
+    """The measures read from trajectories: ``games`` measured (in both files, two or more
+    players), ``without_trajectory`` (games of the results with no trajectory), the shortest and
+    longest K (checkpoints per game)."""
+
+    games: int
+    without_trajectory: int
+    checkpoints_min: int
+    checkpoints_max: int
+    leader_wins: list[LeaderPoint]
+    lead_changes: Distribution
+    comebacks: Share
+    all_tied_at_midpoint: int
+    decided_at: Distribution
+
+
+@dataclass(frozen=True)
+class FlowMeasures:
+    """How a game feels, from one run (:func:`flow_measures`). ``margin`` is None when no game has
+    two players; ``length`` None when the results have no ``turns``; ``trajectory`` None when no
+    trajectories were given."""
+
+    confidence: float
+    games: int
+    margin: Distribution | None
+    tied_on_points: int
+    shared_wins: int
+    seat_scores: list[SeatScores]
+    length: Distribution | None
+    ended_by: dict[str, int]
+    trajectory: TrajectoryMeasures | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (NaN -> None) with the fields' names as keys, for summary.json."""
+        out: dict[str, Any] = json_clean(dataclasses.asdict(self))
+        return out
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _collect(frame: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+
+
+def _results_frame(results: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """The results columns the measures read, one variant, with ``n_players`` (counted per game
+    when the table has none). Raises ValueError naming a missing column."""
+    lf = results.lazy() if isinstance(results, pl.DataFrame) else results
+    names = lf.collect_schema().names()
+    missing = [c for c in ("game_index", "seat", "score", "win_share") if c not in names]
+    if missing:
+        raise ValueError(f"results table lacks required column(s): {', '.join(missing)}")
+    keep = [
+        c
+        for c in ("variant", "n_players", "game_index", "seat", "score", "win_share", "turns", "ended_by")
+        if c in names
+    ]
+    df = lf.select(keep).collect()
+    if "variant" in df.columns and df["variant"].n_unique() > 1:
+        raise ValueError(f"results table holds {df['variant'].n_unique()} variants; the measures are of one")
+    if "n_players" not in df.columns:
+        df = df.with_columns(pl.len().over("game_index").cast(pl.Int32).alias("n_players"))
+    if df.select(pl.struct(*GAME, "seat").is_duplicated().any()).item():
+        raise ValueError("results table has more than one row for some (game_index, seat)")
+    return df.with_columns(pl.col("score").cast(pl.Float64), pl.col("win_share").cast(pl.Float64))
+
+
+def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """The trajectories as an eager frame in :data:`TRAJECTORY_SCHEMA`'s types, checked against
+    the contract: every column present, standings finite, one row per (game, checkpoint, seat),
+    each game's checkpoints 0..K-1 with every seat at each. Raises ValueError saying what is wrong
+    (the first game at fault by its ``game_index``)."""
+    df = _collect(trajectories)
+    missing = [c for c in TRAJECTORY_SCHEMA if c not in df.columns]
+    if missing:
+        raise ValueError(f"trajectories lack column(s): {', '.join(missing)}")
+    try:
+        df = df.select(pl.col(c).cast(t) for c, t in TRAJECTORY_SCHEMA.items())
+    except pl.exceptions.PolarsError as exc:
+        raise ValueError(f"trajectories have a column of the wrong type: {exc}") from None
+    if df.height == 0:
+        raise ValueError("trajectories are empty")
+    if df.select(pl.col("standing").is_null().any() | (~pl.col("standing").is_finite()).any()).item():
+        raise ValueError("trajectories hold a standing that is missing or not finite")
+    if df.select(pl.struct(*GAME, "checkpoint", "seat").is_duplicated().any()).item():
+        raise ValueError("trajectories have more than one row for some (game, checkpoint, seat)")
+    shape = df.group_by(GAME).agg(
+        pl.col("checkpoint").min().alias("lo"),
+        pl.col("checkpoint").max().alias("hi"),
+        pl.col("checkpoint").n_unique().alias("k"),
+        pl.col("seat").n_unique().alias("seats"),
+        pl.len().alias("rows"),
+    )
+    bad = shape.filter(
+        (pl.col("lo") != 0) | (pl.col("hi") + 1 != pl.col("k")) | (pl.col("rows") != pl.col("k") * pl.col("seats"))
+    )
+    if bad.height:
+        g = bad.sort("game_index").row(0, named=True)
+        raise ValueError(
+            f"trajectory of game {g['game_index']} is not every seat at every checkpoint 0..K-1 "
+            f"(checkpoints {g['lo']}..{g['hi']}, {g['seats']} seats, {g['rows']} rows)"
+        )
+    return df
+
+
+# --------------------------------------------------------------------------- per game
+
+
+def midpoint(k: int) -> int:
+    """The midpoint checkpoint of a game of ``k`` checkpoints: ``(k - 1) // 2``, the end of the
+    round that completes half the game, rounded up (4 checkpoints: 1; 5: 2; 1: 0)."""
+    return (k - 1) // 2
+
+
+def _results_per_game(res: pl.DataFrame) -> pl.DataFrame:
+    ranked = pl.col("score").sort(descending=True)
+    exprs = [
+        pl.when(pl.len() > 1).then(ranked.first() - ranked.slice(1, 1).first()).alias("margin"),
+        ((pl.col("win_share") > 0).sum() > 1).alias("shared_win"),
+    ]
+    if "turns" in res.columns:
+        exprs.append(pl.col("turns").max().cast(pl.Float64).alias("length"))
+    if "ended_by" in res.columns:
+        exprs.append(pl.col("ended_by").first().alias("ended_by"))
+    return res.group_by(GAME).agg(exprs).sort(GAME)
+
+
+def _joined(res: pl.DataFrame, traj: pl.DataFrame) -> pl.DataFrame:
+    """Trajectory rows of games with two or more players, with each seat's final win share and the
+    game's K; raises ValueError for a trajectory row with no result."""
+    t = traj.drop("variant").join(res.select(*GAME, "seat", "win_share"), on=[*GAME, "seat"], how="left")
+    orphan = t.filter(pl.col("win_share").is_null())
+    if orphan.height:
+        g = orphan.sort("game_index").row(0, named=True)
+        raise ValueError(
+            f"trajectories hold game {g['game_index']} seat {g['seat']} ({g['n_players']} players), "
+            "which the results do not"
+        )
+    t = t.filter(pl.col("n_players") > 1)
+    over = [*GAME, "checkpoint"]
+    return t.with_columns(
+        (pl.col("checkpoint").max().over(GAME) + 1).alias("K"),
+        (pl.col("standing") == pl.col("standing").max().over(over)).alias("leader"),
+        (pl.col("standing") == pl.col("standing").min().over(over)).alias("last"),
+    )
+
+
+def _per_checkpoint(t: pl.DataFrame) -> pl.DataFrame:
+    """One row per (game, checkpoint): leaders, the leaders' mean win share (``credit``), the sole
+    leader, whether a non-winner leads, the last seats' win share, whether all are tied."""
+    return (
+        t.group_by(*GAME, "checkpoint")
+        .agg(
+            pl.col("K").first(),
+            pl.col("leader").sum().alias("leaders"),
+            pl.col("win_share").filter(pl.col("leader")).mean().alias("credit"),
+            pl.col("seat").filter(pl.col("leader")).first().alias("lead_seat"),
+            (pl.col("leader") & (pl.col("win_share") <= 0)).any().alias("loser_leads"),
+            pl.col("win_share").filter(pl.col("last")).sum().alias("last_share"),
+            pl.col("leader").all().alias("all_tied"),
+        )
+        .sort(*GAME, "checkpoint")
+    )
+
+
+def leader_credits(results: pl.LazyFrame | pl.DataFrame, trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
+    """One row per (game, checkpoint) of the games with two or more players: ``n_players,
+    game_index, checkpoint, credit`` (the leaders' mean win share, in [0, 1]: the leader-wins
+    curve's per-game value) and ``tied`` (several seats lead)."""
+    res = _results_frame(results)
+    pc = _per_checkpoint(_joined(res, check_trajectories(trajectories)))
+    return pc.select(*GAME, "checkpoint", "credit", (pl.col("leaders") > 1).alias("tied"))
+
+
+def per_game_flow(
+    results: pl.LazyFrame | pl.DataFrame, trajectories: pl.LazyFrame | pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """One row per game of the results: ``n_players, game_index, margin`` (points, null for a solo
+    game), ``shared_win``, ``length`` (turns) and ``ended_by`` when the results have them, and with
+    trajectories ``checkpoints`` (K), ``lead_changes``, ``comeback`` (the win share of the seats
+    last at the midpoint, 0 when all tie there), ``all_tied_at_midpoint`` and ``decided_at`` (in
+    (0, 1]), null for a game without a trajectory or of one player. The module docstring defines
+    each. Raises ValueError on a table that breaks its contract."""
+    res = _results_frame(results)
+    games = _results_per_game(res)
+    if trajectories is None:
+        return games
+    pc = _per_checkpoint(_joined(res, check_trajectories(trajectories)))
+    sole = pc.filter(pl.col("leaders") == 1).select(*GAME, "checkpoint", "lead_seat")
+    changes = sole.with_columns(
+        (pl.col("lead_seat") != pl.col("lead_seat").shift(1).over(GAME)).fill_null(False).alias("change")
+    )
+    per = pc.group_by(GAME).agg(
+        pl.col("K").first().alias("checkpoints"),
+        pl.when(pl.col("all_tied").filter(pl.col("checkpoint") == (pl.col("K") - 1) // 2).first())
+        .then(0.0)
+        .otherwise(pl.col("last_share").filter(pl.col("checkpoint") == (pl.col("K") - 1) // 2).first())
+        .alias("comeback"),
+        pl.col("all_tied").filter(pl.col("checkpoint") == (pl.col("K") - 1) // 2).first().alias("all_tied_at_midpoint"),
+        # the first checkpoint from which only winners lead: one after the last one a non-winner led at
+        (
+            (pl.col("checkpoint").filter(pl.col("loser_leads")).max().fill_null(-1) + 2).clip(
+                upper_bound=pl.col("K").first()
+            )
+            / pl.col("K").first()
+        ).alias("decided_at"),
+    )
+    per = per.join(changes.group_by(GAME).agg(pl.col("change").sum().alias("lead_changes")), on=GAME, how="left")
+    per = per.with_columns(pl.col("lead_changes").fill_null(0).cast(pl.Int64))
+    return games.join(per, on=GAME, how="left").sort(GAME)
+
+
+# --------------------------------------------------------------------------- summaries
+
+
+def _histogram(x: np.ndarray) -> tuple[list[float], list[int]]:
+    if x.size == 0:
+        return [], []
+    lo, hi = float(x.min()), float(x.max())
+    if np.all(x == np.round(x)) and hi - lo + 1 <= MAX_BINS:
+        edges = np.arange(lo - 0.5, hi + 1.0, 1.0)
+    elif lo == hi:
+        edges = np.array([lo - 0.5, hi + 0.5])
+    else:
+        edges = np.histogram_bin_edges(x, bins=min(MAX_BINS, max(5, int(math.sqrt(x.size)))))
+    counts, edges = np.histogram(x, bins=edges)
+    return [float(e) for e in edges], [int(c) for c in counts]
+
+
+def _distribution(values: Sequence[float] | np.ndarray | pl.Series, confidence: float, edges=None) -> Distribution:
+    x = np.asarray(values, dtype=np.float64)
+    x = x[np.isfinite(x)]
+    n = int(x.size)
+    if n == 0:
+        return Distribution(0, None, None, None, {}, [], [])
+    mean = float(x.mean())
+    lo, hi = mean_interval(mean, float(x.std(ddof=1)) if n > 1 else None, n, confidence)
+    quantiles = {name: float(np.quantile(x, q)) for name, q in QUANTILES}
+    if edges is None:
+        e, c = _histogram(x)
+    else:
+        counts, be = np.histogram(x, bins=np.asarray(edges, dtype=np.float64))
+        e, c = [float(v) for v in be], [int(v) for v in counts]
+    return Distribution(n, mean, None if math.isnan(lo) else lo, None if math.isnan(hi) else hi, quantiles, e, c)
+
+
+def _share(credit: float, games: int, confidence: float) -> Share:
+    if games == 0:
+        return Share(None, None, None, 0, 0.0)
+    credit = min(max(float(credit), 0.0), float(games))  # float sums of 1/k shares
+    lo, hi = wilson_interval(credit, games, confidence)
+    return Share(credit / games, lo, hi, games, credit)
+
+
+DECIDED_EDGES = tuple(i / 10 for i in range(11))
+"""The decided-at histogram's bins: tenths of the game (the last holds 1.0)."""
+
+
+def flow_measures(
+    results: pl.LazyFrame | pl.DataFrame,
+    trajectories: pl.LazyFrame | pl.DataFrame | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> FlowMeasures:
+    """How a game feels, from one run's results (``results.parquet``: ``game_index, seat, score,
+    win_share`` needed; ``n_players, turns, ended_by`` used when present) and, when given, its
+    trajectories (``trajectories.parquet``, the contract in the module docstring).
+
+    Returns a :class:`FlowMeasures`: margin (points), each seat's scores (points), length (turns)
+    with the games per ending, and with trajectories the leader-wins curve, lead changes, comebacks
+    and decided-at; every interval at ``confidence`` over games.
+
+    Raises:
+        ValueError: a table lacks a column, holds two rows for one (game, seat) or (game,
+            checkpoint, seat), several variants, a trajectory that is not every seat at every
+            checkpoint, or a trajectory of a game the results do not hold.
+    """
+    res = _results_frame(results)
+    games = per_game_flow(res, trajectories)
+    margin_values = games["margin"].drop_nulls()
+    margin = _distribution(margin_values, confidence) if margin_values.len() else None
+    seats = []
+    for seat in sorted(res["seat"].unique().to_list()):
+        seats.append(SeatScores(int(seat), _distribution(res.filter(pl.col("seat") == seat)["score"], confidence)))
+    length = _distribution(games["length"], confidence) if "length" in games.columns else None
+    ended_by: dict[str, int] = {}
+    if "ended_by" in games.columns:
+        counts = games.group_by("ended_by").len().sort("ended_by")
+        ended_by = {str(r["ended_by"]): int(r["len"]) for r in counts.iter_rows(named=True)}
+    trajectory = None
+    if trajectories is not None:
+        trajectory = _trajectory_measures(res, trajectories, games, confidence)
+    return FlowMeasures(
+        confidence=confidence,
+        games=games.height,
+        margin=margin,
+        tied_on_points=int((margin_values == 0).sum()),
+        shared_wins=int(games["shared_win"].sum()),
+        seat_scores=seats,
+        length=length,
+        ended_by=ended_by,
+        trajectory=trajectory,
+    )
+
+
+def _trajectory_measures(
+    res: pl.DataFrame, trajectories: pl.LazyFrame | pl.DataFrame, games: pl.DataFrame, confidence: float
+) -> TrajectoryMeasures:
+    measured = games.filter(pl.col("checkpoints").is_not_null())
+    multi = games.filter(pl.col("n_players") > 1)
+    credits = leader_credits(res, trajectories)
+    curve = (
+        credits.group_by("checkpoint")
+        .agg(pl.col("credit").sum().alias("credit"), pl.len().alias("games"), pl.col("tied").sum().alias("tied"))
+        .sort("checkpoint")
+    )
+    points = []
+    for r in curve.iter_rows(named=True):
+        s = _share(r["credit"], int(r["games"]), confidence)
+        points.append(
+            LeaderPoint(
+                int(r["checkpoint"]),
+                float(s.rate or 0.0),
+                float(s.ci_low or 0.0),
+                float(s.ci_high or 0.0),
+                s.games,
+                int(r["tied"]),
+            )
+        )
+    n = measured.height
+    ks = measured["checkpoints"].to_numpy()
+    return TrajectoryMeasures(
+        games=n,
+        without_trajectory=multi.height - n,
+        checkpoints_min=int(ks.min()) if n else 0,
+        checkpoints_max=int(ks.max()) if n else 0,
+        leader_wins=points,
+        lead_changes=_distribution(measured["lead_changes"], confidence),
+        comebacks=_share(float(measured["comeback"].sum()), n, confidence),
+        all_tied_at_midpoint=int(measured["all_tied_at_midpoint"].sum()),
+        decided_at=_distribution(measured["decided_at"], confidence, edges=DECIDED_EDGES),
+    )
+
+
+# --------------------------------------------------------------------------- paired
+
+
+FLOW_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("margin", "margin", "points"),
+    ("length", "length", "turns"),
+    ("leader wins", "leader_wins", "share"),
+    ("lead changes", "lead_changes", "per game"),
+    ("comebacks", "comeback", "share"),
+    ("decided at", "decided_at", "share of the game"),
+)
+"""(row name, per-game column, unit) of :func:`paired_flow`'s rows, in order."""
+
+
+def paired_flow(
+    a: pl.LazyFrame | pl.DataFrame,
+    b: pl.LazyFrame | pl.DataFrame,
+    trajectories_a: pl.LazyFrame | pl.DataFrame | None = None,
+    trajectories_b: pl.LazyFrame | pl.DataFrame | None = None,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> dict[str, Any]:
+    """The flow measures of variant B minus those of A, game by game (module docstring, "Paired
+    differences").
+
+    Args:
+        a, b: the two runs' results tables (one variant each).
+        trajectories_a, trajectories_b: their trajectories; the trajectory rows are left out unless
+            both are given.
+        confidence: the level of every interval.
+
+    Returns:
+        a JSON-ready dict ``{"confidence", "paired": bool, "pairing": why, "games_paired",
+        "rows": [row...], "leader_wins": [row...]}``. Each row is
+        :func:`balancer.stats.paired.paired_test`'s (or ``welch_test``'s) dict with ``name``,
+        ``kind`` ("flow") and ``unit``: ``from``/``to`` the means in A and B, ``difference`` B - A,
+        ``ci_low``/``ci_high``, ``p_value`` (unadjusted), ``test``. ``rows`` holds margin, length,
+        and with trajectories leader wins (each game's mean credit over its checkpoints), lead
+        changes, comebacks and decided at: the rows for compare's Holm family. ``leader_wins``: one
+        row per checkpoint reached in both (``checkpoint`` set), the per-game credit differences.
+
+    Raises:
+        ValueError: as :func:`flow_measures`.
+    """
+    with_traj = trajectories_a is not None and trajectories_b is not None
+    ga = per_game_flow(a, trajectories_a if with_traj else None)
+    gb = per_game_flow(b, trajectories_b if with_traj else None)
+    keys_a = set(ga.select(GAME).iter_rows())
+    keys_b = set(gb.select(GAME).iter_rows())
+    paired = keys_a == keys_b
+    if paired:
+        reason = f"paired by (n_players, game_index): the same {len(keys_a)} games in both"
+    else:
+        pa = sorted({k[0] for k in keys_a})
+        pb = sorted({k[0] for k in keys_b})
+        why = (
+            f"player counts differ (A: {pa}, B: {pb})"
+            if pa != pb
+            else f"{len(keys_a ^ keys_b)} games are in one run only"
+        )
+        reason = f"{why}, so games cannot be paired"
+    if with_traj:
+        ca, cb = leader_credits(a, trajectories_a), leader_credits(b, trajectories_b)  # type: ignore[arg-type]
+        mean_a = ca.group_by(GAME).agg(pl.col("credit").mean().alias("leader_wins"))
+        mean_b = cb.group_by(GAME).agg(pl.col("credit").mean().alias("leader_wins"))
+        ga = ga.join(mean_a, on=GAME, how="left")
+        gb = gb.join(mean_b, on=GAME, how="left")
+
+    def compare(xa: pl.DataFrame, xb: pl.DataFrame, column: str) -> dict[str, Any]:
+        if paired:
+            both = (
+                xa.select(*GAME, pl.col(column).alias("a"))
+                .join(xb.select(*GAME, pl.col(column).alias("b")), on=GAME, how="inner")
+                .drop_nulls()
+            )
+            if both.height:
+                return paired_test(both["a"].to_numpy(), both["b"].to_numpy(), confidence)
+        return welch_test(xa[column].drop_nulls().to_numpy(), xb[column].drop_nulls().to_numpy(), confidence)
+
+    rows = []
+    for name, column, unit in FLOW_ROWS:
+        if (
+            column in ga.columns
+            and column in gb.columns
+            and ga[column].drop_nulls().len()
+            and gb[column].drop_nulls().len()
+        ):
+            rows.append({"name": name, "kind": "flow", "unit": unit, **compare(ga, gb, column)})
+    curve = []
+    if with_traj:
+        for k in sorted(set(ca["checkpoint"].unique().to_list()) & set(cb["checkpoint"].unique().to_list())):
+            xa = ca.filter(pl.col("checkpoint") == k)
+            xb = cb.filter(pl.col("checkpoint") == k)
+            curve.append(
+                {
+                    "name": f"leader wins at checkpoint {k}",
+                    "kind": "flow",
+                    "unit": "share",
+                    "checkpoint": int(k),
+                    **compare(xa, xb, "credit"),
+                }
+            )
+    return json_clean(
+        {
+            "confidence": confidence,
+            "paired": paired,
+            "pairing": reason,
+            "games_paired": len(keys_a) if paired else 0,
+            "rows": rows,
+            "leader_wins": curve,
+        }
+    )
