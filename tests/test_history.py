@@ -272,8 +272,9 @@ def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
     result = cli("history", path, "-o", tmp_path / "p.html", "--figures", tmp_path / "figs")
     assert result.exit_code == 0, result.output
     html = (tmp_path / "p.html").read_text()
-    assert html.count("<svg") == 3 and "r/v/n000" in html
-    assert len(list((tmp_path / "figs").glob("*.png"))) == 3
+    # the three numbers are three panels of one figure (issue 50 item 8: was a figure each), written once
+    assert html.count("<svg") == 1 and "r/v/n000" in html and "One panel per number (3)" in html
+    assert [p.name for p in (tmp_path / "figs").glob("*.png")] == ["history-s.png"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -365,8 +366,15 @@ def test_a_detached_head_takes_its_branch_from_the_ci_variables(tmp_path, monkey
     assert commit_of(tmp_path).dirty
 
 
+def _point(event: int, estimate: float, **extra) -> dict:
+    """A drawn point of seat_win_rate:1 at ``event``: interval +/- 2 points, baseline 30%."""
+    return {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": estimate, "ci_low": estimate - 0.02,
+            "ci_high": estimate + 0.02, "baseline_value": 0.3, "event": event, "event_kind": "check",
+            "commit_sha": None, "commit_time": None, "recorded_at": None} | extra  # fmt: skip
+
+
 def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
-    from balancer.report.figures.history import series_figure, thinned_labels, y_label
+    from balancer.report.figures.history import Panel, history_figure, thinned_labels, y_label
 
     # 4.2 inches of axis hold int(4.2 // 0.45) = 9 labels. 8 events fit: every label kept. 40 events need a
     # step of ceil(40 / 9) = 5, counted back from the last (index 39): 39, 34, ..., 4 keep their labels.
@@ -377,16 +385,14 @@ def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
     assert y_label("win_rate", "seat_win_rate:3") == "win rate (%)"
     assert y_label("metric", "wasted_tiles_per_player") == "wasted tiles per player"
     assert y_label("metric", "score") == "score (per player)"
-    rows = [
-        {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": 0.3, "ci_low": 0.28, "ci_high": 0.32,
-         "baseline_value": 0.3, "event": e, "event_kind": "check", "commit_sha": f"{e:07x}abc",
-         "commit_time": None, "recorded_at": None}
-        for e in range(1, 41)
-    ]  # fmt: skip
-    ax = series_figure(rows, "r/v: seat_win_rate:1").axes[0]
-    assert len(ax.get_xticks()) == 40  # a tick per point, a label on 8 of them
-    assert sum(1 for t in ax.get_xticklabels() if t.get_text()) == 8
-    assert ax.get_xlabel().startswith("commit (short sha) and date") and ax.get_ylabel() == "win rate (%)"
+    rows = [_point(e, 0.3, commit_sha=f"{e:07x}abc") for e in range(1, 41)]
+    # one number: one panel of one column, its axis (6.5 - 0.2) - 0.7 = 5.6 inches: int(5.6 // 0.45) = 12
+    # labels fit, so a step of ceil(40 / 12) = 4 from the last: 39, 35, ..., 3, ten labels
+    ax = history_figure([Panel("r/v: seat_win_rate:1", rows)]).axes[0]
+    assert len(ax.get_xticks()) == 40  # a tick per point, a label on 10 of them
+    assert [i for i, t in enumerate(ax.get_xticklabels()) if t.get_text()] == list(range(3, 40, 4))
+    assert ax.get_ylabel() == "win rate (%)"
+    assert ax.figure.get_supxlabel().startswith("commit (short sha) and date")
 
 
 def test_a_history_in_a_read_only_folder_is_read_but_not_appended_to(tmp_path, monkeypatch):
@@ -472,24 +478,27 @@ def test_check_refuses_a_history_that_is_also_its_junit_markdown_or_baseline_fil
     assert result.exit_code == 2 and "is also --out" in result.output and history.read_bytes() == before
 
 
+def _legend(fig) -> list[str]:
+    return [t.get_text() for t in fig.legends[0].get_texts()]
+
+
 def test_a_panel_of_one_point_draws_every_mark_its_legend_lists():
     from matplotlib.collections import PolyCollection
 
-    from balancer.report.figures.history import series_figure
+    from balancer.report.figures.history import Panel, history_figure
 
     # One check at 30% (interval 28% to 32%) against a baseline of 29%: a band and a step line of one
     # point have no width, so the interval is a bar from 28 to 32 and the baseline a tick at 29 (in %).
-    row = {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": 0.30, "ci_low": 0.28, "ci_high": 0.32,
-           "baseline_value": 0.29, "event": 1, "event_kind": "check", "commit_sha": None,
-           "commit_time": None, "recorded_at": None}  # fmt: skip
-    ax = series_figure([row], "r/v: seat_win_rate:1").axes[0]
-    drawn = {line.get_label(): line for line in ax.get_lines()}
-    assert list(drawn["95% interval"].get_ydata()) == pytest.approx([28.0, 32.0])
+    row = _point(1, 0.30, baseline_value=0.29)
+    fig = history_figure([Panel("r/v: seat_win_rate:1", [row])])
+    drawn = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert list(drawn["95% interval"].get_ydata())[:2] == pytest.approx([28.0, 32.0])
     assert list(drawn["baseline"].get_ydata()) == pytest.approx([29.0, 29.0])
-    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no empty band
+    assert not [c for c in fig.axes[0].collections if isinstance(c, PolyCollection)]  # no empty band
+    assert _legend(fig) == ["95% interval", "estimate", "baseline"]
     # a baseline event has no baseline to compare with: no baseline mark, none in the legend
     saved = row | {"baseline_value": None, "event_kind": "baseline"}
-    labels = [line.get_label() for line in series_figure([saved], "t").axes[0].get_lines()]
+    labels = _legend(history_figure([Panel("t", [saved])]))
     assert "baseline" not in labels and "baseline saved" in labels
 
 
@@ -498,19 +507,61 @@ def test_the_interval_is_a_bar_at_each_commit_not_a_band_between_them():
 
     from matplotlib.collections import PolyCollection
 
-    from balancer.report.figures.history import series_figure
+    from balancer.report.figures.history import Panel, history_figure
 
     # three checks at 30, 31, 29% (intervals +/- 2 points): one bar per point, 28-32, 29-33, 27-31 (in %),
     # broken between them (a band drawn between commits showed values nothing measured; issue 50 item 8)
-    rows = [
-        {"kind": "win_rate", "number": "seat_win_rate:1", "estimate": p, "ci_low": p - 0.02, "ci_high": p + 0.02,
-         "baseline_value": 0.3, "event": e, "event_kind": "check", "commit_sha": None,
-         "commit_time": None, "recorded_at": None}
-        for e, p in enumerate([0.30, 0.31, 0.29], start=1)
-    ]  # fmt: skip
-    ax = series_figure(rows, "r/v: seat_win_rate:1").axes[0]
+    rows = [_point(e, p) for e, p in enumerate([0.30, 0.31, 0.29], start=1)]
+    ax = history_figure([Panel("r/v: seat_win_rate:1", rows)]).axes[0]
     assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
     bars = next(line for line in ax.get_lines() if line.get_label() == "95% interval")
     ys = list(bars.get_ydata())
     assert [ys[0], ys[1], ys[3], ys[4], ys[6], ys[7]] == pytest.approx([28, 32, 29, 33, 27, 31])
     assert all(math.isnan(ys[i]) for i in (2, 5, 8)) and list(bars.get_xdata())[:2] == [0, 0]
+    # nor is the estimate a line between commits: dots only
+    dots = next(line for line in ax.get_lines() if line.get_label() == "estimate")
+    assert dots.get_linestyle() == "None" and list(dots.get_ydata()) == pytest.approx([30, 31, 29])
+
+
+def test_sixteen_numbers_over_fifty_commits_are_one_figure_of_small_multiples():
+    from matplotlib.collections import PolyCollection
+
+    from balancer.report.figures.history import Panel, bar_width, figure_height, history_figure
+
+    # 16 numbers (the CI study's) at the default --last 50 were 16 figures of 2.9 inches each (about 4,500 px
+    # and page margins: 6,600 px). Now one figure: two columns of 8 rows, 8 * 1.5 + 1.25 = 13.25 inches,
+    # 1,272 px at 96 px an inch (at most 1,600 asserted), every panel on the same x of 50 commits, the labels
+    # under the bottom row only. Number 3 drifted: its title says so and its latest commit (event 50) is
+    # ringed, named in the legend; number 5's check at event 17 failed (a red cross).
+    def series(k: int) -> list[dict]:
+        return [_point(e, 0.25 + 0.001 * k * e, number=f"seat_win_rate:{k}", failed=(k, e) == (5, 17),
+                       commit_sha=f"{e:07x}beef") for e in range(1, 51)]  # fmt: skip
+
+    panels = [
+        Panel(f"mirror-3p/v1.1: seat_win_rate:{k}", series(k), "drift" if k == 3 else "", 50 if k == 3 else None)
+        for k in range(16)
+    ]
+    fig = history_figure(panels)
+    assert len(fig.axes) == 16 and figure_height(16) == 13.25
+    assert fig.get_figheight() * 96 <= 1600 and fig.get_figwidth() <= 6.5
+    assert {ax.get_subplotspec().get_geometry()[:2] for ax in fig.axes} == {(8, 2)}
+    first = fig.axes[0]
+    assert all(ax.get_shared_x_axes().joined(first, ax) for ax in fig.axes)
+    shown = [i for i, ax in enumerate(fig.axes) if ax.xaxis.get_tick_params()["labelbottom"]]
+    assert shown == [14, 15]  # the commits labelled under the bottom row only
+    assert fig.axes[15].get_xticklabels()[-1].get_text() == "0000032\n"  # the latest commit (50 = 0x32)
+    # three numbers: two rows of two, the fourth place empty, so the panel above it carries the labels too
+    three = history_figure(panels[:3]).axes
+    assert len(three) == 3 and [i for i, ax in enumerate(three) if ax.xaxis.get_tick_params()["labelbottom"]] == [1, 2]
+    for ax in fig.axes:
+        assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no band anywhere
+        assert ax.get_title(loc="left").startswith("mirror-3p/v1.1: seat_win_rate:")
+    flagged = fig.axes[3]
+    assert flagged.get_title(loc="left").endswith("(drift)") and flagged._left_title.get_color() == "#B35900"
+    assert fig.axes[2]._left_title.get_color() == "#1d1d1f"
+    ring = next(line for line in flagged.get_lines() if line.get_label().startswith("drift beyond tolerance"))
+    assert list(ring.get_xdata()) == [49]  # event 50 is the 50th commit on the shared axis
+    assert "drift beyond tolerance, every check passed" in _legend(fig) and "check failed" in _legend(fig)
+    # the bars are narrower where the commits stand closer: 50 commits on a 2.45-inch axis are 3.5 points
+    # apart, the bars 0.4 of that, 1.4 points (3 points where there is room)
+    assert bar_width(2.45, 50) == pytest.approx(0.4 * 2.45 * 72 / 50) and bar_width(5.6, 3) == 3.0

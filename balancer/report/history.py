@@ -21,7 +21,7 @@ from balancer.numtext import number_text
 from balancer.report import figures as figs
 from balancer.report import pages
 from balancer.report.figures import write_figure_files
-from balancer.report.figures.history import series_figure, short
+from balancer.report.figures.history import Panel, history_figure, short
 from balancer.report.render import ReportOutputError, write_atomically
 
 TEMPLATE_NAME = "history.html.j2"
@@ -65,18 +65,22 @@ def check_page_target(history: Path | str, out: Path | str) -> None:
             )
 
 
-def _panels(pts: pl.DataFrame, drift: pl.DataFrame) -> list[dict[str, Any]]:
-    flags = {}
+def _panels(pts: pl.DataFrame, drift: pl.DataFrame) -> list[Panel]:
+    """A panel per tracked number (sorted by run, variant, number) with its drift flag and the event
+    the flag is at (the drift's latest point)."""
+    flags: dict[tuple[str, str, str], tuple[str, int | None]] = {}
     if not drift.is_empty():
-        flags = {(r["run"], r["variant"], r["number"]): r["flag"] for r in drift.iter_rows(named=True)}
+        flags = {
+            (r["run"], r["variant"], r["number"]): (r["flag"] or "", r["latest_event"])
+            for r in drift.iter_rows(named=True)
+        }
     grouped: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for row in pts.sort("event").iter_rows(named=True):
         grouped.setdefault((row["run"], row["variant"], row["number"]), []).append(row)
     out = []
     for key in sorted(grouped):
-        rows = grouped[key]
-        title = f"{key[0]}/{key[1]}: {key[2]}"
-        out.append({"key": key, "title": title, "figure": series_figure(rows, title), "flag": flags.get(key, "")})
+        flag, at = flags.get(key, ("", None))
+        out.append(Panel(f"{key[0]}/{key[1]}: {key[2]}", grouped[key], flag, at))
     return out
 
 
@@ -160,9 +164,21 @@ def _events(history: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def figure_stem(key: tuple[str, str, str]) -> str:
-    """A file name for a panel: ``history-<run>-<variant>-<number>`` with unsafe characters as ``-``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", "history-" + "-".join(key)).strip("-")
+def figure_stem(study: str) -> str:
+    """The figure's file name: ``history-<study>`` with unsafe characters as ``-``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"history-{study}").strip("-")
+
+
+def figure_caption(study: str, panels: list[Panel], events: int) -> str:
+    """The figure's caption (kept in its files' metadata with ``--figures``): what it shows and how."""
+    flagged = [p.title for p in panels if p.flag == "drift"]
+    return (
+        f"Balance history of study {study}: {len(panels)} tracked number{'' if len(panels) == 1 else 's'} across "
+        f"{events} event{'' if events == 1 else 's'} (x: commit and date, in the order recorded). Each panel: the "
+        "estimate at each commit with its 95% interval as a bar there; dashed: the baseline each check compared "
+        "against; diamonds: baselines saved; red crosses: failed checks"
+        + (f"; ringed, title in orange: flagged for drift ({', '.join(flagged)})." if flagged else ".")
+    )
 
 
 def render_history(
@@ -177,15 +193,22 @@ def render_history(
     figures_dir: Path | None = None,
     alpha: float = 0.05,
 ) -> Path:
-    """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, each panel as SVG,
-    PNG and PDF); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
+    """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, its one figure of
+    every number as SVG, PNG and PDF, ``history-<study>.*``); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
     :mod:`balancer.stats.drift` made of them; ``source``: the history file's name as given."""
     panels = _panels(pts, drift)
-    blocks = []
-    for p in panels:
+    figure = None
+    if panels:
+        fig = history_figure(panels)
+        events = len({r["event"] for p in panels for r in p.rows})
+        study = meta.get("study", "")
         if figures_dir is not None:
-            write_figure_files(p["figure"], Path(figures_dir), figure_stem(p["key"]))
-        blocks.append({"title": p["title"], "svg": Markup(figs.svg_string(p["figure"])), "flag": p["flag"]})
+            write_figure_files(fig, Path(figures_dir), figure_stem(study), figure_caption(study, panels, events))
+        figure = {
+            "svg": Markup(figs.svg_string(fig)),
+            "panels": len(panels),
+            "flagged": [p.title for p in panels if p.flag == "drift"],
+        }
     drift_rows = _drift_rows(drift)
     n_steps = 0 if steps.is_empty() else steps.height
     html = (
@@ -198,7 +221,7 @@ def render_history(
             source=source,
             filters=filters,
             events=_events(history) if not history.is_empty() else [],
-            blocks=blocks,
+            figure=figure,
             moves=_step_rows(steps),
             n_steps=n_steps,
             drift=drift_rows,

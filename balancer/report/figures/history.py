@@ -1,9 +1,11 @@
-"""The history page's panel (:mod:`balancer.report.history`): one tracked number across commits."""
+"""The history page's figure (:mod:`balancer.report.history`): every tracked number across commits, as
+small multiples on one shared axis of commits."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -54,50 +56,129 @@ def y_label(kind: str, number: str) -> str:
     return words if "per player" in words else f"{words} (per player)"
 
 
-def series_figure(rows: Sequence[Mapping[str, Any]], title: str) -> Figure:
-    """One panel: the estimate at each point (x: event order, labelled by commit and date) with its 95%
-    interval as a bar at each point (no band: nothing is measured between commits), the baseline each check compared against as a step line, baseline events as
-    diamonds and failed checks as red crosses."""
+PANEL_HEIGHT = 1.5
+"""Inches a row of panels takes (plot and title)."""
+FRAME_HEIGHT = 1.25
+"""Inches the figure adds to its rows: the legend above, the commit labels and the x label below."""
+WARN_COLOUR = "#B35900"
+"""A drift flag: the panel's title and the ring round the flagged commit (the page's warning colour)."""
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One tracked number of the history figure: its title (``run/variant: number``), its points (rows
+    of :func:`balancer.stats.drift.points`, any order) and its drift flag (``"drift"``: beyond the
+    tolerance though every check passed) at the event ``flag_event`` (the drift's latest point)."""
+
+    title: str
+    rows: Sequence[Mapping[str, Any]]
+    flag: str = ""
+    flag_event: int | None = None
+
+
+def grid(panels: int) -> tuple[int, int]:
+    """(rows, columns) of the small multiples: one column for one number, two up to 18 numbers, else
+    three (each panel at least about 1.9 inches wide on a printed page)."""
+    cols = 1 if panels <= 1 else (2 if panels <= 18 else 3)
+    return math.ceil(max(1, panels) / cols), cols
+
+
+def figure_height(panels: int) -> float:
+    """Inches of the figure of ``panels`` numbers: a row of :data:`PANEL_HEIGHT` per :func:`grid` row plus
+    :data:`FRAME_HEIGHT` (16 numbers: 8 rows, 13.25 in, about 1,270 px on a screen at 96 px an inch)."""
+    return grid(panels)[0] * PANEL_HEIGHT + FRAME_HEIGHT
+
+
+def bar_width(axis_inches: float, events: int) -> float:
+    """Points of line width of an interval's bar: 3, or less where the commits stand closer, so that
+    neighbouring bars keep a gap of at least 60% of their spacing (50 commits on a 2.5-inch axis:
+    2.5 * 72 / 50 = 3.6 points apart, bars 1.44 points wide) and never read as a band."""
+    return max(0.6, min(3.0, 0.4 * axis_inches * 72 / max(1, events)))
+
+
+def _draw(ax: Any, p: Panel, at: Mapping[int, int], width: float) -> None:
+    rows = sorted(p.rows, key=lambda r: r["event"])
     kind = rows[0]["kind"]
     s = kind_scale(kind)
-    xs = list(range(len(rows)))
-    est = [s * (r["estimate"] if r["estimate"] is not None else math.nan) for r in rows]
-    low = [s * (r["ci_low"] if r["ci_low"] is not None else math.nan) for r in rows]
-    high = [s * (r["ci_high"] if r["ci_high"] is not None else math.nan) for r in rows]
-    base = [s * (r["baseline_value"] if r["baseline_value"] is not None else math.nan) for r in rows]
+
+    def scaled(key: str) -> list[float]:
+        return [s * r[key] if r.get(key) is not None else math.nan for r in rows]
+
+    xs = [at[r["event"]] for r in rows]
+    est, low, high, base = scaled("estimate"), scaled("ci_low"), scaled("ci_high"), scaled("baseline_value")
+    # the interval: a bar at each commit, broken between them (nothing is measured between two commits)
+    bx = [v for x in xs for v in (x, x, math.nan)]
+    by = [v for lo, hi in zip(low, high, strict=True) for v in (lo, hi, math.nan)]
+    bar = bar_width(width, len(at))
+    ax.plot(bx, by, color=figs.BAR_COLOUR, alpha=0.45, linewidth=bar, solid_capstyle="butt", label="95% interval")
+    ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3, linestyle="none", label="estimate")
+    if not all(math.isnan(b) for b in base):
+        if len(xs) == 1:  # a step line of one point has no width: a tick at the point
+            ax.plot([xs[0] - 0.3, xs[0] + 0.3], [base[0], base[0]], color=BASELINE_COLOUR, linestyle="--",
+                    linewidth=0.9, label="baseline")  # fmt: skip
+        else:  # the baseline holds from one save to the next
+            ax.step(xs, base, where="mid", color=BASELINE_COLOUR, linestyle="--", linewidth=0.9, label="baseline")
+    saved = [i for i, r in enumerate(rows) if r.get("event_kind") == "baseline"]
+    if saved:
+        ax.plot([xs[i] for i in saved], [est[i] for i in saved], "D", color=BASELINE_COLOUR, markersize=4,
+                linestyle="none", label="baseline saved")  # fmt: skip
+    failed = [i for i, r in enumerate(rows) if r.get("failed")]
+    if failed:
+        ax.plot([xs[i] for i in failed], [est[i] for i in failed], "X", color=FAIL_COLOUR, markersize=7,
+                linestyle="none", label="check failed")  # fmt: skip
+    title = figs.text_label(p.title)
+    if p.flag == "drift":
+        flagged = [i for i, r in enumerate(rows) if r["event"] == p.flag_event]
+        if flagged:
+            ax.plot([xs[i] for i in flagged], [est[i] for i in flagged], "o", markersize=11, markerfacecolor="none",
+                    markeredgecolor=WARN_COLOUR, markeredgewidth=1.6, linestyle="none", clip_on=False,
+                    label="drift beyond tolerance, every check passed")  # fmt: skip
+        title += " (drift)"
+    ax.set_title(
+        figs.wrap(title, width + 0.5, figs.FONT_SIZE),
+        loc="left",
+        fontsize=figs.FONT_SIZE,
+        color=WARN_COLOUR if p.flag == "drift" else "#1d1d1f",
+    )
+    ax.set_ylabel(figs.text_label(y_label(kind, str(rows[0]["number"]))), fontsize=figs.SMALL_SIZE)
+    ax.tick_params(axis="y", labelsize=figs.SMALL_SIZE)
+
+
+def history_figure(panels: Sequence[Panel]) -> Figure:
+    """The history page's one figure: small multiples, a panel per tracked number (:func:`grid`: two
+    columns, :func:`figure_height` tall), on one shared x axis of events in the order recorded (labelled
+    by commit and date on the bottom panels). Each panel draws the estimate at each point with its 95%
+    interval as a bar at that point (no band: nothing is measured between commits), the baseline each
+    check compared against as a dashed step line, baseline events as diamonds, failed checks as red
+    crosses, and a number flagged for drift with its title in orange and its flagged commit ringed. One
+    legend above the panels lists every mark drawn."""
+    events: dict[int, Mapping[str, Any]] = {}
+    for p in panels:
+        for r in p.rows:
+            events.setdefault(r["event"], r)
+    order = sorted(events)
+    at = {e: i for i, e in enumerate(order)}
+    nrows, ncols = grid(len(panels))
     with figs.style():
-        width = 5.8  # inches, within figs.PAGE_WIDTH: the page shows panels at their size, as printed
-        fig = figs.new_figure((width, 2.9))
-        ax = fig.add_subplot()
-        # a band or a step line of one point has no width: a lone point gets a bar and a tick instead
-        lone = len(xs) == 1
-        if lone:
-            ax.plot([0, 0], [low[0], high[0]], color=figs.BAR_COLOUR, alpha=0.35, linewidth=6, label="95% interval")
-        else:  # a bar at each point, broken between them: nothing is measured between two commits
-            bx = [v for x in xs for v in (x, x, math.nan)]
-            by = [v for lo, hi in zip(low, high, strict=True) for v in (lo, hi, math.nan)]
-            ax.plot(bx, by, color=figs.BAR_COLOUR, alpha=0.35, linewidth=4, solid_capstyle="butt", label="95% interval")
-        ax.plot(xs, est, color=figs.BAR_COLOUR, marker="o", markersize=3.5, linewidth=1.2, label="estimate")
-        if not all(math.isnan(b) for b in base):
-            if lone:
-                ax.plot([-0.3, 0.3], [base[0], base[0]], color=BASELINE_COLOUR, linestyle="--", linewidth=1.0,
-                        label="baseline")  # fmt: skip
-            else:
-                ax.step(xs, base, where="mid", color=BASELINE_COLOUR, linestyle="--", linewidth=1.0, label="baseline")
-        saved = [i for i, r in enumerate(rows) if r.get("event_kind") == "baseline"]
-        if saved:
-            ax.plot([xs[i] for i in saved], [est[i] for i in saved], "D", color=BASELINE_COLOUR, markersize=4.5,
-                    linestyle="none", label="baseline saved")  # fmt: skip
-        failed = [i for i, r in enumerate(rows) if r.get("failed")]
-        if failed:
-            ax.plot([xs[i] for i in failed], [est[i] for i in failed], "X", color=FAIL_COLOUR, markersize=8,
-                    linestyle="none", label="check failed")  # fmt: skip
-        labels = thinned_labels([figs.text_label(point_label(r)) for r in rows], width - 1.6)  # minus the legend
-        ax.set_xticks(xs, labels)
-        ax.tick_params(axis="x", labelsize=figs.SMALL_SIZE)
-        ax.set_xlim(-0.5, len(rows) - 0.5)
-        ax.set_xlabel("commit (short sha) and date (month-day), in the order recorded")
-        ax.set_ylabel(figs.text_label(y_label(kind, str(rows[0]["number"]))))
-        ax.set_title(figs.wrap(figs.text_label(title), width), loc="left")
-        fig.legend(loc="outside right upper")
+        fig = figs.new_figure((figs.PAGE_WIDTH, figure_height(len(panels))))
+        axes = fig.subplots(nrows, ncols, sharex=True, squeeze=False).ravel()
+        width = (figs.PAGE_WIDTH - 0.2) / ncols - 0.7  # a panel's axis: minus its y label and ticks
+        for i, ax in enumerate(axes):
+            if i >= len(panels):
+                fig.delaxes(ax)
+                continue
+            _draw(ax, panels[i], at, width)
+            if i + ncols >= len(panels):  # no panel below: this one carries the commit labels
+                ax.tick_params(axis="x", labelbottom=True)
+        labels = thinned_labels([figs.text_label(point_label(events[e])) for e in order], width)
+        axes[0].set_xticks(range(len(order)), labels)  # shared by every panel
+        axes[0].set_xlim(-0.5, len(order) - 0.5)
+        for ax in axes[: len(panels)]:
+            ax.tick_params(axis="x", labelsize=figs.SMALL_SIZE)
+        fig.supxlabel("commit (short sha) and date (month-day), in the order recorded", fontsize=figs.FONT_SIZE)
+        seen: dict[str, Any] = {}
+        for ax in axes[: len(panels)]:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(label, handle)
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside upper center", ncols=min(3, len(seen)))
     return fig
