@@ -166,6 +166,43 @@ def test_the_ratings_chart_draws_an_interval_that_lies_on_one_side_of_its_estima
     assert sorted(caps.get_xdata()) == [0.0, 0.0, 1500.0, 1700.0]
 
 
+def test_the_seat_chart_draws_each_rungs_interval_as_a_whisker_not_a_band_between_rungs():
+    # issue 50 item 8: the seat chart shaded each seat's 95% interval as a band from rung to rung (values
+    # nothing measured: a rung is an agent, not a point on a scale). Now every seat has a whisker at each
+    # rung, the seats dodged side by side: two seats, spread 0.5 over a gap of 1, offsets -0.25 and +0.25.
+    # Seat 1 at 60% (55 to 65) then 52% (48 to 56); seat 2 at 40% (35 to 45) then 48% (44 to 52).
+    from types import SimpleNamespace
+
+    from matplotlib.collections import LineCollection, PolyCollection
+
+    from balancer.report.figures.ladder import seat_chart
+
+    def seat(k: int, rate: float, lo: float, hi: float) -> dict:
+        return {"seat": k, "rate": rate, "ci_low": lo, "ci_high": hi}
+
+    t = SimpleNamespace(
+        rungs=["random", "greedy"],
+        players=2,
+        fair=0.5,
+        published=None,
+        seat_rates=[
+            [seat(1, 0.60, 0.55, 0.65), seat(2, 0.40, 0.35, 0.45)],
+            [seat(1, 0.52, 0.48, 0.56), seat(2, 0.48, 0.44, 0.52)],
+        ],
+    )
+    (ax,) = seat_chart(t).axes
+    assert not [c for c in ax.collections if isinstance(c, PolyCollection)]  # no band
+    whiskers = [c for c in ax.collections if isinstance(c, LineCollection)]
+    ends = sorted(tuple(np.round(seg[:, 1], 6)) for c in whiskers for seg in c.get_segments())
+    assert ends == [(35.0, 45.0), (44.0, 52.0), (48.0, 56.0), (55.0, 65.0)]
+    xs = sorted(round(float(seg[0, 0]), 6) for c in whiskers for seg in c.get_segments())
+    assert xs == [-0.25, 0.25, 0.75, 1.25]
+    assert [c.get_label() for c in ax.containers] == ["seat 1", "seat 2"]
+    points = [c.lines[0] for c in ax.containers]
+    assert [line.get_linestyle() for line in points] == ["None", "None"]  # no line from rung to rung
+    assert [list(line.get_ydata()) for line in points] == [pytest.approx([60, 52]), pytest.approx([40, 48])]
+
+
 def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
     # a rung that never lost (issue 32): its exact bound Elo >= 729 has no upper end; the chart draws
     # it from 729 to the right edge with an arrow head and no point estimate (the pseudo-game's)

@@ -12,20 +12,24 @@ from balancer.report import figures as figs
 
 
 def seat_chart(t: LadderTable, title: str = "") -> Figure:
-    """Seat win rate (y, %) against rung (x, weakest first): one line per seat with its 95% band, the
+    """Seat win rate (y, %) at each rung (x, weakest first): each seat's rate with its 95% interval as
+    a whisker at every rung, the seats side by side (:func:`balancer.report.figures.dodge_offsets`),
+    nothing drawn between rungs (a rung is an agent, not a point on a scale: no band, no line); the
     fair share dashed, published seat rates (if any) as diamonds at the right."""
     rungs = t.rungs
-    x = np.arange(len(rungs))
+    x = np.arange(len(rungs), dtype=float)
+    offsets = figs.dodge_offsets(t.players, list(x), spread=0.5)
     fig = figs.new_figure((figs.PAGE_WIDTH, 3.6))
     with figs.style():
         ax = fig.add_subplot()
         for s in range(t.players):
             colour = figs.PALETTE[s % len(figs.PALETTE)]
-            vals = np.array([rows[s]["rate"] for rows in t.seat_rates]) * 100
-            lo = np.array([rows[s]["ci_low"] for rows in t.seat_rates]) * 100
-            hi = np.array([rows[s]["ci_high"] for rows in t.seat_rates]) * 100
-            ax.fill_between(x, lo, hi, color=colour, alpha=0.18, linewidth=0)
-            ax.plot(x, vals, marker="o", markersize=4, color=colour, linewidth=1.6, label=f"seat {s + 1}")
+            vals = np.array([rows[s]["rate"] for rows in t.seat_rates], dtype=float) * 100
+            lo = np.array([rows[s]["ci_low"] for rows in t.seat_rates], dtype=float) * 100
+            hi = np.array([rows[s]["ci_high"] for rows in t.seat_rates], dtype=float) * 100
+            err = np.nan_to_num(np.vstack([np.clip(vals - lo, 0, None), np.clip(hi - vals, 0, None)]))
+            ax.errorbar(x + offsets[s], vals, yerr=err, fmt="o", markersize=4, capsize=2.5, elinewidth=1.0,
+                        color=colour, label=f"seat {s + 1}")  # fmt: skip
             if t.published is not None:
                 # seats with the same published rate (26 / 25 / 23 / 26) side by side, not on top of each other
                 same = [o for o in range(t.players) if round(t.published[o], 6) == round(t.published[s], 6)]
@@ -50,12 +54,12 @@ def seat_chart(t: LadderTable, title: str = "") -> Figure:
         )
         labels = [figs.text_label(r) for r in rungs] + (["published"] if t.published is not None else [])
         ax.set_xticks(range(len(labels)), labels)
-        ax.set_xlim(-0.3, len(labels) - 0.7)
+        ax.set_xlim(-0.5, len(labels) - 0.5)
         ax.set_xlabel("rung (agents of rising strength)")
-        ax.set_ylabel("seat win rate (%, 95% band)")
+        ax.set_ylabel("seat win rate (%)")
         if title:
             ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="shaded: 95% interval")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), title="whiskers: 95% interval")
     return fig
 
 
