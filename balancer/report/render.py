@@ -25,10 +25,12 @@ from balancer.core.registry import metric_specs_of
 from balancer.numtext import number_text
 from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
+from balancer.report.flow import flow_view, read_trajectories
 from balancer.sim.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
 from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 from balancer.stats.aggregate import METRIC_PREFIX, without_bonus_rows
 from balancer.stats.completion import completion_lines
+from balancer.stats.flow import TRAJECTORIES_FILE
 from balancer.stats.labels import LABEL_PREFIX, Order, matchup_matrix, win_rate_by_label
 from balancer.stats.solo import solo_result
 
@@ -384,6 +386,7 @@ def build_context(
     meta: Mapping[str, Any],
     title: str | None = None,
     labels: Sequence[Mapping[str, Any]] = (),
+    flow: Mapping[str, Any] | None = None,
 ) -> dict:
     """Everything the template needs, figures included (as ``Markup`` SVG).
 
@@ -392,6 +395,7 @@ def build_context(
         meta: the run's ``run.json`` dict.
         title: page title; defaults to ``"<Game> <variant>: balance report"``.
         labels: the sections of :func:`label_sections` ("Win rate by <label>").
+        flow: the section "How the game feels" (:func:`balancer.report.flow.flow_view`), or None.
 
     A solo run (1 player) has no seat or agent win rates to show (the one seat always "wins"):
     ``solo`` is True and ``solo_result`` is the game's own result (:func:`solo_result`) or None.
@@ -470,6 +474,7 @@ def build_context(
         "versions": sorted(versions.items()),
         "command": meta.get("command"),
         "confidence": summary.get("confidence", 0.95),
+        "flow": flow,
     }
 
 
@@ -484,9 +489,10 @@ def render_html(
     meta: Mapping[str, Any],
     title: str | None = None,
     labels: Sequence[Mapping[str, Any]] = (),
+    flow: Mapping[str, Any] | None = None,
 ) -> str:
     """Render the report page to a string (for notebooks: ``IPython.display.HTML(...)``)."""
-    context = build_context(summary, meta, title, labels)
+    context = build_context(summary, meta, title, labels, flow)
     return environment().get_template(TEMPLATE_NAME).render(**context)
 
 
@@ -662,8 +668,13 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None, s
     check_run_meta(meta, results_dir / RUN_FILE)
     summary = _load_summary(results_dir, meta)
     n = int(summary.get("n_players") or meta.get("n_players") or 0)
-    labels = label_sections(scan_results(results_dir), n, float(summary.get("confidence", 0.95)), metric_specs_of(meta))
-    html = render_html(summary, meta, title, labels)
+    confidence = float(summary.get("confidence", 0.95))
+    labels = label_sections(scan_results(results_dir), n, confidence, metric_specs_of(meta))
+    trajectories = read_trajectories(results_dir)
+    flow = flow_view(
+        scan_results(results_dir), trajectories, n, confidence, str(parquet), str(results_dir / TRAJECTORIES_FILE)
+    )
+    html = render_html(summary, meta, title, labels, flow)
     if source is not None:
         from balancer.naming import mark_page
 

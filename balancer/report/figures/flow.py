@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import StrMethodFormatter
 
 from balancer.report import figures as figs
 
@@ -193,6 +194,7 @@ def distribution_figure(
             ax.set_title(figs.wrap(figs.text_label(ptitle), figs.PAGE_WIDTH / len(kept)), loc="left")
             ax.set_xlabel(figs.text_label(xlabel))
             ax.set_ylabel("games")
+            ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # 10,000 games, as the page writes it
             if len(series) > 1:
                 ax.legend(loc="upper left")
         if title:

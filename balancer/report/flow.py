@@ -1,0 +1,103 @@
+"""The run report's section "How the game feels" (issue 49): margin, each seat's final scores and length
+from ``results.parquet``, and, when the run directory holds ``trajectories.parquet``, the leader-wins
+curve, lead changes, comebacks and decided-at (:mod:`balancer.stats.flow` defines each and the file's
+contract). :func:`flow_view` gives the template its context, figures inline.
+
+Until the engine writes trajectories (issue 47's table loop), this module reads the file itself, at the
+edge, and names it in any error: a file that cannot be read or breaks the contract is a
+:class:`~balancer.sim.results.ResultsFileError` (one line, exit 2), never half a page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from markupsafe import Markup
+
+from balancer.report import figures
+from balancer.report.figures.flow import distribution_figure, leader_wins_figure, seat_scores_figure
+from balancer.sim.results import ResultsFileError
+from balancer.stats.flow import TRAJECTORIES_FILE, check_trajectories, flow_measures
+
+_READ_ERRORS: tuple[type[BaseException], ...] = (pl.exceptions.PolarsError, OSError)
+
+
+def read_trajectories(results_dir: Path) -> pl.DataFrame | None:
+    """The run's trajectories (``trajectories.parquet``), checked against the contract, or None when
+    the run has none. Raises ResultsFileError naming the file when it is not a regular file (a FIFO,
+    a directory, a dangling link), cannot be read as Parquet or breaks the contract."""
+    path = Path(results_dir) / TRAJECTORIES_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    if not path.is_file():
+        raise ResultsFileError(f"{path}: not a regular file")
+    try:
+        return check_trajectories(pl.read_parquet(path))
+    except ValueError as exc:
+        raise ResultsFileError(f"{path}: {exc}") from None
+    except _READ_ERRORS as exc:
+        text = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise ResultsFileError(f"{path}: cannot be read as Parquet ({text})") from None
+
+
+def _svg(fig: Any) -> Markup:
+    return Markup(figures.svg_string(fig))
+
+
+def flow_view(
+    results: pl.LazyFrame | pl.DataFrame,
+    trajectories: pl.DataFrame | None,
+    n_players: int,
+    confidence: float = 0.95,
+    results_name: str = "results.parquet",
+    trajectories_name: str = TRAJECTORIES_FILE,
+) -> dict[str, Any] | None:
+    """The section's context: ``measures`` (:meth:`~balancer.stats.flow.FlowMeasures.to_dict`), the
+    figures (``distribution_chart``: margin and length; ``seat_chart``; with trajectories
+    ``leader_chart`` and ``course_chart``: decided-at and lead changes) and ``trajectories``
+    (whether the run has them); None when the results have no ``game_index`` (the section needs
+    games). Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
+    tables break their contracts."""
+    columns = (results.collect_schema() if isinstance(results, pl.LazyFrame) else results.schema).names()
+    if "game_index" not in columns:
+        return None
+    try:
+        measures = flow_measures(results, trajectories, confidence).to_dict()
+    except ValueError as exc:
+        name = trajectories_name if "trajector" in str(exc) else results_name
+        raise ResultsFileError(f"{name}: {exc}") from None
+    panels = []
+    if measures["margin"]:
+        panels.append(("Margin", "winner minus runner-up (points)", [("", measures["margin"])]))
+    if measures["length"]:
+        panels.append(("Length", "turns (the most of any seat)", [("", measures["length"])]))
+    distribution_chart = _svg(distribution_figure(panels)) if panels else None
+    seat_chart = (
+        _svg(seat_scores_figure(measures["seat_scores"]))
+        if any(s["scores"].get("n") for s in measures["seat_scores"])
+        else None
+    )
+    leader_chart = course_chart = None
+    t = measures["trajectory"]
+    if t and t["leader_wins"]:
+        fair = 1.0 / n_players if n_players > 1 else None
+        leader_chart = _svg(leader_wins_figure([("this run", t["leader_wins"])], fair_share=fair))
+        course_chart = _svg(
+            distribution_figure(
+                [
+                    ("Decided at", "share of the game", [("", t["decided_at"])]),
+                    ("Lead changes", "per game", [("", t["lead_changes"])]),
+                ]
+            )
+        )
+    return {
+        "measures": measures,
+        "trajectories": trajectories is not None,
+        "trajectories_file": TRAJECTORIES_FILE,
+        "distribution_chart": distribution_chart,
+        "seat_chart": seat_chart,
+        "leader_chart": leader_chart,
+        "course_chart": course_chart,
+    }

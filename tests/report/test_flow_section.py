@@ -1,0 +1,114 @@
+"""The run report's "How the game feels" (issue 49, balancer/report/flow.py and flow_section.html.j2): from
+results.parquet alone today, with the trajectory measures when the run directory holds a
+trajectories.parquet (a synthetic one here, as the engine does not write it yet), and a broken
+trajectories file refused in one line naming it, with no page written."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from balancer.report import render_report
+from balancer.sim.results import ResultsFileError
+from balancer.stats.flow import TRAJECTORY_SCHEMA
+from tests.report.test_render import META, results
+
+# results(): game 0 seat 1 wins 10-5; game 1 a shared win 7-7; game 2 seat 2 wins 9-3; game 3 seat 1 wins 8-2
+# trajectories, 3 checkpoints (seat 1, seat 2):
+#   game 0: (1,0) (1,2) (10,5)   sole leaders 1, 2, 1: 2 lead changes; midpoint (3-1)//2 = 1: seat 1 last and won
+#           (a comeback); seat 2 (lost) leads at checkpoint 1: decided at (1+2)/3 = 1
+#   game 1: (0,0) (3,3) (7,7)    all tied throughout: no change, no comeback (all tied at the midpoint), both won:
+#           decided at 1/3
+#   game 2: (0,1) (2,4) (3,9)    seat 2 throughout: no change; seat 1 last at the midpoint lost; decided at 1/3
+#   game 3: (2,0) (4,1) (8,2)    seat 1 throughout: likewise
+# leader wins: k0 (1 + .5 + 1 + 1)/4 = 87.5%, k1 (0 + .5 + 1 + 1)/4 = 62.5%, k2 87.5%
+# lead changes mean 2/4 = 0.50; comebacks 1/4 = 25.0%; decided at mean (1 + 3 * 1/3)/4 = 0.50
+STANDINGS = {
+    0: [(1, 0), (1, 2), (10, 5)],
+    1: [(0, 0), (3, 3), (7, 7)],
+    2: [(0, 1), (2, 4), (3, 9)],
+    3: [(2, 0), (4, 1), (8, 2)],
+}
+
+
+def trajectories() -> pl.DataFrame:
+    rows = [
+        ("v1.1", 2, g, k, s, float(x))
+        for g, game in STANDINGS.items()
+        for k, pair in enumerate(game)
+        for s, x in enumerate(pair, start=1)
+    ]
+    return pl.DataFrame(rows, schema=dict(TRAJECTORY_SCHEMA), orient="row")
+
+
+@pytest.fixture()
+def run_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "results"
+    directory.mkdir()
+    results().write_parquet(directory / "results.parquet")
+    (directory / "run.json").write_text(json.dumps(META))
+    return directory
+
+
+def section(html: str) -> str:
+    start = html.index('<section id="flow">')
+    return html[start : html.index("</section>", start)]
+
+
+def cells(html: str, measure: str) -> list[str]:
+    row = re.search(rf"<tr><td>{re.escape(measure)}</td>(.*?)</tr>", html, flags=re.S)
+    assert row, measure
+    return [" ".join(c.split()) for c in re.findall(r"<td>(.*?)</td>", row.group(1), flags=re.S)]
+
+
+def test_from_results_alone(run_dir: Path, tmp_path: Path) -> None:
+    flow = section(render_report(run_dir, tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert "How the game feels" in flow
+    # margins 10-5 = 5, 7-7 = 0, 9-3 = 6, 8-2 = 6: mean 4.25, median 5.5, one tied on points, one shared win
+    assert cells(flow, "margin (points)")[0] == "4.25" and cells(flow, "margin (points)")[2] == "5.50"
+    assert "1 of 4 games ended with the top two tied on" in flow and "1 had a shared win" in flow
+    # length: 5 turns in every game
+    assert cells(flow, "length (turns)")[:3] == ["5.00", "5.00 – 5.00", "5.00"]
+    # two figures (margin and length; scores by seat), and the note that the trajectory measures need a file
+    assert flow.count("<svg") == 2 and 'id="flow-no-trajectories"' in flow
+    assert "comebacks" not in flow.split('id="flow-no-trajectories"')[0]
+
+
+def test_with_trajectories(run_dir: Path, tmp_path: Path) -> None:
+    trajectories().write_parquet(run_dir / "trajectories.parquet")
+    flow = section(render_report(run_dir, tmp_path / "r.html").read_text(encoding="utf-8"))
+    assert cells(flow, "lead changes per game")[0] == "0.50"
+    assert cells(flow, "decided at (share of the game)")[0] == "0.50"
+    assert cells(flow, "comebacks (% of games)")[0] == "25.0"
+    assert "flow-no-trajectories" not in flow
+    # the leader-wins curve and the decided-at / lead-change histograms join the two figures
+    assert flow.count("<svg") == 4
+    assert "(1 of 4) is none" in flow  # game 1, all tied at the midpoint
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda p: p.write_bytes(b"not parquet"), "cannot be read as Parquet"),
+        (lambda p: trajectories().filter(pl.col("checkpoint") != 1).write_parquet(p), "not every seat at every"),
+        (lambda p: trajectories().drop("standing").write_parquet(p), "lack column(s): standing"),
+        (lambda p: trajectories().with_columns(pl.col("game_index") + 7).write_parquet(p), "which the results do not"),
+        (lambda p: p.mkdir(), "not a regular file"),
+        (lambda p: os.symlink(p.parent / "nowhere", p), "not a regular file"),
+    ],
+)
+def test_a_broken_trajectories_file_is_named_and_no_page_written(
+    run_dir: Path, tmp_path: Path, damage, message
+) -> None:
+    path = run_dir / "trajectories.parquet"
+    damage(path)
+    with pytest.raises(ResultsFileError) as err:
+        render_report(run_dir, tmp_path / "r.html")
+    text = str(err.value)
+    assert text.startswith(str(path)) and message in text and "\n" not in text
+    assert not (tmp_path / "r.html").exists()
