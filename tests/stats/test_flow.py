@@ -209,6 +209,14 @@ def test_a_trajectory_that_breaks_the_contract_is_refused(change, message):
         flow_measures(RESULTS, change(TRAJ))
 
 
+def test_results_with_two_rows_for_one_seat_are_refused():
+    twice = pl.concat([RESULTS, RESULTS.filter((pl.col("game_index") == 2) & (pl.col("seat") == 1))])
+    with pytest.raises(ValueError, match="more than one row"):
+        flow_measures(twice)
+    # the same seat numbers in different games are not a duplicate
+    assert flow_measures(RESULTS).games == 3
+
+
 def test_check_trajectories_returns_the_contract_types():
     t = check_trajectories(TRAJ.with_columns(pl.col("seat").cast(pl.Int64), pl.col("standing").cast(pl.Int32)))
     assert dict(t.schema) == dict(TRAJECTORY_SCHEMA)
