@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -267,8 +267,6 @@ def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFram
         df = df.select(pl.col(c).cast(t) for c, t in TRAJECTORY_SCHEMA.items())
     except pl.exceptions.PolarsError as exc:
         raise ValueError(f"trajectories have a column of the wrong type: {exc}") from None
-    if df.height == 0:
-        raise ValueError("trajectories are empty")
     if df.select(pl.col("standing").is_null().any() | (~pl.col("standing").is_finite()).any()).item():
         raise ValueError("trajectories hold a standing that is missing or not finite")
     if df.select(pl.struct(*GAME, "checkpoint", "seat").is_duplicated().any()).item():
@@ -493,6 +491,49 @@ DECIDED_EDGES = tuple(i / 10 for i in range(11))
 """The decided-at histogram's bins: tenths of the game (the last holds 1.0)."""
 
 
+SLICE_GAMES = 100_000
+"""Games per pass of :func:`flow_measures` over a lazy results table (and its trajectories): what
+bounds its memory (every measure is per game, so the slices' per-game values and the curve's sums
+add up to those of one pass)."""
+
+
+def _game_slices(
+    results: pl.LazyFrame | pl.DataFrame,
+    trajectories: pl.LazyFrame | pl.DataFrame | None,
+    slice_games: int | None = None,
+) -> Iterator[tuple[pl.LazyFrame | pl.DataFrame, pl.LazyFrame | pl.DataFrame | None]]:
+    """(results, trajectories) of consecutive ranges of ``game_index``: the whole tables when the
+    results are eager or span at most ``slice_games`` (default :data:`SLICE_GAMES`) games, else one
+    pair per range (a Parquet scan reads only the row groups of its range)."""
+    width = slice_games or SLICE_GAMES
+    if isinstance(results, pl.DataFrame) or "game_index" not in results.collect_schema().names():
+        yield results, trajectories
+        return
+    lo, hi = (
+        results.select(pl.col("game_index").min().alias("lo"), pl.col("game_index").max().alias("hi")).collect().row(0)
+    )
+    if lo is None or hi - lo < width:
+        yield results, trajectories
+        return
+    if trajectories is not None:
+        missing = [c for c in TRAJECTORY_SCHEMA if c not in trajectories.lazy().collect_schema().names()]
+        if missing:
+            raise ValueError(f"trajectories lack column(s): {', '.join(missing)}")
+        t_lo, t_hi = (
+            trajectories.lazy()
+            .select(pl.col("game_index").min().alias("lo"), pl.col("game_index").max().alias("hi"))
+            .collect()
+            .row(0)
+        )
+        if t_lo is not None and (t_lo < lo or t_hi > hi):
+            g = t_lo if t_lo < lo else t_hi
+            raise ValueError(f"trajectories hold game {g}, which the results do not")
+    for start in range(int(lo), int(hi) + 1, width):
+        inside = pl.col("game_index").is_between(start, start + width - 1)
+        part = results.filter(inside)
+        yield part, (None if trajectories is None else trajectories.filter(inside))
+
+
 def flow_measures(
     results: pl.LazyFrame | pl.DataFrame,
     trajectories: pl.LazyFrame | pl.DataFrame | None = None,
@@ -511,21 +552,33 @@ def flow_measures(
             checkpoint, seat), several variants, a trajectory that is not every seat at every
             checkpoint, or a trajectory of a game the results do not hold.
     """
-    res = _results_frame(results)
-    games, pc = _flow_frames(res, trajectories)
+    parts, seat_parts, curve_parts, variants = [], [], [], set()
+    for res_part, traj_part in _game_slices(results, trajectories):
+        res = _results_frame(res_part)
+        if "variant" in res.columns:
+            variants |= set(res["variant"].unique().to_list())
+            if len(variants) > 1:
+                raise ValueError(f"results table holds {len(variants)} variants; the measures are of one")
+        games_part, pc = _flow_frames(res, traj_part)
+        parts.append(games_part)
+        seat_parts.append(res.select("seat", "score"))
+        if pc is not None:
+            curve_parts.append(_curve_sums(_credits(pc)))
+    games = pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
+    scores = pl.concat(seat_parts) if len(seat_parts) > 1 else seat_parts[0]
     margin_values = games["margin"].drop_nulls()
     margin = _distribution(margin_values, confidence) if margin_values.len() else None
     seats = []
-    for seat in sorted(res["seat"].unique().to_list()):
-        seats.append(SeatScores(int(seat), _distribution(res.filter(pl.col("seat") == seat)["score"], confidence)))
+    for seat in sorted(scores["seat"].unique().to_list()):
+        seats.append(SeatScores(int(seat), _distribution(scores.filter(pl.col("seat") == seat)["score"], confidence)))
     length = _distribution(games["length"], confidence) if "length" in games.columns else None
     ended_by: dict[str, int] = {}
     if "ended_by" in games.columns:
         counts = games.group_by("ended_by").len().sort("ended_by")
         ended_by = {str(r["ended_by"]): int(r["len"]) for r in counts.iter_rows(named=True)}
     trajectory = None
-    if pc is not None:
-        trajectory = _trajectory_measures(_credits(pc), games, confidence)
+    if trajectories is not None:
+        trajectory = _trajectory_measures(pl.concat(curve_parts, how="vertical_relaxed"), games, confidence)
     return FlowMeasures(
         confidence=confidence,
         games=games.height,
@@ -539,12 +592,20 @@ def flow_measures(
     )
 
 
-def _trajectory_measures(credits: pl.DataFrame, games: pl.DataFrame, confidence: float) -> TrajectoryMeasures:
+def _curve_sums(credits: pl.DataFrame) -> pl.DataFrame:
+    """Per checkpoint: the summed credit, the games and the games tied for the lead (sums, so that
+    slices of games add up)."""
+    return credits.group_by("checkpoint").agg(
+        pl.col("credit").sum().alias("credit"), pl.len().alias("games"), pl.col("tied").sum().alias("tied")
+    )
+
+
+def _trajectory_measures(curve_sums: pl.DataFrame, games: pl.DataFrame, confidence: float) -> TrajectoryMeasures:
     measured = games.filter(pl.col("checkpoints").is_not_null())
     multi = games.filter(pl.col("n_players") > 1)
     curve = (
-        credits.group_by("checkpoint")
-        .agg(pl.col("credit").sum().alias("credit"), pl.len().alias("games"), pl.col("tied").sum().alias("tied"))
+        curve_sums.group_by("checkpoint")
+        .agg(pl.col("credit").sum(), pl.col("games").sum(), pl.col("tied").sum())
         .sort("checkpoint")
     )
     points = []

@@ -222,6 +222,39 @@ def test_check_trajectories_returns_the_contract_types():
     assert dict(t.schema) == dict(TRAJECTORY_SCHEMA)
 
 
+def test_a_lazy_table_measured_in_slices_of_games_gives_the_measures_of_one_pass(monkeypatch):
+    """flow_measures reads a lazy table a slice of games at a time (its memory bound): every measure is
+    per game, so slices of 7 games (8 slices of 50 games, the last holding no trajectory) give what one
+    pass over the eager tables gives."""
+    import balancer.stats.flow as flow
+
+    res, traj = simulated((0.5, 0.7, 0.9), 50, np.random.default_rng(3))
+    traj = traj.filter(pl.col("game_index") < 45)  # games 45..49 have no trajectory
+    whole = flow_measures(res, traj).to_dict()
+    monkeypatch.setattr(flow, "SLICE_GAMES", 7)
+    sliced = flow_measures(res.lazy(), traj.lazy()).to_dict()
+    assert _close(sliced, whole)
+    assert sliced["trajectory"]["without_trajectory"] == 5
+    # a trajectory of a game outside the results' range is refused in slices too
+    with pytest.raises(ValueError, match="game 99"):
+        flow_measures(
+            res.lazy(),
+            pl.concat(
+                [traj, traj.filter(pl.col("game_index") == 0).with_columns(game_index=pl.lit(99, pl.Int64))]
+            ).lazy(),
+        )
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12, abs=1e-12)
+    return a == b
+
+
 # --------------------------------------------------------------------------- coverage
 
 
