@@ -352,6 +352,22 @@ def test_paired_differences_equal_their_construction():
     assert all(r["kind"] == "flow" and "p_value" in r for r in d["rows"])
 
 
+def test_the_rows_join_a_holm_family_as_paired_differences_rows_do():
+    """compare adjusts every row of a page as one Holm family (balancer.compare.holm_page, through
+    balancer.stats.paired.adjust_family): the flow rows carry what it reads (p_value, identical,
+    significant), an identical row stays out of the family, and the per-checkpoint curve is not in
+    ``rows`` (5 tested rows here: length is identical in every game)."""
+    from balancer.stats.paired import adjust_family, holm_adjust
+
+    a, b, ta, tb = known_pair()
+    d = paired_flow(a, b, ta, tb)
+    family = adjust_family(d["rows"], 0.95)
+    assert family["family_size"] == 5
+    tested = [r for r in d["rows"] if not r["identical"]]
+    assert [r["p_adjusted"] for r in tested] == holm_adjust([r["p_value"] for r in tested])
+    assert all(r["p_adjusted"] is None for r in d["rows"] if r["identical"])
+
+
 def test_without_both_trajectories_only_the_results_rows():
     a, b, ta, _ = known_pair(40)
     d = paired_flow(a, b, ta, None)
