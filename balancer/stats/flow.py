@@ -488,7 +488,17 @@ def _share(credit: float, games: int, confidence: float) -> Share:
 
 
 DECIDED_EDGES = tuple(i / 10 for i in range(11))
-"""The decided-at histogram's bins: tenths of the game (the last holds 1.0)."""
+"""The decided-at histogram's bins where games differ in length: tenths of the game (the last holds
+1.0). Where every game has the same K checkpoints, one bin per value (k+1)/K, centred on it."""
+
+
+def decided_edges(k_min: int, k_max: int) -> list[float]:
+    """The decided-at histogram's bin edges for games of ``k_min`` to ``k_max`` checkpoints: one bin
+    centred on each possible value 1/K, 2/K, ..., 1 when every game has the same K (up to
+    :data:`MAX_BINS`), else :data:`DECIDED_EDGES`."""
+    if k_min == k_max and 1 <= k_max <= MAX_BINS:
+        return [(j + 0.5) / k_max for j in range(k_max + 1)]
+    return list(DECIDED_EDGES)
 
 
 SLICE_GAMES = 100_000
@@ -632,7 +642,9 @@ def _trajectory_measures(curve_sums: pl.DataFrame, games: pl.DataFrame, confiden
         lead_changes=_distribution(measured["lead_changes"], confidence),
         comebacks=_share(float(measured["comeback"].sum()), n, confidence),
         all_tied_at_midpoint=int(measured["all_tied_at_midpoint"].sum()),
-        decided_at=_distribution(measured["decided_at"], confidence, edges=DECIDED_EDGES),
+        decided_at=_distribution(
+            measured["decided_at"], confidence, edges=decided_edges(int(ks.min()), int(ks.max())) if n else None
+        ),
     )
 
 

@@ -115,8 +115,9 @@ def test_measures_by_hand_on_three_games():
     assert games["decided_at"].to_list() == [1.0, 0.75, 0.25]
     assert games["lead_changes"].to_list() == [2, 1, 1]
     assert t.decided_at.mean == pytest.approx(2 / 3)
-    # the decided-at histogram's tenths: 0.25 in [0.2, 0.3), 0.75 in [0.7, 0.8), 1.0 in the last bin
-    assert t.decided_at.counts == [0, 0, 1, 0, 0, 0, 0, 1, 0, 1]
+    # the decided-at histogram, every game of K = 4: a bin centred on each of 1/4, 2/4, 3/4, 1
+    assert t.decided_at.edges == [0.125, 0.375, 0.625, 0.875, 1.125]
+    assert t.decided_at.counts == [1, 0, 1, 1]
 
 
 def test_to_dict_is_json_and_names_every_measure():
@@ -167,6 +168,10 @@ def test_games_of_different_lengths_and_a_missing_trajectory():
     assert t is not None and (t.games, t.without_trajectory, t.checkpoints_min, t.checkpoints_max) == (2, 1, 2, 3)
     # k0: both games, seat 1 leads: won g0, lost g1 -> 1/2; k1: g0 seat 1 won, g1 seat 2 won -> 1; k2: g1 only
     assert [(p.rate, p.games) for p in t.leader_wins] == [(0.5, 2), (1.0, 2), (1.0, 1)]
+    # games of 2 and 3 checkpoints: decided-at in tenths of the game; game 0 (seat 1 leads throughout and
+    # wins) 1/2; game 1 (seat 1 leads at checkpoint 0, seat 2 from 1 on and wins) (1+1)/3 = 2/3
+    assert len(t.decided_at.edges) == 11 and t.decided_at.counts == [0, 0, 0, 0, 0, 1, 1, 0, 0, 0]
+    assert t.decided_at.mean == pytest.approx((1 / 2 + 2 / 3) / 2)
 
 
 def test_solo_games_have_no_margin_and_no_trajectory_measures():

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import StrMethodFormatter
+from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 
 from balancer.report import figures as figs
 
@@ -193,6 +193,8 @@ def distribution_figure(
             ax.set_ylim(0, max(1.0, top * (1.2 + 0.08 * len(series))))
             ax.set_title(figs.wrap(figs.text_label(ptitle), figs.PAGE_WIDTH / len(kept)), loc="left")
             ax.set_xlabel(figs.text_label(xlabel))
+            if all(float(e) + 0.5 == round(float(e) + 0.5) for _, d in series for e in d["edges"]):
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # bins centred on whole numbers
             ax.set_ylabel("games")
             ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # 10,000 games, as the page writes it
             if len(series) > 1:
