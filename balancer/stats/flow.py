@@ -279,13 +279,16 @@ def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFram
         pl.len().alias("rows"),
     )
     bad = shape.filter(
-        (pl.col("lo") != 0) | (pl.col("hi") + 1 != pl.col("k")) | (pl.col("rows") != pl.col("k") * pl.col("seats"))
+        (pl.col("lo") != 0)
+        | (pl.col("hi") + 1 != pl.col("k"))
+        | (pl.col("rows") != pl.col("k") * pl.col("seats"))
+        | (pl.col("seats") != pl.col("n_players"))
     )
     if bad.height:
         g = bad.sort("game_index").row(0, named=True)
         raise ValueError(
             f"trajectory of game {g['game_index']} is not every seat at every checkpoint 0..K-1 "
-            f"(checkpoints {g['lo']}..{g['hi']}, {g['seats']} seats, {g['rows']} rows)"
+            f"(checkpoints {g['lo']}..{g['hi']}, {g['seats']} of {g['n_players']} seats, {g['rows']} rows)"
         )
     return df
 

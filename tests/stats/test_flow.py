@@ -199,6 +199,7 @@ def test_a_margin_is_on_points_whatever_the_tie_breaker():
             "game 0",
         ),
         (lambda t: pl.concat([t, t.head(1)]), "more than one row"),
+        (lambda t: t.filter(pl.col("seat") == 1), "1 of 2 seats"),
         (lambda t: t.with_columns(pl.col("checkpoint") + 1), "checkpoint"),
         (
             lambda t: t.with_columns(
