@@ -108,6 +108,9 @@ MAX_FIGURE_PX = 1600
 """No figure of any page is taller than this (CSS px at a 1,280 px wide window): the history of 16
 numbers over 50 commits is about 1,270 px (it was 16 figures, 6,600 px in all)."""
 
+ARROW_CELLS = ("compare", "compare-many", "ladder")
+"""Pages with "from -> to" cells (the differences' tables, the ladder's summary)."""
+
 HISTORY_NUMBERS, HISTORY_EVENTS = 16, 50
 """The history drawn: 16 numbers (the CI study's) over 50 events (the default ``--last 50``)."""
 
@@ -266,7 +269,8 @@ LOOK = """() => {
   const spilled = Array.from(document.querySelectorAll('td, th')).filter(
     c => c.getClientRects().length && c.scrollWidth > c.clientWidth + 1).map(text);
   // a "from -> to" cell laid out on more than one line: its text's boxes start at more than one height
-  const wrapped = Array.from(document.querySelectorAll('td')).filter(c => /→|->/.test(c.textContent)).filter(c => {
+  const arrows = Array.from(document.querySelectorAll('td')).filter(c => /→|->/.test(c.textContent));
+  const wrapped = arrows.filter(c => {
     const range = document.createRange();
     range.selectNodeContents(c);
     const size = parseFloat(getComputedStyle(c).fontSize);
@@ -281,7 +285,7 @@ LOOK = """() => {
     }
     return true;
   }).map(t => (t.caption ? t.caption.textContent : text(t)).trim().slice(0, 80));
-  return {figures: figures, spilled: spilled, wrapped: wrapped, wide: wide,
+  return {figures: figures, spilled: spilled, arrows: arrows.length, wrapped: wrapped, wide: wide,
           scroll: [document.documentElement.scrollWidth, view]};
 }"""
 """What a page shows, measured in the browser: its figures (drawn size, natural size, visible, loaded),
@@ -340,6 +344,8 @@ def test_the_report_works_in_a_real_browser(browser, pages, kind):
     if kind in EXACT_CHARTS:
         assert len(charts) == EXACT_CHARTS[kind], f"{len(charts)} charts in {kind}: {seen['figures']}"
     assert figure_problems(seen) == [], f"{kind}: {figure_problems(seen)}"
+    if kind in ARROW_CELLS:  # the wrapped-cell check looked at some cells
+        assert seen["arrows"] > 0, f"no 'from -> to' cell in {kind}"
     assert (pages[kind].parent / "shots" / f"{kind}.png").stat().st_size > 0
 
 
