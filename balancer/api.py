@@ -690,9 +690,10 @@ def history_page(
     """Render the history at ``path`` (filtered as in :func:`read_history`; the last ``last`` commits
     drawn, 0 for all) to the self-contained page ``out`` (:func:`balancer.report.history.render_history`),
     with its one figure (a panel per number) as SVG, PNG and PDF in ``figures`` when given; return
-    ``out``. Only the drawn events' rows are read (:func:`balancer.history.query.load_page`: memory bounded by ``last``, not by
-    the history's length). The moves are those of :mod:`balancer.stats.drift` (Holm over the moves
-    drawn); the drift flag spends ``alpha`` over the whole history, whatever the filters. Raises what
+    ``out``. Only the drawn events' rows are read (:func:`balancer.history.query.load_page`: memory
+    bounded by ``last``, not by the history's length). The moves are those of
+    :mod:`balancer.stats.drift` (Holm over the moves drawn); the drift flag spends ``alpha`` over the
+    whole history, whatever the filters. Raises what
     :func:`read_history` raises and ReportOutputError (an OSError) naming ``out``, also for an ``out``
     that is the history itself or an existing file that is not an HTML page
     (:func:`balancer.report.history.check_page_target`)."""
