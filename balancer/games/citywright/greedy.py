@@ -1181,7 +1181,7 @@ def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     slot among those holding the chosen ruler (and the off-table free pick's district) are drawn."""
     salt = np.uint64(int(rng.random() * 9007199254740992.0)) * np.uint64(2654435761) + np.uint64(1)
     b_kind, b_group, b_p, b_seq, b_star, n_corner = greedy_search(
-        st, rules, geo, sp, w, salt, ws, BEST, 0, 0, 0, ws.cand_ub
+        st, rules, geo, sp, w, salt, ws, np.int64(BEST), np.int64(0), np.int64(0), np.int64(0), ws.cand_ub
     )
     slot_group = ws.slot_group
     g_w = ws.g_w

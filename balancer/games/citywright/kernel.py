@@ -658,13 +658,17 @@ def move_scores(S, T, moves, n, out):
     n_pl = rules.pl_mask.shape[0]
     rec = T.rec
     rec[:] = -1e18
+    # every call passes the mode and target as plain int64 (np.int64(...)): a constant argument is typed
+    # as a literal, and numba would compile the 840-line greedy_search once per mode
     salt = np.uint64(1)  # exact ties do not change a score
     phase = S[G_PHASE]
     if phase == DRAFT:
         if moves[0] == PASS:
             out[0] = 0.0
             return
-        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_RULER, 0, 0, 0, rec)
+        greedy_search(
+            st, rules, T.geo, T.sp, w, salt, ws, np.int64(BY_RULER), np.int64(0), np.int64(0), np.int64(0), rec
+        )
         d4t = -1e18
         for i in range(n_pl, n_pl + 4 * lay.cells):
             d4t = max(d4t, rec[i])
@@ -679,7 +683,9 @@ def move_scores(S, T, moves, n, out):
         if n == 1 and moves[0] == FORCED_DISCARD:
             out[0] = 0.0
             return
-        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PLACEMENT, slot, 0, 0, rec)
+        greedy_search(
+            st, rules, T.geo, T.sp, w, salt, ws, np.int64(BY_PLACEMENT), np.int64(slot), np.int64(0), np.int64(0), rec
+        )
         for i in range(n):
             m = moves[i]
             if m == FORCED_DISCARD:
@@ -693,11 +699,14 @@ def move_scores(S, T, moves, n, out):
     ms = line_multiset(S[lay.site : lay.site + SITE], slot)
     k = rules.pl_k[p]
     if phase == ORDER:
-        greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_ORDER, slot, p, 0, rec)
+        greedy_search(
+            st, rules, T.geo, T.sp, w, salt, ws, np.int64(BY_ORDER), np.int64(slot), np.int64(p), np.int64(0), rec
+        )
         for i in range(n):
             out[i] = rec[_order_index(ms, k, moves[i])]
         return
-    greedy_search(st, rules, T.geo, T.sp, w, salt, ws, BY_PICK, slot, p, _order_index(ms, k, S[G_ORDER]), rec)
+    q = _order_index(ms, k, S[G_ORDER])
+    greedy_search(st, rules, T.geo, T.sp, w, salt, ws, np.int64(BY_PICK), np.int64(slot), np.int64(p), np.int64(q), rec)
     for i in range(n):
         out[i] = rec[moves[i] - PICK0 + 1]
 
