@@ -385,10 +385,10 @@ def expectimax_move(S, R, moves, n, depth, w):
             return i
         again = t < SCORED_TILE and (ros >> t) & 1
         if again:
-            v = best_reply(after, lo, hi, safe, ros, w, pp, po, to_win, 1)
+            v = best_reply(after, lo, hi, safe, ros, w, pp, po, to_win, np.int64(1))
         elif depth >= 2:
             swap(after, flipped)
-            v = best_reply(flipped, lo, hi, safe, ros, w, pp, po, to_win, -1)
+            v = best_reply(flipped, lo, hi, safe, ros, w, pp, po, to_win, np.int64(-1))
         else:
             v = evaluate(after, lo, hi, safe, w, pp, po, to_win)
         if v > best_v:

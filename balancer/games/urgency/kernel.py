@@ -245,7 +245,7 @@ def heuristic(S, T, out):
     if S[PHASE] == PH_OVER:
         returns(S, T, out)
         return
-    margin = progress(S, 0) - progress(S, 1)
+    margin = progress(S, np.int64(0)) - progress(S, np.int64(1))
     out[0] = 1.0 / (1.0 + np.exp(-margin / T.heuristic_scale))
     out[1] = 1.0 - out[0]
 
@@ -260,7 +260,7 @@ def policy(S, T, out, rng):
     kinds = np.empty(MAX_MOVES, np.int64)
     args = np.empty(MAX_MOVES, np.int64)
     n = decisions(S, R, kinds, args)
-    i = choose(S, R, GREEDY, T.prio, T.weights, rng, kinds, args, n)
+    i = choose(S, R, np.int64(GREEDY), T.prio, T.weights, rng, kinds, args, n)
     return code(kinds[i], args[i])
 
 
@@ -346,7 +346,7 @@ def determinize(S, T, seat, rng):
                 slots[n] = j
                 n += 1
         pool[:n] = np.sort(pool[:n])
-        _shuffle(pool, n, rng)
+        _shuffle(pool, np.int64(n), rng)
         for i in range(n):
             S[slots[i]] = pool[i]
     o = 1 - seat
@@ -367,7 +367,7 @@ def determinize(S, T, seat, rng):
             if not seen:
                 ros[n] = c
                 n += 1
-        _shuffle(ros, n, rng)
+        _shuffle(ros, np.int64(n), rng)
         i0 = 0
         if kept >= 0:
             S[bo + ROS] = kept

@@ -375,7 +375,7 @@ def gen_moves(S, R, out):
     safe = safe_mask(S, R)
     n = 0
     b = p * PS
-    if S[b + SUP] > 0 and move_target(S, R, p, 0, r, safe) >= 0:
+    if S[b + SUP] > 0 and move_target(S, R, p, np.int64(0), r, safe) >= 0:
         out[n] = 0
         n += 1
     m = S[b + MASK]
@@ -395,7 +395,7 @@ def has_move(S, R):
         return False
     safe = S[SAFEM]
     b = p * PS
-    if S[b + SUP] > 0 and move_target(S, R, p, 0, r, safe) >= 0:
+    if S[b + SUP] > 0 and move_target(S, R, p, np.int64(0), r, safe) >= 0:
         return True
     m = S[b + MASK]
     for f in range(1, SCORED_TILE - r + 1):
@@ -421,6 +421,8 @@ def target_token(S, p, which):
 
 
 # ---------------------------------------------------------------------------- card activations
+# Calls pass constants as np.int64(...) / np.bool_(...): a bare module constant or literal is typed
+# Literal[int](k) and numba compiles the callee (and re-optimises every caller's module) once per value.
 
 
 @nb.njit(cache=True)
@@ -461,7 +463,7 @@ def remove_token(S, R, p, t):
     S[p * PS + SUP] += 1
     S[p * PS + CAPTURED_N] += 1
     log_event(S, LG_REMOVED, p, 0, t, 0)
-    fire(S, R, T_CAPTURED, p, t)
+    fire(S, R, np.int64(T_CAPTURED), p, t)
 
 
 @nb.njit(cache=True)
@@ -469,8 +471,8 @@ def score_token(S, R, p):
     """Player ``p`` scores a token (Scoring): the opponent's ``opponent_score`` cards, then the
     scorer's ``score`` cards (their Rosette card's action), and the opponent's next rule card."""
     S[p * PS + SCORED] += 1
-    fire(S, R, T_OPP_SCORE, 1 - p, 0)
-    fire(S, R, T_SCORE, p, 0)
+    fire(S, R, np.int64(T_OPP_SCORE), 1 - p, np.int64(0))
+    fire(S, R, np.int64(T_SCORE), p, np.int64(0))
     unlock(S, R, 1 - p)
 
 
@@ -496,17 +498,17 @@ def own_move(S, R, p, f, t, by_roll):
     if in_centre(R, t) and (S[o * PS + MASK] >> t) & 1:
         S[b + CAPT] += 1
         remove_token(S, R, o, t)
-        fire(S, R, T_CAPTURE, p, t)
+        fire(S, R, np.int64(T_CAPTURE), p, t)
     if by_roll:
         if (R[P_ROSETTES] >> t) & 1 and p == S[ACTIVE]:
             S[RA_TILE] = t
         if R[P_CARDS] == 0:
             return
-        fire(S, R, T_LAND_TILE, p, t)
+        fire(S, R, np.int64(T_LAND_TILE), p, t)
         if (R[P_ROSETTES] >> t) & 1:
-            fire(S, R, T_LAND_ROSETTE, p, t)
+            fire(S, R, np.int64(T_LAND_ROSETTE), p, t)
         if in_centre(R, t):
-            fire(S, R, T_LAND_CENTRE, p, t)
+            fire(S, R, np.int64(T_LAND_CENTRE), p, t)
 
 
 @nb.njit(cache=True)
@@ -589,7 +591,7 @@ def apply_effect(S, R, p, c):
                 t = move_target(S, R, p, f, v, safe_mask(S, R))
                 log_event(S, LG_CARD, p, c, f, max(t, 0))
                 if t >= 0:
-                    own_move(S, R, p, f, t, False)
+                    own_move(S, R, p, f, t, np.bool_(False))
             else:
                 log_event(S, LG_CARD, p, c, f, push_token(S, R, p, f, v))
         else:
@@ -671,9 +673,9 @@ def unlock(S, R, p):
         put_in_play(S, R, p, S[b + QUEUE + S[b + QUSED]])
         S[b + QUSED] += 1
     elif S[b + NEXTPILE] < R[P_PILES]:
-        push_request(S, p, K_PILE, 0)
+        push_request(S, p, np.int64(K_PILE), np.int64(0))
     elif S[b + NDISC] > 0:
-        push_request(S, p, K_DISCARD, 0)
+        push_request(S, p, np.int64(K_DISCARD), np.int64(0))
 
 
 @nb.njit(cache=True)
@@ -860,17 +862,17 @@ def setup_state(R, decks, rng):
                 S[p * PS + NROS] += 1
                 k += 1
         for p in range(2):
-            push_request(S, p, K_ROSETTE, 0)
+            push_request(S, p, np.int64(K_ROSETTE), np.int64(0))
         mode = prm[P_MODE]
         for p in range(2):
             if mode == 1:
-                push_request(S, p, K_PILE, 0)
+                push_request(S, p, np.int64(K_PILE), np.int64(0))
             elif mode == 2:
                 for i in range(prm[P_PILES]):
-                    push_request(S, p, K_QUEUE, 1 if i == prm[P_PILES] - 1 else 0)
+                    push_request(S, p, np.int64(K_QUEUE), 1 if i == prm[P_PILES] - 1 else 0)
             elif mode == 3:
                 for i in range(4):
-                    push_request(S, p, K_PLAY, 1 if i == 3 else 0)
+                    push_request(S, p, np.int64(K_PLAY), 1 if i == 3 else 0)
     S[SAFEM] = prm[P_SAFE]
     S[STEP] = ST_SETUP
     S[ACTIVE] = 0
@@ -898,7 +900,7 @@ def roll_dice(S, R, rng):
     S[ROLLED] = 1
     log_event(S, LG_ROLL, p, 0, r, 1 if forced else 0)
     if R[P_CARDS] and (not forced or R[P_FORCED_TRIG]):
-        fire_both(S, R, T_OWN_ROLL, T_OPP_ROLL, r)
+        fire_both(S, R, np.int64(T_OWN_ROLL), np.int64(T_OPP_ROLL), r)
         resolve(S, R)
 
 
@@ -929,7 +931,7 @@ def advance(S, R, rng):
             S[RA_TILE] = 0
             S[ROLLED] = 0
             if R[P_CARDS]:
-                fire(S, R, T_TURN_START, p, 0)
+                fire(S, R, np.int64(T_TURN_START), p, np.int64(0))
                 resolve(S, R)
             S[STEP] = ST_ROLL
             if end_if_won(S, R):
@@ -993,7 +995,7 @@ def decide(S, R, kind, arg):
     if ph == PH_MOVE:
         p = S[ACTIVE]
         t = move_target(S, R, p, arg, S[ROLLV], safe_mask(S, R))
-        own_move(S, R, p, arg, t, True)
+        own_move(S, R, p, arg, t, np.bool_(True))
         if R[P_CARDS]:
             resolve(S, R)
         S[STEP] = ST_END
