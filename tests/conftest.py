@@ -9,6 +9,8 @@ import pytest
 # the shipped conformance suite's asserts show their values, as the tests' own do (before it is imported)
 pytest.register_assert_rewrite("balancer.testing")
 
+from wheel_env import installed  # noqa: E402,F401  (the wheel, built once per session: tests/wheel_env.py)
+
 from balancer.config import load_config  # noqa: E402
 from balancer.games.citywright.config import CitywrightConfig  # noqa: E402
 
