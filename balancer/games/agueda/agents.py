@@ -115,10 +115,10 @@ def greedy_search(
     store,
     cand_mv,
     cand_val,
-    only_line=FREE,
-    only_row=FREE,
-    only_perm=FREE,
-    only_tourist=FREE,
+    only_line,
+    only_row,
+    only_perm,
+    only_tourist,
 ):
     """The greedy agent's move for the seat to move, written to ``best_mv``. With ``store``, every
     distinct placement with its best tourist option also goes to ``cand_mv``/``cand_val`` (for the
@@ -127,7 +127,10 @@ def greedy_search(
     umbrellas); ``only_tourist`` to one tourist option, numbered as the kernel's tourist decision
     (0 the break, 1 + 3 r + j attract 1 to row r scoring its colour j, 3 + 3 r attract 2; a
     placement without it is valued -1e300). Returns the number of placements tried. Value of a
-    move: module docstring."""
+    move: module docstring. Every caller passes ``store`` as ``np.bool_`` and the ``only_*`` as
+    ``np.int64``, never a literal ``True``/``False``/``FREE``: numba compiles one specialisation per
+    argument type, and a literal is a type of its own (issue 47: five copies of this search were
+    compiled; now one per generator type, numpy's and the move scores' FixedDraws)."""
     seat = st.g[G_SEAT]
     C = rules.n_colours
     L = rules.row_len
@@ -359,11 +362,12 @@ def hide_deck(st, rng):
     shuffle(rest, rest.shape[0], rng)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_val):
     """The lookahead agent's move (module docstring), written to ``mv``."""
     seat = st.g[G_SEAT]
-    n = greedy_search(st, rules, w, rng, mv, True, cand_mv, cand_val)
+    free = np.int64(FREE)
+    n = greedy_search(st, rules, w, rng, mv, np.bool_(True), cand_mv, cand_val, free, free, free, free)
     if n <= 1:
         return
     idx = np.argsort(-cand_val[:n], kind="mergesort")
@@ -377,7 +381,9 @@ def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_va
             hide_deck(cp, rng)
             apply_move(cp, rules, cand_mv[c], rng)
             while cp.g[G_OVER] == 0:
-                greedy_search(cp, rules, w, rng, tmp, False, cand_mv[n:], cand_val[n:])
+                greedy_search(
+                    cp, rules, w, rng, tmp, np.bool_(False), cand_mv[n:], cand_val[n:], free, free, free, free
+                )
                 apply_move(cp, rules, tmp, rng)
             total += margin(cp, rules, seat)
         if total > best:
@@ -388,11 +394,14 @@ def lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_va
 # --------------------------------------------------------------------------- one turn
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def choose_move(st, rules, kind, w, candidates, rollouts, rng, mv, cand_mv, cand_val):
-    """Agent ``kind`` (GREEDY or LOOKAHEAD) plans the whole turn of the seat to move into ``mv``."""
+    """Agent ``kind`` (GREEDY or LOOKAHEAD) plans the whole turn of the seat to move into ``mv``.
+    Inlined into its callers, as :func:`lookahead_move` is: a compiled function of its own would
+    be one more level at which numba optimises the whole search again (issue 47)."""
     if kind == GREEDY:
-        greedy_search(st, rules, w, rng, mv, False, cand_mv, cand_val)
+        free = np.int64(FREE)
+        greedy_search(st, rules, w, rng, mv, np.bool_(False), cand_mv, cand_val, free, free, free, free)
     else:
         lookahead_move(st, rules, w, candidates, rollouts, rng, mv, cand_mv, cand_val)
 

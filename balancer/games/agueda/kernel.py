@@ -678,7 +678,7 @@ def plan_code(S, T, mv):
 
 
 @nb.njit(cache=True, inline="always")
-def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, store=False, only_tourist=FREE):
+def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, store, only_tourist):
     """The greedy agent's best whole turn among those that agree with the decisions taken (with
     ``store``, every such placement and its value into ``cand_mv``/``cand_val``; ``only_tourist``:
     :func:`~.agents.greedy_search`'s); returns the count of placements tried."""
@@ -686,8 +686,20 @@ def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, store=Fal
     only_line = FREE if ph == PH_LINE else S[H_MV + MV_LINE]
     only_row = S[H_MV + MV_ROW] if ph >= PH_ORDER else FREE
     only_perm = S[H_PERM] if ph == PH_TOURIST and S[H_PERM] >= 0 else FREE
+    # np.bool_/np.int64: never a literal True/False or FREE (one compiled greedy_search per rng type)
     return greedy_search(
-        st, rules, w, rng, plan, store, cand_mv, cand_val, only_line, only_row, only_perm, only_tourist
+        st,
+        rules,
+        w,
+        rng,
+        plan,
+        np.bool_(store),
+        cand_mv,
+        cand_val,
+        np.int64(only_line),
+        np.int64(only_row),
+        np.int64(only_perm),
+        np.int64(only_tourist),
     )
 
 
@@ -695,7 +707,9 @@ def _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, store=Fal
 def policy(S, T, out, rng):
     """The rollout policy: the greedy decision (module docstring)."""
     plan = np.empty(MOVE_LEN, np.int64)
-    _constrained_greedy(S, T.rules, views(S, T), T.weights, rng, plan, np.empty((1, MOVE_LEN), np.int64), np.empty(1))
+    _constrained_greedy(
+        S, T.rules, views(S, T), T.weights, rng, plan, np.empty((1, MOVE_LEN), np.int64), np.empty(1), False, FREE
+    )
     return _plan_code(S, T, plan)
 
 
@@ -725,7 +739,7 @@ def move_scores(S, T, moves, n, out):
         return
     for i in range(n):
         out[i] = -1e300
-    nc = _constrained_greedy(S, rules, st, T.weights, rng, plan, cand_mv, cand_val, True)
+    nc = _constrained_greedy(S, rules, st, T.weights, rng, plan, cand_mv, cand_val, True, FREE)
     fill = S[T.off[O_FILL] + ROWS * S[G0 + G_SEAT] : T.off[O_FILL] + ROWS * S[G0 + G_SEAT] + ROWS]
     for c in range(nc):
         code = _plan_code(S, T, cand_mv[c])
@@ -749,14 +763,14 @@ def agent_decision(S, T, kind, w, candidates, rollouts, rng, plan, fresh, cand_m
         if S[H_PHASE] == PH_LINE:
             choose_move(st, rules, kind, w, candidates, rollouts, rng, plan, cand_mv, cand_val)
         else:
-            _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val)
+            _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, False, FREE)
     code = _plan_code(S, T, plan)
     buf = np.empty(T.max_moves, np.int64)
     n = _legal(S, T, buf)
     for i in range(n):
         if buf[i] == code:
             return code
-    _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val)
+    _constrained_greedy(S, rules, st, w, rng, plan, cand_mv, cand_val, False, FREE)
     return _plan_code(S, T, plan)
 
 
@@ -787,13 +801,15 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
     return S, final_rows(st, rules), st.shops.copy(), ai
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Águeda's table for the core loop (:mod:`balancer.core.table_loop`): one game played by
     :func:`play_table` (seat s: ``kinds[s]`` with ``weights[s]``; ``ws`` = (lookahead candidates,
     rollouts, the candidate workspace of :func:`~.agents.workspace`)), recorded as its final rows
     (n * N_FINAL, seat-major), then the two shop cards, the solo AI's score and how the game ended
-    (:func:`ended_by`; :func:`records_batch`)."""
+    (:func:`ended_by`; :func:`records_batch`). Inlined into the core loop (a wrapper only: a
+    compiled function of its own would be one more level at which numba optimises the whole game
+    again, issue 47)."""
     candidates, rollouts, cand_mv, cand_val = ws
     S, rows, shops, ai = play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
     n = rows.shape[0]
@@ -849,7 +865,7 @@ def game_agent(code, S, T, row, out, rng):
     if W[H_PHASE] == PH_LINE:
         choose_move(st, rules, kind, w, int(row[7]), int(row[8]), rng, plan, cand_mv, cand_val)
     else:
-        _constrained_greedy(W, rules, st, w, rng, plan, cand_mv, cand_val)
+        _constrained_greedy(W, rules, st, w, rng, plan, cand_mv, cand_val, False, FREE)
     buf = np.empty(T.max_moves, np.int64)
     k = 0
     while True:
