@@ -212,7 +212,7 @@ def final_rows(st, rules):
         empty = 0
         for r in range(ROWS):
             empty += rules.row_len - st.fill[s, r]
-        tourists = 0
+        tourists = np.int64(0)  # not a literal 0: numba compiled shop_points for Literal[int](0) too (issue 47)
         for r in range(ROWS):
             tourists += st.occ[s, r]
         p1 = shop_points(rules, st.shops[0], st.shop_mask[0], st.board[s], st.fill[s], st.coins[s], tourists)
