@@ -418,7 +418,7 @@ def choose(S, R, kind, prio, w, rng, kinds, args, n):
     return expectimax_move(S, R, args, n, 2 if kind == EXPECTIMAX else 1, w)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # no library level between play_seated and the rules (issue 47)
 def play_new_game(R, decks, agent_kinds, prio, weights, game_rng, agent_rng):
     """Set up and play one whole game in a single compiled call; returns the final state."""
     S = new_state(R, decks, game_rng)

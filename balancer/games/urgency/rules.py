@@ -787,7 +787,7 @@ def instead_cards(S, R, p, out):
 # ------------------------------------------------------------------------------------- setup
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # a thin wrapper: no library level of its own (issue 47)
 def new_state(R, decks, rng):
     """:func:`setup_state`, then advanced to the first decision."""
     S = setup_state(R, decks, rng)
@@ -980,7 +980,7 @@ def end_if_won(S, R):
     return False
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # a thin wrapper: no library level of its own (issue 47)
 def apply_decision(S, R, kind, arg, rng):
     """Play a legal decision and advance to the next one (mutates ``S``)."""
     decide(S, R, kind, arg)
