@@ -433,6 +433,9 @@ def reserve(
     if not path.parent.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
     _refuse_planted(path)  # a link at PATH.lock would otherwise end in "too many levels of symbolic links"
+    # checked once before the lock too, so a refused file (not a history, another study's) leaves no PATH.lock
+    # beside it; Reservation checks again under the lock, against a writer that changed it meanwhile
+    check_history_target(path, study, game, study_id)
     return Reservation(path, study, game, study_id, LOCK_WAIT if wait is None else wait)
 
 

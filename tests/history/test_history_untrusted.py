@@ -182,6 +182,7 @@ def no_play(monkeypatch):
 def test_check_and_baseline_save_refuse_a_hostile_history_before_playing(tmp_path, kind, study_and_baseline, no_play):
     study, base = study_and_baseline
     path, says = hostile(kind, tmp_path)
+    path.with_name(path.name + ".lock").unlink()  # left by good_history's own appends; a refusal must not make one
     before = path.read_bytes()
     check = ["check", str(study), "--baseline", str(base), "-j", "1", "-q", "--allow-underpowered"]
     line = one_line(CliRunner().invoke(app, [*check, "--history", str(path)]))
@@ -192,6 +193,7 @@ def test_check_and_baseline_save_refuse_a_hostile_history_before_playing(tmp_pat
     assert line.startswith(f"error: {path}: ") and says in line, line
     assert path.read_bytes() == before and not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no temporary copy left
+    assert not path.with_name(path.name + ".lock").exists()  # nor a writer's lock file beside a refused file
 
 
 def test_check_holds_the_writers_lock_from_before_playing(tmp_path, study_and_baseline, monkeypatch):
