@@ -87,6 +87,13 @@ from .rules import (
 )
 
 jit = nb.njit(cache=True)
+inline = nb.njit(cache=True, inline="always")
+# Compile cost (issue 47, docs/speed.md): numba compiles every ``@jit`` function into a library of
+# its own, and each library links in and optimises again the whole closure of what it calls, once per
+# argument types (a constant argument is a literal type of its own). Small helpers and the thin
+# layers of the agents' call chain are therefore ``@inline`` (numba inlines them into their callers
+# before typing: no library, no literal specialisation); the big pieces (legal_moves, apply_move,
+# the greedy values, set-up and scoring) stay ``@jit`` and are compiled once per generator type.
 
 # scalars in FastState.g
 (
@@ -570,13 +577,13 @@ def workspace(lay: Layout) -> Workspace:
 # shared helpers (rules.py, same names). S: state buffer, L: Layout, T: rule table.
 
 
-@jit
+@inline
 def copy_state(dst, src):
     """Copy state buffer ``src`` into ``dst``."""
     dst[:] = src
 
 
-@jit
+@inline
 def _put(out, n, k, a, b, c):
     out[n, 0] = k
     out[n, 1] = a
@@ -585,18 +592,18 @@ def _put(out, n, k, a, b, c):
     return n + 1
 
 
-@jit
+@inline
 def _book(L, p, b):
     """Offset of sketchbook b of seat p's cards in S (its count at L.o_books_n + p * L.books + b)."""
     return L.o_books + (p * L.books + b) * L.max_cards
 
 
-@jit
+@inline
 def _tiles(L, p, b):
     return L.o_btiles + (p * L.books + b) * L.tiles_w
 
 
-@jit
+@inline
 def place_cost(S, L, p, die, action):
     """(money, payee seat or -1 for the bank) of placing ``die`` on p's space of ``action`` (Choose a
     Die; :func:`.rules.place_cost`): 0 for a coloured die, else the difference of the white die's value
@@ -609,7 +616,7 @@ def place_cost(S, L, p, die, action):
     return abs(v - S[G_ACT_TILE]), -1
 
 
-@jit
+@inline
 def _tally(S, T, first, n, table):
     """How many of the n values from S[first] are 0, 1, 2 and 3, each value read through the
     rule table at T[table:] if ``table`` >= 0 (other values are not counted)."""
@@ -636,7 +643,7 @@ def book_discounts(S, L, T, p, b):
     return a0 + b0, a1 + b1, a2 + b2, a3 + b3
 
 
-@jit
+@inline
 def card_need(L, T, card, d0, d1, d2, d3):
     """Resources (4 counts) still to pay for ``card`` after the discounts ``d0..d3`` (:func:`.rules.card_need`)."""
     o = L.t_cost + card * 4
@@ -686,7 +693,7 @@ def efficient_options(n0, n1, n2, n3, amount, opts):
     return k
 
 
-@jit
+@inline
 def efficient_need(L, need, code, opts):
     """The reduced need of Efficient option ``code`` (legal) for ``need``."""
     m = efficient_options(need[0], need[1], need[2], need[3], L.efficient, opts)
@@ -752,7 +759,7 @@ def book_money(S, L, T, p, b):
     return vp, money
 
 
-@jit
+@inline
 def _remove_first(S, first, count_at, value):
     """Remove the first ``value`` from the list at S[first:] of S[count_at] items (list.remove)."""
     m = S[count_at]
@@ -764,7 +771,7 @@ def _remove_first(S, first, count_at, value):
             return
 
 
-@jit
+@inline
 def _hand_remove(S, L, p, card):
     """Remove ``card`` from p's hand; a card among the ``secret`` ones dealt face down leaves them."""
     first = L.o_hand + p * L.n_cards
@@ -775,7 +782,7 @@ def _hand_remove(S, L, p, card):
     _remove_first(S, first, L.o_hand_n + p, card)
 
 
-@jit
+@inline
 def gain_resource(S, L, p, res):
     """One resource of type ``res`` (0-3) from the reserve into p's Backpack, the oldest going back to
     the reserve first when the Backpack is full (Personal Boards F; :func:`.rules.gain_resource`)."""
@@ -789,7 +796,7 @@ def gain_resource(S, L, p, res):
     S[L.o_reserve + res] -= 1
 
 
-@jit
+@inline
 def _pay_resources(S, L, p, need):
     for res in range(4):
         for _ in range(need[res]):
@@ -797,7 +804,7 @@ def _pay_resources(S, L, p, need):
             S[L.o_reserve + res] += 1
 
 
-@jit
+@inline
 def _reward(S, L, p, code):
     if code == R_UNFLIP:
         S[G_P_UNFLIP] += 1
@@ -807,7 +814,7 @@ def _reward(S, L, p, code):
         S[L.o_money + p] += L.reward_money
 
 
-@jit
+@inline
 def advance_prestige(S, L, T, p, steps):
     """Move p's Prestige disc ``steps`` spaces, each space's reward becoming pending; past the last
     space, ``prestige_overflow`` money a step, or once an advance, instead (Publish step 5;
@@ -901,7 +908,7 @@ def publish(S, L, T, p, b):
 # rounds and turns
 
 
-@jit
+@inline
 def _roll(S, L, rng):
     k = L.n_dice
     vals = rng.integers(0, L.faces, size=k)
@@ -946,7 +953,7 @@ def _end_turn(S, L, rng):
     _start_round(S, L, rng)
 
 
-@jit
+@inline
 def _x_available(S, L):
     for i in range(S[G_X_N]):
         if S[L.o_theme_supply + S[L.o_x_allowed + i]]:
@@ -954,7 +961,7 @@ def _x_available(S, L):
     return False
 
 
-@jit
+@inline
 def _opp_down(S, L, p):
     o = L.o_opp + p * 3
     return S[o] == 0 or S[o + 1] == 0 or S[o + 2] == 0
@@ -985,7 +992,7 @@ def _continue(S, L, rng):
         S[G_PHASE] = P_MAIN
 
 
-@jit
+@inline
 def choice_pending(S, L):
     """True when a choice (extra theme, improvement, unflip, bonus tile) waits (:func:`.rules.choice_pending`)."""
     if S[G_P_XTHEME] and _x_available(S, L):
@@ -1007,7 +1014,7 @@ def continue_draws(S, L, rng):
         rng.integers(0, L.faces, size=L.n_dice)
 
 
-@jit
+@inline
 def _empty_slots(S, first, n):
     """How many of the n slots from S[first] are empty (-1)."""
     empty = 0
@@ -1017,7 +1024,7 @@ def _empty_slots(S, first, n):
     return empty
 
 
-@jit
+@inline
 def refill_display_draws(S, L, rng):
     """Draw from ``rng`` what refilling the bonus-tile display now would draw (one shuffle of the
     discarded tiles when the bag runs out; :func:`.rules.refill_display_draws`)."""
@@ -1034,7 +1041,7 @@ def refill_display_draws(S, L, rng):
 # legal decisions (rules.legal_moves, same order)
 
 
-@jit
+@inline
 def _backpack_counts(S, L, p):
     """Resources of each type in p's Backpack."""
     return _tally(S, S, L.o_bp + p * L.backpack, S[L.o_bp_n + p], -1)
@@ -1203,7 +1210,7 @@ def legal_moves(S, L, T, out, opts):
 # transitions (rules.apply_move)
 
 
-@jit
+@inline
 def _start_action(S, L, T, p, action, arg, value, rng):
     S[G_ACTED] = 1
     S[L.o_st_actions + p * 5 + action] += 1
@@ -1229,12 +1236,12 @@ def _start_action(S, L, T, p, action, arg, value, rng):
             _continue(S, L, rng)
 
 
-@jit
+@inline
 def _refill_display(S, L, rng):
-    _refill(S, L.o_display, L.display, L.o_bag, G_BAG_N, L.o_bdiscard, G_BDISC_N, rng)
+    _refill(S, L.o_display, L.display, L.o_bag, np.int64(G_BAG_N), L.o_bdiscard, np.int64(G_BDISC_N), rng)
 
 
-@jit
+@inline
 def _bonus_taken(S, L, rng):
     S[G_P_BONUS] -= 1
     if not S[G_P_BONUS]:
@@ -1294,7 +1301,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
                 S[L.o_st + p * 8 + ST_PAID_BANK] += pay
             if S[G_DISCARD_N] > 0 and _empty_slots(S, L.o_board, L.spaces) > S[G_DECK_N]:
                 S[G_DECK_SEEN] = 1  # the refill rebuilds the deck from the (seen) discards
-            _refill(S, L.o_board, L.spaces, L.o_deck, G_DECK_N, L.o_discard, G_DISCARD_N, rng)
+            _refill(S, L.o_board, L.spaces, L.o_deck, np.int64(G_DECK_N), L.o_discard, np.int64(G_DISCARD_N), rng)
         elif S[G_PHASE] == P_SKETCH:
             if S[G_S_CARDS]:
                 lvl = S[L.o_imp + p * 5 + IMP_SKETCH]
@@ -1417,7 +1424,7 @@ def apply_move(S, L, T, kind, a, b, c, rng, opts):
 # Set Up 1-10 (rules.new_state) and final scoring (scoring.final_components, scoring.tiebreak)
 
 
-@jit
+@inline
 def _shuffled_range(m, rng):
     """0..m-1 in the order of ``rng.permutation(m)`` (the reference's ``rules._shuffled``)."""
     perm = np.arange(m)
@@ -1526,7 +1533,7 @@ def final_components(S, L, T, out):
             out[2, p] += total // tied
 
 
-@jit
+@inline
 def theme_tiles(S, L, p):
     """The tie-breaker (Determine Victory): p's theme tiles, face up and flipped (:func:`.scoring.tiebreak`)."""
     total = 0
@@ -1632,7 +1639,7 @@ def supply_move(S, L, T, p):
     if S[L.o_bp_n + p] >= L.backpack:
         return K_END, 0, 0, 0
     w0 = w1 = w2 = w3 = 0
-    d0, d1, d2, d3 = book_discounts(S, L, T, p, 0)
+    d0, d1, d2, d3 = book_discounts(S, L, T, p, np.int64(0))  # int64: one specialisation
     hand = L.o_hand + p * L.n_cards
     for i in range(S[L.o_hand_n + p]):
         e0, e1, e2, e3 = card_need(L, T, S[hand + i], d0, d1, d2, d3)
@@ -1651,7 +1658,7 @@ def supply_move(S, L, T, p):
     return K_END, 0, 0, 0
 
 
-@jit
+@inline
 def _value_with(S, L, T, W, p, b, count_at, first, item):
     """book_value of sketchbook b with ``item`` appended to the list at S[first:] whose count is
     S[count_at] (its cards or its bonus tiles); the list is restored (its count and the slot past
@@ -1666,12 +1673,12 @@ def _value_with(S, L, T, W, p, b, count_at, first, item):
     return v
 
 
-@jit
+@inline
 def _with_card(S, L, T, W, p, b, card):
     return _value_with(S, L, T, W, p, b, L.o_books_n + p * L.books + b, _book(L, p, b), card)
 
 
-@jit
+@inline
 def _with_tile(S, L, T, W, p, b, tile):
     return _value_with(S, L, T, W, p, b, L.o_btiles_n + p * L.books + b, _tiles(L, p, b), tile)
 
@@ -1777,7 +1784,7 @@ def quick_value(S, L, T, W, p, kind, a, b, c, base, rng, opts):
     return False, 0.0
 
 
-@jit
+@inline
 def pick_best(moves, values, m, rng):
     """agents.pick_best over rows 0..m-1: the best move, exact ties (within TIE) drawn from ``rng``."""
     top = values[0]
@@ -1797,7 +1804,7 @@ def pick_best(moves, values, m, rng):
     return moves[0, 0], moves[0, 1], moves[0, 2], moves[0, 3]
 
 
-@jit
+@inline
 def sub_move(S, L, T, W, rng, ws):
     """agents.sub_move: the greedy decision inside an action (uses ws.sub, ws.subvals, ws.b)."""
     p = S[G_SEAT]
@@ -1814,7 +1821,7 @@ def sub_move(S, L, T, W, rng, ws):
     return pick_best(moves, ws.subvals, m, rng)
 
 
-@jit
+@inline
 def sub_values(S, L, T, W, moves, m, rng, ws, values):
     """The greedy value of each decision ``moves[:m]`` (rows, legal) inside an action or at Set Up
     into ``values`` (p's :func:`position_value` after it: :func:`quick_value` where it needs no copy,
@@ -1832,7 +1839,7 @@ def sub_values(S, L, T, W, moves, m, rng, ws, values):
         values[i] = v
 
 
-@jit
+@inline
 def candidate_moves(S, L, T, out, tmp, keys, opts):
     """agents.candidate_moves into ``out``; returns their number (``tmp``: the legal moves behind them)."""
     m = legal_moves(S, L, T, tmp, opts)
@@ -1867,7 +1874,7 @@ def candidate_moves(S, L, T, out, tmp, keys, opts):
     return n
 
 
-@jit
+@inline
 def finish_turn(S, L, T, W, p, rng, ws):
     """Play p's greedy decisions inside the current action until the turn ends (:func:`.agents.finish_turn`)."""
     while S[G_PHASE] != P_OVER and S[G_SEAT] == p and S[G_PHASE] != P_MAIN:
@@ -1875,7 +1882,7 @@ def finish_turn(S, L, T, W, p, rng, ws):
         apply_move(S, L, T, k, a, b, c, rng, ws.opts)
 
 
-@jit
+@inline
 def main_move(S, L, T, W, rng, ws):
     """agents.main_move: the greedy choice of a die (or theme-tile pair), one action ahead."""
     moves = ws.cand
@@ -1901,7 +1908,7 @@ def turn_values(S, L, T, W, moves, m, rng, ws, values):
         values[i] = position_value(C, L, T, W, p)
 
 
-@jit
+@inline
 def random_move(S, L, T, rng, ws):
     """A legal decision ``(kind, a, b, c)`` drawn uniformly with one ``rng.random()``
     (``agents.RandomAgent``, the interface's ``core.kernel.uniform_move``)."""
@@ -1910,7 +1917,7 @@ def random_move(S, L, T, rng, ws):
     return ws.sub[i, 0], ws.sub[i, 1], ws.sub[i, 2], ws.sub[i, 3]
 
 
-@jit
+@inline
 def choose(S, L, T, W, kind, rng, ws):
     """The decision of agent ``kind`` (:data:`AGENT_KINDS`) for the seat to move."""
     if kind == 0:
@@ -1920,7 +1927,7 @@ def choose(S, L, T, W, kind, rng, ws):
     return sub_move(S, L, T, W, rng, ws)
 
 
-@jit
+@inline
 def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record):
     """Play state ``S`` to the end, seat i's decisions by agent ``kinds[i]`` (:data:`AGENT_KINDS`)
     with ``agent_rng``, chance from ``game_rng``; the first ``len(record)`` decisions are written to

@@ -132,6 +132,7 @@ from .rules import (
 from .scoring import COMPONENTS
 
 jit = nb.njit(cache=True)
+inline = nb.njit(cache=True, inline="always")  # thin wrappers: inlined, no library of their own (fast.py)
 
 IMPROVEMENT_NAMES = ("travel", "sketch", "publish", "funding", "supply")
 
@@ -176,13 +177,13 @@ class Table(NamedTuple):
 # moves
 
 
-@jit
+@inline
 def encode(kind, a, b, c):
     """The int64 code of decision ``(kind, a, b, c)`` (module docstring)."""
     return np.int64(kind) | (np.int64(a) << 8) | (np.int64(b + 1) << 24) | (np.int64(c + 1) << 32)
 
 
-@jit
+@inline
 def decode(move):
     """``(kind, a, b, c)`` of an int64 code (:func:`encode`)."""
     return move & 255, (move >> 8) & 65535, ((move >> 24) & 255) - 1, ((move >> 32) & 255) - 1
@@ -204,19 +205,19 @@ def decode_move(code: int) -> Move:
 # the compiled interface
 
 
-@jit
+@inline
 def to_move(S, T):
     """The seat whose decision it is (0-based)."""
     return S[G_SEAT]
 
 
-@jit
+@inline
 def is_over(S, T):
     """True once final scoring is due (End of the Game)."""
     return S[G_PHASE] == P_OVER
 
 
-@jit
+@inline
 def legal(S, T, out):
     """The legal decisions' codes into ``out`` (int64[>= L.max_moves]), in the reference's order;
     their number (0 once the game is over)."""
@@ -227,7 +228,7 @@ def legal(S, T, out):
     return m
 
 
-@jit
+@inline
 def apply(S, T, move, rng):
     """Play decision ``move`` (one of :func:`legal`) in place; chance (refills, reshuffles, the next
     round's dice) from ``rng``."""
@@ -235,7 +236,7 @@ def apply(S, T, move, rng):
     fast.apply_move(S, T.L, T.R, kind, a, b, c, rng, T.opts)
 
 
-@jit
+@inline
 def scores(S, T, out):
     """Points per seat if the game ended now (final at the end) into ``out`` (int64[n])."""
     comps = T.comps
@@ -244,7 +245,7 @@ def scores(S, T, out):
         out[p] = comps[0, p] + comps[1, p] + comps[2, p] + comps[3, p] + comps[4, p]
 
 
-@jit
+@inline
 def _shares(S, T, total, out):
     """Win shares into ``out`` for the points ``total``: 1/k to each of the k seats tied first on
     points and theme tiles (Determine Victory), else 0; under ``final_scoring.tie: later_seat`` the
@@ -265,7 +266,7 @@ def _shares(S, T, total, out):
         out[p] = 1.0 / k if first else 0.0
 
 
-@jit
+@inline
 def returns(S, T, out):
     """The win shares (tie-breaker included) into ``out`` (float64[n]); meaningful at the end."""
     total = np.empty(T.L.n, np.int64)
@@ -319,14 +320,14 @@ def heuristic(S, T, out):
         out[p] = 1.0 / (1.0 + np.exp(-margin / T.scale))
 
 
-@jit
+@inline
 def _gather(S, first, count, mark):
     """The ``count`` ids from S[first] into ``mark`` (bool[ids]) ..."""
     for i in range(count):
         mark[S[first + i]] = True
 
 
-@jit
+@inline
 def _sorted_marked(mark, pool):
     """... and back in id order into ``pool``; returns their number."""
     k = 0
@@ -338,7 +339,7 @@ def _sorted_marked(mark, pool):
     return k
 
 
-@jit
+@inline
 def _reshuffle_in_place(S, first, count, n_ids, rng):
     """Put the ``count`` ids at S[first] in id order, then in an order drawn from ``rng``."""
     mark = np.zeros(n_ids, np.bool_)
@@ -392,7 +393,7 @@ def determinize(S, T, seat, rng):
         S[L.o_bag + i] = -1
 
 
-@jit
+@inline
 def policy(S, T, out, rng):
     """The rollout policy: the choice of a die (or a theme-tile pair) uniformly at random (one
     ``rng.random()``), every decision after it, inside the action and at Set Up, the greedy agent's
@@ -405,7 +406,7 @@ def policy(S, T, out, rng):
     return encode(kind, a, b, c)
 
 
-@jit
+@inline
 def _die_scores(S, T, moves, n, out):
     """:func:`move_scores` at the choice of a die: :func:`.fast.turn_values` of each choice
     ``moves[:n]`` into ``out[:n]``, completing once the turn of placements that leave the mover the
@@ -492,7 +493,7 @@ def move_scores(S, T, moves, n, out):
     S[:] = saved
 
 
-@jit
+@inline
 def greedy(S, T, out, rng):
     """The ``greedy`` agent's decision (:func:`.fast.choose`, the same decisions and draws as
     the reference's ``agents.GreedyAgent``) as a code; ``out`` is unused (the shape of a compiled table's
@@ -515,7 +516,7 @@ def game_agent(code, S, T, row, out, rng):
     return 1
 
 
-@jit
+@inline
 def ended_by(S, T):
     """How a finished game ended: ``RULES`` when the Total published sketchbooks token reached its
     space (End of the Game), else ``TURN_CAP``: the ``end.max_rounds`` safety cap (not a rule) ended it."""
@@ -701,7 +702,7 @@ def _tiebreak_keys(themes: np.ndarray, later_seat: bool) -> np.ndarray:
     return np.concatenate([keys, seats], axis=2)
 
 
-@nb.njit(cache=True)
+@inline  # into the core loop's call (table_loop.register_table): one library fewer above the game
 def play_seated(T, kinds, rows, ws, game_rng, agent_rng, record):
     """Urban Sketchers' table for the core loop (:mod:`balancer.core.table_loop`): one game set up
     (:func:`.fast.setup`) and played (:func:`.fast.play`, seat s: agent ``kinds[s]`` of
