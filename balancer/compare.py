@@ -253,6 +253,7 @@ def play_comparison(
     table_b = pl.scan_parquet(sides["b"][2] / RESULTS_FILE, glob=False)
     diffs = paired_differences(table_a, table_b, confidence)
     diffs["fairness"] = seat_spread_headline(table_a, table_b, confidence)
+    diffs.update(flow_rows(sides["a"][2], sides["b"][2], table_a, table_b, confidence))
     mark_mechanical(diffs, changed_sections(cfg_a, cfg_b), table_a, table_b)
     diffs["multiplicity"] = holm_page([diffs], confidence)
     result: dict[str, Any] = {
@@ -375,8 +376,24 @@ def play_comparisons(
     return page
 
 
-ROW_SECTIONS = ("seat_win_rate", "agent_win_rate", "score", "metrics")
-"""The sections of a comparison's rows (:func:`balancer.stats.paired.paired_differences`)."""
+ROW_SECTIONS = ("seat_win_rate", "agent_win_rate", "score", "metrics", "flow")
+"""The sections of a comparison's rows (:func:`balancer.stats.paired.paired_differences`, and
+``flow``: :func:`flow_rows`), every one in the page's Holm family."""
+
+
+def flow_rows(run_a: Path, run_b: Path, table_a: Any, table_b: Any, confidence: float) -> dict[str, Any]:
+    """How the game feels, B minus A game by game (issue 49; :func:`balancer.stats.flow.paired_flow`):
+    ``flow`` (rows for the Holm family: margin and length from the results; leader wins, lead
+    changes, comebacks and decided at when both runs hold ``trajectories.parquet``) and
+    ``leader_wins_curve`` (the curve's per-checkpoint differences, descriptive: not in the family)."""
+    import polars as pl
+
+    from balancer.stats.flow import TRAJECTORIES_FILE, paired_flow
+
+    paths = [run / TRAJECTORIES_FILE for run in (run_a, run_b)]
+    traj = [pl.scan_parquet(p, glob=False) for p in paths] if all(p.is_file() for p in paths) else [None, None]
+    flow = paired_flow(table_a, table_b, traj[0], traj[1], confidence)
+    return {"flow": flow["rows"], "leader_wins_curve": flow["leader_wins"]}
 
 
 def changed_sections(cfg_a: Any, cfg_b: Any) -> set[str]:

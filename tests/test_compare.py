@@ -25,7 +25,7 @@ def variant(tmp_path: Path, name: str, body: str) -> Path:
 
 
 def all_rows(result: dict) -> list[dict]:
-    return result["seat_win_rate"] + result["agent_win_rate"] + result["score"] + result["metrics"]
+    return result["seat_win_rate"] + result["agent_win_rate"] + result["score"] + result["metrics"] + result["flow"]
 
 
 def test_identical_variants_differ_by_exactly_zero_in_every_game(tmp_path):
@@ -395,3 +395,83 @@ def test_a_total_that_moved_only_by_the_rule_s_own_points_is_the_rule_too():
     diffs = rows(-1.5)
     mark_mechanical(diffs, {"seat_bonus"}, a, b)
     assert [bool(r.get("mechanical")) for r in diffs["score"]] == [False, False, True]
+
+
+def _flow_run(folder: Path, variant: str, scores, wins, standings=None) -> Path:
+    """A made-up two-player run: results.parquet (3 games of 10 turns) and, given standings
+    (per game, per checkpoint, the two seats'), trajectories.parquet."""
+    folder.mkdir()
+    rows = [
+        {"variant": variant, "n_players": 2, "game_index": g, "seat": s + 1, "score": float(scores[g][s]),
+         "win_share": float(wins[g][s]), "turns": 10}
+        for g in range(3) for s in range(2)
+    ]  # fmt: skip
+    pl.DataFrame(rows).write_parquet(folder / "results.parquet")
+    if standings is not None:
+        traj = [
+            {"variant": variant, "n_players": 2, "game_index": g, "checkpoint": k, "seat": s + 1,
+             "standing": float(standings[g][k][s])}
+            for g in range(3) for k in range(2) for s in range(2)
+        ]  # fmt: skip
+        schema = {"variant": pl.String, "n_players": pl.Int32, "game_index": pl.Int64, "checkpoint": pl.Int32,
+                  "seat": pl.Int32, "standing": pl.Float64}  # fmt: skip
+        pl.DataFrame(traj, schema=schema).write_parquet(folder / "trajectories.parquet")
+    return folder
+
+
+def test_flow_rows_pair_each_game_s_margin_and_trajectory(tmp_path):
+    """Issue 49: compare's "How the game feels" rows, on three made-up two-player games whose answers
+    are worked out by hand.
+
+    Margins (winner minus runner-up): A 10-7=3, 5-5=0, 12-8=4; B 12-7=5, 9-3=6, 9-8=1; per-game
+    differences 2, 6, -3: mean 5/3 (A 7/3 -> B 4). Length: 10 turns in every game (identical).
+    Leader-wins credit (the leaders' mean win share) at checkpoints 0 and 1:
+      A: g0 seat 1 leads, wins: 1, 1; g1 seat 2 leads then a tie, the win shared: 0.5, 0.5;
+         g2 seat 1 leads then seat 2, seat 2 wins: 0, 1. Means 1, 0.5, 0.5.
+      B: g0 1, 1; g1 seat 2 leads then seat 1, seat 1 wins: 0, 1; g2 seat 2 leads throughout, wins: 1, 1.
+         Means 1, 0.5, 1. Per-game differences 0, 0, 0.5: mean 1/6; at checkpoint 0: 0, -0.5, 1;
+         at checkpoint 1: 0, 0.5, 0: mean 1/6 each.
+    Lead changes: A 0, 0 (a tie is skipped), 1; B 0, 1, 0: differences 0, 1, -1: mean 0.
+    """
+    from balancer.compare import ROW_SECTIONS, flow_rows
+
+    assert "flow" in ROW_SECTIONS  # in the page's one Holm family
+    a = _flow_run(tmp_path / "a", "A", [(10, 7), (5, 5), (8, 12)], [(1, 0), (0.5, 0.5), (0, 1)],
+                  [[(1, 0), (10, 7)], [(0, 1), (5, 5)], [(3, 1), (8, 12)]])  # fmt: skip
+    b = _flow_run(tmp_path / "b", "B", [(12, 7), (9, 3), (8, 9)], [(1, 0), (1, 0), (0, 1)],
+                  [[(1, 0), (12, 7)], [(0, 1), (9, 3)], [(1, 3), (8, 9)]])  # fmt: skip
+    scan = [pl.scan_parquet(run / "results.parquet") for run in (a, b)]
+    out = flow_rows(a, b, *scan, confidence=0.95)
+    rows = {r["name"]: r for r in out["flow"]}
+    assert rows["margin"]["from"] == pytest.approx(7 / 3) and rows["margin"]["to"] == pytest.approx(4.0)
+    assert rows["margin"]["difference"] == pytest.approx(5 / 3) and rows["margin"]["unit"] == "points"
+    assert rows["length"]["identical"] and rows["length"]["difference"] == 0.0
+    assert rows["leader wins"]["difference"] == pytest.approx(1 / 6)
+    assert rows["lead changes"]["difference"] == pytest.approx(0.0)
+    curve = {r["checkpoint"]: r["difference"] for r in out["leader_wins_curve"]}
+    assert curve == {0: pytest.approx(1 / 6), 1: pytest.approx(1 / 6)}
+    # without B's trajectories, only what the results alone say
+    (b / "trajectories.parquet").unlink()
+    out = flow_rows(a, b, *scan, confidence=0.95)
+    assert [r["name"] for r in out["flow"]] == ["margin", "length"] and out["leader_wins_curve"] == []
+
+
+def test_a_comparison_shows_how_the_game_feels(tmp_path):
+    """Issue 49: ``compare`` of two Citywright variants holds the margin's paired difference in its
+    Holm family, and the page shows it in its own section and panel."""
+    no_bonus = V11.parent / "v1.1-no-bonus.yaml"
+    out = tmp_path / "cmp"
+    r = play_comparison(V11, no_bonus, players=3, agents=["greedy"], games=30, seed=9, jobs=1, out_dir=out,
+                        progress=False)  # fmt: skip
+    margin = next(row for row in r["flow"] if row["name"] == "margin")
+    a = pl.read_parquet(out / r["run_a"] / "results.parquet")
+    by_hand = (
+        a.group_by("game_index")
+        .agg(pl.col("score").sort(descending=True).head(2))
+        .with_columns((pl.col("score").list.get(0) - pl.col("score").list.get(1)).alias("m"))
+    )  # each game's best minus second best score, computed apart from balancer.stats.flow
+    assert margin["from"] == pytest.approx(by_hand["m"].mean()) and margin["n"] == 30
+    assert margin["p_adjusted"] is not None or margin["identical"]  # in the family unless identical
+    html = render_comparison(out, tmp_path / "page.html").read_text(encoding="utf-8")
+    assert '<section id="flow">' in html and "margin (points)" in html
+    assert "How the game feels (difference in points)" in html or margin["identical"]

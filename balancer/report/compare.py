@@ -31,7 +31,23 @@ SECTIONS: tuple[tuple[str, str, str, float], ...] = (
     ("agent_win_rate", "Agent win rates", "%", 100.0),
     ("score", "Points per player", "points", 1.0),
     ("metrics", "Metrics", "", 1.0),
+    ("flow", "How the game feels", "", 1.0),
 )
+FLOW_UNITS = {"share": "%", "share of the game": "% of the game"}
+"""A flow row's unit (:data:`balancer.stats.flow.FLOW_ROWS`) shown in percent: the row scaled by 100."""
+
+
+def _flow_rows(section: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of the flow section, each in its own unit: shares in percent (differences in
+    percentage points), margin in points, length in turns, lead changes per game."""
+    out = []
+    for r in section:
+        unit = str(r.get("unit") or "")
+        scale = 100.0 if unit in FLOW_UNITS else 1.0
+        row = _rows([r], unit, scale)[0]
+        row["name"] = f"{humanize(r['name'])} ({FLOW_UNITS.get(unit, unit)})" if unit else humanize(r["name"])
+        out.append(row)
+    return out
 
 
 # --------------------------------------------------------------------------- formatting
@@ -244,13 +260,19 @@ def build_context(
         if not rows:
             continue
         diff_unit = "percentage points" if scale == 100.0 else (unit or "the metric's own unit")
+        if key == "flow":
+            diff_unit = "the row's own unit (percentage points for a share)"
         sections.append(
             {
                 "key": key,
                 "heading": heading,
                 "unit": unit,
                 "diff_unit": diff_unit,
-                "rows": _rows(rows, unit, scale, metrics=key == "metrics", specs=specs),
+                "rows": (
+                    _flow_rows(rows)
+                    if key == "flow"
+                    else _rows(rows, unit, scale, metrics=key == "metrics", specs=specs)
+                ),
             }
         )
         if key == "metrics":
@@ -266,6 +288,13 @@ def build_context(
             for unit_name, group in by_unit.items():
                 panel_scale = 100.0 if unit_name == "percentage points" else 1.0
                 panels.append((f"{heading} (difference in {unit_name or diff_unit})", group, panel_scale))
+        elif key == "flow":  # one panel per unit, shares in percentage points
+            flow_units: dict[str, list[Mapping[str, Any]]] = {}
+            for r in rows:
+                flow_units.setdefault(str(r.get("unit") or ""), []).append({**r, "name": humanize(r["name"])})
+            for unit_name, group in flow_units.items():
+                shown = "percentage points" if unit_name in FLOW_UNITS else unit_name or diff_unit
+                panels.append((f"{heading} (difference in {shown})", group, 100.0 if unit_name in FLOW_UNITS else 1.0))
         elif rows:
             panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
     all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
@@ -336,7 +365,8 @@ def build_many_context(page: Mapping[str, Any]) -> dict[str, Any]:
         head = c.get("fairness") or {}
         rows = []
         for key, _, unit, scale in SECTIONS:
-            rows += _rows([r for r in c.get(key) or [] if r.get("significant")], unit, scale, key == "metrics", specs)
+            flagged = [r for r in c.get(key) or [] if r.get("significant")]
+            rows += _flow_rows(flagged) if key == "flow" else _rows(flagged, unit, scale, key == "metrics", specs)
         all_rows = [r for key, *_ in SECTIONS for r in (c.get(key) or [])]
         variant_b = str(c.get("variant_b", "B"))
         variants.append(
