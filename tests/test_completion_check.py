@@ -40,7 +40,7 @@ def test_results_without_ended_by_have_no_completion():
 def test_a_study_may_expect_completion_and_nothing_misspelt():
     run = Run(players=2, agents=["random"], games=10, expect={"completion": {"at_least": 0.999}})
     assert run.expect["completion"].text() == "at least 0.999"
-    with pytest.raises(ValueError, match="completion or <metric>_per_player"):
+    with pytest.raises(ValueError, match="completion, margin, length or <metric>_per_player"):
         Run(players=2, agents=["random"], games=10, expect={"completeness": {"at_least": 0.999}})
 
 

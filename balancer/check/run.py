@@ -28,7 +28,7 @@ from balancer.study.runner import load_variants, probe_tables
 
 from .baseline import BaselineError, expect_items
 from .errors import CheckGameError, UnderpoweredError
-from .values import AGENT, COMPLETION, SEAT, is_tracked, kind_of, moments, per_game_values
+from .values import AGENT, COMPLETION, FLOW_NUMBERS, SEAT, is_tracked, kind_of, moments, per_game_values
 
 CHECK_SPAWN_KEY = 0x636865636B  # "check": the check seed is child (this key) of the baseline seed
 
@@ -153,10 +153,14 @@ def check_cell_numbers(cell: dict[str, Any], index: int, where: str, settings: C
                 f"({cell['players']} players: {', '.join(cell['agents'])}); its win rates are "
                 f"{', '.join(expected)}"
             )
-        if not key.startswith((SEAT + ":", AGENT + ":")) and not key.endswith("_per_player") and key != COMPLETION:
+        if (
+            not key.startswith((SEAT + ":", AGENT + ":"))
+            and not key.endswith("_per_player")
+            and key not in (COMPLETION, *FLOW_NUMBERS)
+        ):
             raise BaselineError(
                 f"{at}.{key}: not a tracked number (seat_win_rate:<seat>, "
-                "agent_win_rate:<agent>, completion or <metric>_per_player)"
+                "agent_win_rate:<agent>, completion, margin, length or <metric>_per_player)"
             )
     for key in expected + list(settings.metrics or []):
         if key not in numbers:

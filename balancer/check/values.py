@@ -7,6 +7,10 @@
   the players of the game; its mean over games is the summary's mean per player.
 * ``completion`` (results with an ``ended_by`` column): 1 when the game ended by the rules, 0 when a
   safety stop ended it (the summary's ``completion.rate``); a proportion, tested like a win rate.
+* ``margin`` (two or more players): the game's highest final score minus the second highest, and
+  ``length`` (results with a ``turns`` column): the most turns a player took: how the game feels
+  (issue 49; :mod:`balancer.stats.flow` defines both). Tracked, like ``completion``, only where
+  ``check.metrics`` names them.
 
 Nothing here knows a game: seats, agents and metrics come from the results table.
 """
@@ -24,6 +28,8 @@ from balancer.core.tables import is_mirror
 from balancer.stats.tracked import AGENT, SEAT
 
 METRIC_PREFIX = "metric_"
+FLOW_NUMBERS = ("margin", "length")
+"""Per-game numbers of how a game feels (module docstring), tracked only where ``check.metrics`` names them."""
 
 
 def kind_of(key: str) -> str:
@@ -34,9 +40,10 @@ def kind_of(key: str) -> str:
 
 def is_tracked(key: str, metrics: Sequence[str] | None) -> bool:
     """Whether ``balancer check`` tests number ``key`` against the baseline: every seat and agent win
-    rate, the metrics of ``check.metrics`` (all of them when it is None), and ``completion`` when
-    ``check.metrics`` names it (an ``expect: {completion: ...}`` target is tested in any case)."""
-    if key == COMPLETION:
+    rate, the metrics of ``check.metrics`` (all of them when it is None), and ``completion``,
+    ``margin`` and ``length`` when ``check.metrics`` names them (an ``expect:`` target is tested in
+    any case)."""
+    if key == COMPLETION or key in FLOW_NUMBERS:
         return metrics is not None and key in metrics
     return kind_of(key) == "win_rate" or metrics is None or key in metrics
 
@@ -69,6 +76,11 @@ def per_game_values(
     if "ended_by" in table.column_names:
         ended = np.asarray(table.column("ended_by").to_pylist(), dtype=object).reshape(-1, n)
         out[COMPLETION] = (ended[:, 0] == "rules").astype(float)
+    if n >= 2 and "score" in table.column_names:
+        top = np.sort(table.column("score").to_numpy(zero_copy_only=False).astype(float).reshape(-1, n), axis=1)
+        out["margin"] = top[:, -1] - top[:, -2]
+    if "turns" in table.column_names:
+        out["length"] = table.column("turns").to_numpy(zero_copy_only=False).astype(float).reshape(-1, n).max(axis=1)
     for col in table.column_names:
         if col.startswith(METRIC_PREFIX):
             name = f"{col[len(METRIC_PREFIX) :]}_per_player"

@@ -81,10 +81,14 @@ class Bound(_Strict):
         return f"at most {self.at_most:g}" if self.at_most is not None else f"at least {self.at_least:g}"
 
 
-EXPECT_KEY = r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|completion|[a-z_][a-z0-9_]*_per_player)"
+EXPECT_KEY = (
+    r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|completion|margin|length|[a-z_][a-z0-9_]*_per_player)"
+)
 """Keys of ``expect:``: ``seat_win_rate`` (every seat) or ``seat_win_rate:<seat>``, ``agent_win_rate``
 (every agent) or ``agent_win_rate:<agent>``, ``completion`` (the share of games that end by the rules,
-e.g. ``completion: {at_least: 0.999}``), or a metric as named in summary.json (``<name>_per_player``)."""
+e.g. ``completion: {at_least: 0.999}``), ``margin`` or ``length`` (a game's winner minus runner-up in
+points, its most turns by a player: :mod:`balancer.check.values`), or a metric as named in summary.json
+(``<name>_per_player``)."""
 
 
 class Run(_Strict):
@@ -104,7 +108,7 @@ class Run(_Strict):
             if not re.fullmatch(EXPECT_KEY, key):
                 raise ValueError(
                     f"{key!r} is not a tracked number; use seat_win_rate, seat_win_rate:<seat>, "
-                    "agent_win_rate, agent_win_rate:<agent>, completion or <metric>_per_player"
+                    "agent_win_rate, agent_win_rate:<agent>, completion, margin, length or <metric>_per_player"
                 )
         return expect
 
@@ -179,7 +183,7 @@ class CheckSettings(_Strict):
     )
     looks: int = Field(4, ge=1, le=20, description="looks (batches) per cell at which it may stop")
     metrics: list[str] | None = Field(
-        None, description="metrics to track (<name>_per_player, or completion); default all metrics"
+        None, description="metrics to track (<name>_per_player, completion, margin or length); default all metrics"
     )
 
 

@@ -1,0 +1,102 @@
+"""``balancer check`` and ``baseline save`` can track how a game feels (issue 49): ``margin`` (a
+game's highest final score minus the second highest) and ``length`` (the most turns a player took),
+one value per game, tracked where ``check.metrics`` names them, like ``completion``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from typer.testing import CliRunner
+
+from balancer.check.run import check_cell_numbers
+from balancer.check.values import is_tracked, kind_of, per_game_values
+from balancer.cli import app
+from balancer.study.model import CheckSettings, Run
+
+V11 = Path(__file__).resolve().parent.parent / "configs" / "citywright" / "v1.1.yaml"
+
+
+def test_margin_and_length_are_one_value_per_game_worked_by_hand():
+    """Three-player games, game-major rows: scores (10, 7, 9) -> margin 10-9 = 1; (4, 4, 2) -> 0 (a tie
+    on points); (3, 8, 1) -> 8-3 = 5. Turns (5, 5, 4) -> length 5; (6, 7, 7) -> 7; (3, 3, 3) -> 3."""
+    scores, turns = [10, 7, 9, 4, 4, 2, 3, 8, 1], [5, 5, 4, 6, 7, 7, 3, 3, 3]
+    table = pa.table(
+        {
+            "seat": [1, 2, 3] * 3,
+            "agent": ["random"] * 9,
+            "score": scores,
+            "win_share": [1, 0, 0, 0.5, 0.5, 0, 0, 1, 0],
+            "turns": turns,
+        }
+    )
+    values = per_game_values(table, ["random"] * 3)
+    assert values["margin"].tolist() == [1.0, 0.0, 5.0]
+    assert values["length"].tolist() == [5.0, 7.0, 3.0]
+    assert kind_of("margin") == kind_of("length") == "metric"
+    solo = per_game_values(table.slice(0, 3), ["random"])  # one player a game: no runner-up, no margin
+    assert "margin" not in solo and solo["length"].tolist() == [5.0, 5.0, 4.0]
+
+
+def test_tracked_only_where_named_and_a_study_may_expect_them():
+    assert not is_tracked("margin", None) and not is_tracked("length", None)  # default: every metric, not these
+    assert is_tracked("margin", ["margin"]) and not is_tracked("length", ["margin"])
+    run = Run(players=2, agents=["greedy"], games=10, expect={"margin": {"at_most": 20}, "length": {"at_least": 5}})
+    assert run.expect["margin"].text() == "at most 20"
+    number = {"kind": "metric", "games": 10, "mean": 6.0, "variance": 4.0}
+    win = {"kind": "win_rate", "games": 10, "mean": 0.5, "variance": 0.25}
+    numbers = {"seat_win_rate:1": win, "seat_win_rate:2": win, "margin": number, "length": number}
+    cell = {"run": "r", "variant": "v", "players": 2, "agents": ["greedy", "greedy"], "numbers": numbers}
+    check_cell_numbers(
+        cell, 0, "baseline.json", CheckSettings(metrics=["margin"])
+    )  # raises on a number it does not know
+
+
+STUDY = """\
+study: feel
+title: feel
+game: citywright
+seed: 5
+variants: {v1.1: variant.yaml}
+runs:
+  mirror-3p: {players: 3, agents: [random], games: 40}
+check: {tolerance: {win_rate: 0.3, metric_sd: 1.5}, metrics: [margin], looks: 1}
+"""
+
+
+@pytest.fixture
+def study(tmp_path):
+    (tmp_path / "variant.yaml").write_text(f"extends: {V11}\n", encoding="utf-8")
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY, encoding="utf-8")
+    return path
+
+
+def test_a_baseline_tracks_the_margin_and_an_unchanged_game_passes(tmp_path, study):
+    """The baseline stores each cell's margin (its mean over games equals the mean of each game's best
+    minus second-best score, read from the results apart from balancer.check); the check of the same
+    study tests it (it appears among the checked numbers) and passes: fresh games of the same rules."""
+    import polars as pl
+
+    base = tmp_path / "base.json"
+    runner = CliRunner()
+    saved = runner.invoke(app, ["baseline", "save", str(study), "-o", str(base), "--results", str(tmp_path / "r"),
+                                "-j", "1", "-q"])  # fmt: skip
+    assert saved.exit_code == 0, saved.output
+    cell = json.loads(base.read_text())["cells"][0]
+    results = pl.read_parquet(next((tmp_path / "r").rglob("results.parquet")))
+    by_hand = (
+        results.group_by("game_index")
+        .agg(pl.col("score").sort(descending=True).head(2))
+        .select((pl.col("score").list.get(0) - pl.col("score").list.get(1)).mean())
+    )
+    assert cell["numbers"]["margin"]["mean"] == pytest.approx(by_hand.item())
+    assert cell["numbers"]["margin"]["games"] == 40 and cell["numbers"]["margin"]["kind"] == "metric"
+    out = tmp_path / "check.md"
+    checked = runner.invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
+                                  "--allow-underpowered", "--markdown", str(out)])  # fmt: skip
+    assert checked.exit_code == 0, checked.output
+    table = out.read_text(encoding="utf-8")
+    assert "margin" in table and "length" not in table, table
