@@ -278,6 +278,7 @@ _KINDS: dict[str, str] = {
     "out": "optional path",
     "force": "bool",
     "resume": "bool",
+    "flow": "bool",
     "progress": "bool",
     "until_ci": "optional number",
     "scheduler": "optional text",
@@ -414,6 +415,7 @@ def run(
     command: str = "",
     note: Note | None = None,
     log: Note | None = None,
+    flow: bool = True,
 ) -> RunResult:
     """Play ``games`` games of a rule variant and write its run directory; the command ``balancer run``.
 
@@ -436,6 +438,8 @@ def run(
             command line recorded in ``run.json``.
         note: where notes go before playing (an uneven seat rotation, a table note, more jobs than
             cores, an engine compiling) [default: :func:`warnings.warn`]; log: ``until_ci``'s lines.
+        flow: summary.json holds how the game feels (``flow``: margin, scores by seat, length);
+            False leaves it out (about 2 CPU s a million games).
 
     Returns:
         the finished :class:`RunResult`.
@@ -463,7 +467,7 @@ def run(
     _check_types(
         config=config, players=players, agents=agents, games=games, seed=seed, jobs=jobs, out=out, force=force,
         resume=resume, chunk_size=chunk_size, scheduler=scheduler, until_ci=until_ci, max_games=max_games,
-        progress=progress, command=command, note=note, log=log,
+        progress=progress, command=command, note=note, log=log, flow=flow,
     )  # fmt: skip
     players, chunk_size = _int_or_none(players), _int_or_none(chunk_size)
     games, seed, jobs, max_games = int(games), int(seed), int(jobs), int(max_games)  # numpy's into Python's
@@ -495,12 +499,12 @@ def run(
 
         _, until = run_until_ci(
             spec, cfg, config, seats, until_ci, max_games, seed, jobs, out_dir,
-            force=force, command=command, progress=progress, log=log,
+            force=force, command=command, progress=progress, log=log, flow=flow,
         )  # fmt: skip
         return RunResult(out_dir, until)
     run_to_dir(
         spec, cfg, config, seats, games, seed, jobs, out_dir, force=force, command=command,
-        chunk_size=chunk_size, progress=progress, scheduler=scheduler or None, resume=resume, checked=True,
+        chunk_size=chunk_size, progress=progress, scheduler=scheduler or None, resume=resume, checked=True, flow=flow,
     )  # fmt: skip
     return RunResult(out_dir)
 

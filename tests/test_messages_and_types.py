@@ -166,7 +166,7 @@ VALID_RUN = {"config": "citywright/v1.1", "players": 2, "agents": "random", "gam
 PUBLIC = {
     "run": (api.run, VALID_RUN, [
         "config", "players", "agents", "games", "seed", "jobs", "out", "force", "resume", "chunk_size",
-        "scheduler", "until_ci", "max_games", "progress", "command", "note", "log",
+        "scheduler", "until_ci", "max_games", "progress", "command", "note", "log", "flow",
     ]),
     "compare_variants": (api.compare_variants, {"config_a": "citywright/v1.1", "config_b": "citywright/v1.0", "players": 2,
                               "agents": "random", "games": 2}, [

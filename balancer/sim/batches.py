@@ -168,6 +168,7 @@ def run_until_ci(
     command: str = "",
     progress: bool = True,
     log: Callable[[str], None] | None = None,
+    flow: bool = True,
 ) -> tuple[Path, UntilCiResult]:
     """Play the run ``(cfg, agents, seed)`` in batches until every seat win rate (and, for a mixed
     table, every agent win rate) has a 95% Wilson half-width of at most ``width``, or ``max_games``.
@@ -279,6 +280,7 @@ def run_until_ci(
             progress=False,
             resume=True,
             checked=True,  # above, with max_games
+            flow=flow,
         )
         need, name = _theory_games(tally, width, players)
         rates = tally.rates()

@@ -14,6 +14,7 @@ from balancer.limits import InputLimitError, read_json_bounded
 from balancer.outdir import write_atomic
 from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 from balancer.stats.aggregate import DEFAULT_CONFIDENCE, REQUIRED_COLUMNS, summarize
+from balancer.stats.flow import TRAJECTORIES_FILE, flow_measures
 
 
 class ResultsFileError(ValueError):
@@ -43,7 +44,7 @@ def scan_results(results_dir: Path) -> pl.LazyFrame:
     single = results_dir / RESULTS_FILE
     if single.is_file():
         return pl.scan_parquet(single, glob=False)  # glob=False: a folder named 'a[1' is a name, not a pattern
-    parts = sorted(results_dir.glob("*.parquet"))
+    parts = [p for p in sorted(results_dir.glob("*.parquet")) if p.name != TRAJECTORIES_FILE]
     if parts:
         return pl.scan_parquet(parts, glob=False)
     raise FileNotFoundError(f"no results found: {single} does not exist (nor any *.parquet there)")
@@ -115,12 +116,23 @@ def summarize_dir(results_dir: Path, meta: dict | None = None, confidence: float
             "is this a results table written by 'balancer run'?"
         )
     try:
-        return summarize(lf, meta, confidence)
+        summary = summarize(lf, meta, confidence)
+        if meta.get("flow", True) is not False:
+            summary["flow"] = _flow(lf, results_dir, confidence)
+        return summary
     except _POLARS_ERRORS as exc:
         kind = "not a readable Parquet file" if "parquet" in str(exc).lower() else "cannot be summarised"
         raise ResultsFileError(f"{where}: {kind} ({_short(exc)})") from None
     except ValueError as exc:
         raise ResultsFileError(f"{where}: {exc}") from None
+
+
+def _flow(results: pl.LazyFrame, results_dir: Path, confidence: float) -> dict:
+    """How the game feels (:func:`balancer.stats.flow.flow_measures`), with the run's trajectories
+    where it holds ``trajectories.parquet``, as summary.json's ``flow``."""
+    trajectories = results_dir / TRAJECTORIES_FILE
+    scanned = pl.scan_parquet(trajectories, glob=False) if trajectories.is_file() else None
+    return flow_measures(results, scanned, confidence).to_dict()
 
 
 def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> dict:

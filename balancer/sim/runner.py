@@ -466,6 +466,7 @@ def _run_info(
         "jobs": settings["jobs"],
         "scheduler": settings["scheduler"],
         "chunk_size": settings["chunk_size"],
+        "flow": bool(settings.get("flow", True)),
         "started": manifest["started"],
         "elapsed_seconds": round(elapsed, 3),
         "games_per_second": round(games / max(elapsed, 1e-9), 1),
@@ -528,8 +529,13 @@ def run_to_dir(
     resume: bool | None = False,
     overall: Overall | None = None,
     checked: bool = False,
+    flow: bool = True,
 ) -> Path:
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
+
+    ``flow``: summary.json holds how the game feels (margin, scores by seat, length:
+    :func:`balancer.stats.flow.flow_measures`); False leaves it out, for runs of a million games
+    (about 2 CPU s a million games), and ``run.json`` records the choice.
 
     While it writes, the run holds ``out_dir/run.lock`` (:func:`run_lock`): a second run on the same
     directory is refused with RunLockedError naming the first one's process id.
@@ -587,7 +593,7 @@ def run_to_dir(
         finally:
             if client is not None:
                 client.close()
-        settings = {"jobs": n_jobs, "scheduler": scheduler, "chunk_size": size, "command": command}
+        settings = {"jobs": n_jobs, "scheduler": scheduler, "chunk_size": size, "command": command, "flow": flow}
         _finish(request, identity, out_dir, manifest, log.elapsed(), settings)
         return out_dir
 
