@@ -116,6 +116,17 @@ def test_margin_and_decided_at_histograms():
         assert len([c for c in ax.containers if isinstance(c, ErrorbarContainer)]) == 1  # the mean's interval
 
 
+def test_a_length_the_same_in_every_game_is_ticked_once():
+    """Every game 12 turns (Citywright: 12 rounds): one bin, [11.5, 12.5]; its axis says 12 once, not
+    a run of fractional ticks (11.55, 11.70, ...) that ran into each other."""
+    length = {"n": 40, "mean": 12.0, "ci_low": 12.0, "ci_high": 12.0, "edges": [11.5, 12.5], "counts": [40]}
+    fig = distribution_figure([("Length", "turns", [("v", length)])])
+    fig.canvas.draw()
+    ax = fig.get_axes()[0]
+    shown = [t.get_text() for t in ax.get_xticklabels() if 11.5 <= t.get_position()[0] <= 12.5]
+    assert shown == ["12"]
+
+
 def test_a_distribution_of_no_game_is_left_out():
     fig = distribution_figure(
         [("Margin", "points", [("v", A["margin"])]), ("Nothing", "x", [("v", {"n": 0, "counts": []})])]

@@ -194,7 +194,9 @@ def distribution_figure(
             ax.set_title(figs.wrap(figs.text_label(ptitle), figs.PAGE_WIDTH / len(kept)), loc="left")
             ax.set_xlabel(figs.text_label(xlabel))
             if all(float(e) + 0.5 == round(float(e) + 0.5) for _, d in series for e in d["edges"]):
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # bins centred on whole numbers
+                # bins centred on whole numbers; min_n_ticks=1: one whole number (every game 12 turns)
+                # is ticked once, not as a run of fractional ticks that run into each other
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
             ax.set_ylabel("games")
             ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))  # 10,000 games, as the page writes it
             if len(series) > 1:
