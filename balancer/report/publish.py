@@ -269,7 +269,8 @@ def publish(
         lines = [f"# Tables: {parsed.title}", ""]
         for t in parsed.tables:
             name = t.caption or t.heading or "table"
-            short = slug(name.split(":")[0])  # the caption's subject; the whole caption when taken
+            # the caption's subject (before its first colon outside brackets); the whole caption when taken
+            short = slug(re.sub(r"\([^)]*\)", " ", name).split(":")[0])
             stem = _unique(short if short not in taken else slug(name), taken)
             path = Path(tables_dir) / f"{stem}.csv"
             write_atomic(path, _csv_bytes(t.rows))

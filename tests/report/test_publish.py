@@ -176,3 +176,20 @@ def test_a_users_captions_md_is_never_replaced(tmp_path):
         publish(html, figs, *args)  # balancer's own list, written now ...
         publish(html, figs, *args)  # ... is replaced on the next page
         assert (tmp_path / folder / "captions.md").read_text(encoding="utf-8").startswith(("# Figures: ", "# Tables: "))
+
+
+def test_a_table_is_named_after_its_subject_not_a_colon_in_its_brackets(tmp_path):
+    """A study's table captioned 'Wasted tiles per player, two players (v1.0: 16 turns, v1.1: 12
+    turns): by variant' was written as 'wasted-tiles-per-player-two-players-v1.0.csv': its subject was
+    cut at the colon inside the brackets, so the file read as v1.0's alone. The subject ends at the
+    first colon outside brackets, and the brackets' text is left out as in every name (slug)."""
+    caption = "Wasted tiles per player, two players (v1.0: 16 turns, v1.1: 12 turns)"
+    html = f"""<html><head><title>A study</title></head><body>
+<table><caption>{caption}: by variant</caption><tr><td>v1.0</td><td>15.2</td></tr></table>
+<table><caption>{caption}: changes between variants</caption><tr><td>v1.1</td><td>-8.5</td></tr></table>
+</body></html>"""
+    out = publish(html, [], None, tmp_path / "t")
+    assert [p.name for p in out.tables] == [
+        "wasted-tiles-per-player-two-players.csv",
+        "wasted-tiles-per-player-two-players-changes-between-variants.csv",
+    ]
