@@ -271,6 +271,9 @@ def test_fairness_headline_first_and_the_rule_s_own_points_apart(tmp_path):
     html = render_comparison(out, tmp_path / "cmp.html").read_text(encoding="utf-8")
     assert html.index('id="fairness"') < html.index('id="summary"') < html.index('id="differences"')
     assert "Seat spread (best minus worst seat&#39;s win rate)" in html and ">rule<" in html
+    # the note read 'Not counted: total, seat bonus change as the rule change itself makes them (...)'
+    note = " ".join(html.split('<p class="note">Not counted: ')[1].split("</p>")[0].split())
+    assert note.startswith("total, seat bonus (the rule change itself moves them: points the changed rule gives")
 
 
 def test_several_what_ifs_on_one_page_share_the_seeds_and_one_holm_family(tmp_path):
