@@ -234,6 +234,9 @@ def test_run_report_has_the_label_section(tmp_path: Path) -> None:
     assert "Win rate by deck" in section and "few games have wide intervals" in section
     assert EVIL not in html and "&lt;script&gt;" in section
     assert "<svg" in section  # 2 players, 3 deck values: the match-up heatmap
+    # its panels stand one above the other where they do not fit side by side (Urgency's 6 decks):
+    # the caption said 'first (left) or second (right)'; it names the panels by their titles
+    assert "(left)" not in section and "(right)" not in section and "each panel" in section
 
 
 # --------------------------------------------------------------------------- 6. game names
