@@ -68,7 +68,7 @@ line runs as ``SUB --help`` and ``balancer plan FILE [--baseline B]`` (the docum
 unless a later line of its page reads what it writes (docs/ci-own-game.md's baseline)."""
 
 FLAGS = {"--force", "--quiet", "-q", "--resume", "--json", "--assumed", "--schema", "--replay",
-         "--allow-underpowered", "--matchups", "--no-matchups", "--help", "--version"}  # fmt: skip
+         "--allow-underpowered", "--matchups", "--no-matchups", "--help", "--version", "--flow", "--no-flow"}  # fmt: skip
 """Options that take no value (every other option takes the word after it)."""
 COUNTS = ("-n", "--games", "--max-games")
 OUTPUTS = ("-o", "--out", "--report", "--write", "--junit", "--markdown", "--history", "--figures", "--tables")
