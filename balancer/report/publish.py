@@ -246,6 +246,11 @@ def publish(
         facts = "; ".join(seen.values())
         about = f"{parsed.title}." + (f" {facts}." if facts else "")
     out = Published()
+    # one folder for both: one captions.md listing the figures, then the tables (the tables' list replaced the figures')
+    shared = (
+        figures_dir is not None and tables_dir is not None and Path(figures_dir).resolve() == Path(tables_dir).resolve()
+    )
+    figure_lines: list[str] = []
     if figures_dir is not None:
         taken: set[str] = set()
         lines = [f"# Figures: {parsed.title}", ""]
@@ -260,6 +265,7 @@ def publish(
             stem = _unique(slug(title), taken)
             out.figures += write_figure_files(fig, Path(figures_dir), stem, caption=caption)
             lines.append(f"- `{stem}.svg` (`.png`, `.pdf`): {caption}")
+        figure_lines = lines
         path = Path(figures_dir) / CAPTIONS_FILE
         write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
         out.captions.append(path)
@@ -276,7 +282,10 @@ def publish(
             write_atomic(path, _csv_bytes(t.rows))
             out.tables.append(path)
             lines.append(f"- `{stem}.csv`: {name}{'' if name.endswith('.') else '.'} {about}")
+        if shared:
+            lines = [*figure_lines, "", *lines]
         path = Path(tables_dir) / CAPTIONS_FILE
         write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
-        out.captions.append(path)
+        if path not in out.captions:
+            out.captions.append(path)
     return out

@@ -193,3 +193,18 @@ def test_a_table_is_named_after_its_subject_not_a_colon_in_its_brackets(tmp_path
         "wasted-tiles-per-player-two-players.csv",
         "wasted-tiles-per-player-two-players-changes-between-variants.csv",
     ]
+
+
+def test_figures_and_tables_in_one_folder_keep_both_captions(tmp_path):
+    """'report RUN --figures D --tables D' wrote the figures' captions.md, then the tables' over it:
+    the figures' captions were lost, exit 0 (issue 50 retry). One folder gets one captions.md that
+    lists the figures, then the tables."""
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        fig.add_subplot().set_title("Seat win rates of both variants")
+        html = _page(svg_string(fig))
+    out = publish(html, figs, tmp_path / "d", tmp_path / "d")
+    text = (tmp_path / "d" / "captions.md").read_text(encoding="utf-8")
+    assert text.startswith("# Figures: ") and "\n# Tables: " in text
+    assert "`seat-win-rates-of-both-variants.svg`" in text and "`seat-win-rates.csv`" in text
+    assert out.captions == [tmp_path / "d" / "captions.md"]
