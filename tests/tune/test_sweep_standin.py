@@ -150,6 +150,9 @@ target:
     )
     result = run_sweep(load_sweep(path), tmp_path / "results", jobs=1)
     html = render_sweep(result, tmp_path / "report.html").read_text(encoding="utf-8")
+    # the cells table keeps a run's name and a point on one line ('mirror-4p' broke as 'mirror-' over '4p')
+    assert '<tr><td class="nw">two</td><td class="nw">bonus.2[1]=2, faces=6</td>' in html
+    assert "td.nw { white-space: nowrap; }" in html
     # seats 1 and 2, the die metric and the even-vs-odd match-up of the parity label: one heatmap each
     assert html.count("<svg") == 4
     assert "points whose intervals meet it" in html
