@@ -273,7 +273,7 @@ def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
     assert result.exit_code == 0, result.output
     html = (tmp_path / "p.html").read_text()
     # the three numbers are three panels of one figure (issue 50 item 8: was a figure each), written once
-    assert html.count("<svg") == 1 and "r/v/n000" in html and "One panel per number (3)" in html
+    assert html.count("<svg") == 1 and "r/<wbr>v/<wbr>n000" in html and "One panel per number (3)" in html
     assert [p.name for p in (tmp_path / "figs").glob("*.png")] == ["history-s.png"]
 
 

@@ -125,6 +125,12 @@ def test_history_command_writes_its_tables(tmp_path):
     tables = page_tables((tmp_path / "p.html").read_text(encoding="utf-8")).tables
     assert len(list((tmp_path / "t").glob("*.csv"))) == len(tables) >= 1
     assert (tmp_path / "t" / "captions.md").is_file()
+    # the drift table breaks a number's name after its slashes (it broke as 'mirror-' over
+    # '3p/v1.1/wasted_tiles_per_player') and keeps 'sha (#1)' on one line; its CSV holds the plain name
+    html = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "<td>r/<wbr>v/<wbr>n000</td>" in html and '<td class="text nw">' in html
+    with open(next((tmp_path / "t").glob("latest-point*.csv")), encoding="utf-8", newline="") as f:
+        assert list(csv.reader(f))[1][0] == "r/v/n000"
 
 
 def test_study_figures_and_tables_are_named_after_what_they_show(tmp_path, monkeypatch):
