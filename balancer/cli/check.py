@@ -30,7 +30,7 @@ app.add_typer(baseline_app, name="baseline")
 @baseline_app.command("save")
 def baseline_save(
     ctx: typer.Context,
-    study_file: Path = typer.Argument(..., help="Study YAML file (see configs/citywright/ci.yaml)."),
+    study_file: Path = typer.Argument(..., help="Study YAML file, or a shipped one by name (citywright/ci)."),
     out: Path = typer.Option(
         ..., "--out", "-o", metavar="JSON", help="Baseline file to write, e.g. baselines/NAME.json."
     ),

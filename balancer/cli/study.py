@@ -32,7 +32,7 @@ def study(
     study_file: Path = typer.Argument(
         ...,
         help="Study YAML file: variants, runs (players, agents, games) and "
-        "figures with published values (see configs/citywright/appendix.yaml).",
+        "figures with published values, or a shipped one by name (citywright/appendix).",
     ),
     out_html: Path | None = typer.Option(
         None,

@@ -44,7 +44,7 @@ def sweep(
         ...,
         help="Sweep YAML file: a base variant, runs (players, agents, games), one "
         "or two YAML paths with the values to try, and targets (see "
-        "configs/citywright/sweep-seat-bonus.yaml).",
+        "the shipped citywright/sweep-seat-bonus, which any command takes by that name).",
     ),
     out_html: Path | None = typer.Option(
         None,
@@ -111,7 +111,7 @@ def tune(
         ...,
         help="Tune YAML file: a base variant, runs, a search space of YAML paths "
         "(int, float or choices), an objective built from targets, a "
-        "budget (see configs/citywright/tune-seat-bonus.yaml).",
+        "budget (see the shipped citywright/tune-seat-bonus, which any command takes by that name).",
     ),
     out_html: Path | None = typer.Option(
         None,
