@@ -535,7 +535,7 @@ def run_to_dir(
 
     ``flow``: summary.json holds how the game feels (margin, scores by seat, length:
     :func:`balancer.stats.flow.flow_measures`); False leaves it out, for runs of a million games
-    (about 2 CPU s a million games), and ``run.json`` records the choice.
+    (2 to 4 CPU s and about 120 MiB a million games), and ``run.json`` records the choice.
 
     While it writes, the run holds ``out_dir/run.lock`` (:func:`run_lock`): a second run on the same
     directory is refused with RunLockedError naming the first one's process id.
