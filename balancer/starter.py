@@ -8,6 +8,7 @@ overwritten unless asked.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from balancer.data import builtin_config
@@ -179,6 +180,30 @@ def copy_shipped(name: str, directory: Path | str, force: bool = False) -> list[
         if own_label is not None:
             note += f"; it {kind}s your variant ({VARIANT_FILE})"
         text = _replace_block(text, "base", [f"base: {base}"])
+    text = _clone_paths_named(text, source, target)
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(target, f"{note}.\n{text}")
     return [target]
+
+
+_CLONE_PATH = re.compile(r"(--write |-o )?configs/([a-z_]+)/([A-Za-z0-9_.-]+?)\.yaml\b")
+
+
+def _clone_paths_named(text: str, source: Path, target: Path) -> str:
+    """``text`` with the repository paths of its comment lines (``configs/citywright/ci.yaml``, which
+    only a clone has) named as they work in the copy's folder: the shipped file itself as the copy
+    (``my-variant/ci.yaml``), a file a command writes (``--write``, ``-o``) beside it, any other shipped
+    file by its shipped name (``citywright/v1.1``)."""
+
+    def named(m: re.Match[str]) -> str:
+        flag, game, stem = m.group(1) or "", m.group(2), m.group(3)
+        if f"{game}/{stem}.yaml" == f"{source.parent.name}/{source.name}":
+            return f"{flag}{target.as_posix()}"
+        if flag:
+            return f"{flag}{(target.parent / f'{stem}.yaml').as_posix()}"
+        return f"{game}/{stem}" if builtin_config(f"{game}/{stem}") is not None else m.group(0)
+
+    return "".join(
+        _CLONE_PATH.sub(named, line) if line.lstrip().startswith("#") else line
+        for line in text.splitlines(keepends=True)
+    )

@@ -52,3 +52,20 @@ def test_init_from_on_the_command_line_and_its_refusals(tmp_path):
     assert variant.exit_code == 2 and "a rule variant, not a study, sweep or tune" in variant.output
     typo = runner.invoke(app, ["init", "--from", "citywright/appendx", str(folder)])
     assert typo.exit_code == 2 and "closest: citywright/appendix" in typo.output
+
+
+def test_a_copy_names_no_path_of_the_repository(tmp_path):
+    """Issue 50 item 5, retry: the copied comments said 'balancer tune configs/citywright/tune-seat-bonus-2p.yaml
+    ... --write configs/citywright/v1.1-tuned-2p.yaml', a path only a clone has. In the copy the shipped
+    file is the copy itself, a file a command writes lands beside it, another shipped file goes by name."""
+    folder = tmp_path / "my-variant"
+    (tune,) = copy_shipped("citywright/tune-seat-bonus-2p", folder)
+    text = tune.read_text(encoding="utf-8")
+    assert "configs/" in (CONFIGS_DIR / "citywright" / "tune-seat-bonus-2p.yaml").read_text()  # the premise
+    assert "configs/" not in text
+    assert f"#   balancer tune {tune.as_posix()} -o reports/citywright-tune-2p.html" in text
+    assert f"--write {(folder / 'v1.1-tuned-2p.yaml').as_posix()}" in text
+    (ci,) = copy_shipped("citywright/ci", folder)
+    assert "configs/" not in ci.read_text(encoding="utf-8")
+    assert "# citywright/appendix for the full study)." in ci.read_text(encoding="utf-8")
+    assert load_tune(tune, probe=False).base.path.resolve() == (CONFIGS_DIR / "citywright" / "v1.1.yaml").resolve()
