@@ -200,6 +200,9 @@ def spread_difference(
     q_low = float(np.quantile(top_b, tail, axis=0).max())
     q_high = float(np.quantile(top_a, tail, axis=0).max())
     low, high = _bounds(est, se, q_low), _bounds(est, se, -q_high)
+    # a spread is a best minus a worst share, within [0, 1], so its change is within [-1, 1]: an interval
+    # clipped to what the change can be holds it as often (6 games read "-66.7 to +166.7 points")
+    low, high = max(low, -1.0), min(high, 1.0)
     # p: 1 - c for the level c whose interval just reaches 0 (twice the largest share of draws beyond
     # the q where that end crosses 0), so that p < 1 - c exactly when the interval excludes 0
     ceiling = float(max(top_b.max(), top_a.max(), 1.0)) * 2.0 + 10.0

@@ -186,3 +186,15 @@ def test_simulated_two_player_comparisons_with_a_flagged_seat_row_mostly_give_a_
         assert d.mean() / (d.std(ddof=1) / np.sqrt(d.size)) > 3
         verdicts += spread_difference(a, b, 0.95, resamples=500, seed=rep)["verdict"] == "less fair"
     assert verdicts >= 36
+
+
+def test_the_interval_never_leaves_what_a_change_of_spread_can_be():
+    """A spread is a best minus a worst share, within [0, 1], so its change is within [-1, 1]; six paired
+    games (A's seat 1 wins 4, B's 5; two games change their winner) gave -0.67 to +1.67 ('compare ... -n 6'
+    printed '-66.7 to +166.7 points'). Clipped, the interval still holds the estimate and keeps 0 inside."""
+    a = _two_seats(np.array([1, 0, 1, 0, 1, 1], bool))
+    b = _two_seats(np.array([1, 1, 1, 1, 1, 0], bool))
+    got = spread_difference(a, b)
+    assert got["difference"] == pytest.approx(1 / 3)  # spreads 1/3 (4 of 6 against 2) and 2/3 (5 against 1)
+    assert -1.0 <= got["ci_low"] <= got["difference"] <= got["ci_high"] <= 1.0
+    assert got["ci_high"] == 1.0 and got["verdict"] == "cannot tell"
