@@ -29,6 +29,9 @@ class GameBatch:
     them. metrics: name -> float64[g, n]. turns: int64[g, n]. labels: name -> (int codes [g, n],
     the text of each code). ended_by: int64[g], how each game ended (an index into
     :data:`balancer.core.kernel.ENDED_BY`), or None when every game ended by the rules.
+    standings: float64[g, K, n], each game's trajectory (:attr:`balancer.core.game.Outcome.standings`:
+    per checkpoint, per seat), NaN after a game's last checkpoint; with ``checkpoints``: int64[g],
+    each game's number of checkpoints (1..K). Both None when the game records no trajectory.
     """
 
     scores: np.ndarray
@@ -38,6 +41,8 @@ class GameBatch:
     turns: np.ndarray
     labels: dict[str, tuple[np.ndarray, tuple[str, ...]]] = field(default_factory=dict)
     ended_by: np.ndarray | None = None
+    standings: np.ndarray | None = None
+    checkpoints: np.ndarray | None = None
 
     @property
     def games(self) -> int:

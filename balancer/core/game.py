@@ -45,6 +45,10 @@ class Outcome:
         Águeda shop-card pair); written as ``label_<name>`` string columns of the results.
     ended_by: how the game ended, one of :data:`balancer.core.kernel.ENDED_BY` ("rules", or the
         safety stop that ended it, e.g. "turn_cap"); the results' ``ended_by`` column.
+    standings: the game's trajectory (issue 49), or None when the game records none: per checkpoint
+        (the end of each round; the last one is the game's end), per seat, the seat's standing (its
+        score where it is public mid-game, else the kernel's ``heuristic``); every seat at every
+        checkpoint. The run writes it to ``trajectories.parquet`` (:mod:`balancer.stats.flow`).
     """
 
     scores: list[int]
@@ -55,6 +59,7 @@ class Outcome:
     labels: dict[str, list[str]] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     ended_by: str = "rules"
+    standings: list[list[float]] | None = None
 
 
 def ranks_and_win_shares(scores: Sequence[int], tiebreak: Sequence[tuple[int, ...]]) -> tuple[list[int], list[float]]:

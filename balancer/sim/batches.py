@@ -29,7 +29,7 @@ from balancer.outdir import normalised, own_directory, refuse_foreign, remove_ow
 from .errors import RunRequestError
 from .guards import check_out_dir, run_lock
 from .parallel import default_chunk_size, delayed, parallel, resolve_jobs
-from .play import play_chunk_safe
+from .play import play_chunk_records, play_chunk_safe
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games
 from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, OWN_CHUNK_FILE, RunDir, conform
@@ -236,17 +236,18 @@ def run_until_ci(
             nonlocal failed
             done = batches[-1] if batches else 0
             tasks = [
-                delayed(play_chunk_safe)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid())
+                delayed(play_chunk_records)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid())
                 for a in range(done, target, step)
             ]
             results = (
-                [play_chunk_safe(*t[1], **t[2]) for t in tasks]
+                [play_chunk_records(*t[1], **t[2]) for t in tasks]
                 if n_jobs == 1
                 else parallel(n_jobs, None, ordered=True)(tasks)
             )
-            for idx, table, failures in results:
+            for idx, table, failures, trajectories in results:
                 a = idx * step
-                request["chunks"].append(RunDir(out_dir).write_chunk(idx, a, a + step, seed, table, failures))
+                entry = RunDir(out_dir).write_chunk(idx, a, a + step, seed, table, failures, trajectories, flow=flow)
+                request["chunks"].append(entry)
                 failed = failed or bool(failures)
                 if table is not None and not failures:
                     tally.add(table)

@@ -12,7 +12,7 @@ from pathlib import Path
 from balancer.outdir import refuse_foreign
 
 from .errors import OutDirError, ResultsExistError, RunLockedError
-from .rundir import MANIFEST_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+from .rundir import MANIFEST_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE
 
 LOCK_FILE = "run.lock"
 
@@ -111,10 +111,10 @@ def run_lock(out_dir: Path | str, log: Callable[[str], None] | None = None) -> I
 
 def refuse_foreign_run_files(out_dir: Path | str) -> None:
     """UnsafeOutputError naming it for a link, a FIFO or a folder at a run's own file in ``out_dir``
-    (results.parquet, run.json, summary.json, manifest.json): checked before any game is played, by
+    (results.parquet, run.json, summary.json, manifest.json, trajectories.parquet): checked before any game is played, by
     :func:`check_out_dir` and by a study's or sweep's check of every cell (issue 52: refused after the
     last game before)."""
-    for name in (RESULTS_FILE, RUN_FILE, SUMMARY_FILE, MANIFEST_FILE):
+    for name in (RESULTS_FILE, RUN_FILE, SUMMARY_FILE, MANIFEST_FILE, TRAJECTORIES_FILE):
         refuse_foreign(Path(out_dir) / name)
 
 

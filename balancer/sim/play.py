@@ -23,7 +23,7 @@ from balancer.core.tables import seat_agents
 
 from .parallel import ChunkPlan, default_chunk_size, delayed, guard_worker, parallel, resolve_jobs
 from .progress import RunProgress
-from .records import OutcomeRows, batch_table, failure_record
+from .records import OutcomeRows, batch_table, batch_trajectories, failure_record
 from .request import check_run, table_chunk_games
 from .rundir import conform
 from .warmup import compile_after, is_warm, mark_warm, warmup_note, warmup_of
@@ -32,9 +32,18 @@ from .warmup import compile_after, is_warm, mark_warm, warmup_note, warmup_of
 def _play(
     module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
 ) -> tuple[pa.Table | None, list[dict[str, Any]]]:
+    """Games ``start..stop-1``: their rows and the games that raised (:func:`_play_records`)."""
+    table, failures, _ = _play_records(module_name, cfg, agents, run_seed, start, stop, catch)
+    return table, failures
+
+
+def _play_records(
+    module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
+) -> tuple[pa.Table | None, list[dict[str, Any]], pa.Table | None]:
     """Games ``start..stop-1``: the game's compiled chunk when it has one (``spec.play_chunk``), else
     (or, with ``catch``, when the compiled chunk raised) one game at a time, a game that raises
-    recorded (``catch``) or propagated."""
+    recorded (``catch``) or propagated. Returns the rows, the failures and the trajectory rows
+    (None when the game records no trajectory)."""
     spec = spec_at(module_name)
     variant = str(cfg.variant)
     chunk_error: Exception | None = None
@@ -42,7 +51,8 @@ def _play(
         try:
             batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
             if batch is not None:
-                return batch_table(batch, spec.name, variant, agents, run_seed, start), []
+                table = batch_table(batch, spec.name, variant, agents, run_seed, start)
+                return table, [], batch_trajectories(batch, variant, start)
         except Exception as exc:
             if not catch:
                 raise
@@ -69,7 +79,7 @@ def _play(
             RuntimeWarning,
             stacklevel=2,
         )
-    return rows.table(), failures  # None: every game of the chunk failed
+    return rows.table(), failures, rows.trajectories()  # None: every game of the chunk failed
 
 
 def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
@@ -107,6 +117,23 @@ def play_chunk_safe(
     guard_worker(parent)  # in a loky worker: no SIGINT, and exit when the run's process dies
     table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
     return chunk, table, failures
+
+
+def play_chunk_records(
+    chunk: int,
+    module_name: str,
+    cfg: Any,
+    agents: Sequence[str],
+    run_seed: int,
+    start: int,
+    stop: int,
+    parent: int | None = None,
+) -> tuple[int, pa.Table | None, list[dict[str, Any]], pa.Table | None]:
+    """:func:`play_chunk_safe` with the chunk's trajectory rows as a fourth item (None when the game
+    records no trajectory, or no game of the chunk finished): what a run writes to its chunk files."""
+    guard_worker(parent)
+    table, failures, trajectories = _play_records(module_name, cfg, agents, run_seed, start, stop, catch=True)
+    return chunk, table, failures, trajectories
 
 
 def run_games(

@@ -5,6 +5,11 @@ game (:func:`batch_table`), and what is kept of a game that raised (:func:`failu
 The columns, their order and types are the same on both paths (docs/architecture.md, "Results"): ``variant,
 game, n_players, game_index, seed, seat, agent, score, rank, win_share, turns, ended_by``, then ``score_*``,
 ``metric_*`` and ``label_*``; rows by game, then seat.
+
+A game that records trajectories (``Outcome.standings``, ``GameBatch.standings``) also gives a chunk's
+trajectory rows (:func:`batch_trajectories`, :meth:`OutcomeRows.trajectories`; the contract of
+``trajectories.parquet`` in :mod:`balancer.stats.flow`): ``variant, n_players, game_index, checkpoint,
+seat, standing``, rows by game, then checkpoint, then seat.
 """
 
 from __future__ import annotations
@@ -130,6 +135,49 @@ def _ended_codes(batch: GameBatch) -> np.ndarray:
     return codes
 
 
+def trajectory_table(variant: str, index: np.ndarray, standings: np.ndarray, checkpoints: np.ndarray) -> pa.Table:
+    """The trajectory rows of games ``index`` (int64[g]): ``standings`` float64[g, K, n] per game,
+    checkpoint and seat, of which game i's first ``checkpoints[i]`` (1..K) checkpoints are kept.
+    RuntimeError when the shapes disagree or a kept standing is not finite."""
+    standings = np.asarray(standings, np.float64)
+    if standings.ndim != 3:
+        raise RuntimeError(f"standings must be [games, checkpoints, seats], got {standings.ndim} dimension(s)")
+    g, k, n = standings.shape
+    counts = np.asarray(checkpoints, np.int64).reshape(-1)
+    index = np.asarray(index, np.int64).reshape(-1)
+    if counts.shape[0] != g or index.shape[0] != g:
+        raise RuntimeError(f"checkpoints must hold one count per game ({g}), got {counts.shape[0]}")
+    if g and (counts.min() < 1 or counts.max() > k):
+        raise RuntimeError(f"a game's checkpoints must be 1..{k}, got {counts.min()}..{counts.max()}")
+    shape = (g, k, n)
+    keep = np.broadcast_to((np.arange(k)[None, :] < counts[:, None])[:, :, None], shape)
+    standing = standings[keep]  # row-major: by game, then checkpoint, then seat
+    if not np.isfinite(standing).all():
+        bad = int(np.broadcast_to(index[:, None, None], shape)[keep][~np.isfinite(standing)][0])
+        raise RuntimeError(f"game {bad}: a standing within its checkpoints is not finite")
+    rows = standing.shape[0]
+    return pa.table(
+        {
+            "variant": _repeat(variant, rows),
+            "n_players": _numbers(np.full(rows, n, dtype=np.int32)),
+            "game_index": _numbers(np.broadcast_to(index[:, None, None], shape)[keep]),
+            "checkpoint": _numbers(np.broadcast_to(np.arange(k, dtype=np.int32)[None, :, None], shape)[keep]),
+            "seat": _numbers(np.broadcast_to(np.arange(1, n + 1, dtype=np.int32)[None, None, :], shape)[keep]),
+            "standing": _numbers(standing),
+        }
+    )
+
+
+def batch_trajectories(batch: GameBatch, variant: str, start: int) -> pa.Table | None:
+    """The trajectory rows of ``batch`` (games ``start ..``), or None when it records none."""
+    if batch.standings is None:
+        return None
+    if batch.checkpoints is None:
+        raise RuntimeError("GameBatch.standings needs GameBatch.checkpoints (each game's number of checkpoints)")
+    index = np.arange(start, start + batch.games, dtype=np.int64)
+    return trajectory_table(variant, index, batch.standings, batch.checkpoints)
+
+
 def _int_or_float(values: list[Any]) -> pa.Array:
     arr = np.asarray(values)
     if arr.dtype.kind in "iub":
@@ -191,14 +239,26 @@ class OutcomeRows:
         self.comps: dict[str, list[Any]] | None = None
         self.mets: dict[str, list[Any]] = {}
         self.labs: dict[str, list[str]] = {}
+        self.standings: list[np.ndarray] | None = None  # per game [K, n], when the games record them
+        self.standing_games: list[int] = []
 
     def check(self, outcome: Outcome, game_index: int) -> None:
-        """:func:`check_outcome` against the first game's keys (which the first call sets)."""
+        """:func:`check_outcome` against the first game's keys (which the first call sets), and its
+        ``standings``: given by every game or by none, each checkpoint with a value per seat."""
         if self.comps is None:
             self.comps = {k: [] for k in outcome.components}
             self.mets = {k: [] for k in outcome.metrics}
             self.labs = {k: [] for k in outcome.labels}
+            self.standings = [] if outcome.standings is not None else None
         check_outcome(outcome, self.n, game_index, list(self.comps), list(self.mets), list(self.labs))
+        if (outcome.standings is None) != (self.standings is None):
+            given = "gives no" if outcome.standings is None else "gives"
+            raise RuntimeError(f"game {game_index}: Outcome.standings: the game {given} standings, the first game not")
+        if outcome.standings is not None:
+            if not outcome.standings or any(len(row) != self.n for row in outcome.standings):
+                raise RuntimeError(
+                    f"game {game_index}: Outcome.standings must hold at least one checkpoint of {self.n} values"
+                )
 
     def add(
         self, game_index: int, table: Sequence[str], outcome: Outcome, ranks: Sequence[int], shares: Sequence[float]
@@ -220,6 +280,19 @@ class OutcomeRows:
             self.mets[k].extend(m)
         for k, lab in outcome.labels.items():
             self.labs[k].extend(map(str, lab))
+        if self.standings is not None and outcome.standings is not None:
+            self.standings.append(np.asarray(outcome.standings, dtype=np.float64).reshape(-1, n))
+            self.standing_games.append(game_index)
+
+    def trajectories(self) -> pa.Table | None:
+        """The trajectory rows of the games added so far, or None when the games record none."""
+        if not self.standings:
+            return None
+        counts = np.array([s.shape[0] for s in self.standings], dtype=np.int64)
+        padded = np.full((len(self.standings), int(counts.max()), self.n), np.nan)
+        for i, s in enumerate(self.standings):
+            padded[i, : s.shape[0]] = s
+        return trajectory_table(self.variant, np.asarray(self.standing_games, np.int64), padded, counts)
 
     def table(self) -> pa.Table | None:
         """The rows added so far, or None when no game's outcome was checked."""

@@ -5,8 +5,10 @@ the layout; :class:`RunDir`).
 
     <out>/manifest.json            while a run is unfinished: the request and every chunk written
     <out>/chunks/chunk-NNNNNN.arrow   one file per finished chunk, Arrow IPC (written before its manifest entry)
+    <out>/chunks/traj-NNNNNN.arrow    its trajectory rows, when the game records them (issue 49)
     <out>/results.parquet, run.json, summary.json   when finished (chunks merged in game order,
                                    streaming, one chunk in memory at a time; manifest and chunks removed)
+    <out>/trajectories.parquet     when finished, if the game records trajectories and the run's flow is on
     <out>/run.lock                 while a run writes (balancer.sim.guards.run_lock)
 
 Every file is written on a fresh temporary name (O_EXCL, O_NOFOLLOW) and renamed into place; a link or
@@ -33,6 +35,9 @@ from balancer.outdir import open_exclusive, refuse_foreign, write_atomic
 from .errors import ResumeError
 
 RESULTS_FILE = "results.parquet"
+TRAJECTORIES_FILE = "trajectories.parquet"
+"""The trajectories of a finished run (the contract: :mod:`balancer.stats.flow`, whose constant of the
+same name this equals)."""
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 CHUNKS_DIR = "chunks"
@@ -40,8 +45,8 @@ MANIFEST_FILE = "manifest.json"
 COMPARISON_FILE = "comparison.json"
 """What ``balancer compare`` writes beside the two runs it plays (``a-<variant>/``, ``b-<variant>/``)."""
 MANIFEST_FORMAT = 1
-OWN_CHUNK_FILE = re.compile(r"chunk-\d{6}\.arrow(\.tmp)?|\.chunk-\d{6}\.arrow\.\d+-[0-9a-f]{8}\.tmp")
-"""The names of a run's own files in ``chunks/``: a chunk, and a chunk being written (the temporary
+OWN_CHUNK_FILE = re.compile(r"(chunk|traj)-\d{6}\.arrow(\.tmp)?|\.(chunk|traj)-\d{6}\.arrow\.\d+-[0-9a-f]{8}\.tmp")
+"""The names of a run's own files in ``chunks/``: a chunk or its trajectories, and one being written (the temporary
 names of :func:`balancer.outdir.open_exclusive`, and ``.tmp`` of an older version); nothing else there
 is deleted."""
 
@@ -74,6 +79,10 @@ class RunDir:
         return self.path / RESULTS_FILE
 
     @property
+    def trajectories(self) -> Path:
+        return self.path / TRAJECTORIES_FILE
+
+    @property
     def run_file(self) -> Path:
         return self.path / RUN_FILE
 
@@ -96,9 +105,11 @@ class RunDir:
 
     def own_files(self) -> list[Path]:
         """Every file of the run a command reads (results.parquet, run.json, summary.json, manifest.json,
-        the chunks): none of them may be a command's output file (:func:`balancer.outdir.check_output_target`)."""
-        chunks = sorted(self.chunks_dir.glob("chunk-*.arrow")) if self.chunks_dir.is_dir() else []
-        return [*self.finished_files, self.manifest_file, *chunks]
+        trajectories.parquet, the chunks): none of them may be a command's output file
+        (:func:`balancer.outdir.check_output_target`)."""
+        chunks = sorted(self.chunks_dir.glob("*-*.arrow")) if self.chunks_dir.is_dir() else []
+        chunks = [c for c in chunks if OWN_CHUNK_FILE.fullmatch(c.name)]
+        return [*self.finished_files, self.manifest_file, self.trajectories, *chunks]
 
     def meta(self) -> dict[str, Any] | None:
         """``run.json`` as a dict, or None when it is missing, unreadable or not a JSON object."""
@@ -145,14 +156,26 @@ class RunDir:
         write_json(self.run_file, info)
 
     def write_chunk(
-        self, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
+        self,
+        idx: int,
+        start: int,
+        stop: int,
+        seed: int,
+        table: pa.Table | None,
+        failures: list[dict[str, Any]],
+        trajectories: pa.Table | None = None,
+        flow: bool = True,
     ) -> dict[str, Any]:
         """Write chunk ``idx`` (games ``start..stop-1``) and return its manifest entry (:func:`write_chunk`)."""
-        return write_chunk(self.path, idx, start, stop, seed, table, failures)
+        return write_chunk(self.path, idx, start, stop, seed, table, failures, trajectories, flow=flow)
 
     def merge(self, entries: list[dict[str, Any]]) -> int:
         """Merge the chunks of ``entries`` into results.parquet (:func:`merge_chunks`); the rows written."""
         return merge_chunks(self.path, entries)
+
+    def merge_trajectories(self, entries: list[dict[str, Any]], flow: bool = True) -> int:
+        """Merge the chunks' trajectories into trajectories.parquet (:func:`merge_trajectories`)."""
+        return merge_trajectories(self.path, entries, flow)
 
 
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -198,16 +221,43 @@ def chunk_file(idx: int) -> str:
     return f"{CHUNKS_DIR}/chunk-{idx:06d}.arrow"
 
 
+def trajectory_file(idx: int) -> str:
+    """The file of a chunk's trajectory rows (Arrow IPC, as :func:`chunk_file`)."""
+    return f"{CHUNKS_DIR}/traj-{idx:06d}.arrow"
+
+
 def read_chunk(path: Path) -> pa.Table:
     """The rows of a chunk file written by :meth:`RunDir.write_chunk`."""
     with pa.OSFile(str(path), "rb") as source:
         return pa.ipc.open_file(source).read_all()
 
 
+def _write_arrow(out_dir: Path, name: str, table: pa.Table) -> str:
+    """Write ``table`` to ``out_dir/name`` (Arrow IPC; temporary name, then rename); its sha256."""
+    with open_exclusive(out_dir / name) as (sink, tmp):
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        sink.flush()
+        return sha256_of(tmp)
+
+
 def write_chunk(
-    out_dir: Path, idx: int, start: int, stop: int, seed: int, table: pa.Table | None, failures: list[dict[str, Any]]
+    out_dir: Path,
+    idx: int,
+    start: int,
+    stop: int,
+    seed: int,
+    table: pa.Table | None,
+    failures: list[dict[str, Any]],
+    trajectories: pa.Table | None = None,
+    *,
+    flow: bool = True,
 ) -> dict[str, Any]:
-    """Write one chunk's rows (temporary name, then rename) and return its manifest entry."""
+    """Write one chunk's rows (temporary name, then rename) and return its manifest entry.
+
+    With ``flow``, the entry's ``trajectories`` is None when the game recorded none, else the file of
+    the chunk's ``trajectories`` rows (:func:`trajectory_file`, written first) with its ``sha256`` and
+    ``rows``; without, the entry has no ``trajectories`` (not recorded: ``run --no-flow``)."""
     entry: dict[str, Any] = {
         "chunk": idx,
         "start": start,
@@ -217,12 +267,13 @@ def write_chunk(
         "file": None,
         "sha256": None,
     }
+    if flow:
+        entry["trajectories"] = None
+        if trajectories is not None and table is not None:
+            sha = _write_arrow(out_dir, trajectory_file(idx), trajectories)
+            entry["trajectories"] = {"file": trajectory_file(idx), "sha256": sha, "rows": trajectories.num_rows}
     if table is not None:
-        with open_exclusive(out_dir / chunk_file(idx)) as (sink, tmp):
-            with pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-            sink.flush()
-            entry["sha256"] = sha256_of(tmp)
+        entry["sha256"] = _write_arrow(out_dir, chunk_file(idx), table)
         entry["file"] = chunk_file(idx)
     entry["failures"] = failures
     return entry
@@ -248,6 +299,37 @@ def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
         try:
             for entry in with_rows:
                 table = read_chunk(out_dir / entry["file"])
+                if writer is None:
+                    writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
+                elif not table.schema.equals(writer.schema):
+                    table = conform(table, writer.schema)
+                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                rows += table.num_rows
+                del table
+        finally:
+            if writer is not None:
+                writer.close()
+    return rows
+
+
+def merge_trajectories(out_dir: Path, entries: list[dict[str, Any]], flow: bool = True) -> int:
+    """Stream the chunks' trajectory rows, in game order, into ``trajectories.parquet``; return the rows
+    written. Written only with ``flow`` when every chunk with rows recorded its trajectories; else any
+    older trajectories.parquet is removed (a run of a game without standings, or ``run --no-flow``)."""
+    target = out_dir / TRAJECTORIES_FILE
+    with_rows = [e for e in sorted(entries, key=lambda e: e["chunk"]) if e["rows"]]
+    parts = [e.get("trajectories") for e in with_rows]
+    if not flow or not with_rows or not all(isinstance(p, dict) for p in parts):
+        refuse_foreign(target)
+        target.unlink(missing_ok=True)
+        return 0
+    rows = 0
+    with open_exclusive(target) as (sink, _):
+        writer: pq.ParquetWriter | None = None
+        try:
+            for part in parts:
+                assert isinstance(part, dict)
+                table = read_chunk(out_dir / part["file"])
                 if writer is None:
                     writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
                 elif not table.schema.equals(writer.schema):

@@ -53,7 +53,7 @@ from .parallel import (
     parallel,
     resolve_jobs,
 )
-from .play import play_chunk, play_chunk_safe, run_games
+from .play import play_chunk, play_chunk_records, play_chunk_safe, run_games
 from .progress import Overall, RunProgress
 from .provenance import SHARED_ENGINE_CODE, engine_sha256, package_versions, replay_command
 from .request import (
@@ -240,15 +240,19 @@ def _manifest_to_resume(
     return manifest
 
 
-def _foreign_chunk(path: Path, manifest: dict[str, Any], start: int, stop: int) -> str | None:
+def _foreign_chunk(
+    path: Path, manifest: dict[str, Any], start: int, stop: int, columns: tuple[str, ...] = ("seed", "variant")
+) -> str | None:
     """What in the chunk file at ``path`` is not of the run of ``manifest`` (its games ``start..stop-1``,
     its seed, its variant), in words; None when every row is the run's. A checksum written into the
     manifest vouches only that the file was not changed since: a chunk copied from another run is
-    caught by its own rows (issue 52)."""
+    caught by its own rows (issue 52). ``columns``: those checked against the manifest (a chunk's
+    trajectories have no ``seed``)."""
     import pyarrow.compute as pc
 
     table = read_chunk(path)
-    for column, expected in (("seed", manifest.get("seed")), ("variant", manifest.get("variant"))):
+    for column in columns:
+        expected = manifest.get(column)
         if column not in table.column_names:
             return f"has no {column} column"
         found = pc.unique(table.column(column)).to_pylist()
@@ -267,10 +271,13 @@ def _not_this_run(path: Path | None, foreign: str) -> ResumeError:
     return ResumeError(lambda o: f"{path}: {foreign}: not a chunk of this run; start over with {o.force}")
 
 
-def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> dict[int, dict[str, Any]]:
-    """Manifest entries whose chunk file is present with its checksum (or that hold no rows). Raises
-    ResumeError naming the file for a chunk whose rows are of another run (another seed or variant,
-    games outside its range: :func:`_foreign_chunk`), checked on every resume."""
+def _valid_entries(
+    out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan, flow: bool = True
+) -> dict[int, dict[str, Any]]:
+    """Manifest entries whose chunk file is present with its checksum (or that hold no rows), and, with
+    ``flow``, whose trajectories were recorded (by a run with its flow on) with their file and
+    checksum. Raises ResumeError naming the file for a chunk whose rows are of another run (another
+    seed or variant, games outside its range: :func:`_foreign_chunk`), checked on every resume."""
     kept = {}
     for entry in manifest["chunks"]:
         foreign, path = None, None
@@ -288,6 +295,19 @@ def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> 
                     foreign = _foreign_chunk(path, manifest, int(entry["start"]), int(entry["stop"]))
                 except (OSError, ValueError) as exc:  # not an Arrow file: pyarrow's ArrowInvalid is a ValueError
                     foreign = f"cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+                part = entry.get("trajectories", False)
+                if flow and foreign is None and part is False:
+                    continue  # played without its trajectories (run --no-flow): played again
+                if flow and foreign is None and isinstance(part, dict):
+                    path = out_dir / part["file"]
+                    if not path.is_file() or sha256_of(path) != part["sha256"]:
+                        continue
+                    try:
+                        foreign = _foreign_chunk(
+                            path, manifest, int(entry["start"]), int(entry["stop"]), columns=("variant",)
+                        )
+                    except (OSError, ValueError) as exc:
+                        foreign = f"cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
         except (KeyError, TypeError, ValueError):
             continue
         if foreign is not None:
@@ -297,7 +317,12 @@ def _valid_entries(out_dir: Path, manifest: dict[str, Any], plan: ChunkPlan) -> 
 
 
 def _open_manifest(
-    out_dir: Path, manifest: dict[str, Any] | None, request: dict[str, Any], size: int, plan: ChunkPlan
+    out_dir: Path,
+    manifest: dict[str, Any] | None,
+    request: dict[str, Any],
+    size: int,
+    plan: ChunkPlan,
+    flow: bool = True,
 ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """The manifest this session writes (a new one, or the resumed one with its valid chunks only) and
     those chunks' entries by index; chunk files it does not list are removed, and it is written."""
@@ -314,9 +339,12 @@ def _open_manifest(
             "chunks": [],
         }
     else:
-        done = _valid_entries(out_dir, manifest, plan)
+        done = _valid_entries(out_dir, manifest, plan, flow)
     own_directory(chunks_dir)
     listed = {e["file"].rsplit("/", 1)[-1] for e in done.values() if e.get("file")}
+    listed |= {
+        e["trajectories"]["file"].rsplit("/", 1)[-1] for e in done.values() if isinstance(e.get("trajectories"), dict)
+    }
     clear_own_files(chunks_dir, OWN_CHUNK_FILE, keep=frozenset(listed))  # half-written or unlisted chunks
     manifest["chunks"] = [done[i] for i in sorted(done)]
     manifest["config_path"] = request["config_path"]
@@ -372,8 +400,10 @@ def _play_chunks(
     client: Any,
     progress: bool,
     overall: Overall | None = None,
+    flow: bool = True,
 ) -> None:
-    """Play the chunks of ``plan`` not in ``done_entries``, each written to its file and listed through
+    """Play the chunks of ``plan`` not in ``done_entries``, each written to its file (and, with ``flow``,
+    its trajectories to theirs) and listed through
     ``log`` as it finishes, with the progress shown (:class:`~balancer.sim.progress.RunProgress`, beside
     ``overall``'s count when given) and the warm-up's duration recorded (:mod:`balancer.sim.warmup`).
     Raises RunInterrupted on Ctrl-C, with the finished chunks listed."""
@@ -397,12 +427,13 @@ def _play_chunks(
         with shown:
             if n_pending:
                 me = os.getpid()  # the workers' parent, whose death they watch
-                tasks = (delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
-                for idx, table, failures in parallel(n_jobs, client, ordered=False)(tasks):
+                play = play_chunk_records
+                tasks = (delayed(play)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
+                for idx, table, failures, trajectories in parallel(n_jobs, client, ordered=False)(tasks):
                     a, b = plan[idx]
                     for f in failures:
                         f["replay"] = request.replay(f["game_index"])
-                    log.add(run_dir.write_chunk(idx, a, b, seed, table, failures))
+                    log.add(run_dir.write_chunk(idx, a, b, seed, table, failures, trajectories, flow=flow))
                     done += b - a
                     shown.update(b - a)
     except KeyboardInterrupt:
@@ -495,6 +526,7 @@ def _finish(
     run_dir = RunDir(out_dir)
     try:
         rows = run_dir.merge(entries)
+        run_dir.merge_trajectories(entries, bool(settings.get("flow", True)))
         run_dir.write_run_json(_run_info(request, identity, manifest, failures, elapsed, settings))
         if rows:
             _write_summary(out_dir)
@@ -534,8 +566,13 @@ def run_to_dir(
     """Play a run and write ``out_dir/results.parquet``, ``run.json`` and ``summary.json``; return ``out_dir``.
 
     ``flow``: summary.json holds how the game feels (margin, scores by seat, length:
-    :func:`balancer.stats.flow.flow_measures`); False leaves it out, for runs of a million games
-    (2 to 4 CPU s and about 120 MiB a million games), and ``run.json`` records the choice.
+    :func:`balancer.stats.flow.flow_measures`), and, when the game records trajectories
+    (``Outcome.standings``, ``GameBatch.standings``), each chunk's trajectory rows are written beside
+    it (``chunks/traj-NNNNNN.arrow``, listed with their sha256 in the chunk's manifest entry) and merged
+    into ``trajectories.parquet`` in game order; False leaves both out (no trajectory chunk is written,
+    and a trajectories.parquet found is removed), for runs of a million games (2 to 4 CPU s and about
+    120 MiB a million games), and ``run.json`` records the choice. A resumed run with ``flow`` plays
+    again the chunks whose trajectories were not recorded.
 
     While it writes, the run holds ``out_dir/run.lock`` (:func:`run_lock`): a second run on the same
     directory is refused with RunLockedError naming the first one's process id.
@@ -587,9 +624,9 @@ def run_to_dir(
             plan = ChunkPlan(games, size)
             out_dir.mkdir(parents=True, exist_ok=True)  # normalised above: out/a/../X creates no out/a
             locks.enter_context(run_lock(out_dir))
-            manifest, done_entries = _open_manifest(out_dir, manifest, identity, size, plan)
+            manifest, done_entries = _open_manifest(out_dir, manifest, identity, size, plan, flow)
             log = _ManifestLog(out_dir, manifest)
-            _play_chunks(request, out_dir, plan, done_entries, log, n_jobs, client, progress, overall)
+            _play_chunks(request, out_dir, plan, done_entries, log, n_jobs, client, progress, overall, flow)
         finally:
             if client is not None:
                 client.close()

@@ -220,6 +220,7 @@ def test_interrupted_run_resumes_to_the_same_results(cfg, config_file, tmp_path)
         "rows": 24,
         "file": "chunks/chunk-000001.arrow",
         "sha256": None,
+        "trajectories": None,  # the fake game records no trajectory
         "failures": [],
     }
     # a fresh run refuses the interrupted directory; a different request cannot resume it
