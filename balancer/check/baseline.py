@@ -127,7 +127,7 @@ def save_baseline(
         table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"), ("seat", "ascending")])
         run = study.runs[run_name]
         meta = cell.meta
-        per_game = per_game_values(table, run.table)
+        per_game = per_game_values(table, run.table, flow=True)
         if values is not None:
             values.update({(run_name, variant, key): v for key, v in per_game.items()})
         cells.append(
@@ -175,7 +175,7 @@ def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
     loaded = load_variants(study, configs, Path(study_path), study.seed, jobs)
     variant = next(iter(loaded))
     for name, table in probe_tables(study, loaded, study.seed, runs).items():
-        numbers = per_game_values(table, study.runs[name].table)
+        numbers = per_game_values(table, study.runs[name].table, flow=True)
         for key, bound in study.runs[name].expect.items():
             expect_items(name, variant, numbers, key, bound, str(study_path))
 

@@ -322,7 +322,7 @@ def run_check(
     for (run_name, variant), cell in sorted(cells.items()):
         if run_name in probes:
             lacking = missing_metrics(
-                cell, list(per_game_values(probes[run_name], study.runs[run_name].table)), settings
+                cell, list(per_game_values(probes[run_name], study.runs[run_name].table, flow=True)), settings
             )
             if lacking:
                 raise BaselineError(
@@ -367,7 +367,7 @@ def run_check(
                     f"{run_name}/{variant}: {len(exc.failures)} game(s) raised; first: game {first['game_index']}: "
                     f"{first['error']}\n  replay: {replay_command(configs[variant], run.table, seed, first['game_index'])}"
                 ) from None
-            for key, v in per_game_values(table, run.table).items():
+            for key, v in per_game_values(table, run.table, flow=True).items():
                 values.setdefault(key, []).append(v)
             played = target
             for i in mine:

@@ -55,11 +55,13 @@ def count_tracked(baseline: Mapping[str, Any], metrics: Sequence[str] | None) ->
 
 
 def per_game_values(
-    table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None
+    table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None, flow: bool = False
 ) -> dict[str, np.ndarray]:
     """``{number: float64[games]}`` from a results table whose rows are game-major and seat-minor
     (as the runner writes them). ``agents``: the run's agents by seat for game 0; ``metrics``: the
-    ``<name>_per_player`` numbers to keep (None keeps every metric).
+    ``<name>_per_player`` numbers to keep (None keeps every metric); ``flow``: also ``margin`` and
+    ``length`` (:data:`FLOW_NUMBERS`; ``check`` and ``baseline`` ask for them, a sweep's or a
+    tune's numbers do not).
 
     Raises ValueError when the table's rows are not whole games.
     """
@@ -76,10 +78,10 @@ def per_game_values(
     if "ended_by" in table.column_names:
         ended = np.asarray(table.column("ended_by").to_pylist(), dtype=object).reshape(-1, n)
         out[COMPLETION] = (ended[:, 0] == "rules").astype(float)
-    if n >= 2 and "score" in table.column_names:
+    if flow and n >= 2 and "score" in table.column_names:
         top = np.sort(table.column("score").to_numpy(zero_copy_only=False).astype(float).reshape(-1, n), axis=1)
         out["margin"] = top[:, -1] - top[:, -2]
-    if "turns" in table.column_names:
+    if flow and "turns" in table.column_names:
         out["length"] = table.column("turns").to_numpy(zero_copy_only=False).astype(float).reshape(-1, n).max(axis=1)
     for col in table.column_names:
         if col.startswith(METRIC_PREFIX):

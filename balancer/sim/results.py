@@ -120,6 +120,8 @@ def summarize_dir(results_dir: Path, meta: dict | None = None, confidence: float
         if meta.get("flow", True) is not False:
             summary["flow"] = _flow(lf, results_dir, confidence)
         return summary
+    except ResultsFileError:
+        raise  # names its own file (trajectories.parquet)
     except _POLARS_ERRORS as exc:
         kind = "not a readable Parquet file" if "parquet" in str(exc).lower() else "cannot be summarised"
         raise ResultsFileError(f"{where}: {kind} ({_short(exc)})") from None
@@ -129,10 +131,25 @@ def summarize_dir(results_dir: Path, meta: dict | None = None, confidence: float
 
 def _flow(results: pl.LazyFrame, results_dir: Path, confidence: float) -> dict:
     """How the game feels (:func:`balancer.stats.flow.flow_measures`), with the run's trajectories
-    where it holds ``trajectories.parquet``, as summary.json's ``flow``."""
-    trajectories = results_dir / TRAJECTORIES_FILE
-    scanned = pl.scan_parquet(trajectories, glob=False) if trajectories.is_file() else None
-    return flow_measures(results, scanned, confidence).to_dict()
+    where it holds ``trajectories.parquet``, as summary.json's ``flow``. Raises ResultsFileError
+    naming ``trajectories.parquet`` when that file is not a regular file, not Parquet, or breaks
+    its contract (:func:`balancer.stats.flow.check_trajectories`)."""
+    path = results_dir / TRAJECTORIES_FILE
+    scanned = None
+    if path.exists() or path.is_symlink():
+        if not path.is_file():
+            raise ResultsFileError(f"{path}: not a regular file")
+        try:
+            scanned = pl.scan_parquet(path, glob=False)
+            scanned.collect_schema()  # reads the footer: a file that is not Parquet fails here
+        except _POLARS_ERRORS as exc:
+            raise ResultsFileError(f"{path}: cannot be read as Parquet ({_short(exc)})") from None
+    try:
+        return flow_measures(results, scanned, confidence).to_dict()
+    except ValueError as exc:
+        if scanned is not None and "trajector" in str(exc):
+            raise ResultsFileError(f"{path}: {exc}") from None
+        raise
 
 
 def write_summary(results_dir: Path, confidence: float = DEFAULT_CONFIDENCE) -> dict:
