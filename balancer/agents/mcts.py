@@ -75,7 +75,7 @@ import numba as nb
 import numpy as np
 
 from ..core.kernel import GAME_AGENT, Engine, uniform_move
-from ..core.numba_cache import renamed_copy, sources_digest
+from ..core.numba_cache import cache_folder, renamed_copy, sources_digest
 from ..core.protocol import Position
 from ..core.seeding import game_rngs
 from .params import (
@@ -659,7 +659,12 @@ _COPIES: dict[int, tuple[Any, Any, Any, Any]] = {}
 """``(kernel, search, uniform, seat)``: the compiled copies :func:`compiled_for` made in this process, by
 kernel identity (the kernel kept, so that its identity is never another's)."""
 
-_CACHE_DIR = Path(__file__).resolve().parent / "__pycache__"
+
+def _cache_dir() -> Path:
+    """Where numba caches this module's compiled copies (``__pycache__``, or under ``NUMBA_CACHE_DIR``)."""
+    return cache_folder(Path(__file__).resolve().parent)
+
+
 _RETIRED = ("play",)
 """Kinds of copies no longer made (the compiled table loop before 3 Dec 2026): their files go."""
 
@@ -707,11 +712,11 @@ def _drop_other_versions(kind: str, prefix: str, digest: str) -> None:
     """Delete cache files of this kernel's copies (``prefix``: its name) compiled from other
     versions of its sources, and every file of a retired kind of copy."""
     try:
-        for path in _CACHE_DIR.glob(f"mcts._{kind}__{prefix}__*"):
+        for path in _cache_dir().glob(f"mcts._{kind}__{prefix}__*"):
             if digest not in path.name:
                 path.unlink(missing_ok=True)
         for retired in _RETIRED:
-            for path in _CACHE_DIR.glob(f"mcts._{retired}__*"):
+            for path in _cache_dir().glob(f"mcts._{retired}__*"):
                 path.unlink(missing_ok=True)
     except OSError:
         pass
@@ -731,7 +736,7 @@ def is_cached(kernel: Any, game_agent: Any = None) -> bool:
     sources as they are now, and ``game_agent`` (when given), so that a run's first MCTS game loads
     them instead of compiling them."""
     prefix, digest = _tag_of(kernel)
-    searched = any(_CACHE_DIR.glob(f"mcts._search__{prefix}__{digest}-*.nbi"))
+    searched = any(_cache_dir().glob(f"mcts._search__{prefix}__{digest}-*.nbi"))
     return searched and (game_agent is None or _has_cache_index(game_agent))
 
 

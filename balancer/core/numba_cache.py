@@ -7,6 +7,10 @@ first thing in its ``__init__``: when the package's sources (with the core sourc
 code takes in, :data:`SHARED_SOURCES`) differ from those its cache was built from, the cache files
 are deleted and numba compiles afresh. The core table loop's cache
 (:mod:`balancer.core.table_loop`, which holds every game's table inlined) goes with them.
+
+Where numba keeps a module's cache: beside it in ``__pycache__``, or, when ``NUMBA_CACHE_DIR`` is
+set (as docs/ci-own-game.md advises, to keep the cache between CI runs), in a folder of that
+directory named after the module's folder (:func:`cache_folder`). Both are kept honest.
 """
 
 from __future__ import annotations
@@ -18,9 +22,23 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-SHARED_CACHES: tuple[tuple[Path, str], ...] = ((Path(__file__).resolve().parent / "__pycache__", "table_loop.*"),)
-"""(folder, file-name pattern) of compiled functions outside a game that inline its code: dropped
-with the game's own cache."""
+
+def cache_folder(source_dir: Path) -> Path:
+    """The folder where numba caches the compiled functions of the modules in ``source_dir``: its
+    ``__pycache__``, or with ``NUMBA_CACHE_DIR`` set, numba's own folder for it there
+    (``<dir name>_<SHA-1 of the dir's absolute path>``, as ``numba.core.caching``'s
+    ``UserProvidedCacheLocator`` names it; read from the environment, as numba reads it, so that
+    nothing here imports numba)."""
+    user = os.environ.get("NUMBA_CACHE_DIR", "")
+    if not user:
+        return source_dir / "__pycache__"
+    folder = os.path.dirname(os.path.abspath(source_dir / "__init__.py"))
+    return Path(user) / "_".join([os.path.split(folder)[-1], hashlib.sha1(folder.encode()).hexdigest()])
+
+
+SHARED_CACHES: tuple[tuple[Path, str], ...] = ((Path(__file__).resolve().parent, "table_loop.*"),)
+"""(source folder, file-name pattern) of compiled functions outside a game that inline its code:
+their cache files (in :func:`cache_folder` of the folder) are dropped with the game's own cache."""
 
 SHARED_SOURCES: tuple[Path, ...] = (Path(__file__).resolve().parent / "fixed_draws.py",)
 """Sources outside a game whose compiled code a game's cached functions take in (the
@@ -41,15 +59,15 @@ def sources_digest(root: Path, shared: tuple[Path, ...] = ()) -> str:
 
 
 def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
-    """Delete the numba cache files (``__pycache__/*.nbi``, ``*.nbc``) of the package whose
-    ``__init__.py`` is ``package_file`` if its sources (or :data:`SHARED_SOURCES`) changed since the
-    cache was built.
+    """Delete the numba cache files (``*.nbi``, ``*.nbc`` in :func:`cache_folder`: ``__pycache__``
+    or under ``NUMBA_CACHE_DIR``) of the package whose ``__init__.py`` is ``package_file`` if its
+    sources (or :data:`SHARED_SOURCES`) changed since the cache was built.
 
     Returns True when files were deleted. Never raises for file-system problems (a read-only
     install simply keeps numba's own behaviour).
     """
     root = Path(package_file).resolve().parent
-    cache = root / "__pycache__"
+    cache = cache_folder(root)
     digest = sources_digest(root, SHARED_SOURCES)
     stamp = cache / STAMP
     try:
@@ -59,11 +77,16 @@ def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
         pass
     dropped = False
     try:
-        shared = [p for folder, pattern in SHARED_CACHES for p in folder.glob(pattern) if p.suffix in (".nbi", ".nbc")]
+        shared = [
+            p
+            for folder, pattern in SHARED_CACHES
+            for p in cache_folder(folder).glob(pattern)
+            if p.suffix in (".nbi", ".nbc")
+        ]
         for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")) + shared:
             path.unlink(missing_ok=True)
             dropped = True
-        cache.mkdir(exist_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
         tmp = cache / f"{STAMP}.{os.getpid()}.tmp"
         tmp.write_text(digest + "\n", encoding="ascii")
         os.replace(tmp, stamp)
@@ -74,9 +97,10 @@ def drop_stale_cache(package_file: str | os.PathLike[str]) -> bool:
 
 def cache_is_cold(package_file: str | os.PathLike[str]) -> bool:
     """Whether the package whose ``__init__.py`` is ``package_file`` has no compiled functions in
-    numba's on-disk cache yet (no ``__pycache__/*.nbi`` index): its first game will compile the
-    engine first, which takes seconds to a minute depending on the game."""
-    cache = Path(package_file).resolve().parent / "__pycache__"
+    numba's on-disk cache yet (no ``*.nbi`` index in :func:`cache_folder`: ``__pycache__``, or under
+    ``NUMBA_CACHE_DIR``): its first game will compile the engine first, which takes seconds to
+    minutes depending on the game."""
+    cache = cache_folder(Path(package_file).resolve().parent)
     try:
         return not any(cache.glob("*.nbi"))
     except OSError:
