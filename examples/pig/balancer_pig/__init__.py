@@ -8,6 +8,7 @@ The rules are :mod:`.kernel`'s docstring; the rule numbers are :mod:`.config`'s 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import numpy as np
@@ -20,7 +21,7 @@ from balancer.core.seeding import game_rngs
 
 drop_stale_cache(__file__)  # before the compiled modules load: numba's cache misses changes across modules
 
-from .agents import GREEDY, RANDOM, Greedy, game_agent, play_to_end  # noqa: E402
+from .agents import GREEDY, RANDOM, Greedy, game_agent, play_recorded  # noqa: E402
 from .config import PigConfig  # noqa: E402
 from .kernel import ENGINE  # noqa: E402
 from .metrics import METRICS  # noqa: E402
@@ -49,14 +50,18 @@ def _kinds(agents: list[str]) -> np.ndarray:
 
 
 def play_game(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
-    """One whole game at full speed (:func:`.agents.play_to_end`); ValueError for an unsupported
-    player count or agent. (A table with an ``mcts`` seat is balancer's to play.)"""
+    """One whole game at full speed (:func:`.agents.play_recorded`, the moves of :func:`.agents.play_to_end`);
+    ValueError for an unsupported player count or agent. (A table with an ``mcts`` seat is balancer's
+    to play, and records no trajectory.)
+
+    Its trajectory (``Outcome.standings``, written to ``trajectories.parquet``): each seat's points
+    banked, its public score, at the end of each round, and at the game's end."""
     T = ENGINE.compile(cfg, len(agents))
     kinds = _kinds(agents)
     chance, agent_rng = game_rngs(seed)
     S = ENGINE.new_state(T, chance)
-    play_to_end(S, T, kinds, chance, agent_rng, MAX_DECISIONS)
-    return ENGINE.outcome(S, T)
+    _, trajectory = play_recorded(S, T, kinds, chance, agent_rng, MAX_DECISIONS, True)
+    return dataclasses.replace(ENGINE.outcome(S, T), standings=trajectory.astype(np.float64).tolist())
 
 
 def transcript(cfg: PigConfig, agents: list[str], seed: np.random.SeedSequence | int) -> str:
