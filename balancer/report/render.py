@@ -212,12 +212,14 @@ def completion_view(summary: Mapping[str, Any], meta: Mapping[str, Any]) -> dict
     return {**c, "lines": completion_lines(c, replay)}
 
 
-def describe_agents(agents: Sequence[str] | None) -> str:
-    """``["greedy", "greedy", "random"] -> "2 × greedy, 1 × random"`` (first-appearance order)."""
+def describe_agents(agents: Sequence[str] | None, mcts_iterations: Any = None) -> str:
+    """``["greedy", "greedy", "random"] -> "2 × greedy, 1 × random"`` (first-appearance order); a
+    plain ``mcts`` with the run's budget (``run.json``'s ``mcts_iterations``: ``mcts@60``)."""
     if not agents:
         return "not recorded"
     counts = Counter(agents)
-    return ", ".join(f"{k} × {a}" for a, k in counts.items())
+    budget = f"mcts@{mcts_iterations}" if isinstance(mcts_iterations, int) else "mcts"
+    return ", ".join(f"{k} × {budget if a == 'mcts' else a}" for a, k in counts.items())
 
 
 # --------------------------------------------------------------------------- context
@@ -464,7 +466,7 @@ def build_context(
         "config_path": meta.get("config_path"),
         "config_sha": sha[:12],
         "assumed": [_split_note(str(a)) for a in (meta.get("assumed") or [])],
-        "agents_desc": describe_agents(meta.get("agents")),
+        "agents_desc": describe_agents(meta.get("agents"), meta.get("mcts_iterations")),
         "seat_design": describe_seat_design(meta.get("seat_design")),
         "table_note": meta.get("table_note"),
         "games_planned": meta.get("games"),

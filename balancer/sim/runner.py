@@ -469,6 +469,15 @@ def _write_summary(out_dir: Path) -> None:
     write_summary(out_dir)
 
 
+def _mcts_budget(cfg: Any, agents: Sequence[str]) -> int | None:
+    """The variant's default MCTS budget (``agents.mcts.iterations``) when a seat plays a plain
+    ``mcts``: run.json records it, so that pages show ``mcts@60``, not a budget-less ``mcts``."""
+    if "mcts" not in agents:
+        return None
+    found = getattr(getattr(getattr(cfg, "agents", None), "mcts", None), "iterations", None)
+    return int(found) if isinstance(found, int) else None
+
+
 def _run_info(
     request: RunRequest,
     identity: dict[str, Any],
@@ -490,6 +499,7 @@ def _run_info(
         "assumed": assumed_notes(resolve_yaml(request.config_path).data),
         "n_players": len(agents),
         "agents": agents,
+        **({"mcts_iterations": budget} if (budget := _mcts_budget(request.cfg, agents)) is not None else {}),
         "seat_design": seat_design(agents, games),
         **({"table_note": note} if note else {}),
         "games": games,
