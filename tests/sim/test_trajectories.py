@@ -195,3 +195,22 @@ def test_a_dask_cluster_carries_the_trajectories(cfg, config_file, tmp_path):
         out = run(cfg, config_file, tmp_path / "dask", games=40, chunk_size=6, scheduler=cluster.scheduler_address)
     assert json.loads((out / "run.json").read_text())["scheduler"] == cluster.scheduler_address
     assert pq.read_table(out / TRAJECTORIES_FILE).equals(pq.read_table(local / TRAJECTORIES_FILE))
+
+
+def test_a_link_at_trajectories_is_refused_before_any_game(cfg, config_file, tmp_path):
+    out = tmp_path / "linked"
+    out.mkdir()
+    (tmp_path / "elsewhere.parquet").write_bytes(b"someone's")
+    (out / TRAJECTORIES_FILE).symlink_to(tmp_path / "elsewhere.parquet")
+    with pytest.raises(NotADirectoryError, match=TRAJECTORIES_FILE):
+        run(cfg, config_file, out, games=10)
+    assert (tmp_path / "elsewhere.parquet").read_bytes() == b"someone's" and not (out / "results.parquet").exists()
+
+
+def test_a_half_written_trajectory_chunk_is_the_run_s_own_file():
+    from balancer.outdir import _temporary
+    from balancer.sim.rundir import OWN_CHUNK_FILE, trajectory_file
+
+    name = trajectory_file(12)
+    assert OWN_CHUNK_FILE.fullmatch(name.rsplit("/", 1)[-1])
+    assert OWN_CHUNK_FILE.fullmatch(_temporary(Path(name)).name)
