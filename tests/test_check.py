@@ -354,9 +354,15 @@ def test_cli_baseline_save_refuses_to_overwrite(cli_study):
     study, base = cli_study
     before = base.read_text()
     result = CliRunner().invoke(app, ["baseline", "save", str(study), "-o", str(base), "-q"])
-    assert result.exit_code == 2 and "already exists" in result.output
+    assert result.exit_code == 2 and "already holds a baseline; use --force" in result.output
     assert base.read_text() == before
     assert load_baseline(base)["cells"][0]["games"] == 3000
+    # a file that is no baseline is not called one (issue 50, the new-user try: 'my.yaml')
+    mine = base.with_name("my.yaml")
+    mine.write_text("a: 1\n")
+    result = CliRunner().invoke(app, ["baseline", "save", str(study), "-o", str(mine), "-q"])
+    assert result.exit_code == 2 and "already exists and is not a balancer baseline" in result.output
+    assert mine.read_text() == "a: 1\n"
 
 
 def test_cli_run_until_ci_says_how_many_games_it_played(tmp_path):

@@ -54,7 +54,7 @@ def baseline_save(
         spec, _, _ = api.check_study(study_file, figures=False)  # every problem of the file at once
     _check_out_file("--out", out, "a JSON file", (study_file,), force=True)  # an existing baseline: below
     if out.exists() and not force:
-        _fail(f"--out {out}: already exists; use --force to replace the baseline")
+        _fail(f"--out {out}: {_existing(out)}")
     _check_out_directory("--results", results)
     reservation = _check_history(ctx, history, spec, study_file, {"--out": out}) if history is not None else None
     log = None if quiet else say_err
@@ -219,3 +219,13 @@ def _append_history(reservation: Any, rows: list[dict[str, Any]], values: dict[A
     with library_errors(interrupted="interrupted; nothing was added to the history", cannot_write=f"--history {path}"):
         event = reservation.append(rows, values)
     typer.echo(f"history: {shown_path(path)} (event {event}, {len(rows)} numbers)", err=True)
+
+
+def _existing(out: Path) -> str:
+    """Why ``baseline save`` refuses the existing file ``out`` without ``--force``: a baseline it would
+    replace, or another file (its refusal must not call a user's file a baseline)."""
+    try:
+        api.load_baseline(out)
+    except (ValueError, OSError):  # BaselineError (a ValueError): not JSON, not a baseline, unreadable
+        return "already exists and is not a balancer baseline; choose another --out (--force would replace it)"
+    return "already holds a baseline; use --force to replace it"
