@@ -59,3 +59,38 @@ def test_other_write_errors_name_the_output(capsys) -> None:
     assert code == 2 and err.strip() == "error: results/s/c/chunks/chunk-000001.arrow.tmp: No space left on device"
     code, err = outcome(FileNotFoundError("no results found: x/results.parquet does not exist"), capsys)
     assert code == 2 and err.strip() == "error: no results found: x/results.parquet does not exist"
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["history", "--last", "-3", "h.duckdb"], "Invalid value for '--last'"),
+        (["check", "study.yaml", "-b", "b.json", "--max-games", "0"], "Invalid value for '--max-games'"),
+        (["run", "citywright/v1.1", "-n", "abc"], "Invalid value for '--games'"),
+        (["run", "--bogus"], "No such option: --bogus"),
+        (["baseline", "save"], "Missing argument"),
+        (["--bogus"], "No such option: --bogus"),
+        (["no-such-command"], "No such command"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command_s_help(args, says):
+    """An option's value out of its range, an unknown option, a missing argument: one line and exit 2, like
+    every other bad input (click printed the usage, a hint and the message on three lines; the new-user try
+    of issue 50 met `check --max-games 0` and `history --last -3`)."""
+    from typer.testing import CliRunner
+
+    from balancer.cli import app
+
+    result = CliRunner().invoke(app, args)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith("error: ") and says in lines[0] and "--help')" in lines[0], lines[0]
+
+
+def test_a_bare_group_still_shows_its_help():
+    from typer.testing import CliRunner
+
+    from balancer.cli import app
+
+    result = CliRunner().invoke(app, ["baseline"])
+    assert "Usage: balancer baseline" in result.output and "save" in result.output

@@ -17,15 +17,58 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from balancer import api
 from balancer.api import GameSpec
 from balancer.api import errors as library
 
-from .errors import _fail, library_errors, say_err
+from .errors import _fail, library_errors, say_err, terminal_text
+
+_UsageError: Any = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+"""The usage error of the click that Typer runs (Typer vendors its own copy of click: ``click.UsageError``
+of the click package is another class)."""
+
+
+class OneLineUsageError(_UsageError):  # a class known at run time (Any to mypy)
+    """A usage error (a value out of an option's range, an unknown option, a missing argument) in one
+    line, as every other bad input is: ``error: MESSAGE (see 'balancer CMD --help')``, exit 2. Click
+    prints the usage, a hint and the message on three lines."""
+
+    def show(self, file: Any = None) -> None:
+        where = f" (see '{self.ctx.command_path} --help')" if self.ctx is not None else ""
+        typer.echo(f"error: {terminal_text(self.format_message())}{where}", file=file, err=file is None)
+
+
+def _one_line(exc: Any) -> Any:
+    """``exc`` as a :class:`OneLineUsageError` (a bare group's help, click's NoArgsIsHelpError, as it is)."""
+    if isinstance(exc, OneLineUsageError) or type(exc).__name__ == "NoArgsIsHelpError":
+        return exc
+    one = OneLineUsageError(exc.format_message(), exc.ctx)
+    one.exit_code = exc.exit_code
+    return one
+
+
+class OneLineGroup(TyperGroup):
+    """The command groups of ``balancer``: Typer's, with usage errors in one line (:class:`OneLineUsageError`),
+    those of the group's own options and of its commands' (parsed when the group invokes them)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except _UsageError as exc:
+            raise _one_line(exc) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _UsageError as exc:
+            raise _one_line(exc) from None
+
 
 app = typer.Typer(
     name="balancer",
+    cls=OneLineGroup,
     help="If I change this rule, who wins more often? Play many games between AI players and report win rates.",
     no_args_is_help=True,
     add_completion=False,

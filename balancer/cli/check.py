@@ -11,6 +11,7 @@ from balancer import api
 
 from .app import (
     Jobs,
+    OneLineGroup,
     QuietCells,
     QuietLines,
     _check_out_directory,
@@ -22,7 +23,10 @@ from .app import (
 from .errors import library_errors, say_err, shown_path
 
 baseline_app = typer.Typer(
-    help="Baselines of a study's numbers, for 'balancer check'.", no_args_is_help=True, rich_markup_mode=None
+    cls=OneLineGroup,
+    help="Baselines of a study's numbers, for 'balancer check'.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(baseline_app, name="baseline")
 

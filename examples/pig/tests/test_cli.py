@@ -111,7 +111,9 @@ def test_a_study_validated_played_its_baseline_and_a_check(variants):
     assert cells == {(run, variant) for run in ("mirror-2p", "mixed-2p") for variant in ("short", "standard")}
 
     out = balancer("baseline save study.yaml -o base.json --results res -q", variants)  # reuses the cells
-    assert "baseline: base.json (4 cells, 24 numbers, seed 7" in out
+    # per cell: 2 seat win rates, (mixed) 2 agent win rates, completion, the metrics, margin and length (stored, not
+    # tracked unless check.metrics names them: the check below tracks 20)
+    assert "baseline: base.json (4 cells, 32 numbers, seed 7" in out
     # 20 to 40 games a cell cannot find a change of 2 points: --allow-underpowered, and the verdict says so
     out = balancer("check study.yaml -b base.json --allow-underpowered --jobs 1 --junit j.xml -q", variants)
     assert re.search(r"^PASS \(underpowered: 20 of 20 numbers", out, re.M)
