@@ -478,3 +478,30 @@ def test_a_comparison_shows_how_the_game_feels(tmp_path):
     html = render_comparison(out, tmp_path / "page.html").read_text(encoding="utf-8")
     assert '<section id="flow">' in html and "margin (points)" in html
     assert "How the game feels (difference in points)" in html or margin["identical"]
+
+
+def test_the_leader_wins_curves_of_a_and_b_are_drawn_with_their_paired_difference(tmp_path):
+    """Issue 49: with trajectories in both runs, compare's flow section draws A's and B's leader-wins curves
+    (from each run's summary.json flow.trajectory) and the per-checkpoint paired differences; without them,
+    no figure. A difference of two shares lies in [-1, 1]: the curve's t interval over the three made-up
+    games (differences 0, -0.5, 1 at checkpoint 0: mean 1/6, t(2) interval about -1.7 to +2.1) is cut there."""
+    from balancer.compare import flow_rows
+    from balancer.report.compare import leader_chart
+    from balancer.stats.flow import flow_measures
+
+    a = _flow_run(tmp_path / "a", "A", [(10, 7), (5, 5), (8, 12)], [(1, 0), (0.5, 0.5), (0, 1)],
+                  [[(1, 0), (10, 7)], [(0, 1), (5, 5)], [(3, 1), (8, 12)]])  # fmt: skip
+    b = _flow_run(tmp_path / "b", "B", [(12, 7), (9, 3), (8, 9)], [(1, 0), (1, 0), (0, 1)],
+                  [[(1, 0), (12, 7)], [(0, 1), (9, 3)], [(1, 3), (8, 9)]])  # fmt: skip
+    scan = {side: pl.scan_parquet(run / "results.parquet") for side, run in (("a", a), ("b", b))}
+    comparison = {"n_players": 2, **flow_rows(a, b, scan["a"], scan["b"], confidence=0.95)}
+    first = comparison["leader_wins_curve"][0]
+    assert (first["ci_low"], first["ci_high"]) == (-1.0, 1.0)
+    summaries = {
+        side: {"flow": flow_measures(scan[side], pl.scan_parquet(run / "trajectories.parquet")).to_dict()}
+        for side, run in (("a", a), ("b", b))
+    }
+    chart = leader_chart(comparison, summaries, "A", "B")
+    assert chart is not None and "<svg" in chart and "B - A, 95% paired interval" in chart
+    summaries["b"] = {"flow": flow_measures(scan["b"], None).to_dict()}  # B kept no trajectories
+    assert leader_chart(comparison, summaries, "A", "B") is None

@@ -245,6 +245,27 @@ def _rows(
     return out
 
 
+def leader_chart(
+    c: Mapping[str, Any], summaries: Mapping[str, Mapping[str, Any] | None] | None, variant_a: str, variant_b: str
+) -> Markup | None:
+    """The leader-wins curves of A and B overlaid, with their paired difference per checkpoint below
+    (issue 49), when both runs recorded trajectories (each summary's ``flow.trajectory``) and the
+    comparison paired them (``leader_wins_curve``); else None."""
+    from balancer.report.figures import svg_string
+    from balancer.report.figures.flow import leader_wins_figure
+
+    difference = c.get("leader_wins_curve") or []
+    curves = []
+    for side, name in (("a", variant_a), ("b", variant_b)):
+        trajectory = (((summaries or {}).get(side) or {}).get("flow") or {}).get("trajectory") or {}
+        curves.append((f"{side.upper()}: {name}", trajectory.get("leader_wins") or []))
+    if not difference or not all(points for _, points in curves):
+        return None
+    n = c.get("n_players")
+    fair = 1.0 / n if isinstance(n, int) and n > 0 else None
+    return Markup(svg_string(leader_wins_figure(curves, fair_share=fair, difference=difference)))
+
+
 def build_context(
     comparison: Mapping[str, Any], summaries: Mapping[str, Mapping[str, Any] | None] | None = None
 ) -> dict[str, Any]:
@@ -346,6 +367,7 @@ def build_context(
             else None
         ),
         "seat_sentence": seat_moves_sentence(seat_rows, str(variant_a), str(variant_b)),
+        "leader_chart": leader_chart(c, summaries, str(variant_a), str(variant_b)),
         "command": c.get("command") or "",
         "only_in_a": c.get("only_in_a") or [],
         "only_in_b": c.get("only_in_b") or [],

@@ -739,14 +739,13 @@ def paired_flow(
         for k in sorted(set(ca["checkpoint"].unique().to_list()) & set(cb["checkpoint"].unique().to_list())):
             xa = ca.filter(pl.col("checkpoint") == k)
             xb = cb.filter(pl.col("checkpoint") == k)
+            row = compare(xa, xb, "credit")
+            # a difference of two shares lies in [-1, 1]: a t interval of a few games can reach past it
+            for end, bound in (("ci_low", max), ("ci_high", min)):
+                if row.get(end) is not None and math.isfinite(row[end]):
+                    row[end] = bound(row[end], -1.0) if end == "ci_low" else bound(row[end], 1.0)
             curve.append(
-                {
-                    "name": f"leader wins at checkpoint {k}",
-                    "kind": "flow",
-                    "unit": "share",
-                    "checkpoint": int(k),
-                    **compare(xa, xb, "credit"),
-                }
+                {"name": f"leader wins at checkpoint {k}", "kind": "flow", "unit": "share", "checkpoint": int(k), **row}
             )
     return json_clean(
         {

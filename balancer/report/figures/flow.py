@@ -118,7 +118,7 @@ def leader_wins_figure(
             dx_ax.axhline(0.0, color=ZERO_COLOUR, linewidth=0.8, zorder=2)
             lows = [v - b for v, b in zip(vals, below)]
             highs = [v + a for v, a in zip(vals, above)]
-            span = figs.symmetric_span(lows, highs, floor=1.0)
+            span = min(figs.symmetric_span(lows, highs, floor=1.0), 100.0)  # a difference of shares: +/-100 at most
             dx_ax.set_ylim(-1.1 * span, 1.1 * span)
             dx_ax.set_ylabel("difference (points of %)")
             dx_ax.legend(loc="lower right")
