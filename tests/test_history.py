@@ -275,6 +275,9 @@ def test_history_command_filters_and_refuses_a_missing_file(tmp_path):
     # the three numbers are three panels of one figure (issue 50 item 8: was a figure each), written once
     assert html.count("<svg") == 1 and "r/<wbr>v/<wbr>n000" in html and "One panel per number (3)" in html
     assert [p.name for p in (tmp_path / "figs").glob("*.png")] == ["history-s.png"]
+    # with its caption in captions.md, as every other command's --figures (issue 50: history wrote none)
+    captions = (tmp_path / "figs" / "captions.md").read_text(encoding="utf-8")
+    assert captions.startswith("# Figures: ") and "`history-s.svg` (`.png`, `.pdf`): " in captions
 
 
 # --------------------------------------------------------------------------------------------------

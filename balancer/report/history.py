@@ -203,7 +203,14 @@ def render_history(
         events = len({r["event"] for p in panels for r in p.rows})
         study = meta.get("study", "")
         if figures_dir is not None:
-            write_figure_files(fig, Path(figures_dir), figure_stem(study), figure_caption(study, panels, events))
+            from balancer.outdir import write_atomic
+            from balancer.report.publish import CAPTIONS_FILE, refuse_users_captions
+
+            refuse_users_captions(Path(figures_dir))  # a captions.md of the user's own is never replaced
+            stem, caption = figure_stem(study), figure_caption(study, panels, events)
+            write_figure_files(fig, Path(figures_dir), stem, caption)
+            listing = f"# Figures: {study or 'balancer'} history\n\n- `{stem}.svg` (`.png`, `.pdf`): {caption}\n"
+            write_atomic(Path(figures_dir) / CAPTIONS_FILE, listing.encode("utf-8"))
         figure = {
             "svg": Markup(figs.svg_string(fig)),
             "panels": len(panels),
