@@ -157,3 +157,13 @@ def test_seat_scores_boxes_from_quantiles():
     assert {t.get_text() for t in two.get_axes()[0].get_legend().get_texts()} == {"A", "B"}
     with pytest.raises(ValueError):
         seat_scores_figure([])
+
+
+def test_seat_score_whiskers_stay_off_the_frame():
+    """Urgency's scores end at 6 (every piece borne off): the 75th and 95th percentiles and the maximum are
+    all 6, and the box and the whisker cap were drawn on the axis' top edge (issue 50 item 8)."""
+    q = {"min": 2.0, "q05": 2.0, "q25": 4.0, "median": 5.0, "q75": 6.0, "q95": 6.0, "max": 6.0}
+    seat = {"n": 100, "mean": 4.9, "ci_low": 4.7, "ci_high": 5.1, "quantiles": q}
+    fig = seat_scores_figure([{"seat": 1, "scores": seat}, {"seat": 2, "scores": seat}])
+    low, high = fig.get_axes()[0].get_ylim()
+    assert high > 6.0 + 0.05 * (6.0 - 2.0) and low < 2.0 - 0.05 * (6.0 - 2.0)

@@ -269,6 +269,9 @@ def seat_scores_figure(
             if label:
                 ax.plot([], [], color=colour, linewidth=6, alpha=0.5, label=figs.text_label(label))
         figs.set_category_ticks(ax, [f"seat {s}" for s in seats])
+        low, high = ax.get_ylim()  # room above and below: a whisker or a box edge never on the frame
+        pad = 0.06 * (high - low) if high > low else 0.5
+        ax.set_ylim(low - pad, high + pad)
         ax.set_xlabel("seat")
         ax.set_ylabel("final score (points)")
         ax.set_title(figs.wrap(figs.text_label(title), figs.PAGE_WIDTH), loc="left")
