@@ -396,6 +396,9 @@ def test_panel_ticks_keep_the_commit_labels_readable_for_forty_events():
     assert [i for i, t in enumerate(ax.get_xticklabels()) if t.get_text()] == list(range(3, 40, 4))
     assert ax.get_ylabel() == "win rate (%)"
     assert ax.figure.get_supxlabel().startswith("commit (short sha) and date")
+    # every interval runs from 28% to 32%: room above and below it, not a bar into the frame (issue 50 item 8)
+    low, high = ax.get_ylim()
+    assert low < 28.0 - 0.05 * 4 and high > 32.0 + 0.05 * 4
 
 
 def test_a_history_in_a_read_only_folder_is_read_but_not_appended_to(tmp_path, monkeypatch):

@@ -168,6 +168,9 @@ def history_figure(panels: Sequence[Panel]) -> Figure:
                 fig.delaxes(ax)
                 continue
             _draw(ax, panels[i], at, width)
+            low, high = ax.get_ylim()  # room above and below: an interval's bar never runs into the frame
+            pad = 0.06 * (high - low) if high > low else 0.5
+            ax.set_ylim(low - pad, high + pad)
             if i + ncols >= len(panels):  # no panel below: this one carries the commit labels
                 ax.tick_params(axis="x", labelbottom=True)
         labels = thinned_labels([figs.text_label(point_label(events[e])) for e in order], width)
