@@ -52,6 +52,9 @@ def report(
     where = "--out " if out is not None else "report file "
     _check_out_file(where.strip(), target, "an HTML file", tuple(rundir.own_files()), force)
     _check_publish_dirs(figures, tables)
+    for option, folder in (("--figures", figures), ("--tables", tables)):
+        if folder is not None and Path(folder).resolve() == Path(results_dir).resolve():
+            _fail(f"{option} {folder}: is the run's own results folder; choose a folder of its own for the files")
     try:
         written, _ = api.published(
             lambda: api.write_report(api.RunResult(results_dir), target, force=force), figures, tables

@@ -104,6 +104,21 @@ def test_report_command_writes_every_table_of_its_page(tmp_path, monkeypatch):
     assert sorted(p.stem for p in (tmp_path / "f").glob("*.pdf")) == svgs
 
 
+def test_report_refuses_to_publish_into_the_run_s_own_folder(tmp_path, monkeypatch):
+    """``report RUN --figures RUN`` wrote the page's figures among the run's results (exit 0; the new-user
+    try of issue 50): one line, exit 2, nothing written there."""
+    from tests.test_cli_refusals import invoke
+
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", "citywright/v1.1", "-p", "2", "-n", "4", "-j", "1", "-q", "-o", "r").exit_code == 0
+    before = sorted(p.name for p in (tmp_path / "r").iterdir())
+    for option in ("--figures", "--tables"):
+        result = invoke("report", "r", "-o", "r.html", option, "r")
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1 and "the run's own results folder" in lines[0], result.output
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == before and not (tmp_path / "r.html").exists()
+
+
 def test_history_command_writes_its_tables(tmp_path):
     """``balancer history H --tables T``: every table of the history page as CSV (its figures keep the
     history page's own --figures files)."""
