@@ -601,10 +601,16 @@ def rule_check_lines(
     """The rule checks' lines that the unknown keys of ``exc`` kept from running (pydantic runs a
     model's own check only once every field of it is valid): the data is validated again without
     those keys (a likely typo of another key read as that key, :func:`key_typos`), and every rule
-    check's line not already in ``known`` is returned. [] when ``exc`` has no unknown key."""
-    repaired, moves = without_unknown_keys(resolved.data, exc.errors(include_url=False), model)
-    if repaired is None:
+    check's line not already in ``known`` is returned. A value that the requested file set and that
+    is invalid (a type error) is read as the file it extends sets it, so that the rule checks of the
+    other keys run too (a wrong-length seat bonus beside a mistyped table size). [] when ``exc`` has
+    neither."""
+    errors = exc.errors(include_url=False)
+    repaired, moves = without_unknown_keys(resolved.data, errors, model)
+    restored = _with_extended_values(resolved, errors, repaired if repaired is not None else resolved.data)
+    if repaired is None and restored is None:
         return []
+    repaired = restored if restored is not None else repaired
     origins = dict(resolved.origins)
     for loc, meant in moves.items():  # what a misspelt key set comes from the file that misspelt it
         _record_origins(_at(resolved.data, loc), resolved.origin(loc), meant, origins)
@@ -616,6 +622,38 @@ def rule_check_lines(
         checks = [e for e in again.errors(include_url=False) if e.get("type") in RULE_CHECK_ERRORS]
         return [line for line in _error_lines(moved, model, checks) if line not in known]
     return []
+
+
+def _with_extended_values(resolved: ResolvedYaml, errors: list[Any], data: Any) -> Any:
+    """A copy of ``data`` in which every invalid value of ``errors`` (not an unknown key, not a rule
+    check) that the requested file set holds the value of the file it extends instead; None when no
+    such value can be restored (no file extended, or it sets none there)."""
+    if len(resolved.chain) < 2:
+        return None
+    bad = [
+        tuple(e["loc"])
+        for e in errors
+        if e.get("loc")
+        and e.get("type") not in ("extra_forbidden", *RULE_CHECK_ERRORS)
+        and resolved.origin(tuple(e["loc"])) == resolved.path
+    ]
+    if not bad:
+        return None
+    try:
+        base = resolve_yaml(resolved.chain[1]).data
+    except ConfigError:
+        return None
+    out = copy.deepcopy(data)
+    done = False
+    for loc in bad:
+        for end in range(len(loc), 0, -1):  # the longest part of the path that the extended file sets
+            value = _at(base, loc[:end])
+            parent = _at(out, loc[: end - 1]) if end > 1 else out
+            if value is not None and isinstance(parent, dict) and loc[end - 1] in parent:
+                parent[loc[end - 1]] = copy.deepcopy(value)
+                done = True
+                break
+    return out if done else None
 
 
 def _at(data: Any, loc: KeyPath) -> Any:

@@ -189,3 +189,19 @@ def test_a_sweep_whose_base_name_is_too_long_for_the_file_system_names_the_sweep
     assert code == 2
     assert lines and all(str(sweep) in line for line in lines), lines
     assert any(": base: no such variant file" in line for line in lines), lines
+
+
+def test_a_mistyped_value_does_not_hide_the_rule_checks_of_the_other_keys(tmp_path):
+    # a value of the wrong type kept pydantic from running the variant's rule checks, so a wrong-length
+    # seat bonus beside it came only after the type was fixed (issue 50 item 6, the new-user try): the bad
+    # value is read as the extended file sets it (v1.1's table size) for the checks, and both lines come
+    path = write(
+        tmp_path, "v.yaml", f'extends: {V11}\nvariant: typo\ntable: {{size: abc}}\nseat_bonus: {{"4": [0, 1]}}\n'
+    )
+    code, lines = validate(path)
+    assert code == 2
+    body = [line.removeprefix("error: ") for line in lines]
+    assert body == [
+        f"{path}: table.size: input should be a valid integer, got 'abc' (expected int)",
+        f"{path}: seat_bonus.4: needs 4 values, one per seat, got 2",
+    ], body
