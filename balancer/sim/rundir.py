@@ -293,12 +293,18 @@ def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
         refuse_foreign(target)
         target.unlink(missing_ok=True)
         return 0
+    return _stream_chunks(target, [out_dir / entry["file"] for entry in with_rows])
+
+
+def _stream_chunks(target: Path, files: list[Path]) -> int:
+    """Stream the chunk files ``files``, in their order, into the Parquet file ``target`` (one chunk in
+    memory at a time, schemas conformed to the first); return the rows written."""
     rows = 0
     with open_exclusive(target) as (sink, _):
         writer: pq.ParquetWriter | None = None
         try:
-            for entry in with_rows:
-                table = read_chunk(out_dir / entry["file"])
+            for path in files:
+                table = read_chunk(path)
                 if writer is None:
                     writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
                 elif not table.schema.equals(writer.schema):
@@ -323,21 +329,4 @@ def merge_trajectories(out_dir: Path, entries: list[dict[str, Any]], flow: bool 
         refuse_foreign(target)
         target.unlink(missing_ok=True)
         return 0
-    rows = 0
-    with open_exclusive(target) as (sink, _):
-        writer: pq.ParquetWriter | None = None
-        try:
-            for part in parts:
-                assert isinstance(part, dict)
-                table = read_chunk(out_dir / part["file"])
-                if writer is None:
-                    writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
-                elif not table.schema.equals(writer.schema):
-                    table = conform(table, writer.schema)
-                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
-                rows += table.num_rows
-                del table
-        finally:
-            if writer is not None:
-                writer.close()
-    return rows
+    return _stream_chunks(target, [out_dir / part["file"] for part in parts if isinstance(part, dict)])
