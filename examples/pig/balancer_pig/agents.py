@@ -42,7 +42,8 @@ def play_to_end(S, T, kinds, chance, agent_rng, max_decisions):
     (RANDOM or GREEDY) at each seat: a random seat draws a legal move uniformly with one
     ``agent_rng.random()`` (as balancer's uniform agent does), the dice roll from ``chance``.
     Returns the decisions played."""
-    return play_recorded(S, T, kinds, chance, agent_rng, max_decisions, False)[0]
+    # np.bool_, not the literal False: one compiled play_recorded for both callers, not a specialisation each
+    return play_recorded(S, T, kinds, chance, agent_rng, max_decisions, np.bool_(False))[0]
 
 
 @nb.njit(cache=True)
