@@ -146,6 +146,8 @@ def play_comparison(
     command: str = "",
     confidence: float = 0.95,
     file: str = COMPARISON_FILE,
+    overall: Overall | None = None,
+    base_played: bool = False,
 ) -> dict[str, Any]:
     """Play variants A and B with the same seed and write their paired comparison.
 
@@ -162,6 +164,10 @@ def play_comparison(
         progress: show a progress bar per run.
         command: the command line, recorded in each ``run.json``.
         confidence: level of the intervals (default 0.95).
+        overall: the progress count to show (a page of several what-ifs counts all its runs);
+            by default the count of this comparison's runs.
+        base_played: A was played for this page already (by the comparison of an earlier
+            variant): it is reused, even with ``force``.
 
     Returns:
         the dict written to ``out_dir/comparison.json``: the request (``game``, ``config_a``,
@@ -214,6 +220,9 @@ def play_comparison(
         )
     reuse: dict[str, bool] = {}
     for side, (path, _, run_dir, sha) in sides.items():
+        if side == "a" and base_played:
+            reuse[side] = True
+            continue
         match = _matching_run(run_dir, sha, seed, games, seats, engine_sha256(spec))
         reuse[side] = bool(match) and not force
         if match is False and not force:
@@ -226,7 +235,8 @@ def play_comparison(
         if not reuse[side]:
             check_out_dir(run_dir, force, resume=None)
 
-    overall = _overall(sides, reuse, games)
+    if overall is None:
+        overall = _overall(sides, reuse, games)
     for side, (path, cfg, run_dir, _) in sides.items():
         if not reuse[side]:
             overall.begin_cell(run_dir.name, games)
@@ -335,8 +345,18 @@ def play_comparisons(
                 f"{', '.join(map(str, paths))} with these options; use {o.force} to overwrite it, or choose another {o.out}"
             )
         )
+    # one count across the page's runs, the base played once: the second variant's run was
+    # 'compare [1/1] b-<variant>', and with --force the base was played again for every variant
+    seats, engine = request["agents"], engine_sha256(get_spec(cfg_base.game))
+    runs = [(out_dir / run_dir_name("a", str(getattr(cfg_base, "variant", ""))), base)]
+    runs += [(out_dir / folder, path) for path, folder in zip(paths, folders)]
+    overall = cells_overall(
+        "compare",
+        [games for run_dir, path in runs
+         if force or not _matching_run(run_dir, config_sha256(path), seed, games, seats, engine)],
+    )  # fmt: skip
     results = []
-    for path, folder in zip(paths, folders):
+    for i, (path, folder) in enumerate(zip(paths, folders)):
         results.append(
             play_comparison(
                 base,
@@ -352,6 +372,8 @@ def play_comparisons(
                 command=command,
                 confidence=confidence,
                 file=f"comparison-{folder}.json",
+                overall=overall,
+                base_played=i > 0,
             )  # fmt: skip
         )
     multiplicity = holm_page(results, confidence)

@@ -342,3 +342,46 @@ def test_a_comparison_names_each_run_and_counts_both(tmp_path, monkeypatch):
         ("compare [1/2] a-v1.0", "overall 0/100 games (0%), estimating the time left"),
         ("compare [2/2] b-v1.1", "overall 0/100 games (0%), estimating the time left"),
     ]
+
+
+def test_a_page_of_several_what_ifs_counts_every_run_once(tmp_path, monkeypatch):
+    """compare BASE V1 V2 plays three runs (the base once): the count is [1/3] a, [2/3] b-V1,
+    [3/3] b-V2 over 3 x 50 = 150 games. It said '[1/2]', '[2/2]', then '[1/1] b-V2' (each pair counted
+    alone, the base reused), and with --force played the base again for the second variant.
+    The runs are not played (run_to_dir stands in), so the base is never 'found' on disk: the
+    second comparison must take it as played by the first, with or without force."""
+    import balancer.compare as compare
+    from balancer.data import locate_config
+
+    for force in (False, True):
+        seen: list[tuple[str, str]] = []
+
+        class Stop(Exception):
+            pass
+
+        def fake_run_to_dir(*args, overall=None, seen=seen, **kwargs):
+            seen.append((overall.prefix(), overall.text(None, 0.0)))
+            if len(seen) == 3:
+                raise Stop
+            return None
+
+        monkeypatch.setattr(compare, "run_to_dir", fake_run_to_dir)
+        # the first comparison's statistics read its (unplayed) runs: stood in for, the count is the test
+        monkeypatch.setattr(compare, "paired_differences", lambda *a, **k: {})
+        monkeypatch.setattr(compare, "seat_spread_headline", lambda *a, **k: {"difference": 0.0})
+        monkeypatch.setattr(compare, "flow_rows", lambda *a, **k: {})
+        monkeypatch.setattr(compare, "mark_mechanical", lambda *a, **k: None)
+        monkeypatch.setattr(compare, "holm_page", lambda *a, **k: {})
+        (tmp_path / f"c-{force}").mkdir()  # the runs' folders are not made: nothing is played
+        with pytest.raises(Stop):
+            compare.play_comparisons(
+                locate_config("citywright/v1.0"),
+                [locate_config("citywright/v1.1"), locate_config("citywright/v1.1-no-bonus")],
+                2, ["greedy"], 50, 1, 1, tmp_path / f"c-{force}", force=force, progress=False,
+            )  # fmt: skip
+        assert [prefix for prefix, _ in seen] == [
+            "compare [1/3] a-v1.0",
+            "compare [2/3] b-v1.1",
+            "compare [3/3] b-v1.1-no-bonus",
+        ], force
+        assert {text for _, text in seen} == {"overall 0/150 games (0%), estimating the time left"}
