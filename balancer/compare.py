@@ -332,10 +332,11 @@ def play_comparisons(
                 f"{paths[i]}: its variant name {names[i]!r} is also {paths[folders.index(folder)]}'s; "
                 "give each variant its own 'variant:' name"
             )
+    seats = parse_agents(",".join(agents) if not isinstance(agents, str) else agents, players)
     request = {
         "game": cfg_base.game, "config_sha256_a": config_sha256(base),
         "config_sha256_b": [config_sha256(v) for v in paths], "n_players": players,
-        "agents": parse_agents(",".join(agents) if not isinstance(agents, str) else agents, players),
+        "agents": seats,
         "games": games, "seed": seed,
     }  # fmt: skip
     if not force and _other_comparison(out_dir / COMPARISON_FILE, request):
@@ -347,7 +348,7 @@ def play_comparisons(
         )
     # one count across the page's runs, the base played once: the second variant's run was
     # 'compare [1/1] b-<variant>', and with --force the base was played again for every variant
-    seats, engine = request["agents"], engine_sha256(get_spec(cfg_base.game))
+    engine = engine_sha256(get_spec(cfg_base.game))
     runs = [(out_dir / run_dir_name("a", str(getattr(cfg_base, "variant", ""))), base)]
     runs += [(out_dir / folder, path) for path, folder in zip(paths, folders)]
     overall = cells_overall(
