@@ -633,13 +633,18 @@ def write_report(
 
 
 def published(
-    write_page: Callable[[], Any], figures: Path | str | None = None, tables: Path | str | None = None
+    write_page: Callable[[], Any],
+    figures: Path | str | None = None,
+    tables: Path | str | None = None,
+    figures_listed: Path | str | None = None,
 ) -> tuple[Any, list[Path]]:
     """Write a page with ``write_page()`` (any command's page writer, returning the page's path or a
     tuple whose first item is it) and, with ``figures`` / ``tables``, every figure of the page as
     SVG, PNG and PDF and every table as CSV into those directories, named after what they show, with
     a ``captions.md`` beside them (:func:`balancer.report.publish.publish`: one implementation for
-    every command). Returns ``(what write_page returned, the files written)``. Raises what the page
+    every command). ``figures_listed``: the folder where ``write_page`` wrote figures of its own and
+    their ``captions.md`` (the history page); when ``tables`` is that folder, its list is kept above the
+    tables'. Returns ``(what write_page returned, the files written)``. Raises what the page
     writer raises, and UnsafeOutputError (a link or a file in place of a directory or a file)."""
     from balancer.report.publish import collecting, publish
 
@@ -653,6 +658,7 @@ def published(
         figs,
         Path(figures) if figures is not None else None,
         Path(tables) if tables is not None else None,
+        figures_listed=Path(figures_listed) if figures_listed is not None else None,
     )
     return written, out.figures + out.tables + out.captions
 

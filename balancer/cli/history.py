@@ -53,6 +53,7 @@ def history(
             ),
             None,
             tables,
+            figures_listed=figures,  # --figures D --tables D: D's captions.md lists the figure, then the tables
         )
     typer.echo(f"history: {shown_path(path)}")
     _echo_published(figures, tables)

@@ -208,6 +208,21 @@ def refuse_users_captions(folder: Path) -> None:
         )
 
 
+def _figures_list(path: Path) -> list[str]:
+    """The lines of a figures' ``captions.md`` balancer wrote at ``path`` (beginning ``# Figures: ``),
+    without its trailing empty lines; none for anything else. Read as :func:`refuse_users_captions`
+    reads (no link, FIFO or device is opened)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return []
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return []
+    with os.fdopen(fd, "rb") as f:
+        text = f.read(1 << 20).decode("utf-8", errors="replace")
+    return text.rstrip("\n").split("\n") if text.startswith(CAPTIONS_HEADINGS[0].decode()) else []
+
+
 def _csv_bytes(rows: list[list[str]]) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -223,6 +238,7 @@ def publish(
     figures_dir: Path | None = None,
     tables_dir: Path | None = None,
     about: str = "",
+    figures_listed: Path | None = None,
 ) -> Published:
     """Write a page's figures (SVG, PNG, PDF into ``figures_dir``) and tables (CSV into
     ``tables_dir``), each directory with a ``captions.md``. ``figures``: what :func:`collecting`
@@ -251,6 +267,10 @@ def publish(
         figures_dir is not None and tables_dir is not None and Path(figures_dir).resolve() == Path(tables_dir).resolve()
     )
     figure_lines: list[str] = []
+    if figures_listed is not None and tables_dir is not None and figures_dir is None:
+        if Path(figures_listed).resolve() == Path(tables_dir).resolve():
+            figure_lines = _figures_list(Path(tables_dir) / CAPTIONS_FILE)
+            shared = bool(figure_lines)
     if figures_dir is not None:
         taken: set[str] = set()
         lines = [f"# Figures: {parsed.title}", ""]

@@ -229,3 +229,38 @@ def test_figures_and_tables_in_one_folder_keep_both_captions(tmp_path):
     assert text.startswith("# Figures: ") and "\n# Tables: " in text
     assert "`seat-win-rates-of-both-variants.svg`" in text and "`seat-win-rates.csv`" in text
     assert out.captions == [tmp_path / "d" / "captions.md"]
+
+
+def test_history_figures_and_tables_in_one_folder_keep_both_captions(tmp_path):
+    """``history H --figures D --tables D``: the history page writes its own figure and captions.md,
+    then the tables' captions.md replaced it (the figure's caption lost, exit 0; the same defect as
+    a0c96c5 fixed for every other command). One captions.md: the figure, then the tables."""
+    import datetime
+
+    from balancer.history.store import append_event
+    from tests.test_cli_refusals import invoke
+
+    path = tmp_path / "h.duckdb"
+    for e in (1, 2):
+        row = {
+            "event_kind": "check", "recorded_at": datetime.datetime(2026, 12, e, tzinfo=datetime.UTC), "study": "s",
+            "game": "g", "run": "r", "variant": "v", "number": "n000", "kind": "metric", "test": "baseline",
+            "estimate": float(e), "games": 100, "verdict": "pass", "commit_sha": f"{e}abc{e}" * 5,
+        }  # fmt: skip
+        append_event(path, "s", "g", [row])
+    d = tmp_path / "d"
+    result = invoke("history", path, "-o", tmp_path / "p.html", "--figures", d, "--tables", d)
+    assert result.exit_code == 0, result.output
+    text = (d / "captions.md").read_text(encoding="utf-8")
+    assert text.startswith("# Figures: s history\n") and "`history-s.svg`" in text, text
+    tables = text[text.index("\n# Tables: ") :]
+    assert [line for line in tables.splitlines() if line.startswith("- `")] and all(
+        (d / name).is_file() for name in re.findall(r"`([^`]+\.csv)`", tables)
+    )
+    # and alone, each folder keeps its own list as before
+    result = invoke(
+        "history", path, "-o", tmp_path / "p2.html", "--figures", tmp_path / "f", "--tables", tmp_path / "t"
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "f" / "captions.md").read_text(encoding="utf-8").startswith("# Figures: ")
+    assert (tmp_path / "t" / "captions.md").read_text(encoding="utf-8").startswith("# Tables: ")
