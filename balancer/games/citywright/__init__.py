@@ -41,6 +41,7 @@ seat_bonus. Metrics: wasted_tiles, empty_cells, rulers_placed, forced_discards.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ...core.numba_cache import drop_stale_cache
@@ -54,7 +55,7 @@ from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
-from .agents import AGENTS, RANDOM, agent_params, play_new_game
+from .agents import AGENTS, RANDOM, agent_params, checkpoints_of, play_new_game, record_length
 from .config import CitywrightConfig
 from .greedy import Workspace, greedy_move, workspace_for
 from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
@@ -163,11 +164,17 @@ def make_agent(cfg: CitywrightConfig, name: str):
 def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequence | int) -> Outcome:
     """Play one whole game at full speed (one compiled call through the interface). ``agents``
     lists the agent of each seat (its length is the player count). Raises ValueError for an
-    unsupported player count or an unknown agent."""
+    unsupported player count or an unknown agent.
+
+    Its trajectory (``Outcome.standings``, :func:`~.agents.checkpoints_of`): each seat's score as if
+    the game ended there (:func:`~.kernel.scores`) after every turn of the whole table, the last one
+    the final scores."""
     T = compile_variant(cfg, len(agents))
     kinds, weights = _table_params(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    return outcome_of_rows(play_new_game(T, kinds, weights, game_rng, agent_rng))
+    traj = np.zeros((checkpoints_of(T.rules), len(agents)), np.int64)
+    rows = play_new_game(T, kinds, weights, game_rng, agent_rng, traj)
+    return dataclasses.replace(outcome_of_rows(rows), standings=traj.astype(np.float64).tolist())
 
 
 METRIC_COLUMNS = (("wasted_tiles", 8), ("empty_cells", 6), ("rulers_placed", 9), ("forced_discards", 10))
@@ -180,18 +187,23 @@ def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: i
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`~.agents.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same records as
     :func:`~.kernel.outcome_of_rows` (score the sum of the six components, tie-breakers fewer
-    empty cells then more distinct shapes, §8). Raises ValueError as :func:`play_game` does."""
+    empty cells then more distinct shapes, §8), and the same trajectories (every game has
+    :func:`~.agents.checkpoints_of` checkpoints). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compile_variant(cfg, n)
     kinds, weights = _table_params(cfg, tuple(agents))
     width = len(FINAL_COLUMNS)
-    rows = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, n * width).reshape(-1, n, width)
+    records = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, record_length(T.rules))
+    rows = records[:, : n * width].reshape(-1, n, width)
+    k = checkpoints_of(T.rules)
     return GameBatch(
         scores=rows[:, :, :6].sum(axis=2),
         tiebreak=np.stack([-rows[:, :, 6], rows[:, :, 7]], axis=2),
         components={name: rows[:, :, j] for j, name in enumerate(FINAL_COLUMNS[:6])},
         metrics={name: rows[:, :, j].astype(np.float64) for name, j in METRIC_COLUMNS},
         turns=rows[:, :, 11],
+        standings=records[:, n * width :].reshape(-1, k, n).astype(np.float64),
+        checkpoints=np.full(records.shape[0], k, np.int64),
     )
 
 

@@ -9,6 +9,7 @@ corner rulers for tiles whenever it can (to exercise §9.2, which the built-in a
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -224,7 +225,9 @@ def test_play_game_plays_the_same_game_as_stepping_move_by_move(cw_cfg, cw_cfg_v
     while not protocol.is_over(game):
         seat = game.seat_to_move
         protocol.apply(game, agents[seat].choose(game, seat, agent_rng))
-    assert protocol.outcome(game) == cw.play_game(cfg, names, seed)
+    fast = cw.play_game(cfg, names, seed)
+    assert fast.standings is not None and fast.standings[-1] == fast.scores  # the trajectory ends at the scores
+    assert protocol.outcome(game) == dataclasses.replace(fast, standings=None)  # stepping records no trajectory
 
 
 @SETTINGS
