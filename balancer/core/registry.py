@@ -23,6 +23,7 @@ import dataclasses
 import difflib
 import functools
 import importlib
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,8 @@ class GameSpec:
     own_play_chunk: ``(cfg, agents of game 0, run_seed, start, stop) -> GameBatch | None``: games
     ``start..stop-1`` of a run in one compiled call (:mod:`balancer.core.batch`); it (or the field)
     is None to play them one ``play_game`` at a time. Must give the same records as ``play_game``.
+    It may take a keyword ``trajectories`` (default True): False (``run --no-flow``) lets it skip
+    building ``GameBatch.standings``.
     own_chunk_games: ``(cfg, agents of game 0) -> int``: the most games a default chunk of this table
     holds (about a second of play: fast compiled tables take large chunks, so that writing a chunk
     costs little beside playing it), or None for the runner's default (2,000).
@@ -200,13 +203,22 @@ class GameSpec:
             return generic.make_agent(self, cfg, name)
         return self.own_make_agent(cfg, name)
 
-    def play_chunk(self, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> GameBatch | None:
+    def play_chunk(
+        self, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, trajectories: bool = True
+    ) -> GameBatch | None:
         """Games ``start..stop-1`` of a run in one compiled call (:attr:`own_play_chunk`), or None to
         play them one :meth:`play_game` at a time (a game without a compiled chunk, a table with a
-        generic agent's seat)."""
+        generic agent's seat). Without ``trajectories`` the batch holds none (``run --no-flow``):
+        the game's play_chunk is told so when it takes the keyword (and skips building them)."""
         if self.own_play_chunk is None or self.generic_at(agents) is not None:
             return None
-        return self.own_play_chunk(cfg, agents, run_seed, start, stop)
+        if trajectories:
+            return self.own_play_chunk(cfg, agents, run_seed, start, stop)
+        play: Any = self.own_play_chunk
+        if _takes_keyword(play, "trajectories"):
+            return play(cfg, agents, run_seed, start, stop, trajectories=False)  # type: ignore[no-any-return]
+        batch = play(cfg, agents, run_seed, start, stop)
+        return None if batch is None else dataclasses.replace(batch, standings=None, checkpoints=None)
 
     def chunk_games(self, cfg: Any, agents: Sequence[str]) -> int | None:
         """The most games a default chunk of this table holds (:attr:`own_chunk_games`), or None for
@@ -225,6 +237,16 @@ class GameSpec:
                 return f"{generic.name} and {', '.join(sorted(others))} cannot sit at one table"
             return generic.check_table(self, cfg, agents)
         return None if self.own_check_table is None else self.own_check_table(agents, cfg)
+
+
+@functools.cache
+def _takes_keyword(fn: Callable[..., Any], name: str) -> bool:
+    """Whether ``fn`` accepts the keyword argument ``name`` (a game's optional keyword of a hook)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def known_agents_check(known: Sequence[str]) -> Callable[[str, Any], str | None]:

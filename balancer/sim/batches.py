@@ -236,7 +236,7 @@ def run_until_ci(
             nonlocal failed
             done = batches[-1] if batches else 0
             tasks = [
-                delayed(play_chunk_records)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid())
+                delayed(play_chunk_records)(a // step, spec.module, cfg, agents, seed, a, a + step, os.getpid(), flow)
                 for a in range(done, target, step)
             ]
             results = (

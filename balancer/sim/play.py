@@ -38,21 +38,28 @@ def _play(
 
 
 def _play_records(
-    module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
+    module_name: str,
+    cfg: Any,
+    agents: Sequence[str],
+    run_seed: int,
+    start: int,
+    stop: int,
+    catch: bool,
+    flow: bool = True,
 ) -> tuple[pa.Table | None, list[dict[str, Any]], pa.Table | None]:
     """Games ``start..stop-1``: the game's compiled chunk when it has one (``spec.play_chunk``), else
     (or, with ``catch``, when the compiled chunk raised) one game at a time, a game that raises
     recorded (``catch``) or propagated. Returns the rows, the failures and the trajectory rows
-    (None when the game records no trajectory)."""
+    (None when the game records no trajectory, or without ``flow``: then none is built)."""
     spec = spec_at(module_name)
     variant = str(cfg.variant)
     chunk_error: Exception | None = None
     if stop > start:
         try:
-            batch = spec.play_chunk(cfg, agents, run_seed, start, stop)
+            batch = spec.play_chunk(cfg, agents, run_seed, start, stop, trajectories=flow)
             if batch is not None:
                 table = batch_table(batch, spec.name, variant, agents, run_seed, start)
-                return table, [], batch_trajectories(batch, variant, start)
+                return table, [], batch_trajectories(batch, variant, start) if flow else None
         except Exception as exc:
             if not catch:
                 raise
@@ -79,7 +86,7 @@ def _play_records(
             RuntimeWarning,
             stacklevel=2,
         )
-    return rows.table(), failures, rows.trajectories()  # None: every game of the chunk failed
+    return rows.table(), failures, rows.trajectories() if flow else None  # None: every game of the chunk failed
 
 
 def play_chunk(module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int) -> pa.Table:
@@ -128,11 +135,13 @@ def play_chunk_records(
     start: int,
     stop: int,
     parent: int | None = None,
+    flow: bool = True,
 ) -> tuple[int, pa.Table | None, list[dict[str, Any]], pa.Table | None]:
     """:func:`play_chunk_safe` with the chunk's trajectory rows as a fourth item (None when the game
-    records no trajectory, or no game of the chunk finished): what a run writes to its chunk files."""
+    records no trajectory, or no game of the chunk finished, or without ``flow``: ``run --no-flow``,
+    whose chunks record none): what a run writes to its chunk files."""
     guard_worker(parent)
-    table, failures, trajectories = _play_records(module_name, cfg, agents, run_seed, start, stop, catch=True)
+    table, failures, trajectories = _play_records(module_name, cfg, agents, run_seed, start, stop, True, flow)
     return chunk, table, failures, trajectories
 
 

@@ -428,7 +428,7 @@ def _play_chunks(
             if n_pending:
                 me = os.getpid()  # the workers' parent, whose death they watch
                 play = play_chunk_records
-                tasks = (delayed(play)(i, spec.module, cfg, agents, seed, a, b, me) for i, a, b in pending)
+                tasks = (delayed(play)(i, spec.module, cfg, agents, seed, a, b, me, flow) for i, a, b in pending)
                 for idx, table, failures, trajectories in parallel(n_jobs, client, ordered=False)(tasks):
                     a, b = plan[idx]
                     for f in failures:

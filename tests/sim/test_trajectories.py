@@ -214,3 +214,17 @@ def test_a_half_written_trajectory_chunk_is_the_run_s_own_file():
     name = trajectory_file(12)
     assert OWN_CHUNK_FILE.fullmatch(name.rsplit("/", 1)[-1])
     assert OWN_CHUNK_FILE.fullmatch(_temporary(Path(name)).name)
+
+
+def test_without_flow_a_chunk_builds_no_trajectories(cfg):
+    # run --no-flow: no trajectory rows, and a game's play_chunk without the `trajectories` keyword (this
+    # fake's) has its standings dropped by GameSpec.play_chunk (the rows themselves unchanged)
+    batch = fake.SPEC.play_chunk(cfg, AGENTS, 5, 3, 30)
+    assert batch is not None and batch.standings is not None
+    quiet = fake.SPEC.play_chunk(cfg, AGENTS, 5, 3, 30, trajectories=False)
+    assert quiet is not None and quiet.standings is None and quiet.checkpoints is None
+    assert (quiet.scores == batch.scores).all()
+    for variant in (cfg, cfg.model_copy(update={"batch": False})):  # the batch and the per-game paths
+        on = play._play_records(fake.SPEC.module, variant, AGENTS, 5, 3, 30, catch=False)
+        off = play._play_records(fake.SPEC.module, variant, AGENTS, 5, 3, 30, False, flow=False)
+        assert on[2] is not None and off[2] is None and off[0].equals(on[0])
