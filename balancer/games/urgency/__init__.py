@@ -61,7 +61,8 @@ logistic of the progress margin (15 per token scored plus the tiles of tokens on
 the protocol's uniform agent; the other agents return one decision a call.
 
 Score components: scored. Metrics: captures, captured, roll_agains, tokens_on_board, cards_in_play.
-Labels: deck.
+Labels: deck. Trajectory (issue 49): each seat's tokens scored at the end of every round (seat 1's turn
+and seat 2's), the last checkpoint the game's end (:func:`.scoring.standings`).
 
 Version history. 1: the rulebook as printed, with cards as data (issue #5). 2 (issue 14): random
 decks are dealt without replacement (a table naming one deck twice is allowed and said); a move by
@@ -93,6 +94,7 @@ from .agents import (
     EXPECTIMAX1,
     GREEDY,
     RANDOM,
+    RECORD_LEN,
     choose,
     play_new_game,
     play_new_game_no_chance_agents,
@@ -125,7 +127,7 @@ from .rules import (
     setup_state,
     unpack_event,
 )
-from .scoring import METRICS
+from .scoring import METRICS, standings
 
 NAME = "urgency"
 CONFIG_MODEL = UrgencyConfig
@@ -280,7 +282,9 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
     """Play one whole game at full speed (one compiled call; without cards, greedy and random seats
     use :func:`~.agents.play_race_fast`, which plays the same games). ``agents``: the agent name of
     each seat. A ``random`` seat draws exactly as the kernel's uniform move (one double a decision
-    over the same legal list). Raises ValueError for a player count other than 2 or an unknown agent."""
+    over the same legal list). Its trajectory (``Outcome.standings``): each seat's tokens scored at the
+    end of every round (:func:`~.scoring.standings`), as :func:`play_chunk` records it. Raises
+    ValueError for a player count other than 2 or an unknown agent."""
     _check_players(len(agents))
     T, decks, kinds, weights = _seated(cfg, tuple(agents))
     rules = T.rules
@@ -294,18 +298,22 @@ def play_game(cfg: UrgencyConfig, agents: list[str], seed: np.random.SeedSequenc
     return kernel_outcome(S, T)
 
 
-def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
+def play_chunk(
+    cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int, stop: int, trajectories: bool = True
+) -> GameBatch:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`~.agents.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same engine choice
-    (the no-card race for greedy and random seats), the same records. ``agents``: the seats of game 0.
-    Raises ValueError as :func:`play_game` does."""
+    (the no-card race for greedy and random seats), the same records and trajectories
+    (``GameBatch.standings``, :func:`~.scoring.standings`; left out with ``trajectories=False``, as
+    ``run --no-flow`` asks). ``agents``: the seats of game 0. Raises ValueError as :func:`play_game` does."""
     _check_players(len(agents))
     T, decks, kinds, weights = _seated(cfg, tuple(agents))
     race = not cfg.cards.enabled and bool(((kinds == RANDOM) | (kinds == GREEDY)).all())
-    rows = play_chunk_records(
-        T, kinds, decks.astype(np.float64)[:, None], (weights, race), run_seed, start, stop, 2 * len(CHUNK_FIELDS)
-    ).reshape(-1, 2, len(CHUNK_FIELDS))
+    records = play_chunk_records(
+        T, kinds, decks.astype(np.float64)[:, None], (weights, race), run_seed, start, stop, RECORD_LEN
+    )
+    rows = records[:, : 2 * len(CHUNK_FIELDS)].reshape(-1, 2, len(CHUNK_FIELDS))
     field = {name: rows[:, :, k] for k, name in enumerate(CHUNK_FIELDS)}
     per_game = {
         f"game_{m}": np.repeat(field[m].sum(axis=1, keepdims=True), 2, axis=1)
@@ -316,6 +324,11 @@ def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int,
         labels = {"deck": (field["deck"], ANIMAL_DECKS)}
     else:
         labels = {"deck": (np.zeros_like(field["deck"]), ("none",))}
+    standing, checkpoints = (
+        standings(records[:, 2 * len(CHUNK_FIELDS) :], field["scored"], field["turns"])
+        if trajectories
+        else (None, None)
+    )
     return GameBatch(
         scores=field["scored"],
         tiebreak=np.zeros((stop - start, 2, 0), np.int64),
@@ -324,6 +337,8 @@ def play_chunk(cfg: UrgencyConfig, agents: list[str], run_seed: int, start: int,
         turns=field["turns"],
         labels=labels,
         ended_by=ended_by_codes(field["scored"], int(T.rules[P_TO_WIN])),
+        standings=standing,
+        checkpoints=checkpoints,
     )
 
 

@@ -66,6 +66,7 @@ from .rules import (
     F_TILES,
     F_VAL,
     MASK,
+    MAX_TOKENS,
     NEXT_ROLL,
     NPLAY,
     OPT_N,
@@ -88,6 +89,7 @@ from .rules import (
     RAS,
     ROLLV,
     SCORED,
+    SCORED_AT,
     SCORED_TILE,
     STATE_SIZE,
     SUP,
@@ -501,7 +503,8 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
     (tests/games/urgency/test_fast_path.py checks that they agree game by game), much faster. A
     random seat takes the k-th legal move in tile order, k drawn as :func:`~.rules.below` draws it.
     Returns a state array with the fields :func:`~.scoring.final_rows` reads (masks, supplies,
-    scored, turns, captures, roll agains)."""
+    scored, turns, captures, roll agains) and the round each token scored in (``SCORED_AT``, as
+    :func:`~.rules.score_token` writes it)."""
     S = np.zeros(STATE_SIZE, np.int64)
     lo, hi = R[P_C_LO], R[P_C_HI]
     ros, safe, to_win, dice, max_turns = R[P_ROSETTES], R[P_SAFE], R[P_TO_WIN], R[P_DICE], R[P_MAX_TURNS]
@@ -540,6 +543,7 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
             else:
                 mask[p] = mp & ~(1 << f)
             if t == SCORED_TILE:
+                S[SCORED_AT + MAX_TOKENS * p + sc[p]] = (total + 1) // 2  # the round (rules.score_token)
                 sc[p] += 1
                 if sc[p] >= to_win:
                     over = True
@@ -565,6 +569,10 @@ def play_race_fast(R, agent_kinds, game_rng, agent_rng):
 
 
 # ----------------------------------------------------------------------------------- whole chunks
+
+RECORD_LEN = 2 * 8 + 2 * MAX_TOKENS
+"""The length of :func:`play_seated`'s record of a game: :data:`CHUNK_FIELDS` per seat (2 x 8), then
+each seat's ``SCORED_AT`` slots (the round each of its tokens scored in; the trajectory)."""
 
 CHUNK_FIELDS: tuple[str, ...] = (
     "scored",
@@ -606,7 +614,8 @@ def play_seated(T, kinds, decks, ws, game_rng, agent_rng, record):
     table ``T`` (``kernel.Table``), seat s played by agent ``kinds[s]`` with deck ``decks[s, 0]``
     (a deck code held as a float), ``ws`` = (the evaluation weights per seat, ``race``). ``race``:
     :func:`play_race_fast` (no cards, greedy and random seats only: the bit-set race), else
-    :func:`play_new_game`. Recorded as :data:`CHUNK_FIELDS` per seat (int64[2 * 8], seat-major)."""
+    :func:`play_new_game`. Recorded as :data:`CHUNK_FIELDS` per seat (int64[2 * 8], seat-major), then
+    the ``SCORED_AT`` slots of both seats (int64[2 * MAX_TOKENS]; :data:`RECORD_LEN` in all)."""
     weights, race = ws
     if race:
         S = play_race_fast(T.rules, kinds, game_rng, agent_rng)
@@ -615,4 +624,6 @@ def play_seated(T, kinds, decks, ws, game_rng, agent_rng, record):
         for s in range(2):
             d[s] = int(decks[s, 0])
         S = play_new_game(T.rules, d, kinds, T.prio, weights, game_rng, agent_rng)
-    record_final(S, record.reshape((1, 2, 8)), 0)
+    record_final(S, record[:16].reshape((1, 2, 8)), 0)
+    for i in range(2 * MAX_TOKENS):
+        record[16 + i] = S[SCORED_AT + i]

@@ -14,6 +14,9 @@ from pydantic import Field, field_validator, model_validator
 
 from ...core.config import MAX_RULE_INT, GameConfig, RuleInt, Strict
 
+MAX_TOKENS = 7
+"""The most tokens a player may have (Setup: 7 each); the state keeps a slot per token (:data:`.rules.SCORED_AT`)."""
+
 TRIGGERS: tuple[str, ...] = (
     "always",  # an effect with no trigger: always active while the card is in play
     "own_roll",  # you roll `value` (any value when value is null)
@@ -241,10 +244,10 @@ class UrgencyConfig(GameConfig):
 
     game: Literal["urgency"]
     players: list[Literal[2]] = Field(min_length=1)  # type: ignore[assignment]  # narrows GameConfig.players
-    tokens: int = Field(ge=1, le=7, description="tokens per player (Setup)")
+    tokens: int = Field(ge=1, le=MAX_TOKENS, description="tokens per player (Setup)")
     dice: int = Field(ge=1, le=4, description="binary dice per player (Setup)")
     roll: Roll
-    to_win: int = Field(ge=1, le=7, description="tokens scored to win (How to Win)")
+    to_win: int = Field(ge=1, le=MAX_TOKENS, description="tokens scored to win (How to Win)")
     board: Board
     cards: Cards
     default_deck: str = Field(

@@ -100,7 +100,7 @@ from .rules import (
     load_options,
     seat_to_move,
 )
-from .scoring import METRICS, final_rows
+from .scoring import METRICS, final_rows, state_standings
 
 N_PLAYERS = 2
 MAX_MOVES = 16
@@ -491,7 +491,9 @@ def deck_labels(S: np.ndarray, cards_enabled: bool) -> list[str]:
 
 
 def outcome(S: np.ndarray, T: Table) -> Outcome:
-    """Tokens scored per seat (the score), turns, metrics and the deck of each seat."""
+    """Tokens scored per seat (the score), turns, metrics, the deck of each seat, and the game's
+    trajectory (``standings``: tokens scored at the end of every round, :func:`~.scoring.standings`,
+    from the round each token scored in, which the state keeps)."""
     rows = final_rows(S)
     return Outcome(
         scores=rows["scored"],
@@ -501,6 +503,7 @@ def outcome(S: np.ndarray, T: Table) -> Outcome:
         turns=rows["turns"],
         labels={"deck": deck_labels(S, bool(T.rules[P_CARDS]))},
         ended_by=ENDED_BY[int(ended_by(S, T))],
+        standings=state_standings(S),
     )
 
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .config import ANIMAL_DECKS, EFFECTS, TARGETS, TRIGGERS, UrgencyConfig
+from .config import ANIMAL_DECKS, EFFECTS, MAX_TOKENS, TARGETS, TRIGGERS, UrgencyConfig
 
 # ------------------------------------------------------------------------------------------ codes
 (
@@ -141,9 +141,14 @@ REQ = G + 17  # 16 pick requests: player + 2 * kind + 16 * last
 OPTS = G + 33  # 8 options (card ids)
 EVQ = G + 41  # EVQ_CAP queued card activations: owner + 2 * card (more is an error, :func:`fire`)
 EVQ_CAP = 64
-LOG_ON = G + 105  # 1: record what happens in the event log (transcripts only; 0 in play)
-LOG_N = G + 106  # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
-LOG = G + 107  # LOG_CAP events, each packed by :func:`log_event`
+SCORED_AT = G + 105
+"""MAX_TOKENS slots per player (player p's at ``SCORED_AT + MAX_TOKENS * p``): the round (1-based; round r
+holds game turns 2r - 1 and 2r) in which each of its scored tokens scored, in order, written by
+:func:`score_token`; the game's trajectory (issue 49, :func:`~.scoring.standings`). Read by nothing
+that decides: no move depends on it."""
+LOG_ON = SCORED_AT + 2 * MAX_TOKENS  # 1: record what happens in the event log (transcripts only; 0 in play)
+LOG_N = LOG_ON + 1  # events recorded since the log was last emptied (may exceed LOG_CAP: the rest is lost)
+LOG = LOG_ON + 2  # LOG_CAP events, each packed by :func:`log_event`
 LOG_CAP = 64
 STATE_SIZE = LOG + LOG_CAP
 
@@ -470,7 +475,9 @@ def remove_token(S, R, p, t):
 def score_token(S, R, p):
     """Player ``p`` scores a token (Scoring): the opponent's ``opponent_score`` cards, then the
     scorer's ``score`` cards (their Rosette card's action), and the opponent's next rule card."""
-    S[p * PS + SCORED] += 1
+    k = S[p * PS + SCORED]
+    S[SCORED_AT + MAX_TOKENS * p + k] = max((S[TOTAL_TURNS] + 1) // 2, 1)  # the round now (the trajectory)
+    S[p * PS + SCORED] = k + 1
     fire(S, R, np.int64(T_OPP_SCORE), 1 - p, np.int64(0))
     fire(S, R, np.int64(T_SCORE), p, np.int64(0))
     unlock(S, R, 1 - p)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import CAPT, CAPTURED_N, MASK, NPLAY, PS, RAS, SCORED, SUP, TURNS, popcount
+from .rules import CAPT, CAPTURED_N, MASK, MAX_TOKENS, NPLAY, PS, RAS, SCORED, SCORED_AT, SUP, TURNS, popcount
 
 METRICS: tuple[str, ...] = (
     "game_turns",
@@ -51,3 +51,35 @@ def tokens_accounted(S: np.ndarray, tokens: int) -> bool:
     return all(
         int(S[p * PS + SUP]) + popcount(int(S[p * PS + MASK])) + int(S[p * PS + SCORED]) == tokens for p in range(2)
     )
+
+
+def standings(scored_at: np.ndarray, scored: np.ndarray, turns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The trajectories of ``g`` finished games (issue 49): each seat's tokens scored (its score, public
+    all game) at the end of every round (round r: game turns 2r - 1 and 2r, seat 1 then seat 2), the
+    last checkpoint the game's end (a last round that seat 2 did not play ends there, as at the
+    ``cards.max_turns`` stop), so the last checkpoint is the final score.
+
+    ``scored_at``: int64[g, 2, MAX_TOKENS], the round each seat's tokens scored in, in order (the
+    ``SCORED_AT`` slots of :func:`~.rules.score_token`); ``scored``: int64[g, 2], tokens scored (the
+    slots read); ``turns``: int64[g, 2], turns taken. Returns (float64[g, K, 2], NaN after a game's
+    last checkpoint; int64[g], each game's checkpoints: the rounds it lasted, max(turns) >= 1), K the
+    most rounds of any game."""
+    scored_at = np.asarray(scored_at, np.int64).reshape(-1, 2, MAX_TOKENS)
+    g = scored_at.shape[0]
+    rounds = np.maximum(np.asarray(turns, np.int64).reshape(g, 2).max(axis=1), 1)
+    k = int(rounds.max(initial=1))
+    kept = np.arange(MAX_TOKENS)[None, None, :] < np.asarray(scored, np.int64).reshape(g, 2)[:, :, None]
+    game, seat, _ = np.nonzero(kept)
+    # a histogram of scoring rounds per game and seat, summed over the rounds: tokens scored by each round's end
+    flat = (game * (k + 1) + np.minimum(scored_at[kept], k)) * 2 + seat
+    per_round = np.bincount(flat, minlength=g * (k + 1) * 2).reshape(g, k + 1, 2)
+    out = np.cumsum(per_round, axis=1)[:, 1:, :].astype(np.float64)
+    out[np.arange(k)[None, :] >= rounds[:, None]] = np.nan
+    return out, rounds
+
+
+def state_standings(S: np.ndarray) -> list[list[float]]:
+    """:func:`standings` of one finished game's state ``S``, as ``Outcome.standings`` holds it."""
+    at = np.stack([S[SCORED_AT + MAX_TOKENS * p : SCORED_AT + MAX_TOKENS * (p + 1)] for p in range(2)])
+    out, rounds = standings(at[None], S[[SCORED, PS + SCORED]][None], S[[TURNS, PS + TURNS]][None])
+    return out[0, : int(rounds[0])].tolist()
