@@ -136,3 +136,20 @@ def test_the_ci_page_shows_its_example_workflow_as_it_is_and_needs_no_clone():
 
     steps = yaml.safe_load(workflow)["jobs"]["check"]["steps"]
     assert any(s.get("uses", "").startswith("actions/cache@") for s in steps)
+
+
+def test_the_ci_page_works_for_a_game_package_of_ones_own():
+    """docs/ci-own-game.md assumed the repository holds only rule files of a shipped game: nothing
+    installed a game package of the designer's own code, and the numba cache's key (balancer's pinned
+    version only) never changed with that code, so a changed game was compiled again on every run and
+    never saved (actions/cache saves only under a new key). The page says how to install it (-e .), the
+    key follows the repository's Python files and restores the last cache."""
+    import yaml
+
+    page = (ROOT / "docs" / "ci-own-game.md").read_text(encoding="utf-8")
+    workflow = (ROOT / "docs" / "ci-own-game.yml").read_text(encoding="utf-8")
+    assert "pip install -e ." in page and "`-e .`" in page and "-e ." in workflow
+    steps = yaml.safe_load(workflow)["jobs"]["check"]["steps"]
+    (cache,) = [s for s in steps if s.get("uses", "").startswith("actions/cache@")]
+    assert "hashFiles('**/*.py')" in cache["with"]["key"]
+    assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])
