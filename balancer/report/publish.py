@@ -223,6 +223,53 @@ def _figures_list(path: Path) -> list[str]:
     return text.rstrip("\n").split("\n") if text.startswith(CAPTIONS_HEADINGS[0].decode()) else []
 
 
+_NUM = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"
+_INTERVAL = re.compile(rf"(?:(?P<v>{_NUM}) \((?P<lo>{_NUM}) to (?P<hi>{_NUM})\)|(?P<lo2>{_NUM}) to (?P<hi2>{_NUM}))")
+"""A cell holding one interval as the pages write it (one notation): ``a to b`` alone (a column of
+intervals) or ``v (a to b)`` (a value with its interval)."""
+
+
+def _plain_number(text: str) -> str:
+    """A number as a page shows it, as a CSV reader reads one: ``−4.0`` -> ``-4.0``, ``1,234`` -> ``1234``."""
+    return text.replace("\u2212", "-").replace(",", "")
+
+
+def split_intervals(rows: list[list[str]]) -> list[list[str]]:
+    """A table's rows with each column of intervals as numbers apart: a column of ``a to b`` cells
+    becomes ``<heading> low`` and ``<heading> high``, a column of ``v (a to b)`` cells ``<heading>``,
+    ``<heading> low`` and ``<heading> high`` (signs as ``-``, no thousands separators), so that a CSV
+    reader gets numbers, not text. A cell of such a column that holds no interval (``–``) is kept in
+    the first of its columns. The first row is the heading when it holds no interval. A cell of several
+    intervals (``seat 1 50.0 (45.0 to 55.0); seat 2 ...``) is left as it is."""
+    if not rows:
+        return rows
+    found = [[_INTERVAL.fullmatch(c) for c in r] for r in rows]
+    head = 1 if not any(found[0]) else 0
+    kinds: dict[int, int] = {}  # column -> 2 (low, high) or 3 (value, low, high)
+    for r in found[head:]:
+        for j, m in enumerate(r):
+            if m is not None:
+                kinds[j] = max(kinds.get(j, 2), 3 if m["v"] else 2)
+    if not kinds:
+        return rows
+    out: list[list[str]] = []
+    for i, (row, matches) in enumerate(zip(rows, found)):
+        cells: list[str] = []
+        for j, text in enumerate(row):
+            k = kinds.get(j)
+            if k is None:
+                cells.append(text)
+            elif i < head:
+                cells += ([text] if k == 3 else []) + [f"{text} low", f"{text} high"]
+            elif (m := matches[j]) is not None:
+                lo, hi = (m["lo"], m["hi"]) if m["v"] else (m["lo2"], m["hi2"])
+                cells += ([_plain_number(m["v"] or "")] if k == 3 else []) + [_plain_number(lo), _plain_number(hi)]
+            else:
+                cells += [text] + [""] * (k - 1)
+        out.append(cells)
+    return out
+
+
 def _csv_bytes(rows: list[list[str]]) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -299,7 +346,7 @@ def publish(
             short = slug(re.sub(r"\([^)]*\)", " ", name).split(":")[0])
             stem = _unique(short if short not in taken else slug(name), taken)
             path = Path(tables_dir) / f"{stem}.csv"
-            write_atomic(path, _csv_bytes(t.rows))
+            write_atomic(path, _csv_bytes(split_intervals(t.rows)))
             out.tables.append(path)
             lines.append(f"- `{stem}.csv`: {name}{'' if name.endswith('.') else '.'} {about}")
         if shared:

@@ -73,7 +73,7 @@ def test_from_results_alone(run_dir: Path, tmp_path: Path) -> None:
     assert cells(flow, "margin (points)")[0] == "4.25" and cells(flow, "margin (points)")[2] == "5.50"
     assert "1 of 4 games ended with the top two tied on" in flow and "1 had a shared win" in flow
     # length: 5 turns in every game
-    assert cells(flow, "length (turns)")[:3] == ["5.00", "5.00 – 5.00", "5.00"]
+    assert cells(flow, "length (turns)")[:3] == ["5.00", "5.00 to 5.00", "5.00"]
     # two figures (margin and length; scores by seat), and the note that the trajectory measures need a file
     assert flow.count("<svg") == 2 and 'id="flow-no-trajectories"' in flow
     assert "comebacks" not in flow.split('id="flow-no-trajectories"')[0]

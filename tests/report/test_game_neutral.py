@@ -128,7 +128,7 @@ def test_solo_report_headlines_the_solo_win_rate(tmp_path: Path) -> None:
     solo = _text(_section(html, "solo"))
     assert "solo game" in solo and "v1-solo-hard" in solo
     # 3 wins in 4 games: Wilson 95% interval (3/4, z = 1.96) = 30.1% to 95.4%
-    assert "won 3 of 4 games" in solo and "75.0%" in solo and "30.1–95.4%" in solo
+    assert "won 3 of 4 games" in solo and "75.0%" in solo and "30.1 to 95.4%" in solo
     # the score by source is still shown: tourists 15, mural 10 on average
     assert "tourists" in _text(_section(html, "scores")) and "15.0" in _text(_section(html, "scores"))
     # the label section counts the solo win, not the table's win share

@@ -60,9 +60,9 @@ def test_section_with_table_and_forest_plot(tmp_path: Path) -> None:
     # an interval stays on one line (td.nw): Urban Sketchers' table broke '31.7 –' over '65.0' at 1,280 px
     assert "td.nw { white-space: nowrap; }" in html and "the vertical line at 0 is no difference" in section
     rows = re.findall(
-        r"<tr><td>([^<]+)</td><td>(\d+)</td><td>([\d.]+)</td>\s*<td class=\"nw\">([\d.]+) – ([\d.]+)</td>\s*"
-        r"<td>(\d+)</td><td>([\d.]+)</td>\s*<td class=\"nw\">([\d.]+) – ([\d.]+)</td>\s*"
-        r"<td><b>([^<]+)</b></td><td class=\"nw\">([^<]+) – ([^<]+)</td>\s*<td>[^<]+</td></tr>",
+        r"<tr><td>([^<]+)</td><td>(\d+)</td><td>([\d.]+)</td>\s*<td class=\"nw\">([\d.]+) to ([\d.]+)</td>\s*"
+        r"<td>(\d+)</td><td>([\d.]+)</td>\s*<td class=\"nw\">([\d.]+) to ([\d.]+)</td>\s*"
+        r"<td><b>([^<]+)</b></td><td class=\"nw\">([^<]+) to ([^<]+)</td>\s*<td>[^<]+</td></tr>",
         section,
     )
     # names through the prettifier; the markup name escaped, and its groups the other way round

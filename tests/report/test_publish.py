@@ -264,3 +264,43 @@ def test_history_figures_and_tables_in_one_folder_keep_both_captions(tmp_path):
     assert result.exit_code == 0, result.output
     assert (tmp_path / "f" / "captions.md").read_text(encoding="utf-8").startswith("# Figures: ")
     assert (tmp_path / "t" / "captions.md").read_text(encoding="utf-8").startswith("# Tables: ")
+
+
+def test_an_interval_in_a_table_is_two_numbers_in_its_csv(tmp_path):
+    """--tables wrote an interval as the page's text in one cell ('21.0 – 31.7', '26.3 (21.0 to 31.7)'),
+    which a spreadsheet reads as text (issue 50 item 8: an interval written four ways). A column of
+    'a to b' cells becomes '<heading> low' and '<heading> high'; a column of 'v (a to b)' cells keeps
+    its value beside them; signs and thousands as a CSV reader reads numbers; '–' stays in the first
+    column of its cell; a cell of several intervals is left as text. Expected rows written by hand."""
+    html = """<html><head><title>T</title></head><body>
+<table><caption>Seat win rates</caption>
+<tr><th>seat</th><th>win rate (%)</th><th>95% CI</th><th>depth</th><th>numbers</th></tr>
+<tr><td>1</td><td>26.3</td><td>21.0 to 31.7</td><td>1.25 (−1,021.50 to +2.00)</td><td>a 1.0 (0.5 to 1.5); b 2.0 (1.5 to 2.5)</td></tr>
+<tr><td>2</td><td>–</td><td>–</td><td>–</td><td>–</td></tr>
+</table></body></html>"""
+    publish(html, [], None, tmp_path / "t")
+    with open(tmp_path / "t" / "seat-win-rates.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows == [
+        ["seat", "win rate (%)", "95% CI low", "95% CI high", "depth", "depth low", "depth high", "numbers"],
+        ["1", "26.3", "21.0", "31.7", "1.25", "-1021.50", "+2.00", "a 1.0 (0.5 to 1.5); b 2.0 (1.5 to 2.5)"],
+        ["2", "–", "–", "", "–", "", "", "–"],
+    ]
+    assert float(rows[1][5]) == -1021.5 and float(rows[1][6]) == 2.0
+
+
+def test_every_page_writes_an_interval_one_way():
+    """Issue 50 item 8: the pages wrote an interval as 'a – b' (run report, flow), 'a–b', '(a to b)'
+    (study), '[a, b]' (ladder, tune), '[a–b]' (sweep, tune) and '(a-b)' (pairs). Every template now
+    writes 'a to b' (in a column of intervals) or 'v (a to b)' (beside its value): no interval of two
+    template values joined by a dash or a comma in brackets is left."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "balancer/report/templates"
+    value = r"\{\{[^{}]*\}\}"
+    for path in sorted(folder.glob("*.j2")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.findall(rf"{value}\s?[–-]\s?{value}", text), path.name  # a – b, a–b, a-b
+        assert not re.findall(rf"\[{value}, {value}\]", text), path.name  # [a, b]
+    report = (folder / "report.html.j2").read_text(encoding="utf-8")
+    assert "{{ r.ci_low | pct }} to {{ r.ci_high | pct }}" in report

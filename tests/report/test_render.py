@@ -79,7 +79,7 @@ def test_report_contains_seat_table_and_methods(run_dir: Path, tmp_path: Path) -
     html = render_report(run_dir, tmp_path / "r.html").read_text(encoding="utf-8")
     seat_table = html[html.index('id="seats"') : html.index('id="agents"')]
     # seat 1: 2.5/4 = 62.5%, Wilson 21.9-90.8; seat 2: 1.5/4 = 37.5%, Wilson 9.2-78.1
-    rows = re.findall(r"<tr><td>(\d)</td><td>([\d.]+)</td>\s*<td>([\d.]+) – ([\d.]+)</td>", seat_table)
+    rows = re.findall(r"<tr><td>(\d)</td><td>([\d.]+)</td>\s*<td>([\d.]+) to ([\d.]+)</td>", seat_table)
     assert rows == [("1", "62.5", "21.9", "90.8"), ("2", "37.5", "9.2", "78.1")]
     assert "p = 0.62" in html  # chi2 = 0.25 on 1 df
     assert "No evidence of a seat effect at this sample size" in html
