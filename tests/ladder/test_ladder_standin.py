@@ -205,7 +205,7 @@ def test_the_seat_chart_draws_each_rungs_interval_as_a_whisker_not_a_band_betwee
 
 def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
     # a rung that never lost (issue 32): its exact bound Elo >= 729 has no upper end; the chart draws
-    # it from 729 to the right edge with an arrow head and no point estimate (the pseudo-game's)
+    # it from 729 towards the right edge, ending in an arrow head inside the frame, no point estimate
     from types import SimpleNamespace
 
     from balancer.report.figures.ladder import ratings_chart
@@ -218,7 +218,13 @@ def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
     (ax,) = fig.axes
     right = ax.get_xlim()[1]
     segments = ax.collections[0].get_segments()
-    assert [tuple(seg[:, 0]) for seg in segments] == [(0.0, 0.0), (729.0, right)]
+    (end,) = [seg[1, 0] for seg in segments if seg[0, 0] == 729.0]
+    assert [tuple(seg[:, 0]) for seg in segments] == [(0.0, 0.0), (729.0, end)]
     points, arrow = ax.lines[1], ax.lines[2]
     assert list(points.get_xdata()) == [0.0]
-    assert list(arrow.get_xdata()) == [right]
+    assert list(arrow.get_xdata()) == [end]  # the head ends the interval
+    # issue 50 item 8 (ladder): the head was centred on the frame's edge (x == the right limit), half
+    # of it cut off; now the whole head (half its marker size right of its centre) is inside the frame
+    fig.canvas.draw()
+    tip = ax.transData.transform((end, 1.0))[0] + arrow.get_markersize() / 2 * fig.dpi / 72
+    assert end < right and tip < ax.bbox.x1

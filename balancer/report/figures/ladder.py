@@ -134,7 +134,10 @@ def ratings_chart(t: LadderTable, title: str = "") -> Figure:
             ax.plot(
                 lows[at_most], y[at_most], "<", color="#222222", markersize=5, zorder=2, label="at most (one-sided)"
             )
-        ax.set_xlim(edge_lo, edge_hi)
+        # the arrow heads end the one-sided intervals at edge_lo/edge_hi: a margin past them keeps each
+        # head whole inside the frame (centred on the frame, half of it was cut off)
+        margin = 0.05 * (edge_hi - edge_lo)
+        ax.set_xlim(edge_lo - margin, edge_hi + margin)
         ax.set_yticks(y, [figs.text_label(r["item"]) for r in rows])
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.axvline(0, color=figs.FAIR_COLOUR, linestyle=":", linewidth=0.8, label=f"{figs.text_label(t.rungs[0])} = 0")
