@@ -291,3 +291,36 @@ def test_the_study_page_says_not_significant_in_grey_and_one_interval_notation()
     text = (Path(__file__).resolve().parents[2] / "balancer/report/templates/study.html.j2").read_text()
     assert ".unclear { color: #5f6368; }" in text  # muted grey, not amber (#8a6d00 read as a warning)
     assert "]</span>" not in text and " to {{" in text  # "(a to b)" everywhere, no "[a–b]" nor "[a, b]"
+
+
+def test_tune_reference_lines_are_drawn_above_the_whiskers():
+    """Issue 50 item 8 (the base line hidden under whiskers), left on the tune page: the fair share of
+    its response panels (sweep's line chart) and the trajectory's 'best at the top rung so far' were
+    drawn at or under the whiskers' zorder (2, and 2 + rung in the trajectory)."""
+    from types import SimpleNamespace
+
+    from balancer.report.figures.tune import trajectory_chart
+    from balancer.report.publish import collecting
+
+    rates = [("seat 1", [0.50, 0.52], [0.45, 0.47], [0.55, 0.57])]
+    with collecting() as found:
+        line_chart([0, 1], rates, xlabel="x", ylabel="y", title="t", scale=100.0, fair=0.5)
+    ax = found[0][0].get_axes()[0]
+    fair = [line for line in ax.get_lines() if line.get_label().startswith("fair share")][0]
+    assert fair.get_zorder() > max(c.get_zorder() for c in ax.collections)
+
+    def ev(objective):  # one evaluation: objective with a 95% interval of +/- 0.1, 10 games
+        return SimpleNamespace(objective=objective, low=objective - 0.1, high=objective + 0.1, games={"r": 10})
+
+    candidates = [
+        SimpleNamespace(index=0, evaluations=[ev(0.5), ev(0.4)]),
+        SimpleNamespace(index=1, evaluations=[ev(0.6)]),
+    ]
+    trials = [{"trial": 0, "candidate": 0, "rung": 1}, {"trial": 1, "candidate": 1, "rung": 0}]
+    result = SimpleNamespace(candidates=candidates, trials=trials, plan=SimpleNamespace(rungs={"r": [10, 20]}))
+    with collecting() as found:
+        trajectory_chart(result)
+    ax = found[0][0].get_axes()[0]
+    (step,) = [line for line in ax.get_lines() if line.get_label() == "best at the top rung so far"]
+    whiskers = [c.get_zorder() for c in ax.collections]
+    assert whiskers and step.get_zorder() > max(whiskers)

@@ -83,6 +83,7 @@ def line_chart(
                 linestyle="--",
                 linewidth=0.9,
                 label=f"fair share ({figs.text_label(f'{fair * 100:.1f}%')})",
+                zorder=5,  # above the whiskers, as the base variant's line: a reference is never hidden under them
             )
         for value, label, linestyle in marks:
             mx = marked_x(xs, value)

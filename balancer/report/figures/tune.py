@@ -55,7 +55,15 @@ def trajectory_chart(result: TuneResult) -> str:
                 best_x.append(t["trial"])
                 best_y.append(best)
         if best_x:
-            ax.step(best_x, best_y, where="post", color="#222222", linewidth=1.0, label="best at the top rung so far")
+            ax.step(  # above every rung's whiskers (zorder 2 + rung), not hidden under them
+                best_x,
+                best_y,
+                where="post",
+                color="#222222",
+                linewidth=1.0,
+                label="best at the top rung so far",
+                zorder=3 + top,
+            )
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
         ax.set_xlabel("trial (in the order Optuna proposed them)")
         ax.set_ylabel("objective (smaller is better)")
