@@ -95,3 +95,24 @@ def test_a_run_writes_the_trajectories_and_the_flow_measures(tmp_path):
     assert (flow["checkpoints_min"], flow["checkpoints_max"]) == (12, 12)
     assert len(flow["leader_wins"]) == 12
     assert "lead_changes" in flow and "comebacks" in flow and "decided_at" in flow
+
+
+def test_the_report_names_citywrights_checkpoint(tmp_path):
+    """Citywright's checkpoint is a turn of the whole table, not a round (§4.1: a round is several
+    turns): run.json records it from the game's spec, and the report's leader-wins caption says it."""
+    out = tmp_path / "run"
+    api.run(CONFIGS / "v1.1.yaml", players=2, agents="greedy", games=4, seed=3, out=out)
+    assert json.loads((out / "run.json").read_text())["checkpoint"] == "turn of the table"
+    page = api.write_report(out, tmp_path / "report.html").read_text()
+    assert "at each checkpoint (the end of each turn of the table)" in page
+    assert "the end of each round" not in page
+
+
+def test_without_trajectories_the_same_games_and_no_standings():
+    # run --no-flow: play_chunk(trajectories=False) records none, and plays the same games
+    agents = ["greedy", "random"]
+    with_them = cw.play_chunk(V11, agents, 9, 0, 3)
+    without = cw.play_chunk(V11, agents, 9, 0, 3, trajectories=False)
+    assert without.standings is None and without.checkpoints is None
+    np.testing.assert_array_equal(with_them.scores, without.scores)
+    np.testing.assert_array_equal(with_them.tiebreak, without.tiebreak)
