@@ -121,3 +121,25 @@ def test_the_response_moves_to_a_better_neighbour_and_is_measured_around_it(stan
     assert result.candidates[0].values == {"bonus.2[1]": 1}  # the search's only candidate
     assert result.best is not None and result.best.values == {"bonus.2[1]": 3}
     assert [c.values["bonus.2[1]"] for c in result.response["bonus.2[1]"]] == [2, 3, 4]
+
+
+def test_the_tune_pages_figures_and_tables_say_games_agents_and_seed(standin, tmp_path):
+    """Issue 50, publishing: every --figures / --tables caption says the games, agents and seed; the
+    tune page's facts gave its runs' players and agents and the seed but no games. The captions now say
+    the games of the search, the response and the confirmation (the page's own counts)."""
+    import re
+
+    figures, tables = tmp_path / "figs", tmp_path / "tabs"
+    result, report = _run(tmp_path, "bonus.2[1]: {int: [0, 3]}", "--figures", str(figures), "--tables", str(tables))
+    assert result.exit_code == 0, result.output
+    page = report.read_text(encoding="utf-8")
+    search = re.search(r"([\d,]+) games for the search", page)[1]  # the page's own counts
+    confirm = re.search(r"([\d,]+) for the confirmation", page)[1]
+    for folder in (figures, tables):
+        entries = [
+            line for line in (folder / "captions.md").read_text(encoding="utf-8").splitlines() if line.startswith("- `")
+        ]
+        assert entries
+        for line in entries:
+            assert "seed: 1" in line and "agents roller" in line, line
+            assert f"games: {search} for the search" in line and f"{confirm} for the confirmation" in line, line
