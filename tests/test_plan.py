@@ -120,3 +120,43 @@ def test_a_too_noisy_baseline_names_the_number_that_needs_the_largest_new_baseli
         UnderpoweredError, match=r"about 3,284 games each .*driven by seat_win_rate:2 at a tolerance of 4 points"
     ):
         run_check(study, baseline, tmp_path / "b.json")
+
+
+def test_a_target_is_planned_as_check_tests_it(tmp_path):
+    """``balancer plan`` of a study alone split the false alarm over the tracked numbers only, while
+    ``check`` tests every expect: target too (one Bonferroni family): citywright/ci was planned over 9
+    numbers, checked over 14, so the plan asked for fewer games than the check needs. Here two seats
+    and a target on each (between: two sides): 4 numbers, false alarm 0.1 / 4 / 2 = 0.0125 a side,
+    z = 2.24140; miss 0.2: z = 1.28155; (2.24140 + 1.28155)^2 = 12.4112. A seat against the baseline
+    (a baseline and a check, each): 12.4112 x (0.25 + 0.25) / 0.05^2 = 2482.2 -> 2,484 (a multiple of
+    2 players); a target (the check alone against a fixed bound): 12.4112 x 0.25 / 0.05^2 = 1241.1 -> 1,242."""
+    path = _study(tmp_path)
+    text = path.read_text(encoding="utf-8").replace(
+        "games: 400}", "games: 400, expect: {seat_win_rate: {between: [0.4, 0.6]}}}"
+    )
+    path.write_text(text, encoding="utf-8")
+    plan = plan_games(path)
+    assert [(p.number, p.games) for p in plan.numbers] == [
+        ("seat_win_rate:1", 2484),
+        ("seat_win_rate:2", 2484),
+        ("seat_win_rate:1 (target between 0.4 and 0.6)", 1242),
+        ("seat_win_rate:2 (target between 0.4 and 0.6)", 1242),
+    ]
+
+
+def test_the_plan_of_the_shipped_ci_study_counts_the_numbers_its_check_tests():
+    """citywright/ci planned from the study alone and from its committed baseline (what check tests):
+    the same 14 numbers, and a metric's games (its tolerance in its own SDs, so its variance cancels)
+    the same either way; only the win rates differ, by the baseline's rates against the fair share."""
+    from pathlib import Path
+
+    from balancer.data import locate_config
+
+    baseline = json.loads((Path(__file__).resolve().parents[1] / "baselines" / "citywright-ci.json").read_text())
+    alone, checked = (
+        plan_games(locate_config("citywright/ci")),
+        plan_games(locate_config("citywright/ci"), None, baseline),
+    )
+    assert len(alone.numbers) == len(checked.numbers) == 14
+    metric = lambda plan: {(p.run, p.number): p.games for p in plan.numbers if p.kind != "win_rate"}  # noqa: E731
+    assert metric(alone) == metric(checked)

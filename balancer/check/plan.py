@@ -137,23 +137,34 @@ def plan_games(study_path: Path | str, settings: Any = None, baseline: dict[str,
     else:
         metrics = [f"{m.name}_per_player" for m in (specs.metrics if specs is not None else ())]
     cells = [(r, v, run) for r, run in study.runs.items() for v in study.variants]
-    numbers = [(r, v, run, n) for r, v, run in cells for n in _numbers_without_baseline(study, run, metrics)]
-    alpha_side = settings.false_alarm / max(len(numbers), 1) / 2  # Bonferroni over numbers and sides
-    for r, v, run, n in numbers:
+    # what check tests (balancer.check.run.plan_check): every number against the baseline (both sides)
+    # and every expect: target (its sides), one Bonferroni family; the targets were left out, so the
+    # plan split the false alarm over fewer numbers than check does and asked for too few games
+    numbers: list[tuple[str, str, Any, str, Any]] = []
+    for r, v, run in cells:
+        tracked = _numbers_without_baseline(study, run, metrics)
+        numbers += [(r, v, run, n, None) for n in tracked]
+        for key, bound in run.expect.items():
+            named = (
+                [n for n in tracked if n.startswith(key + ":")] if key in ("seat_win_rate", "agent_win_rate") else []
+            )
+            numbers += [(r, v, run, n, bound) for n in (named or [key])]
+    for r, v, run, n, bound in numbers:
         kind = kind_of(n)
         p = 1 / run.players
         var, tol = (
             (p * (1 - p), _tolerance(n, p * (1 - p), settings)) if kind == "win_rate" else (1.0, _sd(n, settings))
         )
+        alpha_side = settings.false_alarm / max(len(numbers), 1) / (2 if bound is None else len(bound.sides))
         planned.append(
             Planned(
                 r,
                 v,
-                n,
+                n if bound is None else f"{n} (target {bound.text()})",
                 kind,
                 tol,
                 _tolerance_text(kind, tol, settings, n),
-                games_for(var, tol, alpha_side, settings.miss_rate, settings.looks, run.players),
+                games_for(var, tol, alpha_side, settings.miss_rate, settings.looks, run.players, bound is None),
             )
         )
     return GamePlan(study.study, settings.false_alarm, settings.miss_rate, settings.looks, planned, False)
