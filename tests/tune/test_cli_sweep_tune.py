@@ -245,3 +245,36 @@ def test_a_yaml_error_reads_the_same_in_validate_and_in_the_command(standin, tmp
         assert result.exit_code == 2
         assert _errors(result)[0].startswith(expected), result.output
         assert "not valid YAML" not in result.output
+
+
+def test_sweep_figures_and_tables_are_named_and_captioned_with_games_agents_and_seed(standin, tmp_path):
+    """Issue 50, publishing: 'sweep --figures DIR --tables DIR' (untested until now): every figure as
+    SVG, PNG and PDF and every table as CSV, each listed in captions.md with the sweep's game, seed,
+    agents and games per point (the page's facts); an interval column's numbers apart (low, high)."""
+    import csv
+    import re
+
+    figures, tables = tmp_path / "figs", tmp_path / "tabs"
+    result, _ = _invoke(
+        tmp_path,
+        "sweep",
+        SWEEP.format(path="bonus.2[1]", values="{from: 2, to: 4}", target="seat_win_rate: equal"),
+        "--figures", str(figures), "--tables", str(tables),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    svgs = sorted(p.stem for p in figures.glob("*.svg"))
+    assert svgs and svgs == sorted(p.stem for p in figures.glob("*.png")) == sorted(
+        p.stem for p in figures.glob("*.pdf")
+    )
+    csvs = sorted(tables.glob("*.csv"))
+    assert csvs
+    for folder, names in ((figures, [f"{s}.svg" for s in svgs]), (tables, [p.name for p in csvs])):
+        lines = [
+            line for line in (folder / "captions.md").read_text(encoding="utf-8").splitlines() if line.startswith("- `")
+        ]
+        assert sorted(line[3 : line.index("`", 3)] for line in lines) == sorted(names)
+        for line in lines:
+            assert "seed: 1" in line and "two: 2 players, agents roller, 40 games per point" in line, line
+    for path in csvs:  # no cell of a CSV holds an interval as text ('a to b' alone in a cell)
+        with open(path, encoding="utf-8", newline="") as f:
+            assert not any(re.fullmatch(r"[-+−\d.,%]+ to [-+−\d.,%]+", cell) for row in csv.reader(f) for cell in row)
