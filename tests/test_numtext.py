@@ -50,4 +50,17 @@ def test_every_formatter_writes_a_value_rounding_to_zero_without_a_sign():
     assert fmt_diff(-0.001, 1.0, 2) == "0.00"
     assert check_fmt(SimpleNamespace(kind="win_rate"), TINY, signed=True) == "0.0 pp"
     assert check_fmt(SimpleNamespace(kind="win_rate"), TINY) == "0.0%"
-    assert _est_text("seat_win_rate:1", {"mean": 0.04, "ci_low": TINY, "ci_high": 0.083}) == "4.0% [0.0, 8.3]"
+    assert _est_text("seat_win_rate:1", {"mean": 0.04, "ci_low": TINY, "ci_high": 0.083}) == "4.0% (0.0 to 8.3)"
+
+
+def test_check_and_tune_write_an_interval_as_the_pages_do():
+    """Issue 50 item 8 (one notation for an interval): check's table (terminal, Markdown summary, JUnit)
+    and tune's lines wrote '[a, b]', the pages 'a to b'. A seat that moved from 25% to 30%, its
+    difference's interval 1.0 to 9.0 points, by construction."""
+    from balancer.check.output import row
+
+    item = SimpleNamespace(
+        name="mirror-2p/v1.1/seat_win_rate:1", test="baseline", kind="win_rate", baseline_mean=0.25, now=0.30,
+        difference=0.05, ci_low=0.01, ci_high=0.09, verdict="fail", powered=True, games=1000, detectable=0.04,
+    )  # fmt: skip
+    assert row(item)["interval"] == "+1.0 pp to +9.0 pp"

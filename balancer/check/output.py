@@ -51,7 +51,7 @@ def row(item: Item) -> dict[str, str]:
         "baseline": _reference(item),
         "now": _fmt(item, item.now),
         "difference": _fmt(item, item.difference, signed=True),
-        "interval": f"[{_fmt(item, item.ci_low, True)}, {_fmt(item, item.ci_high, True)}]",
+        "interval": f"{_fmt(item, item.ci_low, True)} to {_fmt(item, item.ci_high, True)}",  # as on every page
         "verdict": (item.verdict or "undecided").upper()
         + (" (underpowered)" if item.verdict == "pass" and not item.powered else ""),
         "games": f"{item.games:,}",

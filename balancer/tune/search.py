@@ -289,7 +289,7 @@ class Tuner:
                 verdict = "top rung" if last else ("stops here" if pruned else "goes on")
                 self._line(
                     f"candidate {cand.index} {changes_text(values)}: {sum(ev.games.values()):,} games, "
-                    f"objective {_num(ev.objective)} [{_num(ev.low)}, {_num(ev.high)}] -> {verdict}  "
+                    f"objective {_num(ev.objective)} ({_num(ev.low)} to {_num(ev.high)}) -> {verdict}  "
                     f"({self.search_count()})"
                 )
                 if pruned:

@@ -23,9 +23,9 @@ def _est_text(name: str, e: dict) -> str:
         return f"{name} -"
     if is_rate(name):
         mean, low, high = (number_text(100 * e[k], ".1f") for k in ("mean", "ci_low", "ci_high"))
-        return f"{mean}% [{low}, {high}]"
+        return f"{mean}% ({low} to {high})"
     mean, low, high = (number_text(e[k], ".3g") for k in ("mean", "ci_low", "ci_high"))
-    return f"{mean} [{low}, {high}]"
+    return f"{mean} ({low} to {high})"
 
 
 def provenance(result: TuneResult, command: str = "") -> list[str]:
@@ -66,7 +66,7 @@ def provenance(result: TuneResult, command: str = "") -> list[str]:
             )
         lo, hi = conf.best_objective[1], conf.best_objective[2]
         lines.append(
-            f"Objective at the confirmation: {conf.best_objective[0]:.4f} [{lo:.4f}, {hi:.4f}]"
+            f"Objective at the confirmation: {conf.best_objective[0]:.4f} ({lo:.4f} to {hi:.4f})"
             + (f"; base {conf.base_objective[0]:.4f}" if conf.base_objective else "")
             + "."
         )
