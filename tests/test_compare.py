@@ -505,3 +505,28 @@ def test_the_leader_wins_curves_of_a_and_b_are_drawn_with_their_paired_differenc
     assert chart is not None and "<svg" in chart and "B - A, 95% paired interval" in chart
     summaries["b"] = {"flow": flow_measures(scan["b"], None).to_dict()}  # B kept no trajectories
     assert leader_chart(comparison, summaries, "A", "B") is None
+
+
+def test_the_difference_chart_keeps_its_marks_off_the_frame_and_its_titles_off_the_ticks():
+    """Issue 50 item 8 (built in 3e5579e, untested until now): a marker or whisker cap against the
+    axis edge, a panel title touching the tick labels above, 'agents by seat' for a table whose seats
+    rotate. Two made-up rows: the widest interval ends at +4 points; the x range runs 20% past it
+    (-4.8 to +4.8), the title is padded 10 points (matplotlib's default 6) above its axes; the
+    heading says the agents rotate."""
+    from balancer.report.compare import build_context
+    from balancer.report.figures.charts import difference_chart
+    from balancer.report.publish import collecting
+
+    rows = [
+        {"name": "seat 1", "difference": 0.03, "ci_low": 0.02, "ci_high": 0.04, "significant": True},
+        {"name": "seat 2", "difference": -0.03, "ci_low": -0.04, "ci_high": -0.02, "significant": True},
+    ]
+    with collecting() as found:
+        difference_chart([("Seat win rates (difference in points)", rows, 100.0)])
+    (ax,) = found[0][0].get_axes()
+    low, high = ax.get_xlim()
+    assert (low, high) == pytest.approx((-4.8, 4.8))  # 1.2 x the widest end, 4 points
+    assert ax.titleOffsetTrans._t[1] * 72 == pytest.approx(10.0)  # the title's pad: 10 points above the frame
+    heading = lambda agents: build_context({"game": "citywright", "agents": agents})["agents_heading"]  # noqa: E731
+    assert heading(["greedy", "greedy"]) == "agents"
+    assert heading(["greedy", "random"]) == "agents (rotated over seats)"
