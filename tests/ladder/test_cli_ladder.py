@@ -279,3 +279,36 @@ def test_a_ladder_of_a_built_in_variant_writes_a_study_file_that_finds_it(tmp_pa
     study = yaml.safe_load((tmp_path / "r" / "ladder-citywright-v1.1" / "ladder.yaml").read_text())
     assert study["variants"] == {"v1.1": "citywright/v1.1"}
     assert (tmp_path / "l.html").is_file()
+
+
+def test_ladder_figures_and_tables_are_captioned_with_games_agents_and_seed(ladder_game, tmp_path):
+    """Issue 50, publishing: 'ladder --figures DIR --tables DIR' (untested until now): every figure as
+    SVG, PNG and PDF and every table as CSV, listed in captions.md with the ladder's seed, rungs
+    (agents) and games per cell; the ratings' intervals as numbers apart in the CSV."""
+    import csv
+    import re
+
+    figures, tables = tmp_path / "figs", tmp_path / "tabs"
+    result = _ladder(
+        tmp_path, ladder_game, "--agents", "weak,strong", "--players", "2", "--games", "100", "--bootstrap", "20",
+        "--name", "lad", "--figures", str(figures), "--tables", str(tables),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    svgs = sorted(p.stem for p in figures.glob("*.svg"))
+    assert svgs and svgs == sorted(p.stem for p in figures.glob("*.pdf"))
+    csvs = sorted(tables.glob("*.csv"))
+    assert csvs
+    for folder, names in ((figures, [f"{s}.svg" for s in svgs]), (tables, [p.name for p in csvs])):
+        lines = [
+            line for line in (folder / "captions.md").read_text(encoding="utf-8").splitlines() if line.startswith("- `")
+        ]
+        assert sorted(line[3 : line.index("`", 3)] for line in lines) == sorted(names)
+        for line in lines:
+            assert "seed: " in line and "agents: weak → strong" in line and "games: 100 per cell" in line, line
+    headers = []
+    for path in csvs:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+        headers += rows[0]
+        assert not any(re.fullmatch(r"[-+−\d.,%]+ \([-+−\d.,%]+ to [-+−\d.,%]+\)", c) for r in rows for c in r), path
+    assert any(h.endswith(" low") for h in headers) and any(h.endswith(" high") for h in headers)
