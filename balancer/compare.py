@@ -285,6 +285,7 @@ def play_comparison(
         "command": command,
         "completion": {side: _completion_of(run_dir) for side, (_, _, run_dir, _) in sides.items()},
         "mcts_iterations": {side: _mcts_iterations(cfg) for side, (_, cfg, _, _) in sides.items()},
+        "checkpoint": spec.checkpoint,  # what ends a checkpoint of the trajectories (the leader-wins figure's axis)
         **diffs,
     }
     write_atomic(out_dir / file, json.dumps(result, indent=2, allow_nan=False) + "\n")

@@ -503,6 +503,9 @@ def test_the_leader_wins_curves_of_a_and_b_are_drawn_with_their_paired_differenc
     }
     chart = leader_chart(comparison, summaries, "A", "B")
     assert chart is not None and "<svg" in chart and "B - A, 95% paired interval" in chart
+    assert "the end of each round" in chart  # a game that names no checkpoint: rounds
+    comparison["checkpoint"] = "turn of the table"  # comparison.json's, from the game's spec (Citywright's)
+    assert "the end of each turn of the table" in leader_chart(comparison, summaries, "A", "B")
     summaries["b"] = {"flow": flow_measures(scan["b"], None).to_dict()}  # B kept no trajectories
     assert leader_chart(comparison, summaries, "A", "B") is None
 

@@ -110,6 +110,9 @@ class GameSpec:
     with ``style_note``, a line for ``balancer games``.
     seated: the generic agents seated at this game's tables (set by the registry,
     :func:`with_generic_agents`).
+    checkpoint: what one checkpoint of the game's trajectory ends (``GameBatch.standings``), in the
+    rulebook's words, for labels: "round" (every seat has taken a turn) unless the game says otherwise
+    (Citywright: "turn of the table"). ``run.json`` records it; the report's flow figures read it.
     source: the game's package directory (engine hash, numba cache upkeep).
     module: the import path of the package that defines it (worker processes re-import it).
     """
@@ -147,6 +150,7 @@ class GameSpec:
     compile_table: Callable[[Any, list[str]], Any] | None = None
     value_styles: tuple[str, ...] = ()
     style_note: str = ""
+    checkpoint: str = "round"
     seated: tuple[GenericAgent[Any], ...] = ()
 
     @property

@@ -263,7 +263,8 @@ def leader_chart(
         return None
     n = c.get("n_players")
     fair = 1.0 / n if isinstance(n, int) and n > 0 else None
-    return Markup(svg_string(leader_wins_figure(curves, fair_share=fair, difference=difference)))
+    unit = str(c.get("checkpoint") or "round")
+    return Markup(svg_string(leader_wins_figure(curves, fair_share=fair, difference=difference, checkpoint=unit)))
 
 
 def build_context(

@@ -54,12 +54,14 @@ def flow_view(
     confidence: float = 0.95,
     results_name: str = "results.parquet",
     trajectories_name: str = TRAJECTORIES_FILE,
+    checkpoint: str = "round",
 ) -> dict[str, Any] | None:
     """The section's context: ``measures`` (:meth:`~balancer.stats.flow.FlowMeasures.to_dict`), the
     figures (``distribution_chart``: margin and length; ``seat_chart``; with trajectories
     ``leader_chart`` and ``course_chart``: decided-at and lead changes) and ``trajectories``
     (whether the run has them); None when the results have no ``game_index`` (the section needs
-    games). Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
+    games). ``checkpoint``: what ends a checkpoint in this game (run.json's ``checkpoint``), for the
+    leader-wins figure and its caption. Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
     tables break their contracts."""
     columns = (results.collect_schema() if isinstance(results, pl.LazyFrame) else results.schema).names()
     if "game_index" not in columns:
@@ -88,7 +90,9 @@ def flow_view(
     t = measures["trajectory"]
     if t and t["leader_wins"]:
         fair = 1.0 / n_players if n_players > 1 else None
-        leader_chart = _svg(leader_wins_figure([("this run", t["leader_wins"])], fair_share=fair))
+        leader_chart = _svg(
+            leader_wins_figure([("this run", t["leader_wins"])], fair_share=fair, checkpoint=checkpoint)
+        )
         course_chart = _svg(
             distribution_figure(
                 [
@@ -105,4 +109,5 @@ def flow_view(
         "seat_chart": seat_chart,
         "leader_chart": leader_chart,
         "course_chart": course_chart,
+        "checkpoint": checkpoint,
     }

@@ -674,7 +674,13 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None, s
     labels = label_sections(scan_results(results_dir), n, confidence, metric_specs_of(meta))
     trajectories = read_trajectories(results_dir)
     flow = flow_view(
-        scan_results(results_dir), trajectories, n, confidence, str(parquet), str(results_dir / TRAJECTORIES_FILE)
+        scan_results(results_dir),
+        trajectories,
+        n,
+        confidence,
+        str(parquet),
+        str(results_dir / TRAJECTORIES_FILE),
+        checkpoint=str(meta.get("checkpoint") or "round"),  # run.json: what ends a checkpoint in this game
     )
     html = render_html(summary, meta, title, labels, flow)
     if source is not None:

@@ -508,6 +508,7 @@ def _run_info(
         "scheduler": settings["scheduler"],
         "chunk_size": settings["chunk_size"],
         "flow": bool(settings.get("flow", True)),
+        "checkpoint": spec.checkpoint,  # what ends a checkpoint of trajectories.parquet (the flow figures' axis)
         "started": manifest["started"],
         "elapsed_seconds": round(elapsed, 3),
         "games_per_second": round(games / max(elapsed, 1e-9), 1),

@@ -63,8 +63,11 @@ def no_band(ax) -> bool:
 def test_leader_wins_of_one_run():
     fig = leader_wins_figure([("v", A["trajectory"]["leader_wins"])], fair_share=1 / 3)
     (ax,) = fig.get_axes()
-    assert ax.get_ylabel() == "leader won (%)" and ax.get_xlabel() == "checkpoint (end of round)"
+    assert ax.get_ylabel() == "leader won (%)"
+    assert ax.get_xlabel() == "checkpoint: the end of each round; the last, the game's end"
+    # the data's checkpoints 0..4 are labelled 1..5 ("after the first round" is checkpoint 1)
     assert [int(t) for t in ax.get_xticks()] == [0, 1, 2, 3, 4]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "4", "5"]
     # one error bar series with a whisker per checkpoint, and no band between checkpoints
     bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
     assert len(bars) == 1 and len(bars[0].lines[0].get_xdata()) == 5
@@ -72,6 +75,17 @@ def test_leader_wins_of_one_run():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["fair share (33%)", "v"] or set(labels) == {"v", "fair share (33%)"}
     figs.svg_string(fig)  # draws
+
+
+def test_leader_wins_names_the_games_checkpoint_and_thins_a_long_axis():
+    """A game whose checkpoint is not a round says so (Citywright: a turn of the table); 60 checkpoints
+    (a long race) get every third one labelled (ceil(60 / 20) = 3), not 60 crowded labels."""
+    long = [{"checkpoint": k, "rate": 0.5, "ci_low": 0.4, "ci_high": 0.6} for k in range(60)]
+    fig = leader_wins_figure([("v", long)], checkpoint="turn of the table")
+    (ax,) = fig.get_axes()
+    assert ax.get_xlabel() == "checkpoint: the end of each turn of the table; the last, the game's end"
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert len(labels) == 60 and labels[:4] == ["1", "", "", "4"] and sum(1 for t in labels if t) == 20
 
 
 def test_leader_wins_of_a_comparison_has_the_paired_panel():

@@ -43,6 +43,7 @@ def leader_wins_figure(
     fair_share: float | None = None,
     difference: Sequence[Mapping[str, Any]] | None = None,
     title: str = "Games won by the seat leading at each checkpoint",
+    checkpoint: str = "round",
 ) -> Figure:
     """The leader-wins curve: for each checkpoint, the share of games won by the seat leading there
     (percent), a marker with its 95% Wilson interval as an error bar, one series per curve (A and B
@@ -56,6 +57,8 @@ def leader_wins_figure(
         fair_share: the fraction drawn dashed, or None.
         difference: the paired rows, or None for one panel.
         title: the figure's title.
+        checkpoint: what ends a checkpoint in this game (``GameSpec.checkpoint``: "round", "turn of the
+            table"), for the axis; checkpoints are numbered from 1 there (index 0 of the data is "1").
 
     Raises:
         ValueError: no curve, or a curve without a point (an empty panel).
@@ -123,8 +126,9 @@ def leader_wins_figure(
             dx_ax.set_ylabel("difference (points of %)")
             dx_ax.legend(loc="lower right")
         bottom = axes[-1]
-        bottom.set_xlabel("checkpoint (end of round)")
-        bottom.set_xticks(xs_all)
+        bottom.set_xlabel(f"checkpoint: the end of each {checkpoint}; the last, the game's end")
+        step = max(1, -(-len(xs_all) // 20))  # at most about 20 labelled ticks
+        bottom.set_xticks(xs_all, labels=[str(x + 1) if i % step == 0 else "" for i, x in enumerate(xs_all)])
         bottom.set_xlim(min(xs_all) - 0.6, max(xs_all) + 0.6)
     return fig
 
