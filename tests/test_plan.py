@@ -160,3 +160,19 @@ def test_the_plan_of_the_shipped_ci_study_counts_the_numbers_its_check_tests():
     assert len(alone.numbers) == len(checked.numbers) == 14
     metric = lambda plan: {(p.run, p.number): p.games for p in plan.numbers if p.kind != "win_rate"}  # noqa: E731
     assert metric(alone) == metric(checked)
+
+
+def test_the_plan_says_whether_the_study_plays_enough_games(tmp_path):
+    """The plan gave the games a cell needs, the study file the games it plays, and nothing set them
+    side by side (a study of 400 games per cell read as if planned). The 2,102 games worked by hand
+    above against the file's 400: too few, naming the key to set; against 3,000: enough."""
+    from balancer.cli import app
+
+    path = _study(tmp_path)
+    result = runner.invoke(app, ["plan", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "mirror-2p/v1.1: 2,102 games, driven by seat_win_rate:1 (tolerance 5 points); the study plays 400: " \
+        "too few, set runs.mirror-2p.games" in result.output  # fmt: skip
+    path.write_text(path.read_text(encoding="utf-8").replace("games: 400", "games: 3000"), encoding="utf-8")
+    result = runner.invoke(app, ["plan", str(path)])
+    assert "; the study plays 3,000: enough" in result.output, result.output

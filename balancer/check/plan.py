@@ -20,7 +20,7 @@ a baseline, it also gives the games per check against that baseline
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ class GamePlan:
     looks: int
     numbers: list[Planned]
     baseline: bool
+    played: dict[str, int] = field(default_factory=dict)
+    """Each run's ``games:`` in the study file (what ``study`` and ``baseline save`` play per cell)."""
 
     def drivers(self) -> dict[tuple[str, str], Planned]:
         """Each cell's number that needs the most games (the one that drives the cell's total)."""
@@ -130,7 +132,9 @@ def plan_games(study_path: Path | str, settings: Any = None, baseline: dict[str,
                     check,
                 )
             )
-        return GamePlan(study.study, settings.false_alarm, settings.miss_rate, settings.looks, planned, True)
+        return GamePlan(
+            study.study, settings.false_alarm, settings.miss_rate, settings.looks, planned, True, _played(study)
+        )
     specs = get_spec(study.game).metrics
     if settings.metrics is not None:
         metrics = [m for m in settings.metrics if is_tracked(m, settings.metrics)]
@@ -167,7 +171,13 @@ def plan_games(study_path: Path | str, settings: Any = None, baseline: dict[str,
                 games_for(var, tol, alpha_side, settings.miss_rate, settings.looks, run.players, bound is None),
             )
         )
-    return GamePlan(study.study, settings.false_alarm, settings.miss_rate, settings.looks, planned, False)
+    return GamePlan(
+        study.study, settings.false_alarm, settings.miss_rate, settings.looks, planned, False, _played(study)
+    )
+
+
+def _played(study: Any) -> dict[str, int]:
+    return {name: int(run.games) for name, run in study.runs.items()}
 
 
 def _sd(number: str, settings: Any) -> float:
@@ -192,7 +202,14 @@ def plan_lines(plan: GamePlan) -> list[str]:
     ]
     driver = plan.driver()
     for (run, variant), d in sorted(plan.drivers().items()):
-        lines.append(f"{run}/{variant}: {d.games:,} games, driven by {d.number} (tolerance {d.tolerance_text})")
+        played = plan.played.get(run)
+        enough = (
+            ""
+            if played is None
+            else f"; the study plays {played:,}: "
+            + ("enough" if played >= d.games else f"too few, set runs.{run}.games")
+        )
+        lines.append(f"{run}/{variant}: {d.games:,} games, driven by {d.number} (tolerance {d.tolerance_text}){enough}")
         for p in sorted((p for p in plan.numbers if (p.run, p.variant) == (run, variant)), key=lambda p: -p.games):
             against = ""
             if plan.baseline:
