@@ -317,7 +317,9 @@ def _resolve(path: Path, stack: list[Path]) -> ResolvedYaml:
         if not found and (shipped := builtin_config(parent_name)) is not None:
             parent, found = shipped, True  # a built-in variant: extends: citywright/v1.1
         if not found:
-            raise ConfigError(f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}")
+            raise ConfigError(
+                f"{path}: {EXTENDS_KEY}: file not found: {_short_path(parent)}{missing_note(parent_name)}"
+            )
         if not parent.is_file():  # /dev/zero, a FIFO, a folder: said by the file and key that name it
             raise ConfigError(
                 f"{path}: {EXTENDS_KEY}: {_short_path(parent)} is not a file (a device, a pipe or a folder)"

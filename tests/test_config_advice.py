@@ -51,3 +51,10 @@ def test_a_file_with_three_problems_reports_all_three(tmp_path):
         line.startswith(f"{path}: scoring.x: unknown key 'scoring.x': a key path is written nested") for line in lines
     )
     assert any(line.startswith(f"{path}: table.colour: unknown key 'colour'") for line in lines)
+
+
+def test_extends_of_a_misspelt_shipped_name_suggests_the_closest(tmp_path):
+    # `show citywright/v11` suggested citywright/v1.1; `extends: citywright/v1.11` said only "file not found"
+    (line,) = _lines(tmp_path, "extends: citywright/v1.11\nvariant: mine\n")
+    assert line.startswith(f"{tmp_path / 'variant.yaml'}: extends: file not found: ")
+    assert "closest: citywright/v1.1" in line and "`balancer games` lists citywright's files" in line
