@@ -90,10 +90,13 @@ Score components per seat: publishing, sets, majorities, prestige, leftovers. Me
 received_from_players, actions_<action>, dice_<colour> (dice of that colour taken, for any action),
 white_dice_on_actions (white dice placed on a colour action, paying its difference), published,
 mean_publish_size, improvement_<type> (0/1: took that improvement), prestige_overflow_money.
+Trajectory (issue 49): each seat's points if the game ended now (the final scoring of the position) at
+the end of every round, the last checkpoint the game's end (:func:`.fast.play`'s ``trail``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ...core.numba_cache import drop_stale_cache
@@ -198,7 +201,9 @@ def play_game_fast(
     """:func:`play_game` on the compiled engine in one call (Set Up, the decisions of
     :data:`.fast.AGENT_KINDS` seats only, final scoring), ValueError for other agents. With
     ``record`` (int64[k, 4]), its first rows receive the game's decisions ``(kind, a, b, c)``, in
-    order (rows past the game's length are left as they were)."""
+    order (rows past the game's length are left as they were). Its trajectory (``Outcome.standings``):
+    each seat's points if the game ended now at the end of every round, as :func:`play_chunk` records
+    it (:func:`.kernel.trajectories_of`)."""
     unknown = [a for a in agents if a not in fast.AGENT_KINDS]
     if unknown:
         raise ValueError(f"the compiled engine plays {', '.join(fast.AGENT_KINDS)}; not {unknown[0]!r}")
@@ -208,15 +213,20 @@ def play_game_fast(
     S = kernel.new_state(T, game_rng)
     kinds = np.array([fast.AGENT_KINDS[a] for a in agents], np.int64)
     rec = np.zeros((0, 4), np.int64) if record is None else record
-    fast.play(S, T.L, T.R, weights, kinds, game_rng, agent_rng, _workspace(T), rec)
-    return ENGINE.outcome(S, T)
+    trail = np.zeros((T.L.max_rounds, T.L.n), np.int64)
+    fast.play(S, T.L, T.R, weights, kinds, game_rng, agent_rng, _workspace(T), rec, trail)
+    standings, rounds = kernel.trajectories_of(trail[None], np.array([S[fast.G_ROUND] + 1]))
+    return dataclasses.replace(ENGINE.outcome(S, T), standings=standings[0, : int(rounds[0])].tolist())
 
 
-def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch | None:
+def play_chunk(
+    cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, start: int, stop: int, trajectories: bool = True
+) -> GameBatch | None:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`.kernel.play_seated`): the games :func:`play_game_fast` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
-    (:func:`.kernel.records_batch`). None (game-by-game play) for a table with an agent the compiled
+    (:func:`.kernel.records_batch`) and trajectories (left out with ``trajectories=False``, as
+    ``run --no-flow`` asks). None (game-by-game play) for a table with an agent the compiled
     table loop does not seat (``rollout``, a Python agent over the compiled engine)."""
     if not all(a in fast.AGENT_KINDS for a in agents):
         return None
@@ -226,7 +236,7 @@ def play_chunk(cfg: UrbanSketchersConfig, agents: list[str], run_seed: int, star
     records = play_chunk_records(
         T, kinds, np.zeros((len(agents), 0)), (weights, _workspace(T)), run_seed, start, stop, kernel.record_length(T)
     )
-    return kernel.records_batch(records, T)
+    return kernel.records_batch(records, T, trajectories)
 
 
 _WORKSPACES: dict[int, tuple[kernel.Table, fast.Workspace]] = {}

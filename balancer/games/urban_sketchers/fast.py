@@ -1928,17 +1928,28 @@ def choose(S, L, T, W, kind, rng, ws):
 
 
 @inline
-def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record):
+def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record, trail):
     """Play state ``S`` to the end, seat i's decisions by agent ``kinds[i]`` (:data:`AGENT_KINDS`)
     with ``agent_rng``, chance from ``game_rng``; the first ``len(record)`` decisions are written to
-    ``record`` (int64[k, 4]). Returns the number of decisions."""
+    ``record`` (int64[k, 4]). ``trail`` (int64[m, n], m 0 or ``L.max_rounds``): the game's trajectory,
+    row r each seat's points if the game ended at the end of round r + 1 (:func:`final_components`,
+    summed), the last row written (``S[G_ROUND]``) the game's end; nothing is written when m is 0.
+    Returns the number of decisions."""
     count = 0
+    comps = np.zeros((5 if trail.shape[0] else 0, L.n), np.int64)
+    rnd = S[G_ROUND]
     while S[G_PHASE] != P_OVER:
         k, a, b, c = choose(S, L, T, W, kinds[S[G_SEAT]], agent_rng, ws)
         if count < record.shape[0]:
             record[count, 0], record[count, 1], record[count, 2], record[count, 3] = k, a, b, c
         count += 1
         apply_move(S, L, T, k, a, b, c, game_rng, ws.opts)
+        if trail.shape[0] and (S[G_ROUND] != rnd or S[G_PHASE] == P_OVER):  # a round ended (or the game)
+            if rnd < trail.shape[0]:
+                final_components(S, L, T, comps)  # the next round's dice change no points: its end as it stands
+                for p in range(L.n):
+                    trail[rnd, p] = comps[0, p] + comps[1, p] + comps[2, p] + comps[3, p] + comps[4, p]
+            rnd = S[G_ROUND]
     return count
 
 

@@ -72,6 +72,7 @@ compiled table that seats it).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import NamedTuple
 
 import numba as nb
@@ -707,31 +708,54 @@ def play_seated(T, kinds, rows, ws, game_rng, agent_rng, record):
     """Urban Sketchers' table for the core loop (:mod:`balancer.core.table_loop`): one game set up
     (:func:`.fast.setup`) and played (:func:`.fast.play`, seat s: agent ``kinds[s]`` of
     :data:`.fast.AGENT_KINDS`; ``rows`` unused) as :func:`play_game_fast` plays it, with ``ws`` =
-    (the greedy weights, a :class:`.fast.Workspace`). Recorded as the finished state (``L.size``)
-    then its :func:`.fast.final_components` (5 * n, component-major): :func:`records_batch`."""
+    (the greedy weights, a :class:`.fast.Workspace`). Recorded as the finished state (``L.size``),
+    its :func:`.fast.final_components` (5 * n, component-major), then its trajectory (``L.max_rounds``
+    x n, round-major: each seat's points at the end of every round, :func:`.fast.play`'s ``trail``;
+    rows past the game's last round 0): :func:`records_batch`."""
     L = T.L
     W, fws = ws
     S = np.empty(L.size, np.int64)
     fast.setup(S, L, T.R, game_rng)
-    fast.play(S, L, T.R, W, kinds, game_rng, agent_rng, fws, np.zeros((0, 4), np.int64))
+    trail = np.zeros((L.max_rounds, L.n), np.int64)
+    fast.play(S, L, T.R, W, kinds, game_rng, agent_rng, fws, np.zeros((0, 4), np.int64), trail)
     c = np.zeros((5, L.n), np.int64)
     fast.final_components(S, L, T.R, c)
     record[: L.size] = S
-    record[L.size :] = c.ravel()
+    record[L.size : L.size + 5 * L.n] = c.ravel()
+    record[L.size + 5 * L.n :] = trail.ravel()
 
 
 register_table(Table, play_seated)
 
 
 def record_length(T: Table) -> int:
-    """The length of a :func:`play_seated` record of a game of ``T``."""
-    return int(T.L.size) + 5 * int(T.L.n)
+    """The length of a :func:`play_seated` record of a game of ``T``: the state, the final components
+    and a trajectory row per round up to the ``end.max_rounds`` safety stop (no game plays more, so no
+    checkpoint is ever left out)."""
+    return int(T.L.size) + 5 * int(T.L.n) + int(T.L.max_rounds) * int(T.L.n)
 
 
-def records_batch(records: np.ndarray, T: Table) -> GameBatch:
-    """:func:`batch_of` a chunk of :func:`play_seated` records of games of ``T``."""
+def records_batch(records: np.ndarray, T: Table, trajectories: bool = True) -> GameBatch:
+    """:func:`batch_of` a chunk of :func:`play_seated` records of games of ``T``, with their
+    trajectories (:func:`trajectories_of`) unless ``trajectories`` is False."""
     size, n = int(T.L.size), int(T.L.n)
-    return batch_of(records[:, :size], records[:, size:].reshape(-1, 5, n), T)
+    batch = batch_of(records[:, :size], records[:, size : size + 5 * n].reshape(-1, 5, n), T)
+    if not trajectories:
+        return batch
+    trail = records[:, size + 5 * n :].reshape(-1, int(T.L.max_rounds), n)
+    standings, checkpoints = trajectories_of(trail, records[:, G_ROUND] + 1)
+    return dataclasses.replace(batch, standings=standings, checkpoints=checkpoints)
+
+
+def trajectories_of(trail: np.ndarray, rounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``GameBatch.standings`` and ``checkpoints`` of games whose :func:`.fast.play` ``trail`` is
+    ``trail`` (int64[g, m, n]) and that lasted ``rounds`` (int64[g], 1..m): each seat's points at the end
+    of every round, as float64[g, K, n] (K the most rounds of any game, NaN past a game's last)."""
+    rounds = np.asarray(rounds, np.int64)
+    k = int(rounds.max(initial=1))
+    out = trail[:, :k, :].astype(np.float64)
+    out[np.arange(k)[None, :] >= rounds[:, None]] = np.nan
+    return out, rounds
 
 
 def batch_of(states: np.ndarray, comps: np.ndarray, T: Table) -> GameBatch:

@@ -6,6 +6,8 @@ components, tie-breaker, every metric and label) for random, greedy and mixed ta
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import us_reference as usref
@@ -30,11 +32,15 @@ def reference_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, i
     state = usref.new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
     moves = []
+    trail = []  # the trajectory: the points if the game ended now, at each round's end
     while state.phase != P_OVER:
         mv = players[state.seat].choose(state, state.seat, agent_rng)
         moves.append(tuple(int(x) for x in mv))
+        before = state.round
         apply_move(state, mv)
-    return moves, usref.reference_outcome(state)
+        if state.round != before or state.phase == P_OVER:
+            trail.append(usref.points_now(state))
+    return moves, dataclasses.replace(usref.reference_outcome(state), standings=trail)
 
 
 def fast_game(cfg, agents: list[str], seed) -> tuple[list[tuple[int, int, int, int]], object]:

@@ -17,6 +17,8 @@ decision for decision; the tests beside this package check it.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from balancer.core.game import Outcome
@@ -38,6 +40,7 @@ __all__ = [
     "new_reference_game",
     "reference_outcome",
     "play_game_reference",
+    "points_now",
 ]
 
 
@@ -87,11 +90,23 @@ def play_game_reference(cfg: UrbanSketchersConfig, agents: list[str], seed: np.r
     """``play_game`` on the readable engine (``rules``, the reference agents of ``agents``,
     ``scoring``), whatever the agents: the oracle the compiled games are checked against. A reference
     state records no face-down cards after Set Up, so a ``rollout`` seat here determinizes less than
-    through the protocol (:class:`~.agents.RolloutAgent`) and plays other games."""
+    through the protocol (:class:`~.agents.RolloutAgent`) and plays other games. Its ``standings``: the
+    trajectory the compiled engine records (each seat's points if the game ended now, by the readable
+    :func:`.scoring.final_components`, at the end of every round)."""
     players = [make(cfg, a) for a in agents]
     state = new_reference_game(cfg, len(agents), seed)
     _, agent_rng = game_rngs(seed)
+    trail: list[list[float]] = []  # the trajectory: each seat's points if it ended now, at each round's end
     while state.phase != P_OVER:
-        seat = state.seat
+        seat, before = state.seat, state.round
         apply_move(state, players[seat].choose(state, seat, agent_rng))
-    return reference_outcome(state)
+        if state.round != before or state.phase == P_OVER:
+            trail.append(points_now(state))
+    return dataclasses.replace(reference_outcome(state), standings=trail)
+
+
+def points_now(state: State) -> list[float]:
+    """Each seat's points if the game ended now (:func:`.scoring.final_components`, summed): the
+    standing of the trajectory at a round's end."""
+    comps = final_components(state)
+    return [float(sum(v[p] for v in comps.values())) for p in range(state.rules.n)]
