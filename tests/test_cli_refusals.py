@@ -393,3 +393,15 @@ def test_compare_a_base_and_two_variants_ranks_them_on_one_page(tmp_path, monkey
     name = "compare-citywright-v1.1-vs-v1.1-no-bonus-v1.0-2p"
     assert (tmp_path / "reports" / f"{name}.html").is_file()
     assert json.loads((tmp_path / "results" / name / "comparison.json").read_text())["ranking"] in ([0, 1], [1, 0])
+
+
+@pytest.mark.parametrize("command", [["report"], ["pairs", "--label", "shops"]])
+def test_a_variant_file_given_as_the_results_folder_is_said_to_be_a_file(tmp_path, command):
+    # a new user typed `balancer report my-variant/variant.yaml`: "no such results directory" (it is there: a file)
+    variant = tmp_path / "variant.yaml"
+    variant.write_text("extends: citywright/v1.1\nvariant: mine\n")
+    res = CliRunner().invoke(app, [command[0], str(variant), *command[1:]])
+    assert res.exit_code == 2
+    assert f"{variant}: a file, not a results directory (a variant file: `balancer run` it first" in res.output
+    missing = CliRunner().invoke(app, [command[0], str(tmp_path / "nothere"), *command[1:]])
+    assert missing.exit_code == 2 and "nothere: no such results directory" in missing.output

@@ -22,6 +22,18 @@ from .app import (
 from .errors import shown_path
 
 
+def _not_a_results_dir(path: Path) -> str:
+    """Why ``path`` is no results directory: missing, or a file (a variant's YAML given where its run's folder goes)."""
+    if path.is_file():
+        hint = (
+            " (a variant file: `balancer run` it first, then report its --out folder)"
+            if path.suffix in (".yaml", ".yml")
+            else ""
+        )
+        return f"{path}: a file, not a results directory{hint}"
+    return f"{path}: no such results directory"
+
+
 @app.command()
 def report(
     results_dir: Path = typer.Argument(..., help="Directory written by 'balancer run' (results.parquet, run.json)."),
@@ -38,7 +50,7 @@ def report(
     """Render the self-contained HTML report of a results directory (the summary is recomputed
     from results.parquet; a summary.json that disagrees with it is refused)."""
     if not results_dir.is_dir():
-        _fail(f"{results_dir}: no such results directory")
+        _fail(_not_a_results_dir(results_dir))
     rundir = api.run_dir(results_dir)
     if rundir.manifest_file.is_file() and not rundir.results.is_file():
         _fail(
@@ -90,7 +102,7 @@ def pairs(
     """Heatmaps of a run by a pair label: the first seat's win rate, the seat spread and the winning
     margin of every pair (e.g. Águeda's shop cards), and the most one-sided pairs."""
     if not results_dir.is_dir():
-        _fail(f"{results_dir}: no such results directory")
+        _fail(_not_a_results_dir(results_dir))
     target = out if out is not None else Path("reports") / f"{results_dir.resolve().name}-{label}.html"
     _check_out_file(
         "--out" if out is not None else "report file",
