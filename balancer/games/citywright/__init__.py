@@ -182,18 +182,23 @@ METRIC_COLUMNS = (("wasted_tiles", 8), ("empty_cells", 6), ("rulers_placed", 9),
 :func:`~.kernel.outcome_of_rows` reports them."""
 
 
-def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: int, stop: int) -> GameBatch:
+def play_chunk(
+    cfg: CitywrightConfig, agents: list[str], run_seed: int, start: int, stop: int, trajectories: bool = True
+) -> GameBatch:
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`~.agents.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same records as
     :func:`~.kernel.outcome_of_rows` (score the sum of the six components, tie-breakers fewer
     empty cells then more distinct shapes, §8), and the same trajectories (every game has
-    :func:`~.agents.checkpoints_of` checkpoints). Raises ValueError as :func:`play_game` does."""
+    :func:`~.agents.checkpoints_of` checkpoints; none with ``trajectories=False``, as ``run --no-flow``
+    asks). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compile_variant(cfg, n)
     kinds, weights = _table_params(cfg, tuple(agents))
     width = len(FINAL_COLUMNS)
-    records = play_chunk_records(T, kinds[:n], weights[:n], (), run_seed, start, stop, record_length(T.rules))
+    records = play_chunk_records(
+        T, kinds[:n], weights[:n], (), run_seed, start, stop, record_length(T.rules, trajectories)
+    )
     rows = records[:, : n * width].reshape(-1, n, width)
     k = checkpoints_of(T.rules)
     return GameBatch(
@@ -202,8 +207,8 @@ def play_chunk(cfg: CitywrightConfig, agents: list[str], run_seed: int, start: i
         components={name: rows[:, :, j] for j, name in enumerate(FINAL_COLUMNS[:6])},
         metrics={name: rows[:, :, j].astype(np.float64) for name, j in METRIC_COLUMNS},
         turns=rows[:, :, 11],
-        standings=records[:, n * width :].reshape(-1, k, n).astype(np.float64),
-        checkpoints=np.full(records.shape[0], k, np.int64),
+        standings=records[:, n * width :].reshape(-1, k, n).astype(np.float64) if trajectories else None,
+        checkpoints=np.full(records.shape[0], k, np.int64) if trajectories else None,
     )
 
 
@@ -328,5 +333,6 @@ SPEC = spec_from_module(
     value_styles=DISTRICTS,
     style_note="mcts+<district>[@N]: mcts whose value counts its own district's points as that specialist does, "
     "e.g. mcts+commercial@200",
+    checkpoint="turn of the table",  # every seat has taken one more turn (agents.checkpoints_of)
 )
 """This game in the registry (:mod:`balancer.core.registry`)."""

@@ -146,16 +146,17 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     played by :func:`play_new_game` (seat s: ``kinds[s]``, RANDOM or GREEDY, with ``weights[s]``).
     ``record`` (int64[:func:`record_length`], seat-major): its :func:`~.rules.final_rows`
     (n x len(FINAL_COLUMNS)), then its trajectory (K x n, K = :func:`checkpoints_of`: each seat's
-    score at each checkpoint). ``ws``: unused."""
+    score at each checkpoint; a record of the final rows alone records none). ``ws``: unused."""
     n = T.rules.n_players
     width = n * len(FINAL_COLUMNS)
-    traj = record[width:].reshape((-1, n))
+    traj = record[width:].reshape(((record.shape[0] - width) // n, n))  # K rows, or none
     record[:width] = play_new_game(T, kinds, weights, game_rng, agent_rng, traj).ravel()
 
 
-def record_length(rules) -> int:
-    """The length of :func:`play_seated`'s record for ``rules``: final rows, then the trajectory."""
-    return rules.n_players * (len(FINAL_COLUMNS) + checkpoints_of(rules))
+def record_length(rules, trajectories: bool = True) -> int:
+    """The length of :func:`play_seated`'s record for ``rules``: final rows, then the trajectory
+    (without ``trajectories`` none: :func:`play_seated` then records none)."""
+    return rules.n_players * (len(FINAL_COLUMNS) + (checkpoints_of(rules) if trajectories else 0))
 
 
 register_table(kernel.Compiled, play_seated)
