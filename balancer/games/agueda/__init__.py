@@ -52,6 +52,7 @@ Version history. v1 (``configs/agueda/v1.yaml``): the rulebook with the assumpti
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from ...core.numba_cache import drop_stale_cache
@@ -73,6 +74,7 @@ from .kernel import (
     ENGINE,
     PH_LINE,
     agent_decision,
+    checkpoint_bound,
     describe_turn,
     ended_by,
     last_turn,
@@ -160,7 +162,9 @@ _WORKSPACE = workspace()
 def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence | int):
     """Play one whole game at full speed (one compiled call, :func:`.kernel.play_table`). ``agents``
     lists the agent of each seat (its length is the player count). Raises ValueError for an
-    unsupported player count or an unknown agent."""
+    unsupported player count or an unknown agent. Its trajectory (``Outcome.standings``): each seat's
+    score as Final Scoring would count it at the end of every round and at the game's end
+    (:func:`.kernel.play_table`)."""
     n = len(agents)
     T = compiled(cfg, n)
     kinds = np.zeros(n, np.int64)
@@ -169,15 +173,20 @@ def play_game(cfg: AguedaConfig, agents: list[str], seed: np.random.SeedSequence
         kinds[s], weights[s] = agent_params(cfg, name)
     game_rng, agent_rng = game_rngs(seed)
     look = cfg.agents.lookahead
-    S, rows, shops, ai = play_table(T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *_WORKSPACE)
-    return outcome_of(cfg, rows, shops, int(ai), ended_by(S, T))
+    traj = np.zeros((checkpoint_bound(T.rules), n), np.int64)
+    S, rows, shops, ai, k = play_table(
+        T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *_WORKSPACE, traj
+    )
+    outcome = outcome_of(cfg, rows, shops, int(ai), ended_by(S, T))
+    return dataclasses.replace(outcome, standings=traj[:k].astype(np.float64).tolist())
 
 
-def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, stop: int):
+def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, stop: int, trajectories: bool = True):
     """Games ``start..stop-1`` of a run seeded ``run_seed`` in one compiled call
     (:func:`balancer.core.table_loop.play_chunk_records` on :func:`.kernel.play_seated`): the games :func:`play_game` plays with
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, with the same records
-    (:func:`.kernel.records_batch`). Raises ValueError as :func:`play_game` does."""
+    (:func:`.kernel.records_batch`) and trajectories (none with ``trajectories=False``, as ``run
+    --no-flow`` asks). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compiled(cfg, n)
     kinds = np.zeros(n, np.int64)
@@ -186,7 +195,9 @@ def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, 
         kinds[s], weights[s] = agent_params(cfg, name)
     look = cfg.agents.lookahead
     ws = (look.candidates, look.rollouts, *workspace())
-    return records_batch(cfg, play_chunk_records(T, kinds, weights, ws, run_seed, start, stop, record_length(n)), n)
+    return records_batch(
+        cfg, play_chunk_records(T, kinds, weights, ws, run_seed, start, stop, record_length(T.rules, trajectories)), n
+    )
 
 
 def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:

@@ -84,6 +84,7 @@ and far stronger.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import NamedTuple
 
@@ -774,31 +775,59 @@ def agent_decision(S, T, kind, w, candidates, rollouts, rng, plan, fresh, cand_m
     return _plan_code(S, T, plan)
 
 
+def checkpoint_bound(rules) -> int:
+    """The most checkpoints a game of ``rules`` (a :class:`~.rules.Rules`) records (:func:`play_table`):
+    one per round (every seat has taken one turn; seat 1 always starts) and one at the game's end when
+    it ends mid-round, so at most ``ceil(end.max_turns / n)``: the safety stop ends every game by then
+    (greedy and random games take 10 to 113 turns; the bound is the cap's so that no checkpoint is ever
+    dropped). Solo, a turn is a round and the game ends after the tour-guide deck's last card (one a
+    turn), so at most the smaller of the deck and ``max_turns``."""
+    n = int(rules.n_players)
+    if rules.solo:
+        return min(int(rules.max_turns), int(rules.deck_take.shape[0]))
+    return -(-int(rules.max_turns) // n)
+
+
 @nb.njit(cache=True)
-def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val):
+def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val, traj):
     """One whole game from Setup to the end in one compiled call (the runner's fast path): seat s
     plays agent ``kinds[s]`` (RANDOM: uniform per decision, one draw each, as the protocol's random
     agent; GREEDY, LOOKAHEAD: a planned whole turn played at once, :func:`play_turn`). Chance draws
     from ``game_rng``, choices from ``agent_rng``. Returns (S, final_rows, the shop cards, the solo
-    AI's score): everything the Outcome needs, so that Python builds no views."""
+    AI's score, the checkpoints recorded): everything the Outcome needs, so that Python builds no views.
+
+    ``traj`` (int64[K, n], K = :func:`checkpoint_bound`; int64[0, n] records nothing) receives the
+    game's trajectory: at the end of every round (every seat has taken one turn) and at the game's
+    end (a last partial round ends there), each seat's score as Final Scoring would count it at that
+    moment (:func:`scores`' :func:`_points`: tourist points so far, mural, shop cards, -1 per empty
+    space), so the last checkpoint is the final scores. Recording draws nothing: the game is the same."""
     S = new_state(T, game_rng)
     st = views(S, T)
     rules = T.rules
+    n = rules.n_players
     mv = np.zeros(MOVE_LEN, np.int64)
     buf = np.zeros(T.max_moves, np.int64)
+    record = traj.shape[0] > 0
+    turns = 0  # the table's turns at the last checkpoint check
+    k = 0  # checkpoints recorded
     listed = -1  # the options of the decision asked, when _run has listed them into buf
     while st.g[G_OVER] == 0:
         seat = st.g[G_SEAT]
         kind = kinds[seat]
         if kind == RANDOM:
-            n = listed if listed >= 0 else _legal(S, T, buf)
-            listed = _run(S, T, buf[below(agent_rng, n)], game_rng, buf)
+            n_opt = listed if listed >= 0 else _legal(S, T, buf)
+            listed = _run(S, T, buf[below(agent_rng, n_opt)], game_rng, buf)
         else:
             choose_move(st, rules, kind, weights[seat], candidates, rollouts, agent_rng, mv, cand_mv, cand_val)
             play_turn(S, rules, st, mv, game_rng)
             listed = -1
+        if record and st.g[G_MOVES] != turns:  # a turn ended: a round too, or the game?
+            turns = st.g[G_MOVES]
+            if turns % n == 0 or st.g[G_OVER] != 0:
+                _points(st, rules, traj[k])
+                k += 1
     ai = ai_score(st, rules) if rules.solo else 0
-    return S, final_rows(st, rules), st.shops.copy(), ai
+    return S, final_rows(st, rules), st.shops.copy(), ai, k
 
 
 @nb.njit(cache=True, inline="always")
@@ -806,13 +835,17 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Águeda's table for the core loop (:mod:`balancer.core.table_loop`): one game played by
     :func:`play_table` (seat s: ``kinds[s]`` with ``weights[s]``; ``ws`` = (lookahead candidates,
     rollouts, the candidate workspace of :func:`~.agents.workspace`)), recorded as its final rows
-    (n * N_FINAL, seat-major), then the two shop cards, the solo AI's score and how the game ended
-    (:func:`ended_by`; :func:`records_batch`). Inlined into the core loop (a wrapper only: a
+    (n * N_FINAL, seat-major), then the two shop cards, the solo AI's score, how the game ended
+    (:func:`ended_by`), the checkpoints recorded and the trajectory (K x n, K =
+    :func:`checkpoint_bound`; :func:`records_batch`). Inlined into the core loop (a wrapper only: a
     compiled function of its own would be one more level at which numba optimises the whole game
     again, issue 47)."""
     candidates, rollouts, cand_mv, cand_val = ws
-    S, rows, shops, ai = play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val)
-    n = rows.shape[0]
+    n = T.rules.n_players
+    traj = record[n * N_FINAL + 5 :].reshape(((record.shape[0] - n * N_FINAL - 5) // n, n))  # K rows, or 0
+    S, rows, shops, ai, k = play_table(
+        T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val, traj
+    )
     for s in range(n):
         for c in range(N_FINAL):
             record[s * N_FINAL + c] = rows[s, c]
@@ -820,25 +853,43 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     record[n * N_FINAL + 1] = shops[1]
     record[n * N_FINAL + 2] = ai
     record[n * N_FINAL + 3] = ended_by(S, T)
+    record[n * N_FINAL + 4] = k
 
 
 register_table(Table, play_seated)
 
 
-def record_length(n: int) -> int:
-    """The length of a :func:`play_seated` record of ``n`` seats."""
-    return n * N_FINAL + 4
+def record_length(rules, trajectories: bool = True) -> int:
+    """The length of a :func:`play_seated` record of a game of ``rules`` (without ``trajectories``
+    room for none: :func:`play_seated` then records none)."""
+    n = int(rules.n_players)
+    return n * N_FINAL + 5 + (checkpoint_bound(rules) * n if trajectories else 0)
+
+
+def standings_of(traj: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``GameBatch.standings`` from trajectories int64[g, K, n] of which game i recorded ``k[i]``
+    rows: float64[g, max k, n] with NaN after each game's last checkpoint."""
+    width = int(k.max()) if k.size else 0
+    out = traj[:, :width, :].astype(np.float64)
+    out[np.arange(width)[None, :] >= k[:, None]] = np.nan
+    return out
 
 
 def records_batch(cfg: AguedaConfig, records: np.ndarray, n: int) -> GameBatch:
-    """:func:`batch_of` a chunk of :func:`play_seated` records of ``n`` seats."""
+    """:func:`batch_of` a chunk of :func:`play_seated` records of ``n`` seats, with their trajectories
+    (none when the records have no room for them, :func:`record_length`)."""
     rows = records[:, : n * N_FINAL].reshape(-1, n, N_FINAL)
     shops, ai, ended = (
         records[:, n * N_FINAL : n * N_FINAL + 2],
         records[:, n * N_FINAL + 2],
         records[:, n * N_FINAL + 3],
     )
-    return batch_of(cfg, rows, shops, ai, ended)
+    k = records[:, n * N_FINAL + 4].copy()
+    traj = records[:, n * N_FINAL + 5 :].reshape(records.shape[0], (records.shape[1] - n * N_FINAL - 5) // n, n)
+    batch = batch_of(cfg, rows, shops, ai, ended)
+    if traj.shape[1] == 0:
+        return batch
+    return dataclasses.replace(batch, standings=standings_of(traj, k), checkpoints=k)
 
 
 # Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code

@@ -5,6 +5,7 @@ of the interface's legal moves."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -14,7 +15,7 @@ from agueda_turns import Turn
 import balancer.games.agueda as ag
 from balancer.core import protocol
 from balancer.core.seeding import game_rngs, game_seed
-from balancer.games.agueda.kernel import KERNEL, last_turn, turn_count
+from balancer.games.agueda.kernel import KERNEL, checkpoint_bound, last_turn, turn_count
 from balancer.games.agueda.rules import ATTRACT_TWO
 
 R, O, Y, G, B, P = range(6)
@@ -104,12 +105,13 @@ def test_protocol_games_are_the_fast_paths(ag_cfg, agents):
         weights = np.tile(T.weights, (len(agents), 1))
         game_rng, agent_rng = game_rngs(seed)
         look = ag_cfg.agents.lookahead
-        S, _, _, _ = ag.play_table(
-            T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *ag.workspace()
+        traj = np.zeros((checkpoint_bound(T.rules), len(agents)), np.int64)  # recording the trajectory
+        S, _, _, _, _ = ag.play_table(
+            T, kinds, weights, look.candidates, look.rollouts, game_rng, agent_rng, *ag.workspace(), traj
         )
         S2, out = step(ag_cfg, agents, seed)
         assert np.array_equal(S, S2), (agents, i)
-        assert out == ag.play_game(ag_cfg, agents, seed)
+        assert out == dataclasses.replace(ag.play_game(ag_cfg, agents, seed), standings=None)  # stepping records none
 
 
 @pytest.mark.parametrize("n", [1, 2, 4])
