@@ -256,7 +256,11 @@ class RunProgress:
             elapsed = now - c.started
             what, when = self.warmup
             if self.late is not None and elapsed > self.late[0]:  # numba's cache did not hold it after all
-                text = f"{self.late[1]} (not in numba's cache: loading takes under {duration_text(self.late[0])}), "
+                # said as what it is, not as a promise of the wait: the load limit passed, so it compiles
+                text = (
+                    f"{self.late[1]} (numba's cache did not hold it after all: a load would be over in under "
+                    f"{duration_text(self.late[0])}; a compile is once per machine), "
+                )
                 text += clock_text(elapsed)
             elif what.startswith("compiling"):
                 text = f"{what} ({when}), {clock_text(elapsed)}"
