@@ -533,3 +533,16 @@ def test_the_difference_chart_keeps_its_marks_off_the_frame_and_its_titles_off_t
     heading = lambda agents: build_context({"game": "citywright", "agents": agents})["agents_heading"]  # noqa: E731
     assert heading(["greedy", "greedy"]) == "agents"
     assert heading(["greedy", "random"]) == "agents (rotated over seats)"
+
+
+def test_the_fairness_sentence_of_solo_games_claims_no_spread():
+    """A new user's `compare ... -p 1` printed a seat spread of 0.0 points and '100.0% -> 100.0%': one seat has
+    no best and worst to be fairer about, so the sentence says so instead of 'cannot tell which is fairer'."""
+    from balancer.report.compare import fairness_sentence
+
+    solo = {"difference": 0.0, "ci_low": 0.0, "ci_high": 0.0, "spread_a": 0.0, "spread_b": 0.0,
+            "rates_a": {"1": 1.0}, "rates_b": {"1": 1.0}, "best_a": 1, "worst_a": 1, "best_b": 1, "worst_b": 1}  # fmt: skip
+    assert fairness_sentence(solo, "v1.1", "v1.0").startswith("Solo games: one seat, so no seat spread")
+    two = {**solo, "rates_a": {"1": 0.6, "2": 0.4}, "rates_b": {"1": 0.5, "2": 0.5}, "spread_a": 0.2,
+           "best_a": 1, "worst_a": 2, "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1}  # fmt: skip
+    assert fairness_sentence(two, "v1.1", "v1.0").startswith("Seat spread (best minus worst seat's win rate)")

@@ -174,6 +174,8 @@ def fairness_sentence(head: Mapping[str, Any] | None, variant_a: str, variant_b:
     ``""`` without a headline."""
     if not head or is_missing(head.get("difference")):
         return ""
+    if len(head.get("rates_a") or {}) <= 1:  # solo: one seat has no spread to be fairer about
+        return "Solo games: one seat, so no seat spread and no fairer variant; the scores below say what changed."
 
     def ends(side: str) -> str:
         rates = head.get(f"rates_{side}") or {}
