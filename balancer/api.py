@@ -696,6 +696,7 @@ def history_page(
     figures: Path | str | None = None,
     alpha: float = 0.05,
     last: int = 50,
+    said: list[str] | None = None,
 ) -> Path:
     """Render the history at ``path`` (filtered as in :func:`read_history`; the last ``last`` commits
     drawn, 0 for all) to the self-contained page ``out`` (:func:`balancer.report.history.render_history`),
@@ -706,7 +707,8 @@ def history_page(
     whole history, whatever the filters. Raises what
     :func:`read_history` raises and ReportOutputError (an OSError) naming ``out``, also for an ``out``
     that is the history itself or an existing file that is not an HTML page
-    (:func:`balancer.report.history.check_page_target`)."""
+    (:func:`balancer.report.history.check_page_target`). ``said``: when given, the page's drift
+    sentences ("In short", :func:`balancer.report.history.in_short`) are appended to it."""
     from balancer.history.query import load_page
     from balancer.report.history import check_page_target, render_history
     from balancer.stats import drift as dr
@@ -740,7 +742,17 @@ def history_page(
         if f
     )
     return render_history(
-        frame, page.meta, pts, steps, drift, Path(out), str(path), filters, Path(figures) if figures else None, alpha
+        frame,
+        page.meta,
+        pts,
+        steps,
+        drift,
+        Path(out),
+        str(path),
+        filters,
+        Path(figures) if figures else None,
+        alpha,
+        said,
     )
 
 

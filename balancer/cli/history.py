@@ -46,14 +46,17 @@ def history(
     except library.ReportOutputError as exc:
         _fail(f"--out {exc}")
     _check_publish_dirs(figures, tables)
+    said: list[str] = []  # the page's "In short" on drift, also said here (an underpowered pass is no "no drift")
     with library_errors(interrupted=None, cannot_write=f"--out {out}"):
         path, _ = api.published(  # the page's own figure files (--figures), its tables as CSV (--tables)
             lambda: api.history_page(
-                history_file, out, study=study, numbers=number, since=since, figures=figures, last=last
+                history_file, out, study=study, numbers=number, since=since, figures=figures, last=last, said=said
             ),
             None,
             tables,
             figures_listed=figures,  # --figures D --tables D: D's captions.md lists the figure, then the tables
         )
+    for line in said:
+        typer.echo(line)
     typer.echo(f"history: {shown_path(path)}")
     _echo_published(figures, tables)

@@ -96,6 +96,7 @@ ENDS_SQL = """
 WITH p AS (
     SELECT event, run, variant, number, any_value(event_kind) AS event_kind,
            bool_or(verdict = 'fail') AS failed,
+           bool_or(NOT coalesce(powered, true)) AS weak,
            arg_min(verdict, CASE WHEN test = 'expect' THEN 1 ELSE 0 END) AS verdict
     FROM main.history GROUP BY event, run, variant, number
 ), a AS (
@@ -108,13 +109,15 @@ SELECT a.run, a.variant, a.number, a.anchor, a.latest,
        count(*) FILTER (WHERE p.event > a.anchor) AS n_later,
        count(*) FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check') AS n_checks,
        coalesce(bool_and(p.verdict = 'pass' AND NOT p.failed)
-                FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check'), true) AS all_passed
+                FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check'), true) AS all_passed,
+       count(*) FILTER (WHERE p.event > a.anchor AND p.event_kind = 'check' AND p.weak) AS n_weak
 FROM a JOIN p USING (run, variant, number)
 GROUP BY a.run, a.variant, a.number, a.anchor, a.latest
 """
 """Per series, in DuckDB over the whole history: the drift's anchor (its first baseline event, else
 its first event) and latest event, how many points lie after the anchor and how many of them are
-checks, and whether every such check passed (:func:`balancer.stats.drift.points`' rule per point)."""
+checks, whether every such check passed (:func:`balancer.stats.drift.points`' rule per point) and how
+many of them were underpowered (``powered`` false: the check could not detect a change of its tolerance)."""
 NARROW = ("event", "event_kind", "commit_sha", "run", "variant", "number", "kind", "test", "estimate", "variance",
           "games", "seed", "verdict", "tolerance")  # fmt: skip
 """The columns of every event the drift needs (the whole history, without its text)."""
@@ -126,7 +129,7 @@ class Page:
     ``frame``: the rows of the drawn events (the last commits, ``since`` and ``numbers`` applied);
     ``every``: the drift's input, whatever the filters: the :data:`NARROW` columns of each series'
     anchor and latest events, with the counts of :data:`ENDS_SQL` over the whole history (``_anchor``,
-    ``_later``, ``_checks``, ``_passed``), so that its size does not grow with the history; ``values``: the per-game values of the drawn events and of each series' anchor and
+    ``_later``, ``_checks``, ``_passed``, ``_weak``), so that its size does not grow with the history; ``values``: the per-game values of the drawn events and of each series' anchor and
     latest point; ``meta``; ``commits``: (drawn, in the history or since ``since``)."""
 
     frame: pl.DataFrame
@@ -188,6 +191,7 @@ def load_page(
             pl.col("n_later").alias("_later"),
             pl.col("n_checks").alias("_checks"),
             pl.col("all_passed").alias("_passed"),
+            pl.col("n_weak").alias("_weak"),
         )
         if not every.is_empty():
             every = every.join(summary, on=list(SERIES), how="inner")

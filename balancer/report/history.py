@@ -125,9 +125,48 @@ def _drift_rows(drift: pl.DataFrame) -> list[dict[str, Any]]:
                 "level": f"{100 * r['confidence']:.4g}% (check {r['look']})",
                 "checks": r["checks"],
                 "all_passed": r["all_passed"],
+                "underpowered": int(r.get("underpowered") or 0),
                 "flag": r["flag"],
             }
         )
+    return out
+
+
+def in_short(drift_rows: list[dict[str, Any]]) -> list[tuple[str, bool]]:
+    """The drift's sentences of the page's "In short" (and of ``balancer history``'s terminal), each
+    with whether it is a warning. A number whose checks since the baseline were underpowered (each
+    could not detect a change of its tolerance) passed them without showing that it did not drift, so
+    "no drift" is not claimed for it: the sentence names such numbers and counts their checks."""
+    n = len(drift_rows)
+    if not n:
+        return [("Too few events to measure a drift: each number needs at least two points.", False)]
+    out: list[tuple[str, bool]] = []
+    flagged = [r for r in drift_rows if r["flag"] == "drift"]
+    if flagged:
+        out.append(
+            (
+                f"{len(flagged)} of {n} numbers drifted beyond their tolerance since the baseline although every "
+                f"check on the way passed: {', '.join(r['number'] for r in flagged)}.",
+                True,
+            )
+        )
+    weak = [r for r in drift_rows if r["underpowered"] and not r["flag"]]
+    if weak:
+        checks = sum(int(r["checks"]) for r in drift_rows)
+        n_weak = sum(r["underpowered"] for r in drift_rows)
+        out.append(
+            (
+                f"{n_weak} of {checks} checks since the baseline were underpowered (each could not detect a drift "
+                f"of its tolerance), so no drift is claimed for {len(weak)} of {n} numbers: "
+                f"{', '.join(r['number'] for r in weak)}; they passed without showing that they did not drift.",
+                True,
+            )
+        )
+    rest = n - len(flagged) - len(weak)
+    if rest and not flagged and not weak:
+        out.append((f"No number drifted beyond its tolerance since the baseline unnoticed ({n} numbers).", False))
+    elif rest:
+        out.append((f"The other {rest} of {n} numbers did not drift beyond their tolerance unnoticed.", False))
     return out
 
 
@@ -192,10 +231,12 @@ def render_history(
     filters: str = "",
     figures_dir: Path | None = None,
     alpha: float = 0.05,
+    said: list[str] | None = None,
 ) -> Path:
     """Write the history page to ``out_html`` atomically (and, with ``figures_dir``, its one figure of
     every number as SVG, PNG and PDF, ``history-<study>.*``); return its path. ``history``: the (filtered) rows; ``pts``/``steps``/``drift``: what
-    :mod:`balancer.stats.drift` made of them; ``source``: the history file's name as given."""
+    :mod:`balancer.stats.drift` made of them; ``source``: the history file's name as given; ``said``: when
+    given, the page's drift sentences (:func:`in_short`) are appended to it as plain text."""
     panels = _panels(pts, drift)
     figure = None
     if panels:
@@ -218,6 +259,9 @@ def render_history(
         }
     drift_rows = _drift_rows(drift)
     n_steps = 0 if steps.is_empty() else steps.height
+    summary = in_short(drift_rows)
+    if said is not None:
+        said.extend(text for text, _ in summary)
     html = (
         pages.environment()
         .get_template(TEMPLATE_NAME)
@@ -233,7 +277,7 @@ def render_history(
             n_steps=n_steps,
             drift=drift_rows,
             n_drift=len(drift_rows),
-            flagged=[r for r in drift_rows if r["flag"] == "drift"],
+            summary=summary,
             alpha=alpha,
         )
     )

@@ -189,8 +189,10 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
     ``flag`` (``"drift"``: beyond though every check passed; ``"failed"``: beyond, a check failed on
     the way; else ``""``). Over the whole history, a history whose numbers never change is flagged
     with probability at most ``alpha``. ``pts`` may hold only each series' anchor and latest points
-    with the columns ``_anchor``, ``_later``, ``_checks``, ``_passed`` (the whole history's counts,
-    :data:`balancer.history.query.ENDS_SQL`)."""
+    with the columns ``_anchor``, ``_later``, ``_checks``, ``_passed``, ``_weak`` (the whole history's
+    counts, :data:`balancer.history.query.ENDS_SQL`). ``underpowered``: how many of the checks since the
+    anchor were underpowered (recorded ``powered`` false: each could not detect a change of its
+    tolerance, so their passing says little about a drift of that size)."""
     all_series = [s for s in _series(pts) if len(s) >= 2]
     m = max(len(all_series), 1)
     rows = []
@@ -201,6 +203,7 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
             if latest is anchor:
                 continue
             n_later, n_checks, passed = int(latest["_later"]), int(latest["_checks"]), bool(latest["_passed"])
+            weak = int(latest.get("_weak") or 0)
         else:
             saved = [p for p in series if p.get("event_kind") == "baseline"]
             anchor = saved[0] if saved else series[0]
@@ -211,6 +214,7 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
             checks = [p for p in later if p.get("event_kind") == "check"]
             n_later, n_checks = len(later), len(checks)
             passed = all(p["verdict"] == "pass" and not p.get("failed") for p in checks)
+            weak = sum(1 for p in checks if p.get("powered") is False)
         look = max(n_later, 1)
         confidence = 1 - float(spent(alpha, look)) / m
         move = compare_points(anchor, latest, _values(values, anchor), _values(values, latest), confidence)
@@ -238,6 +242,7 @@ def drift(pts: pl.DataFrame, values: Values | None = None, alpha: float = 0.05) 
                 "tolerance": tol,
                 "checks": n_checks,
                 "all_passed": passed,
+                "underpowered": weak,
             }
         )
     if not rows:
