@@ -3,8 +3,8 @@ from ``results.parquet``, and, when the run directory holds ``trajectories.parqu
 curve, lead changes, comebacks and decided-at (:mod:`balancer.stats.flow` defines each and the file's
 contract). :func:`flow_view` gives the template its context, figures inline.
 
-The run writes the file when its game records trajectories (``balancer.sim.rundir``; Pig does, the
-four shipped games not yet); this module reads it itself, at the edge, and names it in any error: a file that cannot be read or breaks the contract is a
+The run writes the file when its game records trajectories (``balancer.sim.rundir``; Pig and the
+four shipped games do); this module reads it itself, at the edge, and names it in any error: a file that cannot be read or breaks the contract is a
 :class:`~balancer.sim.results.ResultsFileError` (one line, exit 2), never half a page.
 """
 
