@@ -546,3 +546,25 @@ def test_the_fairness_sentence_of_solo_games_claims_no_spread():
     two = {**solo, "rates_a": {"1": 0.6, "2": 0.4}, "rates_b": {"1": 0.5, "2": 0.5}, "spread_a": 0.2,
            "best_a": 1, "worst_a": 2, "difference": -0.2, "ci_low": -0.3, "ci_high": -0.1}  # fmt: skip
     assert fairness_sentence(two, "v1.1", "v1.0").startswith("Seat spread (best minus worst seat's win rate)")
+
+
+def test_the_terminal_says_what_its_marks_mean():
+    """compare's terminal marked rows with '*' and never said what it meant (a new user's finding): each mark
+    used is explained once under the lines; no mark, no key."""
+    from balancer.cli.compare import MARKS, difference_lines
+
+    def row(name, significant=False, mechanical=False, difference=0.03):
+        return {"name": name, "from": 0.5, "to": 0.5 + (difference or 0.0), "difference": difference,
+                "significant": significant, "mechanical": mechanical}  # fmt: skip
+
+    result = {"agent_win_rate": [row("greedy", difference=None)],
+              "seat_win_rate": [row("seat 1", significant=True), row("seat 2", mechanical=True), row("seat 3")]}  # fmt: skip
+    assert difference_lines(result) == [
+        "seat 1: 50.0% -> 53.0% (+3.0 pp) *",
+        "seat 2: 50.0% -> 53.0% (+3.0 pp) (rule)",
+        "seat 3: 50.0% -> 53.0% (+3.0 pp)",
+        MARKS["*"],
+        MARKS["(rule)"],
+    ]
+    plain = {"agent_win_rate": [], "seat_win_rate": [row("seat 1")]}
+    assert difference_lines(plain) == ["seat 1: 50.0% -> 53.0% (+3.0 pp)"]

@@ -107,7 +107,7 @@ def compare(
         )  # fmt: skip
     with library_errors(interrupted=None, cannot_write=str(html), writing="the report"):
         written, _ = api.published(
-            lambda: api.write_report(compared, html, force=force), figures, tables
+            lambda: api.write_report(compared, html, force=force), figures, tables, page=html
         )  # a link planted meanwhile: one line, not a traceback
     for headline in api.comparison_headlines(compared.comparison):
         typer.echo(headline)
@@ -117,9 +117,27 @@ def compare(
     for line in api.comparison_completion_lines(compared):
         say(line)
     if not quiet and "comparisons" not in compared.comparison:  # several variants: the page has their rows
-        result = compared.comparison
-        for row in result["agent_win_rate"] + result["seat_win_rate"]:
-            if row["difference"] is None:
-                continue
-            mark = " *" if row["significant"] else " (rule)" if row.get("mechanical") else ""
-            typer.echo(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){mark}")
+        for line in difference_lines(compared.comparison):
+            typer.echo(line)
+
+
+MARKS = {
+    "*": "* a change the games show (significant after Holm over the page's rows)",
+    "(rule)": "(rule) a change the rule makes by itself (a seat bonus's own points), kept out of the count",
+}
+"""What each mark after a win-rate line means, printed under the lines that carry it."""
+
+
+def difference_lines(result: dict) -> list[str]:
+    """The terminal's win-rate lines of a comparison (agents, then seats: ``seat 1: 52.0% -> 49.0% (-3.0 pp) *``),
+    then what each mark used means (:data:`MARKS`)."""
+    lines, used = [], []
+    for row in result["agent_win_rate"] + result["seat_win_rate"]:
+        if row["difference"] is None:
+            continue
+        mark = "*" if row["significant"] else "(rule)" if row.get("mechanical") else ""
+        if mark and mark not in used:
+            used.append(mark)
+        tail = f" {mark}" if mark else ""
+        lines.append(f"{row['name']}: {row['from']:.1%} -> {row['to']:.1%} ({100 * row['difference']:+.1f} pp){tail}")
+    return lines + [MARKS[m] for m in MARKS if m in used]
