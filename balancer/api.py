@@ -1360,6 +1360,15 @@ def plan_games(study_file: Path | str, baseline: dict[str, Any] | None = None, s
     return _plan_games(locate_config(study_file), settings, baseline)
 
 
+def baseline_power_warning(study_file: Path | str, baseline: dict[str, Any], settings: Any = None) -> str | None:
+    """A one-line warning when a saved ``baseline`` is too small for the study's check (the cells
+    ``check`` would refuse as underpowered, the games each needs and the number driving them), else
+    None (:func:`balancer.check.run.baseline_power_warning`). Plays nothing."""
+    from balancer.check.run import baseline_power_warning as _warning
+
+    return _warning(locate_config(study_file), baseline, settings)
+
+
 def plan_text(plan: Any) -> list[str]:
     """A game plan (:func:`plan_games`) in words, one line per cell and per number."""
     from balancer.check.plan import plan_lines

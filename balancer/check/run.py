@@ -271,6 +271,47 @@ def underpowered_message(
     )
 
 
+def baseline_power_warning(
+    study_path: Path | str, baseline: dict[str, Any], settings: CheckSettings | None = None
+) -> str | None:
+    """One line warning that a just-saved ``baseline`` is too small for its study's check (``None``
+    when every cell can find its tolerances): the cells ``check`` would refuse as underpowered, with
+    the games each needs and the number that drives them (as :func:`underpowered_message` and
+    ``balancer plan --baseline`` say), beside the games the study plays. Saving is fine; the check
+    that follows is not. Plays nothing."""
+    study_path = Path(study_path)
+    study, _ = load_study(study_path)
+    settings = settings or study.check
+    items, _ = plan_check(study, study_path, baseline, settings, "baseline")
+    parts = []
+    for cell in sorted(baseline["cells"], key=lambda c: (c["run"], c["variant"])):
+        run_name, variant = cell["run"], cell["variant"]
+        run = study.runs[run_name]
+        mine = [i for i in items if (i.run, i.variant) == (run_name, variant)]
+        if not mine:
+            continue
+        cap = settings.max_games or int(cell["games"])
+        plan_cell(mine, run.players, settings, cap)
+        if all(i.powered for i in mine):
+            continue
+        need, base = games_to_power(mine, run.players, settings)
+        games = (
+            f"{need:,} games per check" if need is not None else f"a baseline and a check of about {base:,} games each"
+        )
+        parts.append(
+            f"{run_name}/{variant} needs {games}, driven by {driver_of(mine, settings)}; "
+            f"the study plays {int(cell['games']):,} (runs.{run_name}.games)"
+        )
+    if not parts:
+        return None
+    return (
+        f"warning: {study_path}: the study's game counts are too few for its tolerances: "
+        + "; ".join(parts)
+        + "; 'balancer check' against this baseline will stop as underpowered (exit 2) unless "
+        "--allow-underpowered; 'balancer plan' shows the games each number needs"
+    )
+
+
 def run_check(
     study_path: Path | str,
     baseline: dict[str, Any],

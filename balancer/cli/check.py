@@ -92,6 +92,10 @@ def baseline_save(
     typer.echo(
         f"baseline: {shown_path(out)} ({len(data['cells'])} cells, {numbers} numbers, seed {data['seed']}{note})"
     )
+    with library_errors(interrupted=None):  # saving is fine; the check that follows would stop (issue 50)
+        warning = api.baseline_power_warning(study_file, data, spec.check)
+    if warning is not None:
+        say_err(warning)
 
 
 @app.command()
