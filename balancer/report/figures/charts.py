@@ -326,7 +326,7 @@ def difference_chart(panels: Sequence[tuple[str, Sequence[Mapping[str, Any]], fl
                 linestyle="",
                 color=UP_COLOUR,
                 markerfacecolor="white",
-                label="interval excludes 0, not flagged after Holm",
+                label="interval excludes 0, test not flagged",
             ),  # fmt: skip
             Line2D(
                 [], [], marker="o", linestyle="", color=NEUTRAL_COLOUR, markerfacecolor="white", label="not flagged"
