@@ -296,3 +296,30 @@ figures:
     first_block = table[: table.index("change b → c")]
     assert first_block.count("<td>seat 1</td>") == 1 and first_block.count("<td>seat 2</td>") == 1
     assert "change a → c" not in text
+
+
+def test_a_run_no_figure_shows_still_has_its_seat_win_rates_on_the_page(tmp_path):
+    """A new user added a run to their study and found it on the page only in the Methods table: a run of
+    two or more players that no figure shows gets its seat win rates, titled as such (one more figure)."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        f"""
+study: unshown
+title: "A run without a figure"
+game: citywright
+seed: 5
+variants: {{v1.1: {CONFIGS / "v1.1.yaml"}}}
+runs:
+  shown: {{players: 2, agents: [random], games: 6}}
+  extra-3p: {{players: 3, agents: [random], games: 6}}
+figures:
+  - {{title: Shown seats, run: shown, show: seat_win_rate}}
+""",
+        encoding="utf-8",
+    )
+    result = run_study(path, results_root=tmp_path / "results", jobs=1, progress=False)
+    data = figure_data(result)
+    assert [(d.run, d.show) for d in data] == [("shown", "seat_win_rate"), ("extra-3p", "seat_win_rate")]
+    assert data[1].categories == ["seat 1", "seat 2", "seat 3"] and data[1].fair == pytest.approx(1 / 3)
+    text = render_study(result, study_changes(result), tmp_path / "u.html").read_text()
+    assert text.count("<svg") == 2 and "extra-3p: win rate by seat (a run no figure of the study file shows)" in text

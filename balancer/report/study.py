@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import polars as pl
@@ -99,11 +100,31 @@ def _metric_is_rate(result: StudyResult, run: str, name: str) -> bool:
     return True
 
 
+def unshown_runs(result: StudyResult) -> list[Any]:
+    """A seat-win-rate figure (``title, run, show, published``) for each run of two or more players
+    that none of the study's figures shows (a ladder's runs have their own page: none)."""
+    if getattr(result.study, "ladder", None) is not None:
+        return []
+    shown = {fig.run for fig in result.study.figures}
+    return [
+        SimpleNamespace(
+            title=f"{name}: win rate by seat (a run no figure of the study file shows)",
+            run=name,
+            show="seat_win_rate",
+            published=None,
+        )
+        for name, run in result.study.runs.items()
+        if name not in shown and run.players >= 2
+    ]
+
+
 def figure_data(result: StudyResult) -> list[FigureData]:
-    """Our numbers and the published ones for every figure of the study, per variant."""
+    """Our numbers and the published ones for every figure of the study, per variant; then, for each
+    run of two or more players that no figure shows, its seat win rates (:func:`unshown_runs`), so that
+    every run played is on the page, not only in its Methods table."""
     out = []
     labels = list(result.study.variants)
-    for i, fig in enumerate(result.study.figures):
+    for i, fig in enumerate([*result.study.figures, *unshown_runs(result)]):
         run = result.study.runs[fig.run]
         series = []
         if fig.show.startswith("matchups:"):
