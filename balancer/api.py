@@ -637,6 +637,7 @@ def published(
     figures: Path | str | None = None,
     tables: Path | str | None = None,
     figures_listed: Path | str | None = None,
+    page: Path | str | None = None,
 ) -> tuple[Any, list[Path]]:
     """Write a page with ``write_page()`` (any command's page writer, returning the page's path or a
     tuple whose first item is it) and, with ``figures`` / ``tables``, every figure of the page as
@@ -644,23 +645,57 @@ def published(
     a ``captions.md`` beside them (:func:`balancer.report.publish.publish`: one implementation for
     every command). ``figures_listed``: the folder where ``write_page`` wrote figures of its own and
     their ``captions.md`` (the history page); when ``tables`` is that folder, its list is kept above the
-    tables'. Returns ``(what write_page returned, the files written)``. Raises what the page
+    tables'. A file of the user's under the name of one of the page's figures or tables (one that
+    balancer's ``captions.md`` there, read before the page is written, does not list) is refused
+    (UsersFileError, an UnsafeOutputError) before any of them is written, and ``page`` (the page's
+    path) is then put back as it was (removed when it was not there). Returns ``(what write_page returned, the files written)``. Raises what the page
     writer raises, and UnsafeOutputError (a link or a file in place of a directory or a file)."""
-    from balancer.report.publish import collecting, publish
+    from balancer.report.publish import UsersFileError, collecting, listed_files, publish
 
+    folders = [Path(f) for f in (figures, tables) if f is not None]
+    listed = {f: listed_files(f) for f in folders}  # before the page writer rewrites a captions.md (history)
+    before = _file_state(Path(page)) if page is not None and folders else None
     with collecting() as figs:
         written = write_page()
-    if figures is None and tables is None:
+    if not folders:
         return written, []
-    page = Path(written[0] if isinstance(written, tuple) else written)
-    out = publish(
-        page.read_text(encoding="utf-8"),
-        figs,
-        Path(figures) if figures is not None else None,
-        Path(tables) if tables is not None else None,
-        figures_listed=Path(figures_listed) if figures_listed is not None else None,
-    )
+    html = Path(written[0] if isinstance(written, tuple) else written)
+    try:
+        out = publish(
+            html.read_text(encoding="utf-8"),
+            figs,
+            Path(figures) if figures is not None else None,
+            Path(tables) if tables is not None else None,
+            figures_listed=Path(figures_listed) if figures_listed is not None else None,
+            listed=listed,
+        )
+    except UsersFileError:
+        if page is not None:
+            _restore_file(Path(page), before)
+        raise
     return written, out.figures + out.tables + out.captions
+
+
+def _file_state(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path`` (a page about to be replaced), None when there is none."""
+    import stat as _stat
+
+    try:
+        if not _stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _restore_file(path: Path, data: bytes | None) -> None:
+    """Put ``path`` back as :func:`_file_state` found it: its bytes, or no file (a page this command wrote)."""
+    from balancer.outdir import write_atomic
+
+    if data is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_atomic(path, data)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ def history(
             None,
             tables,
             figures_listed=figures,  # --figures D --tables D: D's captions.md lists the figure, then the tables
+            page=out,
         )
     for line in said:
         typer.echo(line)

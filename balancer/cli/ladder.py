@@ -201,7 +201,7 @@ def ladder(
                 scheduler=scheduler or None,
                 folder=name,
             )
-    (written, lines), _ = api.published(lambda: api.write_ladder_report(result, html), figures, tables)
+    (written, lines), _ = api.published(lambda: api.write_ladder_report(result, html), figures, tables, page=html)
     for line in lines:
         say(line)
     typer.echo(f"report: {shown_path(written)}")

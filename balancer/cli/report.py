@@ -69,7 +69,7 @@ def report(
             _fail(f"{option} {folder}: is the run's own results folder; choose a folder of its own for the files")
     try:
         written, _ = api.published(
-            lambda: api.write_report(api.RunResult(results_dir), target, force=force), figures, tables
+            lambda: api.write_report(api.RunResult(results_dir), target, force=force), figures, tables, page=target
         )
     except library.ResultsExistError as exc:  # the page of another results folder
         _fail(f"{where}{exc.cli_message()}")

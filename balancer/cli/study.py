@@ -96,7 +96,7 @@ def study(
             checked=checked,
         )
     try:
-        (written, lines), _ = api.published(lambda: api.write_study_report(result, html), figures, tables)
+        (written, lines), _ = api.published(lambda: api.write_study_report(result, html), figures, tables, page=html)
     except (KeyError, ValueError, OSError) as exc:  # checked before playing; a last guard, never a traceback
         _fail(
             f"{study_file}: the report could not be made ({exc}); the finished cells are kept in "

@@ -94,7 +94,7 @@ def sweep(
         _sigterm_as_interrupt(),
     ):
         result = api.run_sweep(plan, results, jobs, scheduler=scheduler, log=log, command=_command_line(), force=force)
-    (written, targets), _ = api.published(lambda: api.write_sweep_report(result, html), figures, tables)
+    (written, targets), _ = api.published(lambda: api.write_sweep_report(result, html), figures, tables, page=html)
     typer.echo(f"report: {shown_path(written)}")
     _echo_published(figures, tables)
     for line in targets:
@@ -201,6 +201,7 @@ def tune(
         lambda: api.write_tune_report(result, html, written=write if written_text else None, written_text=written_text),
         figures,
         tables,
+        page=html,
     )
     if write is not None and written_text:
         try:

@@ -245,10 +245,14 @@ def render_history(
         study = meta.get("study", "")
         if figures_dir is not None:
             from balancer.outdir import write_atomic
-            from balancer.report.publish import CAPTIONS_FILE, refuse_users_captions
+            from balancer.report.publish import CAPTIONS_FILE, listed_files, refuse_users_captions, refuse_users_files
 
             refuse_users_captions(Path(figures_dir))  # a captions.md of the user's own is never replaced
             stem, caption = figure_stem(study), figure_caption(study, panels, events)
+            # nor a figure of the user's under the figure's name (one balancer's captions.md there does not list)
+            refuse_users_files(
+                [Path(figures_dir) / f"{stem}.{ext}" for ext in ("svg", "png", "pdf")], listed_files(Path(figures_dir))
+            )
             write_figure_files(fig, Path(figures_dir), stem, caption)
             listing = f"# Figures: {study or 'balancer'} history\n\n- `{stem}.svg` (`.png`, `.pdf`): {caption}\n"
             write_atomic(Path(figures_dir) / CAPTIONS_FILE, listing.encode("utf-8"))

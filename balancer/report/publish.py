@@ -26,9 +26,20 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from balancer.outdir import UnsafeOutputError
 from balancer.report.figures.style import collect, collecting
 
-__all__ = ["collecting", "collect", "publish", "page_tables", "Published", "CAPTIONS_FILE"]
+__all__ = [
+    "collecting",
+    "collect",
+    "publish",
+    "page_tables",
+    "Published",
+    "CAPTIONS_FILE",
+    "listed_files",
+    "refuse_users_files",
+    "UsersFileError",
+]
 
 CAPTIONS_FILE = "captions.md"
 FACT_TERMS = ("players", "agents", "agents by seat", "games", "seed")
@@ -223,6 +234,62 @@ def _figures_list(path: Path) -> list[str]:
     return text.rstrip("\n").split("\n") if text.startswith(CAPTIONS_HEADINGS[0].decode()) else []
 
 
+_LISTED = re.compile(r"- `([^`/]+)`")
+
+
+def listed_files(folder: Path | None) -> frozenset[str]:
+    """The names of the files the ``captions.md`` balancer wrote in ``folder`` lists (a figure's line
+    ``- `stem.svg` (`.png`, `.pdf`): ...`` lists all three, a table's ``- `stem.csv`: ...`` its CSV):
+    the files balancer wrote there, which a page's figures and tables may replace. None for a folder
+    without one, or with the user's own captions.md. Read as :func:`refuse_users_captions` reads."""
+    if folder is None:
+        return frozenset()
+    path = Path(folder) / CAPTIONS_FILE
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return frozenset()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return frozenset()
+    with os.fdopen(fd, "rb") as f:
+        text = f.read(1 << 20).decode("utf-8", errors="replace")
+    if not text.startswith(tuple(h.decode() for h in CAPTIONS_HEADINGS)):
+        return frozenset()
+    names: set[str] = set()
+    for line in text.splitlines():
+        m = _LISTED.match(line)
+        if m is None:
+            continue
+        name = m.group(1)
+        stem, dot, ext = name.rpartition(".")
+        names |= {f"{stem}.{e}" for e in ("svg", "png", "pdf")} if dot and ext == "svg" else {name}
+    return frozenset(names)
+
+
+class UsersFileError(UnsafeOutputError):
+    """A file of the user's where a page's figure or table would be written (an UnsafeOutputError:
+    exit 2); raised before any of the page's files is written (:func:`refuse_users_files`)."""
+
+
+def refuse_users_files(paths: list[Path], listed: frozenset[str]) -> None:
+    """Raise UsersFileError (an UnsafeOutputError) naming the first of ``paths`` (the files a page is about to write into
+    its --figures / --tables folder) that is a non-empty regular file not listed in ``listed`` (the
+    names :func:`listed_files` read from balancer's captions.md there, before anything was written):
+    a file of the user's of the same name is never replaced. A missing or empty file, and one balancer
+    listed, pass; a link or another kind of file is left to :func:`balancer.outdir.refuse_foreign`.
+    Creates and opens nothing (``lstat`` only)."""
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_size > 0 and path.name not in listed:
+            raise UsersFileError(
+                f"{path}: exists and was not written by balancer (not listed in a {CAPTIONS_FILE} of balancer's "
+                "there); nothing was written: move it, or choose another folder"
+            )
+
+
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"
 _INTERVAL = re.compile(rf"(?:(?P<v>{_NUM}) \((?P<lo>{_NUM}) to (?P<hi>{_NUM})\)|(?P<lo2>{_NUM}) to (?P<hi2>{_NUM}))")
 """A cell holding one interval as the pages write it (one notation): ``a to b`` alone (a column of
@@ -286,6 +353,7 @@ def publish(
     tables_dir: Path | None = None,
     about: str = "",
     figures_listed: Path | None = None,
+    listed: dict[Path, frozenset[str]] | None = None,
 ) -> Published:
     """Write a page's figures (SVG, PNG, PDF into ``figures_dir``) and tables (CSV into
     ``tables_dir``), each directory with a ``captions.md``. ``figures``: what :func:`collecting`
@@ -294,7 +362,10 @@ def publish(
     ``<figcaption>``. ``about``: what the page is of, for every caption; by
     default the page's title and facts (``"Citywright: v1.1 → v1.0. players 2; agents greedy; games
     200; seed 1"``). Links planted under a file's name are refused (UnsafeOutputError), as for every
-    figure file (:func:`balancer.report.figures.write_figure_files`)."""
+    figure file (:func:`balancer.report.figures.write_figure_files`). Every file of the page's is
+    checked before the first is written: one of the user's under the same name (not listed in
+    balancer's ``captions.md`` there: :func:`listed_files`, or ``listed[folder]`` when the caller read
+    it before writing anything) is refused (UnsafeOutputError), and nothing is written."""
     from balancer.outdir import own_directory, write_atomic
     from balancer.report.figures import write_figure_files
 
@@ -318,9 +389,10 @@ def publish(
         if Path(figures_listed).resolve() == Path(tables_dir).resolve():
             figure_lines = _figures_list(Path(tables_dir) / CAPTIONS_FILE)
             shared = bool(figure_lines)
+    # every file's name first, so that a file of the user's is refused before the first one is written
+    plans: list[tuple[Any, str, str]] = []  # (figure, stem, caption)
     if figures_dir is not None:
         taken: set[str] = set()
-        lines = [f"# Figures: {parsed.title}", ""]
         for i, (fig, svg) in enumerate(figures, 1):
             heading, figcaption = _place(html, svg)
             own = figure_title(fig)
@@ -329,7 +401,27 @@ def publish(
             if own and panels and heading and slug(heading) not in slug(own):
                 title = f"{heading}: {own}"  # panels' titles alone do not say what the figure is
             caption = " ".join(p.rstrip(".") + "." for p in (title, figcaption) if p) + f" {about}"
-            stem = _unique(slug(title), taken)
+            plans.append((fig, _unique(slug(title), taken), caption))
+    table_plans: list[tuple[_Table, str, str]] = []  # (table, stem, name)
+    if tables_dir is not None:
+        taken = set()
+        for t in parsed.tables:
+            name = t.caption or t.heading or "table"
+            # the caption's subject (before its first colon outside brackets); the whole caption when taken
+            short = slug(re.sub(r"\([^)]*\)", " ", name).split(":")[0])
+            table_plans.append((t, _unique(short if short not in taken else slug(name), taken), name))
+    for folder, names in (
+        (figures_dir, [f"{stem}.{ext}" for _, stem, _ in plans for ext in ("svg", "png", "pdf")]),
+        (tables_dir, [f"{stem}.csv" for _, stem, _ in table_plans]),
+    ):
+        if folder is not None:
+            known = listed.get(Path(folder)) if listed is not None else None
+            refuse_users_files(
+                [Path(folder) / n for n in names], known if known is not None else listed_files(Path(folder))
+            )
+    if figures_dir is not None:
+        lines = [f"# Figures: {parsed.title}", ""]
+        for fig, stem, caption in plans:
             out.figures += write_figure_files(fig, Path(figures_dir), stem, caption=caption)
             lines.append(f"- `{stem}.svg` (`.png`, `.pdf`): {caption}")
         figure_lines = lines
@@ -338,13 +430,8 @@ def publish(
         out.captions.append(path)
     if tables_dir is not None:
         own_directory(Path(tables_dir))
-        taken = set()
         lines = [f"# Tables: {parsed.title}", ""]
-        for t in parsed.tables:
-            name = t.caption or t.heading or "table"
-            # the caption's subject (before its first colon outside brackets); the whole caption when taken
-            short = slug(re.sub(r"\([^)]*\)", " ", name).split(":")[0])
-            stem = _unique(short if short not in taken else slug(name), taken)
+        for t, stem, name in table_plans:
             path = Path(tables_dir) / f"{stem}.csv"
             write_atomic(path, _csv_bytes(split_intervals(t.rows)))
             out.tables.append(path)

@@ -304,3 +304,60 @@ def test_every_page_writes_an_interval_one_way():
         assert not re.findall(rf"\[{value}, {value}\]", text), path.name  # [a, b]
     report = (folder / "report.html.j2").read_text(encoding="utf-8")
     assert "{{ r.ci_low | pct }} to {{ r.ci_high | pct }}" in report
+
+
+def test_a_users_figure_or_table_of_the_same_name_is_never_replaced(tmp_path):
+    """A figure or a table of the user's under a name the page's files take (one no captions.md of
+    balancer's there lists) is refused, one error naming it, before any file of the page is written: the
+    folder is left exactly as it was. The new user's try of the hardening pass: 'report ... --figures
+    bad/myfigs' replaced their own seat-win-rates.png (and --tables their own CSV), exit 0. The page's
+    names are known by construction: its figure is titled 'Seat win rates of both variants', its first
+    table's caption is 'Seat win rates (%): ...' (see the first test of this file)."""
+    import pytest
+
+    from balancer.outdir import UnsafeOutputError
+
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        fig.add_subplot().set_title("Seat win rates of both variants")
+        html = _page(svg_string(fig))
+    for folder, name in (("f", "seat-win-rates-of-both-variants.png"), ("t", "seat-win-rates.csv")):
+        base = tmp_path / folder
+        (base / folder).mkdir(parents=True)
+        (base / folder / name).write_bytes(b"mine")
+        (base / folder / "other.png").write_bytes(b"also mine")  # a name the page does not take: no matter
+        with pytest.raises(UnsafeOutputError, match=rf"{re.escape(name)}: exists and was not written by balancer"):
+            publish(html, figs, base / "f", base / "t")  # both folders: refused before either is written
+        assert (base / folder / name).read_bytes() == b"mine"
+        assert sorted(p.name for p in base.rglob("*")) == sorted([folder, name, "other.png"])  # nothing else
+        (base / folder / name).unlink()
+        publish(html, figs, base / "f", base / "t")  # balancer's own files, listed in its captions.md ...
+        publish(html, figs, base / "f", base / "t")  # ... are replaced on the next page
+        assert (base / folder / "other.png").read_bytes() == b"also mine"
+
+
+def test_report_figures_refuses_a_users_png_and_writes_again_into_its_own_folder(tmp_path, monkeypatch):
+    """The command line of the new user's try: 'report RUN -o r5.html --figures myfigs' with their own
+    seat-win-rates.png there: one line naming it, exit 2, the PNG and the folder untouched and no page
+    written; the same command run twice into a folder of balancer's own works (its captions.md lists
+    the files it replaces). The name is the one the run page's seat figure takes (the first run below)."""
+    from tests.test_cli_refusals import invoke
+
+    monkeypatch.chdir(tmp_path)
+    assert invoke("run", "citywright/v1.1", "-p", "2", "-n", "4", "-j", "1", "-q", "-o", "r").exit_code == 0
+    first = invoke("report", "r", "-o", "ours.html", "--figures", "ours", "--tables", "ours")
+    assert first.exit_code == 0, first.output
+    again = invoke("report", "r", "-o", "ours.html", "--figures", "ours", "--tables", "ours")
+    assert again.exit_code == 0, again.output  # a second report into the same folder: balancer's own files
+    png = sorted(p.name for p in (tmp_path / "ours").glob("*.png"))[0]
+    csv_name = sorted(p.name for p in (tmp_path / "ours").glob("*.csv"))[0]
+    for option, name in (("--figures", png), ("--tables", csv_name)):
+        mine = tmp_path / f"mine{option}"
+        mine.mkdir()
+        (mine / name).write_bytes(b"my own")
+        result = invoke("report", "r", "-o", "r5.html", option, str(mine))
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert result.exit_code == 2 and len(lines) == 1, result.output
+        assert name in lines[0] and "not written by balancer" in lines[0], result.output
+        assert (mine / name).read_bytes() == b"my own" and sorted(p.name for p in mine.iterdir()) == [name]
+        assert not (tmp_path / "r5.html").exists()  # the page it wrote first is taken back
