@@ -154,7 +154,7 @@ def render_ladder(
     stem = result.study.study
     sections = [section(t, figures_dir, stem) for t in tables]
     env = pages.environment(fmt=_fmt, ci=_interval, pvalue=fmt_p, humanize=humanize)
-    cells = cell_rows(result)
+    cells = cell_rows(result, Path(out_html).parent)  # folders relative to the page, as the study page says them
     first = next(iter(result.cells.values()))
     ladder = result.study.ladder
     html = env.get_template(TEMPLATE).render(

@@ -5,6 +5,7 @@ finished cells and independence from the number of workers."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -228,3 +229,15 @@ def test_the_ratings_chart_draws_a_one_sided_bound_to_the_edge():
     fig.canvas.draw()
     tip = ax.transData.transform((end, 1.0))[0] + arrow.get_markersize() / 2 * fig.dpi / 72
     assert end < right and tip < ax.bbox.x1
+
+
+def test_the_ladder_page_names_its_cells_folders_relative_to_the_page(ladder_game, tmp_path):
+    """A new user's ladder page listed its cells as ``results/ladder-.../...`` (relative to the shell) while
+    the study page and its own Methods say them relative to the page: a page in ``tmp/pages/`` names the
+    cells under ``tmp/results/`` as ``../results/...``."""
+    from balancer.report.ladder import render_ladder
+
+    result = run_study(_study(tmp_path, "[weak, twin]", 2, 20), tmp_path / "results", jobs=1, progress=False)
+    page = render_ladder(result, tmp_path / "pages" / "ladder.html", tables=analyze(result)).read_text()
+    cells = re.findall(r"<td><code>([^<]*)</code></td></tr>", page)
+    assert cells and all(c.startswith("../results/") for c in cells), cells
