@@ -312,3 +312,9 @@ def test_ladder_figures_and_tables_are_captioned_with_games_agents_and_seed(ladd
         headers += rows[0]
         assert not any(re.fullmatch(r"[-+−\d.,%]+ \([-+−\d.,%]+ to [-+−\d.,%]+\)", c) for r in rows for c in r), path
     assert any(h.endswith(" low") for h in headers) and any(h.endswith(" high") for h in headers)
+    # every row names its rung (a new user's scores-by-seat.csv left it blank on each rung's second seat)
+    for path in csvs:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+        if rows[0][:2] == ["rung", "seat"]:
+            assert rows[1:] and all(r[0] for r in rows[1:]), path
