@@ -852,7 +852,8 @@ def comparison_headlines(comparison: dict[str, Any]) -> list[str]:
     """A comparison's fairness headline in one sentence (``comparison``: a ``comparison.json`` dict):
     both seat spreads, their paired change with its interval, and "fairer", "less fair" or "cannot
     tell" (:func:`balancer.report.compare.fairness_sentence`); for several variants one line each,
-    fairest first, numbered by rank. No line for a comparison written without it."""
+    fairest first, numbered by rank. No line for a comparison written without it. Then, when A and B
+    played the same games (every paired difference exactly 0), a line that says so."""
     from balancer.report.compare import fairness_sentence
 
     if "comparisons" in comparison:
@@ -861,11 +862,29 @@ def comparison_headlines(comparison: dict[str, Any]) -> list[str]:
             fairness_sentence(found[i].get("fairness"), str(found[i].get("variant_a")), str(found[i].get("variant_b")))
             for i in comparison.get("ranking", range(len(found)))
         ]
-        return [f"{rank}. {line}" for rank, line in enumerate(lines, 1) if line]
+        same = [
+            f"A and {found[i].get('variant_b')} played the same games: identical in every game"
+            for i in comparison.get("ranking", range(len(found)))
+            if found[i].get("identical")
+        ]
+        return [f"{rank}. {line}" for rank, line in enumerate(lines, 1) if line] + same
     line = fairness_sentence(
         comparison.get("fairness"), str(comparison.get("variant_a", "A")), str(comparison.get("variant_b", "B"))
     )
-    return [line] if line else []
+    return ([line] if line else []) + _identical_line(comparison)
+
+
+def _identical_line(comparison: dict[str, Any]) -> list[str]:
+    """The line saying that A and B played the same games, when the comparison found every paired
+    difference exactly 0 (``identical``); "cannot tell which is fairer" alone hid it (issue 50)."""
+    if not comparison.get("identical"):
+        return []
+    why = (
+        "their resolved rules are the same"
+        if comparison.get("same_rules")
+        else ("the rule change never mattered to these agents")
+    )
+    return [f"A and B played the same games: identical in every game ({why})"]
 
 
 def comparison_completion_lines(result: CompareResult) -> list[str]:

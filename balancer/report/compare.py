@@ -363,7 +363,9 @@ def build_context(
         "sections": sections,
         "tests": tests,
         "flag": FLAG,
-        "chart": Markup(difference_chart(panels)),
+        # no panel (identical in every game, or only the rule change's own points moved): said in
+        # words on the page instead of an empty "nothing to compare" figure
+        "chart": Markup(difference_chart(panels)) if panels else None,
         "seat_chart": (
             Markup(seat_rates_chart(seat_rows, str(variant_a), str(variant_b), c.get("n_players"), summaries))
             if seat_rows
