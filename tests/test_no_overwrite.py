@@ -298,3 +298,35 @@ def test_ladder_refuses_a_file_of_its_cells_as_its_page_even_with_force(sandbox)
         line = refused(CliRunner().invoke(app, [*base, "-o", str(path.relative_to(sandbox)), "--force"]))
         assert "is also an input of this command" in line, line
         assert path.read_bytes() == kept
+
+
+# --------------------------------------------------------------------------------------------------
+# a run's own files in a folder of the user's (the hardening pass: 'run ... --out bad/mine-notes'
+# replaced the user's summary.json, run.json and trajectories.parquet there, exit 0: only a
+# results.parquet was refused)
+
+
+@pytest.mark.parametrize("name", ["summary.json", "run.json", "trajectories.parquet"])
+def test_run_refuses_a_users_file_in_a_folder_that_is_no_run_folder(sandbox, name):
+    """A folder with the user's own file of a run's name and no results.parquet, manifest.json or run.json
+    of balancer's: one line naming the file, exit 2, before any game: the folder is as it was. With
+    --force (run's documented 'overwrite what is in the output directory') the run replaces it."""
+    notes = sandbox / "r"
+    notes.mkdir()
+    (notes / name).write_text("my notes\n", encoding="utf-8")
+    line = refused(CliRunner().invoke(app, RUN))
+    assert f"{name}: exists and was not written by balancer" in line and "--force" in line, line
+    assert [p.name for p in notes.iterdir()] == [name] and (notes / name).read_text(encoding="utf-8") == "my notes\n"
+    result = CliRunner().invoke(app, [*RUN, "--force"])
+    assert result.exit_code == 0, result.output
+    assert (notes / "results.parquet").is_file() and (notes / name).read_bytes() != b"my notes\n"
+
+
+def test_run_writes_again_into_a_run_folder_of_its_own(sandbox):
+    """A folder whose run.json is balancer's (a finished run whose results.parquet was removed) is the
+    run's own: run writes into it without --force, as before the refusal above existed."""
+    assert CliRunner().invoke(app, RUN).exit_code == 0
+    (sandbox / "r" / "results.parquet").unlink()
+    result = CliRunner().invoke(app, RUN)
+    assert result.exit_code == 0, result.output
+    assert (sandbox / "r" / "results.parquet").is_file()

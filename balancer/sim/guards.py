@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from balancer.outdir import refuse_foreign
+from balancer.outdir import ForeignOutputError, Spelling, refuse_foreign
 
 from .errors import OutDirError, ResultsExistError, RunLockedError
 from .rundir import MANIFEST_FILE, RESULTS_FILE, RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE
@@ -125,7 +125,11 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
     an interrupted run's manifest) and not ``force``; OutDirError (a NotADirectoryError) if it is a
     file, lies under a file, or the directory to write in is not writable; UnsafeOutputError (a
     NotADirectoryError too) for a link or another kind of file at results.parquet, run.json,
-    summary.json or manifest.json (issue 52: refused only after every game was played before). ``resume=True`` skips
+    summary.json or manifest.json (issue 52: refused only after every game was played before);
+    ForeignOutputError (a ResultsExistError) for a non-empty run.json, summary.json or
+    trajectories.parquet in a folder that is no run folder of balancer's (no results.parquet, no
+    manifest.json, no run.json of a run) and not ``force``: a folder of the user's own notes is not
+    overwritten. ``resume=True`` skips
     the results checks (see :func:`balancer.sim.runner.run_to_dir`); ``None`` accepts an interrupted run.
     """
     out_dir = Path(out_dir)
@@ -158,3 +162,33 @@ def check_out_dir(out_dir: Path | str, force: bool = False, resume: bool | None 
                 f"or start over with {o.force}"
             )
         )
+    if (out_dir / MANIFEST_FILE).exists() or _run_json_of_balancer(out_dir / RUN_FILE):
+        return  # a run folder of balancer's: its files are the run's own
+    for name in (RUN_FILE, SUMMARY_FILE, TRAJECTORIES_FILE):
+        path = out_dir / name
+        if path.is_file() and path.stat().st_size > 0:
+            raise ForeignOutputError.spelled(_foreign_words(out_dir, path))
+
+
+def _foreign_words(out_dir: Path, path: Path) -> Callable[[Spelling], str]:
+    """The refusal of a file of the user's where a run writes its own (:func:`check_out_dir`)."""
+    return lambda o: (
+        f"{path}: exists and was not written by balancer ({out_dir} is no run folder of balancer's: no "
+        f"{RESULTS_FILE}, {MANIFEST_FILE} or run.json of a run); use {o.force} to replace it, or choose another {o.out}"
+    )
+
+
+RUN_JSON_KEYS = ("game", "variant", "config_sha256", "engine_sha256")
+"""What every run.json balancer writes holds (:func:`balancer.sim.runner`): a run.json without them is not a run's."""
+
+
+def _run_json_of_balancer(path: Path) -> bool:
+    """Whether ``path`` is a run.json of balancer's: a JSON object (read bounded, never through a link)
+    with every key of :data:`RUN_JSON_KEYS`."""
+    from balancer.limits import read_json_bounded
+
+    try:
+        data = read_json_bounded(path, RUN_FILE)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and all(k in data for k in RUN_JSON_KEYS)
