@@ -49,6 +49,14 @@ class PlayedCells:
         return sum(float(c.meta.get("elapsed_seconds", 0.0)) for c in self.cells.values())
 
     @property
+    def warmup_seconds(self) -> float | None:
+        """Of :attr:`simulated_seconds`, the warm-up of the cells whose run.json records it (numba
+        compiling or loading the engines, workers starting); None when no cell records it."""
+        found = [c.meta.get("warmup_seconds") for c in self.cells.values()]
+        kept = [float(w) for w in found if isinstance(w, int | float) and not isinstance(w, bool) and w >= 0]
+        return sum(kept) if kept else None
+
+    @property
     def games(self) -> int:
         return sum(int(c.meta.get("games", 0)) for c in self.cells.values())
 

@@ -517,6 +517,7 @@ _META_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "chunk_size": ((int,), "an integer"),
     "started": ((str,), "a string"),
     "elapsed_seconds": ((int, float), "a number"),
+    "warmup_seconds": ((int, float), "a number"),
     "versions": ((dict,), "an object"),
     "command": ((str,), "a string"),
     "assumed": ((list,), "a list of strings"),

@@ -290,6 +290,7 @@ def render_study(
         cells=cells,
         wall_seconds=result.wall_seconds,
         simulated_seconds=result.simulated_seconds,
+        warmup_seconds=result.warmup_seconds,  # compile/load apart from play, where run.json records it
         games=result.games,
         versions=first.meta.get("versions", {}),
         variants=list(result.study.variants),

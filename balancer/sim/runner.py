@@ -444,6 +444,8 @@ def _play_chunks(
             overall.end_cell(shown.clock)
     log.flush()
     took = shown.clock.warmup_seconds()
+    if took is not None:  # start-up (numba compiling or loading, workers starting), kept apart from play
+        log.manifest["warmup_seconds"] = round(float(log.manifest.get("warmup_seconds") or 0.0) + took, 3)
     if not warm and took is not None:
         if warmup.what():  # a load that ran past its limit compiled: recorded as the compile it was
             record_duration(turned_out(warmup, took), took)
@@ -511,6 +513,9 @@ def _run_info(
         "checkpoint": spec.checkpoint,  # what ends a checkpoint of trajectories.parquet (the flow figures' axis)
         "started": manifest["started"],
         "elapsed_seconds": round(elapsed, 3),
+        # of elapsed_seconds, the sessions' warm-up (numba compiling or loading the engine, workers
+        # starting: RunProgress's clock, play excluded); absent for a run that recorded none
+        **({"warmup_seconds": manifest["warmup_seconds"]} if manifest.get("warmup_seconds") is not None else {}),
         "games_per_second": round(games / max(elapsed, 1e-9), 1),
         "failed_games": len(failures),
         "failures": failures[:MAX_LISTED_FAILURES],
