@@ -84,7 +84,14 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert sorted(per_game["game_index"]) == list(range(GAMES))
     assert pq.read_table(out / "results.parquet").equals(pq.read_table(whole / "results.parquet"))
     assert (out / "summary.json").read_bytes() == (whole / "summary.json").read_bytes()
-    assert sorted(p.name for p in out.iterdir()) == ["results.parquet", "run.json", "summary.json"]
+    # the game records its trajectories (issue 49): the resumed run's equal the uninterrupted run's, row for row
+    assert pq.read_table(out / "trajectories.parquet").equals(pq.read_table(whole / "trajectories.parquet"))
+    assert sorted(p.name for p in out.iterdir()) == [
+        "results.parquet",
+        "run.json",
+        "summary.json",
+        "trajectories.parquet",
+    ]
 
 
 def test_resume_with_other_arguments_names_them(tmp_path):
