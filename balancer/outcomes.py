@@ -56,6 +56,15 @@ class PlayedCells:
         kept = [float(w) for w in found if isinstance(w, int | float) and not isinstance(w, bool) and w >= 0]
         return sum(kept) if kept else None
 
+    def took_text(self) -> str:
+        """How long playing the cells took, for the terminal: ``357 s``, or with the warm-up apart where
+        the runs record it, ``7 s, after 350 s of warm-up (numba compiling or loading the engines)``."""
+        warm = self.warmup_seconds
+        if warm is None:
+            return f"{self.simulated_seconds:,.0f} s"
+        play = max(self.simulated_seconds - warm, 0.0)
+        return f"{play:,.0f} s, after {warm:,.0f} s of warm-up (numba compiling or loading the engines)"
+
     @property
     def games(self) -> int:
         return sum(int(c.meta.get("games", 0)) for c in self.cells.values())

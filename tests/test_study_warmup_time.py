@@ -45,3 +45,21 @@ def test_the_warm_up_is_recorded_and_reported_apart_from_play(tmp_path):
     assert "playing them took 7 s of computing, after 350 s of warm-up (numba compiling" in html
     assert "357 s of computing" not in html
     assert "playing them took 7 s, after 350 s of warm-up (numba compiling or loading the engines)" in again.output
+
+
+def test_the_terminal_text_of_ladders_and_studies_keeps_the_warm_up_apart():
+    # PlayedCells.took_text, used by `study` and `ladder`: two cells of 357 s and 43 s, the first with
+    # 350 s of warm-up, the second recording none (counted as play): 7 + 43 = 50 s of play
+    from balancer.outcomes import Cell, StudyResult
+
+    def cell(meta: dict) -> Cell:
+        return Cell("r", "v", Path("c.yaml"), Path("out"), meta=meta)
+
+    cells = {
+        ("a", "v"): cell({"elapsed_seconds": 357.0, "warmup_seconds": 350.0}),
+        ("b", "v"): cell({"elapsed_seconds": 43.0}),
+    }
+    result = StudyResult(study=None, study_path=Path("s.yaml"), cells=cells, wall_seconds=1.0)
+    assert result.took_text() == "50 s, after 350 s of warm-up (numba compiling or loading the engines)"
+    cells[("a", "v")].meta["warmup_seconds"] = "350"  # a hand-edited run.json: not a number, not counted
+    assert result.took_text() == "400 s"

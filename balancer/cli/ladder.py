@@ -210,6 +210,6 @@ def ladder(
     typer.echo(f"study file: {shown} (replay or check it with 'balancer study {shown}')")
     typer.echo(
         f"{result.games:,} games in {len(result.cells)} cells; playing them took "
-        f"{result.simulated_seconds:,.0f} s, this run {result.wall_seconds:,.0f} s"
+        f"{result.took_text()}, this run {result.wall_seconds:,.0f} s"
     )
     echo_completion(result)

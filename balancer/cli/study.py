@@ -106,15 +106,8 @@ def study(
         say(line)
     typer.echo(f"report: {shown_path(written)}")
     _echo_published(figures, tables)
-    warm = result.warmup_seconds  # compiling or loading the engines, kept apart from play where recorded
-    took = (
-        f"{result.simulated_seconds:,.0f} s"
-        if warm is None
-        else f"{max(result.simulated_seconds - warm, 0.0):,.0f} s, after {warm:,.0f} s of warm-up "
-        "(numba compiling or loading the engines)"
-    )
     typer.echo(
-        f"{result.games:,} games in {len(result.cells)} cells; playing them took {took}, this run "
+        f"{result.games:,} games in {len(result.cells)} cells; playing them took {result.took_text()}, this run "
         f"{result.wall_seconds:,.0f} s"
     )
     echo_completion(result)

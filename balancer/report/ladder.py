@@ -166,6 +166,7 @@ def render_ladder(
         game=display_name(result.study.game, first.meta),
         wall_seconds=result.wall_seconds,
         simulated_seconds=result.simulated_seconds,
+        warmup_seconds=result.warmup_seconds,
         games=result.games,
         versions=first.meta.get("versions", {}),
     )

@@ -279,6 +279,7 @@ def render_sweep(result: SweepResult, out_html: Path | str) -> Path:
             played=result.games_played,
             wall_seconds=result.wall_seconds,
             simulated_seconds=result.simulated_seconds,
+            warmup_seconds=result.warmup_seconds,
             versions=first.meta.get("versions", {}),
             seed=plan.sweep.seed,
             engine=first.meta.get("engine_sha256", "")[:12],
