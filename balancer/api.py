@@ -304,6 +304,7 @@ _KINDS: dict[str, str] = {
     "checked": "optional study check",
     "replay": "bool",
     "values": "optional mapping",
+    "said": "optional list",
 }
 """The type each public function's parameter must have (issue 28): checked by :func:`_check_types`."""
 
@@ -318,6 +319,7 @@ _WANTED = {
     "texts": "a list of strings",
     "paths": "a list of paths (str or pathlib.Path, not empty)",
     "mapping": "a dict",
+    "list": "a list",
     "study check": "what check_study returned",
 }
 
@@ -348,6 +350,8 @@ def _type_ok(kind: str, value: object) -> bool:
         return isinstance(value, Sequence) and not isinstance(value, str) and all(_type_ok("path", v) for v in value)
     if kind == "mapping":
         return isinstance(value, dict)
+    if kind == "list":  # a list the function appends to (history_page's said)
+        return isinstance(value, list)
     if kind == "study check":
         return isinstance(value, tuple) and len(value) == 3
     return callable(value)
@@ -748,7 +752,7 @@ def history_page(
     from balancer.report.history import check_page_target, render_history
     from balancer.stats import drift as dr
 
-    _check_types(path=path, study=study, numbers=numbers, since=since, figures=figures, alpha=alpha)
+    _check_types(path=path, study=study, numbers=numbers, since=since, figures=figures, alpha=alpha, said=said)
     if not _type_ok("path", out):
         from balancer.sim.errors import RunRequestError
 

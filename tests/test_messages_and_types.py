@@ -178,7 +178,7 @@ PUBLIC = {
     "load_variant": (api.load_variant, {"config": "citywright/v1.1"}, ["config"]),
     "read_history": (api.read_history, {"path": "h.duckdb"}, ["path", "study", "numbers", "since"]),
     "history_page": (api.history_page, {"path": "h.duckdb", "out": "h.html"}, [
-        "path", "out", "study", "numbers", "since", "figures", "alpha", "last",
+        "path", "out", "study", "numbers", "since", "figures", "alpha", "last", "said",
     ]),
     "show": (api.show, {"config": "citywright/v1.1", "diff": "citywright/v1.0"}, ["config", "diff"]),
     "default_players": (api.default_players, {"players": None, "agents": "random", "cfg": None}, [
