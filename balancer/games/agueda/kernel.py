@@ -866,30 +866,21 @@ def record_length(rules, trajectories: bool = True) -> int:
     return n * N_FINAL + 5 + (checkpoint_bound(rules) * n if trajectories else 0)
 
 
-def standings_of(traj: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``GameBatch.standings`` from trajectories int64[g, K, n] of which game i recorded ``k[i]``
-    rows: float64[g, max k, n] with NaN after each game's last checkpoint."""
-    width = int(k.max()) if k.size else 0
-    out = traj[:, :width, :].astype(np.float64)
-    out[np.arange(width)[None, :] >= k[:, None]] = np.nan
-    return out
-
-
 def records_batch(cfg: AguedaConfig, records: np.ndarray, n: int) -> GameBatch:
     """:func:`batch_of` a chunk of :func:`play_seated` records of ``n`` seats, with their trajectories
-    (none when the records have no room for them, :func:`record_length`)."""
-    rows = records[:, : n * N_FINAL].reshape(-1, n, N_FINAL)
-    shops, ai, ended = (
-        records[:, n * N_FINAL : n * N_FINAL + 2],
-        records[:, n * N_FINAL + 2],
-        records[:, n * N_FINAL + 3],
-    )
-    k = records[:, n * N_FINAL + 4].copy()
-    traj = records[:, n * N_FINAL + 5 :].reshape(records.shape[0], (records.shape[1] - n * N_FINAL - 5) // n, n)
+    (none when the records have no room for them, :func:`record_length`): ``standings`` float64[g, the
+    most checkpoints of a game of the chunk, n], NaN after each game's last checkpoint."""
+    base = n * N_FINAL
+    rows = records[:, :base].reshape(-1, n, N_FINAL)
+    shops, ai, ended = records[:, base : base + 2], records[:, base + 2], records[:, base + 3]
     batch = batch_of(cfg, rows, shops, ai, ended)
-    if traj.shape[1] == 0:
+    if records.shape[1] == base + 5:
         return batch
-    return dataclasses.replace(batch, standings=standings_of(traj, k), checkpoints=k)
+    k = records[:, base + 4].copy()
+    width = int(k.max()) if k.size else 0  # only the rows games used: the bound is the safety stop's
+    standings = records[:, base + 5 : base + 5 + width * n].reshape(-1, width, n).astype(np.float64)
+    standings[np.arange(width)[None, :] >= k[:, None]] = np.nan
+    return dataclasses.replace(batch, standings=standings, checkpoints=k)
 
 
 # Águeda's agents at a compiled table beside MCTS seats (``GameSpec.seat_agent``, ``game_agent``): code
