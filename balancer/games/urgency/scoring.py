@@ -71,9 +71,9 @@ def standings(scored_at: np.ndarray, scored: np.ndarray, turns: np.ndarray) -> t
     kept = np.arange(MAX_TOKENS)[None, None, :] < np.asarray(scored, np.int64).reshape(g, 2)[:, :, None]
     game, seat, _ = np.nonzero(kept)
     # a histogram of scoring rounds per game and seat, summed over the rounds: tokens scored by each round's end
-    flat = (game * (k + 1) + np.minimum(scored_at[kept], k)) * 2 + seat
-    per_round = np.bincount(flat, minlength=g * (k + 1) * 2).reshape(g, k + 1, 2)
-    out = np.cumsum(per_round, axis=1)[:, 1:, :].astype(np.float64)
+    flat = (game * k + np.clip(scored_at[kept], 1, k) - 1) * 2 + seat
+    out = np.bincount(flat, minlength=g * k * 2).astype(np.float64).reshape(g, k, 2)
+    np.cumsum(out, axis=1, out=out)
     out[np.arange(k)[None, :] >= rounds[:, None]] = np.nan
     return out, rounds
 
