@@ -443,7 +443,8 @@ def run(
         note: where notes go before playing (an uneven seat rotation, a table note, more jobs than
             cores, an engine compiling) [default: :func:`warnings.warn`]; log: ``until_ci``'s lines.
         flow: summary.json holds how the game feels (``flow``: margin, scores by seat, length);
-            False leaves it out (2 to 4 CPU s and about 120 MiB a million games).
+            False leaves it out, and the trajectories, which are built only with it (docs/commands/run.md:
+            several times the CPU and memory of a run of long games, such as Urgency's).
 
     Returns:
         the finished :class:`RunResult`.

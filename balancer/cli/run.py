@@ -79,7 +79,8 @@ def run(
         True,
         "--flow/--no-flow",
         help="Keep how the game feels (margin, scores by seat, length) in summary.json; "
-        "--no-flow leaves it out (2 to 4 CPU s and about 120 MiB a million games).",
+        "--no-flow leaves it out, and the trajectories (with them a long game's run can take several "
+        "times the CPU and memory: see the run page of the docs).",
     ),
 ) -> None:
     """Play games between AI players and write results.parquet, run.json and summary.json.
