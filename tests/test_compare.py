@@ -45,6 +45,9 @@ def test_identical_variants_differ_by_exactly_zero_in_every_game(tmp_path):
     assert json.loads((out / COMPARISON_FILE).read_text())["identical"] is True
     html = render_comparison(out, tmp_path / "same.html").read_text(encoding="utf-8")
     assert "identical in every game" in html
+    # a paired page cites Student and Holm, not Welch's test it never used (a new user's finding)
+    footer = html.split("<footer>")[1]
+    assert "Student (1908)" in footer and "Holm (1979)" in footer and "Welch" not in footer
 
 
 def test_doubling_industrial_ring_points_raises_the_industrial_specialists_win_rate(tmp_path):
@@ -79,7 +82,7 @@ def test_doubling_industrial_ring_points_raises_the_industrial_specialists_win_r
     assert f"<td>industrial</td><td>{from_pct} → {to_pct}</td>" in html
     assert "paired t-test on per-game differences" in html and "◆" in html
     assert "<svg" in html and "<script" not in html
-    assert "Common random numbers" in html and "Welch" in html
+    assert "Common random numbers" in html and "Welch" not in html.split("<footer>")[1]  # paired: no Welch test
 
 
 def test_matching_runs_are_reused_and_others_are_not_overwritten(tmp_path):
@@ -225,6 +228,7 @@ def test_names_from_data_are_escaped():
     )
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "Not paired:" in html and "Welch t-test" in html
+    assert "Welch (1947)" in html.split("<footer>")[1]  # the unpaired page cites the test it used
 
 
 def test_page_states_the_family_and_flags_on_adjusted_p():
