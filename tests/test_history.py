@@ -571,3 +571,26 @@ def test_sixteen_numbers_over_fifty_commits_are_one_figure_of_small_multiples():
     # the bars are narrower where the commits stand closer: 50 commits on a 2.45-inch axis are 3.5 points
     # apart, the bars 0.4 of that, 1.4 points (3 points where there is room)
     assert bar_width(2.45, 50) == pytest.approx(0.4 * 2.45 * 72 / 50) and bar_width(5.6, 3) == 3.0
+
+
+def test_long_panel_titles_stay_clear_of_the_next_panel():
+    """A new user's history page (three columns of panels) ran 'mirror-2p/mine: forced_discards_per_player' into
+    the next panel's y label: a title breaks after an underscore and keeps to its own column."""
+    from balancer.report.figures.history import Panel, history_figure
+
+    names = ["empty_cells_per_player", "forced_discards_per_player", "rulers_placed_per_player"] * 7  # 21: 3 columns
+    rows = [
+        {"event": e, "label": f"{e:07x}\n", "estimate": 1.0, "ci_low": 0.9, "ci_high": 1.1, "baseline": 1.0,
+         "event_kind": "check", "failed": False, "number": "m", "kind": "metric"}
+        for e in (1, 2)
+    ]  # fmt: skip
+    fig = history_figure([Panel(f"mirror-2p/mine: {n}", rows, "", None) for n in names])
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    axes = fig.axes
+    assert {ax.get_subplotspec().get_geometry()[1] for ax in axes} == {3}
+    for left, right in [*zip(axes[0::3], axes[1::3]), *zip(axes[1::3], axes[2::3])]:
+        title = left._left_title.get_window_extent(renderer)
+        label = right.yaxis.label.get_window_extent(renderer)
+        assert title.x1 <= label.x0, (left.get_title(loc="left"), title.x1, label.x0)
+    assert axes[1].get_title(loc="left").count("\n") >= 2  # 'mirror-2p/mine:', then the name in two lines

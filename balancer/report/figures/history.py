@@ -134,8 +134,10 @@ def _draw(ax: Any, p: Panel, at: Mapping[int, int], width: float) -> None:
                     markeredgecolor=WARN_COLOUR, markeredgewidth=1.6, linestyle="none", clip_on=False,
                     label="drift beyond tolerance, every check passed")  # fmt: skip
         title += " (drift)"
+    # a number's name is one long word (forced_discards_per_player): it may break after an underscore, and
+    # the title keeps to its panel's width, clear of the next panel's y label (a new user saw them overlap)
     ax.set_title(
-        figs.wrap(title, width + 0.5, figs.FONT_SIZE),
+        figs.wrap(title.replace("_", "_ "), width, figs.FONT_SIZE).replace("_ ", "_"),
         loc="left",
         fontsize=figs.FONT_SIZE,
         color=WARN_COLOUR if p.flag == "drift" else "#1d1d1f",
