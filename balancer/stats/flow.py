@@ -607,19 +607,41 @@ def flow_measures(
 
 def _curve_sums(credits: pl.DataFrame) -> pl.DataFrame:
     """Per checkpoint: the summed credit, the games and the games tied for the lead (sums, so that
-    slices of games add up)."""
-    return credits.group_by("checkpoint").agg(
-        pl.col("credit").sum().alias("credit"), pl.len().alias("games"), pl.col("tied").sum().alias("tied")
+    slices of games add up). Summed in the rows' order (games, then checkpoints): polars' group-by sums
+    floats in no fixed order, so the same games gave leader-wins rates that differed in the last bit
+    from run to run, and summary.json was not the same for the same games."""
+    return _ordered_sums(credits["checkpoint"].to_numpy(), credits["credit"].to_numpy(), credits["tied"].to_numpy())
+
+
+def _ordered_sums(
+    checkpoint: np.ndarray, credit: np.ndarray, tied: np.ndarray, games: np.ndarray | None = None
+) -> pl.DataFrame:
+    """``checkpoint, credit, games, tied``: per checkpoint present, the sums of ``credit`` and ``tied``
+    and the count of rows (or the sum of ``games``), each in the arrays' order (:func:`numpy.bincount`
+    adds sequentially), so that the result is the same bits for the same rows."""
+    k = checkpoint.astype(np.int64)
+    size = int(k.max()) + 1 if k.size else 0
+    counts = np.bincount(k, weights=None if games is None else games.astype(np.float64), minlength=size)
+    present = np.bincount(k, minlength=size) > 0
+    return pl.DataFrame(
+        {
+            "checkpoint": np.arange(size, dtype=np.int32)[present],
+            "credit": np.bincount(k, weights=credit.astype(np.float64), minlength=size)[present],
+            "games": np.rint(counts[present]).astype(np.int64),
+            "tied": np.rint(np.bincount(k, weights=tied.astype(np.float64), minlength=size)[present]).astype(np.int64),
+        }
     )
 
 
 def _trajectory_measures(curve_sums: pl.DataFrame, games: pl.DataFrame, confidence: float) -> TrajectoryMeasures:
     measured = games.filter(pl.col("checkpoints").is_not_null())
     multi = games.filter(pl.col("n_players") > 1)
-    curve = (
-        curve_sums.group_by("checkpoint")
-        .agg(pl.col("credit").sum(), pl.col("games").sum(), pl.col("tied").sum())
-        .sort("checkpoint")
+    # the slices' sums added in slice order (a group-by would add them in no fixed order)
+    curve = _ordered_sums(
+        curve_sums["checkpoint"].to_numpy(),
+        curve_sums["credit"].to_numpy(),
+        curve_sums["tied"].to_numpy(),
+        curve_sums["games"].to_numpy(),
     )
     points = []
     for r in curve.iter_rows(named=True):

@@ -420,3 +420,33 @@ def test_invariants(data):
     assert t is not None
     for p in t.leader_wins:
         assert 0 <= p.ci_low <= p.rate <= p.ci_high <= 1
+
+
+def test_the_curve_sums_add_in_row_order_so_the_same_games_give_the_same_bits():
+    """The leader-wins curve's sums are added in the rows' order (games, then checkpoints), not in a
+    parallel group-by's order: two runs of the same games gave rates that differed in the last bit,
+    and summary.json differed (tests/test_api.py and test_check.py compare them whole). Expected:
+    per checkpoint, the plain left-to-right float sum of its credits."""
+    import polars as pl
+
+    from balancer.stats.flow import _curve_sums
+
+    rng = np.random.default_rng(7)
+    n = 30_000
+    credits = pl.DataFrame(
+        {
+            "n_players": np.full(n, 3, np.int32),
+            "game_index": np.repeat(np.arange(n // 6), 6),
+            "checkpoint": np.tile(np.arange(6, dtype=np.int32), n // 6),
+            "credit": rng.choice([0.0, 1 / 3, 0.5, 1.0, 1 / 6], n),
+            "tied": rng.random(n) < 0.3,
+        }
+    )
+    got = _curve_sums(credits).sort("checkpoint")
+    for k in range(6):
+        total = 0.0
+        for x in credits.filter(pl.col("checkpoint") == k)["credit"].to_list():
+            total += x  # left to right, in row order
+        row = got.row(k, named=True)
+        assert row["credit"] == total and row["games"] == n // 6
+        assert row["tied"] == int(credits.filter(pl.col("checkpoint") == k)["tied"].sum())
