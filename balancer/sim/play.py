@@ -32,8 +32,9 @@ from .warmup import compile_after, is_warm, mark_warm, warmup_note, warmup_of
 def _play(
     module_name: str, cfg: Any, agents: Sequence[str], run_seed: int, start: int, stop: int, catch: bool
 ) -> tuple[pa.Table | None, list[dict[str, Any]]]:
-    """Games ``start..stop-1``: their rows and the games that raised (:func:`_play_records`)."""
-    table, failures, _ = _play_records(module_name, cfg, agents, run_seed, start, stop, catch)
+    """Games ``start..stop-1``: their rows and the games that raised (:func:`_play_records`, with no
+    trajectory built: these callers keep none)."""
+    table, failures, _ = _play_records(module_name, cfg, agents, run_seed, start, stop, catch, flow=False)
     return table, failures
 
 
@@ -121,8 +122,9 @@ def play_chunk_safe(
     (the last frames, innermost first). Runs in any process (loky or a Dask worker); ``parent``: the pid
     of the run's process, whose death a loky worker watches (:func:`~balancer.sim.parallel.guard_worker`).
     """
-    guard_worker(parent)  # in a loky worker: no SIGINT, and exit when the run's process dies
-    table, failures = _play(module_name, cfg, agents, run_seed, start, stop, catch=True)
+    chunk, table, failures, _ = play_chunk_records(
+        chunk, module_name, cfg, agents, run_seed, start, stop, parent, flow=False
+    )  # one body for both: this one keeps no trajectory, so none is built
     return chunk, table, failures
 
 
