@@ -63,13 +63,8 @@ def checkpoints_of(rules) -> int:
     table (every seat has taken one more turn, §4.2), ``rounds x turns`` in all (12 in v1.1 at every
     player count), the last one the game's end. Exact, not only a bound: every game plays all its
     turns (a turn with no ruler left is lost, not skipped), so no game has fewer and none more; the
-    config model caps it at 20 rounds x 20 turns (:data:`MAX_CHECKPOINTS`)."""
+    config model (:class:`~.config.RoundPlan`) bounds ``rounds`` and ``turns``."""
     return int(rules.rounds) * int(rules.turns)
-
-
-MAX_CHECKPOINTS = 20 * 20
-"""The most checkpoints of any variant: ``rounds`` and ``turns`` are each at most 20
-(:class:`~.config.RoundPlan`); a record holds :func:`checkpoints_of` rows, never more than this."""
 
 
 @nb.njit(cache=True)
