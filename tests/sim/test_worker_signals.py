@@ -87,3 +87,36 @@ def test_workers_start_with_sigint_blocked_and_then_ignore_it():
     assert first == (1 << (signal.SIGINT - 1), 0)  # blocked, not yet ignored
     states = list(parallel(2, None, ordered=True)(delayed(signal_state)(True) for _ in range(4)))
     assert set(states) == {(0, 1 << (signal.SIGINT - 1))}  # then ignored, unblocked
+
+
+def _sleep_then(seconds: float, value: int) -> int:
+    time.sleep(seconds)
+    return value
+
+
+def test_leaving_the_results_early_prints_no_joblib_warning():
+    """An interrupted run leaves its results generator with tasks still on the workers. joblib warns
+    then ("4 tasks which were still being processed by the workers have been cancelled ..."), and the
+    warning printed above the run's one "interrupted" line (a CI run's failure). Leaving the loop
+    after the first result, with three tasks still running or queued, must warn nothing; the
+    same leaving from joblib's own generator does warn (the case is real)."""
+    import warnings
+
+    from joblib import Parallel
+
+    from balancer.sim.parallel import delayed, parallel
+
+    tasks = [delayed(_sleep_then)(0.05 if i == 0 else 2.0, i) for i in range(4)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = parallel(2, None, ordered=True)(iter(tasks))
+        assert next(results) == 0
+        results.close()
+    assert [str(w.message) for w in caught] == []
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        joblibs = Parallel(n_jobs=2, backend="loky", return_as="generator")((f, a, k) for f, a, k in tasks)
+        assert next(joblibs) == 0
+        joblibs.close()
+    assert any("have been cancelled" in str(w.message) for w in caught), [str(w.message) for w in caught]
