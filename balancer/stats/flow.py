@@ -312,6 +312,19 @@ def _layout(n: np.ndarray, g: np.ndarray, c: np.ndarray, s: np.ndarray) -> _Layo
     return _Layout(starts, players, lengths // players)
 
 
+def _sorted(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows in :data:`TRAJECTORY_ORDER`: by one int64 key that packs the four columns when their
+    ranges fit in 62 bits (a sort by four columns took several times as long), else by the four."""
+    keys = [df[c].to_numpy().astype(np.int64) for c in TRAJECTORY_ORDER]
+    spans = [int(k.max()) - int(k.min()) + 1 for k in keys]
+    if math.prod(spans) >= 2**62:
+        return df.sort(TRAJECTORY_ORDER)
+    packed = np.zeros(df.height, dtype=np.int64)
+    for k, span in zip(keys, spans):
+        packed = packed * span + (k - k.min())
+    return df[np.argsort(packed, kind="stable")]
+
+
 def _checked_trajectories(
     trajectories: pl.LazyFrame | pl.DataFrame,
 ) -> tuple[pl.DataFrame, pl.DataFrame, _Layout]:
@@ -332,7 +345,7 @@ def _checked_trajectories(
     srt = df
     layout = _layout(*(srt[c].to_numpy() for c in TRAJECTORY_ORDER))
     if layout is None:
-        srt = df.sort(TRAJECTORY_ORDER)
+        srt = _sorted(df)
         layout = _layout(*(srt[c].to_numpy() for c in TRAJECTORY_ORDER))
     if layout is None:
         _raise_broken_contract(df)

@@ -277,3 +277,16 @@ def test_a_broken_contract_is_refused_with_the_polars_message(corruption, seed):
     broken = CORRUPTIONS[corruption](traj, rng)
     r = flow._results_frame(res)
     assert _message(lambda: flow.per_game_flow(res, broken)) == _message(lambda: ref_flow_frames(r, broken))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_game_indices_too_far_apart_to_pack_into_one_sort_key(seed):
+    """Rows out of order are sorted by one packed int64 key, or by the four columns when their
+    ranges do not fit in one (here game indices 2**58 apart)."""
+    rng = np.random.default_rng(200 + seed)
+    res, traj, _ = made_up(rng)
+    far = pl.col("game_index") * 2**58
+    res, traj = res.with_columns(far), traj.with_columns(far).sample(fraction=1.0, shuffle=True, seed=seed)
+    old_games, old_credits = ref_flow_frames(flow._results_frame(res), traj)
+    _same_frames(flow.per_game_flow(res, traj), old_games)
+    _same_frames(flow.leader_credits(res, traj), old_credits)
