@@ -254,11 +254,82 @@ def _results_frame(results: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(pl.col("score").cast(pl.Float64), pl.col("win_share").cast(pl.Float64))
 
 
+TRAJECTORY_ORDER = ("n_players", "game_index", "checkpoint", "seat")
+"""The order in which the measures read the trajectory rows: by game, then checkpoint, then seat."""
+
+
 def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     """The trajectories as an eager frame in :data:`TRAJECTORY_SCHEMA`'s types, checked against
     the contract: every column present, standings finite, one row per (game, checkpoint, seat),
     each game's checkpoints 0..K-1 with every seat at each. Raises ValueError saying what is wrong
     (the first game at fault by its ``game_index``)."""
+    return _checked_trajectories(trajectories)[0]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each game lies in the trajectory rows sorted by :data:`TRAJECTORY_ORDER`: its first row
+    (``starts``), its player count and its checkpoints K (int64 arrays, one entry per game, in
+    :data:`GAME` order); a game of n players holds the K * n rows from its first, the n seats of
+    checkpoint 0 in ascending order, then those of checkpoint 1, and so on."""
+
+    starts: np.ndarray
+    players: np.ndarray
+    checkpoints: np.ndarray
+
+
+def _layout(n: np.ndarray, g: np.ndarray, c: np.ndarray, s: np.ndarray) -> _Layout | None:
+    """The games' :class:`_Layout` when the rows (the columns of :data:`TRAJECTORY_ORDER`) are sorted
+    in that order and keep the contract (every seat at every checkpoint 0..K-1, one row each), else
+    None. In numpy, a few passes over the rows (a polars group_by per game took seconds): the games
+    follow each other in ascending order, each game's first n rows are checkpoint 0 in ascending
+    seats, and every later row is the row n before it one checkpoint on."""
+    rows = n.size
+    opens = np.ones(rows, dtype=bool)
+    opens[1:] = (g[1:] != g[:-1]) | (n[1:] != n[:-1])
+    starts = np.flatnonzero(opens)
+    gn, gg = n[starts], g[starts]
+    if not ((gn[1:] > gn[:-1]) | ((gn[1:] == gn[:-1]) & (gg[1:] > gg[:-1]))).all():
+        return None  # a game's rows are not together, or the games are not in order
+    players = gn.astype(np.int64)
+    lengths = np.diff(np.append(starts, rows))
+    if (players < 1).any() or (lengths % np.maximum(players, 1)).any():
+        return None
+    for p in np.unique(players):  # the games of one player count follow each other
+        p = int(p)
+        block = np.flatnonzero(players == p)
+        j0, j1 = int(block[0]), int(block[-1]) + 1
+        lo, hi = int(starts[j0]), (int(starts[j1]) if j1 < starts.size else rows)
+        cb, sb, gb = c[lo:hi], s[lo:hi], g[lo:hi]
+        first = starts[j0:j1] - lo
+        if any((cb[first + q] != 0).any() for q in range(p)):
+            return None
+        if not all((sb[first + q] > sb[first + q - 1]).all() for q in range(1, p)):
+            return None
+        same = gb[p:] == gb[:-p]
+        if not (~same | ((cb[p:] == cb[:-p] + 1) & (sb[p:] == sb[:-p]))).all():
+            return None
+    return _Layout(starts, players, lengths // players)
+
+
+def _sorted(df: pl.DataFrame) -> pl.DataFrame:
+    """The rows in :data:`TRAJECTORY_ORDER`: by one int64 key that packs the four columns when their
+    ranges fit in 62 bits (a sort by four columns took several times as long), else by the four."""
+    keys = [df[c].to_numpy().astype(np.int64) for c in TRAJECTORY_ORDER]
+    spans = [int(k.max()) - int(k.min()) + 1 for k in keys]
+    if math.prod(spans) >= 2**62:
+        return df.sort(TRAJECTORY_ORDER)
+    packed = np.zeros(df.height, dtype=np.int64)
+    for k, span in zip(keys, spans):
+        packed = packed * span + (k - k.min())
+    return df[np.argsort(packed, kind="stable")]
+
+
+def _checked_trajectories(
+    trajectories: pl.LazyFrame | pl.DataFrame,
+) -> tuple[pl.DataFrame, pl.DataFrame, _Layout]:
+    """(:func:`check_trajectories`' frame, the same rows in :data:`TRAJECTORY_ORDER`, its
+    :class:`_Layout`). Rows already in that order (as a run writes them) are not sorted again."""
     df = _collect(trajectories)
     missing = [c for c in TRAJECTORY_SCHEMA if c not in df.columns]
     if missing:
@@ -269,6 +340,23 @@ def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFram
         raise ValueError(f"trajectories have a column of the wrong type: {exc}") from None
     if df.select(pl.col("standing").is_null().any() | (~pl.col("standing").is_finite()).any()).item():
         raise ValueError("trajectories hold a standing that is missing or not finite")
+    if df.select(pl.any_horizontal(pl.col(*TRAJECTORY_ORDER).is_null().any())).item():
+        raise ValueError("trajectories hold a row with no n_players, game_index, checkpoint or seat")
+    srt = df
+    layout = _layout(*(srt[c].to_numpy() for c in TRAJECTORY_ORDER))
+    if layout is None:
+        srt = _sorted(df)
+        layout = _layout(*(srt[c].to_numpy() for c in TRAJECTORY_ORDER))
+    if layout is None:
+        _raise_broken_contract(df)
+        raise AssertionError("the trajectory contract's two checks disagree")  # pragma: no cover
+    return df, srt, layout
+
+
+def _raise_broken_contract(df: pl.DataFrame) -> None:
+    """Raise the ValueError that says how the trajectories break the contract: a (game, checkpoint,
+    seat) of two rows, else the first game (by ``game_index``) that is not every seat at every
+    checkpoint 0..K-1. Run only on trajectories :func:`_layout` refused."""
     if df.select(pl.struct(*GAME, "checkpoint", "seat").is_duplicated().any()).item():
         raise ValueError("trajectories have more than one row for some (game, checkpoint, seat)")
     shape = df.group_by(GAME).agg(
@@ -290,7 +378,6 @@ def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFram
             f"trajectory of game {g['game_index']} is not every seat at every checkpoint 0..K-1 "
             f"(checkpoints {g['lo']}..{g['hi']}, {g['seats']} of {g['n_players']} seats, {g['rows']} rows)"
         )
-    return df
 
 
 # --------------------------------------------------------------------------- per game
@@ -352,88 +439,150 @@ def _results_per_game(res: pl.DataFrame) -> pl.DataFrame:
     return games.hstack(best.drop(GAME).get_columns())
 
 
-def _joined(res: pl.DataFrame, traj: pl.DataFrame) -> pl.DataFrame:
-    """Trajectory rows of games with two or more players, with each seat's final win share and the
-    game's K; raises ValueError for a trajectory row with no result."""
-    t = traj.drop("variant").join(res.select(*GAME, "seat", "win_share"), on=[*GAME, "seat"], how="left")
-    orphan = t.filter(pl.col("win_share").is_null())
-    if orphan.height:
-        g = orphan.sort("game_index").row(0, named=True)
+CREDITS_SCHEMA: Mapping[str, pl.DataType] = {
+    "n_players": pl.Int32(),
+    "game_index": pl.Int64(),
+    "checkpoint": pl.Int32(),
+    "credit": pl.Float64(),
+    "tied": pl.Boolean(),
+}
+"""The columns of :func:`leader_credits`' frame."""
+
+TRAJECTORY_GAME_SCHEMA: Mapping[str, pl.DataType] = {
+    "n_players": pl.Int32(),
+    "game_index": pl.Int64(),
+    "checkpoints": pl.Int32(),
+    "comeback": pl.Float64(),
+    "all_tied_at_midpoint": pl.Boolean(),
+    "decided_at": pl.Float64(),
+    "lead_changes": pl.Int64(),
+}
+"""The trajectory columns of :func:`per_game_flow`'s frame, with :data:`GAME`."""
+
+
+def _seat_shares(res: pl.DataFrame, traj: pl.DataFrame, keys: pl.DataFrame) -> np.ndarray:
+    """The final win share of each (n_players, game_index, seat) row of ``keys``; raises ValueError
+    naming the first trajectory row (by ``game_index``) with no result."""
+    results = res.select(*GAME, "seat", "win_share")
+    share = keys.join(results, on=[*GAME, "seat"], how="left", maintain_order="left")["win_share"]
+    if share.null_count():
+        t = traj.drop("variant").join(results, on=[*GAME, "seat"], how="left")
+        g = t.filter(pl.col("win_share").is_null()).sort("game_index").row(0, named=True)
         raise ValueError(
             f"trajectories hold game {g['game_index']} seat {g['seat']} ({g['n_players']} players), "
             "which the results do not"
         )
-    t = t.filter(pl.col("n_players") > 1)
-    over = [*GAME, "checkpoint"]
-    return t.with_columns(
-        (pl.col("checkpoint").max().over(GAME) + 1).alias("K"),
-        (pl.col("standing") == pl.col("standing").max().over(over)).alias("leader"),
-        (pl.col("standing") == pl.col("standing").min().over(over)).alias("last"),
+    return share.to_numpy()
+
+
+def _trajectory_frames(
+    res: pl.DataFrame, traj: pl.DataFrame, srt: pl.DataFrame, layout: _Layout
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(one row per game with a trajectory and two or more players, :data:`TRAJECTORY_GAME_SCHEMA`;
+    one row per checkpoint of those games, :data:`CREDITS_SCHEMA`; both sorted by :data:`GAME` then
+    checkpoint), from the checked trajectories ``traj``, the same rows ``srt`` in
+    :data:`TRAJECTORY_ORDER` and their :class:`_Layout`. Raises ValueError for a trajectory row with
+    no result.
+
+    In numpy (a polars group_by over millions of (game, checkpoint) groups took ten times as long):
+    the games of n players are one [checkpoints, n] array of standings, read a seat's column at a
+    time, and each game's values are reductions over its checkpoints."""
+    starts, players, ks = layout.starts, layout.players, layout.checkpoints
+    n, g = srt["n_players"].to_numpy(), srt["game_index"].to_numpy()
+    checkpoint, standing = srt["checkpoint"].to_numpy(), srt["standing"].to_numpy()
+    # each game's seats (those of checkpoint 0, the same at every checkpoint) and their final win shares
+    first = np.repeat(starts, players) + (
+        np.arange(int(players.sum())) - np.repeat(np.cumsum(players) - players, players)
     )
-
-
-def _per_checkpoint(t: pl.DataFrame) -> pl.DataFrame:
-    """One row per (game, checkpoint): leaders, the leaders' mean win share (``credit``), the sole
-    leader, whether a non-winner leads, the last seats' win share, whether all are tied."""
-    return (
-        t.group_by(*GAME, "checkpoint")
-        .agg(
-            pl.col("K").first(),
-            pl.col("leader").sum().alias("leaders"),
-            pl.col("win_share").filter(pl.col("leader")).mean().alias("credit"),
-            pl.col("seat").filter(pl.col("leader")).first().alias("lead_seat"),
-            (pl.col("leader") & (pl.col("win_share") <= 0)).any().alias("loser_leads"),
-            pl.col("win_share").filter(pl.col("last")).sum().alias("last_share"),
-            pl.col("leader").all().alias("all_tied"),
+    shares = _seat_shares(res, traj, srt[first].select(*GAME, "seat"))
+    share_starts = np.cumsum(players) - players
+    games_parts, credit_parts = [], []
+    for p in np.unique(players[players > 1]):  # ascending, as the rows are
+        p = int(p)
+        block = np.flatnonzero(players == p)  # games next to each other
+        j0, j1 = int(block[0]), int(block[-1]) + 1
+        lo, hi = int(starts[j0]), (int(starts[j1]) if j1 < starts.size else srt.height)
+        k = ks[j0:j1]
+        x = standing[lo:hi].reshape(-1, p)  # [checkpoint of the block's games, seat]
+        w = shares[share_starts[j0] : share_starts[j0] + (j1 - j0) * p].reshape(-1, p)
+        top, bottom = x[:, 0].copy(), x[:, 0].copy()
+        for q in range(1, p):
+            np.maximum(top, x[:, q], out=top)
+            np.minimum(bottom, x[:, q], out=bottom)
+        leaders = np.zeros(x.shape[0], dtype=np.int64)
+        credit = np.zeros(x.shape[0])  # the leaders' summed win share, seat by seat, then their mean
+        last_share = np.zeros(x.shape[0])
+        loser_leads = np.zeros(x.shape[0], dtype=bool)
+        lead_seat = np.zeros(x.shape[0], dtype=np.int64)  # the first leader's column
+        for q in range(p):  # sums in seat order, as the seats' rows come
+            leads = x[:, q] == top
+            share = np.repeat(w[:, q], k)  # the seat's final win share at each of its game's checkpoints
+            leaders += leads
+            lead_seat[leads & (leaders == 1)] = q
+            loser_leads |= leads & (share <= 0)
+            credit += np.where(leads, share, 0.0)
+            last_share += np.where(x[:, q] == bottom, share, 0.0)
+        credit /= leaders
+        all_tied = leaders == p
+        ck = checkpoint[lo:hi:p]
+        first_row = np.cumsum(k) - k  # each game's checkpoint 0 among the block's checkpoints
+        mid = first_row + (k - 1) // 2
+        # the first checkpoint from which only winners lead: one after the last one a non-winner led at
+        last_loser = np.maximum.reduceat(np.where(loser_leads, ck, -1), first_row)
+        # lead changes: the sole leader differs from the game's previous sole leader
+        sole = np.flatnonzero(leaders == 1)
+        sole_seat = lead_seat[sole]
+        game_of = np.repeat(np.arange(j1 - j0), k)[sole]
+        change = (sole_seat[1:] != sole_seat[:-1]) & (game_of[1:] == game_of[:-1])
+        games_parts.append(
+            pl.DataFrame(
+                {
+                    "n_players": n[starts[j0:j1]],
+                    "game_index": g[starts[j0:j1]],
+                    "checkpoints": k,
+                    "comeback": np.where(all_tied[mid], 0.0, last_share[mid]),
+                    "all_tied_at_midpoint": all_tied[mid],
+                    "decided_at": np.minimum(last_loser + 2, k) / k,
+                    "lead_changes": np.bincount(game_of[1:][change], minlength=j1 - j0),
+                },
+                schema=TRAJECTORY_GAME_SCHEMA,
+            )
         )
-        .sort(*GAME, "checkpoint")
-    )
-
-
-def _credits(pc: pl.DataFrame) -> pl.DataFrame:
-    return pc.select(*GAME, "checkpoint", "credit", (pl.col("leaders") > 1).alias("tied"))
+        credit_parts.append(
+            pl.DataFrame(
+                {
+                    "n_players": n[lo:hi:p],
+                    "game_index": g[lo:hi:p],
+                    "checkpoint": ck,
+                    "credit": credit,
+                    "tied": leaders > 1,
+                },
+                schema=CREDITS_SCHEMA,
+            )
+        )
+    if not games_parts:
+        return pl.DataFrame(schema=TRAJECTORY_GAME_SCHEMA), pl.DataFrame(schema=CREDITS_SCHEMA)
+    return pl.concat(games_parts), pl.concat(credit_parts)
 
 
 def leader_credits(results: pl.LazyFrame | pl.DataFrame, trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFrame:
     """One row per (game, checkpoint) of the games with two or more players: ``n_players,
     game_index, checkpoint, credit`` (the leaders' mean win share, in [0, 1]: the leader-wins
     curve's per-game value) and ``tied`` (several seats lead)."""
-    _, pc = _flow_frames(_results_frame(results), trajectories)
-    assert pc is not None
-    return _credits(pc)
+    _, credits = _flow_frames(_results_frame(results), trajectories)
+    assert credits is not None
+    return credits
 
 
 def _flow_frames(
     res: pl.DataFrame, trajectories: pl.LazyFrame | pl.DataFrame | None
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """(:func:`per_game_flow`'s frame, the per-checkpoint frame or None without trajectories)."""
+    """(:func:`per_game_flow`'s frame, :func:`leader_credits`' frame or None without trajectories)."""
     games = _results_per_game(res)
     if trajectories is None:
         return games, None
-    pc = _per_checkpoint(_joined(res, check_trajectories(trajectories)))
-    sole = pc.filter(pl.col("leaders") == 1).select(*GAME, "checkpoint", "lead_seat")
-    changes = sole.with_columns(
-        (pl.col("lead_seat") != pl.col("lead_seat").shift(1).over(GAME)).fill_null(False).alias("change")
-    )
-    at_midpoint = pl.col("checkpoint") == (pl.col("K") - 1) // 2
-    per = pc.group_by(GAME).agg(
-        pl.col("K").first().alias("checkpoints"),
-        pl.when(pl.col("all_tied").filter(at_midpoint).first())
-        .then(0.0)
-        .otherwise(pl.col("last_share").filter(at_midpoint).first())
-        .alias("comeback"),
-        pl.col("all_tied").filter(at_midpoint).first().alias("all_tied_at_midpoint"),
-        # the first checkpoint from which only winners lead: one after the last one a non-winner led at
-        (
-            (pl.col("checkpoint").filter(pl.col("loser_leads")).max().fill_null(-1) + 2).clip(
-                upper_bound=pl.col("K").first()
-            )
-            / pl.col("K").first()
-        ).alias("decided_at"),
-    )
-    per = per.join(changes.group_by(GAME).agg(pl.col("change").sum().alias("lead_changes")), on=GAME, how="left")
-    per = per.with_columns(pl.col("lead_changes").fill_null(0).cast(pl.Int64))
-    return games.join(per, on=GAME, how="left").sort(GAME), pc
+    per, credits = _trajectory_frames(res, *_checked_trajectories(trajectories))
+    return games.join(per, on=GAME, how="left").sort(GAME), credits
 
 
 def per_game_flow(
@@ -572,11 +721,11 @@ def flow_measures(
             variants |= set(res["variant"].unique().to_list())
             if len(variants) > 1:
                 raise ValueError(f"results table holds {len(variants)} variants; the measures are of one")
-        games_part, pc = _flow_frames(res, traj_part)
+        games_part, credits = _flow_frames(res, traj_part)
         parts.append(games_part)
         seat_parts.append(res.select("seat", "score"))
-        if pc is not None:
-            curve_parts.append(_curve_sums(_credits(pc)))
+        if credits is not None:
+            curve_parts.append(_curve_sums(credits))
     games = pl.concat(parts, how="vertical_relaxed") if len(parts) > 1 else parts[0]
     scores = pl.concat(seat_parts) if len(seat_parts) > 1 else seat_parts[0]
     margin_values = games["margin"].drop_nulls()
@@ -717,8 +866,8 @@ def paired_flow(
         ValueError: as :func:`flow_measures`.
     """
     with_traj = trajectories_a is not None and trajectories_b is not None
-    ga, pca = _flow_frames(_results_frame(a), trajectories_a if with_traj else None)
-    gb, pcb = _flow_frames(_results_frame(b), trajectories_b if with_traj else None)
+    ga, ca = _flow_frames(_results_frame(a), trajectories_a if with_traj else None)
+    gb, cb = _flow_frames(_results_frame(b), trajectories_b if with_traj else None)
     keys_a, keys_b = ga.select(GAME), gb.select(GAME)  # each sorted, one row per game
     paired = keys_a.equals(keys_b)
     if paired:
@@ -729,8 +878,7 @@ def paired_flow(
         alone = keys_a.join(keys_b, on=GAME, how="anti").height + keys_b.join(keys_a, on=GAME, how="anti").height
         why = f"player counts differ (A: {pa}, B: {pb})" if pa != pb else f"{alone} games are in one run only"
         reason = f"{why}, so games cannot be paired"
-    if pca is not None and pcb is not None:
-        ca, cb = _credits(pca), _credits(pcb)
+    if ca is not None and cb is not None:
         mean_a = ca.group_by(GAME).agg(pl.col("credit").mean().alias("leader_wins"))
         mean_b = cb.group_by(GAME).agg(pl.col("credit").mean().alias("leader_wins"))
         ga = ga.join(mean_a, on=GAME, how="left")
@@ -757,7 +905,7 @@ def paired_flow(
         ):
             rows.append({"name": name, "kind": "flow", "unit": unit, **compare(ga, gb, column)})
     curve = []
-    if pca is not None and pcb is not None:
+    if ca is not None and cb is not None:
         for k in sorted(set(ca["checkpoint"].unique().to_list()) & set(cb["checkpoint"].unique().to_list())):
             xa = ca.filter(pl.col("checkpoint") == k)
             xb = cb.filter(pl.col("checkpoint") == k)
