@@ -205,3 +205,26 @@ def test_a_mistyped_value_does_not_hide_the_rule_checks_of_the_other_keys(tmp_pa
         f"{path}: table.size: input should be a valid integer, got 'abc' (expected int)",
         f"{path}: seat_bonus.4: needs 4 values, one per seat, got 2",
     ], body
+
+
+def test_a_study_variant_that_is_no_game_yaml_is_named_by_the_study_and_its_key(tmp_path):
+    # a notes file, a results.parquet (bytes that are no UTF-8) and a YAML mapping of no game given as
+    # variants: each is the study's typo, so each line names the study file and variants.<label>, with
+    # the reason the file is not a variant (before: the file's own line, the study and key unnamed)
+    notes = write(tmp_path, "notes.txt", "hello\n")
+    parquet = tmp_path / "results.parquet"
+    parquet.write_bytes(b"PAR1\x00\xff\xfe\x15PAR1")
+    other = write(tmp_path, "other.yaml", "foo: 1\n")
+    study = write(
+        tmp_path,
+        "s.yaml",
+        STUDY.replace(f"  v1.1: {V11}\n", f"  v1.1: {V11}\n  n: notes.txt\n  p: results.parquet\n  o: other.yaml\n"),
+    )
+    code, lines = validate(study)
+    assert code == 2
+    assert [line.removeprefix("error: ") for line in lines] == [
+        f"{study}: variants.n: {notes} is not a rule variant "
+        "(expected a mapping (key: value lines) at the top level, got a string); give a variant config",
+        f"{study}: variants.p: {parquet} is not a rule variant (not UTF-8 text); give a variant config",
+        f"{study}: variants.o: {other} is not a rule variant (it has neither game: nor extends:); give a variant config",
+    ]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from balancer.config import ConfigError, config_sha256, load_config
+from balancer.config import ConfigError, config_sha256, load_config, read_yaml_mapping
 from balancer.core.tables import seat_agents
 from balancer.files import is_study, read_yaml_head
 from balancer.games import GAMES, get_spec
@@ -80,6 +80,18 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def _not_a_variant(path: Path) -> str | None:
+    """Why ``path`` is no game's YAML at all (not text, not a YAML mapping, a mapping with neither
+    ``game:`` nor ``extends:``), or None when it is one (its own problems are then its own lines)."""
+    try:
+        head = read_yaml_mapping(path)
+    except ConfigError as exc:
+        return "; ".join(line.removeprefix(f"{path}: ") for line in exc.lines)
+    if "game" not in head and "extends" not in head:
+        return "it has neither game: nor extends:"
+    return None
+
+
 def variant_problems(game: str, configs: dict[str, Path], study_path: Path) -> tuple[dict[str, Any], list[str]]:
     """Label -> loaded config of every variant that is valid and of ``game``, and the lines of every
     one that is not (a bad config's own lines, naming its file; ``variants.<label>`` for another game)."""
@@ -90,6 +102,11 @@ def variant_problems(game: str, configs: dict[str, Path], study_path: Path) -> t
             problems.append(
                 f"{study_path}: variants.{label}: {path} is a study file{itself}, not a rule variant; "
                 "give a variant config"
+            )
+            continue
+        if (why := _not_a_variant(path)) is not None:  # a .txt, a results.parquet: the study's key is the typo
+            problems.append(
+                f"{study_path}: variants.{label}: {path} is not a rule variant ({why}); give a variant config"
             )
             continue
         try:
