@@ -338,6 +338,7 @@ def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         lines = _error_lines(path, errors, key_typos(errors, Study), data)
+        lines += [line for line in _name_lines(path, data) if line not in lines]
     repaired, _ = without_unknown_keys(data, errors, Study)
     repaired = _with_missing_text(repaired if repaired is not None else data, errors)
     if repaired is not None:
@@ -347,6 +348,36 @@ def _validated(path: Path, data: dict) -> tuple[Study | None, list[str]]:
             checks = [e for e in again.errors(include_url=False) if e["type"] in RULE_CHECK_ERRORS and not e["loc"]]
             lines += [line for line in _error_lines(path, checks, {}) if line not in lines]
     return None, list(dict.fromkeys(lines))
+
+
+def _name_lines(path: Path, data: dict) -> list[str]:
+    """The figures of a study file's mapping that name a run or variant label it does not have, in the
+    words of :meth:`Study._figure_problems`, read from the mapping alone: any field error (a seed below
+    0, another figure's ``show:``) keeps pydantic from running the model's own checks, and the unknown
+    name was told only in a later pass."""
+    try:
+        data = expand_study_data(data)  # a ladder's cells are runs too
+    except ValueError:
+        return []  # the ladder's own line says what is wrong
+    runs, variants, figures = data.get("runs"), data.get("variants"), data.get("figures")
+    if not isinstance(runs, dict) or not isinstance(figures, list):
+        return []
+    lines = []
+    for i, fig in enumerate(figures):
+        run = fig.get("run") if isinstance(fig, dict) else None
+        if not isinstance(run, str):
+            continue  # the schema's line says what a figure needs
+        if run not in runs:
+            lines.append(f"{path}: figures[{i}].run: unknown run {run!r}; runs are {', '.join(map(str, runs))}")
+            continue
+        published, show = fig.get("published"), fig.get("show")
+        if isinstance(published, dict) and isinstance(variants, dict) and not str(show).startswith("matchups:"):
+            lines += [
+                f"{path}: figures[{i}].published.{label}: unknown variant; variants are {', '.join(map(str, variants))}"
+                for label in published
+                if label not in variants
+            ]
+    return lines
 
 
 def _with_missing_text(data: dict, errors: list[Any]) -> dict | None:

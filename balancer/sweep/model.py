@@ -54,7 +54,7 @@ from balancer.sim.request import agent_problems
 from balancer.sim.runner import RunRequestError, check_run
 from balancer.study.model import Run, is_file_quietly
 
-from .targets import RunShape, Term, resolve_terms
+from .targets import RunShape, Term, name_problems, resolve_terms
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
@@ -245,6 +245,10 @@ def schema_problems(path: Path, data: dict, exc: ValidationError, model: type[Ba
     """Every problem of a sweep or tune file whose schema fails: the schema's lines, then those of
     its base variant and of every run that is valid on its own under it (:func:`check_runs`)."""
     lines = validation_lines(path, exc, model)
+    field = "objective" if "objective" in model.model_fields else "target"
+    lines += [
+        line for line in name_problems(data.get(field), data.get("runs"), f"{path}: {field}") if line not in lines
+    ]
     rel = data.get("base")
     if not isinstance(rel, str) or not rel:
         return lines
@@ -356,8 +360,9 @@ def load_sweep(
         sweep = Sweep.model_validate(data)
     except ValidationError as exc:
         raise SweepError("\n".join(schema_problems(path, data, exc, Sweep, jobs))) from None
+    names = name_problems(sweep.target, sweep.runs, f"{path}: target")
     base = load_base(path, sweep.base)
-    problems = check_runs(path, base, sweep.runs, jobs)
+    problems = names + check_runs(path, base, sweep.runs, jobs)
     listed: dict[str, list[Any]] = {}
     for key, given in sweep.paths.items():
         try:
@@ -368,7 +373,12 @@ def load_sweep(
     if points_in_grid > MAX_GRID_POINTS:  # refused before any value is checked (each a validation)
         counts = " x ".join(f"{len(vals):,}" for vals in listed.values())
         raise SweepError(
-            f"{path}: paths: {counts} = {points_in_grid:,} points; a sweep has at most {MAX_GRID_POINTS:,}"
+            "\n".join(
+                [
+                    *names,
+                    f"{path}: paths: {counts} = {points_in_grid:,} points; a sweep has at most {MAX_GRID_POINTS:,}",
+                ]
+            )
         )
     values: dict[str, list[Any]] = {}
     for key, vals in listed.items():

@@ -331,6 +331,22 @@ class Term:
         return f"{prefix}{self.group}: {self.target.text()}"
 
 
+def name_problems(targets: Any, runs: Any, where: str) -> list[str]:
+    """The lines of :func:`resolve_terms` that need no game and no valid file: a key that is no tracked
+    number, a run prefix naming no run of ``runs`` (the file's mapping, valid or not). Told before the
+    file's other checks and before a game is probed (an unknown run was named only after them)."""
+    if not isinstance(targets, dict):
+        return []
+    problems = []
+    for key in targets:
+        m = TARGET_KEY.match(str(key))
+        if not m:
+            problems.append(f"{where}.{key}: not a tracked number; use {TARGET_KEYS_TEXT}")
+        elif isinstance(runs, dict) and m.group("run") and m.group("run") not in runs:
+            problems.append(f"{where}.{key}: unknown run {m.group('run')!r}; runs are {', '.join(map(str, runs))}")
+    return problems
+
+
 def resolve_terms(targets: dict[str, Any], runs: dict[str, RunShape], where: str) -> list[Term]:
     """Resolve a file's ``target:`` or ``objective:`` mapping (key -> YAML target) against its runs.
 

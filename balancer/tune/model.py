@@ -56,7 +56,7 @@ from balancer.sweep.model import (
     read_mapping,
     schema_problems,
 )
-from balancer.sweep.targets import RunShape, Term, resolve_terms
+from balancer.sweep.targets import RunShape, Term, name_problems, resolve_terms
 
 GRID_VALUES = 64
 """Values of a domain checked one by one against the config model (larger ones: their ends)."""
@@ -294,8 +294,9 @@ def load_tune(
         tune = Tune.model_validate(data)
     except ValidationError as exc:
         raise SweepError("\n".join(schema_problems(path, data, exc, Tune, jobs))) from None
+    names = name_problems(tune.objective, tune.runs, f"{path}: objective")
     base = load_base(path, tune.base)
-    problems = check_runs(path, base, tune.runs, jobs)
+    problems = names + check_runs(path, base, tune.runs, jobs)
     for key, domain in tune.space.items():
         problem = check_path(path, key, base)
         if problem:
