@@ -232,10 +232,19 @@ def read_chunk(path: Path) -> pa.Table:
         return pa.ipc.open_file(source).read_all()
 
 
-def _write_arrow(out_dir: Path, name: str, table: pa.Table) -> str:
-    """Write ``table`` to ``out_dir/name`` (Arrow IPC; temporary name, then rename); its sha256."""
+TRAJECTORY_CHUNK_COMPRESSION = "zstd"
+"""How a chunk's trajectory file is compressed (Arrow IPC): 2.5 million trajectory rows (20,000 Urgency
+games) are 11 MB instead of 118, written in 0.15 CPU s instead of 0.86 and hashed in a tenth of the
+time, read back in 0.23 s instead of 0.41. A chunk of results (40,000 rows) stays uncompressed: zstd
+would add 0.03 CPU s to each, 9% of a million-game Urgency run."""
+
+
+def _write_arrow(out_dir: Path, name: str, table: pa.Table, compression: str | None = None) -> str:
+    """Write ``table`` to ``out_dir/name`` (Arrow IPC, its buffers compressed with ``compression`` when
+    given; temporary name, then rename); its sha256."""
+    options = pa.ipc.IpcWriteOptions(compression=compression)
     with open_exclusive(out_dir / name) as (sink, tmp):
-        with pa.ipc.new_file(sink, table.schema) as writer:
+        with pa.ipc.new_file(sink, table.schema, options=options) as writer:
             writer.write_table(table)
         sink.flush()
         return sha256_of(tmp)
@@ -270,7 +279,7 @@ def write_chunk(
     if flow:
         entry["trajectories"] = None
         if trajectories is not None and table is not None:
-            sha = _write_arrow(out_dir, trajectory_file(idx), trajectories)
+            sha = _write_arrow(out_dir, trajectory_file(idx), trajectories, TRAJECTORY_CHUNK_COMPRESSION)
             entry["trajectories"] = {"file": trajectory_file(idx), "sha256": sha, "rows": trajectories.num_rows}
     if table is not None:
         entry["sha256"] = _write_arrow(out_dir, chunk_file(idx), table)
@@ -296,9 +305,26 @@ def merge_chunks(out_dir: Path, entries: list[dict[str, Any]]) -> int:
     return _stream_chunks(target, [out_dir / entry["file"] for entry in with_rows])
 
 
-def _stream_chunks(target: Path, files: list[Path]) -> int:
+TRAJECTORY_GROUP_ROWS = 1_000_000
+"""Rows per Parquet row group of ``trajectories.parquet`` (about 8,000 two-player Urgency games, 40,000
+Citywright ones): a row per seat and checkpoint makes these files 50 to 100 times the results', and
+row groups of :data:`ROW_GROUP_ROWS` cost as much to write as the rows."""
+
+TRAJECTORY_LAYOUT: dict[str, Any] = {
+    "use_dictionary": ["variant"],
+    "column_encoding": {"game_index": "DELTA_BINARY_PACKED", "checkpoint": "DELTA_BINARY_PACKED"},
+    "write_statistics": ["game_index"],
+}
+"""How ``trajectories.parquet``'s columns are written: the one variant as a dictionary, the sorted
+game and checkpoint numbers as deltas, statistics only on ``game_index`` (what the flow summary's
+slices of games filter on). 2.5 million rows: 2.4 MB in 0.17 CPU s, against 4.3 MB in 0.35 s with a
+dictionary and statistics on every column."""
+
+
+def _stream_chunks(target: Path, files: list[Path], group_rows: int = ROW_GROUP_ROWS, **layout: Any) -> int:
     """Stream the chunk files ``files``, in their order, into the Parquet file ``target`` (one chunk in
-    memory at a time, schemas conformed to the first); return the rows written."""
+    memory at a time, schemas conformed to the first; row groups of ``group_rows``, ``layout`` passed to
+    the Parquet writer); return the rows written."""
     rows = 0
     with open_exclusive(target) as (sink, _):
         writer: pq.ParquetWriter | None = None
@@ -306,10 +332,10 @@ def _stream_chunks(target: Path, files: list[Path]) -> int:
             for path in files:
                 table = read_chunk(path)
                 if writer is None:
-                    writer = pq.ParquetWriter(sink, table.schema, compression="zstd")
+                    writer = pq.ParquetWriter(sink, table.schema, compression="zstd", **layout)
                 elif not table.schema.equals(writer.schema):
                     table = conform(table, writer.schema)
-                writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
+                writer.write_table(table, row_group_size=group_rows)
                 rows += table.num_rows
                 del table
         finally:
@@ -329,4 +355,5 @@ def merge_trajectories(out_dir: Path, entries: list[dict[str, Any]], flow: bool 
         refuse_foreign(target)
         target.unlink(missing_ok=True)
         return 0
-    return _stream_chunks(target, [out_dir / part["file"] for part in parts if isinstance(part, dict)])
+    files = [out_dir / part["file"] for part in parts if isinstance(part, dict)]
+    return _stream_chunks(target, files, TRAJECTORY_GROUP_ROWS, **TRAJECTORY_LAYOUT)
