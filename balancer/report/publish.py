@@ -407,9 +407,15 @@ def publish(
         taken = set()
         for t in parsed.tables:
             name = t.caption or t.heading or "table"
-            # the caption's subject (before its first colon outside brackets); the whole caption when taken
-            short = slug(re.sub(r"\([^)]*\)", " ", name).split(":")[0])
-            table_plans.append((t, _unique(short if short not in taken else slug(name), taken), name))
+            # the caption's subject (before its first colon outside brackets), as its figure is named
+            # (seats.svg, seats.csv); when taken, the subject's name and what follows the colon
+            # (seats-changes-between-variants.csv): never the whole caption cut at 60 characters, which
+            # named a long subject's changes table apart from its figure (coins-gained-per-player.csv
+            # beside coins-gained-per-player-four-players.svg)
+            subject, colon, rest = re.sub(r"\([^)]*\)", " ", name).partition(":")
+            short = slug(subject)
+            stem = short if short not in taken or not colon else f"{short}-{slug(rest)}"
+            table_plans.append((t, _unique(stem, taken), name))
     for folder, names in (
         (figures_dir, [f"{stem}.{ext}" for _, stem, _ in plans for ext in ("svg", "png", "pdf")]),
         (tables_dir, [f"{stem}.csv" for _, stem, _ in table_plans]),

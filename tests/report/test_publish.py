@@ -361,3 +361,24 @@ def test_report_figures_refuses_a_users_png_and_writes_again_into_its_own_folder
         assert name in lines[0] and "not written by balancer" in lines[0], result.output
         assert (mine / name).read_bytes() == b"my own" and sorted(p.name for p in mine.iterdir()) == [name]
         assert not (tmp_path / "r5.html").exists()  # the page it wrote first is taken back
+
+
+def test_a_long_subjects_changes_table_keeps_its_figures_name(tmp_path):
+    """Águeda's study figure 'Coins gained per player, four players' was written as
+    coins-gained-per-player-four-players.svg and .csv, but its changes table as
+    coins-gained-per-player.csv: the whole caption, '...: changes between variants', was cut at 60
+    characters back to its last whole clause. A figure and its tables share its name: the changes
+    table is the figure's name and the words after the caption's colon (issue 50)."""
+    title = "Coins gained per player, four players"
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        fig.add_subplot().set_title(title)
+        svg = svg_string(fig)
+    html = f"""<html><head><title>A study</title></head><body><h2>1. {title}</h2><div>{svg}</div>
+<table><caption>{title}: by variant</caption><tr><td>v1.0</td><td>15.2</td></tr></table>
+<table><caption>{title}: changes between variants</caption><tr><td>v1.1</td><td>-8.5</td></tr></table>
+</body></html>"""
+    out = publish(html, figs, tmp_path / "f", tmp_path / "t")
+    stem = "coins-gained-per-player-four-players"  # slug of the title: lower case words joined by '-'
+    assert sorted(p.name for p in out.figures) == [f"{stem}.{ext}" for ext in ("pdf", "png", "svg")]
+    assert [p.name for p in out.tables] == [f"{stem}.csv", f"{stem}-changes-between-variants.csv"]
