@@ -99,9 +99,9 @@ def test_interval_from_the_environment(monkeypatch):
     assert progress_interval() == 0.5
     for bad in ("soon", "-1", "nan"):
         monkeypatch.setenv(INTERVAL_ENV, bad)
-        assert progress_interval() == 5.0
+        assert progress_interval() == 30.0
     monkeypatch.delenv(INTERVAL_ENV)
-    assert progress_interval() == 5.0
+    assert progress_interval() == 30.0
 
 
 # --------------------------------------------------------------------------------------------------
@@ -385,3 +385,41 @@ def test_a_page_of_several_what_ifs_counts_every_run_once(tmp_path, monkeypatch)
             "compare [3/3] b-v1.1-no-bonus",
         ], force
         assert {text for _, text in seen} == {"overall 0/150 games (0%), estimating the time left"}
+
+
+class FakeClock:
+    """A clock the test moves: ``RunProgress(timer=clock)`` reads it instead of time.perf_counter."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _plain_counts(capsys, total: int, chunks: list[tuple[float, int]]) -> list[int]:
+    """The game counts of the plain lines of a run of ``total`` games whose chunks finish at the given
+    (fake seconds, games); the default interval (the variable unset), stderr no terminal."""
+    clock = FakeClock()
+    with RunProgress(total, True, warm_chunks=0, timer=clock) as shown:
+        for at, games in chunks:
+            clock.now = at
+            shown.update(games)
+    assert shown.mode == "lines"
+    lines = capsys.readouterr().err.splitlines()
+    return [int(re.match(r"run: ([\d,]+)/", ln).group(1).replace(",", "")) for ln in lines]
+
+
+def test_a_long_run_off_a_terminal_prints_a_line_per_10_percent_at_most_every_30_s(capsys, monkeypatch):
+    """Issue 50: a CI log got a line every 5 s (720 lines an hour). A line waits for 30 s since the last
+    AND the next 10% step of the games, whichever is rarer; plus the first and the last line."""
+    for var in ("FORCE_COLOR", "TTY_INTERACTIVE", "TTY_COMPATIBLE", "JUPYTER_COLUMNS", INTERVAL_ENV):
+        monkeypatch.delenv(var, raising=False)
+    # 1,000 games, 10 a second for 100 s: 10% takes 10 s, so the 30 s rule is the rarer one: lines at
+    # 30 s (300 games), 60 s and 90 s, between the opening line and the last (5 lines; was 21 at 5 s)
+    assert _plain_counts(capsys, 1000, [(t, 10) for t in range(1, 101)]) == [0, 300, 600, 900, 1000]
+    # 1,000 games, 1 a second for 1,000 s: 30 s is 3%, so the 10% step is the rarer one: a line at
+    # each 100 games (11 lines; was 34 at 30 s, 201 at 5 s)
+    assert _plain_counts(capsys, 1000, [(t, 1) for t in range(1, 1001)]) == list(range(0, 1001, 100))
+    # a short run (1,000 games in 20 s) says where it starts and ends, nothing between
+    assert _plain_counts(capsys, 1000, [(t, 50) for t in range(1, 21)]) == [0, 1000]

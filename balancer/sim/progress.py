@@ -1,8 +1,10 @@
 """The progress of a run on stderr, shared by :func:`balancer.sim.play.run_games` and
 :func:`balancer.sim.runner.run_to_dir`, and the count across the cells of a study, ladder or tune.
 
-On a terminal it is a rich bar; otherwise (CI, ``make report | tee log``) a plain line every
-``$BALANCER_PROGRESS_INTERVAL`` seconds (default 5) and one at the end, without escape codes.
+On a terminal it is a rich bar; otherwise (CI, ``make report | tee log``) plain lines without escape
+codes: one at the start, one at each 10% step of the games when ``$BALANCER_PROGRESS_INTERVAL``
+seconds (default 30) have passed since the last line (whichever is rarer; while warming up, one each
+interval), and one at the end.
 Before the first chunks finish it says what is warming up (:mod:`balancer.sim.warmup`); the rate
 and the time left count only the games finished after that warm-up (:class:`RunClock`), so a
 compiling engine does not read as "1 game/s" nor a burst of workers finishing together as
@@ -15,6 +17,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TextIO
@@ -26,8 +29,11 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 INTERVAL_ENV = "BALANCER_PROGRESS_INTERVAL"
-DEFAULT_INTERVAL = 5.0
-"""Seconds between two plain progress lines when stderr is not a terminal."""
+DEFAULT_INTERVAL = 30.0
+"""Seconds at least between two plain progress lines when stderr is not a terminal (a line also waits
+for the next 10% step of the games: a long run's CI log gets about ten lines, not one every 5 s)."""
+STEPS = 10
+"""A plain line is printed at most once per 1/STEPS of a run's games."""
 
 
 def progress_interval() -> float:
@@ -233,14 +239,17 @@ class RunProgress:
         name: str = "run",
         stream: TextIO | None = None,
         interval: float | None = None,
+        timer: Callable[[], float] = time.perf_counter,
     ):
-        self.clock = RunClock(total, done, warm_chunks, time.perf_counter())
+        self.timer = timer  # seconds, monotonic; a test's fake clock
+        self.clock = RunClock(total, done, warm_chunks, timer())
         self.warmup, self.overall, self.name = warmup, overall, name
         self.late = late  # (seconds, words): a load from numba's cache still running past them is a compile
         self.stream, self.interval = stream, progress_interval() if interval is None else interval
         self.mode = "off" if not enabled else ("bar" if _terminal(stream) else "lines")
         self._lock = threading.Lock()
         self._printed_at = self.clock.started
+        self._printed_step = self._step()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._bar: Progress | None = None
@@ -303,20 +312,30 @@ class RunProgress:
             self._bar.__enter__()
             self._task = self._bar.add_task("games", total=self.clock.total, completed=self.clock.done)
         elif self.mode == "lines":
-            self._print(self.line(time.perf_counter()))
+            self._print(self.line(self.timer()))
             self._thread = threading.Thread(target=self._heartbeat, name="balancer-progress", daemon=True)
             self._thread.start()
         return self
 
     def update(self, games: int) -> None:
         """A chunk of ``games`` games finished."""
-        now = time.perf_counter()
+        now = self.timer()
         with self._lock:
             self.clock.chunk(games, now)
         if self._bar is not None:
             self._bar.update(self._task, completed=self.clock.done)
-        elif self.mode == "lines" and now - self._printed_at >= self.interval and self.clock.done < self.clock.total:
+        elif (
+            self.mode == "lines"
+            and now - self._printed_at >= self.interval
+            and self._step() > self._printed_step
+            and self.clock.done < self.clock.total
+        ):
             self._print(self.line(now))
+
+    def _step(self) -> int:
+        """How many whole 1/STEPS of the run's games are done (0 to STEPS)."""
+        c = self.clock
+        return STEPS * c.done // c.total if c.total > 0 else 0
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         self._stop.set()
@@ -325,14 +344,15 @@ class RunProgress:
         if self._bar is not None:
             self._bar.__exit__(kind, exc, tb)
         elif self.mode == "lines" and kind is None:
-            self._print(self.final_line(time.perf_counter()))
+            self._print(self.final_line(self.timer()))
 
     def _heartbeat(self) -> None:
-        """While warming up or between chunks: a line every ``interval`` seconds."""
+        """While warming up (no pace yet, a compile's clock): a line every ``interval`` seconds; once
+        games are counted, :meth:`update` prints them at 10% steps."""
         step = max(self.interval, 0.2)
         while not self._stop.wait(step):
-            now = time.perf_counter()
-            if now - self._printed_at >= self.interval:
+            now = self.timer()
+            if self.clock.warming and now - self._printed_at >= self.interval:
                 self._print(self.line(now))
 
     def _print(self, text: str) -> None:
@@ -343,7 +363,8 @@ class RunProgress:
                 stream.flush()
             except (OSError, ValueError):  # a closed or broken stream: progress is never worth failing a run
                 pass
-            self._printed_at = time.perf_counter()
+            self._printed_at = self.timer()
+            self._printed_step = self._step()
 
 
 _RICH_TERMINAL_VARIABLES = frozenset(
@@ -386,7 +407,7 @@ def _rich_bar(owner: RunProgress) -> Progress:
         max_refresh = 0.5
 
         def render(self, task: Task) -> Text:
-            return Text(owner.status(time.perf_counter()))
+            return Text(owner.status(owner.timer()))
 
     class WhoColumn(ProgressColumn):
         def render(self, task: Task) -> Text:
