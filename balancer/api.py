@@ -997,6 +997,15 @@ def game_names() -> list[str]:
     return sorted(set(GAMES) | set(GAME_PROBLEMS))
 
 
+def game_plugin(game: str) -> str | None:
+    """The distribution (``balancer-pig 0.1.0``) that registers the installed game ``game`` when it is
+    a plugin, not one of the games balancer ships; None for balancer's own
+    (:func:`balancer.core.registry.plugin_of`)."""
+    from balancer.core.registry import plugin_of
+
+    return plugin_of(game)
+
+
 def game_problem(game: str) -> str | None:
     """Why the installed game ``game`` cannot be used (its ``balancer.games`` entry point is
     malformed, a duplicate or fails to import), or None."""

@@ -20,8 +20,16 @@ def games() -> None:
     """List the registered games, their agents (and the extra agents, names a game accepts beyond
     those the conformance suite plays) and the variants and studies that ship with balancer, each
     with its player counts; name a shipped file as <game>/<name> (citywright/v1.1) in any command,
-    or copy one to edit with 'balancer init'."""
-    for name in api.game_names():
+    or copy one to edit with 'balancer init'. A game another package installs (a plugin) is marked
+    with the distribution it comes from, so the rulebooks balancer ships are told apart from it."""
+    names = api.game_names()
+    plugins = {name: dist for name in names if (dist := api.game_plugin(name)) is not None}
+    shipped = [name for name in names if name not in plugins]
+    _echo_fitted(
+        f"shipped with balancer: {', '.join(shipped) or 'none'}"
+        + (f"; plugins: {', '.join(f'{n} ({d})' for n, d in plugins.items())}" if plugins else "")
+    )
+    for name in names:
         problem = api.game_problem(name)
         try:
             spec = api.get_spec(name)
@@ -30,8 +38,12 @@ def games() -> None:
             agents += f" ({spec.agent_note})" if spec.agent_note else ""
         except Exception as exc:  # a game being written, or a broken one installed, must not break the listing
             _echo_fitted(f"{name}: not available ({problem or exc})")
+            if name in plugins:
+                _echo_fitted(f"  plugin: installed by {plugins[name]}, not shipped with balancer")
             continue
         _echo_fitted(f"{name}  agents: {agents}" + (f"; also accepted: {extra}" if extra else ""))
+        if name in plugins:
+            _echo_fitted(f"  plugin: installed by {plugins[name]}, not shipped with balancer")
         if problem is not None:
             _echo_fitted(f"  note: {problem}")
         configs = api.shipped_configs(name)

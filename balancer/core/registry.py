@@ -316,6 +316,14 @@ def _register_installed_games() -> None:
 _register_installed_games()
 
 
+def plugin_of(name: str) -> str | None:
+    """The distribution (``balancer-pig 0.1.0``) whose entry point registers the game ``name`` when it
+    is not balancer itself: a plugin, not one of the rulebooks balancer ships; None for balancer's own
+    games and for a name not registered. Read from :data:`GAME_ORIGINS` (``... of <distribution>``)."""
+    head, sep, dist = GAME_ORIGINS.get(name, "").rpartition("' of ")
+    return dist if sep and not dist.startswith("balancer ") else None
+
+
 def unknown_game(name: str) -> str:
     """``unknown game 'urban-sketchers' (did you mean 'urban_sketchers'?); known games: ...``: the
     suggestion when ``name`` is a registered name spelled with '-' for '_', other case, or a close typo."""

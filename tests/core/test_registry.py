@@ -114,3 +114,25 @@ def test_a_game_without_an_engine_must_define_the_protocol():
     partial = {n: print for n in registry.PROTOCOL if n != "outcome"}
     with pytest.raises(ValueError, match="mine: defines no outcome and gives no engine"):
         registry.spec_from_module(_module("mine", **partial), default_config="x.yaml")
+
+
+def test_games_tells_the_shipped_games_from_plugins(monkeypatch):
+    """Issue 50: ``balancer games`` listed the example plugin pig like a shipped rulebook. A game
+    another distribution registers is named with it, in the first line and under the game (here one
+    whose package is not installed: listed as not available, still as a plugin)."""
+    assert registry.plugin_of("citywright") is None  # "... of balancer 0.1.0": balancer's own
+    monkeypatch.setitem(registry.GAMES, "hog", "balancer_hog_not_installed")
+    where = "entry point 'hog = balancer_hog_not_installed' of balancer-hog 0.2"
+    monkeypatch.setitem(registry.GAME_ORIGINS, "hog", where)
+    assert registry.plugin_of("hog") == "balancer-hog 0.2"
+    assert registry.plugin_of("no_such_game") is None
+    result = CliRunner().invoke(app, ["games"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    head = " ".join(line.strip() for line in lines[: next(i for i, ln in enumerate(lines) if ln.startswith("agueda"))])
+    assert head.startswith("shipped with balancer: agueda, citywright, urban_sketchers, urgency; plugins: ")
+    assert "hog (balancer-hog 0.2)" in head
+    hog = next(i for i, line in enumerate(lines) if line.startswith("hog: not available"))
+    assert lines[hog + 1 :][:3].count("  plugin: installed by balancer-hog 0.2, not shipped with balancer") == 1
+    citywright = next(i for i, line in enumerate(lines) if line.startswith("citywright  agents: "))
+    assert not any("plugin" in line for line in lines[citywright : citywright + 4])
