@@ -266,6 +266,14 @@ def check_trajectories(trajectories: pl.LazyFrame | pl.DataFrame) -> pl.DataFram
     return _checked_trajectories(trajectories)[0]
 
 
+BLOCK_ROWS = 1 << 17
+"""Rows per numpy pass over the trajectories (:func:`_layout`, :func:`_trajectory_frames`,
+:func:`_ordered_sums`): each pass's temporary arrays stay a megabyte or two, which the allocator
+reuses. One pass over a whole slice (6 million checkpoints of 100,000 Urgency games) made each
+temporary a fresh 50 MB mapping, and filling its pages cost twenty times the arithmetic on this
+machine (``np.where`` over 6.1 million rows: 0.31 CPU s, in blocks of 131,072: 0.016)."""
+
+
 @dataclass(frozen=True)
 class _Layout:
     """Where each game lies in the trajectory rows sorted by :data:`TRAJECTORY_ORDER`: its first row
@@ -281,13 +289,16 @@ class _Layout:
 def _layout(n: np.ndarray, g: np.ndarray, c: np.ndarray, s: np.ndarray) -> _Layout | None:
     """The games' :class:`_Layout` when the rows (the columns of :data:`TRAJECTORY_ORDER`) are sorted
     in that order and keep the contract (every seat at every checkpoint 0..K-1, one row each), else
-    None. In numpy, a few passes over the rows (a polars group_by per game took seconds): the games
+    None. In numpy, a few passes over the rows, :data:`BLOCK_ROWS` at a time (a polars group_by per
+    game took seconds): the games
     follow each other in ascending order, each game's first n rows are checkpoint 0 in ascending
     seats, and every later row is the row n before it one checkpoint on."""
     rows = n.size
-    opens = np.ones(rows, dtype=bool)
-    opens[1:] = (g[1:] != g[:-1]) | (n[1:] != n[:-1])
-    starts = np.flatnonzero(opens)
+    parts = [np.zeros(min(rows, 1), dtype=np.int64)]  # row 0 opens a game; then blocks of rows
+    for a in range(1, rows, BLOCK_ROWS):
+        b = min(a + BLOCK_ROWS, rows)
+        parts.append(np.flatnonzero((g[a:b] != g[a - 1 : b - 1]) | (n[a:b] != n[a - 1 : b - 1])) + a)
+    starts = np.concatenate(parts)
     gn, gg = n[starts], g[starts]
     if not ((gn[1:] > gn[:-1]) | ((gn[1:] == gn[:-1]) & (gg[1:] > gg[:-1]))).all():
         return None  # a game's rows are not together, or the games are not in order
@@ -300,15 +311,16 @@ def _layout(n: np.ndarray, g: np.ndarray, c: np.ndarray, s: np.ndarray) -> _Layo
         block = np.flatnonzero(players == p)
         j0, j1 = int(block[0]), int(block[-1]) + 1
         lo, hi = int(starts[j0]), (int(starts[j1]) if j1 < starts.size else rows)
-        cb, sb, gb = c[lo:hi], s[lo:hi], g[lo:hi]
-        first = starts[j0:j1] - lo
-        if any((cb[first + q] != 0).any() for q in range(p)):
+        first = starts[j0:j1]
+        if any((c[first + q] != 0).any() for q in range(p)):
             return None
-        if not all((sb[first + q] > sb[first + q - 1]).all() for q in range(1, p)):
+        if not all((s[first + q] > s[first + q - 1]).all() for q in range(1, p)):
             return None
-        same = gb[p:] == gb[:-p]
-        if not (~same | ((cb[p:] == cb[:-p] + 1) & (sb[p:] == sb[:-p]))).all():
-            return None
+        for a in range(lo + p, hi, BLOCK_ROWS):  # each row against the row p before it
+            b = min(a + BLOCK_ROWS, hi)
+            same = g[a:b] == g[a - p : b - p]
+            if not (~same | ((c[a:b] == c[a - p : b - p] + 1) & (s[a:b] == s[a - p : b - p]))).all():
+                return None
     return _Layout(starts, players, lengths // players)
 
 
@@ -475,6 +487,65 @@ def _seat_shares(res: pl.DataFrame, traj: pl.DataFrame, keys: pl.DataFrame) -> n
     return share.to_numpy()
 
 
+def _game_blocks(j0: int, ks: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges ``[ja, jb)`` of the games ``j0 ..`` whose checkpoints are ``ks``, each of at
+    most :data:`BLOCK_ROWS` checkpoints (or one game, when a game alone has more)."""
+    ends = np.cumsum(ks)
+    ja = 0
+    while ja < ks.size:
+        base = int(ends[ja - 1]) if ja else 0
+        jb = max(ja + 1, int(np.searchsorted(ends, base + BLOCK_ROWS, side="right")))
+        yield j0 + ja, j0 + jb
+        ja = jb
+
+
+def _block_flow(
+    x: np.ndarray, w: np.ndarray, k: np.ndarray, ck: np.ndarray
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The trajectory values of consecutive games of p players: ``x`` their standings, one row per
+    checkpoint of each game in turn and one column per seat; ``w`` their seats' final win shares
+    [games, p]; ``k`` their checkpoints; ``ck`` the checkpoint of each row of ``x``. Returns (per game:
+    checkpoints, comeback, all_tied_at_midpoint, decided_at, lead_changes; per row: the leaders'
+    mean win share, and whether several seats lead)."""
+    p = x.shape[1]
+    top, bottom = x[:, 0].copy(), x[:, 0].copy()
+    for q in range(1, p):
+        np.maximum(top, x[:, q], out=top)
+        np.minimum(bottom, x[:, q], out=bottom)
+    leaders = np.zeros(x.shape[0], dtype=np.int64)
+    credit = np.zeros(x.shape[0])  # the leaders' summed win share, seat by seat, then their mean
+    last_share = np.zeros(x.shape[0])
+    loser_leads = np.zeros(x.shape[0], dtype=bool)
+    lead_seat = np.zeros(x.shape[0], dtype=np.int64)  # the first leader's column
+    for q in range(p):  # sums in seat order, as the seats' rows come
+        leads = x[:, q] == top
+        share = np.repeat(w[:, q], k)  # the seat's final win share at each of its game's checkpoints
+        leaders += leads
+        lead_seat[leads & (leaders == 1)] = q
+        loser_leads |= leads & (share <= 0)
+        credit += np.where(leads, share, 0.0)
+        last_share += np.where(x[:, q] == bottom, share, 0.0)
+    credit /= leaders
+    all_tied = leaders == p
+    first_row = np.cumsum(k) - k  # each game's checkpoint 0 among the block's checkpoints
+    mid = first_row + (k - 1) // 2
+    # the first checkpoint from which only winners lead: one after the last one a non-winner led at
+    last_loser = np.maximum.reduceat(np.where(loser_leads, ck, -1), first_row)
+    # lead changes: the sole leader differs from the game's previous sole leader
+    sole = np.flatnonzero(leaders == 1)
+    sole_seat = lead_seat[sole]
+    game_of = np.repeat(np.arange(k.size), k)[sole]
+    change = (sole_seat[1:] != sole_seat[:-1]) & (game_of[1:] == game_of[:-1])
+    per = {
+        "checkpoints": k,
+        "comeback": np.where(all_tied[mid], 0.0, last_share[mid]),
+        "all_tied_at_midpoint": all_tied[mid],
+        "decided_at": np.minimum(last_loser + 2, k) / k,
+        "lead_changes": np.bincount(game_of[1:][change], minlength=k.size),
+    }
+    return per, credit, leaders > 1
+
+
 def _trajectory_frames(
     res: pl.DataFrame, traj: pl.DataFrame, srt: pl.DataFrame, layout: _Layout
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -485,8 +556,9 @@ def _trajectory_frames(
     no result.
 
     In numpy (a polars group_by over millions of (game, checkpoint) groups took ten times as long):
-    the games of n players are one [checkpoints, n] array of standings, read a seat's column at a
-    time, and each game's values are reductions over its checkpoints."""
+    the games of n players, a block of games at a time (:data:`BLOCK_ROWS`), are one [checkpoints, n]
+    array of standings, read a seat's column at a time, and each game's values are reductions over
+    its checkpoints (:func:`_block_flow`)."""
     starts, players, ks = layout.starts, layout.players, layout.checkpoints
     n, g = srt["n_players"].to_numpy(), srt["game_index"].to_numpy()
     checkpoint, standing = srt["checkpoint"].to_numpy(), srt["standing"].to_numpy()
@@ -500,66 +572,28 @@ def _trajectory_frames(
     for p in np.unique(players[players > 1]):  # ascending, as the rows are
         p = int(p)
         block = np.flatnonzero(players == p)  # games next to each other
-        j0, j1 = int(block[0]), int(block[-1]) + 1
-        lo, hi = int(starts[j0]), (int(starts[j1]) if j1 < starts.size else srt.height)
-        k = ks[j0:j1]
-        x = standing[lo:hi].reshape(-1, p)  # [checkpoint of the block's games, seat]
-        w = shares[share_starts[j0] : share_starts[j0] + (j1 - j0) * p].reshape(-1, p)
-        top, bottom = x[:, 0].copy(), x[:, 0].copy()
-        for q in range(1, p):
-            np.maximum(top, x[:, q], out=top)
-            np.minimum(bottom, x[:, q], out=bottom)
-        leaders = np.zeros(x.shape[0], dtype=np.int64)
-        credit = np.zeros(x.shape[0])  # the leaders' summed win share, seat by seat, then their mean
-        last_share = np.zeros(x.shape[0])
-        loser_leads = np.zeros(x.shape[0], dtype=bool)
-        lead_seat = np.zeros(x.shape[0], dtype=np.int64)  # the first leader's column
-        for q in range(p):  # sums in seat order, as the seats' rows come
-            leads = x[:, q] == top
-            share = np.repeat(w[:, q], k)  # the seat's final win share at each of its game's checkpoints
-            leaders += leads
-            lead_seat[leads & (leaders == 1)] = q
-            loser_leads |= leads & (share <= 0)
-            credit += np.where(leads, share, 0.0)
-            last_share += np.where(x[:, q] == bottom, share, 0.0)
-        credit /= leaders
-        all_tied = leaders == p
-        ck = checkpoint[lo:hi:p]
-        first_row = np.cumsum(k) - k  # each game's checkpoint 0 among the block's checkpoints
-        mid = first_row + (k - 1) // 2
-        # the first checkpoint from which only winners lead: one after the last one a non-winner led at
-        last_loser = np.maximum.reduceat(np.where(loser_leads, ck, -1), first_row)
-        # lead changes: the sole leader differs from the game's previous sole leader
-        sole = np.flatnonzero(leaders == 1)
-        sole_seat = lead_seat[sole]
-        game_of = np.repeat(np.arange(j1 - j0), k)[sole]
-        change = (sole_seat[1:] != sole_seat[:-1]) & (game_of[1:] == game_of[:-1])
-        games_parts.append(
-            pl.DataFrame(
-                {
-                    "n_players": n[starts[j0:j1]],
-                    "game_index": g[starts[j0:j1]],
-                    "checkpoints": k,
-                    "comeback": np.where(all_tied[mid], 0.0, last_share[mid]),
-                    "all_tied_at_midpoint": all_tied[mid],
-                    "decided_at": np.minimum(last_loser + 2, k) / k,
-                    "lead_changes": np.bincount(game_of[1:][change], minlength=j1 - j0),
-                },
-                schema=TRAJECTORY_GAME_SCHEMA,
+        for j0, j1 in _game_blocks(int(block[0]), ks[block[0] : block[-1] + 1]):
+            lo, hi = int(starts[j0]), (int(starts[j1]) if j1 < starts.size else srt.height)
+            w = shares[share_starts[j0] : share_starts[j0] + (j1 - j0) * p].reshape(-1, p)
+            per, credit, tied = _block_flow(standing[lo:hi].reshape(-1, p), w, ks[j0:j1], checkpoint[lo:hi:p])
+            games_parts.append(
+                pl.DataFrame(
+                    {"n_players": n[starts[j0:j1]], "game_index": g[starts[j0:j1]], **per},
+                    schema=TRAJECTORY_GAME_SCHEMA,
+                )
             )
-        )
-        credit_parts.append(
-            pl.DataFrame(
-                {
-                    "n_players": n[lo:hi:p],
-                    "game_index": g[lo:hi:p],
-                    "checkpoint": ck,
-                    "credit": credit,
-                    "tied": leaders > 1,
-                },
-                schema=CREDITS_SCHEMA,
+            credit_parts.append(
+                pl.DataFrame(
+                    {
+                        "n_players": n[lo:hi:p],
+                        "game_index": g[lo:hi:p],
+                        "checkpoint": checkpoint[lo:hi:p],
+                        "credit": credit,
+                        "tied": tied,
+                    },
+                    schema=CREDITS_SCHEMA,
+                )
             )
-        )
     if not games_parts:
         return pl.DataFrame(schema=TRAJECTORY_GAME_SCHEMA), pl.DataFrame(schema=CREDITS_SCHEMA)
     return pl.concat(games_parts), pl.concat(credit_parts)
@@ -766,18 +800,26 @@ def _ordered_sums(
     checkpoint: np.ndarray, credit: np.ndarray, tied: np.ndarray, games: np.ndarray | None = None
 ) -> pl.DataFrame:
     """``checkpoint, credit, games, tied``: per checkpoint present, the sums of ``credit`` and ``tied``
-    and the count of rows (or the sum of ``games``), each in the arrays' order (:func:`numpy.bincount`
-    adds sequentially), so that the result is the same bits for the same rows."""
-    k = checkpoint.astype(np.int64)
-    size = int(k.max()) + 1 if k.size else 0
-    counts = np.bincount(k, weights=None if games is None else games.astype(np.float64), minlength=size)
-    present = np.bincount(k, minlength=size) > 0
+    and the count of rows (or the sum of ``games``), each added in the arrays' order, one row after
+    the other (:func:`numpy.add.at`, :data:`BLOCK_ROWS` rows at a time: the same bits as one
+    sequential pass), so that the result is the same bits for the same rows."""
+    size = int(checkpoint.max()) + 1 if checkpoint.size else 0
+    sums = np.zeros((3, size))  # credit, games, tied
+    rows = np.zeros(size, dtype=np.int64)
+    for a in range(0, checkpoint.size, BLOCK_ROWS):
+        b = min(a + BLOCK_ROWS, checkpoint.size)
+        k = checkpoint[a:b].astype(np.intp)
+        np.add.at(sums[0], k, credit[a:b].astype(np.float64, copy=False))
+        np.add.at(sums[1], k, 1.0 if games is None else games[a:b].astype(np.float64))
+        np.add.at(sums[2], k, tied[a:b].astype(np.float64))
+        np.add.at(rows, k, 1)
+    present = rows > 0
     return pl.DataFrame(
         {
             "checkpoint": np.arange(size, dtype=np.int32)[present],
-            "credit": np.bincount(k, weights=credit.astype(np.float64), minlength=size)[present],
-            "games": np.rint(counts[present]).astype(np.int64),
-            "tied": np.rint(np.bincount(k, weights=tied.astype(np.float64), minlength=size)[present]).astype(np.int64),
+            "credit": sums[0][present],
+            "games": np.rint(sums[1][present]).astype(np.int64),
+            "tied": np.rint(sums[2][present]).astype(np.int64),
         }
     )
 

@@ -199,6 +199,10 @@ def _same_frames(new: pl.DataFrame, old: pl.DataFrame) -> None:
 
 @pytest.mark.parametrize("seed", range(80))
 def test_the_numpy_summary_gives_the_polars_one(seed, monkeypatch):
+    """Every fourth table is read in numpy passes of 5 rows (``flow.BLOCK_ROWS``; 131,072 in a run):
+    passes that end inside a game, and games of more checkpoints than a pass holds."""
+    if seed % 4 == 3:
+        monkeypatch.setattr(flow, "BLOCK_ROWS", 5)
     rng = np.random.default_rng(seed)
     res, traj, games = made_up(rng)
     r = flow._results_frame(res)
@@ -267,9 +271,12 @@ CORRUPTIONS = {
 
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS))
 @pytest.mark.parametrize("seed", range(6))
-def test_a_broken_contract_is_refused_with_the_polars_message(corruption, seed):
+def test_a_broken_contract_is_refused_with_the_polars_message(corruption, seed, monkeypatch):
     """Each corruption breaks one game (two broken games of one game_index would leave the polars
-    message's choice between them to the group_by's order)."""
+    message's choice between them to the group_by's order). Odd seeds check the rows in numpy passes
+    of 3 rows (``flow.BLOCK_ROWS``), so that a broken row sits at a pass's edge at times."""
+    if seed % 2:
+        monkeypatch.setattr(flow, "BLOCK_ROWS", 3)
     rng = np.random.default_rng(100 + seed)
     res, traj, _ = made_up(rng)
     while traj.height == 0:
