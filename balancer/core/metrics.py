@@ -38,7 +38,10 @@ class MetricSpec:
     name: the metric's name (without ``metric_``); per: ``"seat"`` or ``"game"``; kind: see
     :data:`Kind`; unit: what one unit counts (``"tiles"``, ``"turns"``; ``""`` for a rate or an
     indicator); solo_result: True for the 0/1 metric that says whether a solo player beat the game
-    (a solo seat always "wins" its table, so its win rate is this metric's mean).
+    (a solo seat always "wins" its table, so its win rate is this metric's mean). words: how every
+    page and figure names it in a designer's words, where its name's words do not say it
+    (``paid_players`` read "paid players per player" on an axis: ``words="money paid to other
+    players, per player"``); "" for the name's words and "per player" / "per game" (:attr:`label`).
     """
 
     name: str
@@ -46,6 +49,7 @@ class MetricSpec:
     kind: Kind = "count"
     unit: str = ""
     solo_result: bool = False
+    words: str = ""
 
     def __post_init__(self) -> None:
         if self.per not in PERS:
@@ -63,7 +67,10 @@ class MetricSpec:
     @property
     def label(self) -> str:
         """How the metric is named on every page: ``"wasted tiles per player"``, a per-game metric
-        without its own ``game_`` prefix: ``"game_turns" -> "turns per game"``."""
+        without its own ``game_`` prefix: ``"game_turns" -> "turns per game"``; its :attr:`words`
+        when the game gives them."""
+        if self.words:
+            return self.words
         if self.per == "game":
             base = self.name.removeprefix(GAME_PREFIX) or self.name
             return f"{humanize(base)} per game"
@@ -133,6 +140,7 @@ class MetricSpecs:
             "scores": [{"name": c.name, "position_bonus": c.position_bonus} for c in self.scores],
             "metrics": [
                 {"name": m.name, "per": m.per, "kind": m.kind, "unit": m.unit, "solo_result": m.solo_result}
+                | ({"words": m.words} if m.words else {})  # only when given: run.json as before otherwise
                 for m in self.metrics
             ],
         }
@@ -152,6 +160,7 @@ class MetricSpecs:
                     kind=cast(Kind, m.get("kind", "count")),
                     unit=str(m.get("unit", "")),
                     solo_result=bool(m.get("solo_result", False)),
+                    words=str(m.get("words", "")),
                 )
                 for m in data.get("metrics", [])
             )
@@ -160,9 +169,10 @@ class MetricSpecs:
         return cls(scores=scores, metrics=metrics)
 
 
-def per_seat(kind: Kind, unit: str, *names: str) -> tuple[MetricSpec, ...]:
-    """Per-seat metrics of one kind and unit: ``per_seat("count", "tiles", "wasted_tiles")``."""
-    return tuple(MetricSpec(name, "seat", kind, unit) for name in names)
+def per_seat(kind: Kind, unit: str, *names: str, words: Mapping[str, str] | None = None) -> tuple[MetricSpec, ...]:
+    """Per-seat metrics of one kind and unit: ``per_seat("count", "tiles", "wasted_tiles")``;
+    ``words``: name -> how the pages name it (:attr:`MetricSpec.words`), for the names that need it."""
+    return tuple(MetricSpec(name, "seat", kind, unit, words=(words or {}).get(name, "")) for name in names)
 
 
 def categories(*names: str, position_bonus: str | None = None) -> tuple[ScoreCategory, ...]:

@@ -112,3 +112,23 @@ def test_run_json_records_the_declaration_and_the_report_reads_it(tmp_path) -> N
     (res.out_dir / "run.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ValueError, match=r"run\.json: metric_specs: malformed"):
         render_report(res.out_dir, tmp_path / "r2.html")
+
+
+def test_a_metric_named_in_a_designers_words() -> None:
+    """Issue 50: Urban Sketchers' ``paid_players`` was labelled 'paid players per player' on figures and
+    pages alike (the name's words, then 'per player'). A game may give a metric's words; every page and
+    figure names it by :func:`balancer.report.render.metric_label`, which reads them."""
+    from balancer.core.metrics import per_seat
+    from balancer.report.render import metric_label
+
+    paid, bank = per_seat("count", "money", "paid_players", "paid_bank", words={"paid_players": "money paid to others"})
+    assert paid.label == "money paid to others" and bank.label == "paid bank per player"  # words only where given
+    specs = MetricSpecs(metrics=(paid, bank))
+    assert metric_label("paid_players_per_player", specs) == "money paid to others"  # the summary's key
+    assert metric_label("metric_paid_players", specs) == "money paid to others"  # the results column
+    # run.json keeps the words, and writes no 'words' key for a metric without them (run.json as before)
+    assert MetricSpecs.from_json(specs.to_json()) == specs
+    assert [sorted(m) for m in specs.to_json()["metrics"]] == [
+        ["kind", "name", "per", "solo_result", "unit", "words"],
+        ["kind", "name", "per", "solo_result", "unit"],
+    ]
