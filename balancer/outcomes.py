@@ -125,7 +125,9 @@ class SweepResult(PlayedCells):
 @dataclass
 class Evaluation:
     """A candidate measured at one rung: games per run (cumulative), the objective at the means with
-    its bootstrap 95% interval, and every tracked number's estimate (run -> number -> estimate)."""
+    its bootstrap 95% interval, every tracked number's estimate (run -> number -> estimate), and the
+    objective before its floor at 0 (``signed``: :func:`balancer.sweep.targets.signed_objective`, the
+    order of candidates that both score 0)."""
 
     rung: int
     games: dict[str, int]
@@ -133,6 +135,7 @@ class Evaluation:
     low: float
     high: float
     estimates: dict[str, dict[str, dict[str, float]]]
+    signed: float = math.nan
 
 
 @dataclass

@@ -263,6 +263,14 @@ class Term:
         sq = self.squared_distance(means, variances)
         return math.sqrt(max(0.0, sq)) if math.isfinite(sq) else math.nan
 
+    def signed_distance(self, means: dict[str, float], variances: dict[str, float] | None = None) -> float:
+        """:meth:`distance` before its floor at 0: the square root of :meth:`squared_distance` with its
+        sign, negative where the noise subtracted exceeds the squared gap. Two candidates that both
+        read 0 keep their order, the nearer to the target first (an exactly fair 50/50 below a 52/48
+        of the same games); NaN when none of its numbers has a value."""
+        sq = self.squared_distance(means, variances)
+        return math.copysign(math.sqrt(abs(sq)), sq) if math.isfinite(sq) else math.nan
+
     def is_seat_uniformity(self) -> bool:
         """A plain ``equal`` on every seat's win rate: the objective of the chi-square test of
         uniform seats (:func:`seat_distance_interval`)."""
@@ -468,6 +476,16 @@ def objective(
     for each mean's sampling variance, which makes a point target's squared distance unbiased, see
     :meth:`Term.squared_distance`); NaN if a term has no value."""
     return float(sum(t.target.weight * t.distance(means[t.run], (variances or {}).get(t.run)) for t in terms))
+
+
+def signed_objective(terms: Sequence[Term], numbers: dict[str, dict[str, np.ndarray]]) -> float:
+    """:func:`bootstrap_objective`'s value with each term's signed distance (:meth:`Term.signed_distance`)
+    in place of its distance floored at 0: the same value where no term is floored, and an order for
+    the candidates the floor ties at 0 (which the tuner's ranking needs: the objective alone cannot
+    tell which of two rules that both score 0 is the nearer to the target). ``numbers``: run ->
+    number -> per-game values."""
+    per_run = {run: means_and_variances(nums) for run, nums in numbers.items()}
+    return float(sum(t.target.weight * t.signed_distance(*per_run[t.run]) for t in terms))
 
 
 def term_distance(term: Term, numbers: dict[str, np.ndarray]) -> float:

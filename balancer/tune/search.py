@@ -50,7 +50,7 @@ from balancer.sim.progress import eta_seconds, left_text
 from balancer.stats.tracked import is_rate
 from balancer.sweep.cells import cell_numbers, play_cell
 from balancer.sweep.runner import write_text_if_changed
-from balancer.sweep.targets import bootstrap_objective, estimate
+from balancer.sweep.targets import bootstrap_objective, estimate, signed_objective
 
 from .model import Domain, TunePlan
 
@@ -233,7 +233,15 @@ class Tuner:
         boot_seed = zlib.crc32(f"{tune.seed}:{cand.label}:{rung}".encode())
         value, low, high = bootstrap_objective(self.plan.terms, per_run, seed=boot_seed)
         estimates = {run: {name: estimate(v, name) for name, v in nums.items()} for run, nums in per_run.items()}
-        ev = Evaluation(rung, {r: self.plan.rungs[r][rung] for r in tune.runs}, value, low, high, estimates)
+        ev = Evaluation(
+            rung,
+            {r: self.plan.rungs[r][rung] for r in tune.runs},
+            value,
+            low,
+            high,
+            estimates,
+            signed=signed_objective(self.plan.terms, per_run),
+        )
         cand.evaluations[rung] = ev
         return ev
 
@@ -350,13 +358,20 @@ class Tuner:
     # after the search ----------------------------------------------------------------------------
 
     def ranked(self) -> list[Candidate]:
-        """Candidates measured at the highest rung any reached, best (smallest objective) first."""
+        """Candidates measured at the highest rung any reached, best (smallest objective) first; among
+        equal objectives (several floored at 0), the smaller objective before the floor
+        (:attr:`Evaluation.signed`) first, so the nearer to the target is the best, not the first tried."""
         measured = [c for c in self.candidates.values() if c.evaluations]
         if not measured:
             return []
         top = max(max(c.evaluations) for c in measured)
         at_top = [c for c in measured if top in c.evaluations and math.isfinite(c.evaluations[top].objective)]
-        return sorted(at_top, key=lambda c: (c.evaluations[top].objective, c.index))
+
+        def key(c: Candidate) -> tuple[float, float, int]:
+            ev = c.evaluations[top]
+            return (ev.objective, ev.signed if math.isfinite(ev.signed) else math.inf, c.index)
+
+        return sorted(at_top, key=key)
 
     def response(self, best: Candidate) -> dict[str, list[Candidate]]:
         """Each path's neighbours of ``best`` (+/- ``response.steps`` steps, every choice of a

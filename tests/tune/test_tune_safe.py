@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from typer.testing import CliRunner
 
 from balancer.cli import app
@@ -143,3 +144,42 @@ def test_the_tune_pages_figures_and_tables_say_games_agents_and_seed(standin, tm
         for line in entries:
             assert "seed: 1" in line and "agents roller" in line, line
             assert f"games: {search} for the search" in line and f"{confirm} for the confirmation" in line, line
+
+
+def test_two_rules_that_both_score_0_are_told_apart():
+    """The objective floors each distance at 0 (the noise subtracted from a squared gap can exceed it),
+    so an exactly fair rule and a 52/48 one on 100 games both scored 0 and the ranking took whichever
+    was tried first. By construction: seat 1 wins 50 and 52 of 100 games; the mean's sampling variance
+    is about 0.0025 (p(1 - p)/games), the squared gaps 0 and 0.0004, so both squared distances are
+    negative, both objectives 0; before the floor they are -sqrt(0.0025) and -sqrt(0.0021): the fair rule
+    is the nearer and is ranked first, whatever its index. (The confirmation still refuses a best that
+    only ties the base at 0: such a rule is not shown to beat it.)"""
+    import math
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from balancer.outcomes import Candidate, Evaluation
+    from balancer.sweep.targets import RunShape, bootstrap_objective, resolve_terms, signed_objective
+    from balancer.tune.search import Tuner
+
+    (term,) = resolve_terms({"seat_win_rate": "equal"}, {"two": RunShape("two", ["roller"] * 2, [], [])}, "f: o")
+
+    def numbers(wins: int, games: int = 100) -> dict:
+        first = np.array([1.0] * wins + [0.0] * (games - wins))
+        return {"two": {"seat_win_rate:1": first, "seat_win_rate:2": 1.0 - first}}
+
+    fair, off = numbers(50), numbers(52)
+    assert bootstrap_objective([term], fair)[0] == 0.0 == bootstrap_objective([term], off)[0]
+    var_fair, var_off = 0.25 * 100 / 99 / 100, 0.52 * 0.48 * 100 / 99 / 100  # per-game variance (ddof 1) / games
+    assert signed_objective([term], fair) == pytest.approx(-math.sqrt(var_fair))
+    assert signed_objective([term], off) == pytest.approx(-math.sqrt(var_off - 0.02**2))
+    assert signed_objective([term], fair) < signed_objective([term], off)
+
+    def candidate(index: int, nums: dict) -> Candidate:
+        ev = Evaluation(0, {"two": 100}, 0.0, 0.0, 0.1, {}, signed=signed_objective([term], nums))
+        return Candidate(index, {"x": index}, f"c{index}", Path(f"c{index}.yaml"), evaluations={0: ev})
+
+    ranked = Tuner.ranked(SimpleNamespace(candidates={0: candidate(0, off), 1: candidate(1, fair)}))
+    assert [c.label for c in ranked] == ["c1", "c0"]  # the fair rule first (was c0, the first tried)
