@@ -24,9 +24,9 @@ def games() -> None:
     with the distribution it comes from, so the rulebooks balancer ships are told apart from it."""
     names = api.game_names()
     plugins = {name: dist for name in names if (dist := api.game_plugin(name)) is not None}
-    shipped = [name for name in names if name not in plugins]
+    own = [name for name in names if name not in plugins]
     _echo_fitted(
-        f"shipped with balancer: {', '.join(shipped) or 'none'}"
+        f"shipped with balancer: {', '.join(own) or 'none'}"
         + (f"; plugins: {', '.join(f'{n} ({d})' for n, d in plugins.items())}" if plugins else "")
     )
     for name in names:
