@@ -19,7 +19,7 @@ import pytest
 from scipy import stats
 from typer.testing import CliRunner
 
-from balancer.check import BaselineError, check_seed, load_baseline, run_check, save_baseline
+from balancer.check import check_seed, load_baseline, run_check, save_baseline
 from balancer.cli import app
 from balancer.config import load_config
 from balancer.games import get_spec
@@ -201,11 +201,10 @@ def test_bad_expect_and_check_settings_name_file_and_key(tmp_path):
 
 
 def test_expect_of_an_unknown_metric_is_bad_input(tmp_path):
-    study = small_study(tmp_path, games=30)
-    base = save_baseline(study, tmp_path / "b.json", results_root=tmp_path / "r", jobs=1, progress=False)
-    small_study(tmp_path, games=30, expect="    expect: {tea_per_player: {at_most: 3}}\n")
-    with pytest.raises(BaselineError, match="tea_per_player: no such number"):
-        run_check(study, base, jobs=1)
+    # refused on reading the study (it named no metric of the game), before a baseline or a check plays
+    study = small_study(tmp_path, games=30, expect="    expect: {tea_per_player: {at_most: 3}}\n")
+    with pytest.raises(StudyError, match=r"runs\.mirror-3p\.expect\.tea_per_player: 'tea_per_player' is no metric"):
+        load_study(study)
 
 
 # --------------------------------------------------------------------------------------------------

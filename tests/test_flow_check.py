@@ -101,3 +101,40 @@ def test_a_baseline_tracks_the_margin_and_an_unchanged_game_passes(tmp_path, stu
     assert checked.exit_code == 0, checked.output
     table = out.read_text(encoding="utf-8")
     assert "margin" in table and "length" not in table, table
+
+
+@pytest.mark.parametrize(
+    ("line", "key", "says"),
+    [
+        # a measure the report shows but check does not track: the line says which of them check tracks
+        ("check: {metrics: [margin, lead_changes]}", "check.metrics[1]", "check tracks margin and length"),
+        ("check: {metrics: [margn]}", "check.metrics[0]", "did you mean 'margin'?"),  # a typo
+        ("check: {metrics: [wasted_tiles]}", "check.metrics[0]", "did you mean 'wasted_tiles_per_player'?"),
+    ],
+)
+def test_a_name_check_cannot_track_is_refused_before_any_game(tmp_path, study, line, key, says):
+    """Before, validate and plan accepted any name in check.metrics; baseline save played every game,
+    wrote a baseline without the number, then exited 2 with 'the file was edited or truncated'. Now the
+    study is refused on reading: one line naming the file and the key, exit 2, no baseline written."""
+    study.write_text(STUDY.replace("check: {tolerance: {win_rate: 0.3, metric_sd: 1.5}, metrics: [margin], looks: 1}",
+                                   line), encoding="utf-8")  # fmt: skip
+    runner = CliRunner()
+    for args in (["validate", str(study)], ["plan", str(study)],
+                 ["baseline", "save", str(study), "-o", str(tmp_path / "b.json"), "--results", str(tmp_path / "r"),
+                  "-j", "1", "-q"]):  # fmt: skip
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and f"{study}: {key}: " in lines[0] and says in lines[0], result.output
+    assert not (tmp_path / "b.json").exists() and not (tmp_path / "r").exists()
+
+
+def test_an_expect_target_on_no_metric_of_the_game_is_refused(study):
+    study.write_text(STUDY.replace("games: 40}", "games: 40, expect: {wasted_tylez_per_player: {at_most: 9}}}"),
+                     encoding="utf-8")  # fmt: skip
+    result = CliRunner().invoke(app, ["validate", str(study)])
+    assert result.exit_code == 2
+    assert "runs.mirror-3p.expect.wasted_tylez_per_player: 'wasted_tylez_per_player' is no metric of citywright" in (
+        result.output
+    )
+    assert "did you mean 'wasted_tiles_per_player'?" in result.output

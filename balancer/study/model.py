@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +90,14 @@ EXPECT_KEY = (
 e.g. ``completion: {at_least: 0.999}``), ``margin`` or ``length`` (a game's winner minus runner-up in
 points, its most turns by a player: :mod:`balancer.check.values`), or a metric as named in summary.json
 (``<name>_per_player``)."""
+
+
+TRACKED_GAME_NUMBERS = ("completion", "margin", "length")
+"""Numbers of every game that ``check.metrics`` may name besides the game's ``<metric>_per_player``
+(:mod:`balancer.check.values`)."""
+UNTRACKED_FLOW = frozenset({"leader_wins", "lead_changes", "comebacks", "comeback", "decided_at", "leader_wins_curve"})
+"""Measures of how the game feels that the report and compare show but ``check`` does not track (named
+in the refusal of ``check.metrics``)."""
 
 
 class Run(_Strict):
@@ -214,6 +223,7 @@ class Study(_Strict):
         """Figures naming runs and variants of the file, and names fit to be folders: every problem
         found, one ``key.path: problem`` line each."""
         problems = [line for i, fig in enumerate(self.figures) for line in self._figure_problems(i, fig)]
+        problems += self._tracked_name_problems()
         for where, names in (("variants", self.variants), ("runs", self.runs)):
             for name in names:
                 shown = name if len(name) <= 40 else name[:37] + "..."
@@ -228,6 +238,46 @@ class Study(_Strict):
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    def _tracked_name_problems(self) -> list[str]:
+        """``check.metrics`` names and ``expect:`` metric keys that are no number of the game: a typo,
+        or a measure ``check`` does not track, was accepted here and found only after the games were
+        played, when ``baseline save`` had written a baseline without it (and blamed the file). A game
+        that declares no metrics is not checked (its metric columns are known only from its results)."""
+        from balancer.core.registry import get_spec
+
+        specs = get_spec(self.game).metrics
+        if specs is None:
+            return []
+        metrics = [f"{m.name}_per_player" for m in specs.metrics]
+        known = [*TRACKED_GAME_NUMBERS, *metrics]
+
+        def why(name: str, expect: bool = False) -> str:
+            close = difflib.get_close_matches(name, known, n=1)
+            if name in UNTRACKED_FLOW:
+                hint = (
+                    " (lead changes, comebacks, decided-at and the leader-wins curve are in the report and in "
+                    "compare; of how the game feels, check tracks margin and length)"
+                )
+            else:
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+            if expect:
+                return f"{name!r} is no metric of {self.game}; its metrics are {', '.join(metrics)}{hint}"
+            return (
+                f"{name!r} is not a number check tracks for {self.game}; it tracks "
+                f"{', '.join(TRACKED_GAME_NUMBERS)} and the metrics {', '.join(metrics)}{hint}"
+            )
+
+        problems = [
+            f"check.metrics[{i}]: {why(name)}" for i, name in enumerate(self.check.metrics or []) if name not in known
+        ]
+        for run_name, run in self.runs.items():
+            problems += [
+                f"runs.{run_name}.expect.{key}: {why(key, expect=True)}"
+                for key in run.expect
+                if key.endswith("_per_player") and key not in metrics
+            ]
+        return problems
 
     def _figure_problems(self, i: int, fig: Figure) -> list[str]:
         """The problems of figure ``i``: an unknown run, published values that do not fit what it shows."""
