@@ -409,7 +409,9 @@ def flow_rows(run_a: Path, run_b: Path, table_a: Any, table_b: Any, confidence: 
     """How the game feels, B minus A game by game (issue 49; :func:`balancer.stats.flow.paired_flow`):
     ``flow`` (rows for the Holm family: margin and length from the results; leader wins, lead
     changes, comebacks and decided at when both runs hold ``trajectories.parquet``) and
-    ``leader_wins_curve`` (the curve's per-checkpoint differences, descriptive: not in the family)."""
+    ``leader_wins_curve`` (the curve's per-checkpoint differences, descriptive: not in the family), and
+    ``flow_trajectories`` (``{"a": bool, "b": bool}``: which run holds them, for the page to say why the
+    trajectory rows are missing when one does not)."""
     import polars as pl
 
     from balancer.stats.flow import TRAJECTORIES_FILE, paired_flow
@@ -417,7 +419,11 @@ def flow_rows(run_a: Path, run_b: Path, table_a: Any, table_b: Any, confidence: 
     paths = [run / TRAJECTORIES_FILE for run in (run_a, run_b)]
     traj = [pl.scan_parquet(p, glob=False) for p in paths] if all(p.is_file() for p in paths) else [None, None]
     flow = paired_flow(table_a, table_b, traj[0], traj[1], confidence)
-    return {"flow": flow["rows"], "leader_wins_curve": flow["leader_wins"]}
+    return {
+        "flow": flow["rows"],
+        "leader_wins_curve": flow["leader_wins"],
+        "flow_trajectories": {side: p.is_file() for side, p in zip("ab", paths)},
+    }
 
 
 def changed_sections(cfg_a: Any, cfg_b: Any) -> set[str]:

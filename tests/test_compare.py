@@ -514,6 +514,40 @@ def test_the_leader_wins_curves_of_a_and_b_are_drawn_with_their_paired_differenc
     assert leader_chart(comparison, summaries, "A", "B") is None
 
 
+def test_the_flow_section_names_the_checkpoint_and_a_run_without_trajectories(tmp_path):
+    """Tried as a new user would (issue 49): a Citywright page's caption said 'at the end of each round'
+    under an axis of turns of the table; with one run's trajectories.parquet missing (a --no-flow run
+    reused) the trajectory rows vanished without a word; the lead changes' panel read 'difference in
+    per game'. The three made-up games of test_flow_rows_pair_each_game_s_margin_and_trajectory."""
+    from balancer.compare import flow_rows
+    from balancer.report.compare import render_comparison_html
+    from balancer.stats.flow import flow_measures
+
+    a = _flow_run(tmp_path / "a", "A", [(10, 7), (5, 5), (8, 12)], [(1, 0), (0.5, 0.5), (0, 1)],
+                  [[(1, 0), (10, 7)], [(0, 1), (5, 5)], [(3, 1), (8, 12)]])  # fmt: skip
+    b = _flow_run(tmp_path / "b", "B", [(12, 7), (9, 3), (8, 9)], [(1, 0), (1, 0), (0, 1)],
+                  [[(1, 0), (12, 7)], [(0, 1), (9, 3)], [(1, 3), (8, 9)]])  # fmt: skip
+    scan = {side: pl.scan_parquet(run / "results.parquet") for side, run in (("a", a), ("b", b))}
+    summaries = {
+        side: {"flow": flow_measures(scan[side], pl.scan_parquet(run / "trajectories.parquet")).to_dict()}
+        for side, run in (("a", a), ("b", b))
+    }
+    base = {"n_players": 2, "games": 3, "variant_a": "v1.0", "variant_b": "v1.1", "run_a": "a-v1.0", "run_b": "b-v1.1",
+            "checkpoint": "turn of the table"}  # fmt: skip
+    both = {**base, **flow_rows(a, b, scan["a"], scan["b"], confidence=0.95)}
+    assert both["flow_trajectories"] == {"a": True, "b": True}
+    html = render_comparison_html(both, summaries)
+    assert "seat leading at the end of each turn of the table, v1.0 (A)" in html and "each round" not in html
+    assert "How the game feels (difference in lead changes per game)" in html
+    assert 'id="flow-no-trajectories"' not in html
+    (a / "trajectories.parquet").unlink()  # A kept none
+    one = {**base, **flow_rows(a, b, scan["a"], scan["b"], confidence=0.95)}
+    assert one["flow_trajectories"] == {"a": False, "b": True}
+    html = render_comparison_html(one, summaries)
+    assert 'id="flow-no-trajectories"' in html and "A (v1.0, folder a-v1.0) kept no trajectories" in html
+    assert "lead changes (per game)" not in html  # only margin and length rows
+
+
 def test_the_difference_chart_keeps_its_marks_off_the_frame_and_its_titles_off_the_ticks():
     """Issue 50 item 8 (built in 3e5579e, untested until now): a marker or whisker cap against the
     axis edge, a panel title touching the tick labels above, 'agents by seat' for a table whose seats

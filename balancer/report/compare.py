@@ -318,6 +318,8 @@ def build_context(
                 flow_units.setdefault(str(r.get("unit") or ""), []).append({**r, "name": humanize(r["name"])})
             for unit_name, group in flow_units.items():
                 shown = "percentage points" if unit_name in FLOW_UNITS else unit_name or diff_unit
+                if unit_name.startswith("per ") and len(group) == 1:  # "lead changes per game", not "per game"
+                    shown = f"{group[0]['name']} {unit_name}"
                 panels.append((f"{heading} (difference in {shown})", group, 100.0 if unit_name in FLOW_UNITS else 1.0))
         elif rows:
             panels.append((f"{heading} (difference in {diff_unit})", rows, scale))
@@ -373,6 +375,13 @@ def build_context(
         ),
         "seat_sentence": seat_moves_sentence(seat_rows, str(variant_a), str(variant_b)),
         "leader_chart": leader_chart(c, summaries, str(variant_a), str(variant_b)),
+        "checkpoint": str(c.get("checkpoint") or "round"),
+        # the runs that kept no trajectories.parquet (comparison.json's flow_trajectories): named on the page
+        "without_trajectories": [
+            f"{side.upper()} ({c.get(f'variant_{side}', side.upper())}, folder {c.get(f'run_{side}', '')})"
+            for side in "ab"
+            if (c.get("flow_trajectories") or {}).get(side) is False
+        ],
         "command": c.get("command") or "",
         "only_in_a": c.get("only_in_a") or [],
         "only_in_b": c.get("only_in_b") or [],
