@@ -55,13 +55,15 @@ def flow_view(
     results_name: str = "results.parquet",
     trajectories_name: str = TRAJECTORIES_FILE,
     checkpoint: str = "round",
+    no_flow: bool = False,
 ) -> dict[str, Any] | None:
     """The section's context: ``measures`` (:meth:`~balancer.stats.flow.FlowMeasures.to_dict`), the
     figures (``distribution_chart``: margin and length; ``seat_chart``; with trajectories
     ``leader_chart`` and ``course_chart``: decided-at and lead changes) and ``trajectories``
     (whether the run has them); None when the results have no ``game_index`` (the section needs
     games). ``checkpoint``: what ends a checkpoint in this game (run.json's ``checkpoint``), for the
-    leader-wins figure and its caption. Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
+    leader-wins figure and its caption; ``no_flow``: the run was played with ``--no-flow`` (run.json's
+    ``flow`` is false), which the page says where the trajectory measures would be. Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
     tables break their contracts."""
     columns = (results.collect_schema() if isinstance(results, pl.LazyFrame) else results.schema).names()
     if "game_index" not in columns:
@@ -110,4 +112,5 @@ def flow_view(
         "leader_chart": leader_chart,
         "course_chart": course_chart,
         "checkpoint": checkpoint,
+        "no_flow": no_flow,
     }

@@ -546,6 +546,19 @@ def check_run_meta(meta: Mapping[str, Any], path: Path | str) -> None:
             raise ResultsFileError(f"{path}: {key}: expected {what}, got {value!r:.60}")
 
 
+def _trajectory_games(summary: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(games with a trajectory, games without) of a summary's ``flow.trajectory``, or None when it has
+    none (a run without trajectories, or a summary.json whose ``flow`` is not the expected mapping)."""
+    flow = summary.get("flow")
+    t = flow.get("trajectory") if isinstance(flow, Mapping) else None
+    if not isinstance(t, Mapping):
+        return None
+    games, without = t.get("games"), t.get("without_trajectory")
+    if not isinstance(games, int) or not isinstance(without, int):
+        return None
+    return games, without
+
+
 def _check_stored_summary(stored: Mapping[str, Any], fresh: Mapping[str, Any], path: Path, results: str) -> None:
     """Raise ResultsFileError naming ``path`` if a stored summary.json disagrees with the one
     computed from the results (it is stale, or was edited)."""
@@ -555,6 +568,15 @@ def _check_stored_summary(stored: Mapping[str, Any], fresh: Mapping[str, Any], p
                 f"{path}: out of date: it says {key} = {stored[key]!r} but {results} gives {fresh.get(key)!r}; "
                 "delete it (the report recomputes it) or rerun 'balancer run'"
             )
+    stored_t, fresh_t = _trajectory_games(stored), _trajectory_games(fresh)
+    if stored_t is not None and fresh_t is not None and stored_t != fresh_t:
+        # trajectories.parquet edited or cut after the run (it holds fewer games, or none): the page would
+        # show other numbers than summary.json without a word
+        raise ResultsFileError(
+            f"{path}: out of date: it says flow.trajectory.games = {stored_t[0]} (of {sum(stored_t)} games) but "
+            f"{Path(results).parent / TRAJECTORIES_FILE} gives {fresh_t[0]} (of {sum(fresh_t)}); delete it "
+            "(the report recomputes it) or rerun 'balancer run'"
+        )
     rates = stored.get("seat_win_rate")
     if rates is None:
         return
@@ -682,6 +704,7 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None, s
         str(parquet),
         str(results_dir / TRAJECTORIES_FILE),
         checkpoint=str(meta.get("checkpoint") or "round"),  # run.json: what ends a checkpoint in this game
+        no_flow=meta.get("flow") is False,  # run.json: played with --no-flow
     )
     html = render_html(summary, meta, title, labels, flow)
     if source is not None:

@@ -112,3 +112,42 @@ def test_a_broken_trajectories_file_is_named_and_no_page_written(
     text = str(err.value)
     assert text.startswith(str(path)) and message in text and "\n" not in text
     assert not (tmp_path / "r.html").exists()
+
+
+def test_trajectories_cut_after_the_run_are_refused_or_said(run_dir: Path, tmp_path: Path) -> None:
+    """Tried as a new user would (issue 49): trajectories.parquet cut to fewer games, or to none, after the
+    run had written summary.json: the page showed other numbers than summary.json, or dropped the trajectory
+    measures, without a word. Now summary.json's flow.trajectory.games (4 here) must match the file, as its
+    games and seat win rates must match the results: one line naming it, no page. Without summary.json (the
+    report recomputes it) the page says over how many games the trajectory measures are."""
+    path = run_dir / "trajectories.parquet"
+    trajectories().write_parquet(path)
+    render_report(run_dir, tmp_path / "first.html")  # writes summary.json
+    assert json.loads((run_dir / "summary.json").read_text())["flow"]["trajectory"]["games"] == 4
+    for kept in (1, 0):
+        trajectories().filter(pl.col("game_index") < kept).write_parquet(path)
+        with pytest.raises(ResultsFileError) as err:
+            render_report(run_dir, tmp_path / "r.html")
+        text = str(err.value)
+        assert text.startswith(str(run_dir / "summary.json")) and f"{path} gives {kept} (of 4)" in text, text
+        assert "\n" not in text and not (tmp_path / "r.html").exists()
+        (run_dir / "summary.json").unlink()
+        flow = section(render_report(run_dir, tmp_path / f"r{kept}.html").read_text(encoding="utf-8"))
+        if kept:  # game 0 alone: sole leaders 1, 2, 1, two lead changes
+            assert "over the games with a trajectory in trajectories.parquet: 1 of the 4." in " ".join(flow.split())
+            assert cells(flow, "lead changes per game")[0] == "2.00"
+        else:
+            assert "trajectories.parquet holds no game of these results" in flow and "lead changes per game" not in flow
+        trajectories().write_parquet(path)
+        (run_dir / "summary.json").unlink()
+        render_report(run_dir, tmp_path / f"whole{kept}.html")  # summary.json of the whole file again
+
+
+def test_a_run_played_with_no_flow_says_so(run_dir: Path, tmp_path: Path) -> None:
+    """run.json's flow false (balancer run --no-flow): the page names the option, where it said only that
+    the run kept no trajectories."""
+    (run_dir / "run.json").write_text(json.dumps({**META, "flow": False}))
+    flow = section(render_report(run_dir, tmp_path / "r.html").read_text(encoding="utf-8"))
+    note = " ".join(flow.split('id="flow-no-trajectories">')[1].split())
+    assert note.startswith("This run kept no trajectories (trajectories.parquet): it was played with --no-flow.")
+    assert "run it again without --no-flow" in note
