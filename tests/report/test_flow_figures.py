@@ -88,6 +88,17 @@ def test_leader_wins_names_the_games_checkpoint_and_thins_a_long_axis():
     assert len(labels) == 60 and labels[:4] == ["1", "", "", "4"] and sum(1 for t in labels if t) == 20
 
 
+def test_a_long_curve_keeps_its_first_and_last_markers_off_the_frame():
+    """Tried as a new user would (issue 49): 145 rounds of Urgency drew the first marker on the y axis and
+    the last on the right frame (0.6 of a checkpoint of room in 145). Now at least 2% of the axis on each
+    side: 0.02 x 144 = 2.88 checkpoints; 12 checkpoints keep their 0.6."""
+    for n, pad in ((145, 2.88), (12, 0.6)):
+        points = [{"checkpoint": k, "rate": 1.0, "ci_low": 0.2, "ci_high": 1.0} for k in range(n)]
+        (ax,) = leader_wins_figure([("v", points)]).get_axes()
+        low, high = ax.get_xlim()
+        assert (low, high) == (pytest.approx(-pad), pytest.approx(n - 1 + pad))
+
+
 def test_leader_wins_of_a_comparison_has_the_paired_panel():
     fig = leader_wins_figure(
         [("A: v", A["trajectory"]["leader_wins"]), ("B: w", B["trajectory"]["leader_wins"])],

@@ -129,7 +129,10 @@ def leader_wins_figure(
         bottom.set_xlabel(f"checkpoint: the end of each {checkpoint}; the last, the game's end")
         step = max(1, -(-len(xs_all) // 20))  # at most about 20 labelled ticks
         bottom.set_xticks(xs_all, labels=[str(x + 1) if i % step == 0 else "" for i, x in enumerate(xs_all)])
-        bottom.set_xlim(min(xs_all) - 0.6, max(xs_all) + 0.6)
+        # room beyond the first and last checkpoints: 0.6 of a checkpoint, or 2% of a long axis (Urgency's
+        # 145 rounds put the first marker on the y axis and the last on the frame)
+        pad = max(0.6, 0.02 * (max(xs_all) - min(xs_all)))
+        bottom.set_xlim(min(xs_all) - pad, max(xs_all) + pad)
     return fig
 
 
