@@ -548,6 +548,27 @@ def test_the_flow_section_names_the_checkpoint_and_a_run_without_trajectories(tm
     assert "lead changes (per game)" not in html  # only margin and length rows
 
 
+def test_the_compare_caption_says_which_checkpoints_few_games_reach(tmp_path):
+    """The leader-wins figure of compare stops before the first checkpoint that fewer than 20 games of A or
+    B reach (A: 40, 40, 30; B: 40, 40, 12 games: checkpoint 3, index 2) and its caption says so."""
+    from balancer.report.compare import render_comparison_html
+
+    def curve(games):
+        return [{"checkpoint": k, "rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "games": g} for k, g in enumerate(games)]
+
+    summaries = {side: {"flow": {"trajectory": {"leader_wins": curve(g)}}} for side, g in
+                 (("a", [40, 40, 30]), ("b", [40, 40, 12]))}  # fmt: skip
+    comparison = {
+        "n_players": 2, "games": 40, "variant_a": "v1.0", "variant_b": "v1.1", "checkpoint": "round",
+        "flow": [{"name": "margin", "kind": "flow", "unit": "points", "from": 1.0, "to": 1.0, "difference": 0.0,
+                  "ci_low": 0.0, "ci_high": 0.0, "p_value": 1.0, "identical": True, "test": IDENTICAL}],
+        "leader_wins_curve": [{"checkpoint": k, "difference": 0.0, "ci_low": -0.1, "ci_high": 0.1, "n": 40}
+                              for k in range(3)],
+    }  # fmt: skip
+    html = " ".join(render_comparison_html(comparison, summaries).split())
+    assert "Checkpoints that fewer than 20 games of A or B reach (3 and later) are not drawn" in html
+
+
 def test_the_difference_chart_keeps_its_marks_off_the_frame_and_its_titles_off_the_ticks():
     """Issue 50 item 8 (built in 3e5579e, untested until now): a marker or whisker cap against the
     axis edge, a panel title touching the tick labels above, 'agents by seat' for a table whose seats

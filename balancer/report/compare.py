@@ -266,7 +266,37 @@ def leader_chart(
     n = c.get("n_players")
     fair = 1.0 / n if isinstance(n, int) and n > 0 else None
     unit = str(c.get("checkpoint") or "round")
-    return Markup(svg_string(leader_wins_figure(curves, fair_share=fair, difference=difference, checkpoint=unit)))
+    return Markup(
+        svg_string(
+            leader_wins_figure(
+                curves, fair_share=fair, difference=difference, checkpoint=unit, drawn_before=thin_from(curves)
+            )
+        )
+    )
+
+
+def thin_from(curves: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> int | None:
+    """The first checkpoint (0-based) that fewer than ``MIN_CURVE_GAMES`` games of A or B reach: the
+    leader-wins figure stops before it (:func:`balancer.report.figures.flow.first_thin_checkpoint`)."""
+    from balancer.report.figures.flow import MIN_CURVE_GAMES, first_thin_checkpoint
+
+    return first_thin_checkpoint([points for _, points in curves], MIN_CURVE_GAMES)
+
+
+def _curves(summaries: Mapping[str, Mapping[str, Any] | None] | None) -> list[tuple[str, Sequence[Any]]]:
+    return [
+        (
+            side,
+            ((((summaries or {}).get(side) or {}).get("flow") or {}).get("trajectory") or {}).get("leader_wins") or [],
+        )
+        for side in "ab"
+    ]
+
+
+def _min_curve_games() -> int:
+    from balancer.report.figures.flow import MIN_CURVE_GAMES
+
+    return MIN_CURVE_GAMES
 
 
 def build_context(
@@ -328,6 +358,7 @@ def build_context(
     variant_a, variant_b = c.get("variant_a", "A"), c.get("variant_b", "B")
     tests = sorted({r.get("test") for r in all_rows if r.get("test")})
     confidence = float(c.get("confidence") or 0.95)
+    thin = thin_from(_curves(summaries)) if c.get("leader_wins_curve") else None
     return {
         "title": f"{display_name(str(c.get('game', 'game')))}: {c.get('variant_a', 'A')} → {c.get('variant_b', 'B')}",
         "game": c.get("game"),
@@ -376,6 +407,8 @@ def build_context(
         "seat_sentence": seat_moves_sentence(seat_rows, str(variant_a), str(variant_b)),
         "leader_chart": leader_chart(c, summaries, str(variant_a), str(variant_b)),
         "checkpoint": str(c.get("checkpoint") or "round"),
+        "thin_from": None if thin is None else thin + 1,  # numbered from 1, as on the figure's axis
+        "min_curve_games": _min_curve_games(),
         # the runs that kept no trajectories.parquet (comparison.json's flow_trajectories): named on the page
         "without_trajectories": [
             f"{side.upper()} ({c.get(f'variant_{side}', side.upper())}, folder {c.get(f'run_{side}', '')})"

@@ -17,7 +17,13 @@ import polars as pl
 from markupsafe import Markup
 
 from balancer.report import figures
-from balancer.report.figures.flow import distribution_figure, leader_wins_figure, seat_scores_figure
+from balancer.report.figures.flow import (
+    MIN_CURVE_GAMES,
+    distribution_figure,
+    first_thin_checkpoint,
+    leader_wins_figure,
+    seat_scores_figure,
+)
 from balancer.sim.results import ResultsFileError
 from balancer.stats.flow import TRAJECTORIES_FILE, flow_measures
 
@@ -89,11 +95,15 @@ def flow_view(
         else None
     )
     leader_chart = course_chart = None
+    thin_from = None
     t = measures["trajectory"]
     if t and t["leader_wins"]:
         fair = 1.0 / n_players if n_players > 1 else None
+        thin_from = first_thin_checkpoint([t["leader_wins"]], MIN_CURVE_GAMES)
         leader_chart = _svg(
-            leader_wins_figure([("this run", t["leader_wins"])], fair_share=fair, checkpoint=checkpoint)
+            leader_wins_figure(
+                [("this run", t["leader_wins"])], fair_share=fair, checkpoint=checkpoint, drawn_before=thin_from
+            )
         )
         course_chart = _svg(
             distribution_figure(
@@ -113,4 +123,7 @@ def flow_view(
         "course_chart": course_chart,
         "checkpoint": checkpoint,
         "no_flow": no_flow,
+        # the leader-wins figure stops before this checkpoint (numbered from 1 here, as on its axis)
+        "thin_from": None if thin_from is None else thin_from + 1,
+        "min_curve_games": MIN_CURVE_GAMES,
     }

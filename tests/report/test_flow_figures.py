@@ -99,6 +99,26 @@ def test_a_long_curve_keeps_its_first_and_last_markers_off_the_frame():
         assert (low, high) == (pytest.approx(-pad), pytest.approx(n - 1 + pad))
 
 
+def test_a_curve_is_drawn_up_to_its_first_thin_checkpoint():
+    """first_thin_checkpoint: the first checkpoint that fewer than min_games games of some curve reach (A:
+    40, 40, 30, 19, 5 games: index 3; B reaches 18 at index 2: index 2 for both); None when even the first is
+    that thin (a small run is drawn whole) or none is. drawn_before cuts the curves and the paired panel."""
+    from balancer.report.figures.flow import first_thin_checkpoint
+
+    def curve(games):
+        return [{"checkpoint": k, "rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "games": g} for k, g in enumerate(games)]
+
+    a, b = curve([40, 40, 30, 19, 5]), curve([40, 40, 18, 30, 30])
+    assert first_thin_checkpoint([a], 20) == 3 and first_thin_checkpoint([a, b], 20) == 2
+    assert first_thin_checkpoint([curve([10, 10])], 20) is None and first_thin_checkpoint([a], 5) is None
+    diff = [{"checkpoint": k, "difference": 0.0, "ci_low": -0.1, "ci_high": 0.1, "n": 40} for k in range(5)]
+    top, bottom = leader_wins_figure([("A", a), ("B", b)], difference=diff, drawn_before=2).get_axes()
+    assert all(len(c.lines[0].get_xdata()) == 2 for c in top.containers if isinstance(c, ErrorbarContainer))
+    (d,) = [c for c in bottom.containers if isinstance(c, ErrorbarContainer)]
+    assert list(d.lines[0].get_xdata()) == [0, 1]
+    assert bottom.get_xlabel() == "checkpoint: the end of each round"  # the last drawn is no game's end
+
+
 def test_leader_wins_of_a_comparison_has_the_paired_panel():
     fig = leader_wins_figure(
         [("A: v", A["trajectory"]["leader_wins"]), ("B: w", B["trajectory"]["leader_wins"])],

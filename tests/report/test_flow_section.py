@@ -151,3 +151,38 @@ def test_a_run_played_with_no_flow_says_so(run_dir: Path, tmp_path: Path) -> Non
     note = " ".join(flow.split('id="flow-no-trajectories">')[1].split())
     assert note.startswith("This run kept no trajectories (trajectories.parquet): it was played with --no-flow.")
     assert "run it again without --no-flow" in note
+
+
+def test_checkpoints_that_few_games_reach_are_not_drawn_and_the_caption_says_so(tmp_path: Path) -> None:
+    """Tried as a new user would (issue 49): Urgency's curve ran to round 145, which one game of 200
+    reached, and its late whiskers (21 to 100%) filled the figure. 40 two-player games, seat 1 winning
+    10-5: games 0-9 have 3 checkpoints, the others 2, so checkpoint 3 (index 2) holds 10 games, fewer than
+    MIN_CURVE_GAMES = 20: the figure draws checkpoints 1 and 2 only, and the caption says why."""
+    from balancer.report.figures.flow import MIN_CURVE_GAMES
+
+    assert MIN_CURVE_GAMES == 20
+    directory = tmp_path / "results"
+    directory.mkdir()
+    games = 40
+    res = pl.DataFrame(
+        {
+            "variant": ["v1.1"] * 2 * games, "game": ["toy"] * 2 * games, "n_players": [2] * 2 * games,
+            "game_index": [g for g in range(games) for _ in (1, 2)], "seed": [7] * 2 * games,
+            "seat": [1, 2] * games, "agent": ["greedy"] * 2 * games, "score": [10, 5] * games,
+            "rank": [1, 2] * games, "win_share": [1.0, 0.0] * games, "turns": [5] * 2 * games,
+        }
+    )  # fmt: skip
+    res.write_parquet(directory / "results.parquet")
+    (directory / "run.json").write_text(json.dumps({**META, "games": games}))
+    rows = [
+        ("v1.1", 2, g, k, s, float(x))
+        for g in range(games)
+        for k, pair in enumerate([(1, 0), (2, 0), (10, 5)] if g < 10 else [(1, 0), (10, 5)])
+        for s, x in enumerate(pair, start=1)
+    ]
+    pl.DataFrame(rows, schema=dict(TRAJECTORY_SCHEMA), orient="row").write_parquet(directory / "trajectories.parquet")
+    flow = section(render_report(directory, tmp_path / "r.html").read_text(encoding="utf-8"))
+    caption = " ".join(flow.split("Share of games won by the seat leading")[1].split("</figcaption>")[0].split())
+    assert "Checkpoints that fewer than 20 games reach (3 and later) are not drawn" in caption, caption
+    stored = json.loads((directory / "summary.json").read_text())["flow"]["trajectory"]["leader_wins"]
+    assert [p["games"] for p in stored] == [40, 40, 10]  # summary.json keeps every checkpoint

@@ -19,6 +19,26 @@ from matplotlib.ticker import MaxNLocator, StrMethodFormatter
 from balancer.report import figures as figs
 
 ZERO_COLOUR = "#444444"
+MIN_CURVE_GAMES = 20
+"""The fewest games a checkpoint of the leader-wins curve is drawn with: where games differ in length the
+late checkpoints hold only the longest few (Urgency's 145th round: one game, a Wilson interval of 21 to 100%),
+and a tail of such whiskers filled the figure. Fewer than 20 games give an interval wider than about
++/-20 points; the points stay in summary.json and comparison.json."""
+
+
+def first_thin_checkpoint(curves: Sequence[Sequence[Mapping[str, Any]]], min_games: int) -> int | None:
+    """The first checkpoint (0-based, as stored) that fewer than ``min_games`` games of some curve reach,
+    from which :func:`leader_wins_figure` draws nothing; None when every checkpoint has enough, when the
+    points do not say how many games reach them, or when the first checkpoint is already that thin (a run
+    of fewer games is drawn whole)."""
+    thin = [
+        int(p["checkpoint"])
+        for points in curves
+        for p in points
+        if isinstance(p.get("games"), (int, float)) and p["games"] < min_games
+    ]
+    # a run of fewer games than that is drawn whole (every checkpoint is thin there, and says so by its whiskers)
+    return min(thin) if thin and min(thin) > 0 else None
 
 
 def _pct(x: Any) -> float:
@@ -44,6 +64,7 @@ def leader_wins_figure(
     difference: Sequence[Mapping[str, Any]] | None = None,
     title: str = "Games won by the seat leading at each checkpoint",
     checkpoint: str = "round",
+    drawn_before: int | None = None,
 ) -> Figure:
     """The leader-wins curve: for each checkpoint, the share of games won by the seat leading there
     (percent), a marker with its 95% Wilson interval as an error bar, one series per curve (A and B
@@ -59,10 +80,15 @@ def leader_wins_figure(
         title: the figure's title.
         checkpoint: what ends a checkpoint in this game (``GameSpec.checkpoint``: "round", "turn of the
             table"), for the axis; checkpoints are numbered from 1 there (index 0 of the data is "1").
+        drawn_before: draw only the checkpoints before this one (0-based; :func:`first_thin_checkpoint`,
+            which the caption then names), or None for every checkpoint.
 
     Raises:
         ValueError: no curve, or a curve without a point (an empty panel).
     """
+    if drawn_before is not None:
+        curves = [(label, [p for p in points if int(p["checkpoint"]) < drawn_before]) for label, points in curves]
+        difference = [r for r in difference or [] if int(r["checkpoint"]) < drawn_before] or None
     if not curves or any(not points for _, points in curves):
         raise ValueError("the leader-wins figure needs at least one curve, each with a point")
     two = bool(difference)
@@ -126,7 +152,9 @@ def leader_wins_figure(
             dx_ax.set_ylabel("difference (points of %)")
             dx_ax.legend(loc="lower right")
         bottom = axes[-1]
-        bottom.set_xlabel(f"checkpoint: the end of each {checkpoint}; the last, the game's end")
+        # cut before a thin checkpoint, the last one drawn is no game's end
+        end = "; the last, the game's end" if drawn_before is None else ""
+        bottom.set_xlabel(f"checkpoint: the end of each {checkpoint}{end}")
         step = max(1, -(-len(xs_all) // 20))  # at most about 20 labelled ticks
         bottom.set_xticks(xs_all, labels=[str(x + 1) if i % step == 0 else "" for i, x in enumerate(xs_all)])
         # room beyond the first and last checkpoints: 0.6 of a checkpoint, or 2% of a long axis (Urgency's
