@@ -12,7 +12,18 @@ METRICS = MetricSpecs(
     scores=categories(*COMPONENTS),  # publishing, sets, majorities, prestige, leftovers (End of game)
     metrics=(
         MetricSpec("game_rounds", "game", "count", "rounds"),
-        *per_seat("count", "money", "paid_players", "paid_bank", "received_from_players"),
+        *per_seat(
+            "count",
+            "money",
+            "paid_players",
+            "paid_bank",
+            "received_from_players",
+            words={
+                "paid_players": "money paid to other players, per player",
+                "paid_bank": "money paid to the bank, per player",
+                "received_from_players": "money received from other players, per player",
+            },
+        ),
         *per_seat("count", "actions", *(f"actions_{a}" for a in ACTIONS)),
         *per_seat("count", "dice", *(f"dice_{c}" for c in (*COLOURS, "white"))),
         *per_seat("count", "dice", "white_dice_on_actions"),

@@ -506,3 +506,16 @@ def test_protocol_game_equals_the_reference_game_move_for_move(us_cfg):
         apply_move(s, mv)
     assert s.phase == P_OVER
     same_state(pos.S, pos.T, s)
+
+
+def test_the_money_metrics_are_named_by_where_the_money_goes():
+    """Issue 50: an axis read "paid players per player". The three money metrics count what a white
+    die placed on an action another player holds pays that player (§ placing dice: ``paid_players``,
+    and the payee's ``received_from_players``) and what a placement pays the bank (``paid_bank``):
+    each page and axis names the money and who it goes to or comes from."""
+    from balancer.games.urban_sketchers.metrics import METRICS
+
+    labels = {m.name: m.label for m in METRICS.metrics}
+    assert labels["paid_players"] == "money paid to other players, per player"
+    assert labels["paid_bank"] == "money paid to the bank, per player"
+    assert labels["received_from_players"] == "money received from other players, per player"
