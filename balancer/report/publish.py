@@ -397,7 +397,13 @@ def publish(
             heading, figcaption = _place(html, svg)
             own = figure_title(fig)
             title = own or heading or f"figure {i}"
-            panels = getattr(fig, "_suptitle", None) is None and len(fig.get_axes()) > 1
+            # panels with titles of their own (Margin; Length): those alone do not say what the figure is. A
+            # figure of one titled panel above an untitled one (compare's leader-wins curve over B - A) says it:
+            # prefixed by its heading, its name was cut at 60 characters to '...-seat-leading-at-each'
+            titled = [
+                ax for ax in fig.get_axes() if any(ax.get_title(loc=c).strip() for c in ("center", "left", "right"))
+            ]
+            panels = getattr(fig, "_suptitle", None) is None and len(titled) > 1
             if own and panels and heading and slug(heading) not in slug(own):
                 title = f"{heading}: {own}"  # panels' titles alone do not say what the figure is
             caption = " ".join(p.rstrip(".") + "." for p in (title, figcaption) if p) + f" {about}"

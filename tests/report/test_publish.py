@@ -382,3 +382,24 @@ def test_a_long_subjects_changes_table_keeps_its_figures_name(tmp_path):
     stem = "coins-gained-per-player-four-players"  # slug of the title: lower case words joined by '-'
     assert sorted(p.name for p in out.figures) == [f"{stem}.{ext}" for ext in ("pdf", "png", "svg")]
     assert [p.name for p in out.tables] == [f"{stem}.csv", f"{stem}-changes-between-variants.csv"]
+
+
+def test_a_titled_panel_over_an_untitled_one_is_named_after_its_title(tmp_path):
+    """Tried as a new user would (issue 49): compare's leader-wins figure (a titled curve over an untitled
+    B - A panel) was named '<heading>: <title>' cut at 60 characters, 'how-the-game-feels-games-won-by-the-
+    seat-leading-at-each'; panels that each have a title (Margin; Length) still take the heading."""
+    with collecting() as figs:
+        fig = new_figure((4, 3))
+        top, _ = fig.subplots(2, 1)
+        top.set_title("Games won by the seat leading at each checkpoint")
+        two = new_figure((4, 3))
+        for ax, title in zip(two.subplots(1, 2), ("Margin", "Length")):
+            ax.set_title(title)
+        html = _page(svg_string(fig) + svg_string(two)).replace(
+            "<h2>Seat win rates</h2>", "<h2>How the game feels</h2>"
+        )
+    out = publish(html, figs, tmp_path / "f", None)
+    assert sorted(p.stem for p in out.figures if p.suffix == ".svg") == [
+        "games-won-by-the-seat-leading-at-each-checkpoint",
+        "how-the-game-feels-margin-length",
+    ]
