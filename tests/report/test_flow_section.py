@@ -186,3 +186,23 @@ def test_checkpoints_that_few_games_reach_are_not_drawn_and_the_caption_says_so(
     assert "Checkpoints that fewer than 20 games reach (3 and later) are not drawn" in caption, caption
     stored = json.loads((directory / "summary.json").read_text())["flow"]["trajectory"]["leader_wins"]
     assert [p["games"] for p in stored] == [40, 40, 10]  # summary.json keeps every checkpoint
+
+
+def test_the_leader_wins_curve_has_its_numbers_in_a_table_and_a_csv(run_dir: Path, tmp_path: Path) -> None:
+    """Tried as a new user would (issue 49): --tables wrote no file of the leader-wins curve (tables are read
+    from the page, which drew it only). The four games of STANDINGS: leader won 87.5%, 62.5%, 87.5% at
+    checkpoints 1-3 (worked out above), 4 games at each, one tied for the lead at each (game 1)."""
+    from balancer.report.publish import collecting, publish
+
+    trajectories().write_parquet(run_dir / "trajectories.parquet")
+    with collecting() as figs:
+        html = render_report(run_dir, tmp_path / "r.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr><td>(\d)</td><td>([\d.]+)</td><td>([^<]*)</td>\s*<td>(\d)</td><td>(\d)</td></tr>", html)
+    assert [(k, rate, games, tied) for k, rate, _, games, tied in rows] == [
+        ("1", "87.5", "4", "1"),
+        ("2", "62.5", "4", "1"),
+        ("3", "87.5", "4", "1"),
+    ]
+    out = publish(html, figs, tmp_path / "f", tmp_path / "t")
+    assert "games-won-by-the-seat-leading-at-each-checkpoint.csv" in {p.name for p in out.tables}
+    assert "games-won-by-the-seat-leading-at-each-checkpoint.svg" in {p.name for p in out.figures}
