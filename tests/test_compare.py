@@ -537,7 +537,10 @@ def test_the_flow_section_names_the_checkpoint_and_a_run_without_trajectories(tm
     both = {**base, **flow_rows(a, b, scan["a"], scan["b"], confidence=0.95)}
     assert both["flow_trajectories"] == {"a": True, "b": True}
     html = render_comparison_html(both, summaries)
-    assert "seat leading at the end of each turn of the table, v1.0 (A)" in html and "each round" not in html
+    assert "seat leading at the end of each turn of the table, v1.0 (A, grey)" in html and "each round" not in html
+    # A grey and B blue, as in the seat win rates above it (the curves were blue and orange there)
+    chart = html.split('<section id="flow">')[1].split("</figure>")[0]
+    assert "#999999" in chart and "#0072b2" in chart.lower() and "#e69f00" not in chart.lower()
     assert "How the game feels (difference in lead changes per game)" in html
     assert 'id="flow-no-trajectories"' not in html
     (a / "trajectories.parquet").unlink()  # A kept none

@@ -33,6 +33,8 @@ SECTIONS: tuple[tuple[str, str, str, float], ...] = (
     ("metrics", "Metrics", "", 1.0),
     ("flow", "How the game feels", "", 1.0),
 )
+AB_COLOURS = ("#999999", "#0072B2")
+"""A grey and B blue, in every figure of a comparison page that draws both variants."""
 FLOW_UNITS = {"share": "%", "share of the game": "% of the game"}
 """A flow row's unit (:data:`balancer.stats.flow.FLOW_ROWS`) shown in percent: the row scaled by 100."""
 
@@ -157,7 +159,7 @@ def seat_rates_chart(
         title="Seat win rates of both variants",
         scale=100.0,
         fair=1.0 / n_players if n_players else None,
-        colours=("#999999", "#0072B2"),
+        colours=AB_COLOURS,
     )
     return svg_string(fig)
 
@@ -269,7 +271,12 @@ def leader_chart(
     return Markup(
         svg_string(
             leader_wins_figure(
-                curves, fair_share=fair, difference=difference, checkpoint=unit, drawn_before=thin_from(curves)
+                curves,
+                fair_share=fair,
+                difference=difference,
+                checkpoint=unit,
+                drawn_before=thin_from(curves),
+                colours=AB_COLOURS,  # as in the seat win rates of both variants above
             )
         )
     )

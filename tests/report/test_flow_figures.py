@@ -132,7 +132,7 @@ def test_leader_wins_of_a_comparison_has_the_paired_panel():
     assert all(b - a > 0.05 for a, b in zip(xa, xb))
     (diff,) = [c for c in bottom.containers if isinstance(c, ErrorbarContainer)]
     assert list(diff.lines[0].get_xdata()) == [0, 1, 2, 3, 4]
-    assert bottom.get_ylabel() == "difference (points of %)" and no_band(top) and no_band(bottom)
+    assert bottom.get_ylabel() == "difference (percentage points)" and no_band(top) and no_band(bottom)
     # the zero line, and an axis symmetric about it
     low, high = bottom.get_ylim()
     assert low == pytest.approx(-high)

@@ -65,6 +65,7 @@ def leader_wins_figure(
     title: str = "Games won by the seat leading at each checkpoint",
     checkpoint: str = "round",
     drawn_before: int | None = None,
+    colours: Sequence[str] | None = None,
 ) -> Figure:
     """The leader-wins curve: for each checkpoint, the share of games won by the seat leading there
     (percent), a marker with its 95% Wilson interval as an error bar, one series per curve (A and B
@@ -82,6 +83,8 @@ def leader_wins_figure(
             table"), for the axis; checkpoints are numbered from 1 there (index 0 of the data is "1").
         drawn_before: draw only the checkpoints before this one (0-based; :func:`first_thin_checkpoint`,
             which the caption then names), or None for every checkpoint.
+        colours: one colour per curve (compare's A grey and B blue, as in its seat win rates), or None
+            for the palette's.
 
     Raises:
         ValueError: no curve, or a curve without a point (an empty panel).
@@ -98,17 +101,19 @@ def leader_wins_figure(
         ax = axes[0]
         xs_all = sorted({int(p["checkpoint"]) for _, points in curves for p in points})
         offsets = figs.dodge_offsets(len(curves), xs_all, spread=0.3)
+        palette = list(colours) if colours else list(figs.PALETTE)
         for j, ((label, points), dx) in enumerate(zip(curves, offsets)):
             pts = sorted(points, key=lambda p: p["checkpoint"])
             vals, below, above = _bars(pts)
+            colour = palette[j % len(palette)]
             ax.errorbar(
                 [int(p["checkpoint"]) + dx for p in pts],
                 vals,
                 yerr=[below, above],
                 fmt="o",
                 markersize=4,
-                color=figs.PALETTE[j % len(figs.PALETTE)],
-                ecolor=figs.PALETTE[j % len(figs.PALETTE)],
+                color=colour,
+                ecolor=colour,
                 elinewidth=1.2,
                 capsize=3,
                 label=figs.text_label(label),
@@ -149,7 +154,7 @@ def leader_wins_figure(
             highs = [v + a for v, a in zip(vals, above)]
             span = min(figs.symmetric_span(lows, highs, floor=1.0), 100.0)  # a difference of shares: +/-100 at most
             dx_ax.set_ylim(-1.1 * span, 1.1 * span)
-            dx_ax.set_ylabel("difference (points of %)")
+            dx_ax.set_ylabel("difference (percentage points)")  # as the page's tables and differences say it
             dx_ax.legend(loc="lower right")
         bottom = axes[-1]
         # cut before a thin checkpoint, the last one drawn is no game's end
