@@ -414,11 +414,41 @@ def flow_rows(run_a: Path, run_b: Path, table_a: Any, table_b: Any, confidence: 
     trajectory rows are missing when one does not)."""
     import polars as pl
 
-    from balancer.stats.flow import TRAJECTORIES_FILE, paired_flow
+    from balancer.sim.results import ResultsFileError
+    from balancer.stats.flow import TRAJECTORIES_FILE, paired_flow, per_game_flow
+
+    errors = (pl.exceptions.PolarsError, OSError)
+
+    def scan(path: Path) -> Any:
+        # a reused run's file read as the report reads it: one line naming it, never polars' traceback
+        if not path.exists() and not path.is_symlink():
+            return None
+        if not path.is_file():
+            raise ResultsFileError(f"{path}: not a regular file")
+        try:
+            frame = pl.scan_parquet(path, glob=False)
+            frame.collect_schema()  # reads the footer: a file that is not Parquet fails here
+            return frame
+        except errors as exc:
+            raise ResultsFileError(f"{path}: cannot be read as Parquet ({' '.join(str(exc).split())[:160]})") from None
 
     paths = [run / TRAJECTORIES_FILE for run in (run_a, run_b)]
-    traj = [pl.scan_parquet(p, glob=False) for p in paths] if all(p.is_file() for p in paths) else [None, None]
-    flow = paired_flow(table_a, table_b, traj[0], traj[1], confidence)
+    scans = [scan(p) for p in paths]
+    traj = scans if all(t is not None for t in scans) else [None, None]
+    try:
+        flow = paired_flow(table_a, table_b, traj[0], traj[1], confidence)
+    except (ValueError, *errors) as exc:
+        # name the run's file that breaks the contract (checked again side by side, on this path only)
+        for table, trajectories, run in ((table_a, traj[0], run_a), (table_b, traj[1], run_b)):
+            try:
+                per_game_flow(table, trajectories)
+            except (ValueError, *errors) as broken:
+                text = " ".join(str(broken).split())[:200]
+                name = (
+                    run / TRAJECTORIES_FILE if "trajector" in text or isinstance(broken, errors) else run / RESULTS_FILE
+                )
+                raise ResultsFileError(f"{name}: {text}") from None
+        raise ResultsFileError(f"{paths[0]} or {paths[1]}: {' '.join(str(exc).split())[:200]}") from None
     return {
         "flow": flow["rows"],
         "leader_wins_curve": flow["leader_wins"],

@@ -551,6 +551,34 @@ def test_the_flow_section_names_the_checkpoint_and_a_run_without_trajectories(tm
     assert "lead changes (per game)" not in html  # only margin and length rows
 
 
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda p: p.write_bytes(b"not parquet"), "cannot be read as Parquet"),
+        (lambda p: pl.read_parquet(p).slice(1).write_parquet(p), "not every seat at every checkpoint"),
+        (lambda p: (p.unlink(), p.mkdir()), "not a regular file"),
+    ],
+)
+def test_a_broken_trajectories_file_of_a_reused_run_is_named_in_one_line(tmp_path, damage, says):
+    """Tried as a new user would (issue 49): compare reuses finished runs, and read their
+    trajectories.parquet unchecked: a cut file gave polars' traceback (exit 1), a broken contract a line
+    naming no file, a directory was taken for no trajectories. Now one line naming the file (exit 2)."""
+    from balancer.compare import flow_rows
+    from balancer.sim.results import ResultsFileError
+
+    a = _flow_run(tmp_path / "a", "A", [(10, 7), (5, 5), (8, 12)], [(1, 0), (0.5, 0.5), (0, 1)],
+                  [[(1, 0), (10, 7)], [(0, 1), (5, 5)], [(3, 1), (8, 12)]])  # fmt: skip
+    b = _flow_run(tmp_path / "b", "B", [(12, 7), (9, 3), (8, 9)], [(1, 0), (1, 0), (0, 1)],
+                  [[(1, 0), (12, 7)], [(0, 1), (9, 3)], [(1, 3), (8, 9)]])  # fmt: skip
+    path = b / "trajectories.parquet"
+    damage(path)
+    scan = [pl.scan_parquet(run / "results.parquet") for run in (a, b)]
+    with pytest.raises(ResultsFileError) as err:
+        flow_rows(a, b, *scan, confidence=0.95)
+    text = str(err.value)
+    assert text.startswith(f"{path}: ") and says in text and "\n" not in text
+
+
 def test_the_compare_caption_says_which_checkpoints_few_games_reach(tmp_path):
     """The leader-wins figure of compare stops before the first checkpoint that fewer than 20 games of A or
     B reach (A: 40, 40, 30; B: 40, 40, 12 games: checkpoint 3, index 2) and its caption says so."""
