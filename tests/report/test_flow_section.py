@@ -183,7 +183,7 @@ def test_checkpoints_that_few_games_reach_are_not_drawn_and_the_caption_says_so(
     pl.DataFrame(rows, schema=dict(TRAJECTORY_SCHEMA), orient="row").write_parquet(directory / "trajectories.parquet")
     flow = section(render_report(directory, tmp_path / "r.html").read_text(encoding="utf-8"))
     caption = " ".join(flow.split("Share of games won by the seat leading")[1].split("</figcaption>")[0].split())
-    assert "Checkpoints that fewer than 20 games reach (3 and later) are not drawn" in caption, caption
+    assert "Checkpoints that fewer than 20 games reach (the last, 3) are not drawn" in caption, caption
     stored = json.loads((directory / "summary.json").read_text())["flow"]["trajectory"]["leader_wins"]
     assert [p["games"] for p in stored] == [40, 40, 10]  # summary.json keeps every checkpoint
 
