@@ -106,8 +106,8 @@ def test_a_baseline_tracks_the_margin_and_an_unchanged_game_passes(tmp_path, stu
 @pytest.mark.parametrize(
     ("line", "key", "says"),
     [
-        # a measure the report shows but check does not track: the line says which of them check tracks
-        ("check: {metrics: [margin, lead_changes]}", "check.metrics[1]", "check tracks margin and length"),
+        # a measure named as the report words it: the line says the name check tracks it by
+        ("check: {metrics: [margin, comebacks]}", "check.metrics[1]", "check tracks comebacks per game as 'comeback'"),
         ("check: {metrics: [margn]}", "check.metrics[0]", "did you mean 'margin'?"),  # a typo
         ("check: {metrics: [wasted_tiles]}", "check.metrics[0]", "did you mean 'wasted_tiles_per_player'?"),
     ],
@@ -138,3 +138,72 @@ def test_an_expect_target_on_no_metric_of_the_game_is_refused(study):
         result.output
     )
     assert "did you mean 'wasted_tiles_per_player'?" in result.output
+
+
+def test_the_trajectory_numbers_are_one_value_per_game_worked_by_hand():
+    """Two two-player games (issue 49: a baseline can track lead changes, comebacks, decided-at and
+    the leader-wins curve). Game 0, seat 1 wins; standings by checkpoint (1, 0), (1, 2), (3, 2): sole
+    leaders seat 1, seat 2, seat 1 -> 2 lead changes; midpoint (3 - 1) // 2 = 1, where seat 1 is last
+    and wins -> comeback 1; a non-winner (seat 2) leads at checkpoint 1, so only winners lead from
+    checkpoint 2 on: decided at the third of 3 checkpoints -> 1.0; the leaders' win share 1, 0, 1 ->
+    leader_wins 2/3. Game 1, seat 1 wins; (0, 0), (2, 1): a tie, then seat 1 -> 0 lead changes (a tie
+    has no sole leader); all tied at the midpoint 0 -> comeback 0; the loser shares the lead at
+    checkpoint 0, so winners alone lead from checkpoint 1, the second of 2 -> 1.0; leader_wins
+    ((1 + 0) / 2 + 1) / 2 = 0.75. A game without a trajectory (game 2) is NaN, not a value."""
+    import numpy as np
+
+    table = pa.table(
+        {
+            "n_players": [2] * 6,
+            "game_index": [0, 0, 1, 1, 2, 2],
+            "seat": [1, 2] * 3,
+            "agent": ["random"] * 6,
+            "score": [3.0, 2.0, 2.0, 1.0, 5.0, 1.0],
+            "win_share": [1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+        }
+    )
+    rows = [(0, 0, 1, 1), (0, 0, 2, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 2, 1, 3), (0, 2, 2, 2),
+            (1, 0, 1, 0), (1, 0, 2, 0), (1, 1, 1, 2), (1, 1, 2, 1)]  # fmt: skip
+    trajectories = pa.table(
+        {
+            "variant": ["v"] * len(rows),
+            "n_players": pa.array([2] * len(rows), pa.int32()),
+            "game_index": pa.array([r[0] for r in rows], pa.int64()),
+            "checkpoint": pa.array([r[1] for r in rows], pa.int32()),
+            "seat": pa.array([r[2] for r in rows], pa.int32()),
+            "standing": pa.array([float(r[3]) for r in rows], pa.float64()),
+        }
+    )
+    assert "lead_changes" not in per_game_values(table, ["random"] * 2, flow=True)  # no trajectories: not given
+    values = per_game_values(table, ["random"] * 2, flow=True, trajectories=trajectories)
+    assert values["lead_changes"][:2].tolist() == [2.0, 0.0]
+    assert values["comeback"][:2].tolist() == [1.0, 0.0]
+    assert values["decided_at"][:2].tolist() == [1.0, 1.0]
+    assert values["leader_wins"][:2].tolist() == pytest.approx([2 / 3, 0.75])
+    assert all(np.isnan(values[k][2]) for k in ("lead_changes", "comeback", "decided_at", "leader_wins"))
+    assert all(
+        kind_of(k) == "metric" and not is_tracked(k, None) and is_tracked(k, [k]) for k in values if k[0] in "lcd"
+    )
+
+
+def test_a_baseline_tracks_lead_changes_and_an_unchanged_game_passes(tmp_path, study):
+    """check.metrics: [lead_changes]: the baseline stores each cell's lead changes per game, whose mean
+    is the run's summary.json flow mean (the same games, read by the run's own summary), and the check
+    of the same study tests it and passes."""
+    study.write_text(STUDY.replace("metrics: [margin]", "metrics: [lead_changes, comeback]"), encoding="utf-8")
+    base = tmp_path / "base.json"
+    runner = CliRunner()
+    saved = runner.invoke(app, ["baseline", "save", str(study), "-o", str(base), "--results", str(tmp_path / "r"),
+                                "-j", "1", "-q"])  # fmt: skip
+    assert saved.exit_code == 0, saved.output
+    numbers = json.loads(base.read_text())["cells"][0]["numbers"]
+    summary = json.loads(next((tmp_path / "r").rglob("summary.json")).read_text())
+    flow = summary["flow"]["trajectory"]
+    assert numbers["lead_changes"]["games"] == 40
+    assert numbers["lead_changes"]["mean"] == pytest.approx(flow["lead_changes"]["mean"])
+    out = tmp_path / "check.md"
+    checked = runner.invoke(app, ["check", str(study), "--baseline", str(base), "-j", "1", "-q",
+                                  "--allow-underpowered", "--markdown", str(out)])  # fmt: skip
+    assert checked.exit_code == 0, checked.output
+    table = out.read_text(encoding="utf-8")
+    assert "/lead\\_changes |" in table and "/comeback |" in table and "margin" not in table, table

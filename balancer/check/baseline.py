@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from balancer.limits import InputLimitError, read_json_bounded
 from balancer.outdir import normalised, write_atomic
 from balancer.sim.runner import RESULTS_FILE
+from balancer.stats.flow import TRAJECTORIES_FILE
 from balancer.version import __version__
 
 from .errors import BaselineError
@@ -127,7 +128,9 @@ def save_baseline(
         table = pq.read_table(cell.out_dir / RESULTS_FILE).sort_by([("game_index", "ascending"), ("seat", "ascending")])
         run = study.runs[run_name]
         meta = cell.meta
-        per_game = per_game_values(table, run.table, flow=True)
+        traj_file = cell.out_dir / TRAJECTORIES_FILE
+        trajectories = pq.read_table(traj_file) if traj_file.is_file() else None
+        per_game = per_game_values(table, run.table, flow=True, trajectories=trajectories)
         if values is not None:
             values.update({(run_name, variant, key): v for key, v in per_game.items()})
         cells.append(
@@ -163,10 +166,12 @@ def save_baseline(
 def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
     """Raise BaselineError (naming the study file and ``runs.<run>.expect.<key>``) when an ``expect:``
     target names a number the run does not track, as ``balancer check`` would; the numbers are
-    learnt from one game of each run with targets (:func:`balancer.study.runner.probe_tables`).
+    learnt from one game of each run with targets (as :func:`balancer.study.runner.probe_tables` plays it).
     Also raises what loading the study and its variants raises."""
+    from balancer.games import get_spec
+    from balancer.sim.batches import GameRaisedError, play_range_records
     from balancer.study.model import load_study
-    from balancer.study.runner import load_variants, probe_tables
+    from balancer.study.runner import load_variants
 
     study, configs = load_study(study_path)
     runs = [name for name, run in study.runs.items() if run.expect]
@@ -174,8 +179,13 @@ def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
         return
     loaded = load_variants(study, configs, Path(study_path), study.seed, jobs)
     variant = next(iter(loaded))
-    for name, table in probe_tables(study, loaded, study.seed, runs).items():
-        numbers = per_game_values(table, study.runs[name].table, flow=True)
+    game = get_spec(study.game)
+    for name in runs:  # game 0 of each run, with its trajectory (what probe_tables plays, and that)
+        try:
+            table, trajectories = play_range_records(game, loaded[variant], study.runs[name].table, study.seed, 0, 1, 1)
+        except GameRaisedError:
+            continue  # the full play reports the failing game
+        numbers = per_game_values(table, study.runs[name].table, flow=True, trajectories=trajectories)
         for key, bound in study.runs[name].expect.items():
             expect_items(name, variant, numbers, key, bound, str(study_path))
 

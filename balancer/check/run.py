@@ -20,11 +20,11 @@ from scipy import stats
 from balancer.config import config_sha256
 from balancer.games import get_spec
 from balancer.outcomes import CheckResult, Item
-from balancer.sim.batches import GameRaisedError, play_range
+from balancer.sim.batches import GameRaisedError, play_range_records
 from balancer.sim.runner import MAX_SEED, engine_sha256, replay_command
 from balancer.stats import sequential as sq
 from balancer.study.model import CheckSettings, Study, load_study
-from balancer.study.runner import load_variants, probe_tables
+from balancer.study.runner import load_variants
 
 from .baseline import BaselineError, expect_items
 from .errors import CheckGameError, UnderpoweredError
@@ -312,6 +312,21 @@ def baseline_power_warning(
     )
 
 
+def probe_numbers(study: Study, game: Any, loaded: dict[str, Any], seed: int) -> dict[str, list[str]]:
+    """Run name -> the numbers its game 0 under the study's first variant gives (with its trajectory:
+    :func:`per_game_values`), played in this process before the full play: what the game reports. A
+    run whose probe game raises is left out (the full play reports the failing game)."""
+    first = next(iter(loaded.values()))
+    out = {}
+    for name, run in study.runs.items():
+        try:
+            table, trajectories = play_range_records(game, first, run.table, seed, 0, 1, 1)
+        except GameRaisedError:
+            continue
+        out[name] = list(per_game_values(table, run.table, flow=True, trajectories=trajectories))
+    return out
+
+
 def run_check(
     study_path: Path | str,
     baseline: dict[str, Any],
@@ -359,12 +374,10 @@ def run_check(
     game = get_spec(study.game)
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)
-    probes = probe_tables(study, loaded, seed, list(study.runs))
+    probes = probe_numbers(study, game, loaded, seed)
     for (run_name, variant), cell in sorted(cells.items()):
         if run_name in probes:
-            lacking = missing_metrics(
-                cell, list(per_game_values(probes[run_name], study.runs[run_name].table, flow=True)), settings
-            )
+            lacking = missing_metrics(cell, probes[run_name], settings)
             if lacking:
                 raise BaselineError(
                     f"{baseline_path}: cells.{baseline['cells'].index(cell)}.numbers: "
@@ -401,14 +414,14 @@ def run_check(
         played = 0
         for k, target in enumerate(schedule):
             try:
-                table = play_range(game, loaded[variant], run.table, seed, played, target, jobs)
+                table, trajectories = play_range_records(game, loaded[variant], run.table, seed, played, target, jobs)
             except GameRaisedError as exc:
                 first = exc.failures[0]
                 raise CheckGameError(
                     f"{run_name}/{variant}: {len(exc.failures)} game(s) raised; first: game {first['game_index']}: "
                     f"{first['error']}\n  replay: {replay_command(configs[variant], run.table, seed, first['game_index'])}"
                 ) from None
-            for key, v in per_game_values(table, run.table, flow=True).items():
+            for key, v in per_game_values(table, run.table, flow=True, trajectories=trajectories).items():
                 values.setdefault(key, []).append(v)
             played = target
             for i in mine:

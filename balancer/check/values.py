@@ -11,6 +11,11 @@
   ``length`` (results with a ``turns`` column): the most turns a player took: how the game feels
   (issue 49; :mod:`balancer.stats.flow` defines both). Tracked, like ``completion``, only where
   ``check.metrics`` names them.
+* ``lead_changes``, ``comeback``, ``decided_at`` and ``leader_wins`` (games that record trajectories,
+  two or more players): the game's lead changes, the win share of the seats last at its midpoint (its
+  mean over games is the comeback rate), the share of the game played when only winners led from
+  then on, and the leaders' mean win share over its checkpoints (the leader-wins curve's per-game
+  value): :mod:`balancer.stats.flow` defines each. Tracked only where ``check.metrics`` names them.
 
 Nothing here knows a game: seats, agents and metrics come from the results table.
 """
@@ -28,7 +33,9 @@ from balancer.core.tables import is_mirror
 from balancer.stats.tracked import AGENT, SEAT
 
 METRIC_PREFIX = "metric_"
-FLOW_NUMBERS = ("margin", "length")
+TRAJECTORY_NUMBERS = ("lead_changes", "comeback", "decided_at", "leader_wins")
+"""Per-game numbers of how a game feels read from its trajectory (module docstring)."""
+FLOW_NUMBERS = ("margin", "length", *TRAJECTORY_NUMBERS)
 """Per-game numbers of how a game feels (module docstring), tracked only where ``check.metrics`` names them."""
 
 
@@ -55,13 +62,18 @@ def count_tracked(baseline: Mapping[str, Any], metrics: Sequence[str] | None) ->
 
 
 def per_game_values(
-    table: pa.Table, agents: Sequence[str], metrics: Sequence[str] | None = None, flow: bool = False
+    table: pa.Table,
+    agents: Sequence[str],
+    metrics: Sequence[str] | None = None,
+    flow: bool = False,
+    trajectories: pa.Table | None = None,
 ) -> dict[str, np.ndarray]:
     """``{number: float64[games]}`` from a results table whose rows are game-major and seat-minor
     (as the runner writes them). ``agents``: the run's agents by seat for game 0; ``metrics``: the
     ``<name>_per_player`` numbers to keep (None keeps every metric); ``flow``: also ``margin`` and
-    ``length`` (:data:`FLOW_NUMBERS`; ``check`` and ``baseline`` ask for them, a sweep's or a
-    tune's numbers do not).
+    ``length``, and with the games' ``trajectories`` (``trajectories.parquet``'s rows) the numbers of
+    :data:`TRAJECTORY_NUMBERS` (:data:`FLOW_NUMBERS`; ``check`` and ``baseline`` ask for them, a
+    sweep's or a tune's numbers do not).
 
     Raises ValueError when the table's rows are not whole games.
     """
@@ -83,6 +95,8 @@ def per_game_values(
         out["margin"] = top[:, -1] - top[:, -2]
     if flow and "turns" in table.column_names:
         out["length"] = table.column("turns").to_numpy(zero_copy_only=False).astype(float).reshape(-1, n).max(axis=1)
+    if flow and n >= 2 and trajectories is not None:
+        out.update(trajectory_values(table, trajectories, n))
     for col in table.column_names:
         if col.startswith(METRIC_PREFIX):
             name = f"{col[len(METRIC_PREFIX) :]}_per_player"
@@ -91,6 +105,24 @@ def per_game_values(
                 with np.errstate(all="ignore"):
                     out[name] = np.nanmean(np.where(np.isfinite(values), values, np.nan), axis=1)
     return out
+
+
+def trajectory_values(table: pa.Table, trajectories: pa.Table, n: int) -> dict[str, np.ndarray]:
+    """:data:`TRAJECTORY_NUMBERS` of the games of ``table`` (game-major rows of ``n`` seats), in its
+    game order, from their ``trajectories`` (:func:`balancer.stats.flow.per_game_flow` and
+    :func:`~balancer.stats.flow.leader_credits`, which check the trajectory contract: ValueError
+    when it is broken); NaN for a game without a trajectory."""
+    import polars as pl
+
+    from balancer.stats.flow import leader_credits, per_game_flow
+
+    res, traj = pl.from_arrow(table), pl.from_arrow(trajectories)
+    assert isinstance(res, pl.DataFrame) and isinstance(traj, pl.DataFrame)
+    per = per_game_flow(res, traj).select("game_index", "lead_changes", "comeback", "decided_at")
+    wins = leader_credits(res, traj).group_by("game_index").agg(pl.col("credit").mean().alias("leader_wins"))
+    order = pl.DataFrame({"game_index": table.column("game_index").to_numpy()[::n]})
+    values = order.join(per.join(wins, on="game_index", how="left"), on="game_index", how="left", maintain_order="left")
+    return {key: values[key].cast(pl.Float64).fill_null(float("nan")).to_numpy() for key in TRAJECTORY_NUMBERS}
 
 
 def moments(values: np.ndarray) -> tuple[int, float, float]:

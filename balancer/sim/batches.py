@@ -29,7 +29,7 @@ from balancer.outdir import normalised, own_directory, refuse_foreign, remove_ow
 from .errors import RunRequestError
 from .guards import check_out_dir, run_lock
 from .parallel import default_chunk_size, delayed, parallel, resolve_jobs
-from .play import play_chunk_records, play_chunk_safe
+from .play import play_chunk_records
 from .provenance import engine_sha256
 from .request import check_run, table_chunk_games
 from .rundir import CHUNKS_DIR, MANIFEST_FORMAT, OWN_CHUNK_FILE, RunDir, conform
@@ -43,22 +43,34 @@ def play_range(
     (``(stop - start) * len(agents)`` rows, the same as in a plain run). ``jobs == 1`` plays in this
     process. Raises GameRaisedError (listing every failing game) when games raise; the other games of
     the range are played but not returned."""
+    return play_range_records(spec, cfg, agents, seed, start, stop, jobs, flow=False)[0]
+
+
+def play_range_records(
+    spec: GameSpec, cfg: Any, agents: Sequence[str], seed: int, start: int, stop: int, jobs: int = -1, flow: bool = True
+) -> tuple[pa.Table, pa.Table | None]:
+    """:func:`play_range` with the games' trajectory rows (None when the game records none, or
+    without ``flow``): what ``check`` reads how a game feels from."""
     agents = list(agents)
     n_jobs = resolve_jobs(jobs)
     if n_jobs == 1:
-        results = [play_chunk_safe(0, spec.module, cfg, agents, seed, start, stop)]
+        results = [play_chunk_records(0, spec.module, cfg, agents, seed, start, stop, None, flow)]
     else:
         size = default_chunk_size(stop - start, n_jobs, table_chunk_games(spec, cfg, agents))
         tasks = (
-            delayed(play_chunk_safe)(i, spec.module, cfg, agents, seed, a, min(a + size, stop), os.getpid())
+            delayed(play_chunk_records)(i, spec.module, cfg, agents, seed, a, min(a + size, stop), os.getpid(), flow)
             for i, a in enumerate(range(start, stop, size))
         )
         results = list(parallel(n_jobs, None, ordered=True)(tasks))
-    failures = [f for _, _, fs in results for f in fs]
+    failures = [f for _, _, fs, _ in results for f in fs]
     if failures:
         raise GameRaisedError(failures)
-    tables = [t for _, t, _ in results if t is not None]  # a chunk without a table had failures
-    return pa.concat_tables([tables[0]] + [conform(t, tables[0].schema) for t in tables[1:]])
+    tables = [t for _, t, _, _ in results if t is not None]  # a chunk without a table had failures
+    table = pa.concat_tables([tables[0]] + [conform(t, tables[0].schema) for t in tables[1:]])
+    parts = [r for _, _, _, r in results]
+    if not flow or any(r is None for r in parts):
+        return table, None
+    return table, pa.concat_tables([parts[0]] + [conform(r, parts[0].schema) for r in parts[1:]])
 
 
 class GameRaisedError(RuntimeError):

@@ -83,21 +83,23 @@ class Bound(_Strict):
 
 
 EXPECT_KEY = (
-    r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|completion|margin|length|[a-z_][a-z0-9_]*_per_player)"
+    r"(seat_win_rate(:[1-8])?|agent_win_rate(:[A-Za-z0-9_.\-]+)?|completion|margin|length"
+    r"|lead_changes|comeback|decided_at|leader_wins|[a-z_][a-z0-9_]*_per_player)"
 )
 """Keys of ``expect:``: ``seat_win_rate`` (every seat) or ``seat_win_rate:<seat>``, ``agent_win_rate``
 (every agent) or ``agent_win_rate:<agent>``, ``completion`` (the share of games that end by the rules,
 e.g. ``completion: {at_least: 0.999}``), ``margin`` or ``length`` (a game's winner minus runner-up in
-points, its most turns by a player: :mod:`balancer.check.values`), or a metric as named in summary.json
-(``<name>_per_player``)."""
+points, its most turns by a player), ``lead_changes``, ``comeback``, ``decided_at`` or ``leader_wins``
+(from the game's trajectory; :mod:`balancer.check.values` defines each), or a metric as named in
+summary.json (``<name>_per_player``)."""
 
 
-TRACKED_GAME_NUMBERS = ("completion", "margin", "length")
+TRACKED_GAME_NUMBERS = ("completion", "margin", "length", "lead_changes", "comeback", "decided_at", "leader_wins")
 """Numbers of every game that ``check.metrics`` may name besides the game's ``<metric>_per_player``
 (:mod:`balancer.check.values`)."""
-UNTRACKED_FLOW = frozenset({"leader_wins", "lead_changes", "comebacks", "comeback", "decided_at", "leader_wins_curve"})
-"""Measures of how the game feels that the report and compare show but ``check`` does not track (named
-in the refusal of ``check.metrics``)."""
+FLOW_ALIASES = {"comebacks": "comeback", "leader_wins_curve": "leader_wins", "decided": "decided_at"}
+"""Names of how the game feels as the report words them, and the number ``check`` tracks for each
+(said in the refusal of ``check.metrics``)."""
 
 
 class Run(_Strict):
@@ -254,11 +256,8 @@ class Study(_Strict):
 
         def why(name: str, expect: bool = False) -> str:
             close = difflib.get_close_matches(name, known, n=1)
-            if name in UNTRACKED_FLOW:
-                hint = (
-                    " (lead changes, comebacks, decided-at and the leader-wins curve are in the report and in "
-                    "compare; of how the game feels, check tracks margin and length)"
-                )
+            if name in FLOW_ALIASES:
+                hint = f" (check tracks {name.replace('_', ' ')} per game as {FLOW_ALIASES[name]!r})"
             else:
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
             if expect:
