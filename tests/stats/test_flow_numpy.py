@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from test_flow import _close  # the same dicts within 1e-12, floats to floats
 
 import balancer.stats.flow as flow
 from balancer.stats.flow import GAME, TRAJECTORY_SCHEMA, _collect, _results_per_game
@@ -181,16 +182,6 @@ def made_up(rng: np.random.Generator, games: list[tuple[int, int, int]] | None =
     if rng.random() < 0.5:
         traj = traj.sample(fraction=1.0, shuffle=True, seed=int(rng.integers(0, 2**31)))
     return res, traj, games
-
-
-def _close(a, b) -> bool:
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
-    if isinstance(a, float) and isinstance(b, float):
-        return a == pytest.approx(b, rel=1e-12, abs=1e-12)
-    return a == b
 
 
 def _same_frames(new: pl.DataFrame, old: pl.DataFrame) -> None:
