@@ -323,3 +323,26 @@ figures:
     assert data[1].categories == ["seat 1", "seat 2", "seat 3"] and data[1].fair == pytest.approx(1 / 3)
     text = render_study(result, study_changes(result), tmp_path / "u.html").read_text()
     assert text.count("<svg") == 2 and "extra-3p: win rate by seat (a run no figure of the study file shows)" in text
+
+
+def test_the_page_says_how_the_game_feels_in_every_cell(tiny, tmp_path):
+    """Issue 49: the study page has how the game feels, cell by cell: each row's numbers are those of
+    the cell's own summary.json (its flow), written by the run, here read back apart from the page:
+    the mirror table's mean lead changes with its interval and its comebacks in percent."""
+    import json
+
+    from balancer.report.study import flow_rows
+
+    result = run_study(tiny, results_root=tmp_path / "results", jobs=1, progress=False)
+    rows = flow_rows(result)
+    assert [(r["run"], r["variant"]) for r in rows] == [(c.run, c.variant) for c in result.cells.values()]
+    cell = result.cells[("mirror-2p", "v1.1")]
+    flow = json.loads((cell.out_dir / "summary.json").read_text())["flow"]
+    row = next(r for r in rows if (r["run"], r["variant"]) == ("mirror-2p", "v1.1"))
+    lead = flow["trajectory"]["lead_changes"]
+    assert row["lead_changes"] == (lead["mean"], lead["ci_low"], lead["ci_high"]) and row["games"] == 20
+    assert row["comebacks"][0] == flow["trajectory"]["comebacks"]["rate"]
+    text = render_study(result, study_changes(result), tmp_path / "feel.html").read_text()
+    assert "<h2>How the game feels</h2>" in text
+    expected = f'{lead["mean"]:.2f} <span class="note">({lead["ci_low"]:.2f} to {lead["ci_high"]:.2f})</span>'
+    assert expected.replace("-", "−") in text or expected in text

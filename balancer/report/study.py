@@ -260,6 +260,36 @@ def cell_rows(result: StudyResult, page_dir: Path | str = ".") -> list[dict[str,
     ]
 
 
+FLOW_COLUMNS = (
+    ("margin", "margin (points)", 1.0, 1, False),
+    ("length", "length (turns)", 1.0, 1, False),
+    ("lead_changes", "lead changes", 1.0, 2, True),
+    ("comebacks", "comebacks (%)", 100.0, 1, True),
+    ("decided_at", "decided at (% of the game)", 100.0, 1, True),
+)
+"""The study page's columns of how the game feels: (key, heading, scale, decimals, read from the
+trajectory)."""
+
+
+def flow_rows(result: StudyResult) -> list[dict[str, Any]]:
+    """How the game feels in each cell (issue 49), one dict per cell with a ``flow`` in its
+    summary.json, in play order: run, variant, games, and per :data:`FLOW_COLUMNS` key its value and
+    95% interval as ``(value, low, high)`` (None where the cell has no such measure: one player a
+    game, no trajectory recorded)."""
+    rows = []
+    for c in result.cells.values():
+        flow = (c.summary or {}).get("flow")
+        if not flow:
+            continue
+        trajectory = flow.get("trajectory") or {}
+        row: dict[str, Any] = {"run": c.run, "variant": c.variant, "games": flow.get("games")}
+        for key, _, _, _, from_trajectory in FLOW_COLUMNS:
+            m = (trajectory if from_trajectory else flow).get(key)
+            row[key] = None if not m else (m.get("rate", m.get("mean")), m.get("ci_low"), m.get("ci_high"))
+        rows.append(row)
+    return rows
+
+
 def render_study(
     result: StudyResult, changes: dict[int, list[dict[str, Any]]], out_html: Path, figures_dir: Path | None = None
 ) -> Path:
@@ -288,6 +318,8 @@ def render_study(
         study_path=portable_path(result.study_path, Path(out_html).parent),
         blocks=blocks,
         cells=cells,
+        flow=flow_rows(result),
+        flow_columns=FLOW_COLUMNS,
         wall_seconds=result.wall_seconds,
         simulated_seconds=result.simulated_seconds,
         warmup_seconds=result.warmup_seconds,  # compile/load apart from play, where run.json records it
