@@ -67,8 +67,8 @@ def play_range_records(
         raise GameRaisedError(failures)
     tables = [t for _, t, _, _ in results if t is not None]  # a chunk without a table had failures
     table = pa.concat_tables([tables[0]] + [conform(t, tables[0].schema) for t in tables[1:]])
-    parts = [r for _, _, _, r in results]
-    if not flow or any(r is None for r in parts):
+    parts = [r for _, _, _, r in results if r is not None]
+    if not flow or len(parts) < len(results):
         return table, None
     return table, pa.concat_tables([parts[0]] + [conform(r, parts[0].schema) for r in parts[1:]])
 
