@@ -152,10 +152,10 @@ def test_compare_checks_output_paths_before_playing(tmp_path, a_file, one_error_
 @pytest.mark.parametrize(
     "expect, message",
     [
-        (
+        (  # a metric the game does not have: refused when the study is read, with the closest name
             "game_turnz_per_player: {at_most: 6}",
-            "runs.mirror-2p.expect.game_turnz_per_player: no such number in cell mirror-2p/v1.0; numbers are "
-            "seat_win_rate:1, seat_win_rate:2, ",
+            "runs.mirror-2p.expect.game_turnz_per_player: 'game_turnz_per_player' is no metric of citywright; "
+            "its metrics are ",
         ),
         (
             '"seat_win_rate:3": {at_most: 0.6}',
