@@ -37,6 +37,7 @@ That cache holds the game's code inlined, so a game whose sources change drops i
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -121,6 +122,28 @@ def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it (through _loo
         play_seated(T, k, r, ws, chance, agent_rng, out[j])  # type: ignore[no-untyped-call]
 
 
+_SCRATCH = threading.local()
+"""Each thread's reusable records buffers (:func:`play_chunk_records` with ``scratch``), by record length."""
+
+
+def _scratch_records(games: int, record_len: int) -> np.ndarray:
+    """A zeroed int64[games, record_len] view of this thread's buffer for ``record_len`` (grown when
+    too small). Memory a process touches for the first time costs a page fault per 4 KiB, on this
+    machine about 30 microseconds (twenty times the arithmetic of a numpy pass over it): a chunk of
+    2,000 four-player Águeda games recording trajectories (rows of 1,065 numbers, the safety stop's
+    bound on rounds) touched 17 MB of fresh pages, 75 microseconds a game."""
+    buffers = getattr(_SCRATCH, "buffers", None)
+    if buffers is None:
+        buffers = _SCRATCH.buffers = {}
+    buf = buffers.get(record_len)
+    if buf is None or buf.shape[0] < games:
+        buf = buffers[record_len] = np.zeros((games, record_len), np.int64)
+        return buf
+    view = buf[:games]
+    view.fill(0)
+    return view  # type: ignore[no-any-return]
+
+
 def play_chunk_records(
     T: Any,
     kinds: np.ndarray,
@@ -130,11 +153,15 @@ def play_chunk_records(
     start: int,
     stop: int,
     record_len: int,
+    scratch: bool = False,
 ) -> np.ndarray:
     """The records (int64[stop - start, record_len]) of games ``start..stop-1`` of a run seeded
     ``run_seed``, played on the table registered for ``type(T)``; ``kinds`` (int64[n]) and ``rows``
     (float64[n, k]) seat game 0 (they rotate one seat per game). ValueError when no table is
-    registered for ``T``."""
+    registered for ``T``. With ``scratch`` the records are this thread's reusable buffer
+    (:func:`_scratch_records`), valid until its next call with ``scratch``: the caller copies what
+    it keeps (a game whose records are wide and mostly empty, as trajectories bounded by a safety
+    stop make them)."""
     table = _TABLES.get(type(T))
     if table is None:
         raise ValueError(f"no compiled table is registered for rule tables of {type(T).__name__}")
@@ -142,7 +169,8 @@ def play_chunk_records(
     rows = np.ascontiguousarray(rows, dtype=np.float64)
     if rows.ndim != 2 or rows.shape[0] != kinds.shape[0]:
         raise ValueError(f"rows must be float64[{kinds.shape[0]}, k], one per seat; got shape {rows.shape}")
-    out = np.zeros((max(stop - start, 0), record_len), np.int64)
+    games = max(stop - start, 0)
+    out = _scratch_records(games, record_len) if scratch and games else np.zeros((games, record_len), np.int64)
     if out.shape[0] == 0:
         return out
     gens = ChunkGenerators()

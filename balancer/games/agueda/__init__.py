@@ -88,6 +88,7 @@ from .kernel import (
 )
 from .kernel import compile as compiled
 from .rules import G_DECK, G_MOVES, MOVE_LEN, ROWS, State
+from .scoring import N_FINAL
 from .scoring import score_board_text as score_table_text  # `balancer score`
 
 NAME = "agueda"
@@ -195,9 +196,13 @@ def play_chunk(cfg: AguedaConfig, agents: list[str], run_seed: int, start: int, 
         kinds[s], weights[s] = agent_params(cfg, name)
     look = cfg.agents.lookahead
     ws = (look.candidates, look.rollouts, *workspace())
-    return records_batch(
-        cfg, play_chunk_records(T, kinds, weights, ws, run_seed, start, stop, record_length(T.rules, trajectories)), n
-    )
+    records = play_chunk_records(
+        T, kinds, weights, ws, run_seed, start, stop, record_length(T.rules, trajectories), scratch=True
+    )  # wide rows (room for the safety stop's rounds), mostly empty: a buffer reused chunk after chunk
+    used = n * N_FINAL + 5  # the finished game's numbers, then the checkpoints its rounds filled
+    if trajectories and records.shape[0]:
+        used += int(records[:, used - 1].max()) * n
+    return records_batch(cfg, records[:, :used].copy(), n)  # a copy: the buffer is the next chunk's
 
 
 def chunk_games(cfg: AguedaConfig, agents: list[str]) -> int:

@@ -116,3 +116,45 @@ def test_without_trajectories_the_same_games_and_no_standings():
     assert without.standings is None and without.checkpoints is None
     np.testing.assert_array_equal(with_them.scores, without.scores)
     np.testing.assert_array_equal(with_them.tiebreak, without.tiebreak)
+
+
+def test_a_chunk_keeps_its_numbers_when_the_next_chunk_reuses_the_records_buffer():
+    """Águeda's chunks are played into one records buffer reused chunk after chunk (rows as wide as
+    the safety stop's rounds, mostly empty: fresh pages cost more than the play here). A chunk's batch
+    must hold copies: playing the next chunk, which overwrites the buffer, leaves it as it was, and
+    the buffer's own numbers are those of a fresh play of the same games."""
+    import copy
+
+    import numpy as np
+
+    from balancer.config import load_config
+    from balancer.games import agueda
+
+    cfg = load_config(agueda.DEFAULT_CONFIG)
+    agents = ["greedy", "random", "greedy"]
+    first = agueda.play_chunk(cfg, agents, 11, 0, 30)
+    kept = copy.deepcopy(first)
+    agueda.play_chunk(cfg, agents, 11, 30, 90)  # more games: the buffer grows and is written again
+    for name in ("scores", "turns", "standings", "checkpoints"):
+        assert np.array_equal(getattr(first, name), getattr(kept, name), equal_nan=True), name
+    again = agueda.play_chunk(cfg, agents, 11, 0, 30)  # the same games from a reused, larger buffer
+    assert np.array_equal(again.standings, kept.standings, equal_nan=True)
+    assert np.array_equal(again.scores, kept.scores)
+
+
+def test_each_thread_has_its_own_records_buffer():
+    """Dask workers play chunks in several threads of one process: each thread's scratch buffer is its
+    own (a shared one would mix two chunks' games)."""
+    import threading
+
+    from balancer.core.table_loop import _scratch_records
+
+    mine = _scratch_records(4, 7)
+    mine[:] = 5
+    seen = {}
+    thread = threading.Thread(target=lambda: seen.setdefault("other", _scratch_records(4, 7)))
+    thread.start()
+    thread.join()
+    assert not np.shares_memory(seen["other"], mine) and (seen["other"] == 0).all()
+    again = _scratch_records(3, 7)  # the same thread: the same memory, zeroed
+    assert np.shares_memory(again, mine) and (again == 0).all() and again.shape == (3, 7)
