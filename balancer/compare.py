@@ -414,26 +414,13 @@ def flow_rows(run_a: Path, run_b: Path, table_a: Any, table_b: Any, confidence: 
     trajectory rows are missing when one does not)."""
     import polars as pl
 
-    from balancer.sim.results import ResultsFileError
+    from balancer.sim.results import ResultsFileError, read_trajectories
     from balancer.stats.flow import TRAJECTORIES_FILE, paired_flow, per_game_flow
 
     errors = (pl.exceptions.PolarsError, OSError)
 
-    def scan(path: Path) -> Any:
-        # a reused run's file read as the report reads it: one line naming it, never polars' traceback
-        if not path.exists() and not path.is_symlink():
-            return None
-        if not path.is_file():
-            raise ResultsFileError(f"{path}: not a regular file")
-        try:
-            frame = pl.scan_parquet(path, glob=False)
-            frame.collect_schema()  # reads the footer: a file that is not Parquet fails here
-            return frame
-        except errors as exc:
-            raise ResultsFileError(f"{path}: cannot be read as Parquet ({' '.join(str(exc).split())[:160]})") from None
-
     paths = [run / TRAJECTORIES_FILE for run in (run_a, run_b)]
-    scans = [scan(p) for p in paths]
+    scans = [read_trajectories(run) for run in (run_a, run_b)]  # a reused run's file read as the report reads it
     traj = scans if all(t is not None for t in scans) else [None, None]
     try:
         flow = paired_flow(table_a, table_b, traj[0], traj[1], confidence)

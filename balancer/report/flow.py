@@ -10,7 +10,6 @@ four shipped games do); this module reads it itself, at the edge, and names it i
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -26,27 +25,6 @@ from balancer.report.figures.flow import (
 )
 from balancer.sim.results import ResultsFileError
 from balancer.stats.flow import TRAJECTORIES_FILE, flow_measures
-
-_READ_ERRORS: tuple[type[BaseException], ...] = (pl.exceptions.PolarsError, OSError)
-
-
-def read_trajectories(results_dir: Path) -> pl.LazyFrame | None:
-    """The run's trajectories (``trajectories.parquet``) as a lazy scan (read a slice of games at a
-    time by :func:`balancer.stats.flow.flow_measures`, which checks the contract), or None when the
-    run has none. Raises ResultsFileError naming the file when it is not a regular file (a FIFO, a
-    directory, a dangling link) or not Parquet."""
-    path = Path(results_dir) / TRAJECTORIES_FILE
-    if not path.exists() and not path.is_symlink():
-        return None
-    if not path.is_file():
-        raise ResultsFileError(f"{path}: not a regular file")
-    try:
-        scan = pl.scan_parquet(path, glob=False)
-        scan.collect_schema()  # reads the file's footer: not Parquet fails here
-        return scan
-    except _READ_ERRORS as exc:
-        text = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise ResultsFileError(f"{path}: cannot be read as Parquet ({text})") from None
 
 
 def _svg(fig: Any) -> Markup:
@@ -79,7 +57,7 @@ def flow_view(
     except ValueError as exc:
         name = trajectories_name if "trajector" in str(exc) else results_name
         raise ResultsFileError(f"{name}: {exc}") from None
-    except _READ_ERRORS as exc:  # a row group that cannot be read, met only when its slice is
+    except (pl.exceptions.PolarsError, OSError) as exc:  # a row group that cannot be read, met only when its slice is
         text = " ".join(str(exc).split())[:160] or type(exc).__name__
         name = results_name if trajectories is None else f"{results_name} or {trajectories_name}"
         raise ResultsFileError(f"{name}: cannot be read ({text})") from None

@@ -25,8 +25,15 @@ from balancer.core.registry import metric_specs_of
 from balancer.numtext import number_text
 from balancer.outdir import UnsafeOutputError, normalised, refuse_foreign, write_atomic
 from balancer.report import figures, pages
-from balancer.report.flow import flow_view, read_trajectories
-from balancer.sim.results import ResultsFileError, read_json_object, read_run_meta, scan_results, summarize_dir
+from balancer.report.flow import flow_view
+from balancer.sim.results import (
+    ResultsFileError,
+    read_json_object,
+    read_run_meta,
+    read_trajectories,
+    scan_results,
+    summarize_dir,
+)
 from balancer.sim.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 from balancer.stats.aggregate import METRIC_PREFIX, without_bonus_rows
 from balancer.stats.completion import completion_lines

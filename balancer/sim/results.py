@@ -50,6 +50,24 @@ def scan_results(results_dir: Path) -> pl.LazyFrame:
     raise FileNotFoundError(f"no results found: {single} does not exist (nor any *.parquet there)")
 
 
+def read_trajectories(results_dir: Path) -> pl.LazyFrame | None:
+    """The run's trajectories (``trajectories.parquet``) as a lazy scan (read a slice of games at a
+    time by :func:`balancer.stats.flow.flow_measures`, which checks the contract), or None when the
+    run has none. Raises ResultsFileError naming the file when it is not a regular file (a FIFO, a
+    directory, a dangling link) or not Parquet (the report and compare read it so)."""
+    path = Path(results_dir) / TRAJECTORIES_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    if not path.is_file():
+        raise ResultsFileError(f"{path}: not a regular file")
+    try:
+        scan = pl.scan_parquet(path, glob=False)
+        scan.collect_schema()  # reads the file's footer: not Parquet fails here
+        return scan
+    except _POLARS_ERRORS as exc:
+        raise ResultsFileError(f"{path}: cannot be read as Parquet ({_short(exc)})") from None
+
+
 def read_json_object(path: Path) -> dict:
     """The JSON object stored in ``path``.
 
