@@ -319,9 +319,16 @@ _register_installed_games()
 def plugin_of(name: str) -> str | None:
     """The distribution (``balancer-pig 0.1.0``) whose entry point registers the game ``name`` when it
     is not balancer itself: a plugin, not one of the rulebooks balancer ships; None for balancer's own
-    games and for a name not registered. Read from :data:`GAME_ORIGINS` (``... of <distribution>``)."""
+    games and for a name not registered. Read from :data:`GAME_ORIGINS` (``... of <distribution>``);
+    a game registered without an entry point (``GAMES[name] = "balancer_pig"``, as a test or a notebook
+    does) whose module is not balancer's own is a plugin too: ``the package balancer_pig``."""
     head, sep, dist = GAME_ORIGINS.get(name, "").rpartition("' of ")
-    return dist if sep and not dist.startswith("balancer ") else None
+    if sep:
+        return None if dist.startswith("balancer ") else dist
+    module = GAMES.get(name)
+    if isinstance(module, str) and module.split(".")[0] != "balancer":
+        return f"the package {module.split('.')[0]}"
+    return None
 
 
 def unknown_game(name: str) -> str:
