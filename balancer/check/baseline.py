@@ -163,13 +163,30 @@ def save_baseline(
     return data
 
 
+def probe_values(study: Any, loaded: dict[str, Any], seed: int, runs: list[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Run name -> the tracked numbers of its game 0 under the study's first variant, with its
+    trajectory (:func:`per_game_values`), played in this process before any full play: what the game
+    reports. A run whose probe game raises is left out (the full play reports the failing game)."""
+    from balancer.games import get_spec
+    from balancer.sim.batches import GameRaisedError, play_range_records
+
+    game, first = get_spec(study.game), next(iter(loaded.values()))
+    out = {}
+    for name in runs:
+        table = study.runs[name].table
+        try:
+            results, trajectories = play_range_records(game, first, table, seed, 0, 1, 1)
+        except GameRaisedError:
+            continue
+        out[name] = per_game_values(results, table, flow=True, trajectories=trajectories)
+    return out
+
+
 def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
     """Raise BaselineError (naming the study file and ``runs.<run>.expect.<key>``) when an ``expect:``
     target names a number the run does not track, as ``balancer check`` would; the numbers are
-    learnt from one game of each run with targets (as :func:`balancer.study.runner.probe_tables` plays it).
-    Also raises what loading the study and its variants raises."""
-    from balancer.games import get_spec
-    from balancer.sim.batches import GameRaisedError, play_range_records
+    learnt from one game of each run with targets (:func:`probe_values`). Also raises what loading
+    the study and its variants raises."""
     from balancer.study.model import load_study
     from balancer.study.runner import load_variants
 
@@ -179,13 +196,7 @@ def check_expect_targets(study_path: Path | str, jobs: int = -1) -> None:
         return
     loaded = load_variants(study, configs, Path(study_path), study.seed, jobs)
     variant = next(iter(loaded))
-    game = get_spec(study.game)
-    for name in runs:  # game 0 of each run, with its trajectory (what probe_tables plays, and that)
-        try:
-            table, trajectories = play_range_records(game, loaded[variant], study.runs[name].table, study.seed, 0, 1, 1)
-        except GameRaisedError:
-            continue  # the full play reports the failing game
-        numbers = per_game_values(table, study.runs[name].table, flow=True, trajectories=trajectories)
+    for name, numbers in probe_values(study, loaded, study.seed, runs).items():
         for key, bound in study.runs[name].expect.items():
             expect_items(name, variant, numbers, key, bound, str(study_path))
 

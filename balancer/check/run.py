@@ -26,7 +26,7 @@ from balancer.stats import sequential as sq
 from balancer.study.model import CheckSettings, Study, load_study
 from balancer.study.runner import load_variants
 
-from .baseline import BaselineError, expect_items
+from .baseline import BaselineError, expect_items, probe_values
 from .errors import CheckGameError, UnderpoweredError
 from .values import AGENT, COMPLETION, FLOW_NUMBERS, SEAT, is_tracked, kind_of, moments, per_game_values
 
@@ -312,21 +312,6 @@ def baseline_power_warning(
     )
 
 
-def probe_numbers(study: Study, game: Any, loaded: dict[str, Any], seed: int) -> dict[str, list[str]]:
-    """Run name -> the numbers its game 0 under the study's first variant gives (with its trajectory:
-    :func:`per_game_values`), played in this process before the full play: what the game reports. A
-    run whose probe game raises is left out (the full play reports the failing game)."""
-    first = next(iter(loaded.values()))
-    out = {}
-    for name, run in study.runs.items():
-        try:
-            table, trajectories = play_range_records(game, first, run.table, seed, 0, 1, 1)
-        except GameRaisedError:
-            continue
-        out[name] = list(per_game_values(table, run.table, flow=True, trajectories=trajectories))
-    return out
-
-
 def run_check(
     study_path: Path | str,
     baseline: dict[str, Any],
@@ -374,10 +359,10 @@ def run_check(
     game = get_spec(study.game)
     engine = engine_sha256(game)
     loaded = load_variants(study, configs, study_path, seed, jobs)
-    probes = probe_numbers(study, game, loaded, seed)
+    probes = probe_values(study, loaded, seed, list(study.runs))
     for (run_name, variant), cell in sorted(cells.items()):
         if run_name in probes:
-            lacking = missing_metrics(cell, probes[run_name], settings)
+            lacking = missing_metrics(cell, list(probes[run_name]), settings)
             if lacking:
                 raise BaselineError(
                     f"{baseline_path}: cells.{baseline['cells'].index(cell)}.numbers: "
