@@ -47,15 +47,38 @@ def _say(message: str) -> None:
         pass
 
 
-def _exit_on_signal(message: str) -> Any:
+def _exit_on_signal(message: str, *, at_once: bool = False) -> Any:
+    """A handler that says ``message`` and ends the command. ``at_once``: while the command line is
+    still importing, nothing is written and nothing needs closing, so the process ends there
+    (``os._exit``): an exception raised there could land in a callback of the import machinery, where
+    Python prints it as ignored and goes on importing (a fresh-clone CI run saw it)."""
+
     def handler(signum: int, frame: Any) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal (Ctrl-C twice, or `timeout` passing
             signal.signal(sig, signal.SIG_IGN)  # the group's SIGINT on) must not interrupt the exit itself
         note_signal(signum)
         _say(message)
+        if at_once:
+            os._exit(INTERRUPTED)
         raise SystemExit(INTERRUPTED)
 
     return handler
+
+
+def _quiet_unraisable(previous: Any) -> Any:
+    """``sys.unraisablehook`` that does not print the exception a signal handler raised where Python
+    cannot raise (a ``__del__`` or a weakref callback): the signal is recorded and the command ends
+    with exit 130 and its one line when it returns (:func:`main`); every other case goes to
+    ``previous``."""
+
+    def hook(unraisable: Any) -> None:
+        exc = unraisable.exc_value
+        ours = isinstance(exc, KeyboardInterrupt) or (isinstance(exc, SystemExit) and exc.code == INTERRUPTED)
+        if ours and SIGNALLED:
+            return
+        previous(unraisable)
+
+    return hook
 
 
 def main() -> None:
@@ -64,7 +87,8 @@ def main() -> None:
         _STDERR.append(os.dup(2))
     except OSError:  # no standard error: the line is not shown
         pass
-    early = _exit_on_signal("interrupted; nothing was written")
+    sys.unraisablehook = _quiet_unraisable(sys.unraisablehook)
+    early = _exit_on_signal("interrupted; nothing was written", at_once=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, early)
     from balancer.cli import app

@@ -201,3 +201,40 @@ def test_workers_die_within_a_second_or_two_of_their_parent_even_mid_chunk(tmp_p
     proc.wait()
     gone, alive = psutil.wait_procs(workers, timeout=2)
     assert not alive, f"workers still running 2 s after their parent was killed: {[p.pid for p in alive]}"
+
+
+_CALLBACK_SIGNAL = """
+import os, signal, sys, weakref
+from balancer import entry
+sys.unraisablehook = entry._quiet_unraisable(sys.unraisablehook)
+signal.signal(signal.SIGINT, entry._exit_on_signal("interrupted", at_once={at_once}))
+
+class Thing:
+    pass
+
+def callback(ref):  # a weakref callback, as importlib's module locks have: Python cannot raise out of it
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):
+        pass
+
+thing = Thing()
+ref = weakref.ref(thing, callback)
+del thing
+print("went on", flush=True)
+"""
+
+
+@pytest.mark.parametrize("at_once", [True, False], ids=["importing", "command"])
+def test_a_signal_inside_a_callback_prints_no_ignored_exception(at_once):
+    # the fresh-clone CI run of stop 57: SIGINT came while importlib ran a module lock's weakref callback;
+    # the handler's SystemExit was printed as "Exception ignored ... Traceback" and the imports went on
+    done = subprocess.run(
+        [sys.executable, "-c", _CALLBACK_SIGNAL.format(at_once=at_once)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert done.stderr.strip() == "interrupted", done.stderr
+    if at_once:  # while importing nothing is written: the process ends there, with 130
+        assert done.returncode == 130 and "went on" not in done.stdout
+    else:  # in the command the signal is recorded, and main() ends the command with 130 when it returns
+        assert "went on" in done.stdout
