@@ -149,20 +149,24 @@ def trajectory_table(variant: str, index: np.ndarray, standings: np.ndarray, che
         raise RuntimeError(f"checkpoints must hold one count per game ({g}), got {counts.shape[0]}")
     if g and (counts.min() < 1 or counts.max() > k):
         raise RuntimeError(f"a game's checkpoints must be 1..{k}, got {counts.min()}..{counts.max()}")
-    shape = (g, k, n)
-    keep = np.broadcast_to((np.arange(k)[None, :] < counts[:, None])[:, :, None], shape)
-    standing = standings[keep]  # row-major: by game, then checkpoint, then seat
+    kept = np.arange(k)[None, :] < counts[:, None]  # [g, K]: the checkpoints each game reached
+    standing = standings[kept].reshape(-1)  # row-major: by game, then checkpoint, then seat
     if not np.isfinite(standing).all():
-        bad = int(np.broadcast_to(index[:, None, None], shape)[keep][~np.isfinite(standing)][0])
+        bad = int(np.repeat(index, counts * n)[~np.isfinite(standing)][0])
         raise RuntimeError(f"game {bad}: a standing within its checkpoints is not finite")
     rows = standing.shape[0]
+    # each game's rows are its checkpoints 0..counts-1 in turn: a running count less each game's start
+    steps = np.ones(rows // n if n else 0, np.int32)
+    starts = np.cumsum(counts)[:-1]
+    steps[starts] -= counts[:-1].astype(np.int32)
+    steps[0:1] = 0
     return pa.table(
         {
             "variant": _repeat(variant, rows),
             "n_players": _numbers(np.full(rows, n, dtype=np.int32)),
-            "game_index": _numbers(np.broadcast_to(index[:, None, None], shape)[keep]),
-            "checkpoint": _numbers(np.broadcast_to(np.arange(k, dtype=np.int32)[None, :, None], shape)[keep]),
-            "seat": _numbers(np.broadcast_to(np.arange(1, n + 1, dtype=np.int32)[None, None, :], shape)[keep]),
+            "game_index": _numbers(np.repeat(index, counts * n)),
+            "checkpoint": _numbers(np.repeat(np.cumsum(steps, dtype=np.int32), n)),
+            "seat": _numbers(np.tile(np.arange(1, n + 1, dtype=np.int32), rows // n if n else 0)),
             "standing": _numbers(standing),
         }
     )

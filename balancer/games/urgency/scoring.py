@@ -72,7 +72,7 @@ def standings(scored_at: np.ndarray, scored: np.ndarray, turns: np.ndarray) -> t
     game, seat, _ = np.nonzero(kept)
     # a histogram of scoring rounds per game and seat, summed over the rounds: tokens scored by each round's end
     flat = (game * k + np.clip(scored_at[kept], 1, k) - 1) * 2 + seat
-    out = np.bincount(flat, minlength=g * k * 2).astype(np.float64).reshape(g, k, 2)
+    out = np.bincount(flat, np.ones(flat.shape[0]), minlength=g * k * 2).reshape(g, k, 2)  # float64 at once
     np.cumsum(out, axis=1, out=out)
     out[np.arange(k)[None, :] >= rounds[:, None]] = np.nan
     return out, rounds
