@@ -24,6 +24,8 @@ MIN_CURVE_GAMES = 20
 late checkpoints hold only the longest few (Urgency's 145th round: one game, a Wilson interval of 21 to 100%),
 and a tail of such whiskers filled the figure. Fewer than 20 games give an interval wider than about
 +/-20 points; the points stay in summary.json and comparison.json."""
+DIFFERENCE_COLOUR = "#000000"
+"""The paired difference B - A in black: neither A's grey nor B's blue (a comparison page's A and B)."""
 
 
 def first_thin_checkpoint(curves: Sequence[Sequence[Mapping[str, Any]]], min_games: int) -> int | None:
@@ -143,7 +145,7 @@ def leader_wins_figure(
                 yerr=[below, above],
                 fmt="o",
                 markersize=4,
-                color=figs.BAR_COLOUR,
+                color=DIFFERENCE_COLOUR,
                 elinewidth=1.2,
                 capsize=3,
                 label="B - A, 95% paired interval",
