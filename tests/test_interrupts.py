@@ -230,7 +230,9 @@ def test_a_signal_inside_a_callback_prints_no_ignored_exception(at_once):
     # the handler's SystemExit was printed as "Exception ignored ... Traceback" and the imports went on
     done = subprocess.run(
         [sys.executable, "-c", _CALLBACK_SIGNAL.format(at_once=at_once)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
     assert done.stderr.strip() == "interrupted", done.stderr
