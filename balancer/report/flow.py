@@ -40,6 +40,7 @@ def flow_view(
     trajectories_name: str = TRAJECTORIES_FILE,
     checkpoint: str = "round",
     no_flow: bool = False,
+    why_none: str = "",
 ) -> dict[str, Any] | None:
     """The section's context: ``measures`` (:meth:`~balancer.stats.flow.FlowMeasures.to_dict`), the
     figures (``distribution_chart``: margin and length; ``seat_chart``; with trajectories
@@ -47,7 +48,8 @@ def flow_view(
     (whether the run has them); None when the results have no ``game_index`` (the section needs
     games). ``checkpoint``: what ends a checkpoint in this game (run.json's ``checkpoint``), for the
     leader-wins figure and its caption; ``no_flow``: the run was played with ``--no-flow`` (run.json's
-    ``flow`` is false), which the page says where the trajectory measures would be. Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
+    ``flow`` is false), which the page says where the trajectory measures would be; ``why_none``: why a
+    run with trajectories on kept none (run.json's ``no_trajectories``), said there too. Raises ResultsFileError naming ``results_name`` (or ``trajectories_name``) when the
     tables break their contracts."""
     columns = (results.collect_schema() if isinstance(results, pl.LazyFrame) else results.schema).names()
     if "game_index" not in columns:
@@ -101,6 +103,7 @@ def flow_view(
         "course_chart": course_chart,
         "checkpoint": checkpoint,
         "no_flow": no_flow,
+        "why_none": why_none,
         # the leader-wins figure stops before this checkpoint (numbered from 1 here, as on its axis)
         "thin_from": None if thin_from is None else thin_from + 1,
         "min_curve_games": MIN_CURVE_GAMES,

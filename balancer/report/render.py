@@ -712,6 +712,7 @@ def render_report(results_dir: Path, out_html: Path, title: str | None = None, s
         str(results_dir / TRAJECTORIES_FILE),
         checkpoint=str(meta.get("checkpoint") or "round"),  # run.json: what ends a checkpoint in this game
         no_flow=meta.get("flow") is False,  # run.json: played with --no-flow
+        why_none=str(meta.get("no_trajectories") or ""),  # run.json: why a run with flow on kept none
     )
     html = render_html(summary, meta, title, labels, flow)
     if source is not None:

@@ -526,6 +526,20 @@ def _run_info(
     }
 
 
+def _why_no_trajectories(spec: GameSpec, agents: Sequence[str]) -> str:
+    """Why a run played with trajectories on kept none (run.json's ``no_trajectories``, shown on the
+    report): a table with a search seat is played by the generic search loop, which keeps no standings
+    in most games yet (issue 47); otherwise the game records none."""
+    from balancer.agents.tables import has_mcts
+
+    if has_mcts(agents):
+        return (
+            f"in {spec.display_name or spec.name}, a table with an mcts seat is played by the generic search "
+            "loop, which records no standings yet; tables of greedy and random seats record them"
+        )
+    return f"{spec.display_name or spec.name} records no standings along a game"
+
+
 def _finish(
     request: RunRequest,
     identity: dict[str, Any],
@@ -542,8 +556,11 @@ def _finish(
     run_dir = RunDir(out_dir)
     try:
         rows = run_dir.merge(entries)
-        run_dir.merge_trajectories(entries, bool(settings.get("flow", True)))
-        run_dir.write_run_json(_run_info(request, identity, manifest, failures, elapsed, settings))
+        kept = run_dir.merge_trajectories(entries, bool(settings.get("flow", True)))
+        info = _run_info(request, identity, manifest, failures, elapsed, settings)
+        if rows and not kept and info["flow"]:  # the page says why its flow section has no curve
+            info["no_trajectories"] = _why_no_trajectories(request.spec, request.agents)
+        run_dir.write_run_json(info)
         if rows:
             _write_summary(out_dir)
         else:
