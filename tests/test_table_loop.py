@@ -78,6 +78,37 @@ def test_each_table_plays_the_general_loops_games(table, monkeypatch):
         assert fast[name].equals(general[name]), name
 
 
+TRAJECTORY_TABLES = [
+    # the games whose kernel records the trajectory for the generic loop (Engine.record_checkpoint)
+    ("citywright", "citywright/v1.1.yaml", ["random", "greedy", "commercial"]),
+    ("citywright", "citywright/v1.1.yaml", ["greedy", "greedy"]),
+    ("agueda", "agueda/v1.yaml", ["greedy", "random", "greedy", "random"]),
+    ("agueda", "agueda/solo-hard.yaml", ["greedy"]),
+]
+
+
+@pytest.mark.parametrize("table", TRAJECTORY_TABLES, ids=lambda t: f"{t[1]}:{','.join(t[2])}")
+def test_the_general_loop_records_the_trajectory_the_games_own_loop_records(table):
+    """A table with a search seat is played by the generic loop (agents/mcts.py), which records the
+    game's trajectory through the kernel's record_checkpoint after every move: with the same seats
+    (the game's agents through its game_agent codes) it records, checkpoint for checkpoint, what the
+    game's own compiled loop records, and its last checkpoint is the final score."""
+    from balancer.agents.tables import Trajectory
+
+    game, config, agents = table
+    cfg = load_config(ROOT / "configs" / config)
+    spec = get_spec(game)
+    for seed in (3, 4, 5):
+        fast = spec.own_play_game(cfg, agents, seed)
+        recorder = Trajectory(spec)
+        S, T, _, _ = play_mcts_table(
+            spec, cfg, agents, seed, spec.seat_agent, spec.game_agent, spec.compile_table, after_move=recorder
+        )
+        assert list(spec.engine.outcome(S, T).scores) == list(fast.scores)  # the same game
+        assert fast.standings and recorder.standings() == fast.standings
+        assert recorder.standings()[-1] == [float(x) for x in fast.scores]
+
+
 def test_every_game_registers_a_table_with_a_cache_of_its_own():
     loops = set()
     for game in GAMES:

@@ -66,7 +66,7 @@ import math
 import re
 import sys
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -557,9 +557,11 @@ def play_table(
     ws: Workspace,
     max_decisions: int,
     log: np.ndarray,
+    after_move: Callable[[np.ndarray, Any], None] | None = None,
 ) -> int:
     """Play the game in ``S`` (in place) to the end with one agent per seat; returns the decisions
-    played (``max_decisions`` when the game did not end by then).
+    played (``max_decisions`` when the game did not end by then). ``after_move(S, T)``: called after
+    every move (a trajectory's recorder, :class:`~balancer.agents.tables.Trajectory`).
 
     K: a :class:`CompiledSearch` (the kernel's ``apply`` and ``policy``, the game's ``game_agent``,
     and the cached copies of :func:`search`, of the uniform draw and of the seat to move).
@@ -602,11 +604,15 @@ def play_table(
                     log[played] = out[i]
                 apply(S, T, out[i], game_rng)
                 played += 1
+                if after_move is not None:
+                    after_move(S, T)
             m = out[k - 1]
         if played < n_log:
             log[played] = m
         apply(S, T, m, game_rng)
         played += 1
+        if after_move is not None:
+            after_move(S, T)
     return played
 
 
@@ -885,6 +891,7 @@ def play_kernel_game(
     game_agent: Any = None,
     max_decisions: int = 10_000_000,
     log_moves: int = 0,
+    after_move: Callable[[np.ndarray, Any], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """One whole game at a compiled table: ``(final state S, the first log_moves moves, decisions)``.
 
@@ -892,6 +899,7 @@ def play_kernel_game(
     ``apply``), every agent's choices from child 1, as in the Python protocol, so the game equals
     the one the protocol plays with the same agents (``MCTSAgent``, ``UniformAgent``). RuntimeError
     if the game has not ended after ``max_decisions``. ``engine.outcome(S, T)`` gives its accounting.
+    ``after_move``: passed to :func:`play_table`.
     """
     n = int(engine.n_players(T))
     if len(plan.kinds) != n:
@@ -911,6 +919,7 @@ def play_kernel_game(
         ws,
         max_decisions,
         log,
+        after_move,
     )
     if not engine.kernel.is_over(S, T):
         raise RuntimeError(f"the game did not end within {max_decisions:,} decisions")

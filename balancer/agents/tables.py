@@ -108,8 +108,10 @@ def play_mcts_table(
     game_agent: Any = None,
     compile_table: CompileTable | None = None,
     log_moves: int = 0,
+    after_move: Callable[[np.ndarray, Any], None] | None = None,
 ) -> tuple[np.ndarray, Any, np.ndarray, int]:
-    """One whole game of ``agents`` through the compiled interface: ``(S, T, log, decisions)``."""
+    """One whole game of ``agents`` through the compiled interface: ``(S, T, log, decisions)``;
+    ``after_move(S, T)`` is called after every move (:class:`Trajectory`)."""
     engine = spec.engine
     assert engine is not None
     T = table_of(spec, cfg, agents, compile_table)
@@ -122,8 +124,34 @@ def play_mcts_table(
         game_agent=game_agent or no_game_agent,
         max_decisions=spec.max_protocol_moves,
         log_moves=log_moves,
+        after_move=after_move,
     )
     return S, T, log, played
+
+
+class Trajectory:
+    """Records a game's trajectory as the generic loop plays it, through the game's kernel
+    (``Engine.trajectory_buffer`` and ``Engine.record_checkpoint``: the function the game's own table
+    loop records with), called after every move (``after_move``)."""
+
+    def __init__(self, spec: GameSpec) -> None:
+        assert spec.engine is not None and spec.engine.record_checkpoint is not None
+        self._buffer_of = spec.engine.trajectory_buffer
+        self._record = spec.engine.record_checkpoint
+        self._traj: np.ndarray | None = None
+        self.recorded = 0
+
+    def __call__(self, S: np.ndarray, T: Any) -> None:
+        if self._traj is None:
+            assert self._buffer_of is not None
+            self._traj = self._buffer_of(T)
+        self.recorded = int(self._record(S, T, self._traj, self.recorded))
+
+    def standings(self) -> list[list[float]]:
+        """``Outcome.standings``: the checkpoints recorded, each seat's standing at each."""
+        if self._traj is None:
+            return []
+        return self._traj[: self.recorded].astype(np.float64).tolist()
 
 
 def kernel_transcript(
@@ -228,8 +256,14 @@ class MCTS(GenericAgent[GameSpec]):
         """The table in one compiled call (:func:`~.mcts.play_kernel_game`)."""
         assert spec.engine is not None
         check_styles(spec, agents)
-        S, T, _, _ = play_mcts_table(spec, cfg, agents, seed, spec.seat_agent, spec.game_agent, spec.compile_table)
-        return spec.engine.outcome(S, T)
+        recorder = Trajectory(spec) if spec.engine.record_checkpoint is not None else None
+        S, T, _, _ = play_mcts_table(
+            spec, cfg, agents, seed, spec.seat_agent, spec.game_agent, spec.compile_table, after_move=recorder
+        )
+        outcome = spec.engine.outcome(S, T)
+        if recorder is None or not recorder.recorded:
+            return outcome
+        return dataclasses.replace(outcome, standings=recorder.standings())
 
     def transcript(self, spec: GameSpec, cfg: Any, agents: Sequence[str], seed: Seed) -> str:
         """The table's account move by move (the interface's ``describe_move``, :func:`kernel_transcript`)."""

@@ -151,6 +151,12 @@ class Engine:
     outcome: ``(S, T) -> Outcome``: the final accounting of a finished game (scores, tie-breakers,
         components, metrics, turns, labels).
     describe_move: ``(S, T, move) -> str``: one line for a transcript, before ``move`` is applied.
+    trajectory_buffer, record_checkpoint: how a table the generic search loop plays records the game's
+        trajectory (``Outcome.standings``), as the game's own table loop does; None when that loop
+        records none. ``trajectory_buffer``: ``T -> array[K, n]`` of zeros, room for the most
+        checkpoints a game has; ``record_checkpoint``: ``(S, T, traj, k) -> k'``, called after every
+        move with the checkpoints recorded so far: when the move ended checkpoint ``k``, it writes each
+        seat's standing into ``traj[k]`` and returns ``k + 1``, else ``k``.
     """
 
     kernel: Kernel
@@ -161,6 +167,8 @@ class Engine:
     observation: Callable[[np.ndarray, Any, int], np.ndarray]
     outcome: Callable[[np.ndarray, Any], Outcome]
     describe_move: Callable[[np.ndarray, Any, int], str]
+    trajectory_buffer: Callable[[Any], np.ndarray] | None = None
+    record_checkpoint: Callable[[np.ndarray, Any, np.ndarray, int], int] | None = None
 
 
 @nb.njit(cache=True)

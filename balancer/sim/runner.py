@@ -528,14 +528,15 @@ def _run_info(
 
 def _why_no_trajectories(spec: GameSpec, agents: Sequence[str]) -> str:
     """Why a run played with trajectories on kept none (run.json's ``no_trajectories``, shown on the
-    report): a table with a search seat is played by the generic search loop, which keeps no standings
-    in most games yet (issue 47); otherwise the game records none."""
+    report): a table with a search seat is played by the generic search loop, which records standings
+    only in a game whose engine gives it ``record_checkpoint`` (or whose state keeps them, as Urgency's);
+    otherwise the game records none."""
     from balancer.agents.tables import has_mcts
 
     if has_mcts(agents):
         return (
             f"in {spec.display_name or spec.name}, a table with an mcts seat is played by the generic search "
-            "loop, which records no standings yet; tables of greedy and random seats record them"
+            "loop, which records no standings in this game yet; tables of greedy and random seats record them"
         )
     return f"{spec.display_name or spec.name} records no standings along a game"
 

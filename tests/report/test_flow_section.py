@@ -209,19 +209,21 @@ def test_the_leader_wins_curve_has_its_numbers_in_a_table_and_a_csv(run_dir: Pat
 
 
 def test_a_search_table_that_kept_no_trajectories_says_why(tmp_path: Path) -> None:
-    """Citywright's tables with an mcts seat are played by the generic search loop, which records no
-    standings (Urgency's records them in its state; issue 49): run.json says why none were kept, and the
-    page says it where the leader-wins curve would be, instead of only that there are none."""
+    """Urban Sketchers' tables with an mcts seat are played by the generic search loop, which records no
+    standings in that game yet (issue 49): run.json says why none were kept, and the page says it where
+    the leader-wins curve would be, instead of only that there are none."""
     from balancer import api
 
     out = tmp_path / "run"
-    api.run("citywright/v1.1", agents="mcts@2,greedy", games=2, out=out)
+    api.run("urban_sketchers/base", agents="mcts@2,greedy", games=2, out=out)
     assert not (out / "trajectories.parquet").exists()
     why = json.loads((out / "run.json").read_text())["no_trajectories"]
-    assert why.startswith("in Citywright, a table with an mcts seat is played by the generic search loop"), why
+    assert why.startswith("in Urban Sketchers, a table with an mcts seat is played by the generic"), why
     flow = section(render_report(out, tmp_path / "r.html").read_text(encoding="utf-8"))
     note = " ".join(flow.split('id="flow-no-trajectories">')[1].split())
     assert note.startswith(f"This run kept no trajectories (trajectories.parquet): {why}."), note
-    greedy = tmp_path / "greedy"
-    api.run("citywright/v1.1", players=2, agents="greedy", games=2, out=greedy)
-    assert "no_trajectories" not in json.loads((greedy / "run.json").read_text())  # it kept them
+    for game in ("citywright/v1.1", "agueda/v1"):  # their kernels record them for the generic loop too
+        search = tmp_path / game.replace("/", "-")
+        api.run(game, agents="mcts@2,greedy", games=2, out=search)
+        assert (search / "trajectories.parquet").is_file()
+        assert "no_trajectories" not in json.loads((search / "run.json").read_text())

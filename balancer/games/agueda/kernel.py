@@ -788,6 +788,31 @@ def checkpoint_bound(rules) -> int:
     return -(-int(rules.max_turns) // n)
 
 
+@nb.njit(cache=True, inline="always")
+def _checkpoint_due(turns, over, n, k):
+    """Whether the table's ``turns`` taken and its end (``over``) make checkpoint ``k`` due: the end of
+    round ``k + 1`` (every seat has taken one more turn), or the game's end within a later round."""
+    return turns == (k + 1) * n or (over != 0 and turns > k * n)
+
+
+def trajectory_buffer(T) -> np.ndarray:
+    """``Engine.trajectory_buffer``: int64[K, n] zeros, K = :func:`checkpoint_bound`."""
+    return np.zeros((checkpoint_bound(T.rules), T.rules.n_players), np.int64)
+
+
+@nb.njit(cache=True)
+def record_checkpoint(S, T, traj, k):
+    """``Engine.record_checkpoint`` for the generic loop (a table with a search seat): after a move
+    that made checkpoint ``k`` due (:func:`_checkpoint_due`, as :func:`play_table` records), row ``k``
+    of ``traj`` gets each seat's score as Final Scoring would count it now (:func:`_points`) and
+    ``k + 1`` is returned; else ``k``."""
+    st = views(S, T)
+    if _checkpoint_due(st.g[G_MOVES], st.g[G_OVER], T.rules.n_players, k):
+        _points(st, T.rules, traj[k])
+        return k + 1
+    return k
+
+
 @nb.njit(cache=True)
 def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val, traj):
     """One whole game from Setup to the end in one compiled call (the runner's fast path): seat s
@@ -823,7 +848,7 @@ def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, can
             listed = -1
         if record and st.g[G_MOVES] != turns:  # a turn ended: a round too, or the game?
             turns = st.g[G_MOVES]
-            if turns % n == 0 or st.g[G_OVER] != 0:
+            if _checkpoint_due(turns, st.g[G_OVER], n, k):
                 _points(st, rules, traj[k])
                 k += 1
     ai = ai_score(st, rules) if rules.solo else 0
@@ -1116,6 +1141,8 @@ ENGINE = Engine(
     observation=observation,
     outcome=outcome,
     describe_move=describe_move,
+    trajectory_buffer=trajectory_buffer,
+    record_checkpoint=record_checkpoint,
 )
 """Águeda's compiled interface (registered as ``SPEC.engine``)."""
 

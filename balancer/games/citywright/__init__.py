@@ -55,10 +55,20 @@ from ...core.batch import DEFAULT_CHUNK_GAMES, GameBatch
 from ...core.game import Outcome, ranks_and_win_shares
 from ...core.seeding import game_rngs
 from ...core.table_loop import play_chunk_records
-from .agents import AGENTS, RANDOM, agent_params, checkpoints_of, play_new_game, record_length
+from .agents import AGENTS, RANDOM, agent_params, play_new_game, record_length
 from .config import CitywrightConfig
 from .greedy import Workspace, greedy_move, workspace_for
-from .kernel import DRAFT, ENGINE, compile_variant, describe_turn, outcome_of_rows, turn_array, turn_decisions
+from .kernel import (
+    DRAFT,
+    ENGINE,
+    checkpoints_of,
+    compile_variant,
+    describe_turn,
+    outcome_of_rows,
+    trajectory_buffer,
+    turn_array,
+    turn_decisions,
+)
 from .rules import FINAL_COLUMNS, G_PHASE, G_SLOT, State, state_views
 from .scoring import draw_table, parse_table, score_table
 
@@ -166,13 +176,13 @@ def play_game(cfg: CitywrightConfig, agents: list[str], seed: np.random.SeedSequ
     lists the agent of each seat (its length is the player count). Raises ValueError for an
     unsupported player count or an unknown agent.
 
-    Its trajectory (``Outcome.standings``, :func:`~.agents.checkpoints_of`): each seat's score as if
+    Its trajectory (``Outcome.standings``, :func:`~.kernel.checkpoints_of`): each seat's score as if
     the game ended there (:func:`~.kernel.scores`) after every turn of the whole table, the last one
     the final scores."""
     T = compile_variant(cfg, len(agents))
     kinds, weights = _table_params(cfg, tuple(agents))
     game_rng, agent_rng = game_rngs(seed)
-    traj = np.zeros((checkpoints_of(T.rules), len(agents)), np.int64)
+    traj = trajectory_buffer(T)
     rows = play_new_game(T, kinds, weights, game_rng, agent_rng, traj)
     return dataclasses.replace(outcome_of_rows(rows), standings=traj.astype(np.float64).tolist())
 
@@ -190,7 +200,7 @@ def play_chunk(
     ``game_seed(run_seed, i)`` for the seats ``seat_agents(agents, i)``, the same records as
     :func:`~.kernel.outcome_of_rows` (score the sum of the six components, tie-breakers fewer
     empty cells then more distinct shapes, §8), and the same trajectories (every game has
-    :func:`~.agents.checkpoints_of` checkpoints; none with ``trajectories=False``, as ``run --no-flow``
+    :func:`~.kernel.checkpoints_of` checkpoints; none with ``trajectories=False``, as ``run --no-flow``
     asks). Raises ValueError as :func:`play_game` does."""
     n = len(agents)
     T = compile_variant(cfg, n)
@@ -333,6 +343,6 @@ SPEC = spec_from_module(
     value_styles=DISTRICTS,
     style_note="mcts+<district>[@N]: mcts whose value counts its own district's points as that specialist does, "
     "e.g. mcts+commercial@200",
-    checkpoint="turn of the table",  # every seat has taken one more turn (agents.checkpoints_of)
+    checkpoint="turn of the table",  # every seat has taken one more turn (kernel.checkpoints_of)
 )
 """This game in the registry (:mod:`balancer.core.registry`)."""

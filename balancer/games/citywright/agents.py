@@ -34,7 +34,8 @@ from ...core.table_loop import register_table
 from . import kernel
 from .config import DISTRICTS, CitywrightConfig
 from .greedy import greedy_move, workspace, workspace_for
-from .rules import FINAL_COLUMNS, G_OVER, G_ROUND, G_STEP, final_rows, views
+from .kernel import checkpoints_of
+from .rules import FINAL_COLUMNS, G_OVER, final_rows, views
 from .scoring import score_all
 
 __all__ = ["AGENTS", "agent_params", "game_agent", "greedy_move", "play_new_game", "seat_agent", "workspace"]
@@ -58,28 +59,6 @@ def agent_params(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray]:
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
 
 
-def checkpoints_of(rules) -> int:
-    """The checkpoints of every game of ``rules`` (a :class:`~.rules.Rules`): one per turn of the whole
-    table (every seat has taken one more turn, §4.2), ``rounds x turns`` in all (12 in v1.1 at every
-    player count), the last one the game's end. Exact, not only a bound: every game plays all its
-    turns (a turn with no ruler left is lost, not skipped), so no game has fewer and none more; the
-    config model (:class:`~.config.RoundPlan`) bounds ``rounds`` and ``turns``."""
-    return int(rules.rounds) * int(rules.turns)
-
-
-@nb.njit(cache=True)
-def _checkpoint(S, T, traj, done):
-    """Record the standings after the table's ``done``-th turn when it ends a turn of the whole table
-    (:func:`checkpoints_of`): row ``done // n - 1`` of ``traj`` (int64[K, n]) gets each seat's score
-    as if the game ended now (:func:`~.kernel.scores`: the drawing tables scored as they stand,
-    achievements as §7 would give them now, the seat bonus). Returns the table's turns taken now."""
-    n = T.rules.n_players
-    now = S[G_ROUND] * n * T.rules.turns + S[G_STEP]  # turns the table has taken (at the end: G_ROUND = rounds, step 0)
-    if now != done and now % n == 0:
-        kernel.scores(S, T, traj[now // n - 1])
-    return now
-
-
 @nb.njit(cache=True)
 def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
     """Play the game in buffer ``S`` to its end through the compiled interface. Seat s's agent is
@@ -87,12 +66,13 @@ def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
     :func:`balancer.core.kernel.uniform_move`; GREEDY: :func:`greedy_move` with ``weights[s]``,
     planned at the start of its turn and played as :func:`~.kernel.turn_decisions`). The agents draw
     from ``agent_rng``, the game's own chance (deals) from ``game_rng``. ``traj``: int64[K, n] with
-    K = :func:`checkpoints_of`, filled with the game's trajectory (:func:`_checkpoint`), or
+    K = :func:`~.kernel.checkpoints_of`, filled with the game's trajectory
+    (:func:`~.kernel.record_checkpoint`), or
     int64[0, n] to record none; recording draws nothing and changes no decision."""
     rules = T.rules
     n = rules.n_players
     record = traj.shape[0] > 0
-    done = 0
+    done = 0  # checkpoints recorded
     out = np.zeros(T.max_moves, np.int64)
     any_greedy = False
     for s in range(n):
@@ -104,7 +84,7 @@ def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
             k = kernel.legal(S, T, out)
             kernel.apply(S, T, out[min(int(agent_rng.random() * k), k - 1)], game_rng)
             if record:
-                done = _checkpoint(S, T, traj, done)
+                done = kernel.record_checkpoint(S, T, traj, done)
         return
     mv = np.zeros(8, np.int64)
     dec = np.zeros(4, np.int64)
@@ -121,7 +101,7 @@ def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
             for i in range(kernel.turn_decisions(S, T, mv, dec)):
                 kernel.apply(S, T, dec[i], game_rng)
         if record:
-            done = _checkpoint(S, T, traj, done)
+            done = kernel.record_checkpoint(S, T, traj, done)
 
 
 @nb.njit(cache=True)
@@ -140,7 +120,7 @@ def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Citywright's table for the core loop (:mod:`balancer.core.table_loop`): one game set up and
     played by :func:`play_new_game` (seat s: ``kinds[s]``, RANDOM or GREEDY, with ``weights[s]``).
     ``record`` (int64[:func:`record_length`], seat-major): its :func:`~.rules.final_rows`
-    (n x len(FINAL_COLUMNS)), then its trajectory (K x n, K = :func:`checkpoints_of`: each seat's
+    (n x len(FINAL_COLUMNS)), then its trajectory (K x n, K = :func:`~.kernel.checkpoints_of`: each seat's
     score at each checkpoint; a record of the final rows alone records none). ``ws``: unused."""
     n = T.rules.n_players
     width = n * len(FINAL_COLUMNS)

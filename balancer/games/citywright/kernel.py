@@ -95,6 +95,7 @@ from .rules import (
     G_OVER,
     G_PHASE,
     G_PLACE,
+    G_ROUND,
     G_SLOT,
     G_START,
     G_STEP,
@@ -482,6 +483,36 @@ def scores(S, T, out):
     rows = _rows(S, T)
     for s in range(T.rules.n_players):
         out[s] = rows[s, 0] + rows[s, 1] + rows[s, 2] + rows[s, 3] + rows[s, 4] + rows[s, 5]
+
+
+def checkpoints_of(rules) -> int:
+    """The checkpoints of every game of ``rules`` (a :class:`~.rules.Rules`): one per turn of the whole
+    table (every seat has taken one more turn, §4.2), ``rounds x turns`` in all (12 in v1.1 at every
+    player count), the last one the game's end. Exact, not only a bound: every game plays all its
+    turns (a turn with no ruler left is lost, not skipped), so no game has fewer and none more; the
+    config model (:class:`~.config.RoundPlan`) bounds ``rounds`` and ``turns``."""
+    return int(rules.rounds) * int(rules.turns)
+
+
+def trajectory_buffer(T) -> np.ndarray:
+    """``Engine.trajectory_buffer``: int64[K, n] zeros, K = :func:`checkpoints_of`."""
+    return np.zeros((checkpoints_of(T.rules), T.rules.n_players), np.int64)
+
+
+@nb.njit(cache=True)
+def record_checkpoint(S, T, traj, k):
+    """After a move: when it ended turn ``k + 1`` of the whole table (every seat has taken one more
+    turn, :func:`checkpoints_of`), row ``k`` of ``traj`` (int64[K, n]) gets each seat's score as if
+    the game ended now (:func:`scores`: the drawing tables scored as they stand, achievements as §7
+    would give them now, the seat bonus) and ``k + 1`` is returned; else ``k``. Every loop records
+    the trajectory with it: the game's own table loop and the generic one of a table with a search
+    seat (``Engine.record_checkpoint``)."""
+    n = T.rules.n_players
+    now = S[G_ROUND] * n * T.rules.turns + S[G_STEP]  # turns the table has taken (at the end: G_ROUND = rounds, step 0)
+    if now == (k + 1) * n:
+        scores(S, T, traj[k])
+        return k + 1
+    return k
 
 
 @nb.njit(cache=True)
@@ -877,5 +908,7 @@ ENGINE = Engine(
     observation=observation,
     outcome=outcome,
     describe_move=describe_move,
+    trajectory_buffer=trajectory_buffer,
+    record_checkpoint=record_checkpoint,
 )
 """Citywright's compiled interface, as the registry and the conformance suite see it."""
