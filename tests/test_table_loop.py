@@ -84,6 +84,7 @@ TRAJECTORY_TABLES = [
     ("citywright", "citywright/v1.1.yaml", ["greedy", "greedy"]),
     ("agueda", "agueda/v1.yaml", ["greedy", "random", "greedy", "random"]),
     ("agueda", "agueda/solo-hard.yaml", ["greedy"]),
+    ("urban_sketchers", "urban_sketchers/base.yaml", ["greedy", "random", "greedy"]),
 ]
 
 

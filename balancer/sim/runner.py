@@ -538,7 +538,10 @@ def _why_no_trajectories(spec: GameSpec, agents: Sequence[str]) -> str:
             f"in {spec.display_name or spec.name}, a table with an mcts seat is played by the generic search "
             "loop, which records no standings in this game yet; tables of greedy and random seats record them"
         )
-    return f"{spec.display_name or spec.name} records no standings along a game"
+    return (
+        f"in {spec.display_name or spec.name}, a table of {', '.join(dict.fromkeys(agents))} is played by a loop "
+        "that records no standings"
+    )
 
 
 def _finish(

@@ -208,22 +208,29 @@ def test_the_leader_wins_curve_has_its_numbers_in_a_table_and_a_csv(run_dir: Pat
     assert "games-won-by-the-seat-leading-at-each-checkpoint.svg" in {p.name for p in out.figures}
 
 
-def test_a_search_table_that_kept_no_trajectories_says_why(tmp_path: Path) -> None:
-    """Urban Sketchers' tables with an mcts seat are played by the generic search loop, which records no
-    standings in that game yet (issue 49): run.json says why none were kept, and the page says it where
-    the leader-wins curve would be, instead of only that there are none."""
-    from balancer import api
+def test_a_search_table_records_trajectories_and_a_game_without_the_hooks_says_why(tmp_path: Path) -> None:
+    """Tables with an mcts seat are played by the generic search loop, which records the trajectory
+    through the kernel's record_checkpoint (issue 49): every shipped game's search run keeps
+    trajectories.parquet. A game whose engine lacks the hooks (Citywright's here, with them taken
+    away) keeps none: run.json says why, and the page says it where the leader-wins curve would be."""
+    import dataclasses
 
-    out = tmp_path / "run"
-    api.run("urban_sketchers/base", agents="mcts@2,greedy", games=2, out=out)
+    from balancer import api
+    from balancer.games import citywright
+
+    for game in ("citywright/v1.1", "agueda/v1", "urban_sketchers/base"):
+        search = tmp_path / game.replace("/", "-")
+        api.run(game, agents="mcts@2,greedy", games=2, out=search)
+        assert (search / "trajectories.parquet").is_file(), game
+        assert "no_trajectories" not in json.loads((search / "run.json").read_text())
+    engine = dataclasses.replace(citywright.SPEC.engine, trajectory_buffer=None, record_checkpoint=None)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(citywright, "SPEC", dataclasses.replace(citywright.SPEC, engine=engine))
+        out = tmp_path / "run"
+        api.run("citywright/v1.1", agents="mcts@2,greedy", games=2, out=out)
     assert not (out / "trajectories.parquet").exists()
     why = json.loads((out / "run.json").read_text())["no_trajectories"]
-    assert why.startswith("in Urban Sketchers, a table with an mcts seat is played by the generic"), why
+    assert why.startswith("in Citywright, a table with an mcts seat is played by the generic"), why
     flow = section(render_report(out, tmp_path / "r.html").read_text(encoding="utf-8"))
     note = " ".join(flow.split('id="flow-no-trajectories">')[1].split())
     assert note.startswith(f"This run kept no trajectories (trajectories.parquet): {why}."), note
-    for game in ("citywright/v1.1", "agueda/v1"):  # their kernels record them for the generic loop too
-        search = tmp_path / game.replace("/", "-")
-        api.run(game, agents="mcts@2,greedy", games=2, out=search)
-        assert (search / "trajectories.parquet").is_file()
-        assert "no_trajectories" not in json.loads((search / "run.json").read_text())

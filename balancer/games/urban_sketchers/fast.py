@@ -1928,6 +1928,14 @@ def choose(S, L, T, W, kind, rng, ws):
 
 
 @inline
+def checkpoint_due(S, k):
+    """Whether checkpoint ``k`` (0-based: the end of round ``k + 1``) is due in ``S``: round ``k`` has
+    ended (a later round is under way), or the game ended within it. The trajectory's one rule of when
+    a checkpoint is due: :func:`play` and the kernel's ``record_checkpoint`` (the generic loop's) ask it."""
+    return S[G_ROUND] > k or (S[G_PHASE] == P_OVER and S[G_ROUND] == k)
+
+
+@inline
 def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record, trail):
     """Play state ``S`` to the end, seat i's decisions by agent ``kinds[i]`` (:data:`AGENT_KINDS`)
     with ``agent_rng``, chance from ``game_rng``; the first ``len(record)`` decisions are written to
@@ -1944,7 +1952,7 @@ def play(S, L, T, W, kinds, game_rng, agent_rng, ws, record, trail):
             record[count, 0], record[count, 1], record[count, 2], record[count, 3] = k, a, b, c
         count += 1
         apply_move(S, L, T, k, a, b, c, game_rng, ws.opts)
-        if trail.shape[0] and (S[G_ROUND] != rnd or S[G_PHASE] == P_OVER):  # a round ended (or the game)
+        if trail.shape[0] and checkpoint_due(S, rnd):  # a round ended (or the game)
             if rnd < trail.shape[0]:
                 final_components(S, L, T, comps)  # the next round's dice change no points: its end as it stands
                 for p in range(L.n):

@@ -863,6 +863,24 @@ def describe_move(S: np.ndarray, T: Table, move: int) -> str:
     return describe(S, T, decode_move(move))
 
 
+def trajectory_buffer(T: Table) -> np.ndarray:
+    """``Engine.trajectory_buffer``: int64[L.max_rounds, n] zeros (a row per round up to the safety stop)."""
+    return np.zeros((int(T.L.max_rounds), int(T.L.n)), np.int64)
+
+
+@nb.njit(cache=True)
+def record_checkpoint(S, T, traj, k):
+    """``Engine.record_checkpoint`` for the generic loop (a table with a search seat): after a move that
+    made checkpoint ``k`` due (:func:`.fast.checkpoint_due`, as :func:`.fast.play` records), row ``k`` of
+    ``traj`` gets each seat's points if the game ended now (:func:`scores`) and ``k + 1`` is returned;
+    else ``k``. Rows past the safety stop's are not kept, as in :func:`.fast.play`."""
+    if fast.checkpoint_due(S, k):
+        if k < traj.shape[0]:
+            scores(S, T, traj[k])
+        return k + 1
+    return k
+
+
 ENGINE = Engine(
     kernel=KERNEL,
     compile=compile,
@@ -872,5 +890,7 @@ ENGINE = Engine(
     observation=observation,
     outcome=outcome,
     describe_move=describe_move,
+    trajectory_buffer=trajectory_buffer,
+    record_checkpoint=record_checkpoint,
 )
 """Urban Sketchers' compiled interface (registered as ``SPEC.engine``)."""

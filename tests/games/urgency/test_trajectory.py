@@ -125,3 +125,13 @@ def test_without_flow_play_chunk_builds_no_trajectories(cfg):
     off = urgency.SPEC.play_chunk(cfg, ["greedy", "random"], 4, 0, GAMES, trajectories=False)
     assert on is not None and off is not None and on.standings is not None
     assert off.standings is None and off.checkpoints is None and (off.scores == on.scores).all()
+
+
+def test_games_in_which_no_token_was_scored_have_standings_of_zero():
+    # no seat scored (a transcript's first turns, the ibex lock's turn cap): every standing is 0 tokens,
+    # float64, and NaN only after each game's last round (the histogram of no scoring round is empty)
+    from balancer.games.urgency.scoring import MAX_TOKENS, standings
+
+    out, rounds = standings(np.zeros((2, 2, MAX_TOKENS), np.int64), np.zeros((2, 2)), np.array([[3, 2], [1, 1]]))
+    assert out.dtype == np.float64 and list(rounds) == [3, 1]
+    assert (out[0] == 0).all() and (out[1, 0] == 0).all() and np.isnan(out[1, 1:]).all()
