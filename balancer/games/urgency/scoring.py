@@ -72,8 +72,8 @@ def standings(scored_at: np.ndarray, scored: np.ndarray, turns: np.ndarray) -> t
     game, seat, _ = np.nonzero(kept)
     # a histogram of scoring rounds per game and seat, summed over the rounds: tokens scored by each round's end
     flat = (game * k + np.clip(scored_at[kept], 1, k) - 1) * 2 + seat
-    out = np.bincount(flat, np.ones(flat.shape[0]), minlength=g * k * 2)  # float64 at once, but int64 when empty
-    out = out.astype(np.float64, copy=False).reshape(g, k, 2)
+    counts = np.bincount(flat, np.ones(flat.shape[0]), minlength=g * k * 2)  # float64 at once, int64 when empty
+    out = counts.astype(np.float64, copy=False).reshape(g, k, 2)
     np.cumsum(out, axis=1, out=out)
     out[np.arange(k)[None, :] >= rounds[:, None]] = np.nan
     return out, rounds
