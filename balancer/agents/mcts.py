@@ -307,7 +307,7 @@ def pick_root(nodes, value, seat, by_value, rng):
 # the search (compiled per kernel; cached to disk through compiled_for's copies)
 
 
-@nb.njit
+@nb.njit(inline="always")  # into search: no library level of its own (issue 47)
 def rollout(K, S, T, out, rng, kind, depth, values):
     """Play from ``S`` (in place) with ``K.policy`` (``kind == ROLLOUT_POLICY``) or uniform random
     moves, to the end (``values`` = ``K.returns``) or, when ``depth >= 0``, for at most ``depth``
@@ -361,7 +361,7 @@ def score_range(scores, n):
     return lo, hi
 
 
-@nb.njit
+@nb.njit(inline="always")  # into search: no library level of its own (issue 47)
 def scored_rollout(K, S, T, out, scores, ident, rng, epsilon, depth, values):
     """As :func:`rollout`, each move the best by ``K.move_scores`` (ties uniform), or with
     probability ``epsilon`` a uniform one (one ``rng.random()`` per decision decides which).
@@ -404,7 +404,7 @@ def minimax_backup(nodes, mm, mover, path, plen):
         mm[nd, :] = mm[best_child, :]
 
 
-@nb.njit
+@nb.njit(inline="always")  # into each kernel's cached copy: no library level of its own (issue 47)
 def search(K, S, T, params, rng, ws):
     """The move SO-ISMCTS chooses for the seat to move in ``S`` (see the module docstring).
 

@@ -26,10 +26,11 @@ game, for every registered table.
 Why a registration and not an argument: numba cannot cache to disk a function that receives compiled
 functions as arguments (the signature holds the dispatchers, whose key differs in every process), so
 a loop taking the game's function would be compiled again in every process (seconds, more than a
-whole chunk of fast games). :func:`register_table` instead adds an ``overload`` of
-:func:`play_seated` chosen by the type of ``T``; the loop's signature holds only arrays, numbers and
-``T``'s NamedTuple type, so each game's loop is cached in ``balancer/core/__pycache__`` (a file of
-its own per game, :func:`_loop_for`).
+whole chunk of fast games). :func:`register_table` instead compiles a copy of the loop whose global
+:func:`play_seated` is the game's table (a static call, inlined when the table is marked
+``inline="always"``: no library level of its own between the loop and the game); the loop's
+signature holds only arrays, numbers and ``T``'s NamedTuple type, so each game's loop is cached in
+``balancer/core/__pycache__`` (a file of its own per game, :func:`_loop_for`).
 That cache holds the game's code inlined, so a game whose sources change drops it too
 (:func:`balancer.core.numba_cache.drop_stale_cache`).
 """
@@ -43,8 +44,6 @@ from typing import Any
 
 import numba as nb
 import numpy as np
-from numba.core import types
-from numba.extending import overload
 
 from .fastseed import ChunkGenerators, seed_game
 from .numba_cache import renamed_copy
@@ -54,8 +53,9 @@ _TABLES: dict[type, tuple[Callable[..., None], Any]] = {}
 
 
 def play_seated(T, kinds, rows, ws, chance, agent_rng, record):  # type: ignore[no-untyped-def]
-    """One seated game on the table registered for ``type(T)`` (see the module docstring); usable
-    only from compiled code, where numba picks the registered table by ``T``'s type."""
+    """One seated game on the table registered for ``type(T)`` (see the module docstring): the name
+    :func:`_play_chunk` calls, which each game's copy of the loop binds to the game's table
+    (:func:`_loop_for`); never called itself."""
     raise TypeError(f"play_seated runs only in compiled code; no table for {type(T).__name__} outside it")
 
 
@@ -68,15 +68,7 @@ def register_table(table_class: type, play: Callable[..., None]) -> None:
         if known[0] is not play:
             raise ValueError(f"a table is already registered for {table_class.__name__}")
         return
-    _TABLES[table_class] = (play, nb.njit(cache=True)(_loop_for(table_class)))
-
-    @overload(play_seated)
-    def _table(T, kinds, rows, ws, chance, agent_rng, record):  # type: ignore[no-untyped-def]
-        if isinstance(T, types.BaseNamedTuple) and T.instance_class is table_class:  # type: ignore[attr-defined]
-            return lambda T, kinds, rows, ws, chance, agent_rng, record: play(
-                T, kinds, rows, ws, chance, agent_rng, record
-            )
-        return None
+    _TABLES[table_class] = (play, nb.njit(cache=True)(_loop_for(table_class, play)))
 
 
 def has_table(table_class: type) -> bool:
@@ -84,13 +76,13 @@ def has_table(table_class: type) -> bool:
     return table_class in _TABLES
 
 
-def _loop_for(table_class: type) -> Callable[..., None]:
-    """:func:`_play_chunk` under a name of its own for ``table_class`` (``_play_chunk__<module>_<class>``),
-    so that numba caches each game's loop in a file of its own: one index for every game would name
-    every game's rule table class, and reading it would import every game (and fail for a class that
-    cannot be imported, such as a test's)."""
+def _loop_for(table_class: type, play: Callable[..., None]) -> Callable[..., None]:
+    """:func:`_play_chunk` under a name of its own for ``table_class`` (``_play_chunk__<module>_<class>``)
+    with the game's table ``play`` as its ``play_seated``, so that numba caches each game's loop in a
+    file of its own: one index for every game would name every game's rule table class, and reading
+    it would import every game (and fail for a class that cannot be imported, such as a test's)."""
     name = "_play_chunk__" + re.sub(r"\W", "_", f"{table_class.__module__}.{table_class.__qualname__}")
-    return renamed_copy(_play_chunk, name)  # type: ignore[no-any-return]
+    return renamed_copy(_play_chunk, name, {"play_seated": play})  # type: ignore[no-any-return]
 
 
 def _play_chunk(  # type: ignore[no-untyped-def]  # numba types it (through _loop_for)

@@ -59,7 +59,7 @@ def agent_params(cfg: CitywrightConfig, name: str) -> tuple[int, np.ndarray]:
     raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENTS)}")
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # no library level of its own above the rules (issue 47)
 def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
     """Play the game in buffer ``S`` to its end through the compiled interface. Seat s's agent is
     ``kinds[s]`` (RANDOM: uniform over ``kernel.legal``, one ``agent_rng.random()`` per decision, as
@@ -104,7 +104,7 @@ def play_to_end(S, T, kinds, weights, game_rng, agent_rng, traj):
             done = kernel.record_checkpoint(S, T, traj, done)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # no library level of its own above the rules (issue 47)
 def play_new_game(T, kinds, weights, game_rng, agent_rng, traj):
     """Set up (§3) and play one whole game in a single compiled call, its trajectory into ``traj``
     (:func:`play_to_end`); returns its :func:`~balancer.games.citywright.rules.final_rows`
@@ -115,7 +115,7 @@ def play_new_game(T, kinds, weights, game_rng, agent_rng, traj):
     return final_rows(st, T.rules, score_all(st.tables, T.geo, T.sp))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # no library level of its own above the rules (issue 47)
 def play_seated(T, kinds, weights, ws, game_rng, agent_rng, record):
     """Citywright's table for the core loop (:mod:`balancer.core.table_loop`): one game set up and
     played by :func:`play_new_game` (seat s: ``kinds[s]``, RANDOM or GREEDY, with ``weights[s]``).

@@ -1173,7 +1173,7 @@ def greedy_search(st, rules, geo, sp, w, salt, ws, mode, t_slot, t_p, t_q, rec):
     return b_kind, b_group, b_p, b_seq, b_star, n_corner
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")  # no library level above greedy_search (issue 47)
 def greedy_move(st, rules, geo, sp, w, rng, mv, ws):
     """Fill ``mv`` with the greedy move (weights ``w``: residential, commercial, park, industrial,
     achievements) for the seat to move, using the scratch arrays ``ws`` (:func:`workspace`). See the
@@ -1230,7 +1230,7 @@ def workspace(rules, cells: int) -> Workspace:
     return scratch(rules, cells, placement_features(rules.pl_mask, size))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # a thin wrapper: no library level of its own (issue 47)
 def workspace_for(T):
     """:func:`workspace` for the rule table ``T`` (:class:`~.kernel.Compiled`), whose placement
     features were computed once when the table was compiled: only the scratch is allocated."""

@@ -365,7 +365,7 @@ def _star_lands(T, shape, p):
     return T.rules.shape_five[shape] != 0 and T.rules.pl_star[p] >= 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # called with constants: inlined, not one library per constant
 def _play_turn(S, T, kind, slot, a, b, star, rng):
     """Compose the turn (``rules`` move array) from its decisions, clear them and play it."""
     mv = np.zeros(8, np.int64)
@@ -607,7 +607,7 @@ def _values(S, T, out, final):
 def returns(S, T, out):
     """At the end, per seat (float64[n]): win shares with the §8 tie-breakers; solo, the logistic
     of the total against ``solo_par`` (module docstring)."""
-    _values(S, T, out, True)
+    _values(S, T, out, np.bool_(True))  # a bool, not a literal True: one compile of _values
 
 
 @nb.njit(cache=True)

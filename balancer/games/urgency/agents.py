@@ -608,7 +608,7 @@ def record_final(S, out, g):
         out[g, p, 7] = S[b + DECK]
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # into the core loop's copy: no library level of its own (issue 47)
 def play_seated(T, kinds, decks, ws, game_rng, agent_rng, record):
     """Urgency's table for the core loop (:mod:`balancer.core.table_loop`): one game of the rule
     table ``T`` (``kernel.Table``), seat s played by agent ``kinds[s]`` with deck ``decks[s, 0]``
