@@ -813,7 +813,7 @@ def record_checkpoint(S, T, traj, k):
     return k
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")  # into the core loop's copy: no library level above it (issue 47)
 def play_table(T, kinds, weights, candidates, rollouts, game_rng, agent_rng, cand_mv, cand_val, traj):
     """One whole game from Setup to the end in one compiled call (the runner's fast path): seat s
     plays agent ``kinds[s]`` (RANDOM: uniform per decision, one draw each, as the protocol's random
