@@ -1,6 +1,6 @@
 # balancer: `make report` (set up + the default study), `make test` (set up + tests), `make check`
 # (set up + the balance regression check of configs/citywright/ci.yaml, appended to its history), `make lint` (ruff + mypy), `make bench`,
-# `make bench-cluster`, `make docs` (the documentation site, mkdocs build --strict, into site/), `make example` (the
+# `make bench-compile`, `make bench-cluster`, `make docs` (the documentation site, mkdocs build --strict, into site/), `make example` (the
 # example game outside balancer, examples/pig, installed into .venv and tested).
 PYTHON ?= python3
 VENV   := .venv
@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 GAMES  ?= 10000
 
-.PHONY: install dev lint format docs browser report test example check history baseline bench bench-cluster clean
+.PHONY: install dev lint format docs browser report test example check history baseline bench bench-compile bench-cluster clean
 
 install: $(STAMP)
 
@@ -105,6 +105,10 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_urgency.py
 	$(BIN)/python benchmarks/bench_mcts.py
 	$(BIN)/python benchmarks/bench_urban_sketchers.py --players 2 4
+
+# What each game's first greedy and mcts runs compile, per function, from an empty numba cache (about 10 minutes).
+bench-compile: $(STAMP)
+	$(BIN)/python benchmarks/bench_compile.py
 
 # Throughput of `balancer run --scheduler` on a local Dask cluster, 1 and 2 workers, >= 60 s each.
 bench-cluster: $(STAMP)

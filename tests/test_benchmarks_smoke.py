@@ -37,6 +37,8 @@ TINY = {
     # iterations per second and seconds per game: five stand-in cases and Urgency at 2 players (its only
     # count); checked by their "it/s" lines below (it prints no games/s)
     "bench_mcts.py": (["--seconds", "0.05", "--budget", "20", "--game-budget", "4", "--only", "urgency"], 0),
+    # Urgency's two first runs on the install's own (filled) cache: no rate; checked by their "first" lines below
+    "bench_compile.py": (["--only", "urgency", "--warm", "--top", "3"], 0),
     # one Dask worker, a 10-game probe: 1 line
     "bench_cluster.py": (["--seconds", "0.1", "--workers", "1", "--probe", "10", "--players", "2",
                           "--agents", "random"], 1),
@@ -71,6 +73,9 @@ def test_a_benchmark_runs_at_a_tiny_scale_and_prints_its_rates(script):
     if script == "bench_mcts.py":
         searched = [line for line in out.splitlines() if re.search(r"[\d,]+ it/s", line)]
         assert len(searched) == 6 and "urgency, 2p" in searched[-1], out
+    if script == "bench_compile.py":  # one line per run, each a whole process that ended well
+        runs = [line for line in out.splitlines() if line.startswith("urgency") and " CPU s (exit 0)" in line]
+        assert [line.split()[2] for line in runs] == ["greedy", "mcts,greedy"], out
 
 
 # The script's own parser, taken at parse_args: every option with its help text (what --help prints beside it)
